@@ -1,0 +1,45 @@
+"""Entry point: the top-level typer app and the error handling shared by all commands."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from ..errors import InputError
+from . import insitu
+
+app = typer.Typer(
+    name="coschedlab",
+    help="Design, simulate and plan co-scheduling on HPC systems.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(insitu.app, name="insitu")
+
+
+def main() -> None:
+    """Run the CLI; user errors print one line and exit with code 2."""
+    try:
+        app(standalone_mode=False)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        print(f"error: {exc.filename}: {exc.strerror}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        sys.exit(1)
+    except Exception as exc:  # click usage errors
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(2)
+        raise

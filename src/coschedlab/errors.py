@@ -1,0 +1,16 @@
+"""Errors raised on bad user input.
+
+Every error a user can cause is an :class:`InputError`: the command line prints its one-line
+message (``where: what``) and exits with code 2, without a traceback.
+"""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """Bad user input: a malformed file line, an impossible job, an unknown name, a bad key."""
+
+    def __init__(self, message: str, where: str | None = None) -> None:
+        self.where = where
+        self.what = message
+        super().__init__(f"{where}: {message}" if where else message)

@@ -1,0 +1,200 @@
+"""Jobs and workloads (the model layer: plain data, nothing here knows about time advancing).
+
+A :class:`Job` is a small slots record for users; a :class:`Workload` stores many jobs as NumPy
+columns so that million-job traces stay compact and fast to read, write and simulate.
+Column names follow the SWF fields they come from (REFERENCE.md section 1).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+
+
+@dataclass(slots=True)
+class Job:
+    """One job: what was asked for (procs, requested time) and what it really needs (run)."""
+
+    id: int
+    submit: float
+    run: float
+    requested_time: float
+    procs: int
+    user: int = -1
+    group: int = -1
+    app: int = -1
+    queue: int = -1
+    partition: int = -1
+    status: int = 1
+    deps: tuple[int, ...] = ()
+    preceding: int = -1
+    think_time: float = -1.0
+
+
+# Column name -> dtype, in SWF-like order. ``deps`` is kept aside (sparse).
+COLUMNS: dict[str, type] = {
+    "id": np.int64,
+    "submit": np.float64,
+    "run": np.float64,
+    "requested_time": np.float64,
+    "procs": np.int64,
+    "user": np.int64,
+    "group": np.int64,
+    "app": np.int64,
+    "queue": np.int64,
+    "partition": np.int64,
+    "status": np.int64,
+    "preceding": np.int64,
+    "think_time": np.float64,
+}
+_JOB_FIELDS = [f.name for f in fields(Job)]
+
+
+@dataclass
+class Workload:
+    """A set of jobs as NumPy columns (see :data:`COLUMNS`), plus where they came from.
+
+    ``deps`` maps a job id to the ids it must wait for; ``header`` holds the SWF header keys;
+    ``dropped`` counts the jobs a reader left out, by reason, so that none is silently lost.
+    Extra columns a reader keeps (e.g. the trace's own wait times) live in ``extra``.
+    """
+
+    columns: dict[str, np.ndarray]
+    deps: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    header: dict[str, str] = field(default_factory=dict)
+    dropped: Counter = field(default_factory=Counter)
+    source: str | None = None
+    extra: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        n = None
+        cols: dict[str, np.ndarray] = {}
+        for name, dtype in COLUMNS.items():
+            if name not in self.columns:
+                if name in ("id", "submit", "run", "procs"):
+                    raise InputError(f"workload is missing column {name!r}")
+                continue
+            cols[name] = np.ascontiguousarray(self.columns[name], dtype=dtype)
+            if n is None:
+                n = len(cols[name])
+            elif len(cols[name]) != n:
+                raise InputError(f"workload column {name!r} has {len(cols[name])} rows, not {n}")
+        n = n or 0
+        if "requested_time" not in cols:
+            cols["requested_time"] = cols["run"].copy()
+        defaults = {"status": 1, "think_time": -1.0}
+        for name, dtype in COLUMNS.items():
+            if name not in cols:
+                cols[name] = np.full(n, defaults.get(name, -1), dtype=dtype)
+        unknown = set(self.columns) - set(COLUMNS)
+        if unknown:
+            raise InputError(f"workload has unknown columns {sorted(unknown)}")
+        self.columns = cols
+        if len(np.unique(cols["id"])) != n:
+            ids, counts = np.unique(cols["id"], return_counts=True)
+            raise InputError(f"job id {int(ids[counts > 1][0])} appears more than once")
+        known = set(cols["id"].tolist()) if self.deps else set()
+        for jid, dep_ids in self.deps.items():
+            if jid not in known:
+                raise InputError(f"dependencies given for unknown job {jid}")
+            for d in dep_ids:
+                if d not in known:
+                    raise InputError(f"job {jid} depends on unknown job {d}")
+
+    # -- construction ---------------------------------------------------------------------
+    @classmethod
+    def from_jobs(cls, jobs: Iterable[Job], **kwargs) -> Workload:
+        """Build a workload from :class:`Job` records."""
+        jobs = list(jobs)
+        columns = {name: np.array([getattr(j, name) for j in jobs]) for name in COLUMNS}
+        if not jobs:
+            columns = {name: np.empty(0, dtype=dt) for name, dt in COLUMNS.items()}
+        deps = {j.id: tuple(j.deps) for j in jobs if j.deps}
+        return cls(columns=columns, deps=deps, **kwargs)
+
+    @classmethod
+    def from_records(cls, rows: Iterable[Mapping | tuple], **kwargs) -> Workload:
+        """Build from dicts (column names as keys) or (id, submit, run, requested_time, procs)."""
+        jobs = []
+        for r in rows:
+            if isinstance(r, Mapping):
+                jobs.append(Job(**r))
+            else:
+                jobs.append(Job(*r))
+        return cls.from_jobs(jobs, **kwargs)
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, **kwargs) -> Workload:
+        """Build from a DataFrame whose columns are (a subset of) :data:`COLUMNS`."""
+        columns = {c: frame[c].to_numpy() for c in frame.columns if c in COLUMNS}
+        return cls(columns=columns, **kwargs)
+
+    # -- access ---------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.columns["id"])
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        cols = self.__dict__.get("columns")
+        if cols is not None and name in cols:
+            return cols[name]
+        raise AttributeError(name)
+
+    def __getitem__(self, i: int) -> Job:
+        row = {name: self.columns[name][i].item() for name in COLUMNS}
+        return Job(**row, deps=self.deps.get(row["id"], ()))
+
+    def __iter__(self) -> Iterator[Job]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def to_frame(self) -> pd.DataFrame:
+        """The jobs as a DataFrame (one row per job, :data:`COLUMNS` as columns)."""
+        return pd.DataFrame(self.columns)
+
+    def select(self, mask: np.ndarray) -> Workload:
+        """The jobs where ``mask`` is true (dependencies on removed jobs are dropped)."""
+        cols = {k: v[mask] for k, v in self.columns.items()}
+        kept = set(cols["id"].tolist())
+        deps = {
+            j: tuple(d for d in ds if d in kept) for j, ds in self.deps.items() if j in kept
+        }
+        deps = {j: ds for j, ds in deps.items() if ds}
+        extra = {k: v[mask] for k, v in self.extra.items()}
+        return Workload(cols, deps, dict(self.header), Counter(self.dropped), self.source, extra)
+
+    def head(self, n: int) -> Workload:
+        """The first ``n`` jobs in file order."""
+        mask = np.zeros(len(self), dtype=bool)
+        mask[:n] = True
+        return self.select(mask)
+
+    def shifted(self) -> Workload:
+        """A copy whose first submit time is 0."""
+        w = self.select(np.ones(len(self), dtype=bool))
+        if len(w):
+            w.columns["submit"] = w.columns["submit"] - w.columns["submit"].min()
+        return w
+
+    def drop_oversized(self, max_procs: int, reason: str = "larger than the machine") -> Workload:
+        """Drop (and count in ``dropped``) the jobs asking for more than ``max_procs``."""
+        mask = self.columns["procs"] <= max_procs
+        w = self.select(mask)
+        if (~mask).any():
+            w.dropped[reason] += int((~mask).sum())
+        return w
+
+    def summary(self) -> str:
+        """One line: how many jobs, from where, and what was dropped."""
+        text = f"{len(self)} jobs"
+        if self.source:
+            text += f" from {self.source}"
+        if self.dropped:
+            parts = ", ".join(f"{n} {why}" for why, n in sorted(self.dropped.items()))
+            text += f" ({sum(self.dropped.values())} dropped: {parts})"
+        return text

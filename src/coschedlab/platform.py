@@ -1,0 +1,48 @@
+"""The machine: nodes x sockets x cores (ELiSE's ``socket-conf``, REFERENCE.md section 2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import InputError
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """A homogeneous cluster of ``nodes`` nodes, each ``sockets_per_node`` x ``cores_per_socket``.
+
+    Whole-node allocation (the batch core) gives a job ``ceil(procs / cores_per_node)`` nodes.
+    """
+
+    nodes: int
+    sockets_per_node: int = 1
+    cores_per_socket: int = 1
+
+    def __post_init__(self) -> None:
+        for name in ("nodes", "sockets_per_node", "cores_per_socket"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise InputError(f"cluster {name} must be a positive integer, got {value!r}")
+
+    @classmethod
+    def from_cores(cls, nodes: int, cores_per_node: int) -> Cluster:
+        """A cluster of ``nodes`` nodes of ``cores_per_node`` cores on one socket."""
+        return cls(nodes=nodes, sockets_per_node=1, cores_per_socket=cores_per_node)
+
+    @property
+    def cores_per_node(self) -> int:
+        return self.sockets_per_node * self.cores_per_socket
+
+    @property
+    def total_cores(self) -> int:
+        return self.nodes * self.cores_per_node
+
+    def nodes_for(self, procs: int) -> int:
+        """Whole nodes a job of ``procs`` processors needs: ceil(procs / cores_per_node)."""
+        return -(-procs // self.cores_per_node)
+
+    def __str__(self) -> str:
+        return (
+            f"{self.nodes} nodes x {self.sockets_per_node} sockets x "
+            f"{self.cores_per_socket} cores ({self.total_cores} cores)"
+        )
