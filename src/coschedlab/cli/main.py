@@ -7,7 +7,7 @@ import sys
 import typer
 
 from ..errors import InputError
-from . import insitu
+from . import core, insitu
 
 app = typer.Typer(
     name="coschedlab",
@@ -16,13 +16,17 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.command()(core.simulate)
+app.command()(core.schedulers)
+app.command()(core.validate)
+app.command()(core.demo)
 app.add_typer(insitu.app, name="insitu")
 
 
 def main() -> None:
     """Run the CLI; user errors print one line and exit with code 2."""
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
@@ -43,3 +47,4 @@ def main() -> None:
             exc.show()
             sys.exit(2)
         raise
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,175 @@
+"""``coschedlab simulate | schedulers | validate | demo``: the batch simulation core."""
+
+from __future__ import annotations
+
+import math
+from importlib import resources
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+from rich.table import Table
+
+from ..api import simulate as run_simulation
+from ..engine.result import Result
+from ..errors import InputError
+from ..jobs import Workload
+from ..platform import Cluster
+from ..schedulers import available, get_scheduler
+
+console = Console(width=None if Console().is_terminal else 150)
+err_console = Console(stderr=True)
+
+DEMO_TRACE = "KTH-SP2-1996-2.1-cln.swf.gz"
+DEMO_SCHEDULERS = ("fcfs", "easy", "conservative")
+
+
+def load_trace(path: Path, nodes: int | None, cores_per_node: int | None) -> tuple[Workload, Cluster]:
+    """Read an SWF trace; the cluster comes from the options, else from the header."""
+    from ..workload.swf import cluster_from_header, read_swf
+
+    if nodes is not None and nodes < 1:
+        raise InputError(f"--nodes must be positive, got {nodes}")
+    if cores_per_node is not None and cores_per_node < 1:
+        raise InputError(f"--cores-per-node must be positive, got {cores_per_node}")
+    workload = read_swf(path)
+    cluster = cluster_from_header(workload.header)
+    if nodes is not None:
+        cpn = cores_per_node or (cluster.cores_per_node if cluster else 1)
+        cluster = Cluster.from_cores(nodes, cpn)
+    elif cluster is None:
+        raise InputError(f"{path}: no MaxNodes/MaxProcs in the header; give --nodes")
+    elif cores_per_node is not None:
+        cluster = Cluster.from_cores(cluster.nodes, cores_per_node)
+    return workload.drop_oversized(cluster.total_cores), cluster
+
+
+def _progress_run(workload: Workload, cluster: Cluster, spec: str, kill: bool) -> Result:
+    if len(workload) < 100_000 or not console.is_terminal:
+        return run_simulation(workload, cluster, spec, kill_at_walltime=kill)
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task(spec, total=len(workload))
+        return run_simulation(
+            workload,
+            cluster,
+            spec,
+            kill_at_walltime=kill,
+            progress=lambda done, total: bar.update(task, completed=done),
+        )
+
+
+def _fmt(v: float, digits: int = 1) -> str:
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "-"
+    return f"{v:,.{digits}f}"
+
+
+def metrics_table(results: dict[str, Result], title: str) -> Table:
+    """One row per scheduler: the headline metrics and the simulator's speed."""
+    table = Table(title=title)
+    for col in ("scheduler", "makespan h", "util %", "wait mean h", "wait p95 h", "bsld mean",
+                "bsld p95", "sim s", "jobs/s", "days/hour", "valid"):  # fmt: skip
+        table.add_column(col, justify="left" if col == "scheduler" else "right")
+    for name, r in results.items():
+        m = r.metrics
+        valid = getattr(r, "_violations", None)
+        table.add_row(
+            name,
+            _fmt(m["makespan"] / 3600),
+            _fmt(100 * m["utilization"]),
+            _fmt(m["wait_mean"] / 3600, 2),
+            _fmt(m["wait_p95"] / 3600, 2),
+            _fmt(m["bounded_slowdown_mean"], 2),
+            _fmt(m["bounded_slowdown_p95"], 2),
+            _fmt(r.wall_time, 3),
+            _fmt(m.get("jobs_per_s", math.nan), 0),
+            _fmt(m.get("days_per_hour", math.nan), 0),
+            "-" if valid is None else ("yes" if not valid else f"NO ({len(valid)})"),
+        )
+    return table
+
+
+def simulate(
+    trace: Annotated[Path, typer.Argument(help="SWF trace (.swf or .swf.gz)")],
+    scheduler: Annotated[
+        list[str], typer.Option("--scheduler", "-s", help="name[:opt=val,...] or file.py; repeat")
+    ] = ["easy"],  # noqa: B006
+    nodes: Annotated[int | None, typer.Option(help="nodes (default: from the header)")] = None,
+    cores_per_node: Annotated[int | None, typer.Option(help="cores per node")] = None,
+    kill_at_walltime: Annotated[bool, typer.Option(help="end jobs at their requested time")] = False,
+    out: Annotated[Path, typer.Option(help="output directory")] = Path("out/simulate"),
+    validate: Annotated[bool, typer.Option(help="check the invariants on each run")] = True,
+) -> None:
+    """Simulate an SWF trace under one or more schedulers; write jobs.parquet, jobs.csv,
+    result.swf and metrics.json (one sub-directory per scheduler when several)."""
+    for spec in scheduler:
+        get_scheduler(spec)  # fail fast on a bad name or option
+    workload, cluster = load_trace(trace, nodes, cores_per_node)
+    console.print(f"{workload.summary()} on {cluster}")
+    results = {}
+    for spec in scheduler:
+        r = _progress_run(workload, cluster, spec, kill_at_walltime)
+        if validate:
+            r._violations = r.validate()
+        target = out if len(scheduler) == 1 else out / r.scheduler.replace(":", "_")
+        r.save(target)
+        results[r.scheduler] = r
+    console.print(metrics_table(results, f"{trace.name}"))
+    console.print(f"outputs in {out}/")
+    bad = [name for name, r in results.items() if getattr(r, "_violations", None)]
+    for name in bad:
+        for v in results[name]._violations[:5]:
+            err_console.print(f"[red]{name}: {v}[/red]")
+    if bad:
+        raise typer.Exit(1)
+
+
+def schedulers() -> None:
+    """List the schedulers known by name (built-ins and installed plug-ins)."""
+    import inspect
+
+    table = Table(title="schedulers")
+    table.add_column("name")
+    table.add_column("options")
+    table.add_column("description")
+    for name, cls in sorted(available().items()):
+        sig = inspect.signature(cls.__init__)
+        opts = ", ".join(
+            f"{p.name}={p.default!r}" for p in sig.parameters.values() if p.name != "self"
+        )
+        doc = (inspect.getdoc(cls) or "").split("\n")[0]
+        table.add_row(name, opts, doc)
+    console.print(table)
+
+
+def validate(
+    result_dir: Annotated[Path, typer.Argument(help="directory written by simulate")],
+) -> None:
+    """Check the schedule invariants on a result directory (exit 1 if any is broken)."""
+    if not (result_dir / "metrics.json").is_file():
+        raise InputError(f"{result_dir}: no metrics.json here; give a directory written by simulate")
+    r = Result.load(result_dir)
+    violations = r.validate()
+    if violations:
+        for v in violations:
+            err_console.print(f"[red]{v}[/red]")
+        raise typer.Exit(1)
+    console.print(f"{result_dir}: {len(r.jobs)} jobs under {r.scheduler}: all invariants hold")
+
+
+def demo(
+    out: Annotated[Path, typer.Option(help="output directory")] = Path("out/demo"),
+) -> None:
+    """The main job: the bundled KTH-SP2 trace under FCFS, EASY and conservative."""
+    trace = resources.files("coschedlab") / "data" / DEMO_TRACE
+    with resources.as_file(trace) as path:
+        simulate(path, list(DEMO_SCHEDULERS), None, None, False, out, True)

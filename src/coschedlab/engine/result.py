@@ -1,0 +1,182 @@
+"""What a run produced: the per-job table, the summary metrics and the writers."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..platform import Cluster
+from .resources import format_intervals
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .kernel import Simulation
+
+# Columns of Result.jobs, in order (docs/semantics.md describes each).
+JOB_TABLE_COLUMNS = (
+    "job_id", "submit", "start", "end", "wait", "response", "run", "requested_time", "procs",
+    "nodes", "alloc", "user", "group", "app", "queue", "partition", "status", "killed",
+    "slowdown", "bounded_slowdown", "reservation", "start_pass",
+)  # fmt: skip
+
+
+@dataclass
+class Result:
+    """The outcome of one simulation.
+
+    ``jobs`` has one row per job (see :data:`JOB_TABLE_COLUMNS`), in (submit, id) order;
+    ``metrics`` the summary (REFERENCE.md section 1) plus the simulator's own speed.
+    """
+
+    jobs: pd.DataFrame
+    cluster: Cluster
+    scheduler: str
+    wall_time: float = math.nan
+    passes: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
+    header: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_simulation(cls, sim: Simulation) -> Result:
+        """Collect a finished :class:`Simulation` into a table."""
+        w = sim.workload
+        order = sim.order
+        cols = w.columns
+        start = np.asarray(sim.start, dtype=np.float64)
+        end = np.asarray(sim.end, dtype=np.float64)
+        submit = np.asarray(sim.submit, dtype=np.float64)
+        frame = pd.DataFrame(
+            {
+                "job_id": np.asarray(sim.ids, dtype=np.int64),
+                "submit": submit,
+                "start": start,
+                "end": end,
+                "requested_time": np.asarray(sim.req, dtype=np.float64),
+                "procs": np.asarray(sim.procs, dtype=np.int64),
+                "nodes": np.asarray(sim.nodes, dtype=np.int64),
+                "alloc": [format_intervals(a) if a else "" for a in sim.alloc],
+                "user": cols["user"][order],
+                "group": cols["group"][order],
+                "app": cols["app"][order],
+                "queue": cols["queue"][order],
+                "partition": cols["partition"][order],
+                "status": cols["status"][order],
+                "killed": np.asarray(sim.killed, dtype=bool),
+                "reservation": np.asarray(sim.reservation, dtype=np.float64),
+                "start_pass": np.asarray(sim.start_pass, dtype=np.int64),
+            }
+        )
+        for name, arr in w.extra.items():
+            frame[name] = arr[order]
+        add_job_metrics(frame)
+        return cls(
+            jobs=frame[list(JOB_TABLE_COLUMNS) + list(w.extra)],
+            cluster=sim.cluster,
+            scheduler=sim.scheduler.describe(),
+            wall_time=sim.wall_time,
+            passes=sim.passes,
+            options={"kill_at_walltime": sim.kill_at_walltime},
+            header=dict(w.header),
+        )
+
+    # -- metrics ----------------------------------------------------------------------------
+    @cached_property
+    def metrics(self) -> dict[str, float]:
+        """Summary metrics (makespan, utilization, wait/slowdown statistics, speed)."""
+        from ..metrics import simulator_speed, summary
+
+        m = dict(summary(self.jobs, self.cluster.total_cores))
+        if self.wall_time == self.wall_time and len(self.jobs):
+            m.update(simulator_speed(m["makespan"], self.wall_time, len(self.jobs)))
+            m["wall_time_s"] = self.wall_time
+        return m
+
+    def validate(self, **kwargs) -> list[str]:
+        """Check the DESIGN.md invariants; returns the violations (empty when valid)."""
+        from ..validator import validate_jobs
+
+        return validate_jobs(self.jobs, self.cluster, scheduler=self.scheduler, **kwargs)
+
+    # -- writers ----------------------------------------------------------------------------
+    def to_swf(self, path: str | Path) -> None:
+        """Write the simulated run as SWF v2.2 (wait and run times filled in)."""
+        from ..workload.swf import write_swf
+
+        header = dict(self.header)
+        header["Scheduler"] = self.scheduler
+        header["MaxNodes"] = str(self.cluster.nodes)
+        header["MaxProcs"] = str(self.cluster.total_cores)
+        write_swf(path, self.jobs, header)
+
+    def to_batsim_csv(self, path: str | Path) -> None:
+        """Write a Batsim-style ``jobs.csv`` that evalys can read."""
+        from ..workload.batsim import write_jobs_csv
+
+        write_jobs_csv(path, self.jobs)
+
+    def save(self, out_dir: str | Path) -> list[Path]:
+        """Write jobs.parquet, jobs.csv (Batsim style), result.swf and metrics.json."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = [out / "jobs.parquet", out / "jobs.csv", out / "result.swf", out / "metrics.json"]
+        self.jobs.to_parquet(paths[0], index=False)
+        self.to_batsim_csv(paths[1])
+        self.to_swf(paths[2])
+        meta = {
+            "scheduler": self.scheduler,
+            "cluster": {
+                "nodes": self.cluster.nodes,
+                "sockets_per_node": self.cluster.sockets_per_node,
+                "cores_per_socket": self.cluster.cores_per_socket,
+            },
+            "options": self.options,
+            "passes": self.passes,
+            "metrics": {k: _jsonable(v) for k, v in self.metrics.items()},
+        }
+        paths[3].write_text(json.dumps(meta, indent=2) + "\n")
+        return paths
+
+    @classmethod
+    def load(cls, out_dir: str | Path) -> Result:
+        """Read a result written by :meth:`save`."""
+        out = Path(out_dir)
+        meta = json.loads((out / "metrics.json").read_text())
+        jobs = pd.read_parquet(out / "jobs.parquet")
+        c = meta["cluster"]
+        return cls(
+            jobs=jobs,
+            cluster=Cluster(c["nodes"], c["sockets_per_node"], c["cores_per_socket"]),
+            scheduler=meta["scheduler"],
+            passes=meta.get("passes", 0),
+            options=meta.get("options", {}),
+        )
+
+
+def add_job_metrics(frame: pd.DataFrame, tau: float = 10.0) -> None:
+    """Add wait, response, run, slowdown and bounded slowdown columns (REFERENCE.md s. 1)."""
+    submit = frame["submit"].to_numpy()
+    start = frame["start"].to_numpy()
+    end = frame["end"].to_numpy()
+    run = end - start
+    response = end - submit
+    frame["wait"] = start - submit
+    frame["response"] = response
+    frame["run"] = run
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frame["slowdown"] = np.where(run > 0, response / np.where(run > 0, run, 1), np.nan)
+    frame["bounded_slowdown"] = np.maximum(1.0, response / np.maximum(run, tau))
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, (np.floating, float)):
+        v = float(v)
+        return v if math.isfinite(v) else None
+    if isinstance(v, np.integer):
+        return int(v)
+    return v

@@ -1,0 +1,154 @@
+"""Schedulers by name: built-ins, entry points, or a Python file of the user's.
+
+A spec is ``NAME[:key=value,...]``, for example ``easy``, ``easy:extra=false,depth=50`` or
+``conservative:order=sjf``. ``NAME`` may also be a path to a ``.py`` file defining one
+:class:`~coschedlab.schedulers.base.Scheduler` subclass (``file.py:ClassName`` picks one of
+several), or a name registered by an installed package under the entry-point group
+``coschedlab.schedulers``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from .base import Scheduler
+
+_REGISTRY: dict[str, type[Scheduler]] = {}
+
+
+def register(name: str):
+    """Class decorator: make a scheduler available as ``name``."""
+
+    def deco(cls: type[Scheduler]) -> type[Scheduler]:
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+
+    return deco
+
+
+def available() -> dict[str, type[Scheduler]]:
+    """Every scheduler name known: built-ins first, then entry points."""
+    names = dict(_REGISTRY)
+    for ep in entry_points(group="coschedlab.schedulers"):
+        if ep.name not in names:
+            try:
+                names[ep.name] = ep.load()
+            except Exception as exc:  # a broken plug-in must not break the others
+                raise InputError(f"scheduler entry point {ep.name!r} fails to load: {exc}") from exc
+    return names
+
+
+def _parse_value(text: str) -> Any:
+    low = text.strip().lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    if low in ("none", "null", "inf", "all"):
+        return None
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text.strip()
+
+
+def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
+    """Split ``NAME[:Class][:k=v,...]`` into (name, class name, options)."""
+    parts = spec.split(":")
+    name, cls_name, options = parts[0], None, {}
+    for part in parts[1:]:
+        if "=" in part:
+            for item in part.split(","):
+                if not item.strip():
+                    continue
+                key, sep, value = item.partition("=")
+                if not sep or not key.strip():
+                    raise InputError(f"scheduler option {item!r} in {spec!r} is not key=value")
+                options[key.strip().replace("-", "_")] = _parse_value(value)
+        elif part:
+            cls_name = part
+    return name, cls_name, options
+
+
+def load_file(path: Path, cls_name: str | None = None) -> type[Scheduler]:
+    """The Scheduler subclass defined in a Python file."""
+    if not path.is_file():
+        raise InputError(f"scheduler file {path} does not exist")
+    mod_name = f"coschedlab_user_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    if spec is None or spec.loader is None:
+        raise InputError(f"{path}: cannot be loaded as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        raise InputError(f"{path}: fails to import: {type(exc).__name__}: {exc}") from exc
+    found = [
+        obj
+        for obj in vars(module).values()
+        if inspect.isclass(obj)
+        and issubclass(obj, Scheduler)
+        and obj.__module__ == mod_name
+        and obj is not Scheduler
+    ]
+    if cls_name is not None:
+        found = [c for c in found if c.__name__ == cls_name]
+        if not found:
+            raise InputError(f"{path}: defines no Scheduler subclass named {cls_name}")
+    if not found:
+        raise InputError(f"{path}: defines no subclass of coschedlab.schedulers.Scheduler")
+    if len(found) > 1:
+        names = ", ".join(c.__name__ for c in found)
+        raise InputError(f"{path}: defines several schedulers ({names}); add :ClassName")
+    cls = found[0]
+    if not cls.name:
+        cls.name = path.stem
+    return cls
+
+
+def get_scheduler(spec: str | Scheduler | type[Scheduler], **options: Any) -> Scheduler:
+    """A scheduler instance from a spec string, a class or an instance."""
+    if isinstance(spec, Scheduler):
+        if options:
+            raise InputError("options cannot be given with a scheduler instance")
+        return spec
+    if inspect.isclass(spec) and issubclass(spec, Scheduler):
+        cls = spec
+    else:
+        name, cls_name, parsed = parse_spec(str(spec))
+        options = {**parsed, **options}
+        if name.endswith(".py") or "/" in name or "\\" in name:
+            cls = load_file(Path(name), cls_name)
+        else:
+            known = available()
+            if name not in known:
+                raise InputError(
+                    f"unknown scheduler {name!r}; choose one of {', '.join(sorted(known))} "
+                    f"or give a path to a .py file"
+                )
+            cls = known[name]
+    sig = inspect.signature(cls.__init__)
+    accepts = [p for p in sig.parameters if p != "self"]
+    has_kwargs = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+    for key in options:
+        if key not in accepts and not has_kwargs:
+            raise InputError(
+                f"scheduler {cls.name or cls.__name__!r} has no option {key!r}"
+                + (f" (options: {', '.join(accepts)})" if accepts else " (it takes none)")
+            )
+    try:
+        return cls(**options)
+    except InputError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"scheduler {cls.name or cls.__name__!r}: {exc}") from exc

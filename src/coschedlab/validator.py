@@ -1,0 +1,237 @@
+"""The schedule validator: checks the DESIGN.md invariants on any produced schedule.
+
+It works on the per-job table alone (the ``Result.jobs`` columns), so it can check a run of
+any simulator that writes them:
+
+* every job starts and ends, no job starts before it is submitted or before its
+  dependencies end;
+* no node is given to two jobs at once (per node, from ``alloc``; and by counting nodes in use
+  at every instant), each job holds exactly the nodes it needs, all within the machine;
+* EASY never delays the head job: the shadow time is recomputed independently from the
+  schedule at the instant each job became the head, and its start must not be later;
+* conservative never delays a reservation: a job never starts later than the first reservation
+  the policy recorded for it (where the policy guarantees it, see docs/semantics.md).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from .engine.resources import parse_intervals
+from .platform import Cluster
+
+EPS = 1e-9
+
+
+def validate_jobs(
+    jobs: pd.DataFrame,
+    cluster: Cluster,
+    *,
+    scheduler: str = "",
+    deps: Mapping[int, tuple[int, ...]] | None = None,
+    max_errors: int = 20,
+) -> list[str]:
+    """Return the invariant violations found in ``jobs`` (empty list: valid)."""
+    errors: list[str] = []
+
+    def err(msg: str) -> bool:
+        errors.append(msg)
+        return len(errors) >= max_errors
+
+    ids = jobs["job_id"].to_numpy()
+    submit = jobs["submit"].to_numpy(dtype=float)
+    start = jobs["start"].to_numpy(dtype=float)
+    end = jobs["end"].to_numpy(dtype=float)
+    nodes = jobs["nodes"].to_numpy()
+    for k in np.flatnonzero(~(np.isfinite(start) & np.isfinite(end))):
+        if err(f"job {ids[k]} never started or never ended"):
+            return errors
+    for k in np.flatnonzero(start < submit - EPS):
+        if err(f"job {ids[k]} starts at {start[k]} before its submission at {submit[k]}"):
+            return errors
+    for k in np.flatnonzero(end < start - EPS):
+        if err(f"job {ids[k]} ends at {end[k]} before it starts at {start[k]}"):
+            return errors
+    if (nodes > cluster.nodes).any() or (nodes < 1).any():
+        k = int(np.flatnonzero((nodes > cluster.nodes) | (nodes < 1))[0])
+        if err(f"job {ids[k]} holds {nodes[k]} nodes on a {cluster.nodes}-node machine"):
+            return errors
+    if deps:
+        row = {int(j): k for k, j in enumerate(ids)}
+        for jid, parents in deps.items():
+            for p in parents:
+                if start[row[jid]] < end[row[p]] - EPS and err(
+                    f"job {jid} starts at {start[row[jid]]} before its dependency {p} ends "
+                    f"at {end[row[p]]}"
+                ):
+                    return errors
+    if errors:
+        return errors
+    errors += _check_capacity(start, end, nodes, cluster.nodes, ids)
+    if "alloc" in jobs and len(errors) < max_errors:
+        errors += _check_nodes(jobs["alloc"].tolist(), start, end, nodes, cluster.nodes, ids)
+    name = scheduler.split(":")[0]
+    if name in ("easy", "backfill") and "order=" not in scheduler and not errors:
+        errors += _check_easy_head(jobs, cluster)
+    if "reservation" in jobs and not errors:
+        errors += _check_reservations(jobs, scheduler)
+    return errors[:max_errors]
+
+
+def _check_capacity(start, end, nodes, capacity, ids) -> list[str]:
+    """Nodes in use never exceed the machine (ends before starts at the same instant)."""
+    times = np.concatenate([end, start])
+    delta = np.concatenate([-nodes, nodes])
+    kind = np.concatenate([np.zeros(len(end)), np.ones(len(start))])
+    order = np.lexsort((kind, times))
+    used = np.cumsum(delta[order])
+    over = np.flatnonzero(used > capacity)
+    if len(over):
+        k = order[over[0]] - len(end)
+        return [f"{used[over[0]]} nodes in use at t={times[order[over[0]]]} on a "
+                f"{capacity}-node machine (when job {ids[k]} starts)"]  # fmt: skip
+    return []
+
+
+def _check_nodes(allocs, start, end, nodes, capacity, ids, limit=20_000_000) -> list[str]:
+    """Per node, no two jobs overlap in time; each job holds exactly its node count."""
+    if int(nodes.sum()) > limit:
+        return []
+    node_list, job_list = [], []
+    for k, text in enumerate(allocs):
+        count = 0
+        for a, b in parse_intervals(text):
+            node_list.append(np.arange(a, b))
+            job_list.append(np.full(b - a, k))
+            count += b - a
+        if count != nodes[k]:
+            return [f"job {ids[k]} holds {count} nodes ({text!r}), not the {nodes[k]} it needs"]
+    if not node_list:
+        return []
+    node = np.concatenate(node_list)
+    job = np.concatenate(job_list)
+    if node.min() < 0 or node.max() >= capacity:
+        k = job[np.argmax((node < 0) | (node >= capacity))]
+        return [f"job {ids[k]} holds a node outside 0..{capacity - 1}"]
+    s, e = start[job], end[job]
+    order = np.lexsort((e, s, node))
+    node, job, s, e = node[order], job[order], s[order], e[order]
+    same = node[1:] == node[:-1]
+    clash = np.flatnonzero(same & (s[1:] < e[:-1] - EPS))
+    if len(clash):
+        c = clash[0]
+        return [f"node {node[c]} is given to job {ids[job[c]]} [{s[c]}, {e[c]}) and to job "
+                f"{ids[job[c + 1]]} [{s[c + 1]}, {e[c + 1]}) at once"]  # fmt: skip
+    return []
+
+
+def _check_easy_head(jobs: pd.DataFrame, cluster: Cluster) -> list[str]:
+    """EASY never starts the head job later than the shadow time computed when it became head.
+
+    Jobs are in queue order (submit, id). Job j becomes head at t_h = max(submit_j, latest
+    start of the jobs before it). Its shadow time is recomputed from the jobs running at t_h
+    (estimated end = start + requested time, ``t_h`` when past); jobs behind j that started at
+    t_h in the pass where j became head are not counted (they were backfilled around it). The
+    check is skipped where a job running between t_h and the start overran its estimate (EASY
+    cannot know such an end; with ``kill_at_walltime`` no job overruns).
+    """
+    order = np.lexsort((jobs["job_id"].to_numpy(), jobs["submit"].to_numpy()))
+    submit = jobs["submit"].to_numpy(dtype=float)[order]
+    start = jobs["start"].to_numpy(dtype=float)[order]
+    end = jobs["end"].to_numpy(dtype=float)[order]
+    req = jobs["requested_time"].to_numpy(dtype=float)[order]
+    nodes = jobs["nodes"].to_numpy()[order].tolist()
+    passes = jobs["start_pass"].to_numpy()[order] if "start_pass" in jobs else None
+    ids = jobs["job_id"].to_numpy()[order]
+    n = len(order)
+    prefix = np.maximum.accumulate(np.concatenate([[-np.inf], start[:-1]])) if n else start
+    t_head = np.maximum(submit, prefix)
+    overrun = (end - start) > req + EPS
+    o_start, o_end, o_est = start[overrun], end[overrun], (start + req)[overrun]
+    by_start = np.argsort(start, kind="stable")
+    by_end = np.argsort(end, kind="stable")
+    si = ei = 0
+    running: list[tuple[float, int]] = []  # (estimated end, index)
+    is_running = np.zeros(n, dtype=bool)
+    n_overrun = 0
+    # pass in which each earlier job started at a given instant (to find when j became head)
+    errors = []
+    for j in range(n):
+        th = t_head[j]
+        if start[j] <= th + EPS:
+            continue
+        while si < n and start[by_start[si]] <= th:
+            k = by_start[si]
+            si += 1
+            insort(running, (start[k] + req[k], k))
+            is_running[k] = True
+            n_overrun += overrun[k]
+        while ei < n and end[by_end[ei]] <= th:
+            k = by_end[ei]
+            ei += 1
+            if is_running[k]:
+                del running[bisect_left(running, (start[k] + req[k], k))]
+                is_running[k] = False
+                n_overrun -= overrun[k]
+        if n_overrun:
+            continue
+        if len(o_start) and np.any((o_start < start[j]) & (o_end > th) & (o_est < start[j])):
+            continue  # a job running in [t_h, start) overran its estimate: not knowable
+        head_pass = -1
+        if passes is not None and prefix[j] >= th:
+            same = np.flatnonzero(start[:j] == th)
+            head_pass = int(passes[same].max()) if len(same) else -1
+        avail = cluster.nodes
+        items = []
+        for est, k in running:
+            if k > j and start[k] == th and (passes is None or passes[k] >= head_pass):
+                continue  # backfilled around j in the pass where it became head
+            avail -= nodes[k]
+            items.append((max(est, th), nodes[k]))
+        need = nodes[j]
+        shadow = th if avail >= need else np.inf
+        for est, cnt in items:
+            if est > shadow:
+                break
+            avail += cnt
+            if shadow == np.inf and avail >= need:
+                shadow = est
+        if start[j] > shadow + EPS:
+            errors.append(
+                f"EASY delayed head job {ids[j]}: head at t={th}, shadow time {shadow}, "
+                f"started at {start[j]}"
+            )
+            if len(errors) >= 20:
+                break
+    return errors
+
+
+def _check_reservations(jobs: pd.DataFrame, scheduler: str) -> list[str]:
+    """A job never starts later than its first recorded reservation, where guaranteed.
+
+    With every job ending by its estimate, EASY's and compressed conservative reservations are
+    promises; in queue order (the default) conservative's promise needs exact estimates.
+    """
+    res = jobs["reservation"].to_numpy(dtype=float)
+    if not np.isfinite(res).any():
+        return []
+    run = (jobs["end"] - jobs["start"]).to_numpy(dtype=float)
+    req = jobs["requested_time"].to_numpy(dtype=float)
+    if (run > req + EPS).any():
+        return []
+    name = scheduler.split(":")[0]
+    exact = bool(np.all(np.abs(run - req) <= EPS))
+    if name in ("conservative", "backfill") and "compress=true" not in scheduler and not exact:
+        return []
+    if name not in ("conservative", "backfill", "easy") or "order=" in scheduler:
+        return []
+    start = jobs["start"].to_numpy(dtype=float)
+    late = np.flatnonzero(np.isfinite(res) & (start > res + EPS))
+    ids = jobs["job_id"].to_numpy()
+    return [
+        f"job {ids[k]} started at {start[k]}, after its reservation at {res[k]}" for k in late[:20]
+    ]
