@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..metrics import job_metrics
 from ..platform import Cluster
 from .resources import format_intervals
 
@@ -74,7 +75,7 @@ class Result:
         )
         for name, arr in w.extra.items():
             frame[name] = arr[order]
-        add_job_metrics(frame)
+        frame = job_metrics(frame)
         return cls(
             jobs=frame[list(JOB_TABLE_COLUMNS) + list(w.extra)],
             cluster=sim.cluster,
@@ -91,6 +92,8 @@ class Result:
         """Summary metrics (makespan, utilization, wait/slowdown statistics, speed)."""
         from ..metrics import simulator_speed, summary
 
+        if not len(self.jobs):
+            return {"n_jobs": 0}
         m = dict(summary(self.jobs, self.cluster.total_cores))
         if self.wall_time == self.wall_time and len(self.jobs):
             m.update(simulator_speed(m["makespan"], self.wall_time, len(self.jobs)))
@@ -156,21 +159,6 @@ class Result:
             passes=meta.get("passes", 0),
             options=meta.get("options", {}),
         )
-
-
-def add_job_metrics(frame: pd.DataFrame, tau: float = 10.0) -> None:
-    """Add wait, response, run, slowdown and bounded slowdown columns (REFERENCE.md s. 1)."""
-    submit = frame["submit"].to_numpy()
-    start = frame["start"].to_numpy()
-    end = frame["end"].to_numpy()
-    run = end - start
-    response = end - submit
-    frame["wait"] = start - submit
-    frame["response"] = response
-    frame["run"] = run
-    with np.errstate(divide="ignore", invalid="ignore"):
-        frame["slowdown"] = np.where(run > 0, response / np.where(run > 0, run, 1), np.nan)
-    frame["bounded_slowdown"] = np.maximum(1.0, response / np.maximum(run, tau))
 
 
 def _jsonable(v: Any) -> Any:

@@ -24,6 +24,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..engine.kernel import Simulation
 
 INF = math.inf
+# A zero requested time still holds its nodes for an instant on the profile, so that a
+# zero-length reservation protects the instant it is made for.
+INSTANT = 1e-6
 
 
 def _positive(name: str, value: Any, allow_none: bool = True) -> Any:
@@ -46,8 +49,9 @@ class EASY(Scheduler):
 
     ``extra=False`` applies rule (a) only (ELiSE's and RLScheduler's variant); ``depth=K``
     looks at no more than K queued jobs behind the head (Slurm's bf_max_job_test);
-    ``interval=T`` backfills only in passes at least T seconds apart (Slurm's bf_interval,
-    with a wake-up so a backfill pass happens on time even when no job arrives or ends).
+    ``interval=T`` backfills only in the first pass at or after each multiple of T seconds
+    (Slurm's bf_interval; a wake-up makes that pass happen on time when jobs wait behind the
+    head even if no job arrives or ends then); passes in between only start from the head.
     """
 
     def __init__(
@@ -78,6 +82,7 @@ class EASY(Scheduler):
 
     def setup(self, view: Simulation) -> None:
         self._next_backfill = -INF
+        self._woken = -INF
 
     def schedule(self, view: Simulation) -> list[int]:
         q = self.ordered_queue(view)
@@ -94,7 +99,16 @@ class EASY(Scheduler):
             return started
         head = q[i]
         now = view.now
-        backfill = free > 0 and i + 1 < nq and now >= self._next_backfill
+        backfill = free > 0 and i + 1 < nq
+        if self.interval is not None:
+            if now >= self._next_backfill:
+                # a backfill pass is due (Slurm's bf_interval cadence: multiples of T)
+                self._next_backfill = (math.floor(now / self.interval) + 1) * self.interval
+            else:
+                if backfill and self._woken != self._next_backfill:
+                    view.wake_at(self._next_backfill)
+                    self._woken = self._next_backfill
+                backfill = False
         first_time = view.reservation[head] != view.reservation[head]
         if not (backfill or first_time):
             return started
@@ -104,9 +118,6 @@ class EASY(Scheduler):
         view.record_reservation(head, shadow)
         if not backfill:
             return started
-        if self.interval is not None:
-            self._next_backfill = now + self.interval
-            view.wake_at(self._next_backfill)
         use_extra = self.extra
         limit = nq if self.depth is None else min(nq, i + 1 + self.depth)
         for k in range(i + 1, limit):
@@ -187,15 +198,16 @@ class Backfill(Scheduler):
             if free == 0 and not full and (limit is None or reserved >= limit):
                 break  # nothing else can start now; later slots are recomputed next pass
             nj = nodes[j]
-            t = prof.earliest(nj, req[j])
+            d = req[j] or INSTANT
+            t = prof.earliest(nj, d)
             if t == now and nj <= free:
                 started.append(j)
                 free -= nj
-                prof.reserve(now, req[j], nj)
+                prof.reserve(now, d, nj)
                 if full:
                     slot.pop(j, None)
             elif limit is None or reserved < limit:
-                prof.reserve(t, req[j], nj)
+                prof.reserve(t, d, nj)
                 reserved += 1
                 if full:
                     slot[j] = t

@@ -1,0 +1,265 @@
+"""Per-job metrics, run summaries and time series for plots (REFERENCE.md section 1, "Metrics").
+
+Input is a jobs DataFrame with columns ``submit``, ``start``, ``end`` and ``procs`` (and
+optionally ``cores``, the cores really assigned to the job, used instead of ``procs`` for
+utilization; and ``job_id`` or ``id`` to name jobs in error messages). Times are seconds.
+
+Definitions (REFERENCE.md section 1), for job j with submit s, start b, end e:
+
+* run r = e - b; wait = b - s; response (turnaround) = e - s;
+* slowdown = (e - s) / r. **Rule for r == 0**: the slowdown is undefined and set to NaN; such
+  jobs are left out of the slowdown statistics of :func:`summary` (which reports how many in
+  ``slowdown_undefined``). Bounded slowdown is the measure that covers them;
+* bounded slowdown = max(1, (e - s) / max(r, tau)), tau = 10 s by default;
+* makespan = max e - min s; utilization = sum(cores_j * r_j) / (total cores * makespan)
+  (0 when the makespan is 0);
+* throughput = cumulative finished jobs over time (ELiSE), and jobs per hour of makespan;
+* simulator speed = days of simulated makespan per wall-clock hour, with jobs per second.
+
+Percentiles use NumPy's default (linear interpolation between order statistics).
+Everything is vectorised: a million-job frame takes a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+
+__all__ = [
+    "DEFAULT_TAU",
+    "job_metrics",
+    "queue_length_series",
+    "running_series",
+    "simulator_speed",
+    "summary",
+    "throughput_series",
+    "utilization_series",
+]
+
+#: Default bounded-slowdown threshold tau, in seconds (REFERENCE.md section 1).
+DEFAULT_TAU = 10.0
+_STATS = ("mean", "median", "p90", "p95", "p99", "max")
+_REQUIRED = ("submit", "start", "end", "procs")
+
+
+def _job_name(frame: pd.DataFrame, i: int) -> str:
+    for col in ("job_id", "id"):
+        if col in frame.columns:
+            return f"job {frame[col].iloc[i]}"
+    return f"row {i}"
+
+
+def _times(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Checked submit, start, end arrays."""
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(f"expected a pandas DataFrame of jobs, got {type(frame).__name__}")
+    missing = [c for c in _REQUIRED if c not in frame.columns]
+    if missing:
+        raise InputError(
+            f"jobs frame is missing column(s) {missing}; metrics need {list(_REQUIRED)}"
+        )
+    out = []
+    for col in ("submit", "start", "end"):
+        try:
+            a = frame[col].to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError):
+            raise InputError(f"column {col!r} must be numeric") from None
+        bad = ~np.isfinite(a)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"{_job_name(frame, i)} has no finite {col} time ({a[i]!r}): metrics need "
+                "finished jobs; filter out jobs that never started or ended"
+            )
+        out.append(a)
+    submit, start, end = out
+    for bad, what in (
+        (start < submit, "starts before it is submitted"),
+        (end < start, "ends before it starts"),
+    ):
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"{_job_name(frame, i)} {what} (submit {submit[i]}, start {start[i]}, end {end[i]})"
+            )
+    return submit, start, end
+
+
+def _cores(frame: pd.DataFrame) -> np.ndarray:
+    col = "cores" if "cores" in frame.columns else "procs"
+    a = frame[col].to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(a) | (a < 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{_job_name(frame, i)} has an invalid {col!r} value {a[i]!r}")
+    return a
+
+
+def _check_tau(tau: float) -> float:
+    tau = float(tau)
+    if not np.isfinite(tau) or tau <= 0:
+        raise InputError(f"bounded-slowdown tau must be a positive number of seconds, got {tau}")
+    return tau
+
+
+def _slowdowns(
+    wait_plus_run: np.ndarray, run: np.ndarray, tau: float
+) -> tuple[np.ndarray, np.ndarray]:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slowdown = np.where(run > 0, wait_plus_run / np.where(run > 0, run, 1.0), np.nan)
+    bounded = np.maximum(1.0, wait_plus_run / np.maximum(run, tau))
+    return slowdown, bounded
+
+
+def job_metrics(frame: pd.DataFrame, *, tau: float = DEFAULT_TAU) -> pd.DataFrame:
+    """A copy of ``frame`` with columns wait, response, run, slowdown, bounded_slowdown added.
+
+    Definitions in the module docstring (REFERENCE.md section 1); slowdown is NaN for jobs
+    with run time 0. An existing ``run`` column is replaced by end - start.
+    """
+    tau = _check_tau(tau)
+    submit, start, end = _times(frame)
+    out = frame.copy()
+    run = end - start
+    response = end - submit
+    slowdown, bounded = _slowdowns(response, run, tau)
+    out["wait"] = start - submit
+    out["response"] = response
+    out["run"] = run
+    out["slowdown"] = slowdown
+    out["bounded_slowdown"] = bounded
+    return out
+
+
+def _stats(prefix: str, values: np.ndarray) -> dict[str, float]:
+    values = values[~np.isnan(values)]
+    if len(values) == 0:
+        return {f"{prefix}_{s}": float("nan") for s in _STATS}
+    p90, p95, p99 = np.percentile(values, [90, 95, 99])
+    return {
+        f"{prefix}_mean": float(values.mean()),
+        f"{prefix}_median": float(np.median(values)),
+        f"{prefix}_p90": float(p90),
+        f"{prefix}_p95": float(p95),
+        f"{prefix}_p99": float(p99),
+        f"{prefix}_max": float(values.max()),
+    }
+
+
+def summary(frame: pd.DataFrame, total_cores: int, *, tau: float = DEFAULT_TAU) -> dict:
+    """Run-level metrics (REFERENCE.md section 1) as a flat dict of Python numbers.
+
+    Keys: n_jobs, first_submit, last_end, makespan, utilization, throughput_jobs_per_hour
+    (NaN when the makespan is 0), slowdown_undefined (jobs with run 0), and for each of wait,
+    response, slowdown and bounded_slowdown: ``_mean, _median, _p90, _p95, _p99, _max``
+    (e.g. ``wait_p95``). Raises :class:`InputError` for an empty frame or bad values.
+    """
+    tau = _check_tau(tau)
+    if total_cores is None or int(total_cores) != total_cores or total_cores < 1:
+        raise InputError(f"total_cores must be a positive integer, got {total_cores!r}")
+    submit, start, end = _times(frame)
+    if len(submit) == 0:
+        raise InputError("no jobs: cannot summarise an empty jobs frame")
+    cores = _cores(frame)
+    run = end - start
+    response = end - submit
+    wait = start - submit
+    slowdown, bounded = _slowdowns(response, run, tau)
+    first, last = float(submit.min()), float(end.max())
+    makespan = last - first
+    work = float(np.dot(cores, run))
+    utilization = work / (total_cores * makespan) if makespan > 0 else 0.0
+    throughput = len(submit) / (makespan / 3600.0) if makespan > 0 else float("nan")
+    out: dict = {
+        "n_jobs": len(submit),
+        "first_submit": first,
+        "last_end": last,
+        "makespan": makespan,
+        "utilization": utilization,
+        "throughput_jobs_per_hour": throughput,
+        "slowdown_undefined": int(np.isnan(slowdown).sum()),
+    }
+    for name, values in (
+        ("wait", wait),
+        ("response", response),
+        ("slowdown", slowdown),
+        ("bounded_slowdown", bounded),
+    ):
+        out.update(_stats(name, values))
+    return out
+
+
+def _step_series(times: np.ndarray, deltas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct event times and the running sum of deltas after all events at each time."""
+    if len(times) == 0:
+        return np.empty(0), np.empty(0, dtype=deltas.dtype)
+    order = np.argsort(times, kind="stable")
+    t = times[order]
+    level = np.cumsum(deltas[order])
+    last_at_time = np.flatnonzero(np.r_[t[1:] != t[:-1], True])
+    return t[last_at_time], level[last_at_time]
+
+
+def queue_length_series(frame: pd.DataFrame) -> pd.DataFrame:
+    """Jobs submitted but not yet started, as a step function: DataFrame(time, queued).
+
+    One row per distinct submit/start time; ``queued`` holds from that time until the next row.
+    A job started at its submit time is never counted.
+    """
+    submit, start, _ = _times(frame)
+    n = len(submit)
+    times = np.concatenate([submit, start])
+    deltas = np.concatenate([np.ones(n, np.int64), -np.ones(n, np.int64)])
+    t, q = _step_series(times, deltas)
+    return pd.DataFrame({"time": t, "queued": q})
+
+
+def running_series(frame: pd.DataFrame) -> pd.DataFrame:
+    """Jobs running, as a step function: DataFrame(time, running), one row per start/end time."""
+    _, start, end = _times(frame)
+    n = len(start)
+    times = np.concatenate([start, end])
+    deltas = np.concatenate([np.ones(n, np.int64), -np.ones(n, np.int64)])
+    t, r = _step_series(times, deltas)
+    return pd.DataFrame({"time": t, "running": r})
+
+
+def utilization_series(frame: pd.DataFrame, total_cores: int) -> pd.DataFrame:
+    """Busy cores over time: DataFrame(time, busy_cores, utilization = busy / total_cores).
+
+    Uses the ``cores`` column when present, else ``procs``; a step function with one row per
+    distinct start/end time.
+    """
+    if total_cores is None or int(total_cores) != total_cores or total_cores < 1:
+        raise InputError(f"total_cores must be a positive integer, got {total_cores!r}")
+    _, start, end = _times(frame)
+    cores = _cores(frame)
+    times = np.concatenate([start, end])
+    deltas = np.concatenate([cores, -cores])
+    t, busy = _step_series(times, deltas)
+    if np.all(cores == np.round(cores)):
+        busy = np.round(busy).astype(np.int64)
+    return pd.DataFrame({"time": t, "busy_cores": busy, "utilization": busy / total_cores})
+
+
+def throughput_series(frame: pd.DataFrame) -> pd.DataFrame:
+    """Cumulative finished jobs over time (ELiSE's throughput): DataFrame(time, finished)."""
+    _, _, end = _times(frame)
+    t, done = _step_series(end, np.ones(len(end), np.int64))
+    return pd.DataFrame({"time": t, "finished": done})
+
+
+def simulator_speed(makespan_s: float, wall_s: float, n_jobs: int) -> dict[str, float]:
+    """Simulator speed as published (REFERENCE.md section 1).
+
+    ``days_per_hour`` = (makespan_s / 86400) / (wall_s / 3600), days of simulated makespan per
+    wall-clock hour, and ``jobs_per_s`` = n_jobs / wall_s.
+    """
+    if not wall_s > 0:
+        raise InputError(f"wall-clock time must be positive, got {wall_s!r}")
+    return {
+        "days_per_hour": (makespan_s / 86400.0) / (wall_s / 3600.0),
+        "jobs_per_s": n_jobs / wall_s,
+    }

@@ -1,0 +1,554 @@
+"""Read and write the Standard Workload Format (SWF v2.2, Parallel Workloads Archive).
+
+The format (REFERENCE.md section 1): one job per line, 18 whitespace-separated fields, ``-1``
+means unknown, and a line whose first non-blank character is ``;`` is a comment. Comment lines
+of the form ``; Key: value`` form the header.
+
+Conventions this module follows (REFERENCE.md section 1 lists the common ones):
+
+* **processors** = field 8 (requested processors); when field 8 is ``-1`` (or any value <= 0)
+  field 5 (allocated processors) is used instead.
+* **requested time** = field 9; when field 9 <= 0 the run time (field 4) is used instead.
+* **dropped jobs**: a job is left out, and counted in :attr:`Workload.dropped` under the first
+  reason that applies, in this order: ``"unknown run time"`` (field 4 < 0),
+  ``"no processors"`` (processors <= 0 after the fallback), ``"unknown submit time"``
+  (field 2 < 0), ``"larger than the machine"`` (processors > ``max_procs``, or > the
+  ``cluster``'s total cores when ``max_procs`` is not given; nothing is dropped for size
+  when neither is given).
+* **submit times are not shifted**: use :meth:`Workload.shifted` for a trace starting at 0.
+* **numbers**: integer fields (job number, processors, status, user, group, executable,
+  queue, partition, preceding job) accept integral floats such as ``4.0``; submit, wait, run,
+  CPU time, memory, requested time and think time are kept as floats. ``nan``, ``inf`` and
+  anything that is not a plain decimal number is an error.
+* **other fields** are kept in :attr:`Workload.extra` as NumPy arrays so that a workload
+  survives a write/read round trip: ``trace_wait`` (field 3), ``alloc_procs`` (5),
+  ``avg_cpu`` (6), ``used_mem`` (7), ``req_procs`` (8), ``req_mem`` (10). The preceding job
+  (17) and think time (18) are the ``preceding`` and ``think_time`` columns; they are *not*
+  turned into :attr:`Workload.deps`.
+* **header**: keys as written, values stripped. A key given several times (``Note``, ``Queue``)
+  keeps all its values joined by newlines, and an indented comment line right after a key line
+  (the archive's multi-line notes) is appended to that key's value on a new line.
+* **comments**: ``;`` anywhere on a line starts a comment (so a trailing ``; ...`` after the 18
+  fields is ignored); blank lines are skipped; ``\\n``, ``\\r\\n`` and ``\\r`` all end a line.
+* Files may be plain or gzip-compressed (detected by the magic bytes, whatever the name).
+
+Reading is vectorised (pandas' C parser). Only when that fails or finds something wrong does a
+line-by-line pass run, to report the first bad line as an :class:`InputError` whose ``where`` is
+``PATH:LINE`` (1-based physical line number, header lines included).
+
+Writing (:func:`write_swf`) prints integer values as integers and other numbers with at most 6
+decimals, trailing zeros removed, so an integer trace stays integer and a workload read from SWF
+reads back the same (for times with at most 6 decimals).
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import os
+import re
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..jobs import Workload
+from ..platform import Cluster
+
+__all__ = [
+    "FIELD_NAMES",
+    "cluster_from_header",
+    "read_swf",
+    "write_swf",
+    "write_workload_swf",
+]
+
+#: The 18 SWF fields, in file order (field number = index + 1).
+FIELD_NAMES: tuple[str, ...] = (
+    "job number",
+    "submit time",
+    "wait time",
+    "run time",
+    "allocated processors",
+    "average CPU time",
+    "used memory",
+    "requested processors",
+    "requested time",
+    "requested memory",
+    "status",
+    "user",
+    "group",
+    "executable",
+    "queue",
+    "partition",
+    "preceding job",
+    "think time",
+)
+N_FIELDS = 18
+# 0-based indices of the fields that must hold integers.
+_INT_FIELDS = (0, 4, 7, 10, 11, 12, 13, 14, 15, 16)
+_NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_KEY_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):(?:\s+(.*))?$")
+_LEADING_INT = re.compile(r"\s*(\d+)")
+_INDENTED_COMMENT = re.compile(rb"(?m)^[ \t\f\v]+;")
+
+# Workload.extra name -> (0-based field index, dtype)
+_EXTRA_FIELDS: dict[str, tuple[int, type]] = {
+    "trace_wait": (2, np.float64),
+    "alloc_procs": (4, np.int64),
+    "avg_cpu": (5, np.float64),
+    "used_mem": (6, np.float64),
+    "req_procs": (7, np.int64),
+    "req_mem": (9, np.float64),
+}
+
+
+# ------------------------------------------------------------------------------------------
+# reading
+# ------------------------------------------------------------------------------------------
+def _read_bytes(path: Path) -> bytes:
+    with open(path, "rb") as f:  # FileNotFoundError propagates to the caller
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            raise InputError(f"broken gzip file: {exc}", where=str(path)) from None
+    return data
+
+
+def _text(raw: bytes) -> str:
+    """Bytes as text: UTF-8 when valid, else Latin-1 (old traces), never failing."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def _comment_lines(data: bytes) -> tuple[list[str], bool]:
+    """The text of every whole-line comment (after its ';'), in file order, and whether any of
+    them is indented; fast on big files (only looks around the ';' characters)."""
+    out: list[str] = []
+    indented = False
+    if b"\r" in data and b"\n" not in data:  # old Mac line ends
+        data = data.replace(b"\r", b"\n")
+    pos = data.find(b";")
+    while pos >= 0:
+        start = data.rfind(b"\n", 0, pos) + 1
+        cr = data.rfind(b"\r", start, pos)
+        if cr >= 0:
+            start = cr + 1
+        end = data.find(b"\n", pos)
+        if end < 0:
+            end = len(data)
+        if not data[start:pos].strip():
+            indented = indented or pos > start
+            line = data[pos + 1 : end]
+            out.append(_text(line).rstrip("\r"))
+        pos = data.find(b";", end)
+    return out, indented
+
+
+def _parse_header(comments: list[str]) -> dict[str, str]:
+    header: dict[str, str] = {}
+    last: str | None = None
+    for text in comments:
+        body = text.strip()
+        if not body:
+            last = None
+            continue
+        m = _KEY_LINE.match(body)
+        if m:
+            key, value = m.group(1), (m.group(2) or "").strip()
+            header[key] = f"{header[key]}\n{value}" if key in header else value
+            last = key
+        elif last is not None and text[:1].isspace():
+            header[last] = f"{header[last]}\n{body}"
+        else:
+            last = None
+    return header
+
+
+def _fast_parse(data: bytes) -> np.ndarray | None:
+    """All job lines as an (n, 18) float array, or None if anything looks wrong."""
+    try:
+        frame = pd.read_csv(
+            io.BytesIO(data),
+            sep=r"\s+",
+            comment=";",
+            header=None,
+            dtype=np.float64,
+            engine="c",
+            quoting=csv.QUOTE_NONE,
+        )
+    except (ValueError, pd.errors.ParserError):
+        return None
+    if frame.shape[1] != N_FIELDS:
+        return None
+    values = frame.to_numpy(dtype=np.float64)
+    if not np.isfinite(values).all():
+        return None
+    ints = values[:, _INT_FIELDS]
+    if not (ints == np.round(ints)).all():
+        return None
+    return values
+
+
+def _slow_parse(data: bytes, where: str) -> tuple[np.ndarray, list[int]]:
+    """Parse line by line; raise InputError at the first bad line. Returns values, line numbers."""
+    rows: list[list[float]] = []
+    linenos: list[int] = []
+    for lineno, raw in enumerate(data.splitlines(), start=1):
+        line = raw.split(b";", 1)[0]
+        tokens = line.split()
+        if not tokens:
+            continue
+        loc = f"{where}:{lineno}"
+        if len(tokens) != N_FIELDS:
+            raise InputError(f"has {len(tokens)} fields, SWF needs {N_FIELDS}", where=loc)
+        row = []
+        for i, tok in enumerate(tokens):
+            shown = _text(tok)
+            if not _NUMBER.fullmatch(tok):
+                raise InputError(
+                    f"field {i + 1} ({FIELD_NAMES[i]}) is {shown!r}, not a number", where=loc
+                )
+            value = float(tok)
+            if not np.isfinite(value):
+                raise InputError(
+                    f"field {i + 1} ({FIELD_NAMES[i]}) is {shown!r}, not a finite number",
+                    where=loc,
+                )
+            if i in _INT_FIELDS and value != round(value):
+                raise InputError(
+                    f"field {i + 1} ({FIELD_NAMES[i]}) is {shown!r}, not an integer", where=loc
+                )
+            row.append(value)
+        rows.append(row)
+        linenos.append(lineno)
+    values = np.array(rows, dtype=np.float64).reshape(-1, N_FIELDS)
+    return values, linenos
+
+
+def _job_linenos(data: bytes) -> list[int]:
+    """Physical line numbers of the job lines (for error messages found after parsing)."""
+    return [
+        lineno
+        for lineno, raw in enumerate(data.splitlines(), start=1)
+        if raw.split(b";", 1)[0].split()
+    ]
+
+
+def read_swf(
+    path: str | os.PathLike,
+    *,
+    max_procs: int | None = None,
+    cluster: Cluster | None = None,
+) -> Workload:
+    """Read an SWF file (plain or gzip) into a :class:`~coschedlab.jobs.Workload`.
+
+    See the module docstring for the conventions (processor and requested-time fallbacks,
+    which jobs are dropped and how they are counted). ``max_procs`` (else
+    ``cluster.total_cores``) is the machine size used to drop oversized jobs.
+
+    Raises :class:`FileNotFoundError` for a missing file and :class:`InputError` (with
+    ``where="PATH:LINE"`` for a bad line) for a malformed, empty or job-less file.
+    """
+    path = Path(path)
+    where = str(path)
+    data = _read_bytes(path)
+    if not data.strip():
+        raise InputError("the file is empty, expected SWF job lines", where=where)
+    comments, indented = _comment_lines(data)
+    header = _parse_header(comments)
+    # pandas' C parser mistakes "  ; comment" lines for rows of NaN: unindent them first
+    values = _fast_parse(_INDENTED_COMMENT.sub(b";", data) if indented else data)
+    linenos: list[int] | None = None
+    if values is None:
+        values, linenos = _slow_parse(data, where)
+    if len(values) == 0:
+        raise InputError("no job lines found (only comments or blank lines)", where=where)
+
+    job_id = values[:, 0].astype(np.int64)
+    ids, first, counts = np.unique(job_id, return_index=True, return_counts=True)
+    if (counts > 1).any():
+        dup = ids[counts > 1][0]
+        rows = np.flatnonzero(job_id == dup)
+        linenos = linenos if linenos is not None else _job_linenos(data)
+        raise InputError(
+            f"job number {int(dup)} appears again (first on line {linenos[rows[0]]})",
+            where=f"{where}:{linenos[rows[1]]}",
+        )
+
+    submit = values[:, 1]
+    run = values[:, 3]
+    alloc = values[:, 4].astype(np.int64)
+    req = values[:, 7].astype(np.int64)
+    procs = np.where(req > 0, req, alloc)
+    requested = np.where(values[:, 8] > 0, values[:, 8], run)
+
+    limit = max_procs if max_procs is not None else (cluster.total_cores if cluster else None)
+    dropped: Counter = Counter()
+    keep = np.ones(len(values), dtype=bool)
+    reasons = [
+        ("unknown run time", run < 0),
+        ("no processors", procs <= 0),
+        ("unknown submit time", submit < 0),
+    ]
+    if limit is not None:
+        reasons.append(("larger than the machine", procs > limit))
+    for reason, bad in reasons:
+        hit = bad & keep
+        n = int(hit.sum())
+        if n:
+            dropped[reason] += n
+            keep &= ~hit
+    if not keep.any():
+        why = ", ".join(f"{n} {r}" for r, n in sorted(dropped.items()))
+        raise InputError(f"no usable jobs: all {len(values)} were dropped ({why})", where=where)
+
+    def k(a: np.ndarray) -> np.ndarray:
+        return a if keep.all() else a[keep]
+
+    columns = {
+        "id": k(job_id),
+        "submit": k(submit),
+        "run": k(run),
+        "requested_time": k(requested),
+        "procs": k(procs),
+        "status": k(values[:, 10]).astype(np.int64),
+        "user": k(values[:, 11]).astype(np.int64),
+        "group": k(values[:, 12]).astype(np.int64),
+        "app": k(values[:, 13]).astype(np.int64),
+        "queue": k(values[:, 14]).astype(np.int64),
+        "partition": k(values[:, 15]).astype(np.int64),
+        "preceding": k(values[:, 16]).astype(np.int64),
+        "think_time": k(values[:, 17]),
+    }
+    extra = {
+        name: np.ascontiguousarray(k(values[:, idx]), dtype=dtype)
+        for name, (idx, dtype) in _EXTRA_FIELDS.items()
+    }
+    columns = {name: np.ascontiguousarray(col) for name, col in columns.items()}
+    return Workload(columns=columns, header=header, dropped=dropped, source=where, extra=extra)
+
+
+def cluster_from_header(header: dict) -> Cluster | None:
+    """A :class:`Cluster` from the SWF header's ``MaxNodes`` / ``MaxProcs`` (None if neither).
+
+    The leading integer of each value is used, so ``"184  ( 6,  171,   7)"`` reads as 184.
+    Both given and MaxProcs a multiple of MaxNodes: ``MaxNodes`` nodes of
+    ``MaxProcs // MaxNodes`` cores; only MaxProcs (or not a multiple): ``MaxProcs`` one-core
+    nodes; only MaxNodes: ``MaxNodes`` one-core nodes.
+    """
+
+    def leading(key: str) -> int | None:
+        value = header.get(key)
+        if value is None:
+            return None
+        m = _LEADING_INT.match(str(value))
+        if not m or int(m.group(1)) < 1:
+            return None
+        return int(m.group(1))
+
+    nodes, procs = leading("MaxNodes"), leading("MaxProcs")
+    if nodes and procs and procs % nodes == 0:
+        return Cluster(nodes=nodes, sockets_per_node=1, cores_per_socket=procs // nodes)
+    if procs:
+        return Cluster(nodes=procs, sockets_per_node=1, cores_per_socket=1)
+    if nodes:
+        return Cluster(nodes=nodes, sockets_per_node=1, cores_per_socket=1)
+    return None
+
+
+# ------------------------------------------------------------------------------------------
+# writing
+# ------------------------------------------------------------------------------------------
+def _format_python(a: np.ndarray) -> np.ndarray:
+    """Slow path of :func:`_number_cells` for huge values: right-aligned text cells."""
+    out = []
+    for v in a.tolist():
+        if v == round(v):
+            out.append(str(int(v)))
+        else:
+            text = f"{v:.6f}".rstrip("0").rstrip(".")
+            out.append("0" if text in ("-0", "") else text)
+    col = np.array(out, dtype="S")
+    width = int(np.strings.str_len(col).max())
+    return np.strings.rjust(col, width).astype(f"S{width}").view(np.uint8).reshape(len(a), width)
+
+
+def _number_cells(values: np.ndarray) -> np.ndarray:
+    """A column as an (n, width) uint8 matrix of right-aligned ASCII text.
+
+    Integer values print as integers, others with at most 6 decimals and no trailing zeros;
+    NaN and infinities print as -1 (unknown). Vectorised: one pass per character column.
+    """
+    a = np.asarray(values, dtype=np.float64)
+    a = np.where(np.isfinite(a), a, -1.0)
+    n = len(a)
+    if n == 0:
+        return np.empty((0, 1), dtype=np.uint8)
+    if (a == a[0]).all():  # e.g. a column of -1: format once
+        cell = _format_python(a[:1])
+        return np.broadcast_to(cell, (n, cell.shape[1]))
+    if np.abs(a).max() >= 9e12:
+        return _format_python(a)
+    m = np.abs(a)
+    whole = np.floor(m)
+    fp = np.round((m - whole) * 1e6).astype(np.int64)  # exact: m - whole is exact
+    carry = fp >= 1_000_000
+    fp[carry] = 0
+    ip = whole.astype(np.int64) + carry
+    neg = (a < 0) & ((ip > 0) | (fp > 0))
+    nfrac = np.where(fp > 0, 6, 0)
+    for k in range(1, 7):  # strip trailing zeros of the fraction
+        nfrac -= (fp > 0) & (fp % 10**k == 0)
+    has_frac = nfrac > 0
+    # all printed digits as one integer: int part then the kept fraction digits
+    digits = ip * 10**nfrac + fp // 10 ** (6 - nfrac)
+    n_digits = np.ones(n, dtype=np.int64)
+    for k in range(1, 19):
+        n_digits += digits >= 10**k
+    n_digits = np.maximum(n_digits, nfrac + 1)  # "0.5", not ".5"
+    width = int((n_digits + has_frac + neg).max())
+    cells = np.empty((n, width), dtype=np.uint8)
+    cur = digits
+    for r in range(width):  # r-th character from the right
+        is_point = has_frac & (nfrac == r)
+        index = r - (has_frac & (nfrac < r))
+        char = np.where(
+            index < n_digits,
+            48 + cur % 10,
+            np.where(neg & (index == n_digits), ord("-"), ord(" ")),
+        )
+        cells[:, width - 1 - r] = np.where(is_point, ord("."), char)
+        cur = np.where(is_point, cur, cur // 10)
+    return cells
+
+
+def _fixed_width_lines(columns: list[np.ndarray]) -> bytes:
+    """Right-aligned columns separated by one space, one row per line (vectorised)."""
+    n = len(columns[0])
+    if n == 0:
+        return b""
+    cells = [_number_cells(col) for col in columns]
+    line_len = sum(c.shape[1] for c in cells) + len(cells)
+    buf = np.full((n, line_len), ord(" "), dtype=np.uint8)
+    pos = 0
+    for c in cells:
+        buf[:, pos : pos + c.shape[1]] = c
+        pos += c.shape[1] + 1
+    buf[:, -1] = ord("\n")
+    return buf.tobytes()
+
+
+def _header_lines(header: dict | None, n: int) -> list[str]:
+    from .. import __version__
+
+    header = dict(header or {})
+    lines = ["Version: 2.2"]
+    for key in ("Computer", "Installation"):
+        if header.get(key):
+            lines.append(f"{key}: {header[key]}")
+    lines += [f"MaxJobs: {n}", f"MaxRecords: {n}"]
+    for key in ("MaxNodes", "MaxProcs", "UnixStartTime", "TimeZoneString"):
+        if header.get(key):
+            lines.append(f"{key}: {header[key]}")
+    note = f"produced by coschedlab {__version__}"
+    scheduler = header.get("Scheduler") or header.get("scheduler")
+    if scheduler:
+        note += f", scheduler {scheduler}"
+    lines.append(f"Note: {note}")
+    out = []
+    for line in lines:
+        first, *rest = str(line).split("\n")
+        out.append(f"; {first}")
+        out += [f";       {r}" for r in rest]
+    return out
+
+
+def write_swf(path: str | os.PathLike, frame: pd.DataFrame, header: dict | None = None) -> None:
+    """Write jobs as an SWF v2.2 file (gzip-compressed when the name ends in ``.gz``).
+
+    ``frame`` is either a simulated result (``job_id, submit, start, end, procs, ...``: field 3
+    = start - submit, field 4 = end - start, field 5 = procs) or a workload frame
+    (:data:`coschedlab.jobs.COLUMNS` plus, optionally, the ``extra`` columns of
+    :func:`read_swf`: ``trace_wait`` -> field 3, ``run`` -> field 4, ``alloc_procs`` (else
+    ``procs``) -> field 5). Whatever the frame lacks is written as ``-1``, and so are NaNs.
+    ``header`` supplies Computer, Installation, MaxNodes, MaxProcs, UnixStartTime,
+    TimeZoneString and Scheduler (named in the Note); MaxJobs and MaxRecords are the number of
+    rows written.
+    """
+    n = len(frame)
+
+    def col(*names: str, default: float = -1.0) -> np.ndarray:
+        for name in names:
+            if name in frame.columns:
+                return frame[name].to_numpy(dtype=np.float64, na_value=np.nan)
+        return np.full(n, default, dtype=np.float64)
+
+    if "job_id" in frame.columns or "id" in frame.columns:
+        job_id = col("job_id", "id")
+    else:
+        job_id = np.arange(1, n + 1, dtype=np.float64)
+    submit = col("submit")
+    procs = col("procs")
+    if "start" in frame.columns and "end" in frame.columns:
+        start, end = col("start"), col("end")
+        wait = start - submit
+        run = end - start
+        alloc = procs
+    else:
+        wait = col("wait", "trace_wait")
+        run = col("run")
+        alloc = col("alloc_procs", "procs")
+    req_procs = procs.copy()
+    if "req_procs" in frame.columns:
+        # keep the trace's own "unknown" marker where the fallback rule gives procs back
+        orig = col("req_procs")
+        same = (orig <= 0) & (alloc == procs)
+        req_procs[same] = orig[same]
+    fields = [
+        job_id,
+        submit,
+        wait,
+        run,
+        alloc,
+        col("avg_cpu"),
+        col("used_mem"),
+        req_procs,
+        col("requested_time"),
+        col("req_mem"),
+        col("status"),
+        col("user"),
+        col("group"),
+        col("app"),
+        col("queue"),
+        col("partition"),
+        col("preceding"),
+        col("think_time"),
+    ]
+    body = _fixed_width_lines(fields)
+    payload = ("\n".join(_header_lines(header, n)) + "\n").encode("utf-8") + body
+    path = Path(path)
+    if path.suffix == ".gz":
+        with (
+            open(path, "wb") as raw,
+            gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as gz,
+        ):
+            gz.write(payload)
+    else:
+        path.write_bytes(payload)
+
+
+def write_workload_swf(path: str | os.PathLike, workload: Workload) -> None:
+    """Write a :class:`Workload` (its columns, its ``extra`` arrays and its header) as SWF."""
+    frame = workload.to_frame()
+    for name, values in workload.extra.items():
+        if name not in frame.columns and len(values) == len(frame):
+            frame[name] = values
+    write_swf(path, frame, header=workload.header)

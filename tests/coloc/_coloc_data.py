@@ -1,0 +1,54 @@
+"""Test data for the co-location tests: a tiny hand-made pool and the real ELiSE pools."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+_CANDIDATES = [
+    Path(__file__).resolve().parents[2] / "data" / "coloc",
+    Path("/work/shared/data/coloc"),
+]
+
+
+def real_pool_dir() -> Path | None:
+    """Where the real ELiSE pool files are, if anywhere."""
+    for d in _CANDIDATES:
+        if (d / "lm-aris.compute-NAS.json").exists():
+            return d
+    return None
+
+
+TINY_LOADS = [
+    {
+        "load_name": "A",
+        "num_of_processes": 4,
+        "compact_timelogs": [10, 12, 11],
+        # beside itself: per-instance medians 12 and 9 -> mean 10.5 (flattened median would be 11)
+        "coscheduled_timelogs": {"A": [[11, 13], [9]], "B": [[9, 10], [11]]},
+    },
+    {
+        "load_name": "B",
+        "num_of_processes": 8,
+        "compact_timelogs": [20],
+        # beside C flattened [16, 18, 50] -> median 18 (mean of per-list medians would be 25)
+        "coscheduled_timelogs": {"A": [[25]], "C": [[16], [18, 50]], "Z": [[1]]},
+    },
+    {
+        "load_name": "C",
+        "num_of_processes": 4,
+        "compact_timelogs": [5, 7],
+        "spread_timelogs": [4, 5, 3],
+        "coscheduled_timelogs": {"B": [[4]]},
+    },
+]
+
+
+def write_pool(path: Path, loads: list, as_strings: bool = True) -> Path:
+    doc = {
+        "machine": "tiny",
+        "suite": "T",
+        "loads": [json.dumps(x) if as_strings else x for x in loads],
+    }
+    path.write_text(json.dumps(doc))
+    return path

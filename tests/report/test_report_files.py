@@ -1,0 +1,83 @@
+"""Report files: PNGs and the self-contained HTML are written, non-empty, fast on big frames."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from _frames import big_frame, fcfs_schedule
+
+from coschedlab.errors import InputError
+from coschedlab.platform import Cluster
+from coschedlab.report import figures, interactive, write_report
+
+CLUSTER = Cluster(nodes=16, sockets_per_node=2, cores_per_socket=10)
+NAMES = {0: "lu.E.2048", 1: "cg.D.64", 2: "ft.E.512", 3: "bt.D.256", 4: "mg.E.128"}
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def test_write_report_two_schedulers(tmp_path):
+    plain = fcfs_schedule(200, CLUSTER, seed=1)
+    coloc = fcfs_schedule(200, CLUSTER, seed=1, coloc=True)
+    paths = write_report(
+        {"EASY": (plain, CLUSTER), "EASY co-scheduler": (coloc, CLUSTER)}, tmp_path, NAMES
+    )
+    names = sorted(p.name for p in paths)
+    assert "comparison.png" in names and "report.html" in names
+    assert "EASY_gantt.png" in names and "EASY_co-scheduler_speedup.png" in names
+    assert "EASY_speedup.png" not in names  # no speedup column without co-location
+    assert len(paths) == 5 + 6 + 2
+    for p in paths:
+        assert p.exists() and p.stat().st_size > 5000
+        if p.suffix == ".png":
+            assert p.read_bytes()[:8] == PNG
+    html = (tmp_path / "report.html").read_text()
+    assert "<script src=" not in html  # plotly.js embedded, not from a CDN
+    assert html.count("Plotly.newPlot") >= 8
+    assert "EASY co-scheduler" in html and "lu.E.2048" in html
+
+
+def test_html_gantt_falls_back_to_png(tmp_path, monkeypatch):
+    monkeypatch.setattr(interactive, "MAX_GANTT_BARS", 10)
+    frame = fcfs_schedule(50, CLUSTER, seed=3)
+    html = interactive.report_html({"FCFS": (frame, CLUSTER)})
+    assert 'src="data:image/png;base64,' in html
+
+
+def test_gantt_without_alloc_uses_cores_view(tmp_path):
+    frame = fcfs_schedule(50, CLUSTER, seed=3).drop(columns=["alloc"])
+    fig = figures.gantt(frame, CLUSTER)
+    assert "no node allocation" in fig.axes[0].get_title()
+    paths = write_report({"x": (frame, CLUSTER)}, tmp_path)
+    assert all(p.stat().st_size > 0 for p in paths)
+
+
+def test_bad_results(tmp_path):
+    with pytest.raises(InputError, match="at least one"):
+        write_report({}, tmp_path)
+    frame = fcfs_schedule(5, CLUSTER).drop(columns=["start"])
+    with pytest.raises(InputError, match="start"):
+        write_report({"x": (frame, CLUSTER)}, tmp_path)
+    with pytest.raises(InputError, match="Cluster"):
+        write_report({"x": (frame, 16)}, tmp_path)
+
+
+def test_big_frame_renders_fast(tmp_path):
+    cluster = Cluster(nodes=128, sockets_per_node=2, cores_per_socket=16)
+    frame = big_frame(100_000, cluster)
+    t = time.perf_counter()
+    paths = figures.save_figures(frame, cluster, tmp_path)
+    elapsed = time.perf_counter() - t
+    assert len(paths) == 5 and all(p.stat().st_size > 10_000 for p in paths)
+    assert elapsed < 15, f"100k-job figures took {elapsed:.1f} s"
+
+
+@pytest.mark.slow
+def test_big_report_with_html(tmp_path):
+    cluster = Cluster(nodes=128, sockets_per_node=2, cores_per_socket=16)
+    frame = big_frame(100_000, cluster)
+    t = time.perf_counter()
+    paths = write_report({"a": (frame, cluster), "b": (frame, cluster)}, tmp_path)
+    assert time.perf_counter() - t < 60
+    assert (tmp_path / "report.html").stat().st_size < 30_000_000
+    assert len(paths) == 2 * 5 + 2  # no speedup figures

@@ -1,0 +1,253 @@
+"""Metrics (REFERENCE.md section 1): hand-computed known answers and properties."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from coschedlab.errors import InputError
+from coschedlab.metrics import (
+    job_metrics,
+    queue_length_series,
+    running_series,
+    simulator_speed,
+    summary,
+    throughput_series,
+    utilization_series,
+)
+
+# Three jobs on 4 cores (the EASY micro trace of REFERENCE.md section 1, as EASY runs it):
+# J1 submit 10 start 10 end 110, 3 cores; J2 11/110/210, 4 cores; J3 12/210/1210, 1 core.
+EASY = pd.DataFrame(
+    {
+        "job_id": [1, 2, 3],
+        "submit": [10.0, 11.0, 12.0],
+        "start": [10.0, 110.0, 210.0],
+        "end": [110.0, 210.0, 1210.0],
+        "procs": [3, 4, 1],
+    }
+)
+
+
+def test_job_metrics_known_values():
+    m = job_metrics(EASY)
+    assert m["wait"].tolist() == [0.0, 99.0, 198.0]
+    assert m["response"].tolist() == [100.0, 199.0, 1198.0]
+    assert m["run"].tolist() == [100.0, 100.0, 1000.0]
+    assert m["slowdown"].tolist() == pytest.approx([1.0, 1.99, 1.198])
+    assert m["bounded_slowdown"].tolist() == pytest.approx([1.0, 1.99, 1.198])
+    assert "wait" not in EASY.columns  # input untouched
+
+
+def test_zero_and_short_runs():
+    frame = pd.DataFrame(
+        {
+            "submit": [0.0, 0.0, 0.0],
+            "start": [5.0, 0.0, 20.0],
+            "end": [5.0, 2.0, 24.0],
+            "procs": [1, 1, 1],
+        }
+    )
+    m = job_metrics(frame)
+    assert np.isnan(m["slowdown"][0])  # run 0: undefined
+    assert m["slowdown"].tolist()[1:] == [1.0, 6.0]
+    # max(1, response / max(run, 10)): 5/10 -> 1, 2/10 -> 1, 24/10 = 2.4
+    assert m["bounded_slowdown"].tolist() == [1.0, 1.0, 2.4]
+    assert job_metrics(frame, tau=1.0)["bounded_slowdown"].tolist() == [5.0, 1.0, 6.0]
+    s = summary(frame, 4)
+    assert s["slowdown_undefined"] == 1
+    assert s["slowdown_mean"] == pytest.approx(3.5)
+    assert s["bounded_slowdown_max"] == pytest.approx(2.4)
+
+
+def test_summary_known_values():
+    s = summary(EASY, total_cores=4)
+    assert s["n_jobs"] == 3
+    assert s["first_submit"] == 10.0 and s["last_end"] == 1210.0
+    assert s["makespan"] == 1200.0
+    # (3*100 + 4*100 + 1*1000) / (4 * 1200)
+    assert s["utilization"] == pytest.approx(1700 / 4800)
+    assert s["throughput_jobs_per_hour"] == pytest.approx(3 / (1200 / 3600))
+    assert s["wait_mean"] == pytest.approx(99.0)
+    assert s["wait_median"] == 99.0
+    assert s["wait_max"] == 198.0
+    # linear interpolation: p90 of [0, 99, 198] = 99 + 0.8 * 99
+    assert s["wait_p90"] == pytest.approx(178.2)
+    assert s["wait_p95"] == pytest.approx(188.1)
+    assert s["wait_p99"] == pytest.approx(196.02)
+    assert s["response_mean"] == pytest.approx((100 + 199 + 1198) / 3)
+    assert s["slowdown_max"] == pytest.approx(1.99)
+    assert s["bounded_slowdown_median"] == pytest.approx(1.198)
+    assert s["slowdown_undefined"] == 0
+
+
+def test_summary_uses_cores_column():
+    frame = EASY.assign(cores=[4, 4, 4])  # e.g. whole-node allocation
+    assert summary(frame, 4)["utilization"] == pytest.approx(4 * 1200 / 4800)
+
+
+def test_summary_one_job():
+    frame = pd.DataFrame({"submit": [5.0], "start": [7.0], "end": [17.0], "procs": [2]})
+    s = summary(frame, 8)
+    assert s["n_jobs"] == 1
+    assert s["makespan"] == 12.0
+    assert s["utilization"] == pytest.approx(20 / 96)
+    assert s["wait_mean"] == s["wait_p99"] == s["wait_max"] == 2.0
+    assert s["bounded_slowdown_mean"] == pytest.approx(1.2)
+
+
+def test_summary_zero_makespan():
+    frame = pd.DataFrame({"submit": [3.0], "start": [3.0], "end": [3.0], "procs": [2]})
+    s = summary(frame, 8)
+    assert s["makespan"] == 0.0 and s["utilization"] == 0.0
+    assert np.isnan(s["throughput_jobs_per_hour"])
+    assert np.isnan(s["slowdown_mean"]) and s["bounded_slowdown_mean"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "frame, match",
+    [
+        (EASY.iloc[0:0], "empty"),
+        (EASY.drop(columns="start"), "missing column"),
+        (EASY.assign(start=[10.0, np.nan, 210.0]), "job 2 has no finite start"),
+        (EASY.assign(start=[9.0, 110.0, 210.0]), "job 1 starts before it is submitted"),
+        (EASY.assign(end=[110.0, 100.0, 1210.0]), "job 2 ends before it starts"),
+    ],
+)
+def test_summary_bad_input(frame, match):
+    with pytest.raises(InputError, match=match):
+        summary(frame, 4)
+
+
+def test_summary_bad_arguments():
+    with pytest.raises(InputError, match="total_cores"):
+        summary(EASY, 0)
+    with pytest.raises(InputError, match="tau"):
+        summary(EASY, 4, tau=0)
+
+
+def test_series_known_values():
+    q = queue_length_series(EASY)
+    assert q["time"].tolist() == [10.0, 11.0, 12.0, 110.0, 210.0]
+    assert q["queued"].tolist() == [0, 1, 2, 1, 0]
+    r = running_series(EASY)
+    assert r["time"].tolist() == [10.0, 110.0, 210.0, 1210.0]
+    assert r["running"].tolist() == [1, 1, 1, 0]
+    u = utilization_series(EASY, 4)
+    assert u["busy_cores"].tolist() == [3, 4, 1, 0]
+    assert u["utilization"].tolist() == [0.75, 1.0, 0.25, 0.0]
+    t = throughput_series(EASY)
+    assert t["time"].tolist() == [110.0, 210.0, 1210.0]
+    assert t["finished"].tolist() == [1, 2, 3]
+
+
+def test_series_simultaneous_events():
+    frame = pd.DataFrame(
+        {
+            "submit": [0.0, 0.0, 0.0],
+            "start": [0.0, 5.0, 5.0],
+            "end": [5.0, 5.0, 9.0],
+            "procs": [2, 1, 1],
+        }
+    )
+    assert queue_length_series(frame)["queued"].tolist() == [2, 0]
+    u = utilization_series(frame, 2)
+    assert u["time"].tolist() == [0.0, 5.0, 9.0]
+    assert u["busy_cores"].tolist() == [2, 1, 0]
+    assert throughput_series(frame)["finished"].tolist() == [2, 3]
+
+
+def test_simulator_speed():
+    s = simulator_speed(makespan_s=86400 * 10, wall_s=1800, n_jobs=9000)
+    assert s == {"days_per_hour": 20.0, "jobs_per_s": 5.0}
+    with pytest.raises(InputError):
+        simulator_speed(1.0, 0.0, 1)
+
+
+def test_million_jobs_fast():
+    n = 1_000_000
+    rng = np.random.default_rng(0)
+    submit = rng.uniform(0, 1e7, n)
+    start = submit + rng.exponential(100, n)
+    frame = pd.DataFrame(
+        {
+            "submit": submit,
+            "start": start,
+            "end": start + rng.exponential(1000, n),
+            "procs": rng.integers(1, 64, n),
+        }
+    )
+    t0 = time.perf_counter()
+    summary(frame, 4096)
+    queue_length_series(frame)
+    utilization_series(frame, 4096)
+    throughput_series(frame)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 3.0  # about 0.5 s here; generous for a loaded machine
+
+
+# -- properties ---------------------------------------------------------------------------
+@st.composite
+def schedules(draw, n_cores=8):
+    """Random valid schedules on ``n_cores`` cores, built by a greedy list scheduler."""
+    n = draw(st.integers(1, 25))
+    jobs = []
+    t = 0.0
+    for _ in range(n):
+        t += draw(st.sampled_from([0.0, 0.5, 1.0, 7.0, 100.0]))
+        run = draw(st.sampled_from([0.0, 1.0, 3.5, 10.0, 60.0]))
+        procs = draw(st.integers(1, n_cores))
+        jobs.append((t, run, procs))
+    # place each job at the earliest time >= submit (and >= previous start) where it fits
+    placed: list[tuple[float, float, int]] = []
+    last_start = 0.0
+    for submit, run, procs in jobs:
+        candidates = sorted({max(submit, last_start)} | {e for _, e, _ in placed if e > submit})
+        for c in candidates:
+            if c < max(submit, last_start):
+                continue
+            points = {c} | {s for s, _, _ in placed if c < s < c + run}
+            if all(sum(p for s, e, p in placed if s <= x < e) + procs <= n_cores for x in points):
+                placed.append((c, c + run, procs))
+                last_start = c
+                break
+    frame = pd.DataFrame(
+        {
+            "submit": [j[0] for j in jobs],
+            "start": [p[0] for p in placed],
+            "end": [p[1] for p in placed],
+            "procs": [p[2] for p in placed],
+        }
+    )
+    return frame
+
+
+@settings(max_examples=150, deadline=None)
+@given(frame=schedules())
+def test_properties(frame):
+    s = summary(frame, 8)
+    assert 0.0 <= s["utilization"] <= 1.0 + 1e-12
+    m = job_metrics(frame)
+    assert (m["bounded_slowdown"] >= 1.0).all()
+    assert (m["wait"] >= 0).all()
+    sd = m["slowdown"].dropna()
+    assert (sd >= 1.0 - 1e-12).all()
+    q = queue_length_series(frame)
+    assert (q["queued"] >= 0).all() and q["queued"].iloc[-1] == 0
+    assert q["time"].is_monotonic_increasing and q["time"].is_unique
+    u = utilization_series(frame, 8)
+    assert (u["busy_cores"] >= 0).all() and (u["busy_cores"] <= 8).all()
+    assert u["busy_cores"].iloc[-1] == 0
+    # area under the busy-cores step function = total work
+    area = float(np.sum(u["busy_cores"].to_numpy()[:-1] * np.diff(u["time"].to_numpy())))
+    assert area == pytest.approx(float((frame["procs"] * (frame["end"] - frame["start"])).sum()))
+    thr = throughput_series(frame)
+    assert thr["finished"].iloc[-1] == len(frame)
+    assert thr["finished"].is_monotonic_increasing
+    r = running_series(frame)
+    assert (r["running"] >= 0).all() and r["running"].iloc[-1] == 0

@@ -1,0 +1,115 @@
+"""Hypothesis properties over random workloads, for every built-in scheduler."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from conftest import workloads
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from reference_easy import reference_schedule
+
+from coschedlab import Cluster, simulate, validate_jobs
+
+SCHEDULERS = ["fcfs", "sjf", "easy", "easy:extra=false", "easy:depth=2", "easy:interval=17",
+              "backfill", "backfill:reservations=3", "conservative", "conservative:compress=true",
+              "conservative:order=sjf", "easy:order=lxf"]  # fmt: skip
+clusters = st.builds(Cluster, st.integers(1, 8), st.integers(1, 2), st.integers(1, 2))
+
+
+def rows(w):
+    return list(
+        zip(w.id.tolist(), w.submit.tolist(), w.run.tolist(), w.requested_time.tolist(),
+            w.procs.tolist(), strict=True)
+    )  # fmt: skip
+
+
+def fit(w, cluster):
+    return w.select(w.procs <= cluster.total_cores)
+
+
+@given(w=workloads(), cluster=clusters, spec=st.sampled_from(SCHEDULERS))
+def test_every_schedule_passes_the_validator(w, cluster, spec):
+    w = fit(w, cluster)
+    r = simulate(w, cluster, spec)
+    assert len(r.jobs) == len(w)
+    assert r.validate() == []
+
+
+@given(w=workloads(), cluster=clusters, kill=st.booleans())
+def test_fcfs_starts_in_queue_order(w, cluster, kill):
+    r = simulate(fit(w, cluster), cluster, "fcfs", kill_at_walltime=kill)
+    start = r.jobs.start.to_numpy()  # rows are in queue order (submit, id)
+    assert np.all(np.diff(start) >= 0)
+
+
+@given(w=workloads(), cluster=clusters, extra=st.booleans())
+def test_easy_matches_the_textbook_reference(w, cluster, extra):
+    w = fit(w, cluster)
+    spec = "easy" if extra else "easy:extra=false"
+    r = simulate(w, cluster, spec)
+    expected = reference_schedule(rows(w), cluster.nodes, cluster.cores_per_node, extra=extra)
+    assert dict(zip(r.jobs.job_id, r.jobs.start, strict=True)) == expected
+
+
+@given(w=workloads(), cluster=clusters)
+def test_fcfs_matches_the_textbook_reference(w, cluster):
+    w = fit(w, cluster)
+    r = simulate(w, cluster, "fcfs")
+    expected = reference_schedule(rows(w), cluster.nodes, cluster.cores_per_node, backfill=False)
+    assert dict(zip(r.jobs.job_id, r.jobs.start, strict=True)) == expected
+
+
+@given(w=workloads(min_req=1), cluster=clusters)
+def test_easy_closed_form_equals_one_reservation_on_the_profile(w, cluster):
+    # (zero requested times excluded: an instantaneous reservation blocks nothing on the
+    # profile, while the closed form's extra = 0 at a shadow time of "now" still does)
+    w = fit(w, cluster)
+    a = simulate(w, cluster, "easy").jobs
+    b = simulate(w, cluster, "backfill:reservations=1").jobs
+    assert a.start.tolist() == b.start.tolist()
+
+
+@given(w=workloads(estimates="exact"), cluster=clusters)
+def test_easy_never_starts_the_head_later_than_fcfs_from_the_same_state(w, cluster):
+    # With exact estimates the shadow time IS the FCFS start from the state where the job
+    # became head; the validator recomputes it independently and must find no delay.
+    w = fit(w, cluster)
+    r = simulate(w, cluster, "easy")
+    res = r.jobs.reservation.to_numpy()
+    started_late = r.jobs.start.to_numpy() > res
+    assert not np.any(started_late[np.isfinite(res)])
+    assert r.validate() == []
+
+
+@given(w=workloads(estimates="exact"), cluster=clusters)
+def test_conservative_never_delays_a_reservation_with_exact_estimates(w, cluster):
+    r = simulate(fit(w, cluster), cluster, "conservative")
+    res = r.jobs.reservation.to_numpy()
+    ok = np.isfinite(res)
+    assert np.all(r.jobs.start.to_numpy()[ok] <= res[ok])
+
+
+@given(w=workloads(estimates="early"), cluster=clusters)
+def test_compressed_conservative_never_delays_a_reservation(w, cluster):
+    r = simulate(fit(w, cluster), cluster, "conservative:compress=true")
+    res = r.jobs.reservation.to_numpy()
+    ok = np.isfinite(res)
+    assert np.all(r.jobs.start.to_numpy()[ok] <= res[ok])
+
+
+@given(w=workloads(), cluster=clusters, spec=st.sampled_from(SCHEDULERS))
+def test_same_inputs_same_outputs(w, cluster, spec):
+    w = fit(w, cluster)
+    pd.testing.assert_frame_equal(simulate(w, cluster, spec).jobs, simulate(w, cluster, spec).jobs)
+
+
+@given(w=workloads(max_jobs=15), cluster=clusters, data=st.data())
+def test_validator_catches_a_broken_schedule(w, cluster, data):
+    w = fit(w, cluster)
+    assume(len(w) > 0)
+    jobs = simulate(w, cluster, "easy").jobs.copy()
+    k = data.draw(st.integers(0, len(jobs) - 1))
+    broken = jobs.copy()
+    broken.loc[k, "start"] = jobs.loc[k, "submit"] - 1.0  # before its submission
+    assert any("before its submission" in e for e in validate_jobs(broken, cluster))
