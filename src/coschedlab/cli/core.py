@@ -43,7 +43,10 @@ def load_trace(path: Path, nodes: int | None, cores_per_node: int | None) -> tup
         raise InputError(f"{path}: no MaxNodes/MaxProcs in the header; give --nodes")
     elif cores_per_node is not None:
         cluster = Cluster.from_cores(cluster.nodes, cores_per_node)
-    return workload.drop_oversized(cluster.total_cores), cluster
+    workload = workload.drop_oversized(cluster.total_cores)
+    if not len(workload):
+        raise InputError(f"{path}: no job left to simulate ({workload.summary()})")
+    return workload, cluster
 
 
 def _progress_run(workload: Workload, cluster: Cluster, spec: str, kill: bool) -> Result:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import typer
+from typer.exceptions import TyperException
 
 from ..errors import InputError
 from . import core, insitu
@@ -40,11 +41,11 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except typer.Abort:
         sys.exit(1)
-    except Exception as exc:  # click usage errors
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(2)
-        raise
+    except TyperException as exc:  # usage errors: bad option, missing argument
+        show = getattr(exc, "show", None)
+        if show is not None:
+            show()
+        else:
+            print(f"error: {exc.format_message()}", file=sys.stderr)
+        sys.exit(exc.exit_code if exc.exit_code else 2)
     sys.exit(code if isinstance(code, int) else 0)

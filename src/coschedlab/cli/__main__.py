@@ -1,0 +1,5 @@
+"""``python -m coschedlab.cli``."""
+
+from .main import main
+
+main()

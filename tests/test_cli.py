@@ -1,0 +1,96 @@
+"""The command line as a user meets it: outputs, one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+KTH = ROOT / "src" / "coschedlab" / "data" / "KTH-SP2-1996-2.1-cln.swf.gz"
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "coschedlab.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def small_trace(tmp_path: Path) -> Path:
+    path = tmp_path / "small.swf"
+    lines = ["; MaxNodes: 4", "; MaxProcs: 4"]
+    lines += [
+        f"{i} {10 * i} -1 {50 + i} 2 -1 -1 2 {100 + i} -1 1 1 1 -1 -1 -1 -1 -1" for i in range(1, 9)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_simulate_writes_every_output(small_trace, tmp_path):
+    out = tmp_path / "out"
+    p = cli("simulate", str(small_trace), "--scheduler", "easy", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    for name in ("jobs.parquet", "jobs.csv", "result.swf", "metrics.json"):
+        assert (out / name).stat().st_size > 0
+    jobs = pd.read_parquet(out / "jobs.parquet")
+    assert len(jobs) == 8 and jobs.start.notna().all()
+    meta = json.loads((out / "metrics.json").read_text())
+    assert meta["scheduler"] == "easy" and meta["metrics"]["n_jobs"] == 8
+    csv = pd.read_csv(out / "jobs.csv")
+    assert list(csv.waiting_time) == list(jobs.wait)
+    p = cli("validate", str(out))
+    assert p.returncode == 0 and "all invariants hold" in p.stdout
+
+
+def test_user_scheduler_file_works_through_the_cli(small_trace, tmp_path):
+    example = ROOT / "examples" / "smallest_first_backfill.py"
+    p = cli("simulate", str(small_trace), "-s", str(example), "--out", str(tmp_path / "o"))
+    assert p.returncode == 0, p.stderr
+    assert "smallest-first" in p.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["simulate", "missing.swf"], "missing.swf: No such file or directory"),
+        (["simulate", "{trace}", "-s", "nope"], "unknown scheduler 'nope'"),
+        (["simulate", "{trace}", "-s", "easy:depth=0"], "option depth must be a positive"),
+        (["simulate", "{trace}", "-s", "easy:bogus=1"], "has no option 'bogus'"),
+        (["simulate", "{bad}"], "bad.swf:3: field 4 (run time)"),
+        (["simulate", "{trace}", "--nodes", "1"], "8 larger than the machine"),
+        (["simulate", "{trace}", "--nodes", "0"], "--nodes must be positive"),
+        (["validate", "{tmp}"], "no metrics.json"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_code_2(small_trace, tmp_path, args, message):
+    bad = tmp_path / "bad.swf"
+    bad.write_text("; MaxNodes: 4\n1 0 -1 5 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                   "2 0 -1 abc 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1\n")  # fmt: skip
+    args = [a.format(trace=small_trace, bad=bad, tmp=tmp_path) for a in args]
+    p = cli(*args)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert message in p.stderr
+    assert "Traceback" not in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_schedulers_lists_the_builtins():
+    p = cli("schedulers")
+    assert p.returncode == 0
+    for name in ("fcfs", "sjf", "easy", "conservative", "backfill"):
+        assert name in p.stdout
+
+
+def test_usage_error_exits_2_without_traceback(small_trace):
+    p = cli("simulate", str(small_trace), "--bogus")
+    assert p.returncode == 2
+    assert "No such option: --bogus" in p.stderr and "Traceback" not in p.stderr
