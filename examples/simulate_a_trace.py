@@ -1,6 +1,6 @@
 """Replay a real trace under three schedulers and compare them (the Python API).
 
-    python examples/simulate_a_trace.py [TRACE.swf.gz]
+python examples/simulate_a_trace.py [TRACE.swf.gz]
 """
 
 import sys
@@ -9,8 +9,10 @@ from importlib import resources
 import coschedlab
 from coschedlab.workload.swf import cluster_from_header, read_swf
 
-path = sys.argv[1] if len(sys.argv) > 1 else resources.files("coschedlab") / "data" / (
-    "KTH-SP2-1996-2.1-cln.swf.gz"
+path = (
+    sys.argv[1]
+    if len(sys.argv) > 1
+    else resources.files("coschedlab") / "data" / ("KTH-SP2-1996-2.1-cln.swf.gz")
 )
 workload = read_swf(path)
 cluster = cluster_from_header(workload.header)

@@ -197,8 +197,6 @@ def test_easy_interval_backfills_on_a_timer():
 
 
 def test_easy_depth_limits_backfill_candidates():
-    w = workload(
-        (1, 0, 100, 100, 2), (2, 0, 100, 100, 4), (3, 1, 200, 200, 3), (4, 1, 20, 20, 2)
-    )
+    w = workload((1, 0, 100, 100, 2), (2, 0, 100, 100, 4), (3, 1, 200, 200, 3), (4, 1, 20, 20, 2))
     assert starts(simulate(w, Cluster(4), "easy"))[4] == 1
     assert starts(simulate(w, Cluster(4), "easy:depth=1"))[4] > 1

@@ -26,7 +26,9 @@ DEMO_TRACE = "KTH-SP2-1996-2.1-cln.swf.gz"
 DEMO_SCHEDULERS = ("fcfs", "easy", "conservative")
 
 
-def load_trace(path: Path, nodes: int | None, cores_per_node: int | None) -> tuple[Workload, Cluster]:
+def load_trace(
+    path: Path, nodes: int | None, cores_per_node: int | None
+) -> tuple[Workload, Cluster]:
     """Read an SWF trace; the cluster comes from the options, else from the header."""
     from ..workload.swf import cluster_from_header, read_swf
 
@@ -108,7 +110,9 @@ def simulate(
     ] = ["easy"],  # noqa: B006
     nodes: Annotated[int | None, typer.Option(help="nodes (default: from the header)")] = None,
     cores_per_node: Annotated[int | None, typer.Option(help="cores per node")] = None,
-    kill_at_walltime: Annotated[bool, typer.Option(help="end jobs at their requested time")] = False,
+    kill_at_walltime: Annotated[
+        bool, typer.Option(help="end jobs at their requested time")
+    ] = False,
     out: Annotated[Path, typer.Option(help="output directory")] = Path("out/simulate"),
     validate: Annotated[bool, typer.Option(help="check the invariants on each run")] = True,
 ) -> None:
@@ -159,7 +163,9 @@ def validate(
 ) -> None:
     """Check the schedule invariants on a result directory (exit 1 if any is broken)."""
     if not (result_dir / "metrics.json").is_file():
-        raise InputError(f"{result_dir}: no metrics.json here; give a directory written by simulate")
+        raise InputError(
+            f"{result_dir}: no metrics.json here; give a directory written by simulate"
+        )
     r = Result.load(result_dir)
     violations = r.validate()
     if violations:

@@ -269,10 +269,7 @@ class Simulation:
         self.start_pass[j] = self.passes
         insort(self.est_sorted, (now + self.req[j], j))
         sm = self.speed_model
-        if sm.dynamic:
-            end = sm.end_time(j, now)
-        else:
-            end = now + self.duration[j]
+        end = sm.end_time(j, now) if sm.dynamic else now + self.duration[j]
         self.end[j] = end
         heappush(self._heap, (end, j))
         if sm.dynamic:
