@@ -161,9 +161,7 @@ class Workload:
         """The jobs where ``mask`` is true (dependencies on removed jobs are dropped)."""
         cols = {k: v[mask] for k, v in self.columns.items()}
         kept = set(cols["id"].tolist())
-        deps = {
-            j: tuple(d for d in ds if d in kept) for j, ds in self.deps.items() if j in kept
-        }
+        deps = {j: tuple(d for d in ds if d in kept) for j, ds in self.deps.items() if j in kept}
         deps = {j: ds for j, ds in deps.items() if ds}
         extra = {k: v[mask] for k, v in self.extra.items()}
         return Workload(cols, deps, dict(self.header), Counter(self.dropped), self.source, extra)
