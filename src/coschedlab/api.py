@@ -21,7 +21,9 @@ def simulate(
     scheduler: str | Scheduler | type[Scheduler] = "easy",
     *,
     kill_at_walltime: bool = False,
+    pool: Any = None,
     speed_model: SpeedModel | None = None,
+    shared_nodes: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
     **options: Any,
 ) -> Result:
@@ -30,6 +32,10 @@ def simulate(
     ``workload`` may be a path to an SWF file; ``cluster`` then defaults to the size its header
     gives (MaxNodes/MaxProcs). ``scheduler`` is a name with options (``"easy:depth=50"``), a
     path to a ``.py`` file, a Scheduler class or instance; extra keyword ``options`` go to it.
+
+    ``pool`` turns on node co-location: an application pool (:class:`coschedlab.coloc.Pool`, or
+    a path to an ELiSE pool JSON) or a :class:`coschedlab.coloc.Heatmap`; jobs then run at the
+    speed its heatmap gives beside their neighbours (ELiSE 3.5) and nodes are shared.
     """
     if not isinstance(workload, Workload):
         from .workload.swf import cluster_from_header, read_swf
@@ -44,6 +50,21 @@ def simulate(
     if cluster is None:
         raise InputError("give the cluster (coschedlab.Cluster(nodes, sockets, cores))")
     sched = get_scheduler(scheduler, **options)
+    if pool is not None:
+        from .coloc.heatmap import Heatmap
+        from .coloc.pool import Pool, load_pool
+        from .coloc.speed import ColocationSpeed
+
+        if isinstance(pool, (str, Path)):
+            pool = load_pool(pool)
+        if isinstance(pool, Pool):
+            speed_model = ColocationSpeed.from_pool(pool)
+        elif isinstance(pool, Heatmap):
+            speed_model = ColocationSpeed(pool)
+        else:
+            raise InputError(f"pool must be a Pool, a Heatmap or a path, not {type(pool).__name__}")
+        if shared_nodes is None:
+            shared_nodes = True
     sim = Simulation(
         workload,
         cluster,
@@ -51,6 +72,7 @@ def simulate(
         kill_at_walltime=kill_at_walltime,
         speed_model=speed_model,
         progress=progress,
+        shared_nodes=bool(shared_nodes),
     )
     sim.run()
     return Result.from_simulation(sim)

@@ -71,9 +71,17 @@ def validate_jobs(
                     return errors
     if errors:
         return errors
-    errors += _check_capacity(start, end, nodes, cluster.nodes, ids)
-    if "alloc" in jobs and len(errors) < max_errors:
-        errors += _check_nodes(jobs["alloc"].tolist(), start, end, nodes, cluster.nodes, ids)
+    if "node_cores" in jobs:  # shared nodes: count cores, node by node
+        cores = jobs["node_cores"].to_numpy()
+        errors += _check_capacity(start, end, nodes * cores, cluster.total_cores, ids, "cores")
+        errors += _check_nodes(
+            jobs["alloc"].tolist(), start, end, nodes, cluster.nodes, ids, cores,
+            cluster.cores_per_node,
+        )  # fmt: skip
+    else:
+        errors += _check_capacity(start, end, nodes, cluster.nodes, ids)
+        if "alloc" in jobs and len(errors) < max_errors:
+            errors += _check_nodes(jobs["alloc"].tolist(), start, end, nodes, cluster.nodes, ids)
     name = scheduler.split(":")[0]
     if name in ("easy", "backfill") and "order=" not in scheduler and not errors:
         errors += _check_easy_head(jobs, cluster)
@@ -82,8 +90,8 @@ def validate_jobs(
     return errors[:max_errors]
 
 
-def _check_capacity(start, end, nodes, capacity, ids) -> list[str]:
-    """Nodes in use never exceed the machine (ends before starts at the same instant)."""
+def _check_capacity(start, end, nodes, capacity, ids, what="nodes") -> list[str]:
+    """Nodes (or cores) in use never exceed the machine (ends before starts at an instant)."""
     times = np.concatenate([end, start])
     delta = np.concatenate([-nodes, nodes])
     kind = np.concatenate([np.zeros(len(end)), np.ones(len(start))])
@@ -92,13 +100,16 @@ def _check_capacity(start, end, nodes, capacity, ids) -> list[str]:
     over = np.flatnonzero(used > capacity)
     if len(over):
         k = order[over[0]] - len(end)
-        return [f"{used[over[0]]} nodes in use at t={times[order[over[0]]]} on a "
-                f"{capacity}-node machine (when job {ids[k]} starts)"]  # fmt: skip
+        return [f"{used[over[0]]} {what} in use at t={times[order[over[0]]]} on a machine "
+                f"of {capacity} {what} (when job {ids[k]} starts)"]  # fmt: skip
     return []
 
 
-def _check_nodes(allocs, start, end, nodes, capacity, ids, limit=20_000_000) -> list[str]:
-    """Per node, no two jobs overlap in time; each job holds exactly its node count."""
+def _check_nodes(
+    allocs, start, end, nodes, capacity, ids, cores=None, cpn=1, limit=20_000_000
+) -> list[str]:
+    """Per node, jobs never hold more than its cores at once (whole nodes: never two jobs at
+    once); each job holds exactly its node count, all within the machine."""
     if int(nodes.sum()) > limit:
         return []
     node_list, job_list = [], []
@@ -117,6 +128,8 @@ def _check_nodes(allocs, start, end, nodes, capacity, ids, limit=20_000_000) -> 
     if node.min() < 0 or node.max() >= capacity:
         k = job[np.argmax((node < 0) | (node >= capacity))]
         return [f"job {ids[k]} holds a node outside 0..{capacity - 1}"]
+    if cores is not None:
+        return _check_node_cores(node, job, start, end, cores, cpn, ids)
     s, e = start[job], end[job]
     order = np.lexsort((e, s, node))
     node, job, s, e = node[order], job[order], s[order], e[order]
@@ -126,6 +139,29 @@ def _check_nodes(allocs, start, end, nodes, capacity, ids, limit=20_000_000) -> 
         c = clash[0]
         return [f"node {node[c]} is given to job {ids[job[c]]} [{s[c]}, {e[c]}) and to job "
                 f"{ids[job[c + 1]]} [{s[c + 1]}, {e[c + 1]}) at once"]  # fmt: skip
+    return []
+
+
+def _check_node_cores(node, job, start, end, cores, cpn, ids) -> list[str]:
+    """Cores in use on every node never exceed its cores (ends first at an instant)."""
+    m = len(node)
+    t = np.concatenate([start[job], end[job]])
+    nd = np.concatenate([node, node])
+    delta = np.concatenate([cores[job], -cores[job]])
+    kind = np.concatenate([np.ones(m), np.zeros(m)])  # ends (0) before starts (1)
+    jj = np.concatenate([job, job])
+    order = np.lexsort((kind, t, nd))
+    nd, delta, t, jj = nd[order], delta[order], t[order], jj[order]
+    used = np.cumsum(delta)
+    # cumulative sum restarts at every node: subtract the total before each node's first event
+    first = np.flatnonzero(np.r_[True, nd[1:] != nd[:-1]])
+    base = np.repeat(np.r_[0, used[first[1:] - 1]], np.diff(np.r_[first, len(nd)]))
+    used = used - base
+    over = np.flatnonzero(used > cpn)
+    if len(over):
+        k = over[0]
+        return [f"node {nd[k]} has {used[k]} cores in use at t={t[k]} ({cpn} cores; when job "
+                f"{ids[jj[k]]} starts)"]  # fmt: skip
     return []
 
 

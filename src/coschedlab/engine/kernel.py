@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import InputError
 from ..jobs import Workload
 from ..platform import Cluster
-from .resources import NodePool
+from .resources import NodePool, Placement, SharedNodes
 from .speed import SpeedModel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,6 +48,9 @@ class Simulation:
     ``kill_at_walltime`` ends a job at its requested time when it would run longer (ELiSE's
     behaviour; off by default, so jobs that overrun their estimate keep running).
     ``progress(done, total)`` is called every few thousand completions.
+    ``shared_nodes`` turns on per-node core accounting (co-location): policies may then return
+    :class:`~coschedlab.engine.resources.Placement` decisions that share nodes; ``free`` still
+    counts idle nodes, so whole-node policies work unchanged.
     """
 
     def __init__(
@@ -59,6 +62,7 @@ class Simulation:
         kill_at_walltime: bool = False,
         speed_model: SpeedModel | None = None,
         progress: Callable[[int, int], None] | None = None,
+        shared_nodes: bool = False,
     ) -> None:
         self.workload = workload
         self.cluster = cluster
@@ -91,13 +95,14 @@ class Simulation:
                 k = int(np.argmin(np.where(np.isfinite(arr), arr, -np.inf)))
                 raise InputError(f"job {int(ids[k])} has {name} {arr[k]!r}")
         duration = np.minimum(run, req) if kill_at_walltime else run
-        self.killed = (run > req) if kill_at_walltime else np.zeros(n, dtype=bool)
+        self.killed = ((run > req) if kill_at_walltime else np.zeros(n, dtype=bool)).tolist()
         self.ids: list[int] = ids.tolist()
         self.submit: list[float] = submit.tolist()
         self.req: list[float] = req.tolist()
         self.nodes: list[int] = nodes.tolist()
         self.procs: list[int] = procs.tolist()
         self.duration: list[float] = duration.tolist()
+        self.run_time: list[float] = run.tolist()
         self.start: list[float] = [NAN] * n
         self.end: list[float] = [NAN] * n
         self.reservation: list[float] = [NAN] * n
@@ -108,6 +113,9 @@ class Simulation:
         self.now = 0.0
         self.free = cluster.nodes
         self.pool = NodePool(cluster.nodes)
+        self.shared = SharedNodes(cluster.nodes, cluster.cores_per_node) if shared_nodes else None
+        self.node_cores: list[int] = [cluster.cores_per_node] * n
+        self._started_in_pass: list[int] = []
         self.passes = 0
         self.wall_time = NAN
         self._timers: list[float] = []
@@ -190,6 +198,7 @@ class Simulation:
         next_report = 4096
         arr_i = 0
         cur_end = self._cur_end
+        finished = bytearray(n)
         while True:
             t = submit[arr_i] if arr_i < n else INF
             if heap and heap[0][0] < t:
@@ -202,8 +211,9 @@ class Simulation:
             # 1. all completions at t
             while heap and heap[0][0] == t:
                 e, j = heappop(heap)
-                if cur_end[j] != e:  # rescheduled by the speed model
+                if cur_end[j] != e or finished[j]:  # rescheduled by the speed model
                     continue
+                finished[j] = 1
                 self._finish(j, t)
                 done += 1
             # 2. all arrivals at t
@@ -219,8 +229,8 @@ class Simulation:
             # 3. one scheduling pass
             if queue:
                 decisions = schedule(self)
-                if decisions:
-                    self._apply(decisions)
+                if decisions or self._started_in_pass:
+                    self._apply(decisions or ())
                 self.passes += 1
             if progress is not None and done >= next_report:
                 progress(done, n)
@@ -238,33 +248,74 @@ class Simulation:
         self.wall_time = perf_counter() - t0
         return self
 
-    def _apply(self, decisions: Iterable[int]) -> None:
+    def start_now(self, decision: int | Placement) -> None:
+        """Apply one decision immediately, during the pass (for policies whose later decisions
+        depend on where earlier jobs went); the job leaves the queue when the pass ends."""
+        self._apply_one(decision)
+
+    def _apply_one(self, d: int | Placement) -> None:
         now = self.now
-        queued = self._queued
-        nodes = self.nodes
-        started = []
-        for j in decisions:
-            if not (0 <= j < self.n) or not queued[j]:
-                what = f"job index {j}" if not (0 <= j < self.n) else f"job {self.ids[j]}"
-                raise SchedulerError(
-                    f"scheduler {self.scheduler.describe()} started {what}, which is not queued"
-                )
-            if nodes[j] > self.free:
+        if isinstance(d, Placement):
+            j, placement = d.job, d
+        else:
+            j, placement = int(d), None
+        if not (0 <= j < self.n) or not self._queued[j]:
+            what = f"job index {j}" if not (0 <= j < self.n) else f"job {self.ids[j]}"
+            raise SchedulerError(
+                f"scheduler {self.scheduler.describe()} started {what}, which is not queued"
+            )
+        if placement is None:
+            if self.nodes[j] > self.free:
                 raise SchedulerError(
                     f"scheduler {self.scheduler.describe()} started job {self.ids[j]} needing "
-                    f"{nodes[j]} nodes with {self.free} free at t={now}"
+                    f"{self.nodes[j]} nodes with {self.free} free at t={now}"
                 )
-            queued[j] = 0
-            self._start(j, now)
-            started.append(j)
+        else:
+            why = None
+            if self.shared is None:
+                why = "gave a placement, but nodes are not shared in this simulation"
+            elif len(placement.nodes) * placement.cores < self.procs[j]:
+                why = (
+                    f"gave {len(placement.nodes)} nodes x {placement.cores} cores for "
+                    f"{self.procs[j]} processors"
+                )
+            else:
+                why = self.shared.check(placement)
+            if why:
+                raise SchedulerError(
+                    f"scheduler {self.scheduler.describe()} started job {self.ids[j]} at "
+                    f"t={now}: placement {why}"
+                )
+        self._queued[j] = 0
+        self._started_in_pass.append(j)
+        self._start(j, now, placement)
+
+    def _apply(self, decisions: Iterable[int | Placement]) -> None:
+        for d in decisions:
+            self._apply_one(d)
+        started = self._started_in_pass
         if len(started) == 1:
             self.queue.remove(started[0])
         elif started:
+            queued = self._queued
             self.queue[:] = [j for j in self.queue if queued[j]]
+        started.clear()
 
-    def _start(self, j: int, now: float) -> None:
-        self.free -= self.nodes[j]
-        self.alloc[j] = self.pool.take(self.nodes[j])
+    def _start(self, j: int, now: float, placement: Placement | None = None) -> None:
+        shared = self.shared
+        if shared is None:
+            self.free -= self.nodes[j]
+            self.alloc[j] = self.pool.take(self.nodes[j])
+        else:
+            if placement is None:
+                where = shared.take_idle(self.nodes[j])
+                shared.place(j, where, self.cluster.cores_per_node)
+            else:
+                shared.claim(placement)
+                where = list(placement.nodes)
+                self.node_cores[j] = placement.cores
+            self.alloc[j] = where
+            self.free = shared.idle.free
         self.start[j] = now
         self.start_pass[j] = self.passes
         insort(self.est_sorted, (now + self.req[j], j))
@@ -276,8 +327,12 @@ class Simulation:
             self._reschedule(sm.on_start(j, now))
 
     def _finish(self, j: int, now: float) -> None:
-        self.free += self.nodes[j]
-        self.pool.give(self.alloc[j])
+        if self.shared is None:
+            self.free += self.nodes[j]
+            self.pool.give(self.alloc[j])
+        else:
+            self.shared.release(j, self.alloc[j], self.node_cores[j])
+            self.free = self.shared.idle.free
         est = self.est_sorted
         del est[bisect_left(est, (self.start[j] + self.req[j], j))]
         if self._deps_left is not None and j in self._dependents:

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..metrics import job_metrics
 from ..platform import Cluster
-from .resources import format_intervals
+from .resources import format_intervals, nodes_to_intervals
 
 if TYPE_CHECKING:  # pragma: no cover
     from .kernel import Simulation
@@ -61,7 +61,7 @@ class Result:
                 "requested_time": np.asarray(sim.req, dtype=np.float64),
                 "procs": np.asarray(sim.procs, dtype=np.int64),
                 "nodes": np.asarray(sim.nodes, dtype=np.int64),
-                "alloc": [format_intervals(a) if a else "" for a in sim.alloc],
+                "alloc": _alloc_texts(sim),
                 "user": cols["user"][order],
                 "group": cols["group"][order],
                 "app": cols["app"][order],
@@ -73,11 +73,28 @@ class Result:
                 "start_pass": np.asarray(sim.start_pass, dtype=np.int64),
             }
         )
+        if sim.shared is not None:
+            frame["nodes"] = np.asarray([len(a) for a in sim.alloc], dtype=np.int64)
+            node_cores = np.asarray(sim.node_cores, dtype=np.int64)
+            frame["node_cores"] = node_cores
+            frame["cores"] = node_cores * frame["nodes"].to_numpy()
+            frame["placement"] = np.where(
+                node_cores == sim.cluster.cores_per_node, "compact", "spread"
+            )
+        extra_cols = list(w.extra)
         for name, arr in w.extra.items():
             frame[name] = arr[order]
+        model_cols = sim.speed_model.result_columns()
+        for name, arr in model_cols.items():
+            frame[name] = arr
         frame = job_metrics(frame)
         return cls(
-            jobs=frame[list(JOB_TABLE_COLUMNS) + list(w.extra)],
+            jobs=frame[
+                list(JOB_TABLE_COLUMNS)
+                + [c for c in ("node_cores", "cores", "placement") if c in frame]
+                + list(model_cols)
+                + extra_cols
+            ],
             cluster=sim.cluster,
             scheduler=sim.scheduler.describe(),
             wall_time=sim.wall_time,
@@ -159,6 +176,12 @@ class Result:
             passes=meta.get("passes", 0),
             options=meta.get("options", {}),
         )
+
+
+def _alloc_texts(sim: Simulation) -> list[str]:
+    if sim.shared is None:
+        return [format_intervals(a) if a else "" for a in sim.alloc]
+    return [format_intervals(nodes_to_intervals(a)) if a else "" for a in sim.alloc]
 
 
 def _jsonable(v: Any) -> Any:

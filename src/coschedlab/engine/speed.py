@@ -39,3 +39,7 @@ class SpeedModel:
     def on_end(self, j: int, now: float) -> dict[int, float]:
         """Job ``j`` ended; return changed end times of other running jobs."""
         return {}
+
+    def result_columns(self) -> dict:
+        """Extra per-job columns for the result table (in queue order)."""
+        return {}

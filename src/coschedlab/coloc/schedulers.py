@@ -1,0 +1,251 @@
+"""Co-schedulers: EASY on shared nodes, Filler, best-pair (ELiSE Algorithms 1 and 2).
+
+All follow ELiSE's scheduler interface (Algorithm 1) as hooks of one class,
+:class:`CoScheduler`:
+
+* ``deploy_order`` (ELiSE's ``waiting_queue_reordering``): the order jobs are deployed in;
+* ``node_order`` (ELiSE's ``host_alloc_condition``): which shared nodes a job goes to first;
+* ``cores_for``: the placement (``spread``: half of every socket, so two jobs share a node;
+  ``compact``: whole nodes).
+
+A pass deploys jobs in ``deploy_order`` while they fit (stopping at the first that does not),
+then backfills with EASY on shared nodes: the first job of the queue in submission order that
+did not start (the head) gets the shadow time S at which enough nodes have the free cores it
+needs, computed node by node from the running jobs' estimated ends; a later job that fits now
+starts if it ends by S (rule a) or if, with its cores still in use at S, the head still fits
+(rule b: the node-level form of "extra nodes"). ELiSE's own EASY co-scheduler applies rule (a)
+only (``extra=false``) and looks 100 jobs deep (``depth=100``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from ..engine.resources import Placement
+from ..errors import InputError
+from ..schedulers.base import Scheduler
+from ..schedulers.registry import register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine.kernel import Simulation
+
+INF = math.inf
+
+
+class CoScheduler(Scheduler):
+    """EASY co-scheduling on shared nodes; subclasses override the hooks."""
+
+    def __init__(
+        self,
+        placement: str = "spread",
+        extra: bool = True,
+        depth: int | None = None,
+        backfill: bool = True,
+    ) -> None:
+        super().__init__("fcfs")
+        if placement not in ("spread", "compact"):
+            raise InputError(f"option placement must be spread or compact, got {placement!r}")
+        for name, value in (("extra", extra), ("backfill", backfill)):
+            if not isinstance(value, bool):
+                raise InputError(f"option {name} must be true or false, got {value!r}")
+        if depth is not None and (
+            isinstance(depth, bool) or not isinstance(depth, int) or depth < 1
+        ):
+            raise InputError(f"option depth must be a positive whole number, got {depth!r}")
+        self.placement = placement
+        self.extra = extra
+        self.depth = depth
+        self.backfill = backfill
+
+    def params(self) -> dict[str, Any]:
+        p: dict[str, Any] = {}
+        if self.placement != "spread":
+            p["placement"] = self.placement
+        if not self.extra:
+            p["extra"] = False
+        if self.depth is not None:
+            p["depth"] = self.depth
+        if not self.backfill:
+            p["backfill"] = False
+        return p
+
+    def setup(self, view: Simulation) -> None:
+        if view.shared is None:
+            raise InputError(f"scheduler {self.describe()} needs shared nodes (give a pool)")
+        c = view.cluster
+        self._cpn = c.cores_per_node
+        self._half = c.sockets_per_node * (c.cores_per_socket // 2)
+        if self.placement == "spread" and self._half < 1:
+            raise InputError(f"{c} has sockets of 1 core: nodes cannot be split in halves")
+        # cores per node and nodes of every job (cores_for depends on the job alone)
+        self._cores = [self.cores_for(view, j) for j in range(view.n)]
+        self._k = [-(-p // c) for p, c in zip(view.procs, self._cores, strict=True)]
+
+    # -- hooks ------------------------------------------------------------------------------
+    def deploy_order(self, view: Simulation) -> list[int]:
+        """Order in which queued jobs are deployed (ELiSE's waiting_queue_reordering)."""
+        return list(view.queue)
+
+    def node_order(self, view: Simulation, j: int, shared: list[int]) -> list[int]:
+        """Order of the partly used nodes job ``j`` may share (ELiSE's host_alloc_condition);
+        they are preferred to idle nodes, so jobs pair up."""
+        return shared
+
+    def cores_for(self, view: Simulation, j: int) -> int:
+        """Cores per node job ``j`` gets: half of every socket (spread) or the whole node."""
+        if self.placement == "compact":
+            return self._cpn
+        if -(-view.procs[j] // self._half) > view.cluster.nodes:
+            return self._cpn  # too big to spread on this machine: whole nodes
+        return self._half
+
+    # -- mechanism --------------------------------------------------------------------------
+    def choose(self, view: Simulation, j: int) -> Placement | None:
+        """Where job ``j`` would go now, or None if it does not fit."""
+        c = self._cores[j]
+        k = self._k[j]
+        sh = view.shared
+        if c == self._cpn:
+            if sh.idle.free < k:
+                return None
+            return Placement(j, sh.peek_idle(k), c)
+        shared = sh.nodes_with(c)
+        if len(shared) + sh.idle.free < k:
+            return None
+        chosen = self.node_order(view, j, shared)[:k]
+        if len(chosen) < k:
+            chosen = chosen + sh.peek_idle(k - len(chosen))
+        return Placement(j, chosen, c)
+
+    def schedule(self, view: Simulation) -> list:
+        for j in self.deploy_order(view):
+            p = self.choose(view, j)
+            if p is None:
+                break
+            view.start_now(p)
+        if self.backfill:
+            self._backfill(view)
+        return []
+
+    def _backfill(self, view: Simulation) -> None:
+        queued = view._queued
+        rest = [j for j in view.queue if queued[j]]
+        if len(rest) < 2:
+            return
+        sh = view.shared
+        cores, kneed = self._cores, self._k
+        cpn = self._cpn
+        avail = {cpn: sh.idle.free}
+        candidates = rest[1:] if self.depth is None else rest[1 : 1 + self.depth]
+        fit = []
+        for j in candidates:
+            c = cores[j]
+            if c not in avail:
+                avail[c] = sh.count_with(c)
+            if kneed[j] <= avail[c]:
+                fit.append(j)
+        if not fit:
+            return  # nothing could start now: no need for the head's shadow time
+        head = rest[0]
+        now = view.now
+        c_h, k_h = cores[head], kneed[head]
+        # project free cores at the shadow time, node by node
+        partial, jobs_on = sh.partial, sh.jobs_on
+        proj: dict[int, int] = {}
+        count = sh.count_with(c_h)
+        shadow = now if count >= k_h else INF
+        alloc, node_cores = view.alloc, view.node_cores
+        for est, k in view.est_sorted:
+            if est < now:
+                est = now
+            if est > shadow:
+                break
+            ck = node_cores[k]
+            for n in alloc[k]:
+                if n in proj:
+                    before = proj[n]
+                elif n in partial:
+                    before = partial[n]
+                else:
+                    before = 0 if jobs_on[n] else cpn
+                proj[n] = before + ck
+                if before < c_h <= before + ck:
+                    count += 1
+            if shadow == INF and count >= k_h:
+                shadow = est
+        view.record_reservation(head, shadow)
+        if shadow == INF:
+            return
+        req = view.req
+        for j in fit:
+            if not sh.idle.free and not partial:
+                break
+            p = self.choose(view, j)
+            if p is None:
+                continue
+            if now + req[j] <= shadow:
+                view.start_now(p)
+                continue
+            if not self.extra:
+                continue
+            # rule (b): with j's cores still in use at S, does the head still fit?
+            lost = 0
+            for n in p.nodes:
+                before = proj[n] if n in proj else sh.free_cores(n)
+                if before >= c_h > before - p.cores:
+                    lost += 1
+            if count - lost >= k_h:
+                for n in p.nodes:
+                    proj[n] = (proj[n] if n in proj else sh.free_cores(n)) - p.cores
+                count -= lost
+                view.start_now(p)
+
+
+@register("easy-coloc")
+class EasyColoc(CoScheduler):
+    """EASY co-scheduler: FCFS pairing into spread allocations, EASY backfilling that keeps
+    the head job's reservation on shared nodes."""
+
+
+@register("filler")
+class Filler(CoScheduler):
+    """Filler co-scheduler (ELiSE Algorithm 2): deploy in order of factor0 / factor1, where
+    factor0 = 1 - (free - procs) / free if the job fits the free cores (1 when nothing is free,
+    -1 when it does not fit) and factor1 = (job id + 1) / max id; backfill as easy-coloc."""
+
+    def deploy_order(self, view: Simulation) -> list[int]:
+        sh = view.shared
+        free = sh.idle.free * sh.cpn + sum(sh.partial.values())
+        procs = view.procs
+        n = max(view.n, 1)
+
+        def key(j: int) -> float:
+            if free > 0:
+                diff = free - procs[j]
+                f0 = 1 - diff / free if diff >= 0 else -1.0
+            else:
+                f0 = 1.0
+            return f0 / ((j + 1) / n)
+
+        return sorted(view.queue, key=key, reverse=True)
+
+
+@register("best-pair")
+class BestPair(CoScheduler):
+    """Like easy-coloc, but a job shares first the nodes whose current neighbour gives it the
+    best predicted speedup (from the heatmap)."""
+
+    def node_order(self, view: Simulation, j: int, shared: list[int]) -> list[int]:
+        model = view.speed_model
+        pair = getattr(model, "pair_speedup", None)
+        if pair is None:
+            return shared
+        jobs_on = view.shared.jobs_on
+
+        def score(n: int) -> tuple[float, int]:
+            neighbours = jobs_on[n]
+            s = min((pair(j, k) for k in neighbours), default=INF)
+            return (-s, n)
+
+        return sorted(shared, key=score)

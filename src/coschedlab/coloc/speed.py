@@ -1,0 +1,166 @@
+"""ELiSE's co-location speed model (ELiSE section 3.5; REFERENCE.md section 2).
+
+A job on whole nodes (compact) runs at speedup 1. A job sharing nodes (spread) runs at the
+minimum, over every neighbour on any of its nodes, of ``heatmap[job][neighbour]``, starting from
+its spread-alone speedup; an unmeasured pair counts as the job's mean measured speedup. When the
+speedup changes, the remaining time is rescaled:
+``remaining_new = speedup_old * remaining_old / speedup_new`` (equivalently: the job has
+``work`` compact-seconds left and progresses at ``speedup`` compact-seconds per second).
+
+Spread-alone speedup: the pool's measured spread timings when it has them; otherwise, as ELiSE's
+own code does (``compengine.calculate_job_rem_time`` starts from ``max_speedup``), the job's
+largest measured pair speedup.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..engine.speed import SpeedModel
+from ..errors import InputError
+from .heatmap import Heatmap
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine.kernel import Simulation
+    from ..jobs import Workload
+    from .pool import Pool
+
+
+def app_names_of(workload: Workload, names: list[str]) -> list[str | None]:
+    """Application name of each job: the workload header's ``Applications`` map
+    (``"0=lu.E.2048 1=..."``, written by the generator) or else app id k -> ``names[k]``."""
+    mapping: dict[int, str] = {}
+    text = workload.header.get("Applications", "")
+    for item in text.split():
+        key, sep, name = item.partition("=")
+        if sep and key.lstrip("-").isdigit():
+            mapping[int(key)] = name
+    out: list[str | None] = []
+    for a in workload.columns["app"].tolist():
+        if mapping:
+            out.append(mapping.get(a))
+        else:
+            out.append(names[a] if 0 <= a < len(names) else None)
+    return out
+
+
+class ColocationSpeed(SpeedModel):
+    """Speed of co-located jobs from a pairwise speedup heatmap (dynamic: neighbours change)."""
+
+    dynamic = True
+
+    def __init__(self, heatmap: Heatmap, alone: dict[str, float] | None = None) -> None:
+        self.heatmap = heatmap
+        matrix = heatmap.matrix()
+        values = heatmap.values
+        known = np.isfinite(values)
+        row_max = np.where(known.any(axis=1), np.where(known, values, -np.inf).max(axis=1), 1.0)
+        alone = alone or {}
+        self._alone = [float(alone.get(n, row_max[i])) for i, n in enumerate(heatmap.names)]
+        self._matrix = matrix.tolist()
+        self._row_mean = [float(heatmap.app_mean(n)) for n in heatmap.names]
+
+    @classmethod
+    def from_pool(cls, pool: Pool) -> ColocationSpeed:
+        """The model of an application pool (its heatmap and measured spread-alone speedups)."""
+        alone = {a.name: a.spread_speedup for a in pool.apps if a.spread_speedup is not None}
+        return cls(pool.heatmap, alone)
+
+    def bind(self, sim: Simulation) -> None:
+        super().bind(sim)
+        if sim.shared is None:
+            raise InputError("the co-location speed model needs shared nodes")
+        names = app_names_of(sim.workload, list(self.heatmap.names))
+        index = {n: i for i, n in enumerate(self.heatmap.names)}
+        rows = [index.get(n, -1) if n is not None else -1 for n in names]
+        self.app = [rows[k] for k in sim.order.tolist()]
+        unknown = sum(1 for a in self.app if a < 0)
+        self.unknown_apps = unknown
+        n = sim.n
+        self.speed = [1.0] * n
+        self.work = [0.0] * n
+        self.t_upd = [0.0] * n
+        self.cpn = sim.cluster.cores_per_node
+
+    def target(self, j: int) -> float:
+        """Speedup job ``j`` has now, given its neighbours (ELiSE section 3.5)."""
+        sim = self.sim
+        if sim.node_cores[j] == self.cpn:
+            return 1.0
+        a = self.app[j]
+        if a < 0:
+            return 1.0
+        s = self._alone[a]
+        row = self._matrix[a]
+        app = self.app
+        jobs_on = sim.shared.jobs_on
+        for node in sim.alloc[j]:
+            for k in jobs_on[node]:
+                if k != j:
+                    b = app[k]
+                    v = row[b] if b >= 0 else self._row_mean[a]
+                    if v < s:
+                        s = v
+        return s
+
+    def pair_speedup(self, j: int, k: int) -> float:
+        """Predicted speedup of job ``j`` beside job ``k`` (for node-ordering policies)."""
+        a, b = self.app[j], self.app[k]
+        if a < 0:
+            return 1.0
+        return self._matrix[a][b] if b >= 0 else self._row_mean[a]
+
+    def _end(self, j: int) -> float:
+        sim = self.sim
+        end = self.t_upd[j] + self.work[j] / self.speed[j]
+        if sim.kill_at_walltime:
+            cap = sim.start[j] + sim.req[j]
+            if end > cap:
+                sim.killed[j] = True
+                return cap
+            sim.killed[j] = False
+        return end
+
+    def end_time(self, j: int, now: float) -> float:
+        self.speed[j] = self.target(j)
+        self.work[j] = self.sim.run_time[j]
+        self.t_upd[j] = now
+        return self._end(j)
+
+    def _update_neighbours(self, j: int, now: float, changes: dict[int, float]) -> None:
+        sim = self.sim
+        jobs_on = sim.shared.jobs_on
+        speed, work, t_upd = self.speed, self.work, self.t_upd
+        seen = set()
+        for node in sim.alloc[j]:
+            for k in jobs_on[node]:
+                if k == j or k in seen:
+                    continue
+                seen.add(k)
+                s = self.target(k)
+                if s != speed[k]:
+                    work[k] -= (now - t_upd[k]) * speed[k]
+                    t_upd[k] = now
+                    speed[k] = s
+                    changes[k] = self._end(k)
+
+    def on_start(self, j: int, now: float) -> dict[int, float]:
+        changes: dict[int, float] = {}
+        self._update_neighbours(j, now, changes)
+        return changes
+
+    def on_end(self, j: int, now: float) -> dict[int, float]:
+        changes: dict[int, float] = {}
+        self._update_neighbours(j, now, changes)
+        return changes
+
+    def result_columns(self) -> dict:
+        sim = self.sim
+        compact = np.asarray(sim.run_time, dtype=np.float64)
+        took = np.asarray(sim.end, dtype=np.float64) - np.asarray(sim.start, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            speedup = np.where(took > 0, compact / np.where(took > 0, took, 1.0), math.nan)
+        return {"compact_run": compact, "speedup": speedup}

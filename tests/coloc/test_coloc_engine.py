@@ -1,0 +1,128 @@
+"""Co-location in the engine: shared nodes, ELiSE's speed rule, the co-schedulers."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from coschedlab import Cluster, InputError, Workload, simulate
+from coschedlab.coloc import App, Heatmap, Pool
+from coschedlab.coloc.schedulers import BestPair, EasyColoc, Filler
+from coschedlab.engine.resources import SharedNodes
+
+CO = ["easy-coloc", "filler", "best-pair", "easy-coloc:extra=false,depth=3"]
+
+
+def pool_ab(ab=2.0, ba=0.5) -> Pool:
+    heat = Heatmap(["A", "B"], [[1.0, ab], [ba, 1.0]])
+    return Pool((App("A", 2, 100.0), App("B", 2, 100.0)), heat)
+
+
+def jobs(*rows) -> Workload:
+    """(id, submit, compact time, procs, app index)"""
+    recs = [
+        {"id": i, "submit": s, "run": r, "requested_time": 1.4 * r, "procs": p, "app": a}
+        for i, s, r, p, a in rows
+    ]
+    return Workload.from_records(recs)
+
+
+def test_elise_speed_rule_known_answer():
+    # 2 nodes x 2 sockets x 2 cores: spread = 2 cores/node. J1 (A) and J2 (B) pair on node 0.
+    # J1 runs at min(alone=2.0, A|B=2.0) = 2 -> ends at 50. J2 runs at B|A = 0.5 until 50
+    # (25 compact-seconds done), then alone at its best pair speedup 1.0: ends at 125.
+    w = jobs((1, 0, 100, 2, 0), (2, 0, 100, 2, 1))
+    r = simulate(w, Cluster(2, 2, 2), "easy-coloc", pool=pool_ab(), kill_at_walltime=True)
+    j = r.jobs.set_index("job_id")
+    assert j.alloc.to_dict() == {1: "0", 2: "0"}
+    assert j.end.to_dict() == pytest.approx({1: 50.0, 2: 125.0})
+    assert j.speedup.to_dict() == pytest.approx({1: 2.0, 2: 0.8})
+    assert list(j.placement) == ["spread", "spread"]
+    assert r.validate() == []
+
+
+def test_kill_at_walltime_with_slow_neighbour():
+    # B beside A at 0.5 forever (A is long): B needs 200 s > requested 140 s -> killed at 140
+    w = jobs((1, 0, 1000, 2, 0), (2, 0, 100, 2, 1))
+    r = simulate(w, Cluster(2, 2, 2), "easy-coloc", pool=pool_ab(ab=1.0), kill_at_walltime=True)
+    j = r.jobs.set_index("job_id")
+    assert j.end[2] == pytest.approx(140.0) and bool(j.killed[2])
+    assert not bool(j.killed[1])
+
+
+def test_unknown_pair_falls_back_to_the_jobs_mean_speedup():
+    heat = Heatmap(["A", "B", "C"], [[1.2, np.nan, 1.4], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
+    pool = Pool((App("A", 2, 100.0), App("B", 2, 100.0), App("C", 2, 100.0)), heat)
+    w = jobs((1, 0, 100, 2, 0), (2, 0, 1000, 2, 1))
+    r = simulate(w, Cluster(1, 2, 2), "easy-coloc", pool=pool)
+    # A beside B (unmeasured) runs at A's mean measured speedup (1.2 + 1.4) / 2 = 1.3
+    assert r.jobs.set_index("job_id").speedup[1] == pytest.approx(1.3)
+
+
+def test_compact_placement_is_plain_easy():
+    rng = np.random.default_rng(5)
+    n = 300
+    w = jobs(*[(i + 1, float(t), float(r), int(p), int(a)) for i, (t, r, p, a) in enumerate(
+        zip(np.cumsum(rng.integers(0, 40, n)), rng.integers(1, 400, n),
+            rng.choice([2, 4, 8, 16], n), rng.integers(0, 2, n), strict=True))])  # fmt: skip
+    c = Cluster(8, 2, 2)
+    a = simulate(w, c, "easy")
+    b = simulate(w, c, "easy-coloc:placement=compact", pool=pool_ab())
+    assert a.jobs.start.tolist() == b.jobs.start.tolist()
+    assert b.jobs.speedup.dropna().eq(1.0).all()
+
+
+@st.composite
+def coloc_workloads(draw):
+    n = draw(st.integers(1, 20))
+    rows, t = [], 0
+    for i in range(n):
+        t += draw(st.integers(0, 50))
+        rows.append((i + 1, t, draw(st.integers(1, 300)), draw(st.sampled_from([1, 2, 4, 6, 8])),
+                     draw(st.integers(0, 1))))  # fmt: skip
+    return jobs(*rows)
+
+
+speeds = st.floats(0.4, 2.5)
+
+
+@given(w=coloc_workloads(), spec=st.sampled_from(CO), ab=speeds, ba=speeds, kill=st.booleans())
+def test_co_schedules_pass_the_validator(w, spec, ab, ba, kill):
+    r = simulate(w, Cluster(4, 2, 2), spec, pool=pool_ab(ab, ba), kill_at_walltime=kill)
+    assert len(r.jobs) == len(w)
+    assert r.validate() == []
+
+
+@given(w=coloc_workloads(), spec=st.sampled_from(CO))
+def test_all_ones_heatmap_runs_every_job_at_its_compact_time(w, spec):
+    ones = Pool((App("A", 2, 100.0), App("B", 2, 100.0)), Heatmap(["A", "B"], np.ones((2, 2))))
+    r = simulate(w, Cluster(4, 2, 2), spec, pool=ones)
+    assert np.allclose(r.jobs.run, r.jobs.compact_run)
+
+
+def test_filler_orders_by_algorithm_2():
+    sh = SharedNodes(1, 8)  # 8 free cores
+    view = SimpleNamespace(shared=sh, procs=[8, 4, 16, 2], n=4, queue=[0, 1, 2, 3])
+    # factor0: exact fit 1; 4 of 8 -> 0.5; does not fit -> -1; 2 of 8 -> 0.25
+    # key = factor0 / ((j + 1) / 4): 4.0, 1.0, -1.333, 0.25
+    assert Filler().deploy_order(view) == [0, 1, 3, 2]
+
+
+def test_co_scheduler_needs_a_pool():
+    with pytest.raises(InputError, match="needs shared nodes"):
+        simulate(jobs((1, 0, 10, 2, 0)), Cluster(2, 2, 2), "easy-coloc")
+
+
+def test_best_pair_picks_the_friendliest_neighbour():
+    sh = SharedNodes(3, 4)
+    sh.jobs_on[0], sh.jobs_on[1], sh.jobs_on[2] = [10], [11], [12]
+    speed = {10: 0.9, 11: 1.5, 12: 1.2}  # predicted speedup of job 0 beside each resident
+    view = SimpleNamespace(
+        shared=sh, speed_model=SimpleNamespace(pair_speedup=lambda j, k: speed[k])
+    )
+    assert BestPair().node_order(view, 0, [0, 1, 2]) == [1, 2, 0]
+    assert EasyColoc().node_order(view, 0, [0, 1, 2]) == [0, 1, 2]
