@@ -170,7 +170,7 @@ class SharedNodes:
         cpn = self.cpn
         partial = self.partial
         for n in nodes:
-            free = partial[n] if n in partial else cpn
+            free = partial.get(n, cpn)
             self._set_free(n, free, free - cores)
             self.jobs_on[n].append(j)
 
