@@ -263,3 +263,37 @@ def simulator_speed(makespan_s: float, wall_s: float, n_jobs: int) -> dict[str, 
         "days_per_hour": (makespan_s / 86400.0) / (wall_s / 3600.0),
         "jobs_per_s": n_jobs / wall_s,
     }
+
+
+def colocation_summary(frame: pd.DataFrame) -> dict[str, float]:
+    """Co-location metrics (ELiSE section 4): job speedup = compact time / actual time, the
+    share of jobs slower than compact (speedup < 1), and the share killed at their walltime."""
+    out: dict[str, float] = {}
+    if "speedup" in frame:
+        s = frame["speedup"].to_numpy(dtype=float)
+        s = s[np.isfinite(s)]
+        if len(s):
+            out["speedup_mean"] = float(s.mean())
+            out["speedup_median"] = float(np.median(s))
+            out["slower_than_compact"] = float((s < 1.0 - 1e-12).mean())
+    if "killed" in frame and len(frame):
+        out["killed_share"] = float(frame["killed"].to_numpy(dtype=bool).mean())
+    if "placement" in frame and len(frame):
+        out["spread_share"] = float((frame["placement"] == "spread").mean())
+    return out
+
+
+def improvement(frame: pd.DataFrame, baseline: pd.DataFrame) -> dict[str, float]:
+    """Improvement (%) of a run over a baseline run of the same workload: makespan, mean
+    turnaround and mean wait; positive = better than the baseline (ELiSE Fig. 9, Table 2)."""
+
+    def pct(base: float, new: float) -> float:
+        return 100.0 * (base - new) / base if base else float("nan")
+
+    a, b = job_metrics(frame), job_metrics(baseline)
+    span = lambda f: float(f["end"].max() - f["submit"].min())  # noqa: E731
+    return {
+        "makespan_improvement": pct(span(b), span(a)),
+        "turnaround_improvement": pct(float(b["response"].mean()), float(a["response"].mean())),
+        "wait_improvement": pct(float(b["wait"].mean()), float(a["wait"].mean())),
+    }

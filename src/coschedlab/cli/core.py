@@ -27,7 +27,7 @@ DEMO_SCHEDULERS = ("fcfs", "easy", "conservative")
 
 
 def load_trace(
-    path: Path, nodes: int | None, cores_per_node: int | None
+    path: Path, nodes: int | None, cores_per_node: int | None, sockets: int = 1
 ) -> tuple[Workload, Cluster]:
     """Read an SWF trace; the cluster comes from the options, else from the header."""
     from ..workload.swf import cluster_from_header, read_swf
@@ -38,22 +38,26 @@ def load_trace(
         raise InputError(f"--cores-per-node must be positive, got {cores_per_node}")
     workload = read_swf(path)
     cluster = cluster_from_header(workload.header)
-    if nodes is not None:
-        cpn = cores_per_node or (cluster.cores_per_node if cluster else 1)
-        cluster = Cluster.from_cores(nodes, cpn)
-    elif cluster is None:
+    if sockets < 1:
+        raise InputError(f"--sockets must be positive, got {sockets}")
+    if nodes is None and cluster is None:
         raise InputError(f"{path}: no MaxNodes/MaxProcs in the header; give --nodes")
-    elif cores_per_node is not None:
-        cluster = Cluster.from_cores(cluster.nodes, cores_per_node)
+    n = nodes if nodes is not None else cluster.nodes
+    cpn = cores_per_node or (cluster.cores_per_node if cluster else 1)
+    if cpn % sockets:
+        raise InputError(f"--cores-per-node {cpn} does not split into {sockets} sockets")
+    cluster = Cluster(n, sockets, cpn // sockets)
     workload = workload.drop_oversized(cluster.total_cores)
     if not len(workload):
         raise InputError(f"{path}: no job left to simulate ({workload.summary()})")
     return workload, cluster
 
 
-def _progress_run(workload: Workload, cluster: Cluster, spec: str, kill: bool) -> Result:
+def _progress_run(
+    workload: Workload, cluster: Cluster, spec: str, kill: bool, pool: object = None
+) -> Result:
     if len(workload) < 100_000 or not console.is_terminal:
-        return run_simulation(workload, cluster, spec, kill_at_walltime=kill)
+        return run_simulation(workload, cluster, spec, kill_at_walltime=kill, pool=pool)
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -68,6 +72,7 @@ def _progress_run(workload: Workload, cluster: Cluster, spec: str, kill: bool) -
             cluster,
             spec,
             kill_at_walltime=kill,
+            pool=pool,
             progress=lambda done, total: bar.update(task, completed=done),
         )
 
@@ -79,14 +84,32 @@ def _fmt(v: float, digits: int = 1) -> str:
 
 
 def metrics_table(results: dict[str, Result], title: str) -> Table:
-    """One row per scheduler: the headline metrics and the simulator's speed."""
+    """One row per scheduler: the headline metrics and the simulator's speed; with
+    co-location also the mean job speedup, the share slower than compact and the makespan
+    gain over the first scheduler."""
+    from ..metrics import improvement
+
     table = Table(title=title)
-    for col in ("scheduler", "makespan h", "util %", "wait mean h", "wait p95 h", "bsld mean",
-                "bsld p95", "sim s", "jobs/s", "days/hour", "valid"):  # fmt: skip
+    coloc = any("speedup_mean" in r.metrics for r in results.values())
+    cols = ["scheduler", "makespan h", "util %", "wait mean h", "wait p95 h", "bsld mean",
+            "bsld p95"]  # fmt: skip
+    if coloc:
+        cols += ["speedup", "slower %", "gain %"]
+    cols += ["sim s", "jobs/s", "days/hour", "valid"]
+    for col in cols:
         table.add_column(col, justify="left" if col == "scheduler" else "right")
+    base = next(iter(results.values()), None)
     for name, r in results.items():
         m = r.metrics
         valid = getattr(r, "_violations", None)
+        extra = []
+        if coloc:
+            gain = improvement(r.jobs, base.jobs)["makespan_improvement"]
+            extra = [
+                _fmt(m.get("speedup_mean", math.nan), 3),
+                _fmt(100 * m.get("slower_than_compact", math.nan)),
+                _fmt(gain, 1),
+            ]
         table.add_row(
             name,
             _fmt(m["makespan"] / 3600),
@@ -95,6 +118,7 @@ def metrics_table(results: dict[str, Result], title: str) -> Table:
             _fmt(m["wait_p95"] / 3600, 2),
             _fmt(m["bounded_slowdown_mean"], 2),
             _fmt(m["bounded_slowdown_p95"], 2),
+            *extra,
             _fmt(r.wall_time, 3),
             _fmt(m.get("jobs_per_s", math.nan), 0),
             _fmt(m.get("days_per_hour", math.nan), 0),
@@ -110,6 +134,10 @@ def simulate(
     ] = ["easy"],  # noqa: B006
     nodes: Annotated[int | None, typer.Option(help="nodes (default: from the header)")] = None,
     cores_per_node: Annotated[int | None, typer.Option(help="cores per node")] = None,
+    sockets: Annotated[int, typer.Option(help="sockets per node (spread = half of each)")] = 1,
+    pool: Annotated[Path | None, typer.Option(help="co-location: ELiSE pool JSON")] = None,
+    heatmap: Annotated[Path | None, typer.Option(help="co-location: heatmap CSV/JSON")] = None,
+    compact_times: Annotated[Path | None, typer.Option(help="with --heatmap: CSV")] = None,
     kill_at_walltime: Annotated[
         bool, typer.Option(help="end jobs at their requested time")
     ] = False,
@@ -117,14 +145,18 @@ def simulate(
     validate: Annotated[bool, typer.Option(help="check the invariants on each run")] = True,
 ) -> None:
     """Simulate an SWF trace under one or more schedulers; write jobs.parquet, jobs.csv,
-    result.swf and metrics.json (one sub-directory per scheduler when several)."""
+    result.swf and metrics.json (one sub-directory per scheduler when several). With --pool
+    (or --heatmap) jobs share nodes and run at the heatmap's co-location speed."""
+    from .coloc import load_pool_option
+
     for spec in scheduler:
         get_scheduler(spec)  # fail fast on a bad name or option
-    workload, cluster = load_trace(trace, nodes, cores_per_node)
+    the_pool = load_pool_option(pool, heatmap, compact_times)
+    workload, cluster = load_trace(trace, nodes, cores_per_node, sockets)
     console.print(f"{workload.summary()} on {cluster}")
     results = {}
     for spec in scheduler:
-        r = _progress_run(workload, cluster, spec, kill_at_walltime)
+        r = _progress_run(workload, cluster, spec, kill_at_walltime, the_pool)
         if validate:
             r._violations = r.validate()
         target = out if len(scheduler) == 1 else out / r.scheduler.replace(":", "_")
@@ -181,4 +213,4 @@ def demo(
     """The main job: the bundled KTH-SP2 trace under FCFS, EASY and conservative."""
     trace = resources.files("coschedlab") / "data" / DEMO_TRACE
     with resources.as_file(trace) as path:
-        simulate(path, list(DEMO_SCHEDULERS), None, None, False, out, True)
+        simulate(path, list(DEMO_SCHEDULERS), out=out)

@@ -8,7 +8,7 @@ import typer
 from typer.exceptions import TyperException
 
 from ..errors import InputError
-from . import core, insitu
+from . import coloc, core, insitu
 
 app = typer.Typer(
     name="coschedlab",
@@ -21,6 +21,8 @@ app.command()(core.simulate)
 app.command()(core.schedulers)
 app.command()(core.validate)
 app.command()(core.demo)
+app.command()(coloc.generate)
+app.command()(coloc.report)
 app.add_typer(insitu.app, name="insitu")
 
 

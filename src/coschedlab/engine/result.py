@@ -107,11 +107,12 @@ class Result:
     @cached_property
     def metrics(self) -> dict[str, float]:
         """Summary metrics (makespan, utilization, wait/slowdown statistics, speed)."""
-        from ..metrics import simulator_speed, summary
+        from ..metrics import colocation_summary, simulator_speed, summary
 
         if not len(self.jobs):
             return {"n_jobs": 0}
         m = dict(summary(self.jobs, self.cluster.total_cores))
+        m.update(colocation_summary(self.jobs))
         if self.wall_time == self.wall_time and len(self.jobs):
             m.update(simulator_speed(m["makespan"], self.wall_time, len(self.jobs)))
             m["wall_time_s"] = self.wall_time
@@ -157,6 +158,7 @@ class Result:
             },
             "options": self.options,
             "passes": self.passes,
+            "header": self.header,
             "metrics": {k: _jsonable(v) for k, v in self.metrics.items()},
         }
         paths[3].write_text(json.dumps(meta, indent=2) + "\n")
@@ -175,6 +177,7 @@ class Result:
             scheduler=meta["scheduler"],
             passes=meta.get("passes", 0),
             options=meta.get("options", {}),
+            header=meta.get("header", {}),
         )
 
 

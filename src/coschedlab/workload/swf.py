@@ -455,7 +455,7 @@ def _header_lines(header: dict | None, n: int) -> list[str]:
         if header.get(key):
             lines.append(f"{key}: {header[key]}")
     lines += [f"MaxJobs: {n}", f"MaxRecords: {n}"]
-    for key in ("MaxNodes", "MaxProcs", "UnixStartTime", "TimeZoneString"):
+    for key in ("MaxNodes", "MaxProcs", "UnixStartTime", "TimeZoneString", "Applications", "Pool"):
         if header.get(key):
             lines.append(f"{key}: {header[key]}")
     note = f"produced by coschedlab {__version__}"

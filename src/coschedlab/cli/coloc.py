@@ -1,0 +1,122 @@
+"""``coschedlab generate`` and ``coschedlab report``: ELiSE-style workloads and their plots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from ..errors import InputError
+
+console = Console()
+
+
+def _csv(text: str | None) -> list[str] | None:
+    return [t.strip() for t in text.split(",") if t.strip()] if text else None
+
+
+def parse_frequencies(text: str | None) -> dict[str, float] | None:
+    """``"lu.E.2048=2,cg.D.64=1"`` -> ``{"lu.E.2048": 2.0, "cg.D.64": 1.0}``."""
+    if not text:
+        return None
+    out: dict[str, float] = {}
+    for item in _csv(text) or []:
+        name, sep, value = item.rpartition("=")
+        try:
+            out[name] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep or not name:
+            raise InputError(f"--frequencies item {item!r} is not NAME=WEIGHT")
+    return out
+
+
+def load_pool_option(pool: Path | None, heatmap: Path | None, compact_times: Path | None):
+    """The application pool from ``--pool`` or from ``--heatmap`` + ``--compact-times``."""
+    from ..coloc import Pool, load_pool
+
+    if pool is not None and heatmap is not None:
+        raise InputError("give --pool or --heatmap, not both")
+    if pool is not None:
+        return load_pool(pool)
+    if heatmap is not None:
+        if compact_times is None:
+            raise InputError("--heatmap needs --compact-times (app,procs,compact_time)")
+        return Pool.from_heatmap(heatmap, compact_times)
+    if compact_times is not None:
+        raise InputError("--compact-times goes with --heatmap")
+    return None
+
+
+def generate(
+    out: Annotated[Path, typer.Option(help="output SWF (.swf or .swf.gz)")],
+    jobs: Annotated[int, typer.Option(help="number of jobs")] = 100,
+    pool: Annotated[Path | None, typer.Option(help="ELiSE application pool JSON")] = None,
+    heatmap: Annotated[Path | None, typer.Option(help="heatmap CSV/JSON instead of a pool")] = None,
+    compact_times: Annotated[Path | None, typer.Option(help="app,procs,compact_time CSV")] = None,
+    arrival: Annotated[
+        str, typer.Option(help="constant:S | uniform:S | poisson:MEAN | weibull:SHAPE,SCALE")
+    ] = "constant:0",
+    frequencies: Annotated[str | None, typer.Option(help="NAME=WEIGHT,... per app")] = None,
+    names: Annotated[str | None, typer.Option(help="explicit comma-separated app list")] = None,
+    shuffle: Annotated[bool, typer.Option(help="shuffle the explicit list")] = False,
+    procs: Annotated[str | None, typer.Option(help="keep only apps with these procs")] = None,
+    requested_factor: Annotated[float, typer.Option(help="requested = factor x compact")] = 1.4,
+    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+) -> None:
+    """Generate a workload from an application pool (ELiSE section 3.1) and write it as SWF
+    (application id in field 14, names in the header)."""
+    from ..generate import generate_workload
+    from ..workload.swf import write_workload_swf
+
+    the_pool = load_pool_option(pool, heatmap, compact_times)
+    if the_pool is None:
+        raise InputError("give --pool, or --heatmap with --compact-times")
+    apps = the_pool.app_frame()
+    if procs:
+        keep = {int(p) for p in _csv(procs) or []}
+        apps = apps[apps.procs.isin(keep)].reset_index(drop=True)
+        if apps.empty:
+            raise InputError(f"no application of the pool has procs in {sorted(keep)}")
+    explicit = _csv(names)
+    n = None if explicit and jobs == 100 else jobs
+    w = generate_workload(
+        apps,
+        n,
+        weights=parse_frequencies(frequencies),
+        names=explicit,
+        shuffle=shuffle,
+        arrival=arrival,
+        requested_factor=requested_factor,
+        seed=seed,
+    )
+    w.header["Pool"] = str(pool or heatmap)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_workload_swf(out, w)
+    console.print(f"wrote {len(w)} jobs ({len(apps)} applications, seed {seed}) to {out}")
+
+
+def report(
+    results: Annotated[list[Path], typer.Argument(help="result directories written by simulate")],
+    out: Annotated[Path | None, typer.Option(help="output directory (default: first DIR)")] = None,
+) -> None:
+    """Plots of one or more results: Gantt, utilization, queue, throughput, unused cores,
+    speedups (PNG) and one interactive HTML report."""
+    from ..engine.result import Result
+    from ..report import app_names_from_header, write_report
+
+    loaded = {}
+    names = None
+    for d in results:
+        if not (d / "metrics.json").is_file():
+            raise InputError(f"{d}: no metrics.json here; give a directory written by simulate")
+        r = Result.load(d)
+        label = r.scheduler if r.scheduler not in loaded else f"{r.scheduler} ({d.name})"
+        loaded[label] = (r.jobs, r.cluster)
+        if names is None and r.header.get("Applications"):
+            names = app_names_from_header(r.header["Applications"])
+    target = out or results[0]
+    paths = write_report(loaded, target, app_names=names)
+    console.print(f"wrote {len(paths)} files to {target}/ (open {target}/report.html)")
