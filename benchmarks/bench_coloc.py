@@ -5,7 +5,8 @@ cores = 25,600 cores):
 * easy-coloc's days of simulated makespan per wall-clock hour and jobs/s, beside ELiSE's
   published 0.63 days/hour (EASY) for that case, and the ratio;
 * the time of easy-coloc, filler and best-pair relative to plain easy (no co-location) on the
-  same generated workload (target: at most 2x).
+  same generated workload (target: at most 2x), and of easy run in the shared-node engine with
+  the speed model on (``easy+pool``: compact placements, so the cost of the accounting alone).
 
     python benchmarks/bench_coloc.py [--jobs 10000] [--repeat 3]
 """
@@ -19,7 +20,9 @@ import coschedlab
 from coschedlab.coloc import load_pool
 from coschedlab.generate import generate_workload
 
-POOL = Path(__file__).resolve().parents[2] / "shared" / "data" / "coloc" / "lm-aris.compute-NAS.json"
+POOL = (
+    Path(__file__).resolve().parents[2] / "shared" / "data" / "coloc" / "lm-aris.compute-NAS.json"
+)
 ELISE_DAYS_PER_HOUR = 0.63
 
 
@@ -43,6 +46,8 @@ def main() -> None:
     print(f"{'scheduler':<12} {'sim s':>8} {'jobs/s':>9} {'days/hour':>10} {'x ELiSE':>9} "
           f"{'x easy time':>12} {'makespan gain %':>16}")  # fmt: skip
     rows = [("easy", plain)]
+    shared = best_of(args.repeat, w, cluster, "easy", pool=pool, kill_at_walltime=True)
+    rows.append(("easy+pool", shared))  # easy in the shared-node engine (compact, speed model)
     for s in ("easy-coloc", "filler", "best-pair"):
         rows.append((s, best_of(args.repeat, w, cluster, s, pool=pool, kill_at_walltime=True)))
     base_span = plain.metrics["makespan"]

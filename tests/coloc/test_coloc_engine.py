@@ -119,10 +119,43 @@ def test_co_scheduler_needs_a_pool():
 
 def test_best_pair_picks_the_friendliest_neighbour():
     sh = SharedNodes(3, 4)
-    sh.jobs_on[0], sh.jobs_on[1], sh.jobs_on[2] = [10], [11], [12]
+    for job, node in ((10, 0), (11, 1), (12, 2)):
+        sh.place(job, np.array([node]), 2)
     speed = {10: 0.9, 11: 1.5, 12: 1.2}  # predicted speedup of job 0 beside each resident
-    view = SimpleNamespace(
-        shared=sh, speed_model=SimpleNamespace(pair_speedup=lambda j, k: speed[k])
+    model = SimpleNamespace(
+        predicted=lambda j, others: np.array([speed.get(k, np.inf) for k in others.tolist()])
     )
-    assert BestPair().node_order(view, 0, [0, 1, 2]) == [1, 2, 0]
-    assert EasyColoc().node_order(view, 0, [0, 1, 2]) == [0, 1, 2]
+    view = SimpleNamespace(shared=sh, speed_model=model)
+    shared = sh.nodes_with(2)
+    assert shared.tolist() == [0, 1, 2]
+    assert BestPair().node_order(view, 0, shared).tolist() == [1, 2, 0]
+    assert EasyColoc().node_order(view, 0, shared).tolist() == [0, 1, 2]
+
+
+def test_shared_nodes_accounting():
+    sh = SharedNodes(4, 4)
+    sh.place(1, np.array([0, 1]), 2)
+    sh.place(2, np.array([1, 2]), 2)
+    assert sh.free.tolist() == [2, 0, 2, 4] and sh.n_idle == 1
+    assert sh.neighbours(1, np.array([0, 1])).tolist() == [2]
+    assert sh.count_with(2) == 3 and sh.nodes_with(2).tolist() == [0, 2]
+    sh.place(3, np.array([0]), 1)  # a third job on node 0 widens the table
+    assert sorted(sh.occupants(0)) == [1, 3]
+    sh.release(1, np.array([0, 1]), 2)
+    assert sh.free.tolist() == [3, 2, 2, 4] and sh.occupants(0) == [3]
+    sh.release(3, np.array([0]), 1)
+    sh.release(2, np.array([1, 2]), 2)
+    assert sh.free.tolist() == [4, 4, 4, 4] and sh.n_idle == 4
+
+
+def test_fallback_runs_compact_when_spread_does_not_fit():
+    # 4 nodes x 2 x 2 cores (spread = 2 cores/node). J1 and J2 pair on nodes 0-1; J3 (6 procs)
+    # would need 3 half-free nodes but only nodes 2-3 are idle: it waits, or runs compact on them
+    w = jobs((1, 0, 1000, 4, 0), (2, 0, 1000, 4, 1), (3, 0, 10, 6, 0))
+    c = Cluster(4, 2, 2)
+    waits = simulate(w, c, "easy-coloc", pool=pool_ab()).jobs.set_index("job_id")
+    assert waits.start[3] > 0
+    r = simulate(w, c, "easy-coloc:fallback=true", pool=pool_ab())
+    j = r.jobs.set_index("job_id")
+    assert j.start[3] == 0 and j.placement[3] == "compact" and j.alloc[3] == "2-3"
+    assert r.validate() == []

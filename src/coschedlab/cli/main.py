@@ -8,7 +8,7 @@ import typer
 from typer.exceptions import TyperException
 
 from ..errors import InputError
-from . import coloc, core, insitu
+from . import coloc, compare, core, insitu
 
 app = typer.Typer(
     name="coschedlab",
@@ -23,6 +23,7 @@ app.command()(core.validate)
 app.command()(core.demo)
 app.command()(coloc.generate)
 app.command()(coloc.report)
+app.command()(compare.compare)
 app.add_typer(insitu.app, name="insitu")
 
 

@@ -4,6 +4,8 @@ All follow ELiSE's scheduler interface (Algorithm 1) as hooks of one class,
 :class:`CoScheduler`:
 
 * ``deploy_order`` (ELiSE's ``waiting_queue_reordering``): the order jobs are deployed in;
+* ``fallback=true``: a job that cannot be spread now but fits on whole idle nodes runs compact
+  (not in ELiSE; it fights the fragmentation the paper observes with diverse process counts);
 * ``node_order`` (ELiSE's ``host_alloc_condition``): which shared nodes a job goes to first;
 * ``cores_for``: the placement (``spread``: half of every socket, so two jobs share a node;
   ``compact``: whole nodes).
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import math
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from ..engine.resources import Placement
 from ..errors import InputError
@@ -42,11 +46,12 @@ class CoScheduler(Scheduler):
         extra: bool = True,
         depth: int | None = None,
         backfill: bool = True,
+        fallback: bool = False,
     ) -> None:
         super().__init__("fcfs")
         if placement not in ("spread", "compact"):
             raise InputError(f"option placement must be spread or compact, got {placement!r}")
-        for name, value in (("extra", extra), ("backfill", backfill)):
+        for name, value in (("extra", extra), ("backfill", backfill), ("fallback", fallback)):
             if not isinstance(value, bool):
                 raise InputError(f"option {name} must be true or false, got {value!r}")
         if depth is not None and (
@@ -57,6 +62,7 @@ class CoScheduler(Scheduler):
         self.extra = extra
         self.depth = depth
         self.backfill = backfill
+        self.fallback = fallback
 
     def params(self) -> dict[str, Any]:
         p: dict[str, Any] = {}
@@ -68,6 +74,8 @@ class CoScheduler(Scheduler):
             p["depth"] = self.depth
         if not self.backfill:
             p["backfill"] = False
+        if self.fallback:
+            p["fallback"] = True
         return p
 
     def setup(self, view: Simulation) -> None:
@@ -87,9 +95,9 @@ class CoScheduler(Scheduler):
         """Order in which queued jobs are deployed (ELiSE's waiting_queue_reordering)."""
         return list(view.queue)
 
-    def node_order(self, view: Simulation, j: int, shared: list[int]) -> list[int]:
+    def node_order(self, view: Simulation, j: int, shared: np.ndarray) -> np.ndarray:
         """Order of the partly used nodes job ``j`` may share (ELiSE's host_alloc_condition);
-        they are preferred to idle nodes, so jobs pair up."""
+        they are preferred to idle nodes, so jobs pair up. ``shared`` is sorted by node id."""
         return shared
 
     def cores_for(self, view: Simulation, j: int) -> int:
@@ -107,15 +115,19 @@ class CoScheduler(Scheduler):
         k = self._k[j]
         sh = view.shared
         if c == self._cpn:
-            if sh.idle.free < k:
+            if sh.n_idle < k:
                 return None
             return Placement(j, sh.peek_idle(k), c)
         shared = sh.nodes_with(c)
-        if len(shared) + sh.idle.free < k:
+        if len(shared) + sh.n_idle < k:
+            if self.fallback:  # cannot spread now: whole idle nodes if enough are free
+                k = -(-view.procs[j] // self._cpn)
+                if sh.n_idle >= k:
+                    return Placement(j, sh.peek_idle(k), self._cpn)
             return None
         chosen = self.node_order(view, j, shared)[:k]
         if len(chosen) < k:
-            chosen = chosen + sh.peek_idle(k - len(chosen))
+            chosen = np.concatenate([chosen, sh.peek_idle(k - len(chosen))])
         return Placement(j, chosen, c)
 
     def schedule(self, view: Simulation) -> list:
@@ -136,7 +148,7 @@ class CoScheduler(Scheduler):
         sh = view.shared
         cores, kneed = self._cores, self._k
         cpn = self._cpn
-        avail = {cpn: sh.idle.free}
+        avail = {cpn: sh.n_idle}
         candidates = rest[1:] if self.depth is None else rest[1 : 1 + self.depth]
         fit = []
         for j in candidates:
@@ -151,9 +163,8 @@ class CoScheduler(Scheduler):
         now = view.now
         c_h, k_h = cores[head], kneed[head]
         # project free cores at the shadow time, node by node
-        partial, jobs_on = sh.partial, sh.jobs_on
-        proj: dict[int, int] = {}
-        count = sh.count_with(c_h)
+        proj = sh.free.copy()
+        count = int(np.count_nonzero(proj >= c_h))
         shadow = now if count >= k_h else INF
         alloc, node_cores = view.alloc, view.node_cores
         for est, k in view.est_sorted:
@@ -161,17 +172,11 @@ class CoScheduler(Scheduler):
                 est = now
             if est > shadow:
                 break
-            ck = node_cores[k]
-            for n in alloc[k]:
-                if n in proj:
-                    before = proj[n]
-                elif n in partial:
-                    before = partial[n]
-                else:
-                    before = 0 if jobs_on[n] else cpn
-                proj[n] = before + ck
-                if before < c_h <= before + ck:
-                    count += 1
+            where = alloc[k]
+            before = proj[where]
+            after = before + node_cores[k]
+            proj[where] = after
+            count += int(np.count_nonzero((before < c_h) & (after >= c_h)))
             if shadow == INF and count >= k_h:
                 shadow = est
         view.record_reservation(head, shadow)
@@ -179,8 +184,8 @@ class CoScheduler(Scheduler):
             return
         req = view.req
         for j in fit:
-            if not sh.idle.free and not partial:
-                break
+            if kneed[j] > sh.count_with(cores[j]):
+                continue
             p = self.choose(view, j)
             if p is None:
                 continue
@@ -190,14 +195,10 @@ class CoScheduler(Scheduler):
             if not self.extra:
                 continue
             # rule (b): with j's cores still in use at S, does the head still fit?
-            lost = 0
-            for n in p.nodes:
-                before = proj[n] if n in proj else sh.free_cores(n)
-                if before >= c_h > before - p.cores:
-                    lost += 1
+            before = proj[p.nodes]
+            lost = int(np.count_nonzero((before >= c_h) & (before - p.cores < c_h)))
             if count - lost >= k_h:
-                for n in p.nodes:
-                    proj[n] = (proj[n] if n in proj else sh.free_cores(n)) - p.cores
+                proj[p.nodes] = before - p.cores
                 count -= lost
                 view.start_now(p)
 
@@ -215,8 +216,7 @@ class Filler(CoScheduler):
     -1 when it does not fit) and factor1 = (job id + 1) / max id; backfill as easy-coloc."""
 
     def deploy_order(self, view: Simulation) -> list[int]:
-        sh = view.shared
-        free = sh.idle.free * sh.cpn + sum(sh.partial.values())
+        free = int(view.shared.free.sum())
         procs = view.procs
         n = max(view.n, 1)
 
@@ -236,16 +236,10 @@ class BestPair(CoScheduler):
     """Like easy-coloc, but a job shares first the nodes whose current neighbour gives it the
     best predicted speedup (from the heatmap)."""
 
-    def node_order(self, view: Simulation, j: int, shared: list[int]) -> list[int]:
-        model = view.speed_model
-        pair = getattr(model, "pair_speedup", None)
-        if pair is None:
+    def node_order(self, view: Simulation, j: int, shared: np.ndarray) -> np.ndarray:
+        predicted = getattr(view.speed_model, "predicted", None)
+        if predicted is None or not len(shared):
             return shared
-        jobs_on = view.shared.jobs_on
-
-        def score(n: int) -> tuple[float, int]:
-            neighbours = jobs_on[n]
-            s = min((pair(j, k) for k in neighbours), default=INF)
-            return (-s, n)
-
-        return sorted(shared, key=score)
+        occ = view.shared.occ[shared]
+        scores = predicted(j, occ.ravel()).reshape(occ.shape).min(axis=1)
+        return shared[np.lexsort((shared, -scores))]

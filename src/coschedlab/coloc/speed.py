@@ -60,8 +60,9 @@ class ColocationSpeed(SpeedModel):
         row_max = np.where(known.any(axis=1), np.where(known, values, -np.inf).max(axis=1), 1.0)
         alone = alone or {}
         self._alone = [float(alone.get(n, row_max[i])) for i, n in enumerate(heatmap.names)]
-        self._matrix = matrix.tolist()
         self._row_mean = [float(heatmap.app_mean(n)) for n in heatmap.names]
+        # one extra column for neighbours of an unknown application: the row's mean
+        self._m = np.column_stack([matrix, np.asarray(self._row_mean)])
 
     @classmethod
     def from_pool(cls, pool: Pool) -> ColocationSpeed:
@@ -77,8 +78,10 @@ class ColocationSpeed(SpeedModel):
         index = {n: i for i, n in enumerate(self.heatmap.names)}
         rows = [index.get(n, -1) if n is not None else -1 for n in names]
         self.app = [rows[k] for k in sim.order.tolist()]
-        unknown = sum(1 for a in self.app if a < 0)
-        self.unknown_apps = unknown
+        self.unknown_apps = sum(1 for a in self.app if a < 0)
+        # column of each job's application in self._m (unknown -> the row-mean column)
+        last = self._m.shape[1] - 1
+        self._col = np.asarray([a if a >= 0 else last for a in self.app], dtype=np.int64)
         n = sim.n
         self.speed = [1.0] * n
         self.work = [0.0] * n
@@ -94,24 +97,31 @@ class ColocationSpeed(SpeedModel):
         if a < 0:
             return 1.0
         s = self._alone[a]
-        row = self._matrix[a]
-        app = self.app
-        jobs_on = sim.shared.jobs_on
-        for node in sim.alloc[j]:
-            for k in jobs_on[node]:
-                if k != j:
-                    b = app[k]
-                    v = row[b] if b >= 0 else self._row_mean[a]
-                    if v < s:
-                        s = v
+        occ = sim.shared.occ[sim.alloc[j]]
+        others = occ[(occ >= 0) & (occ != j)]
+        if len(others):
+            v = float(self._m[a, self._col[others]].min())
+            if v < s:
+                s = v
         return s
 
     def pair_speedup(self, j: int, k: int) -> float:
         """Predicted speedup of job ``j`` beside job ``k`` (for node-ordering policies)."""
-        a, b = self.app[j], self.app[k]
+        a = self.app[j]
         if a < 0:
             return 1.0
-        return self._matrix[a][b] if b >= 0 else self._row_mean[a]
+        return float(self._m[a, self._col[k]])
+
+    def predicted(self, j: int, others: np.ndarray) -> np.ndarray:
+        """Predicted speedup of job ``j`` beside each job of ``others`` (-1 = none: inf)."""
+        a = self.app[j]
+        out = np.full(len(others), np.inf)
+        if a < 0:
+            out[others >= 0] = 1.0
+            return out
+        ok = others >= 0
+        out[ok] = self._m[a, self._col[others[ok]]]
+        return out
 
     def _end(self, j: int) -> float:
         sim = self.sim
@@ -132,20 +142,14 @@ class ColocationSpeed(SpeedModel):
 
     def _update_neighbours(self, j: int, now: float, changes: dict[int, float]) -> None:
         sim = self.sim
-        jobs_on = sim.shared.jobs_on
         speed, work, t_upd = self.speed, self.work, self.t_upd
-        seen = set()
-        for node in sim.alloc[j]:
-            for k in jobs_on[node]:
-                if k == j or k in seen:
-                    continue
-                seen.add(k)
-                s = self.target(k)
-                if s != speed[k]:
-                    work[k] -= (now - t_upd[k]) * speed[k]
-                    t_upd[k] = now
-                    speed[k] = s
-                    changes[k] = self._end(k)
+        for k in sim.shared.neighbours(j, sim.alloc[j]).tolist():
+            s = self.target(k)
+            if s != speed[k]:
+                work[k] -= (now - t_upd[k]) * speed[k]
+                t_upd[k] = now
+                speed[k] = s
+                changes[k] = self._end(k)
 
     def on_start(self, j: int, now: float) -> dict[int, float]:
         changes: dict[int, float] = {}

@@ -308,14 +308,13 @@ class Simulation:
             self.alloc[j] = self.pool.take(self.nodes[j])
         else:
             if placement is None:
-                where = shared.take_idle(self.nodes[j])
+                where = shared.peek_idle(self.nodes[j])
                 shared.place(j, where, self.cluster.cores_per_node)
             else:
-                shared.claim(placement)
-                where = list(placement.nodes)
+                where = shared.claim(placement)
                 self.node_cores[j] = placement.cores
             self.alloc[j] = where
-            self.free = shared.idle.free
+            self.free = shared.n_idle
         self.start[j] = now
         self.start_pass[j] = self.passes
         insort(self.est_sorted, (now + self.req[j], j))
@@ -332,7 +331,7 @@ class Simulation:
             self.pool.give(self.alloc[j])
         else:
             self.shared.release(j, self.alloc[j], self.node_cores[j])
-            self.free = self.shared.idle.free
+            self.free = self.shared.n_idle
         est = self.est_sorted
         del est[bisect_left(est, (self.start[j] + self.req[j], j))]
         if self._deps_left is not None and j in self._dependents:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
+import numpy as np
+
 Intervals = list[tuple[int, int]]
 
 
@@ -107,113 +109,87 @@ class Placement:
 class SharedNodes:
     """Per-node core accounting, so that several jobs can share a node (co-location).
 
-    Idle nodes are kept in a :class:`NodePool` (compact placements take them lowest-first);
-    nodes with some cores in use are in ``partial`` (node -> free cores); ``jobs_on[node]``
-    lists the jobs on each node (the co-location speed model reads it).
+    NumPy arrays, so that the cost of placing or releasing a job does not grow with the number
+    of nodes it spans: ``free[n]`` free cores of node ``n``; ``occ[n]`` the jobs on node ``n``
+    (-1 = empty slot; the table widens when a node takes more jobs than it has slots).
+    Node lists are NumPy int arrays sorted by id; idle nodes are handed out lowest first.
     """
 
     def __init__(self, nodes: int, cores_per_node: int) -> None:
         self.cpn = cores_per_node
-        self.idle = NodePool(nodes)
-        self.partial: dict[int, int] = {}
-        self.jobs_on: list[list[int]] = [[] for _ in range(nodes)]
-        self.hist: dict[int, int] = {}  # free cores -> how many partly used nodes have that
+        self.free = np.full(nodes, cores_per_node, dtype=np.int64)
+        self.occ = np.full((nodes, 2), -1, dtype=np.int64)
+        self.n_idle = nodes
 
     def free_cores(self, node: int) -> int:
         """Free cores on ``node``."""
-        if node in self.partial:
-            return self.partial[node]
-        return self.cpn if not self.jobs_on[node] else 0
+        return int(self.free[node])
 
-    def nodes_with(self, cores: int) -> list[int]:
+    def occupants(self, node: int) -> list[int]:
+        """The jobs on ``node``."""
+        row = self.occ[node]
+        return row[row >= 0].tolist()
+
+    def neighbours(self, j: int, nodes: np.ndarray) -> np.ndarray:
+        """The other jobs on any of ``nodes`` (sorted, unique)."""
+        u = np.unique(self.occ[nodes])
+        return u[(u >= 0) & (u != j)]
+
+    def nodes_with(self, cores: int) -> np.ndarray:
         """Partly used nodes with at least ``cores`` free cores, by node id."""
-        if not any(f >= cores for f in self.hist):
-            return []
-        return sorted(n for n, f in self.partial.items() if f >= cores)
+        f = self.free
+        return np.flatnonzero((f >= cores) & (f < self.cpn))
 
     def count_with(self, cores: int) -> int:
         """Nodes (idle or partly used) with at least ``cores`` free cores."""
-        return self.idle.free + sum(c for f, c in self.hist.items() if f >= cores)
+        return int(np.count_nonzero(self.free >= cores))
 
-    def _set_free(self, n: int, old: int, new: int) -> None:
-        """Node ``n`` goes from ``old`` to ``new`` free cores (partial bookkeeping)."""
-        hist, partial, cpn = self.hist, self.partial, self.cpn
-        if 0 < old < cpn:
-            del partial[n]
-            if hist[old] == 1:
-                del hist[old]
-            else:
-                hist[old] -= 1
-        if 0 < new < cpn:
-            partial[n] = new
-            hist[new] = hist.get(new, 0) + 1
-
-    def peek_idle(self, k: int) -> list[int]:
+    def peek_idle(self, k: int) -> np.ndarray:
         """The ``k`` lowest idle nodes, without taking them."""
-        out: list[int] = []
-        for a, b in zip(self.idle.starts, self.idle.ends, strict=True):
-            take = min(b - a, k - len(out))
-            out.extend(range(a, a + take))
-            if len(out) == k:
-                break
-        return out
+        if k <= 0:
+            return np.empty(0, dtype=np.int64)
+        return np.flatnonzero(self.free == self.cpn)[:k]
 
-    def take_idle(self, k: int) -> list[int]:
-        """Take ``k`` idle nodes, lowest ids first."""
-        out: list[int] = []
-        for a, b in self.idle.take(k):
-            out.extend(range(a, b))
-        return out
-
-    def place(self, j: int, nodes: list[int], cores: int) -> None:
+    def place(self, j: int, nodes: np.ndarray, cores: int) -> None:
         """Put job ``j`` on ``nodes`` with ``cores`` cores each (the caller checked they fit)."""
-        cpn = self.cpn
-        partial = self.partial
-        for n in nodes:
-            free = partial.get(n, cpn)
-            self._set_free(n, free, free - cores)
-            self.jobs_on[n].append(j)
+        f = self.free[nodes]
+        self.n_idle -= int(np.count_nonzero(f == self.cpn))
+        self.free[nodes] = f - cores
+        rows = self.occ[nodes]
+        empty = rows < 0
+        if not empty.any(axis=1).all():  # some node has no empty slot left: widen the table
+            self.occ = np.pad(self.occ, ((0, 0), (0, self.occ.shape[1])), constant_values=-1)
+            rows = self.occ[nodes]
+            empty = rows < 0
+        slot = empty.argmax(axis=1)
+        self.occ[nodes, slot] = j
 
-    def release(self, j: int, nodes: list[int], cores: int) -> None:
+    def release(self, j: int, nodes: np.ndarray, cores: int) -> None:
         """Give back the cores job ``j`` held."""
-        cpn = self.cpn
-        partial = self.partial
-        for n in nodes:
-            self.jobs_on[n].remove(j)
-            old = partial.get(n, 0)
-            self._set_free(n, old, old + cores)
-            if old + cores >= cpn:
-                self.idle.give([(n, n + 1)])
+        f = self.free[nodes] + cores
+        self.free[nodes] = f
+        self.n_idle += int(np.count_nonzero(f == self.cpn))
+        rows = self.occ[nodes]
+        rows[rows == j] = -1
+        self.occ[nodes] = rows
 
     def check(self, p: Placement) -> str | None:
         """Why placement ``p`` is impossible now, or None if it fits."""
-        if len(set(p.nodes)) != len(p.nodes):
+        nodes = np.asarray(p.nodes)
+        if len(np.unique(nodes)) != len(nodes):
             return "uses a node twice"
         if not 0 < p.cores <= self.cpn:
             return f"asks for {p.cores} cores per node on {self.cpn}-core nodes"
-        for n in p.nodes:
-            if not 0 <= n < len(self.jobs_on):
-                return f"uses node {n}, which does not exist"
-            if self.free_cores(n) < p.cores:
-                return f"needs {p.cores} cores on node {n}, which has {self.free_cores(n)} free"
+        if len(nodes) and (nodes.min() < 0 or nodes.max() >= len(self.free)):
+            return "uses a node that does not exist"
+        short = np.flatnonzero(self.free[nodes] < p.cores)
+        if len(short):
+            n = int(nodes[short[0]])
+            return f"needs {p.cores} cores on node {n}, which has {self.free_cores(n)} free"
         return None
 
-    def claim(self, p: Placement) -> None:
-        """Apply placement ``p``: idle nodes leave the idle pool."""
-        starts, ends = self.idle.starts, self.idle.ends
-        for n in p.nodes:
-            if n not in self.partial:  # idle: cut it out of the idle intervals
-                i = bisect_left(ends, n + 1)
-                a, b = starts[i], ends[i]
-                if a == n and b == n + 1:
-                    del starts[i], ends[i]
-                elif a == n:
-                    starts[i] = n + 1
-                elif b == n + 1:
-                    ends[i] = n
-                else:
-                    ends[i] = n
-                    starts.insert(i + 1, n + 1)
-                    ends.insert(i + 1, b)
-                self.idle.free -= 1
-        self.place(p.job, p.nodes, p.cores)
+    def claim(self, p: Placement) -> np.ndarray:
+        """Apply placement ``p``; returns its nodes as a sorted array."""
+        nodes = np.sort(np.asarray(p.nodes, dtype=np.int64))
+        self.place(p.job, nodes, p.cores)
+        return nodes

@@ -184,7 +184,7 @@ class Result:
 def _alloc_texts(sim: Simulation) -> list[str]:
     if sim.shared is None:
         return [format_intervals(a) if a else "" for a in sim.alloc]
-    return [format_intervals(nodes_to_intervals(a)) if a else "" for a in sim.alloc]
+    return [format_intervals(nodes_to_intervals(a.tolist())) if len(a) else "" for a in sim.alloc]
 
 
 def _jsonable(v: Any) -> Any:

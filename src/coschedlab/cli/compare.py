@@ -1,0 +1,105 @@
+"""``coschedlab compare SPEC.yaml``: workloads x schedulers x repetitions on a process pool."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from ..experiments import load_spec, run_comparison, write_analysis
+from ..experiments.runner import RunOutcome
+from ..experiments.store import run_dir
+from .core import console, err_console
+
+
+def _resume_command(spec: Path, out: Path | None, jobs: int | None) -> str:
+    args = ["coschedlab", "compare", str(spec)]
+    if out is not None:
+        args += ["--out", str(out)]
+    if jobs is not None:
+        args += ["--jobs", str(jobs)]
+    return shlex.join(args)
+
+
+def compare(
+    spec: Annotated[Path, typer.Argument(help="comparison spec (YAML, see docs/experiments.md)")],
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", help="worker processes (default: all CPUs; 1 = in-process)"),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="output directory (default: the spec's 'output')"),
+    ] = None,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="discard the runs already stored in the output")
+    ] = False,
+) -> None:
+    """Run every workload x scheduler x repetition of SPEC (resuming: finished runs are kept),
+    print the comparison table and write comparison.csv and the plots."""
+    s = load_spec(spec)
+    target = out if out is not None else s.output
+    n_runs = len(s.workloads) * len(s.schedulers) * s.repetitions
+    console.print(
+        f"{s.name}: {len(s.workloads)} workload(s) x {len(s.schedulers)} scheduler(s) x "
+        f"{s.repetitions} repetition(s) = {n_runs} runs -> {target}/"
+    )
+    with Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=err_console,
+        transient=not err_console.is_terminal,
+    ) as bar:
+        task = bar.add_task("runs", total=None, visible=False)
+
+        def started(todo: int, total: int) -> None:
+            if todo < total:
+                console.print(f"{total - todo} of {total} runs already stored; {todo} to do")
+            bar.update(task, total=todo, visible=todo > 0)
+
+        def finished(outcome: RunOutcome) -> None:
+            mark = "failed" if outcome.error else "done"
+            bar.update(task, advance=1, description=f"{outcome.key} {mark}")
+            if outcome.error:
+                err_console.print(f"[red]{outcome.key}: {outcome.error}[/red]")
+
+        summary = run_comparison(
+            s, target, jobs=jobs, fresh=fresh, on_start=started, on_done=finished
+        )
+    if summary.interrupted:
+        err_console.print(
+            f"interrupted: {summary.stored} of {summary.total} runs are stored in {target}/; "
+            f"resume with: {_resume_command(spec, out, jobs)}",
+            soft_wrap=True,
+        )
+        raise typer.Exit(130)
+    table, paths = write_analysis(s, target)
+    if len(table):
+        from ..experiments.compare import rich_table
+
+        console.print(rich_table(table, s))
+    console.print(f"comparison.csv and {len(paths) - 2} plot file(s) in {target}/")
+    if summary.failed:
+        err_console.print(f"[red]{len(summary.failed)} run(s) failed:[/red]")
+        for key, error in sorted(summary.failed.items()):
+            err_console.print(
+                f"  {key}: {error} (see {run_dir(target, key) / 'error.txt'})", soft_wrap=True
+            )
+        err_console.print(
+            f"fix the cause and resume with: {_resume_command(spec, out, jobs)}", soft_wrap=True
+        )
+        raise typer.Exit(1)

@@ -1,0 +1,32 @@
+"""Experiments: comparisons of workloads x schedulers x repetitions (docs/experiments.md).
+
+- :mod:`.spec`: the YAML spec, validated strictly (:func:`load_spec`);
+- :mod:`.workloads`: the workload of one run (pool-generated or SWF trace);
+- :mod:`.store`: one directory per finished run, written atomically; resume checks;
+- :mod:`.runner`: runs the missing runs on a local process pool (:func:`run_comparison`);
+- :mod:`.compare` and :mod:`.plots`: the comparison table, ``comparison.csv`` and figures.
+"""
+
+from __future__ import annotations
+
+from .compare import comparison_table, run_metrics, write_analysis
+from .runner import RunTask, Summary, plan, run_comparison
+from .spec import SchedulerSpec, Spec, WorkloadSpec, load_spec, spec_from_dict
+from .store import RunKey, completed
+
+__all__ = [
+    "RunKey",
+    "RunTask",
+    "SchedulerSpec",
+    "Spec",
+    "Summary",
+    "WorkloadSpec",
+    "comparison_table",
+    "completed",
+    "load_spec",
+    "plan",
+    "run_comparison",
+    "run_metrics",
+    "spec_from_dict",
+    "write_analysis",
+]

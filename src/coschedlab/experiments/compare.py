@@ -1,0 +1,178 @@
+"""Analysis of a comparison: per-run metrics, the workload x scheduler table and its plots.
+
+:func:`run_metrics` reads every finished run of a spec (one row per run), :func:`comparison_table`
+averages them over the repetitions (mean and standard deviation) and adds the makespan
+improvement over the baseline scheduler, computed per repetition (the runs of one repetition
+share the same workload, so the comparison is paired) and then averaged.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+from rich.table import Table
+
+from .spec import Spec
+from .store import RunKey, completed, run_dir
+
+__all__ = ["METRICS", "comparison_table", "rich_table", "run_metrics", "write_analysis"]
+
+#: Per-run metrics: column -> key in metrics.json (None: from the jobs table). wait, turnaround,
+#: bounded_slowdown and speedup are the run's means over its jobs; slower_share is the share of
+#: its jobs with speedup < 1 (both NaN without a ``speedup`` column).
+METRICS: dict[str, str | None] = {
+    "makespan": "makespan",
+    "wait": "wait_mean",
+    "turnaround": "response_mean",
+    "bounded_slowdown": "bounded_slowdown_mean",
+    "utilization": "utilization",
+    "speedup": None,
+    "slower_share": None,
+}
+
+
+#: Speedups within this of 1 count as 1 (float rounding of run times).
+SPEEDUP_TOLERANCE = 1e-9
+
+
+def _speedups(path: Path) -> tuple[float, float]:
+    """Mean job speedup and share of jobs with speedup < 1 (NaN when no ``speedup`` column)."""
+    if "speedup" not in pq.read_schema(path).names:
+        return math.nan, math.nan
+    s = pd.read_parquet(path, columns=["speedup"])["speedup"].to_numpy(dtype=float)
+    s = s[np.isfinite(s)]
+    if not len(s):
+        return math.nan, math.nan
+    # compact runs give 1 up to rounding (end - start vs the compact time): not "slower"
+    return float(s.mean()), float((s < 1.0 - SPEEDUP_TOLERANCE).mean())
+
+
+def run_metrics(spec: Spec, out: Path) -> pd.DataFrame:
+    """One row per finished run of ``spec`` in ``out``: workload, scheduler, rep and METRICS.
+
+    Rows follow the spec's order (workloads, then schedulers, then repetitions).
+    """
+    done = completed(out)
+    rows = []
+    for w in spec.workloads:
+        for s in spec.schedulers:
+            for rep in range(spec.repetitions):
+                key = RunKey(w.name, s.slug, rep)
+                if key not in done:
+                    continue
+                d = run_dir(out, key)
+                m = json.loads((d / "metrics.json").read_text())["metrics"]
+                speedup, slower = _speedups(d / "jobs.parquet")
+                row = {"workload": w.name, "scheduler": s.label, "rep": rep}
+                for col, name in METRICS.items():
+                    if name is not None:
+                        v = m.get(name)
+                        row[col] = math.nan if v is None else float(v)
+                row["speedup"], row["slower_share"] = speedup, slower
+                row["n_jobs"] = int(m.get("n_jobs", 0))
+                rows.append(row)
+    columns = ["workload", "scheduler", "rep", *METRICS, "n_jobs"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _improvements(runs: pd.DataFrame, baseline: str) -> pd.Series:
+    """Makespan improvement (%) of each run over the baseline run of the same repetition."""
+    base = runs[runs["scheduler"] == baseline].set_index(["workload", "rep"])["makespan"]
+    idx = pd.MultiIndex.from_frame(runs[["workload", "rep"]])
+    b = base.reindex(idx).to_numpy(dtype=float)
+    m = runs["makespan"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        imp = np.where(b > 0, 100.0 * (b - m) / b, np.nan)
+    return pd.Series(imp, index=runs.index, name="makespan_improvement")
+
+
+def comparison_table(runs: pd.DataFrame, spec: Spec) -> pd.DataFrame:
+    """Mean and std over repetitions per workload x scheduler, plus ``makespan_improvement``
+    (% over ``spec.baseline``, paired per repetition; positive = shorter makespan)."""
+    runs = runs.copy()
+    runs["makespan_improvement"] = _improvements(runs, spec.baseline)
+    values = [*METRICS, "makespan_improvement"]
+    order = {s.label: i for i, s in enumerate(spec.schedulers)}
+    rows = []
+    for (workload, scheduler), g in runs.groupby(["workload", "scheduler"], sort=False):
+        row = {"workload": workload, "scheduler": scheduler, "runs": len(g)}
+        for col in values:
+            v = g[col].to_numpy(dtype=float)
+            v = v[np.isfinite(v)]
+            row[f"{col}_mean"] = float(v.mean()) if len(v) else math.nan
+            row[f"{col}_std"] = float(v.std(ddof=1)) if len(v) > 1 else math.nan
+        row["_order"] = order.get(scheduler, len(order))
+        rows.append(row)
+    wl = {w.name: i for i, w in enumerate(spec.workloads)}
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    table["_w"] = table["workload"].map(wl)
+    table = table.sort_values(["_w", "_order"], kind="stable").drop(columns=["_w", "_order"])
+    return table.reset_index(drop=True)
+
+
+# -- presentation ------------------------------------------------------------------------------
+def _pm(mean: float, std: float, scale: float = 1.0, digits: int = 2) -> str:
+    if not math.isfinite(mean):
+        return "-"
+    text = f"{mean * scale:,.{digits}f}"
+    if math.isfinite(std):
+        text += f"±{std * scale:,.{digits}f}"
+    return text
+
+
+def rich_table(table: pd.DataFrame, spec: Spec) -> Table:
+    """The comparison as a rich table (times in hours, shares in %)."""
+    t = Table(title=f"{spec.name}: mean ± std over {spec.repetitions} repetition(s)")
+    has_speedup = "speedup_mean" in table and table["speedup_mean"].notna().any()
+    cols = ["workload", "scheduler", "runs", "makespan h", f"vs {spec.baseline} %",
+            "wait h", "turnaround h", "bsld", "util %"]  # fmt: skip
+    if has_speedup:
+        cols += ["speedup", "slower %"]
+    for c in cols:
+        t.add_column(c, justify="left" if c in ("workload", "scheduler") else "right")
+    last = None
+    for _, r in table.iterrows():
+        if last is not None and r["workload"] != last:
+            t.add_section()
+        imp = r["makespan_improvement_mean"]
+        cells = [
+            r["workload"] if r["workload"] != last else "",
+            r["scheduler"],
+            str(r["runs"]),
+            _pm(r["makespan_mean"], r["makespan_std"], 1 / 3600),
+            "" if r["scheduler"] == spec.baseline else _pm(imp, r["makespan_improvement_std"]),
+            _pm(r["wait_mean"], r["wait_std"], 1 / 3600),
+            _pm(r["turnaround_mean"], r["turnaround_std"], 1 / 3600),
+            _pm(r["bounded_slowdown_mean"], r["bounded_slowdown_std"]),
+            _pm(r["utilization_mean"], r["utilization_std"], 100, 1),
+        ]
+        if has_speedup:
+            cells += [
+                _pm(r["speedup_mean"], r["speedup_std"], 1, 3),
+                _pm(r["slower_share_mean"], r["slower_share_std"], 100, 1),
+            ]
+        t.add_row(*cells)
+        last = r["workload"]
+    return t
+
+
+def write_analysis(spec: Spec, out: Path) -> tuple[pd.DataFrame, list[Path]]:
+    """Write ``runs.csv``, ``comparison.csv`` and the plots; return the table and the paths."""
+    from .plots import write_plots
+
+    out = Path(out)
+    runs = run_metrics(spec, out)
+    table = comparison_table(runs, spec)
+    paths = [out / "runs.csv", out / "comparison.csv"]
+    runs.to_csv(paths[0], index=False, float_format="%.10g")
+    table.to_csv(paths[1], index=False, float_format="%.10g")
+    if spec.plots != "none" and len(runs):
+        paths += write_plots(spec, out, table)
+    return table, paths

@@ -1,0 +1,499 @@
+"""Comparison specs: which workloads x schedulers x repetitions to run (docs/experiments.md).
+
+A spec is a YAML file, read by :func:`load_spec` and validated strictly: an unknown key anywhere
+is an :class:`~coschedlab.errors.InputError` naming the key path and the file (with the closest
+known key), and so is a value of the wrong type. Relative data paths (``pool``, ``trace``,
+scheduler ``.py`` files) are relative to the spec file; ``output`` is relative to the current
+directory, like ``--out``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import InputError
+from ..platform import Cluster
+
+__all__ = [
+    "PLOTS",
+    "SchedulerSpec",
+    "Spec",
+    "WorkloadSpec",
+    "file_digest",
+    "load_spec",
+    "spec_from_dict",
+]
+
+PLOTS = ("comparison", "full", "none")
+BUNDLED_PREFIX = "coschedlab:"
+
+_TOP_KEYS = (
+    "name", "cluster", "output", "repetitions", "seed", "kill_at_walltime", "baseline",
+    "schedulers", "workloads", "plots",
+)  # fmt: skip
+_CLUSTER_KEYS = ("nodes", "sockets_per_node", "cores_per_socket")
+_SCHED_KEYS = ("name", "spec")
+_POOL_KEYS = (
+    "name", "pool", "jobs", "arrival", "names", "weights", "select", "shuffle",
+    "requested_factor", "colocation", "cluster",
+)  # fmt: skip
+_TRACE_KEYS = ("name", "trace", "limit", "cluster")
+_SELECT_KEYS = ("procs",)
+_RESERVED = ("plots",)  # names of analysis outputs in the output directory
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+=,-]*$")
+
+
+# -- the spec ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SchedulerSpec:
+    """One scheduler of the comparison: a display ``label`` and the scheduler ``spec`` string."""
+
+    label: str
+    spec: str
+
+    @property
+    def slug(self) -> str:
+        """The directory name of this scheduler's runs."""
+        return slug(self.label)
+
+
+@dataclass(frozen=True)
+class WorkloadSpec:
+    """One workload: generated from an application pool, or read from an SWF trace.
+
+    ``path`` is the absolute pool or trace file; ``cluster`` the machine it runs on.
+    Pool workloads use ``jobs``, ``arrival``, ``names``, ``weights``, ``select_procs``,
+    ``shuffle``, ``requested_factor`` and ``colocation``; trace workloads use ``limit``.
+    """
+
+    name: str
+    kind: str  # "pool" or "trace"
+    path: str
+    cluster: Cluster
+    jobs: int | None = None
+    arrival: str = "constant:0"
+    names: tuple[str, ...] | None = None
+    weights: tuple[tuple[str, float], ...] | None = None
+    select_procs: tuple[int, ...] | None = None
+    shuffle: bool = False
+    requested_factor: float = 1.4
+    colocation: bool = True
+    limit: int | None = None
+
+    def describe(self) -> dict[str, Any]:
+        """Everything that determines this workload's runs, as plain JSON (with file digest)."""
+        c = self.cluster
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "file": Path(self.path).name,  # by name and content: moving the project is fine
+            "digest": file_digest(self.path),
+            "cluster": [c.nodes, c.sockets_per_node, c.cores_per_socket],
+        }
+        if self.kind == "trace":
+            out["limit"] = self.limit
+            return out
+        out.update(
+            jobs=self.jobs,
+            arrival=self.arrival,
+            names=list(self.names) if self.names is not None else None,
+            weights=dict(self.weights) if self.weights is not None else None,
+            select_procs=list(self.select_procs) if self.select_procs is not None else None,
+            shuffle=self.shuffle,
+            requested_factor=self.requested_factor,
+            colocation=self.colocation,
+        )
+        return out
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A validated comparison spec (see docs/experiments.md for every key)."""
+
+    path: Path
+    name: str
+    output: Path
+    repetitions: int
+    seed: int
+    kill_at_walltime: bool
+    baseline: str
+    schedulers: tuple[SchedulerSpec, ...]
+    workloads: tuple[WorkloadSpec, ...]
+    plots: str = "comparison"
+
+    def scheduler(self, label: str) -> SchedulerSpec:
+        """The scheduler labelled ``label``."""
+        return next(s for s in self.schedulers if s.label == label)
+
+    def describe(self) -> dict[str, Any]:
+        """What determines the runs (not presentation keys such as baseline or plots)."""
+        return {
+            "seed": self.seed,
+            "kill_at_walltime": self.kill_at_walltime,
+            "schedulers": {s.label: _scheduler_identity(s.spec) for s in self.schedulers},
+            "workloads": {w.name: w.describe() for w in self.workloads},
+        }
+
+    def digest(self) -> str:
+        """SHA-256 of :meth:`describe` plus the repetitions (identifies the whole comparison)."""
+        doc = {**self.describe(), "repetitions": self.repetitions}
+        return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
+def slug(name: str) -> str:
+    """A file-system-safe form of a label (``easy:depth=50`` -> ``easy_depth=50``)."""
+    return re.sub(r"[^A-Za-z0-9_.+=,-]+", "_", name).strip("_") or "scheduler"
+
+
+@lru_cache(maxsize=64)
+def _digest_cached(path: str, size: int, mtime_ns: int) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def file_digest(path: str | Path) -> str:
+    """SHA-256 of a file's bytes (cached on path, size and modification time)."""
+    st = Path(path).stat()
+    return _digest_cached(str(path), st.st_size, st.st_mtime_ns)
+
+
+def _scheduler_identity(spec: str) -> str:
+    """The scheduler spec, plus the digest of its ``.py`` file when it names one."""
+    from ..schedulers.registry import parse_spec
+
+    name = parse_spec(spec)[0]
+    if name.endswith(".py") and Path(name).is_file():
+        return f"{Path(name).name}{spec[len(name) :]} sha256={file_digest(name)}"
+    return spec
+
+
+# -- validation helpers -----------------------------------------------------------------------
+class _Checker:
+    """Type checks that raise InputError naming the key path and the spec file."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def fail(self, message: str) -> InputError:
+        return InputError(message, where=self.where)
+
+    def keys(self, d: Mapping, allowed: tuple[str, ...], path: str) -> None:
+        for key in d:
+            if not isinstance(key, str):
+                raise self.fail(f"key {key!r} in '{path or 'the spec'}' must be a string")
+            if key not in allowed:
+                full = f"{path}.{key}" if path else key
+                close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+                hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(allowed)}"
+                raise self.fail(f"unknown key '{full}' ({hint})")
+
+    def mapping(self, v: Any, path: str) -> Mapping:
+        if not isinstance(v, Mapping):
+            raise self.fail(f"'{path}' must be a mapping (key: value), got {_show(v)}")
+        return v
+
+    def integer(self, v: Any, path: str, minimum: int | None = None) -> int:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise self.fail(f"'{path}' must be an integer, got {_show(v)}")
+        if minimum is not None and v < minimum:
+            raise self.fail(f"'{path}' must be >= {minimum}, got {v}")
+        return v
+
+    def number(self, v: Any, path: str, positive: bool = False) -> float:
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            raise self.fail(f"'{path}' must be a finite number, got {_show(v)}")
+        if positive and v <= 0:
+            raise self.fail(f"'{path}' must be > 0, got {v}")
+        if not positive and v < 0:
+            raise self.fail(f"'{path}' must be >= 0, got {v}")
+        return float(v)
+
+    def boolean(self, v: Any, path: str) -> bool:
+        if not isinstance(v, bool):
+            raise self.fail(f"'{path}' must be true or false, got {_show(v)}")
+        return v
+
+    def string(self, v: Any, path: str) -> str:
+        if not isinstance(v, str) or not v.strip():
+            raise self.fail(f"'{path}' must be a non-empty string, got {_show(v)}")
+        return v.strip()
+
+    def name(self, v: Any, path: str) -> str:
+        text = self.string(v, path)
+        if not _NAME_RE.match(text):
+            raise self.fail(
+                f"'{path}' must use letters, digits and _ . + = , - only "
+                f"(it names a directory), got {text!r}"
+            )
+        return text
+
+    def items(self, v: Any, path: str) -> list:
+        if not isinstance(v, list) or not v:
+            raise self.fail(f"'{path}' must be a non-empty list, got {_show(v)}")
+        return v
+
+
+def _show(v: Any) -> str:
+    kind = {dict: "a mapping", list: "a list", type(None): "nothing"}.get(type(v))
+    return kind if kind else f"{v!r}"
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """A safe YAML loader that refuses a key given twice in one mapping."""
+
+
+def _no_duplicates(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: set = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            mark = key_node.start_mark
+            raise yaml.constructor.ConstructorError(
+                None, None, f"key {key!r} appears twice (line {mark.line + 1})", mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
+
+
+# -- parsing ----------------------------------------------------------------------------------
+def load_spec(path: str | Path) -> Spec:
+    """Read and validate a comparison spec file (YAML)."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise InputError("no such file", where=str(path)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, expected a YAML spec file", where=str(path)) from None
+    try:
+        raw = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
+    except yaml.YAMLError as exc:
+        detail = " ".join(str(exc).split())
+        raise InputError(f"not valid YAML ({detail})", where=str(path)) from None
+    return spec_from_dict(raw, path)
+
+
+def spec_from_dict(raw: Any, path: str | Path) -> Spec:
+    """Validate a parsed spec document; ``path`` is the spec file (for messages and paths)."""
+    path = Path(path)
+    ck = _Checker(str(path))
+    base = path.resolve().parent
+    if raw is None:
+        raise ck.fail("the spec is empty; see docs/experiments.md for an example")
+    raw = ck.mapping(raw, "the spec")
+    ck.keys(raw, _TOP_KEYS, "")
+    for key in ("schedulers", "workloads"):
+        if key not in raw:
+            raise ck.fail(f"missing key '{key}'")
+    default_cluster = _cluster(raw["cluster"], "cluster", ck) if "cluster" in raw else None
+    schedulers = _schedulers(raw["schedulers"], base, ck)
+    workloads = tuple(
+        _workload(w, f"workloads[{i}]", base, default_cluster, ck)
+        for i, w in enumerate(ck.items(raw["workloads"], "workloads"))
+    )
+    names = [w.name for w in workloads]
+    dup = next((n for n in names if names.count(n) > 1), None)
+    if dup is not None:
+        raise ck.fail(f"workload name {dup!r} is used twice in 'workloads'")
+    labels = [s.label for s in schedulers]
+    baseline = raw.get("baseline", labels[0])
+    baseline = ck.string(baseline, "baseline")
+    if baseline not in labels:
+        by_spec = [s.label for s in schedulers if s.spec == baseline]
+        if len(by_spec) != 1:
+            close = difflib.get_close_matches(baseline, labels, n=1, cutoff=0.6)
+            hint = f"did you mean '{close[0]}'?" if close else f"labels: {', '.join(labels)}"
+            raise ck.fail(f"'baseline' must be one of the scheduler labels ({hint})")
+        baseline = by_spec[0]
+    name = ck.string(raw.get("name", path.stem), "name")
+    output = (
+        Path(ck.string(raw["output"], "output"))
+        if "output" in raw
+        else Path("out") / slug(path.stem)
+    )
+    plots = raw.get("plots", "comparison")
+    if plots not in PLOTS:
+        raise ck.fail(f"'plots' must be one of {', '.join(PLOTS)}, got {_show(plots)}")
+    return Spec(
+        path=path,
+        name=name,
+        output=output,
+        repetitions=ck.integer(raw.get("repetitions", 1), "repetitions", minimum=1),
+        seed=ck.integer(raw.get("seed", 0), "seed", minimum=0),
+        kill_at_walltime=ck.boolean(raw.get("kill_at_walltime", False), "kill_at_walltime"),
+        baseline=baseline,
+        schedulers=schedulers,
+        workloads=workloads,
+        plots=plots,
+    )
+
+
+def _cluster(v: Any, path: str, ck: _Checker) -> Cluster:
+    d = ck.mapping(v, path)
+    ck.keys(d, _CLUSTER_KEYS, path)
+    if "nodes" not in d:
+        raise ck.fail(f"missing key '{path}.nodes'")
+    return Cluster(
+        nodes=ck.integer(d["nodes"], f"{path}.nodes", minimum=1),
+        sockets_per_node=ck.integer(d.get("sockets_per_node", 1), f"{path}.sockets_per_node", 1),
+        cores_per_socket=ck.integer(d.get("cores_per_socket", 1), f"{path}.cores_per_socket", 1),
+    )
+
+
+def _schedulers(v: Any, base: Path, ck: _Checker) -> tuple[SchedulerSpec, ...]:
+    from ..schedulers import get_scheduler
+    from ..schedulers.registry import parse_spec
+
+    out: list[SchedulerSpec] = []
+    for i, item in enumerate(ck.items(v, "schedulers")):
+        path = f"schedulers[{i}]"
+        if isinstance(item, Mapping):
+            ck.keys(item, _SCHED_KEYS, path)
+            if "spec" not in item:
+                raise ck.fail(f"missing key '{path}.spec'")
+            text = ck.string(item["spec"], f"{path}.spec")
+            label = ck.string(item["name"], f"{path}.name") if "name" in item else None
+        else:
+            text, label = ck.string(item, path), None
+        sched_name = parse_spec(text)[0]
+        if sched_name.endswith(".py"):
+            file = Path(sched_name)
+            resolved = file if file.is_absolute() else (base / file).resolve()
+            text = str(resolved) + text[len(sched_name) :]
+            label = label or Path(sched_name).stem + text[len(str(resolved)) :]
+        label = label or text
+        if "/" in label or "\\" in label:
+            raise ck.fail(f"'{path}' label {label!r} must not contain '/'; give a name")
+        try:
+            get_scheduler(text)
+        except InputError as exc:
+            raise ck.fail(f"'{path}': {exc}") from None
+        out.append(SchedulerSpec(label=label, spec=text))
+    for key, what in ((lambda s: s.label, "label"), (lambda s: s.slug, "directory name")):
+        values = [key(s) for s in out]
+        dup = next((x for x in values if values.count(x) > 1), None)
+        if dup is not None:
+            raise ck.fail(
+                f"two schedulers share the {what} {dup!r}; "
+                "give them names with {name: LABEL, spec: SPEC}"
+            )
+    return tuple(out)
+
+
+def _data_path(value: str, base: Path, path: str, ck: _Checker) -> str:
+    """Resolve a data file: ``coschedlab:NAME`` (bundled data) or relative to the spec."""
+    if value.startswith(BUNDLED_PREFIX):
+        name = value[len(BUNDLED_PREFIX) :]
+        ref = resources.files("coschedlab") / "data" / name
+        if not ref.is_file():
+            raise ck.fail(f"'{path}': no bundled data file {name!r}")
+        return str(Path(str(ref)).resolve())
+    file = Path(value).expanduser()
+    file = file if file.is_absolute() else (base / file)
+    if not file.is_file():
+        raise ck.fail(f"'{path}': no such file {str(file)!r}")
+    return str(file.resolve())
+
+
+def _workload(
+    v: Any, path: str, base: Path, default_cluster: Cluster | None, ck: _Checker
+) -> WorkloadSpec:
+    d = ck.mapping(v, path)
+    if "pool" in d and "trace" in d:
+        raise ck.fail(f"'{path}' gives both 'pool' and 'trace'; a workload is one or the other")
+    if "pool" not in d and "trace" not in d:
+        raise ck.fail(f"'{path}' needs 'pool' (an application pool) or 'trace' (an SWF file)")
+    kind = "pool" if "pool" in d else "trace"
+    allowed = _POOL_KEYS if kind == "pool" else _TRACE_KEYS
+    for key in d:
+        if isinstance(key, str) and key not in allowed and key in _POOL_KEYS + _TRACE_KEYS:
+            raise ck.fail(f"key '{path}.{key}' does not apply to a {kind} workload")
+    ck.keys(d, allowed, path)
+    if "name" not in d:
+        raise ck.fail(f"missing key '{path}.name'")
+    name = ck.name(d["name"], f"{path}.name")
+    if name in _RESERVED:
+        raise ck.fail(f"'{path}.name' {name!r} is reserved for an output; choose another name")
+    cluster = _cluster(d["cluster"], f"{path}.cluster", ck) if "cluster" in d else default_cluster
+    file = _data_path(ck.string(d[kind], f"{path}.{kind}"), base, f"{path}.{kind}", ck)
+    if kind == "trace":
+        limit = ck.integer(d["limit"], f"{path}.limit", minimum=1) if "limit" in d else None
+        if cluster is None:
+            cluster = _trace_cluster(file, path, ck)
+        return WorkloadSpec(name=name, kind=kind, path=file, cluster=cluster, limit=limit)
+    if cluster is None:
+        raise ck.fail(f"'{path}' is a pool workload: give 'cluster' (top level or in it)")
+    w = WorkloadSpec(
+        name=name,
+        kind=kind,
+        path=file,
+        cluster=cluster,
+        jobs=ck.integer(d["jobs"], f"{path}.jobs", minimum=1) if "jobs" in d else None,
+        arrival=ck.string(d.get("arrival", "constant:0"), f"{path}.arrival"),
+        names=_names(d["names"], f"{path}.names", ck) if "names" in d else None,
+        weights=_weights(d["weights"], f"{path}.weights", ck) if "weights" in d else None,
+        select_procs=_select(d["select"], f"{path}.select", ck) if "select" in d else None,
+        shuffle=ck.boolean(d.get("shuffle", False), f"{path}.shuffle"),
+        requested_factor=ck.number(
+            d.get("requested_factor", 1.4), f"{path}.requested_factor", positive=True
+        ),
+        colocation=ck.boolean(d.get("colocation", True), f"{path}.colocation"),
+    )
+    if w.jobs is None and w.names is None:
+        raise ck.fail(f"'{path}' needs 'jobs' (how many to draw) or 'names' (the job list)")
+    try:
+        from .workloads import build_workload
+
+        build_workload(w, seed=0)  # a dry run: unknown applications, empty selections, ...
+    except InputError as exc:
+        raise ck.fail(f"'{path}': {exc}") from None
+    return w
+
+
+def _trace_cluster(file: str, path: str, ck: _Checker) -> Cluster:
+    from ..workload.swf import cluster_from_header, read_swf
+
+    cluster = cluster_from_header(read_swf(file).header)
+    if cluster is None:
+        raise ck.fail(f"'{path}': the trace has no MaxNodes/MaxProcs header; give 'cluster'")
+    return cluster
+
+
+def _names(v: Any, path: str, ck: _Checker) -> tuple[str, ...]:
+    items = ck.items(v, path)
+    return tuple(ck.string(x, f"{path}[{i}]") for i, x in enumerate(items))
+
+
+def _weights(v: Any, path: str, ck: _Checker) -> tuple[tuple[str, float], ...]:
+    d = ck.mapping(v, path)
+    if not d:
+        raise ck.fail(f"'{path}' is empty; give {{application: weight}}")
+    return tuple((str(k), ck.number(w, f"{path}.{k}")) for k, w in d.items())
+
+
+def _select(v: Any, path: str, ck: _Checker) -> tuple[int, ...]:
+    d = ck.mapping(v, path)
+    ck.keys(d, _SELECT_KEYS, path)
+    if "procs" not in d:
+        raise ck.fail(f"missing key '{path}.procs'")
+    procs = d["procs"]
+    items = [procs] if isinstance(procs, int) and not isinstance(procs, bool) else procs
+    items = ck.items(items, f"{path}.procs")
+    return tuple(ck.integer(p, f"{path}.procs[{i}]", minimum=1) for i, p in enumerate(items))

@@ -1,0 +1,227 @@
+"""The result store of a comparison: one directory per finished run, written atomically.
+
+Layout of an output directory::
+
+    OUT/spec.json                         what the runs were made from (checked on resume)
+    OUT/<workload>/<scheduler>/rep<k>/    metrics.json, jobs.parquet, jobs.csv, result.swf,
+                                          run.json (a finished run)
+    OUT/<workload>/<scheduler>/rep<k>/error.txt   (a failed run: no metrics.json)
+
+A run is written into a hidden temporary sibling and renamed into place in one step, so a
+killed process never leaves a half-written run that looks finished: a run is finished exactly
+when its directory holds ``metrics.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..engine.result import Result
+from ..errors import InputError
+from .spec import Spec
+
+__all__ = [
+    "RunKey",
+    "check_spec",
+    "clear",
+    "completed",
+    "load_run",
+    "run_dir",
+    "save_error",
+    "save_run",
+]
+
+SPEC_FILE = "spec.json"
+_TMP = ".tmp-"
+#: Files and directories an analysis writes at the top of OUT (removed by --fresh).
+ANALYSIS_OUTPUTS = ("comparison.csv", "runs.csv", "improvement.png", "plots")
+
+
+@dataclass(frozen=True, order=True)
+class RunKey:
+    """One run: workload name, scheduler directory name (slug of its label), repetition."""
+
+    workload: str
+    scheduler: str
+    rep: int
+
+    def __str__(self) -> str:
+        return f"{self.workload}/{self.scheduler}/rep{self.rep}"
+
+
+def run_dir(out: Path, key: RunKey) -> Path:
+    """Where the run ``key`` lives."""
+    return Path(out) / key.workload / key.scheduler / f"rep{key.rep}"
+
+
+def _replace_dir(tmp: Path, target: Path) -> None:
+    """Move the finished ``tmp`` directory to ``target`` (replacing a failed attempt)."""
+    if target.exists():
+        shutil.rmtree(target)
+    os.replace(tmp, target)
+
+
+def _tmp_dir(target: Path) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.parent / f"{_TMP}{target.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    tmp.mkdir()
+    return tmp
+
+
+def save_run(out: Path, key: RunKey, result: Result, info: dict[str, Any]) -> Path:
+    """Store a finished run atomically; ``info`` goes to ``run.json``. Returns its directory."""
+    target = run_dir(out, key)
+    tmp = _tmp_dir(target)
+    try:
+        result.save(tmp)
+        (tmp / "run.json").write_text(json.dumps(info, indent=2, default=str) + "\n")
+        _replace_dir(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return target
+
+
+def save_error(out: Path, key: RunKey, message: str) -> Path:
+    """Record a failed run: ``<run dir>/error.txt`` (the run does not count as finished)."""
+    target = run_dir(out, key)
+    tmp = _tmp_dir(target)
+    (tmp / "error.txt").write_text(message.rstrip() + "\n")
+    _replace_dir(tmp, target)
+    return target / "error.txt"
+
+
+def completed(out: Path) -> set[RunKey]:
+    """The runs stored under ``out`` that finished (their directory holds ``metrics.json``)."""
+    done: set[RunKey] = set()
+    out = Path(out)
+    if not out.is_dir():
+        return done
+    for metrics in out.glob("*/*/rep*/metrics.json"):
+        rep_dir = metrics.parent
+        suffix = rep_dir.name[3:]
+        if not suffix.isdigit() or rep_dir.name.startswith(_TMP):
+            continue
+        done.add(RunKey(rep_dir.parent.parent.name, rep_dir.parent.name, int(suffix)))
+    return done
+
+
+def load_run(out: Path, key: RunKey) -> Result:
+    """Read back a stored run."""
+    return Result.load(run_dir(out, key))
+
+
+def remove_leftovers(out: Path) -> int:
+    """Delete temporary directories left by killed runs; returns how many."""
+    n = 0
+    for tmp in Path(out).glob(f"*/*/{_TMP}*"):
+        shutil.rmtree(tmp, ignore_errors=True)
+        n += 1
+    return n
+
+
+# -- the spec of an output directory ----------------------------------------------------------
+def _stored(out: Path) -> dict[str, Any] | None:
+    path = Path(out) / SPEC_FILE
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError:
+        raise InputError(f"{path} is not valid JSON; use --fresh to start over") from None
+
+
+def _differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """What changed between two :meth:`Spec.describe` documents, for runs present in both."""
+    diffs = [
+        f"'{key}' {old.get(key)!r} -> {new[key]!r}"
+        for key in ("seed", "kill_at_walltime")
+        if old.get(key) != new[key]
+    ]
+    for group, what in (("workloads", "workload"), ("schedulers", "scheduler")):
+        before, after = old.get(group, {}), new[group]
+        for name in sorted(set(before) & set(after)):
+            if before[name] != after[name]:
+                if isinstance(after[name], dict):
+                    keys = [k for k in after[name] if before[name].get(k) != after[name][k]] or [
+                        "definition"
+                    ]
+                    diffs.append(f"{what} '{name}' ({', '.join(keys)})")
+                else:
+                    diffs.append(f"{what} '{name}' ({before[name]!r} -> {after[name]!r})")
+    return diffs
+
+
+def check_spec(out: Path, spec: Spec) -> None:
+    """Refuse to resume into ``out`` when its runs were made from a different spec.
+
+    Adding workloads, schedulers or repetitions is allowed (their runs are simply new); changing
+    the seed, ``kill_at_walltime``, a workload or a scheduler spec that already has runs is not.
+    On success ``spec.json`` records the union of old and new definitions.
+    """
+    out = Path(out)
+    new = spec.describe()
+    old = _stored(out)
+    if old is None:
+        if out.is_dir() and any(out.iterdir()):
+            raise InputError(
+                f"{out} exists and is not a comparison output (no {SPEC_FILE}); "
+                "choose another --out or empty it"
+            )
+        merged = new
+    else:
+        old_runs = old.get("runs", {})
+        diffs = _differences(old_runs, new)
+        if diffs:
+            raise InputError(
+                f"{out} holds runs of a different spec ({'; '.join(diffs)}); rerun with "
+                "--fresh to discard them, or give another --out"
+            )
+        merged = {
+            **new,
+            "workloads": {**old_runs.get("workloads", {}), **new["workloads"]},
+            "schedulers": {**old_runs.get("schedulers", {}), **new["schedulers"]},
+        }
+    out.mkdir(parents=True, exist_ok=True)
+    doc = {
+        "name": spec.name,
+        "spec_file": str(spec.path.resolve()),
+        "files": {w.name: w.path for w in spec.workloads},
+        "hash": spec.digest(),
+        "runs": merged,
+    }
+    tmp = out / f"{SPEC_FILE}.tmp-{os.getpid()}"
+    tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, out / SPEC_FILE)
+
+
+def clear(out: Path, spec: Spec) -> None:
+    """Remove the runs and analysis outputs of a comparison directory (``--fresh``).
+
+    Only what a comparison writes is removed: ``spec.json``, the analysis outputs and the
+    workload directories named by the stored or the current spec.
+    """
+    out = Path(out)
+    if not out.is_dir():
+        return
+    old = _stored(out)
+    if old is None and any(out.iterdir()):
+        raise InputError(f"{out} is not a comparison output (no {SPEC_FILE}); refusing to clear it")
+    names = set(w.name for w in spec.workloads)
+    if old is not None:
+        names |= set(old.get("runs", {}).get("workloads", {}))
+    for name in sorted(names):
+        shutil.rmtree(out / name, ignore_errors=True)
+    for item in ANALYSIS_OUTPUTS:
+        path = out / item
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+    (out / SPEC_FILE).unlink(missing_ok=True)
