@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .api import simulate
+from .coloc import schedulers as _coloc_schedulers  # noqa: F401  (registers the co-schedulers)
 from .engine.kernel import Simulation
 from .engine.result import Result
 from .errors import InputError
