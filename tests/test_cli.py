@@ -94,3 +94,35 @@ def test_usage_error_exits_2_without_traceback(small_trace):
     p = cli("simulate", str(small_trace), "--bogus")
     assert p.returncode == 2
     assert "No such option: --bogus" in p.stderr and "Traceback" not in p.stderr
+
+
+POOL = ROOT.parent / "shared" / "data" / "coloc" / "lm-remake-g5k.nancy.grvingt-NAS.json"
+
+
+@pytest.mark.skipif(not POOL.is_file(), reason="shared data not present")
+def test_generate_simulate_with_pool_and_report(tmp_path):
+    w = tmp_path / "w.swf"
+    p = cli("generate", "--pool", str(POOL), "--jobs", "60", "--arrival", "poisson:30",
+            "--seed", "4", "--out", str(w))  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert "; Applications: 0=" in w.read_text()
+    out = tmp_path / "sim"
+    p = cli("simulate", str(w), "--pool", str(POOL), "--nodes", "32", "--cores-per-node", "32",
+            "--sockets", "2", "--kill-at-walltime", "-s", "easy", "-s", "easy-coloc",
+            "--out", str(out))  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert "gain %" in p.stdout and "speedup" in p.stdout
+    jobs = pd.read_parquet(out / "easy-coloc" / "jobs.parquet")
+    assert set(jobs.placement) <= {"spread", "compact"} and jobs.speedup.notna().any()
+    p = cli("report", str(out / "easy"), str(out / "easy-coloc"), "--out", str(tmp_path / "rep"))
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "rep" / "report.html").stat().st_size > 100_000
+    assert (tmp_path / "rep" / "easy-coloc_gantt.png").stat().st_size > 10_000
+
+
+def test_generate_bad_arrival_is_one_line(tmp_path):
+    if not POOL.is_file():
+        pytest.skip("shared data not present")
+    p = cli("generate", "--pool", str(POOL), "--arrival", "sometimes", "--out", str(tmp_path / "w"))
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
+    assert "arrival" in p.stderr
