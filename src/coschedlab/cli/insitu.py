@@ -2,6 +2,316 @@
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
 
 app = typer.Typer(help="Plan and simulate in situ workflow ensembles.", no_args_is_help=True)
+
+ScenarioOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scenario",
+        help="ideal | in-transit | increasing-25/50/75 | "
+        "decreasing-25/50/75 (default: the file's mapping, else ideal)",
+    ),
+]
+NodeOpt = Annotated[str, typer.Option("--node-alloc", help="node-level heuristic: co | ev")]
+CoreOpt = Annotated[str, typer.Option("--core-alloc", help="core-level heuristic: co | ev")]
+BwOpt = Annotated[str, typer.Option("--bandwidth-model", help="B | B1 | B2 | B3 (Table II)")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object")]
+
+
+def _print_plan(plan: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from ..insitu.model import step_times
+
+    con = Console()
+    d = plan.to_dict()
+    con.print(
+        f"[bold]scenario[/] {d['scenario']}   nodes {d['node_alloc']}   "
+        f"cores {d['core_alloc']}   bandwidth {d['bandwidth_model']} = "
+        f"{d['bandwidth']:.4g} GB/s"
+    )
+    if plan.moved:
+        con.print(f"Theorem 2 normal form moved to the pool: {', '.join(plan.moved)}")
+    pool = plan.mapping.pool()
+    con.print(
+        f"co-scheduled with their simulation: {len(plan.mapping.placement) - len(pool)}; "
+        f"in the analysis-only pool: {len(pool)}"
+    )
+    times = step_times(plan.ensemble, plan.mapping, plan.allocation, plan.bandwidth)
+    t = Table(title="allocation")
+    for col in ("block", "nodes", "component", "cores/node", "t(x) per step (s)"):
+        t.add_column(col, justify="right" if col != "component" else "left")
+    for b in plan.allocation.blocks:
+        for i, (c, k) in enumerate(b.cores):
+            t.add_row(
+                b.name if i == 0 else "",
+                str(b.nodes) if i == 0 else "",
+                c,
+                str(k),
+                f"{times[c]:.3f}",
+            )
+    con.print(t)
+    con.print(
+        f"[bold]model makespan[/] {plan.model_makespan:.1f} s   "
+        + "  ".join(f"{k}: {v:.1f}" for k, v in d["model_makespans"].items())
+    )
+
+
+def _plan(path: Path, scenario: str | None, node: str, core: str, bw: str) -> Any:
+    from ..insitu.plan import make_plan
+    from ..insitu.spec import load_ensemble
+
+    return make_plan(load_ensemble(path), scenario, node, core, bw)
+
+
+@app.command()
+def generate(
+    simulations: Annotated[int, typer.Option("--simulations", help="number of simulations S")],
+    analyses: Annotated[int, typer.Option("--analyses", help="analyses per simulation")],
+    data: Annotated[float, typer.Option("--data", help="data per step V (GB)")],
+    nodes: Annotated[int, typer.Option("--nodes", help="number of nodes N")],
+    steps: Annotated[int, typer.Option("--steps")] = 100,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    network: Annotated[str, typer.Option("--network", help="paper | per-node")] = "paper",
+    out: Annotated[Path | None, typer.Option("--out", help="write here instead of stdout")] = None,
+) -> None:
+    """Write the paper's random ensemble (analysis work uniform in [0.5, 1.5] x 5000 GFLOP)."""
+    from ..errors import InputError
+    from ..insitu.spec import NETWORKS, dump_ensemble, generate_ensemble
+
+    if network not in NETWORKS:
+        raise InputError(f"network must be one of {NETWORKS}", where="--network")
+    text = dump_ensemble(
+        generate_ensemble(
+            simulations, analyses, data, nodes, steps=steps, seed=seed, network=network
+        )
+    )
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text)
+
+
+@app.command()
+def plan(
+    ensemble: Annotated[Path, typer.Argument(help="ensemble YAML file")],
+    scenario: ScenarioOpt = None,
+    node_alloc: NodeOpt = "co",
+    core_alloc: CoreOpt = "co",
+    bandwidth_model: BwOpt = "B3",
+    as_json: JsonOpt = False,
+) -> None:
+    """Print the mapping, the allocation table and the model makespan."""
+    p = _plan(ensemble, scenario, node_alloc, core_alloc, bandwidth_model)
+    if as_json:
+        print(json.dumps(p.to_dict()))
+    else:
+        _print_plan(p)
+
+
+@app.command()
+def simulate(
+    ensemble: Annotated[Path, typer.Argument(help="ensemble YAML file")],
+    scenario: ScenarioOpt = None,
+    node_alloc: NodeOpt = "co",
+    core_alloc: CoreOpt = "co",
+    bandwidth_model: BwOpt = "B3",
+    network: Annotated[
+        str | None, typer.Option("--network", help="paper | per-node (default: the file's)")
+    ] = None,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine", help="ptask (fast, L07) | activities (LV08, one activity per piece)"
+        ),
+    ] = "ptask",
+    search: Annotated[
+        bool,
+        typer.Option("--search", help="try every scenario x heuristic pair, recommend the best"),
+    ] = False,
+    jobs: Annotated[int, typer.Option("--jobs", help="parallel processes for --search")] = 0,
+    gantt: Annotated[Path | None, typer.Option("--gantt", help="write a stage Gantt PNG")] = None,
+    gantt_steps: Annotated[
+        int | None, typer.Option("--gantt-steps", help="plot only the first K steps")
+    ] = None,
+    timeline: Annotated[
+        Path | None,
+        typer.Option("--timeline", help="write the per-component per-step stage timeline CSV"),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run SimGrid on the plan: simulated makespan, idle times, stage timelines."""
+    from ..insitu.simulate import check_options
+    from ..insitu.simulate import simulate as run_sim
+
+    p = _plan(ensemble, scenario, node_alloc, core_alloc, bandwidth_model)
+    net = network or p.ensemble.platform.network
+    check_options(net, engine)
+    if search:
+        _search(ensemble, bandwidth_model, net, engine, jobs or os.cpu_count() or 1, as_json)
+        return
+    res = run_sim(p, net, engine)
+    if timeline is not None:
+        with open(timeline, "w") as f:
+            f.write("component,step,stage,start,end\n")
+            for c, k, s, a, b in res.records:
+                f.write(f"{c},{k},{s},{a:.6f},{b:.6f}\n")
+    if gantt is not None:
+        from ..insitu.plots import plot_gantt
+
+        plot_gantt(res, gantt, gantt_steps)
+    out = p.to_dict()
+    out.update(res.summary())
+    if as_json:
+        print(json.dumps(out))
+        return
+    _print_plan(p)
+    from rich.console import Console
+
+    Console().print(
+        f"[bold]simulated makespan[/] {res.makespan:.1f} s ({net} network, {engine} engine; "
+        f"simulated / model = {res.makespan / p.model_makespan:.3f})\n"
+        f"idle simulation time {out['idle_simulation_time']:.1f} s, idle analysis time "
+        f"{out['idle_analysis_time']:.1f} s (summed over components); "
+        f"SimGrid wall time {res.wall_time:.2f} s"
+    )
+
+
+def _search(path: Path, bw: str, net: str, engine: str, jobs: int, as_json: bool) -> None:
+    import multiprocessing as mp
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from ..insitu.mapping import SCENARIOS
+    from ..insitu.reproduce import HEURISTIC_PAIRS
+
+    combos = [(sc, n, c) for sc in SCENARIOS for n, c in HEURISTIC_PAIRS]
+    ctx = mp.get_context("fork")
+    with ctx.Pool(max(1, jobs), maxtasksperchild=1) as pool:
+        rows = pool.starmap(
+            _search_one, [(path, sc, n, c, bw, net, engine) for sc, n, c in combos], chunksize=1
+        )
+    rows.sort(
+        key=lambda r: (r["simulated_makespan"], r["scenario"], r["node_alloc"], r["core_alloc"])
+    )
+    best = rows[0]
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "best": best,
+                    "candidates": [
+                        {
+                            k: r[k]
+                            for k in (
+                                "scenario",
+                                "node_alloc",
+                                "core_alloc",
+                                "model_makespan",
+                                "simulated_makespan",
+                            )
+                        }
+                        for r in rows
+                    ],
+                }
+            )
+        )
+        return
+    t = Table(title=f"search ({net} network)")
+    for col in ("scenario", "nodes", "cores", "model (s)", "simulated (s)"):
+        t.add_column(col)
+    for r in rows:
+        t.add_row(
+            r["scenario"],
+            r["node_alloc"],
+            r["core_alloc"],
+            f"{r['model_makespan']:.1f}",
+            f"{r['simulated_makespan']:.1f}",
+        )
+    con = Console()
+    con.print(t)
+    con.print(
+        f"[bold]best[/]: --scenario {best['scenario']} --node-alloc {best['node_alloc']} "
+        f"--core-alloc {best['core_alloc']} -> simulated makespan "
+        f"{best['simulated_makespan']:.1f} s"
+    )
+
+
+def _search_one(
+    path: Path, sc: str, n: str, c: str, bw: str, net: str, engine: str
+) -> dict[str, Any]:
+    from ..insitu.simulate import _run
+
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+    p = _plan(path, sc, n, c, bw)
+    out = p.to_dict()
+    out.update(_run(p, net, engine, None).summary())
+    return out
+
+
+@app.command()
+def reproduce(
+    out: Annotated[Path, typer.Option("--out", help="output directory (resumable)")],
+    trials: Annotated[int, typer.Option("--trials")] = 5,
+    jobs: Annotated[int, typer.Option("--jobs", help="parallel processes (default: all CPUs)")] = 0,
+    sweeps: Annotated[
+        str, typer.Option("--sweeps", help="comma list of nodes,simulations,analyses,data")
+    ] = ("nodes,simulations,analyses,data"),
+    steps: Annotated[int, typer.Option("--steps")] = 100,
+    network: Annotated[str, typer.Option("--network", help="paper | per-node")] = "paper",
+    engine: Annotated[str, typer.Option("--engine", help="ptask | activities")] = "ptask",
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+) -> None:
+    """Run the paper's four sweeps x 8 scenarios x 4 heuristic pairs x trials; write CSVs and
+    Fig. 4, Fig. 5 and Table II figures into OUT. Interrupted runs resume."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
+
+    from ..insitu.reproduce import reproduce as run_repro
+    from ..insitu.simulate import check_options
+
+    check_options(network, engine)
+    con = Console(stderr=True)
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        "{task.completed}/{task.total}",
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=con,
+    ) as prog:
+        task = prog.add_task("simulations", total=None)
+
+        def cb(done: int, total: int) -> None:
+            prog.update(task, completed=done, total=total)
+
+        res = run_repro(
+            out,
+            trials,
+            jobs or os.cpu_count() or 1,
+            tuple(s.strip() for s in sweeps.split(",") if s.strip()),
+            steps,
+            network,
+            engine,
+            seed,
+            cb,
+        )
+    con.print(
+        f"{res['finished']}/{res['runs']} runs stored in {out / 'runs'}; wrote "
+        + ", ".join(res["files"])
+    )
+    if res["errors"]:
+        con.print(
+            f"[red]{len(res['errors'])} runs failed[/], e.g. {next(iter(res['errors'].items()))}"
+        )
+        raise typer.Exit(1)

@@ -108,6 +108,10 @@ class CoScheduler(Scheduler):
             return self._cpn  # too big to spread on this machine: whole nodes
         return self._half
 
+    def choice_key(self, view: Simulation, j: int) -> tuple:
+        """Jobs with equal keys get the same nodes from :meth:`choose` in the same state."""
+        return (self._cores[j], self._k[j])
+
     # -- mechanism --------------------------------------------------------------------------
     def choose(self, view: Simulation, j: int) -> Placement | None:
         """Where job ``j`` would go now, or None if it does not fit."""
@@ -183,24 +187,36 @@ class CoScheduler(Scheduler):
         if shadow == INF:
             return
         req = view.req
+        extra = self.extra
+        avail.clear()
+        failed: set = set()  # placements that broke rule (b): same state, same answer
         for j in fit:
-            if kneed[j] > sh.count_with(cores[j]):
+            c = cores[j]
+            if c not in avail:
+                avail[c] = sh.count_with(c)
+            if kneed[j] > avail[c]:
+                continue
+            rule_a = now + req[j] <= shadow
+            if not (rule_a or extra):
+                continue
+            key = None if rule_a else self.choice_key(view, j)
+            if key in failed:
                 continue
             p = self.choose(view, j)
             if p is None:
                 continue
-            if now + req[j] <= shadow:
-                view.start_now(p)
-                continue
-            if not self.extra:
-                continue
-            # rule (b): with j's cores still in use at S, does the head still fit?
-            before = proj[p.nodes]
-            lost = int(np.count_nonzero((before >= c_h) & (before - p.cores < c_h)))
-            if count - lost >= k_h:
+            if not rule_a:
+                # rule (b): with j's cores still in use at S, does the head still fit?
+                before = proj[p.nodes]
+                lost = int(np.count_nonzero((before >= c_h) & (before - p.cores < c_h)))
+                if count - lost < k_h:
+                    failed.add(key)
+                    continue
                 proj[p.nodes] = before - p.cores
                 count -= lost
-                view.start_now(p)
+            view.start_now(p)
+            avail.clear()
+            failed.clear()
 
 
 @register("easy-coloc")
@@ -235,6 +251,10 @@ class Filler(CoScheduler):
 class BestPair(CoScheduler):
     """Like easy-coloc, but a job shares first the nodes whose current neighbour gives it the
     best predicted speedup (from the heatmap)."""
+
+    def choice_key(self, view: Simulation, j: int) -> tuple:
+        app = getattr(view.speed_model, "app", None)
+        return (self._cores[j], self._k[j], app[j] if app is not None else j)
 
     def node_order(self, view: Simulation, j: int, shared: np.ndarray) -> np.ndarray:
         predicted = getattr(view.speed_model, "predicted", None)
