@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 _CANDIDATES = [
     Path(__file__).resolve().parents[2] / "data" / "coloc",
     Path("/work/shared/data/coloc"),
@@ -52,3 +54,16 @@ def write_pool(path: Path, loads: list, as_strings: bool = True) -> Path:
     }
     path.write_text(json.dumps(doc))
     return path
+
+
+@pytest.fixture
+def tiny_pool_file(tmp_path: Path) -> Path:
+    return write_pool(tmp_path / "tiny.json", TINY_LOADS)
+
+
+@pytest.fixture
+def real_dir() -> Path:
+    d = real_pool_dir()
+    if d is None:
+        pytest.skip("real ELiSE pool files not available")
+    return d

@@ -2,28 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
-from _coloc_data import TINY_LOADS, real_pool_dir, write_pool
+from _coloc_data import TINY_LOADS, real_dir, real_pool_dir, tiny_pool_file, write_pool  # noqa: F401
 
 from coschedlab.coloc import load_pool
 from coschedlab.generate import generate_workload
 from coschedlab.report import app_names_from_header
-
-
-@pytest.fixture
-def tiny_pool_file(tmp_path: Path) -> Path:
-    return write_pool(tmp_path / "tiny.json", TINY_LOADS)
-
-
-@pytest.fixture
-def real_dir() -> Path:
-    d = real_pool_dir()
-    if d is None:
-        pytest.skip("real ELiSE pool files not available")
-    return d
 
 
 def test_generate_from_real_pool(real_dir):

@@ -4,27 +4,13 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
-from _coloc_data import TINY_LOADS, real_pool_dir, write_pool
+from _coloc_data import TINY_LOADS, real_dir, real_pool_dir, tiny_pool_file, write_pool  # noqa: F401
 
 from coschedlab.coloc import App, Pool, corun_time, load_pool
 from coschedlab.errors import InputError
-
-
-@pytest.fixture
-def tiny_pool_file(tmp_path: Path) -> Path:
-    return write_pool(tmp_path / "tiny.json", TINY_LOADS)
-
-
-@pytest.fixture
-def real_dir() -> Path:
-    d = real_pool_dir()
-    if d is None:
-        pytest.skip("real ELiSE pool files not available")
-    return d
 
 
 def test_tiny_pool_apps(tiny_pool_file):
