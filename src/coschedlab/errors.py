@@ -6,6 +6,9 @@ message (``where: what``) and exits with code 2, without a traceback.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 
 class InputError(ValueError):
     """Bad user input: a malformed file line, an impossible job, an unknown name, a bad key."""
@@ -14,3 +17,14 @@ class InputError(ValueError):
         self.where = where
         self.what = message
         super().__init__(f"{where}: {message}" if where else message)
+
+
+def read_json(path: str | Path) -> object:
+    """Parse a JSON file; a missing or malformed file is an :class:`InputError` naming it."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise InputError("no such file", where=str(path)) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"not valid JSON ({exc})", where=str(path)) from None

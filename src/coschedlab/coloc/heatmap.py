@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, read_json
 
 __all__ = ["Heatmap"]
 
@@ -234,12 +234,7 @@ class Heatmap:
     def from_json(cls, path: str | Path) -> Heatmap:
         """Read a heatmap JSON file (see module doc); the ``apps`` list fixes the order."""
         path = Path(path)
-        try:
-            doc = json.loads(path.read_text())
-        except FileNotFoundError:
-            raise InputError("no such file", where=str(path)) from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise InputError(f"not valid JSON ({exc})", where=str(path)) from None
+        doc = read_json(path)
         try:
             if isinstance(doc, Mapping) and "heatmap" in doc:
                 heatmap = cls.from_dict(doc["heatmap"])

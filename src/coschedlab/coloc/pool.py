@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, read_json
 from .heatmap import Heatmap
 
 __all__ = [
@@ -224,12 +224,7 @@ def _parse_load(raw: object, where: str) -> dict:
 def load_pool(path: str | Path) -> Pool:
     """Read an ELiSE pool JSON file into a :class:`Pool` (times and heatmap as in module doc)."""
     path = Path(path)
-    try:
-        doc = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise InputError("no such file", where=str(path)) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"not valid JSON ({exc})", where=str(path)) from None
+    doc = read_json(path)
     if not isinstance(doc, Mapping) or not isinstance(doc.get("loads"), list):
         raise InputError("a pool file needs a top-level 'loads' list", where=str(path))
     loads = []
