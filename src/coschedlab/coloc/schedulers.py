@@ -89,6 +89,9 @@ class CoScheduler(Scheduler):
         # cores per node and nodes of every job (cores_for depends on the job alone)
         self._cores = [self.cores_for(view, j) for j in range(view.n)]
         self._k = [-(-p // c) for p, c in zip(view.procs, self._cores, strict=True)]
+        self._cores_arr = np.asarray(self._cores, dtype=np.int64)
+        self._k_arr = np.asarray(self._k, dtype=np.int64)
+        self._procs_arr = np.asarray(view.procs, dtype=np.int64)
 
     # -- hooks ------------------------------------------------------------------------------
     def deploy_order(self, view: Simulation) -> list[int]:
@@ -154,13 +157,14 @@ class CoScheduler(Scheduler):
         cpn = self._cpn
         avail = {cpn: sh.n_idle}
         candidates = rest[1:] if self.depth is None else rest[1 : 1 + self.depth]
-        fit = []
-        for j in candidates:
-            c = cores[j]
+        cand = np.asarray(candidates, dtype=np.int64)
+        c_of = self._cores_arr[cand]
+        room = np.empty(len(cand), dtype=np.int64)
+        for c in np.unique(c_of).tolist():
             if c not in avail:
                 avail[c] = sh.count_with(c)
-            if kneed[j] <= avail[c]:
-                fit.append(j)
+            room[c_of == c] = avail[c]
+        fit = cand[self._k_arr[cand] <= room].tolist()
         if not fit:
             return  # nothing could start now: no need for the head's shadow time
         head = rest[0]
@@ -233,18 +237,17 @@ class Filler(CoScheduler):
 
     def deploy_order(self, view: Simulation) -> list[int]:
         free = int(view.shared.free.sum())
-        procs = view.procs
-        n = max(view.n, 1)
-
-        def key(j: int) -> float:
-            if free > 0:
-                diff = free - procs[j]
-                f0 = 1 - diff / free if diff >= 0 else -1.0
-            else:
-                f0 = 1.0
-            return f0 / ((j + 1) / n)
-
-        return sorted(view.queue, key=key, reverse=True)
+        q = np.asarray(view.queue, dtype=np.int64)
+        procs = getattr(self, "_procs_arr", None)
+        if procs is None:  # deploy_order called outside a run
+            procs = np.asarray(view.procs, dtype=np.int64)
+        if free > 0:
+            diff = free - procs[q]
+            f0 = np.where(diff >= 0, 1.0 - diff / free, -1.0)
+        else:
+            f0 = np.ones(len(q))
+        key = f0 / ((q + 1) / max(view.n, 1))
+        return q[np.argsort(-key, kind="stable")].tolist()
 
 
 @register("best-pair")
