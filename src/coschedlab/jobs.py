@@ -96,9 +96,10 @@ class Workload:
         if unknown:
             raise InputError(f"workload has unknown columns {sorted(unknown)}")
         self.columns = cols
-        if len(np.unique(cols["id"])) != n:
-            ids, counts = np.unique(cols["id"], return_counts=True)
-            raise InputError(f"job id {int(ids[counts > 1][0])} appears more than once")
+        ids = np.sort(cols["id"])
+        dup = np.flatnonzero(ids[1:] == ids[:-1])
+        if len(dup):
+            raise InputError(f"job id {int(ids[dup[0]])} appears more than once")
         known = set(cols["id"].tolist()) if self.deps else set()
         for jid, dep_ids in self.deps.items():
             if jid not in known:

@@ -21,7 +21,6 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .engine.resources import parse_intervals
 from .platform import Cluster
 
 EPS = 1e-9
@@ -112,19 +111,27 @@ def _check_nodes(
     once); each job holds exactly its node count, all within the machine."""
     if int(nodes.sum()) > limit:
         return []
-    node_list, job_list = [], []
+    starts_l, ends_l, jobs_l = [], [], []
     for k, text in enumerate(allocs):
-        count = 0
-        for a, b in parse_intervals(text):
-            node_list.append(np.arange(a, b))
-            job_list.append(np.full(b - a, k))
-            count += b - a
-        if count != nodes[k]:
-            return [f"job {ids[k]} holds {count} nodes ({text!r}), not the {nodes[k]} it needs"]
-    if not node_list:
+        for part in text.split():
+            a, _, b = part.partition("-")
+            starts_l.append(int(a))
+            ends_l.append(int(b or a) + 1)
+            jobs_l.append(k)
+    if not starts_l:
         return []
-    node = np.concatenate(node_list)
-    job = np.concatenate(job_list)
+    a = np.asarray(starts_l, dtype=np.int64)
+    length = np.asarray(ends_l, dtype=np.int64) - a
+    ij = np.asarray(jobs_l, dtype=np.int64)
+    held = np.bincount(ij, weights=length, minlength=len(allocs)).astype(np.int64)
+    wrong = np.flatnonzero(held != nodes)
+    if len(wrong):
+        k = wrong[0]
+        return [f"job {ids[k]} holds {held[k]} nodes ({allocs[k]!r}), not the {nodes[k]} it needs"]
+    # one row per (node, job): expand the intervals without a Python loop
+    first = np.repeat(a - np.cumsum(length) + length, length)
+    node = np.arange(int(length.sum()), dtype=np.int64) + first
+    job = np.repeat(ij, length)
     if node.min() < 0 or node.max() >= capacity:
         k = job[np.argmax((node < 0) | (node >= capacity))]
         return [f"job {ids[k]} holds a node outside 0..{capacity - 1}"]

@@ -201,6 +201,11 @@ def _search(path: Path, bw: str, net: str, engine: str, jobs: int, as_json: bool
         rows = pool.starmap(
             _search_one, [(path, sc, n, c, bw, net, engine) for sc, n, c in combos], chunksize=1
         )
+    rows = [r for r in rows if r is not None]
+    if not rows:
+        from ..errors import InputError
+
+        raise InputError("no feasible plan to simulate", where=str(path))
     rows.sort(
         key=lambda r: (r["simulated_makespan"], r["scenario"], r["node_alloc"], r["core_alloc"])
     )
@@ -249,11 +254,15 @@ def _search(path: Path, bw: str, net: str, engine: str, jobs: int, as_json: bool
 
 def _search_one(
     path: Path, sc: str, n: str, c: str, bw: str, net: str, engine: str
-) -> dict[str, Any]:
+) -> dict[str, Any] | None:
+    from ..errors import InputError
     from ..insitu.simulate import _run
 
     os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
-    p = _plan(path, sc, n, c, bw)
+    try:
+        p = _plan(path, sc, n, c, bw)
+    except InputError:  # e.g. no free node for a pool: not a candidate
+        return None
     out = p.to_dict()
     out.update(_run(p, net, engine, None).summary())
     return out

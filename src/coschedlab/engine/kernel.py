@@ -160,20 +160,27 @@ class Simulation:
         """
         now = self.now
         nodes = self.nodes
-        if just_started:
-            items = sorted([(e, nodes[j]) for e, j in self.est_sorted] + list(just_started))
-        else:
-            items = [(e, nodes[j]) for e, j in self.est_sorted]
         avail = free
         found = INF
-        for est, n in items:
-            if est < now:
-                est = now
-            if est > found:
-                break
-            avail += n
-            if found == INF and avail >= need:
-                found = est
+        if just_started:
+            items = sorted([(e, nodes[j]) for e, j in self.est_sorted] + list(just_started))
+            for est, n in items:
+                if est < now:
+                    est = now
+                if est > found:
+                    break
+                avail += n
+                if found == INF and avail >= need:
+                    found = est
+        else:  # walk the running jobs in place and stop at the first end after S
+            for est, j in self.est_sorted:
+                if est < now:
+                    est = now
+                if est > found:
+                    break
+                avail += nodes[j]
+                if found == INF and avail >= need:
+                    found = est
         if found == INF:
             return INF, 0
         return found, avail - need
@@ -294,11 +301,16 @@ class Simulation:
         for d in decisions:
             self._apply_one(d)
         started = self._started_in_pass
-        if len(started) == 1:
-            self.queue.remove(started[0])
-        elif started:
+        queue = self.queue
+        k = len(started)
+        if k == 1:
+            queue.remove(started[0])
+        elif k:
             queued = self._queued
-            self.queue[:] = [j for j in self.queue if queued[j]]
+            if not any(queued[j] for j in queue[:k]):  # a prefix started (FCFS-like)
+                del queue[:k]
+            else:
+                queue[:] = [j for j in queue if queued[j]]
         started.clear()
 
     def _start(self, j: int, now: float, placement: Placement | None = None) -> None:

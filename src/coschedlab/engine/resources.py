@@ -15,12 +15,17 @@ Intervals = list[tuple[int, int]]
 
 
 class NodePool:
-    """Free node ids of a machine of ``n`` nodes, lowest-first allocation."""
+    """Free node ids of a machine of ``n`` nodes.
+
+    Intervals are kept in descending order, so the lowest free ids sit at the end of the lists
+    and are taken (and the list shortened) in O(1).
+    """
 
     __slots__ = ("starts", "ends", "free")
 
     def __init__(self, n: int) -> None:
-        self.starts: list[int] = [0] if n else []
+        # descending by start; negated starts make the list ascending for bisect
+        self.starts: list[int] = [0] if n else []  # -start of each interval, ascending
         self.ends: list[int] = [n] if n else []
         self.free = n
 
@@ -28,37 +33,40 @@ class NodePool:
         """Remove ``k`` free nodes (lowest ids first) and return them as intervals."""
         if k > self.free:
             raise ValueError(f"asked for {k} nodes, {self.free} free")
+        self.free -= k
         out: Intervals = []
         starts, ends = self.starts, self.ends
         while k:
-            a, b = starts[0], ends[0]
+            a, b = -starts[-1], ends[-1]
             if b - a <= k:
                 out.append((a, b))
                 k -= b - a
-                del starts[0], ends[0]
+                starts.pop()
+                ends.pop()
             else:
                 out.append((a, a + k))
-                starts[0] = a + k
+                starts[-1] = -(a + k)
                 k = 0
-        self.free -= sum(b - a for a, b in out)
         return out
 
     def give(self, intervals: Intervals) -> None:
         """Return intervals taken earlier; adjacent free intervals merge."""
         starts, ends = self.starts, self.ends
         for a, b in intervals:
-            i = bisect_left(starts, a)
-            merge_left = i > 0 and ends[i - 1] == a
-            merge_right = i < len(starts) and starts[i] == b
-            if merge_left and merge_right:
-                ends[i - 1] = ends[i]
+            # position among intervals ordered by descending start (ascending -start)
+            i = bisect_left(starts, -a)
+            # the interval just above (higher ids) is at i - 1, the one below at i
+            merge_above = i > 0 and -starts[i - 1] == b
+            merge_below = i < len(starts) and ends[i] == a
+            if merge_above and merge_below:
+                starts[i - 1] = starts[i]
                 del starts[i], ends[i]
-            elif merge_left:
-                ends[i - 1] = b
-            elif merge_right:
-                starts[i] = a
+            elif merge_above:
+                starts[i - 1] = -a
+            elif merge_below:
+                ends[i] = b
             else:
-                starts.insert(i, a)
+                starts.insert(i, -a)
                 ends.insert(i, b)
             self.free += b - a
 

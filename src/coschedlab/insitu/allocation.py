@@ -1,0 +1,277 @@
+"""Co-ALLOC and EV-ALLOC resource allocations (Do et al., Section IV-B, Theorems 3 and 4).
+
+An allocation is a list of *blocks* (co-scheduling allocations): one per simulation group
+<S_i u m(S_i)> and, when the mapping has analyses in P^NC, one analysis-only block ``pool``.
+Each block has a number of nodes and, for each component in it, a number of cores per node.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from scipy.optimize import brentq
+
+from ..errors import InputError
+from .mapping import POOL, Mapping
+from .rounding import sum_preserving_round
+from .spec import Ensemble
+
+HEURISTICS = ("co", "ev")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One co-scheduling allocation: ``nodes`` nodes, ``cores`` per node for each component."""
+
+    name: str
+    nodes: float
+    cores: tuple[tuple[str, float], ...]
+
+    def core_map(self) -> dict[str, float]:
+        """Cores per node by component."""
+        return dict(self.cores)
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """Blocks plus how they were computed."""
+
+    blocks: tuple[Block, ...]
+    integer: bool
+    node_heuristic: str = "co"
+    core_heuristic: str = "co"
+
+    def block(self, name: str) -> Block:
+        """The block called ``name`` (a simulation name or ``pool``)."""
+        for b in self.blocks:
+            if b.name == name:
+                return b
+        raise KeyError(name)
+
+    def placement(self) -> dict[str, tuple[str, float, float]]:
+        """component -> (block name, nodes, cores per node)."""
+        return {c: (b.name, b.nodes, k) for b in self.blocks for c, k in b.cores}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-data form (the ``allocation`` key of an ensemble file)."""
+
+        def num(x: float) -> float | int:
+            return int(x) if self.integer else float(x)
+
+        return {
+            b.name: {"nodes": num(b.nodes), "cores": {c: num(k) for c, k in b.cores}}
+            for b in self.blocks
+        }
+
+
+def _groups(ens: Ensemble, mapping: Mapping) -> list[tuple[str, list[str]]]:
+    return [(s.name, [s.name, *mapping.with_sim(s.name)]) for s in ens.simulations]
+
+
+def check_feasible(ens: Ensemble, mapping: Mapping) -> None:
+    """Raise :class:`InputError` if the platform cannot host the mapping at all."""
+    p = ens.platform
+    need = len(ens.simulations) + (1 if mapping.pool() else 0)
+    if p.nodes < need:
+        raise InputError(
+            f"{p.nodes} nodes cannot host {len(ens.simulations)} simulation allocations"
+            + (" plus an analysis-only allocation" if mapping.pool() else ""),
+            where="allocation",
+        )
+    for name, comps in _groups(ens, mapping):
+        if len(comps) > p.cores:
+            raise InputError(
+                f"allocation {name}: {len(comps)} components on {p.cores} cores", where="allocation"
+            )
+    if len(mapping.pool()) > p.cores:
+        raise InputError(
+            f"pool: {len(mapping.pool())} analyses on {p.cores} cores", where="allocation"
+        )
+
+
+def solve_u(t_pool: list[float], v_pool: list[float], bandwidth: float, cores: int) -> float:
+    """Root U* of Eq. (6): sum_A t_A(1) / (B T_NC + U - C V_A) = 1/B, with every denominator > 0.
+
+    The left side decreases strictly on that domain, so the root is unique; bracketed and solved
+    with :func:`scipy.optimize.brentq`. With equal V the root is U = C V.
+    """
+    if not t_pool:
+        return 0.0
+    b, c = bandwidth, cores
+    t_nc = sum(t_pool)
+    lo = max(c * v - b * t_nc for v in v_pool)
+
+    def f(u: float) -> float:
+        return sum(t / (b * t_nc + u - c * v) for t, v in zip(t_pool, v_pool, strict=True)) - 1 / b
+
+    vmax = max(v_pool)
+    if all(abs(v - vmax) <= 1e-12 * max(1.0, vmax) for v in v_pool):
+        return c * vmax
+    span = max(1.0, b * t_nc, c * vmax)
+    left = lo + span * 1e-12
+    while f(left) <= 0:  # pragma: no cover - numerical safety
+        left = lo + (left - lo) / 10
+    right = lo + span
+    while f(right) > 0:
+        right = lo + 2 * (right - lo)
+    return float(brentq(f, left, right, xtol=1e-12 * span, rtol=1e-14, maxiter=500))
+
+
+def rational_allocation(
+    ens: Ensemble,
+    mapping: Mapping,
+    bandwidth: float,
+    node_heuristic: str = "co",
+    core_heuristic: str = "co",
+) -> Allocation:
+    """Rational allocation. ``co`` nodes / cores follow Theorem 3 (Eqs. 4-6) for the pool and
+    Theorem 4 (Eqs. 7-9) for simulation groups; ``ev`` (EV-ALLOC) splits nodes evenly over the
+    blocks and cores evenly inside each block."""
+    for h in (node_heuristic, core_heuristic):
+        if h not in HEURISTICS:
+            raise InputError(f"unknown heuristic {h!r}; use 'co' or 'ev'", where="allocation")
+    check_feasible(ens, mapping)
+    p = ens.platform
+    N, C, B = p.nodes, p.cores, bandwidth
+    t1 = {s.name: ens.t1(s.name) for s in ens.simulations}
+    t1.update({a.name: ens.t1(a.name) for a in ens.analyses})
+    vdata = {a.name: ens.data_of(a) for a in ens.analyses}
+    pool = mapping.pool()
+    groups = _groups(ens, mapping)
+    t_pool = [t1[a] for a in pool]
+    t_nc = sum(t_pool)
+    u = solve_u(t_pool, [vdata[a] for a in pool], B, C)
+    t_sc = sum(t1[c] for _, comps in groups for c in comps)
+    total = t_sc + t_nc
+    # node level
+    if node_heuristic == "co":
+        n_nc = N * (B * t_nc + u) / (B * total + u) if pool else 0.0
+        n_groups = [(N - n_nc) * sum(t1[c] for c in comps) / t_sc for _, comps in groups]
+    else:
+        nb = len(groups) + (1 if pool else 0)
+        n_nc = N / nb if pool else 0.0
+        n_groups = [N / nb] * len(groups)
+    # core level
+    blocks = []
+    for (name, comps), n in zip(groups, n_groups, strict=True):
+        q = sum(t1[c] for c in comps)
+        if core_heuristic == "co":
+            cores = tuple((c, C * t1[c] / q) for c in comps)
+        else:
+            cores = tuple((c, C / len(comps)) for c in comps)
+        blocks.append(Block(name, n, cores))
+    if pool:
+        if core_heuristic == "co":
+            cores = tuple((a, B * C * t1[a] / (B * t_nc + u - C * vdata[a])) for a in pool)
+        else:
+            cores = tuple((a, C / len(pool)) for a in pool)
+        blocks.append(Block(POOL, n_nc, cores))
+    return Allocation(tuple(blocks), False, node_heuristic, core_heuristic)
+
+
+def _round_cores(ens: Ensemble, block: Block, nodes: int) -> Block:
+    names = [c for c, _ in block.cores]
+    vals = [k for _, k in block.cores]
+    ints = sum_preserving_round(
+        vals, ens.platform.cores, [ens.t1(c) for c in names], where=f"cores of {block.name}"
+    )
+    return Block(block.name, nodes, tuple(zip(names, map(int, ints), strict=True)))
+
+
+def integer_allocation(
+    ens: Ensemble,
+    mapping: Mapping,
+    bandwidth: float,
+    node_heuristic: str = "co",
+    core_heuristic: str = "co",
+) -> Allocation:
+    """Integer allocation by sum-preserving rounding (Algorithm 1) at node then core level.
+
+    Node level: the pool's n_NC is rounded down or up, keeping at least one node per simulation
+    and at least one pool node; the choice with the smaller model time wins (ties: up), as in the
+    authors' code. The remaining nodes are split over the simulation groups by Algorithm 1 with
+    priority Q(S_i u m(S_i)); every value below 1 is rounded up to 1. Core level: cores of each
+    block sum to C, priority t_x(1).
+    """
+    from .model import step_times
+
+    rat = rational_allocation(ens, mapping, bandwidth, node_heuristic, core_heuristic)
+    N = ens.platform.nodes
+    groups = [b for b in rat.blocks if b.name != POOL]
+    pool = [b for b in rat.blocks if b.name == POOL]
+    q = [sum(ens.t1(c) for c, _ in b.cores) for b in rat.blocks]
+    if node_heuristic == "ev":
+        ints = sum_preserving_round([b.nodes for b in rat.blocks], N, q, where="nodes")
+        blocks = tuple(_round_cores(ens, b, n) for b, n in zip(rat.blocks, ints, strict=True))
+        return Allocation(blocks, True, node_heuristic, core_heuristic)
+    if not pool:
+        candidates = [0]
+    else:
+        r = pool[0].nodes
+        hi = N - len(groups)
+        candidates = sorted(
+            {min(max(1, math.ceil(r - 1e-9)), hi), min(max(1, math.floor(r + 1e-9)), hi)},
+            reverse=True,
+        )
+    best: tuple[float, Allocation] | None = None
+    for n_nc in candidates:
+        rest = N - n_nc
+        qs = q[: len(groups)]
+        share = [rest * x / sum(qs) for x in qs]
+        ints = sum_preserving_round(share, rest, qs, where="nodes")
+        blocks = [_round_cores(ens, b, n) for b, n in zip(groups, ints, strict=True)]
+        if pool:
+            blocks.append(_round_cores(ens, pool[0], n_nc))
+        alloc = Allocation(tuple(blocks), True, node_heuristic, core_heuristic)
+        t = max(step_times(ens, mapping, alloc, bandwidth).values())
+        if best is None or t < best[0] - 1e-12:
+            best = (t, alloc)
+    assert best is not None
+    return best[1]
+
+
+def allocation_from_dict(ens: Ensemble, mapping: Mapping, raw: dict[str, Any]) -> Allocation:
+    """An explicit allocation from an ensemble file, checked against the mapping: one block per
+    simulation (named after it) plus ``pool`` if needed; integer nodes and cores per node, the
+    nodes summing to at most N and the cores of each block to at most C."""
+    where = "allocation"
+    p = ens.platform
+    expected = {s.name: [s.name, *mapping.with_sim(s.name)] for s in ens.simulations}
+    if mapping.pool():
+        expected[POOL] = mapping.pool()
+    if set(raw) != set(expected):
+        raise InputError(
+            f"blocks must be exactly {sorted(expected)}, got {sorted(raw)}", where=where
+        )
+    blocks = []
+    for name, comps in expected.items():
+        b = raw[name]
+        if not isinstance(b, dict) or "nodes" not in b or not isinstance(b.get("cores"), dict):
+            raise InputError(
+                "each block needs 'nodes' and a 'cores' mapping", where=f"{where}: {name}"
+            )
+        nodes = b["nodes"]
+        cores = b["cores"]
+        if not isinstance(nodes, int) or isinstance(nodes, bool) or nodes < 1:
+            raise InputError(
+                f"nodes must be a positive integer, got {nodes!r}", where=f"{where}: {name}"
+            )
+        if set(cores) != set(comps):
+            raise InputError(
+                f"cores must be given for exactly {sorted(comps)}", where=f"{where}: {name}"
+            )
+        for c, k in cores.items():
+            if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+                raise InputError(
+                    f"cores of {c} must be a positive integer, got {k!r}", where=f"{where}: {name}"
+                )
+        if sum(cores.values()) > p.cores:
+            raise InputError(
+                f"{sum(cores.values())} cores per node > C = {p.cores}", where=f"{where}: {name}"
+            )
+        blocks.append(Block(name, nodes, tuple((c, cores[c]) for c in comps)))
+    if sum(b.nodes for b in blocks) > p.nodes:
+        raise InputError(f"{sum(b.nodes for b in blocks)} nodes > N = {p.nodes}", where=where)
+    return Allocation(tuple(blocks), True, "user", "user")

@@ -1,0 +1,88 @@
+"""A plan = Co-SCHED mapping + Co-ALLOC/EV-ALLOC allocation + model makespan."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .allocation import Allocation, allocation_from_dict, integer_allocation, rational_allocation
+from .mapping import Mapping, resolve_mapping
+from .model import BANDWIDTH_MODELS, model_bandwidth, model_makespan
+from .spec import Ensemble
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything the planner decided, with the model makespans under every bandwidth model."""
+
+    ensemble: Ensemble
+    mapping: Mapping
+    allocation: Allocation
+    rational: Allocation | None
+    bandwidth_model: str
+    bandwidth: float
+    model_makespan: float
+    moved: list[str] = field(default_factory=list)
+
+    def model_makespans(self) -> dict[str, float]:
+        """Model makespan of this (integer) allocation under B, B'_1, B'_2 and B'_3."""
+        return {
+            m: model_makespan(
+                self.ensemble,
+                self.mapping,
+                self.allocation,
+                model_bandwidth(self.ensemble, self.mapping, m),
+            )
+            for m in BANDWIDTH_MODELS
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary."""
+        out: dict[str, Any] = {
+            "scenario": self.mapping.name,
+            "mapping": {a: (s if s is not None else "pool") for a, s in self.mapping.placement},
+            "node_alloc": self.allocation.node_heuristic,
+            "core_alloc": self.allocation.core_heuristic,
+            "bandwidth_model": self.bandwidth_model,
+            "bandwidth": self.bandwidth,
+            "model_makespan": self.model_makespan,
+            "model_makespans": self.model_makespans(),
+            "allocation": self.allocation.to_dict(),
+        }
+        if self.rational is not None:
+            out["rational_model_makespan"] = model_makespan(
+                self.ensemble, self.mapping, self.rational, self.bandwidth
+            )
+        if self.moved:
+            out["moved_to_pool"] = self.moved
+        return out
+
+
+def make_plan(
+    ens: Ensemble,
+    scenario: str | None = None,
+    node_alloc: str = "co",
+    core_alloc: str = "co",
+    bandwidth_model: str = "B3",
+    use_file_allocation: bool = True,
+) -> Plan:
+    """Mapping (scenario, else the file's mapping, else IDEAL) in Theorem 2's normal form, then
+    the integer allocation (the file's explicit one if given and no scenario was asked)."""
+    mapping, moved = resolve_mapping(ens, scenario)
+    bw = model_bandwidth(ens, mapping, bandwidth_model)
+    if use_file_allocation and ens.allocation is not None and not scenario:
+        alloc = allocation_from_dict(ens, mapping, ens.allocation)
+        rat = None
+    else:
+        rat = rational_allocation(ens, mapping, bw, node_alloc, core_alloc)
+        alloc = integer_allocation(ens, mapping, bw, node_alloc, core_alloc)
+    return Plan(
+        ens,
+        mapping,
+        alloc,
+        rat,
+        bandwidth_model.upper(),
+        bw,
+        model_makespan(ens, mapping, alloc, bw),
+        moved,
+    )

@@ -1,0 +1,56 @@
+"""Sum-preserving integer rounding (Do et al., Section IV-B2, Algorithm 1)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ..errors import InputError
+
+_EPS = 1e-9
+
+
+def sum_preserving_round(
+    values: Sequence[float],
+    total: int,
+    priority: Sequence[float],
+    *,
+    minimum: int = 1,
+    where: str = "rounding",
+) -> list[int]:
+    """Algorithm 1: round ``values`` to integers summing to ``total``.
+
+    Every value starts at its floor (values below ``minimum`` are rounded up to it, as the
+    authors' code does); then the k = total - sum(floors) items with the largest ``priority``
+    (t(1) of the job, or Q of the allocation) are rounded up. Items that are already integers
+    are skipped so that the sum is preserved; ties go to the earlier item. If the minimum pushes
+    the sum above ``total``, units are taken back from the largest items (lowest priority first).
+    """
+    n = len(values)
+    if n == 0:
+        if total != 0:
+            raise InputError(f"cannot split {total} over nothing", where=where)
+        return []
+    if total < minimum * n:
+        raise InputError(
+            f"{total} units cannot give {n} items at least {minimum} each", where=where
+        )
+    base = [max(math.floor(v + _EPS), minimum) for v in values]
+    k = total - sum(base)
+    order = sorted(range(n), key=lambda i: (-priority[i], i))
+    if k > 0:
+        frac = [i for i in order if values[i] - base[i] > _EPS]
+        rest = [i for i in order if i not in set(frac)]
+        chosen = frac + rest
+        j = 0
+        while k > 0:
+            base[chosen[j % n]] += 1
+            k -= 1
+            j += 1
+    while k < 0:
+        i = max(
+            (i for i in range(n) if base[i] > minimum), key=lambda i: (base[i], -priority[i], i)
+        )
+        base[i] -= 1
+        k += 1
+    return base

@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("simgrid")
+
+CLI = [sys.executable, "-c", "from coschedlab.cli import main; main()"]
+
+
+def run(*args):
+    return subprocess.run(
+        [*CLI, "insitu", *map(str, args)], capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.fixture(scope="module")
+def ensemble_file(tmp_path_factory):
+    f = tmp_path_factory.mktemp("e") / "ens.yaml"
+    r = run(
+        "generate",
+        "--simulations",
+        2,
+        "--analyses",
+        2,
+        "--data",
+        4,
+        "--nodes",
+        6,
+        "--steps",
+        10,
+        "--seed",
+        1,
+        "--out",
+        f,
+    )
+    assert r.returncode == 0, r.stderr
+    return f
+
+
+def test_generate_is_deterministic(ensemble_file):
+    a = run(
+        "generate",
+        "--simulations",
+        2,
+        "--analyses",
+        2,
+        "--data",
+        4,
+        "--nodes",
+        6,
+        "--steps",
+        10,
+        "--seed",
+        1,
+    )
+    assert a.stdout == ensemble_file.read_text()
+
+
+def test_plan_json(ensemble_file):
+    r = run("plan", ensemble_file, "--scenario", "increasing-50", "--node-alloc", "ev", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["model_makespan"] > 0 and d["node_alloc"] == "ev"
+    assert sum(b["nodes"] for b in d["allocation"].values()) == 6
+    r = run("plan", ensemble_file)
+    assert r.returncode == 0 and "model makespan" in r.stdout
+
+
+def test_simulate_json_and_outputs(ensemble_file, tmp_path):
+    g, t = tmp_path / "g.png", tmp_path / "t.csv"
+    r = run(
+        "simulate",
+        ensemble_file,
+        "--scenario",
+        "in-transit",
+        "--network",
+        "per-node",
+        "--gantt",
+        g,
+        "--timeline",
+        t,
+        "--json",
+    )
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["simulated_makespan"] > 0 and d["model_makespan"] > 0 and "allocation" in d
+    assert d["network"] == "per-node"
+    assert g.stat().st_size > 0
+    assert len(t.read_text().splitlines()) == 1 + 10 * 2 * 6
+
+
+def test_search_recommends_best(ensemble_file):
+    r = run("simulate", ensemble_file, "--search", "--json", "--jobs", 2)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert len(d["candidates"]) == 32
+    best = min(c["simulated_makespan"] for c in d["candidates"])
+    assert d["best"]["simulated_makespan"] == best
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("plan", "missing.yaml"), "no such file"),
+        (("plan", "{f}", "--scenario", "sideways"), "unknown scenario"),
+        (("plan", "{f}", "--node-alloc", "greedy"), "unknown heuristic"),
+        (("plan", "{f}", "--bandwidth-model", "B7"), "unknown bandwidth model"),
+        (("simulate", "{f}", "--network", "torus"), "unknown network"),
+        (
+            ("generate", "--simulations", 4, "--analyses", 1, "--data", 1, "--nodes", 2),
+            "cannot host",
+        ),
+        (
+            ("generate", "--simulations", 1, "--analyses", 1, "--data", -1, "--nodes", 2),
+            "data must be",
+        ),
+    ],
+)
+def test_errors_are_one_line_exit_2(ensemble_file, args, message):
+    r = run(*[str(a).replace("{f}", str(ensemble_file)) for a in args])
+    assert r.returncode == 2
+    assert message in r.stderr
+    assert "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from coschedlab.insitu.reproduce import build_tasks, reproduce
+
+pytest.importorskip("simgrid")
+
+
+def test_tasks_deduplicate_shared_configurations():
+    tasks, member = build_tasks(trials=2)
+    # 23 sweep points, 20 distinct configurations x 8 scenarios x 4 pairs x 2 trials
+    assert len(member) == 23 * 8 * 4 * 2
+    assert len(tasks) == 20 * 8 * 4 * 2
+
+
+def test_small_reproduction_resumes_without_duplicates(tmp_path):
+    kw = dict(
+        trials=1,
+        jobs=2,
+        sweeps=("nodes",),
+        steps=3,
+        scenarios=("ideal", "in-transit"),
+        pairs=(("co", "co"), ("ev", "ev")),
+    )
+    seen = []
+    res = reproduce(tmp_path, progress=lambda d, n: seen.append((d, n)), **kw)
+    assert res["finished"] == res["runs"] == 5 * 2 * 2 and not res["errors"]
+    for name in (
+        "runs.csv",
+        "fig4.csv",
+        "fig5.csv",
+        "table2.csv",
+        "reference.csv",
+        "fig4_makespan.png",
+        "fig4_normalised.png",
+        "fig5.png",
+        "table2.png",
+    ):
+        assert (tmp_path / name).exists(), name
+    runs = sorted((tmp_path / "runs").glob("*.json"))
+    stamp = {f.name: f.stat().st_mtime_ns for f in runs}
+    (runs[0]).unlink()  # a lost run is redone, the others are kept
+    seen.clear()
+    reproduce(tmp_path, progress=lambda d, n: seen.append((d, n)), **kw)
+    assert seen[0] == (19, 20) and seen[-1] == (20, 20)
+    after = sorted((tmp_path / "runs").glob("*.json"))
+    assert [f.name for f in after] == [f.name for f in runs]
+    for f in after[1:]:
+        assert f.stat().st_mtime_ns == stamp[f.name]
+    df = pd.read_csv(tmp_path / "runs.csv")
+    assert len(df) == 20 and not df.duplicated(["value", "scenario", "node", "core"]).any()
+    f4 = pd.read_csv(tmp_path / "fig4.csv")
+    ideal = f4[f4["scenario"] == "ideal"]
+    assert (ideal["normalised"] == 1.0).all()
