@@ -17,6 +17,7 @@ unless a policy sorts it its own way. Per-job lists a policy may read, indexed b
 from __future__ import annotations
 
 import math
+from array import array
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable
 from heapq import heappop, heappush
@@ -107,7 +108,12 @@ class Simulation:
         self.end: list[float] = [NAN] * n
         self.reservation: list[float] = [NAN] * n
         self.start_pass: list[int] = [-1] * n
+        # shared nodes: alloc[j] = the job's nodes (NumPy array); whole nodes: the node
+        # intervals of every job are kept flat, a0 b0 a1 b1 ..., from iv_off[j], iv_len[j] of them
         self.alloc: list = [None] * n
+        self.iv_flat = array("q")
+        self.iv_off = array("q", bytes(8 * n))
+        self.iv_len = array("i", bytes(4 * n))
         self.queue: list[int] = []
         self.est_sorted: list[tuple[float, int]] = []
         self.now = 0.0
@@ -117,6 +123,7 @@ class Simulation:
         self.node_cores: list[int] = [cluster.cores_per_node] * n
         self._started_in_pass: list[int] = []
         self.passes = 0
+        self.completed = 0  # jobs ended so far (policies use it to tell what changed)
         self.wall_time = NAN
         self._timers: list[float] = []
         self._heap: list[tuple[float, int]] = []
@@ -317,7 +324,13 @@ class Simulation:
         shared = self.shared
         if shared is None:
             self.free -= self.nodes[j]
-            self.alloc[j] = self.pool.take(self.nodes[j])
+            iv = self.pool.take(self.nodes[j])
+            flat = self.iv_flat
+            self.iv_off[j] = len(flat)
+            self.iv_len[j] = len(iv)
+            for a, b in iv:
+                flat.append(a)
+                flat.append(b)
         else:
             if placement is None:
                 where = shared.peek_idle(self.nodes[j])
@@ -338,9 +351,12 @@ class Simulation:
             self._reschedule(sm.on_start(j, now))
 
     def _finish(self, j: int, now: float) -> None:
+        self.completed += 1
         if self.shared is None:
             self.free += self.nodes[j]
-            self.pool.give(self.alloc[j])
+            off = self.iv_off[j]
+            flat = self.iv_flat[off : off + 2 * self.iv_len[j]]
+            self.pool.give(list(zip(flat[0::2], flat[1::2], strict=True)))
         else:
             self.shared.release(j, self.alloc[j], self.node_cores[j])
             self.free = self.shared.n_idle

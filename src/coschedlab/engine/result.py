@@ -183,7 +183,13 @@ class Result:
 
 def _alloc_texts(sim: Simulation) -> list[str]:
     if sim.shared is None:
-        return [format_intervals(a) if a else "" for a in sim.alloc]
+        flat, off, cnt = sim.iv_flat, sim.iv_off, sim.iv_len
+        texts = []
+        for j in range(sim.n):
+            o = off[j]
+            iv = flat[o : o + 2 * cnt[j]]
+            texts.append(format_intervals(zip(iv[0::2], iv[1::2], strict=True)))
+        return texts
     return [format_intervals(nodes_to_intervals(a.tolist())) if len(a) else "" for a in sim.alloc]
 
 

@@ -13,6 +13,7 @@ fast; the test-suite checks that both give identical schedules.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
@@ -83,6 +84,9 @@ class EASY(Scheduler):
     def setup(self, view: Simulation) -> None:
         self._next_backfill = -INF
         self._woken = -INF
+        # what the last backfill scan saw: (head, jobs completed, last job scanned)
+        self._last = (-1, -1, -1)
+        self._incremental = self.order_key is None and self.depth is None and not self.interval
 
     def schedule(self, view: Simulation) -> list[int]:
         q = self.ordered_queue(view)
@@ -120,7 +124,17 @@ class EASY(Scheduler):
             return started
         use_extra = self.extra
         limit = nq if self.depth is None else min(nq, i + 1 + self.depth)
-        for k in range(i + 1, limit):
+        first = i + 1
+        if self._incremental:
+            # Since the last scan, if no job ended, the head is the same and no running job is
+            # past its estimate, then S and extra are what that scan left and "now" only grew:
+            # every job it did not start still cannot start. Only new arrivals need a look.
+            est = view.est_sorted
+            key = (head, view.completed)
+            if not started and self._last[:2] == key and (not est or est[0][0] >= now):
+                first = max(first, bisect_right(q, self._last[2]))
+            self._last = (head, view.completed, q[-1])
+        for k in range(first, limit):
             j = q[k]
             nj = nodes[j]
             if nj > free:
