@@ -22,6 +22,8 @@ Everything is vectorised: a million-job frame takes a fraction of a second.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -191,15 +193,58 @@ def summary(frame: pd.DataFrame, total_cores: int, *, tau: float = DEFAULT_TAU) 
     return out
 
 
-def _step_series(times: np.ndarray, deltas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct event times and the running sum of deltas after all events at each time."""
-    if len(times) == 0:
-        return np.empty(0), np.empty(0, dtype=deltas.dtype)
+@dataclass(frozen=True)
+class Series:
+    """A step function: ``v[k]`` holds on ``[t[k], t[k+1])``; 0 before ``t[0]``."""
+
+    t: np.ndarray
+    v: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    def at(self, times: np.ndarray | float) -> np.ndarray:
+        """Values at ``times`` (right-continuous: the value after the events at that instant)."""
+        k = np.searchsorted(self.t, times, side="right") - 1
+        return np.where(k >= 0, self.v[np.maximum(k, 0)], 0.0) if len(self.t) else 0.0 * k
+
+    def integral(self, t0: float, t1: float) -> float:
+        """Integral of the step function over [t0, t1]."""
+        if t1 <= t0 or not len(self.t):
+            return 0.0
+        inside = (self.t > t0) & (self.t < t1)
+        edges = np.concatenate(([t0], self.t[inside], [t1]))
+        return float((np.diff(edges) * self.at(edges[:-1])).sum())
+
+    def mean(self, t0: float, t1: float) -> float:
+        """Time-weighted mean over [t0, t1]."""
+        return self.integral(t0, t1) / (t1 - t0) if t1 > t0 else float(self.at(t0))
+
+    def resample(self, max_points: int) -> Series:
+        """At most ``max_points`` points on a regular grid (for interactive plots)."""
+        if len(self.t) <= max_points:
+            return self
+        grid = np.linspace(self.t[0], self.t[-1], max_points)
+        return Series(grid, self.at(grid))
+
+
+def step_sum(starts: np.ndarray, ends: np.ndarray, weights: np.ndarray | float = 1.0) -> Series:
+    """Sum of ``weights`` over the intervals [start, end) active at each instant (event sweep)."""
+    starts = np.asarray(starts, dtype=np.float64)
+    ends = np.asarray(ends, dtype=np.float64)
+    w = np.broadcast_to(np.asarray(weights, dtype=np.float64), starts.shape)
+    times = np.concatenate((starts, ends))
+    delta = np.concatenate((w, -w))
+    ok = np.isfinite(times)
+    times, delta = times[ok], delta[ok]
+    if not len(times):
+        return Series(np.zeros(0), np.zeros(0))
     order = np.argsort(times, kind="stable")
-    t = times[order]
-    level = np.cumsum(deltas[order])
-    last_at_time = np.flatnonzero(np.r_[t[1:] != t[:-1], True])
-    return t[last_at_time], level[last_at_time]
+    times, level = times[order], np.cumsum(delta[order])
+    last = np.r_[times[1:] != times[:-1], True]  # last event of each instant
+    v = level[last]
+    v[np.abs(v) < 1e-9 * max(1.0, float(np.abs(w).max(initial=0)))] = 0.0
+    return Series(times[last], v)
 
 
 def queue_length_series(frame: pd.DataFrame) -> pd.DataFrame:
@@ -209,21 +254,15 @@ def queue_length_series(frame: pd.DataFrame) -> pd.DataFrame:
     A job started at its submit time is never counted.
     """
     submit, start, _ = _times(frame)
-    n = len(submit)
-    times = np.concatenate([submit, start])
-    deltas = np.concatenate([np.ones(n, np.int64), -np.ones(n, np.int64)])
-    t, q = _step_series(times, deltas)
-    return pd.DataFrame({"time": t, "queued": q})
+    s = step_sum(submit, start)
+    return pd.DataFrame({"time": s.t, "queued": s.v.round().astype(np.int64)})
 
 
 def running_series(frame: pd.DataFrame) -> pd.DataFrame:
     """Jobs running, as a step function: DataFrame(time, running), one row per start/end time."""
     _, start, end = _times(frame)
-    n = len(start)
-    times = np.concatenate([start, end])
-    deltas = np.concatenate([np.ones(n, np.int64), -np.ones(n, np.int64)])
-    t, r = _step_series(times, deltas)
-    return pd.DataFrame({"time": t, "running": r})
+    s = step_sum(start, end)
+    return pd.DataFrame({"time": s.t, "running": s.v.round().astype(np.int64)})
 
 
 def utilization_series(frame: pd.DataFrame, total_cores: int) -> pd.DataFrame:
@@ -236,9 +275,8 @@ def utilization_series(frame: pd.DataFrame, total_cores: int) -> pd.DataFrame:
         raise InputError(f"total_cores must be a positive integer, got {total_cores!r}")
     _, start, end = _times(frame)
     cores = _cores(frame)
-    times = np.concatenate([start, end])
-    deltas = np.concatenate([cores, -cores])
-    t, busy = _step_series(times, deltas)
+    s = step_sum(start, end, cores)
+    t, busy = s.t, s.v
     if np.all(cores == np.round(cores)):
         busy = np.round(busy).astype(np.int64)
     return pd.DataFrame({"time": t, "busy_cores": busy, "utilization": busy / total_cores})
@@ -247,8 +285,8 @@ def utilization_series(frame: pd.DataFrame, total_cores: int) -> pd.DataFrame:
 def throughput_series(frame: pd.DataFrame) -> pd.DataFrame:
     """Cumulative finished jobs over time (ELiSE's throughput): DataFrame(time, finished)."""
     _, _, end = _times(frame)
-    t, done = _step_series(end, np.ones(len(end), np.int64))
-    return pd.DataFrame({"time": t, "finished": done})
+    s = step_sum(end, np.full_like(end, np.inf))
+    return pd.DataFrame({"time": s.t, "finished": s.v.round().astype(np.int64)})
 
 
 def simulator_speed(makespan_s: float, wall_s: float, n_jobs: int) -> dict[str, float]:

@@ -14,18 +14,18 @@ Definitions (REFERENCE.md section 1 "Metrics"; ELiSE seed paper 4.1):
 - utilization = used cores / total cores; unused cores = total - used cores;
 - queue size = jobs submitted and not started; throughput = cumulative finished jobs.
 
-Private to the report for now (metrics.py has its own series; to be unified).
+The event sweep itself (:class:`Series`, :func:`step_sum`) lives in :mod:`coschedlab.metrics`.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..metrics import Series, step_sum
 from ..platform import Cluster
 
 __all__ = [
@@ -44,60 +44,6 @@ __all__ = [
     "used_cores",
     "utilization",
 ]
-
-
-@dataclass(frozen=True)
-class Series:
-    """A step function: ``v[k]`` holds on ``[t[k], t[k+1])``; 0 before ``t[0]``."""
-
-    t: np.ndarray
-    v: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.t)
-
-    def at(self, times: np.ndarray | float) -> np.ndarray:
-        """Values at ``times`` (right-continuous: the value after the events at that instant)."""
-        k = np.searchsorted(self.t, times, side="right") - 1
-        return np.where(k >= 0, self.v[np.maximum(k, 0)], 0.0) if len(self.t) else 0.0 * k
-
-    def integral(self, t0: float, t1: float) -> float:
-        """Integral of the step function over [t0, t1]."""
-        if t1 <= t0 or not len(self.t):
-            return 0.0
-        inside = (self.t > t0) & (self.t < t1)
-        edges = np.concatenate(([t0], self.t[inside], [t1]))
-        return float((np.diff(edges) * self.at(edges[:-1])).sum())
-
-    def mean(self, t0: float, t1: float) -> float:
-        """Time-weighted mean over [t0, t1]."""
-        return self.integral(t0, t1) / (t1 - t0) if t1 > t0 else float(self.at(t0))
-
-    def resample(self, max_points: int) -> Series:
-        """At most ``max_points`` points on a regular grid (for interactive plots)."""
-        if len(self.t) <= max_points:
-            return self
-        grid = np.linspace(self.t[0], self.t[-1], max_points)
-        return Series(grid, self.at(grid))
-
-
-def step_sum(starts: np.ndarray, ends: np.ndarray, weights: np.ndarray | float = 1.0) -> Series:
-    """Sum of ``weights`` over the intervals [start, end) active at each instant (event sweep)."""
-    starts = np.asarray(starts, dtype=np.float64)
-    ends = np.asarray(ends, dtype=np.float64)
-    w = np.broadcast_to(np.asarray(weights, dtype=np.float64), starts.shape)
-    times = np.concatenate((starts, ends))
-    delta = np.concatenate((w, -w))
-    ok = np.isfinite(times)
-    times, delta = times[ok], delta[ok]
-    if not len(times):
-        return Series(np.zeros(0), np.zeros(0))
-    order = np.argsort(times, kind="stable")
-    times, level = times[order], np.cumsum(delta[order])
-    last = np.r_[times[1:] != times[:-1], True]  # last event of each instant
-    v = level[last]
-    v[np.abs(v) < 1e-9 * max(1.0, float(np.abs(w).max(initial=0)))] = 0.0
-    return Series(times[last], v)
 
 
 def _col(jobs: pd.DataFrame, name: str) -> np.ndarray:
