@@ -140,11 +140,32 @@ class ColocationSpeed(SpeedModel):
         self.t_upd[j] = now
         return self._end(j)
 
-    def _update_neighbours(self, j: int, now: float, changes: dict[int, float]) -> None:
+    def _update_neighbours(
+        self, j: int, now: float, changes: dict[int, float], arrived: bool
+    ) -> None:
+        """Neighbours of ``j`` after ``j`` arrived beside them or left them.
+
+        The speedup is a minimum, so an arrival can only lower it to ``M[k][j]`` (no rescan);
+        a departure changes it only where ``j`` was the binding neighbour (rescan those).
+        """
         sim = self.sim
         speed, work, t_upd = self.speed, self.work, self.t_upd
+        m, col, app, cpn = self._m, self._col, self.app, self.cpn
+        node_cores = sim.node_cores
+        cj = col[j]
         for k in sim.shared.neighbours(j, sim.alloc[j]).tolist():
-            s = self.target(k)
+            a = app[k]
+            if a < 0 or node_cores[k] == cpn:
+                continue  # compact or unknown application: speedup 1 whatever the neighbours
+            pair = m[a, cj]
+            if arrived:
+                if pair >= speed[k]:
+                    continue
+                s = float(pair)
+            else:
+                if pair > speed[k]:
+                    continue
+                s = self.target(k)
             if s != speed[k]:
                 work[k] -= (now - t_upd[k]) * speed[k]
                 t_upd[k] = now
@@ -153,12 +174,12 @@ class ColocationSpeed(SpeedModel):
 
     def on_start(self, j: int, now: float) -> dict[int, float]:
         changes: dict[int, float] = {}
-        self._update_neighbours(j, now, changes)
+        self._update_neighbours(j, now, changes, arrived=True)
         return changes
 
     def on_end(self, j: int, now: float) -> dict[int, float]:
         changes: dict[int, float] = {}
-        self._update_neighbours(j, now, changes)
+        self._update_neighbours(j, now, changes, arrived=False)
         return changes
 
     def result_columns(self) -> dict:
