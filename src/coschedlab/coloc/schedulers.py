@@ -148,7 +148,7 @@ class CoScheduler(Scheduler):
         return []
 
     def _backfill(self, view: Simulation) -> None:
-        queued = view._queued
+        queued = view.queued
         rest = [j for j in view.queue if queued[j]]
         if len(rest) < 2:
             return

@@ -147,6 +147,11 @@ class Simulation:
         self._deps_left = left
 
     # -- what a policy may call ---------------------------------------------------------------
+    @property
+    def queued(self) -> bytearray:
+        """``queued[j]`` is 1 while job ``j`` waits in the queue (0 once started this pass)."""
+        return self._queued
+
     def wake_at(self, t: float) -> None:
         """Ask for a scheduling pass at time ``t`` even if no job arrives or ends then."""
         if t > self.now:
