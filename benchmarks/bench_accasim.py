@@ -39,8 +39,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -48,6 +46,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _bench_common import machine_line
 
 import coschedlab
 from coschedlab.platform import Cluster
@@ -95,15 +94,6 @@ with open(out_json, "w") as f:
                "loaded": sim.loaded_jobs, "finished": len(w),
                "mean_wait": sum(w) / len(w) if w else None, "starts": starts}, f)
 """
-
-
-def machine_line() -> str:
-    load = os.getloadavg()
-    return (
-        f"{platform.node()} | {os.cpu_count()} CPUs | Python {platform.python_version()} | "
-        f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} | "
-        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
-    )
 
 
 def ensure_venv() -> Path:

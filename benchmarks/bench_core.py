@@ -32,8 +32,6 @@ from __future__ import annotations
 import argparse
 import heapq
 import math
-import os
-import platform
 import resource
 import subprocess
 import sys
@@ -42,6 +40,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _bench_common import machine_line
 
 import coschedlab
 from coschedlab.workload.swf import cluster_from_header, read_swf
@@ -51,15 +50,6 @@ DEFAULT_TRACE = Path("/work/shared/data/swf/SDSC-SP2-1998-4.2-cln.swf.gz")
 ELISE_DAYS_PER_HOUR = {"fcfs": 116.87, "easy": 117.77}  # REFERENCE.md section 2, SDSC-SP2-1998
 TARGET_SIM_S = 0.5
 TARGET_CLI_S = 2.0
-
-
-def machine_line() -> str:
-    load = os.getloadavg() if hasattr(os, "getloadavg") else (math.nan,) * 3
-    return (
-        f"{platform.node()} | {os.cpu_count()} CPUs | Python {platform.python_version()} | "
-        f"NumPy {np.__version__} | load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} | "
-        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
-    )
 
 
 def cpu_seconds() -> float:

@@ -31,13 +31,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import platform
 import resource
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _bench_common import machine_line
 
 TARGET_1M_S = 90.0
 TARGET_1M_MB = 2048.0
@@ -80,15 +80,6 @@ def child(n: int, nodes: int, load: float, seed: int) -> None:
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
     print(json.dumps(out))
-
-
-def machine_line() -> str:
-    load = os.getloadavg()
-    return (
-        f"{platform.node()} | {os.cpu_count()} CPUs | Python {platform.python_version()} | "
-        f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} | "
-        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
-    )
 
 
 def nlogn_exponent(n1: int, n2: int) -> float:
