@@ -17,46 +17,20 @@ def run(*args):
     )
 
 
+GENERATE = ("generate", "--simulations", 2, "--analyses", 2, "--data", 4, "--nodes", 6,
+            "--steps", 10, "--seed", 1)  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def ensemble_file(tmp_path_factory):
     f = tmp_path_factory.mktemp("e") / "ens.yaml"
-    r = run(
-        "generate",
-        "--simulations",
-        2,
-        "--analyses",
-        2,
-        "--data",
-        4,
-        "--nodes",
-        6,
-        "--steps",
-        10,
-        "--seed",
-        1,
-        "--out",
-        f,
-    )
+    r = run(*GENERATE, "--out", f)
     assert r.returncode == 0, r.stderr
     return f
 
 
 def test_generate_is_deterministic(ensemble_file):
-    a = run(
-        "generate",
-        "--simulations",
-        2,
-        "--analyses",
-        2,
-        "--data",
-        4,
-        "--nodes",
-        6,
-        "--steps",
-        10,
-        "--seed",
-        1,
-    )
+    a = run(*GENERATE)
     assert a.stdout == ensemble_file.read_text()
 
 
