@@ -203,7 +203,14 @@ def _check_easy_head(jobs: pd.DataFrame, cluster: Cluster) -> list[str]:
     n_overrun = 0
     # pass in which each earlier job started at a given instant (to find when j became head)
     errors = []
+    top, top_pass = -np.inf, -1  # latest start among the jobs before j, and its last pass
     for j in range(n):
+        if j and passes is not None:
+            sj = start[j - 1]
+            if sj > top:
+                top, top_pass = sj, int(passes[j - 1])
+            elif sj == top:
+                top_pass = max(top_pass, int(passes[j - 1]))
         th = t_head[j]
         if start[j] <= th + EPS:
             continue
@@ -224,10 +231,7 @@ def _check_easy_head(jobs: pd.DataFrame, cluster: Cluster) -> list[str]:
             continue
         if len(o_start) and np.any((o_start < start[j]) & (o_end > th) & (o_est < start[j])):
             continue  # a job running in [t_h, start) overran its estimate: not knowable
-        head_pass = -1
-        if passes is not None and prefix[j] >= th:
-            same = np.flatnonzero(start[:j] == th)
-            head_pass = int(passes[same].max()) if len(same) else -1
+        head_pass = top_pass if passes is not None and prefix[j] >= th else -1
         avail = cluster.nodes
         items = []
         for est, k in running:
