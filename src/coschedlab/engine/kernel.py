@@ -118,8 +118,8 @@ class Simulation:
         self.est_sorted: list[tuple[float, int]] = []
         self.now = 0.0
         self.free = cluster.nodes
-        self.pool = NodePool(cluster.nodes)
         self.shared = SharedNodes(cluster.nodes, cluster.cores_per_node) if shared_nodes else None
+        self.pool = NodePool(cluster.nodes) if self.shared is None else None
         self.node_cores: list[int] = [cluster.cores_per_node] * n
         self._started_in_pass: list[int] = []
         self.passes = 0
@@ -127,7 +127,6 @@ class Simulation:
         self.wall_time = NAN
         self._timers: list[float] = []
         self._heap: list[tuple[float, int]] = []
-        self._cur_end: list[float] = self.end  # identity: end fixed at start
         self._queued = bytearray(n)
         self._deps_left: list[int] | None = None
         self._dependents: dict[int, list[int]] = {}
@@ -216,7 +215,7 @@ class Simulation:
         done = 0
         next_report = 4096
         arr_i = 0
-        cur_end = self._cur_end
+        cur_end = self.end  # the speed model may move an end: older heap entries are stale
         finished = bytearray(n)
         while True:
             t = submit[arr_i] if arr_i < n else INF
