@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from coschedlab import Cluster, InputError, Workload, simulate
 from coschedlab.coloc import App, Heatmap, Pool
 from coschedlab.coloc.schedulers import BestPair, EasyColoc, Filler
-from coschedlab.engine.resources import SharedNodes
+from coschedlab.engine.resources import Placement, SharedNodes
 
 CO = ["easy-coloc", "filler", "best-pair", "easy-coloc:extra=false,depth=3"]
 
@@ -120,32 +120,106 @@ def test_co_scheduler_needs_a_pool():
 def test_best_pair_picks_the_friendliest_neighbour():
     sh = SharedNodes(3, 4)
     for job, node in ((10, 0), (11, 1), (12, 2)):
-        sh.place(job, np.array([node]), 2)
+        sh.place(job, [(node, node + 1)], 2)
     speed = {10: 0.9, 11: 1.5, 12: 1.2}  # predicted speedup of job 0 beside each resident
-    model = SimpleNamespace(
-        predicted=lambda j, others: np.array([speed.get(k, np.inf) for k in others.tolist()])
-    )
+    model = SimpleNamespace(predicted=lambda j, others: min(speed[k] for k in others))
     view = SimpleNamespace(shared=sh, speed_model=model)
-    shared = sh.nodes_with(2)
-    assert shared.tolist() == [0, 1, 2]
-    assert BestPair().node_order(view, 0, shared).tolist() == [1, 2, 0]
-    assert EasyColoc().node_order(view, 0, shared).tolist() == [0, 1, 2]
+    runs = sh.partly_free(2)
+    assert [r[:2] for r in runs] == [(0, 1), (1, 2), (2, 3)]
+    assert [r[0] for r in BestPair().node_order(view, 0, runs)] == [1, 2, 0]
+    assert [r[0] for r in EasyColoc().node_order(view, 0, runs)] == [0, 1, 2]
 
 
 def test_shared_nodes_accounting():
     sh = SharedNodes(4, 4)
-    sh.place(1, np.array([0, 1]), 2)
-    sh.place(2, np.array([1, 2]), 2)
-    assert sh.free.tolist() == [2, 0, 2, 4] and sh.n_idle == 1
-    assert sh.neighbours(1, np.array([0, 1])).tolist() == [2]
+    sh.place(1, [(0, 2)], 2)
+    sh.place(2, [(1, 3)], 2)
+    assert sh.free.tolist() == [2, 0, 2, 4] and sh.n_idle == 1 and sh.total_free == 8
+    assert sh.neighbours(1, [(0, 2)]) == {2}
     assert sh.count_with(2) == 3 and sh.nodes_with(2).tolist() == [0, 2]
-    sh.place(3, np.array([0]), 1)  # a third job on node 0 widens the table
+    assert [r[:2] for r in sh.partly_free(2, limit=1)] == [(0, 1)]
+    sh.place(3, [(0, 1)], 1)  # a third job on node 0
     assert sorted(sh.occupants(0)) == [1, 3]
-    sh.release(1, np.array([0, 1]), 2)
+    sh.release(1, [(0, 2)], 2)
     assert sh.free.tolist() == [3, 2, 2, 4] and sh.occupants(0) == [3]
-    sh.release(3, np.array([0]), 1)
-    sh.release(2, np.array([1, 2]), 2)
+    sh.release(3, [(0, 1)], 1)
+    sh.release(2, [(1, 3)], 2)
     assert sh.free.tolist() == [4, 4, 4, 4] and sh.n_idle == 4
+    assert sh.segments() == [(0, 4, 4, ())]  # everything idle again: one segment
+
+
+def test_placement_check_names_the_problem():
+    sh = SharedNodes(4, 4)
+    sh.place(1, [(0, 2)], 3)
+    assert sh.check(Placement(2, [2, 2], 1)) == "uses a node twice"
+    assert sh.check(Placement(2, [3], 5)) == "asks for 5 cores per node on 4-core nodes"
+    assert sh.check(Placement(2, [4], 1)) == "uses a node that does not exist"
+    assert sh.check(Placement(2, [3, 1], 2)) == "needs 2 cores on node 1, which has 1 free"
+    assert sh.check(Placement(2, intervals=[(1, 4)], cores=1)) is None
+
+
+@st.composite
+def shared_ops(draw):
+    n = draw(st.integers(1, 12))
+    cpn = draw(st.integers(1, 6))
+    ops = []
+    for _ in range(draw(st.integers(1, 40))):
+        nodes = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))
+        ops.append((nodes, draw(st.integers(1, cpn)), draw(st.booleans())))
+    return n, cpn, ops
+
+
+@given(shared_ops())
+def test_segments_match_a_per_node_oracle(case):
+    # random places and releases against plain per-node arrays: free cores, occupants,
+    # idle count, neighbours, runs of partly free nodes, and the projection's counts
+    n, cpn, ops = case
+    sh = SharedNodes(n, cpn)
+    free = np.full(n, cpn)
+    occ: list[set] = [set() for _ in range(n)]
+    running: dict[int, tuple] = {}
+    for job, (nodes, c, release) in enumerate(ops):
+        if release and running:
+            k = min(running)
+            iv, ck = running.pop(k)
+            sh.release(k, iv, ck)
+            for a, b in iv:
+                free[a:b] += ck
+                for x in range(a, b):
+                    occ[x].discard(k)
+        p = Placement(job, nodes, c)
+        fits = all(free[x] >= c for x in nodes)
+        assert (sh.check(p) is None) == fits
+        if fits:
+            iv = sh.claim(p)
+            running[job] = (iv, c)
+            free[nodes] -= c
+            for x in nodes:
+                occ[x].add(job)
+        assert sh.free.tolist() == free.tolist()
+        assert all(set(sh.occupants(x)) == occ[x] for x in range(n))
+        assert sh.n_idle == int((free == cpn).sum()) and sh.total_free == int(free.sum())
+        for c2 in range(1, cpn + 1):
+            assert sh.count_with(c2) == int((free >= c2).sum())
+            want = [x for x in range(n) if c2 <= free[x] < cpn]
+            assert sh.nodes_with(c2).tolist() == want
+        for k, (iv, _) in running.items():
+            want = set().union(*(occ[x] for a, b in iv for x in range(a, b))) - {k}
+            assert sh.neighbours(k, iv) == want and sh.neighbours_of(k) == want
+        starts = sh.starts  # maximal runs: neighbouring segments differ
+        assert all(
+            sorted(sh.seg_jobs[i - 1]) != sorted(sh.seg_jobs[i]) for i in range(1, len(starts))
+        )
+        proj = sh.projection()
+        thr = 1 + job % cpn
+        assert proj.watch(thr) == int((free >= thr).sum())
+        pf = free.copy()
+        for iv, ck in running.values():
+            got = proj.add(iv, ck)
+            for a, b in iv:
+                pf[a:b] += ck
+            assert got == int((pf >= thr).sum())
+        assert sh.free.tolist() == free.tolist()  # the projection never touches the real state
 
 
 def test_fallback_runs_compact_when_spread_does_not_fit():

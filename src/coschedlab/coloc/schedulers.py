@@ -89,19 +89,20 @@ class CoScheduler(Scheduler):
         # cores per node and nodes of every job (cores_for depends on the job alone)
         self._cores = [self.cores_for(view, j) for j in range(view.n)]
         self._k = [-(-p // c) for p, c in zip(view.procs, self._cores, strict=True)]
-        self._cores_arr = np.asarray(self._cores, dtype=np.int64)
-        self._k_arr = np.asarray(self._k, dtype=np.int64)
         self._procs_arr = np.asarray(view.procs, dtype=np.int64)
+        self._ordered = type(self).node_order is not CoScheduler.node_order
 
     # -- hooks ------------------------------------------------------------------------------
     def deploy_order(self, view: Simulation) -> list[int]:
         """Order in which queued jobs are deployed (ELiSE's waiting_queue_reordering)."""
         return list(view.queue)
 
-    def node_order(self, view: Simulation, j: int, shared: np.ndarray) -> np.ndarray:
+    def node_order(self, view: Simulation, j: int, runs: list[tuple]) -> list[tuple]:
         """Order of the partly used nodes job ``j`` may share (ELiSE's host_alloc_condition);
-        they are preferred to idle nodes, so jobs pair up. ``shared`` is sorted by node id."""
-        return shared
+        they are preferred to idle nodes, so jobs pair up. ``runs`` lists them as
+        ``(first node, end node, jobs on them)`` by node id; return them in the order to use
+        (a run may be used in part: its first nodes)."""
+        return runs
 
     def cores_for(self, view: Simulation, j: int) -> int:
         """Cores per node job ``j`` gets: half of every socket (spread) or the whole node."""
@@ -124,18 +125,29 @@ class CoScheduler(Scheduler):
         if c == self._cpn:
             if sh.n_idle < k:
                 return None
-            return Placement(j, sh.peek_idle(k), c)
-        shared = sh.nodes_with(c)
-        if len(shared) + sh.n_idle < k:
+            return Placement(j, intervals=sh.idle_intervals(k), cores=c)
+        if sh.count_with(c) < k:  # idle nodes count: they have every core free
             if self.fallback:  # cannot spread now: whole idle nodes if enough are free
                 k = -(-view.procs[j] // self._cpn)
                 if sh.n_idle >= k:
-                    return Placement(j, sh.peek_idle(k), self._cpn)
+                    return Placement(j, intervals=sh.idle_intervals(k), cores=self._cpn)
             return None
-        chosen = self.node_order(view, j, shared)[:k]
-        if len(chosen) < k:
-            chosen = np.concatenate([chosen, sh.peek_idle(k - len(chosen))])
-        return Placement(j, chosen, c)
+        if self._ordered:
+            runs = self.node_order(view, j, sh.partly_free(c))
+        else:
+            runs = sh.partly_free(c, limit=k)
+        chosen = []
+        need = k
+        for a, b, _ in runs:
+            if b - a >= need:
+                chosen.append((a, a + need))
+                need = 0
+                break
+            chosen.append((a, b))
+            need -= b - a
+        if need:
+            chosen += sh.idle_intervals(need)
+        return Placement(j, intervals=chosen, cores=c)
 
     def schedule(self, view: Simulation) -> list:
         for j in self.deploy_order(view):
@@ -154,25 +166,24 @@ class CoScheduler(Scheduler):
             return
         sh = view.shared
         cores, kneed = self._cores, self._k
-        cpn = self._cpn
-        avail = {cpn: sh.n_idle}
+        avail: dict[int, int] = {}
         candidates = rest[1:] if self.depth is None else rest[1 : 1 + self.depth]
-        cand = np.asarray(candidates, dtype=np.int64)
-        c_of = self._cores_arr[cand]
-        room = np.empty(len(cand), dtype=np.int64)
-        for c in np.unique(c_of).tolist():
-            if c not in avail:
-                avail[c] = sh.count_with(c)
-            room[c_of == c] = avail[c]
-        fit = cand[self._k_arr[cand] <= room].tolist()
+        fit = []
+        for j in candidates:
+            c = cores[j]
+            room = avail.get(c)
+            if room is None:
+                room = avail[c] = sh.count_with(c)
+            if kneed[j] <= room:
+                fit.append(j)
         if not fit:
             return  # nothing could start now: no need for the head's shadow time
         head = rest[0]
         now = view.now
         c_h, k_h = cores[head], kneed[head]
         # project free cores at the shadow time, node by node
-        proj = sh.free.copy()
-        count = int(np.count_nonzero(proj >= c_h))
+        proj = sh.projection()
+        count = proj.watch(c_h)
         shadow = now if count >= k_h else INF
         alloc, node_cores = view.alloc, view.node_cores
         for est, k in view.est_sorted:
@@ -180,11 +191,7 @@ class CoScheduler(Scheduler):
                 est = now
             if est > shadow:
                 break
-            where = alloc[k]
-            before = proj[where]
-            after = before + node_cores[k]
-            proj[where] = after
-            count += int(np.count_nonzero((before < c_h) & (after >= c_h)))
+            count = proj.add(alloc[k], node_cores[k])
             if shadow == INF and count >= k_h:
                 shadow = est
         view.record_reservation(head, shadow)
@@ -211,13 +218,11 @@ class CoScheduler(Scheduler):
                 continue
             if not rule_a:
                 # rule (b): with j's cores still in use at S, does the head still fit?
-                before = proj[p.nodes]
-                lost = int(np.count_nonzero((before >= c_h) & (before - p.cores < c_h)))
-                if count - lost < k_h:
+                iv = p.intervals
+                if proj.add(iv, -p.cores) < k_h:
+                    proj.add(iv, p.cores)
                     failed.add(key)
                     continue
-                proj[p.nodes] = before - p.cores
-                count -= lost
             view.start_now(p)
             avail.clear()
             failed.clear()
@@ -236,7 +241,7 @@ class Filler(CoScheduler):
     -1 when it does not fit) and factor1 = (job id + 1) / max id; backfill as easy-coloc."""
 
     def deploy_order(self, view: Simulation) -> list[int]:
-        free = int(view.shared.free.sum())
+        free = view.shared.total_free
         q = np.asarray(view.queue, dtype=np.int64)
         procs = getattr(self, "_procs_arr", None)
         if procs is None:  # deploy_order called outside a run
@@ -259,10 +264,8 @@ class BestPair(CoScheduler):
         app = getattr(view.speed_model, "app", None)
         return (self._cores[j], self._k[j], app[j] if app is not None else j)
 
-    def node_order(self, view: Simulation, j: int, shared: np.ndarray) -> np.ndarray:
+    def node_order(self, view: Simulation, j: int, runs: list[tuple]) -> list[tuple]:
         predicted = getattr(view.speed_model, "predicted", None)
-        if predicted is None or not len(shared):
-            return shared
-        occ = view.shared.occ[shared]
-        scores = predicted(j, occ.ravel()).reshape(occ.shape).min(axis=1)
-        return shared[np.lexsort((shared, -scores))]
+        if predicted is None or len(runs) < 2:
+            return runs
+        return sorted(runs, key=lambda r: (-predicted(j, r[2]), r[0]))

@@ -81,7 +81,8 @@ class ColocationSpeed(SpeedModel):
         self.unknown_apps = sum(1 for a in self.app if a < 0)
         # column of each job's application in self._m (unknown -> the row-mean column)
         last = self._m.shape[1] - 1
-        self._col = np.asarray([a if a >= 0 else last for a in self.app], dtype=np.int64)
+        self._col = [a if a >= 0 else last for a in self.app]
+        self._rows = self._m.tolist()  # plain lists: one lookup per neighbour, no NumPy call
         n = sim.n
         self.speed = [1.0] * n
         self.work = [0.0] * n
@@ -97,10 +98,9 @@ class ColocationSpeed(SpeedModel):
         if a < 0:
             return 1.0
         s = self._alone[a]
-        occ = sim.shared.occ[sim.alloc[j]]
-        others = occ[(occ >= 0) & (occ != j)]
-        if len(others):
-            v = float(self._m[a, self._col[others]].min())
+        row, col = self._rows[a], self._col
+        for k in sim.shared.neighbours_of(j):
+            v = row[col[k]]
             if v < s:
                 s = v
         return s
@@ -110,18 +110,16 @@ class ColocationSpeed(SpeedModel):
         a = self.app[j]
         if a < 0:
             return 1.0
-        return float(self._m[a, self._col[k]])
+        return self._rows[a][self._col[k]]
 
-    def predicted(self, j: int, others: np.ndarray) -> np.ndarray:
-        """Predicted speedup of job ``j`` beside each job of ``others`` (-1 = none: inf)."""
+    def predicted(self, j: int, others: tuple[int, ...] | list[int]) -> float:
+        """Predicted speedup of job ``j`` beside all of ``others`` (the minimum pair speedup;
+        inf beside nobody)."""
         a = self.app[j]
-        out = np.full(len(others), np.inf)
         if a < 0:
-            out[others >= 0] = 1.0
-            return out
-        ok = others >= 0
-        out[ok] = self._m[a, self._col[others[ok]]]
-        return out
+            return 1.0 if others else math.inf
+        row, col = self._rows[a], self._col
+        return min((row[col[k]] for k in others), default=math.inf)
 
     def _end(self, j: int) -> float:
         sim = self.sim
@@ -150,18 +148,18 @@ class ColocationSpeed(SpeedModel):
         """
         sim = self.sim
         speed, work, t_upd = self.speed, self.work, self.t_upd
-        m, col, app, cpn = self._m, self._col, self.app, self.cpn
+        rows, col, app, cpn = self._rows, self._col, self.app, self.cpn
         node_cores = sim.node_cores
         cj = col[j]
-        for k in sim.shared.neighbours(j, sim.alloc[j]).tolist():
+        for k in sim.shared.neighbours_of(j):
             a = app[k]
             if a < 0 or node_cores[k] == cpn:
                 continue  # compact or unknown application: speedup 1 whatever the neighbours
-            pair = m[a, cj]
+            pair = rows[a][cj]
             if arrived:
                 if pair >= speed[k]:
                     continue
-                s = float(pair)
+                s = pair
             else:
                 if pair > speed[k]:
                     continue

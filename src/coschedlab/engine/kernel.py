@@ -108,7 +108,7 @@ class Simulation:
         self.end: list[float] = [NAN] * n
         self.reservation: list[float] = [NAN] * n
         self.start_pass: list[int] = [-1] * n
-        # shared nodes: alloc[j] = the job's nodes (NumPy array); whole nodes: the node
+        # shared nodes: alloc[j] = the job's node intervals [(a, b), ...]; whole nodes: the node
         # intervals of every job are kept flat, a0 b0 a1 b1 ..., from iv_off[j], iv_len[j] of them
         self.alloc: list = [None] * n
         self.iv_flat = array("q")
@@ -292,9 +292,9 @@ class Simulation:
             why = None
             if self.shared is None:
                 why = "gave a placement, but nodes are not shared in this simulation"
-            elif len(placement.nodes) * placement.cores < self.procs[j]:
+            elif placement.n_nodes * placement.cores < self.procs[j]:
                 why = (
-                    f"gave {len(placement.nodes)} nodes x {placement.cores} cores for "
+                    f"gave {placement.n_nodes} nodes x {placement.cores} cores for "
                     f"{self.procs[j]} processors"
                 )
             else:
@@ -337,7 +337,7 @@ class Simulation:
                 flat.append(b)
         else:
             if placement is None:
-                where = shared.peek_idle(self.nodes[j])
+                where = shared.idle_intervals(self.nodes[j])
                 shared.place(j, where, self.cluster.cores_per_node)
             else:
                 where = shared.claim(placement)

@@ -7,7 +7,7 @@ O(pieces touched + log intervals), independent of the machine size.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 
 import numpy as np
 
@@ -97,107 +97,390 @@ def parse_intervals(text: str) -> Intervals:
 
 
 class Placement:
-    """A decision that says where a job runs: ``cores`` cores on each node of ``nodes``.
+    """A decision that says where a job runs: ``cores`` cores on each of its nodes.
 
     A scheduler returns a plain job number for the default placement (whole idle nodes) or a
-    Placement for anything else (e.g. ELiSE's spread placement: half of every socket).
+    Placement for anything else (e.g. ELiSE's spread placement: half of every socket). The
+    nodes are given either as node ids (``nodes``, any order) or as half-open node intervals
+    (``intervals=[(a, b), ...]``, cheaper for long runs of nodes).
     """
 
-    __slots__ = ("job", "nodes", "cores")
+    __slots__ = ("job", "cores", "_nodes", "_iv")
 
-    def __init__(self, job: int, nodes: list[int], cores: int) -> None:
+    def __init__(
+        self,
+        job: int,
+        nodes: list[int] | np.ndarray | None = None,
+        cores: int = 0,
+        *,
+        intervals: Intervals | None = None,
+    ) -> None:
+        if (nodes is None) == (intervals is None):
+            raise ValueError("give a placement either nodes or intervals")
         self.job = job
-        self.nodes = nodes
         self.cores = cores
+        self._nodes = None if nodes is None else [int(n) for n in nodes]
+        self._iv = intervals
+
+    @property
+    def nodes(self) -> list[int]:
+        """The node ids, as given (or expanded from the intervals)."""
+        if self._nodes is None:
+            self._nodes = [n for a, b in self._iv for n in range(a, b)]
+        return self._nodes
+
+    @property
+    def intervals(self) -> Intervals:
+        """The nodes as sorted half-open intervals; a node given twice shows as an overlap."""
+        if self._iv is None:
+            self._iv = nodes_to_intervals(self._nodes)
+        return self._iv
+
+    @property
+    def n_nodes(self) -> int:
+        """How many nodes (counted with repeats)."""
+        if self._nodes is not None:
+            return len(self._nodes)
+        return sum(b - a for a, b in self._iv)
 
     def __repr__(self) -> str:
-        return f"Placement(job={self.job}, nodes={self.nodes}, cores={self.cores})"
+        return f"Placement(job={self.job}, nodes={format_intervals(self.intervals)!r}, " \
+            f"cores={self.cores})"
+
+
+def normalize(intervals: Intervals) -> Intervals | None:
+    """Sorted intervals with touching ones merged; None if two of them overlap."""
+    iv = sorted(intervals)
+    out: Intervals = []
+    for a, b in iv:
+        if a >= b:
+            continue
+        if out and a < out[-1][1]:
+            return None
+        if out and a == out[-1][1]:
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
 
 
 class SharedNodes:
     """Per-node core accounting, so that several jobs can share a node (co-location).
 
-    NumPy arrays, so that the cost of placing or releasing a job does not grow with the number
-    of nodes it spans: ``free[n]`` free cores of node ``n``; ``occ[n]`` the jobs on node ``n``
-    (-1 = empty slot; the table widens when a node takes more jobs than it has slots).
-    Node lists are NumPy int arrays sorted by id; idle nodes are handed out lowest first.
+    The machine is kept as *segments*: maximal runs of consecutive nodes with the same set of
+    jobs on them (so the same free cores). Segment ``i`` starts at node ``starts[i]`` and ends
+    where the next one starts; ``seg_free[i]`` free cores on each of its nodes, ``seg_jobs[i]``
+    the jobs on them. Jobs take runs of nodes, so a machine of thousands of nodes holds a few
+    hundred segments at most, and placing, releasing or finding a job's neighbours costs
+    O(log segments + segments touched) in plain Python, like the whole-node ``NodePool``.
+    Every running job's node intervals are unions of whole segments.
     """
 
+    __slots__ = ("n", "cpn", "starts", "seg_free", "seg_jobs", "nodes_by_free", "n_idle",
+                 "total_free", "adj", "_left")  # fmt: skip
+
     def __init__(self, nodes: int, cores_per_node: int) -> None:
+        self.n = nodes
         self.cpn = cores_per_node
-        self.free = np.full(nodes, cores_per_node, dtype=np.int64)
-        self.occ = np.full((nodes, 2), -1, dtype=np.int64)
+        self.starts: list[int] = [0] if nodes else []
+        self.seg_free: list[int] = [cores_per_node] if nodes else []
+        self.seg_jobs: list[tuple[int, ...]] = [()] if nodes else []
+        # nodes_by_free[f]: how many nodes have exactly f free cores
+        self.nodes_by_free = [0] * (cores_per_node + 1)
+        self.nodes_by_free[cores_per_node] = nodes
         self.n_idle = nodes
+        self.total_free = nodes * cores_per_node
+        self.adj: dict[int, set[int]] = {}  # running job -> the jobs beside it
+        self._left: tuple[int, set[int]] = (-1, set())
+
+    # -- queries ----------------------------------------------------------------------------
+    def _seg(self, node: int) -> int:
+        return bisect_right(self.starts, node) - 1
+
+    def _end(self, i: int) -> int:
+        s = self.starts
+        return s[i + 1] if i + 1 < len(s) else self.n
 
     def free_cores(self, node: int) -> int:
         """Free cores on ``node``."""
-        return int(self.free[node])
+        return self.seg_free[self._seg(node)]
 
     def occupants(self, node: int) -> list[int]:
         """The jobs on ``node``."""
-        row = self.occ[node]
-        return row[row >= 0].tolist()
+        return list(self.seg_jobs[self._seg(node)])
 
-    def neighbours(self, j: int, nodes: np.ndarray) -> np.ndarray:
-        """The other jobs on any of ``nodes`` (sorted, unique)."""
-        u = np.unique(self.occ[nodes])
-        return u[(u >= 0) & (u != j)]
+    @property
+    def free(self) -> np.ndarray:
+        """Free cores of every node (a new array)."""
+        ends = self.starts[1:] + [self.n]
+        lengths = [b - a for a, b in zip(self.starts, ends, strict=True)]
+        return np.repeat(np.asarray(self.seg_free, dtype=np.int64), lengths)
 
-    def nodes_with(self, cores: int) -> np.ndarray:
-        """Partly used nodes with at least ``cores`` free cores, by node id."""
-        f = self.free
-        return np.flatnonzero((f >= cores) & (f < self.cpn))
+    def segments(self) -> list[tuple[int, int, int, tuple[int, ...]]]:
+        """Every segment as ``(first node, end node, free cores, jobs)``."""
+        ends = self.starts[1:] + [self.n]
+        return list(zip(self.starts, ends, self.seg_free, self.seg_jobs, strict=True))
+
+    def neighbours(self, j: int, intervals: Intervals) -> set[int]:
+        """The other jobs on any node of ``intervals``."""
+        starts, jobs = self.starts, self.seg_jobs
+        m = len(starts)
+        out: set[int] = set()
+        for a, b in intervals:
+            i = bisect_right(starts, a) - 1
+            while i < m and starts[i] < b:
+                out.update(jobs[i])
+                i += 1
+        out.discard(j)
+        return out
 
     def count_with(self, cores: int) -> int:
         """Nodes (idle or partly used) with at least ``cores`` free cores."""
-        return int(np.count_nonzero(self.free >= cores))
+        return sum(self.nodes_by_free[max(cores, 0) :])
+
+    def partly_free(self, cores: int, limit: int | None = None) -> list[tuple[int, int, tuple]]:
+        """Runs of partly used nodes with at least ``cores`` free cores, by node id, as
+        ``(first, end, jobs)``; stops once ``limit`` nodes are listed."""
+        cpn = self.cpn
+        by_free = self.nodes_by_free
+        if not any(by_free[max(cores, 0) : cpn]):
+            return []
+        starts, free, jobs = self.starts, self.seg_free, self.seg_jobs
+        n, m = self.n, len(starts)
+        out: list[tuple[int, int, tuple]] = []
+        got = 0
+        values = [f for f in range(max(cores, 0), cpn) if by_free[f]]
+        if len(values) == 1:  # the usual case (e.g. spread: half-free nodes): C-speed scan
+            f = values[0]
+            i = -1
+            try:
+                while limit is None or got < limit:
+                    i = free.index(f, i + 1)
+                    b = starts[i + 1] if i + 1 < m else n
+                    out.append((starts[i], b, jobs[i]))
+                    got += b - starts[i]
+            except ValueError:
+                pass
+            return out
+        for i in range(m):
+            if cores <= free[i] < cpn:
+                b = starts[i + 1] if i + 1 < m else n
+                out.append((starts[i], b, jobs[i]))
+                got += b - starts[i]
+                if limit is not None and got >= limit:
+                    break
+        return out
+
+    def idle_intervals(self, k: int) -> Intervals:
+        """The ``k`` lowest idle nodes, as intervals (without taking them)."""
+        if k > self.n_idle:
+            raise ValueError(f"asked for {k} idle nodes, {self.n_idle} idle")
+        starts, free = self.starts, self.seg_free
+        n, m, cpn = self.n, len(starts), self.cpn
+        out: Intervals = []
+        i = -1
+        while k > 0:
+            i = free.index(cpn, i + 1)
+            a = starts[i]
+            b = starts[i + 1] if i + 1 < m else n
+            if b - a > k:
+                b = a + k
+            out.append((a, b))
+            k -= b - a
+        return out
 
     def peek_idle(self, k: int) -> np.ndarray:
-        """The ``k`` lowest idle nodes, without taking them."""
-        if k <= 0:
-            return np.empty(0, dtype=np.int64)
-        return np.flatnonzero(self.free == self.cpn)[:k]
+        """The ``k`` lowest idle nodes, as node ids."""
+        return np.asarray([x for a, b in self.idle_intervals(k) for x in range(a, b)], np.int64)
 
-    def place(self, j: int, nodes: np.ndarray, cores: int) -> None:
-        """Put job ``j`` on ``nodes`` with ``cores`` cores each (the caller checked they fit)."""
-        f = self.free[nodes]
-        self.n_idle -= int(np.count_nonzero(f == self.cpn))
-        self.free[nodes] = f - cores
-        rows = self.occ[nodes]
-        empty = rows < 0
-        if not empty.any(axis=1).all():  # some node has no empty slot left: widen the table
-            self.occ = np.pad(self.occ, ((0, 0), (0, self.occ.shape[1])), constant_values=-1)
-            rows = self.occ[nodes]
-            empty = rows < 0
-        slot = empty.argmax(axis=1)
-        self.occ[nodes, slot] = j
-
-    def release(self, j: int, nodes: np.ndarray, cores: int) -> None:
-        """Give back the cores job ``j`` held."""
-        f = self.free[nodes] + cores
-        self.free[nodes] = f
-        self.n_idle += int(np.count_nonzero(f == self.cpn))
-        rows = self.occ[nodes]
-        rows[rows == j] = -1
-        self.occ[nodes] = rows
+    def nodes_with(self, cores: int) -> np.ndarray:
+        """Partly used nodes with at least ``cores`` free cores, by node id."""
+        return np.asarray(
+            [x for a, b, _ in self.partly_free(cores) for x in range(a, b)], dtype=np.int64
+        )
 
     def check(self, p: Placement) -> str | None:
         """Why placement ``p`` is impossible now, or None if it fits."""
-        nodes = np.asarray(p.nodes)
-        if len(np.unique(nodes)) != len(nodes):
+        iv = normalize(p.intervals)
+        if iv is None:
             return "uses a node twice"
         if not 0 < p.cores <= self.cpn:
             return f"asks for {p.cores} cores per node on {self.cpn}-core nodes"
-        if len(nodes) and (nodes.min() < 0 or nodes.max() >= len(self.free)):
+        if iv and (iv[0][0] < 0 or iv[-1][1] > self.n):
             return "uses a node that does not exist"
-        short = np.flatnonzero(self.free[nodes] < p.cores)
-        if len(short):
-            n = int(nodes[short[0]])
-            return f"needs {p.cores} cores on node {n}, which has {self.free_cores(n)} free"
+        starts, free = self.starts, self.seg_free
+        m = len(starts)
+        c = p.cores
+        for a, b in iv:
+            i = bisect_right(starts, a) - 1
+            while i < m and starts[i] < b:
+                if free[i] < c:
+                    node = max(a, starts[i])
+                    return f"needs {c} cores on node {node}, which has {free[i]} free"
+                i += 1
         return None
 
-    def claim(self, p: Placement) -> np.ndarray:
-        """Apply placement ``p``; returns its nodes as a sorted array."""
-        nodes = np.sort(np.asarray(p.nodes, dtype=np.int64))
-        self.place(p.job, nodes, p.cores)
-        return nodes
+    # -- changes ----------------------------------------------------------------------------
+    def place(self, j: int, intervals: Intervals, cores: int) -> None:
+        """Put job ``j`` on ``intervals`` (sorted, disjoint, not touching) with ``cores`` cores
+        on each node; the caller checked they fit."""
+        starts, free, jobs, by_free = self.starts, self.seg_free, self.seg_jobs, self.nodes_by_free
+        n, cpn = self.n, self.cpn
+        total = 0
+        nb: set[int] = set()
+        i = 0
+        for a, b in intervals:
+            i = bisect_right(starts, a, i) - 1
+            if starts[i] != a:  # split: the run now starts at a
+                i += 1
+                starts.insert(i, a)
+                free.insert(i, free[i - 1])
+                jobs.insert(i, jobs[i - 1])
+            m = len(starts)
+            e = a
+            while e < b:
+                e = starts[i + 1] if i + 1 < m else n
+                if e > b:  # split: the run ends at b
+                    starts.insert(i + 1, b)
+                    free.insert(i + 1, free[i])
+                    jobs.insert(i + 1, jobs[i])
+                    m += 1
+                    e = b
+                length = e - starts[i]
+                f = free[i]
+                if f == cpn:
+                    self.n_idle -= length
+                by_free[f] -= length
+                by_free[f - cores] += length
+                free[i] = f - cores
+                held = jobs[i]
+                if held:
+                    nb.update(held)
+                jobs[i] = held + (j,)
+                total += length
+                i += 1
+        self.total_free -= total * cores
+        adj = self.adj
+        for k in nb:
+            adj[k].add(j)
+        adj[j] = nb
+
+    def release(self, j: int, intervals: Intervals, cores: int) -> None:
+        """Give back the cores job ``j`` held on ``intervals`` (as given to :meth:`place`)."""
+        starts, free, jobs, by_free = self.starts, self.seg_free, self.seg_jobs, self.nodes_by_free
+        n, cpn = self.n, self.cpn
+        total = 0
+        i = 0
+        for a, b in intervals:
+            first = i = bisect_right(starts, a, i) - 1
+            m = len(starts)
+            while i < m and starts[i] < b:
+                e = starts[i + 1] if i + 1 < m else n
+                length = e - starts[i]
+                f = free[i] + cores
+                by_free[f - cores] -= length
+                by_free[f] += length
+                if f == cpn:
+                    self.n_idle += length
+                free[i] = f
+                held = jobs[i]
+                jobs[i] = () if held == (j,) else tuple(x for x in held if x != j)
+                total += length
+                i += 1
+            # only the outer boundaries can join: inside, the job sets differed before
+            i -= self._merge(i)
+            i -= self._merge(first)
+        self.total_free += total * cores
+        nb = self.adj.pop(j)
+        for k in nb:
+            self.adj[k].discard(j)
+        self._left = (j, nb)
+
+    def neighbours_of(self, j: int) -> set[int]:
+        """The jobs beside running job ``j`` (on any of its nodes), kept up to date as jobs
+        start and end; for the job released last, the jobs that were beside it. Read only."""
+        nb = self.adj.get(j)
+        if nb is None:
+            last, nb = self._left
+            if last != j:
+                raise KeyError(f"job {j} is not running")
+        return nb
+
+    def _merge(self, i: int) -> int:
+        """Join segment ``i`` to segment ``i - 1`` if they hold the same jobs (returns 1)."""
+        if i <= 0 or i >= len(self.starts):
+            return 0
+        free, jobs = self.seg_free, self.seg_jobs
+        x, y = jobs[i - 1], jobs[i]
+        if free[i - 1] != free[i] or len(x) != len(y):
+            return 0
+        if x != y and sorted(x) != sorted(y):
+            return 0
+        del self.starts[i], free[i], jobs[i]
+        return 1
+
+    def claim(self, p: Placement) -> Intervals:
+        """Apply placement ``p`` (checked); returns its nodes as sorted intervals."""
+        iv = normalize(p.intervals)
+        self.place(p.job, iv, p.cores)
+        return iv
+
+    def projection(self) -> CoreProjection:
+        """A scratch copy of the free cores per segment, for looking ahead (shadow times)."""
+        return CoreProjection(self)
+
+
+class CoreProjection:
+    """Free cores per node as they would be, for what-if questions (EASY's shadow time on
+    shared nodes): add or remove cores on node intervals and count the nodes that have at
+    least ``threshold`` free. A copy of the segments of :class:`SharedNodes`, split further
+    where needed; it never changes the real accounting."""
+
+    __slots__ = ("n", "starts", "free", "threshold", "count")
+
+    def __init__(self, sh: SharedNodes) -> None:
+        self.n = sh.n
+        self.starts = list(sh.starts)
+        self.free = list(sh.seg_free)
+        self.threshold = 0
+        self.count = 0
+
+    def watch(self, threshold: int) -> int:
+        """Count, from now on, nodes with at least ``threshold`` free cores; returns it."""
+        self.threshold = threshold
+        starts = self.starts
+        ends = starts[1:] + [self.n]
+        pairs = zip(starts, ends, self.free, strict=True)
+        self.count = sum(e - a for a, e, f in pairs if f >= threshold)
+        return self.count
+
+    def add(self, intervals: Intervals, cores: int) -> int:
+        """Add ``cores`` free cores (negative: take them) on every node of ``intervals``;
+        returns the new count of nodes with at least the watched free cores."""
+        starts, free = self.starts, self.free
+        n, thr = self.n, self.threshold
+        count = self.count
+        i = 0
+        for a, b in sorted(intervals):
+            i = bisect_right(starts, a, i) - 1
+            if starts[i] != a:
+                i += 1
+                starts.insert(i, a)
+                free.insert(i, free[i - 1])
+            m = len(starts)
+            e = a
+            while e < b:
+                e = starts[i + 1] if i + 1 < m else n
+                if e > b:
+                    starts.insert(i + 1, b)
+                    free.insert(i + 1, free[i])
+                    m += 1
+                    e = b
+                f = free[i]
+                g = f + cores
+                free[i] = g
+                if (f >= thr) != (g >= thr):
+                    count += (e - starts[i]) if g >= thr else starts[i] - e
+                i += 1
+        self.count = count
+        return count

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..metrics import job_metrics
 from ..platform import Cluster
-from .resources import format_intervals, nodes_to_intervals
+from .resources import format_intervals
 
 if TYPE_CHECKING:  # pragma: no cover
     from .kernel import Simulation
@@ -74,7 +74,9 @@ class Result:
             }
         )
         if sim.shared is not None:
-            frame["nodes"] = np.asarray([len(a) for a in sim.alloc], dtype=np.int64)
+            frame["nodes"] = np.asarray(
+                [sum(b - a for a, b in iv) for iv in sim.alloc], dtype=np.int64
+            )
             node_cores = np.asarray(sim.node_cores, dtype=np.int64)
             frame["node_cores"] = node_cores
             frame["cores"] = node_cores * frame["nodes"].to_numpy()
@@ -190,7 +192,7 @@ def _alloc_texts(sim: Simulation) -> list[str]:
             iv = flat[o : o + 2 * cnt[j]]
             texts.append(format_intervals(zip(iv[0::2], iv[1::2], strict=True)))
         return texts
-    return [format_intervals(nodes_to_intervals(a.tolist())) if len(a) else "" for a in sim.alloc]
+    return [format_intervals(iv) for iv in sim.alloc]
 
 
 def _jsonable(v: Any) -> Any:
