@@ -22,11 +22,12 @@ only (``extra=false``) and looks 100 jobs deep (``depth=100``).
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..engine.resources import Placement
+from ..engine.resources import CoreProjection, Placement
 from ..errors import InputError
 from ..schedulers.base import Scheduler
 from ..schedulers.registry import register
@@ -39,6 +40,10 @@ INF = math.inf
 
 class CoScheduler(Scheduler):
     """EASY co-scheduling on shared nodes; subclasses override the hooks."""
+
+    #: reuse the last backfill's shadow time and skip jobs it already ruled out (the tests
+    #: turn it off to check that it changes nothing)
+    incremental = True
 
     def __init__(
         self,
@@ -91,6 +96,12 @@ class CoScheduler(Scheduler):
         self._k = [-(-p // c) for p, c in zip(view.procs, self._cores, strict=True)]
         self._procs_arr = np.asarray(view.procs, dtype=np.int64)
         self._ordered = type(self).node_order is not CoScheduler.node_order
+        self._deployed = 0  # jobs started by deploy passes (they change the shadow time)
+        self._key: tuple = ()
+        self._last = -1
+        self._broke: list[int] = []  # jobs that broke rule (b) in this state
+        self._moved = False  # whether the last backfill started a job
+        self._proj: tuple[CoreProjection, float] | None = None
 
     # -- hooks ------------------------------------------------------------------------------
     def deploy_order(self, view: Simulation) -> list[int]:
@@ -155,6 +166,7 @@ class CoScheduler(Scheduler):
             if p is None:
                 break
             view.start_now(p)
+            self._deployed += 1
         if self.backfill:
             self._backfill(view)
         return []
@@ -166,8 +178,34 @@ class CoScheduler(Scheduler):
             return
         sh = view.shared
         cores, kneed = self._cores, self._k
+        head = rest[0]
+        now = view.now
+        # Same head, no job ended or was deployed since the last backfill and no running job
+        # past its estimate: the free cores, the shadow time and the projection at it are what
+        # the last backfill left, and "now" only grew. A job it found no room for, or that
+        # ends after the shadow time without rule (b), still cannot start. One that broke
+        # rule (b) may pass it on other nodes once another job has started (``_broke``, looked
+        # at again after a start). Only those and later arrivals need a look.
+        key = (head, view.completed, self._deployed)
+        est = view.est_sorted
+        same = self.incremental and key == self._key and (not est or est[0][0] >= now)
+        broke: list[int] = []  # jobs that broke rule (b), in queue order
+        if self.depth is not None:
+            candidates = rest[1 : 1 + self.depth]
+        elif same:
+            first = bisect_right(rest, self._last, 1)
+            if self._moved:
+                candidates = [j for j in self._broke if queued[j]] + rest[first:]
+            else:
+                broke = [j for j in self._broke if queued[j]]
+                candidates = rest[first:]
+        else:
+            candidates = rest[1:]
+        self._key, self._last = key, rest[-1]
+        self._broke, self._moved = broke, False
+        if not same or (self._proj is not None and self._proj[1] <= now):
+            self._proj = None  # (a shadow time of "now" moves with the clock)
         avail: dict[int, int] = {}
-        candidates = rest[1:] if self.depth is None else rest[1 : 1 + self.depth]
         fit = []
         for j in candidates:
             c = cores[j]
@@ -178,25 +216,12 @@ class CoScheduler(Scheduler):
                 fit.append(j)
         if not fit:
             return  # nothing could start now: no need for the head's shadow time
-        head = rest[0]
-        now = view.now
-        c_h, k_h = cores[head], kneed[head]
-        # project free cores at the shadow time, node by node
-        proj = sh.projection()
-        count = proj.watch(c_h)
-        shadow = now if count >= k_h else INF
-        alloc, node_cores = view.alloc, view.node_cores
-        for est, k in view.est_sorted:
-            if est < now:
-                est = now
-            if est > shadow:
-                break
-            count = proj.add(alloc[k], node_cores[k])
-            if shadow == INF and count >= k_h:
-                shadow = est
-        view.record_reservation(head, shadow)
+        if self._proj is None:
+            self._proj = self._shadow(view, head)
+        proj, shadow = self._proj
         if shadow == INF:
             return
+        k_h = kneed[head]
         req = view.req
         extra = self.extra
         avail.clear()
@@ -212,6 +237,7 @@ class CoScheduler(Scheduler):
                 continue
             key = None if rule_a else self.choice_key(view, j)
             if key in failed:
+                broke.append(j)
                 continue
             p = self.choose(view, j)
             if p is None:
@@ -222,10 +248,33 @@ class CoScheduler(Scheduler):
                 if proj.add(iv, -p.cores) < k_h:
                     proj.add(iv, p.cores)
                     failed.add(key)
+                    broke.append(j)
                     continue
             view.start_now(p)
+            self._moved = True
             avail.clear()
             failed.clear()
+
+    def _shadow(self, view: Simulation, head: int) -> tuple[CoreProjection, float]:
+        """The head's shadow time S on shared nodes and the free cores projected at S: the
+        first estimated end at which enough nodes have the cores it needs (recorded as its
+        reservation)."""
+        now = view.now
+        c_h, k_h = self._cores[head], self._k[head]
+        proj = view.shared.projection(c_h)
+        count = proj.count
+        shadow = now if count >= k_h else INF
+        alloc, node_cores = view.alloc, view.node_cores
+        for est, k in view.est_sorted:
+            if est < now:
+                est = now
+            if est > shadow:
+                break
+            count = proj.add(alloc[k], node_cores[k])
+            if shadow == INF and count >= k_h:
+                shadow = est
+        view.record_reservation(head, shadow)
+        return proj, shadow
 
 
 @register("easy-coloc")

@@ -425,34 +425,26 @@ class SharedNodes:
         self.place(p.job, iv, p.cores)
         return iv
 
-    def projection(self) -> CoreProjection:
-        """A scratch copy of the free cores per segment, for looking ahead (shadow times)."""
-        return CoreProjection(self)
+    def projection(self, threshold: int) -> CoreProjection:
+        """A scratch copy of the free cores per segment, for looking ahead (shadow times),
+        counting the nodes with at least ``threshold`` free cores."""
+        return CoreProjection(self, threshold)
 
 
 class CoreProjection:
     """Free cores per node as they would be, for what-if questions (EASY's shadow time on
     shared nodes): add or remove cores on node intervals and count the nodes that have at
-    least ``threshold`` free. A copy of the segments of :class:`SharedNodes`, split further
-    where needed; it never changes the real accounting."""
+    least ``threshold`` free (``count``). A copy of the segments of :class:`SharedNodes`,
+    split further where needed; it never changes the real accounting."""
 
     __slots__ = ("n", "starts", "free", "threshold", "count")
 
-    def __init__(self, sh: SharedNodes) -> None:
+    def __init__(self, sh: SharedNodes, threshold: int) -> None:
         self.n = sh.n
         self.starts = list(sh.starts)
         self.free = list(sh.seg_free)
-        self.threshold = 0
-        self.count = 0
-
-    def watch(self, threshold: int) -> int:
-        """Count, from now on, nodes with at least ``threshold`` free cores; returns it."""
         self.threshold = threshold
-        starts = self.starts
-        ends = starts[1:] + [self.n]
-        pairs = zip(starts, ends, self.free, strict=True)
-        self.count = sum(e - a for a, e, f in pairs if f >= threshold)
-        return self.count
+        self.count = sh.count_with(threshold)
 
     def add(self, intervals: Intervals, cores: int) -> int:
         """Add ``cores`` free cores (negative: take them) on every node of ``intervals``;
