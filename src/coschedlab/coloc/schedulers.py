@@ -317,4 +317,8 @@ class BestPair(CoScheduler):
         predicted = getattr(view.speed_model, "predicted", None)
         if predicted is None or len(runs) < 2:
             return runs
-        return sorted(runs, key=lambda r: (-predicted(j, r[2]), r[0]))
+        score: dict[tuple, float] = {}  # a job spans several runs: one lookup per neighbour set
+        for r in runs:
+            if r[2] not in score:
+                score[r[2]] = -predicted(j, r[2])
+        return sorted(runs, key=lambda r: (score[r[2]], r[0]))

@@ -141,15 +141,27 @@ class Placement:
         """How many nodes (counted with repeats)."""
         if self._nodes is not None:
             return len(self._nodes)
-        return sum(b - a for a, b in self._iv)
+        k = 0
+        for a, b in self._iv:
+            k += b - a
+        return k
 
     def __repr__(self) -> str:
-        return f"Placement(job={self.job}, nodes={format_intervals(self.intervals)!r}, " \
+        return (
+            f"Placement(job={self.job}, nodes={format_intervals(self.intervals)!r}, "
             f"cores={self.cores})"
+        )
 
 
 def normalize(intervals: Intervals) -> Intervals | None:
     """Sorted intervals with touching ones merged; None if two of them overlap."""
+    prev = -1
+    for a, b in intervals:  # already normal (the usual case): as it is
+        if a <= prev or a >= b:
+            break
+        prev = b
+    else:
+        return intervals
     iv = sorted(intervals)
     out: Intervals = []
     for a, b in iv:
@@ -384,12 +396,19 @@ class SharedNodes:
                     self.n_idle += length
                 free[i] = f
                 held = jobs[i]
-                jobs[i] = () if held == (j,) else tuple(x for x in held if x != j)
+                if len(held) == 1:
+                    jobs[i] = ()
+                elif len(held) == 2:
+                    jobs[i] = (held[1],) if held[0] == j else (held[0],)
+                else:
+                    jobs[i] = tuple(x for x in held if x != j)
                 total += length
                 i += 1
             # only the outer boundaries can join: inside, the job sets differed before
-            i -= self._merge(i)
-            i -= self._merge(first)
+            if i < m and free[i] == free[i - 1]:
+                i -= self._merge(i)
+            if first and free[first] == free[first - 1]:
+                i -= self._merge(first)
         self.total_free += total * cores
         nb = self.adj.pop(j)
         for k in nb:
