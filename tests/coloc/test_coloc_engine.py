@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from reference_coloc import plain
 
 from coschedlab import Cluster, InputError, Workload, simulate
 from coschedlab.coloc import App, Heatmap, Pool
@@ -121,14 +122,45 @@ def busy_workloads(draw):
 
 @given(w=busy_workloads(), cls=st.sampled_from([EasyColoc, Filler, BestPair]),
        fallback=st.booleans(), kill=st.booleans(), ab=speeds, ba=speeds)  # fmt: skip
-def test_incremental_backfill_equals_a_full_rescan(w, cls, fallback, kill, ab, ba):
+def test_backfill_by_classes_equals_the_plain_linear_scan(w, cls, fallback, kill, ab, ba):
+    # the class scan, with and without the kept shadow time, against tests/reference_coloc.py
     runs = []
-    for incremental in (True, False):
-        s = cls(fallback=fallback)
-        s.incremental = incremental
+    for s in (cls(fallback=fallback), cls(fallback=fallback), plain(cls)(fallback=fallback)):
+        s.incremental = len(runs) == 0
         r = simulate(w, Cluster(8, 2, 2), s, pool=pool_ab(ab, ba), kill_at_walltime=kill)
-        runs.append(r.jobs[["start", "end", "alloc"]].values.tolist())
-    assert runs[0] == runs[1]
+        runs.append(r.jobs[["start", "end", "alloc", "reservation"]])
+    assert runs[0].equals(runs[2]) and runs[1].equals(runs[2])
+
+
+@pytest.mark.parametrize("cls", [EasyColoc, Filler, BestPair])
+def test_backfill_by_classes_on_a_long_saturated_queue(cls):
+    # 600 jobs arriving faster than they run: queues of hundreds, many rule (b) verdicts
+    rng = np.random.default_rng(11)
+    n = 600
+    procs = rng.choice([4, 8, 12, 16, 24, 32, 48, 64, 96], n)
+    run = rng.choice([300.0, 500.0, 800.0, 1300.0], n) * rng.choice([1.0, 1.5], n)
+    recs = [{"id": i + 1, "submit": float(t), "run": float(r), "requested_time": 1.4 * float(r),
+             "procs": int(p), "app": int(a)} for i, (t, r, p, a) in enumerate(zip(
+                 np.cumsum(rng.integers(0, 30, n)), run, procs, rng.integers(0, 2, n),
+                 strict=True))]  # fmt: skip
+    w = Workload.from_records(recs)
+    runs = [
+        simulate(w, Cluster(32, 2, 4), s, pool=pool_ab(1.3, 0.9), kill_at_walltime=True).jobs
+        for s in (cls(), plain(cls)())
+    ]
+    assert runs[0][["start", "end", "alloc", "reservation"]].equals(
+        runs[1][["start", "end", "alloc", "reservation"]]
+    )
+
+
+@given(w=busy_workloads(), depth=st.integers(1, 4), extra=st.booleans())
+def test_backfill_depth_and_rule_a_only_equal_the_plain_scan(w, depth, extra):
+    runs = []
+    for cls in (EasyColoc, plain(EasyColoc)):
+        s = cls(depth=depth, extra=extra)
+        r = simulate(w, Cluster(8, 2, 2), s, pool=pool_ab(), kill_at_walltime=True)
+        runs.append(r.jobs[["start", "end", "alloc", "reservation"]])
+    assert runs[0].equals(runs[1])
 
 
 def test_filler_orders_by_algorithm_2():

@@ -22,7 +22,8 @@ only (``extra=false``) and looks 100 jobs deep (``depth=100``).
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right, insort
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -98,9 +99,8 @@ class CoScheduler(Scheduler):
         self._ordered = type(self).node_order is not CoScheduler.node_order
         self._deployed = 0  # jobs started by deploy passes (they change the shadow time)
         self._key: tuple = ()
-        self._last = -1
-        self._broke: list[int] = []  # jobs that broke rule (b) in this state
-        self._moved = False  # whether the last backfill started a job
+        self._broke: set = set()
+        self._classes(view)
         self._proj: tuple[CoreProjection, float] | None = None
 
     # -- hooks ------------------------------------------------------------------------------
@@ -161,99 +161,164 @@ class CoScheduler(Scheduler):
         return Placement(j, intervals=chosen, cores=c)
 
     def schedule(self, view: Simulation) -> list:
+        self._sync(view)
         for j in self.deploy_order(view):
             p = self.choose(view, j)
             if p is None:
                 break
             view.start_now(p)
+            self._leave(j)
             self._deployed += 1
         if self.backfill:
             self._backfill(view)
         return []
 
+    # Backfilling looks at job *classes*, not jobs: jobs with the same cores per node, nodes,
+    # requested time and choice key are interchangeable for it (same room, same rule (a),
+    # same nodes so same rule (b)), so the first startable job of the queue is the earliest
+    # first-member of a startable class. A pass costs O(classes), not O(queue): a generated
+    # workload has a few dozen classes however long its queue grows.
+    def _classes(self, view: Simulation) -> None:
+        ids: dict[tuple, int] = {}
+        self._cls_of = cls_of = []
+        self._cls_c, self._cls_k, self._cls_req, self._cls_choice = [], [], [], []
+        req = view.req
+        for j in range(view.n):
+            choice = self.choice_key(view, j)
+            key = (choice, self._cores[j], self._k[j], req[j])
+            cid = ids.get(key)
+            if cid is None:
+                cid = ids[key] = len(ids)
+                self._cls_c.append(self._cores[j])
+                self._cls_k.append(self._k[j])
+                self._cls_req.append(req[j])
+                self._cls_choice.append(choice)
+            cls_of.append(cid)
+        self._members: list[list[int]] = [[] for _ in ids]  # queued jobs of each class
+        self._nonempty: set[int] = set()
+        self._seen = bytearray(view.n)
+        self._deps = bool(view.workload.deps)
+
+    def _sync(self, view: Simulation) -> None:
+        """Put the jobs that joined the queue since the last pass in their classes."""
+        queue, seen = view.queue, self._seen
+        if self._deps:  # released dependents join anywhere in the queue
+            new = [j for j in queue if not seen[j]]
+        else:  # arrivals join at the end
+            i = len(queue)
+            while i and not seen[queue[i - 1]]:
+                i -= 1
+            new = queue[i:]
+        members, cls_of, nonempty = self._members, self._cls_of, self._nonempty
+        for j in new:
+            seen[j] = 1
+            cid = cls_of[j]
+            lst = members[cid]
+            if not lst or lst[-1] < j:
+                lst.append(j)
+            else:
+                insort(lst, j)
+            nonempty.add(cid)
+
+    def _leave(self, j: int) -> None:
+        cid = self._cls_of[j]
+        lst = self._members[cid]
+        del lst[bisect_left(lst, j)]
+        if not lst:
+            self._nonempty.discard(cid)
+
     def _backfill(self, view: Simulation) -> None:
-        queued = view.queued
-        rest = [j for j in view.queue if queued[j]]
-        if len(rest) < 2:
+        queue, queued = view.queue, view.queued
+        pos = 0
+        while pos < len(queue) and not queued[queue[pos]]:
+            pos += 1
+        if pos + 1 >= len(queue):
             return
+        head = queue[pos]
+        limit = INF  # ELiSE's backfill depth: only the first ``depth`` jobs behind the head
+        if self.depth is not None:
+            left = self.depth
+            for j in queue[pos + 1 :]:
+                if queued[j]:
+                    left -= 1
+                    if left == 0:
+                        limit = j
+                        break
         sh = view.shared
-        cores, kneed = self._cores, self._k
-        head = rest[0]
         now = view.now
         # Same head, no job ended or was deployed since the last backfill and no running job
-        # past its estimate: the free cores, the shadow time and the projection at it are what
-        # the last backfill left, and "now" only grew. A job it found no room for, or that
-        # ends after the shadow time without rule (b), still cannot start. One that broke
-        # rule (b) may pass it on other nodes once another job has started (``_broke``, looked
-        # at again after a start). Only those and later arrivals need a look.
+        # past its estimate: the shadow time and the projection at it are what the last
+        # backfill left, and so are the rule (b) verdicts it reached after its last start.
         key = (head, view.completed, self._deployed)
         est = view.est_sorted
         same = self.incremental and key == self._key and (not est or est[0][0] >= now)
-        broke: list[int] = []  # jobs that broke rule (b), in queue order
-        if self.depth is not None:
-            candidates = rest[1 : 1 + self.depth]
-        elif same:
-            first = bisect_right(rest, self._last, 1)
-            if self._moved:
-                candidates = [j for j in self._broke if queued[j]] + rest[first:]
-            else:
-                broke = [j for j in self._broke if queued[j]]
-                candidates = rest[first:]
-        else:
-            candidates = rest[1:]
-        self._key, self._last = key, rest[-1]
-        self._broke, self._moved = broke, False
+        self._key = key
         if not same or (self._proj is not None and self._proj[1] <= now):
             self._proj = None  # (a shadow time of "now" moves with the clock)
-        avail: dict[int, int] = {}
-        fit = []
-        for j in candidates:
-            c = cores[j]
-            room = avail.get(c)
-            if room is None:
-                room = avail[c] = sh.count_with(c)
-            if kneed[j] <= room:
-                fit.append(j)
-        if not fit:
-            return  # nothing could start now: no need for the head's shadow time
-        if self._proj is None:
-            self._proj = self._shadow(view, head)
-        proj, shadow = self._proj
-        if shadow == INF:
-            return
-        k_h = kneed[head]
-        req = view.req
+            self._broke.clear()
+        broke = self._broke  # choice keys that broke rule (b) in the current state
+        members, nonempty = self._members, self._nonempty
+        cls_c, cls_k, cls_req = self._cls_c, self._cls_k, self._cls_req
+        cls_choice = self._cls_choice
         extra = self.extra
-        avail.clear()
-        failed: set = set()  # placements that broke rule (b): same state, same answer
-        for j in fit:
-            c = cores[j]
-            if c not in avail:
-                avail[c] = sh.count_with(c)
-            if kneed[j] > avail[c]:
-                continue
-            rule_a = now + req[j] <= shadow
-            if not (rule_a or extra):
-                continue
-            key = None if rule_a else self.choice_key(view, j)
-            if key in failed:
-                broke.append(j)
-                continue
-            p = self.choose(view, j)
-            if p is None:
-                continue
-            if not rule_a:
+        k_h = self._k[head]
+        room = self._room(sh)
+        proj = shadow = None
+        after = head  # the scan moves forward through the queue, as EASY's does
+        while True:
+            best = INF  # first job that starts by rule (a)
+            rule_b: list[tuple[int, int]] = []
+            for cid in nonempty:
+                if cls_k[cid] > room[cls_c[cid]]:
+                    continue
+                lst = members[cid]
+                i = bisect_right(lst, after)
+                if i == len(lst):
+                    continue
+                j = lst[i]
+                if j > limit or j > best:
+                    continue
+                if proj is None:
+                    if self._proj is None:
+                        self._proj = self._shadow(view, head)
+                    proj, shadow = self._proj
+                    if shadow == INF:
+                        return
+                if now + cls_req[cid] <= shadow:
+                    best = j
+                elif extra and cls_choice[cid] not in broke:
+                    rule_b.append((j, cid))
+            start = None
+            rule_b.sort()
+            for j, cid in rule_b:
+                if j > best:
+                    break
+                choice = cls_choice[cid]
+                if choice in broke:
+                    continue
                 # rule (b): with j's cores still in use at S, does the head still fit?
+                p = self.choose(view, j)
                 iv = p.intervals
                 if proj.add(iv, -p.cores) < k_h:
                     proj.add(iv, p.cores)
-                    failed.add(key)
-                    broke.append(j)
+                    broke.add(choice)
                     continue
-            view.start_now(p)
-            self._moved = True
-            avail.clear()
-            failed.clear()
+                start = p
+                break
+            if start is None:
+                if best == INF:
+                    return
+                start = self.choose(view, best)
+            view.start_now(start)
+            after = start.job
+            self._leave(after)
+            room = self._room(sh)
+            broke.clear()
+
+    @staticmethod
+    def _room(sh) -> list[int]:
+        """``room[c]``: nodes with at least ``c`` free cores."""
+        return list(accumulate(reversed(sh.nodes_by_free)))[::-1]
 
     def _shadow(self, view: Simulation, head: int) -> tuple[CoreProjection, float]:
         """The head's shadow time S on shared nodes and the free cores projected at S: the
