@@ -316,6 +316,7 @@ class SharedNodes:
         iv = normalize(p.intervals)
         if iv is None:
             return "uses a node twice"
+        p._iv = iv  # the same nodes, sorted and merged: what claim() places
         if not 0 < p.cores <= self.cpn:
             return f"asks for {p.cores} cores per node on {self.cpn}-core nodes"
         if iv and (iv[0][0] < 0 or iv[-1][1] > self.n):
