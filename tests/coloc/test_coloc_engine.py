@@ -274,6 +274,9 @@ def test_segments_match_a_per_node_oracle(case):
         assert proj.count == int((free >= thr).sum())
         pf = free.copy()
         for iv, ck in running.values():
+            before = pf.copy()
+            drop = sum(int(before[x] >= thr > before[x] - ck) for a, b in iv for x in range(a, b))
+            assert proj.loss(iv, ck) == drop
             got = proj.add(iv, ck)
             for a, b in iv:
                 pf[a:b] += ck

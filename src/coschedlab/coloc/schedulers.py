@@ -298,11 +298,10 @@ class CoScheduler(Scheduler):
                     continue
                 # rule (b): with j's cores still in use at S, does the head still fit?
                 p = self.choose(view, j)
-                iv = p.intervals
-                if proj.add(iv, -p.cores) < k_h:
-                    proj.add(iv, p.cores)
+                if proj.count - proj.loss(p.intervals, p.cores) < k_h:
                     broke.add(choice)
                     continue
+                proj.add(p.intervals, -p.cores)
                 start = p
                 break
             if start is None:

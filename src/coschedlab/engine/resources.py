@@ -466,6 +466,23 @@ class CoreProjection:
         self.threshold = threshold
         self.count = sh.count_with(threshold)
 
+    def loss(self, intervals: Intervals, cores: int) -> int:
+        """How many nodes would drop below the watched free cores if ``cores`` were taken on
+        every node of ``intervals`` (read only: nothing is split or changed)."""
+        starts, free = self.starts, self.free
+        n, thr = self.n, self.threshold
+        m = len(starts)
+        lost = 0
+        for a, b in intervals:
+            i = bisect_right(starts, a) - 1
+            while i < m and starts[i] < b:
+                f = free[i]
+                if f >= thr > f - cores:
+                    e = starts[i + 1] if i + 1 < m else n
+                    lost += min(b, e) - max(a, starts[i])
+                i += 1
+        return lost
+
     def add(self, intervals: Intervals, cores: int) -> int:
         """Add ``cores`` free cores (negative: take them) on every node of ``intervals``;
         returns the new count of nodes with at least the watched free cores."""
