@@ -189,7 +189,7 @@ class SharedNodes:
     """
 
     __slots__ = ("n", "cpn", "starts", "seg_free", "seg_jobs", "nodes_by_free", "n_idle",
-                 "total_free", "adj", "_left")  # fmt: skip
+                 "total_free", "adj", "_left", "changes", "_runs")  # fmt: skip
 
     def __init__(self, nodes: int, cores_per_node: int) -> None:
         self.n = nodes
@@ -204,6 +204,8 @@ class SharedNodes:
         self.total_free = nodes * cores_per_node
         self.adj: dict[int, set[int]] = {}  # running job -> the jobs beside it
         self._left: tuple[int, set[int]] = (-1, set())
+        self.changes = 0  # places and releases so far
+        self._runs: tuple = ((), [])
 
     # -- queries ----------------------------------------------------------------------------
     def _seg(self, node: int) -> int:
@@ -252,7 +254,18 @@ class SharedNodes:
 
     def partly_free(self, cores: int, limit: int | None = None) -> list[tuple[int, int, tuple]]:
         """Runs of partly used nodes with at least ``cores`` free cores, by node id, as
-        ``(first, end, jobs)``; stops once ``limit`` nodes are listed."""
+        ``(first, end, jobs)``; stops once ``limit`` nodes are listed. The whole list (no
+        limit) is kept until the next change: treat it as read only."""
+        if limit is None:
+            key = (self.changes, cores)
+            if self._runs[0] == key:
+                return self._runs[1]
+            runs = self._partly_free(cores, None)
+            self._runs = (key, runs)
+            return runs
+        return self._partly_free(cores, limit)
+
+    def _partly_free(self, cores: int, limit: int | None) -> list[tuple[int, int, tuple]]:
         cpn = self.cpn
         by_free = self.nodes_by_free
         if not any(by_free[max(cores, 0) : cpn]):
@@ -373,6 +386,7 @@ class SharedNodes:
                 total += length
                 i += 1
         self.total_free -= total * cores
+        self.changes += 1
         adj = self.adj
         for k in nb:
             adj[k].add(j)
@@ -411,6 +425,7 @@ class SharedNodes:
             if first and free[first] == free[first - 1]:
                 i -= self._merge(first)
         self.total_free += total * cores
+        self.changes += 1
         nb = self.adj.pop(j)
         for k in nb:
             self.adj[k].discard(j)
