@@ -78,14 +78,21 @@ def test_compact_placement_is_plain_easy():
 
 
 @st.composite
-def coloc_workloads(draw):
-    n = draw(st.integers(1, 20))
+def coloc_workloads(draw, max_jobs=20, max_gap=50, procs=(1, 2, 4, 6, 8), factors=(1.4,)):
+    """Random workloads of apps 0/1; requested time = a factor x the compact time."""
+    n = draw(st.integers(1, max_jobs))
     rows, t = [], 0
     for i in range(n):
-        t += draw(st.integers(0, 50))
-        rows.append((i + 1, t, draw(st.integers(1, 300)), draw(st.sampled_from([1, 2, 4, 6, 8])),
-                     draw(st.integers(0, 1))))  # fmt: skip
-    return jobs(*rows)
+        t += draw(st.integers(0, max_gap))
+        run = draw(st.integers(1, 300))
+        rows.append({"id": i + 1, "submit": t, "run": run, "procs": draw(st.sampled_from(procs)),
+                     "requested_time": draw(st.sampled_from(factors)) * run,
+                     "app": draw(st.integers(0, 1))})  # fmt: skip
+    return Workload.from_records(rows)
+
+
+# queues that build up behind a wide head, with estimates that are sometimes too short
+busy = coloc_workloads(40, 15, (2, 4, 6, 8, 12, 16, 32), (0.5, 1.0, 1.4, 3.0))
 
 
 speeds = st.floats(0.4, 2.5)
@@ -105,22 +112,7 @@ def test_all_ones_heatmap_runs_every_job_at_its_compact_time(w, spec):
     assert np.allclose(r.jobs.run, r.jobs.compact_run)
 
 
-@st.composite
-def busy_workloads(draw):
-    # queues that build up behind a wide head, with estimates that are sometimes too short
-    n = draw(st.integers(2, 40))
-    rows, t = [], 0
-    for i in range(n):
-        t += draw(st.integers(0, 15))
-        run = draw(st.integers(1, 200))
-        procs = draw(st.sampled_from([2, 4, 6, 8, 12, 16, 32]))
-        rows.append({"id": i + 1, "submit": t, "run": run, "procs": procs,
-                     "requested_time": draw(st.sampled_from([0.5, 1.0, 1.4, 3.0])) * run,
-                     "app": draw(st.integers(0, 1))})  # fmt: skip
-    return Workload.from_records(rows)
-
-
-@given(w=busy_workloads(), cls=st.sampled_from([EasyColoc, Filler, BestPair]),
+@given(w=busy, cls=st.sampled_from([EasyColoc, Filler, BestPair]),
        fallback=st.booleans(), kill=st.booleans(), ab=speeds, ba=speeds)  # fmt: skip
 def test_backfill_by_classes_equals_the_plain_linear_scan(w, cls, fallback, kill, ab, ba):
     # the class scan, with and without the kept shadow time, against tests/reference_coloc.py
@@ -153,7 +145,7 @@ def test_backfill_by_classes_on_a_long_saturated_queue(cls):
     )
 
 
-@given(w=busy_workloads(), depth=st.integers(1, 4), extra=st.booleans())
+@given(w=busy, depth=st.integers(1, 4), extra=st.booleans())
 def test_backfill_depth_and_rule_a_only_equal_the_plain_scan(w, depth, extra):
     runs = []
     for cls in (EasyColoc, plain(EasyColoc)):
