@@ -194,7 +194,12 @@ def _check_easy_head(jobs: pd.DataFrame, cluster: Cluster) -> list[str]:
     prefix = np.maximum.accumulate(np.concatenate([[-np.inf], start[:-1]])) if n else start
     t_head = np.maximum(submit, prefix)
     overrun = (end - start) > req + EPS
-    o_start, o_end, o_est = start[overrun], end[overrun], (start + req)[overrun]
+    # overrunning jobs by estimated end, with the latest actual end among the first i of them:
+    # "a job past its estimate before s was still running after t" is one binary search
+    o_est = (start + req)[overrun]
+    o_order = np.argsort(o_est, kind="stable")
+    o_est = o_est[o_order]
+    o_end_max = np.maximum.accumulate(end[overrun][o_order]) if len(o_est) else o_est
     by_start = np.argsort(start, kind="stable")
     by_end = np.argsort(end, kind="stable")
     si = ei = 0
@@ -229,7 +234,8 @@ def _check_easy_head(jobs: pd.DataFrame, cluster: Cluster) -> list[str]:
                 n_overrun -= overrun[k]
         if n_overrun:
             continue
-        if len(o_start) and np.any((o_start < start[j]) & (o_end > th) & (o_est < start[j])):
+        i = int(np.searchsorted(o_est, start[j], side="left"))  # estimates before the start
+        if i and o_end_max[i - 1] > th:
             continue  # a job running in [t_h, start) overran its estimate: not knowable
         head_pass = top_pass if passes is not None and prefix[j] >= th else -1
         avail = cluster.nodes
