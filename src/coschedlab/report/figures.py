@@ -246,48 +246,49 @@ def _cores_view(jobs, cluster, ax, fig, t0, div, unit, apps, by_app, app_names, 
     return fig
 
 
-def utilization_figure(jobs: pd.DataFrame, cluster: Cluster, ax: Axes | None = None) -> Figure:
-    """Utilization over time in % of the cluster's cores, with its time average."""
+def _series_figure(jobs, series, ax, *, scale=1.0, color, lw, ylim, ylabel, title):
+    """One step series over time since the first submission (the shared shape of the
+    utilization, queue and throughput figures); returns the figure and its axes."""
     fig, ax = _new_axes(ax)
     t0, div, unit = _origin_and_unit(jobs)
+    _step(ax, series, t0, div, scale, color=color, lw=lw)
+    ax.set_ylim(*ylim)
+    ax.set_xlim(left=0)
+    ax.set_xlabel(f"time since first submission ({unit})")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    return fig, ax
+
+
+def utilization_figure(jobs: pd.DataFrame, cluster: Cluster, ax: Axes | None = None) -> Figure:
+    """Utilization over time in % of the cluster's cores, with its time average."""
     s = S.utilization(jobs, cluster)
-    _step(ax, s, t0, div, 100.0, color="#1f77b4", lw=0.8)
+    fig, ax = _series_figure(
+        jobs, s, ax, scale=100.0, color="#1f77b4", lw=0.8, ylim=(0, 105),
+        ylabel="utilization (% of cores)", title="Utilization over time",
+    )  # fmt: skip
     if len(s):
         mean = 100 * S.summary(jobs, cluster)["utilization"]
         ax.axhline(mean, color="#d62728", ls="--", lw=1, label=f"mean {mean:.1f}%")
         ax.legend(loc="lower right", fontsize=8)
-    ax.set_ylim(0, 105)
-    ax.set_xlim(left=0)
-    ax.set_xlabel(f"time since first submission ({unit})")
-    ax.set_ylabel("utilization (% of cores)")
-    ax.set_title("Utilization over time")
     return fig
 
 
 def queue_figure(jobs: pd.DataFrame, ax: Axes | None = None) -> Figure:
     """Waiting-queue size over time."""
-    fig, ax = _new_axes(ax)
-    t0, div, unit = _origin_and_unit(jobs)
-    _step(ax, S.queue_size(jobs), t0, div, color="#ff7f0e", lw=0.8)
-    ax.set_ylim(bottom=0)
-    ax.set_xlim(left=0)
-    ax.set_xlabel(f"time since first submission ({unit})")
-    ax.set_ylabel("waiting jobs")
-    ax.set_title("Waiting-queue size over time")
-    return fig
+    return _series_figure(
+        jobs, S.queue_size(jobs), ax, color="#ff7f0e", lw=0.8, ylim=(0, None),
+        ylabel="waiting jobs", title="Waiting-queue size over time",
+    )[0]  # fmt: skip
 
 
 def throughput_figure(jobs: pd.DataFrame, ax: Axes | None = None) -> Figure:
     """Cumulative number of finished jobs over time."""
-    fig, ax = _new_axes(ax)
-    t0, div, unit = _origin_and_unit(jobs)
-    _step(ax, S.throughput(jobs), t0, div, color="#2ca02c", lw=1)
-    ax.set_ylim(0, max(len(jobs), 1) * 1.03)
-    ax.set_xlim(left=0)
-    ax.set_xlabel(f"time since first submission ({unit})")
-    ax.set_ylabel("finished jobs")
-    ax.set_title("Throughput (cumulative finished jobs)")
-    return fig
+    top = max(len(jobs), 1) * 1.03
+    return _series_figure(
+        jobs, S.throughput(jobs), ax, color="#2ca02c", lw=1, ylim=(0, top),
+        ylabel="finished jobs", title="Throughput (cumulative finished jobs)",
+    )[0]  # fmt: skip
 
 
 def unused_cores_figure(jobs: pd.DataFrame, cluster: Cluster, ax: Axes | None = None) -> Figure:
