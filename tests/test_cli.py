@@ -120,6 +120,23 @@ def test_generate_simulate_with_pool_and_report(tmp_path):
     assert (tmp_path / "rep" / "easy-coloc_gantt.png").stat().st_size > 10_000
 
 
+@pytest.mark.skipif(not POOL.is_file(), reason="shared data not present")
+def test_user_co_scheduler_file_works_through_the_cli(tmp_path):
+    w = tmp_path / "w.swf"
+    p = cli("generate", "--pool", str(POOL), "--jobs", "80", "--arrival", "poisson:5",
+            "--seed", "2", "--out", str(w))  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    example = ROOT / "examples" / "best_fit_coloc.py"
+    out = tmp_path / "sim"
+    p = cli("simulate", str(w), "--pool", str(POOL), "--nodes", "16", "--cores-per-node", "32",
+            "--sockets", "2", "--kill-at-walltime", "-s", str(example),
+            "--out", str(out))  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert "best-fit" in p.stdout
+    p = cli("validate", str(out))
+    assert p.returncode == 0 and "all invariants hold" in p.stdout
+
+
 def test_generate_bad_arrival_is_one_line(tmp_path):
     if not POOL.is_file():
         pytest.skip("shared data not present")
