@@ -99,17 +99,23 @@ def test_usage_error_exits_2_without_traceback(small_trace):
 POOL = ROOT.parent / "shared" / "data" / "coloc" / "lm-remake-g5k.nancy.grvingt-NAS.json"
 
 
-@pytest.mark.skipif(not POOL.is_file(), reason="shared data not present")
-def test_generate_simulate_with_pool_and_report(tmp_path):
+def generate_and_simulate(tmp_path, jobs, arrival, nodes, *schedulers):
+    """`coschedlab generate` from POOL, then `simulate --pool` on a 2 x 16-core machine."""
     w = tmp_path / "w.swf"
-    p = cli("generate", "--pool", str(POOL), "--jobs", "60", "--arrival", "poisson:30",
+    p = cli("generate", "--pool", str(POOL), "--jobs", str(jobs), "--arrival", arrival,
             "--seed", "4", "--out", str(w))  # fmt: skip
     assert p.returncode == 0, p.stderr
     assert "; Applications: 0=" in w.read_text()
     out = tmp_path / "sim"
-    p = cli("simulate", str(w), "--pool", str(POOL), "--nodes", "32", "--cores-per-node", "32",
-            "--sockets", "2", "--kill-at-walltime", "-s", "easy", "-s", "easy-coloc",
-            "--out", str(out))  # fmt: skip
+    args = [a for s in schedulers for a in ("-s", s)]
+    p = cli("simulate", str(w), "--pool", str(POOL), "--nodes", str(nodes), "--sockets", "2",
+            "--cores-per-node", "32", "--kill-at-walltime", *args, "--out", str(out))  # fmt: skip
+    return p, out
+
+
+@pytest.mark.skipif(not POOL.is_file(), reason="shared data not present")
+def test_generate_simulate_with_pool_and_report(tmp_path):
+    p, out = generate_and_simulate(tmp_path, 60, "poisson:30", 32, "easy", "easy-coloc")
     assert p.returncode == 0, p.stderr
     assert "gain %" in p.stdout and "speedup" in p.stdout
     jobs = pd.read_parquet(out / "easy-coloc" / "jobs.parquet")
@@ -122,15 +128,8 @@ def test_generate_simulate_with_pool_and_report(tmp_path):
 
 @pytest.mark.skipif(not POOL.is_file(), reason="shared data not present")
 def test_user_co_scheduler_file_works_through_the_cli(tmp_path):
-    w = tmp_path / "w.swf"
-    p = cli("generate", "--pool", str(POOL), "--jobs", "80", "--arrival", "poisson:5",
-            "--seed", "2", "--out", str(w))  # fmt: skip
-    assert p.returncode == 0, p.stderr
-    example = ROOT / "examples" / "best_fit_coloc.py"
-    out = tmp_path / "sim"
-    p = cli("simulate", str(w), "--pool", str(POOL), "--nodes", "16", "--cores-per-node", "32",
-            "--sockets", "2", "--kill-at-walltime", "-s", str(example),
-            "--out", str(out))  # fmt: skip
+    example = str(ROOT / "examples" / "best_fit_coloc.py")
+    p, out = generate_and_simulate(tmp_path, 80, "poisson:5", 16, example)
     assert p.returncode == 0, p.stderr
     assert "best-fit" in p.stdout
     p = cli("validate", str(out))
