@@ -124,6 +124,24 @@ def test_backfill_by_classes_equals_the_plain_linear_scan(w, cls, fallback, kill
     assert runs[0].equals(runs[2]) and runs[1].equals(runs[2])
 
 
+@given(w=busy, data=st.data())
+def test_backfill_by_classes_with_dependencies_equals_the_plain_scan(w, data):
+    # released dependents join the queue in the middle: the classes must pick them up
+    ids = w.columns["id"].tolist()
+    deps = {}
+    for k, jid in enumerate(ids[1:], start=1):
+        parents = data.draw(st.lists(st.sampled_from(ids[:k]), max_size=2, unique=True))
+        if parents:
+            deps[jid] = tuple(parents)
+    w = Workload(w.columns, deps)
+    runs = []
+    for cls in (EasyColoc, plain(EasyColoc)):
+        r = simulate(w, Cluster(8, 2, 2), cls(), pool=pool_ab(), kill_at_walltime=True)
+        assert r.validate() == []
+        runs.append(r.jobs[["start", "end", "alloc", "reservation"]])
+    assert runs[0].equals(runs[1])
+
+
 @pytest.mark.parametrize("cls", [EasyColoc, Filler, BestPair])
 def test_backfill_by_classes_on_a_long_saturated_queue(cls):
     # 600 jobs arriving faster than they run: queues of hundreds, many rule (b) verdicts
