@@ -204,8 +204,8 @@ def test_shared_nodes_accounting():
     sh.place(1, [(0, 2)], 2)
     sh.place(2, [(1, 3)], 2)
     assert sh.free.tolist() == [2, 0, 2, 4] and sh.n_idle == 1 and sh.total_free == 8
-    assert sh.neighbours(1, [(0, 2)]) == {2}
-    assert sh.count_with(2) == 3 and sh.nodes_with(2).tolist() == [0, 2]
+    assert sh.neighbours_of(1) == {2} and sh.neighbours_of(2) == {1}
+    assert sh.count_with(2) == 3 and [r[:2] for r in sh.partly_free(2)] == [(0, 1), (2, 3)]
     assert [r[:2] for r in sh.partly_free(2, limit=1)] == [(0, 1)]
     sh.place(3, [(0, 1)], 1)  # a third job on node 0
     assert sorted(sh.occupants(0)) == [1, 3]
@@ -271,10 +271,10 @@ def test_segments_match_a_per_node_oracle(case):
         for c2 in range(1, cpn + 1):
             assert sh.count_with(c2) == int((free >= c2).sum())
             want = [x for x in range(n) if c2 <= free[x] < cpn]
-            assert sh.nodes_with(c2).tolist() == want
+            assert [x for a, b, _ in sh.partly_free(c2) for x in range(a, b)] == want
         for k, (iv, _) in running.items():
             want = set().union(*(occ[x] for a, b in iv for x in range(a, b))) - {k}
-            assert sh.neighbours(k, iv) == want and sh.neighbours_of(k) == want
+            assert sh.neighbours_of(k) == want
         starts = sh.starts  # maximal runs: neighbouring segments differ
         assert all(
             sorted(sh.seg_jobs[i - 1]) != sorted(sh.seg_jobs[i]) for i in range(1, len(starts))

@@ -105,13 +105,6 @@ class ColocationSpeed(SpeedModel):
                 s = v
         return s
 
-    def pair_speedup(self, j: int, k: int) -> float:
-        """Predicted speedup of job ``j`` beside job ``k`` (for node-ordering policies)."""
-        a = self.app[j]
-        if a < 0:
-            return 1.0
-        return self._rows[a][self._col[k]]
-
     def predicted(self, j: int, others: tuple[int, ...] | list[int]) -> float:
         """Predicted speedup of job ``j`` beside all of ``others`` (the minimum pair speedup;
         inf beside nobody)."""

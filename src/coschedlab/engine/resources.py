@@ -235,19 +235,6 @@ class SharedNodes:
         ends = self.starts[1:] + [self.n]
         return list(zip(self.starts, ends, self.seg_free, self.seg_jobs, strict=True))
 
-    def neighbours(self, j: int, intervals: Intervals) -> set[int]:
-        """The other jobs on any node of ``intervals``."""
-        starts, jobs = self.starts, self.seg_jobs
-        m = len(starts)
-        out: set[int] = set()
-        for a, b in intervals:
-            i = bisect_right(starts, a) - 1
-            while i < m and starts[i] < b:
-                out.update(jobs[i])
-                i += 1
-        out.discard(j)
-        return out
-
     def count_with(self, cores: int) -> int:
         """Nodes (idle or partly used) with at least ``cores`` free cores."""
         return sum(self.nodes_by_free[max(cores, 0) :])
@@ -313,16 +300,6 @@ class SharedNodes:
             out.append((a, b))
             k -= b - a
         return out
-
-    def peek_idle(self, k: int) -> np.ndarray:
-        """The ``k`` lowest idle nodes, as node ids."""
-        return np.asarray([x for a, b in self.idle_intervals(k) for x in range(a, b)], np.int64)
-
-    def nodes_with(self, cores: int) -> np.ndarray:
-        """Partly used nodes with at least ``cores`` free cores, by node id."""
-        return np.asarray(
-            [x for a, b, _ in self.partly_free(cores) for x in range(a, b)], dtype=np.int64
-        )
 
     def check(self, p: Placement) -> str | None:
         """Why placement ``p`` is impossible now, or None if it fits."""
