@@ -269,7 +269,7 @@ def test_segments_match_a_per_node_oracle(case):
         assert all(set(sh.occupants(x)) == occ[x] for x in range(n))
         assert sh.n_idle == int((free == cpn).sum()) and sh.total_free == int(free.sum())
         for c2 in range(1, cpn + 1):
-            assert sh.count_with(c2) == int((free >= c2).sum())
+            assert sh.count_with(c2) == sh.room()[c2] == int((free >= c2).sum())
             want = [x for x in range(n) if c2 <= free[x] < cpn]
             assert [x for a, b, _ in sh.partly_free(c2) for x in range(a, b)] == want
         for k, (iv, _) in running.items():

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right, insort
-from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -262,7 +261,7 @@ class CoScheduler(Scheduler):
         cls_choice = self._cls_choice
         extra = self.extra
         k_h = self._k[head]
-        room = self._room(sh)
+        room = sh.room()
         proj = shadow = None
         after = head  # the scan moves forward through the queue, as EASY's does
         while True:
@@ -311,13 +310,8 @@ class CoScheduler(Scheduler):
             view.start_now(start)
             after = start.job
             self._leave(after)
-            room = self._room(sh)
+            room = sh.room()
             broke.clear()
-
-    @staticmethod
-    def _room(sh) -> list[int]:
-        """``room[c]``: nodes with at least ``c`` free cores."""
-        return list(accumulate(reversed(sh.nodes_by_free)))[::-1]
 
     def _shadow(self, view: Simulation, head: int) -> tuple[CoreProjection, float]:
         """The head's shadow time S on shared nodes and the free cores projected at S: the

@@ -8,6 +8,7 @@ O(pieces touched + log intervals), independent of the machine size.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from itertools import accumulate
 
 import numpy as np
 
@@ -238,6 +239,10 @@ class SharedNodes:
     def count_with(self, cores: int) -> int:
         """Nodes (idle or partly used) with at least ``cores`` free cores."""
         return sum(self.nodes_by_free[max(cores, 0) :])
+
+    def room(self) -> list[int]:
+        """``room()[c]`` = ``count_with(c)`` for every c from 0 to the cores per node."""
+        return list(accumulate(reversed(self.nodes_by_free)))[::-1]
 
     def partly_free(self, cores: int, limit: int | None = None) -> list[tuple[int, int, tuple]]:
         """Runs of partly used nodes with at least ``cores`` free cores, by node id, as
