@@ -184,9 +184,10 @@ class SharedNodes:
     jobs on them (so the same free cores). Segment ``i`` starts at node ``starts[i]`` and ends
     where the next one starts; ``seg_free[i]`` free cores on each of its nodes, ``seg_jobs[i]``
     the jobs on them. Jobs take runs of nodes, so a machine of thousands of nodes holds a few
-    hundred segments at most, and placing, releasing or finding a job's neighbours costs
+    hundred segments at most, and placing, releasing or checking a job costs
     O(log segments + segments touched) in plain Python, like the whole-node ``NodePool``.
-    Every running job's node intervals are unions of whole segments.
+    Every running job's node intervals are unions of whole segments. The jobs beside each
+    running job are kept as a set (``neighbours_of``), updated as jobs are placed and released.
     """
 
     __slots__ = ("n", "cpn", "starts", "seg_free", "seg_jobs", "nodes_by_free", "n_idle",
@@ -212,10 +213,6 @@ class SharedNodes:
     def _seg(self, node: int) -> int:
         return bisect_right(self.starts, node) - 1
 
-    def _end(self, i: int) -> int:
-        s = self.starts
-        return s[i + 1] if i + 1 < len(s) else self.n
-
     def free_cores(self, node: int) -> int:
         """Free cores on ``node``."""
         return self.seg_free[self._seg(node)]
@@ -227,8 +224,7 @@ class SharedNodes:
     @property
     def free(self) -> np.ndarray:
         """Free cores of every node (a new array)."""
-        ends = self.starts[1:] + [self.n]
-        lengths = [b - a for a, b in zip(self.starts, ends, strict=True)]
+        lengths = [b - a for a, b, _, _ in self.segments()]
         return np.repeat(np.asarray(self.seg_free, dtype=np.int64), lengths)
 
     def segments(self) -> list[tuple[int, int, int, tuple[int, ...]]]:
