@@ -123,6 +123,14 @@ def _num(
     return int(v) if integer else float(v)
 
 
+def _nonempty_list(raw: MappingABC, key: str, where: str) -> list:
+    """``raw[key]``, which must be a non-empty list."""
+    value = raw.get(key)
+    if not isinstance(value, list) or not value:
+        raise InputError(f"'{key}' must be a non-empty list", where=where)
+    return value
+
+
 def ensemble_from_dict(raw: Any, where: str = "ensemble") -> Ensemble:
     """Validate a parsed YAML document and build an :class:`Ensemble`."""
     if not isinstance(raw, MappingABC):
@@ -146,9 +154,7 @@ def ensemble_from_dict(raw: Any, where: str = "ensemble") -> Ensemble:
         network=network,
     )
     n_steps = _num(raw, "n_steps", where, integer=True, default=PAPER_STEPS)
-    sims_raw = raw.get("simulations")
-    if not isinstance(sims_raw, list) or not sims_raw:
-        raise InputError("'simulations' must be a non-empty list", where=where)
+    sims_raw = _nonempty_list(raw, "simulations", where)
     sims: list[Simulation] = []
     for i, s in enumerate(sims_raw):
         sw = f"{where}: simulations[{i}]"
@@ -160,9 +166,7 @@ def ensemble_from_dict(raw: Any, where: str = "ensemble") -> Ensemble:
     names = [s.name for s in sims]
     if len(set(names)) != len(names):
         raise InputError("simulation names must be unique", where=where)
-    ana_raw = raw.get("analyses")
-    if not isinstance(ana_raw, list) or not ana_raw:
-        raise InputError("'analyses' must be a non-empty list", where=where)
+    ana_raw = _nonempty_list(raw, "analyses", where)
     anas: list[Analysis] = []
     for i, a in enumerate(ana_raw):
         aw = f"{where}: analyses[{i}]"
