@@ -23,8 +23,8 @@ class BestFitColoc(CoScheduler):
     name = "best-fit"
 
     def node_order(self, view, j, runs):
-        # runs: (first node, end node, jobs on them) by node id; the job needs self._k[j] nodes
-        need = self._k[j]
+        # runs: (first node, end node, jobs on them) by node id
+        _, need = self.shape(j)  # cores per node and nodes this co-scheduler gives job j
         fits = [r for r in runs if r[1] - r[0] >= need]
         if not fits:
             return runs

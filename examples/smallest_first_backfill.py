@@ -7,7 +7,7 @@ Run it through the command line:
 or from Python: ``coschedlab.simulate(workload, cluster, SmallestFirstBackfill())``.
 """
 
-from coschedlab.schedulers import Scheduler, start_in_order
+from coschedlab.schedulers import NodeCounts, Scheduler, shadow_time, start_in_order
 
 
 class SmallestFirstBackfill(Scheduler):
@@ -15,6 +15,7 @@ class SmallestFirstBackfill(Scheduler):
     jobs that end before the head's shadow time (so the head is never delayed)."""
 
     name = "smallest-first"
+    guarantees = ("head",)  # the validator checks that the head is never delayed
 
     def schedule(self, view):
         started = start_in_order(view, view.queue, view.free)
@@ -22,8 +23,9 @@ class SmallestFirstBackfill(Scheduler):
         rest = view.queue[len(started) :]
         if not rest or free == 0:
             return started
-        just = [(view.now + view.req[j], view.nodes[j]) for j in started]
-        shadow, _ = view.shadow(view.nodes[rest[0]], free, just)
+        # the head's shadow time, counting the jobs this pass starts (EASY's step 1)
+        just = [(view.now + view.req[j], j) for j in started]
+        shadow, _ = shadow_time(view, view.nodes[rest[0]], NodeCounts(free, view.nodes), just)
         for j in sorted(rest[1:], key=lambda j: (view.nodes[j], j)):
             if view.nodes[j] <= free and view.now + view.req[j] <= shadow:
                 started.append(j)

@@ -1,4 +1,5 @@
-"""Batsim jobs.csv writer: known columns and values; read back by evalys when it is installed."""
+"""Batsim jobs.csv: the writer's columns and values, the reader that turns a jobs.csv from any
+simulator into the validator's table, and evalys (when installed) as an independent reader."""
 
 from __future__ import annotations
 
@@ -8,8 +9,27 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from coschedlab import Cluster, validate_jobs
 from coschedlab.errors import InputError
-from coschedlab.workload.batsim import BATSIM_COLUMNS, interval_set, write_jobs_csv
+from coschedlab.workload.batsim import (
+    BATSIM_COLUMNS,
+    interval_set,
+    read_jobs_csv,
+    write_jobs_csv,
+)
+
+HEADER = ",".join(BATSIM_COLUMNS)
+
+# As Batsim 4 writes it: one line per job as it completes (not in submission order), times
+# with 6 decimals, empty times and allocation for a rejected job, the metadata quoted. Job 2
+# (submitted at 5, on resources 3-4 from 50 to 110) overlaps job 1 (0-3, from 0 to 100) on 3.
+BATSIM4_OVERLAP = f"""{HEADER}
+4,w0,delay30,10.000000,1,50.000000,0,COMPLETED_KILLED,10.000000,30.000000,40.000000,0.000000,30.000000,1.000000,7,-1.000000,""
+1,w0,delay100,0.000000,4,100.000000,1,COMPLETED_SUCCESSFULLY,0.000000,100.000000,100.000000,0.000000,100.000000,1.000000,0-3,-1.000000,""
+3,w0,delay100,6.000000,64,100.000000,0,REJECTED,,,,,,,,,""
+2,w0,delay60,5.000000,2,100.000000,1,COMPLETED_SUCCESSFULLY,50.000000,60.000000,110.000000,45.000000,105.000000,1.750000,3-4,-1.000000,"a, b"
+"""  # noqa: E501
+BATSIM4_VALID = BATSIM4_OVERLAP.replace(",3-4,", ",4-5,")
 
 RESULT = pd.DataFrame(
     {
@@ -100,3 +120,124 @@ def test_evalys_reads_the_file(tmp_path):
     write_jobs_csv(path, RESULT.drop(columns="alloc"))
     js = jobset.JobSet.from_csv(str(path), resource_bounds=(0, 7))
     assert js.MaxProcs == 8
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+
+def test_read_jobs_csv_gives_the_validator_table(tmp_path):
+    path = tmp_path / "jobs.csv"
+    path.write_text(BATSIM4_OVERLAP)
+    table, notes = read_jobs_csv(path)
+    assert table["job_id"].tolist() == [1, 2, 4]  # queue order; the rejected job left out
+    assert table["submit"].tolist() == [0.0, 5.0, 10.0]
+    assert table["start"].tolist() == [0.0, 50.0, 10.0]
+    assert table["end"].tolist() == [100.0, 110.0, 40.0]
+    assert table["nodes"].tolist() == [4, 2, 1]
+    assert table["alloc"].tolist() == ["0-3", "3-4", "7"]
+    assert table["requested_time"].tolist() == [100.0, 100.0, 50.0]
+    assert table["line"].tolist() == [3, 5, 2]
+    assert table["final_state"].tolist()[2] == "COMPLETED_KILLED"
+    assert notes == ["1 rejected job(s) left out (they never ran)"]
+    assert validate_jobs(table, Cluster(8)) == [
+        "node 3 is given to job 1 [0.0, 100.0) and to job 2 [50.0, 110.0) at once"
+    ]
+    path.write_text(BATSIM4_VALID)
+    assert validate_jobs(read_jobs_csv(path)[0], Cluster(8)) == []
+
+
+def test_our_own_jobs_csv_reads_back(tmp_path):
+    path = tmp_path / "jobs.csv"
+    write_jobs_csv(path, RESULT)
+    table, notes = read_jobs_csv(path)
+    assert notes == []
+    assert table["job_id"].tolist() == [1, 2, 3]
+    assert table["start"].tolist() == RESULT["start"].tolist()
+    assert table["end"].tolist() == RESULT["end"].tolist()
+    assert table["alloc"].tolist() == ["0-3", "4 6", "7"]
+
+
+def test_text_ids_are_kept_and_made_unique_across_workloads(tmp_path):
+    path = tmp_path / "jobs.csv"
+    lines = BATSIM4_VALID.splitlines()
+    lines[1] = lines[1].replace("4,w0,", "1,w1,", 1)  # a second workload's job 1
+    path.write_text("\n".join(lines) + "\n")
+    table, _ = read_jobs_csv(path)
+    assert table["job_id"].tolist() == ["w0!1", "w0!2", "w1!1"]
+    path.write_text(BATSIM4_VALID.replace("\n1,w0,", "\nw0!1,w0,"))
+    assert read_jobs_csv(path)[0]["job_id"].tolist() == ["w0!1", "2", "4"]
+
+
+def test_a_job_that_did_not_complete_is_reported(tmp_path):
+    path = tmp_path / "jobs.csv"
+    path.write_text(BATSIM4_VALID.replace("COMPLETED_KILLED", "RUNNING"))
+    table, notes = read_jobs_csv(path)
+    assert notes[-1] == "1 job(s) did not complete (first: line 2, RUNNING)"
+    assert validate_jobs(table, Cluster(8)) == ["job 4 never started or never ended"]
+    # a completed job without a start time is as incomplete
+    path.write_text(BATSIM4_VALID.replace("COMPLETED_KILLED,10.000000", "COMPLETED_KILLED,"))
+    assert validate_jobs(read_jobs_csv(path)[0], Cluster(8)) == [
+        "job 4 never started or never ended"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("edit", "where", "message"),
+    [
+        (lambda t: t.replace("finish_time,", "end_time,"), 1, "no column(s) finish_time"),
+        (lambda t: t.replace(",50.000000,60", ",5O.0,60"), 5, "starting_time is not a number"),
+        (lambda t: t.replace(",3-4,", ",3-,"), 5, "bad node list '3-'"),
+        (lambda t: t.replace(",3-4,", ",4-3,"), 5, "range 4-3 runs backwards"),
+        (lambda t: t.replace(",0-3,-1", ",0-3,7,-1"), 3, "18 fields where the header has 17"),
+        (lambda t: t.replace("COMPLETED_KILLED", "DONE"), 2, "unknown final_state 'DONE'"),
+        (lambda t: t.replace(",0.000000,4,", ",0.000000,4.5,"), 3, "not a whole number"),
+        (lambda t: t.replace(",5.000000,2,", ",,2,"), 5, "submission_time is empty"),
+        (lambda t: t.replace("\n2,w0", "\n1,w0"), 5, "job_id '1' appears twice (also line 3)"),
+        (lambda t: "", 1, "empty file"),
+    ],
+)
+def test_a_malformed_jobs_csv_names_file_and_line(tmp_path, edit, where, message):
+    path = tmp_path / "jobs.csv"
+    path.write_text(edit(BATSIM4_OVERLAP))
+    with pytest.raises(InputError) as exc:
+        read_jobs_csv(path)
+    assert str(exc.value).startswith(f"{path}:{where}: ")
+    assert message in str(exc.value)
+
+
+def test_a_quoted_value_over_two_lines_keeps_line_numbers(tmp_path):
+    path = tmp_path / "jobs.csv"
+    path.write_text(BATSIM4_VALID.replace('"a, b"', '"a\nb"').replace(",4-5,", ",4-x,"))
+    with pytest.raises(InputError, match=r"jobs.csv:5: allocated_resources"):
+        read_jobs_csv(path)
+    # jobs 4 and 1 with their metadata over two lines: the lines after them follow
+    path.write_text(BATSIM4_VALID.replace('0,""', '0,"x\ny"'))
+    table, _ = read_jobs_csv(path)
+    assert table["line"].tolist() == [4, 7, 2]  # jobs 1, 2, 4; the rejected job 3 on 6
+
+
+def test_evalys_reads_the_same_schedule(tmp_path):
+    # an independent reader (evalys parses the interval sets with procset) sees the same jobs,
+    # times and resources, and the same two jobs on resource 3 at once
+    jobset = pytest.importorskip("evalys.jobset")
+    path = tmp_path / "jobs.csv"
+    path.write_text(BATSIM4_OVERLAP)
+    ours = read_jobs_csv(path)[0].set_index("job_id")
+    theirs = jobset.JobSet.from_csv(str(path)).df
+    theirs = theirs[theirs.final_state != "REJECTED"]
+    theirs = theirs.set_index(theirs.jobID.astype(int))
+    for jid, row in theirs.iterrows():
+        assert (ours.start[jid], ours.end[jid]) == (row.starting_time, row.finish_time)
+        assert set(row.allocated_resources) == {
+            n for a, b in _ranges(ours.alloc[jid]) for n in range(a, b)
+        }
+    on_3 = [(r.starting_time, r.finish_time) for _, r in theirs.iterrows()
+            if 3 in r.allocated_resources]  # fmt: skip
+    (s1, e1), (s2, e2) = sorted(on_3)
+    assert s2 < e1  # evalys too sees them overlap
+
+
+def _ranges(text):
+    from coschedlab.intervals import parse_intervals
+
+    return parse_intervals(text)

@@ -142,3 +142,54 @@ def test_generate_bad_arrival_is_one_line(tmp_path):
     p = cli("generate", "--pool", str(POOL), "--arrival", "sometimes", "--out", str(tmp_path / "w"))
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
     assert "arrival" in p.stderr
+
+
+def _trace(tmp_path: Path, rows: list[str]) -> Path:
+    path = tmp_path / "t.swf"
+    path.write_text("; MaxNodes: 4\n; MaxProcs: 4\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def test_jobs_that_cannot_run_are_dropped_and_counted_or_refused_with_strict(tmp_path):
+    trace = _trace(
+        tmp_path,
+        [
+            "1 0 -1 10 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1",
+            "2 5 -1 10 8 -1 -1 8 20 -1 1 1 1 -1 -1 -1 -1 -1",  # 8 procs on a 4-node machine
+            "3 6 -1 -1 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1",  # unknown run time
+        ],
+    )
+    p = cli("simulate", str(trace), "--out", str(tmp_path / "a"))
+    assert p.returncode == 0, p.stderr
+    assert "2 dropped" in p.stdout and "1 larger than the machine" in p.stdout
+    p = cli("simulate", str(trace), "--strict", "--out", str(tmp_path / "b"))
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines() == [
+        f"error: {trace}:4: job 2 cannot run: larger than the machine (2 job(s) cannot; "
+        "without --strict they are dropped and counted)"
+    ]
+
+
+def test_strict_names_a_job_larger_than_a_machine_given_by_option(tmp_path):
+    trace = _trace(tmp_path, ["1 0 -1 10 3 -1 -1 3 20 -1 1 1 1 -1 -1 -1 -1 -1"])
+    p = cli("simulate", str(trace), "--nodes", "2", "--strict", "--out", str(tmp_path / "o"))
+    assert p.returncode == 2, p.stdout
+    assert p.stderr.startswith(f"error: {trace}:3: job 1 cannot run: larger than the machine")
+
+
+def test_dependencies_option_enforces_preceding_job_and_think_time(tmp_path):
+    trace = _trace(
+        tmp_path,
+        [
+            "1 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1",
+            "2 5 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 1 30",  # after job 1, 30 s think time
+        ],
+    )
+    for flag, expected in (([], 5.0), (["--dependencies"], 130.0)):
+        out = tmp_path / ("dep" if flag else "free")
+        p = cli("simulate", str(trace), "-s", "easy", *flag, "--out", str(out))
+        assert p.returncode == 0, p.stderr
+        jobs = pd.read_parquet(out / "jobs.parquet").set_index("job_id")
+        assert jobs.start[2] == expected
+    p = cli("validate", str(tmp_path / "dep"))
+    assert p.returncode == 0, p.stdout + p.stderr

@@ -21,7 +21,7 @@ def starts(result) -> dict[int, float]:
 @pytest.mark.parametrize("scheduler", ALL)
 @pytest.mark.parametrize("cluster", [Cluster(1, 1, 4), Cluster(4, 1, 1)])
 def test_reference_micro_trace(scheduler, cluster):
-    # REFERENCE.md section 1: J1 (10, 100, 3), J2 (11, 100, 4), J3 (12, 1000, 1)
+    # the textbook EASY example: J1 (10, 100, 3), J2 (11, 100, 4), J3 (12, 1000, 1)
     w = workload((1, 10, 100, 100, 3), (2, 11, 100, 100, 4), (3, 12, 1000, 1000, 1))
     r = simulate(w, cluster, scheduler)
     assert starts(r) == {1: 10, 2: 110, 3: 210}

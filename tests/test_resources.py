@@ -1,11 +1,12 @@
-"""The free-node pool: lowest ids first, intervals disjoint and merged, nothing lost."""
+"""The free-node pool: best fit, else lowest ids first; intervals disjoint and merged."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coschedlab.engine.resources import NodePool, format_intervals, parse_intervals
+from coschedlab.engine.nodepool import NodePool
+from coschedlab.intervals import format_intervals, parse_intervals
 
 
 @given(n=st.integers(1, 60), data=st.data())
@@ -21,12 +22,41 @@ def test_take_and_give_keep_the_pool_exact(n, data):
             iv = pool.take(k)
             got = {x for a, b in iv for x in range(a, b)}
             assert len(got) == k and not got & used
-            assert sorted(got) == sorted(set(range(n)) - used)[:k]  # lowest ids first
+            free = sorted(set(range(n)) - used)
+            runs = [r for r in _runs(free) if len(r) >= k]
+            if runs:  # best fit: the shortest run holding all k, lowest ids among equals
+                best = min(runs, key=lambda r: (len(r), r[0]))
+                assert sorted(got) == best[:k] and len(iv) == 1
+            else:  # the longest runs whole, then best fit: as few pieces as a split allows
+                lengths = sorted((len(r) for r in _runs(free)), reverse=True)
+                fewest = next(i for i in range(1, len(lengths) + 1) if sum(lengths[:i]) >= k)
+                assert len(iv) == fewest
             used |= got
             held.append(iv)
         ivs = sorted(zip([-s for s in pool.starts], pool.ends, strict=True))
         assert sum(b - a for a, b in ivs) == pool.free == n - len(used)
+        assert pool.by_len == sorted((b - a, a) for a, b in ivs)
         assert all(b1 < a2 for (_, b1), (a2, _) in zip(ivs, ivs[1:], strict=False))
+
+
+def _runs(nodes: list[int]) -> list[list[int]]:
+    out: list[list[int]] = []
+    for x in nodes:
+        if out and out[-1][-1] == x - 1:
+            out[-1].append(x)
+        else:
+            out.append([x])
+    return out
+
+
+def test_best_fit_keeps_the_long_run_for_the_long_job():
+    pool = NodePool(10)
+    a, b, c = pool.take(2), pool.take(3), pool.take(2)  # 0-1, 2-4, 5-6; free 7-9
+    pool.give(b)  # free: 2-4 (3 nodes) and 7-9 (3 nodes)
+    pool.give(a)  # free: 0-4 (5 nodes) and 7-9
+    assert pool.take(3) == [(7, 10)]  # best fit: the 3-node run, not the lowest ids
+    assert pool.take(5) == [(0, 5)]
+    assert c == [(5, 7)] and pool.free == 0
 
 
 def test_interval_text_round_trip():

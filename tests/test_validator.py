@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import workload
 
-from coschedlab import Cluster, simulate, validate_jobs
+from coschedlab import Cluster, InputError, Workload, simulate, validate_jobs
+from coschedlab.validator import GUARANTEES, check_jobs
 
 
 def micro(spec="easy"):
@@ -22,10 +24,10 @@ def test_a_delayed_easy_head_is_caught():
     jobs = r.jobs.copy()
     jobs.loc[jobs.job_id == 2, ["start", "end"]] = [150.0, 250.0]
     jobs.loc[jobs.job_id == 3, ["start", "end"]] = [250.0, 1250.0]
-    errors = validate_jobs(jobs, r.cluster, scheduler="easy")
+    errors = validate_jobs(jobs, r.cluster, guarantees=("head", "reservations"))
     assert any("EASY delayed head job 2" in e and "shadow time 110" in e for e in errors)
     # the same table is fine for FCFS, which makes no promise
-    assert validate_jobs(jobs, r.cluster, scheduler="fcfs") == []
+    assert validate_jobs(jobs, r.cluster, guarantees=()) == []
 
 
 def test_over_allocation_is_caught():
@@ -49,3 +51,154 @@ def test_unfinished_job_is_caught():
     jobs = r.jobs.copy()
     jobs.loc[jobs.job_id == 3, "end"] = float("nan")
     assert any("never started or never ended" in e for e in validate_jobs(jobs, r.cluster))
+
+
+# -- dependencies, read from the table ---------------------------------------------------------
+
+
+def chain():
+    """Job 2 follows job 1 (30 s think time), job 3 follows job 2."""
+    r = micro("fcfs")
+    jobs = r.jobs.copy()
+    jobs["deps"] = ["", "1", "2"]
+    jobs["think"] = [0.0, 30.0, 0.0]
+    jobs["start"] = [10.0, 140.0, 240.0]
+    jobs["end"] = jobs["start"] + [100.0, 100.0, 1000.0]
+    return jobs, r.cluster
+
+
+def test_dependencies_from_the_table_are_kept():
+    jobs, cluster = chain()
+    rep = check_jobs(jobs, cluster)
+    assert rep.ok and "dependencies" in rep.checked
+
+
+def test_a_job_started_before_its_parent_ends_is_caught():
+    jobs, cluster = chain()
+    jobs.loc[jobs.job_id == 3, ["start", "end"]] = [200.0, 1200.0]  # job 2 ends at 240
+    assert validate_jobs(jobs, cluster) == [
+        "job 3 starts at 200.0 before its dependency 2 ends at 240.0"
+    ]
+
+
+def test_the_think_time_counts():
+    jobs, cluster = chain()
+    jobs.loc[jobs.job_id == 2, ["start", "end"]] = [120.0, 220.0]  # parent ends at 110, + 30
+    jobs.loc[jobs.job_id == 3, ["start", "end"]] = [220.0, 1220.0]
+    errors = validate_jobs(jobs, cluster)
+    assert errors == ["job 2 starts at 120.0 before its dependency 1 ends at 110.0 (+ think 30)"]
+
+
+def test_a_parent_missing_from_the_table_is_reported():
+    jobs, cluster = chain()
+    jobs.loc[jobs.job_id == 3, "deps"] = "2 99"
+    errors = validate_jobs(jobs, cluster)
+    assert errors == ["job 3 depends on job 99, which is not in the table"]
+
+
+def test_dependencies_given_as_a_mapping():
+    r = micro("fcfs")  # job 1 starts at 10, job 2 ends at 210
+    assert validate_jobs(r.jobs, r.cluster, deps={3: (2,)}) == []
+    assert validate_jobs(r.jobs, r.cluster, deps={1: (2,)}) == [
+        "job 1 starts at 10.0 before its dependency 2 ends at 210.0"
+    ]
+    with pytest.raises(InputError, match="job 7, which is not in the table"):
+        validate_jobs(r.jobs, r.cluster, deps={7: (1,)})
+
+
+def test_result_validate_checks_dependencies_of_a_simulated_run():
+    w = workload((1, 0, 100, 100, 1), (2, 5, 10, 10, 1))
+    w = Workload(w.columns, {2: (1,)})
+    r = simulate(w, Cluster(4), "easy")
+    assert r.jobs.deps.tolist() == ["", "1"] and r.validate() == []
+    r.jobs.loc[r.jobs.job_id == 2, ["start", "end"]] = [50.0, 60.0]
+    assert any("before its dependency 1" in e for e in r.validate())
+
+
+# -- guarantees decide which checks run --------------------------------------------------------
+
+
+def delayed_head():
+    r = micro()
+    jobs = r.jobs.copy()
+    jobs.loc[jobs.job_id == 2, ["start", "end"]] = [150.0, 250.0]
+    jobs.loc[jobs.job_id == 3, ["start", "end"]] = [250.0, 1250.0]
+    return jobs, r.cluster
+
+
+def test_the_head_check_runs_only_when_guaranteed():
+    jobs, cluster = delayed_head()
+    rep = check_jobs(jobs, cluster, guarantees=["head"])
+    assert rep.checked == ["times", "capacity", "per-node overlap", "head"]
+    assert len(rep.violations) == 1 and "EASY delayed head job 2" in rep.violations[0]
+    # the scheduler's name no longer decides anything
+    rep = check_jobs(jobs, cluster, scheduler="easy")
+    assert rep.ok and "head" not in rep.checked
+
+
+def test_reservations_against_reservations_exact():
+    r = micro()  # every job ends exactly at its estimate
+    jobs = r.jobs.copy()
+    jobs["reservation"] = [float("nan"), 10.0, float("nan")]  # job 2 started at 110
+    for g in ("reservations", "reservations-exact"):
+        rep = check_jobs(jobs, r.cluster, guarantees=[g])
+        assert rep.violations == ["job 2 started at 110.0, after its reservation at 10.0"]
+        assert g in rep.checked
+    # a job ending before its estimate: only "reservations" still promises
+    jobs.loc[jobs.job_id == 3, "requested_time"] = 2000.0
+    rep = check_jobs(jobs, r.cluster, guarantees=["reservations-exact"])
+    assert rep.ok and any("ended early" in n for n in rep.not_checked)
+    assert not check_jobs(jobs, r.cluster, guarantees=["reservations"]).ok
+    # a job overrunning its estimate: no reservation is promised
+    jobs.loc[jobs.job_id == 3, "requested_time"] = 10.0
+    rep = check_jobs(jobs, r.cluster, guarantees=["reservations"])
+    assert rep.ok and any("ran past its requested time" in n for n in rep.not_checked)
+
+
+def test_a_guarantee_that_cannot_be_checked_says_why():
+    jobs, cluster = delayed_head()
+    rep = check_jobs(jobs.drop(columns="reservation"), cluster, guarantees=["reservations"])
+    assert rep.ok and rep.not_checked == ["reservations (no reservation column)"]
+
+
+def test_unknown_guarantee_lists_the_known_ones():
+    r = micro()
+    with pytest.raises(InputError, match="unknown guarantee 'easy'.*head, reservations, "):
+        validate_jobs(r.jobs, r.cluster, guarantees=["easy"])
+    assert set(GUARANTEES) == {"head", "reservations", "reservations-exact"}
+
+
+def test_the_simulated_guarantees_are_checked():
+    r = micro("easy")
+    assert r.guarantees == ("head", "reservations")
+    r.jobs.loc[r.jobs.job_id == 2, ["start", "end"]] = [150.0, 250.0]
+    r.jobs.loc[r.jobs.job_id == 3, ["start", "end"]] = [250.0, 1250.0]
+    assert any("EASY delayed head job 2" in e for e in r.validate())
+
+
+# -- allocations -------------------------------------------------------------------------------
+
+
+def test_two_jobs_on_one_node_are_named():
+    r = micro("fcfs")
+    jobs = r.jobs.copy()
+    jobs.loc[jobs.job_id == 1, "alloc"] = "0-2"  # job 1 [10, 110) on 3 nodes
+    jobs.loc[jobs.job_id == 2, "alloc"] = "2-5"  # job 2 on 4 nodes, moved to [100, 200)
+    jobs.loc[jobs.job_id == 2, ["start", "end"]] = [100.0, 200.0]
+    jobs.loc[jobs.job_id == 3, ["start", "end"]] = [200.0, 1200.0]
+    errors = validate_jobs(jobs, Cluster(8))
+    assert errors == ["node 2 is given to job 1 [10.0, 110.0) and to job 2 [100.0, 200.0) at once"]
+
+
+def test_a_bad_allocation_text_names_the_job():
+    r = micro("fcfs")
+    jobs = r.jobs.copy()
+    jobs.loc[jobs.job_id == 2, "alloc"] = "0-x"
+    with pytest.raises(InputError, match="job 2: bad node list '0-x'"):
+        validate_jobs(jobs, r.cluster)
+
+
+def test_a_missing_column_is_an_input_error():
+    r = micro("fcfs")
+    with pytest.raises(InputError, match="no column.*start"):
+        validate_jobs(r.jobs.drop(columns="start"), r.cluster)

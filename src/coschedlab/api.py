@@ -24,6 +24,7 @@ def simulate(
     pool: Any = None,
     speed_model: SpeedModel | None = None,
     shared_nodes: bool | None = None,
+    dependencies: bool = False,
     progress: Callable[[int, int], None] | None = None,
     **options: Any,
 ) -> Result:
@@ -73,6 +74,7 @@ def simulate(
         speed_model=speed_model,
         progress=progress,
         shared_nodes=bool(shared_nodes),
+        dependencies=dependencies,
     )
     sim.run()
     return Result.from_simulation(sim)

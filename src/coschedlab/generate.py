@@ -1,4 +1,4 @@
-"""Synthetic workloads drawn from a table of applications (ELiSE seed paper 3.1, "Creating
+"""Synthetic workloads drawn from a table of applications (the ELiSE paper, 3.1, "Creating
 workloads"; model layer: this module knows nothing about co-location).
 
 Input is a plain table of applications (``app`` name, ``procs``, ``compact_time`` in seconds),
@@ -213,7 +213,7 @@ def generate_workload(
     requested_factor: float = DEFAULT_REQUESTED_FACTOR,
     seed: int | None = 0,
 ) -> Workload:
-    """A synthetic workload of ``n`` jobs drawn from ``apps`` (ELiSE seed paper section 3.1).
+    """A synthetic workload of ``n`` jobs drawn from ``apps`` (the ELiSE paper, section 3.1).
 
     Mix: uniform by default, ``weights`` = relative frequency per application name, or
     ``names`` = the explicit job list (``shuffle`` permutes it; ``n`` may be omitted).

@@ -2,7 +2,7 @@
 
 A :class:`Job` is a small slots record for users; a :class:`Workload` stores many jobs as NumPy
 columns so that million-job traces stay compact and fast to read, write and simulate.
-Column names follow the SWF fields they come from (REFERENCE.md section 1).
+Column names follow the SWF fields they come from (the Standard Workload Format, v2.2).
 """
 
 from __future__ import annotations

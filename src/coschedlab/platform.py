@@ -1,4 +1,4 @@
-"""The machine: nodes x sockets x cores (ELiSE's ``socket-conf``, REFERENCE.md section 2)."""
+"""The machine: nodes x sockets x cores (ELiSE's ``socket-conf``)."""
 
 from __future__ import annotations
 

@@ -16,14 +16,15 @@ class PlainBackfill:
     """Mixin replacing a co-scheduler's backfill by the plain linear scan."""
 
     def _backfill(self, view) -> None:
-        sh = view.shared
+        sh = view.machine
         rest = [j for j in view.queue if view.queued[j]]
         if len(rest) < 2:
             return
         head, cands = rest[0], rest[1:]
         if self.depth is not None:
             cands = cands[: self.depth]
-        cores, kneed = self._cores, self._k
+        cores = [self.shape(j)[0] for j in range(view.n)]
+        kneed = [self.shape(j)[1] for j in range(view.n)]
         if not any(kneed[j] <= sh.count_with(cores[j]) for j in cands):
             return
         now = view.now
@@ -34,7 +35,7 @@ class PlainBackfill:
             est = max(est, now)
             if est > shadow:
                 break
-            if proj.add(view.alloc[k], view.node_cores[k]) >= k_h and shadow == math.inf:
+            if proj.add(sh.allocation(k), sh.cores_of(k)) >= k_h and shadow == math.inf:
                 shadow = est
         view.record_reservation(head, shadow)
         if shadow == math.inf:

@@ -13,7 +13,8 @@ from reference_coloc import plain
 from coschedlab import Cluster, InputError, Workload, simulate
 from coschedlab.coloc import App, Heatmap, Pool
 from coschedlab.coloc.schedulers import BestPair, EasyColoc, Filler
-from coschedlab.engine.resources import Placement, SharedNodes
+from coschedlab.engine.placement import Placement
+from coschedlab.engine.segments import SharedNodes
 
 CO = ["easy-coloc", "filler", "best-pair", "easy-coloc:extra=false,depth=3"]
 
@@ -175,10 +176,21 @@ def test_backfill_depth_and_rule_a_only_equal_the_plain_scan(w, depth, extra):
 
 def test_filler_orders_by_algorithm_2():
     sh = SharedNodes(1, 8)  # 8 free cores
-    view = SimpleNamespace(shared=sh, procs=[8, 4, 16, 2], n=4, queue=[0, 1, 2, 3])
+    view = SimpleNamespace(
+        machine=sh, procs=[8, 4, 16, 2], ids=[0, 1, 2, 3], n=4, queue=[0, 1, 2, 3]
+    )
     # factor0: exact fit 1; 4 of 8 -> 0.5; does not fit -> -1; 2 of 8 -> 0.25
-    # key = factor0 / ((j + 1) / 4): 4.0, 1.0, -1.333, 0.25
+    # key = factor0 / ((id + 1) / 4): 4.0, 1.0, -1.333, 0.25
     assert Filler().deploy_order(view) == [0, 1, 3, 2]
+
+
+def test_filler_factor1_uses_the_job_id_not_the_queue_position():
+    # ELiSE's code divides by (job.job_id + 1). Queue positions 0, 1 but trace ids 1000, 1001:
+    # by position the keys tie (0.5 / 1 = 1.0 / 2) and the first stays first; by id
+    # 0.5 / 1001 < 1.0 / 1002, so the exact fit (job 1) is deployed first.
+    sh = SharedNodes(1, 8)
+    view = SimpleNamespace(machine=sh, procs=[4, 8], ids=[1000, 1001], n=2, queue=[0, 1])
+    assert Filler().deploy_order(view) == [1, 0]
 
 
 def test_co_scheduler_needs_a_pool():
@@ -191,8 +203,7 @@ def test_best_pair_picks_the_friendliest_neighbour():
     for job, node in ((10, 0), (11, 1), (12, 2)):
         sh.place(job, [(node, node + 1)], 2)
     speed = {10: 0.9, 11: 1.5, 12: 1.2}  # predicted speedup of job 0 beside each resident
-    model = SimpleNamespace(predicted=lambda j, others: min(speed[k] for k in others))
-    view = SimpleNamespace(shared=sh, speed_model=model)
+    view = SimpleNamespace(speedup=lambda j, others: min((speed[k] for k in others), default=9))
     runs = sh.partly_free(2)
     assert [r[:2] for r in runs] == [(0, 1), (1, 2), (2, 3)]
     assert [r[0] for r in BestPair().node_order(view, 0, runs)] == [1, 2, 0]

@@ -1,23 +1,22 @@
-"""``coschedlab simulate | schedulers | validate | demo``: the batch simulation core."""
+"""``coschedlab simulate | schedulers | demo``: the batch simulation core."""
 
 from __future__ import annotations
 
 import math
 from importlib import resources
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
-from ..api import simulate as run_simulation
-from ..engine.result import Result
 from ..errors import InputError
-from ..jobs import Workload
-from ..platform import Cluster
-from ..schedulers import available, get_scheduler
+
+if TYPE_CHECKING:  # pragma: no cover (imported where used: the CLI starts fast)
+    from ..engine.result import Result
+    from ..jobs import Workload
+    from ..platform import Cluster
 
 console = Console(width=None if Console().is_terminal else 150)
 err_console = Console(stderr=True)
@@ -27,9 +26,15 @@ DEMO_SCHEDULERS = ("fcfs", "easy", "conservative")
 
 
 def load_trace(
-    path: Path, nodes: int | None, cores_per_node: int | None, sockets: int = 1
+    path: Path,
+    nodes: int | None,
+    cores_per_node: int | None,
+    sockets: int = 1,
+    strict: bool = False,
 ) -> tuple[Workload, Cluster]:
-    """Read an SWF trace; the cluster comes from the options, else from the header."""
+    """Read an SWF trace; the cluster comes from the options, else from the header. Jobs that
+    cannot run are dropped and counted, or with ``strict`` the first is an error (file:line)."""
+    from ..platform import Cluster
     from ..workload.swf import cluster_from_header, read_swf
 
     if nodes is not None and nodes < 1:
@@ -47,6 +52,8 @@ def load_trace(
     if cpn % sockets:
         raise InputError(f"--cores-per-node {cpn} does not split into {sockets} sockets")
     cluster = Cluster(n, sockets, cpn // sockets)
+    if strict and (workload.dropped or (workload.procs > cluster.total_cores).any()):
+        read_swf(path, cluster=cluster, strict=True)  # names the first such job's line
     workload = workload.drop_oversized(cluster.total_cores)
     if not len(workload):
         raise InputError(f"{path}: no job left to simulate ({workload.summary()})")
@@ -54,10 +61,20 @@ def load_trace(
 
 
 def _progress_run(
-    workload: Workload, cluster: Cluster, spec: str, kill: bool, pool: object = None
+    workload: Workload,
+    cluster: Cluster,
+    spec: str,
+    kill: bool,
+    pool: object = None,
+    dependencies: bool = False,
 ) -> Result:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from ..api import simulate as run_simulation
+
+    opts = {"kill_at_walltime": kill, "pool": pool, "dependencies": dependencies}
     if len(workload) < 100_000 or not console.is_terminal:
-        return run_simulation(workload, cluster, spec, kill_at_walltime=kill, pool=pool)
+        return run_simulation(workload, cluster, spec, **opts)
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -71,9 +88,8 @@ def _progress_run(
             workload,
             cluster,
             spec,
-            kill_at_walltime=kill,
-            pool=pool,
             progress=lambda done, total: bar.update(task, completed=done),
+            **opts,
         )
 
 
@@ -141,22 +157,37 @@ def simulate(
     kill_at_walltime: Annotated[
         bool, typer.Option(help="end jobs at their requested time")
     ] = False,
+    dependencies: Annotated[
+        bool,
+        typer.Option(
+            help="enforce SWF fields 17/18: start a job no earlier than its preceding job's "
+            "end plus its think time"
+        ),
+    ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            help="a job that cannot run (unknown run time, no processors, larger than the "
+            "machine) is an error (file:line) instead of being dropped and counted"
+        ),
+    ] = False,
     out: Annotated[Path, typer.Option(help="output directory")] = Path("out/simulate"),
     validate: Annotated[bool, typer.Option(help="check the invariants on each run")] = True,
 ) -> None:
     """Simulate an SWF trace under one or more schedulers; write jobs.parquet, jobs.csv,
     result.swf and metrics.json (one sub-directory per scheduler when several). With --pool
     (or --heatmap) jobs share nodes and run at the heatmap's co-location speed."""
+    from ..schedulers import get_scheduler
     from .coloc import load_pool_option
 
     for spec in scheduler:
         get_scheduler(spec)  # fail fast on a bad name or option
     the_pool = load_pool_option(pool, heatmap, compact_times)
-    workload, cluster = load_trace(trace, nodes, cores_per_node, sockets)
+    workload, cluster = load_trace(trace, nodes, cores_per_node, sockets, strict)
     console.print(f"{workload.summary()} on {cluster}")
     results = {}
     for spec in scheduler:
-        r = _progress_run(workload, cluster, spec, kill_at_walltime, the_pool)
+        r = _progress_run(workload, cluster, spec, kill_at_walltime, the_pool, dependencies)
         if validate:
             r._violations = r.validate()
         target = out if len(scheduler) == 1 else out / r.scheduler.replace(":", "_")
@@ -176,6 +207,8 @@ def schedulers() -> None:
     """List the schedulers known by name (built-ins and installed plug-ins)."""
     import inspect
 
+    from ..schedulers import available
+
     table = Table(title="schedulers")
     table.add_column("name")
     table.add_column("options")
@@ -188,23 +221,6 @@ def schedulers() -> None:
         doc = (inspect.getdoc(cls) or "").split("\n")[0]
         table.add_row(name, opts, doc)
     console.print(table)
-
-
-def validate(
-    result_dir: Annotated[Path, typer.Argument(help="directory written by simulate")],
-) -> None:
-    """Check the schedule invariants on a result directory (exit 1 if any is broken)."""
-    if not (result_dir / "metrics.json").is_file():
-        raise InputError(
-            f"{result_dir}: no metrics.json here; give a directory written by simulate"
-        )
-    r = Result.load(result_dir)
-    violations = r.validate()
-    if violations:
-        for v in violations:
-            err_console.print(f"[red]{v}[/red]")
-        raise typer.Exit(1)
-    console.print(f"{result_dir}: {len(r.jobs)} jobs under {r.scheduler}: all invariants hold")
 
 
 def demo(

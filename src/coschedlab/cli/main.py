@@ -8,7 +8,7 @@ import typer
 from typer.exceptions import TyperException
 
 from ..errors import InputError
-from . import coloc, compare, core, insitu
+from . import coloc, compare, core, insitu, validate
 
 app = typer.Typer(
     name="coschedlab",
@@ -19,7 +19,7 @@ app = typer.Typer(
 )
 app.command()(core.simulate)
 app.command()(core.schedulers)
-app.command()(core.validate)
+app.command()(validate.validate)
 app.command()(core.demo)
 app.command()(coloc.generate)
 app.command()(coloc.report)

@@ -1,4 +1,5 @@
-"""Node co-location (ELiSE, seed ``elise-coscheduling-tool.txt``): application pools and heatmaps.
+"""Node co-location (ELiSE, "ELiSE: A tool to support algorithmic design for HPC
+co-scheduling"): application pools and heatmaps.
 
 - :mod:`.pool`: read ELiSE pool JSON files (measured compact and co-run times) into a
   :class:`Pool`, or build one from a heatmap plus compact times.

@@ -1,4 +1,4 @@
-"""Pairwise co-location speedups (ELiSE's *heatmap*, REFERENCE.md section 2, seed paper 2.2).
+"""Pairwise co-location speedups (ELiSE's *heatmap*, the ELiSE paper, 2.2).
 
 ``Heatmap[a][b]`` is the speedup of application ``a`` while it shares its nodes with ``b``:
 median compact time of ``a`` / median time of ``a`` when co-run with ``b`` (> 1: ``a`` runs

@@ -1,6 +1,6 @@
 """Application pools: the measured applications a co-location study draws its jobs from.
 
-An ELiSE pool file (``data/coloc/*.json``, seed paper 3.1 "application seed") is
+An ELiSE pool file (ELiSE's ``pools/*.json``, the ELiSE paper's "application seed", 3.1) is
 ``{"machine", "suite", "loads": [...]}`` where each load is a JSON *string* (a dict is accepted
 too) with ``load_name``, ``num_of_processes``, ``compact_timelogs`` (seconds, whole-node runs),
 ``coscheduled_timelogs`` ``{partner: [[s, ...], ...]}`` and optionally ``spread_timelogs``
@@ -16,7 +16,7 @@ Times, as in ELiSE's loader (``get_med_time``):
 - co-run time of ``a`` beside itself = mean of the per-instance medians (ELiSE's special case:
   the two lists are the two copies of ``a`` sharing the nodes).
 
-Heatmap[a][b] = compact time of a / co-run time of a beside b (REFERENCE.md section 2).
+Heatmap[a][b] = compact time of a / co-run time of a beside b (the ELiSE paper, 2.2).
 Partners that are not loads of the file are not kept (counted in ``Pool.ignored_pairs``).
 """
 
@@ -51,7 +51,7 @@ class App:
     """One measured application: name, process count, compact time (s), optional spread speedup.
 
     ``spread_speedup`` = compact time / median time when spread alone on half-filled nodes
-    (ELiSE's "spread alone" speedup, REFERENCE.md section 2), ``None`` when not measured.
+    (ELiSE's "spread alone" speedup), ``None`` when not measured.
     """
 
     name: str

@@ -23,17 +23,18 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right, insort
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..engine.resources import CoreProjection, Placement
+from ..engine.placement import Placement
 from ..errors import InputError
-from ..schedulers.base import Scheduler
+from ..schedulers.base import Scheduler, check_bool, check_choice, check_positive
+from ..schedulers.easy import CoreCounts, ScanMemo, admit, shadow_time
 from ..schedulers.registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..engine.kernel import Simulation
+    from ..engine.view import View
 
 INF = math.inf
 
@@ -54,37 +55,14 @@ class CoScheduler(Scheduler):
         fallback: bool = False,
     ) -> None:
         super().__init__("fcfs")
-        if placement not in ("spread", "compact"):
-            raise InputError(f"option placement must be spread or compact, got {placement!r}")
-        for name, value in (("extra", extra), ("backfill", backfill), ("fallback", fallback)):
-            if not isinstance(value, bool):
-                raise InputError(f"option {name} must be true or false, got {value!r}")
-        if depth is not None and (
-            isinstance(depth, bool) or not isinstance(depth, int) or depth < 1
-        ):
-            raise InputError(f"option depth must be a positive whole number, got {depth!r}")
-        self.placement = placement
-        self.extra = extra
-        self.depth = depth
-        self.backfill = backfill
-        self.fallback = fallback
+        self.placement = check_choice("placement", placement, ("spread", "compact"))
+        self.extra = check_bool("extra", extra)
+        self.depth = check_positive("depth", depth, integer=True)
+        self.backfill = check_bool("backfill", backfill)
+        self.fallback = check_bool("fallback", fallback)
 
-    def params(self) -> dict[str, Any]:
-        p: dict[str, Any] = {}
-        if self.placement != "spread":
-            p["placement"] = self.placement
-        if not self.extra:
-            p["extra"] = False
-        if self.depth is not None:
-            p["depth"] = self.depth
-        if not self.backfill:
-            p["backfill"] = False
-        if self.fallback:
-            p["fallback"] = True
-        return p
-
-    def setup(self, view: Simulation) -> None:
-        if view.shared is None:
+    def setup(self, view: View) -> None:
+        if not view.machine.shared:
             raise InputError(f"scheduler {self.describe()} needs shared nodes (give a pool)")
         c = view.cluster
         self._cpn = c.cores_per_node
@@ -95,26 +73,31 @@ class CoScheduler(Scheduler):
         self._cores = [self.cores_for(view, j) for j in range(view.n)]
         self._k = [-(-p // c) for p, c in zip(view.procs, self._cores, strict=True)]
         self._procs_arr = np.asarray(view.procs, dtype=np.int64)
+        self._ids_arr = np.asarray(view.ids, dtype=np.float64)
         self._ordered = type(self).node_order is not CoScheduler.node_order
         self._deployed = 0  # jobs started by deploy passes (they change the shadow time)
-        self._key: tuple = ()
+        self._memo = ScanMemo(self.incremental)
         self._broke: set = set()
         self._classes(view)
-        self._proj: tuple[CoreProjection, float] | None = None
+        self._proj: tuple[CoreCounts, float] | None = None
+
+    def shape(self, j: int) -> tuple[int, int]:
+        """``(cores per node, nodes)`` job ``j`` gets from this co-scheduler (during a run)."""
+        return self._cores[j], self._k[j]
 
     # -- hooks ------------------------------------------------------------------------------
-    def deploy_order(self, view: Simulation) -> list[int]:
+    def deploy_order(self, view: View) -> list[int]:
         """Order in which queued jobs are deployed (ELiSE's waiting_queue_reordering)."""
         return list(view.queue)
 
-    def node_order(self, view: Simulation, j: int, runs: list[tuple]) -> list[tuple]:
+    def node_order(self, view: View, j: int, runs: list[tuple]) -> list[tuple]:
         """Order of the partly used nodes job ``j`` may share (ELiSE's host_alloc_condition);
         they are preferred to idle nodes, so jobs pair up. ``runs`` lists them as
         ``(first node, end node, jobs on them)`` by node id; return them in the order to use
         (a run may be used in part: its first nodes)."""
         return runs
 
-    def cores_for(self, view: Simulation, j: int) -> int:
+    def cores_for(self, view: View, j: int) -> int:
         """Cores per node job ``j`` gets: half of every socket (spread) or the whole node."""
         if self.placement == "compact":
             return self._cpn
@@ -122,24 +105,24 @@ class CoScheduler(Scheduler):
             return self._cpn  # too big to spread on this machine: whole nodes
         return self._half
 
-    def choice_key(self, view: Simulation, j: int) -> tuple:
+    def choice_key(self, view: View, j: int) -> tuple:
         """Jobs with equal keys get the same nodes from :meth:`choose` in the same state."""
         return (self._cores[j], self._k[j])
 
     # -- mechanism --------------------------------------------------------------------------
-    def choose(self, view: Simulation, j: int) -> Placement | None:
+    def choose(self, view: View, j: int) -> Placement | None:
         """Where job ``j`` would go now, or None if it does not fit."""
         c = self._cores[j]
         k = self._k[j]
-        sh = view.shared
+        sh = view.machine
         if c == self._cpn:
-            if sh.n_idle < k:
+            if sh.idle < k:
                 return None
             return Placement(j, intervals=sh.idle_intervals(k), cores=c)
         if sh.count_with(c) < k:  # idle nodes count: they have every core free
             if self.fallback:  # cannot spread now: whole idle nodes if enough are free
                 k = -(-view.procs[j] // self._cpn)
-                if sh.n_idle >= k:
+                if sh.idle >= k:
                     return Placement(j, intervals=sh.idle_intervals(k), cores=self._cpn)
             return None
         if self._ordered:
@@ -159,7 +142,7 @@ class CoScheduler(Scheduler):
             chosen += sh.idle_intervals(need)
         return Placement(j, intervals=chosen, cores=c)
 
-    def schedule(self, view: Simulation) -> list:
+    def schedule(self, view: View) -> list:
         self._sync(view)
         for j in self.deploy_order(view):
             p = self.choose(view, j)
@@ -177,7 +160,7 @@ class CoScheduler(Scheduler):
     # same nodes so same rule (b)), so the first startable job of the queue is the earliest
     # first-member of a startable class. A pass costs O(classes), not O(queue): a generated
     # workload has a few dozen classes however long its queue grows.
-    def _classes(self, view: Simulation) -> None:
+    def _classes(self, view: View) -> None:
         ids: dict[tuple, int] = {}
         self._cls_of = cls_of = []
         self._cls_c, self._cls_k, self._cls_req, self._cls_choice = [], [], [], []
@@ -196,9 +179,9 @@ class CoScheduler(Scheduler):
         self._members: list[list[int]] = [[] for _ in ids]  # queued jobs of each class
         self._nonempty: set[int] = set()
         self._seen = bytearray(view.n)
-        self._deps = bool(view.workload.deps)
+        self._deps = view.has_dependencies
 
-    def _sync(self, view: Simulation) -> None:
+    def _sync(self, view: View) -> None:
         """Put the jobs that joined the queue since the last pass in their classes."""
         queue, seen = view.queue, self._seen
         if self._deps:  # released dependents join anywhere in the queue
@@ -226,7 +209,7 @@ class CoScheduler(Scheduler):
         if not lst:
             self._nonempty.discard(cid)
 
-    def _backfill(self, view: Simulation) -> None:
+    def _backfill(self, view: View) -> None:
         queue, queued = view.queue, view.queued
         pos = 0
         while pos < len(queue) and not queued[queue[pos]]:
@@ -243,15 +226,12 @@ class CoScheduler(Scheduler):
                     if left == 0:
                         limit = j
                         break
-        sh = view.shared
+        sh = view.machine
         now = view.now
         # Same head, no job ended or was deployed since the last backfill and no running job
         # past its estimate: the shadow time and the projection at it are what the last
         # backfill left, and so are the rule (b) verdicts it reached after its last start.
-        key = (head, view.completed, self._deployed)
-        est = view.est_sorted
-        same = self.incremental and key == self._key and (not est or est[0][0] >= now)
-        self._key = key
+        same = self._memo.same(view, head, self._deployed)
         if not same or (self._proj is not None and self._proj[1] <= now):
             self._proj = None  # (a shadow time of "now" moves with the clock)
             self._broke.clear()
@@ -297,10 +277,10 @@ class CoScheduler(Scheduler):
                     continue
                 # rule (b): with j's cores still in use at S, does the head still fit?
                 p = self.choose(view, j)
-                if proj.count - proj.loss(p.intervals, p.cores) < k_h:
+                if admit(now, cls_req[cid], shadow, proj.loss(p), proj.count - k_h, extra) < 0:
                     broke.add(choice)
                     continue
-                proj.add(p.intervals, -p.cores)
+                proj.take(p)
                 start = p
                 break
             if start is None:
@@ -313,24 +293,12 @@ class CoScheduler(Scheduler):
             room = sh.room()
             broke.clear()
 
-    def _shadow(self, view: Simulation, head: int) -> tuple[CoreProjection, float]:
+    def _shadow(self, view: View, head: int) -> tuple[CoreCounts, float]:
         """The head's shadow time S on shared nodes and the free cores projected at S: the
         first estimated end at which enough nodes have the cores it needs (recorded as its
         reservation)."""
-        now = view.now
-        c_h, k_h = self._cores[head], self._k[head]
-        proj = view.shared.projection(c_h)
-        count = proj.count
-        shadow = now if count >= k_h else INF
-        alloc, node_cores = view.alloc, view.node_cores
-        for est, k in view.est_sorted:
-            if est < now:
-                est = now
-            if est > shadow:
-                break
-            count = proj.add(alloc[k], node_cores[k])
-            if shadow == INF and count >= k_h:
-                shadow = est
+        proj = CoreCounts(view, self._cores[head])
+        shadow, _ = shadow_time(view, self._k[head], proj)
         view.record_reservation(head, shadow)
         return proj, shadow
 
@@ -345,10 +313,15 @@ class EasyColoc(CoScheduler):
 class Filler(CoScheduler):
     """Filler co-scheduler (ELiSE Algorithm 2): deploy in order of factor0 / factor1, where
     factor0 = 1 - (free - procs) / free if the job fits the free cores (1 when nothing is free,
-    -1 when it does not fit) and factor1 = (job id + 1) / max id; backfill as easy-coloc."""
+    -1 when it does not fit) and factor1 = (job id + 1) / queue length; backfill as easy-coloc.
 
-    def deploy_order(self, view: Simulation) -> list[int]:
-        free = view.shared.total_free
+    factor1 uses the job's id in the trace, as ELiSE's code does (``job.job_id``), not its
+    position in the queue: the two differ on real traces, whose ids do not start at 0 and
+    skip dropped jobs. The queue length is the same for every job of a pass, so only the id
+    matters for the order."""
+
+    def deploy_order(self, view: View) -> list[int]:
+        free = view.machine.total_free
         q = np.asarray(view.queue, dtype=np.int64)
         procs = getattr(self, "_procs_arr", None)
         if procs is None:  # deploy_order called outside a run
@@ -358,7 +331,11 @@ class Filler(CoScheduler):
             f0 = np.where(diff >= 0, 1.0 - diff / free, -1.0)
         else:
             f0 = np.ones(len(q))
-        key = f0 / ((q + 1) / max(view.n, 1))
+        ids = getattr(self, "_ids_arr", None)
+        if ids is None:
+            ids = np.asarray(view.ids, dtype=np.float64)
+        f1 = np.maximum(ids[q] + 1.0, 1.0) / max(len(q), 1)
+        key = f0 / f1
         return q[np.argsort(-key, kind="stable")].tolist()
 
 
@@ -367,16 +344,14 @@ class BestPair(CoScheduler):
     """Like easy-coloc, but a job shares first the nodes whose current neighbour gives it the
     best predicted speedup (from the heatmap)."""
 
-    def choice_key(self, view: Simulation, j: int) -> tuple:
-        app = getattr(view.speed_model, "app", None)
-        return (self._cores[j], self._k[j], app[j] if app is not None else j)
+    def choice_key(self, view: View, j: int) -> tuple:
+        return (self._cores[j], self._k[j], view.apps[j])
 
-    def node_order(self, view: Simulation, j: int, runs: list[tuple]) -> list[tuple]:
-        predicted = getattr(view.speed_model, "predicted", None)
-        if predicted is None or len(runs) < 2:
+    def node_order(self, view: View, j: int, runs: list[tuple]) -> list[tuple]:
+        if len(runs) < 2 or view.speedup(j, ()) is None:
             return runs
         score: dict[tuple, float] = {}  # a job spans several runs: one lookup per neighbour set
         for r in runs:
             if r[2] not in score:
-                score[r[2]] = -predicted(j, r[2])
+                score[r[2]] = -view.speedup(j, r[2])
         return sorted(runs, key=lambda r: (score[r[2]], r[0]))

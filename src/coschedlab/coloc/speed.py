@@ -1,4 +1,4 @@
-"""ELiSE's co-location speed model (ELiSE section 3.5; REFERENCE.md section 2).
+"""ELiSE's co-location speed model (the ELiSE paper, section 3.5).
 
 A job on whole nodes (compact) runs at speedup 1. A job sharing nodes (spread) runs at the
 minimum, over every neighbour on any of its nodes, of ``heatmap[job][neighbour]``, starting from
@@ -72,8 +72,10 @@ class ColocationSpeed(SpeedModel):
 
     def bind(self, sim: Simulation) -> None:
         super().bind(sim)
-        if sim.shared is None:
+        if not sim.acct.shared:
             raise InputError("the co-location speed model needs shared nodes")
+        self._sh = sim.acct.nodes  # the segments: neighbours of every running job
+        self._node_cores = sim.acct.cores
         names = app_names_of(sim.workload, list(self.heatmap.names))
         index = {n: i for i, n in enumerate(self.heatmap.names)}
         rows = [index.get(n, -1) if n is not None else -1 for n in names]
@@ -91,15 +93,14 @@ class ColocationSpeed(SpeedModel):
 
     def target(self, j: int) -> float:
         """Speedup job ``j`` has now, given its neighbours (ELiSE section 3.5)."""
-        sim = self.sim
-        if sim.node_cores[j] == self.cpn:
+        if self._node_cores[j] == self.cpn:
             return 1.0
         a = self.app[j]
         if a < 0:
             return 1.0
         s = self._alone[a]
         row, col = self._rows[a], self._col
-        for k in sim.shared.neighbours_of(j):
+        for k in self._sh.neighbours_of(j):
             v = row[col[k]]
             if v < s:
                 s = v
@@ -120,9 +121,9 @@ class ColocationSpeed(SpeedModel):
         if sim.kill_at_walltime:
             cap = sim.start[j] + sim.req[j]
             if end > cap:
-                sim.killed[j] = True
+                sim.killed[j] = 1
                 return cap
-            sim.killed[j] = False
+            sim.killed[j] = 0
         return end
 
     def end_time(self, j: int, now: float) -> float:
@@ -139,12 +140,11 @@ class ColocationSpeed(SpeedModel):
         The speedup is a minimum, so an arrival can only lower it to ``M[k][j]`` (no rescan);
         a departure changes it only where ``j`` was the binding neighbour (rescan those).
         """
-        sim = self.sim
         speed, work, t_upd = self.speed, self.work, self.t_upd
         rows, col, app, cpn = self._rows, self._col, self.app, self.cpn
-        node_cores = sim.node_cores
+        node_cores = self._node_cores
         cj = col[j]
-        for k in sim.shared.neighbours_of(j):
+        for k in self._sh.neighbours_of(j):
             a = app[k]
             if a < 0 or node_cores[k] == cpn:
                 continue  # compact or unknown application: speedup 1 whatever the neighbours

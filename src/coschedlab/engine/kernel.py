@@ -1,46 +1,58 @@
 """The event-driven kernel: the clock, the queue and the running jobs (docs/semantics.md).
 
 The kernel owns time and resources; the policy only decides. At every instant the kernel
-processes all completions, then all arrivals, then runs ONE scheduling pass: it asks the
-scheduler which queued jobs to start now, checks and applies the decisions and asks the speed
-model when each started job will end. A job whose run time is zero completes in a new event at
-the same instant, after the pass, and that event is followed by another pass.
+processes all completions, then all arrivals (and jobs whose dependencies are now met), then
+runs ONE scheduling pass: it hands the policy its read-only :class:`~.view.View`, checks and
+applies the decisions it returns and asks the speed model when each started job will end. A
+job whose run time is zero completes in a new event at the same instant, after the pass, and
+that event is followed by another pass. An end time the speed model has moved is not an event:
+no pass runs at a superseded end.
 
-The scheduler sees this object as a read-only view. Jobs are numbered 0..n-1 in queue order
-(submit time, then job id), so the queue is a sorted list of ints and its order is (submit, id)
-unless a policy sorts it its own way. Per-job lists a policy may read, indexed by that number:
-``submit``, ``req`` (requested time), ``nodes`` (whole nodes needed), ``procs``, ``ids``
-(the trace's job ids), ``start``; the running jobs' estimated ends are in ``est_sorted``
-(sorted ``(start + req, j)`` pairs). Policies never see actual run times.
+Jobs are numbered 0..n-1 in queue order (submit time, then job id). Node accounting (whole
+nodes or shared cores) is one :class:`~.accounting.NodeAccounting`; the kernel never branches
+on which.
 """
 
 from __future__ import annotations
 
 import math
 from array import array
-from bisect import bisect_left, insort
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from heapq import heappop, heappush
 from time import perf_counter
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..errors import InputError
 from ..jobs import Workload
 from ..platform import Cluster
-from .resources import NodePool, Placement, SharedNodes
+from .accounting import NodeAccounting, SharedCores, WholeNodes
+from .placement import Placement
 from .speed import SpeedModel
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..schedulers.base import Scheduler
+from .view import FrozenList, MachineView, View
 
 NAN = math.nan
 INF = math.inf
 
+_append = list.append
+_insert = list.insert
+_delitem = list.__delitem__
+_setitem = list.__setitem__
+_set = object.__setattr__
+
 
 class SchedulerError(InputError):
     """A policy made an impossible decision (a bug in the policy, reported to its author)."""
+
+
+class Policy(Protocol):
+    """What the kernel needs from a scheduler (:class:`coschedlab.schedulers.Scheduler`)."""
+
+    def setup(self, view: View) -> None: ...
+    def schedule(self, view: View) -> Iterable[int | Placement] | None: ...
+    def describe(self) -> str: ...
 
 
 class Simulation:
@@ -48,22 +60,26 @@ class Simulation:
 
     ``kill_at_walltime`` ends a job at its requested time when it would run longer (ELiSE's
     behaviour; off by default, so jobs that overrun their estimate keep running).
-    ``progress(done, total)`` is called every few thousand completions.
     ``shared_nodes`` turns on per-node core accounting (co-location): policies may then return
-    :class:`~coschedlab.engine.resources.Placement` decisions that share nodes; ``free`` still
-    counts idle nodes, so whole-node policies work unchanged.
+    :class:`~.placement.Placement` decisions that share nodes; ``free`` still counts idle
+    nodes, so whole-node policies work unchanged.
+    ``dependencies`` enforces the SWF preceding-job fields (17 and 18): a job starts no earlier
+    than its preceding job's end plus its think time (explicit ``Workload.deps`` are always
+    enforced, with no think time).
+    ``progress(done, total)`` is called every few thousand completions.
     """
 
     def __init__(
         self,
         workload: Workload,
         cluster: Cluster,
-        scheduler: Scheduler,
+        scheduler: Policy,
         *,
         kill_at_walltime: bool = False,
         speed_model: SpeedModel | None = None,
         progress: Callable[[int, int], None] | None = None,
         shared_nodes: bool = False,
+        dependencies: bool = False,
     ) -> None:
         self.workload = workload
         self.cluster = cluster
@@ -96,120 +112,137 @@ class Simulation:
                 k = int(np.argmin(np.where(np.isfinite(arr), arr, -np.inf)))
                 raise InputError(f"job {int(ids[k])} has {name} {arr[k]!r}")
         duration = np.minimum(run, req) if kill_at_walltime else run
-        self.killed = ((run > req) if kill_at_walltime else np.zeros(n, dtype=bool)).tolist()
-        self.ids: list[int] = ids.tolist()
-        self.submit: list[float] = submit.tolist()
-        self.req: list[float] = req.tolist()
-        self.nodes: list[int] = nodes.tolist()
-        self.procs: list[int] = procs.tolist()
+        self.killed = bytearray((run > req).tobytes() if kill_at_walltime else bytes(n))
+        # what policies may see: immutable per-job tables
+        self.ids: tuple[int, ...] = tuple(ids.tolist())
+        self.submit: tuple[float, ...] = tuple(submit.tolist())
+        self.req: tuple[float, ...] = tuple(req.tolist())
+        self.nodes: tuple[int, ...] = tuple(nodes.tolist())
+        self.procs: tuple[int, ...] = tuple(procs.tolist())
+        # what only the engine sees: actual run times
         self.duration: list[float] = duration.tolist()
-        self.run_time: list[float] = run.tolist()
-        self.start: list[float] = [NAN] * n
+        self.run_time = array("d", run.tobytes())
+        self.start = FrozenList([NAN] * n)
         self.end: list[float] = [NAN] * n
-        self.reservation: list[float] = [NAN] * n
-        self.start_pass: list[int] = [-1] * n
-        # shared nodes: alloc[j] = the job's node intervals [(a, b), ...]; whole nodes: the node
-        # intervals of every job are kept flat, a0 b0 a1 b1 ..., from iv_off[j], iv_len[j] of them
-        self.alloc: list = [None] * n
-        self.iv_flat = array("q")
-        self.iv_off = array("q", bytes(8 * n))
-        self.iv_len = array("i", bytes(4 * n))
-        self.queue: list[int] = []
-        self.est_sorted: list[tuple[float, int]] = []
+        self.reservation = array("d", [NAN]) * n
+        self.start_pass = array("q", [-1]) * n
+        self.acct: NodeAccounting = (
+            SharedCores(cluster, n) if shared_nodes else WholeNodes(cluster, n)
+        )
+        self.queue = FrozenList()
+        self.est_sorted = FrozenList()
         self.now = 0.0
-        self.free = cluster.nodes
-        self.shared = SharedNodes(cluster.nodes, cluster.cores_per_node) if shared_nodes else None
-        self.pool = NodePool(cluster.nodes) if self.shared is None else None
-        self.node_cores: list[int] = [cluster.cores_per_node] * n
         self._started_in_pass: list[int] = []
         self.passes = 0
-        self.completed = 0  # jobs ended so far (policies use it to tell what changed)
+        self.completed = 0
         self.wall_time = NAN
         self._timers: list[float] = []
         self._heap: list[tuple[float, int]] = []
+        self._releases: list[tuple[float, int]] = []  # (time, j): dependencies met, think time
         self._queued = bytearray(n)
-        self._deps_left: list[int] | None = None
-        self._dependents: dict[int, list[int]] = {}
         self._arrived = bytearray(n)
-        if workload.deps:
-            self._index_deps(workload.deps)
+        self.parents: dict[int, tuple[int, ...]] = {}
+        self.think: dict[int, float] = {}
+        self.ignored_dependencies = 0
+        self._deps_left: list[int] | None = None
+        self._ready_at: list[float] = []
+        self._dependents: dict[int, list[int]] = {}
+        self._index_deps(workload, dependencies)
+        self.view = self._make_view()
 
     # -- set-up -------------------------------------------------------------------------------
-    def _index_deps(self, deps: dict[int, tuple[int, ...]]) -> None:
+    def _index_deps(self, workload: Workload, swf: bool) -> None:
+        """Parents of every job (queue indices): explicit ``deps`` and, with ``swf``, the
+        preceding job of SWF field 17 with the think time of field 18."""
         index = {jid: k for k, jid in enumerate(self.ids)}
+        parents: dict[int, list[int]] = {}
+        for jid, ps in workload.deps.items():
+            parents.setdefault(index[jid], []).extend(index[p] for p in ps)
+        if swf:
+            order = self.order
+            prec = workload.columns["preceding"][order]
+            think = workload.columns["think_time"][order]
+            for k in np.flatnonzero(prec >= 0).tolist():
+                p = index.get(int(prec[k]))
+                if p is None or p == k:
+                    self.ignored_dependencies += 1
+                    continue
+                parents.setdefault(k, []).append(p)
+                if think[k] > 0:
+                    self.think[k] = float(think[k])
+        if not parents:
+            return
         left = [0] * self.n
-        for jid, parents in deps.items():
-            j = index[jid]
-            for p in parents:
-                left[j] += 1
-                self._dependents.setdefault(index[p], []).append(j)
+        for j, ps in parents.items():
+            ps = sorted(set(ps))
+            self.parents[j] = tuple(ps)
+            left[j] = len(ps)
+            for p in ps:
+                self._dependents.setdefault(p, []).append(j)
         self._deps_left = left
+        self._ready_at = [0.0] * self.n
 
-    # -- what a policy may call ---------------------------------------------------------------
-    @property
-    def queued(self) -> bytearray:
-        """``queued[j]`` is 1 while job ``j`` waits in the queue (0 once started this pass)."""
-        return self._queued
+    def _make_view(self) -> View:
+        app = self.workload.columns["app"][self.order].tolist()
+        sm = self.speed_model
+        predicted = getattr(sm, "predicted", None)
+        return View(
+            now=0.0,
+            free=self.acct.idle,
+            queue=self.queue,
+            queued=memoryview(self._queued).toreadonly(),
+            submit=self.submit,
+            req=self.req,
+            nodes=self.nodes,
+            procs=self.procs,
+            ids=self.ids,
+            apps=tuple(app),
+            start=self.start,
+            est_sorted=self.est_sorted,
+            machine=MachineView(self.acct, self.cluster),
+            cluster=self.cluster,
+            n=self.n,
+            completed=0,
+            has_dependencies=self._deps_left is not None,
+            _start_now=self._start_now,
+            _wake_at=self._wake_at,
+            _record=self._record_reservation,
+            _speedup=(lambda j, others: predicted(j, others))
+            if predicted is not None
+            else (lambda j, others: None),
+        )
 
-    def wake_at(self, t: float) -> None:
-        """Ask for a scheduling pass at time ``t`` even if no job arrives or ends then."""
+    # -- the policy's actions ------------------------------------------------------------------
+    def _wake_at(self, t: float) -> None:
         if t > self.now:
             heappush(self._timers, t)
 
-    def record_reservation(self, j: int, t: float) -> None:
-        """Record the first reservation a policy gave job ``j`` (checked by the validator)."""
+    def _record_reservation(self, j: int, t: float) -> None:
         if self.reservation[j] != self.reservation[j]:  # NaN: first one only
             self.reservation[j] = t
 
-    def shadow(self, need: int, free: int, just_started: Iterable[tuple[float, int]] = ()):
-        """EASY's shadow time and extra nodes for a job needing ``need`` nodes (Lifka 1995).
-
-        Running jobs free their nodes at their estimated ends (``now`` when already past);
-        ``just_started`` lists ``(estimated_end, nodes)`` of jobs this pass decided to start.
-        The shadow time S is the first estimated end at which the job fits; ``extra`` is what
-        is free at S (every job ending at S counted) minus ``need``. ``(inf, 0)`` if it never fits.
-        """
-        now = self.now
-        nodes = self.nodes
-        avail = free
-        found = INF
-        if just_started:
-            items = sorted([(e, nodes[j]) for e, j in self.est_sorted] + list(just_started))
-            for est, n in items:
-                if est < now:
-                    est = now
-                if est > found:
-                    break
-                avail += n
-                if found == INF and avail >= need:
-                    found = est
-        else:  # walk the running jobs in place and stop at the first end after S
-            for est, j in self.est_sorted:
-                if est < now:
-                    est = now
-                if est > found:
-                    break
-                avail += nodes[j]
-                if found == INF and avail >= need:
-                    found = est
-        if found == INF:
-            return INF, 0
-        return found, avail - need
+    def _start_now(self, decision: int | Placement) -> None:
+        self._apply_one(decision)
+        _set(self.view, "free", self.acct.idle)
 
     # -- the run ------------------------------------------------------------------------------
     def run(self) -> Simulation:
         """Run to the end: every job starts and ends. Returns ``self``."""
         t0 = perf_counter()
         self.speed_model.bind(self)
-        self.scheduler.setup(self)
+        view = self.view
+        self.scheduler.setup(view)
         n = self.n
         submit = self.submit
         heap = self._heap
         timers = self._timers
+        releases = self._releases
         queue = self.queue
         queued = self._queued
         arrived = self._arrived
         deps_left = self._deps_left
+        ready_at = self._ready_at
+        acct = self.acct
         schedule = self.scheduler.schedule
         progress = self.progress
         done = 0
@@ -217,36 +250,55 @@ class Simulation:
         arr_i = 0
         cur_end = self.end  # the speed model may move an end: older heap entries are stale
         finished = bytearray(n)
+        dynamic = self.speed_model.dynamic
         while True:
+            if dynamic:  # a superseded end is not an event
+                while heap and (cur_end[heap[0][1]] != heap[0][0] or finished[heap[0][1]]):
+                    heappop(heap)
             t = submit[arr_i] if arr_i < n else INF
             if heap and heap[0][0] < t:
                 t = heap[0][0]
             if timers and timers[0] < t:
                 t = timers[0]
+            if releases and releases[0][0] < t:
+                t = releases[0][0]
             if t == INF:
                 break
             self.now = t
             # 1. all completions at t
             while heap and heap[0][0] == t:
                 e, j = heappop(heap)
-                if cur_end[j] != e or finished[j]:  # rescheduled by the speed model
+                if dynamic and (cur_end[j] != e or finished[j]):  # moved by the speed model
                     continue
-                finished[j] = 1
                 self._finish(j, t)
+                finished[j] = 1
                 done += 1
-            # 2. all arrivals at t
+            # 2. all arrivals at t, and jobs whose think time after their parents is over
             while arr_i < n and submit[arr_i] == t:
                 j = arr_i
                 arr_i += 1
                 arrived[j] = 1
-                if deps_left is None or deps_left[j] == 0:
-                    queue.append(j)
+                if deps_left is None:
+                    _append(queue, j)
                     queued[j] = 1
+                elif deps_left[j] == 0:
+                    if ready_at[j] > t:
+                        heappush(releases, (ready_at[j], j))
+                    else:
+                        _append(queue, j)
+                        queued[j] = 1
+            while releases and releases[0][0] <= t:
+                j = heappop(releases)[1]
+                _insert(queue, bisect_right(queue, j), j)
+                queued[j] = 1
             while timers and timers[0] <= t:
                 heappop(timers)
             # 3. one scheduling pass
             if queue:
-                decisions = schedule(self)
+                _set(view, "now", t)
+                _set(view, "free", acct.idle)
+                _set(view, "completed", self.completed)
+                decisions = schedule(view)
                 if decisions or self._started_in_pass:
                     self._apply(decisions or ())
                 self.passes += 1
@@ -266,39 +318,25 @@ class Simulation:
         self.wall_time = perf_counter() - t0
         return self
 
-    def start_now(self, decision: int | Placement) -> None:
-        """Apply one decision immediately, during the pass (for policies whose later decisions
-        depend on where earlier jobs went); the job leaves the queue when the pass ends."""
-        self._apply_one(decision)
-
     def _apply_one(self, d: int | Placement) -> None:
         now = self.now
         if isinstance(d, Placement):
             j, placement = d.job, d
         else:
-            j, placement = int(d), None
+            j, placement = d, None
         if not (0 <= j < self.n) or not self._queued[j]:
             what = f"job index {j}" if not (0 <= j < self.n) else f"job {self.ids[j]}"
             raise SchedulerError(
                 f"scheduler {self.scheduler.describe()} started {what}, which is not queued"
             )
         if placement is None:
-            if self.nodes[j] > self.free:
+            if self.nodes[j] > self.acct.idle:
                 raise SchedulerError(
                     f"scheduler {self.scheduler.describe()} started job {self.ids[j]} needing "
-                    f"{self.nodes[j]} nodes with {self.free} free at t={now}"
+                    f"{self.nodes[j]} nodes with {self.acct.idle} free at t={now}"
                 )
         else:
-            why = None
-            if self.shared is None:
-                why = "gave a placement, but nodes are not shared in this simulation"
-            elif placement.n_nodes * placement.cores < self.procs[j]:
-                why = (
-                    f"gave {placement.n_nodes} nodes x {placement.cores} cores for "
-                    f"{self.procs[j]} processors"
-                )
-            else:
-                why = self.shared.check(placement)
+            why = self.acct.check(j, placement, self.procs[j])
             if why:
                 raise SchedulerError(
                     f"scheduler {self.scheduler.describe()} started job {self.ids[j]} at "
@@ -315,38 +353,22 @@ class Simulation:
         queue = self.queue
         k = len(started)
         if k == 1:
-            queue.remove(started[0])
+            list.remove(queue, started[0])
         elif k:
             queued = self._queued
             if not any(queued[j] for j in queue[:k]):  # a prefix started (FCFS-like)
-                del queue[:k]
+                _delitem(queue, slice(0, k))
             else:
-                queue[:] = [j for j in queue if queued[j]]
+                _setitem(queue, slice(None), [j for j in queue if queued[j]])
         started.clear()
 
     def _start(self, j: int, now: float, placement: Placement | None = None) -> None:
-        shared = self.shared
-        if shared is None:
-            self.free -= self.nodes[j]
-            iv = self.pool.take(self.nodes[j])
-            flat = self.iv_flat
-            self.iv_off[j] = len(flat)
-            self.iv_len[j] = len(iv)
-            for a, b in iv:
-                flat.append(a)
-                flat.append(b)
-        else:
-            if placement is None:
-                where = shared.idle_intervals(self.nodes[j])
-                shared.place(j, where, self.cluster.cores_per_node)
-            else:
-                where = shared.claim(placement)
-                self.node_cores[j] = placement.cores
-            self.alloc[j] = where
-            self.free = shared.n_idle
-        self.start[j] = now
+        self.acct.take(j, self.nodes[j], placement)
+        _setitem(self.start, j, now)
         self.start_pass[j] = self.passes
-        insort(self.est_sorted, (now + self.req[j], j))
+        est = self.est_sorted
+        item = (now + self.req[j], j)
+        _insert(est, bisect_right(est, item), item)
         sm = self.speed_model
         end = sm.end_time(j, now) if sm.dynamic else now + self.duration[j]
         self.end[j] = end
@@ -356,28 +378,53 @@ class Simulation:
 
     def _finish(self, j: int, now: float) -> None:
         self.completed += 1
-        if self.shared is None:
-            self.free += self.nodes[j]
-            off = self.iv_off[j]
-            flat = self.iv_flat[off : off + 2 * self.iv_len[j]]
-            self.pool.give(list(zip(flat[0::2], flat[1::2], strict=True)))
-        else:
-            self.shared.release(j, self.alloc[j], self.node_cores[j])
-            self.free = self.shared.n_idle
+        self.acct.release(j)
         est = self.est_sorted
-        del est[bisect_left(est, (self.start[j] + self.req[j], j))]
+        _delitem(est, bisect_left(est, (self.start[j] + self.req[j], j)))
         if self._deps_left is not None and j in self._dependents:
-            for d in self._dependents[j]:
-                self._deps_left[d] -= 1
-                if self._deps_left[d] == 0 and self._arrived[d]:
-                    insort(self.queue, d)
-                    self._queued[d] = 1
+            self._release_dependents(j, now)
         sm = self.speed_model
         if sm.dynamic:
             self._reschedule(sm.on_end(j, now))
+
+    def _release_dependents(self, j: int, now: float) -> None:
+        left, ready = self._deps_left, self._ready_at
+        queue, think = self.queue, self.think
+        for d in self._dependents[j]:
+            left[d] -= 1
+            if left[d]:
+                continue
+            ready[d] = now + think.get(d, 0.0)  # the last parent ends now
+            if not self._arrived[d]:
+                continue
+            if ready[d] > now:
+                heappush(self._releases, (ready[d], d))
+            else:
+                _insert(queue, bisect_right(queue, d), d)
+                self._queued[d] = 1
 
     def _reschedule(self, changes: dict[int, float]) -> None:
         for k, new_end in changes.items():
             if self.end[k] != new_end:
                 self.end[k] = new_end
                 heappush(self._heap, (new_end, k))
+
+    # -- reading the outcome --------------------------------------------------------------------
+    def dependency_texts(self) -> tuple[list[str], list[float]] | None:
+        """Per job: its parents' trace ids as text (``"12 15"``) and its think time; None
+        without dependencies."""
+        if self._deps_left is None:
+            return None
+        ids = self.ids
+        deps = [" ".join(str(ids[p]) for p in self.parents.get(j, ())) for j in range(self.n)]
+        think = [self.think.get(j, 0.0) for j in range(self.n)]
+        return deps, think
+
+    def info(self) -> dict[str, Any]:
+        """Facts about the run for the result's options."""
+        out: dict[str, Any] = {"kill_at_walltime": self.kill_at_walltime}
+        if self._deps_left is not None:
+            out["dependencies"] = True
+        if self.ignored_dependencies:
+            out["ignored_dependencies"] = self.ignored_dependencies
+        return out

@@ -14,7 +14,6 @@ import pandas as pd
 
 from ..metrics import job_metrics
 from ..platform import Cluster
-from .resources import format_intervals
 
 if TYPE_CHECKING:  # pragma: no cover
     from .kernel import Simulation
@@ -32,7 +31,7 @@ class Result:
     """The outcome of one simulation.
 
     ``jobs`` has one row per job (see :data:`JOB_TABLE_COLUMNS`), in (submit, id) order;
-    ``metrics`` the summary (REFERENCE.md section 1) plus the simulator's own speed.
+    ``metrics`` the summary (:mod:`coschedlab.metrics`) plus the simulator's own speed.
     """
 
     jobs: pd.DataFrame
@@ -42,6 +41,11 @@ class Result:
     passes: int = 0
     options: dict[str, Any] = field(default_factory=dict)
     header: dict[str, str] = field(default_factory=dict)
+    #: what the scheduler promises (:attr:`coschedlab.schedulers.Scheduler.guarantees`): the
+    #: validator checks these invariants on top of the ones every schedule keeps
+    guarantees: tuple[str, ...] = ()
+    #: the summary as stored in metrics.json (a loaded result); None: computed from ``jobs``
+    stored_metrics: dict[str, Any] | None = None
 
     @classmethod
     def from_simulation(cls, sim: Simulation) -> Result:
@@ -52,6 +56,7 @@ class Result:
         start = np.asarray(sim.start, dtype=np.float64)
         end = np.asarray(sim.end, dtype=np.float64)
         submit = np.asarray(sim.submit, dtype=np.float64)
+        acct = sim.acct
         frame = pd.DataFrame(
             {
                 "job_id": np.asarray(sim.ids, dtype=np.int64),
@@ -61,23 +66,26 @@ class Result:
                 "requested_time": np.asarray(sim.req, dtype=np.float64),
                 "procs": np.asarray(sim.procs, dtype=np.int64),
                 "nodes": np.asarray(sim.nodes, dtype=np.int64),
-                "alloc": _alloc_texts(sim),
+                "alloc": acct.alloc_texts(sim.n),
                 "user": cols["user"][order],
                 "group": cols["group"][order],
                 "app": cols["app"][order],
                 "queue": cols["queue"][order],
                 "partition": cols["partition"][order],
                 "status": cols["status"][order],
-                "killed": np.asarray(sim.killed, dtype=bool),
-                "reservation": np.asarray(sim.reservation, dtype=np.float64),
-                "start_pass": np.asarray(sim.start_pass, dtype=np.int64),
+                "killed": np.frombuffer(sim.killed, dtype=np.uint8).astype(bool),
+                "reservation": np.frombuffer(sim.reservation, dtype=np.float64).copy(),
+                "start_pass": np.frombuffer(sim.start_pass, dtype=np.int64).copy(),
             }
         )
-        if sim.shared is not None:
+        deps = sim.dependency_texts()
+        if deps is not None:
+            frame["deps"], frame["think"] = deps[0], np.asarray(deps[1], dtype=np.float64)
+        if acct.shared:
             frame["nodes"] = np.asarray(
-                [sum(b - a for a, b in iv) for iv in sim.alloc], dtype=np.int64
+                [sum(b - a for a, b in acct.allocation(j)) for j in range(sim.n)], dtype=np.int64
             )
-            node_cores = np.asarray(sim.node_cores, dtype=np.int64)
+            node_cores = np.asarray(acct.cores, dtype=np.int64)
             frame["node_cores"] = node_cores
             frame["cores"] = node_cores * frame["nodes"].to_numpy()
             frame["placement"] = np.where(
@@ -93,7 +101,7 @@ class Result:
         return cls(
             jobs=frame[
                 list(JOB_TABLE_COLUMNS)
-                + [c for c in ("node_cores", "cores", "placement") if c in frame]
+                + [c for c in ("deps", "think", "node_cores", "cores", "placement") if c in frame]
                 + list(model_cols)
                 + extra_cols
             ],
@@ -101,16 +109,20 @@ class Result:
             scheduler=sim.scheduler.describe(),
             wall_time=sim.wall_time,
             passes=sim.passes,
-            options={"kill_at_walltime": sim.kill_at_walltime},
+            options=sim.info(),
             header=dict(w.header),
+            guarantees=tuple(getattr(sim.scheduler, "guarantees", ())),
         )
 
     # -- metrics ----------------------------------------------------------------------------
     @cached_property
     def metrics(self) -> dict[str, float]:
-        """Summary metrics (makespan, utilization, wait/slowdown statistics, speed)."""
+        """Summary metrics (makespan, utilization, wait/slowdown statistics, speed); for a
+        loaded result, exactly what its metrics.json holds."""
         from ..metrics import colocation_summary, simulator_speed, summary
 
+        if self.stored_metrics is not None:
+            return dict(self.stored_metrics)
         if not len(self.jobs):
             return {"n_jobs": 0}
         m = dict(summary(self.jobs, self.cluster.total_cores))
@@ -121,9 +133,11 @@ class Result:
         return m
 
     def validate(self, **kwargs) -> list[str]:
-        """Check the DESIGN.md invariants; returns the violations (empty when valid)."""
+        """Check the schedule invariants (every schedule's, plus the scheduler's declared
+        guarantees); returns the violations (empty when valid)."""
         from ..validator import validate_jobs
 
+        kwargs.setdefault("guarantees", self.guarantees)
         return validate_jobs(self.jobs, self.cluster, scheduler=self.scheduler, **kwargs)
 
     # -- writers ----------------------------------------------------------------------------
@@ -159,6 +173,7 @@ class Result:
                 "cores_per_socket": self.cluster.cores_per_socket,
             },
             "options": self.options,
+            "guarantees": list(self.guarantees),
             "passes": self.passes,
             "header": self.header,
             "metrics": {k: _jsonable(v) for k, v in self.metrics.items()},
@@ -180,19 +195,9 @@ class Result:
             passes=meta.get("passes", 0),
             options=meta.get("options", {}),
             header=meta.get("header", {}),
+            guarantees=tuple(meta.get("guarantees", ())),
+            stored_metrics=meta.get("metrics"),
         )
-
-
-def _alloc_texts(sim: Simulation) -> list[str]:
-    if sim.shared is None:
-        flat, off, cnt = sim.iv_flat, sim.iv_off, sim.iv_len
-        texts = []
-        for j in range(sim.n):
-            o = off[j]
-            iv = flat[o : o + 2 * cnt[j]]
-            texts.append(format_intervals(zip(iv[0::2], iv[1::2], strict=True)))
-        return texts
-    return [format_intervals(iv) for iv in sim.alloc]
 
 
 def _jsonable(v: Any) -> Any:

@@ -3,15 +3,12 @@
 The kernel asks the speed model for a job's end time when it starts and, after every start and
 end, for the running jobs whose end time changed. The identity model (the batch core) runs every
 job at its trace speed; the co-location capability plugs in a model where a job's speed depends
-on its neighbours (ELiSE, REFERENCE.md section 2), without touching the kernel.
+on its neighbours (the ELiSE paper, Section 3.5), without touching the kernel.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .kernel import Simulation
+from typing import Any
 
 
 class SpeedModel:
@@ -24,8 +21,9 @@ class SpeedModel:
 
     dynamic = False
 
-    def bind(self, sim: Simulation) -> None:
-        """Called once before the run with the simulation (read its arrays, not its policy)."""
+    def bind(self, sim: Any) -> None:
+        """Called once before the run with the kernel's :class:`~.kernel.Simulation` (speed
+        models, unlike policies, see actual run times: ``sim.duration``, ``sim.run_time``)."""
         self.sim = sim
 
     def end_time(self, j: int, now: float) -> float:

@@ -1,28 +1,32 @@
-"""Backfilling: EASY (one reservation) and conservative (a reservation for every job).
+"""Backfilling: one mechanism, the reservation depth as a parameter.
 
-Both are settings of one mechanism, the availability profile of :mod:`.profile`: jobs are
-taken in priority order; a job starts now if it fits now and for its whole requested time
-without touching an earlier job's reservation; otherwise, while reservations remain
-(``reservations``: 1 for EASY, all for conservative), it reserves its earliest slot.
+Jobs are taken in priority order; a job starts now if it fits now and for its whole requested
+time without touching an earlier job's reservation; otherwise, while reservations remain
+(``reservations``: 1 for EASY, all for conservative), it reserves its earliest slot on the
+availability profile (:mod:`.profile`; Mu'alem and Feitelson 2001; pybatsim's
+``reservation_depth``).
 
-:class:`EASY` computes the same schedule as ``backfill:reservations=1`` in closed form
-(shadow time and extra nodes, Lifka 1995; Mu'alem & Feitelson 2001), which is what makes it
-fast; the test-suite checks that both give identical schedules.
+With one reservation the profile is not needed: the reservation is EASY's shadow time, computed
+in closed form by :func:`.easy.shadow_time` (the fast path, on by default; the test-suite checks
+that it and the profile give identical schedules). ``easy`` and ``conservative`` are presets of
+:class:`Backfill`.
 """
 
 from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from typing import TYPE_CHECKING, Any
+from itertools import islice
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from .base import Scheduler
+from .base import Scheduler, check_bool, check_positive
+from .easy import NodeCounts, ScanMemo, shadow_time
 from .profile import Profile
 from .registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..engine.kernel import Simulation
+    from ..engine.view import View
 
 INF = math.inf
 # A zero requested time still holds its nodes for an instant on the profile, so that a
@@ -30,65 +34,77 @@ INF = math.inf
 INSTANT = 1e-6
 
 
-def _positive(name: str, value: Any, allow_none: bool = True) -> Any:
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise InputError(f"option {name} must be a positive number, got {value!r}")
-    return value
+@register("backfill")
+class Backfill(Scheduler):
+    """Backfilling with ``reservations`` reservations (``None``: every queued job).
 
+    The first ``reservations`` jobs that cannot start now hold the earliest slot that fits for
+    their whole requested time; a later job starts now only if it touches none of those slots.
+    ``compress=True`` re-places previously reserved jobs in the order of their previous slots
+    before new ones (Mu'alem and Feitelson's compression): then no reservation is ever delayed
+    while jobs end by their estimates.
 
-@register("easy")
-class EASY(Scheduler):
-    """EASY backfilling (REFERENCE.md section 1).
-
-    1. start jobs from the head of the queue while they fit;
-    2. the head job that does not fit gets the shadow time S (first estimated end at which it
-       fits) and ``extra`` nodes (free at S beyond its need);
-    3. each later job that fits now starts if it ends by S (rule a) or needs no more than
-       ``extra`` nodes (rule b, which then shrinks ``extra``).
-
-    ``extra=False`` applies rule (a) only (ELiSE's and RLScheduler's variant); ``depth=K``
-    looks at no more than K queued jobs behind the head (Slurm's bf_max_job_test);
-    ``interval=T`` backfills only in the first pass at or after each multiple of T seconds
-    (Slurm's bf_interval; a wake-up makes that pass happen on time when jobs wait behind the
-    head even if no job arrives or ends then); passes in between only start from the head.
+    EASY's own options (one reservation only): ``extra=False`` applies rule (a) only (ELiSE's
+    and RLScheduler's variant); ``depth=K`` tries no more than K queued jobs behind the head
+    (Slurm's bf_max_job_test); ``interval=T`` backfills only in the first pass at or after each
+    multiple of T seconds (Slurm's bf_interval; a wake-up makes that pass happen on time);
+    passes in between only start jobs from the head.
     """
+
+    #: with one reservation, compute it in closed form (EASY's shadow time) instead of on the
+    #: availability profile; the tests turn it off to check both give the same schedules
+    closed_form = True
 
     def __init__(
         self,
+        reservations: int | None = 1,
+        order: str = "fcfs",
+        compress: bool = False,
         extra: bool = True,
         depth: int | None = None,
         interval: float | None = None,
-        order: str = "fcfs",
     ) -> None:
         super().__init__(order)
-        if not isinstance(extra, bool):
-            raise InputError(f"option extra must be true or false, got {extra!r}")
-        self.extra = extra
-        self.depth = _positive("depth", depth)
-        if depth is not None and not isinstance(depth, int):
-            raise InputError(f"option depth must be a whole number, got {depth!r}")
-        self.interval = _positive("interval", interval)
+        self.reservations = check_positive("reservations", reservations, integer=True)
+        self.compress = check_bool("compress", compress)
+        self.extra = check_bool("extra", extra)
+        self.depth = check_positive("depth", depth, integer=True)
+        self.interval = check_positive("interval", interval)
+        easy_only = [
+            k for k, v in (("extra", not extra), ("depth", depth), ("interval", interval)) if v
+        ]
+        if easy_only and (reservations != 1 or compress):
+            raise InputError(
+                f"option {easy_only[0]} is EASY's (one reservation, no compression); "
+                "it does not apply to this backfilling"
+            )
+        fcfs = self.order_key is None
+        g: list[str] = []
+        if fcfs and not compress:
+            g.append("head")
+        if fcfs:
+            easy = reservations == 1 and not compress
+            g.append("reservations" if easy or compress else "reservations-exact")
+        self.guarantees = tuple(g)
 
-    def params(self) -> dict[str, Any]:
-        p = super().params()
-        if not self.extra:
-            p["extra"] = False
-        if self.depth is not None:
-            p["depth"] = self.depth
-        if self.interval is not None:
-            p["interval"] = self.interval
-        return p
-
-    def setup(self, view: Simulation) -> None:
+    def setup(self, view: View) -> None:
+        self._slot: dict[int, float] = {}
         self._next_backfill = -INF
         self._woken = -INF
-        # what the last backfill scan saw: (head, jobs completed, last job scanned)
-        self._last = (-1, -1, -1)
-        self._incremental = self.order_key is None and self.depth is None and not self.interval
+        self._reserved = bytearray(view.n)  # heads whose reservation is recorded
+        self._memo = ScanMemo(self.order_key is None and self.depth is None and not self.interval)
+        self._scanned_to = -1  # the last job the last scan looked at
+        easy = self.reservations == 1 and not self.compress and self.closed_form
+        self.schedule = self._easy if easy else self._profile  # type: ignore[method-assign]
 
-    def schedule(self, view: Simulation) -> list[int]:
+    def schedule(self, view: View) -> list[int]:
+        """Start jobs now (the method chosen at :meth:`setup`: closed form or profile)."""
+        if self.reservations == 1 and not self.compress and self.closed_form:
+            return self._easy(view)
+        return self._profile(view)
+
+    # -- one reservation in closed form (EASY) ---------------------------------------------------
+    def _easy(self, view: View) -> list[int]:
         q = self.ordered_queue(view)
         nodes = view.nodes
         free = view.free
@@ -113,84 +129,45 @@ class EASY(Scheduler):
                     view.wake_at(self._next_backfill)
                     self._woken = self._next_backfill
                 backfill = False
-        first_time = view.reservation[head] != view.reservation[head]
+        first_time = not self._reserved[head]
         if not (backfill or first_time):
             return started
         req = view.req
-        just = [(now + req[j], nodes[j]) for j in started]
-        shadow, extra = view.shadow(nodes[head], free, just)
-        view.record_reservation(head, shadow)
+        just = [(now + req[j], j) for j in started]
+        shadow, extra = shadow_time(view, nodes[head], NodeCounts(free, nodes), just)
+        if first_time:
+            view.record_reservation(head, shadow)
+            self._reserved[head] = 1
         if not backfill:
             return started
         use_extra = self.extra
         limit = nq if self.depth is None else min(nq, i + 1 + self.depth)
         first = i + 1
-        if self._incremental:
-            # Since the last scan, if no job ended, the head is the same and no running job is
-            # past its estimate, then S and extra are what that scan left and "now" only grew:
-            # every job it did not start still cannot start. Only new arrivals need a look.
-            est = view.est_sorted
-            key = (head, view.completed)
-            if not started and self._last[:2] == key and (not est or est[0][0] >= now):
-                first = max(first, bisect_right(q, self._last[2]))
-            self._last = (head, view.completed, q[-1])
-        for k in range(first, limit):
-            j = q[k]
+        # nothing changed since the last scan: every job it did not start still cannot start
+        # ("now" only grew), so only the jobs that arrived since need a look
+        if self._memo.same(view, head) and not started:
+            first = max(first, bisect_right(q, self._scanned_to))
+        self._scanned_to = q[-1]
+        # EASY's step 2 (:func:`.easy.admit`, written out: this loop runs over whole queues
+        # and a call per job doubles its cost): rule (a) ends by S, rule (b) fits in extra
+        for j in islice(q, first, limit):
             nj = nodes[j]
             if nj > free:
                 continue
             if now + req[j] <= shadow:
-                started.append(j)
-                free -= nj
+                pass
             elif use_extra and nj <= extra:
-                started.append(j)
-                free -= nj
                 extra -= nj
             else:
                 continue
+            started.append(j)
+            free -= nj
             if free == 0:
                 break
         return started
 
-
-@register("backfill")
-class Backfill(Scheduler):
-    """Backfilling with ``reservations`` reservations on the availability profile.
-
-    The profile is rebuilt from scratch at every pass from the running jobs' estimated ends
-    (``now`` for a job past its estimate); jobs are placed in priority order, each at its
-    earliest slot that fits for its whole requested time; jobs whose slot is now start. Only the
-    first ``reservations`` jobs that cannot start hold a slot (``None``: every job,
-    i.e. conservative backfilling; 1: EASY).
-
-    ``compress=True`` places previously reserved jobs in the order of their previous slots
-    before new ones (Mu'alem & Feitelson's compression). Then no reservation is ever delayed
-    while jobs end by their estimates; in queue order (the default) a job that ends early can
-    let an earlier-queued job take the slot of a later one (docs/semantics.md).
-    """
-
-    def __init__(
-        self, reservations: int | None = 1, order: str = "fcfs", compress: bool = False
-    ) -> None:
-        super().__init__(order)
-        self.reservations = _positive("reservations", reservations)
-        if reservations is not None and not isinstance(reservations, int):
-            raise InputError(f"option reservations must be a whole number, got {reservations!r}")
-        if not isinstance(compress, bool):
-            raise InputError(f"option compress must be true or false, got {compress!r}")
-        self.compress = compress
-
-    def params(self) -> dict[str, Any]:
-        p = super().params()
-        p["reservations"] = "all" if self.reservations is None else self.reservations
-        if self.compress:
-            p["compress"] = True
-        return p
-
-    def setup(self, view: Simulation) -> None:
-        self._slot: dict[int, float] = {}
-
-    def pass_order(self, view: Simulation) -> list[int]:
+    # -- the availability profile ------------------------------------------------------------------
+    def pass_order(self, view: View) -> list[int]:
         q = self.ordered_queue(view)
         if not self.compress:
             return q
@@ -198,7 +175,7 @@ class Backfill(Scheduler):
         rank = {j: r for r, j in enumerate(q)}
         return sorted(q, key=lambda j: (slot.get(j, INF), rank[j]))
 
-    def schedule(self, view: Simulation) -> list[int]:
+    def _profile(self, view: View) -> list[int]:
         now = view.now
         nodes, req = view.nodes, view.req
         free = view.free
@@ -229,14 +206,31 @@ class Backfill(Scheduler):
         return started
 
 
+@register("easy")
+class EASY(Backfill):
+    """EASY backfilling (Lifka 1995; Mu'alem and Feitelson 2001): backfilling with one
+    reservation, the head job's shadow time.
+
+    1. start jobs from the head of the queue while they fit;
+    2. the head job that does not fit gets the shadow time S (first estimated end at which it
+       fits) and ``extra`` nodes (free at S beyond its need);
+    3. each later job that fits now starts if it ends by S (rule a) or needs no more than
+       ``extra`` nodes (rule b, which then shrinks ``extra``).
+    """
+
+    def __init__(
+        self,
+        extra: bool = True,
+        depth: int | None = None,
+        interval: float | None = None,
+        order: str = "fcfs",
+    ) -> None:
+        super().__init__(1, order, False, extra, depth, interval)
+
+
 @register("conservative")
 class Conservative(Backfill):
-    """Conservative backfilling: every queued job holds a reservation (REFERENCE.md s. 1)."""
+    """Conservative backfilling: every queued job holds a reservation."""
 
     def __init__(self, order: str = "fcfs", compress: bool = False) -> None:
-        super().__init__(reservations=None, order=order, compress=compress)
-
-    def params(self) -> dict[str, Any]:
-        p = super().params()
-        p.pop("reservations")
-        return p
+        super().__init__(None, order, compress)

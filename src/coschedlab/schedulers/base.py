@@ -1,33 +1,49 @@
-"""The scheduler interface: a policy sees the kernel's read-only view and returns decisions.
+"""The scheduler interface: a policy sees a read-only view and returns decisions.
 
 A scheduler is a small class with one method, :meth:`Scheduler.schedule`, called once per
-scheduling pass with the view (the running :class:`~coschedlab.engine.kernel.Simulation`). It
-returns the queued jobs (view indices) to start now, in the order they should start; the kernel
-checks that each one fits and applies them. It must never modify the view's lists.
+scheduling pass with the kernel's :class:`~coschedlab.engine.view.View`. It returns the queued
+jobs (view indices, or :class:`~coschedlab.engine.placement.Placement` decisions on shared
+nodes) to start now, in the order they should start; the kernel checks that each one fits and
+applies them. The view cannot be changed and holds no actual run times.
 
-Queue orders are parameters, not separate policies: ``order="fcfs"`` keeps the view's
-(submit, id) order, ``order="sjf"`` sorts by requested time, or pass any key function
-``key(view, j)``.
+Options are the constructor's keyword arguments, stored under the same names; :meth:`params`
+(what :meth:`describe` prints) is derived from the constructor's signature: every option whose
+value differs from its default. Queue orders are options, not separate policies:
+``order="fcfs"`` keeps the view's (submit, id) order, ``order="sjf"`` sorts by requested time,
+``order="lxf"`` by expansion factor, or pass any key function ``key(view, j)``.
+
+A scheduler declares what it promises in :attr:`Scheduler.guarantees`; the validator checks
+those invariants on every schedule it produces (names in :data:`GUARANTEES`).
 """
 
 from __future__ import annotations
 
+import inspect
+import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..engine.kernel import Simulation
+    from ..engine.placement import Placement
+    from ..engine.view import View
 
-OrderKey = Callable[["Simulation", int], Any]
+OrderKey = Callable[["View", int], Any]
+
+#: Invariants a scheduler may promise (checked by :mod:`coschedlab.validator`):
+#: ``head``: the head job never starts later than the shadow time it had when it became head
+#: (EASY); ``reservations``: a job never starts later than its first recorded reservation while
+#: no job overruns its requested time; ``reservations-exact``: the same, promised only when every
+#: job ends exactly at its estimate.
+GUARANTEES = ("head", "reservations", "reservations-exact")
 
 
-def _sjf_key(view: Simulation, j: int) -> tuple[float, int]:
+def _sjf_key(view: View, j: int) -> tuple[float, int]:
     return (view.req[j], j)
 
 
-def _lxf_key(view: Simulation, j: int) -> tuple[float, int]:
+def _lxf_key(view: View, j: int) -> tuple[float, int]:
     # largest expansion factor first: (wait + req) / req, highest first
     r = view.req[j] or 1.0
     return (-(view.now - view.submit[j] + r) / r, j)
@@ -36,38 +52,90 @@ def _lxf_key(view: Simulation, j: int) -> tuple[float, int]:
 ORDERS: dict[str, OrderKey | None] = {"fcfs": None, "sjf": _sjf_key, "lxf": _lxf_key}
 
 
+# -- option checks shared by every scheduler ------------------------------------------------------
+def check_bool(name: str, value: Any) -> bool:
+    """``value`` if it is true or false, else an InputError naming option ``name``."""
+    if not isinstance(value, bool):
+        raise InputError(f"option {name} must be true or false, got {value!r}")
+    return value
+
+
+def check_positive(name: str, value: Any, *, integer: bool = False, allow_none: bool = True):
+    """``value`` if it is a positive (whole, with ``integer``) finite number or None."""
+    if value is None and allow_none:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        kind = "positive whole number" if integer else "positive number"
+        raise InputError(f"option {name} must be a {kind}, got {value!r}")
+    if integer and not isinstance(value, int):
+        raise InputError(f"option {name} must be a whole number, got {value!r}")
+    return value
+
+
+def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
+    """``value`` if it is one of ``choices``."""
+    if value not in choices:
+        raise InputError(f"option {name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
 class Scheduler:
     """Base class of every policy. Subclasses set ``name`` and override :meth:`schedule`."""
 
     name: ClassVar[str] = ""
+    #: the invariants this policy promises (see :data:`GUARANTEES`); built-ins set them per
+    #: instance from their options, a user policy may set them as a class attribute
+    guarantees: tuple[str, ...] = ()
 
     def __init__(self, order: str | OrderKey = "fcfs") -> None:
         if isinstance(order, str):
             if order not in ORDERS:
                 raise InputError(f"unknown queue order {order!r}; choose one of {sorted(ORDERS)}")
-            self.order_name = order
+            self.order = order
             self.order_key = ORDERS[order]
         else:
-            self.order_name = getattr(order, "__name__", "custom")
+            self.order = getattr(order, "__name__", "custom")
             self.order_key = order
 
-    def setup(self, view: Simulation) -> None:
+    def setup(self, view: View) -> None:
         """Called once before the run (allocate per-run state here)."""
 
-    def schedule(self, view: Simulation) -> Sequence[int]:
+    def schedule(self, view: View) -> Sequence[int | Placement] | None:
         """Return the queued jobs to start now."""
         raise NotImplementedError
 
-    def ordered_queue(self, view: Simulation) -> list[int]:
-        """The queue in this policy's priority order."""
+    def ordered_queue(self, view: View) -> Sequence[int]:
+        """The queue in this policy's priority order (the view's own list in FCFS order:
+        read only)."""
         if self.order_key is None:
             return view.queue
         key = self.order_key
         return sorted(view.queue, key=lambda j: key(view, j))
 
     def params(self) -> dict[str, Any]:
-        """The options that distinguish this instance (shown by :meth:`describe`)."""
-        return {} if self.order_name == "fcfs" else {"order": self.order_name}
+        """The options that distinguish this instance: every keyword of the constructor whose
+        value (the attribute of the same name) differs from its default."""
+        out: dict[str, Any] = {}
+        for cls in type(self).__mro__:
+            init = cls.__dict__.get("__init__")
+            if init is not None:
+                break
+        else:  # pragma: no cover
+            return out
+        for p in inspect.signature(init).parameters.values():
+            if p.name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                continue
+            if not hasattr(self, p.name):
+                continue
+            value = getattr(self, p.name)
+            if p.default is p.empty or value != p.default or type(value) is not type(p.default):
+                out[p.name] = "all" if value is None else value
+        return out
 
     def describe(self) -> str:
         """``name`` or ``name:key=value,...`` -- the spec that recreates this instance."""

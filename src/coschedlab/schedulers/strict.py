@@ -13,10 +13,10 @@ from .base import Scheduler
 from .registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..engine.kernel import Simulation
+    from ..engine.view import View
 
 
-def start_in_order(view: Simulation, queue: Sequence[int], free: int) -> list[int]:
+def start_in_order(view: View, queue: Sequence[int], free: int) -> list[int]:
     """The longest prefix of ``queue`` that fits in ``free`` nodes, one job after another."""
     nodes = view.nodes
     started = []
@@ -32,7 +32,7 @@ def start_in_order(view: Simulation, queue: Sequence[int], free: int) -> list[in
 class FCFS(Scheduler):
     """First come, first served, strictly (no backfilling)."""
 
-    def schedule(self, view: Simulation) -> list[int]:
+    def schedule(self, view: View) -> list[int]:
         return start_in_order(view, self.ordered_queue(view), view.free)
 
 
@@ -42,6 +42,3 @@ class SJF(FCFS):
 
     def __init__(self, order: str = "sjf") -> None:
         super().__init__(order)
-
-    def params(self) -> dict:
-        return {} if self.order_name == "sjf" else {"order": self.order_name}

@@ -1,4 +1,5 @@
-"""Write a simulated schedule as a Batsim-style ``jobs.csv`` (readable by evalys' JobSet).
+"""Batsim's ``jobs.csv``: write a simulated schedule as one (readable by evalys' JobSet), and
+read one written by any simulator into the validator's job table.
 
 Batsim's output columns, in order: job_id, workload_name, profile, submission_time,
 requested_number_of_resources, requested_time, success, final_state, starting_time,
@@ -21,11 +22,37 @@ Mapping from a coschedlab result frame (columns ``job_id`` or ``id``, ``submit``
   closed intervals, e.g. ``"0-3 7"``); an alloc given as a list of integers is converted;
   empty when unknown (evalys then needs ``resource_bounds`` to read the file);
 * consumed_energy = -1 (Batsim's value when energy is not simulated), metadata empty.
+
+Reading (:func:`read_jobs_csv`) gives the table :func:`coschedlab.validator.validate_jobs`
+checks: ``job_id, submit, start, end, requested_time, nodes, alloc, final_state, line``.
+
+* Batsim writes a job once it is complete, in one of the final states COMPLETED_SUCCESSFULLY,
+  COMPLETED_FAILED, COMPLETED_WALLTIME_REACHED, COMPLETED_KILLED (a job is killed only once
+  started) or REJECTED. Every completed job held its ``allocated_resources`` from
+  ``starting_time`` to ``finish_time`` and is checked, killed and failed ones too. A REJECTED
+  job never ran (empty times, empty allocation): it is left out of the table and counted in the
+  notes. A job in a non-final state (NOT_SUBMITTED, SUBMITTED, RUNNING; Batsim never writes one,
+  another simulator may) keeps its row with no end, so the validator reports it as never ended;
+  so does a completed job with an empty starting or finish time. Without a ``final_state``
+  column every job is taken as completed.
+* nodes = ``requested_number_of_resources``: a job must hold exactly as many resources as it
+  asked for (Batsim's rule unless the scheduler gives a custom executor mapping).
+* job_id is kept as text (``"w0!3"``) unless every id is a whole number; ids repeated across
+  workloads are made unique as ``workload_name!job_id``.
+* Rows are put in queue order (submission time, then id) whatever the file's order (Batsim
+  writes jobs as they complete); ``line`` is each job's line in the file.
+* ``requested_time`` may be absent (the guarantees that need it are then not checked).
+
+A malformed file is an :class:`~coschedlab.errors.InputError` naming ``file:line``: a missing
+column, a row with the wrong number of fields, a value that is not a number, a bad allocation
+text (parsed by :func:`coschedlab.intervals.parse_intervals`), an unknown final state.
 """
 
 from __future__ import annotations
 
+import csv
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -35,8 +62,15 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from ..errors import InputError
+from ..intervals import parse_intervals
 
-__all__ = ["BATSIM_COLUMNS", "interval_set", "write_jobs_csv"]
+__all__ = [
+    "BATSIM_COLUMNS",
+    "FINAL_STATES",
+    "interval_set",
+    "read_jobs_csv",
+    "write_jobs_csv",
+]
 
 BATSIM_COLUMNS: tuple[str, ...] = (
     "job_id",
@@ -166,3 +200,258 @@ def write_jobs_csv(
     with open(Path(path), "wb") as f:
         f.write((",".join(BATSIM_COLUMNS) + "\n").encode())
         f.write(sink.getvalue().to_pybytes())
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+#: Batsim's final job states (a job is written to jobs.csv once in one of them).
+FINAL_STATES: tuple[str, ...] = (
+    "COMPLETED_SUCCESSFULLY",
+    "COMPLETED_FAILED",
+    "COMPLETED_WALLTIME_REACHED",
+    "COMPLETED_KILLED",
+    "REJECTED",
+)
+#: States of a job that has not completed (never in a jobs.csv Batsim wrote itself).
+UNFINISHED_STATES: tuple[str, ...] = ("NOT_SUBMITTED", "SUBMITTED", "RUNNING")
+
+#: Columns the reader needs (``requested_time``, ``final_state``, ``workload_name`` optional).
+READ_COLUMNS: tuple[str, ...] = (
+    "job_id",
+    "submission_time",
+    "requested_number_of_resources",
+    "starting_time",
+    "finish_time",
+    "allocated_resources",
+)
+
+_USED = frozenset(READ_COLUMNS) | {"requested_time", "final_state", "workload_name"}
+_WHOLE = re.compile(r"^[+-]?\d+$")
+
+
+def read_jobs_csv(path: str | os.PathLike) -> tuple[pd.DataFrame, list[str]]:
+    """Read a Batsim ``jobs.csv`` (from any simulator) into the validator's job table.
+
+    Returns ``(table, notes)``; see the module docstring for the columns and for how rejected
+    and unfinished jobs are treated. Raises :class:`InputError` (``file:line: what``) on a
+    malformed file.
+    """
+    path = Path(path)
+    header, cols = _read_text_columns(path)
+    missing = [c for c in READ_COLUMNS if c not in header]
+    if missing:
+        raise InputError(
+            f"not a Batsim jobs.csv: no column(s) {', '.join(missing)} in the header",
+            where=f"{path}:1",
+        )
+    n = len(cols["job_id"])
+    notes: list[str] = []
+
+    def where(k: int) -> str:
+        return f"{path}:{_line_of(path, k)}"
+
+    state = cols.get("final_state")
+    keep = np.ones(n, dtype=bool)
+    unfinished = np.zeros(n, dtype=bool)
+    if state is not None:
+        state = np.char.strip(state.astype(str))
+        known = np.isin(state, FINAL_STATES + UNFINISHED_STATES)
+        if not known.all():
+            k = int(np.flatnonzero(~known)[0])
+            raise InputError(
+                f"unknown final_state {str(state[k])!r} (Batsim's: {', '.join(FINAL_STATES)})",
+                where=where(k),
+            )
+        keep = state != "REJECTED"
+        unfinished = np.isin(state, UNFINISHED_STATES)
+        if (~keep).any():
+            notes.append(f"{int((~keep).sum())} rejected job(s) left out (they never ran)")
+        if unfinished.any():
+            k = int(np.flatnonzero(unfinished)[0])
+            notes.append(
+                f"{int(unfinished.sum())} job(s) did not complete (first: line "
+                f"{_line_of(path, k)}, {state[k]})"
+            )
+
+    submit = _numbers(cols, "submission_time", where, required=True)
+    start = _numbers(cols, "starting_time", where)
+    end = _numbers(cols, "finish_time", where)
+    requested = (
+        _numbers(cols, "requested_time", where) if "requested_time" in cols else np.full(n, np.nan)
+    )
+    res = _numbers(cols, "requested_number_of_resources", where, required=True, mask=keep)
+    bad = np.flatnonzero(keep & (res != np.round(res)))
+    if len(bad):
+        k = int(bad[0])
+        raise InputError(
+            "requested_number_of_resources is not a whole number: "
+            f"{cols['requested_number_of_resources'][k]!r}",
+            where=where(k),
+        )
+    alloc = np.char.strip(cols["allocated_resources"].astype(str))
+    cache: dict[str, bool] = {}
+    for k in np.flatnonzero(keep & (alloc != "")).tolist():
+        text = str(alloc[k])
+        if text not in cache:
+            try:
+                parse_intervals(text)
+            except InputError as exc:
+                raise InputError(f"allocated_resources: {exc}", where=where(k)) from None
+            cache[text] = True
+    end = np.where(unfinished, np.nan, end)
+
+    ids = _job_ids(cols, keep, path, where)
+    rows = np.flatnonzero(keep)
+    line = _row_lines(path, n)[rows]
+    table = pd.DataFrame(
+        {
+            "job_id": ids[rows],
+            "submit": submit[rows],
+            "start": start[rows],
+            "end": end[rows],
+            "requested_time": requested[rows],
+            "nodes": res[rows].astype(np.int64),
+            "alloc": alloc[rows].astype(object),
+            "line": np.asarray(line, dtype=np.int64),
+        }
+    )
+    if state is not None:
+        table["final_state"] = state[rows].astype(object)
+    # queue order: submission time, then the id when ids are whole numbers, else the file order
+    idk = table["job_id"].to_numpy()
+    if np.issubdtype(idk.dtype, np.number):
+        order = np.lexsort((table["line"].to_numpy(), idk, table["submit"].to_numpy()))
+    else:
+        order = np.argsort(table["submit"].to_numpy(), kind="stable")
+    return table.iloc[order].reset_index(drop=True), notes
+
+
+def _read_text_columns(path: Path) -> tuple[list[str], dict[str, np.ndarray]]:
+    """The columns the reader uses, as text (empty string for an empty field)."""
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        try:
+            first = next(csv.reader(f), None)
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise InputError(f"not a readable CSV file ({exc})", where=f"{path}:1") from None
+    if not first or not any(c.strip() for c in first):
+        raise InputError("empty file: expected a Batsim jobs.csv header", where=f"{path}:1")
+    header = [c.strip() for c in first]
+    dup = sorted({c for c in header if header.count(c) > 1})
+    if dup:
+        raise InputError(f"column {dup[0]!r} appears twice in the header", where=f"{path}:1")
+    used = [c for c in header if c in _USED]
+    try:
+        table = pa_csv.read_csv(
+            path,
+            read_options=pa_csv.ReadOptions(column_names=header, skip_rows=1),
+            parse_options=pa_csv.ParseOptions(newlines_in_values=True),
+            convert_options=pa_csv.ConvertOptions(
+                column_types={c: pa.string() for c in header},
+                include_columns=used,
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+        _find_bad_row(path, len(header), exc)
+    cols = {c: table.column(c).to_numpy(zero_copy_only=False) for c in used}
+    return header, cols
+
+
+def _find_bad_row(path: Path, width: int, exc: Exception):
+    """Name the line pyarrow could not read (a row with the wrong number of fields)."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            for line, row in _records(f):
+                if row and len(row) != width:
+                    raise InputError(
+                        f"{len(row)} fields where the header has {width}",
+                        where=f"{path}:{line}",
+                    )
+    except UnicodeDecodeError:
+        raise InputError("not a text file (not UTF-8)", where=str(path)) from None
+    except csv.Error as err:
+        raise InputError(f"not a readable CSV file ({err})", where=str(path)) from None
+    raise InputError(f"not a readable CSV file ({exc})", where=str(path)) from None
+
+
+def _row_lines(path: Path, n: int) -> np.ndarray:
+    """The file line of each of the ``n`` data rows (blank lines are skipped, as pyarrow
+    does; a quoted value may span lines)."""
+    data = path.read_bytes()
+    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if lines == n + 1 and b"\n\n" not in data and b"\n\r\n" not in data:
+        return np.arange(n, dtype=np.int64) + 2  # one line per row: no need to parse
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        out = [line for line, row in _records(f) if row]
+    return np.asarray(out[:n], dtype=np.int64)
+
+
+def _records(f):
+    """(first line, fields) of each record after the header (a blank line: no fields)."""
+    reader = csv.reader(f)
+    next(reader, None)
+    last = reader.line_num
+    for row in reader:
+        yield last + 1, row
+        last = reader.line_num
+
+
+def _line_of(path: Path, k: int) -> int:
+    """The (first) file line of data row ``k`` (0-based, after the header)."""
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        i = 0
+        for line, row in _records(f):
+            if row:
+                if i == k:
+                    return line
+                i += 1
+    return k + 2
+
+
+def _numbers(cols, name, where, *, required=False, mask=None) -> np.ndarray:
+    """A column as float64: empty -> NaN (an error when ``required``, for rows in ``mask``)."""
+    text = np.char.strip(cols[name].astype(str))
+    values = pd.to_numeric(pd.Series(text), errors="coerce").to_numpy(dtype=np.float64)
+    empty = text == ""
+    bad = np.isnan(values) & ~empty & ~np.isin(np.char.lower(text), ("nan", "-nan"))
+    if required:
+        bad |= empty
+    if mask is not None:
+        bad &= mask
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        what = "is empty" if empty[k] else f"is not a number: {cols[name][k]!r}"
+        raise InputError(f"{name} {what}", where=where(k))
+    return values
+
+
+def _job_ids(cols, keep, path, where) -> np.ndarray:
+    ids = np.char.strip(cols["job_id"].astype(str))
+    empty = np.flatnonzero(keep & (ids == ""))
+    if len(empty):
+        raise InputError("job_id is empty", where=where(int(empty[0])))
+    out = ids.astype(object)
+    kept = ids[keep]
+    if len(set(kept.tolist())) < len(kept) and "workload_name" in cols:
+        wl = np.char.strip(cols["workload_name"].astype(str))
+        qualified = np.where(
+            np.char.find(ids, "!") >= 0, ids, np.char.add(np.char.add(wl, "!"), ids)
+        )
+        if len(set(qualified[keep].tolist())) == len(kept):  # else report the id as written
+            out = qualified.astype(object)
+    seen: dict[str, int] = {}
+    for k in np.flatnonzero(keep).tolist():
+        j = out[k]
+        if j in seen:
+            raise InputError(
+                f"job_id {j!r} appears twice (also line {_line_of(path, seen[j])})",
+                where=where(k),
+            )
+        seen[j] = k
+    kept_ids = out[keep]
+    if len(kept_ids) and all(_WHOLE.match(str(j)) for j in kept_ids):
+        whole = np.zeros(len(out), dtype=np.int64)
+        whole[keep] = [int(j) for j in kept_ids]
+        return whole
+    return out

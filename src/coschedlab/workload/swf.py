@@ -1,10 +1,11 @@
 """Read and write the Standard Workload Format (SWF v2.2, Parallel Workloads Archive).
 
-The format (REFERENCE.md section 1): one job per line, 18 whitespace-separated fields, ``-1``
-means unknown, and a line whose first non-blank character is ``;`` is a comment. Comment lines
-of the form ``; Key: value`` form the header.
+The format (Chapin et al., "Benchmarks and standards for the evaluation of parallel job
+schedulers", 1999; the Parallel Workloads Archive's definition, version 2.2): one job per
+line, 18 whitespace-separated fields, ``-1`` means unknown, and a line whose first non-blank
+character is ``;`` is a comment. Comment lines of the form ``; Key: value`` form the header.
 
-Conventions this module follows (REFERENCE.md section 1 lists the common ones):
+Conventions this module follows (the common ones of the archive's users):
 
 * **processors** = field 8 (requested processors); when field 8 is ``-1`` (or any value <= 0)
   field 5 (allocated processors) is used instead.
@@ -23,8 +24,9 @@ Conventions this module follows (REFERENCE.md section 1 lists the common ones):
 * **other fields** are kept in :attr:`Workload.extra` as NumPy arrays so that a workload
   survives a write/read round trip: ``trace_wait`` (field 3), ``alloc_procs`` (5),
   ``avg_cpu`` (6), ``used_mem`` (7), ``req_procs`` (8), ``req_mem`` (10). The preceding job
-  (17) and think time (18) are the ``preceding`` and ``think_time`` columns; they are *not*
-  turned into :attr:`Workload.deps`.
+  (17) and think time (18) are the ``preceding`` and ``think_time`` columns; the kernel
+  enforces them when asked (``simulate(..., dependencies=True)``, ``--dependencies``: a job
+  starts no earlier than its preceding job's end plus the think time).
 * **header**: keys as written, values stripped. A key given several times (``Note``, ``Queue``)
   keeps all its values joined by newlines, and an indented comment line right after a key line
   (the archive's multi-line notes) is appended to that key's value on a new line.
@@ -247,6 +249,7 @@ def read_swf(
     *,
     max_procs: int | None = None,
     cluster: Cluster | None = None,
+    strict: bool = False,
 ) -> Workload:
     """Read an SWF file (plain or gzip) into a :class:`~coschedlab.jobs.Workload`.
 
@@ -300,6 +303,17 @@ def read_swf(
     ]
     if limit is not None:
         reasons.append(("larger than the machine", procs > limit))
+    if strict:  # the first job (in file order) that cannot run, with its first reason
+        bad_any = np.logical_or.reduce([bad for _, bad in reasons])
+        if bad_any.any():
+            row = int(np.flatnonzero(bad_any)[0])
+            reason = next(r for r, bad in reasons if bad[row])
+            linenos = linenos if linenos is not None else _job_linenos(data)
+            raise InputError(
+                f"job {int(job_id[row])} cannot run: {reason} ({int(bad_any.sum())} job(s) "
+                "cannot; without --strict they are dropped and counted)",
+                where=f"{where}:{linenos[row]}",
+            )
     for reason, bad in reasons:
         hit = bad & keep
         n = int(hit.sum())

@@ -1,180 +1,21 @@
-"""Which nodes are free: a pool of node ids kept as sorted, disjoint half-open intervals.
+"""Per-node core accounting as *segments*, so that several jobs can share a node (co-location).
 
-Whole-node allocation (the batch core). A job takes the lowest free ids first, so allocations
-stay contiguous where the machine allows; releasing merges intervals back. Each operation costs
-O(pieces touched + log intervals), independent of the machine size.
+:class:`SharedNodes` keeps the machine as maximal runs of nodes holding the same jobs;
+:class:`CoreProjection` is a scratch copy of it for look-ahead questions (EASY's shadow time on
+shared nodes).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from itertools import accumulate
 
 import numpy as np
 
-Intervals = list[tuple[int, int]]
+from ..intervals import Intervals
+from .placement import Placement, normalize
 
-
-class NodePool:
-    """Free node ids of a machine of ``n`` nodes.
-
-    Intervals are kept in descending order, so the lowest free ids sit at the end of the lists
-    and are taken (and the list shortened) in O(1).
-    """
-
-    __slots__ = ("starts", "ends", "free")
-
-    def __init__(self, n: int) -> None:
-        # descending by start; negated starts make the list ascending for bisect
-        self.starts: list[int] = [0] if n else []  # -start of each interval, ascending
-        self.ends: list[int] = [n] if n else []
-        self.free = n
-
-    def take(self, k: int) -> Intervals:
-        """Remove ``k`` free nodes (lowest ids first) and return them as intervals."""
-        if k > self.free:
-            raise ValueError(f"asked for {k} nodes, {self.free} free")
-        self.free -= k
-        out: Intervals = []
-        starts, ends = self.starts, self.ends
-        while k:
-            a, b = -starts[-1], ends[-1]
-            if b - a <= k:
-                out.append((a, b))
-                k -= b - a
-                starts.pop()
-                ends.pop()
-            else:
-                out.append((a, a + k))
-                starts[-1] = -(a + k)
-                k = 0
-        return out
-
-    def give(self, intervals: Intervals) -> None:
-        """Return intervals taken earlier; adjacent free intervals merge."""
-        starts, ends = self.starts, self.ends
-        for a, b in intervals:
-            # position among intervals ordered by descending start (ascending -start)
-            i = bisect_left(starts, -a)
-            # the interval just above (higher ids) is at i - 1, the one below at i
-            merge_above = i > 0 and -starts[i - 1] == b
-            merge_below = i < len(starts) and ends[i] == a
-            if merge_above and merge_below:
-                starts[i - 1] = starts[i]
-                del starts[i], ends[i]
-            elif merge_above:
-                starts[i - 1] = -a
-            elif merge_below:
-                ends[i] = b
-            else:
-                starts.insert(i, -a)
-                ends.insert(i, b)
-            self.free += b - a
-
-
-def format_intervals(intervals: Intervals) -> str:
-    """Batsim-style text of node intervals: ``[(0, 4), (7, 8)]`` -> ``"0-3 7"``."""
-    return " ".join(f"{a}" if b - a == 1 else f"{a}-{b - 1}" for a, b in intervals)
-
-
-def nodes_to_intervals(nodes: list[int]) -> Intervals:
-    """``[3, 0, 1, 7]`` -> ``[(0, 2), (3, 4), (7, 8)]``."""
-    out: Intervals = []
-    for n in sorted(nodes):
-        if out and out[-1][1] == n:
-            out[-1] = (out[-1][0], n + 1)
-        else:
-            out.append((n, n + 1))
-    return out
-
-
-def parse_intervals(text: str) -> Intervals:
-    """Inverse of :func:`format_intervals`: ``"0-3 7"`` -> ``[(0, 4), (7, 8)]``."""
-    out: Intervals = []
-    for part in text.replace(",", " ").split():
-        a, _, b = part.partition("-")
-        out.append((int(a), int(b or a) + 1))
-    return out
-
-
-class Placement:
-    """A decision that says where a job runs: ``cores`` cores on each of its nodes.
-
-    A scheduler returns a plain job number for the default placement (whole idle nodes) or a
-    Placement for anything else (e.g. ELiSE's spread placement: half of every socket). The
-    nodes are given either as node ids (``nodes``, any order) or as half-open node intervals
-    (``intervals=[(a, b), ...]``, cheaper for long runs of nodes).
-    """
-
-    __slots__ = ("job", "cores", "_nodes", "_iv")
-
-    def __init__(
-        self,
-        job: int,
-        nodes: list[int] | np.ndarray | None = None,
-        cores: int = 0,
-        *,
-        intervals: Intervals | None = None,
-    ) -> None:
-        if (nodes is None) == (intervals is None):
-            raise ValueError("give a placement either nodes or intervals")
-        self.job = job
-        self.cores = cores
-        self._nodes = None if nodes is None else [int(n) for n in nodes]
-        self._iv = intervals
-
-    @property
-    def nodes(self) -> list[int]:
-        """The node ids, as given (or expanded from the intervals)."""
-        if self._nodes is None:
-            self._nodes = [n for a, b in self._iv for n in range(a, b)]
-        return self._nodes
-
-    @property
-    def intervals(self) -> Intervals:
-        """The nodes as sorted half-open intervals; a node given twice shows as an overlap."""
-        if self._iv is None:
-            self._iv = nodes_to_intervals(self._nodes)
-        return self._iv
-
-    @property
-    def n_nodes(self) -> int:
-        """How many nodes (counted with repeats)."""
-        if self._nodes is not None:
-            return len(self._nodes)
-        k = 0
-        for a, b in self._iv:
-            k += b - a
-        return k
-
-    def __repr__(self) -> str:
-        return (
-            f"Placement(job={self.job}, nodes={format_intervals(self.intervals)!r}, "
-            f"cores={self.cores})"
-        )
-
-
-def normalize(intervals: Intervals) -> Intervals | None:
-    """Sorted intervals with touching ones merged; None if two of them overlap."""
-    prev = -1
-    for a, b in intervals:  # already normal (the usual case): as it is
-        if a <= prev or a >= b:
-            break
-        prev = b
-    else:
-        return intervals
-    iv = sorted(intervals)
-    out: Intervals = []
-    for a, b in iv:
-        if a >= b:
-            continue
-        if out and a < out[-1][1]:
-            return None
-        if out and a == out[-1][1]:
-            out[-1] = (out[-1][0], b)
-        else:
-            out.append((a, b))
-    return out
+__all__ = ["CoreProjection", "SharedNodes"]
 
 
 class SharedNodes:

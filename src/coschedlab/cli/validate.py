@@ -1,0 +1,216 @@
+"""``coschedlab validate``: check a schedule's invariants, from coschedlab or any simulator.
+
+PATH is a result directory written by ``simulate`` (its jobs.parquet and its Batsim jobs.csv
+are each checked on their own), a jobs.parquet, or a Batsim ``jobs.csv`` written by any
+simulator. The machine comes from ``metrics.json`` beside the file, else from ``--nodes``; the
+guarantees to check from that metrics.json's ``guarantees`` list, else from ``--guarantee``.
+
+Exit codes: 0 every invariant holds, 1 an invariant is broken (each violation is printed),
+2 the input is malformed (one line ``error: FILE:LINE: what``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import pandas as pd
+import typer
+
+from ..errors import InputError, read_json
+from ..platform import Cluster
+from ..validator import GUARANTEES, Report, check_jobs
+
+PARQUET = "jobs.parquet"
+CSV = "jobs.csv"
+META = "metrics.json"
+
+
+def validate(
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help="a result directory written by simulate, a jobs.parquet, or a Batsim jobs.csv "
+            "from any simulator"
+        ),
+    ],
+    nodes: Annotated[
+        int | None,
+        typer.Option(help="machine size in nodes (Batsim resources); default: metrics.json"),
+    ] = None,
+    cores_per_node: Annotated[
+        int | None, typer.Option(help="cores per node (shared nodes); default: metrics.json")
+    ] = None,
+    guarantee: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--guarantee",
+            "-g",
+            help=f"a promise to check ({', '.join(GUARANTEES)}); repeat; replaces the "
+            "guarantees listed in metrics.json",
+        ),
+    ] = None,
+    max_errors: Annotated[int, typer.Option(help="violations to report per file")] = 20,
+) -> None:
+    """Check the schedule invariants of a result directory, a jobs.parquet or a Batsim jobs.csv
+    (exit 1 if any is broken, 2 on malformed input)."""
+    files, meta_path = _targets(path)
+    meta = read_json(meta_path) if meta_path is not None else None
+    if meta is not None and not isinstance(meta, dict):
+        raise InputError("not a coschedlab metrics.json (expected an object)", where=str(meta_path))
+    cluster = _cluster(meta, meta_path, nodes, cores_per_node, files[0])
+    guarantees, note = _guarantees(meta, meta_path, guarantee)
+    if note:
+        typer.echo(note)
+    scheduler = str(meta.get("scheduler", "")) if meta else ""
+    broken = False
+    for f in files:
+        table, notes = _load(f, cluster)
+        try:
+            rep = check_jobs(
+                table, cluster, guarantees=guarantees, scheduler=scheduler,
+                max_errors=max_errors,
+            )  # fmt: skip
+        except InputError as exc:
+            raise InputError(str(exc), where=str(f)) from None
+        broken |= not rep.ok
+        _print(f, rep, notes)
+    if broken:
+        raise typer.Exit(1)
+
+
+def _targets(path: Path) -> tuple[list[Path], Path | None]:
+    """The files to check and the metrics.json that describes them (None when absent)."""
+    if path.is_dir():
+        meta = path / META
+        files = [path / name for name in (PARQUET, CSV) if (path / name).is_file()]
+        if not files:
+            also = "" if meta.is_file() else " (and no metrics.json)"
+            raise InputError(
+                f"no {PARQUET} or {CSV} here{also}; give a directory written by simulate, "
+                "a jobs.parquet or a Batsim jobs.csv",
+                where=str(path),
+            )
+        return files, meta if meta.is_file() else None
+    if not path.exists():
+        raise InputError("no such file or directory", where=str(path))
+    if path.suffix not in (".parquet", ".csv"):
+        raise InputError(
+            "not a jobs.parquet or a Batsim jobs.csv (expected a .parquet or .csv file, or a "
+            "result directory)",
+            where=str(path),
+        )
+    meta = path.parent / META
+    return [path], meta if meta.is_file() else None
+
+
+def _cluster(
+    meta: dict | None, meta_path: Path | None, nodes: int | None, cpn: int | None, first: Path
+) -> Cluster:
+    for name, value in (("--nodes", nodes), ("--cores-per-node", cpn)):
+        if value is not None and value < 1:
+            raise InputError(f"{name} must be positive, got {value}")
+    stored: dict[str, Any] = {}
+    if meta is not None:
+        stored = meta.get("cluster") or {}
+        if not isinstance(stored, dict):
+            raise InputError("'cluster' is not an object", where=str(meta_path))
+    if nodes is None and "nodes" not in stored:
+        raise InputError(
+            f"the machine size is needed: give --nodes N (no {META} beside the file)"
+            if meta is None
+            else f"the machine size is needed: give --nodes N ({meta_path} has no cluster)",
+            where=str(first),
+        )
+    try:
+        if cpn is not None:
+            return Cluster(nodes if nodes is not None else int(stored["nodes"]), 1, cpn)
+        return Cluster(
+            nodes if nodes is not None else int(stored["nodes"]),
+            int(stored.get("sockets_per_node", 1)),
+            int(stored.get("cores_per_socket", 1)),
+        )
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"bad cluster ({exc})", where=str(meta_path)) from None
+
+
+def _guarantees(
+    meta: dict | None, meta_path: Path | None, given: list[str] | None
+) -> tuple[tuple[str, ...], str]:
+    if given:
+        return tuple(given), ""
+    if meta is None:
+        return (), ""
+    if "guarantees" not in meta:
+        return (), (
+            f"{meta_path}: lists no guarantees (written before they were recorded): only the "
+            "invariants of every schedule are checked; give --guarantee to check more"
+        )
+    stored = meta["guarantees"]
+    if not isinstance(stored, list) or not all(isinstance(g, str) for g in stored):
+        raise InputError("'guarantees' is not a list of names", where=str(meta_path))
+    return tuple(stored), ""
+
+
+def _load(f: Path, cluster: Cluster) -> tuple[pd.DataFrame, list[str]]:
+    """The job table of ``f`` and notes about how it was read."""
+    if f.suffix == ".parquet":
+        try:
+            return pd.read_parquet(f), []
+        except Exception as exc:  # pyarrow raises several kinds on a broken file
+            raise InputError(f"not a readable parquet file ({exc})", where=str(f)) from None
+    from ..workload.batsim import read_jobs_csv
+
+    table, notes = read_jobs_csv(f)
+    parquet = f.parent / PARQUET
+    if parquet.is_file() and f.name == CSV:
+        _add_from_parquet(table, notes, parquet, cluster)
+    return table, notes
+
+
+#: per-job facts a Batsim jobs.csv cannot hold: cores used on each node (shared nodes), the
+#: parents and the think time (dependencies)
+FROM_PARQUET = {"node_cores": "cores per node", "deps": "dependencies", "think": "think times"}
+
+
+def _add_from_parquet(table: pd.DataFrame, notes: list[str], parquet: Path, cluster) -> None:
+    """Complete a result directory's jobs.csv with what only its jobs.parquet can say; the
+    times and allocations checked stay the csv's own."""
+    import pyarrow.parquet as pq
+
+    try:
+        names = pq.ParquetFile(parquet).schema_arrow.names
+        cols = [c for c in FROM_PARQUET if c in names]
+        if "job_id" not in names or not cols:
+            return
+        extra = pd.read_parquet(parquet, columns=["job_id", *cols]).set_index("job_id")
+    except Exception:  # an unreadable parquet file is reported when it is checked itself
+        return
+    if extra.index.has_duplicates:
+        return
+    ids = table["job_id"]
+    if "node_cores" in cols:
+        table["node_cores"] = ids.map(extra["node_cores"]).fillna(cluster.cores_per_node)
+        table["node_cores"] = table["node_cores"].astype("int64")
+    if "deps" in cols:
+        table["deps"] = ids.map(extra["deps"]).fillna("")
+    if "think" in cols:
+        table["think"] = ids.map(extra["think"]).fillna(0.0)
+    what = ", ".join(FROM_PARQUET[c] for c in cols)
+    notes.append(
+        f"{what} of each job from {parquet.name} (a Batsim jobs.csv has no place for them)"
+    )
+
+
+def _print(f: Path, rep: Report, notes: list[str]) -> None:
+    checked = f"checked: {', '.join(rep.checked)}"
+    if rep.ok:
+        typer.echo(f"{f}: {rep.n_jobs} jobs, all invariants hold ({checked})")
+    else:
+        for v in rep.violations:
+            typer.echo(f"{f}: {v}")
+        typer.echo(f"{f}: {rep.n_jobs} jobs, {len(rep.violations)} violation(s) shown ({checked})")
+    for item in rep.not_checked:
+        typer.echo(f"{f}: not checked: {item}")
+    for note in notes + rep.notes:
+        typer.echo(f"{f}: note: {note}")

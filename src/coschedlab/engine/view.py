@@ -1,0 +1,173 @@
+"""What a policy sees: a read-only :class:`View` of the queue, the machine and the clock.
+
+The kernel owns time and resources; a policy only decides. At every scheduling pass the kernel
+calls ``policy.schedule(view)`` with the same :class:`View` object, updated in place. Jobs are
+ints ``0..n-1`` in queue order (submit time, then job id). The view holds exactly what a
+non-clairvoyant policy may know:
+
+===================  ==========================================================================
+``now``              the current time
+``free``             whole idle nodes
+``queue``            waiting jobs in (submit, id) order (read-only list)
+``queued[j]``        1 while job ``j`` waits (0 once started, also during the pass that starts it)
+``submit[j]``        submit time; ``req[j]`` requested time; ``nodes[j]`` whole nodes needed;
+                     ``procs[j]`` processors; ``ids[j]`` the trace's job id; ``apps[j]``
+                     application id (-1 unknown)
+``start[j]``         start time of a started job (NaN before)
+``est_sorted``       running jobs as sorted ``(start + requested time, j)`` pairs (read-only)
+``machine``          read-only queries of the node accounting (:class:`MachineView`)
+``cluster``          the machine's shape; ``n`` jobs in all; ``completed`` jobs ended so far
+===================  ==========================================================================
+
+and four actions: ``start_now(decision)`` (apply a decision at once, when later decisions
+depend on where it went), ``wake_at(t)`` (a pass at time ``t``), ``record_reservation(j, t)``
+(a promise the validator checks) and ``speedup(j, others)`` (the speed model's prediction for
+``j`` beside the jobs ``others``; None without a co-location model).
+
+Actual run times are not reachable from the view, and nothing in it can be changed by the
+policy: per-job tables are tuples, the queue and the running list are :class:`FrozenList`,
+assigning an attribute raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..intervals import Intervals
+from ..platform import Cluster
+from .placement import Placement
+
+__all__ = ["FrozenList", "MachineView", "ReadOnlyError", "View"]
+
+
+class ReadOnlyError(TypeError):
+    """A policy tried to change the view."""
+
+
+def _read_only(*_args: Any, **_kwargs: Any) -> None:
+    raise ReadOnlyError(
+        "the scheduler view is read only: copy it (list(view.queue)) to reorder or filter"
+    )
+
+
+class FrozenList(list):
+    """A list a policy can read (index, slice, iterate, bisect) but not change.
+
+    The kernel changes it through ``list``'s own methods (``list.append(q, j)``)."""
+
+    __slots__ = ()
+    append = extend = insert = remove = pop = clear = sort = reverse = _read_only
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only  # type: ignore[assignment]
+
+
+class MachineView:
+    """Read-only queries of the node accounting (whole nodes or shared cores)."""
+
+    __slots__ = ("_acct", "_seg", "shared", "cores_per_node")
+
+    def __init__(self, accounting: Any, cluster: Cluster) -> None:
+        object.__setattr__(self, "_acct", accounting)
+        object.__setattr__(self, "_seg", getattr(accounting, "nodes", None))
+        object.__setattr__(self, "shared", accounting.shared)
+        object.__setattr__(self, "cores_per_node", cluster.cores_per_node)
+
+    __setattr__ = _read_only  # type: ignore[assignment]
+
+    @property
+    def idle(self) -> int:
+        """Whole idle nodes."""
+        return self._acct.idle
+
+    def allocation(self, j: int) -> Intervals:
+        """Node intervals running job ``j`` holds."""
+        return list(self._acct.allocation(j))
+
+    def cores_of(self, j: int) -> int:
+        """Cores per node job ``j`` holds."""
+        return self._acct.cores_of(j)
+
+    # -- shared nodes only (co-location) --------------------------------------------------------
+    def _shared(self) -> Any:
+        if self._seg is None:
+            raise ReadOnlyError("nodes are not shared in this simulation (give a pool)")
+        return self._seg
+
+    @property
+    def total_free(self) -> int:
+        """Free cores on the whole machine."""
+        return self._shared().total_free
+
+    def count_with(self, cores: int) -> int:
+        """Nodes (idle or partly used) with at least ``cores`` free cores."""
+        return self._shared().count_with(cores)
+
+    def room(self) -> list[int]:
+        """``room()[c]`` = nodes with at least ``c`` free cores, for c = 0..cores per node."""
+        return self._shared().room()
+
+    def partly_free(self, cores: int, limit: int | None = None) -> list[tuple[int, int, tuple]]:
+        """Runs of partly used nodes with at least ``cores`` free cores, by node id, as
+        ``(first, end, jobs on them)``; at most ``limit`` nodes when given (read only)."""
+        return self._shared().partly_free(cores, limit)
+
+    def idle_intervals(self, k: int) -> Intervals:
+        """The ``k`` lowest idle nodes, as intervals."""
+        return self._shared().idle_intervals(k)
+
+    def free_cores(self, node: int) -> int:
+        """Free cores on ``node``."""
+        return self._shared().free_cores(node)
+
+    def occupants(self, node: int) -> list[int]:
+        """The jobs on ``node``."""
+        return self._shared().occupants(node)
+
+    def projection(self, threshold: int) -> Any:
+        """A scratch copy of the free cores per node for look-ahead (EASY's shadow time):
+        :class:`~.segments.CoreProjection` counting nodes with >= ``threshold`` free cores."""
+        return self._shared().projection(threshold)
+
+
+class View:
+    """The read-only view a policy gets at every pass (see the module docstring)."""
+
+    __slots__ = (
+        "now", "free", "queue", "queued", "submit", "req", "nodes", "procs", "ids", "apps",
+        "start", "est_sorted", "machine", "cluster", "n", "completed", "has_dependencies",
+        "_start_now", "_wake_at", "_record", "_speedup",
+    )  # fmt: skip
+
+    def __init__(self, **fields: Any) -> None:
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+
+    __setattr__ = _read_only  # type: ignore[assignment]
+    __delattr__ = _read_only  # type: ignore[assignment]
+
+    def start_now(self, decision: int | Placement) -> None:
+        """Apply one decision immediately, during the pass (for policies whose later decisions
+        depend on where earlier jobs went); the job leaves the queue when the pass ends."""
+        self._start_now(decision)
+
+    def wake_at(self, t: float) -> None:
+        """Ask for a scheduling pass at time ``t`` even if no job arrives or ends then."""
+        self._wake_at(t)
+
+    def record_reservation(self, j: int, t: float) -> None:
+        """Record the first reservation given to job ``j`` (checked by the validator)."""
+        self._record(j, t)
+
+    def speedup(self, j: int, others: tuple[int, ...] | list[int]) -> float | None:
+        """Predicted speedup of job ``j`` beside all of ``others`` (co-location model; None
+        without one)."""
+        return self._speedup(j, others)
+
+
+def _set(view: View, name: str, value: Any) -> None:
+    """The kernel's way to update the view (policies cannot)."""
+    object.__setattr__(view, name, value)
+
+
+Setter = Callable[[View, str, Any], None]
+set_field: Setter = _set

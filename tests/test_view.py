@@ -1,0 +1,231 @@
+"""The policy contract: a read-only view without actual run times; declared guarantees;
+options derived from the constructor; passes only at real events."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from array import array
+
+import pytest
+from conftest import workload
+
+from coschedlab import Cluster, InputError, Scheduler, Workload, simulate, validate_jobs
+from coschedlab.engine.speed import SpeedModel
+from coschedlab.engine.view import FrozenList, ReadOnlyError
+from coschedlab.schedulers import EASY, get_scheduler
+
+# run times no policy may learn: odd values that appear nowhere else in the workload
+RUNS = (1234.5, 777.25, 55.125)
+
+
+def secret_workload() -> Workload:
+    return workload((1, 0, RUNS[0], 2000, 2), (2, 1, RUNS[1], 3000, 2), (3, 2, RUNS[2], 100, 1))
+
+
+def _values(obj, depth=0):
+    """Every value reachable through the public and private attributes of the view."""
+    if depth > 2:
+        return
+    for name in dir(obj):
+        if name.startswith("__"):
+            continue
+        try:
+            v = getattr(obj, name)
+        except Exception:  # noqa: BLE001 (shared-node queries raise on whole nodes)
+            continue
+        if callable(v):
+            continue
+        yield name, v
+        if hasattr(v, "__slots__") and not isinstance(v, tuple | list):
+            yield from _values(v, depth + 1)
+
+
+def test_a_policy_cannot_reach_actual_run_times():
+    seen: list = []
+
+    class Peek(Scheduler):
+        name = "peek"
+
+        def schedule(self, view):
+            for attr in ("run_time", "duration", "end", "workload", "speed_model"):
+                assert not hasattr(view, attr), attr
+            for name, v in _values(view):
+                seen.append(name)
+                items = list(v) if isinstance(v, tuple | list | array | memoryview) else [v]
+                flat = [x for it in items for x in (it if isinstance(it, tuple) else (it,))]
+                numbers = {x for x in flat if isinstance(x, int | float)}
+                assert not set(RUNS) & numbers, f"view.{name} holds an actual run time"
+            return [j for j in view.queue if view.nodes[j] <= view.free][:1]
+
+    r = simulate(secret_workload(), Cluster(4), Peek())
+    assert {"queue", "req", "submit", "est_sorted", "machine"} <= set(seen)
+    assert sorted(r.jobs.run) == sorted(RUNS)  # the run really had those run times
+
+
+def test_a_policy_cannot_change_the_view_and_the_run_is_intact():
+    tried: list[str] = []
+
+    class Vandal(Scheduler):
+        name = "vandal"
+
+        def schedule(self, view):
+            attempts = {
+                "nodes[j] = 0": lambda: view.nodes.__setitem__(view.queue[0], 0),
+                "queue.append": lambda: view.queue.append(0),
+                "queue.sort": lambda: view.queue.sort(reverse=True),
+                "del queue[0]": lambda: view.queue.__delitem__(0),
+                "queue +=": lambda: view.queue.__iadd__([0]),
+                "est_sorted.clear": lambda: view.est_sorted.clear(),
+                "queued[j] = 0": lambda: view.queued.__setitem__(view.queue[0], 0),
+                "free = 99": lambda: setattr(view, "free", 99),
+                "now = 0": lambda: setattr(view, "now", 0.0),
+                "new attribute": lambda: setattr(view, "x", 1),
+                "machine.idle": lambda: setattr(view.machine, "idle", 99),
+            }
+            for what, f in attempts.items():
+                with pytest.raises((TypeError, AttributeError)):
+                    f()
+                tried.append(what)
+            return [j for j in view.queue[:1] if view.nodes[j] <= view.free]
+
+    w = secret_workload()
+    r = simulate(w, Cluster(4), Vandal())
+    ref = simulate(w, Cluster(4), "fcfs")
+    assert len(tried) >= 11
+    assert r.jobs.start.tolist() == ref.jobs.start.tolist()
+    assert r.validate() == []
+
+
+def test_frozen_list_reads_like_a_list():
+    q = FrozenList([3, 1, 2])
+    assert q[0] == 3 and q[-1] == 2 and q[1:] == [1, 2] and len(q) == 3 and 1 in q
+    assert sorted(q) == [1, 2, 3] and list(reversed(q)) == [2, 1, 3]
+    with pytest.raises(ReadOnlyError, match="read only"):
+        q.remove(1)
+    list.append(q, 4)  # the kernel's way
+    assert q == [3, 1, 2, 4]
+
+
+def test_no_pass_at_a_superseded_end():
+    # job 1 would end at 200; job 2 starting at 50 slows it to end at 225 (the speed model
+    # moves the end): 200 is no longer an event, so no scheduling pass may run then
+    class SlowDown(SpeedModel):
+        dynamic = True
+
+        def on_start(self, j, now):
+            return {0: 225.0} if j == 1 else {}
+
+    times: list[float] = []
+
+    class Recorder(Scheduler):
+        name = "recorder"
+
+        def schedule(self, view):
+            times.append(view.now)
+            return [j for j in view.queue[:1] if view.nodes[j] <= view.free]
+
+    w = workload((1, 0, 200, 300, 1), (2, 50, 10, 300, 1), (3, 60, 10, 10, 4))
+    r = simulate(w, Cluster(4), Recorder(), speed_model=SlowDown())
+    assert r.jobs.set_index("job_id").end[1] == 225
+    assert 200.0 not in times
+    assert times == [0.0, 50.0, 60.0, 225.0]
+    assert r.passes == len(times)
+
+
+def _swf(path, rows):
+    lines = ["; MaxNodes: 4", "; MaxProcs: 4"]
+    for jid, submit, run, procs, prec, think in rows:
+        f = [jid, submit, -1, run, procs, -1, -1, procs, run, -1, 1, 1, 1, -1, 1, -1, prec, think]
+        lines.append(" ".join(str(x) for x in f))
+    with gzip.open(path, "wt") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+def test_swf_preceding_job_and_think_time_are_enforced_on_request(tmp_path):
+    from coschedlab.workload.swf import read_swf
+
+    # job 2 follows job 1 with 30 s think time; job 3 follows job 2 without think time;
+    # job 4 names a job not in the trace (ignored and counted)
+    path = tmp_path / "w.swf.gz"
+    _swf(path, [(1, 0, 100, 1, -1, -1), (2, 5, 10, 1, 1, 30), (3, 6, 10, 1, 2, 0),
+                (4, 7, 10, 1, 99, 5)])  # fmt: skip
+    w = read_swf(path)
+    free = simulate(w, Cluster(4), "fcfs")
+    assert free.jobs.set_index("job_id").start.to_dict() == {1: 0, 2: 5, 3: 6, 4: 7}
+    r = simulate(w, Cluster(4), "easy", dependencies=True)
+    s = r.jobs.set_index("job_id")
+    assert s.start.to_dict() == {1: 0, 2: 130, 3: 140, 4: 7}
+    assert s.deps.to_dict() == {1: "", 2: "1", 3: "2", 4: ""}
+    assert s.think.to_dict() == {1: 0, 2: 30, 3: 0, 4: 0}
+    assert r.options["ignored_dependencies"] == 1
+    assert r.validate() == []
+    # the validator checks it from the table: move job 2 before its parent's end + think
+    bad = r.jobs.copy()
+    bad.loc[bad.job_id == 2, ["start", "end"]] = [120.0, 130.0]
+    errors = validate_jobs(bad, r.cluster)
+    assert len(errors) == 1 and "job 2" in errors[0] and "dependency 1" in errors[0]
+
+
+@pytest.mark.parametrize(
+    "spec, guarantees",
+    [
+        ("easy", ("head", "reservations")),
+        ("easy:depth=5,interval=30", ("head", "reservations")),
+        ("easy:order=sjf", ()),
+        ("backfill", ("head", "reservations")),
+        ("backfill:reservations=3", ("head", "reservations-exact")),
+        ("conservative", ("head", "reservations-exact")),
+        ("conservative:compress=true", ("reservations",)),
+        ("fcfs", ()),
+        ("sjf", ()),
+        ("easy-coloc", ()),
+    ],
+)
+def test_schedulers_declare_their_guarantees(spec, guarantees):
+    assert tuple(get_scheduler(spec).guarantees) == guarantees
+
+
+def test_guarantees_are_written_to_metrics_json(tmp_path):
+    r = simulate(secret_workload(), Cluster(4), "conservative")
+    r.save(tmp_path / "run")
+    meta = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert meta["guarantees"] == ["head", "reservations-exact"]
+    from coschedlab import Result
+
+    assert Result.load(tmp_path / "run").guarantees == ("head", "reservations-exact")
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["easy", "easy:depth=5", "easy:extra=false,interval=30", "conservative:compress=true",
+     "backfill:reservations=all", "backfill:reservations=3,order=sjf", "sjf", "sjf:order=fcfs",
+     "easy-coloc:placement=compact,fallback=true", "filler:depth=100"],
+)  # fmt: skip
+def test_describe_round_trips_through_the_constructor_signature(spec):
+    s = get_scheduler(spec)
+    assert s.describe() == spec
+    assert get_scheduler(s.describe()).describe() == spec
+
+
+def test_user_policy_options_are_described_without_writing_params():
+    class Tuned(Scheduler):
+        name = "tuned"
+
+        def __init__(self, alpha: float = 0.5, order: str = "fcfs") -> None:
+            super().__init__(order)
+            self.alpha = alpha
+
+        def schedule(self, view):
+            return []
+
+    assert Tuned().describe() == "tuned"
+    assert Tuned(alpha=2).describe() == "tuned:alpha=2"
+
+
+def test_easy_only_options_are_refused_elsewhere():
+    with pytest.raises(InputError, match="depth is EASY's"):
+        get_scheduler("backfill:reservations=2,depth=3")
+    with pytest.raises(InputError, match="extra is EASY's"):
+        get_scheduler("backfill:compress=true,extra=false")
+    assert EASY(depth=3).depth == 3
