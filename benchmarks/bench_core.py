@@ -30,7 +30,6 @@ machine, ``nice -n -15`` (as root) keeps the wall times close to the CPU times.
 from __future__ import annotations
 
 import argparse
-import heapq
 import math
 import resource
 import subprocess
@@ -41,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 from _bench_common import machine_line
+from textbook_easy import easy_starts as textbook_easy
 
 import coschedlab
 from coschedlab.workload.swf import cluster_from_header, read_swf
@@ -75,83 +75,8 @@ def best_of(repeat: int, fn):
 
 
 # ------------------------------------------------------------------------------------------
-# the baseline: a plain textbook EASY loop (deliberately straightforward Python)
+# the baseline: the plain textbook EASY loop of textbook_easy.py (deliberately straightforward)
 # ------------------------------------------------------------------------------------------
-def textbook_easy(submit, run, req, nodes, total_nodes):
-    """EASY backfilling as in the textbook; returns the start times.
-
-    Jobs are given in queue order (submit, id). Event loop: at each instant, all completions,
-    then all arrivals, then one scheduling pass; a job of zero run time completes at the same
-    instant in a new event, followed by another pass (the same conventions as coschedlab).
-    Pass: start jobs from the head while they fit; the head job that does not fit gets the
-    shadow time (running jobs sorted by estimated end = start + requested, ``now`` when past)
-    and the extra nodes; later jobs start if they fit now and end by the shadow time or use
-    only extra nodes.
-    """
-    n = len(submit)
-    start = [None] * n
-    queue = []  # plain list, queue order
-    running = []  # list of (estimated end, nodes, job)
-    ends = []  # heap of (actual end, job)
-    free = total_nodes
-    i = 0
-    while i < n or ends or queue:
-        now = math.inf
-        if i < n:
-            now = submit[i]
-        if ends and ends[0][0] < now:
-            now = ends[0][0]
-        while ends and ends[0][0] == now:
-            _, j = heapq.heappop(ends)
-            free += nodes[j]
-            for k, r in enumerate(running):
-                if r[2] == j:
-                    del running[k]
-                    break
-        while i < n and submit[i] == now:
-            queue.append(i)
-            i += 1
-        # one scheduling pass
-        started = []
-        while queue and nodes[queue[0]] <= free:
-            j = queue.pop(0)
-            started.append(j)
-            free -= nodes[j]
-            running.append((now + req[j], nodes[j], j))
-        if queue:
-            head = queue[0]
-            need = nodes[head]
-            running.sort()
-            avail = free
-            shadow = math.inf
-            for est, nj, _ in running:
-                est = max(est, now)
-                if shadow < math.inf and est > shadow:
-                    break
-                avail += nj
-                if shadow == math.inf and avail >= need:
-                    shadow = est
-            extra = avail - need
-            for j in list(queue[1:]):
-                nj = nodes[j]
-                if nj > free:
-                    continue
-                if now + req[j] <= shadow:
-                    pass
-                elif nj <= extra:
-                    extra -= nj
-                else:
-                    continue
-                queue.remove(j)
-                started.append(j)
-                free -= nj
-                running.append((now + req[j], nj, j))
-        for j in started:
-            start[j] = now
-            heapq.heappush(ends, (now + run[j], j))
-    return start
-
-
 def textbook_inputs(workload, cluster):
     """Queue-ordered Python lists for :func:`textbook_easy` (prepared outside the timing)."""
     c = workload.columns

@@ -42,12 +42,27 @@ def read(path):
 
 
 def easy(jobs, total):
+    """Mean-wait input: the waits of the jobs that fit, in queue order."""
     jobs = [j for j in jobs if j[4] <= total]
-    n = len(jobs)
     submit = [j[0] for j in jobs]
     run = [j[2] for j in jobs]
     req = [j[3] for j in jobs]
     nodes = [j[4] for j in jobs]
+    start = easy_starts(submit, run, req, nodes, total)
+    return [start[j] - submit[j] for j in range(len(jobs))]
+
+
+def easy_starts(submit, run, req, nodes, total):
+    """EASY on ``total`` whole nodes; jobs in queue order (submit, id); the start times.
+
+    Event loop: at each instant, all completions, then all arrivals, then one scheduling pass;
+    a job of zero run time completes at the same instant in a new event, followed by another
+    pass (the same conventions as coschedlab). Pass: start jobs from the head while they fit;
+    the head job that does not fit gets the shadow time (running jobs sorted by estimated end =
+    start + requested, ``now`` when past) and the extra nodes; later jobs start if they fit
+    now and end by the shadow time or use only extra nodes.
+    """
+    n = len(submit)
     start = [None] * n
     queue, running, ends = [], [], []
     free, i = total, 0
@@ -100,7 +115,7 @@ def easy(jobs, total):
         for j in started:
             start[j] = now
             heapq.heappush(ends, (now + run[j], j))
-    return [start[j] - submit[j] for j in range(n)]
+    return start
 
 
 if __name__ == "__main__":

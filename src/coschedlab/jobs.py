@@ -10,11 +10,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover (pandas is imported where a frame is made)
+    import pandas as pd
 
 
 @dataclass(slots=True)
@@ -156,6 +159,8 @@ class Workload:
 
     def to_frame(self) -> pd.DataFrame:
         """The jobs as a DataFrame (one row per job, :data:`COLUMNS` as columns)."""
+        import pandas as pd
+
         return pd.DataFrame(self.columns)
 
     def select(self, mask: np.ndarray) -> Workload:

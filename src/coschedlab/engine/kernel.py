@@ -347,9 +347,17 @@ class Simulation:
         self._start(j, now, placement)
 
     def _apply(self, decisions: Iterable[int | Placement]) -> None:
-        for d in decisions:
-            self._apply_one(d)
+        queued, nodes, acct, n, now = self._queued, self.nodes, self.acct, self.n, self.now
         started = self._started_in_pass
+        for d in decisions:
+            # the common decision (a queued job number that fits) takes no detour; everything
+            # else (placements, other int types, bad decisions) is checked by _apply_one
+            if type(d) is int and 0 <= d < n and queued[d] and nodes[d] <= acct.idle:
+                queued[d] = 0
+                started.append(d)
+                self._start(d, now, None)
+            else:
+                self._apply_one(d)
         queue = self.queue
         k = len(started)
         if k == 1:
@@ -370,11 +378,13 @@ class Simulation:
         item = (now + self.req[j], j)
         _insert(est, bisect_right(est, item), item)
         sm = self.speed_model
-        end = sm.end_time(j, now) if sm.dynamic else now + self.duration[j]
-        self.end[j] = end
-        heappush(self._heap, (end, j))
         if sm.dynamic:
+            end = self.end[j] = sm.end_time(j, now)
+            heappush(self._heap, (end, j))
             self._reschedule(sm.on_start(j, now))
+        else:
+            end = self.end[j] = now + self.duration[j]
+            heappush(self._heap, (end, j))
 
     def _finish(self, j: int, now: float) -> None:
         self.completed += 1

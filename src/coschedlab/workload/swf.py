@@ -34,9 +34,10 @@ Conventions this module follows (the common ones of the archive's users):
   fields is ignored); blank lines are skipped; ``\\n``, ``\\r\\n`` and ``\\r`` all end a line.
 * Files may be plain or gzip-compressed (detected by the magic bytes, whatever the name).
 
-Reading is vectorised (pandas' C parser). Only when that fails or finds something wrong does a
-line-by-line pass run, to report the first bad line as an :class:`InputError` whose ``where`` is
-``PATH:LINE`` (1-based physical line number, header lines included).
+Reading is vectorised (NumPy's C text parser, ``numpy.loadtxt``; no pandas). Only when that
+fails or finds something wrong does a line-by-line pass run, to report the first bad line as an
+:class:`InputError` whose ``where`` is ``PATH:LINE`` (1-based physical line number, header
+lines included).
 
 Writing (:func:`write_swf`) prints integer values as integers and other numbers with at most 6
 decimals, trailing zeros removed, so an integer trace stays integer and a workload read from SWF
@@ -45,16 +46,16 @@ reads back the same (for times with at most 6 decimals).
 
 from __future__ import annotations
 
-import csv
 import gzip
 import io
 import os
 import re
+import warnings
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import InputError
 from ..jobs import Workload
@@ -177,20 +178,13 @@ def _parse_header(comments: list[str]) -> dict[str, str]:
 def _fast_parse(data: bytes) -> np.ndarray | None:
     """All job lines as an (n, 18) float array, or None if anything looks wrong."""
     try:
-        frame = pd.read_csv(
-            io.BytesIO(data),
-            sep=r"\s+",
-            comment=";",
-            header=None,
-            dtype=np.float64,
-            engine="c",
-            quoting=csv.QUOTE_NONE,
-        )
-    except (ValueError, pd.errors.ParserError):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # e.g. "Empty input file": let the slow path say
+            values = np.loadtxt(io.BytesIO(data), comments=";", dtype=np.float64, ndmin=2)
+    except (ValueError, UserWarning):
         return None
-    if frame.shape[1] != N_FIELDS:
+    if values.shape[1] != N_FIELDS:
         return None
-    values = frame.to_numpy(dtype=np.float64)
     if not np.isfinite(values).all():
         return None
     ints = values[:, _INT_FIELDS]
@@ -267,7 +261,7 @@ def read_swf(
         raise InputError("the file is empty, expected SWF job lines", where=where)
     comments, indented = _comment_lines(data)
     header = _parse_header(comments)
-    # pandas' C parser mistakes "  ; comment" lines for rows of NaN: unindent them first
+    # indented "  ; comment" lines: unindent them first (the fast parser wants ";" first)
     values = _fast_parse(_INDENTED_COMMENT.sub(b";", data) if indented else data)
     linenos: list[int] | None = None
     if values is None:
@@ -485,7 +479,7 @@ def _header_lines(header: dict | None, n: int) -> list[str]:
     return out
 
 
-def write_swf(path: str | os.PathLike, frame: pd.DataFrame, header: dict | None = None) -> None:
+def write_swf(path: str | os.PathLike, frame: Any, header: dict | None = None) -> None:
     """Write jobs as an SWF v2.2 file (gzip-compressed when the name ends in ``.gz``).
 
     ``frame`` is either a simulated result (``job_id, submit, start, end, procs, ...``: field 3
