@@ -216,8 +216,16 @@ def test_an_unknown_guarantee_lists_the_known_ones(tmp_path, run):
 def test_a_dependency_violation_in_the_result_is_caught(tmp_path, run):
     w = workload((1, 0, 100, 100, 1), (2, 5, 10, 10, 1), (3, 6, 10, 10, 1))
     out = saved_run(tmp_path, "easy", Workload(w.columns, {2: (1,), 3: (2,)}))
-    code, text, _ = run(out / "jobs.parquet")
-    assert code == 0 and "dependencies" in text
+    code, text, _ = run(out)
+    assert code == 0, text
+    # jobs.csv has no place for dependencies: they come from jobs.parquet beside it
+    assert f"{out}/jobs.csv: note: dependencies, think times of each job from jobs.parquet" in text
+    csv = pd.read_csv(out / "jobs.csv", keep_default_na=False)
+    csv.loc[csv.job_id == 3, ["starting_time", "finish_time"]] = [50.0, 60.0]
+    csv.to_csv(out / "jobs.csv", index=False)
+    code, text, _ = run(out)
+    assert code == 1
+    assert f"{out}/jobs.csv: job 3 starts at 50.0 before its dependency 2 ends at 110.0" in text
     jobs = pd.read_parquet(out / "jobs.parquet")
     jobs.loc[jobs.job_id == 3, ["start", "end"]] = [50.0, 60.0]  # before job 2 ends at 110
     jobs.to_parquet(out / "jobs.parquet")

@@ -28,13 +28,16 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .errors import InputError
 from .intervals import parse_alloc_column, parse_intervals
 from .platform import Cluster
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 __all__ = ["GUARANTEES", "Report", "check_jobs", "validate_jobs"]
 
@@ -244,6 +247,8 @@ def _floats(jobs: pd.DataFrame, col: str) -> np.ndarray:
     try:
         return jobs[col].to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError):
+        import pandas as pd
+
         values = pd.to_numeric(jobs[col], errors="coerce")
         k = int(np.flatnonzero(values.isna() & jobs[col].notna())[0])
         raise InputError(

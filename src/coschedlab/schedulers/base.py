@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import InputError
+from ..validator import GUARANTEES  # noqa: F401  (the names a policy may declare)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine.placement import Placement
@@ -31,12 +32,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 OrderKey = Callable[["View", int], Any]
 
-#: Invariants a scheduler may promise (checked by :mod:`coschedlab.validator`):
-#: ``head``: the head job never starts later than the shadow time it had when it became head
-#: (EASY); ``reservations``: a job never starts later than its first recorded reservation while
-#: no job overruns its requested time; ``reservations-exact``: the same, promised only when every
-#: job ends exactly at its estimate.
-GUARANTEES = ("head", "reservations", "reservations-exact")
 
 
 def _sjf_key(view: View, j: int) -> tuple[float, int]:

@@ -52,13 +52,13 @@ from __future__ import annotations
 
 import csv
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from ..errors import InputError
@@ -226,7 +226,7 @@ READ_COLUMNS: tuple[str, ...] = (
 )
 
 _USED = frozenset(READ_COLUMNS) | {"requested_time", "final_state", "workload_name"}
-_WHOLE = re.compile(r"^[+-]?\d+$")
+_WHOLE = r"^[+-]?[0-9]+$"
 
 
 def read_jobs_csv(path: str | os.PathLike) -> tuple[pd.DataFrame, list[str]]:
@@ -254,23 +254,22 @@ def read_jobs_csv(path: str | os.PathLike) -> tuple[pd.DataFrame, list[str]]:
     keep = np.ones(n, dtype=bool)
     unfinished = np.zeros(n, dtype=bool)
     if state is not None:
-        state = np.char.strip(state.astype(str))
-        known = np.isin(state, FINAL_STATES + UNFINISHED_STATES)
+        known = _bools(pc.is_in(state, value_set=pa.array(FINAL_STATES + UNFINISHED_STATES)))
         if not known.all():
             k = int(np.flatnonzero(~known)[0])
             raise InputError(
-                f"unknown final_state {str(state[k])!r} (Batsim's: {', '.join(FINAL_STATES)})",
+                f"unknown final_state {state[k].as_py()!r} (Batsim's: {', '.join(FINAL_STATES)})",
                 where=where(k),
             )
-        keep = state != "REJECTED"
-        unfinished = np.isin(state, UNFINISHED_STATES)
+        keep = ~_bools(pc.equal(state, "REJECTED"))
+        unfinished = _bools(pc.is_in(state, value_set=pa.array(UNFINISHED_STATES)))
         if (~keep).any():
             notes.append(f"{int((~keep).sum())} rejected job(s) left out (they never ran)")
         if unfinished.any():
             k = int(np.flatnonzero(unfinished)[0])
             notes.append(
                 f"{int(unfinished.sum())} job(s) did not complete (first: line "
-                f"{_line_of(path, k)}, {state[k]})"
+                f"{_line_of(path, k)}, {state[k].as_py()})"
             )
 
     submit = _numbers(cols, "submission_time", where, required=True)
@@ -285,24 +284,21 @@ def read_jobs_csv(path: str | os.PathLike) -> tuple[pd.DataFrame, list[str]]:
         k = int(bad[0])
         raise InputError(
             "requested_number_of_resources is not a whole number: "
-            f"{cols['requested_number_of_resources'][k]!r}",
+            f"{cols['requested_number_of_resources'][k].as_py()!r}",
             where=where(k),
         )
-    alloc = np.char.strip(cols["allocated_resources"].astype(str))
-    cache: dict[str, bool] = {}
-    for k in np.flatnonzero(keep & (alloc != "")).tolist():
-        text = str(alloc[k])
-        if text not in cache:
-            try:
-                parse_intervals(text)
-            except InputError as exc:
-                raise InputError(f"allocated_resources: {exc}", where=where(k)) from None
-            cache[text] = True
+    alloc = cols["allocated_resources"]
+    for text in pc.unique(alloc.filter(pa.array(keep))).to_pylist():
+        try:
+            parse_intervals(text)
+        except InputError as exc:
+            k = int(np.flatnonzero(keep & _bools(pc.equal(alloc, text)))[0])
+            raise InputError(f"allocated_resources: {exc}", where=where(k)) from None
     end = np.where(unfinished, np.nan, end)
 
     ids = _job_ids(cols, keep, path, where)
     rows = np.flatnonzero(keep)
-    line = _row_lines(path, n)[rows]
+    take = pa.array(rows)
     table = pd.DataFrame(
         {
             "job_id": ids[rows],
@@ -311,12 +307,12 @@ def read_jobs_csv(path: str | os.PathLike) -> tuple[pd.DataFrame, list[str]]:
             "end": end[rows],
             "requested_time": requested[rows],
             "nodes": res[rows].astype(np.int64),
-            "alloc": alloc[rows].astype(object),
-            "line": np.asarray(line, dtype=np.int64),
+            "alloc": alloc.take(take).to_numpy(zero_copy_only=False),
+            "line": _row_lines(path, n)[rows],
         }
     )
     if state is not None:
-        table["final_state"] = state[rows].astype(object)
+        table["final_state"] = state.take(take).to_numpy(zero_copy_only=False)
     # queue order: submission time, then the id when ids are whole numbers, else the file order
     idk = table["job_id"].to_numpy()
     if np.issubdtype(idk.dtype, np.number):
@@ -326,8 +322,12 @@ def read_jobs_csv(path: str | os.PathLike) -> tuple[pd.DataFrame, list[str]]:
     return table.iloc[order].reset_index(drop=True), notes
 
 
-def _read_text_columns(path: Path) -> tuple[list[str], dict[str, np.ndarray]]:
-    """The columns the reader uses, as text (empty string for an empty field)."""
+def _bools(arr) -> np.ndarray:
+    return np.asarray(arr.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _read_text_columns(path: Path) -> tuple[list[str], dict[str, pa.ChunkedArray]]:
+    """The columns the reader uses, as text trimmed of spaces ("" for an empty field)."""
     with open(path, newline="", encoding="utf-8-sig") as f:
         try:
             first = next(csv.reader(f), None)
@@ -354,7 +354,7 @@ def _read_text_columns(path: Path) -> tuple[list[str], dict[str, np.ndarray]]:
         )
     except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
         _find_bad_row(path, len(header), exc)
-    cols = {c: table.column(c).to_numpy(zero_copy_only=False) for c in used}
+    cols = {c: pc.utf8_trim_whitespace(table.column(c)) for c in used}
     return header, cols
 
 
@@ -411,47 +411,57 @@ def _line_of(path: Path, k: int) -> int:
 
 def _numbers(cols, name, where, *, required=False, mask=None) -> np.ndarray:
     """A column as float64: empty -> NaN (an error when ``required``, for rows in ``mask``)."""
-    text = np.char.strip(cols[name].astype(str))
-    values = pd.to_numeric(pd.Series(text), errors="coerce").to_numpy(dtype=np.float64)
-    empty = text == ""
-    bad = np.isnan(values) & ~empty & ~np.isin(np.char.lower(text), ("nan", "-nan"))
-    if required:
-        bad |= empty
+    text = cols[name]
+    empty = pc.equal(text, "")
+    try:
+        values = pc.cast(pc.if_else(empty, None, text), pa.float64())
+        values = values.to_numpy(zero_copy_only=False).astype(np.float64)
+        bad = _bools(empty) if required else np.zeros(len(values), dtype=bool)
+    except pa.ArrowInvalid:  # find the value that is not a number
+        values = pd.to_numeric(
+            pd.Series(text.to_numpy(zero_copy_only=False)), errors="coerce"
+        ).to_numpy(dtype=np.float64)
+        low = pc.utf8_lower(text)
+        bad = np.isnan(values) & ~_bools(pc.is_in(low, value_set=pa.array(["", "nan", "-nan"])))
+        if required:
+            bad |= _bools(empty)
     if mask is not None:
         bad &= mask
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        what = "is empty" if empty[k] else f"is not a number: {cols[name][k]!r}"
+        raw = text[k].as_py()
+        what = "is empty" if raw == "" else f"is not a number: {raw!r}"
         raise InputError(f"{name} {what}", where=where(k))
     return values
 
 
 def _job_ids(cols, keep, path, where) -> np.ndarray:
-    ids = np.char.strip(cols["job_id"].astype(str))
-    empty = np.flatnonzero(keep & (ids == ""))
+    ids = cols["job_id"]
+    empty = np.flatnonzero(keep & _bools(pc.equal(ids, "")))
     if len(empty):
         raise InputError("job_id is empty", where=where(int(empty[0])))
-    out = ids.astype(object)
-    kept = ids[keep]
-    if len(set(kept.tolist())) < len(kept) and "workload_name" in cols:
-        wl = np.char.strip(cols["workload_name"].astype(str))
-        qualified = np.where(
-            np.char.find(ids, "!") >= 0, ids, np.char.add(np.char.add(wl, "!"), ids)
+    kept = ids.filter(pa.array(keep))
+    out = ids
+    if len(pc.unique(kept)) < len(kept) and "workload_name" in cols:
+        qualified = pc.if_else(
+            pc.match_substring(ids, "!"),
+            ids,
+            pc.binary_join_element_wise(cols["workload_name"], ids, "!"),
         )
-        if len(set(qualified[keep].tolist())) == len(kept):  # else report the id as written
-            out = qualified.astype(object)
-    seen: dict[str, int] = {}
-    for k in np.flatnonzero(keep).tolist():
-        j = out[k]
-        if j in seen:
-            raise InputError(
-                f"job_id {j!r} appears twice (also line {_line_of(path, seen[j])})",
-                where=where(k),
-            )
-        seen[j] = k
-    kept_ids = out[keep]
-    if len(kept_ids) and all(_WHOLE.match(str(j)) for j in kept_ids):
-        whole = np.zeros(len(out), dtype=np.int64)
-        whole[keep] = [int(j) for j in kept_ids]
+        if len(pc.unique(qualified.filter(pa.array(keep)))) == len(kept):
+            out = qualified  # else report the id as written
+    values = out.to_numpy(zero_copy_only=False)
+    dup = np.flatnonzero(keep & pd.Series(values).where(keep).duplicated(keep="first").to_numpy())
+    if len(dup):
+        k = int(dup[0])
+        first = int(np.flatnonzero(keep & (values == values[k]))[0])
+        raise InputError(
+            f"job_id {values[k]!r} appears twice (also line {_line_of(path, first)})",
+            where=where(k),
+        )
+    kept = out.filter(pa.array(keep))
+    if len(kept) and _bools(pc.match_substring_regex(kept, _WHOLE)).all():
+        whole = np.zeros(len(values), dtype=np.int64)
+        whole[keep] = pc.cast(kept, pa.int64()).to_numpy()
         return whole
-    return out
+    return values
