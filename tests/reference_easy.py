@@ -1,7 +1,7 @@
 """A plain textbook FCFS/EASY simulator, written independently of the engine, as an oracle.
 
 Straightforward and slow on purpose: lists, a sort of the running jobs at every pass, the
-shadow time and extra nodes of REFERENCE.md section 1, whole nodes.
+shadow time and extra nodes of Lifka (1995), whole nodes.
 """
 
 from __future__ import annotations

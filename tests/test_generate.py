@@ -1,4 +1,4 @@
-"""Workload generator: mixes, inter-arrival laws, determinism (ELiSE seed paper 3.1)."""
+"""Workload generator: mixes, inter-arrival laws, determinism (the ELiSE paper, 3.1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Metrics (REFERENCE.md section 1): hand-computed known answers and properties."""
+"""Metrics: hand-computed known answers and properties."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from coschedlab.metrics import (
     utilization_series,
 )
 
-# Three jobs on 4 cores (the EASY micro trace of REFERENCE.md section 1, as EASY runs it):
+# Three jobs on 4 cores (the textbook EASY micro trace, as EASY runs it):
 # J1 submit 10 start 10 end 110, 3 cores; J2 11/110/210, 4 cores; J3 12/210/1210, 1 core.
 EASY = pd.DataFrame(
     {

@@ -202,3 +202,14 @@ class Workload:
             parts = ", ".join(f"{n} {why}" for why, n in sorted(self.dropped.items()))
             text += f" ({sum(self.dropped.values())} dropped: {parts})"
         return text
+
+
+def app_names_from_header(text: str | None) -> dict[int, str]:
+    """``"0=lu.E.2048 1=cg.D.64"`` (a generated workload's ``Applications`` header, which maps
+    the ``app`` column to application names) -> ``{0: "lu.E.2048", 1: "cg.D.64"}``."""
+    names: dict[int, str] = {}
+    for part in (text or "").split():
+        key, sep, name = part.partition("=")
+        if sep and key.lstrip("-").isdigit():
+            names[int(key)] = name
+    return names

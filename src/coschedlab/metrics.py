@@ -1,10 +1,15 @@
-"""Per-job metrics, run summaries and time series for plots (REFERENCE.md section 1, "Metrics").
+"""Per-job metrics, run summaries and time series: the one definition of every number.
+
+Every consumer reads them from here: the result's ``metrics.json`` (:class:`Result.metrics`),
+the reports (which read the stored ``metrics.json``), the comparison tables.
 
 Input is a jobs DataFrame with columns ``submit``, ``start``, ``end`` and ``procs`` (and
 optionally ``cores``, the cores really assigned to the job, used instead of ``procs`` for
 utilization; and ``job_id`` or ``id`` to name jobs in error messages). Times are seconds.
 
-Definitions (REFERENCE.md section 1), for job j with submit s, start b, end e:
+Definitions (Feitelson, Rudolph, Schwiegelshohn, Sevcik and Wong, "Theory and practice in
+parallel job scheduling", 1997; the bounded slowdown of Feitelson, "Metrics for parallel job
+scheduling and their convergence", 2001), for job j with submit s, start b, end e:
 
 * run r = e - b; wait = b - s; response (turnaround) = e - s;
 * slowdown = (e - s) / r. **Rule for r == 0**: the slowdown is undefined and set to NaN; such
@@ -12,7 +17,12 @@ Definitions (REFERENCE.md section 1), for job j with submit s, start b, end e:
   ``slowdown_undefined``). Bounded slowdown is the measure that covers them;
 * bounded slowdown = max(1, (e - s) / max(r, tau)), tau = 10 s by default;
 * makespan = max e - min s; utilization = sum(cores_j * r_j) / (total cores * makespan)
-  (0 when the makespan is 0);
+  (0 when the makespan is 0); ``utilization_until_queue_empty`` = the mean of the busy cores
+  from the first submit to the last start, over the total cores (the ELiSE paper's
+  utilization "until the waiting queue is empty");
+* co-location: job speedup = compact time / actual execution time (the ELiSE paper, 4.1);
+  a job is *slower than compact* when its speedup is below ``1 - SPEEDUP_TOLERANCE`` (a compact
+  job's speedup is 1 up to the rounding of end - start);
 * throughput = cumulative finished jobs over time (ELiSE), and jobs per hour of makespan;
 * simulator speed = days of simulated makespan per wall-clock hour, with jobs per second.
 
@@ -22,42 +32,76 @@ Everything is vectorised: a million-job frame takes a fraction of a second.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .errors import InputError
 
+if TYPE_CHECKING:  # pragma: no cover (pandas is imported where a frame is made)
+    import pandas as pd
+
+#: A jobs table: a pandas DataFrame, or any mapping from column name to a 1-D array.
+Jobs = Mapping[str, Any]
+
 __all__ = [
     "DEFAULT_TAU",
+    "SPEEDUP_TOLERANCE",
+    "Series",
+    "busy_cores",
+    "colocation_summary",
+    "improvement",
     "job_metrics",
     "queue_length_series",
+    "queue_size",
+    "running_jobs",
     "running_series",
     "simulator_speed",
+    "step_sum",
     "summary",
+    "throughput",
     "throughput_series",
+    "unused_cores",
+    "used_cores",
+    "utilization",
     "utilization_series",
 ]
 
-#: Default bounded-slowdown threshold tau, in seconds (REFERENCE.md section 1).
+#: Default bounded-slowdown threshold tau, in seconds.
 DEFAULT_TAU = 10.0
+#: A speedup within this of 1 counts as 1 (compact jobs: end - start rounds the compact time).
+SPEEDUP_TOLERANCE = 1e-9
 _STATS = ("mean", "median", "p90", "p95", "p99", "max")
 _REQUIRED = ("submit", "start", "end", "procs")
 
 
-def _job_name(frame: pd.DataFrame, i: int) -> str:
+def column(frame: Jobs, col: str) -> np.ndarray:
+    """Column ``col`` of a jobs table as a float array (NaN for missing values).
+
+    A jobs table is a pandas DataFrame or any mapping from column name to a 1-D array."""
+    v = frame[col]
+    to_numpy = getattr(v, "to_numpy", None)
+    if to_numpy is not None:
+        return to_numpy(dtype=np.float64, na_value=np.nan)
+    return np.asarray(v, dtype=np.float64)
+
+
+def _job_name(frame: Jobs, i: int) -> str:
     for col in ("job_id", "id"):
-        if col in frame.columns:
-            return f"job {frame[col].iloc[i]}"
+        if col in frame:
+            return f"job {np.asarray(frame[col])[i]}"
     return f"row {i}"
 
 
-def _times(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _times(frame: Jobs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Checked submit, start, end arrays."""
-    if not isinstance(frame, pd.DataFrame):
-        raise InputError(f"expected a pandas DataFrame of jobs, got {type(frame).__name__}")
-    missing = [c for c in _REQUIRED if c not in frame.columns]
+    if not hasattr(frame, "__getitem__") or not hasattr(frame, "__contains__"):
+        raise InputError(
+            f"expected a jobs table (DataFrame or mapping), got {type(frame).__name__}"
+        )
+    missing = [c for c in _REQUIRED if c not in frame]
     if missing:
         raise InputError(
             f"jobs frame is missing column(s) {missing}; metrics need {list(_REQUIRED)}"
@@ -65,7 +109,7 @@ def _times(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     out = []
     for col in ("submit", "start", "end"):
         try:
-            a = frame[col].to_numpy(dtype=np.float64, na_value=np.nan)
+            a = column(frame, col)
         except (TypeError, ValueError):
             raise InputError(f"column {col!r} must be numeric") from None
         bad = ~np.isfinite(a)
@@ -89,9 +133,9 @@ def _times(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return submit, start, end
 
 
-def _cores(frame: pd.DataFrame) -> np.ndarray:
-    col = "cores" if "cores" in frame.columns else "procs"
-    a = frame[col].to_numpy(dtype=np.float64, na_value=np.nan)
+def _cores(frame: Jobs) -> np.ndarray:
+    col = "cores" if "cores" in frame else "procs"
+    a = column(frame, col)
     bad = ~np.isfinite(a) | (a < 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -115,23 +159,32 @@ def _slowdowns(
     return slowdown, bounded
 
 
-def job_metrics(frame: pd.DataFrame, *, tau: float = DEFAULT_TAU) -> pd.DataFrame:
-    """A copy of ``frame`` with columns wait, response, run, slowdown, bounded_slowdown added.
+def job_columns(
+    submit: np.ndarray, start: np.ndarray, end: np.ndarray, *, tau: float = DEFAULT_TAU
+) -> dict[str, np.ndarray]:
+    """The per-job metric columns: wait, response, run, slowdown, bounded_slowdown.
 
-    Definitions in the module docstring (REFERENCE.md section 1); slowdown is NaN for jobs
-    with run time 0. An existing ``run`` column is replaced by end - start.
-    """
+    Definitions in the module docstring; slowdown is NaN for jobs with run time 0."""
     tau = _check_tau(tau)
-    submit, start, end = _times(frame)
-    out = frame.copy()
     run = end - start
     response = end - submit
     slowdown, bounded = _slowdowns(response, run, tau)
-    out["wait"] = start - submit
-    out["response"] = response
-    out["run"] = run
-    out["slowdown"] = slowdown
-    out["bounded_slowdown"] = bounded
+    return {
+        "wait": start - submit,
+        "response": response,
+        "run": run,
+        "slowdown": slowdown,
+        "bounded_slowdown": bounded,
+    }
+
+
+def job_metrics(frame: pd.DataFrame, *, tau: float = DEFAULT_TAU) -> pd.DataFrame:
+    """A copy of ``frame`` with the :func:`job_columns` added (an existing ``run`` column is
+    replaced by end - start)."""
+    submit, start, end = _times(frame)
+    out = frame.copy()
+    for name, values in job_columns(submit, start, end, tau=tau).items():
+        out[name] = values
     return out
 
 
@@ -151,9 +204,10 @@ def _stats(prefix: str, values: np.ndarray) -> dict[str, float]:
 
 
 def summary(frame: pd.DataFrame, total_cores: int, *, tau: float = DEFAULT_TAU) -> dict:
-    """Run-level metrics (REFERENCE.md section 1) as a flat dict of Python numbers.
+    """Run-level metrics (module docstring) as a flat dict of Python numbers.
 
-    Keys: n_jobs, first_submit, last_end, makespan, utilization, throughput_jobs_per_hour
+    Keys: n_jobs, first_submit, last_end, makespan, utilization,
+    utilization_until_queue_empty, throughput_jobs_per_hour
     (NaN when the makespan is 0), slowdown_undefined (jobs with run 0), and for each of wait,
     response, slowdown and bounded_slowdown: ``_mean, _median, _p90, _p95, _p99, _max``
     (e.g. ``wait_p95``). Raises :class:`InputError` for an empty frame or bad values.
@@ -173,6 +227,12 @@ def summary(frame: pd.DataFrame, total_cores: int, *, tau: float = DEFAULT_TAU) 
     makespan = last - first
     work = float(np.dot(cores, run))
     utilization = work / (total_cores * makespan) if makespan > 0 else 0.0
+    last_start = float(start.max())
+    until_empty = (
+        step_sum(start, end, cores).mean(first, last_start) / total_cores
+        if last_start > first
+        else utilization
+    )
     throughput = len(submit) / (makespan / 3600.0) if makespan > 0 else float("nan")
     out: dict = {
         "n_jobs": len(submit),
@@ -180,6 +240,7 @@ def summary(frame: pd.DataFrame, total_cores: int, *, tau: float = DEFAULT_TAU) 
         "last_end": last,
         "makespan": makespan,
         "utilization": utilization,
+        "utilization_until_queue_empty": until_empty,
         "throughput_jobs_per_hour": throughput,
         "slowdown_undefined": int(np.isnan(slowdown).sum()),
     }
@@ -247,50 +308,94 @@ def step_sum(starts: np.ndarray, ends: np.ndarray, weights: np.ndarray | float =
     return Series(times[last], v)
 
 
-def queue_length_series(frame: pd.DataFrame) -> pd.DataFrame:
-    """Jobs submitted but not yet started, as a step function: DataFrame(time, queued).
+def used_cores(frame: pd.DataFrame) -> np.ndarray:
+    """Cores each job really uses: ``cores`` when present (co-location), else ``procs``."""
+    return _cores(frame)
 
-    One row per distinct submit/start time; ``queued`` holds from that time until the next row.
-    A job started at its submit time is never counted.
-    """
+
+def busy_cores(frame: pd.DataFrame) -> Series:
+    """Used cores over time."""
+    _, start, end = _times(frame)
+    return step_sum(start, end, _cores(frame))
+
+
+def utilization(frame: pd.DataFrame, total_cores: int) -> Series:
+    """Fraction of the machine's cores in use over time (0..1)."""
+    _check_total(total_cores)
+    s = busy_cores(frame)
+    return Series(s.t, s.v / total_cores)
+
+
+def unused_cores(frame: pd.DataFrame, total_cores: int) -> Series:
+    """Cores no job uses over time (idle nodes plus unused cores of allocated nodes)."""
+    _check_total(total_cores)
+    s = busy_cores(frame)
+    return Series(s.t, total_cores - s.v)
+
+
+def queue_size(frame: pd.DataFrame) -> Series:
+    """Waiting jobs (submitted, not yet started) over time; a job started at its submit time
+    is never counted."""
     submit, start, _ = _times(frame)
-    s = step_sum(submit, start)
+    return step_sum(submit, start)
+
+
+def running_jobs(frame: pd.DataFrame) -> Series:
+    """Running jobs over time."""
+    _, start, end = _times(frame)
+    return step_sum(start, end)
+
+
+def throughput(frame: pd.DataFrame) -> Series:
+    """Cumulative finished jobs over time (the ELiSE paper's throughput)."""
+    _, _, end = _times(frame)
+    return step_sum(end, np.full_like(end, np.inf))
+
+
+def _check_total(total_cores: int) -> None:
+    if total_cores is None or int(total_cores) != total_cores or total_cores < 1:
+        raise InputError(f"total_cores must be a positive integer, got {total_cores!r}")
+
+
+# The same series as tables (time, value), one row per instant where the value changes.
+def queue_length_series(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`queue_size` as a DataFrame(time, queued)."""
+    import pandas as pd
+
+    s = queue_size(frame)
     return pd.DataFrame({"time": s.t, "queued": s.v.round().astype(np.int64)})
 
 
 def running_series(frame: pd.DataFrame) -> pd.DataFrame:
-    """Jobs running, as a step function: DataFrame(time, running), one row per start/end time."""
-    _, start, end = _times(frame)
-    s = step_sum(start, end)
+    """:func:`running_jobs` as a DataFrame(time, running)."""
+    import pandas as pd
+
+    s = running_jobs(frame)
     return pd.DataFrame({"time": s.t, "running": s.v.round().astype(np.int64)})
 
 
 def utilization_series(frame: pd.DataFrame, total_cores: int) -> pd.DataFrame:
-    """Busy cores over time: DataFrame(time, busy_cores, utilization = busy / total_cores).
+    """:func:`busy_cores` as a DataFrame(time, busy_cores, utilization = busy / total_cores)."""
+    import pandas as pd
 
-    Uses the ``cores`` column when present, else ``procs``; a step function with one row per
-    distinct start/end time.
-    """
-    if total_cores is None or int(total_cores) != total_cores or total_cores < 1:
-        raise InputError(f"total_cores must be a positive integer, got {total_cores!r}")
-    _, start, end = _times(frame)
-    cores = _cores(frame)
-    s = step_sum(start, end, cores)
-    t, busy = s.t, s.v
-    if np.all(cores == np.round(cores)):
+    _check_total(total_cores)
+    s = busy_cores(frame)
+    busy = s.v
+    if np.all(busy == np.round(busy)):
         busy = np.round(busy).astype(np.int64)
-    return pd.DataFrame({"time": t, "busy_cores": busy, "utilization": busy / total_cores})
+    return pd.DataFrame({"time": s.t, "busy_cores": busy, "utilization": busy / total_cores})
 
 
 def throughput_series(frame: pd.DataFrame) -> pd.DataFrame:
-    """Cumulative finished jobs over time (ELiSE's throughput): DataFrame(time, finished)."""
-    _, _, end = _times(frame)
-    s = step_sum(end, np.full_like(end, np.inf))
+    """:func:`throughput` as a DataFrame(time, finished)."""
+    import pandas as pd
+
+    s = throughput(frame)
     return pd.DataFrame({"time": s.t, "finished": s.v.round().astype(np.int64)})
 
 
 def simulator_speed(makespan_s: float, wall_s: float, n_jobs: int) -> dict[str, float]:
-    """Simulator speed as published (REFERENCE.md section 1).
+    """Simulator speed as the ELiSE paper publishes it.
 
     ``days_per_hour`` = (makespan_s / 86400) / (wall_s / 3600), days of simulated makespan per
     wall-clock hour, and ``jobs_per_s`` = n_jobs / wall_s.
@@ -303,35 +408,39 @@ def simulator_speed(makespan_s: float, wall_s: float, n_jobs: int) -> dict[str, 
     }
 
 
-def colocation_summary(frame: pd.DataFrame) -> dict[str, float]:
-    """Co-location metrics (ELiSE section 4): job speedup = compact time / actual time, the
-    share of jobs slower than compact (speedup < 1), and the share killed at their walltime."""
+def colocation_summary(frame: Jobs) -> dict[str, float]:
+    """Co-location metrics (the ELiSE paper, section 4): job speedup = compact time / actual
+    time (mean, median), the share of jobs slower than compact (speedup below
+    ``1 - SPEEDUP_TOLERANCE``), the share killed at their walltime and the share spread."""
     out: dict[str, float] = {}
     if "speedup" in frame:
-        s = frame["speedup"].to_numpy(dtype=float)
+        s = column(frame, "speedup")
         s = s[np.isfinite(s)]
         if len(s):
             out["speedup_mean"] = float(s.mean())
             out["speedup_median"] = float(np.median(s))
-            out["slower_than_compact"] = float((s < 1.0 - 1e-12).mean())
-    if "killed" in frame and len(frame):
-        out["killed_share"] = float(frame["killed"].to_numpy(dtype=bool).mean())
-    if "placement" in frame and len(frame):
-        out["spread_share"] = float((frame["placement"] == "spread").mean())
+            out["slower_than_compact"] = float((s < 1.0 - SPEEDUP_TOLERANCE).mean())
+    if "killed" in frame:
+        killed = np.asarray(frame["killed"], dtype=bool)
+        if len(killed):
+            out["killed_share"] = float(killed.mean())
+    if "placement" in frame:
+        placement = np.asarray(frame["placement"])
+        if len(placement):
+            out["spread_share"] = float((placement == "spread").mean())
     return out
 
 
-def improvement(frame: pd.DataFrame, baseline: pd.DataFrame) -> dict[str, float]:
+def improvement(frame: Jobs, baseline: Jobs) -> dict[str, float]:
     """Improvement (%) of a run over a baseline run of the same workload: makespan, mean
     turnaround and mean wait; positive = better than the baseline (ELiSE Fig. 9, Table 2)."""
 
     def pct(base: float, new: float) -> float:
         return 100.0 * (base - new) / base if base else float("nan")
 
-    a, b = job_metrics(frame), job_metrics(baseline)
-    span = lambda f: float(f["end"].max() - f["submit"].min())  # noqa: E731
+    (sa, ba, ea), (sb, bb, eb) = _times(frame), _times(baseline)
     return {
-        "makespan_improvement": pct(span(b), span(a)),
-        "turnaround_improvement": pct(float(b["response"].mean()), float(a["response"].mean())),
-        "wait_improvement": pct(float(b["wait"].mean()), float(a["wait"].mean())),
+        "makespan_improvement": pct(float(eb.max() - sb.min()), float(ea.max() - sa.min())),
+        "turnaround_improvement": pct(float((eb - sb).mean()), float((ea - sa).mean())),
+        "wait_improvement": pct(float((bb - sb).mean()), float((ba - sa).mean())),
     }

@@ -67,8 +67,9 @@ def test_bad_spec_is_one_line_exit_2(tmp_path: Path) -> None:
     write_spec(tmp_path / "bad.yaml", doc)
     done = cli(tmp_path, "bad.yaml")
     assert done.returncode == 2
+    line = 1 + (tmp_path / "bad.yaml").read_text().splitlines().index("  limt: 3")
     assert done.stderr.strip() == (
-        "error: bad.yaml: unknown key 'workloads[0].limt' (did you mean 'limit'?)"
+        f"error: bad.yaml:{line}: unknown key 'workloads[0].limt' (did you mean 'limit'?)"
     )
     assert not (tmp_path / "out").exists()
 

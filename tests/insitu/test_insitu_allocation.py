@@ -165,7 +165,7 @@ def test_bandwidth_models_known_values(ens16):
 
 
 def test_reference_ideal_model_is_close_to_published(ens16):
-    # REFERENCE.md: IDEAL (4,4,4,16) published 180.4 s (mean of 5 trials, 14-23% spread)
+    # the paper: IDEAL (4,4,4,16) published 180.4 s (mean of 5 trials, 14-23% spread)
     p = make_plan(ens16, "ideal")
     assert 180.4 * 0.75 < p.model_makespan < 180.4 * 1.25
     assert math.isclose(sum(b.nodes for b in p.allocation.blocks), 16)

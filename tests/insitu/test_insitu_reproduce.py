@@ -3,7 +3,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from coschedlab.insitu.reproduce import build_tasks, reproduce
+from coschedlab.experiments.insitu import reproduce
+from coschedlab.insitu.reproduce import build_tasks
 
 pytest.importorskip("simgrid")
 

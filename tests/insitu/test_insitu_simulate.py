@@ -43,7 +43,7 @@ def test_dependency_checker_detects_violations(small):
 
 
 def test_ideal_simulated_over_model_in_authors_range():
-    # REFERENCE.md: the authors' simulated / model makespan for IDEAL was 1.007-1.116
+    # the authors' simulated / model makespan for IDEAL was 1.007-1.116
     ens = generate_ensemble(4, 4, 4.0, 16, seed=1)
     plan = make_plan(ens, "ideal")
     res = simulate(plan)
@@ -52,7 +52,7 @@ def test_ideal_simulated_over_model_in_authors_range():
 
 
 def test_in_transit_matches_published_reference():
-    # REFERENCE.md: IN-TRANSIT (S=4, A=4, V=4 GB, N=16), paper layout: 1164.0 s, within 5%
+    # the paper: IN-TRANSIT (S=4, A=4, V=4 GB, N=16), paper layout: 1164.0 s, within 5%
     ens = generate_ensemble(4, 4, 4.0, 16, seed=0)
     res = simulate(make_plan(ens, "in-transit"), "paper")
     assert res.makespan == pytest.approx(1164.0, rel=0.05)

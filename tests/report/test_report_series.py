@@ -53,7 +53,7 @@ def test_queue_throughput_running():
 def test_allocated_cores_with_spread():
     f = tiny()
     assert S.allocated_cores(f, CLUSTER).tolist() == [4, 4, 8]
-    f["placement"] = ["compact", "spread", "compact"]
+    f["node_cores"] = [4, 2, 4]  # the second job holds half of its node (spread)
     assert S.allocated_cores(f, CLUSTER).tolist() == [4, 2, 8]
     f["cores"] = [4, 1, 8]
     assert S.used_cores(f).tolist() == [4, 1, 8]
@@ -69,19 +69,20 @@ def test_series_integral_and_mean():
     assert len(r) == 10
 
 
-def test_summary_known_values():
-    out = S.summary(tiny(), CLUSTER)
+def test_run_summary_known_values():
+    out = S.run_summary(tiny(), CLUSTER)
     assert out["makespan"] == 20.0
     assert out["utilization"] == pytest.approx(128 / (8 * 20))
     assert out["utilization_until_queue_empty"] == pytest.approx(48 / (8 * 10))
-    assert out["mean_wait"] == pytest.approx(7 / 3)
-    assert out["mean_response"] == pytest.approx((10 + 4 + 17) / 3)
-    assert out["mean_bsld"] == pytest.approx((1 + 1 + 1.7) / 3)
-    assert "mean_speedup" not in out
+    assert out["wait_mean"] == pytest.approx(7 / 3)
+    assert out["response_mean"] == pytest.approx((10 + 4 + 17) / 3)
+    assert out["bounded_slowdown_mean"] == pytest.approx((1 + 1 + 1.7) / 3)
+    assert "speedup_mean" not in out
     f = tiny()
     f["speedup"] = [1.0, 0.8, 1.3]
-    out = S.summary(f, CLUSTER)
-    assert out["mean_speedup"] == pytest.approx(3.1 / 3) and out["slowed_down_jobs"] == 1
+    out = S.run_summary(f, CLUSTER)
+    assert out["speedup_mean"] == pytest.approx(3.1 / 3)
+    assert out["slower_than_compact"] == pytest.approx(1 / 3)
 
 
 def test_step_sum_ignores_unfinished_and_weights():

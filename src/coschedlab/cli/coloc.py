@@ -108,6 +108,7 @@ def report(
     from ..report import app_names_from_header, write_report
 
     loaded = {}
+    stored = {}
     names = None
     for d in results:
         if not (d / "metrics.json").is_file():
@@ -115,8 +116,9 @@ def report(
         r = Result.load(d)
         label = r.scheduler if r.scheduler not in loaded else f"{r.scheduler} ({d.name})"
         loaded[label] = (r.jobs, r.cluster)
+        stored[label] = r.metrics  # the numbers of metrics.json, as stored
         if names is None and r.header.get("Applications"):
             names = app_names_from_header(r.header["Applications"])
     target = out or results[0]
-    paths = write_report(loaded, target, app_names=names)
+    paths = write_report(loaded, target, app_names=names, metrics=stored)
     console.print(f"wrote {len(paths)} files to {target}/ (open {target}/report.html)")

@@ -16,9 +16,6 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from ..experiments import load_spec, run_comparison, write_analysis
-from ..experiments.runner import RunOutcome
-from ..experiments.store import run_dir
 from .core import console, err_console
 
 
@@ -47,6 +44,10 @@ def compare(
 ) -> None:
     """Run every workload x scheduler x repetition of SPEC (resuming: finished runs are kept),
     print the comparison table and write comparison.csv and the plots."""
+    from ..experiments import load_spec, run_comparison, write_analysis
+    from ..experiments.runner import Outcome
+    from ..experiments.store import run_dir
+
     s = load_spec(spec)
     target = out if out is not None else s.output
     n_runs = len(s.workloads) * len(s.schedulers) * s.repetitions
@@ -71,7 +72,7 @@ def compare(
                 console.print(f"{total - todo} of {total} runs already stored; {todo} to do")
             bar.update(task, total=todo, visible=todo > 0)
 
-        def finished(outcome: RunOutcome) -> None:
+        def finished(outcome: Outcome) -> None:
             mark = "failed" if outcome.error else "done"
             bar.update(task, advance=1, description=f"{outcome.key} {mark}")
             if outcome.error:

@@ -187,21 +187,27 @@ def simulate(
 
 
 def _search(path: Path, bw: str, net: str, engine: str, jobs: int, as_json: bool) -> None:
-    import multiprocessing as mp
-
     from rich.console import Console
     from rich.table import Table
 
+    from ..experiments.runner import MemoryStore, Task, run_tasks
     from ..insitu.mapping import SCENARIOS
     from ..insitu.reproduce import HEURISTIC_PAIRS
 
     combos = [(sc, n, c) for sc in SCENARIOS for n, c in HEURISTIC_PAIRS]
-    ctx = mp.get_context("fork")
-    with ctx.Pool(max(1, jobs), maxtasksperchild=1) as pool:
-        rows = pool.starmap(
-            _search_one, [(path, sc, n, c, bw, net, engine) for sc, n, c in combos], chunksize=1
-        )
-    rows = [r for r in rows if r is not None]
+    tasks = [
+        Task(f"{sc}_{n}_{c}", _search_one, (path, sc, n, c, bw, net, engine)) for sc, n, c in combos
+    ]
+    store = MemoryStore()
+    summary = run_tasks(tasks, store, jobs=max(1, jobs), fresh_process=True, quiet=True)
+    if summary.interrupted:
+        raise KeyboardInterrupt
+    if store.errors:
+        from ..errors import InputError
+
+        key, error = next(iter(store.errors.items()))
+        raise InputError(f"simulating {key} failed: {error}", where=str(path))
+    rows = [store.values[t.key] for t in tasks if store.values.get(t.key) is not None]
     if not rows:
         from ..errors import InputError
 
@@ -258,7 +264,6 @@ def _search_one(
     from ..errors import InputError
     from ..insitu.simulate import _run
 
-    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
     try:
         p = _plan(path, sc, n, c, bw)
     except InputError:  # e.g. no free node for a pool: not a candidate
@@ -286,7 +291,7 @@ def reproduce(
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
-    from ..insitu.reproduce import reproduce as run_repro
+    from ..experiments.insitu import reproduce as run_repro
     from ..insitu.simulate import check_options
 
     check_options(network, engine)

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..engine.speed import SpeedModel
 from ..errors import InputError
+from ..jobs import app_names_from_header
 from .heatmap import Heatmap
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -32,12 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
 def app_names_of(workload: Workload, names: list[str]) -> list[str | None]:
     """Application name of each job: the workload header's ``Applications`` map
     (``"0=lu.E.2048 1=..."``, written by the generator) or else app id k -> ``names[k]``."""
-    mapping: dict[int, str] = {}
-    text = workload.header.get("Applications", "")
-    for item in text.split():
-        key, sep, name = item.partition("=")
-        if sep and key.lstrip("-").isdigit():
-            mapping[int(key)] = name
+    mapping = app_names_from_header(workload.header.get("Applications"))
     out: list[str | None] = []
     for a in workload.columns["app"].tolist():
         if mapping:

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 from rich.table import Table
 
 from .spec import Spec
@@ -22,34 +21,19 @@ from .store import RunKey, completed, run_dir
 
 __all__ = ["METRICS", "comparison_table", "rich_table", "run_metrics", "write_analysis"]
 
-#: Per-run metrics: column -> key in metrics.json (None: from the jobs table). wait, turnaround,
-#: bounded_slowdown and speedup are the run's means over its jobs; slower_share is the share of
-#: its jobs with speedup < 1 (both NaN without a ``speedup`` column).
-METRICS: dict[str, str | None] = {
+#: Per-run metrics: column -> key in the run's metrics.json (the one definition of each is
+#: :mod:`coschedlab.metrics`). wait, turnaround, bounded_slowdown and speedup are the run's
+#: means over its jobs; slower_share is the share of its jobs slower than compact (both NaN
+#: without co-location).
+METRICS: dict[str, str] = {
     "makespan": "makespan",
     "wait": "wait_mean",
     "turnaround": "response_mean",
     "bounded_slowdown": "bounded_slowdown_mean",
     "utilization": "utilization",
-    "speedup": None,
-    "slower_share": None,
+    "speedup": "speedup_mean",
+    "slower_share": "slower_than_compact",
 }
-
-
-#: Speedups within this of 1 count as 1 (float rounding of run times).
-SPEEDUP_TOLERANCE = 1e-9
-
-
-def _speedups(path: Path) -> tuple[float, float]:
-    """Mean job speedup and share of jobs with speedup < 1 (NaN when no ``speedup`` column)."""
-    if "speedup" not in pq.read_schema(path).names:
-        return math.nan, math.nan
-    s = pd.read_parquet(path, columns=["speedup"])["speedup"].to_numpy(dtype=float)
-    s = s[np.isfinite(s)]
-    if not len(s):
-        return math.nan, math.nan
-    # compact runs give 1 up to rounding (end - start vs the compact time): not "slower"
-    return float(s.mean()), float((s < 1.0 - SPEEDUP_TOLERANCE).mean())
 
 
 def run_metrics(spec: Spec, out: Path) -> pd.DataFrame:
@@ -67,13 +51,10 @@ def run_metrics(spec: Spec, out: Path) -> pd.DataFrame:
                     continue
                 d = run_dir(out, key)
                 m = json.loads((d / "metrics.json").read_text())["metrics"]
-                speedup, slower = _speedups(d / "jobs.parquet")
                 row = {"workload": w.name, "scheduler": s.label, "rep": rep}
                 for col, name in METRICS.items():
-                    if name is not None:
-                        v = m.get(name)
-                        row[col] = math.nan if v is None else float(v)
-                row["speedup"], row["slower_share"] = speedup, slower
+                    v = m.get(name)
+                    row[col] = math.nan if v is None else float(v)
                 row["n_jobs"] = int(m.get("n_jobs", 0))
                 rows.append(row)
     columns = ["workload", "scheduler", "rep", *METRICS, "n_jobs"]

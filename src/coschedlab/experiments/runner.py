@@ -1,10 +1,23 @@
-"""Run a comparison: every workload x scheduler x repetition, skipping the finished runs.
+"""The one resumable sweep runner: every sweep of every capability runs through it.
 
-Runs execute on a :class:`concurrent.futures.ProcessPoolExecutor` (``jobs`` workers; ``jobs=1``
-runs them in this process). Each worker rebuilds its workload and scheduler from a picklable
-:class:`RunTask`, simulates, validates and stores the run as soon as it ends
-(:func:`~.store.save_run`), so an interrupted comparison resumes where it stopped. A run that
-fails leaves ``error.txt`` in its directory and the others go on.
+A sweep is a list of :class:`Task` (a stable key, a top-level function and its arguments: a run
+is a pure function of them) and a :class:`Store` (where finished runs live). :func:`run_tasks`
+runs the tasks whose key the store does not hold yet:
+
+* on a local process pool (``jobs`` workers; ``jobs=1`` runs them in this process, unless
+  ``fresh_process``), or with ``fresh_process=True`` each run in a process of its own (SimGrid
+  allows one engine per process);
+* the **client stores every finished run** (:meth:`Store.save`, atomically: a temporary file or
+  directory renamed into place), so workers need no shared file system and a killed client
+  leaves no half-written run; on restart the finished runs are skipped and leftovers removed;
+* a run that raises is recorded as failed (:meth:`Store.save_error`) and the others go on; a
+  worker process that dies fails its run with a clear message;
+* Ctrl-C stops the workers; everything finished before stays stored;
+* ``on_start(todo, total)`` and ``on_done(outcome)`` drive a progress bar with an ETA; each
+  :class:`Outcome` records where (host, process) and how long the run took.
+
+The comparison of :mod:`.compare` (``coschedlab compare``) and the in situ reproduction
+(:mod:`.insitu`, ``coschedlab insitu reproduce``) are two sweeps on it.
 """
 
 from __future__ import annotations
@@ -12,119 +25,121 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import socket
 import time
 import traceback
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from ..platform import Cluster
-from . import store
-from .spec import SchedulerSpec, Spec, WorkloadSpec
-from .store import RunKey
+from ..errors import InputError
 
-__all__ = ["RunOutcome", "RunTask", "Summary", "execute", "plan", "run_comparison"]
+__all__ = ["MemoryStore", "Outcome", "Store", "Summary", "Task", "run_tasks"]
 
 
 @dataclass(frozen=True)
-class RunTask:
-    """Everything a worker needs to make one run (picklable)."""
+class Task:
+    """One run: ``fn(*args)`` (``fn`` a top-level function, so that it pickles)."""
 
-    key: RunKey
-    workload: WorkloadSpec
-    scheduler: SchedulerSpec
-    seed: int
-    kill_at_walltime: bool
-    out: Path
-
-    @property
-    def cluster(self) -> Cluster:
-        return self.workload.cluster
+    key: Any
+    fn: Callable[..., Any]
+    args: tuple = ()
 
 
 @dataclass(frozen=True)
-class RunOutcome:
-    """What a worker reports back: the key, the error (None when stored) and the wall time."""
+class Outcome:
+    """What one run gave: its value (None when it failed), the error (one line) and its
+    traceback, how long it took, and where (host, process id)."""
 
-    key: RunKey
-    error: str | None
-    seconds: float
+    key: Any
+    value: Any = None
+    error: str | None = None
+    detail: str | None = None
+    seconds: float = 0.0
+    host: str = ""
+    pid: int = 0
+
+
+class Store(Protocol):
+    """Where a sweep's finished runs live."""
+
+    def done(self) -> set:
+        """Keys of the runs stored as finished."""
+        ...
+
+    def clean(self) -> None:
+        """Remove what killed runs left (temporary files)."""
+        ...
+
+    def save(self, task: Task, outcome: Outcome) -> None:
+        """Store a finished run, atomically."""
+        ...
+
+    def save_error(self, task: Task, outcome: Outcome) -> None:
+        """Record a failed run (it does not count as finished)."""
+        ...
+
+
+class MemoryStore:
+    """A store that keeps the runs' values in memory (a sweep whose results are not files)."""
+
+    def __init__(self) -> None:
+        self.values: dict = {}
+        self.errors: dict = {}
+
+    def done(self) -> set:
+        return set(self.values)
+
+    def clean(self) -> None:
+        """Nothing is left behind in memory."""
+
+    def save(self, task: Task, outcome: Outcome) -> None:
+        self.values[task.key] = outcome.value
+
+    def save_error(self, task: Task, outcome: Outcome) -> None:
+        self.errors[task.key] = outcome.error
 
 
 @dataclass
 class Summary:
-    """What :func:`run_comparison` did."""
+    """What :func:`run_tasks` did."""
 
     total: int = 0
-    skipped: list[RunKey] = field(default_factory=list)
-    executed: list[RunKey] = field(default_factory=list)
-    failed: dict[RunKey, str] = field(default_factory=dict)
+    skipped: list = field(default_factory=list)
+    executed: list = field(default_factory=list)
+    failed: dict = field(default_factory=dict)
     interrupted: bool = False
 
     @property
     def stored(self) -> int:
-        """How many runs of the spec are now stored."""
+        """How many runs of the sweep are now stored."""
         return len(self.skipped) + len(self.executed) - len(self.failed)
 
     @property
     def ok(self) -> bool:
-        """True when every run of the spec is stored."""
+        """True when every run of the sweep is stored."""
         return not self.failed and not self.interrupted
 
 
-def plan(spec: Spec, out: Path) -> list[RunTask]:
-    """All runs of ``spec``, in a stable order: repetition, workload, scheduler."""
-    tasks = []
-    for rep in range(spec.repetitions):
-        for w in spec.workloads:
-            seed = spec.seed + rep
-            for s in spec.schedulers:
-                key = RunKey(w.name, s.slug, rep)
-                tasks.append(RunTask(key, w, s, seed, spec.kill_at_walltime, Path(out)))
-    return tasks
-
-
-def simulate_task(task: RunTask) -> Any:
-    """Simulate one run and return its :class:`~coschedlab.engine.result.Result`."""
-    from ..api import simulate
-    from .workloads import build_workload
-
-    workload, pool = build_workload(task.workload, seed=task.seed)
-    options: dict[str, Any] = {"kill_at_walltime": task.kill_at_walltime}
-    if pool is not None and task.workload.colocation:
-        options["pool"] = pool
-    return simulate(workload, task.cluster, task.scheduler.spec, **options)
-
-
-def execute(task: RunTask) -> RunOutcome:
-    """Make one run and store it (or its error); never raises for a failing run."""
+def call(task: Task, quiet: bool = False) -> Outcome:
+    """Run one task (in a worker or here); never raises for a failing run."""
     t0 = time.perf_counter()
+    where = {"host": socket.gethostname(), "pid": os.getpid()}
+    if quiet:  # e.g. SimGrid's banner on stderr, from a worker process
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
     try:
-        result = simulate_task(task)
-        violations = result.validate()
-        if violations:
-            shown = "\n".join(violations[:20])
-            raise RuntimeError(f"the schedule breaks {len(violations)} invariant(s):\n{shown}")
-        info = {
-            "key": str(task.key),
-            "workload": task.workload.name,
-            "scheduler": task.scheduler.label,
-            "scheduler_spec": task.scheduler.spec,
-            "rep": task.key.rep,
-            "seed": task.seed,
-            "kill_at_walltime": task.kill_at_walltime,
-            "colocation": task.workload.kind == "pool" and task.workload.colocation,
-            "seconds": round(time.perf_counter() - t0, 3),
-        }
-        store.save_run(task.out, task.key, result, info)
-    except Exception as exc:
-        detail = "".join(traceback.format_exception(exc))
-        store.save_error(task.out, task.key, detail)
-        return RunOutcome(task.key, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0)
-    return RunOutcome(task.key, None, time.perf_counter() - t0)
+        value = task.fn(*task.args)
+    except Exception as exc:  # reported, the sweep goes on
+        return Outcome(
+            task.key,
+            error=f"{type(exc).__name__}: {exc}",
+            detail="".join(traceback.format_exception(exc)),
+            seconds=time.perf_counter() - t0,
+            **where,
+        )
+    return Outcome(task.key, value, seconds=time.perf_counter() - t0, **where)
 
 
 def _ignore_sigint() -> None:
@@ -138,32 +153,34 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-Callback = Callable[[RunOutcome], None]
+Callback = Callable[[Outcome], None]
 
 
-def _run_serial(tasks: Iterable[RunTask], on_done: Callback) -> None:
+def _run_serial(tasks: Iterable[Task], on_done: Callback) -> None:
     for task in tasks:
-        on_done(execute(task))
+        on_done(call(task))
 
 
-def _run_parallel(tasks: list[RunTask], jobs: int, on_done: Callback) -> None:
+def _run_pool(tasks: list[Task], jobs: int, fresh: bool, quiet: bool, on_done: Callback) -> None:
     executor = ProcessPoolExecutor(
-        max_workers=jobs, mp_context=_context(), initializer=_ignore_sigint
+        max_workers=jobs,
+        mp_context=_context(),
+        initializer=_ignore_sigint,
+        max_tasks_per_child=1 if fresh else None,
     )
-    futures: dict[Future, RunTask] = {}
+    futures: dict[Future, Task] = {}
     try:
-        futures = {executor.submit(execute, t): t for t in tasks}
+        futures = {executor.submit(call, t, quiet): t for t in tasks}
         pending = set(futures)
         while pending:
             done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-            for fut in sorted(done, key=lambda f: futures[f].key):
+            for fut in sorted(done, key=lambda f: str(futures[f].key)):
                 task = futures[fut]
                 try:
-                    on_done(fut.result())
+                    outcome = fut.result()
                 except BrokenProcessPool as exc:
-                    message = f"the worker process died ({exc})"
-                    store.save_error(task.out, task.key, message)
-                    on_done(RunOutcome(task.key, message, 0.0))
+                    outcome = Outcome(task.key, error=f"the worker process died ({exc})")
+                on_done(outcome)
     except BaseException:
         _stop(executor)
         raise
@@ -181,54 +198,59 @@ def _stop(executor: ProcessPoolExecutor) -> None:
         p.join(timeout=5)
 
 
-def run_comparison(
-    spec: Spec,
-    out: Path,
+def run_tasks(
+    tasks: Iterable[Task],
+    store: Store,
     *,
     jobs: int | None = None,
-    fresh: bool = False,
+    fresh_process: bool = False,
+    quiet: bool = False,
     on_start: Callable[[int, int], None] | None = None,
     on_done: Callback | None = None,
 ) -> Summary:
-    """Run the missing runs of ``spec`` into ``out``.
+    """Run the tasks ``store`` does not hold yet and store each as it finishes.
 
-    ``jobs``: worker processes (default ``os.cpu_count()``, 1 = in this process). ``fresh``
-    removes the old runs first; otherwise a directory made from a different spec is refused
-    (:func:`~.store.check_spec`). ``on_start(todo, total)`` is called once before the runs and
-    ``on_done(outcome)`` after each. Ctrl-C stops the runs: the summary says ``interrupted``
-    and every run finished before stays stored.
+    ``jobs``: worker processes (default ``os.cpu_count()``; 1 = in this process unless
+    ``fresh_process``). ``quiet`` silences the workers' stderr. Ctrl-C stops the runs: the
+    summary says ``interrupted`` and every run finished before stays stored.
     """
-    out = Path(out)
     if jobs is not None and jobs < 1:
-        from ..errors import InputError
-
         raise InputError(f"--jobs must be at least 1, got {jobs}")
-    if fresh:
-        store.clear(out, spec)
-    store.check_spec(out, spec)
-    store.remove_leftovers(out)
-    tasks = plan(spec, out)
-    done = store.completed(out)
+    tasks = list(tasks)
+    keys = [t.key for t in tasks]
+    if len(set(keys)) != len(keys):
+        dup = next(k for k in keys if keys.count(k) > 1)
+        raise InputError(f"two runs of the sweep share the key {dup}")
+    store.clean()
+    done = store.done()
     summary = Summary(total=len(tasks))
     todo = []
     for t in tasks:
-        (summary.skipped if t.key in done else todo).append(t.key if t.key in done else t)
+        if t.key in done:
+            summary.skipped.append(t.key)
+        else:
+            todo.append(t)
     if on_start is not None:
         on_start(len(todo), len(tasks))
+    by_key = {t.key: t for t in todo}
 
-    def record(outcome: RunOutcome) -> None:
+    def record(outcome: Outcome) -> None:
+        task = by_key[outcome.key]
         summary.executed.append(outcome.key)
-        if outcome.error is not None:
+        if outcome.error is None:
+            store.save(task, outcome)
+        else:
             summary.failed[outcome.key] = outcome.error
+            store.save_error(task, outcome)
         if on_done is not None:
             on_done(outcome)
 
     workers = min(jobs or os.cpu_count() or 1, max(len(todo), 1))
     try:
-        if workers == 1:
+        if workers == 1 and not fresh_process:
             _run_serial(todo, record)
-        else:
-            _run_parallel(todo, workers, record)
+        elif todo:
+            _run_pool(todo, workers, fresh_process, quiet, record)
     except KeyboardInterrupt:
         summary.interrupted = True
     return summary

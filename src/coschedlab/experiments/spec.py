@@ -1,8 +1,9 @@
 """Comparison specs: which workloads x schedulers x repetitions to run (docs/experiments.md).
 
-A spec is a YAML file, read by :func:`load_spec` and validated strictly: an unknown key anywhere
-is an :class:`~coschedlab.errors.InputError` naming the key path and the file (with the closest
-known key), and so is a value of the wrong type. Relative data paths (``pool``, ``trace``,
+A spec is a YAML file, read by :func:`load_spec` and validated strictly by the project's one
+spec checker (:mod:`coschedlab.schema`): an unknown key anywhere is an
+:class:`~coschedlab.errors.InputError` naming the file, the line, the key path and the closest
+known key, and so is a value of the wrong type. Relative data paths (``pool``, ``trace``,
 scheduler ``.py`` files) are relative to the spec file; ``output`` is relative to the current
 directory, like ``--out``.
 """
@@ -12,7 +13,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,10 +21,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..errors import InputError
 from ..platform import Cluster
+from ..schema import Checker, load_yaml, show
 
 __all__ = [
     "PLOTS",
@@ -52,7 +51,6 @@ _POOL_KEYS = (
 _TRACE_KEYS = ("name", "trace", "limit", "cluster")
 _SELECT_KEYS = ("procs",)
 _RESERVED = ("plots",)  # names of analysis outputs in the output directory
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+=,-]*$")
 
 
 # -- the spec ---------------------------------------------------------------------------------
@@ -181,119 +179,17 @@ def _scheduler_identity(spec: str) -> str:
     return spec
 
 
-# -- validation helpers -----------------------------------------------------------------------
-class _Checker:
-    """Type checks that raise InputError naming the key path and the spec file."""
-
-    def __init__(self, where: str) -> None:
-        self.where = where
-
-    def fail(self, message: str) -> InputError:
-        return InputError(message, where=self.where)
-
-    def keys(self, d: Mapping, allowed: tuple[str, ...], path: str) -> None:
-        for key in d:
-            if not isinstance(key, str):
-                raise self.fail(f"key {key!r} in '{path or 'the spec'}' must be a string")
-            if key not in allowed:
-                full = f"{path}.{key}" if path else key
-                close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
-                hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(allowed)}"
-                raise self.fail(f"unknown key '{full}' ({hint})")
-
-    def mapping(self, v: Any, path: str) -> Mapping:
-        if not isinstance(v, Mapping):
-            raise self.fail(f"'{path}' must be a mapping (key: value), got {_show(v)}")
-        return v
-
-    def integer(self, v: Any, path: str, minimum: int | None = None) -> int:
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise self.fail(f"'{path}' must be an integer, got {_show(v)}")
-        if minimum is not None and v < minimum:
-            raise self.fail(f"'{path}' must be >= {minimum}, got {v}")
-        return v
-
-    def number(self, v: Any, path: str, positive: bool = False) -> float:
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-            raise self.fail(f"'{path}' must be a finite number, got {_show(v)}")
-        if positive and v <= 0:
-            raise self.fail(f"'{path}' must be > 0, got {v}")
-        if not positive and v < 0:
-            raise self.fail(f"'{path}' must be >= 0, got {v}")
-        return float(v)
-
-    def boolean(self, v: Any, path: str) -> bool:
-        if not isinstance(v, bool):
-            raise self.fail(f"'{path}' must be true or false, got {_show(v)}")
-        return v
-
-    def string(self, v: Any, path: str) -> str:
-        if not isinstance(v, str) or not v.strip():
-            raise self.fail(f"'{path}' must be a non-empty string, got {_show(v)}")
-        return v.strip()
-
-    def name(self, v: Any, path: str) -> str:
-        text = self.string(v, path)
-        if not _NAME_RE.match(text):
-            raise self.fail(
-                f"'{path}' must use letters, digits and _ . + = , - only "
-                f"(it names a directory), got {text!r}"
-            )
-        return text
-
-    def items(self, v: Any, path: str) -> list:
-        if not isinstance(v, list) or not v:
-            raise self.fail(f"'{path}' must be a non-empty list, got {_show(v)}")
-        return v
-
-
-def _show(v: Any) -> str:
-    kind = {dict: "a mapping", list: "a list", type(None): "nothing"}.get(type(v))
-    return kind if kind else f"{v!r}"
-
-
-class _StrictLoader(yaml.SafeLoader):
-    """A safe YAML loader that refuses a key given twice in one mapping."""
-
-
-def _no_duplicates(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    seen: set = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            mark = key_node.start_mark
-            raise yaml.constructor.ConstructorError(
-                None, None, f"key {key!r} appears twice (line {mark.line + 1})", mark
-            )
-        seen.add(key)
-    return loader.construct_mapping(node, deep=deep)
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
-
-
 # -- parsing ----------------------------------------------------------------------------------
 def load_spec(path: str | Path) -> Spec:
-    """Read and validate a comparison spec file (YAML)."""
+    """Read and validate a comparison spec file (YAML, through :mod:`coschedlab.schema`)."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise InputError("no such file", where=str(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, expected a YAML spec file", where=str(path)) from None
-    try:
-        raw = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
-    except yaml.YAMLError as exc:
-        detail = " ".join(str(exc).split())
-        raise InputError(f"not valid YAML ({detail})", where=str(path)) from None
-    return spec_from_dict(raw, path)
+    return spec_from_dict(load_yaml(path, "a YAML spec file"), path)
 
 
 def spec_from_dict(raw: Any, path: str | Path) -> Spec:
     """Validate a parsed spec document; ``path`` is the spec file (for messages and paths)."""
     path = Path(path)
-    ck = _Checker(str(path))
+    ck = Checker(str(path), raw)
     base = path.resolve().parent
     if raw is None:
         raise ck.fail("the spec is empty; see docs/experiments.md for an example")
@@ -330,7 +226,7 @@ def spec_from_dict(raw: Any, path: str | Path) -> Spec:
     )
     plots = raw.get("plots", "comparison")
     if plots not in PLOTS:
-        raise ck.fail(f"'plots' must be one of {', '.join(PLOTS)}, got {_show(plots)}")
+        raise ck.fail(f"'plots' must be one of {', '.join(PLOTS)}, got {show(plots)}")
     return Spec(
         path=path,
         name=name,
@@ -345,7 +241,7 @@ def spec_from_dict(raw: Any, path: str | Path) -> Spec:
     )
 
 
-def _cluster(v: Any, path: str, ck: _Checker) -> Cluster:
+def _cluster(v: Any, path: str, ck: Checker) -> Cluster:
     d = ck.mapping(v, path)
     ck.keys(d, _CLUSTER_KEYS, path)
     if "nodes" not in d:
@@ -357,7 +253,7 @@ def _cluster(v: Any, path: str, ck: _Checker) -> Cluster:
     )
 
 
-def _schedulers(v: Any, base: Path, ck: _Checker) -> tuple[SchedulerSpec, ...]:
+def _schedulers(v: Any, base: Path, ck: Checker) -> tuple[SchedulerSpec, ...]:
     from ..schedulers import get_scheduler
     from ..schedulers.registry import parse_spec
 
@@ -397,7 +293,7 @@ def _schedulers(v: Any, base: Path, ck: _Checker) -> tuple[SchedulerSpec, ...]:
     return tuple(out)
 
 
-def _data_path(value: str, base: Path, path: str, ck: _Checker) -> str:
+def _data_path(value: str, base: Path, path: str, ck: Checker) -> str:
     """Resolve a data file: ``coschedlab:NAME`` (bundled data) or relative to the spec."""
     if value.startswith(BUNDLED_PREFIX):
         name = value[len(BUNDLED_PREFIX) :]
@@ -413,7 +309,7 @@ def _data_path(value: str, base: Path, path: str, ck: _Checker) -> str:
 
 
 def _workload(
-    v: Any, path: str, base: Path, default_cluster: Cluster | None, ck: _Checker
+    v: Any, path: str, base: Path, default_cluster: Cluster | None, ck: Checker
 ) -> WorkloadSpec:
     d = ck.mapping(v, path)
     if "pool" in d and "trace" in d:
@@ -467,7 +363,7 @@ def _workload(
     return w
 
 
-def _trace_cluster(file: str, path: str, ck: _Checker) -> Cluster:
+def _trace_cluster(file: str, path: str, ck: Checker) -> Cluster:
     from ..workload.swf import cluster_from_header, read_swf
 
     cluster = cluster_from_header(read_swf(file).header)
@@ -476,19 +372,19 @@ def _trace_cluster(file: str, path: str, ck: _Checker) -> Cluster:
     return cluster
 
 
-def _names(v: Any, path: str, ck: _Checker) -> tuple[str, ...]:
+def _names(v: Any, path: str, ck: Checker) -> tuple[str, ...]:
     items = ck.items(v, path)
     return tuple(ck.string(x, f"{path}[{i}]") for i, x in enumerate(items))
 
 
-def _weights(v: Any, path: str, ck: _Checker) -> tuple[tuple[str, float], ...]:
+def _weights(v: Any, path: str, ck: Checker) -> tuple[tuple[str, float], ...]:
     d = ck.mapping(v, path)
     if not d:
         raise ck.fail(f"'{path}' is empty; give {{application: weight}}")
     return tuple((str(k), ck.number(w, f"{path}.{k}")) for k, w in d.items())
 
 
-def _select(v: Any, path: str, ck: _Checker) -> tuple[int, ...]:
+def _select(v: Any, path: str, ck: Checker) -> tuple[int, ...]:
     d = ck.mapping(v, path)
     ck.keys(d, _SELECT_KEYS, path)
     if "procs" not in d:

@@ -18,6 +18,7 @@ import json
 import os
 import shutil
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,9 @@ from ..errors import InputError
 from .spec import Spec
 
 __all__ = [
+    "JsonStore",
     "RunKey",
+    "RunStore",
     "check_spec",
     "clear",
     "completed",
@@ -124,6 +127,73 @@ def remove_leftovers(out: Path) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
         n += 1
     return n
+
+
+class RunStore:
+    """The runner's store (:class:`.runner.Store`) of a comparison directory: a run's value is
+    ``(Result, info)``, written by :func:`save_run` with where and how long it ran."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = Path(out)
+
+    def done(self) -> set[RunKey]:
+        return completed(self.out)
+
+    def clean(self) -> None:
+        remove_leftovers(self.out)
+
+    def save(self, task: Any, outcome: Any) -> None:
+        result, info = outcome.value
+        info = {
+            **info,
+            "seconds": round(outcome.seconds, 3),
+            "host": outcome.host,
+            "pid": outcome.pid,
+        }
+        save_run(self.out, task.key, result, info)
+
+    def save_error(self, task: Any, outcome: Any) -> None:
+        save_error(self.out, task.key, outcome.detail or outcome.error or "failed")
+
+
+class JsonStore:
+    """The runner's store of a sweep whose runs are JSON documents: ``<folder>/<key>.json``,
+    written through a temporary file and :func:`os.replace` (a run is finished exactly when its
+    file exists); failed runs leave ``<key>.error.txt``."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+
+    def _path(self, key: str) -> Path:
+        return self.folder / f"{key}.json"
+
+    def done(self) -> set[str]:
+        if not self.folder.is_dir():
+            return set()
+        return {f.stem for f in self.folder.glob("*.json") if not f.name.startswith(".")}
+
+    def clean(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for stale in self.folder.glob(f"{_TMP}*"):  # left by an interrupted write
+            stale.unlink(missing_ok=True)
+
+    def save(self, task: Any, outcome: Any) -> None:
+        self._write(self._path(task.key), json.dumps(outcome.value, sort_keys=True))
+        (self.folder / f"{task.key}.error.txt").unlink(missing_ok=True)
+
+    def save_error(self, task: Any, outcome: Any) -> None:
+        text = (outcome.detail or outcome.error or "failed").rstrip() + "\n"
+        self._write(self.folder / f"{task.key}.error.txt", text)
+
+    def _write(self, path: Path, text: str) -> None:
+        tmp = path.parent / f"{_TMP}{path.name}-{os.getpid()}"
+        tmp.write_text(text)
+        os.replace(tmp, path)
+
+    def load(self, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """The stored runs (all, or those of ``keys`` that exist), in key order."""
+        names = sorted(self.done()) if keys is None else [k for k in keys if k in self.done()]
+        return [json.loads(self._path(k).read_text()) for k in names]
 
 
 # -- the spec of an output directory ----------------------------------------------------------

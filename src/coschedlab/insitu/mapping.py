@@ -49,7 +49,7 @@ def scenario_mapping(ens: Ensemble, scenario: str) -> Mapping:
 
     INCREASING-x / DECREASING-x send the k = int(|A| x) analyses with the smallest / largest
     work (over the whole ensemble, ties by declaration order) to the pool, as the authors' code
-    does (REFERENCE.md section 3; the paper's Table III words it the other way round).
+    does (their public simulator; the paper's Table III words it the other way round).
     """
     scenario = scenario.lower()
     names = [a.name for a in ens.analyses]

@@ -1,15 +1,17 @@
 """Reproduce the paper's evaluation (Do et al., Section V): Fig. 4, Fig. 5 and Table II.
 
 Four sweeps (nodes, simulations, analyses per simulation, data size) x 8 scenarios x 4
-(node, core) heuristic pairs x trials. Trial t of a configuration uses the ensemble drawn with
-seed ``seed + t``, the same for every scenario and heuristic pair (common random numbers), so
-normalised makespans compare plans on identical ensembles. Runs that appear in several sweeps
-(e.g. S=4, A=4, V=4, N=16) are simulated once.
+(node, core) heuristic pairs x trials. This module defines the runs (:func:`build_tasks`; each
+is :func:`.runner.run_config` of its configuration) and turns their results into the paper's
+tables and figures (:func:`write_outputs`); the sweep itself runs on the project's one runner
+(:func:`coschedlab.experiments.insitu.reproduce`). Trial t of a configuration uses the
+ensemble drawn with seed ``seed + t``, the same for every scenario and heuristic pair (common
+random numbers), so normalised makespans compare plans on identical ensembles. Runs that
+appear in several sweeps (e.g. S=4, A=4, V=4, N=16) are simulated once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,6 @@ import pandas as pd
 
 from ..errors import InputError
 from .mapping import SCENARIOS
-from .runner import load_results, run_many
 
 HEURISTIC_PAIRS = (("co", "co"), ("co", "ev"), ("ev", "co"), ("ev", "ev"))
 BASE = {"S": 4, "A": 4, "V": 4, "N": 16}
@@ -86,38 +87,15 @@ def build_tasks(
     return tasks, member
 
 
-def reproduce(
-    out: Path,
-    trials: int = 5,
-    jobs: int = 1,
-    sweeps: tuple[str, ...] = tuple(SWEEPS),
-    steps: int = 100,
-    network: str = "paper",
-    engine: str = "ptask",
-    seed: int = 0,
-    progress: Callable[[int, int], None] | None = None,
-    scenarios: tuple[str, ...] = SCENARIOS,
-    pairs: tuple[tuple[str, str], ...] = HEURISTIC_PAIRS,
-) -> dict[str, Any]:
-    """Run (or resume) the sweeps into ``out/runs`` and write CSVs and figures into ``out``."""
-    tasks, member = build_tasks(trials, sweeps, steps, network, engine, seed, scenarios, pairs)
-    errors = run_many(tasks, out / "runs", jobs, progress)
-    rows = load_results(out / "runs", tasks)
+def results_frame(rows: list[dict[str, Any]], member: list[tuple[str, str]]) -> pd.DataFrame:
+    """The finished runs, one row per (sweep, run): a run shared by several sweeps appears in
+    each, with the swept parameter's value in ``value``."""
     sweep_of = pd.DataFrame(member, columns=["sweep", "key"])
     df = pd.DataFrame(rows)
-    if df.empty:
-        raise InputError("no run finished", where=str(out))
     df["key"] = [run_key(r) for r in rows]
     df = sweep_of.merge(df, on="key")
     df["value"] = [r[SWEEPS[s][0]] for s, (_, r) in zip(df["sweep"], df.iterrows(), strict=True)]
-    written = write_outputs(df, out)
-    return {
-        "runs": len(tasks),
-        "finished": len(rows),
-        "errors": errors,
-        "files": written,
-        "total_sim_wall": float(df.drop_duplicates("key")["wall_time"].sum()),
-    }
+    return df
 
 
 def write_outputs(df: pd.DataFrame, out: Path) -> list[str]:

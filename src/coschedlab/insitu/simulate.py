@@ -1,4 +1,6 @@
-"""SimGrid simulation of an ensemble plan, stage by stage (REFERENCE.md section 3).
+"""SimGrid simulation of an ensemble plan, stage by stage (the authors' simulator's
+stage model: Do et al., "Co-scheduling ensembles of in situ workflows", and their public
+simulator, Analytics4MD/insitu-ensemble-simulator).
 
 Per step k every simulation runs S(k) (compute) then W(k) (write V/n per node to node-local
 storage); every analysis runs R(k) (read: local if co-scheduled, else V/(n n') from each

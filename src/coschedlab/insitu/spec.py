@@ -8,8 +8,7 @@ paper's random ensembles (analysis work uniform in [0.5, 1.5] x simulation work,
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping as MappingABC
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,10 +17,12 @@ import numpy as np
 import yaml
 
 from ..errors import InputError
+from ..schema import Checker, load_yaml, show
 
 NETWORKS = ("paper", "per-node")
 
-#: Parameters of the paper's experiments (REFERENCE.md section 3).
+#: Parameters of the paper's experiments (Do et al., "Co-scheduling ensembles of in situ
+#: workflows", Section V-A).
 PAPER_CORE_SPEED = 36.8
 PAPER_CORES = 128
 PAPER_BANDWIDTH = 6.0
@@ -96,129 +97,115 @@ class Ensemble:
         return [a for a in self.analyses if a.simulation == sim]
 
 
-def _num(
-    d: MappingABC,
-    key: str,
-    where: str,
-    *,
-    positive: bool = True,
-    integer: bool = False,
-    default: Any = None,
-) -> Any:
-    if key not in d:
-        if default is not None:
-            return default
-        raise InputError(f"missing field '{key}'", where=where)
-    v = d[key]
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        raise InputError(f"'{key}' must be a number, got {v!r}", where=where)
-    if integer and (not float(v).is_integer()):
-        raise InputError(f"'{key}' must be an integer, got {v!r}", where=where)
-    if not math.isfinite(float(v)):
-        raise InputError(f"'{key}' must be finite, got {v!r}", where=where)
-    if positive and v <= 0:
-        raise InputError(f"'{key}' must be > 0, got {v!r}", where=where)
-    if not positive and v < 0:
-        raise InputError(f"'{key}' must be >= 0, got {v!r}", where=where)
-    return int(v) if integer else float(v)
+_TOP_KEYS = ("platform", "n_steps", "simulations", "analyses", "mapping", "allocation")
+_PLATFORM_KEYS = ("nodes", "cores", "core_speed", "bandwidth", "network")
+_SIM_KEYS = ("name", "work", "data")
+_ANALYSIS_KEYS = ("name", "simulation", "work")
+_BLOCK_KEYS = ("nodes", "cores")
 
 
-def _nonempty_list(raw: MappingABC, key: str, where: str) -> list:
-    """``raw[key]``, which must be a non-empty list."""
-    value = raw.get(key)
-    if not isinstance(value, list) or not value:
-        raise InputError(f"'{key}' must be a non-empty list", where=where)
-    return value
+def _name(ck: Checker, d: Mapping, path: str) -> str:
+    v = ck.require(d, "name", path)
+    if isinstance(v, bool) or not isinstance(v, str | int | float):
+        raise ck.fail(f"'{path}.name' must be a name, got {show(v)}", f"{path}.name")
+    return ck.string(str(v), f"{path}.name")
 
 
 def ensemble_from_dict(raw: Any, where: str = "ensemble") -> Ensemble:
-    """Validate a parsed YAML document and build an :class:`Ensemble`."""
-    if not isinstance(raw, MappingABC):
-        raise InputError("the ensemble must be a YAML mapping", where=where)
-    known = {"platform", "n_steps", "simulations", "analyses", "mapping", "allocation"}
-    extra = set(raw) - known
-    if extra:
-        raise InputError(f"unknown keys {sorted(extra)}; expected {sorted(known)}", where=where)
-    p = raw.get("platform")
-    if not isinstance(p, MappingABC):
-        raise InputError("missing 'platform' mapping", where=where)
-    pw = f"{where}: platform"
-    network = p.get("network", "paper")
-    if network not in NETWORKS:
-        raise InputError(f"network must be one of {NETWORKS}, got {network!r}", where=pw)
+    """Validate a parsed YAML document and build an :class:`Ensemble` (every key checked by the
+    project's one spec checker, :mod:`coschedlab.schema`: an unknown key at any depth is an
+    error naming it, its line and the closest known key)."""
+    ck = Checker(where, raw)
+    if raw is None:
+        raise ck.fail("the ensemble file is empty; see docs/insitu.md for an example")
+    raw = ck.mapping(raw, "the ensemble")
+    ck.keys(raw, _TOP_KEYS, "")
+    p = ck.mapping(ck.require(raw, "platform", ""), "platform")
+    ck.keys(p, _PLATFORM_KEYS, "platform")
     platform = Platform(
-        nodes=_num(p, "nodes", pw, integer=True),
-        cores=_num(p, "cores", pw, integer=True, default=PAPER_CORES),
-        core_speed=_num(p, "core_speed", pw, default=PAPER_CORE_SPEED),
-        bandwidth=_num(p, "bandwidth", pw, default=PAPER_BANDWIDTH),
-        network=network,
+        nodes=ck.integer(ck.require(p, "nodes", "platform"), "platform.nodes", minimum=1),
+        cores=ck.integer(p.get("cores", PAPER_CORES), "platform.cores", minimum=1),
+        core_speed=ck.number(p.get("core_speed", PAPER_CORE_SPEED), "platform.core_speed", True),
+        bandwidth=ck.number(p.get("bandwidth", PAPER_BANDWIDTH), "platform.bandwidth", True),
+        network=ck.choice(p.get("network", "paper"), "platform.network", NETWORKS),
     )
-    n_steps = _num(raw, "n_steps", where, integer=True, default=PAPER_STEPS)
-    sims_raw = _nonempty_list(raw, "simulations", where)
+    n_steps = ck.integer(raw.get("n_steps", PAPER_STEPS), "n_steps", minimum=1)
     sims: list[Simulation] = []
-    for i, s in enumerate(sims_raw):
-        sw = f"{where}: simulations[{i}]"
-        if not isinstance(s, MappingABC) or "name" not in s:
-            raise InputError("each simulation needs a name, work and data", where=sw)
+    for i, item in enumerate(ck.items(raw.get("simulations"), "simulations")):
+        path = f"simulations[{i}]"
+        d = ck.mapping(item, path)
+        ck.keys(d, _SIM_KEYS, path)
         sims.append(
-            Simulation(str(s["name"]), _num(s, "work", sw), _num(s, "data", sw, positive=False))
+            Simulation(
+                _name(ck, d, path),
+                ck.number(ck.require(d, "work", path), f"{path}.work", positive=True),
+                ck.number(ck.require(d, "data", path), f"{path}.data"),
+            )
         )
     names = [s.name for s in sims]
     if len(set(names)) != len(names):
-        raise InputError("simulation names must be unique", where=where)
-    ana_raw = _nonempty_list(raw, "analyses", where)
+        raise ck.fail("simulation names must be unique", "simulations")
     anas: list[Analysis] = []
-    for i, a in enumerate(ana_raw):
-        aw = f"{where}: analyses[{i}]"
-        if not isinstance(a, MappingABC) or "name" not in a or "simulation" not in a:
-            raise InputError("each analysis needs a name, a simulation and work", where=aw)
-        if str(a["simulation"]) not in names:
-            raise InputError(f"unknown simulation {a['simulation']!r}", where=aw)
-        anas.append(Analysis(str(a["name"]), str(a["simulation"]), _num(a, "work", aw)))
+    for i, item in enumerate(ck.items(raw.get("analyses"), "analyses")):
+        path = f"analyses[{i}]"
+        d = ck.mapping(item, path)
+        ck.keys(d, _ANALYSIS_KEYS, path)
+        sim = str(ck.require(d, "simulation", path))
+        if sim not in names:
+            raise ck.fail(f"'{path}.simulation': unknown simulation {sim!r}", f"{path}.simulation")
+        anas.append(
+            Analysis(
+                _name(ck, d, path),
+                sim,
+                ck.number(ck.require(d, "work", path), f"{path}.work", positive=True),
+            )
+        )
     all_names = names + [a.name for a in anas]
     if len(set(all_names)) != len(all_names):
-        raise InputError(
-            "component names must be unique across simulations and analyses", where=where
-        )
+        raise ck.fail("component names must be unique across simulations and analyses")
     for s in sims:
         if not any(a.simulation == s.name for a in anas):
-            raise InputError(f"simulation {s.name!r} has no coupled analysis", where=where)
+            raise ck.fail(f"simulation {s.name!r} has no coupled analysis", "simulations")
     if platform.nodes < len(sims):
-        raise InputError(
+        raise ck.fail(
             f"{platform.nodes} nodes cannot host {len(sims)} simulations (simulations are never "
             "co-scheduled together: need at least one node per simulation)",
-            where=pw,
+            "platform.nodes",
         )
     mapping = raw.get("mapping")
     if mapping is not None:
-        if not isinstance(mapping, MappingABC):
-            raise InputError(
-                "'mapping' must map analysis -> simulation name or 'pool'", where=where
-            )
+        mapping = ck.mapping(mapping, "mapping")
+        ana_names = tuple(a.name for a in anas)
+        ck.keys({str(k): v for k, v in mapping.items()}, ana_names, "mapping")
+        for k, v in mapping.items():
+            ck.choice(str(v), f"mapping.{k}", (*names, "pool"))
         mapping = {str(k): str(v) for k, v in mapping.items()}
     allocation = raw.get("allocation")
-    if allocation is not None and not isinstance(allocation, MappingABC):
-        raise InputError("'allocation' must be a mapping", where=where)
+    if allocation is not None:
+        allocation = ck.mapping(allocation, "allocation")
+        for block, b in allocation.items():
+            path = f"allocation.{block}"
+            b = ck.mapping(b, path)
+            ck.keys(b, _BLOCK_KEYS, path)
+            ck.integer(ck.require(b, "nodes", path), f"{path}.nodes", minimum=1)
+            cores = ck.mapping(ck.require(b, "cores", path), f"{path}.cores")
+            ck.keys({str(c): k for c, k in cores.items()}, tuple(all_names), f"{path}.cores")
+            for c, k in cores.items():
+                ck.integer(k, f"{path}.cores.{c}", minimum=1)
     return Ensemble(
         platform,
         n_steps,
         tuple(sims),
         tuple(anas),
         mapping,
-        dict(allocation) if allocation is not None else None,
+        {k: dict(v) for k, v in allocation.items()} if allocation is not None else None,
     )
 
 
 def load_ensemble(path: str | Path) -> Ensemble:
     """Read and validate an ensemble YAML file."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError("no such file", where=str(path))
-    try:
-        raw = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise InputError(f"invalid YAML: {str(exc).splitlines()[0]}", where=str(path)) from None
-    return ensemble_from_dict(raw, where=str(path))
+    return ensemble_from_dict(load_yaml(path, "an ensemble YAML file"), where=str(path))
 
 
 def ensemble_to_dict(ens: Ensemble) -> dict[str, Any]:

@@ -1,6 +1,6 @@
-"""Plots and reports of simulated schedules (model layer; ELiSE seed paper 3.1 "Output").
+"""Plots and reports of simulated schedules (model layer; the ELiSE paper's 3.1 "Output").
 
-- :mod:`.series`: time series (utilization, queue, throughput, unused cores) and summaries;
+- :mod:`.series`: the report's view of the series of :mod:`coschedlab.metrics`;
 - :mod:`.figures`: matplotlib PNGs (Gantt chart, series, speedups, scheduler comparison);
 - :mod:`.interactive`: one self-contained plotly HTML page.
 
@@ -18,14 +18,14 @@ import pandas as pd
 from ..errors import InputError
 from ..platform import Cluster
 from . import figures, interactive, series
-from .series import app_names_from_header, summary
+from .series import app_names_from_header, run_summary
 
 __all__ = [
     "app_names_from_header",
     "figures",
     "interactive",
+    "run_summary",
     "series",
-    "summary",
     "write_report",
 ]
 
@@ -40,10 +40,13 @@ def write_report(
     results: Mapping[str, tuple[pd.DataFrame, Cluster]],
     out_dir: str | Path,
     app_names: Mapping[int, str] | None = None,
+    metrics: Mapping[str, Mapping[str, float]] | None = None,
 ) -> list[Path]:
     """Write the PNGs of every result, ``comparison.png`` and ``report.html`` into ``out_dir``.
 
-    ``results`` maps a name (e.g. the scheduler) to ``(jobs DataFrame, Cluster)``. Application
+    ``results`` maps a name (e.g. the scheduler) to ``(jobs DataFrame, Cluster)``; ``metrics``
+    the same names to the runs' stored summaries (metrics.json), which the report shows as they
+    are (runs without one get :func:`.series.run_summary`). Application
     names for legends come from ``app_names`` or from a frame's ``attrs["app_names"]``.
     Per-result PNGs are named ``<name>_gantt.png``, ``<name>_utilization.png``, ...
     """
@@ -68,9 +71,12 @@ def write_report(
             slug += "_"
         slugs.add(slug)
         names = app_names or frame.attrs.get("app_names")
-        paths += figures.save_figures(frame, cluster, out, prefix=f"{slug}_", app_names=names)
+        stored = (metrics or {}).get(name)
+        paths += figures.save_figures(
+            frame, cluster, out, prefix=f"{slug}_", app_names=names, metrics=stored
+        )
     comp = out / "comparison.png"
-    figures.comparison(results).savefig(comp)
+    figures.comparison(results, metrics).savefig(comp)
     paths.append(comp)
-    paths.append(interactive.write_html(results, out / "report.html", app_names))
+    paths.append(interactive.write_html(results, out / "report.html", app_names, metrics))
     return paths

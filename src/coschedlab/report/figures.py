@@ -1,4 +1,4 @@
-"""Matplotlib figures of a schedule (ELiSE seed paper 3.1 "Output" and Fig. 3): Gantt chart,
+"""Matplotlib figures of a schedule (the ELiSE paper, 3.1 "Output" and Fig. 3): Gantt chart,
 utilization, waiting-queue size, throughput, unused cores, per-application speedups, and a
 comparison of several schedulers.
 
@@ -260,15 +260,21 @@ def _series_figure(jobs, series, ax, *, scale=1.0, color, lw, ylim, ylabel, titl
     return fig, ax
 
 
-def utilization_figure(jobs: pd.DataFrame, cluster: Cluster, ax: Axes | None = None) -> Figure:
-    """Utilization over time in % of the cluster's cores, with its time average."""
+def utilization_figure(
+    jobs: pd.DataFrame,
+    cluster: Cluster,
+    ax: Axes | None = None,
+    metrics: Mapping[str, float] | None = None,
+) -> Figure:
+    """Utilization over time in % of the cluster's cores, with its time average (the run's
+    ``utilization`` from ``metrics``, its metrics.json, when given)."""
     s = S.utilization(jobs, cluster)
     fig, ax = _series_figure(
         jobs, s, ax, scale=100.0, color="#1f77b4", lw=0.8, ylim=(0, 105),
         ylabel="utilization (% of cores)", title="Utilization over time",
     )  # fmt: skip
     if len(s):
-        mean = 100 * S.summary(jobs, cluster)["utilization"]
+        mean = 100 * (metrics or S.run_summary(jobs, cluster))["utilization"]
         ax.axhline(mean, color="#d62728", ls="--", lw=1, label=f"mean {mean:.1f}%")
         ax.legend(loc="lower right", fontsize=8)
     return fig
@@ -344,21 +350,35 @@ def speedup_boxplot(
     return fig
 
 
-def comparison(results: Mapping[str, tuple[pd.DataFrame, Cluster]]) -> Figure:
-    """Several schedules side by side: makespan, mean wait and mean bounded slowdown bars,
-    utilization, queue size and throughput curves."""
+def summaries(
+    results: Mapping[str, tuple[pd.DataFrame, Cluster]],
+    metrics: Mapping[str, Mapping[str, float]] | None = None,
+) -> dict[str, Mapping[str, float]]:
+    """The headline numbers of every run: its stored metrics (metrics.json) when given, else
+    computed by the one definition (:func:`.series.run_summary`)."""
+    metrics = metrics or {}
+    return {k: metrics.get(k) or S.run_summary(f, c) for k, (f, c) in results.items()}
+
+
+def comparison(
+    results: Mapping[str, tuple[pd.DataFrame, Cluster]],
+    metrics: Mapping[str, Mapping[str, float]] | None = None,
+) -> Figure:
+    """Several schedules side by side: makespan, mean wait and mean bounded slowdown bars (from
+    each run's ``metrics``, its metrics.json, when given), utilization, queue size and
+    throughput curves."""
     fig = _figure((13, 7.5))
     axes = fig.subplots(2, 3)
     names = list(results)
-    sums = {k: S.summary(f, c) for k, (f, c) in results.items()}
+    sums = summaries(results, metrics)
     spans = [s.get("makespan", 0.0) for s in sums.values()]
     div, unit = time_unit(max(spans, default=0.0))
     colors = [_PALETTE[i % len(_PALETTE)] for i in range(len(names))]
-    wdiv, wunit = time_unit(max((s.get("mean_wait", 0.0) for s in sums.values()), default=0.0))
+    wdiv, wunit = time_unit(max((s.get("wait_mean", 0.0) for s in sums.values()), default=0.0))
     bars = [
         ("makespan", f"makespan ({unit})", div),
-        ("mean_wait", f"mean wait ({wunit})", wdiv),
-        ("mean_bsld", "mean bounded slowdown", 1.0),
+        ("wait_mean", f"mean wait ({wunit})", wdiv),
+        ("bounded_slowdown_mean", "mean bounded slowdown", 1.0),
     ]
     for ax, (key, label, d) in zip(axes[0], bars, strict=True):
         vals = [sums[k].get(key, np.nan) / d for k in names]
@@ -396,14 +416,16 @@ def save_figures(
     out_dir: str | Path,
     prefix: str = "",
     app_names: Mapping[int, str] | None = None,
+    metrics: Mapping[str, float] | None = None,
 ) -> list[Path]:
     """Write the per-schedule PNGs (gantt, utilization, queue, throughput, unused cores,
-    speedup when present) into ``out_dir``; returns their paths."""
+    speedup when present) into ``out_dir``; returns their paths. ``metrics``: the run's stored
+    summary (metrics.json), for the numbers the figures quote."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     figs: list[tuple[str, Figure | None]] = [
         ("gantt", gantt(jobs, cluster, app_names=app_names)),
-        ("utilization", utilization_figure(jobs, cluster)),
+        ("utilization", utilization_figure(jobs, cluster, metrics=metrics)),
         ("queue", queue_figure(jobs)),
         ("throughput", throughput_figure(jobs)),
         ("unused_cores", unused_cores_figure(jobs, cluster)),

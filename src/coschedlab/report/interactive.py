@@ -1,6 +1,6 @@
 """One self-contained interactive HTML report (plotly, with plotly.js embedded: no CDN, works
 offline): summary table, scheduler comparison, and per schedule the Gantt chart, utilization,
-queue, throughput, unused cores and speedups (ELiSE seed paper 3.1 "Output").
+queue, throughput, unused cores and speedups (the ELiSE paper, 3.1 "Output").
 
 Long step series are resampled to at most ``MAX_POINTS`` points; Gantt charts with more than
 ``MAX_GANTT_BARS`` rectangles are embedded as the matplotlib PNG instead of plotly bars.
@@ -53,27 +53,28 @@ def _t0(frame: pd.DataFrame) -> float:
     return float(np.nanmin(frame["submit"].to_numpy(float))) if len(frame) else 0.0
 
 
-def _summary_table(sums: Mapping[str, dict]) -> str:
+def _summary_table(sums: Mapping[str, Mapping[str, float]]) -> str:
     spans = [s.get("makespan", 0.0) for s in sums.values()]
     div, unit = F.time_unit(max(spans, default=0.0))
-    wdiv, wunit = F.time_unit(max((s.get("mean_wait", 0.0) for s in sums.values()), default=0.0))
+    wdiv, wunit = F.time_unit(max((s.get("wait_mean", 0.0) for s in sums.values()), default=0.0))
     cols = [
-        ("jobs", "jobs", 1, "{:.0f}"),
+        ("n_jobs", "jobs", 1, "{:.0f}"),
         ("makespan", f"makespan ({unit})", div, "{:.3f}"),
-        ("mean_wait", f"mean wait ({wunit})", wdiv, "{:.3f}"),
-        ("mean_response", f"mean response ({wunit})", wdiv, "{:.3f}"),
-        ("mean_bsld", "mean bounded slowdown", 1, "{:.3f}"),
+        ("wait_mean", f"mean wait ({wunit})", wdiv, "{:.3f}"),
+        ("response_mean", f"mean response ({wunit})", wdiv, "{:.3f}"),
+        ("bounded_slowdown_mean", "mean bounded slowdown", 1, "{:.3f}"),
         ("utilization", "utilization (%)", 0.01, "{:.2f}"),
         ("utilization_until_queue_empty", "utilization until queue empty (%)", 0.01, "{:.2f}"),
-        ("mean_speedup", "mean speedup", 1, "{:.4f}"),
-        ("slowed_down_jobs", "jobs slowed down", 1, "{:.0f}"),
+        ("speedup_mean", "mean speedup", 1, "{:.4f}"),
+        ("slower_than_compact", "slower than compact (%)", 0.01, "{:.1f}"),
     ]
     cols = [c for c in cols if any(c[0] in s for s in sums.values())]
     head = "".join(f"<th>{html.escape(c[1])}</th>" for c in cols)
     body = []
     for name, s in sums.items():
         cells = "".join(
-            f"<td>{c[3].format(s[c[0]] / c[2]) if c[0] in s else ''}</td>" for c in cols
+            f"<td>{c[3].format(s[c[0]] / c[2]) if s.get(c[0]) is not None else ''}</td>"
+            for c in cols
         )
         body.append(f"<tr><td>{html.escape(name)}</td>{cells}</tr>")
     return f"<table><tr><th>schedule</th>{head}</tr>{''.join(body)}</table>"
@@ -83,17 +84,18 @@ def _comparison(results: Mapping[str, tuple[pd.DataFrame, Cluster]], sums) -> li
     names = list(results)
     colors = [F._PALETTE[i % len(F._PALETTE)] for i in range(len(names))]
     div, unit = F.time_unit(max((s.get("makespan", 0.0) for s in sums.values()), default=0.0))
-    wdiv, wunit = F.time_unit(max((s.get("mean_wait", 0.0) for s in sums.values()), default=0.0))
+    wdiv, wunit = F.time_unit(max((s.get("wait_mean", 0.0) for s in sums.values()), default=0.0))
     bars = make_subplots(
         rows=1,
         cols=3,
         subplot_titles=(f"makespan ({unit})", f"mean wait ({wunit})", "mean bounded slowdown"),
     )
-    for col, (key, d) in enumerate((("makespan", div), ("mean_wait", wdiv), ("mean_bsld", 1)), 1):
+    keys = (("makespan", div), ("wait_mean", wdiv), ("bounded_slowdown_mean", 1))
+    for col, (key, d) in enumerate(keys, 1):
         bars.add_trace(
             go.Bar(
                 x=names,
-                y=[sums[k].get(key, np.nan) / d for k in names],
+                y=[(sums[k].get(key) or np.nan) / d for k in names],
                 marker_color=colors,
                 showlegend=False,
             ),
@@ -208,9 +210,11 @@ def report_html(
     results: Mapping[str, tuple[pd.DataFrame, Cluster]],
     app_names: Mapping[int, str] | None = None,
     title: str = "coschedlab report",
+    metrics: Mapping[str, Mapping[str, float]] | None = None,
 ) -> str:
-    """The whole report as one HTML string (plotly.js embedded once)."""
-    sums = {name: S.summary(frame, cluster) for name, (frame, cluster) in results.items()}
+    """The whole report as one HTML string (plotly.js embedded once); the numbers are each
+    run's ``metrics`` (its metrics.json) when given."""
+    sums = F.summaries(results, metrics)
     parts = [f"<h1>{html.escape(title)}</h1>", _summary_table(sums)]
     first = True
 
@@ -244,8 +248,9 @@ def write_html(
     results: Mapping[str, tuple[pd.DataFrame, Cluster]],
     path: str | Path,
     app_names: Mapping[int, str] | None = None,
+    metrics: Mapping[str, Mapping[str, float]] | None = None,
 ) -> Path:
     """Write :func:`report_html` to ``path``."""
     path = Path(path)
-    path.write_text(report_html(results, app_names), encoding="utf-8")
+    path.write_text(report_html(results, app_names, metrics=metrics), encoding="utf-8")
     return path

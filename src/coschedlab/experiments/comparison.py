@@ -1,0 +1,100 @@
+"""Run a comparison: every workload x scheduler x repetition of a spec, on the one runner.
+
+Each run rebuilds its workload and scheduler from a picklable :class:`RunTask`, simulates and
+validates (:func:`simulate_task`); the runner (:func:`.runner.run_tasks`) stores it as soon as
+it ends (:class:`.store.RunStore`), so an interrupted comparison resumes where it stopped. A
+run that fails leaves ``error.txt`` in its directory and the others go on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..platform import Cluster
+from . import store
+from .runner import Outcome, Summary, Task, run_tasks
+from .spec import SchedulerSpec, Spec, WorkloadSpec
+from .store import RunKey, RunStore
+
+__all__ = ["RunTask", "plan", "run_comparison", "simulate_task"]
+
+
+@dataclass(frozen=True)
+class RunTask:
+    """Everything a worker needs to make one run (picklable)."""
+
+    key: RunKey
+    workload: WorkloadSpec
+    scheduler: SchedulerSpec
+    seed: int
+    kill_at_walltime: bool
+
+    @property
+    def cluster(self) -> Cluster:
+        return self.workload.cluster
+
+
+def plan(spec: Spec) -> list[RunTask]:
+    """All runs of ``spec``, in a stable order: repetition, workload, scheduler."""
+    tasks = []
+    for rep in range(spec.repetitions):
+        for w in spec.workloads:
+            seed = spec.seed + rep
+            for s in spec.schedulers:
+                key = RunKey(w.name, s.slug, rep)
+                tasks.append(RunTask(key, w, s, seed, spec.kill_at_walltime))
+    return tasks
+
+
+def simulate_task(task: RunTask) -> tuple[Any, dict[str, Any]]:
+    """Simulate and validate one run: its :class:`~coschedlab.engine.result.Result` and the
+    facts for ``run.json``. A schedule that breaks an invariant is an error."""
+    from ..api import simulate
+    from .workloads import build_workload
+
+    workload, pool = build_workload(task.workload, seed=task.seed)
+    options: dict[str, Any] = {"kill_at_walltime": task.kill_at_walltime}
+    if pool is not None and task.workload.colocation:
+        options["pool"] = pool
+    result = simulate(workload, task.cluster, task.scheduler.spec, **options)
+    violations = result.validate()
+    if violations:
+        shown = "\n".join(violations[:20])
+        raise RuntimeError(f"the schedule breaks {len(violations)} invariant(s):\n{shown}")
+    info = {
+        "key": str(task.key),
+        "workload": task.workload.name,
+        "scheduler": task.scheduler.label,
+        "scheduler_spec": task.scheduler.spec,
+        "rep": task.key.rep,
+        "seed": task.seed,
+        "kill_at_walltime": task.kill_at_walltime,
+        "colocation": task.workload.kind == "pool" and task.workload.colocation,
+    }
+    return result, info
+
+
+def run_comparison(
+    spec: Spec,
+    out: Path,
+    *,
+    jobs: int | None = None,
+    fresh: bool = False,
+    on_start: Callable[[int, int], None] | None = None,
+    on_done: Callable[[Outcome], None] | None = None,
+) -> Summary:
+    """Run the missing runs of ``spec`` into ``out``.
+
+    ``jobs``: worker processes (default ``os.cpu_count()``, 1 = in this process). ``fresh``
+    removes the old runs first; otherwise a directory made from a different spec is refused
+    (:func:`~.store.check_spec`). See :func:`.runner.run_tasks` for the callbacks and Ctrl-C.
+    """
+    out = Path(out)
+    if fresh:
+        store.clear(out, spec)
+    store.check_spec(out, spec)
+    tasks = [Task(t.key, simulate_task, (t,)) for t in plan(spec)]
+    return run_tasks(tasks, RunStore(out), jobs=jobs, on_start=on_start, on_done=on_done)

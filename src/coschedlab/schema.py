@@ -1,0 +1,207 @@
+"""The one checker of YAML specs: every spec file of every capability goes through it.
+
+:func:`load_yaml` reads a file with a safe loader that refuses a key given twice and remembers
+the line of every key and list item; a non-UTF-8 file, invalid YAML or a missing file is an
+:class:`~coschedlab.errors.InputError` naming the file (and line). :class:`Checker` holds the
+type checks a spec module composes: unknown keys at any depth (with the closest known key),
+mappings, lists, integers, numbers, booleans, names. Every error is ONE line,
+``FILE:LINE: what``, naming the full key path (``platform.core_sped``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import InputError
+
+__all__ = ["Checker", "load_yaml", "show"]
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+=,-]*$")
+_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+class _LineDict(dict):
+    """A mapping read from YAML, with the line of each key (``lines``) and its own (``line``)."""
+
+    __slots__ = ("lines", "line")
+
+
+class _LineList(list):
+    """A list read from YAML, with the line of each item."""
+
+    __slots__ = ("lines", "line")
+
+
+class _Loader(yaml.SafeLoader):
+    """A safe YAML loader that refuses duplicate keys and keeps line numbers."""
+
+
+def _mapping(loader: _Loader, node: yaml.MappingNode) -> _LineDict:
+    out = _LineDict()
+    out.lines, out.line = {}, node.start_mark.line + 1
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in out:
+            mark = key_node.start_mark
+            raise yaml.constructor.ConstructorError(
+                None, None, f"key {key!r} appears twice (line {mark.line + 1})", mark
+            )
+        out[key] = loader.construct_object(value_node, deep=True)
+        out.lines[key] = key_node.start_mark.line + 1
+    return out
+
+
+def _sequence(loader: _Loader, node: yaml.SequenceNode) -> _LineList:
+    out = _LineList(loader.construct_object(child, deep=True) for child in node.value)
+    out.lines = [child.start_mark.line + 1 for child in node.value]
+    out.line = node.start_mark.line + 1
+    return out
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _sequence)
+
+
+def load_yaml(path: str | Path, what: str = "a YAML file") -> Any:
+    """Parse a YAML file (safe loader, no duplicate keys, lines remembered for messages)."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", where=str(path)) from None
+    except IsADirectoryError:
+        raise InputError(f"is a directory, expected {what}", where=str(path)) from None
+    except PermissionError:
+        raise InputError("cannot be read (permission denied)", where=str(path)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError(
+            f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the file as UTF-8",
+            where=f"{path}:{line}",
+        ) from None
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 (a SafeLoader subclass)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
+        raise InputError(f"not valid YAML ({problem})", where=where) from None
+
+
+def show(v: Any) -> str:
+    """How a bad value is quoted in a message."""
+    if isinstance(v, Mapping):
+        return "a mapping"
+    if isinstance(v, list):
+        return "a list"
+    return "nothing" if v is None else f"{v!r}"
+
+
+class Checker:
+    """Type checks that raise one-line InputErrors naming the file, the line and the key path.
+
+    ``root`` is the document :func:`load_yaml` returned (plain dicts work too, without lines);
+    paths are written ``a.b[2].c``.
+    """
+
+    def __init__(self, where: str, root: Any = None) -> None:
+        self.where = where
+        self.root = root
+
+    def line_of(self, path: str) -> int | None:
+        """The line of the key or item ``path`` (or of its closest known parent)."""
+        node, line = self.root, getattr(self.root, "line", None)
+        for name, index in _PATH_PART.findall(path or ""):
+            key: Any = int(index) if index else name
+            lines = getattr(node, "lines", None)
+            try:
+                found = lines[key] if lines is not None else None
+                node = node[key]
+            except (KeyError, IndexError, TypeError):
+                break
+            line = found or line
+        return line
+
+    def fail(self, message: str, path: str | None = None) -> InputError:
+        """The error to raise: ``FILE:LINE: message`` (the line of ``path`` when known)."""
+        line = self.line_of(path) if path is not None else None
+        return InputError(message, where=f"{self.where}:{line}" if line else self.where)
+
+    def keys(self, d: Mapping, allowed: tuple[str, ...], path: str) -> None:
+        """Every key of ``d`` is one of ``allowed`` (else: the closest known key)."""
+        for key in d:
+            full = f"{path}.{key}" if path else str(key)
+            if not isinstance(key, str):
+                raise self.fail(f"key {key!r} in '{path or 'the spec'}' must be a string", full)
+            if key not in allowed:
+                close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+                hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(allowed)}"
+                raise self.fail(f"unknown key '{full}' ({hint})", full)
+
+    def require(self, d: Mapping, key: str, path: str) -> Any:
+        """``d[key]``, or an error naming the missing key."""
+        if key not in d:
+            raise self.fail(f"missing key '{path}.{key}'" if path else f"missing key '{key}'", path)
+        return d[key]
+
+    def mapping(self, v: Any, path: str) -> Mapping:
+        if not isinstance(v, Mapping):
+            raise self.fail(f"'{path}' must be a mapping (key: value), got {show(v)}", path)
+        return v
+
+    def integer(self, v: Any, path: str, minimum: int | None = None) -> int:
+        if isinstance(v, float) and v.is_integer() and math.isfinite(v):
+            v = int(v)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise self.fail(f"'{path}' must be an integer, got {show(v)}", path)
+        if minimum is not None and v < minimum:
+            raise self.fail(f"'{path}' must be >= {minimum}, got {v}", path)
+        return v
+
+    def number(self, v: Any, path: str, positive: bool = False) -> float:
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            raise self.fail(f"'{path}' must be a finite number, got {show(v)}", path)
+        if positive and v <= 0:
+            raise self.fail(f"'{path}' must be > 0, got {v}", path)
+        if not positive and v < 0:
+            raise self.fail(f"'{path}' must be >= 0, got {v}", path)
+        return float(v)
+
+    def boolean(self, v: Any, path: str) -> bool:
+        if not isinstance(v, bool):
+            raise self.fail(f"'{path}' must be true or false, got {show(v)}", path)
+        return v
+
+    def string(self, v: Any, path: str) -> str:
+        if not isinstance(v, str) or not v.strip():
+            raise self.fail(f"'{path}' must be a non-empty string, got {show(v)}", path)
+        return v.strip()
+
+    def choice(self, v: Any, path: str, choices: tuple[str, ...]) -> str:
+        if v not in choices:
+            raise self.fail(f"'{path}' must be one of {', '.join(choices)}, got {show(v)}", path)
+        return v
+
+    def name(self, v: Any, path: str) -> str:
+        text = self.string(v, path)
+        if not _NAME_RE.match(text):
+            raise self.fail(
+                f"'{path}' must use letters, digits and _ . + = , - only "
+                f"(it names a directory), got {text!r}",
+                path,
+            )
+        return text
+
+    def items(self, v: Any, path: str) -> list:
+        if not isinstance(v, list) or not v:
+            raise self.fail(f"'{path}' must be a non-empty list, got {show(v)}", path)
+        return v

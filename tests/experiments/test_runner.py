@@ -1,0 +1,85 @@
+"""The one sweep runner on small generic tasks: resume, failures, fresh processes, records."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from coschedlab.errors import InputError
+from coschedlab.experiments.runner import MemoryStore, Task, run_tasks
+from coschedlab.experiments.store import JsonStore
+
+
+def square(x: int) -> dict:
+    return {"x": x, "y": x * x}
+
+
+def fails_on_three(x: int) -> dict:
+    if x == 3:
+        raise ValueError("three is not allowed")
+    return {"x": x}
+
+
+def interrupts_on(x: int, stop: int) -> dict:
+    if x == stop:
+        raise KeyboardInterrupt
+    return {"x": x}
+
+
+def my_pid(_: int) -> int:
+    return os.getpid()
+
+
+def test_resume_runs_exactly_the_missing_runs(tmp_path):
+    store = JsonStore(tmp_path / "runs")
+    tasks = [Task(f"k{i}", interrupts_on, (i, 4)) for i in range(8)]
+    first = run_tasks(tasks, store, jobs=1)
+    assert first.interrupted and first.executed == ["k0", "k1", "k2", "k3"]
+    stamps = {f.name: f.stat().st_mtime_ns for f in (tmp_path / "runs").glob("*.json")}
+    assert sorted(stamps) == [f"k{i}.json" for i in range(4)]
+    (tmp_path / "runs" / ".tmp-k9.json-1").write_text("half")  # left by a killed write
+    again = run_tasks([Task(f"k{i}", square, (i,)) for i in range(8)], store, jobs=2)
+    assert again.ok and sorted(again.executed) == [f"k{i}" for i in range(4, 8)]
+    assert sorted(again.skipped) == [f"k{i}" for i in range(4)]
+    for name, stamp in stamps.items():  # finished runs are never redone
+        assert (tmp_path / "runs" / name).stat().st_mtime_ns == stamp
+    assert not list((tmp_path / "runs").glob(".tmp-*"))
+    assert json.loads((tmp_path / "runs" / "k7.json").read_text()) == {"x": 7, "y": 49}
+    assert sorted(store.done()) == [f"k{i}" for i in range(8)]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_failing_run_is_recorded_and_the_others_finish(tmp_path, jobs):
+    store = JsonStore(tmp_path / "runs")
+    done = []
+    summary = run_tasks(
+        [Task(f"k{i}", fails_on_three, (i,)) for i in range(6)],
+        store,
+        jobs=jobs,
+        on_done=done.append,
+    )
+    assert not summary.ok and list(summary.failed) == ["k3"]
+    assert "three is not allowed" in summary.failed["k3"]
+    assert "ValueError" in (tmp_path / "runs" / "k3.error.txt").read_text()
+    assert store.done() == {"k0", "k1", "k2", "k4", "k5"}
+    assert {o.key for o in done} == {f"k{i}" for i in range(6)}
+    assert all(o.host and o.pid and o.seconds >= 0 for o in done)  # where and how long
+
+
+def test_fresh_process_gives_every_run_its_own_process():
+    store = MemoryStore()
+    summary = run_tasks(
+        [Task(i, my_pid, (i,)) for i in range(4)], store, jobs=1, fresh_process=True
+    )
+    assert summary.ok
+    pids = list(store.values.values())
+    assert len(set(pids)) == 4 and os.getpid() not in pids
+
+
+def test_keys_must_be_unique_and_jobs_positive(tmp_path):
+    with pytest.raises(InputError, match="share the key"):
+        run_tasks([Task("a", square, (1,)), Task("a", square, (2,))], MemoryStore())
+    with pytest.raises(InputError, match="--jobs must be at least 1"):
+        run_tasks([Task("a", square, (1,))], MemoryStore(), jobs=0)
