@@ -33,7 +33,6 @@ if TYPE_CHECKING:  # pragma: no cover
 OrderKey = Callable[["View", int], Any]
 
 
-
 def _sjf_key(view: View, j: int) -> tuple[float, int]:
     return (view.req[j], j)
 
