@@ -12,14 +12,16 @@ Exit codes: 0 every invariant holds, 1 an invariant is broken (each violation is
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import pandas as pd
 import typer
 
 from ..errors import InputError, read_json
 from ..platform import Cluster
 from ..validator import GUARANTEES, Report, check_jobs
+
+if TYPE_CHECKING:  # pragma: no cover (pandas is imported where a file is read)
+    import pandas as pd
 
 PARQUET = "jobs.parquet"
 CSV = "jobs.csv"
@@ -156,6 +158,8 @@ def _load(f: Path, cluster: Cluster) -> tuple[pd.DataFrame, list[str]]:
     """The job table of ``f`` and notes about how it was read."""
     if f.suffix == ".parquet":
         try:
+            import pandas as pd
+
             return pd.read_parquet(f), []
         except Exception as exc:  # pyarrow raises several kinds on a broken file
             raise InputError(f"not a readable parquet file ({exc})", where=str(f)) from None
@@ -183,6 +187,8 @@ def _add_from_parquet(table: pd.DataFrame, notes: list[str], parquet: Path, clus
         cols = [c for c in FROM_PARQUET if c in names]
         if "job_id" not in names or not cols:
             return
+        import pandas as pd
+
         extra = pd.read_parquet(parquet, columns=["job_id", *cols]).set_index("job_id")
     except Exception:  # an unreadable parquet file is reported when it is checked itself
         return
