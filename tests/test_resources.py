@@ -62,3 +62,33 @@ def test_best_fit_keeps_the_long_run_for_the_long_job():
 def test_interval_text_round_trip():
     assert format_intervals([(0, 4), (7, 8)]) == "0-3 7"
     assert parse_intervals("0-3 7") == [(0, 4), (7, 8)]
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 50)), max_size=4).map(
+                lambda iv: format_intervals([(a, a + 1 + d) for a, d in iv])
+            ),
+            st.text(alphabet="0123456789- ,x", max_size=8),
+        ),
+        max_size=30,
+    )
+)
+def test_vectorised_alloc_parsing_equals_the_plain_parser(texts):
+    import numpy as np
+    import pytest
+
+    from coschedlab.errors import InputError
+    from coschedlab.intervals import _parse_one_by_one, parse_alloc_column
+
+    try:
+        expected = _parse_one_by_one(texts)
+    except InputError as exc:
+        with pytest.raises(InputError, match="bad node list"):
+            parse_alloc_column(texts)
+        assert "bad node list" in str(exc)
+        return
+    got = parse_alloc_column(texts)
+    assert all(np.array_equal(a, b) for a, b in zip(got, expected, strict=True))

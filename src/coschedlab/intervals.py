@@ -66,14 +66,54 @@ def parse_alloc_column(alloc: Iterable) -> tuple[np.ndarray, np.ndarray, np.ndar
     """Parse a column of allocation texts into contiguous node ranges.
 
     Returns ``(row, first_node, count)``: one entry per range, ``row`` = the position of the
-    job in ``alloc``. Empty or missing (non-string) entries give no range. Equal texts are
-    parsed once.
+    job in ``alloc``. Empty or missing (non-string) entries give no range. The column is parsed
+    by pyarrow's vectorised string kernels; a text they do not accept is parsed again by
+    :func:`parse_intervals`, whose error names it.
     """
+    texts = list(alloc)
+    fast = _parse_vectorised(texts)
+    if fast is not None:
+        return fast
+    return _parse_one_by_one(texts)
+
+
+def _parse_vectorised(texts: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The whole column at once, or None when some text is not plain ``A-B`` / ``N`` items."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        arr = pa.array([t if isinstance(t, str) else "" for t in texts], type=pa.string())
+        tokens = pc.split_pattern_regex(pc.utf8_trim(arr, " ,\t\n\r"), r"[\s,]+")
+        rows = pc.list_parent_indices(tokens)
+        items = pc.list_flatten(tokens)
+        keep = pc.not_equal(items, "")
+        rows, items = pc.filter(rows, keep), pc.filter(items, keep)
+        if (
+            len(items)
+            and not pc.all(pc.match_substring_regex(items, r"^[0-9]+(-[0-9]+)?$")).as_py()
+        ):
+            return None
+        single = pc.invert(pc.match_substring(items, "-"))
+        pairs = pc.split_pattern(
+            pc.if_else(single, pc.binary_join_element_wise(items, items, "-"), items), "-"
+        )
+        first = pc.cast(pc.list_element(pairs, 0), pa.int64()).to_numpy(zero_copy_only=False)
+        last = pc.cast(pc.list_element(pairs, 1), pa.int64()).to_numpy(zero_copy_only=False)
+    except (pa.ArrowException, TypeError, ValueError):
+        return None
+    if (last < first).any():
+        return None
+    row = np.asarray(rows.to_numpy(zero_copy_only=False), dtype=np.int64)
+    return row, np.asarray(first, dtype=np.int64), np.asarray(last - first + 1, dtype=np.int64)
+
+
+def _parse_one_by_one(texts: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     cache: dict[str, Intervals] = {}
     rows: list[int] = []
     firsts: list[int] = []
     ends: list[int] = []
-    for i, text in enumerate(alloc):
+    for i, text in enumerate(texts):
         if not isinstance(text, str) or not text.strip():
             continue
         ranges = cache.get(text)
