@@ -193,3 +193,35 @@ def test_dependencies_option_enforces_preceding_job_and_think_time(tmp_path):
         assert jobs.start[2] == expected
     p = cli("validate", str(tmp_path / "dep"))
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_a_policy_declaring_an_unknown_guarantee_is_refused_before_the_run(tmp_path, small_trace):
+    policy = tmp_path / "p.py"
+    policy.write_text(
+        "from coschedlab.schedulers import Scheduler, start_in_order\n"
+        "class P(Scheduler):\n"
+        "    name = 'p'\n"
+        "    guarantees = ('heads',)\n"
+        "    def schedule(self, view):\n"
+        "        return start_in_order(view, view.queue, view.free)\n"
+    )
+    p = cli("simulate", str(small_trace), "-s", str(policy), "--out", str(tmp_path / "o"))
+    assert p.returncode == 2
+    assert p.stderr.strip() == (
+        "error: scheduler p declares unknown guarantee 'heads'; known guarantees: head, "
+        "reservations, reservations-exact"
+    )
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_dependency_cycle_is_one_line_exit_2(tmp_path):
+    trace = _trace(
+        tmp_path,
+        [
+            "1 0 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 2 0",
+            "2 1 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 1 0",
+        ],
+    )
+    p = cli("simulate", str(trace), "--dependencies", "--out", str(tmp_path / "o"))
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert "2 jobs never became eligible (dependency cycle?)" in p.stderr

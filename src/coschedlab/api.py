@@ -51,6 +51,7 @@ def simulate(
     if cluster is None:
         raise InputError("give the cluster (coschedlab.Cluster(nodes, sockets, cores))")
     sched = get_scheduler(scheduler, **options)
+    _check_guarantees(sched)
     if pool is not None:
         from .coloc.heatmap import Heatmap
         from .coloc.pool import Pool, load_pool
@@ -78,3 +79,16 @@ def simulate(
     )
     sim.run()
     return Result.from_simulation(sim)
+
+
+def _check_guarantees(sched: Scheduler) -> None:
+    """A policy's declared guarantees are known names (checked before the run, not after)."""
+    from .validator import GUARANTEES
+
+    declared = sched.guarantees
+    for g in (declared,) if isinstance(declared, str) else tuple(declared or ()):
+        if g not in GUARANTEES:
+            raise InputError(
+                f"scheduler {sched.describe()} declares unknown guarantee {g!r}; known "
+                f"guarantees: {', '.join(GUARANTEES)}"
+            )

@@ -111,7 +111,7 @@ class Result:
             passes=sim.passes,
             options=sim.info(),
             header=dict(w.header),
-            guarantees=tuple(getattr(sim.scheduler, "guarantees", ())),
+            guarantees=_names(getattr(sim.scheduler, "guarantees", ())),
         )
 
     # -- metrics ----------------------------------------------------------------------------
@@ -198,6 +198,11 @@ class Result:
             guarantees=tuple(meta.get("guarantees", ())),
             stored_metrics=meta.get("metrics"),
         )
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    """A policy's ``guarantees`` as a tuple of names (a single name may be given as a string)."""
+    return (value,) if isinstance(value, str) else tuple(value or ())
 
 
 def _jsonable(v: Any) -> Any:
