@@ -6,7 +6,7 @@ reads ``idle`` (whole idle nodes, the ``free`` a whole-node policy sees) and
 ``allocation(j)`` (the job's node intervals). Two implementations:
 
 * :class:`WholeNodes`: the batch core. A job gets ``ceil(procs / cores_per_node)`` whole
-  nodes, lowest free ids first (:class:`~.nodepool.NodePool`); allocations are kept as one flat
+  nodes, best fit (:class:`~.nodepool.NodePool`); allocations are kept as one flat
   integer array (a few bytes per job, so million-job runs stay small).
 * :class:`SharedCores`: co-location (ELiSE). Nodes are shared core by core
   (:class:`~.segments.SharedNodes`); a policy may return :class:`~.placement.Placement`

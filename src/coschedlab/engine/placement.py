@@ -1,7 +1,7 @@
 """A policy's decision about *where* a job runs: :class:`Placement` (part of the policy API).
 
 A scheduler returns a plain job number to start a job on the default placement (whole idle
-nodes, lowest ids first) or a :class:`Placement` for anything else, e.g. ELiSE's spread
+nodes, best fit) or a :class:`Placement` for anything else, e.g. ELiSE's spread
 placement (half of every socket, so that two jobs share a node).
 """
 
