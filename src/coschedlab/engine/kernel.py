@@ -154,6 +154,8 @@ class Simulation:
     def _index_deps(self, workload: Workload, swf: bool) -> None:
         """Parents of every job (queue indices): explicit ``deps`` and, with ``swf``, the
         preceding job of SWF field 17 with the think time of field 18."""
+        if not workload.deps and not swf:
+            return
         index = {jid: k for k, jid in enumerate(self.ids)}
         parents: dict[int, list[int]] = {}
         for jid, ps in workload.deps.items():
