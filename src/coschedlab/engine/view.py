@@ -31,7 +31,6 @@ assigning an attribute raises.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ..intervals import Intervals
@@ -163,11 +162,3 @@ class View:
         without one)."""
         return self._speedup(j, others)
 
-
-def _set(view: View, name: str, value: Any) -> None:
-    """The kernel's way to update the view (policies cannot)."""
-    object.__setattr__(view, name, value)
-
-
-Setter = Callable[[View, str, Any], None]
-set_field: Setter = _set
