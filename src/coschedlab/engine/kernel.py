@@ -206,10 +206,10 @@ class Simulation:
             n=self.n,
             completed=0,
             has_dependencies=self._deps_left is not None,
-            _start_now=self._start_now,
-            _wake_at=self._wake_at,
-            _record=self._record_reservation,
-            _speedup=(lambda j, others: predicted(j, others))
+            start_now=self._start_now,
+            wake_at=self._wake_at,
+            record_reservation=self._record_reservation,
+            speedup=(lambda j, others: predicted(j, others))
             if predicted is not None
             else (lambda j, others: None),
         )

@@ -31,6 +31,7 @@ assigning an attribute raises.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..intervals import Intervals
@@ -134,8 +135,19 @@ class View:
     __slots__ = (
         "now", "free", "queue", "queued", "submit", "req", "nodes", "procs", "ids", "apps",
         "start", "est_sorted", "machine", "cluster", "n", "completed", "has_dependencies",
-        "_start_now", "_wake_at", "_record", "_speedup",
+        "start_now", "wake_at", "record_reservation", "speedup",
     )  # fmt: skip
+    #: the four actions are the kernel's own callables, held in slots (one call, no wrapper):
+    #: ``start_now(decision)``: apply a decision at once, during the pass (for policies whose
+    #: later decisions depend on where earlier jobs went; the job leaves the queue when the
+    #: pass ends); ``wake_at(t)``: a scheduling pass at ``t`` even if no job arrives or ends
+    #: then; ``record_reservation(j, t)``: record the first reservation given to ``j`` (checked
+    #: by the validator); ``speedup(j, others)``: the co-location model's predicted speedup of
+    #: ``j`` beside all of ``others`` (None without one)
+    start_now: Callable[[int | Placement], None]
+    wake_at: Callable[[float], None]
+    record_reservation: Callable[[int, float], None]
+    speedup: Callable[[int, tuple[int, ...] | list[int]], float | None]
 
     def __init__(self, **fields: Any) -> None:
         for name, value in fields.items():
@@ -143,22 +155,3 @@ class View:
 
     __setattr__ = _read_only  # type: ignore[assignment]
     __delattr__ = _read_only  # type: ignore[assignment]
-
-    def start_now(self, decision: int | Placement) -> None:
-        """Apply one decision immediately, during the pass (for policies whose later decisions
-        depend on where earlier jobs went); the job leaves the queue when the pass ends."""
-        self._start_now(decision)
-
-    def wake_at(self, t: float) -> None:
-        """Ask for a scheduling pass at time ``t`` even if no job arrives or ends then."""
-        self._wake_at(t)
-
-    def record_reservation(self, j: int, t: float) -> None:
-        """Record the first reservation given to job ``j`` (checked by the validator)."""
-        self._record(j, t)
-
-    def speedup(self, j: int, others: tuple[int, ...] | list[int]) -> float | None:
-        """Predicted speedup of job ``j`` beside all of ``others`` (co-location model; None
-        without one)."""
-        return self._speedup(j, others)
-
