@@ -12,6 +12,9 @@ from hypothesis import strategies as st
 
 from coschedlab.errors import InputError
 from coschedlab.metrics import (
+    SPEEDUP_TOLERANCE,
+    colocation_summary,
+    improvement,
     job_metrics,
     queue_length_series,
     running_series,
@@ -84,6 +87,67 @@ def test_summary_known_values():
     assert s["slowdown_max"] == pytest.approx(1.99)
     assert s["bounded_slowdown_median"] == pytest.approx(1.198)
     assert s["slowdown_undefined"] == 0
+
+
+def test_utilization_until_queue_empty():
+    # EASY: queue empty from the last start (210); busy 3 cores on [10, 110), 4 on [110, 210)
+    s = summary(EASY, total_cores=4)
+    assert s["utilization_until_queue_empty"] == pytest.approx((3 * 100 + 4 * 100) / (4 * 200))
+    # J1 4 cores [0,10), J2 2 cores [2,6), J3 8 cores [10,20) submitted at 3: 48 core-s by 10
+    frame = pd.DataFrame(
+        {
+            "submit": [0.0, 2.0, 3.0],
+            "start": [0.0, 2.0, 10.0],
+            "end": [10.0, 6.0, 20.0],
+            "procs": [4, 2, 8],
+        }
+    )
+    s = summary(frame, 8)
+    assert s["utilization"] == pytest.approx(128 / (8 * 20))
+    assert s["utilization_until_queue_empty"] == pytest.approx(48 / (8 * 10))
+    # everything starts at the first submit: the whole-run utilization
+    one = summary(pd.DataFrame({"submit": [0.0], "start": [0.0], "end": [5.0], "procs": [2]}), 4)
+    assert one["utilization_until_queue_empty"] == one["utilization"] == 0.5
+
+
+def test_summary_tau_is_a_parameter():
+    frame = pd.DataFrame({"submit": [0.0], "start": [8.0], "end": [10.0], "procs": [1]})
+    assert summary(frame, 1)["bounded_slowdown_mean"] == pytest.approx(10 / 10)
+    assert summary(frame, 1, tau=1.0)["bounded_slowdown_mean"] == pytest.approx(10 / 2)
+
+
+def test_colocation_summary_one_tolerance():
+    # compact jobs have speedup 1 up to float rounding (1 - 1e-13): not slower; 0.99 is slower
+    speedups = [1.0, 1.0 - 1e-13, 0.99, 1.25, np.nan]  # NaN: a job of run time 0, left out
+    frame = {
+        "speedup": np.array(speedups),
+        "killed": np.array([False, False, True, False, False]),
+        "placement": np.array(["compact", "compact", "spread", "spread", "compact"]),
+    }
+    m = colocation_summary(frame)
+    assert m["slower_than_compact"] == pytest.approx(1 / 4)
+    assert m["speedup_mean"] == pytest.approx((2 - 1e-13 + 0.99 + 1.25) / 4)
+    assert m["speedup_median"] == pytest.approx(1.0)
+    assert m["killed_share"] == pytest.approx(1 / 5)
+    assert m["spread_share"] == pytest.approx(2 / 5)
+    # the tolerance's edge: just inside counts as 1, just outside as slower
+    inside = colocation_summary({"speedup": np.array([1 - 0.5 * SPEEDUP_TOLERANCE])})
+    outside = colocation_summary({"speedup": np.array([1 - 2 * SPEEDUP_TOLERANCE])})
+    assert inside["slower_than_compact"] == 0.0 and outside["slower_than_compact"] == 1.0
+    assert colocation_summary(EASY) == {}  # no co-location columns: no co-location numbers
+
+
+def test_improvement_known_values():
+    faster = EASY.assign(start=[10.0, 110.0, 110.0], end=[110.0, 210.0, 1110.0])
+    imp = improvement(faster, EASY)
+    assert imp["makespan_improvement"] == pytest.approx(100 * 100 / 1200)
+    assert imp["wait_improvement"] == pytest.approx(100 * 100 / 297)
+    assert imp["turnaround_improvement"] == pytest.approx(100 * 100 / 1497)
+    assert improvement(EASY, EASY) == {
+        "makespan_improvement": 0.0,
+        "turnaround_improvement": 0.0,
+        "wait_improvement": 0.0,
+    }
 
 
 def test_summary_uses_cores_column():

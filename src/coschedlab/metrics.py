@@ -71,7 +71,9 @@ __all__ = [
 
 #: Default bounded-slowdown threshold tau, in seconds.
 DEFAULT_TAU = 10.0
-#: A speedup within this of 1 counts as 1 (compact jobs: end - start rounds the compact time).
+#: The one tolerance of "slower than compact": a job is slower when its speedup is below
+#: ``1 - SPEEDUP_TOLERANCE``. A compact job's speedup is 1 only up to float rounding (compact
+#: time / (end - start), where end = start + compact time was rounded), e.g. 1 - 1e-13.
 SPEEDUP_TOLERANCE = 1e-9
 _STATS = ("mean", "median", "p90", "p95", "p99", "max")
 _REQUIRED = ("submit", "start", "end", "procs")
@@ -433,7 +435,8 @@ def colocation_summary(frame: Jobs) -> dict[str, float]:
 
 def improvement(frame: Jobs, baseline: Jobs) -> dict[str, float]:
     """Improvement (%) of a run over a baseline run of the same workload: makespan, mean
-    turnaround and mean wait; positive = better than the baseline (ELiSE Fig. 9, Table 2)."""
+    turnaround and mean wait; positive = better than the baseline (the ELiSE paper, Fig. 9 and
+    Table 2)."""
 
     def pct(base: float, new: float) -> float:
         return 100.0 * (base - new) / base if base else float("nan")

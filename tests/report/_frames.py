@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from coschedlab.metrics import colocation_summary, summary
 from coschedlab.platform import Cluster
+from coschedlab.report import Run
 
 
 def ranges_text(nodes: np.ndarray) -> str:
@@ -17,6 +19,12 @@ def ranges_text(nodes: np.ndarray) -> str:
         a, b = int(block[0]), int(block[-1])
         parts.append(f"{a}" if a == b else f"{a}-{b}")
     return " ".join(parts)
+
+
+def run(frame: pd.DataFrame, cluster: Cluster) -> Run:
+    """What the report is given for a run: the table, the cluster and the metrics a simulated
+    result stores in metrics.json (:func:`summary` + :func:`colocation_summary`)."""
+    return Run(frame, cluster, {**summary(frame, cluster.total_cores), **colocation_summary(frame)})
 
 
 def finish(frame: pd.DataFrame) -> pd.DataFrame:

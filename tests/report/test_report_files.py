@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from _frames import big_frame, fcfs_schedule
+from _frames import big_frame, fcfs_schedule, run
 
 from coschedlab.errors import InputError
 from coschedlab.platform import Cluster
@@ -20,7 +20,7 @@ def test_write_report_two_schedulers(tmp_path):
     plain = fcfs_schedule(200, CLUSTER, seed=1)
     coloc = fcfs_schedule(200, CLUSTER, seed=1, coloc=True)
     paths = write_report(
-        {"EASY": (plain, CLUSTER), "EASY co-scheduler": (coloc, CLUSTER)}, tmp_path, NAMES
+        {"EASY": run(plain, CLUSTER), "EASY co-scheduler": run(coloc, CLUSTER)}, tmp_path, NAMES
     )
     names = sorted(p.name for p in paths)
     assert "comparison.png" in names and "report.html" in names
@@ -40,7 +40,7 @@ def test_write_report_two_schedulers(tmp_path):
 def test_html_gantt_falls_back_to_png(tmp_path, monkeypatch):
     monkeypatch.setattr(interactive, "MAX_GANTT_BARS", 10)
     frame = fcfs_schedule(50, CLUSTER, seed=3)
-    html = interactive.report_html({"FCFS": (frame, CLUSTER)})
+    html = interactive.report_html({"FCFS": run(frame, CLUSTER)})
     assert 'src="data:image/png;base64,' in html
 
 
@@ -48,18 +48,49 @@ def test_gantt_without_alloc_uses_cores_view(tmp_path):
     frame = fcfs_schedule(50, CLUSTER, seed=3).drop(columns=["alloc"])
     fig = figures.gantt(frame, CLUSTER)
     assert "no node allocation" in fig.axes[0].get_title()
-    paths = write_report({"x": (frame, CLUSTER)}, tmp_path)
+    paths = write_report({"x": run(frame, CLUSTER)}, tmp_path)
     assert all(p.stat().st_size > 0 for p in paths)
 
 
 def test_bad_results(tmp_path):
     with pytest.raises(InputError, match="at least one"):
         write_report({}, tmp_path)
-    frame = fcfs_schedule(5, CLUSTER).drop(columns=["start"])
+    good = fcfs_schedule(5, CLUSTER)
+    frame = good.drop(columns=["start"])
     with pytest.raises(InputError, match="start"):
-        write_report({"x": (frame, CLUSTER)}, tmp_path)
+        write_report({"x": (frame, CLUSTER, {})}, tmp_path)
     with pytest.raises(InputError, match="Cluster"):
-        write_report({"x": (frame, 16)}, tmp_path)
+        write_report({"x": (good, 16, {})}, tmp_path)
+    # no metrics: refused, the report does not compute them
+    with pytest.raises(InputError, match="metrics"):
+        write_report({"x": (good, CLUSTER)}, tmp_path)
+    with pytest.raises(InputError, match="metrics"):
+        figures.comparison({"x": (good, CLUSTER, None)})
+    with pytest.raises(InputError, match="got int"):
+        interactive.report_html({"x": 3})
+    assert not any(tmp_path.iterdir())  # checked before anything is written
+
+
+def test_missing_and_null_metrics_are_blank():
+    # metrics.json stores NaN as null; an old run may lack a key: blank cells, no error
+    frame = fcfs_schedule(20, CLUSTER, seed=2)
+    html = interactive.report_html(
+        {"a": (frame, CLUSTER, {"n_jobs": 20, "makespan": None}), "b": (frame, CLUSTER, {})}
+    )
+    table = html[html.index("<table>") : html.index("</table>")]
+    assert "<th>jobs</th>" in table and "makespan" in table
+    assert "<tr><td>a</td><td>20</td><td></td></tr>" in table
+    assert "<tr><td>b</td><td></td><td></td></tr>" in table
+    assert "mean wait" not in table  # a metric no run has gets no column
+    fig = figures.comparison({"a": (frame, CLUSTER, {"makespan": None})})
+    assert fig.axes[0].patches[0].get_height() != fig.axes[0].patches[0].get_height()  # NaN
+
+
+def test_utilization_mean_line_is_the_stored_value():
+    frame = fcfs_schedule(20, CLUSTER, seed=2)
+    fig = figures.utilization_figure(frame, CLUSTER, metrics={"utilization": 0.4321})
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["mean 43.2%"]
+    assert figures.utilization_figure(frame, CLUSTER).axes[0].get_legend() is None
 
 
 def test_big_frame_renders_fast(tmp_path):
@@ -77,7 +108,8 @@ def test_big_report_with_html(tmp_path):
     cluster = Cluster(nodes=128, sockets_per_node=2, cores_per_socket=16)
     frame = big_frame(100_000, cluster)
     t = time.perf_counter()
-    paths = write_report({"a": (frame, cluster), "b": (frame, cluster)}, tmp_path)
+    r = run(frame, cluster)
+    paths = write_report({"a": r, "b": r}, tmp_path)
     assert time.perf_counter() - t < 60
     assert (tmp_path / "report.html").stat().st_size < 30_000_000
     assert len(paths) == 2 * 5 + 2  # no speedup figures

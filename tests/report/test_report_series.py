@@ -1,4 +1,4 @@
-"""Report time series and summaries on hand-made schedules with known answers."""
+"""Report time series and Gantt geometry on hand-made schedules with known answers."""
 
 from __future__ import annotations
 
@@ -69,37 +69,21 @@ def test_series_integral_and_mean():
     assert len(r) == 10
 
 
-def test_run_summary_known_values():
-    out = S.run_summary(tiny(), CLUSTER)
-    assert out["makespan"] == 20.0
-    assert out["utilization"] == pytest.approx(128 / (8 * 20))
-    assert out["utilization_until_queue_empty"] == pytest.approx(48 / (8 * 10))
-    assert out["wait_mean"] == pytest.approx(7 / 3)
-    assert out["response_mean"] == pytest.approx((10 + 4 + 17) / 3)
-    assert out["bounded_slowdown_mean"] == pytest.approx((1 + 1 + 1.7) / 3)
-    assert "speedup_mean" not in out
-    f = tiny()
-    f["speedup"] = [1.0, 0.8, 1.3]
-    out = S.run_summary(f, CLUSTER)
-    assert out["speedup_mean"] == pytest.approx(3.1 / 3)
-    assert out["slower_than_compact"] == pytest.approx(1 / 3)
-
-
 def test_step_sum_ignores_unfinished_and_weights():
     s = S.step_sum(np.array([0.0, 1.0]), np.array([2.0, np.nan]), np.array([3.0, 5.0]))
     assert s.t.tolist() == [0, 1, 2] and s.v.tolist() == [3, 8, 5]
     assert len(S.step_sum(np.zeros(0), np.zeros(0))) == 0
 
 
-def test_node_ranges():
-    rows, first, count = S.node_ranges(pd.Series(["0-3 7", "", None, "5"]))
-    assert rows.tolist() == [0, 0, 3]
-    assert first.tolist() == [0, 7, 5]
-    assert count.tolist() == [4, 1, 1]
-    with pytest.raises(InputError, match="backwards"):
-        S.node_ranges(["3-1"])
-    with pytest.raises(InputError, match="'0-3 x'"):
-        S.node_ranges(["0-3 x"])
+def test_gantt_rectangles_read_alloc_with_the_one_parser():
+    f = tiny()
+    f["alloc"] = ["0 1", None, ""]  # a job with two ranges, two without any recorded
+    rows, start, _, y0, y1 = gantt_rectangles(f, CLUSTER)
+    assert rows.tolist() == [0, 0] and start.tolist() == [0, 0]
+    assert y0.tolist() == [0, 1] and y1.tolist() == [1, 2]
+    f["alloc"] = ["0", "1", "1-0"]
+    with pytest.raises(InputError, match="'1-0'.*backwards"):
+        gantt_rectangles(f, CLUSTER)
 
 
 def test_gantt_rectangles_whole_nodes():

@@ -103,22 +103,21 @@ def report(
     out: Annotated[Path | None, typer.Option(help="output directory (default: first DIR)")] = None,
 ) -> None:
     """Plots of one or more results: Gantt, utilization, queue, throughput, unused cores,
-    speedups (PNG) and one interactive HTML report."""
+    speedups (PNG) and one interactive HTML report. The numbers shown are each result's
+    metrics.json, as stored."""
     from ..engine.result import Result
     from ..report import app_names_from_header, write_report
 
     loaded = {}
-    stored = {}
     names = None
     for d in results:
         if not (d / "metrics.json").is_file():
             raise InputError(f"{d}: no metrics.json here; give a directory written by simulate")
-        r = Result.load(d)
+        r = Result.load(d)  # r.metrics: the "metrics" of metrics.json, as stored
         label = r.scheduler if r.scheduler not in loaded else f"{r.scheduler} ({d.name})"
-        loaded[label] = (r.jobs, r.cluster)
-        stored[label] = r.metrics  # the numbers of metrics.json, as stored
+        loaded[label] = r
         if names is None and r.header.get("Applications"):
             names = app_names_from_header(r.header["Applications"])
     target = out or results[0]
-    paths = write_report(loaded, target, app_names=names, metrics=stored)
+    paths = write_report(loaded, target, app_names=names)
     console.print(f"wrote {len(paths)} files to {target}/ (open {target}/report.html)")

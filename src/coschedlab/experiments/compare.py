@@ -22,9 +22,11 @@ from .store import RunKey, completed, run_dir
 __all__ = ["METRICS", "comparison_table", "rich_table", "run_metrics", "write_analysis"]
 
 #: Per-run metrics: column -> key in the run's metrics.json (the one definition of each is
-#: :mod:`coschedlab.metrics`). wait, turnaround, bounded_slowdown and speedup are the run's
-#: means over its jobs; slower_share is the share of its jobs slower than compact (both NaN
-#: without co-location).
+#: :mod:`coschedlab.metrics`: :func:`~coschedlab.metrics.summary` and
+#: :func:`~coschedlab.metrics.colocation_summary`). wait, turnaround, bounded_slowdown and
+#: speedup are the run's means over its jobs; slower_share is the share of its jobs slower than
+#: compact (both NaN without co-location). A key the stored run lacks (a run written before
+#: the metric existed) is NaN: nothing is recomputed from jobs.parquet.
 METRICS: dict[str, str] = {
     "makespan": "makespan",
     "wait": "wait_mean",

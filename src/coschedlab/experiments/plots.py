@@ -1,6 +1,7 @@
 """Plots of a comparison: the makespan improvement bar chart and, per workload, the scheduler
 comparison figure of :mod:`coschedlab.report` (``plots: full`` adds every per-run figure of the
-first repetition and the HTML report)."""
+first repetition and the HTML report). The numbers the figures quote are the runs' stored
+metrics.json."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..platform import Cluster
+from ..engine.result import Result
 from ..report import figures, write_report
 from .spec import Spec
 from .store import RunKey, completed, load_run
@@ -74,15 +75,15 @@ def improvement_figure(table: pd.DataFrame, spec: Spec) -> Figure:
     return fig
 
 
-def _first_runs(spec: Spec, out: Path, workload: str) -> dict[str, tuple[pd.DataFrame, Cluster]]:
-    """The first repetition of every scheduler on ``workload`` (those that finished)."""
+def _first_runs(spec: Spec, out: Path, workload: str) -> dict[str, Result]:
+    """The first repetition of every scheduler on ``workload`` (those that finished), loaded
+    with their stored metrics.json."""
     done = completed(out)
     results = {}
     for s in spec.schedulers:
         key = RunKey(workload, s.slug, 0)
         if key in done:
-            r = load_run(out, key)
-            results[s.label] = (r.jobs, r.cluster)
+            results[s.label] = load_run(out, key)
     return results
 
 

@@ -1,10 +1,13 @@
 """Plots and reports of simulated schedules (model layer; the ELiSE paper's 3.1 "Output").
 
+- :mod:`.runs`: what the report is given per run (jobs, cluster, the stored metrics);
 - :mod:`.series`: the report's view of the series of :mod:`coschedlab.metrics`;
 - :mod:`.figures`: matplotlib PNGs (Gantt chart, series, speedups, scheduler comparison);
 - :mod:`.interactive`: one self-contained plotly HTML page.
 
-:func:`write_report` writes all of them for a set of results.
+:func:`write_report` writes all of them for a set of results. The report computes no run-level
+number: it shows each run's metrics as given (a result's metrics.json, i.e.
+:attr:`Result.metrics <coschedlab.engine.result.Result.metrics>`).
 """
 
 from __future__ import annotations
@@ -12,24 +15,21 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-import pandas as pd
-
-from ..errors import InputError
-from ..platform import Cluster
-from . import figures, interactive, series
-from .series import app_names_from_header, run_summary
+from . import figures, interactive, runs, series
+from .runs import Run, as_runs
+from .series import app_names_from_header
 
 __all__ = [
+    "Run",
     "app_names_from_header",
     "figures",
     "interactive",
-    "run_summary",
+    "runs",
     "series",
     "write_report",
 ]
-
-_REQUIRED = ("submit", "start", "end", "procs")
 
 
 def _slug(name: str) -> str:
@@ -37,46 +37,35 @@ def _slug(name: str) -> str:
 
 
 def write_report(
-    results: Mapping[str, tuple[pd.DataFrame, Cluster]],
+    results: Mapping[str, Any],
     out_dir: str | Path,
     app_names: Mapping[int, str] | None = None,
-    metrics: Mapping[str, Mapping[str, float]] | None = None,
 ) -> list[Path]:
     """Write the PNGs of every result, ``comparison.png`` and ``report.html`` into ``out_dir``.
 
-    ``results`` maps a name (e.g. the scheduler) to ``(jobs DataFrame, Cluster)``; ``metrics``
-    the same names to the runs' stored summaries (metrics.json), which the report shows as they
-    are (runs without one get :func:`.series.run_summary`). Application
-    names for legends come from ``app_names`` or from a frame's ``attrs["app_names"]``.
-    Per-result PNGs are named ``<name>_gantt.png``, ``<name>_utilization.png``, ...
+    ``results`` maps a name (e.g. the scheduler) to a :class:`~coschedlab.engine.result.Result`
+    (e.g. ``Result.load(dir)``), a :class:`.Run` or a ``(jobs DataFrame, Cluster, metrics)``
+    triple. The numbers the report shows are each run's ``metrics`` as given (for a loaded
+    result, its metrics.json); the report never recomputes them. Application names for legends
+    come from ``app_names`` or from a frame's ``attrs["app_names"]``. Per-result PNGs are named
+    ``<name>_gantt.png``, ``<name>_utilization.png``, ...
     """
-    if not results:
-        raise InputError("write_report needs at least one result")
-    for name, value in results.items():
-        if not (isinstance(value, tuple) and len(value) == 2):
-            raise InputError(f"result {name!r} must be a (jobs DataFrame, Cluster) pair")
-        frame, cluster = value
-        if not isinstance(cluster, Cluster):
-            raise InputError(f"result {name!r}: second item must be a Cluster")
-        missing = [c for c in _REQUIRED if c not in frame.columns]
-        if missing:
-            raise InputError(f"result {name!r}: jobs table lacks columns {missing}")
+    checked = as_runs(results)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
     slugs: set[str] = set()
-    for name, (frame, cluster) in results.items():
+    for name, (frame, cluster, metrics) in checked.items():
         slug = _slug(name)
         while slug in slugs:
             slug += "_"
         slugs.add(slug)
         names = app_names or frame.attrs.get("app_names")
-        stored = (metrics or {}).get(name)
         paths += figures.save_figures(
-            frame, cluster, out, prefix=f"{slug}_", app_names=names, metrics=stored
+            frame, cluster, out, prefix=f"{slug}_", app_names=names, metrics=metrics
         )
     comp = out / "comparison.png"
-    figures.comparison(results, metrics).savefig(comp)
+    figures.comparison(checked).savefig(comp)
     paths.append(comp)
-    paths.append(interactive.write_html(results, out / "report.html", app_names, metrics))
+    paths.append(interactive.write_html(checked, out / "report.html", app_names))
     return paths

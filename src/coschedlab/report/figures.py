@@ -10,8 +10,10 @@ Time axes start at the first submission and use s, min, h or days depending on t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -21,8 +23,10 @@ from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from ..intervals import parse_alloc_column
 from ..platform import Cluster
 from . import series as S
+from .runs import as_runs, largest, metric
 
 __all__ = [
     "comparison",
@@ -138,7 +142,7 @@ def gantt_rectangles(
     """
     rows = first = count = np.zeros(0, dtype=np.int64)
     if "alloc" in jobs.columns:
-        rows, first, count = S.node_ranges(jobs["alloc"].where(jobs["alloc"].notna(), ""))
+        rows, first, count = parse_alloc_column(jobs["alloc"])
     start = jobs["start"].to_numpy(dtype=float)
     end = jobs["end"].to_numpy(dtype=float)
     height = np.ones(len(rows))
@@ -264,17 +268,17 @@ def utilization_figure(
     jobs: pd.DataFrame,
     cluster: Cluster,
     ax: Axes | None = None,
-    metrics: Mapping[str, float] | None = None,
+    metrics: Mapping[str, Any] | None = None,
 ) -> Figure:
-    """Utilization over time in % of the cluster's cores, with its time average (the run's
-    ``utilization`` from ``metrics``, its metrics.json, when given)."""
+    """Utilization over time in % of the cluster's cores, with the run's mean utilization as a
+    line when ``metrics`` (its metrics.json) holds it."""
     s = S.utilization(jobs, cluster)
     fig, ax = _series_figure(
         jobs, s, ax, scale=100.0, color="#1f77b4", lw=0.8, ylim=(0, 105),
         ylabel="utilization (% of cores)", title="Utilization over time",
     )  # fmt: skip
-    if len(s):
-        mean = 100 * (metrics or S.run_summary(jobs, cluster))["utilization"]
+    mean = 100 * metric(metrics or {}, "utilization")
+    if len(s) and math.isfinite(mean):
         ax.axhline(mean, color="#d62728", ls="--", lw=1, label=f"mean {mean:.1f}%")
         ax.legend(loc="lower right", fontsize=8)
     return fig
@@ -350,43 +354,31 @@ def speedup_boxplot(
     return fig
 
 
-def summaries(
-    results: Mapping[str, tuple[pd.DataFrame, Cluster]],
-    metrics: Mapping[str, Mapping[str, float]] | None = None,
-) -> dict[str, Mapping[str, float]]:
-    """The headline numbers of every run: its stored metrics (metrics.json) when given, else
-    computed by the one definition (:func:`.series.run_summary`)."""
-    metrics = metrics or {}
-    return {k: metrics.get(k) or S.run_summary(f, c) for k, (f, c) in results.items()}
+def comparison(results: Mapping[str, Any]) -> Figure:
+    """Several schedules side by side: makespan, mean wait and mean bounded slowdown bars (each
+    run's stored metrics, as given), utilization, queue size and throughput curves.
 
-
-def comparison(
-    results: Mapping[str, tuple[pd.DataFrame, Cluster]],
-    metrics: Mapping[str, Mapping[str, float]] | None = None,
-) -> Figure:
-    """Several schedules side by side: makespan, mean wait and mean bounded slowdown bars (from
-    each run's ``metrics``, its metrics.json, when given), utilization, queue size and
-    throughput curves."""
+    ``results``: name -> :class:`.runs.Run`, ``(jobs, cluster, metrics)`` or a Result."""
+    runs = as_runs(results)
     fig = _figure((13, 7.5))
     axes = fig.subplots(2, 3)
-    names = list(results)
-    sums = summaries(results, metrics)
-    spans = [s.get("makespan", 0.0) for s in sums.values()]
-    div, unit = time_unit(max(spans, default=0.0))
+    names = list(runs)
+    div, unit = time_unit(largest(runs, "makespan"))
     colors = [_PALETTE[i % len(_PALETTE)] for i in range(len(names))]
-    wdiv, wunit = time_unit(max((s.get("wait_mean", 0.0) for s in sums.values()), default=0.0))
+    wdiv, wunit = time_unit(largest(runs, "wait_mean"))
     bars = [
         ("makespan", f"makespan ({unit})", div),
         ("wait_mean", f"mean wait ({wunit})", wdiv),
         ("bounded_slowdown_mean", "mean bounded slowdown", 1.0),
     ]
     for ax, (key, label, d) in zip(axes[0], bars, strict=True):
-        vals = [sums[k].get(key, np.nan) / d for k in names]
+        vals = [metric(runs[k].metrics, key) / d for k in names]
         ax.bar(range(len(names)), vals, color=colors)
         ax.set_xticks(range(len(names)), names, rotation=20 if len(names) > 3 else 0)
         ax.set_title(label)
         for i, v in enumerate(vals):
-            ax.annotate(f"{v:.3g}", (i, v), ha="center", va="bottom", fontsize=8)
+            if math.isfinite(v):
+                ax.annotate(f"{v:.3g}", (i, v), ha="center", va="bottom", fontsize=8)
         ax.margins(y=0.12)
     curves = [
         (lambda f, c: S.utilization(f, c), 100.0, "utilization (%)"),
@@ -395,7 +387,7 @@ def comparison(
     ]
     for ax, (fn, scale, label) in zip(axes[1], curves, strict=True):
         for name, color in zip(names, colors, strict=True):
-            frame, cluster = results[name]
+            frame, cluster, _ = runs[name]
             if not len(frame):
                 continue
             t0 = float(np.nanmin(frame["submit"].to_numpy(float)))
@@ -416,11 +408,11 @@ def save_figures(
     out_dir: str | Path,
     prefix: str = "",
     app_names: Mapping[int, str] | None = None,
-    metrics: Mapping[str, float] | None = None,
+    metrics: Mapping[str, Any] | None = None,
 ) -> list[Path]:
     """Write the per-schedule PNGs (gantt, utilization, queue, throughput, unused cores,
     speedup when present) into ``out_dir``; returns their paths. ``metrics``: the run's stored
-    summary (metrics.json), for the numbers the figures quote."""
+    metrics (metrics.json), for the numbers the figures quote (the mean utilization)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     figs: list[tuple[str, Figure | None]] = [

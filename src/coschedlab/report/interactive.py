@@ -1,6 +1,7 @@
 """One self-contained interactive HTML report (plotly, with plotly.js embedded: no CDN, works
-offline): summary table, scheduler comparison, and per schedule the Gantt chart, utilization,
-queue, throughput, unused cores and speedups (the ELiSE paper, 3.1 "Output").
+offline): summary table (each run's stored metrics, as given), scheduler comparison, and per
+schedule the Gantt chart, utilization, queue, throughput, unused cores and speedups (the ELiSE
+paper, 3.1 "Output").
 
 Long step series are resampled to at most ``MAX_POINTS`` points; Gantt charts with more than
 ``MAX_GANTT_BARS`` rectangles are embedded as the matplotlib PNG instead of plotly bars.
@@ -11,8 +12,10 @@ from __future__ import annotations
 import base64
 import html
 import io
+import math
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -22,6 +25,7 @@ from plotly.subplots import make_subplots
 from ..platform import Cluster
 from . import figures as F
 from . import series as S
+from .runs import Run, as_runs, largest, metric
 
 __all__ = ["MAX_GANTT_BARS", "MAX_POINTS", "report_html", "write_html"]
 
@@ -53,10 +57,10 @@ def _t0(frame: pd.DataFrame) -> float:
     return float(np.nanmin(frame["submit"].to_numpy(float))) if len(frame) else 0.0
 
 
-def _summary_table(sums: Mapping[str, Mapping[str, float]]) -> str:
-    spans = [s.get("makespan", 0.0) for s in sums.values()]
-    div, unit = F.time_unit(max(spans, default=0.0))
-    wdiv, wunit = F.time_unit(max((s.get("wait_mean", 0.0) for s in sums.values()), default=0.0))
+def _summary_table(runs: Mapping[str, Run]) -> str:
+    """The runs' metrics (as stored) in one table; a metric no run has gets no column."""
+    div, unit = F.time_unit(largest(runs, "makespan"))
+    wdiv, wunit = F.time_unit(largest(runs, "wait_mean"))
     cols = [
         ("n_jobs", "jobs", 1, "{:.0f}"),
         ("makespan", f"makespan ({unit})", div, "{:.3f}"),
@@ -68,23 +72,24 @@ def _summary_table(sums: Mapping[str, Mapping[str, float]]) -> str:
         ("speedup_mean", "mean speedup", 1, "{:.4f}"),
         ("slower_than_compact", "slower than compact (%)", 0.01, "{:.1f}"),
     ]
-    cols = [c for c in cols if any(c[0] in s for s in sums.values())]
+    cols = [c for c in cols if any(c[0] in r.metrics for r in runs.values())]
     head = "".join(f"<th>{html.escape(c[1])}</th>" for c in cols)
     body = []
-    for name, s in sums.items():
+    for name, r in runs.items():
+        values = [metric(r.metrics, c[0]) for c in cols]
         cells = "".join(
-            f"<td>{c[3].format(s[c[0]] / c[2]) if s.get(c[0]) is not None else ''}</td>"
-            for c in cols
+            f"<td>{c[3].format(v / c[2]) if math.isfinite(v) else ''}</td>"
+            for c, v in zip(cols, values, strict=True)
         )
         body.append(f"<tr><td>{html.escape(name)}</td>{cells}</tr>")
     return f"<table><tr><th>schedule</th>{head}</tr>{''.join(body)}</table>"
 
 
-def _comparison(results: Mapping[str, tuple[pd.DataFrame, Cluster]], sums) -> list[go.Figure]:
-    names = list(results)
+def _comparison(runs: Mapping[str, Run]) -> list[go.Figure]:
+    names = list(runs)
     colors = [F._PALETTE[i % len(F._PALETTE)] for i in range(len(names))]
-    div, unit = F.time_unit(max((s.get("makespan", 0.0) for s in sums.values()), default=0.0))
-    wdiv, wunit = F.time_unit(max((s.get("wait_mean", 0.0) for s in sums.values()), default=0.0))
+    div, unit = F.time_unit(largest(runs, "makespan"))
+    wdiv, wunit = F.time_unit(largest(runs, "wait_mean"))
     bars = make_subplots(
         rows=1,
         cols=3,
@@ -95,7 +100,7 @@ def _comparison(results: Mapping[str, tuple[pd.DataFrame, Cluster]], sums) -> li
         bars.add_trace(
             go.Bar(
                 x=names,
-                y=[(sums[k].get(key) or np.nan) / d for k in names],
+                y=[metric(runs[k].metrics, key) / d for k in names],
                 marker_color=colors,
                 showlegend=False,
             ),
@@ -112,7 +117,7 @@ def _comparison(results: Mapping[str, tuple[pd.DataFrame, Cluster]], sums) -> li
     for title, fn, scale in curves:
         fig = go.Figure()
         for name, color in zip(names, colors, strict=True):
-            frame, cluster = results[name]
+            frame, cluster, _ = runs[name]
             if len(frame):
                 fig.add_trace(_line(fn(frame, cluster), _t0(frame), div, scale, name, color))
         fig.update_layout(
@@ -207,15 +212,16 @@ def _per_schedule(
 
 
 def report_html(
-    results: Mapping[str, tuple[pd.DataFrame, Cluster]],
+    results: Mapping[str, Any],
     app_names: Mapping[int, str] | None = None,
     title: str = "coschedlab report",
-    metrics: Mapping[str, Mapping[str, float]] | None = None,
 ) -> str:
-    """The whole report as one HTML string (plotly.js embedded once); the numbers are each
-    run's ``metrics`` (its metrics.json) when given."""
-    sums = F.summaries(results, metrics)
-    parts = [f"<h1>{html.escape(title)}</h1>", _summary_table(sums)]
+    """The whole report as one HTML string (plotly.js embedded once).
+
+    ``results``: name -> :class:`.runs.Run`, ``(jobs, cluster, metrics)`` or a Result; the
+    numbers shown are each run's ``metrics`` (its metrics.json), as given."""
+    runs = as_runs(results)
+    parts = [f"<h1>{html.escape(title)}</h1>", _summary_table(runs)]
     first = True
 
     def emit(item: go.Figure | str) -> None:
@@ -227,9 +233,9 @@ def report_html(
         first = False
 
     parts.append("<h2>Comparison</h2>")
-    for fig in _comparison(results, sums):
+    for fig in _comparison(runs):
         emit(fig)
-    for name, (frame, cluster) in results.items():
+    for name, (frame, cluster, _) in runs.items():
         names = app_names or frame.attrs.get("app_names")
         parts.append(f"<h2>{html.escape(name)}</h2><p class='note'>{html.escape(str(cluster))}</p>")
         for item in _per_schedule(frame, cluster, names):
@@ -245,12 +251,11 @@ def report_html(
 
 
 def write_html(
-    results: Mapping[str, tuple[pd.DataFrame, Cluster]],
+    results: Mapping[str, Any],
     path: str | Path,
     app_names: Mapping[int, str] | None = None,
-    metrics: Mapping[str, Mapping[str, float]] | None = None,
 ) -> Path:
     """Write :func:`report_html` to ``path``."""
     path = Path(path)
-    path.write_text(report_html(results, app_names, metrics=metrics), encoding="utf-8")
+    path.write_text(report_html(results, app_names), encoding="utf-8")
     return path

@@ -1,8 +1,10 @@
 """The report's view of a schedule: the series of :mod:`coschedlab.metrics` on a cluster, and
-what only drawing needs (cores per group, cores held, node ranges, application names).
+what only drawing needs (cores per group, cores held, application names).
 
 Every number and series is defined once, in :mod:`coschedlab.metrics`; this module re-exports
-them for the figures and adds the presentation helpers:
+the series for the figures and adds the presentation helpers (no run-level number: the report
+shows the run's stored metrics, see :mod:`.runs`; node ranges of the ``alloc`` texts come from
+the one parser, :func:`coschedlab.intervals.parse_alloc_column`):
 
 - allocated cores = ``nodes`` x cores per node, halved for ``placement == "spread"`` (a
   co-located job holds half of each socket), else the used cores when ``nodes`` is absent;
@@ -17,7 +19,6 @@ import pandas as pd
 
 from .. import metrics as M
 from ..errors import InputError
-from ..intervals import parse_alloc_column
 from ..jobs import app_names_from_header
 from ..metrics import (
     Series,
@@ -36,9 +37,7 @@ __all__ = [
     "app_names_from_header",
     "busy_cores",
     "cores_by_group",
-    "node_ranges",
     "queue_size",
-    "run_summary",
     "running_jobs",
     "step_sum",
     "throughput",
@@ -102,20 +101,3 @@ def cores_by_group(
         m = inverse == g
         values[g] = step_sum(start[m], end[m], cores[m]).at(t)
     return t, names, values
-
-
-def node_ranges(alloc: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The ``alloc`` texts ("0-3 7") as contiguous ranges ``(row, first_node, count)``, parsed
-    by the one allocation parser (:func:`coschedlab.intervals.parse_alloc_column`)."""
-    return parse_alloc_column(pd.Series(alloc).to_numpy(dtype=object))
-
-
-def run_summary(jobs: pd.DataFrame, cluster: Cluster) -> dict[str, float]:
-    """The numbers a report shows for a schedule it has no metrics.json for: exactly what
-    :attr:`Result.metrics <coschedlab.engine.result.Result.metrics>` holds
-    (:func:`metrics.summary` and :func:`metrics.colocation_summary`)."""
-    if not len(jobs):
-        return {"n_jobs": 0}
-    out = dict(M.summary(jobs, cluster.total_cores))
-    out.update(M.colocation_summary(jobs))
-    return out
