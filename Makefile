@@ -6,7 +6,7 @@ setup:
 	bash scripts/setup.sh
 
 run: setup
-	.venv/bin/coschedlab demo --out out/demo
+	.venv/bin/coschedlab demo --out out/demo --force
 
 test: setup
 	.venv/bin/python -m pytest

@@ -233,6 +233,7 @@ def test_simulator_speed():
         simulator_speed(1.0, 0.0, 1)
 
 
+@pytest.mark.slow
 def test_million_jobs_fast():
     n = 1_000_000
     rng = np.random.default_rng(0)

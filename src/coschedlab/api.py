@@ -9,6 +9,7 @@ from typing import Any
 from .engine.kernel import Simulation
 from .engine.result import Result
 from .engine.speed import SpeedModel
+from .engine.watchdog import pass_time_limit
 from .errors import InputError
 from .jobs import Workload
 from .platform import Cluster
@@ -26,6 +27,7 @@ def simulate(
     shared_nodes: bool | None = None,
     dependencies: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    pass_timeout: float | None = None,
     **options: Any,
 ) -> Result:
     """Simulate ``workload`` on ``cluster`` under ``scheduler`` and return the :class:`Result`.
@@ -37,6 +39,10 @@ def simulate(
     ``pool`` turns on node co-location: an application pool (:class:`coschedlab.coloc.Pool`, or
     a path to an ELiSE pool JSON) or a :class:`coschedlab.coloc.Heatmap`; jobs then run at the
     speed its heatmap gives beside their neighbours (ELiSE 3.5) and nodes are shared.
+
+    ``pass_timeout`` (seconds): a scheduling pass that takes longer stops the run with an
+    :class:`~coschedlab.errors.InputError` (a policy that never returns); ``progress(done,
+    total)`` is called as jobs complete.
     """
     if not isinstance(workload, Workload):
         from .workload.swf import cluster_from_header, read_swf
@@ -77,7 +83,8 @@ def simulate(
         shared_nodes=bool(shared_nodes),
         dependencies=dependencies,
     )
-    sim.run()
+    with pass_time_limit(sched, pass_timeout, sched.describe):
+        sim.run()
     return Result.from_simulation(sim)
 
 

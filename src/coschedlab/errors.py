@@ -19,6 +19,23 @@ class InputError(ValueError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+class OutputError(RuntimeError):
+    """The machine failed while writing a result (full disk, I/O error): the command line prints
+    one line naming the file and exits with code 1; the earlier result, if any, is intact."""
+
+    def __init__(self, message: str, where: str | None = None) -> None:
+        self.where = where
+        self.what = message
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+def check_seed(seed: int, where: str = "--seed") -> int:
+    """A random seed: an integer in [0, 2**63); anything else is an :class:`InputError`."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise InputError(f"a seed must be an integer from 0 to 2**63 - 1, got {seed!r}", where)
+    return seed
+
+
 def read_json(path: str | Path) -> object:
     """Parse a JSON file; a missing or malformed file is an :class:`InputError` naming it."""
     path = Path(path)

@@ -92,7 +92,7 @@ def compare(
     if len(table):
         from ..experiments.compare import rich_table
 
-        console.print(rich_table(table, s))
+        console.print(rich_table(table, s, console.width))
     console.print(f"comparison.csv and {len(paths) - 2} plot file(s) in {target}/")
     if summary.failed:
         err_console.print(f"[red]{len(summary.failed)} run(s) failed:[/red]")

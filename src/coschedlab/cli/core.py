@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
+from rich.console import Console, Group
 from rich.table import Table
 
 from ..errors import InputError
@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover (imported where used: the CLI starts fast)
     from ..jobs import Workload
     from ..platform import Cluster
 
-console = Console(width=None if Console().is_terminal else 150)
+console = Console()
 err_console = Console(stderr=True)
 
 DEMO_TRACE = "KTH-SP2-1996-2.1-cln.swf.gz"
@@ -67,30 +67,20 @@ def _progress_run(
     kill: bool,
     pool: object = None,
     dependencies: bool = False,
+    pass_timeout: float | None = None,
 ) -> Result:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
+    """One simulation, with a progress bar (jobs done, elapsed, ETA) on a terminal."""
     from ..api import simulate as run_simulation
+    from .progress import progress_bar
 
-    opts = {"kill_at_walltime": kill, "pool": pool, "dependencies": dependencies}
-    if len(workload) < 100_000 or not console.is_terminal:
-        return run_simulation(workload, cluster, spec, **opts)
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-    ) as bar:
-        task = bar.add_task(spec, total=len(workload))
-        return run_simulation(
-            workload,
-            cluster,
-            spec,
-            progress=lambda done, total: bar.update(task, completed=done),
-            **opts,
-        )
+    opts = {
+        "kill_at_walltime": kill,
+        "pool": pool,
+        "dependencies": dependencies,
+        "pass_timeout": pass_timeout,
+    }
+    with progress_bar(err_console, f"{spec}", len(workload), unit="jobs") as update:
+        return run_simulation(workload, cluster, spec, progress=update, **opts)
 
 
 def _fmt(v: float, digits: int = 1) -> str:
@@ -99,22 +89,22 @@ def _fmt(v: float, digits: int = 1) -> str:
     return f"{v:,.{digits}f}"
 
 
-def metrics_table(results: dict[str, Result], title: str) -> Table:
+def metrics_table(results: dict[str, Result], title: str, width: int | None = None) -> Group:
     """One row per scheduler: the headline metrics and the simulator's speed; with
     co-location also the mean job speedup, the share slower than compact and the makespan
-    gain over the first scheduler."""
+    gain over the first scheduler. Split into parts that fit ``width`` (default: the
+    console's), never cutting a number."""
     from ..metrics import improvement
+    from ..tables import Col, fit_table
 
-    table = Table(title=title)
     coloc = any("speedup_mean" in r.metrics for r in results.values())
-    cols = ["scheduler", "makespan h", "util %", "wait mean h", "wait p95 h", "bsld mean",
-            "bsld p95"]  # fmt: skip
+    names = ["makespan h", "util %", "wait mean h", "wait p95 h", "bsld mean", "bsld p95"]
     if coloc:
-        cols += ["speedup", "slower %", "gain %"]
-    cols += ["sim s", "jobs/s", "days/hour", "valid"]
-    for col in cols:
-        table.add_column(col, justify="left" if col == "scheduler" else "right")
+        names += ["speedup", "slower %", "gain %"]
+    names += ["valid", "sim s", "jobs/s", "days/hour"]
+    cols = [Col("scheduler", "left", wrap=True), *(Col(n) for n in names)]
     base = next(iter(results.values()), None)
+    rows = []
     for name, r in results.items():
         m = r.metrics
         valid = getattr(r, "_violations", None)
@@ -126,21 +116,23 @@ def metrics_table(results: dict[str, Result], title: str) -> Table:
                 _fmt(100 * m.get("slower_than_compact", math.nan)),
                 _fmt(gain, 1),
             ]
-        table.add_row(
-            name,
-            _fmt(m["makespan"] / 3600),
-            _fmt(100 * m["utilization"]),
-            _fmt(m["wait_mean"] / 3600, 2),
-            _fmt(m["wait_p95"] / 3600, 2),
-            _fmt(m["bounded_slowdown_mean"], 2),
-            _fmt(m["bounded_slowdown_p95"], 2),
-            *extra,
-            _fmt(r.wall_time, 3),
-            _fmt(m.get("jobs_per_s", math.nan), 0),
-            _fmt(m.get("days_per_hour", math.nan), 0),
-            "-" if valid is None else ("yes" if not valid else f"NO ({len(valid)})"),
+        rows.append(
+            [
+                name,
+                _fmt(m["makespan"] / 3600),
+                _fmt(100 * m["utilization"]),
+                _fmt(m["wait_mean"] / 3600, 2),
+                _fmt(m["wait_p95"] / 3600, 2),
+                _fmt(m["bounded_slowdown_mean"], 2),
+                _fmt(m["bounded_slowdown_p95"], 2),
+                *extra,
+                "-" if valid is None else ("yes" if not valid else f"NO ({len(valid)})"),
+                _fmt(r.wall_time, 3),
+                _fmt(m.get("jobs_per_s", math.nan), 0),
+                _fmt(m.get("days_per_hour", math.nan), 0),
+            ]
         )
-    return table
+    return fit_table(title, cols, rows, width or console.width)
 
 
 def simulate(
@@ -171,36 +163,94 @@ def simulate(
             "machine) is an error (file:line) instead of being dropped and counted"
         ),
     ] = False,
-    out: Annotated[Path, typer.Option(help="output directory")] = Path("out/simulate"),
+    out: Annotated[
+        Path | None,
+        typer.Option(help="output directory (default: a new out/simulate/TRACE[-N])"),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option(help="replace an earlier result in --out (only coschedlab's files)")
+    ] = False,
+    pass_timeout: Annotated[
+        float | None,
+        typer.Option(help="stop with an error when one scheduling pass takes longer (seconds)"),
+    ] = None,
     validate: Annotated[bool, typer.Option(help="check the invariants on each run")] = True,
 ) -> None:
     """Simulate an SWF trace under one or more schedulers; write jobs.parquet, jobs.csv,
     result.swf and metrics.json (one sub-directory per scheduler when several). With --pool
-    (or --heatmap) jobs share nodes and run at the heatmap's co-location speed."""
+    (or --heatmap) jobs share nodes and run at the heatmap's co-location speed. The outputs
+    appear together when every run is done; an earlier result is replaced only with --force."""
+    from ..outputs import atomic_dir, check_target
     from ..schedulers import get_scheduler
     from .coloc import load_pool_option
 
+    if pass_timeout is not None and not (pass_timeout > 0 and math.isfinite(pass_timeout)):
+        raise InputError(f"--pass-timeout must be a positive number of seconds, got {pass_timeout}")
     for spec in scheduler:
         get_scheduler(spec)  # fail fast on a bad name or option
     the_pool = load_pool_option(pool, heatmap, compact_times)
+    target = out if out is not None else new_output_dir(Path("out/simulate"), trace)
+    check_target(target, force)  # before the work, not after
     workload, cluster = load_trace(trace, nodes, cores_per_node, sockets, strict)
     console.print(f"{workload.summary()} on {cluster}")
+    if the_pool is not None:
+        _check_apps(workload, the_pool, trace, strict)
     results = {}
-    for spec in scheduler:
-        r = _progress_run(workload, cluster, spec, kill_at_walltime, the_pool, dependencies)
-        if validate:
-            r._violations = r.validate()
-        target = out if len(scheduler) == 1 else out / r.scheduler.replace(":", "_")
-        r.save(target)
-        results[r.scheduler] = r
+    with atomic_dir(target, force) as tmp:
+        for spec in scheduler:
+            r = _progress_run(
+                workload, cluster, spec, kill_at_walltime, the_pool, dependencies, pass_timeout
+            )
+            if validate:
+                r._violations = r.validate()
+            sub = tmp if len(scheduler) == 1 else tmp / r.scheduler.replace(":", "_")
+            sub.mkdir(exist_ok=True)
+            r.write(sub)
+            results[r.scheduler] = r
     console.print(metrics_table(results, f"{trace.name}"))
-    console.print(f"outputs in {out}/")
+    console.print(f"outputs in {target}/")
     bad = [name for name, r in results.items() if getattr(r, "_violations", None)]
     for name in bad:
         for v in results[name]._violations[:5]:
             err_console.print(f"[red]{name}: {v}[/red]")
     if bad:
         raise typer.Exit(1)
+
+
+def _check_apps(workload: Workload, pool: object, trace: Path, strict: bool) -> None:
+    """Jobs whose application the pool does not know: an error with ``strict``, else said."""
+    from ..coloc.speed import unknown_app_jobs
+
+    names = list(pool.heatmap.names)  # type: ignore[attr-defined]
+    unknown = unknown_app_jobs(workload, names)
+    if not len(unknown):
+        return
+    first = int(unknown[0])
+    job, app = int(workload.columns["id"][first]), int(workload.columns["app"][first])
+    what = (
+        f"{len(unknown)} of {len(workload)} jobs have an application the pool does not know "
+        f"(first: job {job}, application {app})"
+    )
+    if strict:
+        raise InputError(f"{what}; without --strict they run at speedup 1", str(trace))
+    err_console.print(
+        f"note: {what}: they run at speedup 1 beside any neighbour (--strict refuses them)",
+        soft_wrap=True,
+    )
+
+
+def new_output_dir(parent: Path, source: Path) -> Path:
+    """A directory under ``parent`` named after ``source`` (``KTH-SP2`` for
+    ``KTH-SP2.swf.gz``) that does not exist yet: ``NAME``, else ``NAME-2``, ``NAME-3``, ..."""
+    name = source.name
+    for suffix in (".gz", ".swf"):
+        name = name.removesuffix(suffix)
+    candidate = parent / (name or "run")
+    k = 2
+    while candidate.exists():
+        candidate = parent / f"{name}-{k}"
+        k += 1
+    return candidate
 
 
 def schedulers() -> None:
@@ -225,8 +275,9 @@ def schedulers() -> None:
 
 def demo(
     out: Annotated[Path, typer.Option(help="output directory")] = Path("out/demo"),
+    force: Annotated[bool, typer.Option(help="replace an earlier demo in --out")] = False,
 ) -> None:
     """The main job: the bundled KTH-SP2 trace under FCFS, EASY and conservative."""
     trace = resources.files("coschedlab") / "data" / DEMO_TRACE
     with resources.as_file(trace) as path:
-        simulate(path, list(DEMO_SCHEDULERS), out=out)
+        simulate(path, list(DEMO_SCHEDULERS), out=out, force=force)

@@ -10,6 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
+from ..errors import InputError
+
 app = typer.Typer(help="Plan and simulate in situ workflow ensembles.", no_args_is_help=True)
 
 ScenarioOpt = Annotated[
@@ -20,8 +22,12 @@ ScenarioOpt = Annotated[
         "decreasing-25/50/75 (default: the file's mapping, else ideal)",
     ),
 ]
-NodeOpt = Annotated[str, typer.Option("--node-alloc", help="node-level heuristic: co | ev")]
-CoreOpt = Annotated[str, typer.Option("--core-alloc", help="core-level heuristic: co | ev")]
+NodeOpt = Annotated[
+    str | None, typer.Option("--node-alloc", help="node-level heuristic: co | ev (default co)")
+]
+CoreOpt = Annotated[
+    str | None, typer.Option("--core-alloc", help="core-level heuristic: co | ev (default co)")
+]
 BwOpt = Annotated[str, typer.Option("--bandwidth-model", help="B | B1 | B2 | B3 (Table II)")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object")]
 
@@ -66,11 +72,29 @@ def _print_plan(plan: Any) -> None:
     )
 
 
-def _plan(path: Path, scenario: str | None, node: str, core: str, bw: str) -> Any:
+def _plan(path: Path, scenario: str | None, node: str | None, core: str | None, bw: str) -> Any:
+    """The plan of the ensemble file ``path``; errors without a place name the file. Heuristics
+    given while the file's own allocation is used are an error, not silently ignored."""
+    from ..insitu.allocation import check_heuristics
     from ..insitu.plan import make_plan
     from ..insitu.spec import load_ensemble
 
-    return make_plan(load_ensemble(path), scenario, node, core, bw)
+    check_heuristics(node or "co", core or "co")
+    ens = load_ensemble(path)
+    if ens.allocation is not None and not scenario:
+        given = [o for o, v in (("--node-alloc", node), ("--core-alloc", core)) if v is not None]
+        if given:
+            raise InputError(
+                f"{' and '.join(given)} would be ignored: the file gives an explicit allocation, "
+                "used as is; give --scenario to plan a new one (or remove 'allocation')",
+                where=str(path),
+            )
+    try:
+        return make_plan(ens, scenario, node or "co", core or "co", bw)
+    except InputError as exc:
+        if exc.where is None or not exc.where.startswith(str(path)):
+            raise InputError(exc.what, f"{path}: {exc.where}" if exc.where else str(path)) from None
+        raise
 
 
 @app.command()
@@ -83,9 +107,9 @@ def generate(
     seed: Annotated[int, typer.Option("--seed")] = 0,
     network: Annotated[str, typer.Option("--network", help="paper | per-node")] = "paper",
     out: Annotated[Path | None, typer.Option("--out", help="write here instead of stdout")] = None,
+    force: Annotated[bool, typer.Option("--force", help="replace an existing --out")] = False,
 ) -> None:
     """Write the paper's random ensemble (analysis work uniform in [0.5, 1.5] x 5000 GFLOP)."""
-    from ..errors import InputError
     from ..insitu.spec import NETWORKS, dump_ensemble, generate_ensemble
 
     if network not in NETWORKS:
@@ -97,16 +121,24 @@ def generate(
     )
     if out is None:
         sys.stdout.write(text)
-    else:
-        out.write_text(text)
+        return
+    from ..outputs import atomic_file
+
+    with atomic_file(out, force) as tmp:
+        tmp.write_text(text)
+    print(
+        f"wrote an ensemble of {simulations} simulations x {analyses} analyses on {nodes} nodes "
+        f"({steps} steps, seed {seed}) to {out}",
+        file=sys.stderr,
+    )
 
 
 @app.command()
 def plan(
     ensemble: Annotated[Path, typer.Argument(help="ensemble YAML file")],
     scenario: ScenarioOpt = None,
-    node_alloc: NodeOpt = "co",
-    core_alloc: CoreOpt = "co",
+    node_alloc: NodeOpt = None,
+    core_alloc: CoreOpt = None,
     bandwidth_model: BwOpt = "B3",
     as_json: JsonOpt = False,
 ) -> None:
@@ -122,8 +154,8 @@ def plan(
 def simulate(
     ensemble: Annotated[Path, typer.Argument(help="ensemble YAML file")],
     scenario: ScenarioOpt = None,
-    node_alloc: NodeOpt = "co",
-    core_alloc: CoreOpt = "co",
+    node_alloc: NodeOpt = None,
+    core_alloc: CoreOpt = None,
     bandwidth_model: BwOpt = "B3",
     network: Annotated[
         str | None, typer.Option("--network", help="paper | per-node (default: the file's)")
@@ -148,6 +180,9 @@ def simulate(
         typer.Option("--timeline", help="write the per-component per-step stage timeline CSV"),
     ] = None,
     as_json: JsonOpt = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="replace existing --gantt/--timeline files")
+    ] = False,
 ) -> None:
     """Run SimGrid on the plan: simulated makespan, idle times, stage timelines."""
     from ..insitu.simulate import check_options
@@ -159,16 +194,24 @@ def simulate(
     if search:
         _search(ensemble, bandwidth_model, net, engine, jobs or os.cpu_count() or 1, as_json)
         return
+    from ..outputs import atomic_file, check_target
+
+    for option, path in (("--timeline", timeline), ("--gantt", gantt)):
+        if path is not None:
+            check_target(path, force, "file", option)  # before the simulation, not after
+    if gantt_steps is not None and gantt_steps < 1:
+        raise InputError(f"--gantt-steps must be >= 1, got {gantt_steps}")
     res = run_sim(p, net, engine)
     if timeline is not None:
-        with open(timeline, "w") as f:
+        with atomic_file(timeline, force, "--timeline") as tmp, open(tmp, "w") as f:
             f.write("component,step,stage,start,end\n")
             for c, k, s, a, b in res.records:
                 f.write(f"{c},{k},{s},{a:.6f},{b:.6f}\n")
     if gantt is not None:
         from ..insitu.plots import plot_gantt
 
-        plot_gantt(res, gantt, gantt_steps)
+        with atomic_file(gantt, force, "--gantt") as tmp:
+            plot_gantt(res, tmp, gantt_steps)
     out = p.to_dict()
     out.update(res.summary())
     if as_json:
@@ -198,19 +241,26 @@ def _search(path: Path, bw: str, net: str, engine: str, jobs: int, as_json: bool
     tasks = [
         Task(f"{sc}_{n}_{c}", _search_one, (path, sc, n, c, bw, net, engine)) for sc, n, c in combos
     ]
+    from .progress import progress_bar
+
     store = MemoryStore()
-    summary = run_tasks(tasks, store, jobs=max(1, jobs), fresh_process=True, quiet=True)
+    with progress_bar(Console(stderr=True), "search", len(tasks), unit="plans") as update:
+        done = [0]
+
+        def finished(_outcome: Any) -> None:
+            done[0] += 1
+            update(done[0], len(tasks))
+
+        summary = run_tasks(
+            tasks, store, jobs=max(1, jobs), fresh_process=True, quiet=True, on_done=finished
+        )
     if summary.interrupted:
         raise KeyboardInterrupt
     if store.errors:
-        from ..errors import InputError
-
         key, error = next(iter(store.errors.items()))
         raise InputError(f"simulating {key} failed: {error}", where=str(path))
     rows = [store.values[t.key] for t in tasks if store.values.get(t.key) is not None]
     if not rows:
-        from ..errors import InputError
-
         raise InputError("no feasible plan to simulate", where=str(path))
     rows.sort(
         key=lambda r: (r["simulated_makespan"], r["scenario"], r["node_alloc"], r["core_alloc"])
@@ -261,7 +311,6 @@ def _search(path: Path, bw: str, net: str, engine: str, jobs: int, as_json: bool
 def _search_one(
     path: Path, sc: str, n: str, c: str, bw: str, net: str, engine: str
 ) -> dict[str, Any] | None:
-    from ..errors import InputError
     from ..insitu.simulate import _run
 
     try:
@@ -289,36 +338,19 @@ def reproduce(
     """Run the paper's four sweeps x 8 scenarios x 4 heuristic pairs x trials; write CSVs and
     Fig. 4, Fig. 5 and Table II figures into OUT. Interrupted runs resume."""
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
+    from ..experiments.insitu import check_arguments
     from ..experiments.insitu import reproduce as run_repro
     from ..insitu.simulate import check_options
+    from .progress import progress_bar
 
     check_options(network, engine)
+    chosen = tuple(s.strip() for s in sweeps.split(",") if s.strip())
+    check_arguments(out, trials, jobs, chosen, steps, seed)
     con = Console(stderr=True)
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        "{task.completed}/{task.total}",
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=con,
-    ) as prog:
-        task = prog.add_task("simulations", total=None)
-
-        def cb(done: int, total: int) -> None:
-            prog.update(task, completed=done, total=total)
-
+    with progress_bar(con, "simulations", 0, unit="runs") as update:
         res = run_repro(
-            out,
-            trials,
-            jobs or os.cpu_count() or 1,
-            tuple(s.strip() for s in sweeps.split(",") if s.strip()),
-            steps,
-            network,
-            engine,
-            seed,
-            cb,
+            out, trials, jobs or os.cpu_count() or 1, chosen, steps, network, engine, seed, update
         )
     con.print(
         f"{res['finished']}/{res['runs']} runs stored in {out / 'runs'}; wrote "

@@ -7,7 +7,7 @@ import sys
 import typer
 from typer.exceptions import TyperException
 
-from ..errors import InputError
+from ..errors import InputError, OutputError
 from . import coloc, compare, core, insitu, validate
 
 app = typer.Typer(
@@ -16,7 +16,27 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        print(f"coschedlab {version('coschedlab')}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="print the version and exit"
+    ),
+) -> None:
+    """Design, simulate and plan co-scheduling on HPC systems."""
+
+
 app.command()(core.simulate)
 app.command()(core.schedulers)
 app.command()(validate.validate)
@@ -32,14 +52,16 @@ def main() -> None:
     try:
         code = app(standalone_mode=False)
     except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-        print(f"error: {exc.filename}: {exc.strerror}", file=sys.stderr)
-        sys.exit(2)
+        _fail(f"error: {exc}", 2, exc)
+    except OutputError as exc:  # the machine failed (full disk): exit 1
+        _fail(f"error: {exc}", 1, exc)
+    except OSError as exc:
+        from ..outputs import os_error
+
+        err = os_error(exc)
+        _fail(f"error: {err}", 1 if isinstance(err, OutputError) else 2, exc)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        sys.exit(130)
+        _fail("interrupted; nothing was written (earlier results are intact)", 130, None)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except typer.Abort:
@@ -51,4 +73,31 @@ def main() -> None:
         else:
             print(f"error: {exc.format_message()}", file=sys.stderr)
         sys.exit(exc.exit_code if exc.exit_code else 2)
+    except Exception as exc:  # a bug: one line, the traceback on request
+        where = _where(exc)
+        _fail(
+            f"internal error: {type(exc).__name__}: {exc} ({where}); please report it "
+            "(COSCHEDLAB_TRACEBACK=1 shows the traceback)",
+            3,
+            exc,
+        )
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _where(exc: BaseException) -> str:
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "?"
+
+
+def _fail(message: str, code: int, exc: BaseException | None) -> None:
+    """Print one line (and the traceback when COSCHEDLAB_TRACEBACK is set), exit ``code``."""
+    import os
+
+    if exc is not None and os.environ.get("COSCHEDLAB_TRACEBACK"):
+        import traceback
+
+        traceback.print_exception(exc)
+    print(message, file=sys.stderr)
+    sys.exit(code)

@@ -227,6 +227,8 @@ def load_pool(path: str | Path) -> Pool:
     doc = read_json(path)
     if not isinstance(doc, Mapping) or not isinstance(doc.get("loads"), list):
         raise InputError("a pool file needs a top-level 'loads' list", where=str(path))
+    if not doc["loads"]:
+        raise InputError("the pool has no applications (its 'loads' list is empty)", str(path))
     loads = []
     for i, raw in enumerate(doc["loads"]):
         load = _parse_load(raw, f"{path}: load #{i}")

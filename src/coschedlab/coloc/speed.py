@@ -30,6 +30,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from .pool import Pool
 
 
+def unknown_app_jobs(workload: Workload, names: list[str]) -> np.ndarray:
+    """Positions (in ``workload`` order) of the jobs whose application is not among ``names``
+    (the pool's): they run at speedup 1 beside any neighbour, and neighbours see the pool's
+    mean speedup beside them."""
+    known = set(names)
+    return np.flatnonzero([n is None or n not in known for n in app_names_of(workload, names)])
+
+
 def app_names_of(workload: Workload, names: list[str]) -> list[str | None]:
     """Application name of each job: the workload header's ``Applications`` map
     (``"0=lu.E.2048 1=..."``, written by the generator) or else app id k -> ``names[k]``."""

@@ -47,6 +47,27 @@ class SchedulerError(InputError):
     """A policy made an impossible decision (a bug in the policy, reported to its author)."""
 
 
+def policy_failure(describe: str, now: float, exc: BaseException) -> InputError:
+    """An exception (or ``sys.exit``) raised by a policy's ``schedule``, as one line naming the
+    policy, the simulated time and where it was raised: the deepest frame outside coschedlab
+    (the user's file and line), else the deepest frame."""
+    if isinstance(exc, InputError):
+        return exc
+    import traceback
+    from pathlib import Path
+
+    package = str(Path(__file__).resolve().parents[1])
+    frames = traceback.extract_tb(exc.__traceback__)
+    outside = [f for f in frames if not str(Path(f.filename).resolve()).startswith(package)]
+    frame = (outside or frames or [None])[-1]
+    where = f"{frame.filename}:{frame.lineno}" if frame is not None else None
+    what = (
+        f"exit({exc.code!r}) called" if isinstance(exc, SystemExit) else
+        f"{type(exc).__name__}: {exc}"
+    )  # fmt: skip
+    return SchedulerError(f"scheduler {describe} failed at t={now:g}: {what}", where)
+
+
 class Policy(Protocol):
     """What the kernel needs from a scheduler (:class:`coschedlab.schedulers.Scheduler`)."""
 
@@ -248,7 +269,8 @@ class Simulation:
         schedule = self.scheduler.schedule
         progress = self.progress
         done = 0
-        next_report = 4096
+        step = max(64, min(4096, n // 200))
+        next_report = step
         arr_i = 0
         cur_end = self.end  # the speed model may move an end: older heap entries are stale
         finished = bytearray(n)
@@ -300,13 +322,16 @@ class Simulation:
                 _set(view, "now", t)
                 _set(view, "free", acct.idle)
                 _set(view, "completed", self.completed)
-                decisions = schedule(view)
+                try:
+                    decisions = schedule(view)
+                except (Exception, SystemExit) as exc:
+                    raise policy_failure(self.scheduler.describe(), t, exc) from exc
                 if decisions or self._started_in_pass:
                     self._apply(decisions or ())
                 self.passes += 1
             if progress is not None and done >= next_report:
                 progress(done, n)
-                next_report = done + 4096
+                next_report = done + step
         if queue:
             j = queue[0]
             raise SchedulerError(

@@ -157,11 +157,27 @@ class Result:
 
         write_jobs_csv(path, self.jobs)
 
-    def save(self, out_dir: str | Path) -> list[Path]:
-        """Write jobs.parquet, jobs.csv (Batsim style), result.swf and metrics.json."""
+    def save(self, out_dir: str | Path, force: bool = False) -> list[Path]:
+        """Write jobs.parquet, jobs.csv (Batsim style), result.swf and metrics.json into
+        ``out_dir``, atomically (:func:`coschedlab.outputs.atomic_dir`): all four files appear
+        together or none does. An existing non-empty ``out_dir`` is refused unless ``force``."""
+        from ..outputs import atomic_dir
+
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        paths = [out / "jobs.parquet", out / "jobs.csv", out / "result.swf", out / "metrics.json"]
+        with atomic_dir(out, force) as tmp:
+            self.write(tmp)
+        return [out / p.name for p in self._paths(out)]
+
+    @staticmethod
+    def _paths(out: Path) -> list[Path]:
+        return [out / "jobs.parquet", out / "jobs.csv", out / "result.swf", out / "metrics.json"]
+
+    def write(self, out_dir: str | Path) -> list[Path]:
+        """Write the four files into the existing directory ``out_dir``, not atomically: for
+        callers that make the directory atomic themselves (:meth:`save`, the experiments'
+        store)."""
+        out = Path(out_dir)
+        paths = self._paths(out)
         self.jobs.to_parquet(paths[0], index=False)
         self.to_batsim_csv(paths[1])
         self.to_swf(paths[2])
@@ -183,21 +199,59 @@ class Result:
 
     @classmethod
     def load(cls, out_dir: str | Path) -> Result:
-        """Read a result written by :meth:`save`."""
+        """Read a result written by :meth:`save`; a missing, truncated or foreign file is an
+        :class:`~coschedlab.errors.InputError` naming it."""
+        from ..errors import InputError, read_json
+
         out = Path(out_dir)
-        meta = json.loads((out / "metrics.json").read_text())
-        jobs = pd.read_parquet(out / "jobs.parquet")
-        c = meta["cluster"]
+        if not out.is_dir():
+            raise InputError(
+                "not a directory; give a result directory written by simulate", str(out)
+            )
+        for name in ("metrics.json", "jobs.parquet"):
+            if not (out / name).is_file():
+                raise InputError(
+                    f"no {name} here; give a result directory written by simulate", str(out)
+                )
+        meta = read_json(out / "metrics.json")
+        where = str(out / "metrics.json")
+        try:
+            c = meta["cluster"]
+            cluster = Cluster(c["nodes"], c["sockets_per_node"], c["cores_per_socket"])
+            scheduler = str(meta["scheduler"])
+        except (KeyError, TypeError) as exc:
+            raise InputError(f"not a coschedlab metrics.json (no {exc})", where) from None
+        except InputError as exc:
+            raise InputError(f"bad cluster: {exc}", where) from None
+        stored = meta.get("metrics")
+        if stored is not None and not isinstance(stored, dict):
+            raise InputError('"metrics" is not an object', where)
+        jobs = _read_parquet(out / "jobs.parquet")
         return cls(
             jobs=jobs,
-            cluster=Cluster(c["nodes"], c["sockets_per_node"], c["cores_per_socket"]),
-            scheduler=meta["scheduler"],
+            cluster=cluster,
+            scheduler=scheduler,
             passes=meta.get("passes", 0),
             options=meta.get("options", {}),
             header=meta.get("header", {}),
             guarantees=tuple(meta.get("guarantees", ())),
-            stored_metrics=meta.get("metrics"),
+            stored_metrics=stored,
         )
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    """A jobs.parquet as a DataFrame; a corrupt or foreign file is an InputError naming it."""
+    from ..errors import InputError
+
+    try:
+        jobs = pd.read_parquet(path)
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(f"not a readable Parquet file ({first})", str(path)) from None
+    missing = [c for c in ("job_id", "submit", "start", "end", "procs") if c not in jobs.columns]
+    if missing:
+        raise InputError(f"not a coschedlab jobs table (no column {missing[0]!r})", str(path))
+    return jobs
 
 
 def _names(value: Any) -> tuple[str, ...]:

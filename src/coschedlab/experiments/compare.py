@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from rich.table import Table
+from rich.console import Group
 
 from .spec import Spec
 from .store import RunKey, completed, run_dir
@@ -110,20 +110,22 @@ def _pm(mean: float, std: float, scale: float = 1.0, digits: int = 2) -> str:
     return text
 
 
-def rich_table(table: pd.DataFrame, spec: Spec) -> Table:
-    """The comparison as a rich table (times in hours, shares in %)."""
-    t = Table(title=f"{spec.name}: mean ± std over {spec.repetitions} repetition(s)")
+def rich_table(table: pd.DataFrame, spec: Spec, width: int = 80) -> Group:
+    """The comparison as rich tables fitting ``width`` columns (times in hours, shares in %)."""
+    from ..tables import Col, fit_table
+
     has_speedup = "speedup_mean" in table and table["speedup_mean"].notna().any()
-    cols = ["workload", "scheduler", "runs", "makespan h", f"vs {spec.baseline} %",
-            "wait h", "turnaround h", "bsld", "util %"]  # fmt: skip
+    names = ["runs", "makespan h", f"vs {spec.baseline} %", "wait h", "turnaround h", "bsld",
+             "util %"]  # fmt: skip
     if has_speedup:
-        cols += ["speedup", "slower %"]
-    for c in cols:
-        t.add_column(c, justify="left" if c in ("workload", "scheduler") else "right")
+        names += ["speedup", "slower %"]
+    cols = [Col("workload", "left", wrap=True), Col("scheduler", "left", wrap=True)]
+    cols += [Col(n) for n in names]
+    rows, sections = [], []
     last = None
     for _, r in table.iterrows():
         if last is not None and r["workload"] != last:
-            t.add_section()
+            sections.append(len(rows))
         imp = r["makespan_improvement_mean"]
         cells = [
             r["workload"] if r["workload"] != last else "",
@@ -141,9 +143,10 @@ def rich_table(table: pd.DataFrame, spec: Spec) -> Table:
                 _pm(r["speedup_mean"], r["speedup_std"], 1, 3),
                 _pm(r["slower_share_mean"], r["slower_share_std"], 100, 1),
             ]
-        t.add_row(*cells)
+        rows.append(cells)
         last = r["workload"]
-    return t
+    title = f"{spec.name}: mean ± std over {spec.repetitions} repetition(s)"
+    return fit_table(title, cols, rows, width, keep=2, sections=sections)
 
 
 def write_analysis(spec: Spec, out: Path) -> tuple[pd.DataFrame, list[Path]]:

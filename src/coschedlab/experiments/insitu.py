@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, check_seed
 from ..insitu.mapping import SCENARIOS
 from ..insitu.reproduce import HEURISTIC_PAIRS, SWEEPS, build_tasks, results_frame, write_outputs
 from ..insitu.runner import run_config
@@ -16,6 +16,30 @@ from .runner import Task, run_tasks
 from .store import JsonStore
 
 __all__ = ["reproduce"]
+
+
+def check_arguments(
+    out: Path, trials: int, jobs: int, sweeps: tuple[str, ...], steps: int, seed: int
+) -> None:
+    from ..outputs import check_target
+
+    if trials < 1:
+        raise InputError(f"--trials must be >= 1, got {trials}")
+    if jobs < 0:
+        raise InputError(f"--jobs must be >= 0 (0: all CPUs), got {jobs}")
+    if steps < 1:
+        raise InputError(f"--steps must be >= 1, got {steps}")
+    check_seed(seed)
+    unknown = [s for s in sweeps if s not in SWEEPS]
+    if unknown or not sweeps:
+        what = f"unknown sweep {unknown[0]!r}" if unknown else "no sweep given"
+        raise InputError(f"{what}; choose from {', '.join(SWEEPS)}", "--sweeps")
+    out = Path(out)
+    if out.is_dir() and any(out.iterdir()) and not (out / "runs").is_dir():
+        raise InputError(
+            f"--out {out} is not a reproduction directory (no runs/ in it); choose another one"
+        )
+    check_target(out, force=True)  # not a file, parent writable (resuming is the point)
 
 
 def reproduce(
@@ -31,7 +55,9 @@ def reproduce(
     scenarios: tuple[str, ...] = SCENARIOS,
     pairs: tuple[tuple[str, str], ...] = HEURISTIC_PAIRS,
 ) -> dict[str, Any]:
-    """Run (or resume) the sweeps into ``out/runs`` and write CSVs and figures into ``out``."""
+    """Run (or resume) the sweeps into ``out/runs`` and write CSVs and figures into ``out``.
+    Every argument is checked before the first run (a bad one is an InputError naming it)."""
+    check_arguments(out, trials, jobs, sweeps, steps, seed)
     configs, member = build_tasks(trials, sweeps, steps, network, engine, seed, scenarios, pairs)
     # large runs first: the pool stays busy to the end
     order = sorted(configs, key=lambda k: -(configs[k]["S"] * (1 + configs[k]["A"])))

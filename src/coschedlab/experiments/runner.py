@@ -26,6 +26,7 @@ import multiprocessing
 import os
 import signal
 import socket
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable
@@ -142,9 +143,30 @@ def call(task: Task, quiet: bool = False) -> Outcome:
     return Outcome(task.key, value, seconds=time.perf_counter() - t0, **where)
 
 
-def _ignore_sigint() -> None:
-    """Worker initializer: Ctrl-C is the parent's business (it stops the workers)."""
+def _worker_init(parent: int) -> None:
+    """Worker initializer: Ctrl-C is the parent's business (it stops the workers), and a
+    worker exits within a second when the sweep's process dies (killed, even with SIGKILL),
+    leaving no orphan computing for nobody."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with, args=(parent,), name="parent-watch", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else: our parent's pid was reused
+        return False
+    return True
+
+
+def _exit_with(parent: int) -> None:
+    ppid = os.getppid()
+    while True:
+        time.sleep(0.5)
+        if not _alive(parent) or os.getppid() != ppid:
+            os._exit(1)
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -165,7 +187,8 @@ def _run_pool(tasks: list[Task], jobs: int, fresh: bool, quiet: bool, on_done: C
     executor = ProcessPoolExecutor(
         max_workers=jobs,
         mp_context=_context(),
-        initializer=_ignore_sigint,
+        initializer=_worker_init,
+        initargs=(os.getpid(),),
         max_tasks_per_child=1 if fresh else None,
     )
     futures: dict[Future, Task] = {}

@@ -82,7 +82,7 @@ def save_run(out: Path, key: RunKey, result: Result, info: dict[str, Any]) -> Pa
     target = run_dir(out, key)
     tmp = _tmp_dir(target)
     try:
-        result.save(tmp)
+        result.write(tmp)
         (tmp / "run.json").write_text(json.dumps(info, indent=2, default=str) + "\n")
         _replace_dir(tmp, target)
     except BaseException:
@@ -116,8 +116,14 @@ def completed(out: Path) -> set[RunKey]:
 
 
 def load_run(out: Path, key: RunKey) -> Result:
-    """Read back a stored run."""
-    return Result.load(run_dir(out, key))
+    """Read back a stored run; a damaged one is an InputError saying how to redo it."""
+    where = run_dir(out, key)
+    try:
+        return Result.load(where)
+    except InputError as exc:
+        raise InputError(
+            f"{exc}; delete {where} and run the command again to redo that run"
+        ) from None
 
 
 def remove_leftovers(out: Path) -> int:
@@ -280,7 +286,10 @@ def clear(out: Path, spec: Spec) -> None:
     out = Path(out)
     if not out.is_dir():
         return
-    old = _stored(out)
+    try:
+        old = _stored(out)
+    except InputError:  # a damaged spec.json: still a comparison output, start over
+        old = {}
     if old is None and any(out.iterdir()):
         raise InputError(f"{out} is not a comparison output (no {SPEC_FILE}); refusing to clear it")
     names = set(w.name for w in spec.workloads)

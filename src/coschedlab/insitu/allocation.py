@@ -119,6 +119,13 @@ def solve_u(t_pool: list[float], v_pool: list[float], bandwidth: float, cores: i
     return float(brentq(f, left, right, xtol=1e-12 * span, rtol=1e-14, maxiter=500))
 
 
+def check_heuristics(node_heuristic: str, core_heuristic: str) -> None:
+    """Both heuristic names are known (``co`` or ``ev``), else an InputError naming the option."""
+    for option, h in (("--node-alloc", node_heuristic), ("--core-alloc", core_heuristic)):
+        if h not in HEURISTICS:
+            raise InputError(f"unknown heuristic {h!r}; use 'co' or 'ev'", where=option)
+
+
 def rational_allocation(
     ens: Ensemble,
     mapping: Mapping,
@@ -129,9 +136,7 @@ def rational_allocation(
     """Rational allocation. ``co`` nodes / cores follow Theorem 3 (Eqs. 4-6) for the pool and
     Theorem 4 (Eqs. 7-9) for simulation groups; ``ev`` (EV-ALLOC) splits nodes evenly over the
     blocks and cores evenly inside each block."""
-    for h in (node_heuristic, core_heuristic):
-        if h not in HEURISTICS:
-            raise InputError(f"unknown heuristic {h!r}; use 'co' or 'ev'", where="allocation")
+    check_heuristics(node_heuristic, core_heuristic)
     check_feasible(ens, mapping)
     p = ens.platform
     N, C, B = p.nodes, p.cores, bandwidth

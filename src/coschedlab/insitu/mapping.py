@@ -67,7 +67,7 @@ def scenario_mapping(ens: Ensemble, scenario: str) -> Mapping:
             raise InputError(
                 f"unknown scenario {scenario!r}; use one of {', '.join(SCENARIOS)} "
                 "(or increasing-X / decreasing-X with X in 0..100)",
-                where="scenario",
+                where="--scenario",
             )
         k = int(len(names) * frac)
         order = sorted(range(len(names)), key=lambda i: (ens.analyses[i].work, i))

@@ -5,7 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .allocation import Allocation, allocation_from_dict, integer_allocation, rational_allocation
+from .allocation import (
+    Allocation,
+    allocation_from_dict,
+    check_heuristics,
+    integer_allocation,
+    rational_allocation,
+)
 from .mapping import Mapping, resolve_mapping
 from .model import BANDWIDTH_MODELS, model_bandwidth, model_makespan
 from .spec import Ensemble
@@ -68,6 +74,7 @@ def make_plan(
 ) -> Plan:
     """Mapping (scenario, else the file's mapping, else IDEAL) in Theorem 2's normal form, then
     the integer allocation (the file's explicit one if given and no scenario was asked)."""
+    check_heuristics(node_alloc, core_alloc)
     mapping, moved = resolve_mapping(ens, scenario)
     bw = model_bandwidth(ens, mapping, bandwidth_model)
     if use_file_allocation and ens.allocation is not None and not scenario:

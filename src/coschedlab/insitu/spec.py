@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from ..errors import InputError
+from ..errors import InputError, check_seed
 from ..schema import Checker, load_yaml, show
 
 NETWORKS = ("paper", "per-node")
@@ -255,16 +255,20 @@ def generate_ensemble(
     with ``analyses_per_sim`` analyses of work uniform in [0.5, 1.5] x sim_work (drawn per analysis
     with ``numpy.random.default_rng(seed)``), V = ``data`` GB/step."""
     where = "generate"
-    if simulations < 1 or analyses_per_sim < 1:
-        raise InputError(
-            "need at least one simulation and one analysis per simulation", where=where
-        )
-    if data < 0:
-        raise InputError(f"data must be >= 0, got {data}", where=where)
+    if simulations < 1:
+        raise InputError(f"--simulations must be >= 1, got {simulations}", where=where)
+    if analyses_per_sim < 1:
+        raise InputError(f"--analyses must be >= 1, got {analyses_per_sim}", where=where)
+    if not data >= 0 or not np.isfinite(data):
+        raise InputError(f"--data must be a finite number >= 0, got {data}", where=where)
     if steps < 1:
-        raise InputError(f"steps must be >= 1, got {steps}", where=where)
+        raise InputError(f"--steps must be >= 1, got {steps}", where=where)
     if nodes < simulations:
-        raise InputError(f"{nodes} nodes cannot host {simulations} simulations", where=where)
+        raise InputError(
+            f"--nodes {nodes} cannot host {simulations} simulations (one node each at least)",
+            where=where,
+        )
+    check_seed(seed)
     rng = np.random.default_rng(seed)
     draws = rng.uniform(0.5, 1.5, size=(simulations, analyses_per_sim)) * sim_work
     raw = {

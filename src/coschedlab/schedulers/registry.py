@@ -73,7 +73,10 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
                 key, sep, value = item.partition("=")
                 if not sep or not key.strip():
                     raise InputError(f"scheduler option {item!r} in {spec!r} is not key=value")
-                options[key.strip().replace("-", "_")] = _parse_value(value)
+                key = key.strip().replace("-", "_")
+                if key in options:
+                    raise InputError(f"scheduler option {key!r} is given twice in {spec!r}")
+                options[key] = _parse_value(value)
         elif part:
             cls_name = part
     return name, cls_name, options
@@ -130,6 +133,11 @@ def get_scheduler(spec: str | Scheduler | type[Scheduler], **options: Any) -> Sc
         if name.endswith(".py") or "/" in name or "\\" in name:
             cls = load_file(Path(name), cls_name)
         else:
+            if cls_name is not None:
+                raise InputError(
+                    f"scheduler option {cls_name!r} in {str(spec)!r} has no value; write "
+                    f"{name}:{cls_name}=VALUE"
+                )
             known = available()
             if name not in known:
                 raise InputError(

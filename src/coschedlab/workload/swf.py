@@ -98,6 +98,17 @@ _KEY_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):(?:\s+(.*))?$")
 _LEADING_INT = re.compile(r"\s*(\d+)")
 _INDENTED_COMMENT = re.compile(rb"(?m)^[ \t\f\v]+;")
 
+# Sane ranges: a time beyond ~317 years or a processor count beyond 2**31 - 1 is a corrupt
+# line, not a job (1e30 as a submit time would erase every run time in float arithmetic;
+# 1e20 processors would wrap around in an integer cast). Largest values seen in the Parallel
+# Workloads Archive: times 2.1e9 (requested "unlimited"), processors 9,216, memory 3.9e7.
+MAX_TIME = 1e10
+MAX_PROCS = 2**31 - 1
+MAX_ANY = 1e15
+# 0-based indices: times (submit, wait, run, requested, think) and processor counts
+_TIME_FIELDS = (1, 2, 3, 8, 17)
+_PROC_FIELDS = (4, 7)
+
 # Workload.extra name -> (0-based field index, dtype)
 _EXTRA_FIELDS: dict[str, tuple[int, type]] = {
     "trace_wait": (2, np.float64),
@@ -229,6 +240,25 @@ def _slow_parse(data: bytes, where: str) -> tuple[np.ndarray, list[int]]:
     return values, linenos
 
 
+def _check_ranges(values: np.ndarray, data: bytes, linenos: list[int] | None, where: str) -> None:
+    """Refuse (file:line) the first value beyond :data:`MAX_TIME`, :data:`MAX_PROCS` or
+    :data:`MAX_ANY` in magnitude."""
+    limits = np.full(N_FIELDS, MAX_ANY)
+    limits[list(_TIME_FIELDS)] = MAX_TIME
+    limits[list(_PROC_FIELDS)] = MAX_PROCS
+    bad = np.abs(values) > limits
+    if not bad.any():
+        return
+    row, field = (int(x[0]) for x in np.nonzero(bad))
+    linenos = linenos if linenos is not None else _job_linenos(data)
+    unit = " s" if field in _TIME_FIELDS else ""
+    raise InputError(
+        f"field {field + 1} ({FIELD_NAMES[field]}) is {values[row, field]:g}, beyond the sane "
+        f"range (|value| <= {limits[field]:,.0f}{unit}); a corrupt line?",
+        where=f"{where}:{linenos[row]}",
+    )
+
+
 def _job_linenos(data: bytes) -> list[int]:
     """Physical line numbers of the job lines (for error messages found after parsing)."""
     return [
@@ -269,6 +299,7 @@ def read_swf(
     if len(values) == 0:
         raise InputError("no job lines found (only comments or blank lines)", where=where)
 
+    _check_ranges(values, data, linenos, where)
     job_id = values[:, 0].astype(np.int64)
     ids, first, counts = np.unique(job_id, return_index=True, return_counts=True)
     if (counts > 1).any():

@@ -1,0 +1,77 @@
+"""Progress on a terminal: a bar with done/total, elapsed time and ETA; nothing when the output
+is not a terminal (pipes, files, CI logs)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+__all__ = ["bar_columns", "progress_bar", "status"]
+
+#: the bar appears only once a task has run this long (short commands print no bar)
+SHOW_AFTER_S = 1.0
+
+
+def bar_columns(unit: str = "") -> tuple:
+    """The columns of every progress bar of the command line: description, bar, done/total,
+    elapsed, ETA."""
+    return (
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(unit),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+
+
+@contextmanager
+def progress_bar(
+    console: Console, description: str, total: int, unit: str = ""
+) -> Iterator[Callable[[int, int], None]]:
+    """Yield ``update(done, total)``; the bar shows on a terminal from the first update after
+    :data:`SHOW_AFTER_S` seconds, and disappears when the block ends."""
+    t0 = time.monotonic()
+    state: dict[str, object] = {}
+
+    def update(done: int, total_now: int) -> None:
+        if not console.is_terminal:
+            return
+        bar = state.get("bar")
+        if bar is None:
+            if time.monotonic() - t0 < SHOW_AFTER_S:
+                return
+            bar = Progress(*bar_columns(unit), console=console, transient=True)
+            bar.start()
+            state["bar"] = bar
+            state["task"] = bar.add_task(description, total=total_now)
+        bar.update(state["task"], completed=done, total=total_now)  # type: ignore[union-attr]
+
+    try:
+        yield update
+    finally:
+        bar = state.get("bar")
+        if bar is not None:
+            bar.stop()  # type: ignore[union-attr]
+
+
+@contextmanager
+def status(console: Console, text: str) -> Iterator[None]:
+    """A spinner with ``text`` on a terminal while the block runs (nothing otherwise)."""
+    if not console.is_terminal:
+        yield
+        return
+    with console.status(text):
+        yield

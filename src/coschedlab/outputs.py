@@ -1,0 +1,179 @@
+"""Writing results without losing any: checked targets, temporary siblings, atomic moves.
+
+Every command that writes a result goes through here:
+
+* :func:`check_target` runs *before* the work (a long simulation must not end in "cannot
+  write"): the target must not be an existing file, its parent must be writable, and an
+  existing non-empty target is refused unless ``force``; even with ``force``, a directory
+  holding files coschedlab does not write (:data:`OUR_FILES`) is never replaced.
+* :func:`atomic_dir` / :func:`atomic_file` write into a temporary sibling and move it into
+  place only when everything was written: a failure (full disk, Ctrl-C, a bug) leaves the
+  earlier result untouched and no half-written one.
+
+Failures of the environment (a full disk, an I/O error) become :class:`OutputError` (the
+command line exits with code 1); a target the user chose badly is an
+:class:`~coschedlab.errors.InputError` (exit code 2).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from fnmatch import fnmatch
+from pathlib import Path
+
+from .errors import InputError, OutputError
+
+__all__ = ["OUR_FILES", "atomic_dir", "atomic_file", "check_target", "is_ours", "os_error"]
+
+#: Names of the files coschedlab writes into a result or report directory. ``--force``
+#: replaces a directory only when every file in it (recursively) matches one of these.
+OUR_FILES = (
+    "jobs.parquet", "jobs.csv", "result.swf", "metrics.json", "run.json", "error.txt",
+    "spec.json", "*.png", "*.html", "*.csv", "*.md", "*.swf", "*.json",
+)  # fmt: skip
+_TMP = ".tmp-"
+_OLD = ".old-"
+#: errno values that mean the machine, not the user, failed: exit code 1
+ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.ENOMEM}
+
+
+def os_error(exc: OSError, what: str = "") -> Exception:
+    """``exc`` as a one-line error naming the file: :class:`OutputError` when the machine
+    failed (full disk, I/O error), else :class:`~coschedlab.errors.InputError`."""
+    name = exc.filename or what or "output"
+    reason = exc.strerror or str(exc)
+    if exc.errno in ENVIRONMENT_ERRNOS:
+        return OutputError(f"{reason}; nothing was replaced, free some space and rerun", name)
+    if exc.errno == errno.EROFS:
+        return InputError(f"{reason}; choose an --out on a writable file system", name)
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return InputError(f"{reason}; choose an --out you may write", name)
+    return InputError(reason, name)
+
+
+def is_ours(path: Path) -> bool:
+    """True when every file under the directory ``path`` is one coschedlab writes."""
+    for _root, _dirs, files in os.walk(path):
+        for name in files:
+            if not any(fnmatch(name, pattern) for pattern in OUR_FILES):
+                return False
+    return True
+
+
+def _first_foreign(path: Path) -> str:
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            if not any(fnmatch(name, pattern) for pattern in OUR_FILES):
+                return str(Path(root) / name)
+    return str(path)
+
+
+def check_target(
+    path: str | Path, force: bool = False, kind: str = "dir", option: str = "--out"
+) -> Path:
+    """Check, before any work, that ``path`` can receive a result of ``kind`` ("dir" or "file").
+
+    Raises :class:`~coschedlab.errors.InputError` (naming ``option`` and the path) when it is
+    an existing file where a directory is wanted (or the reverse), when it already holds a
+    result and ``force`` is not given, when ``force`` would delete files coschedlab did not
+    write, or when its parent cannot be written.
+    """
+    path = Path(path)
+    if kind == "dir":
+        if path.exists() and not path.is_dir():
+            raise InputError(f"{option} {path} exists and is not a directory; choose a directory")
+        if path.is_dir() and any(path.iterdir()):
+            if not force:
+                raise InputError(
+                    f"{option} {path} already holds a result; give --force to replace it, or "
+                    "choose another directory"
+                )
+            if not is_ours(path):
+                raise InputError(
+                    f"{option} {path} holds files coschedlab did not write "
+                    f"({_first_foreign(path)}); refusing to replace it even with --force"
+                )
+    else:
+        if path.is_dir():
+            raise InputError(f"{option} {path} is a directory; give a file name")
+        if path.exists() and not force:
+            raise InputError(
+                f"{option} {path} already exists; give --force to replace it, or choose "
+                "another name"
+            )
+        if path.exists() and not path.is_file():
+            raise InputError(f"{option} {path} is not a regular file; give a file name")
+    _check_writable(path.parent, option)
+    return path
+
+
+def _check_writable(parent: Path, option: str) -> None:
+    """Create ``parent`` if needed and prove a file can be made in it."""
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        probe = parent / f"{_TMP}probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        probe.mkdir()
+        probe.rmdir()
+    except FileExistsError as exc:
+        raise InputError(f"{option}: {exc.filename} is a file, not a directory") from None
+    except NotADirectoryError as exc:
+        raise InputError(f"{option}: {exc.filename}: a parent is a file, not a directory") from None
+    except OSError as exc:
+        raise os_error(exc, str(parent)) from None
+
+
+@contextmanager
+def atomic_dir(path: str | Path, force: bool = False, option: str = "--out") -> Iterator[Path]:
+    """Yield a fresh temporary directory beside ``path``; when the block ends normally, it
+    replaces ``path`` in one move (the old one, if any, is removed only after). On any error
+    the temporary directory is removed and ``path`` is left as it was."""
+    path = check_target(path, force, "dir", option)
+    tmp = path.parent / f"{_TMP}{path.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    try:
+        tmp.mkdir()
+        yield tmp
+        _swap_in(tmp, path)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise os_error(exc, str(path)) from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _swap_in(tmp: Path, path: Path) -> None:
+    if path.exists():
+        old = path.parent / f"{_OLD}{path.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        os.replace(path, old)
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            os.replace(old, path)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(tmp, path)
+
+
+@contextmanager
+def atomic_file(path: str | Path, force: bool = False, option: str = "--out") -> Iterator[Path]:
+    """Yield a temporary file name beside ``path``; when the block ends normally the file
+    replaces ``path`` (``os.replace``). On any error it is removed and ``path`` is untouched."""
+    path = check_target(path, force, "file", option)
+    # the temporary name ends with the target's name: writers that choose a format by the
+    # suffix (".gz", ".png") see the same suffix
+    tmp = path.parent / f"{_TMP}{os.getpid()}-{uuid.uuid4().hex[:8]}-{path.name}"
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise os_error(exc, str(path)) from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
