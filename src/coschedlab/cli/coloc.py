@@ -17,6 +17,19 @@ def _csv(text: str | None) -> list[str] | None:
     return [t.strip() for t in text.split(",") if t.strip()] if text else None
 
 
+def _int_list(text: str, option: str) -> set[int]:
+    """``"4,8"`` -> ``{4, 8}``; anything else is an InputError naming ``option``."""
+    out = set()
+    for item in _csv(text) or []:
+        try:
+            out.add(int(item))
+        except ValueError:
+            raise InputError(
+                f"{option} takes whole numbers separated by commas, got {item!r}"
+            ) from None
+    return out
+
+
 def parse_frequencies(text: str | None) -> dict[str, float] | None:
     """``"lu.E.2048=2,cg.D.64=1"`` -> ``{"lu.E.2048": 2.0, "cg.D.64": 1.0}``."""
     if not text:
@@ -65,18 +78,23 @@ def generate(
     procs: Annotated[str | None, typer.Option(help="keep only apps with these procs")] = None,
     requested_factor: Annotated[float, typer.Option(help="requested = factor x compact")] = 1.4,
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    force: Annotated[bool, typer.Option(help="replace an existing --out file")] = False,
 ) -> None:
     """Generate a workload from an application pool (ELiSE section 3.1) and write it as SWF
     (application id in field 14, names in the header)."""
+    from ..errors import check_seed
     from ..generate import generate_workload
+    from ..outputs import check_target
     from ..workload.swf import write_workload_swf
 
+    check_seed(seed)
+    check_target(out, force, "file")
     the_pool = load_pool_option(pool, heatmap, compact_times)
     if the_pool is None:
         raise InputError("give --pool, or --heatmap with --compact-times")
     apps = the_pool.app_frame()
     if procs:
-        keep = {int(p) for p in _csv(procs) or []}
+        keep = _int_list(procs, "--procs")
         apps = apps[apps.procs.isin(keep)].reset_index(drop=True)
         if apps.empty:
             raise InputError(f"no application of the pool has procs in {sorted(keep)}")
@@ -93,8 +111,10 @@ def generate(
         seed=seed,
     )
     w.header["Pool"] = str(pool or heatmap)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_workload_swf(out, w)
+    from ..outputs import atomic_file
+
+    with atomic_file(out, force) as tmp:
+        write_workload_swf(tmp, w)
     console.print(f"wrote {len(w)} jobs ({len(apps)} applications, seed {seed}) to {out}")
 
 

@@ -1,7 +1,7 @@
 """A time limit on each scheduling pass: a policy that never returns stops the run with an error.
 
 The limit is enforced by a daemon thread that interrupts the main thread
-(:func:`_thread.interrupt_main`) when one call of ``schedule(view)`` has run longer than the
+(a SIGINT sent to it) when one call of ``schedule(view)`` has run longer than the
 limit; the interruption becomes a :class:`~coschedlab.engine.kernel.SchedulerError` naming the
 policy, the simulated time and the limit. Only the wrapped ``schedule`` pays for it (two
 clock reads per pass), so built-in policies run without it unless asked.
@@ -9,7 +9,7 @@ clock reads per pass), so built-in policies run without it unless asked.
 
 from __future__ import annotations
 
-import _thread
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -56,12 +56,16 @@ def pass_time_limit(
         finally:
             state["started"] = None
 
+    main = threading.main_thread().ident
+
     def watch() -> None:
         while not done.wait(min(0.05, limit / 4)):
             started = state["started"]
             if started is not None and time.monotonic() - started > limit:
                 state["fired"] = True
-                _thread.interrupt_main()
+                # a real SIGINT to the main thread: it also wakes a blocking call (sleep, I/O),
+                # which _thread.interrupt_main() would not
+                signal.pthread_kill(main, signal.SIGINT)
                 return
 
     own = "schedule" in getattr(scheduler, "__dict__", {})

@@ -1,0 +1,364 @@
+# ruff: noqa: E501  (the catalogue reads best one case per line)
+"""The catalogue of bad inputs: every one fails with one line, the right exit code, no
+traceback, and loses nothing (an earlier result stays byte-identical).
+
+Each case runs the real command line in this process (``coschedlab.cli.main``), in a
+workspace holding a small trace, an earlier result, a pool, specs and damaged files. Grow the
+catalogue with every bad input found: add a row to ``CASES``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from coschedlab.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from experiments._experiments_data import write_pool, write_trace  # noqa: E402
+
+SMALL = """\
+; MaxNodes: 4
+; MaxProcs: 4
+1 0 -1 50 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1 -1
+2 10 -1 60 2 -1 -1 2 100 -1 1 2 1 -1 -1 -1 -1 -1
+3 20 -1 70 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1
+"""
+
+POLICIES = {
+    "exits.py": "sys.exit(0)",
+    "raises.py": "return 1 / 0",
+    "forever.py": "while True: pass",
+    "sleeps.py": "time.sleep(3600)",
+}
+
+
+def _policy(body: str) -> str:
+    return textwrap.dedent(
+        f"""\
+        import sys, time
+        from coschedlab.schedulers import Scheduler
+
+        class P(Scheduler):
+            name = "p"
+
+            def schedule(self, view):
+                {body}
+        """
+    )
+
+
+def run_cli(args: list[str], cwd: Path, capsys) -> tuple[int, str, str]:
+    """Run ``coschedlab ARGS`` in this process from ``cwd``: (exit code, stdout, stderr)."""
+    old_argv, old_cwd = sys.argv, os.getcwd()
+    sys.argv = ["coschedlab", *args]
+    os.chdir(cwd)
+    try:
+        with pytest.raises(SystemExit) as exit_:
+            main()
+    finally:
+        sys.argv = old_argv
+        os.chdir(old_cwd)
+    out, err = capsys.readouterr()
+    code = exit_.value.code
+    return (code if isinstance(code, int) else 0), out, err
+
+
+def digest(path: Path) -> str:
+    """A hash of every file (names and bytes) under ``path``."""
+    h = hashlib.sha256()
+    for p in sorted(path.rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(path)).encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory) -> Path:
+    """The workspace every case runs in."""
+    d = tmp_path_factory.mktemp("catalogue")
+    (d / "small.swf").write_text(SMALL)
+    write_trace(d / "trace.swf")
+    write_pool(d / "pool.json")
+    (d / "afile").write_text("not a directory\n")
+    (d / "empty").mkdir()
+    (d / "notours").mkdir()
+    (d / "notours" / "notes.txt").write_text("my notes\n")
+    lines = SMALL.splitlines()
+    (d / "huge_submit.swf").write_text(
+        "\n".join([*lines[:3], lines[3].replace(" 10 ", " 1e30 ", 1), lines[4]]) + "\n"
+    )
+    (d / "huge_procs.swf").write_text(
+        "\n".join([*lines[:3], "2 10 -1 60 2 -1 -1 1e20 100 -1 1 2 1 -1 -1 -1 -1 -1", lines[4]])
+        + "\n"
+    )
+    (d / "text_field.swf").write_text(SMALL.replace("3 20 -1 70", "3 20 -1 seventy"))
+    (d / "binary.swf").write_bytes(b"\x00\xff\xfe garbage \x89PNG\r\n")
+    (d / "nonutf8.yaml").write_bytes(b"name: \xff\xfe\n")
+    pool = json.loads((d / "pool.json").read_text())
+    (d / "emptyloads.json").write_text(json.dumps({**pool, "loads": []}))
+    for name, body in POLICIES.items():
+        (d / name).write_text(_policy(body))
+    shutil.copy(ROOT / "examples" / "insitu_small.yaml", d / "ens.yaml")
+    (d / "spec.yaml").write_text(
+        "name: tiny\noutput: cmp\nbaseline: fcfs\nschedulers: [fcfs, easy]\nplots: none\n"
+        "workloads:\n  - {name: t, trace: trace.swf}\n"
+    )
+    # an earlier result, and damaged copies of it
+    code = subprocess.run(
+        [sys.executable, "-m", "coschedlab.cli", "simulate", "small.swf", "--out", "prev"],
+        cwd=d,
+        capture_output=True,
+        text=True,
+    )
+    assert code.returncode == 0, code.stderr
+    for name in ("truncated", "corrupt", "foreign"):
+        shutil.copytree(d / "prev", d / name)
+    (d / "truncated" / "metrics.json").write_text('{"metrics": ')
+    (d / "corrupt" / "jobs.parquet").write_bytes(b"PAR1 not really")
+    (d / "foreign" / "metrics.json").write_text("{}")
+    return d
+
+
+# (id, arguments, exit code, what the one line must say)
+CASES = [
+    # -- where results go -------------------------------------------------------------------
+    ("simulate-out-file", "simulate small.swf --out afile", 2, "--out afile exists and is not a directory"),
+    ("simulate-out-devnull", "simulate small.swf --out /dev/null", 2, "/dev/null"),
+    ("simulate-out-earlier", "simulate small.swf --out prev", 2, "already holds a result; give --force"),
+    ("simulate-force-not-ours", "simulate small.swf --out notours --force", 2, "notes.txt"),
+    ("simulate-out-under-file", "simulate small.swf --out afile/sub", 2, "afile"),
+    ("simulate-fails-with-force", "simulate small.swf -s raises.py --out prev --force", 2, "raises.py:8"),
+    ("demo-out-file", "demo --out afile", 2, "not a directory"),
+    ("demo-out-earlier", "demo --out prev", 2, "already holds a result"),
+    ("generate-out-exists", "generate --pool pool.json --out afile", 2, "--out afile already exists"),
+    ("generate-out-devnull", "generate --pool pool.json --out /dev/null", 2, "/dev/null"),
+    ("generate-out-dir", "generate --pool pool.json --out empty", 2, "is a directory"),
+    ("compare-out-file", "compare spec.yaml --out afile", 2, "afile"),
+    ("compare-fresh-foreign", "compare spec.yaml --out prev --fresh", 2, "not a comparison output"),
+    ("insitu-generate-out-exists", "insitu generate --simulations 2 --analyses 2 --data 1 --nodes 8 --out afile", 2, "already exists"),
+    ("insitu-gantt-exists", "insitu simulate ens.yaml --gantt afile", 2, "--gantt afile already exists"),
+    ("insitu-reproduce-out-file", "insitu reproduce --out afile --steps 2", 2, "not a directory"),
+    ("insitu-reproduce-out-result", "insitu reproduce --out prev --steps 2", 2, "not a reproduction directory"),
+    # -- traces -----------------------------------------------------------------------------
+    ("swf-missing", "simulate missing.swf --out o1", 2, "missing.swf"),
+    ("swf-huge-submit", "simulate huge_submit.swf --out o1", 2, "huge_submit.swf:4: field 2 (submit time) is 1e+30"),
+    ("swf-huge-procs", "simulate huge_procs.swf --out o1", 2, "huge_procs.swf:4: field 8"),
+    ("swf-text-field", "simulate text_field.swf --out o1", 2, "text_field.swf:5"),
+    ("swf-binary", "simulate binary.swf --out o1", 2, "binary.swf"),
+    ("swf-nodes-zero", "simulate small.swf --nodes 0 --out o1", 2, "--nodes"),
+    # -- schedulers and policies ----------------------------------------------------------
+    ("sched-unknown", "simulate small.swf -s nosuch --out o1", 2, "unknown scheduler 'nosuch'"),
+    ("sched-option-no-value", "simulate small.swf -s easy:depth --out o1", 2, "'depth' in 'easy:depth' has no value"),
+    ("sched-option-empty", "simulate small.swf -s easy:depth= --out o1", 2, "depth"),
+    ("sched-option-nan", "simulate small.swf -s easy:interval=nan --out o1", 2, "interval"),
+    ("sched-option-twice", "simulate small.swf -s easy:depth=3,depth=4 --out o1", 2, "given twice"),
+    ("sched-option-unknown", "simulate small.swf -s easy:speed=3 --out o1", 2, "no option 'speed'"),
+    ("policy-exits", "simulate small.swf -s exits.py --out o1", 2, "exits.py:8: scheduler p failed at t=0: exit(0) called"),
+    ("policy-raises", "simulate small.swf -s raises.py --out o1", 2, "raises.py:8: scheduler p failed at t=0: ZeroDivisionError"),
+    ("policy-loops", "simulate small.swf -s forever.py --pass-timeout 0.5 --out o1", 2, "took more than 0.5 s"),
+    ("policy-sleeps", "simulate small.swf -s sleeps.py --pass-timeout 0.5 --out o1", 2, "pass time limit"),
+    ("pass-timeout-negative", "simulate small.swf --pass-timeout -1 --out o1", 2, "--pass-timeout"),
+    ("policy-missing", "simulate small.swf -s nothere.py --out o1", 2, "nothere.py does not exist"),
+    # -- co-location ------------------------------------------------------------------------
+    ("pool-empty-loads", "simulate trace.swf --pool emptyloads.json --out o1", 2, "emptyloads.json: the pool has no applications"),
+    ("pool-unknown-apps-strict", "simulate small.swf --pool pool.json --strict --out o1", 2, "the pool does not know"),
+    ("generate-seed-negative", "generate --pool pool.json --seed -1 --out g.swf", 2, "--seed"),
+    ("generate-procs-text", "generate --pool pool.json --procs abc --out g.swf", 2, "--procs takes whole numbers"),
+    ("generate-no-pool", "generate --out g.swf", 2, "--pool"),
+    # -- damaged results --------------------------------------------------------------------
+    ("validate-empty-dir", "validate empty", 2, "empty: no jobs.parquet"),
+    ("validate-truncated-json", "validate truncated", 2, "truncated/metrics.json: not valid JSON"),
+    ("validate-corrupt-parquet", "validate corrupt", 2, "corrupt/jobs.parquet"),
+    ("report-empty-dir", "report empty --out rep", 2, "empty: no metrics.json"),
+    ("report-truncated-json", "report truncated --out rep", 2, "truncated/metrics.json: not valid JSON"),
+    ("report-corrupt-parquet", "report corrupt --out rep", 2, "corrupt/jobs.parquet: not a readable Parquet file"),
+    ("report-foreign-json", "report foreign --out rep", 2, "foreign/metrics.json: not a coschedlab metrics.json"),
+    # -- specs ------------------------------------------------------------------------------
+    ("compare-non-utf8", "compare nonutf8.yaml", 2, "nonutf8.yaml:1: not UTF-8"),
+    ("insitu-non-utf8", "insitu plan nonutf8.yaml", 2, "nonutf8.yaml"),
+    ("insitu-node-alloc-bad", "insitu plan ens.yaml --node-alloc xx", 2, "--node-alloc: unknown heuristic 'xx'"),
+    ("insitu-node-alloc-ignored", "insitu plan ens.yaml --node-alloc ev", 2, "would be ignored"),
+    ("insitu-scenario-bad", "insitu plan ens.yaml --scenario xx", 2, "ens.yaml: --scenario: unknown scenario"),
+    ("insitu-generate-seed", "insitu generate --simulations 2 --analyses 2 --data 1 --nodes 8 --seed -1", 2, "--seed"),
+    ("insitu-generate-steps", "insitu generate --simulations 2 --analyses 2 --data 1 --nodes 8 --steps 0", 2, "--steps must be >= 1"),
+    ("insitu-generate-data-nan", "insitu generate --simulations 2 --analyses 2 --data nan --nodes 8", 2, "--data"),
+    ("insitu-reproduce-steps", "insitu reproduce --out rr --steps 0", 2, "--steps must be >= 1"),
+    ("insitu-reproduce-trials", "insitu reproduce --out rr --trials 0", 2, "--trials"),
+    ("insitu-reproduce-sweep", "insitu reproduce --out rr --sweeps foo", 2, "--sweeps: unknown sweep 'foo'"),
+    ("insitu-gantt-steps", "insitu simulate ens.yaml --gantt g.png --gantt-steps 0", 2, "--gantt-steps"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "says"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_bad_input_fails_cleanly(ws, capsys, args, code, says):
+    if args.startswith("insitu simulate") or args.startswith("insitu reproduce"):
+        pytest.importorskip("simgrid")
+    before = digest(ws / "prev")
+    got, out, err = run_cli(args.split(), ws, capsys)
+    assert "Traceback" not in out + err
+    assert got == code, (got, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert says in lines[0], lines[0]
+    assert digest(ws / "prev") == before, "the earlier result changed"
+    for leftover in ws.glob(".tmp-*"):
+        pytest.fail(f"temporary file left behind: {leftover}")
+
+
+def test_catalogue_ids_are_unique():
+    ids = [c[0] for c in CASES]
+    assert len(ids) == len(set(ids))
+
+
+def test_force_replaces_an_earlier_result_whole(ws, capsys, tmp_path):
+    shutil.copytree(ws / "prev", tmp_path / "r")
+    (tmp_path / "r" / "stale.png").write_bytes(b"png")  # one of ours: may be replaced
+    for name in ("small.swf", "trace.swf"):
+        shutil.copy(ws / name, tmp_path / name)
+    code, out, err = run_cli(["simulate", "trace.swf", "--out", "r", "--force"], tmp_path, capsys)
+    assert code == 0, err
+    meta = json.loads((tmp_path / "r" / "metrics.json").read_text())
+    assert meta["metrics"]["n_jobs"] == 40  # the new run, whole
+    assert not (tmp_path / "r" / "stale.png").exists()
+    assert not list(tmp_path.glob(".tmp-*")) and not list(tmp_path.glob(".old-*"))
+
+
+def test_default_out_never_overwrites(ws, capsys, tmp_path):
+    shutil.copy(ws / "small.swf", tmp_path / "small.swf")
+    for expected in ("small", "small-2", "small-3"):
+        code, out, err = run_cli(["simulate", "small.swf"], tmp_path, capsys)
+        assert code == 0, err
+        assert f"outputs in out/simulate/{expected}/" in out
+    assert sorted(p.name for p in (tmp_path / "out" / "simulate").iterdir()) == [
+        "small",
+        "small-2",
+        "small-3",
+    ]
+
+
+def test_unknown_pool_applications_are_counted(ws, capsys, tmp_path):
+    shutil.copy(ws / "small.swf", tmp_path / "small.swf")
+    shutil.copy(ws / "pool.json", tmp_path / "pool.json")
+    code, out, err = run_cli(
+        ["simulate", "small.swf", "--pool", "pool.json", "--out", "o"], tmp_path, capsys
+    )
+    assert code == 0, err
+    assert "note: 3 of 3 jobs have an application the pool does not know" in err
+
+
+def test_version(capsys, tmp_path):
+    code, out, err = run_cli(["--version"], tmp_path, capsys)
+    assert code == 0 and out.startswith("coschedlab ")
+
+
+# -- the machine fails: a full or read-only file system (tmpfs mounts, root only) -----------
+def _mount(target: Path, options: str) -> bool:
+    target.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(target)], capture_output=True
+    )
+    return done.returncode == 0
+
+
+@pytest.fixture
+def tiny_fs(tmp_path):
+    fs = tmp_path / "fs"
+    if not _mount(fs, "size=48k"):
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    yield fs
+    subprocess.run(["umount", str(fs)], capture_output=True)
+
+
+def test_full_disk_exits_1_and_keeps_the_earlier_result(ws, capsys, tiny_fs):
+    write_trace(tiny_fs.parent / "trace.swf", n=3000)  # outputs of ~300 kB: beyond 48 kB
+    earlier = tiny_fs / "r"
+    earlier.mkdir()
+    (earlier / "metrics.json").write_text('{"old": true}\n')
+    code, out, err = run_cli(
+        ["simulate", "trace.swf", "--out", "fs/r", "--force"], tiny_fs.parent, capsys
+    )
+    assert code == 1, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "No space left on device" in lines[0], err
+    assert (earlier / "metrics.json").read_text() == '{"old": true}\n'
+    assert sorted(p.name for p in tiny_fs.iterdir()) == ["r"]  # no temporary left
+
+
+def test_read_only_disk_is_refused_before_the_run(ws, capsys, tmp_path):
+    ro = tmp_path / "ro"
+    if not _mount(ro, "ro,size=16k"):
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        shutil.copy(ws / "small.swf", tmp_path / "small.swf")
+        code, out, err = run_cli(["simulate", "small.swf", "--out", "ro/r"], tmp_path, capsys)
+    finally:
+        subprocess.run(["umount", str(ro)], capture_output=True)
+    assert code == 2, err
+    assert "Read-only file system" in err and "ro" in err
+    assert "jobs from" not in out  # refused before reading and simulating
+
+
+# -- processes ----------------------------------------------------------------------------
+def _children(pid: int) -> set[int]:
+    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True).stdout
+    pairs = [tuple(map(int, line.split())) for line in out.splitlines() if line.strip()]
+    found, frontier = set(), {pid}
+    while frontier:
+        nxt = {p for p, pp in pairs if pp in frontier and p not in found}
+        found |= nxt
+        frontier = nxt
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().split()[2] != "Z"
+
+
+def test_killing_compare_leaves_no_worker_behind(ws, tmp_path):
+    for name in ("trace.swf", "sleeps.py"):
+        shutil.copy(ws / name, tmp_path / name)
+    (tmp_path / "spec.yaml").write_text(
+        "name: slow\noutput: cmp\nbaseline: fcfs\nplots: none\n"
+        "schedulers: [sleeps.py, fcfs]\nworkloads:\n  - {name: t, trace: trace.swf}\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "coschedlab.cli", "compare", "spec.yaml", "--jobs", "2"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    workers: set[int] = set()
+    while time.monotonic() < deadline and len(workers) < 2:
+        time.sleep(0.3)
+        workers = _children(proc.pid)
+    assert workers, "no worker process started"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(p) for p in workers):
+        time.sleep(0.2)
+    left = [p for p in workers if _alive(p)]
+    for p in left:
+        os.kill(p, signal.SIGKILL)
+    assert not left, f"workers still running after their parent died: {left}"
