@@ -152,10 +152,14 @@ class Result:
         write_swf(path, self.jobs, header)
 
     def to_batsim_csv(self, path: str | Path) -> None:
-        """Write a Batsim-style ``jobs.csv`` that evalys can read."""
+        """Write a Batsim-style ``jobs.csv`` that evalys can read and draw.
+
+        On shared nodes (co-location) the resources are cores, so that jobs sharing a node
+        get disjoint rows: see :func:`coschedlab.workload.batsim.write_jobs_csv`.
+        """
         from ..workload.batsim import write_jobs_csv
 
-        write_jobs_csv(path, self.jobs)
+        write_jobs_csv(path, self.jobs, cores_per_node=self.cluster.cores_per_node)
 
     def save(self, out_dir: str | Path) -> list[Path]:
         """Write jobs.parquet, jobs.csv (Batsim style), result.swf and metrics.json."""
