@@ -141,15 +141,20 @@ class Result:
         return validate_jobs(self.jobs, self.cluster, scheduler=self.scheduler, **kwargs)
 
     # -- writers ----------------------------------------------------------------------------
-    def to_swf(self, path: str | Path) -> None:
-        """Write the simulated run as SWF v2.2 (wait and run times filled in)."""
+    def to_swf(self, path: str | Path, *, integers: bool = False) -> None:
+        """Write the simulated run as SWF v2.2 (wait and run times filled in).
+
+        ``integers=True``: whole numbers only, for readers that parse integers only; submit,
+        start and end are rounded to the nearest second and wait and run are their differences
+        (:func:`coschedlab.workload.swf.integer_times`).
+        """
         from ..workload.swf import write_swf
 
         header = dict(self.header)
         header["Scheduler"] = self.scheduler
         header["MaxNodes"] = str(self.cluster.nodes)
         header["MaxProcs"] = str(self.cluster.total_cores)
-        write_swf(path, self.jobs, header)
+        write_swf(path, self.jobs, header, integers=integers)
 
     def to_batsim_csv(self, path: str | Path) -> None:
         """Write a Batsim-style ``jobs.csv`` that evalys can read and draw.
