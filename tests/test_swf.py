@@ -422,6 +422,28 @@ def test_result_to_swf_integers(tmp_path):
     # job 2 waits for job 1 (0.3 + 10.6 = 10.9 -> 11): start 11 = 1 + 10; end 16.1 -> 16
 
 
+def test_evalys_swf_reader_and_the_documented_workaround(tmp_path):
+    # docs/semantics.md: evalys's own SWF reader fails under pandas 3 (it passes the removed
+    # delim_whitespace argument); reading result.swf with a whitespace separator and handing
+    # the frame to evalys works. If evalys's reader starts working, update the docs.
+    workload = pytest.importorskip("evalys.workload")
+    from coschedlab import Cluster, simulate
+
+    w = Workload.from_records([(1, 0.3, 10.6, 12.0, 2), (2, 0.7, 5.2, 5.2, 2), (3, 1, 4, 4, 1)])
+    path = tmp_path / "result.swf"
+    simulate(w, Cluster(2), "easy").to_swf(path)
+    if int(pd.__version__.split(".")[0]) >= 3:
+        with pytest.raises(TypeError, match="delim_whitespace"):
+            workload.Workload.from_csv(str(path))
+    names = ["jobID", "submission_time", "waiting_time", "execution_time", "proc_alloc",
+             "cpu_used", "mem_used", "proc_req", "user_est", "mem_req", "status", "uid",
+             "gid", "exe_num", "queue", "partition", "prev_jobs", "think_time"]  # fmt: skip
+    df = pd.read_csv(path, comment=";", sep=r"\s+", header=None, names=names)
+    ev = workload.Workload(df, MaxProcs="2")
+    assert ev.df.jobID.tolist() == [1, 2, 3] and ev.MaxProcs == 2
+    np.testing.assert_allclose(ev.df.execution_time, [10.6, 5.2, 4.0])
+
+
 def test_write_keeps_unknown_requested_procs(tmp_path):
     w = read_swf(write(tmp_path, HEADER + JOBS))
     write_workload_swf(tmp_path / "rt.swf", w)
