@@ -11,9 +11,10 @@ Python 3.11 it needs ``collections.Mapping = collections.abc.Mapping`` before im
 reads integer SWF only, so the script
 
 1. reads TRACE (default: the full SDSC-SP2-1998 trace) with ``read_swf`` and writes the jobs
-   coschedlab keeps as an *integer* SWF (times rounded to whole seconds; processors and
-   requested time after coschedlab's fallbacks; memory fields -1 so AccaSim asks for cores
-   only), first ``--jobs N`` jobs when given (``--quick``: 10,000);
+   coschedlab keeps as an *integer* SWF with ``write_swf(..., integers=True)`` (times rounded
+   to whole seconds; processors and requested time after coschedlab's fallbacks; memory
+   fields -1 so AccaSim asks for cores only), first ``--jobs N`` jobs when given (``--quick``:
+   10,000);
 2. runs AccaSim in a subprocess with that venv's Python: ``Simulator`` with
    ``FirstInFirstOut(FirstFit())`` on a system config of the trace's nodes as one-core nodes,
    with every output file, the statistics print-out and the benchmark sampler switched off;
@@ -46,11 +47,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from _bench_common import machine_line
 
 import coschedlab
 from coschedlab.platform import Cluster
-from coschedlab.workload.swf import cluster_from_header, read_swf
+from coschedlab.workload.swf import cluster_from_header, read_swf, write_swf
 
 DEFAULT_TRACE = Path("/work/shared/data/swf/SDSC-SP2-1998-4.2-cln.swf.gz")
 VENV = Path("/tmp/accasim-venv")
@@ -112,20 +114,14 @@ def ensure_venv() -> Path:
 
 
 def write_integer_swf(path: Path, workload, nodes: int) -> None:
-    """The workload as integer SWF: rounded times, -1 for everything AccaSim should ignore."""
+    """The workload as integer SWF (coschedlab's writer, ``integers=True``): -1 for everything
+    AccaSim should ignore (memory, so it asks for cores only), status 1."""
     c = workload.columns
-    n = len(workload)
-    m = np.full((n, 18), -1, dtype=np.int64)
-    m[:, 0] = c["id"]
-    m[:, 1] = np.round(c["submit"])
-    m[:, 3] = np.round(c["run"])
-    m[:, 4] = c["procs"]
-    m[:, 7] = c["procs"]
-    m[:, 8] = np.round(c["requested_time"])
-    m[:, 10] = 1
-    with open(path, "w") as f:
-        f.write(f"; MaxNodes: {nodes}\n; MaxProcs: {nodes}\n")
-        np.savetxt(f, m, fmt="%d")
+    frame = pd.DataFrame(
+        {name: c[name] for name in ("id", "submit", "run", "requested_time", "procs")}
+    )
+    frame["status"] = 1
+    write_swf(path, frame, {"MaxNodes": str(nodes), "MaxProcs": str(nodes)}, integers=True)
 
 
 def run_accasim(py: Path, swf: Path, nodes: int, tmp: Path, timeout: float) -> dict | None:

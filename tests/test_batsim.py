@@ -8,11 +8,17 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from coschedlab import Cluster, validate_jobs
+from coschedlab import Cluster, Workload, simulate, validate_jobs
+from coschedlab.coloc import App, Heatmap, Pool
+from coschedlab.core_ids import assign_core_ids, core_ids_to_nodes
 from coschedlab.errors import InputError
+from coschedlab.intervals import parse_intervals
 from coschedlab.workload.batsim import (
     BATSIM_COLUMNS,
+    CORE_COLUMNS,
     interval_set,
     read_jobs_csv,
     write_jobs_csv,
@@ -238,6 +244,173 @@ def test_evalys_reads_the_same_schedule(tmp_path):
 
 
 def _ranges(text):
-    from coschedlab.intervals import parse_intervals
-
     return parse_intervals(text)
+
+
+# -- shared nodes: the resources are cores -------------------------------------------------------
+
+POOL = Pool((App("A", 2, 100.0), App("B", 2, 100.0)), Heatmap(["A", "B"], [[1, 2], [0.5, 1]]))
+
+
+def coloc_result():
+    """12 jobs of 2 processes on 2 nodes of 4 cores, most of them spread beside another."""
+    rows = [{"id": i, "submit": 3 * i, "run": 60 + 7 * i, "requested_time": 200, "procs": 2,
+             "app": i % 2} for i in range(1, 13)]  # fmt: skip
+    return simulate(Workload.from_records(rows), Cluster(2, 2, 2), "easy-coloc", pool=POOL)
+
+
+def test_core_ids_known_answer():
+    # 3 nodes of 4 cores. A (nodes 0-1, 2 cores) [0, 10); B (node 1) [5, 15) beside A; at 10
+    # A ends before C (nodes 0-1) and the zero-length D (node 0) start; E holds node 2 whole
+    start = np.array([0.0, 5.0, 10.0, 10.0, 0.0])
+    end = np.array([10.0, 15.0, 20.0, 10.0, 5.0])
+    alloc = ["0-1", "1", "0-1", "0", "2"]
+    cores = np.array([2, 2, 2, 2, 4])
+    texts = assign_core_ids(start, end, alloc, cores, 4)
+    assert texts == ["0-1 4-5", "6-7", "0-1 4-5", "2-3", "8-11"]
+    nodes, count, fewest, most = core_ids_to_nodes(texts, 4)
+    assert nodes == alloc
+    assert count.tolist() == [2, 1, 2, 1, 1]
+    assert fewest.tolist() == most.tolist() == cores.tolist()
+    # no allocation or no times: no cores
+    assert assign_core_ids(np.array([0.0, np.nan]), np.array([1.0, 2.0]), ["", "0"],
+                           np.array([1, 1]), 4) == ["", ""]  # fmt: skip
+    nodes, count, fewest, most = core_ids_to_nodes(["0-2 5", "", "4-7 12-15"], 4)
+    assert (nodes, count.tolist()) == (["0-1", "", "1 3"], [2, 0, 2])
+    assert (fewest.tolist(), most.tolist()) == ([1, 0, 4], [3, 0, 4])
+
+
+def _core_boxes(path):
+    """(job, core, start, end) of every core each job of a written jobs.csv holds."""
+    df = pd.read_csv(path, keep_default_na=False, dtype={"allocated_resources": str})
+    out = []
+    for row in df.itertuples():
+        for a, b in parse_intervals(row.allocated_resources):
+            out += [(row.job_id, c, row.starting_time, row.finish_time) for c in range(a, b)]
+    return df, pd.DataFrame(out, columns=["job", "core", "start", "end"])
+
+
+def _assert_disjoint(boxes):
+    """No two jobs hold one core at once (a job may start where another ends)."""
+    b = boxes.sort_values(["core", "start", "end"]).reset_index(drop=True)
+    same = b.core.to_numpy()[1:] == b.core.to_numpy()[:-1]
+    clash = same & (b.start.to_numpy()[1:] < b.end.to_numpy()[:-1])
+    assert not clash.any(), b.iloc[np.flatnonzero(clash)[0] : np.flatnonzero(clash)[0] + 2]
+
+
+def _assert_cores_match(result, df, boxes, cpn):
+    """The written cores are each job's nodes (from the result) x its cores on each node."""
+    jobs = result.jobs.set_index("job_id")
+    assert df.resource_unit.eq("core").all() and df.cores_per_node.eq(cpn).all()
+    for jid, held in boxes.groupby("job"):
+        per_node = (held.core // cpn).value_counts()
+        nodes = {n for a, b in parse_intervals(jobs.alloc[jid]) for n in range(a, b)}
+        assert set(per_node.index) == nodes
+        assert per_node.eq(jobs.node_cores[jid]).all()
+    assert (df.set_index("job_id").requested_number_of_resources == jobs.cores).all()
+
+
+def test_a_co_location_run_writes_disjoint_core_ids(tmp_path):
+    r = coloc_result()
+    assert (r.jobs.placement == "spread").sum() >= 2  # jobs do share nodes
+    path = tmp_path / "jobs.csv"
+    r.to_batsim_csv(path)
+    assert path.read_text().splitlines()[0] == ",".join(BATSIM_COLUMNS + CORE_COLUMNS)
+    df, boxes = _core_boxes(path)
+    _assert_disjoint(boxes)
+    _assert_cores_match(r, df, boxes, 4)
+    # the node ids alone draw two jobs on one node at once: what the core ids avoid
+    write_jobs_csv(path, r.jobs)
+    _, node_boxes = _core_boxes(path)
+    with pytest.raises(AssertionError):
+        _assert_disjoint(node_boxes)
+
+
+@given(
+    rows=st.lists(
+        st.tuples(st.integers(0, 40), st.integers(1, 200), st.sampled_from([1, 2, 4, 6]),
+                  st.integers(0, 1)),
+        min_size=1, max_size=15,
+    ),
+    nodes=st.integers(3, 5),
+    cores_per_socket=st.integers(2, 3),
+    spec=st.sampled_from(["easy-coloc", "filler", "best-pair"]),
+)  # fmt: skip
+def test_core_ids_never_overlap_and_read_back(tmp_path_factory, rows, nodes, cores_per_socket,
+                                              spec):  # fmt: skip
+    t, recs = 0, []
+    for i, (gap, run, procs, app) in enumerate(rows):
+        t += gap
+        recs.append({"id": i + 1, "submit": t, "run": run, "requested_time": 1.4 * run,
+                     "procs": procs, "app": app})  # fmt: skip
+    cluster = Cluster(nodes, 2, cores_per_socket)
+    r = simulate(Workload.from_records(recs), cluster, spec, pool=POOL)
+    path = tmp_path_factory.mktemp("cores") / "jobs.csv"
+    r.to_batsim_csv(path)
+    df, boxes = _core_boxes(path)
+    _assert_disjoint(boxes)
+    _assert_cores_match(r, df, boxes, cluster.cores_per_node)
+    assert boxes.core.max() < cluster.total_cores
+    table, notes = read_jobs_csv(path)
+    jobs = r.jobs.set_index("job_id").loc[table.job_id]
+    assert table.alloc.tolist() == jobs.alloc.tolist()
+    assert table.nodes.tolist() == jobs.nodes.tolist()
+    assert table.node_cores.tolist() == jobs.node_cores.tolist()
+    assert table.attrs["cores_per_node"] == cluster.cores_per_node
+    assert "core ids" in notes[0]
+    assert validate_jobs(table, cluster) == []
+
+
+def test_a_whole_node_run_keeps_node_ids(tmp_path):
+    r = simulate(Workload.from_records([(1, 0, 10, 10, 6)]),
+                 Cluster(2, 2, 2), "easy")  # fmt: skip
+    path = tmp_path / "jobs.csv"
+    r.to_batsim_csv(path)
+    assert path.read_text().splitlines()[0] == ",".join(BATSIM_COLUMNS)
+    assert pd.read_csv(path).allocated_resources.tolist() == ["0-1"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "where", "message"),
+    [
+        (lambda t: t.replace('"core"', "cores", 1), 2, "resource_unit is 'cores'"),
+        (lambda t: t.replace('"core"', "node", 1), 2, "resource_unit is 'node' in a file"),
+        (lambda t: t.rstrip("4\n") + "3\n", 3, "'3' differs from the first"),
+        (lambda t: t.replace('"core",4', "core,0"), 2, "'0' is not a positive integer"),
+        (lambda t: t.replace(",cores_per_node", ",cpn"), 2, "there is no cores_per_node"),
+        (lambda t: t.replace("0-1 4-5", "0-1 4"), 2, "holds 1 to 2 cores on its nodes"),
+        (lambda t: t.replace("0-1 4-5", "0-3 4-7"), 2, "is 4 but allocated_resources"),
+    ],
+)
+def test_a_bad_core_file_names_file_and_line(tmp_path, edit, where, message):
+    path = tmp_path / "jobs.csv"
+    frame = pd.DataFrame({"job_id": [1, 2], "submit": [0.0, 1.0], "start": [0.0, 1.0],
+                          "end": [10.0, 5.0], "procs": [4, 2], "nodes": [2, 1],
+                          "alloc": ["0-1", "1"], "node_cores": [2, 2]})  # fmt: skip
+    write_jobs_csv(path, frame, cores_per_node=4)
+    text = path.read_text()
+    assert read_jobs_csv(path)[0].alloc.tolist() == ["0-1", "1"]
+    path.write_text(edit(text))
+    with pytest.raises(InputError) as exc:
+        read_jobs_csv(path)
+    assert str(exc.value).startswith(f"{path}:{where}: ")
+    assert message in str(exc.value)
+
+
+def test_evalys_draws_shared_nodes_as_disjoint_cores(tmp_path):
+    jobset = pytest.importorskip("evalys.jobset")
+    r = coloc_result()
+    path = tmp_path / "jobs.csv"
+    r.to_batsim_csv(path)
+    js = jobset.JobSet.from_csv(str(path))
+    assert js.MaxProcs == r.cluster.total_cores  # one row per core
+    held = dict(zip(js.df.jobID.astype(int), js.df.allocated_resources, strict=True))
+    jobs = r.jobs.set_index("job_id")
+    for jid, cores in held.items():
+        assert len(cores) == jobs.cores[jid]
+    running = js.df.set_index(js.df.jobID.astype(int))
+    for a in held:  # evalys sees no core held by two running jobs at once
+        for b in held:
+            if a < b and len(held[a] & held[b]):
+                ra, rb = running.loc[a], running.loc[b]
+                assert ra.finish_time <= rb.starting_time or rb.finish_time <= ra.starting_time

@@ -16,6 +16,7 @@ from coschedlab.jobs import COLUMNS, Workload
 from coschedlab.platform import Cluster
 from coschedlab.workload.swf import (
     cluster_from_header,
+    integer_times,
     read_swf,
     write_swf,
     write_workload_swf,
@@ -310,6 +311,137 @@ def test_write_float_formatting_and_gzip(tmp_path):
     # deterministic bytes (gzip mtime fixed)
     write_swf(tmp_path / "again.swf.gz", frame)
     assert (tmp_path / "again.swf.gz").read_bytes() == raw
+
+
+def _job_tokens(path: Path) -> list[list[str]]:
+    return [ln.split() for ln in path.read_text().splitlines() if ln and not ln.startswith(";")]
+
+
+def test_integer_swf_known_answer(tmp_path):
+    # job 1: submit 0.4, start 10.6, end 20.4 -> 0, 11, 20: wait 11, run 9 (not rint(9.8) = 10);
+    # requested 9.8 >= run 9.8 -> rint 10 stays; job 2: start 5.5 -> 6 (halves to even),
+    # end 15.2 -> 15, run 9, requested 9.5 -> rint 10 >= 9; job 3: run 2.6 of a request of 2.7:
+    # rint(2.7) = 3 >= written run 3; job 4 exceeds its request (killed late): request not raised
+    frame = pd.DataFrame(
+        {
+            "job_id": [1, 2, 3, 4],
+            "submit": [0.4, 5.5, 7.0, 8.0],
+            "start": [10.6, 5.5, 7.2, 8.0],
+            "end": [20.4, 15.2, 9.8, 9.6],
+            "procs": [4, 2, 1, 1],
+            "requested_time": [9.8, 9.5, 2.7, 1.4],
+            "avg_cpu": [3.7, np.nan, 1.5, 2.5],
+            "think_time": [0.5, -1.0, 1.5, 2.5],
+        }
+    )
+    path = tmp_path / "int.swf"
+    write_swf(path, frame, integers=True)
+    rows = _job_tokens(path)
+    assert [r[:6] for r in rows] == [
+        ["1", "0", "11", "9", "4", "4"],
+        ["2", "6", "0", "9", "2", "-1"],
+        ["3", "7", "0", "3", "1", "2"],
+        ["4", "8", "0", "2", "1", "2"],
+    ]
+    assert [r[8] for r in rows] == ["10", "10", "3", "1"]
+    assert [r[17] for r in rows] == ["0", "-1", "2", "2"]  # halves to even
+
+
+@st.composite
+def result_frames(draw):
+    """Simulated results with fractional times: start >= submit, end >= start."""
+    n = draw(st.integers(1, 25))
+    t = st.floats(0, 1e6, allow_nan=False)
+    submit = np.array(draw(st.lists(t, min_size=n, max_size=n)))
+    start = submit + np.array(draw(st.lists(t, min_size=n, max_size=n)))
+    end = start + np.array(draw(st.lists(t, min_size=n, max_size=n)))
+    over = np.array(draw(st.lists(st.floats(-50, 50), min_size=n, max_size=n)))
+    return pd.DataFrame(
+        {
+            "job_id": np.arange(1, n + 1),
+            "submit": submit,
+            "start": start,
+            "end": end,
+            "procs": draw(st.lists(st.integers(1, 64), min_size=n, max_size=n)),
+            "requested_time": np.maximum(end - start + over, 0.0),
+            "status": 1,
+        }
+    )
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(frame=result_frames())
+def test_integer_swf_property(tmp_path, frame):
+    path = tmp_path / "int.swf"
+    write_swf(path, frame, integers=True)
+    rows = _job_tokens(path)
+    assert all(len(r) == 18 for r in rows)
+    values = np.array([[int(tok) for tok in r] for r in rows])  # integers only, or ValueError
+    submit, wait, run, req = values[:, 1], values[:, 2], values[:, 3], values[:, 8]
+    end = np.rint(frame["end"].to_numpy())
+    assert (wait >= 0).all() and (run >= 0).all()  # start >= submit, end >= start
+    assert (submit + wait + run == end).all()
+    np.testing.assert_array_equal(submit, np.rint(frame["submit"]))
+    np.testing.assert_array_equal(submit + wait, np.rint(frame["start"]))
+    ran_within = frame["end"] - frame["start"] <= frame["requested_time"]
+    assert (req[ran_within] >= run[ran_within]).all()
+    assert (np.abs(req - frame["requested_time"].to_numpy()) <= np.maximum(1, run - req)).all()
+    back = read_swf(path)  # reads back as the same jobs
+    assert back.id.tolist() == frame["job_id"].tolist()
+    assert back.procs.tolist() == frame["procs"].tolist()
+    np.testing.assert_array_equal(back.submit, submit)
+    np.testing.assert_array_equal(back.run, run)
+    np.testing.assert_array_equal(back.extra["trace_wait"], wait)
+    assert (back.requested_time == np.where(req > 0, req, run)).all()
+
+
+def test_integer_times_of_a_workload_and_unknowns():
+    # an unknown wait rounds the run alone; unknown values stay -1
+    sub, wait, run, req = integer_times(
+        np.array([0.5, 1.5, -1.0]), np.array([-1.0, 2.2, 3.0]),
+        np.array([2.5, 1.4, 4.0]), np.array([-1.0, 0.2, np.nan]),
+    )  # fmt: skip
+    assert sub.tolist() == [0.0, 2.0, -1.0]
+    assert wait.tolist() == [-1.0, 2.0, -1.0]  # start rint(3.7) = 4
+    assert run.tolist() == [2.0, 1.0, 4.0]  # end rint(5.1) = 5
+    assert req.tolist() == [-1.0, 0.0, -1.0]  # 0.2 < run 1.4: the job overran, not raised
+
+
+def test_result_to_swf_integers(tmp_path):
+    from coschedlab import Cluster, simulate
+
+    w = Workload.from_records([(1, 0.3, 10.6, 12.0, 2), (2, 0.7, 5.2, 5.2, 2)])
+    r = simulate(w, Cluster(2), "easy")
+    r.to_swf(tmp_path / "float.swf")
+    r.to_swf(tmp_path / "int.swf", integers=True)
+    assert any("." in tok for row in _job_tokens(tmp_path / "float.swf") for tok in row)
+    rows = _job_tokens(tmp_path / "int.swf")
+    assert [r[:4] for r in rows] == [["1", "0", "0", "11"], ["2", "1", "10", "5"]]
+    # job 2 waits for job 1 (0.3 + 10.6 = 10.9 -> 11): start 11 = 1 + 10; end 16.1 -> 16
+
+
+def test_evalys_swf_reader_and_the_documented_workaround(tmp_path):
+    # docs/semantics.md: evalys's own SWF reader fails under pandas 3 (it passes the removed
+    # delim_whitespace argument); reading result.swf with a whitespace separator and handing
+    # the frame to evalys works. If evalys's reader starts working, update the docs.
+    workload = pytest.importorskip("evalys.workload")
+    from coschedlab import Cluster, simulate
+
+    w = Workload.from_records([(1, 0.3, 10.6, 12.0, 2), (2, 0.7, 5.2, 5.2, 2), (3, 1, 4, 4, 1)])
+    path = tmp_path / "result.swf"
+    simulate(w, Cluster(2), "easy").to_swf(path)
+    if int(pd.__version__.split(".")[0]) >= 3:
+        with pytest.raises(TypeError, match="delim_whitespace"):
+            workload.Workload.from_csv(str(path))
+    names = ["jobID", "submission_time", "waiting_time", "execution_time", "proc_alloc",
+             "cpu_used", "mem_used", "proc_req", "user_est", "mem_req", "status", "uid",
+             "gid", "exe_num", "queue", "partition", "prev_jobs", "think_time"]  # fmt: skip
+    df = pd.read_csv(path, comment=";", sep=r"\s+", header=None, names=names)
+    ev = workload.Workload(df, MaxProcs="2")
+    assert ev.df.jobID.tolist() == [1, 2, 3] and ev.MaxProcs == 2
+    np.testing.assert_allclose(ev.df.execution_time, [10.6, 5.2, 4.0])
 
 
 def test_write_keeps_unknown_requested_procs(tmp_path):

@@ -17,6 +17,7 @@ from test_batsim import BATSIM4_OVERLAP, BATSIM4_VALID
 from coschedlab import Cluster, Workload, simulate
 from coschedlab.cli.main import main
 from coschedlab.coloc import App, Heatmap, Pool
+from coschedlab.workload.batsim import write_jobs_csv
 
 
 @pytest.fixture
@@ -169,8 +170,8 @@ def test_an_edited_jobs_csv_no_longer_passes(tmp_path, run):
 
 
 def test_our_own_jobs_csv_of_a_co_location_run_passes(tmp_path, run):
-    # shared nodes: jobs.csv cannot say how many cores of a node each job used, the
-    # jobs.parquet beside it does
+    # shared nodes: jobs.csv holds core ids (resource_unit core), read back as nodes and the
+    # cores held on each; a jobs.csv of node ids (written before) takes them from jobs.parquet
     pool = Pool((App("A", 2, 100.0), App("B", 2, 100.0)), Heatmap(["A", "B"], [[1, 2], [0.5, 1]]))
     rows = [{"id": i, "submit": 3 * i, "run": 60 + 7 * i, "requested_time": 200, "procs": 2,
              "app": i % 2} for i in range(1, 13)]  # fmt: skip
@@ -178,6 +179,31 @@ def test_our_own_jobs_csv_of_a_co_location_run_passes(tmp_path, run):
     r = simulate(Workload.from_records(rows), Cluster(2, 2, 2), "easy-coloc", pool=pool)
     r.save(out)
     assert "node_cores" in r.jobs and r.validate() == []
+    code, text, err = run(out)
+    assert code == 0, (text, err)
+    assert f"{out}/jobs.csv: note: allocated_resources are core ids (4 cores per node)" in text
+    assert "from jobs.parquet" not in text
+    assert "per-node cores" in text
+    # the csv alone, without metrics.json: its cores_per_node column tells the machine
+    alone = tmp_path / "other" / "jobs.csv"
+    alone.parent.mkdir()
+    alone.write_bytes((out / "jobs.csv").read_bytes())
+    code, text, err = run(alone, "--nodes", "2")
+    assert code == 0 and f"{alone}: 12 jobs, all invariants hold" in text, (text, err)
+    line = one_error_line(*run(alone, "--nodes", "2", "--cores-per-node", "8")[::2])
+    assert "cores_per_node is 4 in the file, but the machine has 8 cores per node" in line
+    # two jobs on one core at once: the cores of node 0 overfilled
+    csv = pd.read_csv(out / "jobs.csv", keep_default_na=False)
+    first = csv.iloc[0]
+    times = ["submission_time", "starting_time", "finish_time"]
+    csv.loc[1:4, times] = first[times].tolist()
+    csv.loc[1:4, "allocated_resources"] = ["0", "1", "2", "3"]
+    csv.loc[1:4, "requested_number_of_resources"] = 1
+    csv.to_csv(alone, index=False)
+    code, text, _ = run(alone, "--nodes", "2")
+    assert code == 1 and "node 0 has 5 cores in use at t=3.0 (4 cores;" in text, text
+    # the node-id form: cores per node from jobs.parquet
+    write_jobs_csv(out / "jobs.csv", r.jobs)
     code, text, err = run(out)
     assert code == 0, (text, err)
     assert f"{out}/jobs.csv: note: cores per node of each job from jobs.parquet" in text

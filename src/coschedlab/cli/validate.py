@@ -2,7 +2,8 @@
 
 PATH is a result directory written by ``simulate`` (its jobs.parquet and its Batsim jobs.csv
 are each checked on their own), a jobs.parquet, or a Batsim ``jobs.csv`` written by any
-simulator. The machine comes from ``metrics.json`` beside the file, else from ``--nodes``; the
+simulator. The machine comes from ``metrics.json`` beside the file, else from ``--nodes`` (and
+``--cores-per-node``, else the ``cores_per_node`` column of a jobs.csv of cores); the
 guarantees to check from that metrics.json's ``guarantees`` list, else from ``--guarantee``.
 
 Exit codes: 0 every invariant holds, 1 an invariant is broken (each violation is printed),
@@ -38,10 +39,17 @@ def validate(
     ],
     nodes: Annotated[
         int | None,
-        typer.Option(help="machine size in nodes (Batsim resources); default: metrics.json"),
+        typer.Option(
+            help="machine size in nodes (Batsim resources, or their nodes when the jobs.csv's "
+            "resource_unit is core); default: metrics.json"
+        ),
     ] = None,
     cores_per_node: Annotated[
-        int | None, typer.Option(help="cores per node (shared nodes); default: metrics.json")
+        int | None,
+        typer.Option(
+            help="cores per node (shared nodes); default: metrics.json, else the jobs.csv's "
+            "cores_per_node column"
+        ),
     ] = None,
     guarantee: Annotated[
         list[str] | None,
@@ -61,6 +69,8 @@ def validate(
     if meta is not None and not isinstance(meta, dict):
         raise InputError("not a coschedlab metrics.json (expected an object)", where=str(meta_path))
     cluster = _cluster(meta, meta_path, nodes, cores_per_node, files[0])
+    # a machine told by metrics.json or --cores-per-node; else a jobs.csv of cores tells it
+    cpn_given = cores_per_node is not None or bool(meta and isinstance(meta.get("cluster"), dict))
     guarantees, note = _guarantees(meta, meta_path, guarantee)
     if note:
         typer.echo(note)
@@ -68,9 +78,10 @@ def validate(
     broken = False
     for f in files:
         table, notes = _load(f, cluster)
+        machine = _machine_of(table, cluster, cpn_given, f)
         try:
             rep = check_jobs(
-                table, cluster, guarantees=guarantees, scheduler=scheduler,
+                table, machine, guarantees=guarantees, scheduler=scheduler,
                 max_errors=max_errors,
             )  # fmt: skip
         except InputError as exc:
@@ -136,6 +147,21 @@ def _cluster(
         raise InputError(f"bad cluster ({exc})", where=str(meta_path)) from None
 
 
+def _machine_of(table: pd.DataFrame, cluster: Cluster, given: bool, f: Path) -> Cluster:
+    """The machine to check ``table`` on: a jobs.csv of cores (``resource_unit`` core) names
+    its cores per node, which must be the machine's when that is known."""
+    cpn = table.attrs.get("cores_per_node")
+    if cpn is None or cpn == cluster.cores_per_node:
+        return cluster
+    if given:
+        raise InputError(
+            f"cores_per_node is {cpn} in the file, but the machine has {cluster.cores_per_node} "
+            "cores per node",
+            where=str(f),
+        )
+    return Cluster(cluster.nodes, 1, cpn)
+
+
 def _guarantees(
     meta: dict | None, meta_path: Path | None, given: list[str] | None
 ) -> tuple[tuple[str, ...], str]:
@@ -172,8 +198,8 @@ def _load(f: Path, cluster: Cluster) -> tuple[pd.DataFrame, list[str]]:
     return table, notes
 
 
-#: per-job facts a Batsim jobs.csv cannot hold: cores used on each node (shared nodes), the
-#: parents and the think time (dependencies)
+#: per-job facts a Batsim jobs.csv cannot hold: cores used on each node (shared nodes, unless
+#: the file's resources are cores), the parents and the think time (dependencies)
 FROM_PARQUET = {"node_cores": "cores per node", "deps": "dependencies", "think": "think times"}
 
 
@@ -184,7 +210,7 @@ def _add_from_parquet(table: pd.DataFrame, notes: list[str], parquet: Path, clus
 
     try:
         names = pq.ParquetFile(parquet).schema_arrow.names
-        cols = [c for c in FROM_PARQUET if c in names]
+        cols = [c for c in FROM_PARQUET if c in names and c not in table.columns]
         if "job_id" not in names or not cols:
             return
         import pandas as pd

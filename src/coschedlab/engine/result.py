@@ -141,21 +141,30 @@ class Result:
         return validate_jobs(self.jobs, self.cluster, scheduler=self.scheduler, **kwargs)
 
     # -- writers ----------------------------------------------------------------------------
-    def to_swf(self, path: str | Path) -> None:
-        """Write the simulated run as SWF v2.2 (wait and run times filled in)."""
+    def to_swf(self, path: str | Path, *, integers: bool = False) -> None:
+        """Write the simulated run as SWF v2.2 (wait and run times filled in).
+
+        ``integers=True``: whole numbers only, for readers that parse integers only; submit,
+        start and end are rounded to the nearest second and wait and run are their differences
+        (:func:`coschedlab.workload.swf.integer_times`).
+        """
         from ..workload.swf import write_swf
 
         header = dict(self.header)
         header["Scheduler"] = self.scheduler
         header["MaxNodes"] = str(self.cluster.nodes)
         header["MaxProcs"] = str(self.cluster.total_cores)
-        write_swf(path, self.jobs, header)
+        write_swf(path, self.jobs, header, integers=integers)
 
     def to_batsim_csv(self, path: str | Path) -> None:
-        """Write a Batsim-style ``jobs.csv`` that evalys can read."""
+        """Write a Batsim-style ``jobs.csv`` that evalys can read and draw.
+
+        On shared nodes (co-location) the resources are cores, so that jobs sharing a node
+        get disjoint rows: see :func:`coschedlab.workload.batsim.write_jobs_csv`.
+        """
         from ..workload.batsim import write_jobs_csv
 
-        write_jobs_csv(path, self.jobs)
+        write_jobs_csv(path, self.jobs, cores_per_node=self.cluster.cores_per_node)
 
     def save(self, out_dir: str | Path, force: bool = False) -> list[Path]:
         """Write jobs.parquet, jobs.csv (Batsim style), result.swf and metrics.json into

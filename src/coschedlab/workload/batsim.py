@@ -23,6 +23,15 @@ Mapping from a coschedlab result frame (columns ``job_id`` or ``id``, ``submit``
   empty when unknown (evalys then needs ``resource_bounds`` to read the file);
 * consumed_energy = -1 (Batsim's value when energy is not simulated), metadata empty.
 
+Shared nodes (co-location: a ``node_cores`` column, and ``cores_per_node`` given): the resources
+are cores, so that jobs sharing a node hold disjoint resources (evalys draws one row per
+resource and would otherwise draw them on top of each other). allocated_resources then holds
+core ids, core k of node n being ``n * cores_per_node + k``, given by
+:func:`coschedlab.core_ids.assign_core_ids` (each job takes the lowest free cores of each of its
+nodes, in time order); requested_number_of_resources is the cores held (nodes x cores per
+node); two columns follow Batsim's (:data:`CORE_COLUMNS`): ``resource_unit`` = ``core`` and
+``cores_per_node``. A run on whole nodes keeps node ids and Batsim's 17 columns.
+
 Reading (:func:`read_jobs_csv`) gives the table :func:`coschedlab.validator.validate_jobs`
 checks: ``job_id, submit, start, end, requested_time, nodes, alloc, final_state, line``.
 
@@ -42,10 +51,16 @@ checks: ``job_id, submit, start, end, requested_time, nodes, alloc, final_state,
 * Rows are put in queue order (submission time, then id) whatever the file's order (Batsim
   writes jobs as they complete); ``line`` is each job's line in the file.
 * ``requested_time`` may be absent (the guarantees that need it are then not checked).
+* A file whose ``resource_unit`` column is ``core`` holds core ids: each job's cores are read
+  back as its nodes (``alloc``, ``nodes``) and the cores it holds on each (``node_cores``);
+  the table's ``attrs["cores_per_node"]`` is the file's ``cores_per_node``. A job must hold
+  the same number of cores on each of its nodes, as many in all as its
+  requested_number_of_resources. Without the column (or with ``node``) the ids are nodes.
 
 A malformed file is an :class:`~coschedlab.errors.InputError` naming ``file:line``: a missing
 column, a row with the wrong number of fields, a value that is not a number, a bad allocation
-text (parsed by :func:`coschedlab.intervals.parse_intervals`), an unknown final state.
+text (parsed by :func:`coschedlab.intervals.parse_intervals`), an unknown final state, a core
+file whose resource_unit, cores_per_node or cores per job break the rules above.
 """
 
 from __future__ import annotations
@@ -61,11 +76,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
+from ..core_ids import assign_core_ids, core_ids_to_nodes
 from ..errors import InputError
 from ..intervals import parse_intervals
 
 __all__ = [
     "BATSIM_COLUMNS",
+    "CORE_COLUMNS",
     "FINAL_STATES",
     "interval_set",
     "read_jobs_csv",
@@ -91,6 +108,12 @@ BATSIM_COLUMNS: tuple[str, ...] = (
     "consumed_energy",
     "metadata",
 )
+
+#: Two columns after Batsim's in a jobs.csv of a run on shared nodes: ``resource_unit`` is
+#: ``core`` and ``cores_per_node`` the machine's; ``allocated_resources`` then holds core ids
+#: (core k of node n is ``n * cores_per_node + k``) and ``requested_number_of_resources`` the
+#: cores a job holds (its nodes times its cores on each).
+CORE_COLUMNS: tuple[str, ...] = ("resource_unit", "cores_per_node")
 
 
 def interval_set(resources: Iterable[int]) -> str:
@@ -118,9 +141,17 @@ def _alloc_text(value: object) -> str:
 
 
 def write_jobs_csv(
-    path: str | os.PathLike, frame: pd.DataFrame, *, workload_name: str = "w0"
+    path: str | os.PathLike,
+    frame: pd.DataFrame,
+    *,
+    workload_name: str = "w0",
+    cores_per_node: int | None = None,
 ) -> None:
-    """Write ``frame`` (a simulated result) as a Batsim ``jobs.csv`` (see module docstring)."""
+    """Write ``frame`` (a simulated result) as a Batsim ``jobs.csv`` (see module docstring).
+
+    With ``cores_per_node`` and a ``node_cores`` column (a run on shared nodes), the resources
+    are cores: ``allocated_resources`` holds core ids (see :data:`CORE_COLUMNS`).
+    """
     missing = [c for c in ("submit", "start", "end", "procs") if c not in frame.columns]
     if missing:
         raise InputError(f"jobs frame is missing column(s) {missing} for a Batsim jobs.csv")
@@ -165,18 +196,23 @@ def write_jobs_csv(
         profile = np.array(["" if a is None or a < 0 else str(a) for a in app.tolist()])
     else:
         profile = np.full(n, "", dtype=object)
-    resources = frame["nodes"] if "nodes" in frame.columns else frame["procs"]
+    resources = (frame["nodes"] if "nodes" in frame.columns else frame["procs"]).to_numpy()
     requested = num("requested_time") if "requested_time" in frame.columns else execution
     alloc = (
         [_alloc_text(a) for a in frame["alloc"].tolist()] if "alloc" in frame.columns else [""] * n
     )
+    by_core = cores_per_node is not None and "node_cores" in frame.columns
+    if by_core:
+        node_cores = frame["node_cores"].to_numpy(dtype=np.int64)
+        alloc = assign_core_ids(start, end, alloc, node_cores, int(cores_per_node))
+        resources = np.asarray(resources, dtype=np.int64) * node_cores
     out = pd.DataFrame(
         {
             "job_id": job_id,
             "workload_name": workload_name,
             "profile": profile,
             "submission_time": submit,
-            "requested_number_of_resources": resources.to_numpy(),
+            "requested_number_of_resources": resources,
             "requested_time": requested,
             "success": success,
             "final_state": final_state,
@@ -192,13 +228,16 @@ def write_jobs_csv(
         },
         columns=list(BATSIM_COLUMNS),
     )
+    if by_core:
+        out["resource_unit"] = "core"
+        out["cores_per_node"] = int(cores_per_node)
     # pyarrow's C++ writer: ten times faster than DataFrame.to_csv on float columns
     table = pa.Table.from_pandas(out, preserve_index=False)
     sink = pa.BufferOutputStream()
     options = pa_csv.WriteOptions(quoting_style="needed", include_header=False)
     pa_csv.write_csv(table, sink, options)
     with open(Path(path), "wb") as f:
-        f.write((",".join(BATSIM_COLUMNS) + "\n").encode())
+        f.write((",".join(out.columns) + "\n").encode())
         f.write(sink.getvalue().to_pybytes())
 
 
@@ -225,7 +264,7 @@ READ_COLUMNS: tuple[str, ...] = (
     "allocated_resources",
 )
 
-_USED = frozenset(READ_COLUMNS) | {"requested_time", "final_state", "workload_name"}
+_USED = frozenset(READ_COLUMNS) | {"requested_time", "final_state", "workload_name", *CORE_COLUMNS}
 _WHOLE = r"^[+-]?[0-9]+$"
 
 
@@ -299,6 +338,15 @@ def read_jobs_csv(path: str | os.PathLike) -> tuple[pd.DataFrame, list[str]]:
     ids = _job_ids(cols, keep, path, where)
     rows = np.flatnonzero(keep)
     take = pa.array(rows)
+    alloc_kept = alloc.take(take).to_numpy(zero_copy_only=False)
+    nodes = res[rows].astype(np.int64)
+    cpn = _cores_per_node(cols, keep, where)
+    if cpn is not None:
+        alloc_kept, nodes, node_cores = _cores_as_nodes(alloc_kept, nodes, cpn, rows, where)
+        notes.append(
+            f"allocated_resources are core ids ({cpn} cores per node): read as each job's "
+            "nodes and the cores it holds on each"
+        )
     table = pd.DataFrame(
         {
             "job_id": ids[rows],
@@ -306,20 +354,83 @@ def read_jobs_csv(path: str | os.PathLike) -> tuple[pd.DataFrame, list[str]]:
             "start": start[rows],
             "end": end[rows],
             "requested_time": requested[rows],
-            "nodes": res[rows].astype(np.int64),
-            "alloc": alloc.take(take).to_numpy(zero_copy_only=False),
+            "nodes": nodes,
+            "alloc": alloc_kept,
             "line": _row_lines(path, n)[rows],
         }
     )
     if state is not None:
         table["final_state"] = state.take(take).to_numpy(zero_copy_only=False)
+    if cpn is not None:
+        table["node_cores"] = node_cores
     # queue order: submission time, then the id when ids are whole numbers, else the file order
     idk = table["job_id"].to_numpy()
     if np.issubdtype(idk.dtype, np.number):
         order = np.lexsort((table["line"].to_numpy(), idk, table["submit"].to_numpy()))
     else:
         order = np.argsort(table["submit"].to_numpy(), kind="stable")
-    return table.iloc[order].reset_index(drop=True), notes
+    table = table.iloc[order].reset_index(drop=True)
+    if cpn is not None:
+        table.attrs["cores_per_node"] = cpn
+    return table, notes
+
+
+def _cores_per_node(cols, keep, where) -> int | None:
+    """The ``cores_per_node`` of a file whose ``resource_unit`` is ``core``; None for nodes."""
+    unit = cols.get("resource_unit")
+    if unit is None:
+        return None
+    known = _bools(pc.is_in(unit, value_set=pa.array(["core", "node"])))
+    if not known.all():
+        k = int(np.flatnonzero(~known)[0])
+        raise InputError(
+            f"resource_unit is {unit[k].as_py()!r}, expected 'core' or 'node'", where=where(k)
+        )
+    core = _bools(pc.equal(unit, "core"))
+    if not core.any():
+        return None
+    if not core.all():
+        k = int(np.flatnonzero(~core)[0])
+        raise InputError("resource_unit is 'node' in a file of cores", where=where(k))
+    if "cores_per_node" not in cols:
+        raise InputError("resource_unit is 'core' but there is no cores_per_node column",
+                         where=where(0))  # fmt: skip
+    cpn = _numbers(cols, "cores_per_node", where, required=True)
+    bad = np.flatnonzero((cpn != cpn[0]) | (cpn < 1) | (cpn != np.round(cpn)))
+    if len(bad):
+        k = int(bad[0])
+        raw = cols["cores_per_node"][k].as_py()
+        what = "differs from the first row's" if cpn[k] != cpn[0] else "is not a positive integer"
+        raise InputError(f"cores_per_node {raw!r} {what}", where=where(k))
+    return int(cpn[0])
+
+
+def _cores_as_nodes(alloc, cores, cpn, rows, where):
+    """Core-id allocations as the validator's ``(alloc, nodes, node_cores)``; each job must
+    hold the same cores on each of its nodes, as many in all as its resources."""
+    texts, n_nodes, fewest, most = core_ids_to_nodes(alloc.tolist(), cpn)
+    held = n_nodes * fewest
+    has = n_nodes > 0
+    uneven = np.flatnonzero(fewest != most)
+    if len(uneven):
+        k = int(uneven[0])
+        raise InputError(
+            f"allocated_resources {alloc[k]!r} holds {fewest[k]} to {most[k]} cores on its "
+            "nodes; a job holds the same number of cores on each of its nodes",
+            where=where(int(rows[k])),
+        )
+    wrong = np.flatnonzero(has & (held != cores))
+    if len(wrong):
+        k = int(wrong[0])
+        raise InputError(
+            f"requested_number_of_resources is {cores[k]} but allocated_resources "
+            f"{alloc[k]!r} holds {held[k]} cores",
+            where=where(int(rows[k])),
+        )
+    # a job without an allocation: whole nodes (the validator reports it holds none)
+    nodes = np.where(has, n_nodes, -(-cores // cpn))
+    node_cores = np.where(has, fewest, cpn)
+    return np.asarray(texts, dtype=object), nodes.astype(np.int64), node_cores.astype(np.int64)
 
 
 def _bools(arr) -> np.ndarray:

@@ -41,7 +41,8 @@ lines included).
 
 Writing (:func:`write_swf`) prints integer values as integers and other numbers with at most 6
 decimals, trailing zeros removed, so an integer trace stays integer and a workload read from SWF
-reads back the same (for times with at most 6 decimals).
+reads back the same (for times with at most 6 decimals). ``integers=True`` writes whole numbers
+only, times rounded consistently (:func:`integer_times`), for readers that parse integers only.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ from ..platform import Cluster
 __all__ = [
     "FIELD_NAMES",
     "cluster_from_header",
+    "integer_times",
     "read_swf",
     "write_swf",
     "write_workload_swf",
@@ -510,7 +512,9 @@ def _header_lines(header: dict | None, n: int) -> list[str]:
     return out
 
 
-def write_swf(path: str | os.PathLike, frame: Any, header: dict | None = None) -> None:
+def write_swf(
+    path: str | os.PathLike, frame: Any, header: dict | None = None, *, integers: bool = False
+) -> None:
     """Write jobs as an SWF v2.2 file (gzip-compressed when the name ends in ``.gz``).
 
     ``frame`` is either a simulated result (``job_id, submit, start, end, procs, ...``: field 3
@@ -521,6 +525,13 @@ def write_swf(path: str | os.PathLike, frame: Any, header: dict | None = None) -
     ``header`` supplies Computer, Installation, MaxNodes, MaxProcs, UnixStartTime,
     TimeZoneString and Scheduler (named in the Note); MaxJobs and MaxRecords are the number of
     rows written.
+
+    ``integers=True`` writes whole numbers only (for readers that parse integers only), by the
+    rule of :func:`integer_times`: the instants submit, start (submit + wait) and end
+    (start + run) are rounded to the nearest second and the wait and run are their differences,
+    so submit + wait + run is the rounded end, the start is never before the submit nor the
+    end before the start. The requested time is rounded too, but never below the written run
+    of a job that ran within its request; every other field is rounded to the nearest integer.
     """
     n = len(frame)
 
@@ -545,6 +556,9 @@ def write_swf(path: str | os.PathLike, frame: Any, header: dict | None = None) -
         wait = col("wait", "trace_wait")
         run = col("run")
         alloc = col("alloc_procs", "procs")
+    requested = col("requested_time")
+    if integers:
+        submit, wait, run, requested = integer_times(submit, wait, run, requested)
     req_procs = procs.copy()
     if "req_procs" in frame.columns:
         # keep the trace's own "unknown" marker where the fallback rule gives procs back
@@ -560,7 +574,7 @@ def write_swf(path: str | os.PathLike, frame: Any, header: dict | None = None) -
         col("avg_cpu"),
         col("used_mem"),
         req_procs,
-        col("requested_time"),
+        requested,
         col("req_mem"),
         col("status"),
         col("user"),
@@ -571,6 +585,8 @@ def write_swf(path: str | os.PathLike, frame: Any, header: dict | None = None) -
         col("preceding"),
         col("think_time"),
     ]
+    if integers:
+        fields = [np.where(np.isfinite(f), np.rint(f), -1.0) for f in fields]
     body = _fixed_width_lines(fields)
     payload = ("\n".join(_header_lines(header, n)) + "\n").encode("utf-8") + body
     path = Path(path)
@@ -582,6 +598,40 @@ def write_swf(path: str | os.PathLike, frame: Any, header: dict | None = None) -
             gz.write(payload)
     else:
         path.write_bytes(payload)
+
+
+def integer_times(
+    submit: np.ndarray, wait: np.ndarray, run: np.ndarray, requested: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """SWF times in whole seconds: ``(submit, wait, run, requested)`` rounded consistently.
+
+    The instants submit, start = submit + wait and end = start + run are rounded to the nearest
+    second (halves to even, NumPy's ``rint``); wait and run are the differences of the rounded
+    instants. Rounding keeps order, so a start not before its submit stays so, and an end not
+    before its start. An unknown wait (< 0) leaves the run rounded on its own; an unknown value
+    (< 0 or NaN) stays -1. The requested time is rounded, then raised to the written run where
+    the job ran within its request (rounding never makes a job overrun its request).
+    """
+    submit = np.asarray(submit, dtype=np.float64)
+    wait = np.asarray(wait, dtype=np.float64)
+    run = np.asarray(run, dtype=np.float64)
+    requested = np.asarray(requested, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        known_submit = submit >= 0
+        known_wait = known_submit & (wait >= 0)
+        known_run = run >= 0
+        t0 = np.rint(submit)
+        start = np.rint(submit + wait)
+        end = np.rint(submit + wait + run)
+        int_wait = np.where(known_wait, start - t0, -1.0)
+        int_run = np.where(
+            known_run, np.where(known_wait & known_run, end - start, np.rint(run)), -1.0
+        )
+        int_req = np.where(requested >= 0, np.rint(requested), -1.0)
+        within = known_run & (requested >= 0) & (run <= requested)
+        int_req = np.where(within, np.maximum(int_req, int_run), int_req)
+        int_submit = np.where(known_submit, t0, -1.0)
+    return int_submit, int_wait, int_run, int_req
 
 
 def write_workload_swf(path: str | os.PathLike, workload: Workload) -> None:
