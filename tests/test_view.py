@@ -60,6 +60,7 @@ def test_a_policy_cannot_reach_actual_run_times():
 
     r = simulate(secret_workload(), Cluster(4), Peek())
     assert {"queue", "req", "submit", "est_sorted", "machine"} <= set(seen)
+    assert {"users", "groups", "queues", "partitions"} <= set(seen)
     assert sorted(r.jobs.run) == sorted(RUNS)  # the run really had those run times
 
 
@@ -72,6 +73,11 @@ def test_a_policy_cannot_change_the_view_and_the_run_is_intact():
         def schedule(self, view):
             attempts = {
                 "nodes[j] = 0": lambda: view.nodes.__setitem__(view.queue[0], 0),
+                "users[j] = 0": lambda: view.users.__setitem__(view.queue[0], 0),
+                "groups[j] = 0": lambda: view.groups.__setitem__(view.queue[0], 0),
+                "queues[j] = 0": lambda: view.queues.__setitem__(view.queue[0], 0),
+                "partitions[j] = 0": lambda: view.partitions.__setitem__(view.queue[0], 0),
+                "users = ()": lambda: setattr(view, "users", ()),
                 "queue.append": lambda: view.queue.append(0),
                 "queue.sort": lambda: view.queue.sort(reverse=True),
                 "del queue[0]": lambda: view.queue.__delitem__(0),
@@ -92,9 +98,37 @@ def test_a_policy_cannot_change_the_view_and_the_run_is_intact():
     w = secret_workload()
     r = simulate(w, Cluster(4), Vandal())
     ref = simulate(w, Cluster(4), "fcfs")
-    assert len(tried) >= 11
+    assert len(tried) >= 16
     assert r.jobs.start.tolist() == ref.jobs.start.tolist()
     assert r.validate() == []
+
+
+def test_the_view_holds_each_jobs_user_group_queue_and_partition_in_queue_order():
+    # ids 1..4 submitted out of id order: queue order is (submit, id) = 3, 1, 4, 2
+    cols = ("id", "submit", "user", "group", "queue", "partition")
+    rows = [(1, 5, 7, 70, 1, 2), (2, 9, 8, 80, -1, 3), (3, 0, -1, -1, 2, -1), (4, 5, 7, 70, 1, 2)]
+    rows = [dict(zip(cols, r, strict=True), run=10, requested_time=10, procs=1) for r in rows]
+    seen: dict = {}
+
+    class Look(Scheduler):
+        name = "look"
+
+        def setup(self, view):
+            for name in ("ids", "users", "groups", "queues", "partitions"):
+                seen[name] = getattr(view, name)
+
+        def schedule(self, view):
+            return list(view.queue)
+
+    r = simulate(Workload.from_records(rows), Cluster(4), Look())
+    assert seen["ids"] == (3, 1, 4, 2)
+    assert seen["users"] == (-1, 7, 7, 8)
+    assert seen["groups"] == (-1, 70, 70, 80)
+    assert seen["queues"] == (2, 1, 1, -1)
+    assert seen["partitions"] == (-1, 2, 2, 3)
+    assert all(type(v) is tuple for v in seen.values())
+    # the same values as the result table, row for row
+    assert tuple(r.jobs.user) == seen["users"] and tuple(r.jobs.queue) == seen["queues"]
 
 
 def test_frozen_list_reads_like_a_list():

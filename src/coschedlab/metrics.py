@@ -24,7 +24,10 @@ scheduling and their convergence", 2001), for job j with submit s, start b, end 
   a job is *slower than compact* when its speedup is below ``1 - SPEEDUP_TOLERANCE`` (a compact
   job's speedup is 1 up to the rounding of end - start);
 * throughput = cumulative finished jobs over time (ELiSE), and jobs per hour of makespan;
-* simulator speed = days of simulated makespan per wall-clock hour, with jobs per second.
+* simulator speed = days of simulated makespan per wall-clock hour, with jobs per second;
+* per user, group, queue or partition (:func:`by_group`): jobs, core-hours (cores_j * r_j, the
+  work of the utilization), their share of all jobs' core-hours, wait mean and p95, bounded
+  slowdown mean, mean response and killed jobs; the SWF's -1 ("unknown") is a row of its own.
 
 Percentiles use NumPy's default (linear interpolation between order statistics).
 Everything is vectorised: a million-job frame takes a fraction of a second.
@@ -48,10 +51,17 @@ Jobs = Mapping[str, Any]
 
 __all__ = [
     "DEFAULT_TAU",
+    "GROUP_COLUMNS",
     "SPEEDUP_TOLERANCE",
+    "UNKNOWN",
     "Series",
     "busy_cores",
+    "by_group",
     "colocation_summary",
+    "group_label",
+    "group_metrics",
+    "group_table",
+    "group_text",
     "improvement",
     "job_metrics",
     "queue_length_series",
@@ -447,3 +457,193 @@ def improvement(frame: Jobs, baseline: Jobs) -> dict[str, float]:
         "turnaround_improvement": pct(float((eb - sb).mean()), float((ea - sa).mean())),
         "wait_improvement": pct(float((bb - sb).mean()), float((ba - sa).mean())),
     }
+
+
+# -- per user, group, queue, partition ---------------------------------------------------------
+#: The SWF's "unknown" value of the user, group, queue and partition fields.
+UNKNOWN = -1
+#: The job-table columns :func:`group_metrics` summarises, each under the key ``by_<column>``.
+GROUP_COLUMNS = ("user", "group", "queue", "partition")
+#: The columns of a :func:`by_group` table, in order.
+GROUP_METRICS = (
+    "jobs", "core_hours", "core_share", "wait_mean", "wait_p95", "bounded_slowdown_mean",
+    "response_mean", "killed",
+)  # fmt: skip
+
+
+def by_group(frame: Jobs, col: str, *, tau: float = DEFAULT_TAU) -> pd.DataFrame:
+    """Metrics per value of ``col`` (``user``, ``group``, ``queue``, ``partition`` or any
+    whole-number column), one row each, indexed by that value, by core-hours (descending, then
+    by value).
+
+    Columns (:data:`GROUP_METRICS`): ``jobs``; ``core_hours`` = sum of cores_j * r_j / 3600
+    (cores as in :func:`used_cores`, so the core-hours of all rows over the machine's core-hours
+    in the makespan is the utilization); ``core_share`` = the row's share of all jobs'
+    core-hours (NaN when they are 0); ``wait_mean``, ``wait_p95``, ``bounded_slowdown_mean``,
+    ``response_mean`` as in :func:`summary` (same definitions and percentile rule);
+    ``killed`` = jobs killed at their walltime (only when the frame has a ``killed`` column).
+    The SWF's unknown value -1 (:data:`UNKNOWN`) is a row like any other
+    (:func:`group_label` names it).
+    """
+    import pandas as pd
+
+    submit, start, end = _times(frame)
+    if col not in frame:
+        raise InputError(f"jobs frame has no column {col!r} to group by")
+    try:
+        key = column(frame, col)
+    except (TypeError, ValueError):
+        raise InputError(f"column {col!r} must hold whole numbers") from None
+    if not (np.isfinite(key).all() and (key == np.round(key)).all()):
+        raise InputError(f"column {col!r} must hold whole numbers (SWF: -1 for unknown)")
+    per_job = job_columns(submit, start, end, tau=tau)
+    data = {
+        col: key.astype(np.int64),
+        "core_s": used_cores(frame) * per_job["run"],
+        "wait": per_job["wait"],
+        "bounded_slowdown": per_job["bounded_slowdown"],
+        "response": per_job["response"],
+    }
+    has_killed = "killed" in frame
+    if has_killed:
+        data["killed"] = np.asarray(frame["killed"], dtype=bool)
+    g = pd.DataFrame(data).groupby(col, sort=True)
+    out = pd.DataFrame({"jobs": g.size().astype(np.int64)})
+    out["core_hours"] = g["core_s"].sum() / 3600.0
+    total = float(out["core_hours"].sum())
+    out["core_share"] = out["core_hours"] / total if total > 0 else np.nan
+    out["wait_mean"] = g["wait"].mean()
+    # pandas' default quantile is NumPy's (linear interpolation), the rule of summary()
+    out["wait_p95"] = g["wait"].quantile(0.95)
+    out["bounded_slowdown_mean"] = g["bounded_slowdown"].mean()
+    out["response_mean"] = g["response"].mean()
+    if has_killed:
+        out["killed"] = g["killed"].sum().astype(np.int64)
+    out = out.reset_index().sort_values(["core_hours", col], ascending=[False, True], kind="stable")
+    return out.set_index(col)
+
+
+def group_label(value: int) -> str:
+    """How a user, group, queue or partition number is shown: ``unknown`` for the SWF's -1."""
+    return "unknown" if value == UNKNOWN else str(value)
+
+
+def group_metrics(
+    frame: Jobs, columns: tuple[str, ...] = GROUP_COLUMNS, *, tau: float = DEFAULT_TAU
+) -> dict[str, dict[str, list]]:
+    """:func:`by_group` for each of ``columns`` the frame has, as metrics.json stores them:
+    ``{"by_user": {"user": [ids...], "jobs": [...], "core_hours": [...], ...}, ...}``, one list
+    per column in :func:`by_group`'s row order (compact: one entry per user), NaN as None.
+    :func:`group_frame` turns one back into the table."""
+    out: dict[str, dict[str, list]] = {}
+    for col in columns:
+        if col not in frame:
+            continue
+        t = by_group(frame, col, tau=tau)
+        entry: dict[str, list] = {col: [int(v) for v in t.index]}
+        for name in t.columns:
+            values = t[name].to_numpy()
+            if values.dtype.kind in "iub":
+                entry[name] = [int(v) for v in values]
+            else:
+                entry[name] = [float(v) if np.isfinite(v) else None for v in values]
+        out[f"by_{col}"] = entry
+    return out
+
+
+def group_frame(stored: Mapping[str, list], col: str) -> pd.DataFrame:
+    """The :func:`by_group` table of ``col`` back from its :func:`group_metrics` form (None as
+    NaN)."""
+    import pandas as pd
+
+    if col not in stored:
+        raise InputError(f"stored per-{col} metrics have no {col!r} list")
+    frame = pd.DataFrame(dict(stored))
+    for name in frame.columns:
+        whole = name in (col, "jobs", "killed")
+        frame[name] = frame[name].astype(np.int64 if whole else np.float64)
+    return frame.set_index(col)
+
+
+def group_table(table: pd.DataFrame, n: int = 10) -> pd.DataFrame:
+    """The first ``n`` rows of a :func:`by_group` table (the largest users of core-hours) as a
+    table to show: the user (group, ...) labelled by :func:`group_label`, core-hours, share in
+    %, waits in hours, the bounded slowdown and, when known, the killed jobs. When rows are
+    left out, a last row ``others (K)`` gives their jobs, core-hours, share, mean wait and mean
+    bounded slowdown (no p95: it cannot be combined from the rows)."""
+    import pandas as pd
+
+    if n < 1:
+        raise InputError(f"the number of rows to show must be at least 1, got {n}")
+    col = table.index.name or "group"
+    top = table.iloc[:n]
+    shown = pd.DataFrame(
+        {
+            col: [group_label(int(v)) for v in top.index],
+            "jobs": top["jobs"].to_numpy(),
+            "core_h": top["core_hours"].to_numpy(),
+            "share_%": 100.0 * top["core_share"].to_numpy(),
+            "wait_h": top["wait_mean"].to_numpy() / 3600.0,
+            "wait_p95_h": top["wait_p95"].to_numpy() / 3600.0,
+            "bsld": top["bounded_slowdown_mean"].to_numpy(),
+        }
+    )
+    if "killed" in table:
+        shown["killed"] = top["killed"].to_numpy()
+    rest = table.iloc[n:]
+    if len(rest):
+        row = {c: np.nan for c in shown.columns}
+        row.update(
+            {
+                col: f"others ({len(rest)})",
+                "jobs": int(rest["jobs"].sum()),
+                "core_h": float(rest["core_hours"].sum()),
+                "share_%": 100.0 * float(rest["core_share"].sum()),
+                # means over the left-out jobs (each row's mean weighted by its jobs)
+                "wait_h": _weighted(rest["wait_mean"], rest["jobs"]) / 3600.0,
+                "bsld": _weighted(rest["bounded_slowdown_mean"], rest["jobs"]),
+            }
+        )
+        if "killed" in table:
+            row["killed"] = int(rest["killed"].sum())
+        shown = pd.concat([shown, pd.DataFrame([row])], ignore_index=True)
+    return shown
+
+
+def _weighted(values: pd.Series, weights: pd.Series) -> float:
+    w = weights.to_numpy(dtype=np.float64)
+    return float(np.dot(values.to_numpy(dtype=np.float64), w) / w.sum()) if w.sum() else np.nan
+
+
+def group_text(table: pd.DataFrame, n: int = 10, width: int = 80) -> str:
+    """:func:`group_table` as plain text no wider than ``width``: numbers are never cut; when
+    the table is too wide, the killed, p95 wait and bounded slowdown columns are dropped, in
+    that order."""
+    shown = group_table(table, n)
+    fmt = {
+        "jobs": "{:.0f}",
+        "core_h": "{:.1f}",
+        "share_%": "{:.1f}",
+        "wait_h": "{:.2f}",
+        "wait_p95_h": "{:.2f}",
+        "bsld": "{:.1f}",
+        "killed": "{:.0f}",
+    }
+    cells = {
+        c: [c] + [str(v) if c not in fmt else "-" if v != v else fmt[c].format(v) for v in values]
+        for c, values in shown.items()
+    }
+    widths = {c: max(map(len, v)) for c, v in cells.items()}
+    for drop in ("killed", "wait_p95_h", "bsld"):
+        if sum(widths.values()) + 2 * (len(widths) - 1) <= width:
+            break
+        widths.pop(drop, None)
+    names = list(widths)
+    rows = [
+        "  ".join(
+            cells[c][i].ljust(widths[c]) if k == 0 else cells[c][i].rjust(widths[c])
+            for k, c in enumerate(names)
+        ).rstrip()
+        for i in range(len(shown) + 1)
+    ]
+    return "\n".join(rows)

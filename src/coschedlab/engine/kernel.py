@@ -205,6 +205,13 @@ class Simulation:
         self._deps_left = left
         self._ready_at = [0.0] * self.n
 
+    def _table(self, name: str) -> tuple[int, ...]:
+        """A workload column in queue order as a per-job tuple for the view (one int object
+        per distinct value, so a million-job table costs a pointer per job)."""
+        values, index = np.unique(self.workload.columns[name][self.order], return_inverse=True)
+        ints = values.tolist()
+        return tuple(map(ints.__getitem__, index.tolist()))
+
     def _make_view(self) -> View:
         app = self.workload.columns["app"][self.order].tolist()
         sm = self.speed_model
@@ -220,6 +227,10 @@ class Simulation:
             procs=self.procs,
             ids=self.ids,
             apps=tuple(app),
+            users=self._table("user"),
+            groups=self._table("group"),
+            queues=self._table("queue"),
+            partitions=self._table("partition"),
             start=self.start,
             est_sorted=self.est_sorted,
             machine=MachineView(self.acct, self.cluster),

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..metrics import job_metrics
+from ..metrics import group_metrics, job_metrics
 from ..platform import Cluster
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,6 +46,9 @@ class Result:
     guarantees: tuple[str, ...] = ()
     #: the summary as stored in metrics.json (a loaded result); None: computed from ``jobs``
     stored_metrics: dict[str, Any] | None = None
+    #: the per-user/group/queue/partition metrics as stored in metrics.json (``by_user``, ...;
+    #: a loaded result); None: computed from ``jobs``
+    stored_groups: dict[str, Any] | None = None
 
     @classmethod
     def from_simulation(cls, sim: Simulation) -> Result:
@@ -132,6 +135,17 @@ class Result:
             m["wall_time_s"] = self.wall_time
         return m
 
+    def groups(self, column: str = "user") -> pd.DataFrame:
+        """Metrics per user (``column``: also ``group``, ``queue``, ``partition``), one row
+        each by core-hours (:func:`coschedlab.metrics.by_group`); for a loaded result, what its
+        metrics.json holds."""
+        from ..metrics import by_group, group_frame
+
+        stored = (self.stored_groups or {}).get(f"by_{column}")
+        if stored is not None:
+            return group_frame(stored, column)
+        return by_group(self.jobs, column)
+
     def validate(self, **kwargs) -> list[str]:
         """Check the schedule invariants (every schedule's, plus the scheduler's declared
         guarantees); returns the violations (empty when valid)."""
@@ -202,6 +216,7 @@ class Result:
             "passes": self.passes,
             "header": self.header,
             "metrics": {k: _jsonable(v) for k, v in self.metrics.items()},
+            **(self.stored_groups or group_metrics(self.jobs)),  # "by_user", "by_group", ...
         }
         paths[3].write_text(json.dumps(meta, indent=2) + "\n")
         return paths
@@ -245,6 +260,7 @@ class Result:
             header=meta.get("header", {}),
             guarantees=tuple(meta.get("guarantees", ())),
             stored_metrics=stored,
+            stored_groups={k: v for k, v in meta.items() if k.startswith("by_")} or None,
         )
 
 

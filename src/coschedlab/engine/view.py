@@ -13,6 +13,9 @@ non-clairvoyant policy may know:
 ``submit[j]``        submit time; ``req[j]`` requested time; ``nodes[j]`` whole nodes needed;
                      ``procs[j]`` processors; ``ids[j]`` the trace's job id; ``apps[j]``
                      application id (-1 unknown)
+``users[j]``         the SWF's user, group, queue and partition numbers of job ``j``:
+                     ``users[j]``, ``groups[j]``, ``queues[j]``, ``partitions[j]`` (-1 unknown;
+                     ``queues`` is the trace's queue number, ``queue`` the waiting jobs)
 ``start[j]``         start time of a started job (NaN before)
 ``est_sorted``       running jobs as sorted ``(start + requested time, j)`` pairs (read-only)
 ``machine``          read-only queries of the node accounting (:class:`MachineView`)
@@ -134,7 +137,8 @@ class View:
 
     __slots__ = (
         "now", "free", "queue", "queued", "submit", "req", "nodes", "procs", "ids", "apps",
-        "start", "est_sorted", "machine", "cluster", "n", "completed", "has_dependencies",
+        "users", "groups", "queues", "partitions", "start", "est_sorted", "machine", "cluster",
+        "n", "completed", "has_dependencies",
         "start_now", "wake_at", "record_reservation", "speedup",
     )  # fmt: skip
     #: the four actions are the kernel's own callables, held in slots (one call, no wrapper):
