@@ -522,8 +522,10 @@ def comparison(results: Mapping[str, Any], *, axis: TimeAxis | None = None) -> F
             ax.tick_params(axis="x", labelbottom=False)
     curve_axes[0].set_ylim(0, 105)
     _time_xaxis(curve_axes[-1], axis, length)
+    one_row = sum(len(n) + 6 for n in names) <= 90  # characters across the page
     fig.legend(*curve_axes[0].get_legend_handles_labels(), loc="outside lower center",
-               ncols=min(len(names), 3), fontsize=8, frameon=False)  # fmt: skip
+               ncols=len(names) if one_row else min(len(names), 3), fontsize=8,
+               frameon=False)  # fmt: skip
     window = axis.describe(length)
     fig.suptitle("Scheduler comparison" + (f" ({window} shown)" if window else ""), fontsize=10)
     return fig
