@@ -468,9 +468,9 @@ def comparison(results: Mapping[str, Any], *, axis: TimeAxis | None = None) -> F
     runs = as_runs(results)
     axis = axis or report_axis(runs)
     names = list(runs)
-    labels = [wrap_label(n) for n in names]
-    lines = sum(label.count("\n") + 1 for label in labels)
-    bar_height = max(1.1, 0.45 + 0.15 * max(lines, 1.4 * len(names)))
+    labels = [wrap_label(n, 18) for n in names]
+    lines = max(label.count("\n") + 1 for label in labels)  # every bar gets room for this
+    bar_height = max(1.1, 0.5 + len(names) * (0.1 + 0.14 * lines))
     fig = figure(bar_height + 3 * 1.55 + 0.5)
     grid = fig.add_gridspec(4, 3, height_ratios=[bar_height, 1.55, 1.55, 1.55])
     colors = [category_style(i)[0] for i in range(len(names))]

@@ -65,9 +65,10 @@ def format_number(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
 
 
-def format_seconds(seconds: float) -> str:
-    """A time in seconds in its own unit, for messages: ``5400`` -> ``"1.5 h"``."""
-    div, unit = time_unit(seconds)
+def format_seconds(seconds: float, like: float | None = None) -> str:
+    """A time in seconds in its own unit (or that of ``like``), for messages: ``5400`` ->
+    ``"1.5 h"``."""
+    div, unit = time_unit(seconds if like is None else like)
     return f"{format_number(seconds / div)} {unit}"
 
 
@@ -90,6 +91,8 @@ class Window:
         """The window of two texts as :func:`parse_duration` reads them (None: open), checked."""
         a = None if start is None else parse_duration(start, names[0])
         b = None if end is None else parse_duration(end, names[1])
+        if start is not None and end is not None and b <= a:  # in the user's words
+            raise InputError(f"{end.strip()} is not after {names[0]} {start.strip()}", names[1])
         return cls(a, b, *names).checked()
 
     def checked(self) -> Window:
@@ -101,11 +104,12 @@ class Window:
                 )
         if self.end is not None and self.end <= (self.start or 0.0):
             after = (
-                f"{self.name_start} {format_seconds(self.start)}"
+                f"{self.name_start} {format_seconds(self.start, like=self.start)}"
                 if self.start is not None
                 else "the first submission"
             )
-            raise InputError(f"{format_seconds(self.end)} is not after {after}", self.name_end)
+            end = format_seconds(self.end, like=self.start)
+            raise InputError(f"{end} is not after {after}", self.name_end)
         return self
 
     @property
