@@ -89,7 +89,7 @@ def test_missing_and_null_metrics_are_blank():
 def test_utilization_mean_line_is_the_stored_value():
     frame = fcfs_schedule(20, CLUSTER, seed=2)
     fig = figures.utilization_figure(frame, CLUSTER, metrics={"utilization": 0.4321})
-    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["mean 43.2%"]
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["run mean 43.2%"]
     assert figures.utilization_figure(frame, CLUSTER).axes[0].get_legend() is None
 
 

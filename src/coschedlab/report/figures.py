@@ -267,6 +267,13 @@ def _gantt_title(
     return f"Gantt chart: {jobs}\n{cluster}{note}"
 
 
+def _group_color(group: object, styled: tuple[np.ndarray, np.ndarray] | None) -> str:
+    """The colour of an application in the cores view: its Gantt colour; grey for "other"."""
+    if styled is None or isinstance(group, str):
+        return PALETTE[0] if styled is None else "#c7c7c7"
+    return category_style(int(np.flatnonzero(styled[0] == group)[0]))[0]
+
+
 def _cores_view(jobs, cluster, ax, t0, length, axis, styled, app_names, title) -> Figure:
     """Packing-free stand-in for the Gantt chart: used cores over time, stacked by app."""
     fig, ax = _axes(ax, 4.2)
@@ -282,7 +289,7 @@ def _cores_view(jobs, cluster, ax, t0, length, axis, styled, app_names, title) -
             (drawn[0].t - t0) / axis.div,
             [d.v for d in drawn],
             step="post",
-            colors=[category_style(k)[0] for k in range(len(labels))],
+            colors=[_group_color(a, styled) for a in labels],
             labels=names if styled else ["all jobs"],
         )
     ax.axhline(cluster.total_cores, color="black", lw=0.8, ls="--", label="cluster cores")
@@ -345,7 +352,7 @@ def utilization_figure(
     )  # fmt: skip
     mean = 100 * metric(metrics or {}, "utilization")
     if len(s) and math.isfinite(mean):
-        ax.axhline(mean, color=PALETTE[3], ls="--", lw=1, label=f"mean {mean:.1f}%")
+        ax.axhline(mean, color=PALETTE[3], ls="--", lw=1, label=f"run mean {mean:.1f}%")
         ax.legend(loc="lower right", fontsize=8)
     return fig
 
