@@ -490,7 +490,7 @@ def comparison(results: Mapping[str, Any], *, axis: TimeAxis | None = None) -> F
         vals = np.array([metric(runs[k].metrics, key) / div for k in names])
         log = needs_log_scale(vals)
         shown = vals.copy()  # NaN (no stored value): no bar
-        top = max(float(np.nanmax(vals, initial=0.0)), 1e-12)
+        top = float(np.nanmax(vals, initial=0.0)) or 1.0  # no positive value: 0-1.35
         if log:  # zero bars as a stub a decade below the smallest; room for the labels
             ax.set_xscale("log")
             low = float(vals[vals > 0].min()) / 10

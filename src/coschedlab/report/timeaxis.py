@@ -163,7 +163,7 @@ class TimeAxis:
     def limits(self, span: float) -> tuple[float, float]:
         """x-limits in axis units for a run of length ``span`` seconds."""
         start, end = self.window.bounds(span)
-        return start / self.div, max(end, start + 1e-9) / self.div
+        return start / self.div, (end if end > start else start + self.div) / self.div
 
     def describe(self, span: float) -> str:
         """The shown window in words, e.g. ``"12-24 h of 240 h"``; empty without a window."""
