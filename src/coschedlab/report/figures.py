@@ -176,10 +176,6 @@ def app_styles(jobs: pd.DataFrame, color_by: str = "auto") -> tuple[np.ndarray, 
     return None
 
 
-def _legend_below(n: int) -> bool:
-    return n > 12
-
-
 def gantt(
     jobs: pd.DataFrame,
     cluster: Cluster,
@@ -208,7 +204,7 @@ def gantt(
     rows, start, end, y0, y1 = rows[keep], start[keep], end[keep], y0[keep], y1[keep]
     shown = len(np.unique(rows))
     n_styles = len(styled[0]) if styled else 0
-    below = _legend_below(n_styles)
+    below = n_styles > 12  # a long legend goes below the plot, in columns
     fig, ax = _axes(ax, 4.2 + (0.16 * math.ceil(n_styles / 5) if below else 0))
     x0, x1 = (start - t0) / axis.div, (end - t0) / axis.div
     verts = np.stack([np.column_stack(p) for p in ((x0, y0), (x0, y1), (x1, y1), (x1, y0))], axis=1)

@@ -8,7 +8,6 @@ black); beyond twenty, a hatch pattern is the second encoding (:func:`category_s
 
 from __future__ import annotations
 
-import math
 import re
 import textwrap
 from collections.abc import Iterable
@@ -23,6 +22,7 @@ __all__ = [
     "LOG_SPAN",
     "MAX_CATEGORIES",
     "PALETTE",
+    "PLOTLY_HATCHES",
     "WIDTH",
     "category_style",
     "figure",
@@ -88,13 +88,3 @@ def wrap_label(text: str, width: int = 14) -> str:
     for ln in lines:  # a piece longer than the width is cut
         out += textwrap.wrap(ln, width, break_on_hyphens=False) or [ln]
     return "\n".join(out)
-
-
-def log_note(log: bool) -> str:
-    """``" (log scale)"`` or nothing, for titles."""
-    return " (log scale)" if log else ""
-
-
-def finite(values: Iterable[float]) -> list[float]:
-    """The finite values (NaN, inf and None dropped)."""
-    return [float(v) for v in values if v is not None and math.isfinite(float(v))]
