@@ -125,7 +125,7 @@ def test_report_and_comparison_read_metrics_json(tmp_path):
     assert unit == "h" and row["makespan (h)"] == f"{edits['makespan'] / div:.3f}"
     assert row["mean speedup"] == "0.5000" and row["slower than compact (%)"] == "75.0"
     bars = figures.comparison({"run": Result.load(d)}).axes[0].patches
-    assert bars[0].get_height() == pytest.approx(edits["makespan"] / div)
+    assert bars[0].get_width() == pytest.approx(edits["makespan"] / div)  # horizontal bars
 
     runs = run_metrics(_spec(tmp_path), out)
     assert runs.loc[0, ["makespan", "speedup", "slower_share"]].tolist() == [

@@ -121,13 +121,23 @@ def generate(
 def report(
     results: Annotated[list[Path], typer.Argument(help="result directories written by simulate")],
     out: Annotated[Path | None, typer.Option(help="output directory (default: first DIR)")] = None,
+    start: Annotated[
+        str | None,
+        typer.Option(
+            "--from", help="show the time from T since the first submission (3600, 90m, 12h, 2d)"
+        ),
+    ] = None,
+    end: Annotated[
+        str | None, typer.Option("--to", help="show the time up to T (same forms as --from)")
+    ] = None,
 ) -> None:
     """Plots of one or more results: Gantt, utilization, queue, throughput, unused cores,
     speedups (PNG) and one interactive HTML report. The numbers shown are each result's
-    metrics.json, as stored."""
+    metrics.json, as stored; --from/--to limit the Gantt charts and the curves to a window."""
     from ..engine.result import Result
-    from ..report import app_names_from_header, write_report
+    from ..report import Window, app_names_from_header, write_report
 
+    window = Window.parse(start, end)
     loaded = {}
     names = None
     for d in results:
@@ -139,5 +149,5 @@ def report(
         if names is None and r.header.get("Applications"):
             names = app_names_from_header(r.header["Applications"])
     target = out or results[0]
-    paths = write_report(loaded, target, app_names=names)
+    paths = write_report(loaded, target, app_names=names, window=window)
     console.print(f"wrote {len(paths)} files to {target}/ (open {target}/report.html)")

@@ -10,31 +10,28 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..engine.result import Result
 from ..report import figures, write_report
+from ..report.style import category_style, figure, wrap_label
 from .spec import Spec
 from .store import RunKey, completed, load_run
 
 __all__ = ["improvement_figure", "write_plots"]
 
-_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-           "#7f7f7f", "#bcbd22", "#17becf"]  # fmt: skip
-
 
 def improvement_figure(table: pd.DataFrame, spec: Spec) -> Figure:
     """Grouped bars: makespan improvement (%) over the baseline per workload and scheduler,
-    with the standard deviation over repetitions as error bars."""
-    labels = [s.label for s in spec.schedulers if s.label != spec.baseline]
+    with the standard deviation over repetitions as error bars. A scheduler has the colour it
+    has in the scheduler comparison figures (its position in the spec)."""
+    order = [s.label for s in spec.schedulers]
+    labels = [label for label in order if label != spec.baseline]
     workloads = [w.name for w in spec.workloads if w.name in set(table["workload"])]
     n = max(1, len(labels))
     group = min(0.8, 0.25 * n)  # width of one workload's group of bars
     bar = group / n
-    width = 3.5 + max(1.0, group * len(workloads)) * 2.2
-    fig = Figure(figsize=(min(max(width, 7.0), 16.0), 4.8), dpi=110, layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = figure(3.6)
     ax = fig.add_subplot()
     x = np.arange(len(workloads))
     values = []
@@ -45,19 +42,21 @@ def improvement_figure(table: pd.DataFrame, spec: Spec) -> Figure:
         pos = x - group / 2 + bar * (i + 0.5)
         err = np.nan_to_num(np.asarray(std, dtype=float), nan=0.0)
         ax.bar(pos, mean, bar * 0.92, yerr=err if err.any() else None, capsize=3, label=label,
-               color=_COLORS[i % len(_COLORS)], error_kw={"elinewidth": 0.8})  # fmt: skip
+               color=category_style(order.index(label))[0],
+               error_kw={"elinewidth": 0.8})  # fmt: skip
         for p, m, e in zip(pos, mean, err, strict=True):
             if math.isfinite(m):
                 y = m + e if m >= 0 else m - e
                 ax.annotate(f"{m:+.1f}", (p, y), ha="center", va="bottom" if m >= 0 else "top",
-                            fontsize=8, xytext=(0, 2 if m >= 0 else -2),
+                            fontsize=7, xytext=(0, 2 if m >= 0 else -2),
                             textcoords="offset points")  # fmt: skip
                 values.append(y)
     ax.axhline(0, color="black", lw=0.8)
-    ax.set_xticks(x, workloads, rotation=20 if len(workloads) > 4 else 0,
+    ax.set_xticks(x, [wrap_label(w, 16) for w in workloads], fontsize=8,
+                  rotation=20 if len(workloads) > 4 else 0,
                   ha="right" if len(workloads) > 4 else "center")  # fmt: skip
     ax.set_xlim(-0.5, len(workloads) - 0.5)
-    ax.set_ylabel(f"makespan improvement over {spec.baseline} (%)")
+    ax.set_ylabel(f"makespan improvement\nover {wrap_label(spec.baseline, 24)} (%)", fontsize=9)
     reps = spec.repetitions
     ax.set_title(
         f"{spec.name}\nmakespan improvement over {spec.baseline}: mean"
@@ -69,7 +68,8 @@ def improvement_figure(table: pd.DataFrame, spec: Spec) -> Figure:
     ax.set_ylim(lo - 0.15 * top if lo < 0 else -0.05 * top, max(values + [0.0]) + 0.18 * top)
     ax.grid(axis="y", alpha=0.3)
     if labels:
-        fig.legend(loc="outside right upper", fontsize=8, title="scheduler", title_fontsize=8)
+        fig.legend(loc="outside lower center", fontsize=8, ncols=min(len(labels), 3),
+                   title="scheduler", title_fontsize=8, frameon=False)  # fmt: skip
     else:
         ax.text(0.5, 0.5, "only the baseline scheduler", transform=ax.transAxes, ha="center")
     return fig
@@ -115,7 +115,7 @@ def write_plots(spec: Spec, out: Path, table: pd.DataFrame) -> list[Path]:
             paths += write_report(results, target, app_names=_app_names(spec, w.name))
         else:
             fig = figures.comparison(results)
-            fig.suptitle(f"{w.name}: scheduler comparison (repetition 0)")
+            fig.suptitle(f"{w.name}: scheduler comparison (repetition 0)", fontsize=10)
             fig.savefig(target / "comparison.png")
             paths.append(target / "comparison.png")
     return paths

@@ -6,6 +6,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
+from matplotlib.patches import Patch
+
+from ..errors import InputError
 
 if TYPE_CHECKING:
     from .simulate import SimResult
@@ -57,37 +60,44 @@ def _plt():
 
 
 def plot_gantt(result: SimResult, path: Path, max_steps: int | None = None) -> Path:
-    """Stage Gantt chart: one row per component, S/W/R/A bars coloured by stage."""
-    plt = _plt()
+    """Stage Gantt chart: one row per component, S/W/R/A bars coloured by stage.
+
+    ``max_steps``: draw only steps 1..K (all when None); the title says which steps and which
+    time span are drawn, beside the whole run's makespan. Times are in the unit that fits the
+    drawn span (:func:`coschedlab.report.timeaxis.time_unit`)."""
+    from ..report.style import figure
+    from ..report.timeaxis import format_number, time_unit
+
+    if max_steps is not None and max_steps < 1:
+        raise InputError(f"must be at least 1, got {max_steps}", where="--gantt-steps")
+    n_steps = max((k for _, k, _, _, _ in result.records), default=0)
+    drawn = [r for r in result.records if max_steps is None or r[1] <= max_steps]
+    last = max((b for *_, b in drawn), default=0.0)
+    div, unit = time_unit(last)
     comps = list(result.kinds)
-    fig, ax = plt.subplots(figsize=(12, 0.3 * len(comps) + 1.5))
+    fig = figure(0.22 * len(comps) + 1.7)
+    ax = fig.add_subplot()
     for row, c in enumerate(comps):
         for st, col in COLORS.items():
-            bars = [
-                (a, b - a)
-                for cc, k, s, a, b in result.records
-                if cc == c and s == st and (max_steps is None or k <= max_steps)
-            ]
+            bars = [(a / div, (b - a) / div) for cc, k, s, a, b in drawn if cc == c and s == st]
             if bars:
                 ax.broken_barh(bars, (row - 0.4, 0.8), facecolors=col, linewidth=0)
-    ax.set_yticks(range(len(comps)), comps)
+    ax.set_yticks(range(len(comps)), comps, fontsize=7 if len(comps) > 12 else 8)
     ax.invert_yaxis()
-    ax.set_xlabel("simulated time (s)")
+    ax.set_xlim(0, max(last / div, 1e-9))
+    ax.set_xlabel(f"simulated time ({unit})")
+    shown = min(max_steps or n_steps, n_steps)
+    steps = f"steps 1-{shown} of {n_steps}" if shown < n_steps else f"all {n_steps} steps"
     ax.set_title(
-        f"stages ({result.network} network, {result.engine} engine), "
-        f"makespan {result.makespan:.1f} s"
+        f"Stages, {steps} (0-{format_number(last / div)} {unit} shown); makespan "
+        f"{format_number(result.makespan / div)} {unit}\n"
+        f"{result.network} network, {result.engine} engine",
+        fontsize=9,
     )
-    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in COLORS.values()]
-    ax.legend(
-        handles,
-        ["S compute", "W write", "R read", "A analyze"],
-        ncol=4,
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.12 if len(comps) > 8 else -0.25),
-    )
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    handles = [Patch(color=c) for c in COLORS.values()]
+    fig.legend(handles, ["S compute", "W write", "R read", "A analyze"], ncols=4,
+               loc="outside lower center", fontsize=8, frameon=False)  # fmt: skip
+    fig.savefig(path)
     return path
 
 

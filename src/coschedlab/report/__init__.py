@@ -2,6 +2,8 @@
 
 - :mod:`.runs`: what the report is given per run (jobs, cluster, the stored metrics);
 - :mod:`.series`: the report's view of the series of :mod:`coschedlab.metrics`;
+- :mod:`.timeaxis`: the report's one time unit and its optional window (``--from``/``--to``);
+- :mod:`.style`: figure size, colours and hatches, label wrapping, the log-scale rule;
 - :mod:`.figures`: matplotlib PNGs (Gantt chart, series, speedups, scheduler comparison);
 - :mod:`.interactive`: one self-contained plotly HTML page.
 
@@ -17,17 +19,23 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from . import figures, interactive, runs, series
+from . import figures, interactive, runs, series, style, timeaxis
 from .runs import Run, as_runs
 from .series import app_names_from_header
+from .timeaxis import TimeAxis, Window, parse_duration, report_axis
 
 __all__ = [
     "Run",
+    "TimeAxis",
+    "Window",
     "app_names_from_header",
     "figures",
     "interactive",
+    "parse_duration",
     "runs",
     "series",
+    "style",
+    "timeaxis",
     "write_report",
 ]
 
@@ -40,6 +48,7 @@ def write_report(
     results: Mapping[str, Any],
     out_dir: str | Path,
     app_names: Mapping[int, str] | None = None,
+    window: Window | None = None,
 ) -> list[Path]:
     """Write the PNGs of every result, ``comparison.png`` and ``report.html`` into ``out_dir``.
 
@@ -49,8 +58,14 @@ def write_report(
     result, its metrics.json); the report never recomputes them. Application names for legends
     come from ``app_names`` or from a frame's ``attrs["app_names"]``. Per-result PNGs are named
     ``<name>_gantt.png``, ``<name>_utilization.png``, ...
+
+    Every figure and the HTML use one time unit, chosen from the longest run (or the window's
+    length). ``window``: the time since the first submission the Gantt charts and the series
+    show (:class:`.Window`; :class:`~coschedlab.errors.InputError` when it holds nothing of
+    any run).
     """
     checked = as_runs(results)
+    axis = report_axis(checked, window)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
@@ -62,10 +77,10 @@ def write_report(
         slugs.add(slug)
         names = app_names or frame.attrs.get("app_names")
         paths += figures.save_figures(
-            frame, cluster, out, prefix=f"{slug}_", app_names=names, metrics=metrics
+            frame, cluster, out, prefix=f"{slug}_", app_names=names, metrics=metrics, axis=axis
         )
     comp = out / "comparison.png"
-    figures.comparison(checked).savefig(comp)
+    figures.comparison(checked, axis=axis).savefig(comp)
     paths.append(comp)
-    paths.append(interactive.write_html(checked, out / "report.html", app_names))
+    paths.append(interactive.write_html(checked, out / "report.html", app_names, axis=axis))
     return paths

@@ -3,9 +3,11 @@ utilization, waiting-queue size, throughput, unused cores, per-application speed
 comparison of several schedulers.
 
 Figures are built on :class:`matplotlib.figure.Figure` objects (Agg canvas, no pyplot state), so
-they work headless and in threads. Rectangles of the Gantt chart go into one
-:class:`~matplotlib.collections.PolyCollection`, so 100k jobs draw in about a second.
-Time axes start at the first submission and use s, min, h or days depending on the span.
+they work headless and in threads, and are sized for a paper (:mod:`.style`). Rectangles of the
+Gantt chart go into one :class:`~matplotlib.collections.PolyCollection` per hatch, so 100k jobs
+draw in about a second. Time axes start at the first submission, in the unit and window of a
+:class:`~.timeaxis.TimeAxis` (by default one fitting the run). Step series with more steps than
+the figure has pixels are drawn as bins (:func:`.series.binned`), and the axis label says so.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
@@ -26,9 +27,19 @@ from matplotlib.patches import Patch
 from ..intervals import parse_alloc_column
 from ..platform import Cluster
 from . import series as S
-from .runs import as_runs, largest, metric
+from .runs import as_runs, metric, span
+from .style import (
+    MAX_CATEGORIES,
+    PALETTE,
+    category_style,
+    figure,
+    needs_log_scale,
+    wrap_label,
+)
+from .timeaxis import TimeAxis, format_number, format_seconds, report_axis, time_unit
 
 __all__ = [
+    "MAX_BINS",
     "comparison",
     "gantt",
     "gantt_rectangles",
@@ -41,45 +52,9 @@ __all__ = [
     "utilization_figure",
 ]
 
-_PALETTE = [
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-    "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
-    "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5",
-]  # fmt: skip
-_DPI = 110
-
-
-def time_unit(span: float) -> tuple[float, str]:
-    """Divisor and unit label for a time span in seconds (s, min, h or days)."""
-    if span >= 3 * 86400:
-        return 86400.0, "days"
-    if span >= 3 * 3600:
-        return 3600.0, "h"
-    if span >= 3 * 60:
-        return 60.0, "min"
-    return 1.0, "s"
-
-
-def _origin_and_unit(jobs: pd.DataFrame) -> tuple[float, float, str]:
-    if not len(jobs):
-        return 0.0, 1.0, "s"
-    t0 = float(np.nanmin(jobs["submit"].to_numpy(dtype=float)))
-    span = float(np.nanmax(jobs["end"].to_numpy(dtype=float))) - t0
-    return (t0, *time_unit(span))
-
-
-def _figure(size: tuple[float, float]) -> Figure:
-    """A figure on an Agg canvas (no pyplot, no global backend change)."""
-    fig = Figure(figsize=size, dpi=_DPI, layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def _new_axes(ax: Axes | None, size: tuple[float, float] = (9, 4)) -> tuple[Figure, Axes]:
-    if ax is not None:
-        return ax.figure, ax
-    fig = _figure(size)
-    return fig, fig.add_subplot()
+#: Most bins of a drawn step series (about the figure's width in pixels).
+MAX_BINS = 1000
+_SERIES_HEIGHT = 2.6
 
 
 def _app_label(app: object, app_names: Mapping[int, str] | None) -> str:
@@ -88,10 +63,40 @@ def _app_label(app: object, app_names: Mapping[int, str] | None) -> str:
     return f"app {app}"
 
 
-def _step(ax: Axes, s: S.Series, t0: float, div: float, scale: float = 1.0, **kw) -> None:
-    if not len(s):
-        return
-    ax.step((s.t - t0) / div, s.v * scale, where="post", **kw)
+def _axes(ax: Axes | None, height: float) -> tuple[Figure, Axes]:
+    if ax is not None:
+        return ax.figure, ax
+    fig = figure(height)
+    return fig, fig.add_subplot()
+
+
+def _frame_axis(jobs: pd.DataFrame, axis: TimeAxis | None) -> tuple[float, float, TimeAxis]:
+    """Origin and span of ``jobs`` (seconds) and the time axis to draw them on."""
+    t0, length = span(jobs)
+    return t0, length, axis or TimeAxis.for_span(length)
+
+
+def _bin_note(width: float | None, how: str) -> str:
+    return "" if width is None else f"\n({how} per {format_seconds(width)} bin)"
+
+
+def _draw_series(
+    ax: Axes, s: S.Series, t0: float, bounds: tuple[float, float], axis: TimeAxis,
+    how: str, scale: float = 1.0, **kw: Any,
+) -> float | None:  # fmt: skip
+    """Draw ``s`` over ``bounds`` (seconds since ``t0``) as steps; returns the bin width (None
+    when drawn exactly)."""
+    [drawn], width = S.for_drawing([s], t0 + bounds[0], t0 + bounds[1], MAX_BINS, how)
+    ax.step((drawn.t - t0) / axis.div, drawn.v * scale, where="post", **kw)
+    return width
+
+
+def _time_xaxis(ax: Axes, axis: TimeAxis, length: float) -> None:
+    ax.set_xlim(*axis.limits(length))
+    ax.set_xlabel(axis.label)
+
+
+# --- Gantt chart -----------------------------------------------------------------------------
 
 
 def _split_spread(
@@ -157,6 +162,20 @@ def gantt_rectangles(
     return rows, start[rows], end[rows], y0, y0 + (count - 1) + height
 
 
+def app_styles(jobs: pd.DataFrame, color_by: str = "auto") -> tuple[np.ndarray, np.ndarray] | None:
+    """The applications of ``jobs`` and each job's index among them (its style,
+    :func:`.style.category_style`) when the Gantt chart colours by application, else None.
+
+    ``color_by``: ``"app"``, ``"job"`` or ``"auto"`` (by application when there are 2 to
+    :data:`.style.MAX_CATEGORIES` of them)."""
+    if "app" not in jobs.columns or color_by == "job":
+        return None
+    apps, index = np.unique(jobs["app"].to_numpy(), return_inverse=True)
+    if color_by == "app" or 2 <= len(apps) <= MAX_CATEGORIES:
+        return apps, index
+    return None
+
+
 def gantt(
     jobs: pd.DataFrame,
     cluster: Cluster,
@@ -165,102 +184,149 @@ def gantt(
     color_by: str = "auto",
     app_names: Mapping[int, str] | None = None,
     title: str | None = None,
+    axis: TimeAxis | None = None,
 ) -> Figure:
     """Gantt chart: nodes on y (from ``alloc``), one rectangle per job and node range.
 
-    ``color_by``: ``"app"``, ``"job"`` or ``"auto"`` (by app when 2-20 applications). Spread
-    (co-located) jobs fill half a node row. Without ``alloc`` strings, falls back to a
-    packing-free view: used cores over time, stacked by application.
+    ``color_by``: ``"app"``, ``"job"`` or ``"auto"`` (by application when 2-80 of them: twenty
+    colours, then the same hatched, legend outside the plot). Spread (co-located) jobs fill
+    half a node row. ``axis`` gives the unit and the window shown (only jobs running in it are
+    drawn). Without ``alloc`` strings, falls back to a packing-free view: used cores over time,
+    stacked by application.
     """
-    fig, ax = _new_axes(ax, (10, 5))
-    t0, div, unit = _origin_and_unit(jobs)
+    t0, length, axis = _frame_axis(jobs, axis)
+    styled = app_styles(jobs, color_by)
     rows, start, end, y0, y1 = gantt_rectangles(jobs, cluster)
-    apps = jobs["app"].to_numpy() if "app" in jobs.columns else np.full(len(jobs), -1)
-    n_apps = len(np.unique(apps))
-    by_app = color_by == "app" or (color_by == "auto" and 2 <= n_apps <= 20)
     if not len(rows):
-        return _cores_view(jobs, cluster, ax, fig, t0, div, unit, apps, by_app, app_names, title)
-    x0, x1 = (start - t0) / div, (end - t0) / div
-    height = y1 - y0
+        return _cores_view(jobs, cluster, ax, t0, length, axis, styled, app_names, title)
+    lo, hi = axis.window.bounds(length)
+    keep = (end > t0 + lo) & (start < t0 + hi) | ((start == end) & (start >= t0 + lo))
+    rows, start, end, y0, y1 = rows[keep], start[keep], end[keep], y0[keep], y1[keep]
+    shown = len(np.unique(rows))
+    n_styles = len(styled[0]) if styled else 0
+    below = n_styles > 12  # a long legend goes below the plot, in columns
+    fig, ax = _axes(ax, 4.2 + (0.16 * math.ceil(n_styles / 5) if below else 0))
+    x0, x1 = (start - t0) / axis.div, (end - t0) / axis.div
     verts = np.stack([np.column_stack(p) for p in ((x0, y0), (x0, y1), (x1, y1), (x1, y0))], axis=1)
-    if by_app:
-        labels, inv = np.unique(apps, return_inverse=True)
-        colors = np.array(_PALETTE)[inv % len(_PALETTE)]
+    if styled:
+        style = styled[1][rows]
     else:
         ids = jobs["job_id"].to_numpy() if "job_id" in jobs.columns else np.arange(len(jobs))
-        colors = np.array(_PALETTE)[np.asarray(ids, dtype=np.int64) % len(_PALETTE)]
+        style = np.asarray(ids, dtype=np.int64)[rows] % len(PALETTE)
     many = len(rows) > 3000
-    coll = PolyCollection(
-        verts,
-        facecolors=colors[rows],
-        edgecolors="none" if many else "black",
-        linewidths=0 if many else 0.3,
-        rasterized=many,
-    )
-    ax.add_collection(coll)
-    xmax = max(float(np.nanmax(x1)), 1e-9)
-    ax.set_xlim(0, xmax * 1.01)
+    for hatch_group in np.unique(style // len(PALETTE)):
+        m = style // len(PALETTE) == hatch_group
+        hatch = category_style(int(hatch_group) * len(PALETTE))[1]
+        ax.add_collection(
+            PolyCollection(
+                verts[m],
+                facecolors=np.array(PALETTE)[style[m] % len(PALETTE)],
+                edgecolors="black" if (hatch or not many) else "none",
+                linewidths=0 if many else 0.3,
+                hatch=hatch or None,
+                rasterized=many,
+            )
+        )
+    _time_xaxis(ax, axis, length)
     ax.set_ylim(0, cluster.nodes)
-    ax.set_xlabel(f"time since first submission ({unit})")
     ax.set_ylabel("node")
     if cluster.nodes <= 40:
         ax.set_yticks(np.arange(cluster.nodes) + 0.5, [str(i) for i in range(cluster.nodes)])
-        ax.tick_params(axis="y", labelsize=7 if cluster.nodes > 20 else 9)
-    if by_app:
-        handles = [
-            Patch(color=_PALETTE[k % len(_PALETTE)], label=_app_label(a, app_names))
-            for k, a in enumerate(labels)
-        ]
-        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8,
-                  title="application", frameon=False)  # fmt: skip
-    note = ", half rows: co-located (spread) jobs" if (height < 1 - 1e-9).any() else ""
-    ax.set_title(title or f"Gantt chart ({len(jobs)} jobs, {cluster}{note})")
+        ax.tick_params(axis="y", labelsize=6 if cluster.nodes > 20 else 8)
+    if styled:
+        _app_legend(fig, ax, styled[0], app_names, below)
+    half = (y1 - y0 < 1 - 1e-9).any()
+    ax.set_title(title or _gantt_title(len(jobs), shown, cluster, axis, length, half), fontsize=9)
     return fig
 
 
-def _cores_view(jobs, cluster, ax, fig, t0, div, unit, apps, by_app, app_names, title) -> Figure:
+def _app_legend(fig: Figure, ax: Axes, apps: np.ndarray, app_names, below: bool) -> None:
+    handles = []
+    for k, a in enumerate(apps):
+        color, hatch = category_style(k)
+        handles.append(Patch(facecolor=color, hatch=hatch, edgecolor="black", linewidth=0.3,
+                             label=_app_label(a, app_names)))  # fmt: skip
+    common = {"handles": handles, "fontsize": 7, "frameon": False, "title_fontsize": 7}
+    if below:
+        fig.legend(**common, loc="outside lower center", ncols=5, title="application",
+                   handlelength=1.6, columnspacing=1.0)  # fmt: skip
+    else:
+        ax.legend(**common, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="application")
+
+
+def _gantt_title(
+    n: int, shown: int, cluster: Cluster, axis: TimeAxis, length: float, half: bool
+) -> str:
+    window = axis.describe(length)
+    jobs = f"{shown:,} of {n:,} jobs, {window} shown" if window else f"{n:,} jobs"
+    note = "; half rows: co-located (spread) jobs" if half else ""
+    return f"Gantt chart: {jobs}\n{cluster}{note}"
+
+
+def _group_color(group: object, styled: tuple[np.ndarray, np.ndarray] | None) -> str:
+    """The colour of an application in the cores view: its Gantt colour; grey for "other"."""
+    if styled is None or isinstance(group, str):
+        return PALETTE[0] if styled is None else "#c7c7c7"
+    return category_style(int(np.flatnonzero(styled[0] == group)[0]))[0]
+
+
+def _cores_view(jobs, cluster, ax, t0, length, axis, styled, app_names, title) -> Figure:
     """Packing-free stand-in for the Gantt chart: used cores over time, stacked by app."""
-    groups = apps if by_app else np.zeros(len(jobs), dtype=np.int64)
+    fig, ax = _axes(ax, 4.2)
+    groups = styled[0][styled[1]] if styled else np.zeros(len(jobs), dtype=np.int64)
     t, labels, values = S.cores_by_group(jobs, groups)
+    lo, hi = axis.window.bounds(length)
+    width = None
     if len(t):
+        series = [S.Series(t, v) for v in values]
+        drawn, width = S.for_drawing(series, t0 + lo, t0 + hi, MAX_BINS)
+        names = [_app_label(a, app_names) if a != "other" else "other" for a in labels]
         ax.stackplot(
-            (t - t0) / div,
-            values,
+            (drawn[0].t - t0) / axis.div,
+            [d.v for d in drawn],
             step="post",
-            colors=_PALETTE[: len(labels)],
-            labels=[_app_label(a, app_names) if a != "other" else "other" for a in labels]
-            if by_app
-            else ["all jobs"],
+            colors=[_group_color(a, styled) for a in labels],
+            labels=names if styled else ["all jobs"],
         )
-        ax.set_xlim(0, max(float((t[-1] - t0) / div), 1e-9))
     ax.axhline(cluster.total_cores, color="black", lw=0.8, ls="--", label="cluster cores")
     ax.set_ylim(0, cluster.total_cores * 1.05)
-    ax.set_xlabel(f"time since first submission ({unit})")
-    ax.set_ylabel("cores in use")
+    _time_xaxis(ax, axis, length)
+    ax.set_ylabel("cores in use" + _bin_note(width, "mean"))
     handles, names = ax.get_legend_handles_labels()
     ax.legend(  # top of the legend = top of the stack
         handles[-2::-1] + handles[-1:],
         names[-2::-1] + names[-1:],
         loc="upper left",
         bbox_to_anchor=(1.0, 1.0),
-        fontsize=8,
+        fontsize=7,
         frameon=False,
     )
-    ax.set_title(title or f"Cores over time, no node allocation recorded ({len(jobs)} jobs)")
+    window = axis.describe(length)
+    ax.set_title(
+        title
+        or f"Cores over time, no node allocation recorded ({len(jobs):,} jobs"
+        + (f"; {window} shown)" if window else ")"),
+        fontsize=9,
+    )
     return fig
 
 
-def _series_figure(jobs, series, ax, *, scale=1.0, color, lw, ylim, ylabel, title):
+# --- series over time ------------------------------------------------------------------------
+
+
+def _series_figure(jobs, series, ax, axis, *, how, scale=1.0, color, ylim, ylabel, title):
     """One step series over time since the first submission (the shared shape of the
     utilization, queue and throughput figures); returns the figure and its axes."""
-    fig, ax = _new_axes(ax)
-    t0, div, unit = _origin_and_unit(jobs)
-    _step(ax, series, t0, div, scale, color=color, lw=lw)
+    fig, ax = _axes(ax, _SERIES_HEIGHT)
+    t0, length, axis = _frame_axis(jobs, axis)
+    width = None
+    if len(series):
+        bounds = axis.window.bounds(length)
+        width = _draw_series(ax, series, t0, bounds, axis, how, scale, color=color, lw=0.8)
     ax.set_ylim(*ylim)
-    ax.set_xlim(left=0)
-    ax.set_xlabel(f"time since first submission ({unit})")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    _time_xaxis(ax, axis, length)
+    ax.set_ylabel(ylabel + _bin_note(width, how))
+    ax.set_title(title, fontsize=10)
     return fig, ax
 
 
@@ -269,136 +335,202 @@ def utilization_figure(
     cluster: Cluster,
     ax: Axes | None = None,
     metrics: Mapping[str, Any] | None = None,
+    *,
+    axis: TimeAxis | None = None,
 ) -> Figure:
-    """Utilization over time in % of the cluster's cores, with the run's mean utilization as a
-    line when ``metrics`` (its metrics.json) holds it."""
+    """Utilization over time in % of the cluster's cores (time-weighted mean per bin on long
+    runs), with the run's mean utilization as a line when ``metrics`` (its metrics.json)
+    holds it."""
     s = S.utilization(jobs, cluster)
     fig, ax = _series_figure(
-        jobs, s, ax, scale=100.0, color="#1f77b4", lw=0.8, ylim=(0, 105),
+        jobs, s, ax, axis, how="mean", scale=100.0, color=PALETTE[0], ylim=(0, 105),
         ylabel="utilization (% of cores)", title="Utilization over time",
     )  # fmt: skip
     mean = 100 * metric(metrics or {}, "utilization")
     if len(s) and math.isfinite(mean):
-        ax.axhline(mean, color="#d62728", ls="--", lw=1, label=f"mean {mean:.1f}%")
+        ax.axhline(mean, color=PALETTE[3], ls="--", lw=1, label=f"run mean {mean:.1f}%")
         ax.legend(loc="lower right", fontsize=8)
     return fig
 
 
-def queue_figure(jobs: pd.DataFrame, ax: Axes | None = None) -> Figure:
-    """Waiting-queue size over time."""
+def queue_figure(
+    jobs: pd.DataFrame, ax: Axes | None = None, *, axis: TimeAxis | None = None
+) -> Figure:
+    """Waiting-queue size over time (the largest per bin on long runs)."""
     return _series_figure(
-        jobs, S.queue_size(jobs), ax, color="#ff7f0e", lw=0.8, ylim=(0, None),
+        jobs, S.queue_size(jobs), ax, axis, how="max", color=PALETTE[1], ylim=(0, None),
         ylabel="waiting jobs", title="Waiting-queue size over time",
     )[0]  # fmt: skip
 
 
-def throughput_figure(jobs: pd.DataFrame, ax: Axes | None = None) -> Figure:
-    """Cumulative number of finished jobs over time."""
+def throughput_figure(
+    jobs: pd.DataFrame, ax: Axes | None = None, *, axis: TimeAxis | None = None
+) -> Figure:
+    """Cumulative number of finished jobs over time (at each bin's end on long runs)."""
     top = max(len(jobs), 1) * 1.03
     return _series_figure(
-        jobs, S.throughput(jobs), ax, color="#2ca02c", lw=1, ylim=(0, top),
+        jobs, S.throughput(jobs), ax, axis, how="max", color=PALETTE[2], ylim=(0, top),
         ylabel="finished jobs", title="Throughput (cumulative finished jobs)",
     )[0]  # fmt: skip
 
 
-def unused_cores_figure(jobs: pd.DataFrame, cluster: Cluster, ax: Axes | None = None) -> Figure:
-    """Unused cores over time, split into idle (unallocated) and allocated-but-unused cores."""
-    fig, ax = _new_axes(ax)
-    t0, div, unit = _origin_and_unit(jobs)
+def unused_cores_figure(
+    jobs: pd.DataFrame, cluster: Cluster, ax: Axes | None = None, *, axis: TimeAxis | None = None
+) -> Figure:
+    """Unused cores over time, split into idle (unallocated) and allocated-but-unused cores
+    (time-weighted means per bin on long runs)."""
+    fig, ax = _axes(ax, _SERIES_HEIGHT)
+    t0, length, axis = _frame_axis(jobs, axis)
     start, end = jobs["start"].to_numpy(float), jobs["end"].to_numpy(float)
     held = S.step_sum(start, end, S.allocated_cores(jobs, cluster))
     used = S.busy_cores(jobs)
+    width = None
     if len(used):
+        lo, hi = axis.window.bounds(length)
         t = np.union1d(held.t, used.t)
-        idle = cluster.total_cores - held.at(t)
-        waste = np.maximum(held.at(t) - used.at(t), 0.0)
+        waste = S.Series(t, np.maximum(held.at(t) - used.at(t), 0.0))  # allocated, unused
+        (held_d, waste_d), width = S.for_drawing([held, waste], t0 + lo, t0 + hi, MAX_BINS)
         ax.stackplot(
-            (t - t0) / div,
-            idle,
-            waste,
+            (held_d.t - t0) / axis.div,
+            cluster.total_cores - held_d.v,
+            waste_d.v,
             step="post",
-            colors=["#c7c7c7", "#d62728"],
+            colors=["#c7c7c7", PALETTE[3]],
             labels=["idle (no job)", "allocated but unused"],
         )
         ax.legend(loc="upper right", fontsize=8)
-        ax.set_xlim(0, (t[-1] - t0) / div)
     ax.set_ylim(0, cluster.total_cores * 1.05)
-    ax.set_xlabel(f"time since first submission ({unit})")
-    ax.set_ylabel("unused cores")
-    ax.set_title(f"Unused cores over time (cluster: {cluster.total_cores} cores)")
+    _time_xaxis(ax, axis, length)
+    ax.set_ylabel("unused cores" + _bin_note(width, "mean"))
+    ax.set_title(f"Unused cores over time (cluster: {cluster.total_cores:,} cores)", fontsize=10)
     return fig
+
+
+# --- speedups --------------------------------------------------------------------------------
 
 
 def speedup_boxplot(
-    jobs: pd.DataFrame, ax: Axes | None = None, app_names: Mapping[int, str] | None = None
+    jobs: pd.DataFrame,
+    ax: Axes | None = None,
+    app_names: Mapping[int, str] | None = None,
+    metrics: Mapping[str, Any] | None = None,
 ) -> Figure | None:
-    """Box plot of job speedups (compact time / actual) per application; None without speedups."""
-    if "speedup" not in jobs.columns or not jobs["speedup"].notna().any():
+    """Box plot of job speedups (compact time / actual) per application; None without speedups.
+
+    Speedups within ``metrics.SPEEDUP_TOLERANCE`` of 1 are drawn as 1 (float rounding of a
+    compact run, not a spread). The title quotes the run's stored share of jobs slower than
+    compact when ``metrics`` holds it."""
+    speedup = S.drawn_speedups(jobs)
+    ok = np.isfinite(speedup)
+    if not ok.any():
         return None
-    data = jobs[["app", "speedup"]].dropna() if "app" in jobs else jobs[["speedup"]].dropna()
-    groups = sorted(data["app"].unique()) if "app" in data else [None]
-    values = [
-        data.loc[data["app"] == g, "speedup"].to_numpy() if g is not None else data["speedup"]
-        for g in groups
-    ]
-    labels = [
-        f"{_app_label(g, app_names) if g is not None else 'all'}\n(n={len(v)})"
-        for g, v in zip(groups, values, strict=True)
-    ]
-    fig, ax = _new_axes(ax, (max(6, 0.45 * len(groups) + 2), 4.5))
-    ax.boxplot(values, tick_labels=labels, showfliers=True, flierprops={"markersize": 2})
-    ax.axhline(1.0, color="#d62728", lw=0.8, ls="--")
+    apps = jobs["app"].to_numpy()[ok] if "app" in jobs.columns else None
+    values, labels = [], []
+    for g in np.unique(apps) if apps is not None else [None]:
+        v = speedup[ok] if g is None else speedup[ok][apps == g]
+        values.append(v)
+        labels.append(f"{'all' if g is None else _app_label(g, app_names)} (n={len(v)})")
+    many = len(values) > 6
+    fig, ax = _axes(ax, 3.6 if many else 3.0)
+    ax.boxplot(values, tick_labels=labels, showfliers=True, flierprops={"markersize": 2},
+               widths=0.6)  # fmt: skip
+    ax.axhline(1.0, color=PALETTE[3], lw=0.8, ls="--")
+    ax.ticklabel_format(axis="y", useOffset=False, style="plain")
+    if all(np.all(v == 1.0) for v in values):
+        ax.set_ylim(0.9, 1.1)
+        ax.text(0.5, 0.75, "every job ran at its compact speed (speedup 1)", ha="center",
+                transform=ax.transAxes, fontsize=8, color="#555555")  # fmt: skip
     ax.set_ylabel("speedup (compact time / actual)")
-    ax.tick_params(axis="x", labelrotation=60 if len(groups) > 6 else 0, labelsize=8)
-    ax.set_title(f"Job speedup per application ({len(data)} jobs)")
+    ax.tick_params(axis="x", labelrotation=90 if many else 0, labelsize=6 if many else 8)
+    slower = metric(metrics or {}, "slower_than_compact")
+    note = f"; {100 * slower:.1f}% slower than compact" if math.isfinite(slower) else ""
+    ax.set_title(f"Job speedup per application ({int(ok.sum()):,} jobs{note})", fontsize=10)
     return fig
 
 
-def comparison(results: Mapping[str, Any]) -> Figure:
-    """Several schedules side by side: makespan, mean wait and mean bounded slowdown bars (each
-    run's stored metrics, as given), utilization, queue size and throughput curves.
+# --- comparison ------------------------------------------------------------------------------
+
+_BARS = (
+    ("makespan", "makespan", True),
+    ("wait_mean", "mean wait", True),
+    ("bounded_slowdown_mean", "mean bounded slowdown", False),
+)
+_CURVES = (
+    ("utilization (% of cores)", lambda f, c: S.utilization(f, c), 100.0, "mean"),
+    ("waiting jobs", lambda f, c: S.queue_size(f), 1.0, "max"),
+    ("finished jobs", lambda f, c: S.throughput(f), 1.0, "max"),
+)
+
+
+def comparison(results: Mapping[str, Any], *, axis: TimeAxis | None = None) -> Figure:
+    """Several schedules: makespan, mean wait and mean bounded slowdown as horizontal bars (each
+    run's stored metrics, as given; log scale when a panel spans more than 100x), over the
+    utilization, queue size and throughput curves, all in one time unit.
 
     ``results``: name -> :class:`.runs.Run`, ``(jobs, cluster, metrics)`` or a Result."""
     runs = as_runs(results)
-    fig = _figure((13, 7.5))
-    axes = fig.subplots(2, 3)
+    axis = axis or report_axis(runs)
     names = list(runs)
-    div, unit = time_unit(largest(runs, "makespan"))
-    colors = [_PALETTE[i % len(_PALETTE)] for i in range(len(names))]
-    wdiv, wunit = time_unit(largest(runs, "wait_mean"))
-    bars = [
-        ("makespan", f"makespan ({unit})", div),
-        ("wait_mean", f"mean wait ({wunit})", wdiv),
-        ("bounded_slowdown_mean", "mean bounded slowdown", 1.0),
-    ]
-    for ax, (key, label, d) in zip(axes[0], bars, strict=True):
-        vals = [metric(runs[k].metrics, key) / d for k in names]
-        ax.bar(range(len(names)), vals, color=colors)
-        ax.set_xticks(range(len(names)), names, rotation=20 if len(names) > 3 else 0)
-        ax.set_title(label)
+    labels = [wrap_label(n, 18) for n in names]
+    lines = max(label.count("\n") + 1 for label in labels)  # every bar gets room for this
+    bar_height = max(1.1, 0.5 + len(names) * (0.1 + 0.14 * lines))
+    fig = figure(bar_height + 3 * 1.55 + 0.5)
+    grid = fig.add_gridspec(4, 3, height_ratios=[bar_height, 1.55, 1.55, 1.55])
+    colors = [category_style(i)[0] for i in range(len(names))]
+    y = np.arange(len(names))
+    bar_axes = []
+    for col, (key, title, is_time) in enumerate(_BARS):
+        ax = fig.add_subplot(grid[0, col], sharey=bar_axes[0] if bar_axes else None)
+        bar_axes.append(ax)
+        div = axis.div if is_time else 1.0
+        vals = np.array([metric(runs[k].metrics, key) / div for k in names])
+        log = needs_log_scale(vals)
+        shown = vals.copy()  # NaN (no stored value): no bar
+        top = float(np.nanmax(vals, initial=0.0)) or 1.0  # no positive value: 0-1.35
+        if log:  # zero bars as a stub a decade below the smallest; room for the labels
+            ax.set_xscale("log")
+            low = float(vals[vals > 0].min()) / 10
+            shown[vals <= 0] = low
+            ax.set_xlim(low, top * 30)
+        else:
+            ax.set_xlim(0, top * 1.35)
+        ax.barh(y, shown, color=colors, height=0.7)
         for i, v in enumerate(vals):
             if math.isfinite(v):
-                ax.annotate(f"{v:.3g}", (i, v), ha="center", va="bottom", fontsize=8)
-        ax.margins(y=0.12)
-    curves = [
-        (lambda f, c: S.utilization(f, c), 100.0, "utilization (%)"),
-        (lambda f, c: S.queue_size(f), 1.0, "waiting jobs"),
-        (lambda f, c: S.throughput(f), 1.0, "finished jobs"),
-    ]
-    for ax, (fn, scale, label) in zip(axes[1], curves, strict=True):
+                ax.annotate(f" {format_number(v)}", (shown[i], i), va="center", fontsize=7)
+        unit = f" ({axis.unit})" if is_time else ""
+        ax.set_title(f"{title}{unit}" + ("\n(log scale)" if log else ""), fontsize=9)
+        ax.tick_params(axis="x", labelsize=7)
+        if col:
+            ax.tick_params(axis="y", labelleft=False)
+    bar_axes[0].set_yticks(y, labels, fontsize=8)
+    bar_axes[0].invert_yaxis()
+    length = max(span(r.jobs)[1] for r in runs.values())
+    bounds = axis.window.bounds(length)
+    curve_axes: list[Axes] = []
+    for row, (label, fn, scale, how) in enumerate(_CURVES, 1):
+        ax = fig.add_subplot(grid[row, :], sharex=curve_axes[0] if curve_axes else None)
+        curve_axes.append(ax)
+        width = None
         for name, color in zip(names, colors, strict=True):
             frame, cluster, _ = runs[name]
-            if not len(frame):
-                continue
-            t0 = float(np.nanmin(frame["submit"].to_numpy(float)))
-            _step(ax, fn(frame, cluster), t0, div, scale, color=color, lw=0.9, label=name)
-        ax.set_xlabel(f"time since first submission ({unit})")
-        ax.set_title(label)
-        ax.set_xlim(left=0)
+            if len(frame):
+                t0 = span(frame)[0]
+                width = _draw_series(ax, fn(frame, cluster), t0, bounds, axis, how, scale,
+                                     color=color, lw=0.9, label=name)  # fmt: skip
+        ax.set_ylabel(label.replace(" (", "\n(") + _bin_note(width, how), fontsize=8)
         ax.set_ylim(bottom=0)
-    axes[1][0].set_ylim(0, 105)
-    axes[1][2].legend(loc="lower right", fontsize=8)
-    fig.suptitle("Scheduler comparison")
+        ax.tick_params(labelsize=7)
+        if row < len(_CURVES):
+            ax.tick_params(axis="x", labelbottom=False)
+    curve_axes[0].set_ylim(0, 105)
+    _time_xaxis(curve_axes[-1], axis, length)
+    one_row = sum(len(n) + 6 for n in names) <= 90  # characters across the page
+    fig.legend(*curve_axes[0].get_legend_handles_labels(), loc="outside lower center",
+               ncols=len(names) if one_row else min(len(names), 3), fontsize=8,
+               frameon=False)  # fmt: skip
+    window = axis.describe(length)
+    fig.suptitle("Scheduler comparison" + (f" ({window} shown)" if window else ""), fontsize=10)
     return fig
 
 
@@ -409,19 +541,23 @@ def save_figures(
     prefix: str = "",
     app_names: Mapping[int, str] | None = None,
     metrics: Mapping[str, Any] | None = None,
+    *,
+    axis: TimeAxis | None = None,
 ) -> list[Path]:
     """Write the per-schedule PNGs (gantt, utilization, queue, throughput, unused cores,
     speedup when present) into ``out_dir``; returns their paths. ``metrics``: the run's stored
-    metrics (metrics.json), for the numbers the figures quote (the mean utilization)."""
+    metrics (metrics.json), for the numbers the figures quote; ``axis``: the report's time unit
+    and window (default: one fitting this run)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    axis = axis or _frame_axis(jobs, None)[2]
     figs: list[tuple[str, Figure | None]] = [
-        ("gantt", gantt(jobs, cluster, app_names=app_names)),
-        ("utilization", utilization_figure(jobs, cluster, metrics=metrics)),
-        ("queue", queue_figure(jobs)),
-        ("throughput", throughput_figure(jobs)),
-        ("unused_cores", unused_cores_figure(jobs, cluster)),
-        ("speedup", speedup_boxplot(jobs, app_names=app_names)),
+        ("gantt", gantt(jobs, cluster, app_names=app_names, axis=axis)),
+        ("utilization", utilization_figure(jobs, cluster, metrics=metrics, axis=axis)),
+        ("queue", queue_figure(jobs, axis=axis)),
+        ("throughput", throughput_figure(jobs, axis=axis)),
+        ("unused_cores", unused_cores_figure(jobs, cluster, axis=axis)),
+        ("speedup", speedup_boxplot(jobs, app_names=app_names, metrics=metrics)),
     ]
     paths = []
     for name, fig in figs:

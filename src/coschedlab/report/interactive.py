@@ -3,8 +3,10 @@ offline): summary table (each run's stored metrics, as given), scheduler compari
 schedule the Gantt chart, utilization, queue, throughput, unused cores and speedups (the ELiSE
 paper, 3.1 "Output").
 
-Long step series are resampled to at most ``MAX_POINTS`` points; Gantt charts with more than
-``MAX_GANTT_BARS`` rectangles are embedded as the matplotlib PNG instead of plotly bars.
+The page uses the report's one time unit and window (:class:`~.timeaxis.TimeAxis`, as the
+PNGs). Step series with more than ``MAX_BINS`` steps in the window are drawn as bins (mean or
+largest value per bin, as the axis title says); Gantt charts with more than ``MAX_GANTT_BARS``
+rectangles in the window are embedded as the matplotlib PNG instead of plotly bars.
 """
 
 from __future__ import annotations
@@ -25,11 +27,13 @@ from plotly.subplots import make_subplots
 from ..platform import Cluster
 from . import figures as F
 from . import series as S
-from .runs import Run, as_runs, largest, metric
+from .runs import Run, as_runs, metric, span
+from .style import PLOTLY_HATCHES, category_style, needs_log_scale, wrap_label
+from .timeaxis import TimeAxis, format_number, format_seconds, report_axis
 
-__all__ = ["MAX_GANTT_BARS", "MAX_POINTS", "report_html", "write_html"]
+__all__ = ["MAX_BINS", "MAX_GANTT_BARS", "report_html", "write_html"]
 
-MAX_POINTS = 5000
+MAX_BINS = 2000
 MAX_GANTT_BARS = 20000
 
 _CSS = """
@@ -37,35 +41,54 @@ body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1250px;color:#
 table{border-collapse:collapse;margin:1em 0;font-size:14px}
 th,td{border:1px solid #ccc;padding:4px 10px;text-align:right}
 th:first-child,td:first-child{text-align:left}
-h2{border-bottom:2px solid #1f77b4;padding-bottom:3px;margin-top:2em}
+h2{border-bottom:2px solid #0067a5;padding-bottom:3px;margin-top:2em}
 .note{color:#666;font-size:13px}
 """
 
 
-def _line(s: S.Series, t0: float, div: float, scale: float, name: str, color: str) -> go.Scatter:
-    s = s.resample(MAX_POINTS)
-    return go.Scatter(
-        x=(s.t - t0) / div,
+def _bin_note(width: float | None, how: str) -> str:
+    return "" if width is None else f"<br>({how} per {format_seconds(width)} bin)"
+
+
+def _line(
+    s: S.Series, t0: float, bounds: tuple[float, float], axis: TimeAxis, how: str,
+    scale: float, name: str, color: str,
+) -> tuple[go.Scatter, float | None]:  # fmt: skip
+    [s], width = S.for_drawing([s], t0 + bounds[0], t0 + bounds[1], MAX_BINS, how)
+    trace = go.Scatter(
+        x=(s.t - t0) / axis.div,
         y=s.v * scale,
         mode="lines",
         line={"shape": "hv", "width": 1.2, "color": color},
         name=name,
     )
+    return trace, width
 
 
-def _t0(frame: pd.DataFrame) -> float:
-    return float(np.nanmin(frame["submit"].to_numpy(float))) if len(frame) else 0.0
+def _time_layout(fig: go.Figure, axis: TimeAxis, length: float) -> None:
+    fig.update_xaxes(title_text=axis.label, range=list(axis.limits(length)))
 
 
-def _summary_table(runs: Mapping[str, Run]) -> str:
-    """The runs' metrics (as stored) in one table; a metric no run has gets no column."""
-    div, unit = F.time_unit(largest(runs, "makespan"))
-    wdiv, wunit = F.time_unit(largest(runs, "wait_mean"))
+def _cell(v: float, fmt: str) -> str:
+    """A table cell: ``fmt`` (e.g. 3 decimals), or 2 significant digits for a small nonzero
+    value that ``fmt`` would show as 0."""
+    if not math.isfinite(v):
+        return ""
+    text = fmt.format(v)
+    if v != 0 and float(text) == 0:
+        return f"{v:.2g}"
+    return text
+
+
+def _summary_table(runs: Mapping[str, Run], axis: TimeAxis) -> str:
+    """The runs' metrics (as stored) in one table, times in the report's unit; a metric no run
+    has gets no column."""
+    div, unit = axis.div, axis.unit
     cols = [
         ("n_jobs", "jobs", 1, "{:.0f}"),
         ("makespan", f"makespan ({unit})", div, "{:.3f}"),
-        ("wait_mean", f"mean wait ({wunit})", wdiv, "{:.3f}"),
-        ("response_mean", f"mean response ({wunit})", wdiv, "{:.3f}"),
+        ("wait_mean", f"mean wait ({unit})", div, "{:.3f}"),
+        ("response_mean", f"mean response ({unit})", div, "{:.3f}"),
         ("bounded_slowdown_mean", "mean bounded slowdown", 1, "{:.3f}"),
         ("utilization", "utilization (%)", 0.01, "{:.2f}"),
         ("utilization_until_queue_empty", "utilization until queue empty (%)", 0.01, "{:.2f}"),
@@ -76,80 +99,98 @@ def _summary_table(runs: Mapping[str, Run]) -> str:
     head = "".join(f"<th>{html.escape(c[1])}</th>" for c in cols)
     body = []
     for name, r in runs.items():
-        values = [metric(r.metrics, c[0]) for c in cols]
-        cells = "".join(
-            f"<td>{c[3].format(v / c[2]) if math.isfinite(v) else ''}</td>"
-            for c, v in zip(cols, values, strict=True)
-        )
+        cells = "".join(f"<td>{_cell(metric(r.metrics, c[0]) / c[2], c[3])}</td>" for c in cols)
         body.append(f"<tr><td>{html.escape(name)}</td>{cells}</tr>")
     return f"<table><tr><th>schedule</th>{head}</tr>{''.join(body)}</table>"
 
 
-def _comparison(runs: Mapping[str, Run]) -> list[go.Figure]:
+def _comparison(runs: Mapping[str, Run], axis: TimeAxis) -> list[go.Figure]:
     names = list(runs)
-    colors = [F._PALETTE[i % len(F._PALETTE)] for i in range(len(names))]
-    div, unit = F.time_unit(largest(runs, "makespan"))
-    wdiv, wunit = F.time_unit(largest(runs, "wait_mean"))
-    bars = make_subplots(
-        rows=1,
-        cols=3,
-        subplot_titles=(f"makespan ({unit})", f"mean wait ({wunit})", "mean bounded slowdown"),
-    )
-    keys = (("makespan", div), ("wait_mean", wdiv), ("bounded_slowdown_mean", 1))
-    for col, (key, d) in enumerate(keys, 1):
+    labels = [html.escape(wrap_label(n, 18)).replace("\n", "<br>") for n in names]
+    colors = [category_style(i)[0] for i in range(len(names))]
+    titles, values, logs = [], [], []
+    for key, title, is_time in F._BARS:
+        vals = [metric(runs[k].metrics, key) / (axis.div if is_time else 1.0) for k in names]
+        logs.append(needs_log_scale(vals))
+        values.append(vals)
+        unit = f" ({axis.unit})" if is_time else ""
+        titles.append(f"{title}{unit}" + (" (log scale)" if logs[-1] else ""))
+    bars = make_subplots(rows=1, cols=3, subplot_titles=titles, shared_yaxes=True)
+    for col, (vals, log) in enumerate(zip(values, logs, strict=True), 1):
         bars.add_trace(
             go.Bar(
-                x=names,
-                y=[metric(runs[k].metrics, key) / d for k in names],
+                x=vals,
+                y=labels,
+                orientation="h",
                 marker_color=colors,
+                text=[format_number(v) if math.isfinite(v) else "" for v in vals],
+                textposition="outside",
+                cliponaxis=False,
                 showlegend=False,
+                hovertemplate="%{y}: %{x:.4g}<extra></extra>",
             ),
             row=1,
             col=col,
         )
-    bars.update_layout(height=360, margin={"t": 40, "b": 30})
+        if log:
+            bars.update_xaxes(type="log", row=1, col=col)
+    lines = sum(label.count("<br>") + 1 for label in labels)
+    bars.update_yaxes(autorange="reversed", automargin=True)
+    bars.update_layout(height=max(260, 120 + 22 * max(lines, len(names))), margin={"t": 50})
     figs = [bars]
-    curves = [
-        ("utilization (% of cores)", lambda f, c: S.utilization(f, c), 100.0),
-        ("waiting jobs", lambda f, c: S.queue_size(f), 1.0),
-        ("finished jobs (throughput)", lambda f, c: S.throughput(f), 1.0),
-    ]
-    for title, fn, scale in curves:
+    length = max(span(r.jobs)[1] for r in runs.values())
+    bounds = axis.window.bounds(length)
+    for title, fn, scale, how in F._CURVES:
         fig = go.Figure()
+        width = None
         for name, color in zip(names, colors, strict=True):
             frame, cluster, _ = runs[name]
             if len(frame):
-                fig.add_trace(_line(fn(frame, cluster), _t0(frame), div, scale, name, color))
-        fig.update_layout(
-            title=title,
-            height=330,
-            margin={"t": 40, "b": 40},
-            xaxis_title=f"time since first submission ({unit})",
-        )
+                trace, width = _line(
+                    fn(frame, cluster), span(frame)[0], bounds, axis, how, scale, name, color
+                )
+                fig.add_trace(trace)
+        fig.update_layout(title=title + _bin_note(width, how), height=330, margin={"t": 60})
+        _time_layout(fig, axis, length)
         figs.append(fig)
     return figs
 
 
 def _gantt(
-    frame: pd.DataFrame, cluster: Cluster, app_names: Mapping[int, str] | None
+    frame: pd.DataFrame, cluster: Cluster, app_names: Mapping[int, str] | None, axis: TimeAxis
 ) -> go.Figure | str:
-    """Plotly Gantt (one bar per job and node range), or an <img> of the PNG when too large."""
+    """Plotly Gantt (one bar per job and node range in the window, a colour and pattern per
+    application; hovering names the job and its application), or an <img> of the PNG when
+    there are too many bars."""
+    t0, length = span(frame)
     rows, start, end, y0, y1 = F.gantt_rectangles(frame, cluster)
+    lo, hi = axis.window.bounds(length)
+    keep = (end > t0 + lo) & (start < t0 + hi) | ((start == end) & (start >= t0 + lo))
+    rows, start, end, y0, y1 = rows[keep], start[keep], end[keep], y0[keep], y1[keep]
     if not len(rows) or len(rows) > MAX_GANTT_BARS:
         buf = io.BytesIO()
-        F.gantt(frame, cluster, app_names=app_names).savefig(buf, format="png")
+        F.gantt(frame, cluster, app_names=app_names, axis=axis).savefig(buf, format="png")
         data = base64.b64encode(buf.getvalue()).decode("ascii")
         return f'<img alt="Gantt chart" style="max-width:100%" src="data:image/png;base64,{data}">'
-    t0 = _t0(frame)
-    div, unit = F.time_unit(float(np.nanmax(frame["end"].to_numpy(float))) - t0)
-    start, end = (start - t0) / div, (end - t0) / div
-    apps = frame["app"].to_numpy()[rows] if "app" in frame.columns else np.full(len(rows), -1)
+    start, end = (start - t0) / axis.div, (end - t0) / axis.div
+    styled = F.app_styles(frame)
+    if styled is not None:
+        apps, style_of = styled[0], styled[1][rows]
+    else:
+        apps, style_of = np.array([None]), np.zeros(len(rows), dtype=np.int64)
+    app_of = frame["app"].to_numpy()[rows] if "app" in frame.columns else np.full(len(rows), -1)
     ids = frame["job_id"].to_numpy()[rows] if "job_id" in frame.columns else rows + 1
     procs = frame["procs"].to_numpy()[rows]
     fig = go.Figure()
-    for k, app in enumerate(np.unique(apps)):
-        m = apps == app
-        label = F._app_label(app, app_names)
+    by_job = np.array(F.PALETTE)[np.asarray(ids, dtype=np.int64) % len(F.PALETTE)]
+    for k, app in enumerate(apps):
+        m = style_of == k
+        if not m.any():
+            continue
+        color = category_style(k)[0] if styled is not None else by_job
+        hatch = PLOTLY_HATCHES[(k // len(F.PALETTE)) % len(PLOTLY_HATCHES)]
+        label = F._app_label(app, app_names) if app is not None else "jobs"
+        names = [html.escape(F._app_label(a, app_names)) for a in app_of[m]]
         fig.add_trace(
             go.Bar(
                 orientation="h",
@@ -157,56 +198,90 @@ def _gantt(
                 x=end[m] - start[m],
                 y=(y0[m] + y1[m]) / 2,
                 width=y1[m] - y0[m],
-                marker={"color": F._PALETTE[k % len(F._PALETTE)], "line": {"width": 0.3}},
+                marker={
+                    "color": color,
+                    "line": {"width": 0.3},
+                    "pattern": {"shape": hatch, "fgcolor": "black", "size": 6},
+                },
                 name=label,
-                customdata=np.column_stack([ids[m], procs[m]]),
+                customdata=np.column_stack([ids[m], procs[m], names]),
                 hovertemplate=(
-                    f"{html.escape(label)}<br>job %{{customdata[0]}}, %{{customdata[1]}} procs"
-                    f"<br>%{{base:.3f}} - %{{x:.3f}} {unit} long<extra></extra>"
+                    "%{customdata[2]}<br>job %{customdata[0]}, %{customdata[1]} procs"
+                    f"<br>%{{base:.4g}} {axis.unit}, %{{x:.4g}} {axis.unit} long<extra></extra>"
                 ),
             )
         )
+    window = axis.describe(length)
+    shown = (
+        f"{len(np.unique(rows)):,} of {len(frame):,} jobs, {window} shown"
+        if window
+        else (f"{len(frame):,} jobs")
+    )
+    half = (y1 - y0 < 1 - 1e-9).any()
     fig.update_layout(
         barmode="overlay",
         height=max(350, min(900, 18 * cluster.nodes + 120)),
-        xaxis_title=f"time since first submission ({unit})",
         yaxis={"title": "node", "range": [0, cluster.nodes]},
-        title=f"Gantt chart ({len(frame)} jobs; half rows: co-located jobs)",
+        title=f"Gantt chart ({shown}{'; half rows: co-located jobs' if half else ''})",
+        legend={"title": {"text": "application"}},
         margin={"t": 40},
     )
+    _time_layout(fig, axis, length)
     return fig
 
 
+def _speedup_box(
+    frame: pd.DataFrame, app_names: Mapping[int, str] | None, metrics: Mapping[str, Any]
+) -> go.Figure | None:
+    """Box plot of the speedups per application; rounding noise around 1 drawn as 1."""
+    speedup = S.drawn_speedups(frame)
+    ok = np.isfinite(speedup)
+    if not ok.any():
+        return None
+    box = go.Figure()
+    apps = frame["app"].to_numpy()[ok] if "app" in frame.columns else None
+    for app in np.unique(apps) if apps is not None else [None]:
+        values = speedup[ok] if app is None else speedup[ok][apps == app]
+        name = "all" if app is None else F._app_label(app, app_names)
+        box.add_trace(go.Box(y=values, name=name, boxpoints=False))
+    slower = metric(metrics, "slower_than_compact")
+    note = f"; {100 * slower:.1f}% of jobs slower than compact" if math.isfinite(slower) else ""
+    box.update_layout(
+        title=f"Job speedup (compact time / actual) per application{note}",
+        height=380,
+        showlegend=False,
+        margin={"t": 40},
+        yaxis={"exponentformat": "none", "tickformat": ".3~f"},
+    )
+    return box
+
+
 def _per_schedule(
-    frame: pd.DataFrame, cluster: Cluster, app_names: Mapping[int, str] | None
+    run: Run, app_names: Mapping[int, str] | None, axis: TimeAxis
 ) -> list[go.Figure | str]:
-    out: list[go.Figure | str] = [_gantt(frame, cluster, app_names)]
+    frame, cluster, metrics = run
+    out: list[go.Figure | str] = [_gantt(frame, cluster, app_names, axis)]
     if not len(frame):
         return out
-    t0 = _t0(frame)
-    div, unit = F.time_unit(float(np.nanmax(frame["end"].to_numpy(float))) - t0)
+    t0, length = span(frame)
+    bounds = axis.window.bounds(length)
     fig = go.Figure()
-    fig.add_trace(_line(S.unused_cores(frame, cluster), t0, div, 1.0, "unused cores", "#d62728"))
-    fig.add_trace(_line(S.busy_cores(frame), t0, div, 1.0, "used cores", "#1f77b4"))
+    width = None
+    for s, name, color in (
+        (S.unused_cores(frame, cluster), "unused cores", F.PALETTE[3]),
+        (S.busy_cores(frame), "used cores", F.PALETTE[0]),
+    ):
+        trace, width = _line(s, t0, bounds, axis, "mean", 1.0, name, color)
+        fig.add_trace(trace)
     fig.update_layout(
-        title=f"Used and unused cores ({cluster.total_cores} in total)",
+        title=f"Used and unused cores ({cluster.total_cores:,} in total){_bin_note(width, 'mean')}",
         height=330,
-        margin={"t": 40},
-        xaxis_title=f"time since first submission ({unit})",
+        margin={"t": 60},
     )
+    _time_layout(fig, axis, length)
     out.append(fig)
-    if "speedup" in frame.columns and frame["speedup"].notna().any():
-        box = go.Figure()
-        data = frame.dropna(subset=["speedup"])
-        groups = data.groupby("app")["speedup"] if "app" in data else [("all", data["speedup"])]
-        for app, values in groups:
-            box.add_trace(go.Box(y=values, name=F._app_label(app, app_names), boxpoints=False))
-        box.update_layout(
-            title="Job speedup (compact time / actual) per application",
-            height=380,
-            showlegend=False,
-            margin={"t": 40},
-        )
+    box = _speedup_box(frame, app_names, metrics)
+    if box is not None:
         out.append(box)
     return out
 
@@ -215,13 +290,21 @@ def report_html(
     results: Mapping[str, Any],
     app_names: Mapping[int, str] | None = None,
     title: str = "coschedlab report",
+    *,
+    axis: TimeAxis | None = None,
 ) -> str:
     """The whole report as one HTML string (plotly.js embedded once).
 
     ``results``: name -> :class:`.runs.Run`, ``(jobs, cluster, metrics)`` or a Result; the
-    numbers shown are each run's ``metrics`` (its metrics.json), as given."""
+    numbers shown are each run's ``metrics`` (its metrics.json), as given. ``axis``: the
+    report's time unit and window (default: the unit fitting the longest run, no window)."""
     runs = as_runs(results)
-    parts = [f"<h1>{html.escape(title)}</h1>", _summary_table(runs)]
+    axis = axis or report_axis(runs)
+    parts = [f"<h1>{html.escape(title)}</h1>", _summary_table(runs, axis)]
+    length = max(span(r.jobs)[1] for r in runs.values())
+    window = axis.describe(length)
+    if window:
+        parts.append(f"<p class='note'>time figures show {html.escape(window)}</p>")
     first = True
 
     def emit(item: go.Figure | str) -> None:
@@ -233,12 +316,14 @@ def report_html(
         first = False
 
     parts.append("<h2>Comparison</h2>")
-    for fig in _comparison(runs):
+    for fig in _comparison(runs, axis):
         emit(fig)
-    for name, (frame, cluster, _) in runs.items():
-        names = app_names or frame.attrs.get("app_names")
-        parts.append(f"<h2>{html.escape(name)}</h2><p class='note'>{html.escape(str(cluster))}</p>")
-        for item in _per_schedule(frame, cluster, names):
+    for name, run in runs.items():
+        names = app_names or run.jobs.attrs.get("app_names")
+        parts.append(
+            f"<h2>{html.escape(name)}</h2><p class='note'>{html.escape(str(run.cluster))}</p>"
+        )
+        for item in _per_schedule(run, names, axis):
             emit(item)
     if first:  # no plotly figure at all: still a valid page
         parts.append("<p class='note'>no jobs</p>")
@@ -254,8 +339,10 @@ def write_html(
     results: Mapping[str, Any],
     path: str | Path,
     app_names: Mapping[int, str] | None = None,
+    *,
+    axis: TimeAxis | None = None,
 ) -> Path:
     """Write :func:`report_html` to ``path``."""
     path = Path(path)
-    path.write_text(report_html(results, app_names), encoding="utf-8")
+    path.write_text(report_html(results, app_names, axis=axis), encoding="utf-8")
     return path

@@ -13,12 +13,13 @@ import math
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from ..errors import InputError
 from ..platform import Cluster
 
-__all__ = ["Run", "as_runs", "largest", "metric"]
+__all__ = ["Run", "as_runs", "largest", "longest_span", "metric", "span"]
 
 _REQUIRED = ("submit", "start", "end", "procs")
 
@@ -77,3 +78,19 @@ def largest(runs: Mapping[str, Run], key: str) -> float:
     """The largest finite ``key`` over the runs' metrics (0 when none has one), for axis units."""
     values = [metric(r.metrics, key) for r in runs.values()]
     return max((v for v in values if math.isfinite(v)), default=0.0)
+
+
+def span(jobs: pd.DataFrame) -> tuple[float, float]:
+    """``(first submission, last end - first submission)`` of a jobs table, in seconds: the
+    origin and the length of its time axes (``(0, 0)`` without jobs)."""
+    if not len(jobs):
+        return 0.0, 0.0
+    t0 = float(np.nanmin(jobs["submit"].to_numpy(dtype=float)))
+    end = float(np.nanmax(jobs["end"].to_numpy(dtype=float)))
+    return t0, max(end - t0, 0.0) if math.isfinite(end) else 0.0
+
+
+def longest_span(runs: Mapping[str, Run]) -> float:
+    """The longest run, in seconds: the largest stored makespan or time-axis :func:`span`."""
+    drawn = max((span(r.jobs)[1] for r in runs.values()), default=0.0)
+    return max(largest(runs, "makespan"), drawn)
