@@ -25,33 +25,55 @@ DEMO_TRACE = "KTH-SP2-1996-2.1-cln.swf.gz"
 DEMO_SCHEDULERS = ("fcfs", "easy", "conservative")
 
 
+def machine_options(
+    nodes: int | None,
+    cores_per_node: int | None,
+    sockets: int | None,
+    default: Cluster | None,
+    missing: str,
+) -> Cluster:
+    """The machine of ``--nodes/--cores-per-node/--sockets``, each part not given taken from
+    ``default`` (a trace header's or a pool's machine): cores per node else 1, sockets else
+    ``default``'s when they divide the cores per node, else 1. No nodes anywhere: InputError
+    ``missing``."""
+    from ..platform import Cluster
+
+    for name, value in (("--nodes", nodes), ("--cores-per-node", cores_per_node),
+                        ("--sockets", sockets)):  # fmt: skip
+        if value is not None and value < 1:
+            raise InputError(f"{name} must be positive, got {value}")
+    if nodes is None and default is None:
+        raise InputError(missing)
+    n = nodes if nodes is not None else default.nodes
+    cpn = cores_per_node or (default.cores_per_node if default else 1)
+    if sockets is None:
+        kept = default.sockets_per_node if default else 1
+        sockets = kept if cpn % kept == 0 else 1
+    if cpn % sockets:
+        raise InputError(f"--cores-per-node {cpn} does not split into {sockets} sockets")
+    return Cluster(n, sockets, cpn // sockets)
+
+
 def load_trace(
     path: Path,
     nodes: int | None,
     cores_per_node: int | None,
-    sockets: int = 1,
+    sockets: int | None = None,
     strict: bool = False,
 ) -> tuple[Workload, Cluster]:
-    """Read an SWF trace; the cluster comes from the options, else from the header. Jobs that
-    cannot run are dropped and counted, or with ``strict`` the first is an error (file:line)."""
-    from ..platform import Cluster
+    """Read an SWF trace; the machine comes from the options, each part not given from the
+    header (:func:`machine_options`). Jobs that cannot run are dropped and counted, or with
+    ``strict`` the first is an error (file:line)."""
     from ..workload.swf import cluster_from_header, read_swf
 
-    if nodes is not None and nodes < 1:
-        raise InputError(f"--nodes must be positive, got {nodes}")
-    if cores_per_node is not None and cores_per_node < 1:
-        raise InputError(f"--cores-per-node must be positive, got {cores_per_node}")
     workload = read_swf(path)
-    cluster = cluster_from_header(workload.header)
-    if sockets < 1:
-        raise InputError(f"--sockets must be positive, got {sockets}")
-    if nodes is None and cluster is None:
-        raise InputError(f"{path}: no MaxNodes/MaxProcs in the header; give --nodes")
-    n = nodes if nodes is not None else cluster.nodes
-    cpn = cores_per_node or (cluster.cores_per_node if cluster else 1)
-    if cpn % sockets:
-        raise InputError(f"--cores-per-node {cpn} does not split into {sockets} sockets")
-    cluster = Cluster(n, sockets, cpn // sockets)
+    cluster = machine_options(
+        nodes,
+        cores_per_node,
+        sockets,
+        cluster_from_header(workload.header),
+        f"{path}: no MaxNodes/MaxProcs in the header; give --nodes",
+    )
     if strict and (workload.dropped or (workload.procs > cluster.total_cores).any()):
         read_swf(path, cluster=cluster, strict=True)  # names the first such job's line
     workload = workload.drop_oversized(cluster.total_cores)
@@ -149,8 +171,12 @@ def simulate(
         list[str], typer.Option("--scheduler", "-s", help="name[:opt=val,...] or file.py; repeat")
     ] = ["easy"],  # noqa: B006
     nodes: Annotated[int | None, typer.Option(help="nodes (default: from the header)")] = None,
-    cores_per_node: Annotated[int | None, typer.Option(help="cores per node")] = None,
-    sockets: Annotated[int, typer.Option(help="sockets per node (spread = half of each)")] = 1,
+    cores_per_node: Annotated[
+        int | None, typer.Option(help="cores per node (default: from the header)")
+    ] = None,
+    sockets: Annotated[
+        int | None, typer.Option(help="sockets per node (default: from the header)")
+    ] = None,
     pool: Annotated[Path | None, typer.Option(help="co-location: ELiSE pool JSON")] = None,
     heatmap: Annotated[Path | None, typer.Option(help="co-location: heatmap CSV/JSON")] = None,
     compact_times: Annotated[Path | None, typer.Option(help="with --heatmap: CSV")] = None,

@@ -143,12 +143,11 @@ class Result:
     # -- writers ----------------------------------------------------------------------------
     def to_swf(self, path: str | Path) -> None:
         """Write the simulated run as SWF v2.2 (wait and run times filled in)."""
-        from ..workload.swf import write_swf
+        from ..workload.swf import cluster_header, write_swf
 
         header = dict(self.header)
         header["Scheduler"] = self.scheduler
-        header["MaxNodes"] = str(self.cluster.nodes)
-        header["MaxProcs"] = str(self.cluster.total_cores)
+        header.update(cluster_header(self.cluster))
         write_swf(path, self.jobs, header)
 
     def to_batsim_csv(self, path: str | Path) -> None:
