@@ -123,8 +123,8 @@ def _fmt(v: float, digits: int = 1) -> str:
 
 def metrics_table(results: dict[str, Result], title: str) -> Table:
     """One row per scheduler: the headline metrics and the simulator's speed; with
-    co-location also the mean job speedup, the share slower than compact and the makespan
-    gain over the first scheduler."""
+    co-location also the mean job speedup, the share slower than compact, the share spread
+    and the makespan gain over the first scheduler."""
     from ..metrics import improvement
 
     table = Table(title=title)
@@ -132,7 +132,7 @@ def metrics_table(results: dict[str, Result], title: str) -> Table:
     cols = ["scheduler", "makespan h", "util %", "wait mean h", "wait p95 h", "bsld mean",
             "bsld p95"]  # fmt: skip
     if coloc:
-        cols += ["speedup", "slower %", "gain %"]
+        cols += ["speedup", "slower %", "spread %", "gain %"]
     cols += ["sim s", "jobs/s", "days/hour", "valid"]
     for col in cols:
         table.add_column(col, justify="left" if col == "scheduler" else "right")
@@ -146,6 +146,7 @@ def metrics_table(results: dict[str, Result], title: str) -> Table:
             extra = [
                 _fmt(m.get("speedup_mean", math.nan), 3),
                 _fmt(100 * m.get("slower_than_compact", math.nan)),
+                _fmt(100 * m.get("spread_share", math.nan)),
                 _fmt(gain, 1),
             ]
         table.add_row(
@@ -163,6 +164,40 @@ def metrics_table(results: dict[str, Result], title: str) -> Table:
             "-" if valid is None else ("yes" if not valid else f"NO ({len(valid)})"),
         )
     return table
+
+
+def coloc_notice(name: str, metrics: dict, cluster: Cluster) -> str | None:
+    """One line when co-scheduler ``name`` could not co-locate anything, with the reason
+    (from :func:`coschedlab.metrics.spread_reasons`); None when it could."""
+    from ..coloc.spread import spread_cores
+
+    n = int(metrics.get("n_jobs", 0))
+    if not n or "spread_share" not in metrics:
+        return None
+    if metrics["spread_share"] == 0:
+        why = []
+        large = int(metrics.get("too_large_to_spread", 0))
+        if large:
+            half = spread_cores(cluster)
+            why.append(
+                f"{large:,} too large to spread on {cluster.nodes:,} nodes "
+                f"(at most {cluster.nodes * half:,} processors at {half} cores per node)"
+            )
+        chosen = int(metrics.get("compact_by_choice", 0))
+        if chosen:
+            why.append(f"{chosen:,} placed compact when nothing was free to spread them")
+        return f"note: {name} spread no job" + (f": {'; '.join(why)}" if why else "")
+    if metrics.get("shared_share", 1) == 0:
+        return (
+            f"note: {name} spread {metrics['spread_share']:.0%} of the jobs but no two ever "
+            "shared a node (never a partner waiting beside a running job)"
+        )
+    if metrics.get("unknown_app", 0) == n:
+        return (
+            f"note: {name}: no job's application is in the pool (SWF field 14 and the "
+            "Applications header), so every job ran at speedup 1"
+        )
+    return None
 
 
 def simulate(
@@ -203,23 +238,32 @@ def simulate(
     """Simulate an SWF trace under one or more schedulers; write jobs.parquet, jobs.csv,
     result.swf and metrics.json (one sub-directory per scheduler when several). With --pool
     (or --heatmap) jobs share nodes and run at the heatmap's co-location speed."""
+    from ..coloc.schedulers import CoScheduler
     from ..schedulers import get_scheduler
     from .coloc import load_pool_option
 
-    for spec in scheduler:
-        get_scheduler(spec)  # fail fast on a bad name or option
+    # fail fast on a bad name or option; co-schedulers that spread get a notice if they can't
+    spreads = [
+        isinstance(s, CoScheduler) and s.placement == "spread"
+        for s in map(get_scheduler, scheduler)
+    ]
     the_pool = load_pool_option(pool, heatmap, compact_times)
     workload, cluster = load_trace(trace, nodes, cores_per_node, sockets, strict)
     console.print(f"{workload.summary()} on {cluster}")
     results = {}
-    for spec in scheduler:
+    notices = []
+    for spec, spreading in zip(scheduler, spreads, strict=True):
         r = _progress_run(workload, cluster, spec, kill_at_walltime, the_pool, dependencies)
+        if spreading:
+            notices.append(coloc_notice(r.scheduler, r.metrics, cluster))
         if validate:
             r._violations = r.validate()
         target = out if len(scheduler) == 1 else out / r.scheduler.replace(":", "_")
         r.save(target)
         results[r.scheduler] = r
     console.print(metrics_table(results, f"{trace.name}"))
+    for line in filter(None, notices):
+        console.print(line, highlight=False, soft_wrap=True)
     console.print(f"outputs in {out}/")
     bad = [name for name, r in results.items() if getattr(r, "_violations", None)]
     for name in bad:

@@ -126,7 +126,7 @@ class Result:
         if not len(self.jobs):
             return {"n_jobs": 0}
         m = dict(summary(self.jobs, self.cluster.total_cores))
-        m.update(colocation_summary(self.jobs))
+        m.update(colocation_summary(self.jobs, self.cluster))
         if self.wall_time == self.wall_time and len(self.jobs):
             m.update(simulator_speed(m["makespan"], self.wall_time, len(self.jobs)))
             m["wall_time_s"] = self.wall_time
