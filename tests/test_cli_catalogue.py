@@ -176,7 +176,7 @@ CASES = [
     ("pool-empty-loads", "simulate trace.swf --pool emptyloads.json --out o1", 2, "emptyloads.json: the pool has no applications"),
     ("pool-unknown-apps-strict", "simulate small.swf --pool pool.json --strict --out o1", 2, "the pool does not know"),
     ("generate-seed-negative", "generate --pool pool.json --seed -1 --out g.swf", 2, "--seed"),
-    ("generate-procs-text", "generate --pool pool.json --procs abc --out g.swf", 2, "--procs takes whole numbers"),
+    ("generate-procs-text", "generate --pool pool.json --nodes 4 --cores-per-node 4 --procs abc --out g.swf", 2, "--procs takes whole numbers"),
     ("generate-no-pool", "generate --out g.swf", 2, "--pool"),
     # -- damaged results --------------------------------------------------------------------
     ("validate-empty-dir", "validate empty", 2, "empty: no jobs.parquet"),

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from coschedlab.errors import InputError
 from coschedlab.generate import app_table, generate_workload, parse_arrival
 from coschedlab.jobs import Workload
+from coschedlab.platform import Cluster
+from coschedlab.workload.swf import cluster_from_header, read_swf, write_workload_swf
 
 APPS = pd.DataFrame(
     {"app": ["lu", "cg", "ft"], "procs": [64, 128, 256], "compact_time": [100.0, 50.0, 200.0]}
@@ -165,3 +167,62 @@ def test_table_forms_agree():
     c = generate_workload(APPS, 20, seed=4, requested_factor=2.0)
     np.testing.assert_array_equal(a.app, b.app)
     np.testing.assert_array_equal(c.requested_time, 2.0 * c.run)
+
+
+# -- the machine a workload is generated for ---------------------------------------------------
+@settings(max_examples=40, deadline=None)
+@given(
+    nodes=st.integers(4, 5000),
+    sockets=st.integers(1, 4),
+    cores=st.integers(64, 128),
+    gz=st.booleans(),
+)
+def test_machine_survives_the_swf_round_trip(tmp_path_factory, nodes, sockets, cores, gz):
+    cluster = Cluster(nodes, sockets, cores)
+    w = generate_workload(APPS, 5, seed=1, cluster=cluster)
+    path = tmp_path_factory.mktemp("w") / ("w.swf.gz" if gz else "w.swf")
+    write_workload_swf(path, w)
+    back = read_swf(path)
+    assert cluster_from_header(back.header) == cluster
+    assert back.header["MaxNodes"] == str(nodes)
+    assert back.header["MaxProcs"] == str(cluster.total_cores)
+
+
+def test_machine_header_is_plain_swf_comments(tmp_path):
+    w = generate_workload(APPS, 3, seed=1, cluster=Cluster(100, 2, 24))
+    write_workload_swf(tmp_path / "w.swf", w)
+    lines = (tmp_path / "w.swf").read_text().splitlines()
+    for line in ("MaxNodes: 100", "MaxProcs: 4800", "CoresPerNode: 48", "SocketsPerNode: 2"):
+        assert f"; {line}" in lines
+    jobs = [x for x in lines if not x.startswith(";")]
+    assert len(jobs) == 3 and all(len(x.split()) == 18 for x in jobs)
+
+
+def test_without_a_machine_the_header_claims_none():
+    # the largest job is not the machine: no MaxProcs rather than a wrong one
+    w = generate_workload(APPS, 3, seed=1)
+    assert "MaxProcs" not in w.header and cluster_from_header(w.header) is None
+
+
+def test_job_larger_than_the_machine_is_an_error():
+    with pytest.raises(InputError, match=r"'ft' needs 256 processors.*8 nodes x 1 sockets"):
+        generate_workload(APPS, names=["lu", "ft"], cluster=Cluster(8, 1, 16))
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ({"MaxNodes": "100", "MaxProcs": "4800", "CoresPerNode": "48", "SocketsPerNode": "2"},
+         Cluster(100, 2, 24)),
+        ({"MaxNodes": "100", "MaxProcs": "4800", "SocketsPerNode": "3"}, Cluster(100, 3, 16)),
+        # the standard fields win over a contradicting comment
+        ({"MaxNodes": "100", "MaxProcs": "4800", "CoresPerNode": "20"}, Cluster(100, 1, 48)),
+        # sockets that do not divide the node: one socket
+        ({"MaxNodes": "10", "MaxProcs": "50", "SocketsPerNode": "2"}, Cluster(10, 1, 5)),
+        ({"MaxProcs": "640", "CoresPerNode": "32"}, Cluster(20, 1, 32)),
+        ({"MaxProcs": "640", "CoresPerNode": "48"}, Cluster(640)),
+        ({"MaxNodes": "64", "CoresPerNode": "32", "SocketsPerNode": "2"}, Cluster(64, 2, 16)),
+    ],
+)  # fmt: skip
+def test_cluster_from_header_reads_the_machine_comments(header, expected):
+    assert cluster_from_header(header) == expected

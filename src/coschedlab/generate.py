@@ -23,6 +23,11 @@ Each job: run time = compact time, requested time = ``requested_factor`` x compa
 as in ELiSE's generator), procs = the application's procs, ``app`` = the application's index in
 the table (SWF field 14); ``header["Applications"]`` = ``"0=name0 1=name1 ..."``. Ids are 1..N,
 the first job is submitted at 0. Every random choice comes from ``numpy.random.default_rng(seed)``.
+
+The machine the workload is made for (``cluster``) goes into the header as SWF's ``MaxNodes``
+and ``MaxProcs`` plus ``CoresPerNode`` and ``SocketsPerNode`` comments, so that a simulation of
+the written file runs on that machine without being told (``cluster_from_header``); a job
+larger than the machine is an error. Without a machine the header has no machine size.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import pandas as pd
 
 from .errors import InputError
 from .jobs import Workload
+from .platform import Cluster
 
 __all__ = ["AppTable", "Arrival", "app_table", "generate_workload", "parse_arrival"]
 
@@ -212,14 +218,18 @@ def generate_workload(
     arrival: str | Arrival = "constant:0",
     requested_factor: float = DEFAULT_REQUESTED_FACTOR,
     seed: int | None = 0,
+    cluster: Cluster | None = None,
 ) -> Workload:
     """A synthetic workload of ``n`` jobs drawn from ``apps`` (the ELiSE paper, section 3.1).
 
     Mix: uniform by default, ``weights`` = relative frequency per application name, or
     ``names`` = the explicit job list (``shuffle`` permutes it; ``n`` may be omitted).
     ``arrival``: inter-arrival spec, see :func:`parse_arrival`. Requested time =
-    ``requested_factor`` x compact time, run time = compact time.
+    ``requested_factor`` x compact time, run time = compact time. ``cluster``: the machine
+    the workload is for, written in the header (every job must fit it).
     """
+    from .workload.swf import cluster_header
+
     table = app_table(apps)
     law = parse_arrival(arrival)
     if not (math.isfinite(requested_factor) and requested_factor > 0):
@@ -231,14 +241,23 @@ def generate_workload(
     if count > 1:
         submit[1:] = np.cumsum(law.gaps(count - 1, rng))
     run = table.compact_time[idx]
+    if cluster is not None and count:
+        big = int(np.argmax(table.procs[idx]))
+        if table.procs[idx[big]] > cluster.total_cores:
+            name = table.names[idx[big]]
+            raise InputError(
+                f"application {name!r} needs {table.procs[idx[big]]} processors, more than "
+                f"the machine has: {cluster}"
+            )
     header = {
         "Applications": " ".join(f"{i}={name}" for i, name in enumerate(table.names)),
         "MaxJobs": str(count),
         "MaxRecords": str(count),
-        "MaxProcs": str(int(table.procs[idx].max())) if count else "0",
+        **(cluster_header(cluster) if cluster is not None else {}),
         "Note": (
             f"coschedlab generator: {count} jobs, mix {mix}, arrival {law}, "
             f"requested time {requested_factor:g} x compact time, seed {seed}"
+            + (f", machine {cluster}" if cluster is not None else "")
         ),
     }
     columns = {

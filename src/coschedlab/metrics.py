@@ -46,6 +46,8 @@ from .errors import InputError
 if TYPE_CHECKING:  # pragma: no cover (pandas is imported where a frame is made)
     import pandas as pd
 
+    from .platform import Cluster
+
 #: A jobs table: a pandas DataFrame, or any mapping from column name to a 1-D array.
 Jobs = Mapping[str, Any]
 
@@ -69,6 +71,7 @@ __all__ = [
     "running_jobs",
     "running_series",
     "simulator_speed",
+    "spread_reasons",
     "step_sum",
     "summary",
     "throughput",
@@ -420,10 +423,15 @@ def simulator_speed(makespan_s: float, wall_s: float, n_jobs: int) -> dict[str, 
     }
 
 
-def colocation_summary(frame: Jobs) -> dict[str, float]:
+def colocation_summary(frame: Jobs, cluster: Cluster | None = None) -> dict[str, float]:
     """Co-location metrics (the ELiSE paper, section 4): job speedup = compact time / actual
     time (mean, median), the share of jobs slower than compact (speedup below
-    ``1 - SPEEDUP_TOLERANCE``), the share killed at their walltime and the share spread."""
+    ``1 - SPEEDUP_TOLERANCE``), the share killed at their walltime and the share spread.
+
+    Why co-location could not act, for a run on shared nodes (:func:`spread_reasons`):
+    ``shared_share`` (jobs that shared a node with another job), and job counts
+    ``too_large_to_spread``, ``compact_by_choice``, ``spread_alone`` and ``unknown_app``.
+    """
     out: dict[str, float] = {}
     if "speedup" in frame:
         s = column(frame, "speedup")
@@ -440,6 +448,41 @@ def colocation_summary(frame: Jobs) -> dict[str, float]:
         placement = np.asarray(frame["placement"])
         if len(placement):
             out["spread_share"] = float((placement == "spread").mean())
+            out.update(spread_reasons(frame, cluster))
+    return out
+
+
+def spread_reasons(frame: Jobs, cluster: Cluster | None = None) -> dict[str, float]:
+    """Why jobs of a run on shared nodes (a ``placement`` column) were not spread, or spread
+    without effect. Counts of jobs, each under one reason:
+
+    * ``too_large_to_spread``: compact, and too large to be spread on ``cluster`` (their spread
+      form needs more nodes than it has; needs ``cluster``);
+    * ``compact_by_choice``: compact though they could be spread (a compact scheduler such as
+      ``easy``, ``placement=compact``, or ``fallback=true`` when nothing was free to spread);
+    * ``spread_alone``: spread, but no other job ever ran on their nodes (nothing to pair
+      with: the queue was empty);
+
+    and ``unknown_app`` (any placement): jobs whose application is not in the pool or heatmap,
+    which run at speedup 1. ``shared_share`` = share of jobs that shared a node.
+    """
+    placement = np.asarray(frame["placement"])
+    out: dict[str, float] = {}
+    if not len(placement):
+        return out
+    compact = placement == "compact"
+    if cluster is not None and "procs" in frame:
+        from .coloc.spread import too_large_to_spread
+
+        large = compact & too_large_to_spread(column(frame, "procs"), cluster)
+        out["too_large_to_spread"] = int(large.sum())
+        out["compact_by_choice"] = int((compact & ~large).sum())
+    if "neighbours" in frame:
+        met = column(frame, "neighbours") > 0
+        out["shared_share"] = float(met.mean())
+        out["spread_alone"] = int(((placement == "spread") & ~met).sum())
+    if "in_pool" in frame:
+        out["unknown_app"] = int((~np.asarray(frame["in_pool"], dtype=bool)).sum())
     return out
 
 

@@ -18,7 +18,7 @@ __all__ = ["Col", "fit_table"]
 #: what a column costs beyond its text: "| " and " " around each cell, one closing "|"
 _PER_COLUMN = 3
 _MIN_TEXT = 12
-_MAX_WORD = 18
+_MAX_WORD = 32
 
 
 @dataclass(frozen=True)

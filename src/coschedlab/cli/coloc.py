@@ -65,10 +65,21 @@ def load_pool_option(pool: Path | None, heatmap: Path | None, compact_times: Pat
 
 def generate(
     out: Annotated[Path, typer.Option(help="output SWF (.swf or .swf.gz)")],
-    jobs: Annotated[int, typer.Option(help="number of jobs")] = 100,
+    jobs: Annotated[
+        int | None, typer.Option(help="number of jobs (default 100; with --names: its length)")
+    ] = None,
     pool: Annotated[Path | None, typer.Option(help="ELiSE application pool JSON")] = None,
     heatmap: Annotated[Path | None, typer.Option(help="heatmap CSV/JSON instead of a pool")] = None,
     compact_times: Annotated[Path | None, typer.Option(help="app,procs,compact_time CSV")] = None,
+    nodes: Annotated[
+        int | None, typer.Option(help="nodes of the machine (default: the pool's machine)")
+    ] = None,
+    cores_per_node: Annotated[
+        int | None, typer.Option(help="cores per node (default: the pool's machine)")
+    ] = None,
+    sockets: Annotated[
+        int | None, typer.Option(help="sockets per node (default: the pool's machine)")
+    ] = None,
     arrival: Annotated[
         str, typer.Option(help="constant:S | uniform:S | poisson:MEAN | weibull:SHAPE,SCALE")
     ] = "constant:0",
@@ -81,17 +92,30 @@ def generate(
     force: Annotated[bool, typer.Option(help="replace an existing --out file")] = False,
 ) -> None:
     """Generate a workload from an application pool (ELiSE section 3.1) and write it as SWF
-    (application id in field 14, names in the header)."""
+    (application id in field 14, names in the header, and the machine it is for, so that
+    simulate needs no machine options)."""
     from ..errors import check_seed
     from ..generate import generate_workload
     from ..outputs import check_target
     from ..workload.swf import write_workload_swf
+    from .core import machine_options
 
     check_seed(seed)
     check_target(out, force, "file")
+    if jobs is not None and jobs < 1:
+        raise InputError(f"must be at least 1, got {jobs}", where="--jobs")
     the_pool = load_pool_option(pool, heatmap, compact_times)
     if the_pool is None:
         raise InputError("give --pool, or --heatmap with --compact-times")
+    known = the_pool.platform
+    if known is None and (nodes is None or cores_per_node is None):
+        what = f"machine {the_pool.machine!r}" if the_pool.machine else "machine"
+        raise InputError(
+            f"the pool's {what} is not a known one; give --nodes and --cores-per-node (and "
+            "--sockets) of the machine the workload is for",
+            where="--nodes",
+        )
+    cluster = machine_options(nodes, cores_per_node, sockets, known, "give --nodes")
     apps = the_pool.app_frame()
     if procs:
         keep = _int_list(procs, "--procs")
@@ -99,23 +123,25 @@ def generate(
         if apps.empty:
             raise InputError(f"no application of the pool has procs in {sorted(keep)}")
     explicit = _csv(names)
-    n = None if explicit and jobs == 100 else jobs
     w = generate_workload(
         apps,
-        n,
+        jobs if jobs is not None or explicit else 100,
         weights=parse_frequencies(frequencies),
         names=explicit,
         shuffle=shuffle,
         arrival=arrival,
         requested_factor=requested_factor,
         seed=seed,
+        cluster=cluster,
     )
     w.header["Pool"] = str(pool or heatmap)
     from ..outputs import atomic_file
 
     with atomic_file(out, force) as tmp:
         write_workload_swf(tmp, w)
-    console.print(f"wrote {len(w)} jobs ({len(apps)} applications, seed {seed}) to {out}")
+    console.print(
+        f"wrote {len(w)} jobs ({len(apps)} applications, seed {seed}) for {cluster} to {out}"
+    )
 
 
 def report(

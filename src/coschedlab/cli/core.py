@@ -25,33 +25,55 @@ DEMO_TRACE = "KTH-SP2-1996-2.1-cln.swf.gz"
 DEMO_SCHEDULERS = ("fcfs", "easy", "conservative")
 
 
+def machine_options(
+    nodes: int | None,
+    cores_per_node: int | None,
+    sockets: int | None,
+    default: Cluster | None,
+    missing: str,
+) -> Cluster:
+    """The machine of ``--nodes/--cores-per-node/--sockets``, each part not given taken from
+    ``default`` (a trace header's or a pool's machine): cores per node else 1, sockets else
+    ``default``'s when they divide the cores per node, else 1. No nodes anywhere: InputError
+    ``missing``."""
+    from ..platform import Cluster
+
+    for name, value in (("--nodes", nodes), ("--cores-per-node", cores_per_node),
+                        ("--sockets", sockets)):  # fmt: skip
+        if value is not None and value < 1:
+            raise InputError(f"{name} must be positive, got {value}")
+    if nodes is None and default is None:
+        raise InputError(missing)
+    n = nodes if nodes is not None else default.nodes
+    cpn = cores_per_node or (default.cores_per_node if default else 1)
+    if sockets is None:
+        kept = default.sockets_per_node if default else 1
+        sockets = kept if cpn % kept == 0 else 1
+    if cpn % sockets:
+        raise InputError(f"--cores-per-node {cpn} does not split into {sockets} sockets")
+    return Cluster(n, sockets, cpn // sockets)
+
+
 def load_trace(
     path: Path,
     nodes: int | None,
     cores_per_node: int | None,
-    sockets: int = 1,
+    sockets: int | None = None,
     strict: bool = False,
 ) -> tuple[Workload, Cluster]:
-    """Read an SWF trace; the cluster comes from the options, else from the header. Jobs that
-    cannot run are dropped and counted, or with ``strict`` the first is an error (file:line)."""
-    from ..platform import Cluster
+    """Read an SWF trace; the machine comes from the options, each part not given from the
+    header (:func:`machine_options`). Jobs that cannot run are dropped and counted, or with
+    ``strict`` the first is an error (file:line)."""
     from ..workload.swf import cluster_from_header, read_swf
 
-    if nodes is not None and nodes < 1:
-        raise InputError(f"--nodes must be positive, got {nodes}")
-    if cores_per_node is not None and cores_per_node < 1:
-        raise InputError(f"--cores-per-node must be positive, got {cores_per_node}")
     workload = read_swf(path)
-    cluster = cluster_from_header(workload.header)
-    if sockets < 1:
-        raise InputError(f"--sockets must be positive, got {sockets}")
-    if nodes is None and cluster is None:
-        raise InputError(f"{path}: no MaxNodes/MaxProcs in the header; give --nodes")
-    n = nodes if nodes is not None else cluster.nodes
-    cpn = cores_per_node or (cluster.cores_per_node if cluster else 1)
-    if cpn % sockets:
-        raise InputError(f"--cores-per-node {cpn} does not split into {sockets} sockets")
-    cluster = Cluster(n, sockets, cpn // sockets)
+    cluster = machine_options(
+        nodes,
+        cores_per_node,
+        sockets,
+        cluster_from_header(workload.header),
+        f"{path}: no MaxNodes/MaxProcs in the header; give --nodes",
+    )
     if strict and (workload.dropped or (workload.procs > cluster.total_cores).any()):
         read_swf(path, cluster=cluster, strict=True)  # names the first such job's line
     workload = workload.drop_oversized(cluster.total_cores)
@@ -91,16 +113,16 @@ def _fmt(v: float, digits: int = 1) -> str:
 
 def metrics_table(results: dict[str, Result], title: str, width: int | None = None) -> Group:
     """One row per scheduler: the headline metrics and the simulator's speed; with
-    co-location also the mean job speedup, the share slower than compact and the makespan
-    gain over the first scheduler. Split into parts that fit ``width`` (default: the
-    console's), never cutting a number."""
+    co-location also the mean job speedup, the share slower than compact, the share spread
+    and the makespan gain over the first scheduler. Split into parts that fit ``width``
+    (default: the console's), never cutting a number."""
     from ..metrics import improvement
     from ..tables import Col, fit_table
 
     coloc = any("speedup_mean" in r.metrics for r in results.values())
     names = ["makespan h", "util %", "wait mean h", "wait p95 h", "bsld mean", "bsld p95"]
     if coloc:
-        names += ["speedup", "slower %", "gain %"]
+        names += ["speedup", "slower %", "spread %", "gain %"]
     names += ["valid", "sim s", "jobs/s", "days/hour"]
     cols = [Col("scheduler", "left", wrap=True), *(Col(n) for n in names)]
     base = next(iter(results.values()), None)
@@ -114,6 +136,7 @@ def metrics_table(results: dict[str, Result], title: str, width: int | None = No
             extra = [
                 _fmt(m.get("speedup_mean", math.nan), 3),
                 _fmt(100 * m.get("slower_than_compact", math.nan)),
+                _fmt(100 * m.get("spread_share", math.nan)),
                 _fmt(gain, 1),
             ]
         rows.append(
@@ -135,14 +158,52 @@ def metrics_table(results: dict[str, Result], title: str, width: int | None = No
     return fit_table(title, cols, rows, width or console.width)
 
 
+def coloc_notice(name: str, metrics: dict, cluster: Cluster) -> str | None:
+    """One line when co-scheduler ``name`` could not co-locate anything, with the reason
+    (from :func:`coschedlab.metrics.spread_reasons`); None when it could."""
+    from ..coloc.spread import spread_cores
+
+    n = int(metrics.get("n_jobs", 0))
+    if not n or "spread_share" not in metrics:
+        return None
+    if metrics["spread_share"] == 0:
+        why = []
+        large = int(metrics.get("too_large_to_spread", 0))
+        if large:
+            half = spread_cores(cluster)
+            why.append(
+                f"{large:,} too large to spread on {cluster.nodes:,} nodes "
+                f"(at most {cluster.nodes * half:,} processors at {half} cores per node)"
+            )
+        chosen = int(metrics.get("compact_by_choice", 0))
+        if chosen:
+            why.append(f"{chosen:,} placed compact when nothing was free to spread them")
+        return f"note: {name} spread no job" + (f": {'; '.join(why)}" if why else "")
+    if metrics.get("shared_share", 1) == 0:
+        return (
+            f"note: {name} spread {metrics['spread_share']:.0%} of the jobs but no two ever "
+            "shared a node (never a partner waiting beside a running job)"
+        )
+    if metrics.get("unknown_app", 0) == n:
+        return (
+            f"note: {name}: no job's application is in the pool (SWF field 14 and the "
+            "Applications header), so every job ran at speedup 1"
+        )
+    return None
+
+
 def simulate(
     trace: Annotated[Path, typer.Argument(help="SWF trace (.swf or .swf.gz)")],
     scheduler: Annotated[
         list[str], typer.Option("--scheduler", "-s", help="name[:opt=val,...] or file.py; repeat")
     ] = ["easy"],  # noqa: B006
     nodes: Annotated[int | None, typer.Option(help="nodes (default: from the header)")] = None,
-    cores_per_node: Annotated[int | None, typer.Option(help="cores per node")] = None,
-    sockets: Annotated[int, typer.Option(help="sockets per node (spread = half of each)")] = 1,
+    cores_per_node: Annotated[
+        int | None, typer.Option(help="cores per node (default: from the header)")
+    ] = None,
+    sockets: Annotated[
+        int | None, typer.Option(help="sockets per node (default: from the header)")
+    ] = None,
     pool: Annotated[Path | None, typer.Option(help="co-location: ELiSE pool JSON")] = None,
     heatmap: Annotated[Path | None, typer.Option(help="co-location: heatmap CSV/JSON")] = None,
     compact_times: Annotated[Path | None, typer.Option(help="with --heatmap: CSV")] = None,
@@ -175,19 +236,27 @@ def simulate(
         typer.Option(help="stop with an error when one scheduling pass takes longer (seconds)"),
     ] = None,
     validate: Annotated[bool, typer.Option(help="check the invariants on each run")] = True,
+    swf_integers: Annotated[
+        bool,
+        typer.Option(help="write result.swf with whole seconds only (integer-only readers)"),
+    ] = False,
 ) -> None:
     """Simulate an SWF trace under one or more schedulers; write jobs.parquet, jobs.csv,
     result.swf and metrics.json (one sub-directory per scheduler when several). With --pool
     (or --heatmap) jobs share nodes and run at the heatmap's co-location speed. The outputs
     appear together when every run is done; an earlier result is replaced only with --force."""
+    from ..coloc.schedulers import CoScheduler
     from ..outputs import atomic_dir, check_target
     from ..schedulers import get_scheduler
     from .coloc import load_pool_option
 
     if pass_timeout is not None and not (pass_timeout > 0 and math.isfinite(pass_timeout)):
         raise InputError(f"--pass-timeout must be a positive number of seconds, got {pass_timeout}")
-    for spec in scheduler:
-        get_scheduler(spec)  # fail fast on a bad name or option
+    # fail fast on a bad name or option; co-schedulers that spread get a notice if they can't
+    spreads = [
+        isinstance(s, CoScheduler) and s.placement == "spread"
+        for s in map(get_scheduler, scheduler)
+    ]
     the_pool = load_pool_option(pool, heatmap, compact_times)
     target = out if out is not None else new_output_dir(Path("out/simulate"), trace)
     check_target(target, force)  # before the work, not after
@@ -196,18 +265,23 @@ def simulate(
     if the_pool is not None:
         _check_apps(workload, the_pool, trace, strict)
     results = {}
+    notices = []
     with atomic_dir(target, force) as tmp:
-        for spec in scheduler:
+        for spec, spreading in zip(scheduler, spreads, strict=True):
             r = _progress_run(
                 workload, cluster, spec, kill_at_walltime, the_pool, dependencies, pass_timeout
             )
+            if spreading:
+                notices.append(coloc_notice(r.scheduler, r.metrics, cluster))
             if validate:
                 r._violations = r.validate()
             sub = tmp if len(scheduler) == 1 else tmp / r.scheduler.replace(":", "_")
             sub.mkdir(exist_ok=True)
-            r.write(sub)
+            r.write(sub, swf_integers)
             results[r.scheduler] = r
     console.print(metrics_table(results, f"{trace.name}"))
+    for line in filter(None, notices):
+        console.print(line, highlight=False, soft_wrap=True)
     console.print(f"outputs in {target}/")
     bad = [name for name, r in results.items() if getattr(r, "_violations", None)]
     for name in bad:
@@ -280,4 +354,4 @@ def demo(
     """The main job: the bundled KTH-SP2 trace under FCFS, EASY and conservative."""
     trace = resources.files("coschedlab") / "data" / DEMO_TRACE
     with resources.as_file(trace) as path:
-        simulate(path, list(DEMO_SCHEDULERS), out=out, force=force)
+        simulate(path, list(DEMO_SCHEDULERS), out=out, force=force, swf_integers=False)

@@ -18,6 +18,10 @@ Times, as in ELiSE's loader (``get_med_time``):
 
 Heatmap[a][b] = compact time of a / co-run time of a beside b (the ELiSE paper, 2.2).
 Partners that are not loads of the file are not kept (counted in ``Pool.ignored_pairs``).
+
+The file names the machine it was measured on (``"aris.compute"``); for the machines of the
+published pools :attr:`Pool.platform` gives its size (:data:`KNOWN_MACHINES`), the default
+machine of ``coschedlab generate``.
 """
 
 from __future__ import annotations
@@ -32,9 +36,11 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, read_json
+from ..platform import Cluster
 from .heatmap import Heatmap
 
 __all__ = [
+    "KNOWN_MACHINES",
     "App",
     "Pool",
     "corun_time",
@@ -44,6 +50,14 @@ __all__ = [
 ]
 
 _REQUIRED = ("load_name", "num_of_processes", "compact_timelogs", "coscheduled_timelogs")
+
+#: The machines of the published ELiSE pools, by the pool file's ``machine``: GRNET's ARIS
+#: (426 compute nodes of 2 x 10-core Xeon E5-2680v2) and Grid'5000's grvingt cluster in Nancy
+#: (64 nodes of 2 x 16-core Xeon Gold 6130).
+KNOWN_MACHINES: dict[str, Cluster] = {
+    "aris.compute": Cluster(426, 2, 10),
+    "remake-g5k.nancy.grvingt": Cluster(64, 2, 16),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +119,11 @@ class Pool:
     def names(self) -> list[str]:
         """Application names in pool order (the application id of a job is its index here)."""
         return [a.name for a in self.apps]
+
+    @property
+    def platform(self) -> Cluster | None:
+        """The machine the pool was measured on, when it is a known one (else None)."""
+        return KNOWN_MACHINES.get(self.machine)
 
     @property
     def n_pairs(self) -> int:

@@ -32,6 +32,7 @@ from ..errors import InputError
 from ..schedulers.base import Scheduler, check_bool, check_choice, check_positive
 from ..schedulers.easy import CoreCounts, ScanMemo, admit, shadow_time
 from ..schedulers.registry import register
+from .spread import spread_cores, spread_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine.view import View
@@ -66,7 +67,7 @@ class CoScheduler(Scheduler):
             raise InputError(f"scheduler {self.describe()} needs shared nodes (give a pool)")
         c = view.cluster
         self._cpn = c.cores_per_node
-        self._half = c.sockets_per_node * (c.cores_per_socket // 2)
+        self._half = spread_cores(c)
         if self.placement == "spread" and self._half < 1:
             raise InputError(f"{c} has sockets of 1 core: nodes cannot be split in halves")
         # cores per node and nodes of every job (cores_for depends on the job alone)
@@ -101,7 +102,7 @@ class CoScheduler(Scheduler):
         """Cores per node job ``j`` gets: half of every socket (spread) or the whole node."""
         if self.placement == "compact":
             return self._cpn
-        if -(-view.procs[j] // self._half) > view.cluster.nodes:
+        if spread_nodes(view.procs[j], view.cluster) > view.cluster.nodes:
             return self._cpn  # too big to spread on this machine: whole nodes
         return self._half
 

@@ -10,6 +10,10 @@ speedup changes, the remaining time is rescaled:
 Spread-alone speedup: the pool's measured spread timings when it has them; otherwise, as ELiSE's
 own code does (``compengine.calculate_job_rem_time`` starts from ``max_speedup``), the job's
 largest measured pair speedup.
+
+Per-job result columns: ``compact_run`` (compact time), ``speedup`` (compact time / time
+taken), ``neighbours`` (how many jobs it shared a node with during its run) and ``in_pool``
+(whether its application is in the heatmap; a job whose application is not runs at speedup 1).
 """
 
 from __future__ import annotations
@@ -93,6 +97,7 @@ class ColocationSpeed(SpeedModel):
         self.speed = [1.0] * n
         self.work = [0.0] * n
         self.t_upd = [0.0] * n
+        self.met = [0] * n  # jobs met on a shared node (each pair counted once per job)
         self.cpn = sim.cluster.cores_per_node
 
     def target(self, j: int) -> float:
@@ -169,7 +174,13 @@ class ColocationSpeed(SpeedModel):
 
     def on_start(self, j: int, now: float) -> dict[int, float]:
         changes: dict[int, float] = {}
-        self._update_neighbours(j, now, changes, arrived=True)
+        beside = self._sh.neighbours_of(j)
+        if beside:  # j meets the jobs already there (later arrivals count at their start)
+            met = self.met
+            met[j] += len(beside)
+            for k in beside:
+                met[k] += 1
+            self._update_neighbours(j, now, changes, arrived=True)
         return changes
 
     def on_end(self, j: int, now: float) -> dict[int, float]:
@@ -183,4 +194,9 @@ class ColocationSpeed(SpeedModel):
         took = np.asarray(sim.end, dtype=np.float64) - np.asarray(sim.start, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             speedup = np.where(took > 0, compact / np.where(took > 0, took, 1.0), math.nan)
-        return {"compact_run": compact, "speedup": speedup}
+        return {
+            "compact_run": compact,
+            "speedup": speedup,
+            "neighbours": np.asarray(self.met, dtype=np.int64),
+            "in_pool": np.asarray([a >= 0 for a in self.app], dtype=bool),
+        }

@@ -129,7 +129,7 @@ class Result:
         if not len(self.jobs):
             return {"n_jobs": 0}
         m = dict(summary(self.jobs, self.cluster.total_cores))
-        m.update(colocation_summary(self.jobs))
+        m.update(colocation_summary(self.jobs, self.cluster))
         if self.wall_time == self.wall_time and len(self.jobs):
             m.update(simulator_speed(m["makespan"], self.wall_time, len(self.jobs)))
             m["wall_time_s"] = self.wall_time
@@ -156,18 +156,18 @@ class Result:
 
     # -- writers ----------------------------------------------------------------------------
     def to_swf(self, path: str | Path, *, integers: bool = False) -> None:
-        """Write the simulated run as SWF v2.2 (wait and run times filled in).
+        """Write the simulated run as SWF v2.2 (wait and run times filled in), with the
+        machine it ran on in the header.
 
         ``integers=True``: whole numbers only, for readers that parse integers only; submit,
         start and end are rounded to the nearest second and wait and run are their differences
         (:func:`coschedlab.workload.swf.integer_times`).
         """
-        from ..workload.swf import write_swf
+        from ..workload.swf import cluster_header, write_swf
 
         header = dict(self.header)
         header["Scheduler"] = self.scheduler
-        header["MaxNodes"] = str(self.cluster.nodes)
-        header["MaxProcs"] = str(self.cluster.total_cores)
+        header.update(cluster_header(self.cluster))
         write_swf(path, self.jobs, header, integers=integers)
 
     def to_batsim_csv(self, path: str | Path) -> None:
@@ -180,7 +180,9 @@ class Result:
 
         write_jobs_csv(path, self.jobs, cores_per_node=self.cluster.cores_per_node)
 
-    def save(self, out_dir: str | Path, force: bool = False) -> list[Path]:
+    def save(
+        self, out_dir: str | Path, force: bool = False, swf_integers: bool = False
+    ) -> list[Path]:
         """Write jobs.parquet, jobs.csv (Batsim style), result.swf and metrics.json into
         ``out_dir``, atomically (:func:`coschedlab.outputs.atomic_dir`): all four files appear
         together or none does. An existing non-empty ``out_dir`` is refused unless ``force``."""
@@ -188,14 +190,14 @@ class Result:
 
         out = Path(out_dir)
         with atomic_dir(out, force) as tmp:
-            self.write(tmp)
+            self.write(tmp, swf_integers)
         return [out / p.name for p in self._paths(out)]
 
     @staticmethod
     def _paths(out: Path) -> list[Path]:
         return [out / "jobs.parquet", out / "jobs.csv", out / "result.swf", out / "metrics.json"]
 
-    def write(self, out_dir: str | Path) -> list[Path]:
+    def write(self, out_dir: str | Path, swf_integers: bool = False) -> list[Path]:
         """Write the four files into the existing directory ``out_dir``, not atomically: for
         callers that make the directory atomic themselves (:meth:`save`, the experiments'
         store)."""
@@ -203,7 +205,7 @@ class Result:
         paths = self._paths(out)
         self.jobs.to_parquet(paths[0], index=False)
         self.to_batsim_csv(paths[1])
-        self.to_swf(paths[2])
+        self.to_swf(paths[2], integers=swf_integers)
         meta = {
             "scheduler": self.scheduler,
             "cluster": {

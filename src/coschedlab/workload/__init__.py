@@ -10,13 +10,21 @@ from typing import Any
 
 _EXPORTS = {
     "cluster_from_header": ".swf",
+    "cluster_header": ".swf",
     "read_swf": ".swf",
     "write_swf": ".swf",
     "write_workload_swf": ".swf",
     "write_jobs_csv": ".batsim",
 }
 
-__all__ = ["cluster_from_header", "read_swf", "write_jobs_csv", "write_swf", "write_workload_swf"]
+__all__ = [
+    "cluster_from_header",
+    "cluster_header",
+    "read_swf",
+    "write_jobs_csv",
+    "write_swf",
+    "write_workload_swf",
+]
 
 
 def __getattr__(name: str) -> Any:

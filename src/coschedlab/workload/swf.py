@@ -30,6 +30,10 @@ Conventions this module follows (the common ones of the archive's users):
 * **header**: keys as written, values stripped. A key given several times (``Note``, ``Queue``)
   keeps all its values joined by newlines, and an indented comment line right after a key line
   (the archive's multi-line notes) is appended to that key's value on a new line.
+* **machine**: :func:`cluster_from_header` reads the standard ``MaxNodes`` and ``MaxProcs``
+  plus two comments of ours, ``CoresPerNode`` and ``SocketsPerNode`` (plain ``; Key: value``
+  comment lines, so the file stays valid SWF), which generated workloads and simulated runs
+  carry (:func:`cluster_header`).
 * **comments**: ``;`` anywhere on a line starts a comment (so a trailing ``; ...`` after the 18
   fields is ignored); blank lines are skipped; ``\\n``, ``\\r\\n`` and ``\\r`` all end a line.
 * Files may be plain or gzip-compressed (detected by the magic bytes, whatever the name).
@@ -66,6 +70,7 @@ __all__ = [
     "FIELD_NAMES",
     "cluster_from_header",
     "integer_times",
+    "cluster_header",
     "read_swf",
     "write_swf",
     "write_workload_swf",
@@ -377,32 +382,64 @@ def read_swf(
     return Workload(columns=columns, header=header, dropped=dropped, source=where, extra=extra)
 
 
+#: Header comments for what the standard header cannot say: SWF's MaxNodes and MaxProcs give
+#: the nodes and the cores, these give the cores per node and the sockets of a node (written by
+#: :func:`cluster_header`; the Parallel Workloads Archive's traces do not have them).
+CORES_PER_NODE_KEY = "CoresPerNode"
+SOCKETS_KEY = "SocketsPerNode"
+
+
+def _leading_int(header: dict, key: str) -> int | None:
+    """The leading positive integer of ``header[key]`` (``"184  ( 6,  171)"`` -> 184)."""
+    value = header.get(key)
+    if value is None:
+        return None
+    m = _LEADING_INT.match(str(value))
+    if not m or int(m.group(1)) < 1:
+        return None
+    return int(m.group(1))
+
+
 def cluster_from_header(header: dict) -> Cluster | None:
     """A :class:`Cluster` from the SWF header's ``MaxNodes`` / ``MaxProcs`` (None if neither).
 
     The leading integer of each value is used, so ``"184  ( 6,  171,   7)"`` reads as 184.
     Both given and MaxProcs a multiple of MaxNodes: ``MaxNodes`` nodes of
     ``MaxProcs // MaxNodes`` cores; only MaxProcs (or not a multiple): ``MaxProcs`` one-core
-    nodes; only MaxNodes: ``MaxNodes`` one-core nodes.
+    nodes, or ``MaxProcs / CoresPerNode`` nodes when the header has a ``CoresPerNode`` that
+    divides it; only MaxNodes: ``MaxNodes`` nodes of ``CoresPerNode`` cores (1 if not given).
+    ``SocketsPerNode`` (when it divides the cores per node) splits each node into sockets, else
+    a node is one socket. A ``CoresPerNode`` that contradicts MaxNodes and MaxProcs is ignored:
+    the standard fields win.
     """
-
-    def leading(key: str) -> int | None:
-        value = header.get(key)
-        if value is None:
-            return None
-        m = _LEADING_INT.match(str(value))
-        if not m or int(m.group(1)) < 1:
-            return None
-        return int(m.group(1))
-
-    nodes, procs = leading("MaxNodes"), leading("MaxProcs")
+    nodes, procs = _leading_int(header, "MaxNodes"), _leading_int(header, "MaxProcs")
+    cpn = _leading_int(header, CORES_PER_NODE_KEY)
     if nodes and procs and procs % nodes == 0:
-        return Cluster(nodes=nodes, sockets_per_node=1, cores_per_socket=procs // nodes)
-    if procs:
-        return Cluster(nodes=procs, sockets_per_node=1, cores_per_socket=1)
-    if nodes:
-        return Cluster(nodes=nodes, sockets_per_node=1, cores_per_socket=1)
-    return None
+        per_node = procs // nodes
+    elif procs and not nodes and cpn and procs % cpn == 0:
+        nodes, per_node = procs // cpn, cpn
+    elif procs:
+        nodes, per_node = procs, 1
+    elif nodes:
+        per_node = cpn or 1
+    else:
+        return None
+    sockets = _leading_int(header, SOCKETS_KEY) or 1
+    if per_node % sockets:
+        sockets = 1
+    return Cluster(nodes=nodes, sockets_per_node=sockets, cores_per_socket=per_node // sockets)
+
+
+def cluster_header(cluster: Cluster) -> dict[str, str]:
+    """The header fields that describe ``cluster`` (read back by :func:`cluster_from_header`):
+    the standard ``MaxNodes`` and ``MaxProcs`` (cores), and ``CoresPerNode`` and
+    ``SocketsPerNode`` comments."""
+    return {
+        "MaxNodes": str(cluster.nodes),
+        "MaxProcs": str(cluster.total_cores),
+        CORES_PER_NODE_KEY: str(cluster.cores_per_node),
+        SOCKETS_KEY: str(cluster.sockets_per_node),
+    }
 
 
 # ------------------------------------------------------------------------------------------
@@ -496,7 +533,8 @@ def _header_lines(header: dict | None, n: int) -> list[str]:
         if header.get(key):
             lines.append(f"{key}: {header[key]}")
     lines += [f"MaxJobs: {n}", f"MaxRecords: {n}"]
-    for key in ("MaxNodes", "MaxProcs", "UnixStartTime", "TimeZoneString", "Applications", "Pool"):
+    for key in ("MaxNodes", "MaxProcs", CORES_PER_NODE_KEY, SOCKETS_KEY, "UnixStartTime",
+                "TimeZoneString", "Applications", "Pool"):  # fmt: skip
         if header.get(key):
             lines.append(f"{key}: {header[key]}")
     note = f"produced by coschedlab {__version__}"
