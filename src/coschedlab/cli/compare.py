@@ -7,16 +7,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from rich.progress import Progress
 
 from .core import console, err_console
+from .progress import bar_columns
 
 
 def _resume_command(spec: Path, out: Path | None, jobs: int | None) -> str:
@@ -56,13 +50,9 @@ def compare(
         f"{s.repetitions} repetition(s) = {n_runs} runs -> {target}/"
     )
     with Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
+        *bar_columns("runs"),
         console=err_console,
+        disable=not err_console.is_terminal,
         transient=not err_console.is_terminal,
     ) as bar:
         task = bar.add_task("runs", total=None, visible=False)

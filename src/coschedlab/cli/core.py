@@ -342,7 +342,7 @@ def schedulers() -> None:
         opts = ", ".join(
             f"{p.name}={p.default!r}" for p in sig.parameters.values() if p.name != "self"
         )
-        doc = (inspect.getdoc(cls) or "").split("\n")[0]
+        doc = " ".join((inspect.getdoc(cls) or "").split("\n\n")[0].split())  # 1st paragraph
         table.add_row(name, opts, doc)
     console.print(table)
 
