@@ -206,3 +206,23 @@ def test_metrics_json_stays_small_on_a_trace_with_hundreds_of_users(tmp_path):
     meta = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert len(meta["by_user"]["user"]) == len(np.unique(w.columns["user"])) > 600
     assert size < 150_000, size  # all 679 users, about 150 bytes each (120 kB)
+
+
+def test_report_shows_the_stored_users_table(tmp_path):
+    """The HTML report lists the largest users of core-hours, as metrics.json stores them."""
+    from coschedlab import Cluster, simulate
+    from coschedlab.engine.result import Result
+    from coschedlab.jobs import Workload
+    from coschedlab.report import write_report
+
+    rows = [(i + 1, 10.0 * i, 100.0, 150.0, 1 + i % 2) for i in range(6)]
+    w = Workload.from_records(rows)
+    w.columns["user"][:] = [7, 7, 7, 7, 9, 9]
+    simulate(w, Cluster(2), "easy").save(tmp_path / "r")
+    loaded = Result.load(tmp_path / "r")
+    write_report({"easy": loaded}, tmp_path / "rep")
+    html = (tmp_path / "rep" / "report.html").read_text()
+    assert "Users by core-hours" in html
+    table = html.split("Users by core-hours", 1)[1].split("</table>", 1)[0]
+    assert table.count("<tr") == 3  # header + users 7 and 9
+    assert "33.33" in table  # user 9: 2 of 6 equal jobs, a third of the core-hours

@@ -70,7 +70,7 @@ def write_report(
     out.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
     slugs: set[str] = set()
-    for name, (frame, cluster, metrics) in checked.items():
+    for name, (frame, cluster, metrics, _users) in checked.items():
         slug = _slug(name)
         while slug in slugs:
             slug += "_"

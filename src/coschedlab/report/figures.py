@@ -513,7 +513,7 @@ def comparison(results: Mapping[str, Any], *, axis: TimeAxis | None = None) -> F
         curve_axes.append(ax)
         width = None
         for name, color in zip(names, colors, strict=True):
-            frame, cluster, _ = runs[name]
+            frame, cluster = runs[name].jobs, runs[name].cluster
             if len(frame):
                 t0 = span(frame)[0]
                 width = _draw_series(ax, fn(frame, cluster), t0, bounds, axis, how, scale,

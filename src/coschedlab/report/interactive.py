@@ -144,7 +144,7 @@ def _comparison(runs: Mapping[str, Run], axis: TimeAxis) -> list[go.Figure]:
         fig = go.Figure()
         width = None
         for name, color in zip(names, colors, strict=True):
-            frame, cluster, _ = runs[name]
+            frame, cluster = runs[name].jobs, runs[name].cluster
             if len(frame):
                 trace, width = _line(
                     fn(frame, cluster), span(frame)[0], bounds, axis, how, scale, name, color
@@ -259,7 +259,7 @@ def _speedup_box(
 def _per_schedule(
     run: Run, app_names: Mapping[int, str] | None, axis: TimeAxis
 ) -> list[go.Figure | str]:
-    frame, cluster, metrics = run
+    frame, cluster, metrics = run.jobs, run.cluster, run.metrics
     out: list[go.Figure | str] = [_gantt(frame, cluster, app_names, axis)]
     if not len(frame):
         return out
@@ -284,6 +284,18 @@ def _per_schedule(
     if box is not None:
         out.append(box)
     return out
+
+
+def _users_table(run: Run) -> str:
+    """The run's ten largest users of core-hours (as stored in its metrics.json), as HTML."""
+    from ..metrics import group_table
+
+    if run.users is None or not len(run.users):
+        return ""
+    shown = group_table(run.users, 10)
+    return "<h3>Users by core-hours</h3>" + shown.to_html(
+        index=False, float_format=lambda v: f"{v:,.2f}", na_rep="-", border=0
+    )
 
 
 def report_html(
@@ -325,6 +337,7 @@ def report_html(
         )
         for item in _per_schedule(run, names, axis):
             emit(item)
+        parts.append(_users_table(run))
     if first:  # no plotly figure at all: still a valid page
         parts.append("<p class='note'>no jobs</p>")
     return (

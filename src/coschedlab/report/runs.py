@@ -31,10 +31,15 @@ class Run(NamedTuple):
     jobs: pd.DataFrame
     cluster: Cluster
     metrics: Mapping[str, Any]
+    #: the run's metrics per user (:func:`coschedlab.metrics.by_group`), as stored; None: none
+    users: Any = None
 
 
 def _as_run(name: str, value: Any) -> Run:
-    if isinstance(value, tuple):
+    users = None
+    if isinstance(value, Run):
+        jobs, cluster, metrics, users = value
+    elif isinstance(value, tuple):
         if len(value) != 3:
             raise InputError(
                 f"result {name!r} must be (jobs DataFrame, Cluster, metrics dict) or a Result; "
@@ -43,6 +48,7 @@ def _as_run(name: str, value: Any) -> Run:
         jobs, cluster, metrics = value
     elif all(hasattr(value, a) for a in ("jobs", "cluster", "metrics")):  # a Result
         jobs, cluster, metrics = value.jobs, value.cluster, value.metrics
+        users = _users(value)
     else:
         raise InputError(
             f"result {name!r} must be (jobs DataFrame, Cluster, metrics dict) or a Result, "
@@ -57,7 +63,15 @@ def _as_run(name: str, value: Any) -> Run:
     missing = [c for c in _REQUIRED if c not in jobs.columns]
     if missing:
         raise InputError(f"result {name!r}: jobs table lacks columns {missing}")
-    return Run(jobs, cluster, metrics)
+    return Run(jobs, cluster, metrics, users)
+
+
+def _users(result: Any) -> Any:
+    """A result's metrics per user, or None when it has none (e.g. a table without users)."""
+    try:
+        return result.groups("user") if hasattr(result, "groups") else None
+    except InputError:
+        return None
 
 
 def as_runs(results: Mapping[str, Any]) -> dict[str, Run]:
