@@ -245,7 +245,6 @@ def simulate(
     result.swf and metrics.json (one sub-directory per scheduler when several). With --pool
     (or --heatmap) jobs share nodes and run at the heatmap's co-location speed. The outputs
     appear together when every run is done; an earlier result is replaced only with --force."""
-    from ..coloc.schedulers import CoScheduler
     from ..outputs import atomic_dir, check_target
     from ..schedulers import get_scheduler
     from .coloc import load_pool_option
@@ -254,7 +253,7 @@ def simulate(
         raise InputError(f"--pass-timeout must be a positive number of seconds, got {pass_timeout}")
     # fail fast on a bad name or option; co-schedulers that spread get a notice if they can't
     spreads = [
-        isinstance(s, CoScheduler) and s.placement == "spread"
+        getattr(s, "placement", None) == "spread"  # a co-scheduler (no coloc import needed)
         for s in map(get_scheduler, scheduler)
     ]
     the_pool = load_pool_option(pool, heatmap, compact_times)
