@@ -96,7 +96,8 @@ def check_target(
             if not is_ours(path):
                 raise InputError(
                     f"{option} {path} holds files coschedlab did not write "
-                    f"({_first_foreign(path)}); refusing to replace it even with --force"
+                    f"({_first_foreign(path)}); refusing to replace it, --force or not; "
+                    "choose another directory"
                 )
     else:
         if path.is_dir():
