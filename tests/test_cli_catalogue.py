@@ -366,3 +366,26 @@ def test_killing_compare_leaves_no_worker_behind(ws, tmp_path):
     for p in left:
         os.kill(p, signal.SIGKILL)
     assert not left, f"workers still running after their parent died: {left}"
+
+
+def test_ctrl_c_says_so_and_leaves_nothing_half_written(ws, tmp_path):
+    for name in ("small.swf", "sleeps.py"):
+        shutil.copy(ws / name, tmp_path / name)
+    shutil.copytree(ws / "prev", tmp_path / "prev")
+    before = digest(tmp_path / "prev")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "coschedlab.cli", "simulate", "small.swf", "-s", "sleeps.py",
+         "--out", "prev", "--force"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not list(tmp_path.glob(".tmp-*")):
+        time.sleep(0.1)  # the run has begun once its temporary directory exists
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err.strip().splitlines() == [
+        "interrupted; no partial result was written (earlier results are intact; sweeps resume)"
+    ]
+    assert digest(tmp_path / "prev") == before
+    assert not list(tmp_path.glob(".tmp-*")) and not list(tmp_path.glob(".old-*"))

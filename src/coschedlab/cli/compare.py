@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.progress import Progress
 
+from . import core
 from .core import console, err_console
 from .progress import bar_columns
 
@@ -77,6 +78,7 @@ def compare(
             f"resume with: {_resume_command(spec, out, jobs)}",
             soft_wrap=True,
         )
+        core.INTERRUPT_SAID = True
         raise typer.Exit(130)
     table, paths = write_analysis(s, target)
     if len(table):

@@ -61,7 +61,7 @@ def main() -> None:
         err = os_error(exc)
         _fail(f"error: {err}", 1 if isinstance(err, OutputError) else 2, exc)
     except KeyboardInterrupt:
-        _fail("interrupted; nothing was written (earlier results are intact)", 130, None)
+        _fail(INTERRUPTED, 130, None)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except typer.Abort:
@@ -81,7 +81,14 @@ def main() -> None:
             3,
             exc,
         )
+    if code == 130 and not core.INTERRUPT_SAID:  # Ctrl-C (typer turns it into a return code)
+        _fail(INTERRUPTED, 130, None)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+INTERRUPTED = (
+    "interrupted; no partial result was written (earlier results are intact; sweeps resume)"
+)
 
 
 def _where(exc: BaseException) -> str:
