@@ -88,7 +88,6 @@ class ColocationSpeed(SpeedModel):
         index = {n: i for i, n in enumerate(self.heatmap.names)}
         rows = [index.get(n, -1) if n is not None else -1 for n in names]
         self.app = [rows[k] for k in sim.order.tolist()]
-        self.unknown_apps = sum(1 for a in self.app if a < 0)
         # column of each job's application in self._m (unknown -> the row-mean column)
         last = self._m.shape[1] - 1
         self._col = [a if a >= 0 else last for a in self.app]

@@ -213,7 +213,6 @@ class Simulation:
         return tuple(map(ints.__getitem__, index.tolist()))
 
     def _make_view(self) -> View:
-        app = self.workload.columns["app"][self.order].tolist()
         sm = self.speed_model
         predicted = getattr(sm, "predicted", None)
         return View(
@@ -226,7 +225,7 @@ class Simulation:
             nodes=self.nodes,
             procs=self.procs,
             ids=self.ids,
-            apps=tuple(app),
+            apps=self._table("app"),
             users=self._table("user"),
             groups=self._table("group"),
             queues=self._table("queue"),
