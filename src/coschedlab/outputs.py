@@ -28,7 +28,16 @@ from pathlib import Path
 
 from .errors import InputError, OutputError
 
-__all__ = ["OUR_FILES", "atomic_dir", "atomic_file", "check_target", "is_ours", "os_error"]
+__all__ = [
+    "OLD_PREFIX",
+    "OUR_FILES",
+    "TMP_PREFIX",
+    "atomic_dir",
+    "atomic_file",
+    "check_target",
+    "is_ours",
+    "os_error",
+]
 
 #: Names of the files coschedlab writes into a result or report directory. ``--force``
 #: replaces a directory only when every file in it (recursively) matches one of these.
@@ -36,8 +45,9 @@ OUR_FILES = (
     "jobs.parquet", "jobs.csv", "result.swf", "metrics.json", "run.json", "error.txt",
     "spec.json", "*.png", "*.html", "*.csv", "*.md", "*.swf", "*.json",
 )  # fmt: skip
-_TMP = ".tmp-"
-_OLD = ".old-"
+#: name prefixes of the temporary siblings (a killed process may leave them behind)
+TMP_PREFIX = ".tmp-"
+OLD_PREFIX = ".old-"
 #: errno values that mean the machine, not the user, failed: exit code 1
 ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.ENOMEM}
 
@@ -117,7 +127,7 @@ def _check_writable(parent: Path, option: str) -> None:
     """Create ``parent`` if needed and prove a file can be made in it."""
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        probe = parent / f"{_TMP}probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        probe = parent / f"{TMP_PREFIX}probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         probe.mkdir()
         probe.rmdir()
     except FileExistsError as exc:
@@ -134,7 +144,7 @@ def atomic_dir(path: str | Path, force: bool = False, option: str = "--out") -> 
     replaces ``path`` in one move (the old one, if any, is removed only after). On any error
     the temporary directory is removed and ``path`` is left as it was."""
     path = check_target(path, force, "dir", option)
-    tmp = path.parent / f"{_TMP}{path.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    tmp = path.parent / f"{TMP_PREFIX}{path.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     try:
         tmp.mkdir()
         yield tmp
@@ -149,7 +159,7 @@ def atomic_dir(path: str | Path, force: bool = False, option: str = "--out") -> 
 
 def _swap_in(tmp: Path, path: Path) -> None:
     if path.exists():
-        old = path.parent / f"{_OLD}{path.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        old = path.parent / f"{OLD_PREFIX}{path.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         os.replace(path, old)
         try:
             os.replace(tmp, path)
@@ -168,7 +178,7 @@ def atomic_file(path: str | Path, force: bool = False, option: str = "--out") ->
     path = check_target(path, force, "file", option)
     # the temporary name ends with the target's name: writers that choose a format by the
     # suffix (".gz", ".png") see the same suffix
-    tmp = path.parent / f"{_TMP}{os.getpid()}-{uuid.uuid4().hex[:8]}-{path.name}"
+    tmp = path.parent / f"{TMP_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}-{path.name}"
     try:
         yield tmp
         os.replace(tmp, path)

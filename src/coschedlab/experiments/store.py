@@ -15,9 +15,7 @@ when its directory holds ``metrics.json``.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +23,7 @@ from typing import Any
 
 from ..engine.result import Result
 from ..errors import InputError
+from ..outputs import OLD_PREFIX, TMP_PREFIX, atomic_dir, atomic_file
 from .spec import Spec
 
 __all__ = [
@@ -41,7 +40,6 @@ __all__ = [
 ]
 
 SPEC_FILE = "spec.json"
-_TMP = ".tmp-"
 #: Files and directories an analysis writes at the top of OUT (removed by --fresh).
 ANALYSIS_OUTPUTS = ("comparison.csv", "runs.csv", "improvement.png", "plots")
 
@@ -63,40 +61,21 @@ def run_dir(out: Path, key: RunKey) -> Path:
     return Path(out) / key.workload / key.scheduler / f"rep{key.rep}"
 
 
-def _replace_dir(tmp: Path, target: Path) -> None:
-    """Move the finished ``tmp`` directory to ``target`` (replacing a failed attempt)."""
-    if target.exists():
-        shutil.rmtree(target)
-    os.replace(tmp, target)
-
-
-def _tmp_dir(target: Path) -> Path:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.parent / f"{_TMP}{target.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    tmp.mkdir()
-    return tmp
-
-
 def save_run(out: Path, key: RunKey, result: Result, info: dict[str, Any]) -> Path:
-    """Store a finished run atomically; ``info`` goes to ``run.json``. Returns its directory."""
+    """Store a finished run atomically (:func:`coschedlab.outputs.atomic_dir`, replacing a
+    failed attempt); ``info`` goes to ``run.json``. Returns its directory."""
     target = run_dir(out, key)
-    tmp = _tmp_dir(target)
-    try:
+    with atomic_dir(target, force=True, option="run") as tmp:
         result.write(tmp)
         (tmp / "run.json").write_text(json.dumps(info, indent=2, default=str) + "\n")
-        _replace_dir(tmp, target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return target
 
 
 def save_error(out: Path, key: RunKey, message: str) -> Path:
     """Record a failed run: ``<run dir>/error.txt`` (the run does not count as finished)."""
     target = run_dir(out, key)
-    tmp = _tmp_dir(target)
-    (tmp / "error.txt").write_text(message.rstrip() + "\n")
-    _replace_dir(tmp, target)
+    with atomic_dir(target, force=True, option="run") as tmp:
+        (tmp / "error.txt").write_text(message.rstrip() + "\n")
     return target / "error.txt"
 
 
@@ -109,7 +88,7 @@ def completed(out: Path) -> set[RunKey]:
     for metrics in out.glob("*/*/rep*/metrics.json"):
         rep_dir = metrics.parent
         suffix = rep_dir.name[3:]
-        if not suffix.isdigit() or rep_dir.name.startswith(_TMP):
+        if not suffix.isdigit() or rep_dir.name.startswith(TMP_PREFIX):
             continue
         done.add(RunKey(rep_dir.parent.parent.name, rep_dir.parent.name, int(suffix)))
     return done
@@ -129,9 +108,10 @@ def load_run(out: Path, key: RunKey) -> Result:
 def remove_leftovers(out: Path) -> int:
     """Delete temporary directories left by killed runs; returns how many."""
     n = 0
-    for tmp in Path(out).glob(f"*/*/{_TMP}*"):
-        shutil.rmtree(tmp, ignore_errors=True)
-        n += 1
+    for prefix in (TMP_PREFIX, OLD_PREFIX):
+        for tmp in Path(out).glob(f"*/*/{prefix}*"):
+            shutil.rmtree(tmp, ignore_errors=True)
+            n += 1
     return n
 
 
@@ -180,7 +160,7 @@ class JsonStore:
 
     def clean(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        for stale in self.folder.glob(f"{_TMP}*"):  # left by an interrupted write
+        for stale in self.folder.glob(f"{TMP_PREFIX}*"):  # left by an interrupted write
             stale.unlink(missing_ok=True)
 
     def save(self, task: Any, outcome: Any) -> None:
@@ -192,9 +172,8 @@ class JsonStore:
         self._write(self.folder / f"{task.key}.error.txt", text)
 
     def _write(self, path: Path, text: str) -> None:
-        tmp = path.parent / f"{_TMP}{path.name}-{os.getpid()}"
-        tmp.write_text(text)
-        os.replace(tmp, path)
+        with atomic_file(path, force=True, option="run") as tmp:
+            tmp.write_text(text)
 
     def load(self, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """The stored runs (all, or those of ``keys`` that exist), in key order."""
@@ -272,9 +251,8 @@ def check_spec(out: Path, spec: Spec) -> None:
         "hash": spec.digest(),
         "runs": merged,
     }
-    tmp = out / f"{SPEC_FILE}.tmp-{os.getpid()}"
-    tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, out / SPEC_FILE)
+    with atomic_file(out / SPEC_FILE, force=True) as tmp:
+        tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
 
 
 def clear(out: Path, spec: Spec) -> None:
