@@ -35,6 +35,7 @@ __all__ = [
     "atomic_dir",
     "atomic_file",
     "check_target",
+    "first_foreign",
     "is_ours",
     "os_error",
 ]
@@ -68,19 +69,16 @@ def os_error(exc: OSError, what: str = "") -> Exception:
 
 def is_ours(path: Path) -> bool:
     """True when every file under the directory ``path`` is one coschedlab writes."""
-    for _root, _dirs, files in os.walk(path):
-        for name in files:
-            if not any(fnmatch(name, pattern) for pattern in OUR_FILES):
-                return False
-    return True
+    return first_foreign(path) is None
 
 
-def _first_foreign(path: Path) -> str:
+def first_foreign(path: Path) -> Path | None:
+    """The first file under the directory ``path`` that coschedlab does not write, if any."""
     for root, _dirs, files in os.walk(path):
         for name in files:
             if not any(fnmatch(name, pattern) for pattern in OUR_FILES):
-                return str(Path(root) / name)
-    return str(path)
+                return Path(root) / name
+    return None
 
 
 def check_target(
@@ -103,11 +101,11 @@ def check_target(
                     f"{option} {path} already holds a result; give --force to replace it, or "
                     "choose another directory"
                 )
-            if not is_ours(path):
+            foreign = first_foreign(path)
+            if foreign is not None:
                 raise InputError(
-                    f"{option} {path} holds files coschedlab did not write "
-                    f"({_first_foreign(path)}); refusing to replace it, --force or not; "
-                    "choose another directory"
+                    f"{option} {path} holds files coschedlab did not write ({foreign}); "
+                    "refusing to replace it, --force or not; choose another directory"
                 )
     else:
         if path.is_dir():
