@@ -3,25 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from _cli import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 KTH = ROOT / "src" / "coschedlab" / "data" / "KTH-SP2-1996-2.1-cln.swf.gz"
-
-
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "coschedlab.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
 
 
 @pytest.fixture

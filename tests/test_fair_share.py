@@ -3,12 +3,11 @@ with known answers computed by hand and valid schedules on random workloads."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _cli import cli
 from conftest import workloads
 from hypothesis import given
 from hypothesis import strategies as st
@@ -124,10 +123,6 @@ def test_through_the_command_line(tmp_path):
             f"{jid} {submit} -1 {run} {procs} -1 -1 {procs} {run} -1 1 {user} 1 -1 1 -1 -1 -1"
         )
     trace.write_text("\n".join(lines) + "\n")
-
-    def cli(*args):
-        return subprocess.run([sys.executable, "-m", "coschedlab.cli", *args],
-                              capture_output=True, text=True, timeout=120)  # fmt: skip
 
     p = cli("simulate", str(trace), "-s", f"{EXAMPLE}:half_life=60", "--out", str(tmp_path / "o"))
     assert p.returncode == 0, p.stderr

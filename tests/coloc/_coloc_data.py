@@ -67,3 +67,22 @@ def real_dir() -> Path:
     if d is None:
         pytest.skip("real ELiSE pool files not available")
     return d
+
+
+def pool_ab(ab: float = 2.0, ba: float = 0.5):
+    """Two 2-process applications A and B; A runs ``ab`` times faster beside B, B ``ba``."""
+    from coschedlab.coloc import App, Heatmap, Pool
+
+    heat = Heatmap(["A", "B"], [[1.0, ab], [ba, 1.0]])
+    return Pool((App("A", 2, 100.0), App("B", 2, 100.0)), heat)
+
+
+def jobs(*rows):
+    """A workload from (id, submit, compact time, procs, app index) rows (requested 1.4x)."""
+    from coschedlab import Workload
+
+    recs = [
+        {"id": i, "submit": s, "run": r, "requested_time": 1.4 * r, "procs": p, "app": a}
+        for i, s, r, p, a in rows
+    ]
+    return Workload.from_records(recs)

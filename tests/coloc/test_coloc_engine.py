@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from _coloc_data import jobs, pool_ab
 from hypothesis import given
 from hypothesis import strategies as st
 from reference_coloc import plain
@@ -17,20 +18,6 @@ from coschedlab.engine.placement import Placement
 from coschedlab.engine.segments import SharedNodes
 
 CO = ["easy-coloc", "filler", "best-pair", "easy-coloc:extra=false,depth=3"]
-
-
-def pool_ab(ab=2.0, ba=0.5) -> Pool:
-    heat = Heatmap(["A", "B"], [[1.0, ab], [ba, 1.0]])
-    return Pool((App("A", 2, 100.0), App("B", 2, 100.0)), heat)
-
-
-def jobs(*rows) -> Workload:
-    """(id, submit, compact time, procs, app index)"""
-    recs = [
-        {"id": i, "submit": s, "run": r, "requested_time": 1.4 * r, "procs": p, "app": a}
-        for i, s, r, p, a in rows
-    ]
-    return Workload.from_records(recs)
 
 
 def test_elise_speed_rule_known_answer():

@@ -2,36 +2,20 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from _coloc_data import TINY_LOADS, write_pool
+from _cli import cli
+from _coloc_data import TINY_LOADS, jobs, pool_ab, write_pool
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coschedlab import Cluster, Workload, simulate
+from coschedlab import Cluster, simulate
 from coschedlab.cli.core import coloc_notice
-from coschedlab.coloc import App, Heatmap, Pool
 from coschedlab.coloc.spread import spread_cores, spread_nodes, too_large_to_spread
 from coschedlab.metrics import colocation_summary
 from coschedlab.workload.swf import cluster_from_header, read_swf
-
-
-def pool_ab() -> Pool:
-    heat = Heatmap(["A", "B"], [[1.0, 2.0], [0.5, 1.0]])
-    return Pool((App("A", 2, 100.0), App("B", 2, 100.0)), heat)
-
-
-def jobs(*rows) -> Workload:
-    """(id, submit, compact time, procs, app index)"""
-    recs = [
-        {"id": i, "submit": s, "run": r, "requested_time": 1.4 * r, "procs": p, "app": a}
-        for i, s, r, p, a in rows
-    ]
-    return Workload.from_records(recs)
 
 
 def test_spread_rule():
@@ -138,14 +122,6 @@ def test_notice(metrics, expected):
 
 
 # -- through the command line -----------------------------------------------------------------
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "coschedlab.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
 
 
 @pytest.fixture
