@@ -26,6 +26,7 @@ from coschedlab.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+from _cli import cli  # noqa: E402
 from experiments._experiments_data import write_pool, write_trace  # noqa: E402
 
 SMALL = """\
@@ -117,13 +118,8 @@ def ws(tmp_path_factory) -> Path:
         "workloads:\n  - {name: t, trace: trace.swf}\n"
     )
     # an earlier result, and damaged copies of it
-    code = subprocess.run(
-        [sys.executable, "-m", "coschedlab.cli", "simulate", "small.swf", "--out", "prev"],
-        cwd=d,
-        capture_output=True,
-        text=True,
-    )
-    assert code.returncode == 0, code.stderr
+    done = cli("simulate", "small.swf", "--out", "prev", cwd=d)
+    assert done.returncode == 0, done.stderr
     for name in ("truncated", "corrupt", "foreign"):
         shutil.copytree(d / "prev", d / name)
     (d / "truncated" / "metrics.json").write_text('{"metrics": ')
