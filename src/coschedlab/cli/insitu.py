@@ -73,24 +73,13 @@ def _print_plan(plan: Any) -> None:
 
 
 def _plan(path: Path, scenario: str | None, node: str | None, core: str | None, bw: str) -> Any:
-    """The plan of the ensemble file ``path``; errors without a place name the file. Heuristics
-    given while the file's own allocation is used are an error, not silently ignored."""
-    from ..insitu.allocation import check_heuristics
+    """The plan of the ensemble file ``path``; errors without a place name the file."""
     from ..insitu.plan import make_plan
     from ..insitu.spec import load_ensemble
 
-    check_heuristics(node or "co", core or "co")
     ens = load_ensemble(path)
-    if ens.allocation is not None and not scenario:
-        given = [o for o, v in (("--node-alloc", node), ("--core-alloc", core)) if v is not None]
-        if given:
-            raise InputError(
-                f"{' and '.join(given)} would be ignored: the file gives an explicit allocation, "
-                "used as is; give --scenario to plan a new one (or remove 'allocation')",
-                where=str(path),
-            )
     try:
-        return make_plan(ens, scenario, node or "co", core or "co", bw)
+        return make_plan(ens, scenario, node, core, bw)
     except InputError as exc:
         if exc.where is None or not exc.where.startswith(str(path)):
             raise InputError(exc.what, f"{path}: {exc.where}" if exc.where else str(path)) from None
@@ -339,14 +328,12 @@ def reproduce(
     Fig. 4, Fig. 5 and Table II figures into OUT. Interrupted runs resume."""
     from rich.console import Console
 
-    from ..experiments.insitu import check_arguments
     from ..experiments.insitu import reproduce as run_repro
     from ..insitu.simulate import check_options
     from .progress import progress_bar
 
     check_options(network, engine)
     chosen = tuple(s.strip() for s in sweeps.split(",") if s.strip())
-    check_arguments(out, trials, jobs, chosen, steps, seed)
     con = Console(stderr=True)
     with progress_bar(con, "simulations", 0, unit="runs") as update:
         res = run_repro(

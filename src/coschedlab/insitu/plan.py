@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import InputError
 from .allocation import (
     Allocation,
     allocation_from_dict,
@@ -67,20 +68,30 @@ class Plan:
 def make_plan(
     ens: Ensemble,
     scenario: str | None = None,
-    node_alloc: str = "co",
-    core_alloc: str = "co",
+    node_alloc: str | None = None,
+    core_alloc: str | None = None,
     bandwidth_model: str = "B3",
     use_file_allocation: bool = True,
 ) -> Plan:
     """Mapping (scenario, else the file's mapping, else IDEAL) in Theorem 2's normal form, then
-    the integer allocation (the file's explicit one if given and no scenario was asked)."""
-    check_heuristics(node_alloc, core_alloc)
+    the integer allocation (the file's explicit one if given and no scenario was asked).
+
+    The heuristics default to ``co``; naming one while the file's allocation is used is an
+    InputError (it would be ignored)."""
+    check_heuristics(node_alloc or "co", core_alloc or "co")
     mapping, moved = resolve_mapping(ens, scenario)
     bw = model_bandwidth(ens, mapping, bandwidth_model)
     if use_file_allocation and ens.allocation is not None and not scenario:
+        given = [o for o, v in (("--node-alloc", node_alloc), ("--core-alloc", core_alloc)) if v]
+        if given:
+            raise InputError(
+                f"{' and '.join(given)} would be ignored: the file gives an explicit allocation, "
+                "used as is; give --scenario to plan a new one (or remove 'allocation')"
+            )
         alloc = allocation_from_dict(ens, mapping, ens.allocation)
         rat = None
     else:
+        node_alloc, core_alloc = node_alloc or "co", core_alloc or "co"
         rat = rational_allocation(ens, mapping, bw, node_alloc, core_alloc)
         alloc = integer_allocation(ens, mapping, bw, node_alloc, core_alloc)
     return Plan(
