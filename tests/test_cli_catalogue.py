@@ -385,3 +385,18 @@ def test_ctrl_c_says_so_and_leaves_nothing_half_written(ws, tmp_path):
     ]
     assert digest(tmp_path / "prev") == before
     assert not list(tmp_path.glob(".tmp-*")) and not list(tmp_path.glob(".old-*"))
+
+
+def test_interrupted_compare_says_only_how_to_resume(capsys, tmp_path, monkeypatch):
+    from experiments._experiments_data import base_spec, write_boom, write_spec
+
+    doc = base_spec(tmp_path)
+    write_boom(tmp_path / "boom.py")
+    doc["schedulers"] = ["fcfs", "boom.py"]
+    write_spec(tmp_path / "s.yaml", doc)
+    monkeypatch.setenv("COSCHEDLAB_TEST_INTERRUPT", "1")  # Ctrl-C in the middle of a run
+    code, out, err = run_cli(["compare", "s.yaml", "--out", "o", "-j", "1"], tmp_path, capsys)
+    assert code == 130
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("interrupted: 1 of 12 runs are stored"), err
+    assert "resume with: coschedlab compare s.yaml --out o --jobs 1" in lines[0]

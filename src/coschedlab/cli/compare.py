@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 from rich.progress import Progress
 
-from . import core
 from .core import console, err_console
 from .progress import bar_columns
 
@@ -78,8 +77,7 @@ def compare(
             f"resume with: {_resume_command(spec, out, jobs)}",
             soft_wrap=True,
         )
-        core.INTERRUPT_SAID = True
-        raise typer.Exit(130)
+        raise SystemExit(130)  # said how to resume: main() adds nothing
     table, paths = write_analysis(s, target)
     if len(table):
         from ..experiments.compare import rich_table

@@ -21,8 +21,6 @@ if TYPE_CHECKING:  # pragma: no cover (imported where used: the CLI starts fast)
 console = Console()
 err_console = Console(stderr=True)
 
-#: set by a command that printed its own message on Ctrl-C (e.g. compare: how to resume)
-INTERRUPT_SAID = False
 DEMO_TRACE = "KTH-SP2-1996-2.1-cln.swf.gz"
 DEMO_SCHEDULERS = ("fcfs", "easy", "conservative")
 

@@ -81,7 +81,7 @@ def main() -> None:
             3,
             exc,
         )
-    if code == 130 and not core.INTERRUPT_SAID:  # Ctrl-C (typer turns it into a return code)
+    if code == 130:  # Ctrl-C: typer turns it into a return code, without a word
         _fail(INTERRUPTED, 130, None)
     sys.exit(code if isinstance(code, int) else 0)
 
