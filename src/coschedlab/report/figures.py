@@ -36,7 +36,7 @@ from .style import (
     needs_log_scale,
     wrap_label,
 )
-from .timeaxis import TimeAxis, format_number, format_seconds, report_axis, time_unit
+from .timeaxis import TimeAxis, bin_note, format_number, report_axis, time_unit
 
 __all__ = [
     "MAX_BINS",
@@ -74,10 +74,6 @@ def _frame_axis(jobs: pd.DataFrame, axis: TimeAxis | None) -> tuple[float, float
     """Origin and span of ``jobs`` (seconds) and the time axis to draw them on."""
     t0, length = span(jobs)
     return t0, length, axis or TimeAxis.for_span(length)
-
-
-def _bin_note(width: float | None, how: str) -> str:
-    return "" if width is None else f"\n({how} per {format_seconds(width)} bin)"
 
 
 def _draw_series(
@@ -291,7 +287,7 @@ def _cores_view(jobs, cluster, ax, t0, length, axis, styled, app_names, title) -
     ax.axhline(cluster.total_cores, color="black", lw=0.8, ls="--", label="cluster cores")
     ax.set_ylim(0, cluster.total_cores * 1.05)
     _time_xaxis(ax, axis, length)
-    ax.set_ylabel("cores in use" + _bin_note(width, "mean"))
+    ax.set_ylabel("cores in use" + bin_note(width, "mean"))
     handles, names = ax.get_legend_handles_labels()
     ax.legend(  # top of the legend = top of the stack
         handles[-2::-1] + handles[-1:],
@@ -325,7 +321,7 @@ def _series_figure(jobs, series, ax, axis, *, how, scale=1.0, color, ylim, ylabe
         width = _draw_series(ax, series, t0, bounds, axis, how, scale, color=color, lw=0.8)
     ax.set_ylim(*ylim)
     _time_xaxis(ax, axis, length)
-    ax.set_ylabel(ylabel + _bin_note(width, how))
+    ax.set_ylabel(ylabel + bin_note(width, how))
     ax.set_title(title, fontsize=10)
     return fig, ax
 
@@ -401,7 +397,7 @@ def unused_cores_figure(
         ax.legend(loc="upper right", fontsize=8)
     ax.set_ylim(0, cluster.total_cores * 1.05)
     _time_xaxis(ax, axis, length)
-    ax.set_ylabel("unused cores" + _bin_note(width, "mean"))
+    ax.set_ylabel("unused cores" + bin_note(width, "mean"))
     ax.set_title(f"Unused cores over time (cluster: {cluster.total_cores:,} cores)", fontsize=10)
     return fig
 
@@ -518,7 +514,7 @@ def comparison(results: Mapping[str, Any], *, axis: TimeAxis | None = None) -> F
                 t0 = span(frame)[0]
                 width = _draw_series(ax, fn(frame, cluster), t0, bounds, axis, how, scale,
                                      color=color, lw=0.9, label=name)  # fmt: skip
-        ax.set_ylabel(label.replace(" (", "\n(") + _bin_note(width, how), fontsize=8)
+        ax.set_ylabel(label.replace(" (", "\n(") + bin_note(width, how), fontsize=8)
         ax.set_ylim(bottom=0)
         ax.tick_params(labelsize=7)
         if row < len(_CURVES):

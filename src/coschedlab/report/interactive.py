@@ -29,7 +29,7 @@ from . import figures as F
 from . import series as S
 from .runs import Run, as_runs, metric, span
 from .style import PLOTLY_HATCHES, category_style, needs_log_scale, wrap_label
-from .timeaxis import TimeAxis, format_number, format_seconds, report_axis
+from .timeaxis import TimeAxis, bin_note, format_number, report_axis
 
 __all__ = ["MAX_BINS", "MAX_GANTT_BARS", "report_html", "write_html"]
 
@@ -44,10 +44,6 @@ th:first-child,td:first-child{text-align:left}
 h2{border-bottom:2px solid #0067a5;padding-bottom:3px;margin-top:2em}
 .note{color:#666;font-size:13px}
 """
-
-
-def _bin_note(width: float | None, how: str) -> str:
-    return "" if width is None else f"<br>({how} per {format_seconds(width)} bin)"
 
 
 def _line(
@@ -150,7 +146,7 @@ def _comparison(runs: Mapping[str, Run], axis: TimeAxis) -> list[go.Figure]:
                     fn(frame, cluster), span(frame)[0], bounds, axis, how, scale, name, color
                 )
                 fig.add_trace(trace)
-        fig.update_layout(title=title + _bin_note(width, how), height=330, margin={"t": 60})
+        fig.update_layout(title=title + bin_note(width, how, "<br>"), height=330, margin={"t": 60})
         _time_layout(fig, axis, length)
         figs.append(fig)
     return figs
@@ -274,7 +270,8 @@ def _per_schedule(
         trace, width = _line(s, t0, bounds, axis, "mean", 1.0, name, color)
         fig.add_trace(trace)
     fig.update_layout(
-        title=f"Used and unused cores ({cluster.total_cores:,} in total){_bin_note(width, 'mean')}",
+        title=f"Used and unused cores ({cluster.total_cores:,} in total)"
+        + bin_note(width, "mean", "<br>"),
         height=330,
         margin={"t": 60},
     )

@@ -23,6 +23,7 @@ __all__ = [
     "TimeAxis",
     "Window",
     "format_number",
+    "bin_note",
     "format_seconds",
     "parse_duration",
     "report_axis",
@@ -63,6 +64,12 @@ def parse_duration(text: str, option: str) -> float:
 def format_number(v: float) -> str:
     """``v`` with 4 significant digits, whole with thousands separators from 1,000 on."""
     return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+
+
+def bin_note(width: float | None, how: str, newline: str = "\n") -> str:
+    """What a binned curve's label adds (``"(mean per 4 h bin)"`` on a new line); nothing for
+    a curve drawn exactly (``width`` None). ``newline``: ``"<br>"`` in HTML."""
+    return "" if width is None else f"{newline}({how} per {format_seconds(width)} bin)"
 
 
 def format_seconds(seconds: float, like: float | None = None) -> str:
