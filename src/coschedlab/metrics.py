@@ -296,13 +296,6 @@ class Series:
         """Time-weighted mean over [t0, t1]."""
         return self.integral(t0, t1) / (t1 - t0) if t1 > t0 else float(self.at(t0))
 
-    def resample(self, max_points: int) -> Series:
-        """At most ``max_points`` points on a regular grid (for interactive plots)."""
-        if len(self.t) <= max_points:
-            return self
-        grid = np.linspace(self.t[0], self.t[-1], max_points)
-        return Series(grid, self.at(grid))
-
 
 def step_sum(starts: np.ndarray, ends: np.ndarray, weights: np.ndarray | float = 1.0) -> Series:
     """Sum of ``weights`` over the intervals [start, end) active at each instant (event sweep)."""

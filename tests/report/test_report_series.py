@@ -65,8 +65,6 @@ def test_series_integral_and_mean():
     assert s.integral(1, 3) == 4 + 6
     assert s.mean(0, 10) == 4.8
     assert s.at(-1.0) == 0.0
-    r = S.step_sum(np.arange(100.0), np.arange(100.0) + 0.5).resample(10)
-    assert len(r) == 10
 
 
 def test_step_sum_ignores_unfinished_and_weights():
