@@ -199,6 +199,10 @@ CASES = [
     ("insitu-reproduce-trials", "insitu reproduce --out rr --trials 0", 2, "--trials"),
     ("insitu-reproduce-sweep", "insitu reproduce --out rr --sweeps foo", 2, "--sweeps: unknown sweep 'foo'"),
     ("insitu-gantt-steps", "insitu simulate ens.yaml --gantt g.png --gantt-steps 0", 2, "--gantt-steps"),
+    ("insitu-rounding-bad", "insitu plan ens.yaml --scenario ideal --rounding up", 2, "--rounding: unknown rounding 'up'"),
+    ("insitu-alloc-bw-bad", "insitu plan ens.yaml --scenario ideal --alloc-bandwidth B9", 2, "--alloc-bandwidth: unknown bandwidth model 'B9'"),
+    ("insitu-io-bad", "insitu simulate ens.yaml --io buffered", 2, "--io: unknown I/O model 'buffered'"),
+    ("insitu-reproduce-alloc-bw", "insitu reproduce --out rr --alloc-bandwidth X", 2, "--alloc-bandwidth: unknown bandwidth model 'X'"),
 ]  # fmt: skip
 
 

@@ -64,7 +64,14 @@ def test_simulate_json_and_outputs(ensemble_file, tmp_path):
     assert d["simulated_makespan"] > 0 and d["model_makespan"] > 0 and "allocation" in d
     assert d["network"] == "per-node"
     assert g.stat().st_size > 0
-    assert len(t.read_text().splitlines()) == 1 + 10 * 2 * 6
+    # one row per (job, node): every component's 10 steps x 2 stages on each of its nodes
+    import csv
+
+    rows = list(csv.DictReader(t.read_text().splitlines()))
+    nodes = {c: b["nodes"] for b in d["allocation"].values() for c in b["cores"]}
+    assert len(rows) == sum(10 * 2 * n for n in nodes.values())
+    assert {r["stage"] for r in rows} == {"compute", "data_write", "data_read", "analysis"}
+    assert all(r["job"].endswith(f"_step_{r['step']}_node_{r['node']}") for r in rows)
 
 
 def test_search_recommends_best(ensemble_file):

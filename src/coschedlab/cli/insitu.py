@@ -28,7 +28,24 @@ NodeOpt = Annotated[
 CoreOpt = Annotated[
     str | None, typer.Option("--core-alloc", help="core-level heuristic: co | ev (default co)")
 ]
-BwOpt = Annotated[str, typer.Option("--bandwidth-model", help="B | B1 | B2 | B3 (Table II)")]
+BwOpt = Annotated[
+    str, typer.Option("--bandwidth-model", help="model makespan with B | B1 | B2 | B3 (Table II)")
+]
+AllocBwOpt = Annotated[
+    str,
+    typer.Option(
+        "--alloc-bandwidth",
+        help="bandwidth the allocation is computed with: B3 (the authors' Fig. 4 runs) | B "
+        "(their Table II runs) | B1 | B2",
+    ),
+]
+RoundingOpt = Annotated[
+    str,
+    typer.Option(
+        "--rounding",
+        help="authors (their scheduler.py) | min-time (n_NC by the smaller model time)",
+    ),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object")]
 
 
@@ -72,14 +89,22 @@ def _print_plan(plan: Any) -> None:
     )
 
 
-def _plan(path: Path, scenario: str | None, node: str | None, core: str | None, bw: str) -> Any:
+def _plan(
+    path: Path,
+    scenario: str | None,
+    node: str | None,
+    core: str | None,
+    bw: str,
+    alloc_bw: str = "B3",
+    rounding: str = "authors",
+) -> Any:
     """The plan of the ensemble file ``path``; errors without a place name the file."""
     from ..insitu.plan import make_plan
     from ..insitu.spec import load_ensemble
 
     ens = load_ensemble(path)
     try:
-        return make_plan(ens, scenario, node, core, bw)
+        return make_plan(ens, scenario, node, core, bw, alloc_bandwidth=alloc_bw, rounding=rounding)
     except InputError as exc:
         if exc.where is None or not exc.where.startswith(str(path)):
             raise InputError(exc.what, f"{path}: {exc.where}" if exc.where else str(path)) from None
@@ -129,10 +154,14 @@ def plan(
     node_alloc: NodeOpt = None,
     core_alloc: CoreOpt = None,
     bandwidth_model: BwOpt = "B3",
+    alloc_bandwidth: AllocBwOpt = "B3",
+    rounding: RoundingOpt = "authors",
     as_json: JsonOpt = False,
 ) -> None:
     """Print the mapping, the allocation table and the model makespan."""
-    p = _plan(ensemble, scenario, node_alloc, core_alloc, bandwidth_model)
+    p = _plan(
+        ensemble, scenario, node_alloc, core_alloc, bandwidth_model, alloc_bandwidth, rounding
+    )
     if as_json:
         print(json.dumps(p.to_dict()))
     else:
@@ -146,6 +175,8 @@ def simulate(
     node_alloc: NodeOpt = None,
     core_alloc: CoreOpt = None,
     bandwidth_model: BwOpt = "B3",
+    alloc_bandwidth: AllocBwOpt = "B3",
+    rounding: RoundingOpt = "authors",
     network: Annotated[
         str | None, typer.Option("--network", help="paper | per-node (default: the file's)")
     ] = None,
@@ -155,6 +186,14 @@ def simulate(
             "--engine", help="ptask (fast, L07) | activities (LV08, one activity per piece)"
         ),
     ] = "ptask",
+    io: Annotated[
+        str,
+        typer.Option(
+            "--io",
+            help="store-and-forward (a file is read from disk, then sent, as the authors' "
+            "storage service does) | fluid (disk and network at once)",
+        ),
+    ] = "store-and-forward",
     search: Annotated[
         bool,
         typer.Option("--search", help="try every scenario x heuristic pair, recommend the best"),
@@ -166,7 +205,10 @@ def simulate(
     ] = None,
     timeline: Annotated[
         Path | None,
-        typer.Option("--timeline", help="write the per-component per-step stage timeline CSV"),
+        typer.Option(
+            "--timeline",
+            help="write the per-node stage timeline CSV (the authors' job and stage names)",
+        ),
     ] = None,
     as_json: JsonOpt = False,
     force: Annotated[
@@ -177,11 +219,19 @@ def simulate(
     from ..insitu.simulate import check_options
     from ..insitu.simulate import simulate as run_sim
 
-    p = _plan(ensemble, scenario, node_alloc, core_alloc, bandwidth_model)
+    p = _plan(
+        ensemble, scenario, node_alloc, core_alloc, bandwidth_model, alloc_bandwidth, rounding
+    )
     net = network or p.ensemble.platform.network
-    check_options(net, engine)
+    check_options(net, engine, io)
     if search:
-        _search(ensemble, bandwidth_model, net, engine, jobs or os.cpu_count() or 1, as_json)
+        _search(
+            ensemble,
+            (bandwidth_model, alloc_bandwidth, rounding),
+            (net, engine, io),
+            jobs or os.cpu_count() or 1,
+            as_json,
+        )
         return
     from ..outputs import atomic_file, check_target
 
@@ -190,12 +240,14 @@ def simulate(
             check_target(path, force, "file", option)  # before the simulation, not after
     if gantt_steps is not None and gantt_steps < 1:
         raise InputError(f"--gantt-steps must be >= 1, got {gantt_steps}")
-    res = run_sim(p, net, engine)
+    res = run_sim(p, net, engine, io=io)
     if timeline is not None:
+        cols = ("job", "simulation", "analysis", "stage", "step", "node", "start", "end")
         with atomic_file(timeline, force, "--timeline") as tmp, open(tmp, "w") as f:
-            f.write("component,step,stage,start,end\n")
-            for c, k, s, a, b in res.records:
-                f.write(f"{c},{k},{s},{a:.6f},{b:.6f}\n")
+            f.write(",".join(cols) + "\n")
+            for r in res.timeline(p):
+                r["start"], r["end"] = f"{r['start']:.6f}", f"{r['end']:.6f}"
+                f.write(",".join(str(r[c]) for c in cols) + "\n")
     if gantt is not None:
         from ..insitu.plots import plot_gantt
 
@@ -218,7 +270,9 @@ def simulate(
     )
 
 
-def _search(path: Path, bw: str, net: str, engine: str, jobs: int, as_json: bool) -> None:
+def _search(
+    path: Path, planning: tuple[str, str, str], sim: tuple[str, str, str], jobs: int, as_json: bool
+) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -228,7 +282,7 @@ def _search(path: Path, bw: str, net: str, engine: str, jobs: int, as_json: bool
 
     combos = [(sc, n, c) for sc in SCENARIOS for n, c in HEURISTIC_PAIRS]
     tasks = [
-        Task(f"{sc}_{n}_{c}", _search_one, (path, sc, n, c, bw, net, engine)) for sc, n, c in combos
+        Task(f"{sc}_{n}_{c}", _search_one, (path, sc, n, c, planning, sim)) for sc, n, c in combos
     ]
     from .progress import progress_bar
 
@@ -277,7 +331,7 @@ def _search(path: Path, bw: str, net: str, engine: str, jobs: int, as_json: bool
             )
         )
         return
-    t = Table(title=f"search ({net} network)")
+    t = Table(title=f"search ({sim[0]} network)")
     for col in ("scenario", "nodes", "cores", "model (s)", "simulated (s)"):
         t.add_column(col)
     for r in rows:
@@ -298,16 +352,17 @@ def _search(path: Path, bw: str, net: str, engine: str, jobs: int, as_json: bool
 
 
 def _search_one(
-    path: Path, sc: str, n: str, c: str, bw: str, net: str, engine: str
+    path: Path, sc: str, n: str, c: str, planning: tuple[str, str, str], sim: tuple[str, str, str]
 ) -> dict[str, Any] | None:
     from ..insitu.simulate import _run
 
     try:
-        p = _plan(path, sc, n, c, bw)
+        p = _plan(path, sc, n, c, *planning)
     except InputError:  # e.g. no free node for a pool: not a candidate
         return None
+    net, engine, io = sim
     out = p.to_dict()
-    out.update(_run(p, net, engine, None).summary())
+    out.update(_run(p, net, engine, None, io=io).summary())
     return out
 
 
@@ -323,6 +378,14 @@ def reproduce(
     network: Annotated[str, typer.Option("--network", help="paper | per-node")] = "paper",
     engine: Annotated[str, typer.Option("--engine", help="ptask | activities")] = "ptask",
     seed: Annotated[int, typer.Option("--seed")] = 0,
+    alloc_bandwidth: Annotated[
+        str,
+        typer.Option(
+            "--alloc-bandwidth",
+            help="bandwidth the allocation uses: B3 (the authors' Fig. 4 data) or B (their "
+            "Table II data)",
+        ),
+    ] = "B3",
 ) -> None:
     """Run the paper's four sweeps x 8 scenarios x 4 heuristic pairs x trials; write CSVs and
     Fig. 4, Fig. 5 and Table II figures into OUT. Interrupted runs resume."""
@@ -337,7 +400,16 @@ def reproduce(
     con = Console(stderr=True)
     with progress_bar(con, "simulations", 0, unit="runs") as update:
         res = run_repro(
-            out, trials, jobs or os.cpu_count() or 1, chosen, steps, network, engine, seed, update
+            out,
+            trials,
+            jobs or os.cpu_count() or 1,
+            chosen,
+            steps,
+            network,
+            engine,
+            seed,
+            update,
+            alloc_bandwidth=alloc_bandwidth,
         )
     con.print(
         f"{res['finished']}/{res['runs']} runs stored in {out / 'runs'}; wrote "

@@ -54,11 +54,22 @@ def reproduce(
     progress: Callable[[int, int], None] | None = None,
     scenarios: tuple[str, ...] = SCENARIOS,
     pairs: tuple[tuple[str, str], ...] = HEURISTIC_PAIRS,
+    alloc_bandwidth: str = "B3",
 ) -> dict[str, Any]:
     """Run (or resume) the sweeps into ``out/runs`` and write CSVs and figures into ``out``.
     Every argument is checked before the first run (a bad one is an InputError naming it)."""
     check_arguments(out, trials, jobs, sweeps, steps, seed)
-    configs, member = build_tasks(trials, sweeps, steps, network, engine, seed, scenarios, pairs)
+    from ..insitu.model import BANDWIDTH_MODELS
+
+    if alloc_bandwidth.upper() not in BANDWIDTH_MODELS:
+        raise InputError(
+            f"unknown bandwidth model {alloc_bandwidth!r}; use one of "
+            f"{', '.join(BANDWIDTH_MODELS)}",
+            "--alloc-bandwidth",
+        )
+    configs, member = build_tasks(
+        trials, sweeps, steps, network, engine, seed, scenarios, pairs, alloc_bandwidth.upper()
+    )
     # large runs first: the pool stays busy to the end
     order = sorted(configs, key=lambda k: -(configs[k]["S"] * (1 + configs[k]["A"])))
     tasks = [Task(k, run_config, (configs[k],)) for k in order]

@@ -15,10 +15,12 @@ from scipy.optimize import brentq
 
 from ..errors import InputError
 from .mapping import POOL, Mapping
-from .rounding import sum_preserving_round
+from .rounding import sum_preserving_round, threshold_round
 from .spec import Ensemble
 
 HEURISTICS = ("co", "ev")
+#: Integer rounding rules: the authors' ``solver/scheduler.py`` or ours (see integer_allocation).
+ROUNDINGS = ("authors", "min-time")
 
 
 @dataclass(frozen=True)
@@ -191,17 +193,26 @@ def integer_allocation(
     bandwidth: float,
     node_heuristic: str = "co",
     core_heuristic: str = "co",
+    rounding: str = "min-time",
 ) -> Allocation:
     """Integer allocation by sum-preserving rounding (Algorithm 1) at node then core level.
 
-    Node level: the pool's n_NC is rounded down or up, keeping at least one node per simulation
-    and at least one pool node; the choice with the smaller model time wins (ties: up), as in the
-    authors' code. The remaining nodes are split over the simulation groups by Algorithm 1 with
-    priority Q(S_i u m(S_i)); every value below 1 is rounded up to 1. Core level: cores of each
-    block sum to C, priority t_x(1).
+    ``rounding="authors"`` is :func:`authors_allocation` (the authors' public scheduler).
+    ``"min-time"`` is ours. Node level: the pool's n_NC is rounded down or up, keeping at least
+    one node per simulation and at least one pool node; the choice with the smaller model time
+    (Eq. 3 with the rounded cores) wins, ties up. The remaining nodes are split over the
+    simulation groups by Algorithm 1 with priority Q(S_i u m(S_i)); every value below 1 is
+    rounded up to 1. Core level: cores of each block sum to C, priority t_x(1). EV-ALLOC:
+    Algorithm 1 over all blocks with priority Q (remainders to the largest Q).
     """
     from .model import step_times
 
+    if rounding not in ROUNDINGS:
+        raise InputError(
+            f"unknown rounding {rounding!r}; use {' or '.join(ROUNDINGS)}", where="--rounding"
+        )
+    if rounding == "authors":
+        return authors_allocation(ens, mapping, bandwidth, node_heuristic, core_heuristic)
     rat = rational_allocation(ens, mapping, bandwidth, node_heuristic, core_heuristic)
     N = ens.platform.nodes
     groups = [b for b in rat.blocks if b.name != POOL]
@@ -235,6 +246,104 @@ def integer_allocation(
             best = (t, alloc)
     assert best is not None
     return best[1]
+
+
+def pool_order(ens: Ensemble, mapping: Mapping) -> list[str]:
+    """P^NC in the order the authors' scheduler lists it (its ``non-co-scheduling`` map): by
+    simulation, then in the order the scenario picked them (INCREASING: by ascending work,
+    DECREASING: by descending work, ties in declaration order; otherwise declaration order)."""
+    pool = set(mapping.pool())
+    work = {a.name: a.work for a in ens.analyses}
+    sign = {"increasing": 1.0, "decreasing": -1.0}.get(mapping.name.split("-")[0], 0.0)
+    out: list[str] = []
+    for s in ens.simulations:
+        mine = [a.name for a in ens.coupled(s.name) if a.name in pool]
+        out += sorted(mine, key=lambda a: sign * work[a])
+    return out
+
+
+def _even_split(total: int, k: int) -> list[int]:
+    """``total`` over ``k`` items as the authors' EV-ALLOC does: floor(total/k) each, the
+    remainder +1 to the LAST items."""
+    base = total // k
+    extra = total - base * k
+    return [base] * (k - extra) + [base + 1] * extra
+
+
+def authors_allocation(
+    ens: Ensemble,
+    mapping: Mapping,
+    bandwidth: float,
+    node_heuristic: str = "co",
+    core_heuristic: str = "co",
+) -> Allocation:
+    """The integer allocation of the authors' public scheduler (``solver/scheduler.py``,
+    ``allocate``; Do et al. Section IV-B and Algorithm 1 as they ran it).
+
+    Pool nodes (co): n_NC of Theorem 3 rounded up, down if it exceeds N - 1; otherwise down when
+    max(T_SC/(N - floor), (B T_NC + U)/(B floor)) is smaller than the same with the ceiling.
+    Pool nodes (ev): N - floor(N/(S+1)) S. Then at least one node per simulation. Group nodes
+    (co) and cores (co) by :func:`~.rounding.threshold_round` with priority Q_i / t_x(1);
+    EV-ALLOC splits evenly with the remainder to the last items (a simulation keeps the floor).
+    An allocation the authors would reject raises :class:`InputError`.
+    """
+    check_heuristics(node_heuristic, core_heuristic)
+    check_feasible(ens, mapping)
+    p = ens.platform
+    N, C, B = p.nodes, p.cores, bandwidth
+    t1 = {s.name: ens.t1(s.name) for s in ens.simulations}
+    t1.update({a.name: ens.t1(a.name) for a in ens.analyses})
+    vdata = {a.name: ens.data_of(a) for a in ens.analyses}
+    pool = pool_order(ens, mapping)
+    groups = _groups(ens, mapping)
+    S = len(groups)
+    t_nc = sum(t1[a] for a in pool)
+    t_sc = sum(t1[c] for _, comps in groups for c in comps)
+    n_nc = 0
+    u = 0.0
+    if pool:
+        u = solve_u([t1[a] for a in pool], [vdata[a] for a in pool], B, C)
+        if node_heuristic == "co":
+            r = N * (B * t_nc + u) / (B * (t_sc + t_nc) + u)
+            n_nc = math.ceil(r - 1e-9)
+            if r > N - 1:
+                n_nc = math.floor(r + 1e-9)
+            elif r >= 1:
+                lo, hi = math.floor(r + 1e-9), math.ceil(r - 1e-9)
+
+                def worst(n: int) -> float:
+                    return max(t_sc / (N - n), (B * t_nc + u) / (B * n))
+
+                if lo != hi and worst(lo) < worst(hi):
+                    n_nc = lo
+        else:
+            n_nc = N - (N // (S + 1)) * S
+        n_nc = min(n_nc, N - S)
+    c_nodes = N - n_nc
+    if node_heuristic == "co":
+        q = [sum(t1[c] for c in comps) for _, comps in groups]
+        share = [x * c_nodes / t_sc for x in q]
+        nodes = threshold_round(share, c_nodes, q, where="nodes of the simulation groups")
+    else:
+        nodes = _even_split(c_nodes, S)
+    blocks = []
+    for (name, comps), n in zip(groups, nodes, strict=True):
+        if core_heuristic == "co":
+            q_i = sum(t1[c] for c in comps)
+            vals = [t1[c] * C / q_i for c in comps]
+            cores = threshold_round(vals, C, [t1[c] for c in comps], where=f"cores of {name}")
+        else:  # the simulation keeps the floor, its analyses share the rest
+            m = len(comps)
+            cores = [C // m, *_even_split(C - C // m, m - 1)] if m > 1 else [C]
+        blocks.append(Block(name, n, tuple(zip(comps, cores, strict=True))))
+    if pool:
+        if core_heuristic == "co":
+            vals = [B * C * t1[a] / (B * t_nc + u - C * vdata[a]) for a in pool]
+            cores = threshold_round(vals, C, [t1[a] for a in pool], where="cores of the pool")
+        else:
+            cores = _even_split(C, len(pool))
+        blocks.append(Block(POOL, n_nc, tuple(zip(pool, cores, strict=True))))
+    return Allocation(tuple(blocks), True, node_heuristic, core_heuristic)
 
 
 def allocation_from_dict(ens: Ensemble, mapping: Mapping, raw: dict[str, Any]) -> Allocation:

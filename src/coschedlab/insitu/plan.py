@@ -7,6 +7,7 @@ from typing import Any
 
 from ..errors import InputError
 from .allocation import (
+    ROUNDINGS,
     Allocation,
     allocation_from_dict,
     check_heuristics,
@@ -30,6 +31,8 @@ class Plan:
     bandwidth: float
     model_makespan: float
     moved: list[str] = field(default_factory=list)
+    alloc_bandwidth_model: str = "B3"
+    rounding: str = "authors"
 
     def model_makespans(self) -> dict[str, float]:
         """Model makespan of this (integer) allocation under B, B'_1, B'_2 and B'_3."""
@@ -52,13 +55,16 @@ class Plan:
             "core_alloc": self.allocation.core_heuristic,
             "bandwidth_model": self.bandwidth_model,
             "bandwidth": self.bandwidth,
+            "alloc_bandwidth_model": self.alloc_bandwidth_model,
+            "rounding": self.rounding,
             "model_makespan": self.model_makespan,
             "model_makespans": self.model_makespans(),
             "allocation": self.allocation.to_dict(),
         }
         if self.rational is not None:
+            alloc_bw = model_bandwidth(self.ensemble, self.mapping, self.alloc_bandwidth_model)
             out["rational_model_makespan"] = model_makespan(
-                self.ensemble, self.mapping, self.rational, self.bandwidth
+                self.ensemble, self.mapping, self.rational, alloc_bw
             )
         if self.moved:
             out["moved_to_pool"] = self.moved
@@ -72,15 +78,30 @@ def make_plan(
     core_alloc: str | None = None,
     bandwidth_model: str = "B3",
     use_file_allocation: bool = True,
+    alloc_bandwidth: str = "B3",
+    rounding: str = "authors",
 ) -> Plan:
     """Mapping (scenario, else the file's mapping, else IDEAL) in Theorem 2's normal form, then
     the integer allocation (the file's explicit one if given and no scenario was asked).
 
-    The heuristics default to ``co``; naming one while the file's allocation is used is an
+    The allocation (U, n_NC, pool cores; Theorem 3) uses ``alloc_bandwidth``: B'_3 (default)
+    as in the authors' Fig. 4 runs, B as in their Table II runs and their last public
+    scheduler; ``bandwidth_model`` (default B'_3, Table II) gives the model makespan reported
+    next to the simulated one. ``rounding`` is ``authors`` (their
+    ``scheduler.py``) or ``min-time`` (see :func:`.allocation.integer_allocation`). The
+    heuristics default to ``co``; naming one while the file's allocation is used is an
     InputError (it would be ignored)."""
     check_heuristics(node_alloc or "co", core_alloc or "co")
+    if rounding not in ROUNDINGS:
+        raise InputError(
+            f"unknown rounding {rounding!r}; use {' or '.join(ROUNDINGS)}", where="--rounding"
+        )
     mapping, moved = resolve_mapping(ens, scenario)
     bw = model_bandwidth(ens, mapping, bandwidth_model)
+    try:
+        alloc_bw = model_bandwidth(ens, mapping, alloc_bandwidth)
+    except InputError as exc:
+        raise InputError(exc.what, where="--alloc-bandwidth") from None
     if use_file_allocation and ens.allocation is not None and not scenario:
         given = [o for o, v in (("--node-alloc", node_alloc), ("--core-alloc", core_alloc)) if v]
         if given:
@@ -92,8 +113,8 @@ def make_plan(
         rat = None
     else:
         node_alloc, core_alloc = node_alloc or "co", core_alloc or "co"
-        rat = rational_allocation(ens, mapping, bw, node_alloc, core_alloc)
-        alloc = integer_allocation(ens, mapping, bw, node_alloc, core_alloc)
+        rat = rational_allocation(ens, mapping, alloc_bw, node_alloc, core_alloc)
+        alloc = integer_allocation(ens, mapping, alloc_bw, node_alloc, core_alloc, rounding)
     return Plan(
         ens,
         mapping,
@@ -103,4 +124,6 @@ def make_plan(
         bw,
         model_makespan(ens, mapping, alloc, bw),
         moved,
+        alloc_bandwidth.upper(),
+        rounding,
     )

@@ -41,6 +41,7 @@ def run_key(cfg: dict[str, Any]) -> str:
         f"S{cfg['S']}_A{cfg['A']}_V{cfg['V']}_N{cfg['N']}_{cfg['scenario']}_"
         f"n{cfg['node']}_c{cfg['core']}_t{cfg['trial']}_k{cfg['steps']}_{cfg['network']}_"
         f"{cfg['engine']}_{cfg['bandwidth_model']}_s{cfg['seed']}"
+        f"_alloc{cfg.get('alloc_bandwidth', 'B3')}_{cfg.get('rounding', 'min-time')}"
     )
 
 
@@ -53,8 +54,13 @@ def build_tasks(
     seed: int = 0,
     scenarios: tuple[str, ...] = SCENARIOS,
     pairs: tuple[tuple[str, str], ...] = HEURISTIC_PAIRS,
+    alloc_bandwidth: str = "B3",
 ) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]]]:
-    """All runs of the chosen sweeps: {key: config} and the (sweep, key) membership list."""
+    """All runs of the chosen sweeps: {key: config} and the (sweep, key) membership list.
+
+    ``alloc_bandwidth`` is the bandwidth the allocation is computed with: B'_3 reproduces the
+    authors' Fig. 4 data (their ``analysis/data_new.csv``), B their Table II data
+    (``analysis/data_bw.csv``); both with the authors' rounding."""
     for s in sweeps:
         if s not in SWEEPS:
             raise InputError(f"unknown sweep {s!r}; use {', '.join(SWEEPS)}", where="sweeps")
@@ -80,6 +86,8 @@ def build_tasks(
                             "network": network,
                             "engine": engine,
                             "bandwidth_model": "B3",
+                            "alloc_bandwidth": alloc_bandwidth,
+                            "rounding": "authors",
                         }
                         k = run_key(cfg)
                         tasks[k] = cfg
@@ -108,6 +116,8 @@ def write_outputs(df: pd.DataFrame, out: Path) -> list[str]:
         out / "runs.csv", index=False
     )
     files.append("runs.csv")
+    if "infeasible" in df:  # plans the authors' scheduler rejects: listed in runs.csv only
+        df = df[df["infeasible"].isna()]
     co = df[(df["node"] == "co") & (df["core"] == "co")]
     # Fig. 4: makespan per scenario and normalised to IDEAL (per trial, then mean)
     ideal = co[co["scenario"] == "ideal"][["sweep", "value", "trial", "simulated_makespan"]]
@@ -183,10 +193,28 @@ def write_outputs(df: pd.DataFrame, out: Path) -> list[str]:
     files.append("reference.csv")
     (out / "summary.md").write_text(summary_markdown(pd.DataFrame(ref_rows), table2, fig5))
     files.append("summary.md")
+    files += _authors_comparison(df, out)
     files += plot_fig4(fig4, out)
     files += plot_fig5(fig5, out)
     files += plot_table2(t2, out)
     return files
+
+
+def _authors_comparison(df: pd.DataFrame, out: Path) -> list[str]:
+    """Every published point of the authors' data set made with the same allocation bandwidth
+    (B'_3: Fig. 4 data, B: Table II data) next to ours: CSV and a Markdown table."""
+    from .authors import ALLOC_BANDWIDTH, compare, comparison_markdown
+
+    alloc = str(df["alloc_bandwidth"].iloc[0]) if "alloc_bandwidth" in df and len(df) else ""
+    which = {v: k for k, v in ALLOC_BANDWIDTH.items()}.get(alloc)
+    if which is None:
+        return []
+    cmp = compare(df, which)
+    if cmp.empty:
+        return []
+    cmp.to_csv(out / "authors_comparison.csv", index=False)
+    (out / "authors_comparison.md").write_text(comparison_markdown(cmp))
+    return ["authors_comparison.csv", "authors_comparison.md"]
 
 
 def summary_markdown(ref: pd.DataFrame, table2: pd.DataFrame, fig5: pd.DataFrame) -> str:

@@ -54,3 +54,52 @@ def sum_preserving_round(
         base[i] -= 1
         k += 1
     return base
+
+
+def _is_int(v: float) -> bool:
+    return abs(v - round(v)) <= _EPS
+
+
+def threshold_round(
+    values: Sequence[float], total: int, priority: Sequence[float], *, where: str = "rounding"
+) -> list[int]:
+    """Algorithm 1 as the authors' ``solver/scheduler.py`` applies it (their ``allocate``).
+
+    Integer values are kept. The other items are visited by ascending ``priority`` (a stable
+    sort: ties in declaration order); values below 1 are rounded up; of the rest, the first
+    k = #non-integer - (total - sum of floors) are rounded down and the others up. The result
+    sums to ``total`` + (the part of k left over). Their last public scheduler rejects such a
+    configuration, but their published runs include configurations it would reject (e.g. 32
+    simulations on 32 group nodes, INCREASING-75), so the surplus is taken back here from the
+    largest items (ties: lowest priority first); :class:`InputError` only if that is impossible.
+    """
+    n = len(values)
+    if total < n:
+        raise InputError(f"{total} units cannot give {n} items at least 1 each", where=where)
+    floors = [math.floor(v + _EPS) for v in values]
+    nonint = [i for i in range(n) if not _is_int(values[i])]
+    k = len(nonint) - (total - sum(floors))
+    out = [0] * n
+    for i in sorted(range(n), key=lambda i: priority[i]):
+        v = values[i]
+        if _is_int(v):
+            out[i] = max(1, round(v))
+        elif v < 1:
+            out[i] = math.ceil(v)
+        elif k > 0:
+            out[i] = floors[i]
+            k -= 1
+        else:
+            out[i] = floors[i] + 1
+    surplus = sum(out) - total
+    while surplus > 0:
+        i = max((i for i in range(n) if out[i] > 1), key=lambda i: (out[i], -priority[i], i))
+        out[i] -= 1
+        surplus -= 1
+    if surplus < 0:
+        raise InputError(
+            f"{n} items cannot be rounded to integers summing to {total} "
+            f"(values {', '.join(f'{v:.3g}' for v in values)})",
+            where=where,
+        )
+    return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ..errors import InputError
 from .plan import make_plan
 from .spec import generate_ensemble
 
@@ -18,14 +19,26 @@ def run_config(cfg: dict[str, Any]) -> dict[str, Any]:
     """Plan and simulate one configuration in this process (call in a fresh process).
 
     ``cfg`` keys: S, A, V, N, trial, seed, scenario, node, core, steps, network, engine,
-    bandwidth_model."""
+    bandwidth_model, alloc_bandwidth, rounding. A plan the authors' scheduler would reject
+    comes back with an ``infeasible`` reason and no makespan."""
     from .simulate import _run
 
     t0 = time.perf_counter()
     ens = generate_ensemble(
         cfg["S"], cfg["A"], float(cfg["V"]), cfg["N"], steps=cfg["steps"], seed=cfg["seed"]
     )
-    plan = make_plan(ens, cfg["scenario"], cfg["node"], cfg["core"], cfg["bandwidth_model"])
+    try:
+        plan = make_plan(
+            ens,
+            cfg["scenario"],
+            cfg["node"],
+            cfg["core"],
+            cfg["bandwidth_model"],
+            alloc_bandwidth=cfg.get("alloc_bandwidth", "B3"),
+            rounding=cfg.get("rounding", "min-time"),
+        )
+    except InputError as exc:  # the authors skip such a configuration; so do we, and say why
+        return {**cfg, "infeasible": exc.what, "wall_time": time.perf_counter() - t0}
     res = _run(plan, cfg["network"], cfg["engine"], None)
     summ = res.summary()
     out = dict(cfg)

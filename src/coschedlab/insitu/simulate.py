@@ -44,12 +44,20 @@ from .plan import Plan
 
 NETWORKS = ("paper", "per-node")
 ENGINES = ("ptask", "activities")
-LV08_LONE_FLOW = 0.97 / 1.05
+LV08_BW_FACTOR = 0.97
+#: A lone LV08 flow between two hosts: the 0.97 factor and 5% for the reverse cross-traffic.
+LV08_LONE_FLOW = LV08_BW_FACTOR / 1.05
 DISK_BW = 100.0  # GB/s
 LOOPBACK_BW = 1000.0  # GB/s
-LATENCY = 20e-6  # s, per link
+#: Link latency (s): 0 on the authors' platform (solver/generator.py), 20 us per link per-node.
+LATENCY = {"paper": 0.0, "per-node": 20e-6}
+LOOPBACKS = ("per-node", "shared")
+IO_MODELS = ("store-and-forward", "fluid")
 GIGA = 1e9
 STAGES = ("S", "W", "R", "A")
+#: Our stage letters and the authors' job names (their src/Controller.cpp): compute job, data
+#: write job, data read job, analysis job.
+AUTHORS_STAGES = {"S": "compute", "W": "data_write", "R": "data_read", "A": "analysis"}
 
 
 @dataclass
@@ -62,27 +70,62 @@ class SimResult:
     wall_time: float
     records: list[tuple[str, int, str, float, float]] = field(default_factory=list)
     kinds: dict[str, str] = field(default_factory=dict)
+    #: One record per node piece or class of identical pieces: (component, step, stage, start,
+    #: end, position in the component's nodes, -1 = all of them).
+    pieces: list[tuple[str, int, str, float, float, int]] = field(default_factory=list)
+
+    def timeline(self, plan: Plan) -> list[dict[str, Any]]:
+        """The per-node stage timeline under the authors' names (their src/Controller.cpp):
+        one row per job ``member_<sim>[_<analysis>]_<stage>_job_step_<k>_node_<node>`` with
+        stage compute / data_write / data_read / analysis, nodes numbered 0.. in allocation
+        order (simulation groups, then the pool), sorted by start time."""
+        ranges = _node_ranges(plan)
+        place = plan.allocation.placement()
+        sim_of = {a.name: a.simulation for a in plan.ensemble.analyses}
+        src = self.pieces or [(c, k, s, a, b, -1) for c, k, s, a, b in self.records]
+        rows = []
+        for c, k, s, a, b, piece in src:
+            nodes = ranges[place[c][0]]
+            sim, ana = sim_of.get(c, c), (c if c in sim_of else "")
+            stage = AUTHORS_STAGES[s]
+            prefix = f"member_{sim}_{ana}_" if ana else f"member_{sim}_"
+            for node in nodes if piece < 0 else [nodes[piece]]:
+                rows.append(
+                    {
+                        "job": f"{prefix}{stage}_job_step_{k}_node_{node}",
+                        "simulation": sim,
+                        "analysis": ana,
+                        "stage": stage,
+                        "step": k,
+                        "node": node,
+                        "start": a,
+                        "end": b,
+                    }
+                )
+        rows.sort(key=lambda r: (r["start"], r["job"]))
+        return rows
 
     def idle_times(self) -> dict[str, float]:
         """Idle time per component: a simulation waits between S(k) end and W(k) start (its
         analyses have not read step k-1 yet); an analysis waits between A(k-1) end (or time 0)
-        and R(k) start (its simulation has not written step k yet)."""
-        by: dict[tuple[str, int, str], tuple[float, float]] = {
-            (c, k, s): (a, b) for c, k, s, a, b in self.records
-        }
-        idle: dict[str, float] = {}
-        for c, kind in self.kinds.items():
-            tot = 0.0
-            k = 1
-            while (c, k, "S" if kind == "sim" else "R") in by:
-                if kind == "sim":
-                    tot += by[(c, k, "W")][0] - by[(c, k, "S")][1]
+        and R(k) start (its simulation has not written step k yet). Node pieces that run
+        apart are followed one by one and averaged."""
+        src = self.pieces or [(c, k, s, a, b, -1) for c, k, s, a, b in self.records]
+        by = {(c, k, s, q): (a, b) for c, k, s, a, b, q in src}
+        chains = sorted({(c, q) for c, _k, _s, _a, _b, q in src})
+        per: dict[str, list[float]] = {}
+        for c, q in chains:
+            sim = self.kinds.get(c) == "sim"
+            tot, k = 0.0, 1
+            while (c, k, "S" if sim else "R", q) in by:
+                if sim:
+                    tot += by[(c, k, "W", q)][0] - by[(c, k, "S", q)][1]
                 else:
-                    prev = by[(c, k - 1, "A")][1] if k > 1 else 0.0
-                    tot += by[(c, k, "R")][0] - prev
+                    prev = by[(c, k - 1, "A", q)][1] if k > 1 else 0.0
+                    tot += by[(c, k, "R", q)][0] - prev
                 k += 1
-            idle[c] = tot
-        return idle
+            per.setdefault(c, []).append(tot)
+        return {c: sum(per.get(c, [0.0])) / len(per.get(c, [0.0])) for c in self.kinds}
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready numbers (no timeline)."""
@@ -109,8 +152,38 @@ def _node_ranges(plan: Plan) -> dict[str, list[int]]:
     return out
 
 
-def _run(plan: Plan, network: str, engine: str, bw_factor: float | None) -> SimResult:
-    """Build the platform, start one actor per component, run SimGrid (call in a fresh process)."""
+def source_node(sim_nodes: list[int], q: int) -> int:
+    """The simulation node that analysis node number ``q`` (0-based in its allocation) reads
+    from: round robin over the simulation's nodes, as the authors' Controller assigns
+    ``analysis_storage_node``. One flow of V/n' per analysis node."""
+    return sim_nodes[q % len(sim_nodes)]
+
+
+def _run(
+    plan: Plan,
+    network: str,
+    engine: str,
+    bw_factor: float | None,
+    loopback: str | None = None,
+    io: str = "store-and-forward",
+) -> SimResult:
+    """Build the platform, start one actor per component, run SimGrid (call in a fresh process).
+
+    ``io="store-and-forward"`` moves a file as WRENCH's storage service does with a full
+    buffer: the whole file is read from the disk, then sent (a remote read: the simulation
+    node's disk, then the link; a local write: the loopback, then the disk); ``"fluid"`` lets
+    disk and network run at once (the slower one sets the pace).
+
+    ``loopback="shared"`` routes every node's local transfers through ONE 1000 GB/s link, as
+    the authors' generated platform declares it; ``per-node`` (default) gives each node its own.
+    The authors' IDEAL runs (simulated / model 1.022-1.045 on 64 and 128 nodes) rule the shared
+    reading out: it gives 1.056-1.155 on the same points, per-node 1.016-1.019 (docs/insitu.md)."""
+    loopback = loopback or "per-node"
+    if loopback not in LOOPBACKS:
+        raise InputError(f"unknown loopback {loopback!r}; use {' or '.join(LOOPBACKS)}")
+    if io not in IO_MODELS:
+        raise InputError(f"unknown I/O model {io!r}; use {' or '.join(IO_MODELS)}")
+    store_forward = io == "store-and-forward"
     import simgrid as sg
 
     t_wall = time.perf_counter()
@@ -125,6 +198,10 @@ def _run(plan: Plan, network: str, engine: str, bw_factor: float | None) -> SimR
     e = sg.Engine(args)
     if bw_factor is None:
         bw_factor = LV08_LONE_FLOW if (ptask and network == "paper") else 1.0
+    # ptask: a local transfer is one transfer on the node's storage link (the disk); store and
+    # forward adds the loopback time (1000 GB/s x 0.97: LV08 counts no cross-traffic on a
+    # host's route to itself) to it
+    lo_scale = 1 + DISK_BW / (LOOPBACK_BW * LV08_BW_FACTOR) if store_forward else 1.0
     zone = sg.NetZone.create_full_zone("cluster")
     used = sum(int(b.nodes) for b in plan.allocation.blocks)
     hosts = []
@@ -133,18 +210,29 @@ def _run(plan: Plan, network: str, engine: str, bw_factor: float | None) -> SimR
         h.core_count = p.cores
         hosts.append(h)
     disks = []
+    latency = LATENCY[network]
+    shared_lo = None
+    if loopback == "shared":
+        shared_lo = zone.create_link("loopback", LOOPBACK_BW * GIGA * bw_factor).set_latency(0)
+        shared_lo.seal()
     for i, h in enumerate(hosts):
-        if ptask:
-            local = zone.create_link(f"storage-{i}", DISK_BW * GIGA).set_latency(0).seal()
+        route = []
+        if ptask:  # the disk as a link: W and a local R cross it
+            route.append(zone.create_link(f"storage-{i}", DISK_BW * GIGA).set_latency(0).seal())
         else:
             disks.append(h.create_disk(f"disk-{i}", DISK_BW * GIGA, DISK_BW * GIGA).seal())
+        if shared_lo is not None:
+            route.append(shared_lo)
+        elif not ptask:
             local = zone.create_link(f"loopback-{i}", LOOPBACK_BW * GIGA)
             local.set_sharing_policy(sg.Link.SharingPolicy.FATPIPE, None)
-            local.set_latency(0).seal()
-        zone.add_route(h.netpoint, h.netpoint, None, None, [sg.LinkInRoute(local)], False)
+            route.append(local.set_latency(0).seal())
+        zone.add_route(
+            h.netpoint, h.netpoint, None, None, [sg.LinkInRoute(x) for x in route], False
+        )
     bw = p.bandwidth * GIGA * bw_factor
     if network == "paper":
-        shared = zone.create_link("shared", bw).set_latency(LATENCY).seal()
+        shared = zone.create_link("shared", bw).set_latency(latency).seal()
         for i in range(used):
             for j in range(i + 1, used):
                 zone.add_route(
@@ -152,7 +240,7 @@ def _run(plan: Plan, network: str, engine: str, bw_factor: float | None) -> SimR
                 )
     else:
         own = [
-            zone.create_link(f"link-{i}", bw).set_latency(LATENCY / 2).seal() for i in range(used)
+            zone.create_link(f"link-{i}", bw).set_latency(latency / 2).seal() for i in range(used)
         ]
         for i in range(used):
             for j in range(i + 1, used):
@@ -168,12 +256,13 @@ def _run(plan: Plan, network: str, engine: str, bw_factor: float | None) -> SimR
 
     ranges = _node_ranges(plan)
     place = plan.allocation.placement()
-    records: list[tuple[str, int, str, float, float]] = []
+    records: list[Any] = []  # (component, step, stage, start, end, piece) while running
     kinds: dict[str, str] = {}
     steps = ens.n_steps
     coupled = {s.name: [a.name for a in ens.coupled(s.name)] for s in ens.simulations}
     sem_r = {s.name: sg.Semaphore(0) for s in ens.simulations}
-    sem_w = {a.name: sg.Semaphore(0) for a in ens.analyses}
+    classes: dict[str, dict[tuple[str, int], list[int]]] = {}
+    sem_w_class: dict[tuple[str, int], Any] = {}
     clock = sg.Engine.clock.fget if isinstance(sg.Engine.clock, property) else None
 
     def now() -> float:
@@ -182,22 +271,28 @@ def _run(plan: Plan, network: str, engine: str, bw_factor: float | None) -> SimR
     def compute_task(idx: list[int], flops: float) -> tuple[list[Any], list[float], list[float]]:
         return [hosts[i] for i in idx], [flops] * len(idx), [0.0] * (len(idx) ** 2)
 
-    def local_task(idx: list[int], nbytes: float) -> tuple[list[Any], list[float], list[float]]:
+    def local_task(
+        idx: list[int], nbytes: float | list[float]
+    ) -> tuple[list[Any], list[float], list[float]]:
         n = len(idx)
+        amounts = nbytes if isinstance(nbytes, list) else [nbytes] * n
+        if n == 1:  # L07 skips the transfers of a one-host task: list the host twice
+            return [hosts[idx[0]]] * 2, [0.0, 0.0], [0.0, amounts[0], 0.0, 0.0]
         mat = [0.0] * (n * n)
         for q in range(n):
-            mat[q * n + q] = nbytes
+            mat[q * n + q] = amounts[q]
         return [hosts[i] for i in idx], [0.0] * n, mat
 
-    def remote_task(
-        src: list[int], dst: list[int], nbytes: float
+    def flow_task(
+        pairs: list[tuple[int, int]], nbytes: float
     ) -> tuple[list[Any], list[float], list[float]]:
-        allh = src + dst
+        """One flow of ``nbytes`` per (source node, destination node) pair."""
+        allh = sorted({i for pr in pairs for i in pr})
+        pos = {h: j for j, h in enumerate(allh)}
         m = len(allh)
         mat = [0.0] * (m * m)
-        for a in range(len(src)):
-            for b in range(len(dst)):
-                mat[a * m + len(src) + b] = nbytes
+        for src, dst in pairs:
+            mat[pos[src] * m + pos[dst]] += nbytes
         return [hosts[i] for i in allh], [0.0] * m, mat
 
     run_ptask = sg.this_actor.parallel_execute
@@ -206,44 +301,101 @@ def _run(plan: Plan, network: str, engine: str, bw_factor: float | None) -> SimR
         blk, n, c = place[name]
         idx = ranges[blk]
         s_task = compute_task(idx, ens.simulation(name).work * GIGA / (n * c))
-        w_task = local_task(idx, ens.simulation(name).data * GIGA / n)
-        readers = coupled[name]
+        w_task = local_task(idx, ens.simulation(name).data * GIGA / n * lo_scale)
+        readers = [key for a in coupled[name] for key in classes[a]]
         for k in range(1, steps + 1):
             t0 = now()
             run_ptask(*s_task)
             t1 = now()
-            records.append((name, k, "S", t0, t1))
+            records.append((name, k, "S", t0, t1, -1))
             if k > 1:
                 for _ in readers:
                     sem_r[name].acquire()
             t2 = now()
             run_ptask(*w_task)
-            records.append((name, k, "W", t2, now()))
-            for a in readers:
-                sem_w[a].release()
+            records.append((name, k, "W", t2, now(), -1))
+            for key in readers:
+                sem_w_class[key].release()
 
-    def ana_actor(name: str, sim: str) -> None:
+    def piece_classes(name: str, sim: str) -> dict[tuple[str, int], list[int]]:
+        """The pieces (positions in the component's nodes) of analysis ``name`` that see the
+        same conditions, keyed (name, class): each class runs as its own parallel tasks, so a
+        class reading from less loaded disks goes on as per-piece jobs would (WRENCH, the
+        ``activities`` engine). With store and forward the class of a piece is the number of
+        pool reads its disk serves (a pool piece: its source's; a co-scheduled piece: its
+        node's); with fluid I/O every piece of a component is alike."""
+        sblk = place[sim][0]
+        n = len(ranges[sblk])
+        every = list(range(n))
+        load = [0] * n
+        for a in coupled[sim]:
+            if place[a][0] != sblk:
+                for q in range(len(ranges[place[a][0]])):
+                    load[source_node(every, q)] += 1
+        own = len(ranges[place[name][0]])
+        if not store_forward:
+            key = [0] * own
+        elif place[name][0] == sblk:
+            key = load
+        else:
+            key = [load[source_node(every, q)] for q in range(own)]
+        out: dict[tuple[str, int], list[int]] = {}
+        for q, kq in enumerate(key):
+            out.setdefault((name, kq), []).append(q)
+        return out
+
+    def ana_actor(name: str, sim: str, key: tuple[str, int], pos: list[int]) -> None:
         blk, n, c = place[name]
-        idx = ranges[blk]
+        idx = [ranges[blk][q] for q in pos]
         sidx = ranges[place[sim][0]]
         data = ens.simulation(sim).data * GIGA
         a_task = compute_task(idx, works[name] * GIGA / (n * c))
+        d_task = None
         if blk == place[sim][0]:
-            r_task = local_task(idx, data / n)
+            r_task = local_task(idx, data / n * lo_scale)
         else:
-            r_task = remote_task(sidx, idx, data / (n * len(sidx)))
+            pairs = [(source_node(sidx, q), ranges[blk][q]) for q in pos]
+            r_task = flow_task(pairs, data / n)
+            if store_forward:  # each source reads what it sends to this class, then sends
+                served: dict[int, float] = {}
+                for src, _ in pairs:
+                    served[src] = served.get(src, 0.0) + data / n
+                d_task = local_task(list(served), list(served.values()))
         for k in range(1, steps + 1):
-            sem_w[name].acquire()
+            sem_w_class[key].acquire()
             t0 = now()
+            if d_task is not None:
+                run_ptask(*d_task)
             run_ptask(*r_task)
             t1 = now()
-            records.append((name, k, "R", t0, t1))
+            for q in pos:
+                records.append((name, k, "R", t0, t1, q))
             sem_r[sim].release()
             run_ptask(*a_task)
-            records.append((name, k, "A", t1, now()))
+            t2 = now()
+            for q in pos:
+                records.append((name, k, "A", t1, t2, q))
 
     # --- activities engine: one actor per per-node piece, blocking single activities ---
     piece_sem: dict[tuple[str, int], Any] = {}
+
+    def local_io(host: int, nbytes: int, write: bool) -> None:
+        """A local write (loopback to the storage service, then its disk) or read (disk, then
+        loopback): one after the other with store and forward, else at the same time."""
+        if store_forward:
+            if write:
+                sg.Comm.sendto(hosts[host], hosts[host], nbytes)
+                disks[host].write(nbytes)
+            else:
+                disks[host].read(nbytes)
+                sg.Comm.sendto(hosts[host], hosts[host], nbytes)
+            return
+        if shared_lo is None:
+            (disks[host].write if write else disks[host].read)(nbytes)
+            return
+        io = (disks[host].write_async if write else disks[host].read_async)(nbytes)
+        sg.Comm.sendto(hosts[host], hosts[host], nbytes)
+        io.wait()
 
     def sim_piece(name: str, p: int) -> None:
         blk, n, c = place[name]
@@ -260,7 +412,7 @@ def _run(plan: Plan, network: str, engine: str, bw_factor: float | None) -> SimR
                 for _ in readers:
                     piece_sem[(name, p)].acquire()
             t2 = now()
-            disks[host].write(wbytes)
+            local_io(host, wbytes, True)
             records.append((name, k, "W", t2, now(), p))
             for r in readers:
                 piece_sem[r].release()
@@ -277,13 +429,12 @@ def _run(plan: Plan, network: str, engine: str, bw_factor: float | None) -> SimR
                 piece_sem[(name, q)].acquire()
             t0 = now()
             if colocated:
-                disks[host].read(int(data / n))
+                local_io(host, int(data / n), False)
             else:
-                comms = [
-                    sg.Comm.sendto_async(hosts[s], hosts[host], int(data / (n * len(sidx))))
-                    for s in sidx
-                ]
-                sg.Comm.wait_all(comms)
+                src = source_node(sidx, q)
+                if store_forward:
+                    disks[src].read(int(data / n))
+                sg.Comm.sendto(hosts[src], hosts[host], int(data / n))
             t1 = now()
             records.append((name, k, "R", t0, t1, q))
             for p in range(len(sidx)):
@@ -297,12 +448,14 @@ def _run(plan: Plan, network: str, engine: str, bw_factor: float | None) -> SimR
     for a in ens.analyses:
         kinds[a.name] = "analysis"
     if ptask:
+        for a in ens.analyses:
+            classes[a.name] = piece_classes(a.name, a.simulation)
+            for key, pos in classes[a.name].items():
+                sem_w_class[key] = sg.Semaphore(0)
+                host = hosts[ranges[place[a.name][0]][pos[0]]]
+                sg.Actor.create(f"ana-{key}", host, ana_actor, a.name, a.simulation, key, pos)
         for s in ens.simulations:
             sg.Actor.create(f"sim-{s.name}", hosts[ranges[place[s.name][0]][0]], sim_actor, s.name)
-        for a in ens.analyses:
-            sg.Actor.create(
-                f"ana-{a.name}", hosts[ranges[place[a.name][0]][0]], ana_actor, a.name, a.simulation
-            )
     else:
         for comp, (_blk, n, _c) in place.items():
             for p in range(int(n)):
@@ -314,29 +467,41 @@ def _run(plan: Plan, network: str, engine: str, bw_factor: float | None) -> SimR
             for q, h in enumerate(ranges[place[a.name][0]]):
                 sg.Actor.create(f"ana-{a.name}-{q}", hosts[h], ana_piece, a.name, a.simulation, q)
     e.run()
-    if not ptask:  # merge the per-node pieces of each stage: first start, last end
-        merged: dict[tuple[str, int, str], list[float]] = {}
-        for c, k, st, a, b, _p in records:
-            m = merged.setdefault((c, k, st), [a, b])
-            m[0], m[1] = min(m[0], a), max(m[1], b)
-        records[:] = [(c, k, st, a, b) for (c, k, st), (a, b) in merged.items()]
+    pieces = list(records)
+    merged: dict[tuple[str, int, str], list[float]] = {}  # per stage: first start, last end
+    for c, k, st, a, b, _p in records:
+        m = merged.setdefault((c, k, st), [a, b])
+        m[0], m[1] = min(m[0], a), max(m[1], b)
+    records[:] = [(c, k, st, a, b) for (c, k, st), (a, b) in merged.items()]
     makespan = max(r[4] for r in records)
-    return SimResult(makespan, network, engine, time.perf_counter() - t_wall, records, kinds)
+    return SimResult(
+        makespan, network, engine, time.perf_counter() - t_wall, records, kinds, pieces
+    )
 
 
-def _child(plan: Plan, network: str, engine: str, bw_factor: float | None, conn: Any) -> None:
+def _child(
+    plan: Plan,
+    network: str,
+    engine: str,
+    bw_factor: float | None,
+    loopback: str | None,
+    io: str,
+    conn: Any,
+) -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 2)  # SimGrid prints its configuration banner on stderr
-        conn.send(("ok", _run(plan, network, engine, bw_factor)))
+        conn.send(("ok", _run(plan, network, engine, bw_factor, loopback, io)))
     except BaseException as exc:  # pragma: no cover - reported to the parent
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
     finally:
         conn.close()
 
 
-def check_options(network: str, engine: str) -> None:
-    """Raise :class:`InputError` on an unknown network layout or engine."""
+def check_options(network: str, engine: str, io: str = "store-and-forward") -> None:
+    """Raise :class:`InputError` on an unknown network layout, engine or I/O model."""
+    if io not in IO_MODELS:
+        raise InputError(f"unknown I/O model {io!r}; use one of {', '.join(IO_MODELS)}", "--io")
     if network not in NETWORKS:
         raise InputError(
             f"unknown network {network!r}; use one of {', '.join(NETWORKS)}", where="network"
@@ -353,6 +518,8 @@ def simulate(
     engine: str = "ptask",
     bw_factor: float | None = None,
     in_process: bool = False,
+    loopback: str | None = None,
+    io: str = "store-and-forward",
 ) -> SimResult:
     """Simulate ``plan`` in SimGrid and return the simulated makespan and stage timelines.
 
@@ -361,12 +528,12 @@ def simulate(
     (once per process).
     """
     network = network or plan.ensemble.platform.network
-    check_options(network, engine)
+    check_options(network, engine, io)
     if in_process:
-        return _run(plan, network, engine, bw_factor)
+        return _run(plan, network, engine, bw_factor, loopback, io)
     ctx = mp.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(plan, network, engine, bw_factor, child))
+    proc = ctx.Process(target=_child, args=(plan, network, engine, bw_factor, loopback, io, child))
     proc.start()
     child.close()
     try:
@@ -381,30 +548,29 @@ def simulate(
 
 
 def check_dependencies(result: SimResult, plan: Plan, tol: float = 1e-9) -> list[str]:
-    """Violations of the stage order S(k)->W(k)->R(k)->A(k), W(k) after every coupled R(k-1),
-    R(k) after its own A(k-1), and S(k) after W(k-1) (empty list: all hold).
-
-    With the ``activities`` engine the records merge independent per-node pieces (first start,
-    last end), so only the dependencies between components are checked there."""
+    """Violations of the stage order (empty list: all hold). Between components, on the merged
+    stages (first start, last end): W(k) after every coupled R(k-1), R(k) after W(k) of its
+    simulation. Inside a component, node piece by node piece when the result has pieces:
+    S(k) -> W(k) -> S(k+1) and R(k) -> A(k) -> R(k+1)."""
     by = {(c, k, s): (a, b) for c, k, s, a, b in result.records}
-    whole = result.engine == "ptask"
     ens = plan.ensemble
     bad = []
     for s in ens.simulations:
         for k in range(1, ens.n_steps + 1):
-            if whole and by[(s.name, k, "W")][0] < by[(s.name, k, "S")][1] - tol:
-                bad.append(f"W({k}) of {s.name} before S({k}) ends")
-            if whole and k > 1 and by[(s.name, k, "S")][0] < by[(s.name, k - 1, "W")][1] - tol:
-                bad.append(f"S({k}) of {s.name} before W({k - 1}) ends")
             for a in ens.coupled(s.name):
                 if k > 1 and by[(s.name, k, "W")][0] < by[(a.name, k - 1, "R")][1] - tol:
                     bad.append(f"W({k}) of {s.name} before R({k - 1}) of {a.name} ends")
                 if by[(a.name, k, "R")][0] < by[(s.name, k, "W")][1] - tol:
                     bad.append(f"R({k}) of {a.name} before W({k}) of {s.name} ends")
-                if whole and by[(a.name, k, "A")][0] < by[(a.name, k, "R")][1] - tol:
-                    bad.append(f"A({k}) of {a.name} before its R({k}) ends")
-                if whole and k > 1 and by[(a.name, k, "R")][0] < by[(a.name, k - 1, "A")][1] - tol:
-                    bad.append(f"R({k}) of {a.name} before its A({k - 1}) ends")
+    piece = {(c, k, st, q): (a, b) for c, k, st, a, b, q in result.pieces}
+    if not piece:  # no per-node detail: the merged stages of a component
+        piece = {(c, k, st, -1): (a, b) for (c, k, st), (a, b) in by.items()}
+    order = {"W": ("S", 0), "S": ("W", -1), "A": ("R", 0), "R": ("A", -1)}
+    for (c, k, st, q), (start, _end) in piece.items():
+        before, dk = order[st]
+        prev = piece.get((c, k + dk, before, q))
+        if prev is not None and start < prev[1] - tol:
+            bad.append(f"{st}({k}) of {c} (node piece {q}) before {before}({k + dk}) ends")
     return bad
 
 
