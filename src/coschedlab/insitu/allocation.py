@@ -128,6 +128,19 @@ def check_heuristics(node_heuristic: str, core_heuristic: str) -> None:
             raise InputError(f"unknown heuristic {h!r}; use 'co' or 'ev'", where=option)
 
 
+def _profile(
+    ens: Ensemble, mapping: Mapping, bandwidth: float, pool: list[str]
+) -> tuple[dict[str, float], dict[str, float], float, float, float]:
+    """t_x(1) of every component, V_A of every analysis, T_NC, T_SC = T_S + T_C and U (Eq. 6)."""
+    t1 = {s.name: ens.t1(s.name) for s in ens.simulations}
+    t1.update({a.name: ens.t1(a.name) for a in ens.analyses})
+    vdata = {a.name: ens.data_of(a) for a in ens.analyses}
+    t_nc = sum(t1[a] for a in pool)
+    t_sc = sum(t1[c] for _, comps in _groups(ens, mapping) for c in comps)
+    u = solve_u([t1[a] for a in pool], [vdata[a] for a in pool], bandwidth, ens.platform.cores)
+    return t1, vdata, t_nc, t_sc, u
+
+
 def rational_allocation(
     ens: Ensemble,
     mapping: Mapping,
@@ -142,15 +155,9 @@ def rational_allocation(
     check_feasible(ens, mapping)
     p = ens.platform
     N, C, B = p.nodes, p.cores, bandwidth
-    t1 = {s.name: ens.t1(s.name) for s in ens.simulations}
-    t1.update({a.name: ens.t1(a.name) for a in ens.analyses})
-    vdata = {a.name: ens.data_of(a) for a in ens.analyses}
     pool = mapping.pool()
     groups = _groups(ens, mapping)
-    t_pool = [t1[a] for a in pool]
-    t_nc = sum(t_pool)
-    u = solve_u(t_pool, [vdata[a] for a in pool], B, C)
-    t_sc = sum(t1[c] for _, comps in groups for c in comps)
+    t1, vdata, t_nc, t_sc, u = _profile(ens, mapping, B, pool)
     total = t_sc + t_nc
     # node level
     if node_heuristic == "co":
@@ -285,24 +292,17 @@ def authors_allocation(
     Pool nodes (ev): N - floor(N/(S+1)) S. Then at least one node per simulation. Group nodes
     (co) and cores (co) by :func:`~.rounding.threshold_round` with priority Q_i / t_x(1);
     EV-ALLOC splits evenly with the remainder to the last items (a simulation keeps the floor).
-    An allocation the authors would reject raises :class:`InputError`.
     """
     check_heuristics(node_heuristic, core_heuristic)
     check_feasible(ens, mapping)
     p = ens.platform
     N, C, B = p.nodes, p.cores, bandwidth
-    t1 = {s.name: ens.t1(s.name) for s in ens.simulations}
-    t1.update({a.name: ens.t1(a.name) for a in ens.analyses})
-    vdata = {a.name: ens.data_of(a) for a in ens.analyses}
     pool = pool_order(ens, mapping)
     groups = _groups(ens, mapping)
     S = len(groups)
-    t_nc = sum(t1[a] for a in pool)
-    t_sc = sum(t1[c] for _, comps in groups for c in comps)
+    t1, vdata, t_nc, t_sc, u = _profile(ens, mapping, B, pool)
     n_nc = 0
-    u = 0.0
     if pool:
-        u = solve_u([t1[a] for a in pool], [vdata[a] for a in pool], B, C)
         if node_heuristic == "co":
             r = N * (B * t_nc + u) / (B * (t_sc + t_nc) + u)
             n_nc = math.ceil(r - 1e-9)
