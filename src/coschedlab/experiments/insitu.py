@@ -59,16 +59,11 @@ def reproduce(
     """Run (or resume) the sweeps into ``out/runs`` and write CSVs and figures into ``out``.
     Every argument is checked before the first run (a bad one is an InputError naming it)."""
     check_arguments(out, trials, jobs, sweeps, steps, seed)
-    from ..insitu.model import BANDWIDTH_MODELS
+    from ..insitu.model import bandwidth_key
 
-    if alloc_bandwidth.upper() not in BANDWIDTH_MODELS:
-        raise InputError(
-            f"unknown bandwidth model {alloc_bandwidth!r}; use one of "
-            f"{', '.join(BANDWIDTH_MODELS)}",
-            "--alloc-bandwidth",
-        )
+    alloc_bandwidth = bandwidth_key(alloc_bandwidth, "--alloc-bandwidth")
     configs, member = build_tasks(
-        trials, sweeps, steps, network, engine, seed, scenarios, pairs, alloc_bandwidth.upper()
+        trials, sweeps, steps, network, engine, seed, scenarios, pairs, alloc_bandwidth
     )
     # large runs first: the pool stays busy to the end
     order = sorted(configs, key=lambda k: -(configs[k]["S"] * (1 + configs[k]["A"])))

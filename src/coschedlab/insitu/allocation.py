@@ -128,6 +128,14 @@ def check_heuristics(node_heuristic: str, core_heuristic: str) -> None:
             raise InputError(f"unknown heuristic {h!r}; use 'co' or 'ev'", where=option)
 
 
+def check_rounding(rounding: str) -> None:
+    """The rounding rule is known (``authors`` or ``min-time``), else an InputError."""
+    if rounding not in ROUNDINGS:
+        raise InputError(
+            f"unknown rounding {rounding!r}; use {' or '.join(ROUNDINGS)}", where="--rounding"
+        )
+
+
 def _profile(
     ens: Ensemble, mapping: Mapping, bandwidth: float, pool: list[str]
 ) -> tuple[dict[str, float], dict[str, float], float, float, float]:
@@ -214,10 +222,7 @@ def integer_allocation(
     """
     from .model import step_times
 
-    if rounding not in ROUNDINGS:
-        raise InputError(
-            f"unknown rounding {rounding!r}; use {' or '.join(ROUNDINGS)}", where="--rounding"
-        )
+    check_rounding(rounding)
     if rounding == "authors":
         return authors_allocation(ens, mapping, bandwidth, node_heuristic, core_heuristic)
     rat = rational_allocation(ens, mapping, bandwidth, node_heuristic, core_heuristic)

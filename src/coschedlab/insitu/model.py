@@ -10,16 +10,24 @@ from .spec import Ensemble
 BANDWIDTH_MODELS = ("B", "B1", "B2", "B3")
 
 
+def bandwidth_key(model: str, where: str = "bandwidth-model") -> str:
+    """The canonical name of a bandwidth model (``b'_3`` -> ``B3``), else an InputError
+    naming ``where``."""
+    key = model.upper().replace("'", "").replace("_", "")
+    if key not in BANDWIDTH_MODELS:
+        raise InputError(
+            f"unknown bandwidth model {model!r}; use one of {', '.join(BANDWIDTH_MODELS)}",
+            where=where,
+        )
+    return key
+
+
 def model_bandwidth(ens: Ensemble, mapping: Mapping, model: str = "B3") -> float:
     """B (per node), B'_1 = B/|A_NC|, B'_2 = B T/(N T_NC), B'_3 = B'_2/|A_NC| (Table II).
 
     With no pool analysis there is no remote transfer and every model returns B.
     """
-    key = model.upper().replace("'", "").replace("_", "")
-    if key not in BANDWIDTH_MODELS:
-        raise InputError(
-            f"unknown bandwidth model {model!r}; use one of B, B1, B2, B3", where="bandwidth-model"
-        )
+    key = bandwidth_key(model)
     b = ens.platform.bandwidth
     pool = mapping.pool()
     if key == "B" or not pool:

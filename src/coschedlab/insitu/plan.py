@@ -7,15 +7,15 @@ from typing import Any
 
 from ..errors import InputError
 from .allocation import (
-    ROUNDINGS,
     Allocation,
     allocation_from_dict,
     check_heuristics,
+    check_rounding,
     integer_allocation,
     rational_allocation,
 )
 from .mapping import Mapping, resolve_mapping
-from .model import BANDWIDTH_MODELS, model_bandwidth, model_makespan
+from .model import BANDWIDTH_MODELS, bandwidth_key, model_bandwidth, model_makespan
 from .spec import Ensemble
 
 
@@ -92,16 +92,11 @@ def make_plan(
     heuristics default to ``co``; naming one while the file's allocation is used is an
     InputError (it would be ignored)."""
     check_heuristics(node_alloc or "co", core_alloc or "co")
-    if rounding not in ROUNDINGS:
-        raise InputError(
-            f"unknown rounding {rounding!r}; use {' or '.join(ROUNDINGS)}", where="--rounding"
-        )
+    check_rounding(rounding)
+    alloc_bandwidth = bandwidth_key(alloc_bandwidth, "--alloc-bandwidth")
     mapping, moved = resolve_mapping(ens, scenario)
     bw = model_bandwidth(ens, mapping, bandwidth_model)
-    try:
-        alloc_bw = model_bandwidth(ens, mapping, alloc_bandwidth)
-    except InputError as exc:
-        raise InputError(exc.what, where="--alloc-bandwidth") from None
+    alloc_bw = model_bandwidth(ens, mapping, alloc_bandwidth)
     if use_file_allocation and ens.allocation is not None and not scenario:
         given = [o for o, v in (("--node-alloc", node_alloc), ("--core-alloc", core_alloc)) if v]
         if given:
@@ -124,6 +119,6 @@ def make_plan(
         bw,
         model_makespan(ens, mapping, alloc, bw),
         moved,
-        alloc_bandwidth.upper(),
+        alloc_bandwidth,
         rounding,
     )

@@ -74,6 +74,11 @@ class SimResult:
     #: end, position in the component's nodes, -1 = all of them).
     pieces: list[tuple[str, int, str, float, float, int]] = field(default_factory=list)
 
+    def piece_records(self) -> list[tuple[str, int, str, float, float, int]]:
+        """:attr:`pieces`, or, for a result without per-node detail, the merged stages as
+        records of every node (-1)."""
+        return self.pieces or [(c, k, s, a, b, -1) for c, k, s, a, b in self.records]
+
     def timeline(self, plan: Plan) -> list[dict[str, Any]]:
         """The per-node stage timeline under the authors' names (their src/Controller.cpp):
         one row per job ``member_<sim>[_<analysis>]_<stage>_job_step_<k>_node_<node>`` with
@@ -82,9 +87,8 @@ class SimResult:
         ranges = _node_ranges(plan)
         place = plan.allocation.placement()
         sim_of = {a.name: a.simulation for a in plan.ensemble.analyses}
-        src = self.pieces or [(c, k, s, a, b, -1) for c, k, s, a, b in self.records]
         rows = []
-        for c, k, s, a, b, piece in src:
+        for c, k, s, a, b, piece in self.piece_records():
             nodes = ranges[place[c][0]]
             sim, ana = sim_of.get(c, c), (c if c in sim_of else "")
             stage = AUTHORS_STAGES[s]
@@ -110,7 +114,7 @@ class SimResult:
         analyses have not read step k-1 yet); an analysis waits between A(k-1) end (or time 0)
         and R(k) start (its simulation has not written step k yet). Node pieces that run
         apart are followed one by one and averaged."""
-        src = self.pieces or [(c, k, s, a, b, -1) for c, k, s, a, b in self.records]
+        src = self.piece_records()
         by = {(c, k, s, q): (a, b) for c, k, s, a, b, q in src}
         chains = sorted({(c, q) for c, _k, _s, _a, _b, q in src})
         per: dict[str, list[float]] = {}
@@ -178,11 +182,10 @@ def _run(
     the authors' generated platform declares it; ``per-node`` (default) gives each node its own.
     The authors' IDEAL runs (simulated / model 1.022-1.045 on 64 and 128 nodes) rule the shared
     reading out: it gives 1.056-1.155 on the same points, per-node 1.016-1.019 (docs/insitu.md)."""
+    check_options(network, engine, io)
     loopback = loopback or "per-node"
     if loopback not in LOOPBACKS:
         raise InputError(f"unknown loopback {loopback!r}; use {' or '.join(LOOPBACKS)}")
-    if io not in IO_MODELS:
-        raise InputError(f"unknown I/O model {io!r}; use {' or '.join(IO_MODELS)}")
     store_forward = io == "store-and-forward"
     import simgrid as sg
 
@@ -562,9 +565,7 @@ def check_dependencies(result: SimResult, plan: Plan, tol: float = 1e-9) -> list
                     bad.append(f"W({k}) of {s.name} before R({k - 1}) of {a.name} ends")
                 if by[(a.name, k, "R")][0] < by[(s.name, k, "W")][1] - tol:
                     bad.append(f"R({k}) of {a.name} before W({k}) of {s.name} ends")
-    piece = {(c, k, st, q): (a, b) for c, k, st, a, b, q in result.pieces}
-    if not piece:  # no per-node detail: the merged stages of a component
-        piece = {(c, k, st, -1): (a, b) for (c, k, st), (a, b) in by.items()}
+    piece = {(c, k, st, q): (a, b) for c, k, st, a, b, q in result.piece_records()}
     order = {"W": ("S", 0), "S": ("W", -1), "A": ("R", 0), "R": ("A", -1)}
     for (c, k, st, q), (start, _end) in piece.items():
         before, dk = order[st]
