@@ -41,3 +41,23 @@ def workloads(draw, max_jobs: int = 25, max_procs: int = 8, estimates: str = "an
         procs = draw(st.integers(1, max_procs))
         rows.append((i + 1, t, run, req, procs))
     return workload(*rows)
+
+
+@st.composite
+def workflow_dags(draw, max_tasks: int = 12, max_deps: int = 3, cores=(1, 16), runs=(0, 100),
+                  slack=(1, 50), prefix: str = "t", core_unit: int = 1):  # fmt: skip
+    """Random workflows: task k depends on up to ``max_deps`` earlier tasks; cores are
+    ``core_unit`` x an integer in ``cores``; limit = run + an integer in ``slack``."""
+    from coschedlab.workflows import Workflow
+
+    n = draw(st.integers(1, max_tasks))
+    rows = []
+    for k in range(n):
+        deps = draw(st.lists(st.integers(0, k - 1), max_size=max_deps, unique=True)) if k else []
+        run = draw(st.integers(*runs))
+        cores_k = core_unit * draw(st.integers(*cores))
+        limit = float(run + draw(st.integers(*slack)))
+        rows.append(
+            (f"{prefix}{k}", cores_k, float(run), limit, tuple(f"{prefix}{d}" for d in deps))
+        )
+    return Workflow.build("random", rows)

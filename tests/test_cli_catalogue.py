@@ -117,6 +117,42 @@ def ws(tmp_path_factory) -> Path:
         "name: tiny\noutput: cmp\nbaseline: fcfs\nschedulers: [fcfs, easy]\nplots: none\n"
         "workloads:\n  - {name: t, trace: trace.swf}\n"
     )
+    # workflows: damaged workflow files, sweep specs, a tiny workload with workflows
+    (d / "cycle.json").write_text(json.dumps({"tasks": [
+        {"id": "a", "cores": 1, "runtime": 1, "deps": ["b"]},
+        {"id": "b", "cores": 1, "runtime": 1, "deps": ["a"]}]}))  # fmt: skip
+    (d / "unknown_dep.json").write_text(
+        '{"tasks": [{"id": "a", "cores": 1, "runtime": 1, "deps": ["z"]}]}'
+    )
+    (d / "bad.xml").write_text("<adag><job id='a'")
+    wf_ok = "workflows: [A2]\nshares: [0.2]\nmachine: 60x24\nwindow: 3600\nwarmup: 0\ntarget_wait: 600\n"
+    (d / "wf_ok.yaml").write_text(wf_ok)
+    (d / "wf_badkey.yaml").write_text(wf_ok + "colour: red\n")
+    (d / "wf_pct.yaml").write_text(wf_ok.replace("[0.2]", "[10]"))
+    (d / "wf_both.yaml").write_text(wf_ok + "periods: [600]\n")
+    (d / "wf_unknown.yaml").write_text(wf_ok.replace("[A2]", "[nosuch]"))
+    (d / "wf_sched.yaml").write_text(wf_ok + "scheduler: nosuch\n")
+    (d / "wf_machine.yaml").write_text(wf_ok.replace("60x24", "huge"))
+    done = cli(
+        "workflows",
+        "generate",
+        "-w",
+        "A2",
+        "--share",
+        "0.2",
+        "--machine",
+        "60x24",
+        "--window",
+        "3600",
+        "--warmup",
+        "0",
+        "--target-wait",
+        "600",
+        "--out",
+        "wl",
+        cwd=d,
+    )
+    assert done.returncode == 0, done.stderr
     # an earlier result, and damaged copies of it
     done = cli("simulate", "small.swf", "--out", "prev", cwd=d)
     assert done.returncode == 0, done.stderr
@@ -203,6 +239,41 @@ CASES = [
     ("insitu-alloc-bw-bad", "insitu plan ens.yaml --scenario ideal --alloc-bandwidth B9", 2, "--alloc-bandwidth: unknown bandwidth model 'B9'"),
     ("insitu-io-bad", "insitu simulate ens.yaml --io buffered", 2, "--io: unknown I/O model 'buffered'"),
     ("insitu-reproduce-alloc-bw", "insitu reproduce --out rr --alloc-bandwidth X", 2, "--alloc-bandwidth: unknown bandwidth model 'X'"),
+    # -- workflows (WoAS) -------------------------------------------------------------------------
+    ("slurm-bad-option", "simulate small.swf -s slurm:bf_interval=0", 2, "option bf_interval must be a positive number"),
+    ("slurm-bad-priority", "simulate small.swf -s slurm:priority=fair", 2, "option priority must be one of multifactor, fifo"),
+    ("workflows-show-unknown", "workflows show nosuch", 2, "unknown workflow 'nosuch'"),
+    ("workflows-show-cycle", "workflows show cycle.json", 2, "cycle.json: workflow cycle: tasks"),
+    ("workflows-show-unknown-dep", "workflows show unknown_dep.json", 2, "task a depends on unknown task 'z'"),
+    ("workflows-show-bad-xml", "workflows show bad.xml", 2, "not valid XML"),
+    ("workflows-show-missing", "workflows show missing.json", 2, "missing.json: no such file"),
+    ("workflows-show-stage", "workflows show montage --coarse nosuch", 2, "no task belongs to stage(s) nosuch"),
+    ("workflows-show-maxcores", "workflows show montage --max-cores 10", 2, "max_cores applies to a coarsened workflow"),
+    ("workflows-show-plot-exists", "workflows show montage --plot afile", 2, "afile already exists"),
+    ("workflows-generate-too-big", "workflows generate -w montage --share 0.1 --machine 10x24 --out nw", 2, "needs 960 cores; the machine has 240"),
+    ("workflows-generate-share", "workflows generate -w montage --share 10 --out nw", 2, "share must be in (0, 1]"),
+    ("workflows-generate-both", "workflows generate -w montage --share 0.1 --period 60 --out nw", 2, "give a workflow share or a period, not both"),
+    ("workflows-generate-nowf", "workflows generate --share 0.1 --out nw", 2, "needs at least one workflow"),
+    ("workflows-generate-machine", "workflows generate -w montage --machine big --out nw", 2, "--machine: expected edison or NODESxCORES"),
+    ("workflows-generate-seed", "workflows generate -w montage --seed -1 --out nw", 2, "seed"),
+    ("workflows-generate-window", "workflows generate -w A2 --window 0 --out nw", 2, "must be > 0"),
+    ("workflows-generate-pressure", "workflows generate -w A2 --pressure nan --out nw", 2, "pressure must be a number >= 0, got nan"),
+    ("workflows-generate-period", "workflows generate -w A2 --period -5 --out nw", 2, "period must be a number >= 0"),
+    ("workflows-generate-out-earlier", "workflows generate -w A2 --out prev", 2, "already holds a result"),
+    ("workflows-simulate-not-dir", "workflows simulate afile", 2, "not a workflow workload directory"),
+    ("workflows-simulate-not-workload", "workflows simulate prev", 2, "workload.json: no such file"),
+    ("workflows-simulate-mode", "workflows simulate wl --mode fast", 2, "unknown mode 'fast'"),
+    ("workflows-simulate-scheduler", "workflows simulate wl -s nosuch", 2, "unknown scheduler 'nosuch'"),
+    ("workflows-simulate-out-earlier", "workflows simulate wl --out prev", 2, "already holds a result"),
+    ("workflows-compare-badkey", "workflows compare wf_badkey.yaml", 2, "unknown key 'colour'"),
+    ("workflows-compare-percent", "workflows compare wf_pct.yaml", 2, "is a fraction in (0, 1]"),
+    ("workflows-compare-both", "workflows compare wf_both.yaml", 2, "give either 'shares'"),
+    ("workflows-compare-unknown", "workflows compare wf_unknown.yaml", 2, "unknown workflow 'nosuch'"),
+    ("workflows-compare-scheduler", "workflows compare wf_sched.yaml", 2, "'scheduler': unknown scheduler"),
+    ("workflows-compare-machine", "workflows compare wf_machine.yaml", 2, "'machine': expected edison"),
+    ("workflows-compare-out-file", "workflows compare wf_ok.yaml --out afile", 2, "afile"),
+    ("workflows-compare-out-result", "workflows compare wf_ok.yaml --out prev", 2, "not a workflow sweep directory"),
+    ("workflows-compare-missing", "workflows compare nosuch.yaml", 2, "nosuch.yaml"),
 ]  # fmt: skip
 
 

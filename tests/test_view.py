@@ -263,3 +263,24 @@ def test_easy_only_options_are_refused_elsewhere():
     with pytest.raises(InputError, match="extra is EASY's"):
         get_scheduler("backfill:compress=true,extra=false")
     assert EASY(depth=3).depth == 3
+
+
+def test_joined_lists_each_job_once_when_it_joins_the_queue():
+    """``view.joined``: arrivals and dependants released by a completion, once each, at the
+    pass of the instant they join; read only."""
+    seen: list[tuple[float, tuple[int, ...]]] = []
+
+    class Recorder(Scheduler):
+        name = "recorder"
+
+        def schedule(self, view):
+            with pytest.raises(ReadOnlyError):
+                view.joined.append(0)
+            if view.joined:
+                seen.append((view.now, tuple(view.ids[j] for j in view.joined)))
+            return [j for j in view.queue if view.nodes[j] <= view.free][:1]
+
+    w = workload((1, 0, 10, 10, 1), (2, 0, 5, 5, 1), (3, 3, 5, 5, 1))
+    w.deps[3] = (1,)  # job 3 waits for job 1
+    simulate(w, Cluster(1), Recorder())
+    assert seen == [(0.0, (1, 2)), (10.0, (3,))]

@@ -10,6 +10,7 @@ import typer
 from rich.progress import Progress
 
 from .core import console, err_console
+from .options import JobsOpt, SweepOutOpt
 from .progress import bar_columns
 
 
@@ -24,14 +25,8 @@ def _resume_command(spec: Path, out: Path | None, jobs: int | None) -> str:
 
 def compare(
     spec: Annotated[Path, typer.Argument(help="comparison spec (YAML, see docs/experiments.md)")],
-    jobs: Annotated[
-        int | None,
-        typer.Option("--jobs", "-j", help="worker processes (default: all CPUs; 1 = in-process)"),
-    ] = None,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", help="output directory (default: the spec's 'output')"),
-    ] = None,
+    jobs: JobsOpt = None,
+    out: SweepOutOpt = None,
     fresh: Annotated[
         bool, typer.Option("--fresh", help="discard the runs already stored in the output")
     ] = False,

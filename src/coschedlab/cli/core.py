@@ -339,7 +339,9 @@ def schedulers() -> None:
     for name, cls in sorted(available().items()):
         sig = inspect.signature(cls.__init__)
         opts = ", ".join(
-            f"{p.name}={p.default!r}" for p in sig.parameters.values() if p.name != "self"
+            f"{p.name}={p.default!r}"
+            for p in sig.parameters.values()
+            if p.name != "self" and p.name not in getattr(cls, "api_only", ())
         )
         doc = " ".join((inspect.getdoc(cls) or "").split("\n\n")[0].split())  # 1st paragraph
         table.add_row(name, opts, doc)

@@ -8,7 +8,7 @@ import typer
 from typer.exceptions import TyperException
 
 from ..errors import InputError, OutputError
-from . import coloc, compare, core, insitu, validate
+from . import coloc, compare, core, insitu, validate, workflows
 
 app = typer.Typer(
     name="coschedlab",
@@ -45,6 +45,7 @@ app.command()(coloc.generate)
 app.command()(coloc.report)
 app.command()(compare.compare)
 app.add_typer(insitu.app, name="insitu")
+app.add_typer(workflows.app, name="workflows")
 
 
 def main() -> None:

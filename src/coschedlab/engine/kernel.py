@@ -88,6 +88,10 @@ class Simulation:
     than its preceding job's end plus its think time (explicit ``Workload.deps`` are always
     enforced, with no think time).
     ``progress(done, total)`` is called every few thousand completions.
+    ``until`` stops the run at that time (a fixed simulated period, as the WoAS authors'
+    Slurm simulator ran): events after it are not processed; jobs not started by then keep a
+    NaN start and end, running jobs their planned end; :attr:`truncated` says whether any job
+    was cut off.
     """
 
     def __init__(
@@ -101,6 +105,7 @@ class Simulation:
         progress: Callable[[int, int], None] | None = None,
         shared_nodes: bool = False,
         dependencies: bool = False,
+        until: float | None = None,
     ) -> None:
         self.workload = workload
         self.cluster = cluster
@@ -108,6 +113,10 @@ class Simulation:
         self.kill_at_walltime = kill_at_walltime
         self.speed_model = speed_model or SpeedModel()
         self.progress = progress
+        if until is not None and not (isinstance(until, int | float) and until == until):
+            raise InputError(f"until must be a time in seconds, got {until!r}")
+        self.until = INF if until is None else float(until)
+        self.truncated = False
         n = len(workload)
         self.n = n
         cols = workload.columns
@@ -151,6 +160,7 @@ class Simulation:
             SharedCores(cluster, n) if shared_nodes else WholeNodes(cluster, n)
         )
         self.queue = FrozenList()
+        self.joined = FrozenList()  # jobs that joined the queue since the last pass
         self.est_sorted = FrozenList()
         self.now = 0.0
         self._started_in_pass: list[int] = []
@@ -219,6 +229,7 @@ class Simulation:
             now=0.0,
             free=self.acct.idle,
             queue=self.queue,
+            joined=self.joined,
             queued=memoryview(self._queued).toreadonly(),
             submit=self.submit,
             req=self.req,
@@ -271,6 +282,7 @@ class Simulation:
         timers = self._timers
         releases = self._releases
         queue = self.queue
+        joined = self.joined
         queued = self._queued
         arrived = self._arrived
         deps_left = self._deps_left
@@ -298,6 +310,9 @@ class Simulation:
                 t = releases[0][0]
             if t == INF:
                 break
+            if t > self.until:
+                self.truncated = True
+                break
             self.now = t
             # 1. all completions at t
             while heap and heap[0][0] == t:
@@ -314,16 +329,19 @@ class Simulation:
                 arrived[j] = 1
                 if deps_left is None:
                     _append(queue, j)
+                    _append(joined, j)
                     queued[j] = 1
                 elif deps_left[j] == 0:
                     if ready_at[j] > t:
                         heappush(releases, (ready_at[j], j))
                     else:
                         _append(queue, j)
+                        _append(joined, j)
                         queued[j] = 1
             while releases and releases[0][0] <= t:
                 j = heappop(releases)[1]
                 _insert(queue, bisect_right(queue, j), j)
+                _append(joined, j)
                 queued[j] = 1
             while timers and timers[0] <= t:
                 heappop(timers)
@@ -339,9 +357,14 @@ class Simulation:
                 if decisions or self._started_in_pass:
                     self._apply(decisions or ())
                 self.passes += 1
+                if joined:
+                    _delitem(joined, slice(None))
             if progress is not None and done >= next_report:
                 progress(done, n)
                 next_report = done + step
+        if self.truncated:
+            self.wall_time = perf_counter() - t0
+            return self
         if queue:
             j = queue[0]
             raise SchedulerError(
@@ -448,6 +471,7 @@ class Simulation:
                 heappush(self._releases, (ready[d], d))
             else:
                 _insert(queue, bisect_right(queue, d), d)
+                _append(self.joined, d)
                 self._queued[d] = 1
 
     def _reschedule(self, changes: dict[int, float]) -> None:
@@ -474,4 +498,7 @@ class Simulation:
             out["dependencies"] = True
         if self.ignored_dependencies:
             out["ignored_dependencies"] = self.ignored_dependencies
+        if self.until != INF:
+            out["until"] = self.until
+            out["truncated"] = self.truncated
         return out

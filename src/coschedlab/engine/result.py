@@ -100,7 +100,14 @@ class Result:
         model_cols = sim.speed_model.result_columns()
         for name, arr in model_cols.items():
             frame[name] = arr
-        frame = job_metrics(frame)
+        if getattr(sim, "truncated", False):  # a run stopped at a time: metrics of the started
+            ok = np.isfinite(start)
+            part = job_metrics(frame[ok])
+            for c in part.columns.difference(frame.columns):
+                frame[c] = np.nan
+                frame.loc[ok, c] = part[c]
+        else:
+            frame = job_metrics(frame)
         return cls(
             jobs=frame[
                 list(JOB_TABLE_COLUMNS)
@@ -152,7 +159,10 @@ class Result:
         from ..validator import validate_jobs
 
         kwargs.setdefault("guarantees", self.guarantees)
-        return validate_jobs(self.jobs, self.cluster, scheduler=self.scheduler, **kwargs)
+        jobs = self.jobs
+        if self.options.get("truncated"):  # a run stopped at a time: the jobs that started
+            jobs = jobs[np.isfinite(jobs["start"].to_numpy(dtype=float))]
+        return validate_jobs(jobs, self.cluster, scheduler=self.scheduler, **kwargs)
 
     # -- writers ----------------------------------------------------------------------------
     def to_swf(self, path: str | Path, *, integers: bool = False) -> None:

@@ -9,6 +9,9 @@ non-clairvoyant policy may know:
 ``now``              the current time
 ``free``             whole idle nodes
 ``queue``            waiting jobs in (submit, id) order (read-only list)
+``joined``           the jobs that joined the queue since the previous pass, in the order they
+                     joined (dependants released by this instant's completions, then
+                     arrivals); a policy that keeps its own ordered queue inserts these
 ``queued[j]``        1 while job ``j`` waits (0 once started, also during the pass that starts it)
 ``submit[j]``        submit time; ``req[j]`` requested time; ``nodes[j]`` whole nodes needed;
                      ``procs[j]`` processors; ``ids[j]`` the trace's job id; ``apps[j]``
@@ -136,9 +139,9 @@ class View:
     """The read-only view a policy gets at every pass (see the module docstring)."""
 
     __slots__ = (
-        "now", "free", "queue", "queued", "submit", "req", "nodes", "procs", "ids", "apps",
-        "users", "groups", "queues", "partitions", "start", "est_sorted", "machine", "cluster",
-        "n", "completed", "has_dependencies",
+        "now", "free", "queue", "joined", "queued", "submit", "req", "nodes", "procs", "ids",
+        "apps", "users", "groups", "queues", "partitions", "start", "est_sorted", "machine",
+        "cluster", "n", "completed", "has_dependencies",
         "start_now", "wake_at", "record_reservation", "speedup",
     )  # fmt: skip
     #: the four actions are the kernel's own callables, held in slots (one call, no wrapper):

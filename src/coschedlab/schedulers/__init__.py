@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from ..engine.placement import Placement
 from ..engine.view import View
-from . import backfill, strict  # noqa: F401  (registers the built-ins)
+from . import backfill, slurm, strict  # noqa: F401  (registers the built-ins)
 from .backfill import EASY, Backfill, Conservative
 from .base import GUARANTEES, ORDERS, Scheduler
 from .easy import CoreCounts, NodeCounts, ScanMemo, admit, shadow_time
+from .priority import Multifactor
 from .profile import Profile
 from .registry import available, get_scheduler, register
+from .slurm import Slurm
 from .strict import FCFS, SJF, start_in_order
 
 __all__ = [
@@ -32,6 +34,8 @@ __all__ = [
     "Profile",
     "ScanMemo",
     "Scheduler",
+    "Slurm",
+    "Multifactor",
     "View",
     "admit",
     "available",

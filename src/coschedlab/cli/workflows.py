@@ -1,0 +1,393 @@
+"""``coschedlab workflows ...``: workflow-aware scheduling (WoAS; issue 11)."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..errors import InputError
+from .options import JobsOpt, SweepOutOpt
+
+app = typer.Typer(
+    help="Workflows as chained jobs, pilot jobs or WoAS jobs in a loaded machine.",
+    no_args_is_help=True,
+)
+
+CoarseOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--coarse",
+        help="fuse same-stage tasks into one task per stage: 'all' or stage names "
+        "(comma-separated), as the WoAS authors did",
+    ),
+]
+MaxCoresOpt = Annotated[
+    int | None, typer.Option("--max-cores", help="with --coarse: cap a fused stage's cores")
+]
+MachineOpt = Annotated[
+    str,
+    typer.Option("--machine", help="edison (5576 nodes x 24 cores) or NODESxCORES, e.g. 1394x24"),
+]
+
+
+def _load(spec: str, coarse: str | None, max_cores: int | None):
+    from ..workflows.formats import load_workflow
+
+    stages: bool | list[str] = False
+    if coarse is not None:
+        stages = (
+            True
+            if coarse.strip().lower() == "all"
+            else [s.strip() for s in coarse.split(",") if s.strip()]
+        )
+    return load_workflow(spec, coarse=stages, max_cores=max_cores)
+
+
+def _hms(s: float) -> str:
+    return f"{s / 3600:.2f} h" if s >= 3600 else f"{s:.0f} s"
+
+
+def ascii_profile(wf: Any, width: int = 50, rows: int = 12) -> list[str]:
+    """The ASAP core profile as text: one line per time slice, a bar scaled to max cores."""
+    prof = wf.profile()
+    end = prof[-1][0]
+    if end <= 0:
+        return []
+    top = max(c for _, c in prof) or 1
+    out = []
+    for k in range(rows):
+        t = end * (k + 0.5) / rows
+        level = 0
+        for when, c in prof:
+            if when <= t:
+                level = c
+        bar = "#" * max(1 if level else 0, round(width * level / top))
+        out.append(f"{_hms(end * k / rows):>9} {level:>6} {bar}")
+    return out
+
+
+@app.command()
+def show(
+    workflow: Annotated[
+        str,
+        typer.Argument(
+            help="a built-in name (montage, cybershake, sipht, "
+            "floodplain, longwide, widelong, A8, B4, C2...) or a "
+            ".json/.xml/.dax file"
+        ),
+    ],
+    coarse: CoarseOpt = None,
+    max_cores: MaxCoresOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    plot: Annotated[Path | None, typer.Option("--plot", help="write the profile as a PNG")] = None,
+    force: Annotated[bool, typer.Option("--force", help="replace an existing --plot")] = False,
+) -> None:
+    """The tasks of a workflow and its derived values (critical path, pilot geometry, waste)."""
+    wf = _load(workflow, coarse, max_cores)
+    if plot is not None:
+        from ..outputs import atomic_file, check_target
+
+        check_target(plot, force, "file", "--plot")
+        from ..workflows.plots import profile_figure
+
+        fig = profile_figure(wf)
+        with atomic_file(plot, force, "--plot") as tmp:
+            fig.savefig(tmp, format="png", dpi=110)
+    if as_json:
+        print(
+            json.dumps(
+                {**wf.summary(), "tasks": wf.to_manifest()["tasks"], "profile": wf.profile()}
+            )
+        )
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console(width=80)
+    s = wf.summary()
+    t = Table(title=f"workflow {wf.name} ({len(wf.tasks)} tasks)")
+    for col in ("task", "stage", "cores", "runtime", "limit", "after"):
+        t.add_column(col, justify="right" if col in ("cores", "runtime", "limit") else "left")
+    shown = wf.tasks if len(wf.tasks) <= 40 else wf.tasks[:40]
+    for task in shown:
+        deps = ", ".join(task.deps)
+        t.add_row(
+            task.id,
+            task.stage[:16],
+            str(task.cores),
+            f"{task.runtime:.1f}",
+            f"{task.limit:.1f}",
+            deps if len(deps) <= 24 else deps[:21] + "...",
+        )
+    con.print(t)
+    if len(wf.tasks) > 40:
+        con.print(f"... {len(wf.tasks) - 40} more tasks (--coarse all fuses them by stage)")
+    con.print(
+        f"critical path  {_hms(wf.critical_path)} ({s['critical_path_tasks']} tasks: "
+        f"{' -> '.join(wf.critical_tasks[:8])}{' ...' if len(wf.critical_tasks) > 8 else ''})\n"
+        f"time limit     {_hms(wf.critical_path_limit)} (pilot and WoAS job)\n"
+        f"max cores      {wf.max_cores} (pilot and WoAS job)\n"
+        f"usage          {s['usage_core_h']:.1f} core-h (limits: {s['usage_limit_core_h']:.1f})\n"
+        f"pilot waste    {s['potential_waste_core_h']:.1f} core-h "
+        f"(limits: {s['potential_waste_limit_core_h']:.1f})"
+    )
+    con.print("profile (as soon as possible, actual run times): time  cores")
+    for line in ascii_profile(wf):
+        con.print(line, highlight=False)
+
+
+@app.command()
+def generate(
+    workflow: Annotated[
+        list[str] | None,
+        typer.Option("--workflow", "-w", help="a workflow name or file (repeat for several)"),
+    ] = None,
+    share: Annotated[
+        float | None, typer.Option("--share", help="workflows' share of core-hours, 0-1")
+    ] = None,
+    period: Annotated[
+        float | None, typer.Option("--period", help="one workflow every PERIOD seconds")
+    ] = None,
+    machine: MachineOpt = "edison",
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    warmup: Annotated[
+        float, typer.Option("--warmup", help="seconds simulated, not analysed")
+    ] = 86400,
+    window: Annotated[float, typer.Option("--window", help="analysis window (s)")] = 432000,
+    pressure: Annotated[float, typer.Option("--pressure", help="job pressure target")] = 1.0,
+    target_wait: Annotated[
+        float, typer.Option("--target-wait", help="pre-fill wait baseline (s)")
+    ] = 14400,
+    scale_jobs: Annotated[
+        bool,
+        typer.Option("--scale-jobs", help="regular job sizes x (machine cores / Edison's)"),
+    ] = False,
+    coarse: CoarseOpt = None,
+    max_cores: MaxCoresOpt = None,
+    out: Annotated[Path, typer.Option("--out", help="directory to write")] = Path("workload"),
+    force: Annotated[bool, typer.Option("--force", help="replace an existing --out")] = False,
+) -> None:
+    """Write a workload of regular jobs and workflows (the WoAS paper's generator)."""
+    from ..outputs import atomic_dir, check_target
+    from ..workflows.workload import generate as gen
+    from ..workflows.workload import machine_of
+
+    check_target(out, force)
+    wfs = [_load(w, coarse, max_cores) for w in (workflow or [])]
+    ww = gen(
+        wfs,
+        cluster=machine_of(machine),
+        seed=seed,
+        share=share,
+        period=period,
+        warmup=warmup,
+        window=window,
+        pressure=pressure,
+        target_wait=target_wait,
+        scale_jobs=scale_jobs,
+    )
+    with atomic_dir(out, force) as tmp:
+        ww.save(tmp)
+    w = ww.work()
+    print(
+        f"wrote {len(ww.regular)} regular jobs ({int(ww.filler.sum())} pre-fill) and "
+        f"{ww.n_workflows} workflows ({100 * w['workflows'] / max(1.0, sum(w.values())):.1f}% "
+        f"of the core-hours) on {ww.cluster} to {out}",
+        file=sys.stderr,
+    )
+
+
+@app.command()
+def simulate(
+    workload: Annotated[Path, typer.Argument(help="a directory made by `workflows generate`")],
+    mode: Annotated[
+        str, typer.Option("--mode", help="chained | pilot | woas | all (the three, compared)")
+    ] = "all",
+    scheduler: Annotated[
+        str, typer.Option("--scheduler", "-s", help="scheduler spec (default: slurm)")
+    ] = "slurm",
+    out: Annotated[
+        Path | None, typer.Option("--out", help="write jobs, workflows and summary here")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="replace an existing --out")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the summaries as JSON")] = False,
+) -> None:
+    """Simulate a workload with its workflows submitted in one mode (or all three)."""
+    from rich.console import Console
+
+    from ..outputs import atomic_dir, check_target
+    from ..schedulers import get_scheduler
+    from ..workflows.metrics import completed_in_all
+    from ..workflows.modes import MODES
+    from ..workflows.simulate import simulate_mode
+    from ..workflows.workload import WorkflowWorkload
+    from .progress import progress_bar
+
+    modes = MODES if mode == "all" else (mode,)
+    if mode != "all" and mode not in MODES:
+        raise InputError(f"unknown mode {mode!r}; choose chained, pilot, woas or all", "--mode")
+    get_scheduler(scheduler)  # a bad spec fails before the workload is read
+    if out is not None:
+        check_target(out, force)
+    ww = WorkflowWorkload.load(workload)
+    err = Console(stderr=True)
+    runs = {}
+    for m in modes:
+        with progress_bar(err, f"{m}", 1, unit="jobs") as update:
+            runs[m] = simulate_mode(ww, m, scheduler, progress=update)
+    mask = completed_in_all({m: r.workflows for m, r in runs.items()})
+    summaries = {m: r.summary(mask) for m, r in runs.items()}
+    if out is not None:
+        with atomic_dir(out, force) as tmp:
+            for m, r in runs.items():
+                d = tmp / m
+                d.mkdir()
+                r.result.write(d)
+                r.workflows.to_csv(d / "workflows.csv", index=False)
+            (tmp / "summary.json").write_text(json.dumps(summaries, indent=1, default=float) + "\n")
+    if as_json:
+        print(json.dumps(summaries, default=float))
+        return
+    _print_summaries(summaries, len(ww.submits), int(mask.sum()))
+
+
+def _print_summaries(summaries: dict[str, dict], submitted: int, compared: int) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console(width=80)
+    t = Table(title=f"{submitted} workflows, {compared} completed in every mode (compared)")
+    t.add_column("metric")
+    for m in summaries:
+        t.add_column(m, justify="right")
+    rows = [
+        ("median wait (h)", "median_wait", 1 / 3600),
+        ("median runtime (h)", "median_runtime", 1 / 3600),
+        ("median turnaround (h)", "median_turnaround", 1 / 3600),
+        ("median gaps (h)", "median_gaps", 1 / 3600),
+        ("median stretch", "median_stretch", 1),
+        ("utilization", "utilization", 1),
+        ("actual utilization", "actual_utilization", 1),
+        ("pilot waste (core-h)", "waste_core_h", 1),
+        ("slowdown small jobs", "median_slowdown_small", 1),
+        ("slowdown medium jobs", "median_slowdown_medium", 1),
+        ("slowdown large jobs", "median_slowdown_large", 1),
+        ("simulation (s)", "wall_time_s", 1),
+    ]
+    for label, key, scale in rows:
+        vals = []
+        for s in summaries.values():
+            v = s.get(key, math.nan)
+            vals.append(
+                "-"
+                if v != v
+                else f"{v * scale:,.3g}"
+                if abs(v * scale) < 1e4
+                else f"{v * scale:,.0f}"
+            )
+        t.add_row(label, *vals)
+    con.print(t)
+
+
+@app.command()
+def compare(
+    spec: Annotated[Path, typer.Argument(help="sweep spec (YAML, see docs/workflows.md)")],
+    jobs: JobsOpt = None,
+    out: SweepOutOpt = None,
+) -> None:
+    """Run a workflow x share x seed x mode sweep (resuming: finished runs are kept), write
+    summary.csv, the utilization-gain table and the figures, and print the summary."""
+    from rich.console import Console
+
+    from ..experiments.workflows import check_output, load_workflow_spec, run_sweep
+    from .progress import progress_bar
+
+    s = load_workflow_spec(spec)
+    target = out if out is not None else s.output
+    check_output(Path(target))
+    err = Console(stderr=True)
+    n = len(s.configs())
+    err.print(f"{s.name}: {n} runs -> {target}/")
+    with progress_bar(err, "runs", n, unit="runs") as update:
+        state = {"done": 0, "total": n}
+
+        def started(todo: int, total: int) -> None:
+            state["done"], state["total"] = total - todo, total
+            if todo < total:
+                err.print(f"{total - todo} of {total} runs already stored; {todo} to do")
+            update(state["done"], total)
+
+        def finished(outcome: Any) -> None:
+            state["done"] += 1
+            if outcome.error:
+                err.print(f"[red]{outcome.key}: {outcome.error}[/red]")
+            update(state["done"], state["total"])
+
+        summary, rows = run_sweep(s, target, jobs=jobs, on_start=started, on_done=finished)
+    if summary.interrupted:
+        err.print(
+            f"interrupted: {summary.stored} of {summary.total} runs stored in {target}/; "
+            f"run the same command again to resume"
+        )
+        raise SystemExit(130)
+    if not rows:
+        raise InputError("no run finished", str(target))
+    written = write_report(s, Path(target), rows)
+    err.print("wrote " + ", ".join(str(p) for p in written))
+    if summary.failed:
+        raise InputError(f"{len(summary.failed)} runs failed (see {target}/runs/*.error.txt)")
+
+
+def write_report(s: Any, target: Path, rows: list) -> list[Path]:
+    """summary.csv, table3.md and the figures of a finished (or partial) sweep."""
+    from rich.console import Console
+
+    from ..experiments.workflows import aggregate
+    from ..outputs import atomic_file
+    from ..workflows import plots
+
+    df = aggregate(rows)
+    written = []
+    with atomic_file(target / "summary.csv", force=True) as tmp:
+        df.to_csv(tmp, index=False, float_format="%.6g")
+    written.append(target / "summary.csv")
+    key = s.kind
+    table = plots.gain_table(df, key)
+    if table:
+        with atomic_file(target / "utilization_gain.md", force=True) as tmp:
+            tmp.write_text(table)
+        written.append(target / "utilization_gain.md")
+    for name, fig in (
+        ("groups.png", plots.group_figures(df)),
+        ("speedup.png", plots.speedup_figure(df, key)),
+        ("slowdown_small.png", plots.slowdown_figure(df, key)),
+    ):
+        if fig is None:
+            continue
+        with atomic_file(target / name, force=True) as tmp:
+            fig.savefig(tmp, format="png", dpi=110)
+        written.append(target / name)
+    con = Console(width=80)
+    from rich.table import Table
+
+    t = Table(title=f"{s.name}: medians over workflows completed in every mode")
+    for col in ("workflow", key, "mode", "n", "wait h", "run h", "turn h", "act.util"):
+        t.add_column(col, justify="left" if col in ("workflow", "mode") else "right")
+    for _, r in df.iterrows():
+        t.add_row(
+            str(r["workflow"]),
+            f"{r[key]:g}",
+            r["mode"],
+            str(r["compared"]),
+            f"{r['median_wait_h']:.2f}",
+            f"{r['median_runtime_h']:.2f}",
+            f"{r['median_turnaround_h']:.2f}",
+            f"{r['actual_utilization']:.3f}",
+        )
+    con.print(t)
+    return written

@@ -1,0 +1,387 @@
+"""The WoAS experiments (Rodrigo et al., HPDC'17, Section 4.4) as a sweep on the one runner:
+workflow x share-or-period x seed x mode, plus a no-workflow baseline per seed (for the
+slowdown of regular jobs); every run is one JSON file in ``OUT/runs``; interrupted sweeps
+resume. :func:`aggregate` pools the seeds as the paper does (Section 4.3.2).
+
+Spec (YAML, every key checked)::
+
+    name: woas-small
+    machine: edison            # or NODESxCORES, e.g. 1394x24
+    workflows: [cybershake, sipht, montage]   # names (A8, B4 ...) or files
+    shares: [0.01, 0.1]        # workflows' share of core-hours; or periods: [3600, 1800]
+    modes: [chained, pilot, woas]
+    seeds: [0, 1]              # or a count: 2
+    warmup: 86400              # s simulated, not analysed
+    window: 432000             # s analysed
+    scale_jobs: false          # true: regular job sizes x (machine cores / Edison's)
+    pressure: 1.0
+    target_wait: 14400
+    scheduler: slurm           # any core scheduler spec
+    baseline: true             # a no-workflow run per seed (slowdown ratios)
+    coarse: false              # fuse file workflows' stages
+    output: out/woas-small
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..schema import Checker, load_yaml, show
+from .runner import Outcome, Task, run_tasks
+from .store import JsonStore
+
+__all__ = ["WorkflowSpec", "aggregate", "load_workflow_spec", "run_sweep"]
+
+_KEYS = (
+    "name",
+    "machine",
+    "workflows",
+    "shares",
+    "periods",
+    "modes",
+    "seeds",
+    "warmup",
+    "window",
+    "pressure",
+    "target_wait",
+    "scale_jobs",
+    "scheduler",
+    "baseline",
+    "coarse",
+    "output",
+)
+
+
+@dataclass(frozen=True)
+class WorkflowSpec:
+    """A checked sweep spec (see the module docstring)."""
+
+    path: Path
+    name: str
+    machine: str
+    workflows: tuple[str, ...]
+    kind: str  # "share" or "period"
+    values: tuple[float, ...]
+    modes: tuple[str, ...]
+    seeds: tuple[int, ...]
+    warmup: float
+    window: float
+    pressure: float
+    target_wait: float
+    scale_jobs: bool
+    scheduler: str
+    baseline: bool
+    coarse: bool
+    output: Path
+
+    def configs(self) -> dict[str, dict[str, Any]]:
+        """Every run's key -> its configuration (JSON-able: a worker rebuilds it all)."""
+        from ..workflows.formats import load_workflow
+
+        common = {
+            "machine": self.machine,
+            "warmup": self.warmup,
+            "window": self.window,
+            "pressure": self.pressure,
+            "target_wait": self.target_wait,
+            "scale_jobs": self.scale_jobs,
+            "scheduler": self.scheduler,
+            "coarse": self.coarse,
+        }
+        out: dict[str, dict[str, Any]] = {}
+        for wf in self.workflows:
+            name = load_workflow(wf, coarse=self.coarse).name
+            for v in self.values:
+                for seed in self.seeds:
+                    for mode in self.modes:
+                        key = f"{_slug(name)}-{self.kind}{_fmt(v)}-s{seed}-{mode}"
+                        out[key] = {
+                            **common,
+                            "workflow": wf,
+                            "workflow_name": name,
+                            "kind": self.kind,
+                            "value": v,
+                            "seed": seed,
+                            "mode": mode,
+                        }
+        if self.baseline:
+            for seed in self.seeds:
+                out[f"baseline-s{seed}"] = {
+                    **common,
+                    "workflow": None,
+                    "workflow_name": "",
+                    "kind": "none",
+                    "value": 0.0,
+                    "seed": seed,
+                    "mode": "chained",
+                }
+        return out
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "._+=" else "_" for c in text)
+
+
+def _fmt(v: float) -> str:
+    return f"{v:g}"
+
+
+def load_workflow_spec(path: str | Path) -> WorkflowSpec:
+    """Read and check a sweep spec; errors name the file, line and key."""
+    from ..schedulers import get_scheduler
+    from ..workflows.formats import load_workflow
+    from ..workflows.modes import MODES
+
+    path = Path(path)
+    raw = load_yaml(path, "a YAML spec file")
+    ck = Checker(str(path), raw)
+    if raw is None:
+        raise ck.fail("the spec is empty; see docs/workflows.md for an example")
+    raw = ck.mapping(raw, "the spec")
+    ck.keys(raw, _KEYS, "")
+    base = path.resolve().parent
+    wfs = []
+    coarse = ck.boolean(raw.get("coarse", False), "coarse")
+    for i, w in enumerate(ck.items(ck.require(raw, "workflows", ""), "workflows")):
+        text = ck.string(w, f"workflows[{i}]")
+        p = (base / text) if not Path(text).is_absolute() else Path(text)
+        spec = str(p) if p.exists() else text
+        try:
+            load_workflow(spec, coarse=coarse)
+        except InputError as exc:
+            raise ck.fail(f"workflows[{i}]: {exc}", f"workflows[{i}]") from None
+        wfs.append(spec)
+    if ("shares" in raw) == ("periods" in raw):
+        raise ck.fail("give either 'shares' (fractions of core-hours) or 'periods' (seconds)")
+    kind = "share" if "shares" in raw else "period"
+    key = "shares" if kind == "share" else "periods"
+    values = []
+    for i, v in enumerate(ck.items(raw[key], key)):
+        x = ck.number(v, f"{key}[{i}]", positive=True)
+        if kind == "share" and x > 1:
+            raise ck.fail(
+                f"'{key}[{i}]' is a fraction in (0, 1] (0.1 = 10%), got {show(v)}", f"{key}[{i}]"
+            )
+        values.append(x)
+    modes = tuple(
+        ck.choice(m, f"modes[{i}]", MODES)
+        for i, m in enumerate(ck.items(raw.get("modes", list(MODES)), "modes"))
+    )
+    seeds_raw = raw.get("seeds", 1)
+    if isinstance(seeds_raw, list):
+        seeds = tuple(
+            ck.integer(s, f"seeds[{i}]", minimum=0)
+            for i, s in enumerate(ck.items(seeds_raw, "seeds"))
+        )
+    else:
+        seeds = tuple(range(ck.integer(seeds_raw, "seeds", minimum=1)))
+    machine = ck.string(raw.get("machine", "edison"), "machine")
+    from ..workflows.workload import machine_of
+
+    try:
+        machine_of(machine)
+    except InputError as exc:
+        raise ck.fail(f"'machine': {exc.what}", "machine") from None
+    sched = ck.string(raw.get("scheduler", "slurm"), "scheduler")
+    try:
+        get_scheduler(sched)
+    except InputError as exc:
+        raise ck.fail(f"'scheduler': {exc}", "scheduler") from None
+    name = ck.string(raw.get("name", path.stem), "name")
+    output = Path(ck.string(raw["output"], "output")) if "output" in raw else Path("out") / name
+    return WorkflowSpec(
+        path=path,
+        name=name,
+        machine=machine,
+        workflows=tuple(wfs),
+        kind=kind,
+        values=tuple(values),
+        modes=modes,
+        seeds=seeds,
+        warmup=ck.number(raw.get("warmup", 86400.0), "warmup"),
+        window=ck.number(raw.get("window", 432000.0), "window", positive=True),
+        pressure=ck.number(raw.get("pressure", 1.0), "pressure", positive=True),
+        target_wait=ck.number(raw.get("target_wait", 14400.0), "target_wait"),
+        scale_jobs=ck.boolean(raw.get("scale_jobs", False), "scale_jobs"),
+        scheduler=sched,
+        baseline=ck.boolean(raw.get("baseline", True), "baseline"),
+        coarse=coarse,
+        output=output,
+    )
+
+
+# -- one run --------------------------------------------------------------------------------------
+def _rounded(values: np.ndarray) -> list[float]:
+    return [float(f"{v:.4g}") if math.isfinite(v) else None for v in values]  # type: ignore[misc]
+
+
+def run_one(config: dict[str, Any]) -> dict[str, Any]:
+    """Generate the workload of ``config`` and simulate its mode: the summary, the per-workflow
+    times and the regular jobs' slowdowns per size group (a pure function of ``config``)."""
+    from ..workflows.formats import load_workflow
+    from ..workflows.simulate import simulate_mode
+    from ..workflows.workload import generate, machine_of
+
+    wfs = (
+        []
+        if config["workflow"] is None
+        else [load_workflow(config["workflow"], coarse=config["coarse"])]
+    )
+    share = config["value"] if config["kind"] == "share" else None
+    period = config["value"] if config["kind"] == "period" else None
+    ww = generate(
+        wfs,
+        cluster=machine_of(config["machine"]),
+        seed=config["seed"],
+        share=share,
+        period=period,
+        warmup=config["warmup"],
+        window=config["window"],
+        pressure=config["pressure"],
+        target_wait=config["target_wait"],
+        scale_jobs=config.get("scale_jobs", False),
+    )
+    run = simulate_mode(ww, config["mode"], config["scheduler"])
+    wf = run.workflows
+    sd = run.slowdowns
+    summary = run.summary()
+    return {
+        "config": config,
+        "summary": {k: (float(v) if isinstance(v, np.floating) else v) for k, v in summary.items()},
+        "workflows": {
+            c: _rounded(wf[c].to_numpy(float))
+            for c in ("submit", "wait", "runtime", "turnaround", "gaps")
+        }
+        | {"completed": [bool(x) for x in wf["completed"]]},
+        "slowdowns": {
+            g: _rounded(np.sort(sd["slowdown"][sd["group"] == g].to_numpy(float)))
+            for g in ("small", "medium", "large")
+        },
+    }
+
+
+def check_output(out: Path) -> None:
+    """``out`` can hold this sweep: new, empty, or a sweep's own directory (resumed)."""
+    from ..outputs import check_target
+
+    out = Path(out)
+    if out.is_dir() and any(out.iterdir()) and not (out / "runs").is_dir():
+        raise InputError(f"--out {out} is not a workflow sweep directory (no runs/ in it)")
+    check_target(out, force=True)
+
+
+def run_sweep(
+    spec: WorkflowSpec,
+    out: Path,
+    jobs: int | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+    on_done: Callable[[Outcome], None] | None = None,
+):
+    """Run (or resume) every configuration into ``out/runs``."""
+    out = Path(out)
+    check_output(out)
+    configs = spec.configs()
+    # longest first (the whole machine is simulated per run; pilots and chains cost alike)
+    tasks = [Task(k, run_one, (configs[k],)) for k in sorted(configs)]
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "spec.json").write_text(
+        json.dumps(
+            {k: v for k, v in spec.__dict__.items() if k not in ("path", "output")},
+            default=str,
+            indent=1,
+        )
+        + "\n"
+    )
+    store = JsonStore(out / "runs")
+    summary = run_tasks(tasks, store, jobs=jobs, quiet=True, on_start=on_start, on_done=on_done)
+    return summary, store.load(configs)
+
+
+# -- pooling the seeds ----------------------------------------------------------------------------
+def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """One row per (workflow, share/period, mode): medians of the workflows completed in every
+    mode of the same seed, pooled over the seeds; the mean actual utilization over the seeds;
+    the pooled regular-job slowdown medians and their ratio to the no-workflow baseline; and
+    for WoAS its turnaround speedup over pilot and chained and its actual-utilization gain
+    over pilot (percentage points)."""
+    base: dict[str, list[float]] = {"small": [], "medium": [], "large": []}
+    groups: dict[tuple, dict[int, dict[str, Any]]] = {}
+    for r in rows:
+        c = r["config"]
+        if c["kind"] == "none":
+            for g in base:
+                base[g] += [x for x in r["slowdowns"][g] if x is not None]
+            continue
+        groups.setdefault((c["workflow_name"], c["kind"], c["value"]), {}).setdefault(
+            c["seed"], {}
+        )[c["mode"]] = r
+    out = []
+    base_med = {g: float(np.median(v)) if v else math.nan for g, v in base.items()}
+    for (name, kind, value), seeds in sorted(groups.items()):
+        modes = sorted({m for s in seeds.values() for m in s})
+        pooled: dict[str, dict[str, list]] = {m: {} for m in modes}
+        for by_mode in seeds.values():
+            masks = [np.asarray(r["workflows"]["completed"], bool) for r in by_mode.values()]
+            common = np.logical_and.reduce(masks) if masks else np.zeros(0, bool)
+            for m, r in by_mode.items():
+                p = pooled[m]
+                for col in ("wait", "runtime", "turnaround", "gaps"):
+                    vals = np.asarray(r["workflows"][col], dtype=float)[common]
+                    p.setdefault(col, []).extend(vals.tolist())
+                for key in ("actual_utilization", "utilization", "waste_core_h"):
+                    p.setdefault(key, []).append(r["summary"][key])
+                for g in ("small", "medium", "large"):
+                    p.setdefault(f"sd_{g}", []).extend(
+                        x for x in r["slowdowns"][g] if x is not None
+                    )
+        for m in modes:
+            p = pooled[m]
+            row: dict[str, Any] = {
+                "workflow": name,
+                kind: value,
+                "mode": m,
+                "seeds": len(seeds),
+                "compared": len(p.get("wait", [])),
+            }
+            for col in ("wait", "runtime", "turnaround", "gaps"):
+                v = p.get(col, [])
+                row[f"median_{col}_h"] = float(np.median(v)) / 3600 if v else math.nan
+            for key in ("actual_utilization", "utilization", "waste_core_h"):
+                row[key] = float(np.mean(p[key]))
+            for g in ("small", "medium", "large"):
+                v = p.get(f"sd_{g}", [])
+                med = float(np.median(v)) if v else math.nan
+                row[f"slowdown_{g}"] = med
+                row[f"slowdown_{g}_ratio"] = (
+                    med / base_med[g] if base_med[g] == base_med[g] else math.nan
+                )
+            out.append(row)
+    df = pd.DataFrame(out)
+    if df.empty:
+        return df
+    key = "share" if "share" in df else "period"
+    for (name, value), sub in df.groupby(["workflow", key]):
+        by = sub.set_index("mode")
+        if "woas" not in by.index:
+            continue
+        w = by.loc["woas"]
+        idx = (df["workflow"] == name) & (df[key] == value) & (df["mode"] == "woas")
+        for other in ("pilot", "chained"):
+            if other in by.index:
+                df.loc[idx, f"speedup_over_{other}"] = (
+                    by.loc[other, "median_turnaround_h"] / w["median_turnaround_h"]
+                )
+        if "pilot" in by.index:
+            df.loc[idx, "utilization_gain_over_pilot"] = 100 * (
+                w["actual_utilization"] - by.loc["pilot", "actual_utilization"]
+            )
+    return df

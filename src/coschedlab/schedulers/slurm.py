@@ -1,0 +1,319 @@
+"""A Slurm-like scheduler: multifactor priority, a FIFO pass at every event and a periodic
+backfill pass in which every tested job holds a reservation (sched/backfill).
+
+Composed from the core's pieces: the priority is :class:`.priority.Multifactor`, the backfill
+pass reserves on the availability :class:`.profile.Profile` (the mechanism conservative
+backfilling uses), limited to the first ``bf_max_job_test`` pending jobs and run only every
+``bf_interval`` seconds. Options carry Slurm's parameter names (slurm.conf); the defaults are
+the configuration of the WoAS experiments (Rodrigo et al., HPDC'17, Section 4.2; REFERENCE.md
+section 4), not Slurm's own defaults.
+
+One pass at time ``now`` (Slurm 22.05's ``schedule()`` then ``_attempt_backfill()``):
+
+1. priorities: every ``priority_calc_period`` seconds all pending jobs get their priority
+   recomputed (Slurm's decay thread); a job that becomes eligible gets its priority then (age
+   0). ``priority=fifo`` is Slurm's priority/basic: submission order.
+2. main scheduler: pending jobs in priority order (ties: submission order) start while they fit;
+   the first one that does not fit stops the pass (one partition).
+3. backfill, at the first pass at or after each multiple of ``bf_interval`` (a wake-up makes it
+   happen on time): a profile of free nodes from the running jobs' ends (start + time limit,
+   rounded up to ``bf_resolution``); each of the first ``bf_max_job_test`` pending jobs in
+   priority order starts now if its whole time limit fits from now, else reserves its earliest
+   slot within ``bf_window`` minutes (only the first ``bf_job_part_count_reserve`` of them,
+   when set: 1 makes it EASY-like).
+
+Slurm's own clock (``sched_interval``, ``sched_phase``, ``bf_phase``): by default the main
+scheduler runs at every event (job submitted or ended), as the WoAS experiments assume. A real
+slurmctld runs it about once a second at a fixed phase, and the backfill thread every
+``bf_interval`` at its own phase; with ``sched_interval=1`` (and the phases measured on a real
+Slurm, see docs/workflows.md) starts happen on those ticks, the cycle that makes a real Slurm
+start jobs up to a second after the event that freed their nodes.
+
+Time limits are whole minutes, as Slurm keeps them. ``inherit`` (Python API only) maps a job id
+to the ``(age origin, cpus, time limit)`` it takes its priority factors from instead of its own:
+WoAS task jobs inherit their workflow job's submit time and geometry (the seed's Algorithm 1).
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import insort
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputError
+from .base import Scheduler, check_bool, check_choice, check_positive
+from .priority import Multifactor, limit_minutes
+from .profile import Profile
+from .registry import register
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine.view import View
+
+INF = math.inf
+__all__ = ["Slurm"]
+
+
+@register("slurm")
+class Slurm(Scheduler):
+    """Slurm's cycle: multifactor priority, a FIFO pass at every event, backfill every
+    bf_interval s over the first bf_max_job_test jobs, each tested job reserved (defaults: the
+    WoAS experiments' Slurm).
+
+    See the module docstring for the pass and every option."""
+
+    #: constructor arguments for the Python API only (not spec options, not listed)
+    api_only = ("inherit",)
+
+    def __init__(
+        self,
+        priority: str = "multifactor",
+        priority_weight_age: float = 5e7,
+        priority_weight_job_size: float = 6e8,
+        priority_max_age: float = 7 * 86400,
+        priority_favor_small: bool = True,
+        small_relative_to_time: bool = True,
+        priority_calc_period: float = 300,
+        backfill: bool = True,
+        bf_interval: float = 30,
+        bf_max_job_test: int = 50,
+        bf_resolution: float = 60,
+        bf_window: float = 1440,
+        bf_job_part_count_reserve: int | None = None,
+        bf_phase: float = 0.0,
+        sched_interval: float | None = None,
+        sched_phase: float = 0.0,
+        inherit: Mapping[int, tuple[float, int, float]] | None = None,
+    ) -> None:
+        super().__init__("fcfs")
+        self.priority = check_choice("priority", priority, ("multifactor", "fifo"))
+        for name in ("priority_weight_age", "priority_weight_job_size"):
+            v = locals()[name]
+            if isinstance(v, bool) or not isinstance(v, int | float) or not v >= 0:
+                raise InputError(f"option {name} must be a number >= 0, got {v!r}")
+        self.priority_weight_age = priority_weight_age
+        self.priority_weight_job_size = priority_weight_job_size
+        self.priority_max_age = check_positive("priority_max_age", priority_max_age)
+        self.priority_favor_small = check_bool("priority_favor_small", priority_favor_small)
+        self.small_relative_to_time = check_bool("small_relative_to_time", small_relative_to_time)
+        self.priority_calc_period = check_positive("priority_calc_period", priority_calc_period)
+        self.backfill = check_bool("backfill", backfill)
+        self.bf_interval = check_positive("bf_interval", bf_interval)
+        self.bf_max_job_test = check_positive("bf_max_job_test", bf_max_job_test, integer=True)
+        self.bf_resolution = check_positive("bf_resolution", bf_resolution)
+        self.bf_window = check_positive("bf_window", bf_window)
+        self.bf_job_part_count_reserve = check_positive(
+            "bf_job_part_count_reserve", bf_job_part_count_reserve, integer=True
+        )
+        self.sched_interval = check_positive("sched_interval", sched_interval)
+        for name, v, top in (
+            ("bf_phase", bf_phase, bf_interval),
+            ("sched_phase", sched_phase, sched_interval or 1.0),
+        ):
+            if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v < top:
+                raise InputError(f"option {name} must be in [0, its interval), got {v!r}")
+        self.bf_phase = bf_phase
+        self.sched_phase = sched_phase
+        self.inherit = inherit
+
+    def params(self) -> dict[str, Any]:
+        """The options (``inherit`` is a Python-level table, not a spec option)."""
+        out = super().params()
+        out.pop("inherit", None)
+        return out
+
+    # -- set-up ---------------------------------------------------------------------------------
+    def setup(self, view: View) -> None:
+        n = view.n
+        c = view.cluster
+        self.factors = Multifactor(
+            self.priority_weight_age,
+            self.priority_weight_job_size,
+            self.priority_max_age,
+            self.priority_favor_small,
+            self.small_relative_to_time,
+            c.total_cores,
+            c.cores_per_node,
+        )
+        self._limit = [limit_minutes(r) * 60.0 for r in view.req]
+        self._origin = [0.0] * n
+        self._size = [0.0] * n
+        self._key: list[tuple[int, int]] = [(0, 0)] * n
+        self._order: list[tuple[int, int]] = []  # (-priority, j) of pending jobs (lazy removal)
+        self._calc = -INF  # time of the last recalculation
+        self._next_calc = -INF
+        self._next_bf = -INF
+        self._wakes: set[float] = set()
+        inherit = self.inherit or {}
+        self._inherit: dict[int, tuple[float, int, float]] = {}
+        if inherit:
+            index = {jid: j for j, jid in enumerate(view.ids)}
+            for jid, (origin, cpus, limit) in inherit.items():
+                if jid in index:
+                    self._inherit[index[jid]] = (float(origin), int(cpus), float(limit))
+        #: passes of each kind (for tests and reports)
+        self.backfill_passes = 0
+        self.started_by: dict[int, str] = {}
+
+    # -- priorities -------------------------------------------------------------------------------
+    def _join(self, view: View, j: int, now: float) -> None:
+        if self.priority == "fifo":
+            key = (0, j)
+        else:
+            f = self.factors
+            inh = self._inherit.get(j)
+            if inh is None:
+                origin = now
+                size = f.size(view.nodes[j], view.procs[j], self._limit[j])
+            else:
+                origin, cpus, limit = inh
+                nodes = -(-cpus // view.cluster.cores_per_node)
+                size = f.size(nodes, cpus, limit_minutes(limit) * 60.0)
+            self._origin[j] = origin
+            self._size[j] = size
+            # Algorithm 1: a task copies its workflow job's factors as last computed
+            key = (-f.priority(origin, size, max(self._calc, min(origin, now))), j)
+        self._key[j] = key
+        insort(self._order, key)
+
+    def _recalculate(self, view: View, now: float) -> None:
+        period = self.priority_calc_period
+        t = math.floor(now / period) * period
+        self._calc = t
+        self._next_calc = t + period
+        queued = view.queued
+        f = self.factors
+        origin, size = self._origin, self._size
+        keys = self._key
+        order = []
+        for _, j in self._order:
+            if queued[j]:
+                k = (-f.priority(origin[j], size[j], max(t, origin[j])), j)
+                keys[j] = k
+                order.append(k)
+        order.sort()
+        self._order = order
+
+    def priority_of(self, j: int, t: float) -> int:
+        """Job ``j``'s (view index) multifactor priority at ``t`` from its recorded factors
+        (age origin: eligibility, or the inherited submit time; size: its own or inherited)."""
+        return self.factors.priority(self._origin[j], self._size[j], max(t, self._origin[j]))
+
+    def age_origin(self, j: int) -> float:
+        """When job ``j``'s age started counting (eligibility, or the inherited submit time)."""
+        return self._origin[j]
+
+    # -- the pass ---------------------------------------------------------------------------------
+    def _wake(self, view: View, t: float) -> None:
+        if t not in self._wakes:
+            self._wakes.add(t)
+            view.wake_at(t)
+
+    def _next_tick(self, now: float, interval: float, phase: float) -> float:
+        """The first time ``k x interval + phase`` at or after ``now``."""
+        k = math.ceil((now - phase) / interval - 1e-9)
+        return k * interval + phase
+
+    def schedule(self, view: View) -> list[int]:
+        now = view.now
+        for j in view.joined:
+            self._join(view, j, now)
+        if self.priority == "multifactor" and now >= self._next_calc:
+            self._recalculate(view, now)
+        if self._wakes:
+            self._wakes = {t for t in self._wakes if t > now}
+        order = self._order
+        free = view.free
+        started: list[int] = []
+        # 2. the main scheduler: at every event, or on its own clock (sched_interval)
+        if self.sched_interval is None:
+            main = True
+        else:
+            tick = self._next_tick(now, self.sched_interval, self.sched_phase)
+            main = abs(tick - now) < 1e-9
+            if not main and free > 0:
+                self._wake(view, tick)
+        if main:
+            free = self._main(view, free, started)
+        if not order or not self.backfill:
+            return started
+        # 3. backfill, every bf_interval seconds (at bf_phase past each multiple)
+        if self._next_bf == -INF:  # the first backfill: the first tick from now on
+            self._next_bf = self._next_tick(now, self.bf_interval, self.bf_phase)
+        if now < self._next_bf - 1e-9:
+            if free > 0:
+                self._wake(view, self._next_bf)
+            return started
+        # the first tick after now
+        k = math.floor((now - self.bf_phase) / self.bf_interval + 1e-9) + 1
+        self._next_bf = k * self.bf_interval + self.bf_phase
+        self.backfill_passes += 1
+        if free > 0:
+            got = self._backfill(view, now, free, started)
+            free -= sum(view.nodes[j] for j in got)
+            started += got
+        if free > 0 and order:
+            self._wake(view, self._next_bf)
+        return started
+
+    def _main(self, view: View, free: int, started: list[int]) -> int:
+        """Priority order, stop at the first job that does not fit; returns the free nodes."""
+        queued = view.queued
+        nodes = view.nodes
+        order = self._order
+        k = 0
+        n_order = len(order)
+        while k < n_order:
+            j = order[k][1]
+            if queued[j]:
+                if nodes[j] > free:
+                    break
+                started.append(j)
+                self.started_by[j] = "sched"
+                free -= nodes[j]
+            k += 1
+        if k:
+            del order[:k]  # started or no longer pending
+        return free
+
+    def _round(self, t: float) -> float:
+        r = self.bf_resolution
+        return math.ceil(t / r - 1e-9) * r
+
+    def _backfill(self, view: View, now: float, free: int, started: list[int]) -> list[int]:
+        nodes = view.nodes
+        limit = self._limit
+        start = view.start
+        rnd = self._round
+        ends = sorted((rnd(start[j] + limit[j]), nodes[j]) for _, j in view.est_sorted)
+        ends += sorted((rnd(now + limit[j]), nodes[j]) for j in started)
+        ends.sort()
+        prof = Profile(now, free, ends)
+        window = now + self.bf_window * 60.0
+        queued = view.queued
+        out: list[int] = []
+        just = set(started)
+        tested = 0
+        reserved = 0
+        limit_r = self.bf_job_part_count_reserve
+        for _, j in self._order:
+            if not queued[j] or j in just:
+                continue
+            tested += 1
+            if tested > self.bf_max_job_test:
+                break
+            nj = nodes[j]
+            d = rnd(now + limit[j]) - now
+            t = prof.earliest(nj, d)
+            if t <= now and nj <= free:
+                out.append(j)
+                self.started_by[j] = "backfill"
+                free -= nj
+                prof.reserve(now, d, nj)
+                if free == 0:
+                    break
+            elif t <= window and (limit_r is None or reserved < limit_r):
+                prof.reserve(t, d, nj)
+                reserved += 1
+                view.record_reservation(j, t)
+        return out

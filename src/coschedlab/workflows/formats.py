@@ -1,0 +1,459 @@
+"""Reading workflows: the WoAS manifest (JSON), WfCommons' WfFormat (JSON) and Pegasus DAX (XML),
+plus :func:`coarsen`, which fuses a many-task DAG into per-stage tasks.
+
+* **Manifest** (the seed's Fig. 4, and the authors' ScSF manifests): ``{"tasks": [{"id",
+  "cores" | "number_of_cores", "runtime" | "runtime_sim", "runtime_limit", "deps"}]}``; ScSF's
+  ``dot_dag`` edges (``S0->S1``) are read when a task has no ``deps``.
+* **WfFormat** 1.x (``json.load`` and a local structural check; no schema is fetched): tasks
+  from ``workflow.specification.tasks`` (1.5) or ``workflow.tasks`` (older), run times from
+  ``workflow.execution.tasks[].runtimeInSeconds`` or the task's ``runtimeInSeconds`` /
+  ``runtime``, cores from ``coreCount`` / ``cores`` (default 1).
+* **DAX** (Pegasus 2.x/3.x): ``<job id name runtime [cores]>`` and ``<child ref><parent ref/>``;
+  a decimal comma (``1,3283``, as in the authors' SIPHT file) is read as a point.
+
+A task's time limit is its run time + 60 s when the file gives none (the authors' convention in
+ScSF's ``xml2json``). Every file error is one :class:`InputError` naming the file (and the task).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from .library import builtin, names
+from .model import Task, Workflow
+
+__all__ = ["coarsen", "load_workflow", "read_dax", "read_manifest", "read_wfformat"]
+
+LIMIT_SLACK = 60.0  # seconds added to a run time when a file gives no time limit
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", str(path)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a workflow file", str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read ({exc.strerror})", str(path)) from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise InputError(f"not a valid gzip file ({exc})", str(path)) from None
+    return raw
+
+
+def _number(v: Any, what: str, where: str) -> float:
+    if isinstance(v, str):
+        v = v.strip().replace(",", ".") if v.count(",") == 1 and "." not in v else v.strip()
+        try:
+            v = float(v)
+        except ValueError:
+            raise InputError(f"{what} is {v!r}, not a number", where) from None
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        raise InputError(f"{what} is {v!r}, not a number", where)
+    return float(v)
+
+
+def _cores(v: Any, what: str, where: str) -> int:
+    x = _number(v, what, where)
+    if x != int(x) or x < 1:
+        raise InputError(f"{what} is {v!r}, not a positive whole number", where)
+    return int(x)
+
+
+def _name_of(path: Path) -> str:
+    name = path.name
+    for suffix in (".gz", ".json", ".xml", ".dax"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def _entries(items: list, where: str, label: str):
+    """``(task object, task id)`` of a JSON task list; a non-object or one without an id is an
+    error naming its index."""
+    for k, t in enumerate(items):
+        if not isinstance(t, Mapping):
+            raise InputError(f"{label}tasks[{k}] is not an object", where)
+        tid = t.get("id", t.get("name"))
+        if tid is None:
+            raise InputError(f'{label}tasks[{k}] has neither "id" nor "name"', where)
+        yield t, str(tid)
+
+
+# -- the WoAS manifest --------------------------------------------------------------------------
+def read_manifest(path: str | Path, data: Any = None) -> Workflow:
+    """A workflow from a WoAS/ScSF JSON manifest (see the module docstring)."""
+    path = Path(path)
+    where = str(path)
+    if data is None:
+        data = _json(path)
+    if not isinstance(data, Mapping) or not isinstance(data.get("tasks"), list):
+        raise InputError('a manifest is a JSON object with a "tasks" list', where)
+    edges: dict[str, list[str]] = {}
+    for a, b in re.findall(r"([\w.-]+)\s*->\s*([\w.-]+)", str(data.get("dot_dag", ""))):
+        edges.setdefault(b, []).append(a)
+    tasks = []
+    for t, tid in _entries(data["tasks"], where, ""):
+        what = f"task {tid}"
+        unknown = set(t) - {
+            "id",
+            "name",
+            "cores",
+            "number_of_cores",
+            "runtime",
+            "runtime_sim",
+            "runtime_limit",
+            "deps",
+            "cmd",
+            "execution_cmd",
+            "stage",
+        }
+        if unknown:
+            raise InputError(f"{what} has unknown key(s) {', '.join(sorted(unknown))}", where)
+        cores = t.get("cores", t.get("number_of_cores"))
+        if cores is None:
+            raise InputError(f'{what} has no "cores"', where)
+        run = t.get("runtime", t.get("runtime_sim"))
+        if run is None:
+            raise InputError(f'{what} has no "runtime"', where)
+        runtime = _number(run, f"{what} runtime", where)
+        limit = t.get("runtime_limit")
+        limit = runtime + LIMIT_SLACK if limit is None else _number(limit, f"{what} limit", where)
+        deps = t.get("deps")
+        if deps is None:
+            deps = edges.get(tid, [])
+        if not isinstance(deps, list):
+            raise InputError(f'{what} "deps" must be a list of task ids', where)
+        dep_ids = []
+        for d in deps:
+            if isinstance(d, Mapping) and len(d) == 1:  # the seed's Fig. 4 writes {"SLong"}
+                d = next(iter(d))
+            dep_ids.append(str(d))
+        tasks.append(
+            Task(
+                tid,
+                _cores(cores, f"{what} cores", where),
+                runtime,
+                limit,
+                tuple(dict.fromkeys(dep_ids)),
+                str(t.get("stage", "")),
+            )
+        )
+    return Workflow(str(data.get("name") or _name_of(path)), tuple(tasks), where)
+
+
+def _json(path: Path) -> Any:
+    try:
+        return json.loads(_read_bytes(path))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"not valid JSON ({exc})", str(path)) from None
+
+
+# -- WfFormat -----------------------------------------------------------------------------------
+def _stage_of(name: str) -> str:
+    """``mProject_ID0000001`` -> ``mProject`` (WfCommons' task naming)."""
+    return re.sub(r"_(ID)?\d+$", "", name)
+
+
+def read_wfformat(path: str | Path, data: Any = None) -> Workflow:
+    """A workflow from a WfCommons WfFormat instance (see the module docstring)."""
+    path = Path(path)
+    where = str(path)
+    if data is None:
+        data = _json(path)
+    wf = data.get("workflow") if isinstance(data, Mapping) else None
+    if not isinstance(wf, Mapping):
+        raise InputError('a WfFormat file has a "workflow" object', where)
+    spec = wf.get("specification", wf)
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("tasks"), list):
+        raise InputError(
+            'WfFormat: "workflow.specification.tasks" (or "workflow.tasks") missing', where
+        )
+    execution: dict[str, Mapping] = {}
+    ex = wf.get("execution")
+    if isinstance(ex, Mapping) and isinstance(ex.get("tasks"), list):
+        for e in ex["tasks"]:
+            if isinstance(e, Mapping) and "id" in e:
+                execution[str(e["id"])] = e
+    tasks = []
+    for t, tid in _entries(spec["tasks"], where, "WfFormat: "):
+        e = execution.get(tid, t)
+        run = e.get("runtimeInSeconds", e.get("runtime", t.get("runtimeInSeconds")))
+        if run is None:
+            raise InputError(f"WfFormat: task {tid} has no runtimeInSeconds", where)
+        runtime = max(0.0, _number(run, f"task {tid} runtime", where))
+        cores = e.get("coreCount", e.get("cores", t.get("cores", 1))) or 1
+        parents = t.get("parents", [])
+        if not isinstance(parents, list):
+            raise InputError(f'WfFormat: task {tid} "parents" is not a list', where)
+        stage = t.get("category") or _stage_of(str(t.get("name", tid)))
+        tasks.append(
+            Task(
+                tid,
+                _cores(cores, f"task {tid} cores", where),
+                runtime,
+                runtime + LIMIT_SLACK,
+                tuple(dict.fromkeys(str(p) for p in parents)),
+                str(stage),
+            )
+        )
+    return Workflow(str(data.get("name") or _name_of(path)), tuple(tasks), where)
+
+
+# -- Pegasus DAX --------------------------------------------------------------------------------
+def read_dax(path: str | Path) -> Workflow:
+    """A workflow from a Pegasus DAX file: one task per ``<job>`` (see the module docstring)."""
+    path = Path(path)
+    where = str(path)
+    try:
+        root = ET.fromstring(_read_bytes(path))
+    except ET.ParseError as exc:
+        line = exc.position[0] if getattr(exc, "position", None) else None
+        raise InputError(f"not valid XML ({exc})", f"{path}:{line}" if line else where) from None
+    if _local(root.tag) != "adag":
+        raise InputError(f"a DAX file's root element is <adag>, not <{_local(root.tag)}>", where)
+    jobs: dict[str, dict[str, Any]] = {}
+    parents: dict[str, list[str]] = {}
+    for el in root:
+        tag = _local(el.tag)
+        if tag == "job":
+            jid = el.get("id")
+            if not jid:
+                raise InputError("a <job> has no id", where)
+            if jid in jobs:
+                raise InputError(f"job {jid} is defined twice", where)
+            run = el.get("runtime")
+            if run is None:
+                raise InputError(f"job {jid} has no runtime attribute", where)
+            jobs[jid] = {
+                "runtime": max(0.0, _number(run, f"job {jid} runtime", where)),
+                "cores": _cores(el.get("cores", 1), f"job {jid} cores", where),
+                "stage": el.get("name", ""),
+            }
+        elif tag == "child":
+            ref = el.get("ref")
+            if not ref:
+                raise InputError("a <child> has no ref", where)
+            for p in el:
+                if _local(p.tag) == "parent" and p.get("ref"):
+                    parents.setdefault(ref, []).append(p.get("ref"))
+    if not jobs:
+        raise InputError("the DAX has no <job>", where)
+    for child in parents:
+        if child not in jobs:
+            raise InputError(f"<child ref={child!r}> names no job", where)
+    tasks = tuple(
+        Task(
+            jid,
+            j["cores"],
+            j["runtime"],
+            j["runtime"] + LIMIT_SLACK,
+            tuple(dict.fromkeys(parents.get(jid, ()))),
+            j["stage"],
+        )
+        for jid, j in jobs.items()
+    )
+    name = root.get("name")
+    return Workflow(name if name and name != "test" else _name_of(path), tasks, where)
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+# -- any file or name -----------------------------------------------------------------------------
+def load_workflow(
+    spec: str | Path, coarse: bool | Sequence[str] = False, max_cores: int | None = None
+) -> Workflow:
+    """A built-in workflow by name (``montage``, ``A8``, ...) or a file: ``.xml``/``.dax``
+    (Pegasus DAX), ``.json`` (a WfFormat instance or a WoAS manifest; gzip allowed).
+    ``coarse`` fuses same-stage tasks (True: every stage; a list: those stages), see
+    :func:`coarsen`."""
+    text = str(spec)
+    path = Path(text)
+    if not path.exists() and "/" not in text and not text.endswith((".json", ".xml", ".gz")):
+        wf = builtin(text)
+        if wf is None:
+            raise InputError(
+                f"unknown workflow {text!r}: give a file (.json, .xml, .dax) or one of "
+                + ", ".join(names())
+            )
+    else:
+        low = path.name.lower().removesuffix(".gz")
+        if low.endswith((".xml", ".dax")):
+            wf = read_dax(path)
+        elif low.endswith(".json"):
+            data = _json(path)
+            if isinstance(data, Mapping) and "workflow" in data:
+                wf = read_wfformat(path, data)
+            else:
+                wf = read_manifest(path, data)
+        else:
+            raise InputError(
+                "unknown workflow format: use .json (manifest or WfFormat) or "
+                ".xml/.dax (Pegasus DAX)",
+                str(path),
+            )
+    if coarse:
+        wf = coarsen(wf, None if coarse is True else list(coarse), max_cores=max_cores)
+    elif max_cores is not None:
+        raise InputError("max_cores applies to a coarsened workflow (give coarse)")
+    return wf
+
+
+# -- coarsening -----------------------------------------------------------------------------------
+def coarsen(
+    wf: Workflow,
+    stages: Iterable[str] | None = None,
+    max_cores: int | None = None,
+    fuse_chains: bool = True,
+) -> Workflow:
+    """Fuse a many-task DAG into per-stage tasks, as the WoAS authors' framework did (ScSF's
+    ``xml2json``): all tasks of one stage (``stages``: these names; None: every stage) become
+    one task of the summed cores running as long as the longest member; with ``max_cores`` a
+    stage wider than that runs its members in waves on ``max_cores`` cores (list scheduling,
+    longest first). A stage depends on every stage one of its members depends on. Then, with
+    ``fuse_chains``, a task whose only parent has it as only child and the same cores is
+    merged into that parent. Tasks are renamed ``S0, S1, ...`` level by level; the time limit
+    is the run time + 60 s. A fusion that would create a cycle (a stage on two levels of the
+    DAG) is an :class:`InputError` naming the stage."""
+    where = wf.source or f"workflow {wf.name}"
+    chosen = None if stages is None else set(stages)
+    if chosen is not None:
+        missing = chosen - {t.stage for t in wf.tasks}
+        if missing:
+            raise InputError(
+                f"coarsen: no task belongs to stage(s) {', '.join(sorted(missing))}", where
+            )
+    if max_cores is not None and (
+        isinstance(max_cores, bool) or not isinstance(max_cores, int) or max_cores < 1
+    ):
+        raise InputError(f"coarsen: max_cores must be a positive integer, got {max_cores!r}")
+    group_of: dict[str, str] = {}
+    members: dict[str, list[Task]] = {}
+    for t in wf.tasks:
+        g = f"stage:{t.stage}" if t.stage and (chosen is None or t.stage in chosen) else t.id
+        group_of[t.id] = g
+        members.setdefault(g, []).append(t)
+    groups: dict[str, dict[str, Any]] = {}
+    for g, ts in members.items():
+        cores = sum(t.cores for t in ts)
+        run = max(t.runtime for t in ts)
+        if max_cores is not None and cores > max_cores:
+            cores, run = _waves(ts, max_cores, where)
+        deps = {group_of[d] for t in ts for d in t.deps} - {g}
+        groups[g] = {"cores": cores, "runtime": run, "deps": deps, "stage": ts[0].stage}
+    _check_acyclic(groups, where)
+    if fuse_chains:
+        _fuse_chains(groups)
+    order = _levels(groups)
+    rename = {g: f"S{k}" for k, g in enumerate(order)}
+    tasks = tuple(
+        Task(
+            rename[g],
+            groups[g]["cores"],
+            groups[g]["runtime"],
+            groups[g]["runtime"] + LIMIT_SLACK,
+            tuple(sorted((rename[d] for d in groups[g]["deps"]), key=lambda s: int(s[1:]))),
+            groups[g]["stage"],
+        )
+        for g in order
+    )
+    return Workflow(wf.name, tasks, wf.source)
+
+
+def _waves(ts: list[Task], cores: int, where: str) -> tuple[int, float]:
+    """Members run on ``cores`` cores, longest first, each as soon as cores free up."""
+    import heapq
+
+    if max(t.cores for t in ts) > cores:
+        raise InputError(f"coarsen: a task needs more than max_cores={cores} cores", where)
+    free, now, running, end = cores, 0.0, [], 0.0
+    for t in sorted(ts, key=lambda t: -t.runtime):
+        while free < t.cores:
+            e, c = heapq.heappop(running)
+            now, free = max(now, e), free + c
+        free -= t.cores
+        heapq.heappush(running, (now + t.runtime, t.cores))
+        end = max(end, now + t.runtime)
+    return cores, end
+
+
+def _check_acyclic(groups: dict[str, dict[str, Any]], where: str) -> None:
+    left = {g: len(v["deps"]) for g, v in groups.items()}
+    children: dict[str, list[str]] = {g: [] for g in groups}
+    for g, v in groups.items():
+        for d in v["deps"]:
+            children[d].append(g)
+    ready = [g for g, n in left.items() if n == 0]
+    seen = 0
+    while ready:
+        g = ready.pop()
+        seen += 1
+        for c in children[g]:
+            left[c] -= 1
+            if left[c] == 0:
+                ready.append(c)
+    if seen < len(groups):
+        stuck = sorted(
+            g.removeprefix("stage:") for g, n in left.items() if n and g.startswith("stage:")
+        )
+        raise InputError(
+            "coarsen: fusing stage(s) " + ", ".join(stuck or sorted(left)) + " creates a cycle "
+            "(a stage on several levels of the DAG); leave it out of the stages to fuse",
+            where,
+        )
+
+
+def _fuse_chains(groups: dict[str, dict[str, Any]]) -> None:
+    changed = True
+    while changed:
+        changed = False
+        children: dict[str, list[str]] = {g: [] for g in groups}
+        for g, v in groups.items():
+            for d in v["deps"]:
+                children[d].append(g)
+        for b in sorted(groups):
+            deps = groups[b]["deps"]
+            if len(deps) != 1:
+                continue
+            (a,) = deps
+            if children[a] == [b] and groups[a]["cores"] == groups[b]["cores"]:
+                groups[a]["runtime"] += groups[b]["runtime"]
+                for c in children[b]:
+                    groups[c]["deps"] = (groups[c]["deps"] - {b}) | {a}
+                del groups[b]
+                changed = True
+                break
+
+
+def _levels(groups: dict[str, dict[str, Any]]) -> list[str]:
+    """Groups level by level (roots first), in a stable order within a level."""
+    level: dict[str, int] = {}
+
+    def depth(g: str) -> int:
+        if g not in level:
+            stack = [g]
+            while stack:
+                x = stack[-1]
+                pending = [d for d in groups[x]["deps"] if d not in level]
+                if pending:
+                    stack.extend(pending)
+                    continue
+                level[x] = 1 + max((level[d] for d in groups[x]["deps"]), default=-1)
+                stack.pop()
+        return level[g]
+
+    names_ = list(groups)
+    return sorted(names_, key=lambda g: (depth(g), names_.index(g)))

@@ -1,0 +1,255 @@
+"""Submission modes and the Slurm-like scheduler: the seed's Figure 1 story, priority
+inheritance, the FIFO pass, the backfill cadence, and properties over random workloads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import workflow_dags
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from coschedlab.api import simulate
+from coschedlab.jobs import Workload
+from coschedlab.platform import Cluster
+from coschedlab.schedulers import Multifactor, Slurm
+from coschedlab.workflows import (
+    MODES,
+    WorkflowWorkload,
+    builtin,
+    completed_in_all,
+    expand,
+    generate,
+    simulate_mode,
+)
+
+
+def _regular(*rows) -> Workload:
+    """(id, submit, run, limit, procs) rows."""
+    a = np.array(rows, dtype=float).reshape(-1, 5)
+    return Workload(
+        {
+            "id": a[:, 0].astype(np.int64),
+            "submit": a[:, 1],
+            "run": a[:, 2],
+            "requested_time": a[:, 3],
+            "procs": a[:, 4].astype(np.int64),
+        }
+    )
+
+
+def figure1() -> WorkflowWorkload:
+    """CyberShake on an 800-core machine (1-core nodes), submitted at 1 s behind B1 (680 cores,
+    running from 0) and before B2 (700 cores, submitted at 100, waiting for B1)."""
+    regular = _regular((1, 0, 11000, 11040, 680), (2, 100, 4000, 4020, 700))
+    return WorkflowWorkload(
+        regular, [builtin("cybershake")], [(1.0, 0)], Cluster.from_cores(800, 1), (0.0, 1e6)
+    )
+
+
+def test_figure1_chained_waits_pilot_wastes_woas_neither():
+    runs = {m: simulate_mode(figure1(), m) for m in MODES}
+    wf = {m: r.workflows.iloc[0] for m, r in runs.items()}
+    cp = builtin("cybershake").critical_path
+    # chained: S1 becomes eligible when S0 ends (11574 s) with age 0, behind B2 -> waits
+    assert wf["chained"]["wait"] == 0
+    assert wf["chained"]["gaps"] == pytest.approx(4000, abs=1)  # B2 runs first
+    assert wf["chained"]["turnaround"] == pytest.approx(cp + 4000, abs=1)
+    # pilot: waits for B1's 680 cores, then holds 721 cores for the whole critical path
+    assert wf["pilot"]["wait"] == 10999 and wf["pilot"]["gaps"] == pytest.approx(0, abs=1e-6)
+    waste = runs["pilot"].summary()["waste_core_h"]
+    assert waste * 3600 == pytest.approx(builtin("cybershake").potential_waste)
+    # WoAS: S0 starts at once; S1 inherits the workflow's age and pilot size: no gap, no waste
+    assert wf["woas"]["wait"] == 0 and wf["woas"]["gaps"] == pytest.approx(0, abs=1)
+    assert wf["woas"]["turnaround"] == pytest.approx(cp)
+    assert runs["woas"].summary()["waste_core_h"] == 0
+    assert wf["woas"]["turnaround"] < min(wf["pilot"]["turnaround"], wf["chained"]["turnaround"])
+    for r in runs.values():
+        assert r.result.validate() == []
+
+
+def test_chained_age_counts_from_eligibility_woas_from_the_workflow():
+    ww = figure1()
+    ex = expand(ww, "chained")
+    sched = Slurm()
+    from coschedlab.engine.kernel import Simulation
+
+    sim = Simulation(ex.workload, ww.cluster, sched).run()
+    s1 = sim.ids.index(ex.first_wf_id + 1)  # view index (submit, id order) of task S1
+    assert sched.age_origin(s1) == pytest.approx(11575.44)  # S0's end: S1's eligibility
+    exw = expand(ww, "woas")
+    sw = Slurm(inherit=exw.inherit)
+    Simulation(exw.workload, ww.cluster, sw).run()
+    assert sw.age_origin(s1) == 1.0  # the workflow's submit time
+
+
+def test_woas_tasks_have_the_workflow_jobs_priority():
+    """While the workflow has not started (priority view: one job), every task's priority is
+    exactly that of a pilot-shaped job submitted with the workflow (Algorithm 1)."""
+    wf = builtin("montage")
+    regular = _regular((1, 0, 5000, 5000, 100))  # fills the machine: nothing else starts
+    ww = WorkflowWorkload(regular, [wf], [(10.0, 0)], Cluster.from_cores(100, 24), (0, 1e5))
+    ww.regular.columns["procs"][:] = 2400  # the regular job holds all 100 nodes x 24 cores
+    ex = expand(ww, "woas")
+    sched = Slurm(inherit=ex.inherit)
+    from coschedlab.engine.kernel import Simulation
+
+    sim = Simulation(ex.workload, ww.cluster, sched).run()
+    f = Multifactor(total_cpus=2400, cores_per_node=24)
+    size = f.size(-(-wf.max_cores // 24), wf.max_cores, wf.critical_path_limit)
+    for k, task in enumerate(wf.tasks):
+        j = sim.ids.index(ex.first_wf_id + k)
+        assert sched.age_origin(j) == 10.0
+        for t in (10.0, 3000.0, 4999.0):
+            assert sched.priority_of(j, t) == f.priority(10.0, size, t)
+        assert task.id  # every task, roots and dependants alike
+
+
+def test_fifo_pass_stops_at_the_first_blocked_job():
+    # 4 nodes: A runs 2 nodes; B (4 nodes) blocks; C (1 node) would fit
+    w = _regular((1, 0, 100, 100, 2), (2, 1, 50, 60, 4), (3, 2, 10, 60, 1))
+    plain = simulate(w, Cluster(4), Slurm(priority="fifo", backfill=False))
+    start = plain.jobs.set_index("job_id")["start"]
+    assert start[3] >= start[2]  # no backfilling: C waits behind B
+    bf = simulate(w, Cluster(4), Slurm(priority="fifo"))
+    s2 = bf.jobs.set_index("job_id")["start"]
+    # backfill passes at multiples of bf_interval = 30 s: C starts at 30, not at 2
+    assert s2[3] == 30.0
+    bf1 = simulate(w, Cluster(4), Slurm(priority="fifo", bf_interval=1))
+    assert bf1.jobs.set_index("job_id")["start"][3] == 2.0
+
+
+def test_backfill_depth_and_reservations():
+    # 4 nodes, A runs 3 nodes for 100 s; B needs 4 (reserved at 100); C and D need 1 node:
+    # C (limit 60) ends before B's reservation and starts, D (limit 600) would delay B
+    w = _regular((1, 0, 100, 100, 3), (2, 1, 50, 60, 4), (3, 2, 10, 60, 1), (4, 3, 10, 600, 1))
+    r = simulate(w, Cluster(4), Slurm(priority="fifo", bf_interval=1, bf_resolution=1))
+    s = r.jobs.set_index("job_id")["start"]
+    assert s[3] == 2.0 and s[2] == 100.0 and s[4] >= s[2]
+    shallow = simulate(
+        w, Cluster(4), Slurm(priority="fifo", bf_interval=1, bf_resolution=1, bf_max_job_test=1)
+    )
+    assert shallow.jobs.set_index("job_id")["start"][3] >= 100.0  # only B is tested
+
+
+def test_slurm_is_listed_and_checks_options():
+    from coschedlab.errors import InputError
+    from coschedlab.schedulers import available, get_scheduler
+
+    assert "slurm" in available()
+    s = get_scheduler("slurm:bf_interval=10,priority=fifo")
+    assert s.describe() == "slurm:priority=fifo,bf_interval=10"
+    for bad in (
+        "slurm:priority=fair",
+        "slurm:bf_interval=0",
+        "slurm:bf_max_job_test=2.5",
+        "slurm:priority_weight_age=-1",
+        "slurm:colour=1",
+    ):
+        with pytest.raises(InputError):
+            get_scheduler(bad)
+
+
+def test_slurm_runs_a_plain_swf_trace(tmp_path):
+    from coschedlab.workload.swf import read_swf
+
+    path = "src/coschedlab/data/KTH-SP2-1996-2.1-cln.swf.gz"
+    w = read_swf(path)
+    small = w.select(np.arange(len(w)) < 2000)
+    r = simulate(small, Cluster(100), "slurm")
+    assert r.validate() == [] and len(r.jobs) == 2000
+
+
+# -- properties over random workloads with workflows --------------------------------------------
+@st.composite
+def small_workloads(draw):
+    wf = draw(workflow_dags(5, 2, cores=(1, 6), runs=(1, 3000), slack=(0, 600), prefix="S",
+                            core_unit=24))  # fmt: skip
+    seed = draw(st.integers(0, 2**32))
+    share = draw(st.sampled_from([None, 0.2, 0.6]))
+    return generate(
+        wf,
+        cluster=Cluster.from_cores(40, 24),
+        seed=seed,
+        share=share,
+        period=None if share else 1800.0,
+        warmup=0.0,
+        window=6 * 3600.0,
+        target_wait=1800.0,
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(small_workloads(), st.sampled_from(["slurm", "slurm:priority=fifo", "easy"]))
+def test_every_mode_gives_a_valid_schedule(ww, sched):
+    runs = {m: simulate_mode(ww, m, sched) for m in MODES}
+    reg = {m: expand(ww, m).workload.columns for m in MODES}
+    n_reg = len(ww.regular)
+    for m, r in runs.items():
+        # dependencies respected, capacity never exceeded (the validator reads the deps column)
+        assert r.result.validate() == [], m
+        s = r.summary()
+        if m != "pilot":
+            assert s["waste_core_h"] == 0
+        else:
+            assert s["waste_core_h"] >= -1e-6
+        # the regular jobs are the same in every mode
+        for col in ("id", "submit", "run", "requested_time", "procs"):
+            assert np.array_equal(reg[m][col][:n_reg], reg["chained"][col][:n_reg])
+    # a task never starts before its workflow is submitted; runtime >= critical path
+    for m, r in runs.items():
+        wf = r.workflows
+        started = wf[wf["start"].notna()]
+        assert (started["start"] >= started["submit"]).all()
+        done = wf[wf["completed"]]
+        assert done["end"].notna().all() and (done["end"] <= ww.window[1]).all()
+        assert (done["runtime"] >= done["critical_path"] - 1e-6).all()
+        assert wf.loc[~wf["completed"], "end"].isna().all()
+        if m == "pilot":
+            assert np.allclose(done["gaps"], 0, atol=1e-6)
+    mask = completed_in_all({m: r.workflows for m, r in runs.items()})
+    assert len(mask) == ww.n_workflows
+
+
+def test_same_seed_same_workload_and_reproducible_runs():
+    kw = dict(cluster=Cluster.from_cores(200, 24), share=0.2, warmup=0, window=86400,
+              target_wait=3600)  # fmt: skip
+    a = generate(builtin("sipht"), seed=3, **kw)
+    b = generate(builtin("sipht"), seed=3, **kw)
+    assert a.submits == b.submits
+    for col in a.regular.columns:
+        assert np.array_equal(a.regular.columns[col], b.regular.columns[col])
+    r1 = simulate_mode(a, "woas").result.jobs
+    r2 = simulate_mode(b, "woas").result.jobs
+    assert r1.equals(r2)
+    c = generate(builtin("sipht"), seed=4, **kw)
+    assert c.submits != a.submits
+
+
+def test_generator_pressure_share_and_prefill():
+    ww = generate(
+        builtin("cybershake"),
+        cluster=Cluster.from_cores(1000, 24),
+        seed=1,
+        share=0.25,
+        warmup=0,
+        window=2 * 86400,
+    )
+    w = ww.work()
+    assert w["workflows"] / (w["workflows"] + w["regular"]) == pytest.approx(0.25, abs=0.02)
+    start = ww.meta["start"]
+    span = ww.window[1] - start
+    pressure = (w["workflows"] + w["regular"]) / (ww.cluster.total_cores * span)
+    assert 0.9 <= pressure <= 1.0 + 1e-9
+    fill = ww.regular.columns["submit"][ww.filler]
+    assert len(fill) == 1000 and fill.max() < start
+    periodic = generate(
+        builtin("montage"),
+        cluster=Cluster.from_cores(1000, 24),
+        seed=1,
+        period=3600,
+        warmup=0,
+        window=86400,
+    )
+    times = [t for t, _ in periodic.submits]
+    assert len(times) == 24 and np.allclose(np.diff(times), 3600)
