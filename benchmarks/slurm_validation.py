@@ -11,7 +11,9 @@ through:
 * ``slurm`` on Slurm's own clock: the main scheduler and the backfill thread on the periods
   and phases fitted to the passes in the controller's log, submissions 0.03 s after their
   offset and jobs 0.022 s longer than their ``sleep`` (the median launch and completion
-  overhead the log shows), times floored to whole seconds as Slurm records them.
+  overhead the log shows), times floored to whole seconds as Slurm records them;
+* the same with ``bf_nodes``: backfill reservations on specific nodes chosen as select/linear
+  chooses them (Slurm's node-space map), jobs started on the nodes planned for them.
 
 It prints mean wait, makespan and the per-job response-time error (|sim - real| / real
 response) and how many jobs start in the same second.
@@ -120,7 +122,8 @@ def evaluate(name: str) -> tuple[float, dict[str, dict[str, float]], tuple | Non
             "bf_job_part_count_reserve": int(sp["bf_job_part_count_reserve"])
             if "bf_job_part_count_reserve" in sp else None}  # fmt: skip
     textbook = "easy" if base["bf_job_part_count_reserve"] == 1 else "conservative"
-    models = {f"{textbook} (textbook)": (textbook if backfill else "fcfs", False),
+    textbook = textbook if backfill else "fcfs"
+    models = {f"{textbook} (textbook)": (textbook, False),
               "slurm, event driven": (base, False)}  # fmt: skip
     sched = pass_clock(name, t0, "Running job scheduler")
     bf = pass_clock(name, t0, "_attempt_backfill: beginning")
@@ -129,6 +132,7 @@ def evaluate(name: str) -> tuple[float, dict[str, dict[str, float]], tuple | Non
         if backfill and bf is not None:
             clocked.update(bf_interval=bf[0], bf_phase=bf[1])
         models["slurm, Slurm's clock"] = (clocked, True)
+        models["slurm, clock + nodes"] = ({**clocked, "bf_nodes": True}, True)
     out = {}
     for label, (spec, clocked_run) in models.items():
         sch = Slurm(**spec) if isinstance(spec, dict) else get_scheduler(spec)

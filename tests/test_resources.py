@@ -92,3 +92,60 @@ def test_vectorised_alloc_parsing_equals_the_plain_parser(texts):
         return
     got = parse_alloc_column(texts)
     assert all(np.array_equal(a, b) for a, b in zip(got, expected, strict=True))
+
+
+@given(st.integers(1, 40), st.data())
+def test_take_range_removes_exactly_those_nodes(n, data):
+    pool = NodePool(n)
+    free = set(range(n))
+    for _ in range(20):
+        if data.draw(st.booleans()) and free:
+            a = data.draw(st.sampled_from(sorted(free)))
+            b = a + 1
+            while b in free and data.draw(st.booleans()):
+                b += 1
+            assert pool.holds(a, b)
+            pool.take_range(a, b)
+            free -= set(range(a, b))
+        elif len(free) < n:
+            taken = sorted(set(range(n)) - free)
+            a = data.draw(st.sampled_from(taken))
+            pool.give_range(a, a + 1)
+            free.add(a)
+        runs = sorted((-s, e) for s, e in zip(pool.starts, pool.ends, strict=True))
+        assert {i for s, e in runs for i in range(s, e)} == free and pool.free == len(free)
+        assert sorted(pool.by_len) == sorted((e - s, s) for s, e in runs)
+
+
+def test_a_policy_can_name_whole_nodes():
+    import pytest
+    from conftest import workload
+
+    from coschedlab import Cluster, Scheduler, simulate
+    from coschedlab.engine.kernel import SchedulerError
+    from coschedlab.engine.placement import Placement
+
+    class Top(Scheduler):
+        name = "top"
+
+        def __init__(self, where=None):
+            super().__init__()
+            self.where = where
+
+        def schedule(self, view):
+            out = []
+            for j in view.queue:
+                k = view.nodes[j]
+                if k <= view.free:
+                    iv = self.where or [(view.cluster.nodes - k, view.cluster.nodes)]
+                    out.append(Placement(j, intervals=iv))
+                    break
+            return out
+
+    w = workload((1, 0, 10, 10, 2), (2, 20, 10, 10, 1))
+    r = simulate(w, Cluster(8), Top())
+    assert list(r.jobs["alloc"]) == ["6-7", "7"] and r.validate() == []
+    for where, says in (([(0, 1)], "names 1 nodes for a job of 2"), ([(0, 1), (0, 1)], "twice"),
+                        ([(7, 9)], "not all idle")):  # fmt: skip
+        with pytest.raises(SchedulerError, match=says):
+            simulate(workload((1, 0, 10, 10, 2)), Cluster(8), Top(where))

@@ -253,3 +253,39 @@ def test_generator_pressure_share_and_prefill():
     )
     times = [t for t, _ in periodic.submits]
     assert len(times) == 24 and np.allclose(np.diff(times), 3600)
+
+
+def test_node_level_backfill_reserves_specific_nodes():
+    """Slurm's node-space map: 16 nodes, four idle now (0-3), twelve held until t=100. An
+    8-node job reserved at t=100 takes nodes 0-7 (select/linear's best fit over the nodes free
+    then), so a 4-node 200-s job cannot use the idle nodes 0-3 now: it waits for the end of
+    the reservation. A node-count profile starts it at once (12 nodes remain for the 8-node
+    job at t=100)."""
+    from coschedlab.schedulers.nodespace import NodeSpace, best_fit
+
+    assert best_fit([0, 1, 2, 5, 6, 7, 8, 10], 3) == [0, 1, 2]  # smallest run that holds it
+    assert best_fit([0, 1, 5, 6, 7, 8, 10], 2) == [0, 1]
+    # no run holds 4: the longest run whole, then the smallest run that holds the rest
+    assert best_fit([0, 1, 5, 6, 7, 10], 4) == [5, 6, 7, 10]
+    space = NodeSpace(0.0, 16)
+    for node in range(4, 16):
+        space.hold(node, 0.0, 100.0)
+    t, nodes = space.earliest(8, 60.0)
+    assert t == 100.0 and nodes == list(range(8))
+    space.reserve(nodes, t, 60.0)
+    assert space.earliest(4, 200.0) == (100.0, [8, 9, 10, 11])
+    assert space.earliest(4, 99.0) == (0.0, [0, 1, 2, 3])
+    assert space.earliest(4, 100.0)[0] == 100.0  # ends as the reservation begins: refused
+    # through the scheduler: A (4 nodes) ends at 1 leaving nodes 0-3 idle, B holds 4-15 until
+    # 100; C (8 nodes) is reserved at 100 on nodes 0-7; D (4 nodes, 240 s) fits the count
+    # profile at once but not the node map. Jobs: (id, submit, run, limit, procs)
+    w = _regular((1, 0, 1, 60, 4), (2, 0, 100, 100, 12), (3, 1.5, 60, 60, 8), (4, 2, 200, 240, 4))
+    opts = dict(priority="fifo", bf_interval=1, bf_resolution=1)
+    count = simulate(w, Cluster(16), Slurm(**opts)).jobs.set_index("job_id")["start"]
+    nodes = simulate(w, Cluster(16), Slurm(**opts, bf_nodes=True))
+    start = nodes.jobs.set_index("job_id")["start"]
+    assert nodes.validate() == []
+    assert count[3] == start[3] == 100.0
+    assert count[4] == 2.0  # backfilled on the idle nodes 0-3
+    assert start[4] == 100.0  # the node map keeps nodes 0-3 for job C
+    assert list(nodes.jobs.set_index("job_id")["alloc"])[2] == "0-7"

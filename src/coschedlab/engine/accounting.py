@@ -74,13 +74,32 @@ class WholeNodes(NodeAccounting):
         self.cnt = array("i", bytes(4 * n_jobs))
 
     def check(self, j: int, placement: Placement, procs: int) -> str | None:
-        return "gave a placement, but nodes are not shared in this simulation"
+        """A whole-node placement names exactly the job's nodes, all idle (cores per node are
+        the node's: ``placement.cores`` is ignored)."""
+        where = normalize(placement.intervals)
+        if where is None:
+            return "names a node twice"
+        need = -(-procs // self.cpn)
+        count = sum(b - a for a, b in where)
+        if count != need:
+            return f"names {count} nodes for a job of {need} whole nodes"
+        for a, b in where:
+            if a < 0 or not self.pool.holds(a, b):
+                return f"nodes {a}-{b - 1} are not all idle"
+        return None
 
     def take(self, j: int, nodes: int, placement: Placement | None) -> None:
         self.idle -= nodes
         flat = self.flat
         self.off[j] = len(flat)
-        self.cnt[j] = self.pool.take_into(nodes, flat)
+        if placement is None:
+            self.cnt[j] = self.pool.take_into(nodes, flat)
+            return
+        where = normalize(placement.intervals)
+        for a, b in where:
+            self.pool.take_range(a, b)
+            flat.extend((a, b))
+        self.cnt[j] = len(where)
 
     def release(self, j: int) -> None:
         o = self.off[j]

@@ -71,6 +71,31 @@ class NodePool:
         self.take_into(k, flat)
         return list(zip(flat[0::2], flat[1::2], strict=True))
 
+    def holds(self, a: int, b: int) -> bool:
+        """Whether the nodes ``[a, b)`` are all free."""
+        i = bisect_left(self.starts, -a)  # the free interval with the largest start <= a
+        return i < len(self.starts) and self.ends[i] >= b
+
+    def take_range(self, a: int, b: int) -> None:
+        """Remove the free nodes ``[a, b)`` (a policy's chosen nodes; see :meth:`holds`)."""
+        starts, ends, by_len = self.starts, self.ends, self.by_len
+        i = bisect_left(starts, -a)
+        if i == len(starts) or ends[i] < b:
+            raise ValueError(f"nodes [{a}, {b}) are not all free")
+        lo, hi = -starts[i], ends[i]
+        del by_len[bisect_left(by_len, (hi - lo, lo))]
+        del starts[i], ends[i]
+        if b < hi:  # the part above (higher ids) keeps its place in the descending order
+            starts.insert(i, -b)
+            ends.insert(i, hi)
+            insort(by_len, (hi - b, b))
+            i += 1
+        if lo < a:
+            starts.insert(i, -lo)
+            ends.insert(i, a)
+            insort(by_len, (a - lo, lo))
+        self.free -= b - a
+
     def give_range(self, a: int, b: int) -> None:
         """Return the nodes ``[a, b)`` taken earlier; adjacent free intervals merge."""
         starts, ends, by_len = self.starts, self.ends, self.by_len

@@ -2,7 +2,9 @@
 
 A scheduler returns a plain job number to start a job on the default placement (whole idle
 nodes, best fit) or a :class:`Placement` for anything else, e.g. ELiSE's spread
-placement (half of every socket, so that two jobs share a node).
+placement (half of every socket, so that two jobs share a node). On whole nodes a placement
+names the job's nodes (exactly as many as it needs, all idle; its ``cores`` are ignored): a
+policy that reserves specific nodes, as Slurm's backfill does, starts jobs where it planned.
 """
 
 from __future__ import annotations

@@ -160,8 +160,12 @@ class Result:
 
         kwargs.setdefault("guarantees", self.guarantees)
         jobs = self.jobs
-        if self.options.get("truncated"):  # a run stopped at a time: the jobs that started
+        if self.options.get("truncated"):
+            # a run stopped at a time: the jobs that started keep every invariant (capacity,
+            # dependencies, no start before submission); the policy's guarantees (EASY's head,
+            # reservations) need the whole queue, which a cut-off table no longer has
             jobs = jobs[np.isfinite(jobs["start"].to_numpy(dtype=float))]
+            kwargs["guarantees"] = ()
         return validate_jobs(jobs, self.cluster, scheduler=self.scheduler, **kwargs)
 
     # -- writers ----------------------------------------------------------------------------

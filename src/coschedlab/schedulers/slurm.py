@@ -20,7 +20,10 @@ One pass at time ``now`` (Slurm 22.05's ``schedule()`` then ``_attempt_backfill(
    rounded up to ``bf_resolution``); each of the first ``bf_max_job_test`` pending jobs in
    priority order starts now if its whole time limit fits from now, else reserves its earliest
    slot within ``bf_window`` minutes (only the first ``bf_job_part_count_reserve`` of them,
-   when set: 1 makes it EASY-like).
+   when set: 1 makes it EASY-like). With ``bf_nodes`` the map knows which nodes are busy
+   (:class:`.nodespace.NodeSpace`, Slurm's node-space map): reservations hold specific
+   nodes, chosen as select/linear does, and jobs start on those nodes (slower: small
+   machines).
 
 Slurm's own clock (``sched_interval``, ``sched_phase``, ``bf_phase``): by default the main
 scheduler runs at every event (job submitted or ended), as the WoAS experiments assume. A real
@@ -41,8 +44,10 @@ from bisect import insort
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..engine.placement import Placement
 from ..errors import InputError
 from .base import Scheduler, check_bool, check_choice, check_positive
+from .nodespace import NodeSpace
 from .priority import Multifactor, limit_minutes
 from .profile import Profile
 from .registry import register
@@ -80,6 +85,7 @@ class Slurm(Scheduler):
         bf_resolution: float = 60,
         bf_window: float = 1440,
         bf_job_part_count_reserve: int | None = None,
+        bf_nodes: bool = False,
         bf_phase: float = 0.0,
         sched_interval: float | None = None,
         sched_phase: float = 0.0,
@@ -105,6 +111,7 @@ class Slurm(Scheduler):
         self.bf_job_part_count_reserve = check_positive(
             "bf_job_part_count_reserve", bf_job_part_count_reserve, integer=True
         )
+        self.bf_nodes = check_bool("bf_nodes", bf_nodes)
         self.sched_interval = check_positive("sched_interval", sched_interval)
         for name, v, top in (
             ("bf_phase", bf_phase, bf_interval),
@@ -248,7 +255,9 @@ class Slurm(Scheduler):
         k = math.floor((now - self.bf_phase) / self.bf_interval + 1e-9) + 1
         self._next_bf = k * self.bf_interval + self.bf_phase
         self.backfill_passes += 1
-        if free > 0:
+        if free > 0 and self.bf_nodes:
+            free = self._backfill_nodes(view, now)
+        elif free > 0:
             got = self._backfill(view, now, free, started)
             free -= sum(view.nodes[j] for j in got)
             started += got
@@ -268,9 +277,12 @@ class Slurm(Scheduler):
             if queued[j]:
                 if nodes[j] > free:
                     break
-                started.append(j)
                 self.started_by[j] = "sched"
                 free -= nodes[j]
+                if self.bf_nodes:  # placed now (the kernel's best fit is select/linear's)
+                    view.start_now(j)
+                else:
+                    started.append(j)
             k += 1
         if k:
             del order[:k]  # started or no longer pending
@@ -279,6 +291,43 @@ class Slurm(Scheduler):
     def _round(self, t: float) -> float:
         r = self.bf_resolution
         return math.ceil(t / r - 1e-9) * r
+
+    def _backfill_nodes(self, view: View, now: float) -> int:
+        """The backfill pass on the node-level map (``bf_nodes``): reservations hold specific
+        nodes (Slurm's node-space map); jobs start at once on the nodes planned for them.
+        Returns the idle nodes left."""
+        nodes, limit, rnd = view.nodes, self._limit, self._round
+        space = NodeSpace(now, view.cluster.nodes)
+        for _, r in view.est_sorted:
+            end = rnd(view.start[r] + limit[r])
+            for a, b in view.machine.allocation(r):
+                for node in range(a, b):
+                    space.hold(node, now, max(end, now + 1e-6))
+        window = now + self.bf_window * 60.0
+        queued = view.queued
+        free = view.free
+        tested = reserved = 0
+        limit_r = self.bf_job_part_count_reserve
+        for _, j in self._order:
+            if not queued[j]:
+                continue
+            tested += 1
+            if tested > self.bf_max_job_test:
+                break
+            d = rnd(now + limit[j]) - now
+            t, chosen = space.earliest(nodes[j], d, window)
+            if t <= now and chosen:
+                space.reserve(chosen, now, d)
+                self.started_by[j] = "backfill"
+                view.start_now(Placement(j, nodes=chosen))
+                free -= nodes[j]
+                if free == 0:
+                    break
+            elif chosen and (limit_r is None or reserved < limit_r):
+                space.reserve(chosen, t, d)
+                reserved += 1
+                view.record_reservation(j, t)
+        return free
 
     def _backfill(self, view: View, now: float, free: int, started: list[int]) -> list[int]:
         nodes = view.nodes
