@@ -180,7 +180,10 @@ def small_workloads(draw):
 
 
 @settings(max_examples=25, deadline=None)
-@given(small_workloads(), st.sampled_from(["slurm", "slurm:priority=fifo", "easy"]))
+@given(
+    small_workloads(),
+    st.sampled_from(["slurm", "slurm:priority=fifo", "slurm:bf_nodes=true,bf_interval=1", "easy"]),
+)
 def test_every_mode_gives_a_valid_schedule(ww, sched):
     runs = {m: simulate_mode(ww, m, sched) for m in MODES}
     reg = {m: expand(ww, m).workload.columns for m in MODES}

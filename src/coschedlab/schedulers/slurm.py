@@ -22,8 +22,9 @@ One pass at time ``now`` (Slurm 22.05's ``schedule()`` then ``_attempt_backfill(
    slot within ``bf_window`` minutes (only the first ``bf_job_part_count_reserve`` of them,
    when set: 1 makes it EASY-like). With ``bf_nodes`` the map knows which nodes are busy
    (:class:`.nodespace.NodeSpace`, Slurm's node-space map): reservations hold specific
-   nodes, chosen as select/linear does, and jobs start on those nodes (slower: small
-   machines).
+   nodes, chosen as select/linear does, and jobs start on those nodes. It costs nodes x
+   reservations per test: turn it on to match a real Slurm on machines of up to a few
+   hundred nodes (docs/workflows.md); the default is the node-count profile.
 
 Slurm's own clock (``sched_interval``, ``sched_phase``, ``bf_phase``): by default the main
 scheduler runs at every event (job submitted or ended), as the WoAS experiments assume. A real
@@ -143,6 +144,7 @@ class Slurm(Scheduler):
             c.cores_per_node,
         )
         self._limit = [limit_minutes(r) * 60.0 for r in view.req]
+        self._nodes = self.bf_nodes
         self._origin = [0.0] * n
         self._size = [0.0] * n
         self._key: list[tuple[int, int]] = [(0, 0)] * n
@@ -255,7 +257,7 @@ class Slurm(Scheduler):
         k = math.floor((now - self.bf_phase) / self.bf_interval + 1e-9) + 1
         self._next_bf = k * self.bf_interval + self.bf_phase
         self.backfill_passes += 1
-        if free > 0 and self.bf_nodes:
+        if free > 0 and self._nodes:
             free = self._backfill_nodes(view, now)
         elif free > 0:
             got = self._backfill(view, now, free, started)
@@ -279,7 +281,7 @@ class Slurm(Scheduler):
                     break
                 self.started_by[j] = "sched"
                 free -= nodes[j]
-                if self.bf_nodes:  # placed now (the kernel's best fit is select/linear's)
+                if self._nodes:  # placed now (the kernel's best fit is select/linear's)
                     view.start_now(j)
                 else:
                     started.append(j)
