@@ -74,10 +74,24 @@ def validate(
     guarantees, note = _guarantees(meta, meta_path, guarantee)
     if note:
         typer.echo(note)
+    options = meta.get("options") if meta else None
+    truncated = isinstance(options, dict) and bool(options.get("truncated"))
+    if truncated:
+        guarantees = ()
+        typer.echo(
+            f"{meta_path}: the run was stopped at t={options.get('until')}: the jobs it never "
+            "started are left out, and so are the scheduler's guarantees (they need the whole "
+            "queue)"
+        )
     scheduler = str(meta.get("scheduler", "")) if meta else ""
     broken = False
     for f in files:
         table, notes = _load(f, cluster)
+        if truncated:
+            import numpy as np
+            import pandas as pd
+
+            table = table[np.isfinite(pd.to_numeric(table["start"], errors="coerce"))]
         machine = _machine_of(table, cluster, cpn_given, f)
         try:
             rep = check_jobs(

@@ -135,12 +135,25 @@ class Result:
             return dict(self.stored_metrics)
         if not len(self.jobs):
             return {"n_jobs": 0}
-        m = dict(summary(self.jobs, self.cluster.total_cores))
-        m.update(colocation_summary(self.jobs, self.cluster))
+        jobs = self.started_jobs
+        if not len(jobs):
+            return {"n_jobs": 0, "jobs_not_started": len(self.jobs)}
+        m = dict(summary(jobs, self.cluster.total_cores))
+        if len(jobs) < len(self.jobs):
+            m["jobs_not_started"] = len(self.jobs) - len(jobs)
+        m.update(colocation_summary(jobs, self.cluster))
         if self.wall_time == self.wall_time and len(self.jobs):
             m.update(simulator_speed(m["makespan"], self.wall_time, len(self.jobs)))
             m["wall_time_s"] = self.wall_time
         return m
+
+    @property
+    def started_jobs(self) -> pd.DataFrame:
+        """The jobs that started: all of them, unless the run was stopped at a time
+        (``Simulation(until=...)``), when those it never started are left out."""
+        if not self.options.get("truncated"):
+            return self.jobs
+        return self.jobs[np.isfinite(self.jobs["start"].to_numpy(dtype=float))]
 
     def groups(self, column: str = "user") -> pd.DataFrame:
         """Metrics per user (``column``: also ``group``, ``queue``, ``partition``), one row
@@ -151,7 +164,7 @@ class Result:
         stored = (self.stored_groups or {}).get(f"by_{column}")
         if stored is not None:
             return group_frame(stored, column)
-        return by_group(self.jobs, column)
+        return by_group(self.started_jobs, column)
 
     def validate(self, **kwargs) -> list[str]:
         """Check the schedule invariants (every schedule's, plus the scheduler's declared
@@ -159,12 +172,11 @@ class Result:
         from ..validator import validate_jobs
 
         kwargs.setdefault("guarantees", self.guarantees)
-        jobs = self.jobs
+        jobs = self.started_jobs
         if self.options.get("truncated"):
             # a run stopped at a time: the jobs that started keep every invariant (capacity,
             # dependencies, no start before submission); the policy's guarantees (EASY's head,
             # reservations) need the whole queue, which a cut-off table no longer has
-            jobs = jobs[np.isfinite(jobs["start"].to_numpy(dtype=float))]
             kwargs["guarantees"] = ()
         return validate_jobs(jobs, self.cluster, scheduler=self.scheduler, **kwargs)
 
@@ -232,7 +244,7 @@ class Result:
             "passes": self.passes,
             "header": self.header,
             "metrics": {k: _jsonable(v) for k, v in self.metrics.items()},
-            **(self.stored_groups or group_metrics(self.jobs)),  # "by_user", "by_group", ...
+            **(self.stored_groups or group_metrics(self.started_jobs)),  # "by_user", "by_group", ...
         }
         paths[3].write_text(json.dumps(meta, indent=2) + "\n")
         return paths
