@@ -244,7 +244,8 @@ class Result:
             "passes": self.passes,
             "header": self.header,
             "metrics": {k: _jsonable(v) for k, v in self.metrics.items()},
-            **(self.stored_groups or group_metrics(self.started_jobs)),  # "by_user", "by_group", ...
+            # "by_user", "by_group", ...
+            **(self.stored_groups or group_metrics(self.started_jobs)),
         }
         paths[3].write_text(json.dumps(meta, indent=2) + "\n")
         return paths
