@@ -44,7 +44,7 @@ __all__ = [
 #: replaces a directory only when every file in it (recursively) matches one of these.
 OUR_FILES = (
     "jobs.parquet", "jobs.csv", "result.swf", "metrics.json", "run.json", "error.txt",
-    "spec.json", "*.png", "*.html", "*.csv", "*.md", "*.swf", "*.json",
+    "spec.json", "*.png", "*.html", "*.csv", "*.md", "*.swf", "*.json", "*.error.txt",
 )  # fmt: skip
 #: name prefixes of the temporary siblings (a killed process may leave them behind)
 TMP_PREFIX = ".tmp-"

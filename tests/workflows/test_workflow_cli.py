@@ -71,3 +71,53 @@ def test_figure1_example_runs():
     lines = {line.split()[0]: line.split() for line in r.stdout.splitlines()[2:]}
     assert float(lines["woas"][4]) < float(lines["pilot"][4])  # turnaround
     assert float(lines["woas"][4]) < float(lines["chained"][4])
+
+
+TINY = (
+    "machine: 60x24\nworkflows: [A2]\nshares: [0.2]\nwindow: 3600\nwarmup: 0\n"
+    "target_wait: 600\nseeds: 1\n"
+)
+
+
+def test_compare_resumes_only_its_own_sweep(tmp_path):
+    (tmp_path / "s.yaml").write_text(TINY)
+    out = str(tmp_path / "o")
+    zero = cli("workflows", "compare", str(tmp_path / "s.yaml"), "--out", out, "--jobs", "0")
+    assert zero.returncode == 2 and not (tmp_path / "o").exists()  # checked before writing
+    first = cli("workflows", "compare", str(tmp_path / "s.yaml"), "--out", out, "-j", "1")
+    assert first.returncode == 0, first.stderr
+    runs = sorted(p.name for p in (tmp_path / "o" / "runs").iterdir())
+    assert len(runs) == 4  # 3 modes + the no-workflow baseline
+    summary = (tmp_path / "o" / "summary.csv").read_bytes()
+    # another window is another sweep: refused, nothing changed
+    (tmp_path / "t.yaml").write_text(TINY.replace("window: 3600", "window: 7200"))
+    other = cli("workflows", "compare", str(tmp_path / "t.yaml"), "--out", out)
+    assert other.returncode == 2 and "holds runs of another sweep (window" in other.stderr
+    assert (tmp_path / "o" / "summary.csv").read_bytes() == summary
+    # a failed run's error file does not block resuming; a damaged run file is named
+    (tmp_path / "o" / "runs" / "x.error.txt").write_text("boom\n")
+    (tmp_path / "o" / "runs" / runs[0]).write_text('{"config": ')
+    again = cli("workflows", "compare", str(tmp_path / "s.yaml"), "--out", out, "-j", "1")
+    assert again.returncode == 2 and runs[0] in again.stderr and "damaged run file" in again.stderr
+    (tmp_path / "o" / "runs" / runs[0]).unlink()
+    redo = cli("workflows", "compare", str(tmp_path / "s.yaml"), "--out", out, "-j", "1")
+    assert redo.returncode == 0, redo.stderr
+    assert sorted(p.name for p in (tmp_path / "o" / "runs").glob("*.json")) == runs
+    assert (tmp_path / "o" / "summary.csv").read_bytes() == summary  # the same run, redone
+
+
+def test_spec_refuses_two_workflows_of_one_name_and_a_machine_too_small(tmp_path):
+    from coschedlab.errors import InputError
+    from coschedlab.experiments.workflows import load_workflow_spec
+
+    for sub in ("a", "b"):
+        (tmp_path / sub).mkdir()
+        (tmp_path / sub / "x.json").write_text(
+            '{"name": "same", "tasks": [{"id": "t", "cores": 24, "runtime": 60}]}'
+        )
+    (tmp_path / "s.yaml").write_text(TINY.replace("[A2]", "[a/x.json, b/x.json]"))
+    with pytest.raises(InputError, match="both named 'same'"):
+        load_workflow_spec(tmp_path / "s.yaml")
+    (tmp_path / "m.yaml").write_text(TINY.replace("60x24", "1x24"))
+    with pytest.raises(InputError, match="needs 240 cores; the machine 1x24 has 24"):
+        load_workflow_spec(tmp_path / "m.yaml")

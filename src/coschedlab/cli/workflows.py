@@ -45,6 +45,8 @@ def _load(spec: str, coarse: str | None, max_cores: int | None):
             if coarse.strip().lower() == "all"
             else [s.strip() for s in coarse.split(",") if s.strip()]
         )
+        if not stages:
+            raise InputError("give stage names (comma-separated) or all", "--coarse")
     return load_workflow(spec, coarse=stages, max_cores=max_cores)
 
 
@@ -95,9 +97,12 @@ def show(
         check_target(plot, force, "file", "--plot")
         from ..workflows.plots import profile_figure
 
+        fmt = plot.suffix.lower().lstrip(".") or "png"
+        if fmt not in ("png", "pdf", "svg"):
+            raise InputError(f"a plot is .png, .pdf or .svg, not .{fmt}", "--plot")
         fig = profile_figure(wf)
         with atomic_file(plot, force, "--plot") as tmp:
-            fig.savefig(tmp, format="png", dpi=110)
+            fig.savefig(tmp, format=fmt, dpi=110)
     if as_json:
         print(
             json.dumps(
@@ -178,6 +183,8 @@ def generate(
     from ..workflows.workload import machine_of
 
     check_target(out, force)
+    if workflow and share is None and period is None:
+        raise InputError("give --share or --period for the workflows (-w)", "--share")
     wfs = [_load(w, coarse, max_cores) for w in (workflow or [])]
     ww = gen(
         wfs,
@@ -234,6 +241,10 @@ def simulate(
     get_scheduler(scheduler)  # a bad spec fails before the workload is read
     if out is not None:
         check_target(out, force)
+        inside = Path(out).resolve()
+        if inside == Path(workload).resolve() or Path(workload).resolve() in inside.parents:
+            raise InputError("--out is the workload directory (or inside it); choose another",
+                             "--out")  # fmt: skip
     ww = WorkflowWorkload.load(workload)
     err = Console(stderr=True)
     runs = {}
@@ -249,11 +260,25 @@ def simulate(
                 d.mkdir()
                 r.result.write(d)
                 r.workflows.to_csv(d / "workflows.csv", index=False)
-            (tmp / "summary.json").write_text(json.dumps(summaries, indent=1, default=float) + "\n")
+            (tmp / "summary.json").write_text(json.dumps(_plain(summaries), indent=1) + "\n")
     if as_json:
-        print(json.dumps(summaries, default=float))
+        print(json.dumps(_plain(summaries)))
         return
     _print_summaries(summaries, len(ww.submits), int(mask.sum()))
+
+
+def _plain(d: dict) -> dict:
+    """JSON-safe: NaN and infinities become null, NumPy numbers plain numbers."""
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out[k] = _plain(v)
+        elif isinstance(v, int | float) and not isinstance(v, bool):
+            v = float(v) if not isinstance(v, int) else v
+            out[k] = v if not isinstance(v, float) or math.isfinite(v) else None
+        else:
+            out[k] = v if isinstance(v, str | bool | type(None)) else float(v)
+    return out
 
 
 def _print_summaries(summaries: dict[str, dict], submitted: int, compared: int) -> None:
@@ -307,9 +332,11 @@ def compare(
     from ..experiments.workflows import check_output, load_workflow_spec, run_sweep
     from .progress import progress_bar
 
+    if jobs is not None and jobs < 1:
+        raise InputError(f"--jobs must be at least 1, got {jobs}")
     s = load_workflow_spec(spec)
     target = out if out is not None else s.output
-    check_output(Path(target))
+    check_output(Path(target), s)
     err = Console(stderr=True)
     n = len(s.configs())
     err.print(f"{s.name}: {n} runs -> {target}/")
@@ -325,20 +352,21 @@ def compare(
         def finished(outcome: Any) -> None:
             state["done"] += 1
             if outcome.error:
-                err.print(f"[red]{outcome.key}: {outcome.error}[/red]")
+                err.print(f"[red]{outcome.key}: {outcome.error}[/red]", soft_wrap=True)
             update(state["done"], state["total"])
 
         summary, rows = run_sweep(s, target, jobs=jobs, on_start=started, on_done=finished)
     if summary.interrupted:
         err.print(
             f"interrupted: {summary.stored} of {summary.total} runs stored in {target}/; "
-            f"run the same command again to resume"
+            f"run the same command again to resume",
+            soft_wrap=True,
         )
         raise SystemExit(130)
     if not rows:
         raise InputError("no run finished", str(target))
     written = write_report(s, Path(target), rows)
-    err.print("wrote " + ", ".join(str(p) for p in written))
+    err.print("wrote " + ", ".join(str(p) for p in written), soft_wrap=True)
     if summary.failed:
         raise InputError(f"{len(summary.failed)} runs failed (see {target}/runs/*.error.txt)")
 
@@ -352,6 +380,8 @@ def write_report(s: Any, target: Path, rows: list) -> list[Path]:
     from ..workflows import plots
 
     df = aggregate(rows)
+    if df.empty:
+        raise InputError("no workflow run finished (see runs/*.error.txt)", str(target))
     written = []
     with atomic_file(target / "summary.csv", force=True) as tmp:
         df.to_csv(tmp, index=False, float_format="%.6g")

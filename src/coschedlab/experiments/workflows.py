@@ -41,6 +41,7 @@ from .store import JsonStore
 
 __all__ = ["WorkflowSpec", "aggregate", "load_workflow_spec", "run_sweep"]
 
+MAX_SEEDS = 10_000
 _KEYS = (
     "name",
     "machine",
@@ -151,15 +152,23 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
     base = path.resolve().parent
     wfs = []
     coarse = ck.boolean(raw.get("coarse", False), "coarse")
+    loaded: dict[str, int] = {}
     for i, w in enumerate(ck.items(ck.require(raw, "workflows", ""), "workflows")):
         text = ck.string(w, f"workflows[{i}]")
         p = (base / text) if not Path(text).is_absolute() else Path(text)
-        spec = str(p) if p.exists() else text
+        spec = str(p) if p.suffix and p.exists() else text
         try:
-            load_workflow(spec, coarse=coarse)
+            wf = load_workflow(spec, coarse=coarse)
         except InputError as exc:
             raise ck.fail(f"workflows[{i}]: {exc}", f"workflows[{i}]") from None
-        wfs.append(spec)
+        if wf.name in loaded:
+            raise ck.fail(
+                f"workflows[{i}] and workflows[{loaded[wf.name]}] are both named {wf.name!r} "
+                "(runs are stored by workflow name): rename one",
+                f"workflows[{i}]",
+            )
+        loaded[wf.name] = i
+        wfs.append((spec, wf))
     if ("shares" in raw) == ("periods" in raw):
         raise ck.fail("give either 'shares' (fractions of core-hours) or 'periods' (seconds)")
     kind = "share" if "shares" in raw else "period"
@@ -182,15 +191,29 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
             ck.integer(s, f"seeds[{i}]", minimum=0)
             for i, s in enumerate(ck.items(seeds_raw, "seeds"))
         )
+        for i, s in enumerate(seeds):
+            if s >= 2**63:
+                raise ck.fail(f"'seeds[{i}]' must be below 2**63, got {s}", f"seeds[{i}]")
     else:
-        seeds = tuple(range(ck.integer(seeds_raw, "seeds", minimum=1)))
+        count = ck.integer(seeds_raw, "seeds", minimum=1)
+        if count > MAX_SEEDS:
+            raise ck.fail(f"'seeds' asks for {count} seeds; at most {MAX_SEEDS}", "seeds")
+        seeds = tuple(range(count))
     machine = ck.string(raw.get("machine", "edison"), "machine")
     from ..workflows.workload import machine_of
 
     try:
-        machine_of(machine)
+        cluster = machine_of(machine)
     except InputError as exc:
         raise ck.fail(f"'machine': {exc.what}", "machine") from None
+    for i, (_, wf) in enumerate(wfs):
+        widest = max(wf.max_cores, max(t.cores for t in wf.tasks))
+        if widest > cluster.total_cores:
+            raise ck.fail(
+                f"workflows[{i}] ({wf.name}) needs {widest} cores; the machine {machine} has "
+                f"{cluster.total_cores}",
+                f"workflows[{i}]",
+            )
     sched = ck.string(raw.get("scheduler", "slurm"), "scheduler")
     try:
         get_scheduler(sched)
@@ -202,7 +225,7 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
         path=path,
         name=name,
         machine=machine,
-        workflows=tuple(wfs),
+        workflows=tuple(w for w, _ in wfs),
         kind=kind,
         values=tuple(values),
         modes=modes,
@@ -269,14 +292,41 @@ def run_one(config: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def check_output(out: Path) -> None:
-    """``out`` can hold this sweep: new, empty, or a sweep's own directory (resumed)."""
+def describe(spec: WorkflowSpec) -> dict[str, Any]:
+    """What the stored runs of a sweep depend on (spec.json; not its name or output)."""
+    return {k: v for k, v in spec.__dict__.items() if k not in ("path", "output", "name")}
+
+
+#: what every run of a sweep shares: resuming into a sweep made with other values is refused
+FIXED = ("machine", "kind", "warmup", "window", "pressure", "target_wait", "scale_jobs",
+         "scheduler", "coarse")  # fmt: skip
+
+
+def check_output(out: Path, spec: WorkflowSpec | None = None) -> None:
+    """``out`` can hold this sweep: new, empty, or this sweep's own directory (resumed: the
+    same machine, generator settings and scheduler; more workflows, values, modes or seeds are
+    fine)."""
     from ..outputs import check_target
 
     out = Path(out)
     if out.is_dir() and any(out.iterdir()) and not (out / "runs").is_dir():
         raise InputError(f"--out {out} is not a workflow sweep directory (no runs/ in it)")
     check_target(out, force=True)
+    stored = out / "spec.json"
+    if spec is None or not stored.is_file():
+        return
+    try:
+        old = json.loads(stored.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        raise InputError("not valid JSON; give another --out", str(stored)) from None
+    if not isinstance(old, dict):
+        raise InputError("not a sweep's spec.json; give another --out", str(stored))
+    new = json.loads(json.dumps(describe(spec), default=str))
+    diffs = [f"{k}: {old.get(k)!r} -> {new[k]!r}" for k in FIXED if old.get(k) != new[k]]
+    if diffs:
+        raise InputError(
+            f"--out {out} holds runs of another sweep ({'; '.join(diffs)}); give another --out"
+        )
 
 
 def run_sweep(
@@ -288,22 +338,31 @@ def run_sweep(
 ):
     """Run (or resume) every configuration into ``out/runs``."""
     out = Path(out)
-    check_output(out)
+    if jobs is not None and jobs < 1:
+        raise InputError(f"--jobs must be at least 1, got {jobs}")
+    check_output(out, spec)
     configs = spec.configs()
     # longest first (the whole machine is simulated per run; pilots and chains cost alike)
     tasks = [Task(k, run_one, (configs[k],)) for k in sorted(configs)]
     out.mkdir(parents=True, exist_ok=True)
-    (out / "spec.json").write_text(
-        json.dumps(
-            {k: v for k, v in spec.__dict__.items() if k not in ("path", "output")},
-            default=str,
-            indent=1,
-        )
-        + "\n"
-    )
+    (out / "spec.json").write_text(json.dumps(describe(spec), default=str, indent=1) + "\n")
     store = JsonStore(out / "runs")
     summary = run_tasks(tasks, store, jobs=jobs, quiet=True, on_start=on_start, on_done=on_done)
-    return summary, store.load(configs)
+    rows = []
+    done = store.done()
+    for key in sorted(configs):
+        if key not in done:
+            continue
+        path = store.folder / f"{key}.json"
+        try:
+            row = json.loads(path.read_text())
+            row["config"]["kind"], row["summary"]["mode"]  # noqa: B018 (checks the shape)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, KeyError, TypeError):
+            raise InputError(
+                "damaged run file: delete it and run the sweep again to redo that run", str(path)
+            ) from None
+        rows.append(row)
+    return summary, rows
 
 
 # -- pooling the seeds ----------------------------------------------------------------------------

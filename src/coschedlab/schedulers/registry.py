@@ -146,7 +146,8 @@ def get_scheduler(spec: str | Scheduler | type[Scheduler], **options: Any) -> Sc
                 )
             cls = known[name]
     sig = inspect.signature(cls.__init__)
-    accepts = [p for p in sig.parameters if p != "self"]
+    hidden = set(getattr(cls, "api_only", ()))  # Python-level arguments, not spec options
+    accepts = [p for p in sig.parameters if p != "self" and p not in hidden]
     has_kwargs = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
     for key in options:
         if key not in accepts and not has_kwargs:

@@ -96,19 +96,35 @@ class Slurm(Scheduler):
         self.priority = check_choice("priority", priority, ("multifactor", "fifo"))
         for name in ("priority_weight_age", "priority_weight_job_size"):
             v = locals()[name]
-            if isinstance(v, bool) or not isinstance(v, int | float) or not v >= 0:
-                raise InputError(f"option {name} must be a number >= 0, got {v!r}")
+            if (
+                isinstance(v, bool)
+                or not isinstance(v, int | float)
+                or not math.isfinite(v)
+                or not 0 <= v <= 2**32
+            ):
+                raise InputError(
+                    f"option {name} must be a finite number from 0 to 2**32, got {v!r}"
+                )
         self.priority_weight_age = priority_weight_age
         self.priority_weight_job_size = priority_weight_job_size
-        self.priority_max_age = check_positive("priority_max_age", priority_max_age)
+        need = {"allow_none": False}  # "none", "all" and "inf" are not values of these
+        self.priority_max_age = check_positive("priority_max_age", priority_max_age, **need)
         self.priority_favor_small = check_bool("priority_favor_small", priority_favor_small)
         self.small_relative_to_time = check_bool("small_relative_to_time", small_relative_to_time)
-        self.priority_calc_period = check_positive("priority_calc_period", priority_calc_period)
+        self.priority_calc_period = check_positive(
+            "priority_calc_period", priority_calc_period, **need
+        )
         self.backfill = check_bool("backfill", backfill)
-        self.bf_interval = check_positive("bf_interval", bf_interval)
-        self.bf_max_job_test = check_positive("bf_max_job_test", bf_max_job_test, integer=True)
-        self.bf_resolution = check_positive("bf_resolution", bf_resolution)
-        self.bf_window = check_positive("bf_window", bf_window)
+        self.bf_interval = check_positive("bf_interval", bf_interval, **need)
+        self.bf_max_job_test = check_positive(
+            "bf_max_job_test", bf_max_job_test, integer=True, **need
+        )
+        self.bf_resolution = check_positive("bf_resolution", bf_resolution, **need)
+        self.bf_window = check_positive("bf_window", bf_window, **need)
+        for name, v in (("bf_interval", bf_interval), ("sched_interval", sched_interval),
+                        ("bf_resolution", bf_resolution)):  # fmt: skip
+            if v is not None and v < 0.01:
+                raise InputError(f"option {name} must be at least 0.01 s, got {v!r}")
         self.bf_job_part_count_reserve = check_positive(
             "bf_job_part_count_reserve", bf_job_part_count_reserve, integer=True
         )

@@ -33,6 +33,8 @@ from .model import Task, Workflow
 __all__ = ["coarsen", "load_workflow", "read_dax", "read_manifest", "read_wfformat"]
 
 LIMIT_SLACK = 60.0  # seconds added to a run time when a file gives no time limit
+MAX_VALUE = 1e10  # a time beyond 10^10 s (317 years) or a count beyond it is a corrupt value
+MAX_CORES = 2**31 - 1
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -59,14 +61,21 @@ def _number(v: Any, what: str, where: str) -> float:
             v = float(v)
         except ValueError:
             raise InputError(f"{what} is {v!r}, not a number", where) from None
-    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+    if isinstance(v, bool) or not isinstance(v, int | float):
         raise InputError(f"{what} is {v!r}, not a number", where)
-    return float(v)
+    try:
+        x = float(v)
+    except OverflowError:
+        x = math.inf
+    if not math.isfinite(x) or abs(x) > MAX_VALUE:
+        shown = f"{v!r}" if len(repr(v)) < 30 else repr(v)[:20] + "..."
+        raise InputError(f"{what} is {shown}, not a number up to {MAX_VALUE:g}", where)
+    return x
 
 
 def _cores(v: Any, what: str, where: str) -> int:
     x = _number(v, what, where)
-    if x != int(x) or x < 1:
+    if x != int(x) or x < 1 or x > MAX_CORES:
         raise InputError(f"{what} is {v!r}, not a positive whole number", where)
     return int(x)
 
@@ -158,6 +167,8 @@ def _json(path: Path) -> Any:
         return json.loads(_read_bytes(path))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"not valid JSON ({exc})", str(path)) from None
+    except RecursionError:
+        raise InputError("not valid JSON (nested too deeply)", str(path)) from None
 
 
 # -- WfFormat -----------------------------------------------------------------------------------
@@ -192,8 +203,11 @@ def read_wfformat(path: str | Path, data: Any = None) -> Workflow:
         run = e.get("runtimeInSeconds", e.get("runtime", t.get("runtimeInSeconds")))
         if run is None:
             raise InputError(f"WfFormat: task {tid} has no runtimeInSeconds", where)
-        runtime = max(0.0, _number(run, f"task {tid} runtime", where))
-        cores = e.get("coreCount", e.get("cores", t.get("cores", 1))) or 1
+        runtime = _number(run, f"task {tid} runtime", where)
+        if runtime < 0:
+            raise InputError(f"WfFormat: task {tid} has a negative runtime {runtime:g}", where)
+        cores = e.get("coreCount", e.get("cores", t.get("cores", 1)))
+        cores = 1 if cores is None else cores
         parents = t.get("parents", [])
         if not isinstance(parents, list):
             raise InputError(f'WfFormat: task {tid} "parents" is not a list', where)
@@ -236,8 +250,11 @@ def read_dax(path: str | Path) -> Workflow:
             run = el.get("runtime")
             if run is None:
                 raise InputError(f"job {jid} has no runtime attribute", where)
+            runtime = _number(run, f"job {jid} runtime", where)
+            if runtime < 0:
+                raise InputError(f"job {jid} has a negative runtime {runtime:g}", where)
             jobs[jid] = {
-                "runtime": max(0.0, _number(run, f"job {jid} runtime", where)),
+                "runtime": runtime,
                 "cores": _cores(el.get("cores", 1), f"job {jid} cores", where),
                 "stage": el.get("name", ""),
             }
@@ -282,7 +299,9 @@ def load_workflow(
     :func:`coarsen`."""
     text = str(spec)
     path = Path(text)
-    if not path.exists() and "/" not in text and not text.endswith((".json", ".xml", ".gz")):
+    if not text.strip():
+        raise InputError("give a workflow name or file, not an empty string")
+    if "/" not in text and not path.suffix:  # a name: the built-ins come first
         wf = builtin(text)
         if wf is None:
             raise InputError(
@@ -417,25 +436,33 @@ def _check_acyclic(groups: dict[str, dict[str, Any]], where: str) -> None:
 
 
 def _fuse_chains(groups: dict[str, dict[str, Any]]) -> None:
-    changed = True
-    while changed:
-        changed = False
-        children: dict[str, list[str]] = {g: [] for g in groups}
-        for g, v in groups.items():
-            for d in v["deps"]:
-                children[d].append(g)
-        for b in sorted(groups):
-            deps = groups[b]["deps"]
-            if len(deps) != 1:
-                continue
-            (a,) = deps
-            if children[a] == [b] and groups[a]["cores"] == groups[b]["cores"]:
-                groups[a]["runtime"] += groups[b]["runtime"]
-                for c in children[b]:
-                    groups[c]["deps"] = (groups[c]["deps"] - {b}) | {a}
-                del groups[b]
-                changed = True
-                break
+    """Merge every task whose only parent has it as only child and the same cores into that
+    parent (one pass in topological order: a chain a -> b -> c becomes one task)."""
+    children: dict[str, list[str]] = {g: [] for g in groups}
+    for g, v in groups.items():
+        for d in v["deps"]:
+            children[d].append(g)
+    into: dict[str, str] = {}  # a merged task -> the task it went into
+
+    def head(g: str) -> str:
+        while g in into:
+            g = into[g]
+        return g
+
+    for b in _levels(groups):
+        deps = {head(d) for d in groups[b]["deps"]}
+        groups[b]["deps"] = deps
+        if len(deps) != 1:
+            continue
+        (a,) = deps
+        if len(children[a]) == 1 and groups[a]["cores"] == groups[b]["cores"]:
+            groups[a]["runtime"] += groups[b]["runtime"]
+            children[a] = children.pop(b)
+            into[b] = a
+    for b in into:
+        del groups[b]
+    for v in groups.values():
+        v["deps"] = {head(d) for d in v["deps"]}
 
 
 def _levels(groups: dict[str, dict[str, Any]]) -> list[str]:
@@ -455,5 +482,5 @@ def _levels(groups: dict[str, dict[str, Any]]) -> list[str]:
                 stack.pop()
         return level[g]
 
-    names_ = list(groups)
-    return sorted(names_, key=lambda g: (depth(g), names_.index(g)))
+    rank = {g: k for k, g in enumerate(groups)}
+    return sorted(groups, key=lambda g: (depth(g), rank[g]))

@@ -22,6 +22,7 @@ from .model import Workflow
 __all__ = ["BUILTIN", "builtin", "group", "names"]
 
 H = 3600.0
+MAX_N = 10_000  # group A<n> has n tasks
 
 
 def _montage() -> Workflow:
@@ -106,8 +107,8 @@ _GROUP = re.compile(r"^([abc])(\d+)$", re.IGNORECASE)
 def group(kind: str, n: int) -> Workflow:
     """Workflow ``n`` of synthetic group ``kind`` (A, B or C; the paper's Table 1)."""
     kind = kind.upper()
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise InputError(f"group {kind} needs n >= 1, got {n!r}")
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_N:
+        raise InputError(f"group {kind} needs n from 1 to {MAX_N}, got {n!r}")
     slack = 100.0  # the authors' manifests run each task 100 s under its limit
 
     def task(k: int, cores: int, hours: float, deps: tuple[str, ...]):
@@ -131,7 +132,7 @@ def names() -> list[str]:
 
 def builtin(name: str) -> Workflow | None:
     """The built-in workflow ``name`` (case-insensitive), or None."""
-    key = name.lower().replace("-", "").replace("_", "")
+    key = name.lower()
     if key in BUILTIN:
         return BUILTIN[key]()
     m = _GROUP.match(key)

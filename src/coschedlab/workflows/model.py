@@ -10,7 +10,6 @@ geometry (its widest instant) and the potential waste of a pilot job.
 from __future__ import annotations
 
 import heapq
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -19,6 +18,9 @@ from typing import Any
 from ..errors import InputError
 
 __all__ = ["Task", "Workflow", "TaskTimes"]
+
+MAX_SECONDS = 1e10  # beyond 317 years a time is a corrupt value
+MAX_CORES = 2**31 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,11 +68,22 @@ class Workflow:
             if t.id in index:
                 raise InputError(f"{what} is defined twice", where)
             index[t.id] = k
-            if isinstance(t.cores, bool) or not isinstance(t.cores, int) or t.cores < 1:
-                raise InputError(f"{what} has cores {t.cores!r} (a positive integer)", where)
+            if (
+                isinstance(t.cores, bool)
+                or not isinstance(t.cores, int)
+                or not 1 <= t.cores <= MAX_CORES
+            ):
+                raise InputError(f"{what} has cores {t.cores!r} (an integer from 1)", where)
             for name, v in (("runtime", t.runtime), ("time limit", t.limit)):
-                if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-                    raise InputError(f"{what} has {name} {v!r} (a number of seconds)", where)
+                if (
+                    isinstance(v, bool)
+                    or not isinstance(v, int | float)
+                    or not (-MAX_SECONDS <= v <= MAX_SECONDS)  # no NaN, inf or corrupt size
+                ):
+                    shown = repr(v) if len(repr(v)) < 30 else repr(v)[:20] + "..."
+                    raise InputError(
+                        f"{what} has {name} {shown} (a number of seconds up to 1e10)", where
+                    )
                 if v < 0:
                     raise InputError(f"{what} has a negative {name} {v!r}", where)
             if t.limit <= 0:

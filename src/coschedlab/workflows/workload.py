@@ -64,8 +64,10 @@ def machine_of(text: str) -> Cluster:
         raise InputError(
             f"expected edison or NODESxCORES (e.g. 1394x24), got {text!r}", "--machine"
         ) from None
-    if nodes < 1 or cores < 1:
-        raise InputError(f"nodes and cores must be >= 1, got {text!r}", "--machine")
+    if not (1 <= nodes <= 10**7 and 1 <= cores <= 10**5):
+        raise InputError(
+            f"nodes must be 1 to 10^7 and cores per node 1 to 10^5, got {text!r}", "--machine"
+        )
     return Cluster.from_cores(nodes, cores)
 
 
@@ -151,18 +153,42 @@ class WorkflowWorkload:
             raise InputError(
                 "not a workflow workload directory (made by `workflows generate`)", str(path)
             )
-        meta = read_json(path / "workload.json")
+        where = str(path / "workload.json")
+        try:
+            meta = read_json(path / "workload.json")
+        except RecursionError:
+            raise InputError("not valid JSON (nested too deeply)", where) from None
         if not isinstance(meta, dict):
-            raise InputError("not a JSON object", str(path / "workload.json"))
+            raise InputError("not a JSON object", where)
+
+        def whole(v: Any, what: str, lo: int, hi: int) -> int:
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                raise InputError(f"{what} must be a whole number from {lo} to {hi}, got {v!r}",
+                                 where)  # fmt: skip
+            return v
+
         try:
             cl = meta["cluster"]
-            cluster = Cluster.from_cores(int(cl["nodes"]), int(cl["cores_per_node"]))
+            cluster = Cluster.from_cores(
+                whole(cl["nodes"], "cluster.nodes", 1, 10**7),
+                whole(cl["cores_per_node"], "cluster.cores_per_node", 1, 10**5),
+            )
             window = (float(meta["window"][0]), float(meta["window"][1]))
-            names = list(meta["manifests"])
-            n_fill = int(meta.get("filler_jobs", 0))
+            names = meta["manifests"]
+            n_fill = whole(meta.get("filler_jobs", 0), "filler_jobs", 0, 10**7)
         except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise InputError(f"missing or bad key ({exc})", str(path / "workload.json")) from None
-        regular = read_swf(path / "regular.swf", cluster=cluster)
+            raise InputError(f"missing or bad key ({exc})", where) from None
+        if not (math.isfinite(window[0]) and math.isfinite(window[1]) and window[0] < window[1]):
+            raise InputError(f"window must be two finite times, first < second, got {window}",
+                             where)  # fmt: skip
+        if not isinstance(names, list) or not all(
+            isinstance(n, str) and n and "/" not in n and n not in (".", "..") for n in names
+        ):
+            raise InputError("manifests must be a list of file names in manifests/", where)
+        regular = read_swf(path / "regular.swf", cluster=cluster, strict=True)
+        if n_fill > len(regular):
+            raise InputError(f"filler_jobs {n_fill} is more than the {len(regular)} regular jobs",
+                             where)  # fmt: skip
         workflows = [read_manifest(path / "manifests" / n) for n in names]
         submits: list[tuple[float, int]] = []
         csv = path / "workflows.csv"
@@ -170,15 +196,21 @@ class WorkflowWorkload:
             text = csv.read_text()
         except OSError as exc:
             raise InputError(f"cannot read ({exc.strerror})", str(csv)) from None
-        for lineno, line in enumerate(text.splitlines()[1:], 2):
+        except UnicodeDecodeError:
+            raise InputError("not a text file", str(csv)) from None
+        lines = text.splitlines()
+        if not lines or lines[0].strip() != "submit,workflow":
+            raise InputError("the first line must be the header 'submit,workflow'", f"{csv}:1")
+        for lineno, line in enumerate(lines[1:], 2):
             if not line.strip():
                 continue
             try:
                 t, i = line.split(",")
                 k = int(i)
-                if not 0 <= k < len(workflows):
+                submit = float(t)
+                if not 0 <= k < len(workflows) or not 0 <= submit <= 1e10:
                     raise ValueError
-                submits.append((float(t), k))
+                submits.append((submit, k))
             except ValueError:
                 raise InputError(
                     f"not a 'submit,workflow' row: {line!r}", f"{csv}:{lineno}"
@@ -223,22 +255,25 @@ def generate(
         raise InputError("a share or period needs at least one workflow")
     if share is not None and not (0 < share <= 1):
         raise InputError(f"share must be in (0, 1], got {share!r} (a fraction: 0.1 = 10%)")
-    for name, v in (
-        ("period", period),
-        ("warmup", warmup),
-        ("window", window),
-        ("pressure", pressure),
-        ("pressure_window", pressure_window),
-        ("oversample", oversample),
+    # (name, value, smallest, largest): a time beyond 10 years is a typo, not a study
+    for name, v, lo, hi in (
+        ("period", period, 1.0, 1e8),
+        ("warmup", warmup, 0.0, 3e8),
+        ("window", window, 1.0, 3e8),
+        ("target_wait", target_wait, 0.0, 3e8),
+        ("pressure", pressure, 1e-3, 100.0),
+        ("pressure_window", pressure_window, 1.0, 3e8),
+        ("oversample", oversample, 1.0, 1000.0),
     ):
-        if v is not None and (
-            not isinstance(v, int | float) or isinstance(v, bool) or not math.isfinite(v) or v < 0
+        if v is None:
+            continue
+        if (
+            not isinstance(v, int | float)
+            or isinstance(v, bool)
+            or not math.isfinite(v)
+            or not lo <= v <= hi
         ):
-            raise InputError(f"{name} must be a number >= 0, got {v!r}")
-    if window <= 0 or pressure <= 0 or pressure_window <= 0 or oversample < 1:
-        raise InputError("window, pressure and pressure_window must be > 0, oversample >= 1")
-    if period is not None and period <= 0:
-        raise InputError(f"period must be > 0 s, got {period!r}")
+            raise InputError(f"{name} must be a number from {lo:g} to {hi:g}, got {v!r}")
     model = job_model or JobModel.from_csv()
     if scale_jobs:
         model = model.scaled(cluster.total_cores / EDISON.total_cores, cluster.cores_per_node)
