@@ -34,6 +34,7 @@ CLOCK = "slurm, Slurm's clock"
         ("w1_r1", MODEL, "easy (textbook)", 0.10, 4.0),  # one reservation (EASY-like)
         ("w1_fifo", MODEL, "fcfs (textbook)", 0.05, 3.0),  # no backfill
         ("w2_bf1", MODEL, "conservative (textbook)", 0.05, 2.0),  # another workload
+        ("w2_bf30", MODEL, "conservative (textbook)", 0.02, 1.0),  # 57 of 60 starts exact
         ("w3_bf1", CLOCK, "conservative (textbook)", 0.05, 6.0),  # heavy, many 16-node jobs
     ],
 )
