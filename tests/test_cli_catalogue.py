@@ -239,6 +239,12 @@ CASES = [
     ("insitu-alloc-bw-bad", "insitu plan ens.yaml --scenario ideal --alloc-bandwidth B9", 2, "--alloc-bandwidth: unknown bandwidth model 'B9'"),
     ("insitu-io-bad", "insitu simulate ens.yaml --io buffered", 2, "--io: unknown I/O model 'buffered'"),
     ("insitu-reproduce-alloc-bw", "insitu reproduce --out rr --alloc-bandwidth X", 2, "--alloc-bandwidth: unknown bandwidth model 'X'"),
+    # -- usage errors: one line too ---------------------------------------------------------------
+    ("usage-bad-int", "workflows show --max-cores abc montage", 2, "Invalid value for '--max-cores'"),
+    ("usage-missing-argument", "workflows show", 2, "Missing argument 'workflow'. (see coschedlab workflows show --help)"),
+    ("usage-unknown-option", "simulate small.swf --bogus", 2, "No such option: --bogus"),
+    ("usage-unknown-command", "workflows bogus", 2, "No such command 'bogus'"),
+    ("usage-seed-float", "workflows generate -w A2 --share 0.1 --seed 1.5", 2, "Invalid value for '--seed'"),
     # -- workflows (WoAS) -------------------------------------------------------------------------
     ("slurm-bad-option", "simulate small.swf -s slurm:bf_interval=0", 2, "option bf_interval must be a positive number"),
     ("slurm-bad-priority", "simulate small.swf -s slurm:priority=fair", 2, "option priority must be one of multifactor, fifo"),

@@ -51,7 +51,7 @@ app.add_typer(workflows.app, name="workflows")
 def main() -> None:
     """Run the CLI; user errors print one line and exit with code 2."""
     try:
-        code = app(standalone_mode=False)
+        code = app(standalone_mode=False, prog_name="coschedlab")
     except InputError as exc:
         _fail(f"error: {exc}", 2, exc)
     except OutputError as exc:  # the machine failed (full disk): exit 1
@@ -69,10 +69,14 @@ def main() -> None:
         sys.exit(1)
     except TyperException as exc:  # usage errors: bad option, missing argument
         show = getattr(exc, "show", None)
-        if show is not None:
-            show()
-        else:
-            print(f"error: {exc.format_message()}", file=sys.stderr)
+        if type(exc).__name__ == "NoArgsIsHelpError" and show is not None:
+            show()  # a command given nothing prints its help
+        else:  # one line, as every other error: what, and where to read more
+            ctx = getattr(exc, "ctx", None)
+            path = getattr(ctx, "command_path", None)
+            hint = f" (see {path} --help)" if path else ""
+            message = " ".join(exc.format_message().split())
+            print(f"error: {message}{hint}", file=sys.stderr)
         sys.exit(exc.exit_code if exc.exit_code else 2)
     except Exception as exc:  # a bug: one line, the traceback on request
         where = _where(exc)
