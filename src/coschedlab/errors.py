@@ -6,6 +6,7 @@ message (``where: what``) and exits with code 2, without a traceback.
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -36,12 +37,39 @@ def check_seed(seed: int, where: str = "--seed") -> int:
     return seed
 
 
-def read_json(path: str | Path) -> object:
-    """Parse a JSON file; a missing or malformed file is an :class:`InputError` naming it."""
+def gunzip(data: bytes, where: str) -> bytes:
+    """``data`` decompressed when it is gzip (its magic bytes), else as it is; a broken gzip
+    file is an :class:`InputError` naming ``where``."""
+    if data[:2] != b"\x1f\x8b":
+        return data
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
+        raise InputError(f"broken gzip file: {exc}", where=where) from None
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """A file's bytes (gunzipped when gzip); a file that cannot be read is an
+    :class:`InputError` naming it."""
     path = Path(path)
     try:
-        return json.loads(path.read_text())
+        data = path.read_bytes()
     except FileNotFoundError:
         raise InputError("no such file", where=str(path)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", where=str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read ({exc.strerror})", where=str(path)) from None
+    return gunzip(data, str(path))
+
+
+def read_json(path: str | Path) -> object:
+    """Parse a JSON file (gzip allowed); a missing, unreadable or malformed file is an
+    :class:`InputError` naming it."""
+    data = read_bytes(path)
+    try:
+        return json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"not valid JSON ({exc})", where=str(path)) from None
+    except RecursionError:
+        raise InputError("not valid JSON (nested too deeply)", where=str(path)) from None

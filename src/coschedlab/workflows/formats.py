@@ -17,8 +17,6 @@ ScSF's ``xml2json``). Every file error is one :class:`InputError` naming the fil
 
 from __future__ import annotations
 
-import gzip
-import json
 import math
 import re
 import xml.etree.ElementTree as ET
@@ -26,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, read_bytes, read_json
 from .library import builtin, names
 from .model import Task, Workflow
 
@@ -35,23 +33,6 @@ __all__ = ["coarsen", "load_workflow", "read_dax", "read_manifest", "read_wfform
 LIMIT_SLACK = 60.0  # seconds added to a run time when a file gives no time limit
 MAX_VALUE = 1e10  # a time beyond 10^10 s (317 years) or a count beyond it is a corrupt value
 MAX_CORES = 2**31 - 1
-
-
-def _read_bytes(path: Path) -> bytes:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", str(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a workflow file", str(path)) from None
-    except OSError as exc:
-        raise InputError(f"cannot read ({exc.strerror})", str(path)) from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise InputError(f"not a valid gzip file ({exc})", str(path)) from None
-    return raw
 
 
 def _number(v: Any, what: str, where: str) -> float:
@@ -106,7 +87,7 @@ def read_manifest(path: str | Path, data: Any = None) -> Workflow:
     path = Path(path)
     where = str(path)
     if data is None:
-        data = _json(path)
+        data = read_json(path)
     if not isinstance(data, Mapping) or not isinstance(data.get("tasks"), list):
         raise InputError('a manifest is a JSON object with a "tasks" list', where)
     edges: dict[str, list[str]] = {}
@@ -162,15 +143,6 @@ def read_manifest(path: str | Path, data: Any = None) -> Workflow:
     return Workflow(str(data.get("name") or _name_of(path)), tuple(tasks), where)
 
 
-def _json(path: Path) -> Any:
-    try:
-        return json.loads(_read_bytes(path))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"not valid JSON ({exc})", str(path)) from None
-    except RecursionError:
-        raise InputError("not valid JSON (nested too deeply)", str(path)) from None
-
-
 # -- WfFormat -----------------------------------------------------------------------------------
 def _stage_of(name: str) -> str:
     """``mProject_ID0000001`` -> ``mProject`` (WfCommons' task naming)."""
@@ -182,7 +154,7 @@ def read_wfformat(path: str | Path, data: Any = None) -> Workflow:
     path = Path(path)
     where = str(path)
     if data is None:
-        data = _json(path)
+        data = read_json(path)
     wf = data.get("workflow") if isinstance(data, Mapping) else None
     if not isinstance(wf, Mapping):
         raise InputError('a WfFormat file has a "workflow" object', where)
@@ -231,7 +203,7 @@ def read_dax(path: str | Path) -> Workflow:
     path = Path(path)
     where = str(path)
     try:
-        root = ET.fromstring(_read_bytes(path))
+        root = ET.fromstring(read_bytes(path))
     except ET.ParseError as exc:
         line = exc.position[0] if getattr(exc, "position", None) else None
         raise InputError(f"not valid XML ({exc})", f"{path}:{line}" if line else where) from None
@@ -313,7 +285,7 @@ def load_workflow(
         if low.endswith((".xml", ".dax")):
             wf = read_dax(path)
         elif low.endswith(".json"):
-            data = _json(path)
+            data = read_json(path)
             if isinstance(data, Mapping) and "workflow" in data:
                 wf = read_wfformat(path, data)
             else:

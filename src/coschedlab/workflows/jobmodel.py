@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, gunzip, read_bytes
 from ..jobs import Workload
 
 __all__ = ["JobModel", "fit_job_model"]
@@ -89,16 +89,11 @@ class JobModel:
     def from_csv(cls, path: str | Path | None = None) -> JobModel:
         """Read a model written by :meth:`to_csv` (default: the bundled Curie fit)."""
         if path is None:
-            raw = resources.files("coschedlab.data").joinpath(BUNDLED).read_bytes()
             where = BUNDLED
+            raw = gunzip(resources.files("coschedlab.data").joinpath(BUNDLED).read_bytes(), where)
         else:
             where = str(path)
-            try:
-                raw = Path(path).read_bytes()
-            except OSError as exc:
-                raise InputError(f"cannot read ({exc.strerror})", where) from None
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
+            raw = read_bytes(path)
         cores, limit, acc, gaps = [], [], [], []
         source = ""
         for lineno, line in enumerate(raw.decode().splitlines(), 1):

@@ -154,10 +154,7 @@ class WorkflowWorkload:
                 "not a workflow workload directory (made by `workflows generate`)", str(path)
             )
         where = str(path / "workload.json")
-        try:
-            meta = read_json(path / "workload.json")
-        except RecursionError:
-            raise InputError("not valid JSON (nested too deeply)", where) from None
+        meta = read_json(path / "workload.json")
         if not isinstance(meta, dict):
             raise InputError("not a JSON object", where)
 

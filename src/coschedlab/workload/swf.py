@@ -62,7 +62,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, gunzip
 from ..jobs import Workload
 from ..platform import Cluster
 
@@ -133,12 +133,7 @@ _EXTRA_FIELDS: dict[str, tuple[int, type]] = {
 def _read_bytes(path: Path) -> bytes:
     with open(path, "rb") as f:  # FileNotFoundError propagates to the caller
         data = f.read()
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            raise InputError(f"broken gzip file: {exc}", where=str(path)) from None
-    return data
+    return gunzip(data, str(path))
 
 
 def _text(raw: bytes) -> str:
