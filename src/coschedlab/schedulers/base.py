@@ -85,6 +85,9 @@ class Scheduler:
     #: the invariants this policy promises (see :data:`GUARANTEES`); built-ins set them per
     #: instance from their options, a user policy may set them as a class attribute
     guarantees: tuple[str, ...] = ()
+    #: constructor arguments for the Python API only: not spec options, not in
+    #: :meth:`describe`, not listed by ``coschedlab schedulers`` (e.g. a table of numbers)
+    api_only: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, order: str | OrderKey = "fcfs") -> None:
         if isinstance(order, str):
@@ -123,6 +126,8 @@ class Scheduler:
             return out
         for p in inspect.signature(init).parameters.values():
             if p.name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                continue
+            if p.name in self.api_only:
                 continue
             if not hasattr(self, p.name):
                 continue

@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 from bisect import insort
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..engine.placement import Placement
 from ..errors import InputError
@@ -68,7 +68,6 @@ class Slurm(Scheduler):
 
     See the module docstring for the pass and every option."""
 
-    #: constructor arguments for the Python API only (not spec options, not listed)
     api_only = ("inherit",)
 
     def __init__(
@@ -140,12 +139,6 @@ class Slurm(Scheduler):
         self.sched_phase = sched_phase
         self.inherit = inherit
 
-    def params(self) -> dict[str, Any]:
-        """The options (``inherit`` is a Python-level table, not a spec option)."""
-        out = super().params()
-        out.pop("inherit", None)
-        return out
-
     # -- set-up ---------------------------------------------------------------------------------
     def setup(self, view: View) -> None:
         n = view.n
@@ -160,10 +153,8 @@ class Slurm(Scheduler):
             c.cores_per_node,
         )
         self._limit = [limit_minutes(r) * 60.0 for r in view.req]
-        self._nodes = self.bf_nodes
         self._origin = [0.0] * n
         self._size = [0.0] * n
-        self._key: list[tuple[int, int]] = [(0, 0)] * n
         self._order: list[tuple[int, int]] = []  # (-priority, j) of pending jobs (lazy removal)
         self._calc = -INF  # time of the last recalculation
         self._next_calc = -INF
@@ -192,13 +183,11 @@ class Slurm(Scheduler):
                 size = f.size(view.nodes[j], view.procs[j], self._limit[j])
             else:
                 origin, cpus, limit = inh
-                nodes = -(-cpus // view.cluster.cores_per_node)
-                size = f.size(nodes, cpus, limit_minutes(limit) * 60.0)
+                size = f.size(view.cluster.nodes_for(cpus), cpus, limit_minutes(limit) * 60.0)
             self._origin[j] = origin
             self._size[j] = size
             # Algorithm 1: a task copies its workflow job's factors as last computed
             key = (-f.priority(origin, size, max(self._calc, min(origin, now))), j)
-        self._key[j] = key
         insort(self._order, key)
 
     def _recalculate(self, view: View, now: float) -> None:
@@ -209,13 +198,11 @@ class Slurm(Scheduler):
         queued = view.queued
         f = self.factors
         origin, size = self._origin, self._size
-        keys = self._key
-        order = []
-        for _, j in self._order:
-            if queued[j]:
-                k = (-f.priority(origin[j], size[j], max(t, origin[j])), j)
-                keys[j] = k
-                order.append(k)
+        order = [
+            (-f.priority(origin[j], size[j], max(t, origin[j])), j)
+            for _, j in self._order
+            if queued[j]
+        ]
         order.sort()
         self._order = order
 
@@ -273,11 +260,8 @@ class Slurm(Scheduler):
         k = math.floor((now - self.bf_phase) / self.bf_interval + 1e-9) + 1
         self._next_bf = k * self.bf_interval + self.bf_phase
         self.backfill_passes += 1
-        if free > 0 and self._nodes:
-            free = self._backfill_nodes(view, now)
-        elif free > 0:
-            got = self._backfill(view, now, free, started)
-            free -= sum(view.nodes[j] for j in got)
+        if free > 0:
+            got, free = self._backfill(view, now, free, started)
             started += got
         if free > 0 and order:
             self._wake(view, self._next_bf)
@@ -297,7 +281,7 @@ class Slurm(Scheduler):
                     break
                 self.started_by[j] = "sched"
                 free -= nodes[j]
-                if self._nodes:  # placed now (the kernel's best fit is select/linear's)
+                if self.bf_nodes:  # placed now (the kernel's best fit is select/linear's)
                     view.start_now(j)
                 else:
                     started.append(j)
@@ -310,58 +294,32 @@ class Slurm(Scheduler):
         r = self.bf_resolution
         return math.ceil(t / r - 1e-9) * r
 
-    def _backfill_nodes(self, view: View, now: float) -> int:
-        """The backfill pass on the node-level map (``bf_nodes``): reservations hold specific
-        nodes (Slurm's node-space map); jobs start at once on the nodes planned for them.
-        Returns the idle nodes left."""
+    def _backfill(
+        self, view: View, now: float, free: int, started: list[int]
+    ) -> tuple[list[int], int]:
+        """The backfill pass: the first ``bf_max_job_test`` pending jobs in priority order;
+        each starts now if its whole limit fits, else reserves its earliest slot (within
+        ``bf_window``; only ``bf_job_part_count_reserve`` of them when set). On the node-count
+        profile, or with ``bf_nodes`` on the node-level map (Slurm's node-space map, jobs
+        started at once on the nodes planned for them). Returns the jobs to start and the
+        nodes left free."""
         nodes, limit, rnd = view.nodes, self._limit, self._round
-        space = NodeSpace(now, view.cluster.nodes)
-        for _, r in view.est_sorted:
-            end = rnd(view.start[r] + limit[r])
-            for a, b in view.machine.allocation(r):
-                for node in range(a, b):
-                    space.hold(node, now, max(end, now + 1e-6))
-        window = now + self.bf_window * 60.0
-        queued = view.queued
-        free = view.free
-        tested = reserved = 0
-        limit_r = self.bf_job_part_count_reserve
-        for _, j in self._order:
-            if not queued[j]:
-                continue
-            tested += 1
-            if tested > self.bf_max_job_test:
-                break
-            d = rnd(now + limit[j]) - now
-            t, chosen = space.earliest(nodes[j], d, window)
-            if t <= now and chosen:
-                space.reserve(chosen, now, d)
-                self.started_by[j] = "backfill"
-                view.start_now(Placement(j, nodes=chosen))
-                free -= nodes[j]
-                if free == 0:
-                    break
-            elif chosen and (limit_r is None or reserved < limit_r):
-                space.reserve(chosen, t, d)
-                reserved += 1
-                view.record_reservation(j, t)
-        return free
-
-    def _backfill(self, view: View, now: float, free: int, started: list[int]) -> list[int]:
-        nodes = view.nodes
-        limit = self._limit
-        start = view.start
-        rnd = self._round
-        ends = sorted((rnd(start[j] + limit[j]), nodes[j]) for _, j in view.est_sorted)
-        ends += sorted((rnd(now + limit[j]), nodes[j]) for j in started)
-        ends.sort()
-        prof = Profile(now, free, ends)
+        if self.bf_nodes:  # the jobs of this pass already started (start_now): running
+            space: NodeSpace | _Counts = NodeSpace(now, view.cluster.nodes)
+            for _, r in view.est_sorted:
+                end = max(rnd(view.start[r] + limit[r]), now + 1e-6)
+                for a, b in view.machine.allocation(r):
+                    for node in range(a, b):
+                        space.hold(node, now, end)
+        else:
+            ends = [(rnd(view.start[j] + limit[j]), nodes[j]) for _, j in view.est_sorted]
+            ends += [(rnd(now + limit[j]), nodes[j]) for j in started]
+            space = _Counts(Profile(now, free, sorted(ends)))
         window = now + self.bf_window * 60.0
         queued = view.queued
         out: list[int] = []
         just = set(started)
-        tested = 0
-        reserved = 0
+        tested = reserved = 0
         limit_r = self.bf_job_part_count_reserve
         for _, j in self._order:
             if not queued[j] or j in just:
@@ -371,16 +329,36 @@ class Slurm(Scheduler):
                 break
             nj = nodes[j]
             d = rnd(now + limit[j]) - now
-            t = prof.earliest(nj, d)
-            if t <= now and nj <= free:
-                out.append(j)
+            t, where = space.earliest(nj, d, window)
+            if t <= now and where and nj <= free:
+                space.reserve(where, now, d)
                 self.started_by[j] = "backfill"
                 free -= nj
-                prof.reserve(now, d, nj)
+                if self.bf_nodes:
+                    view.start_now(Placement(j, nodes=where))
+                else:
+                    out.append(j)
                 if free == 0:
                     break
-            elif t <= window and (limit_r is None or reserved < limit_r):
-                prof.reserve(t, d, nj)
+            elif where and (limit_r is None or reserved < limit_r):
+                space.reserve(where, t, d)
                 reserved += 1
                 view.record_reservation(j, t)
-        return out
+        return out, free
+
+
+class _Counts:
+    """The node-count :class:`.profile.Profile` behind :class:`.nodespace.NodeSpace`'s two
+    operations (``where`` is a node count instead of node ids)."""
+
+    __slots__ = ("prof",)
+
+    def __init__(self, prof: Profile) -> None:
+        self.prof = prof
+
+    def earliest(self, need: int, duration: float, window: float) -> tuple[float, int]:
+        t = self.prof.earliest(need, duration)
+        return (t, need) if t <= window else (INF, 0)
+
+    def reserve(self, need: int, start: float, duration: float) -> None:
+        self.prof.reserve(start, duration, need)
