@@ -8,7 +8,7 @@ import typer
 from typer.exceptions import TyperException
 
 from ..errors import InputError, OutputError
-from . import coloc, compare, core, insitu, validate, workflows
+from . import coloc, compare, core, coupled, insitu, validate, workflows
 
 app = typer.Typer(
     name="coschedlab",
@@ -46,6 +46,7 @@ app.command()(coloc.report)
 app.command()(compare.compare)
 app.add_typer(insitu.app, name="insitu")
 app.add_typer(workflows.app, name="workflows")
+app.add_typer(coupled.app, name="coupled")
 
 
 def main() -> None:

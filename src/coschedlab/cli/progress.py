@@ -17,7 +17,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-__all__ = ["bar_columns", "progress_bar", "status"]
+__all__ = ["bar_columns", "progress_bar", "run_sweep_shown", "status"]
 
 #: the bar appears only once a task has run this long (short commands print no bar)
 SHOW_AFTER_S = 1.0
@@ -75,3 +75,41 @@ def status(console: Console, text: str) -> Iterator[None]:
         return
     with console.status(text):
         yield
+
+
+def run_sweep_shown(
+    err: Console, title: str, n: int, target: object, sweep: Callable[..., tuple]
+) -> tuple:
+    """Run a resumable sweep with the progress bar: ``sweep(on_start=, on_done=)`` returns
+    ``(summary, rows)`` (:func:`coschedlab.experiments.runner.run_tasks`' summary). Prints
+    what is already stored and every failed run; an interrupted sweep says how to resume and
+    exits 130; no finished run at all is an input error."""
+    from ..errors import InputError
+
+    err.print(f"{title}: {n} runs -> {target}/")
+    with progress_bar(err, "runs", n, unit="runs") as update:
+        state = {"done": 0, "total": n}
+
+        def started(todo: int, total: int) -> None:
+            state["done"], state["total"] = total - todo, total
+            if todo < total:
+                err.print(f"{total - todo} of {total} runs already stored; {todo} to do")
+            update(state["done"], total)
+
+        def finished(outcome: object) -> None:
+            state["done"] += 1
+            if outcome.error:  # type: ignore[attr-defined]
+                err.print(f"[red]{outcome.key}: {outcome.error}[/red]", soft_wrap=True)  # type: ignore[attr-defined]
+            update(state["done"], state["total"])
+
+        summary, rows = sweep(on_start=started, on_done=finished)
+    if summary.interrupted:
+        err.print(
+            f"interrupted: {summary.stored} of {summary.total} runs stored in {target}/; "
+            f"run the same command again to resume",
+            soft_wrap=True,
+        )
+        raise SystemExit(130)
+    if not rows:
+        raise InputError("no run finished", str(target))
+    return summary, rows

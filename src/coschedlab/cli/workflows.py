@@ -330,7 +330,7 @@ def compare(
     from rich.console import Console
 
     from ..experiments.workflows import check_output, load_workflow_spec, run_sweep
-    from .progress import progress_bar
+    from .progress import run_sweep_shown
 
     if jobs is not None and jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {jobs}")
@@ -338,33 +338,13 @@ def compare(
     target = out if out is not None else s.output
     check_output(Path(target), s)
     err = Console(stderr=True)
-    n = len(s.configs())
-    err.print(f"{s.name}: {n} runs -> {target}/")
-    with progress_bar(err, "runs", n, unit="runs") as update:
-        state = {"done": 0, "total": n}
-
-        def started(todo: int, total: int) -> None:
-            state["done"], state["total"] = total - todo, total
-            if todo < total:
-                err.print(f"{total - todo} of {total} runs already stored; {todo} to do")
-            update(state["done"], total)
-
-        def finished(outcome: Any) -> None:
-            state["done"] += 1
-            if outcome.error:
-                err.print(f"[red]{outcome.key}: {outcome.error}[/red]", soft_wrap=True)
-            update(state["done"], state["total"])
-
-        summary, rows = run_sweep(s, target, jobs=jobs, on_start=started, on_done=finished)
-    if summary.interrupted:
-        err.print(
-            f"interrupted: {summary.stored} of {summary.total} runs stored in {target}/; "
-            f"run the same command again to resume",
-            soft_wrap=True,
-        )
-        raise SystemExit(130)
-    if not rows:
-        raise InputError("no run finished", str(target))
+    summary, rows = run_sweep_shown(
+        err,
+        s.name,
+        len(s.configs()),
+        target,
+        lambda **cb: run_sweep(s, target, jobs=jobs, **cb),
+    )
     written = write_report(s, Path(target), rows)
     err.print("wrote " + ", ".join(str(p) for p in written), soft_wrap=True)
     if summary.failed:

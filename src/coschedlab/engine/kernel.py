@@ -68,6 +68,23 @@ def policy_failure(describe: str, now: float, exc: BaseException) -> InputError:
     return SchedulerError(f"scheduler {describe} failed at t={now:g}: {what}", where)
 
 
+#: gate verdicts (:meth:`Simulation.extra_pass`)
+START, HOLD, YIELD = 0, 1, 2
+
+
+class Gate(Protocol):
+    """Decides, for each job a pass picks, whether it starts now (:meth:`Simulation.extra_pass`)."""
+
+    def decide(self, j: int) -> int:
+        """:data:`START`, :data:`HOLD` (take its nodes, do not start) or :data:`YIELD`."""
+        ...
+
+    def held(self, j: int) -> float:
+        """Job ``j`` now holds its nodes (just taken); when they are expected back (what
+        policies see in ``view.est_sorted``; ``inf``: unknown, not shown)."""
+        ...
+
+
 class Policy(Protocol):
     """What the kernel needs from a scheduler (:class:`coschedlab.schedulers.Scheduler`)."""
 
@@ -165,6 +182,19 @@ class Simulation:
         self.now = 0.0
         self._started_in_pass: list[int] = []
         self.passes = 0
+        #: decides, per job a pass picks, whether it starts, holds its nodes or yields
+        #: (:data:`START`, :data:`HOLD`, :data:`YIELD`); None: every decision starts
+        self.gate: Gate | None = None
+        #: jobs the next pass should order last (released holds: Tang et al.'s "lowest
+        #: priority at this scheduling point"); cleared after that pass
+        self.demoted: frozenset[int] = frozenset()
+        self.held: dict[int, float] = {}  # job -> time its hold began
+        self._hold_est: dict[int, float] = {}  # held job -> its entry in est_sorted
+        self.overrides = 0  # decisions not applied as returned, and starts outside a pass
+        self._hidden: list[int] = []  # jobs that yielded in this pass
+        self._arr_i = 0  # the next arrival (the loop's own counter, published for _next_time)
+        self._finished = bytearray(0)
+        self._rerun = False
         self.completed = 0
         self.wall_time = NAN
         self._timers: list[float] = []
@@ -247,6 +277,8 @@ class Simulation:
             cluster=self.cluster,
             n=self.n,
             completed=0,
+            overrides=0,
+            demoted=frozenset(),
             has_dependencies=self._deps_left is not None,
             start_now=self._start_now,
             wake_at=self._wake_at,
@@ -266,13 +298,69 @@ class Simulation:
             self.reservation[j] = t
 
     def _start_now(self, decision: int | Placement) -> None:
-        self._apply_one(decision)
+        if self.gate is None:
+            self._apply_one(decision)
+        elif self._gated(decision):
+            self._rerun = True
         _set(self.view, "free", self.acct.idle)
 
     # -- the run ------------------------------------------------------------------------------
     def run(self) -> Simulation:
         """Run to the end: every job starts and ends. Returns ``self``."""
-        t0 = perf_counter()
+        for _ in self._loop(False):  # a solo run never yields
+            pass
+        return self.conclude()
+
+    def stepper(self) -> Stepper:
+        """This run driven instant by instant from outside (several domains on one clock,
+        :mod:`coschedlab.coupled`): see :class:`Stepper`."""
+        return Stepper(self)
+
+    def _next_time(self) -> float:
+        """The next event: an arrival, a completion, a wake-up or a dependant's release."""
+        heap = self._heap
+        if self.speed_model.dynamic:  # a superseded end is not an event
+            cur_end, finished = self.end, self._finished
+            while heap and (cur_end[heap[0][1]] != heap[0][0] or finished[heap[0][1]]):
+                heappop(heap)
+        i = self._arr_i
+        t = self.submit[i] if i < self.n else INF
+        if heap and heap[0][0] < t:
+            t = heap[0][0]
+        timers = self._timers
+        if timers and timers[0] < t:
+            t = timers[0]
+        releases = self._releases
+        if releases and releases[0][0] < t:
+            t = releases[0][0]
+        return t
+
+    def conclude(self) -> Simulation:
+        """The end-of-run checks (a queue left on an idle machine, jobs never eligible) and
+        the wall time; called by :meth:`run`, or by the driver of a :meth:`stepper`."""
+        self.wall_time = perf_counter() - self._t0
+        if self.truncated:
+            return self
+        queue, n, done = self.queue, self.n, self.completed
+        if queue:
+            j = queue[0]
+            raise SchedulerError(
+                f"scheduler {self.scheduler.describe()} left {len(queue)} jobs waiting on an "
+                f"idle machine (first: job {self.ids[j]} needing {self.nodes[j]} nodes)"
+            )
+        if done != n:
+            raise SchedulerError(f"{n - done} jobs never became eligible (dependency cycle?)")
+        if self.progress is not None:
+            self.progress(done, n)
+        return self
+
+    def _loop(self, stepped: bool):  # noqa: ANN202  (a generator; see Stepper)
+        """The event loop, once. A solo run (``stepped`` false) never yields. Stepped, each
+        instant is two exchanges with the driver: the loop yields its next event time and
+        receives the instant ``t`` to process (no later than that); it processes the
+        completions and arrivals at ``t``, yields whether it had any, and receives whether to
+        run its scheduling pass now."""
+        self._t0 = perf_counter()
         self.speed_model.bind(self)
         view = self.view
         self.scheduler.setup(view)
@@ -297,7 +385,10 @@ class Simulation:
         cur_end = self.end  # the speed model may move an end: older heap entries are stale
         finished = bytearray(n)
         dynamic = self.speed_model.dynamic
+        self._finished = finished
+        next_time = self._next_time
         while True:
+            # the next event (:meth:`_next_time`, written out: this runs once per event)
             if dynamic:  # a superseded end is not an event
                 while heap and (cur_end[heap[0][1]] != heap[0][0] or finished[heap[0][1]]):
                     heappop(heap)
@@ -308,9 +399,14 @@ class Simulation:
                 t = timers[0]
             if releases and releases[0][0] < t:
                 t = releases[0][0]
-            if t == INF:
+            if stepped:
+                self._arr_i = arr_i
+                t = yield t
+                # another system's pass may have started a job here since: look again
+                own = next_time()
+            elif t == INF:
                 break
-            if t > self.until:
+            elif t > self.until:
                 self.truncated = True
                 break
             self.now = t
@@ -346,39 +442,31 @@ class Simulation:
             while timers and timers[0] <= t:
                 heappop(timers)
             # 3. one scheduling pass
+            if stepped and not (yield t == own):
+                continue
             if queue:
-                _set(view, "now", t)
-                _set(view, "free", acct.idle)
-                _set(view, "completed", self.completed)
-                try:
-                    decisions = schedule(view)
-                except (Exception, SystemExit) as exc:
-                    raise policy_failure(self.scheduler.describe(), t, exc) from exc
-                if decisions or self._started_in_pass:
-                    self._apply(decisions or ())
-                self.passes += 1
-                if joined:
-                    _delitem(joined, slice(None))
+                if self.gate is not None:
+                    self.extra_pass()
+                else:
+                    _set(view, "now", t)
+                    _set(view, "free", acct.idle)
+                    _set(view, "completed", self.completed)
+                    try:
+                        decisions = schedule(view)
+                    except (Exception, SystemExit) as exc:
+                        raise policy_failure(self.scheduler.describe(), t, exc) from exc
+                    if decisions or self._started_in_pass:
+                        self._apply(decisions or ())
+                    self.passes += 1
+                    if joined:
+                        _delitem(joined, slice(None))
             if progress is not None and done >= next_report:
                 progress(done, n)
                 next_report = done + step
-        if self.truncated:
-            self.wall_time = perf_counter() - t0
-            return self
-        if queue:
-            j = queue[0]
-            raise SchedulerError(
-                f"scheduler {self.scheduler.describe()} left {len(queue)} jobs waiting on an "
-                f"idle machine (first: job {self.ids[j]} needing {self.nodes[j]} nodes)"
-            )
-        if done != n:
-            raise SchedulerError(f"{n - done} jobs never became eligible (dependency cycle?)")
-        if progress is not None:
-            progress(done, n)
-        self.wall_time = perf_counter() - t0
-        return self
 
-    def _apply_one(self, d: int | Placement) -> None:
+    def _check(self, d: int | Placement) -> tuple[int, Placement | None]:
+        """The job and placement of decision ``d``, or a :class:`SchedulerError` saying why it
+        cannot start now."""
         now = self.now
         if isinstance(d, Placement):
             j, placement = d.job, d
@@ -402,9 +490,13 @@ class Simulation:
                     f"scheduler {self.scheduler.describe()} started job {self.ids[j]} at "
                     f"t={now}: placement {why}"
                 )
+        return j, placement
+
+    def _apply_one(self, d: int | Placement) -> None:
+        j, placement = self._check(d)
         self._queued[j] = 0
         self._started_in_pass.append(j)
-        self._start(j, now, placement)
+        self._start(j, self.now, placement)
 
     def _apply(self, decisions: Iterable[int | Placement]) -> None:
         queued, nodes, acct, n, now = self._queued, self.nodes, self.acct, self.n, self.now
@@ -430,8 +522,11 @@ class Simulation:
                 _setitem(queue, slice(None), [j for j in queue if queued[j]])
         started.clear()
 
-    def _start(self, j: int, now: float, placement: Placement | None = None) -> None:
-        self.acct.take(j, self.nodes[j], placement)
+    def _start(
+        self, j: int, now: float, placement: Placement | None = None, taken: bool = False
+    ) -> None:
+        if not taken:
+            self.acct.take(j, self.nodes[j], placement)
         _setitem(self.start, j, now)
         self.start_pass[j] = self.passes
         est = self.est_sorted
@@ -480,6 +575,105 @@ class Simulation:
                 self.end[k] = new_end
                 heappush(self._heap, (new_end, k))
 
+    # -- gated passes and holds (coupled co-scheduling) ----------------------------------------
+    def extra_pass(self, hide: Iterable[int] = ()) -> None:
+        """One scheduling pass now, each decision through :attr:`gate` (Tang et al. 2011,
+        Algorithm 1, RunJob): a job the gate lets START starts; one that HOLDs takes its
+        nodes without starting (they count as busy); one that YIELDs is skipped for the rest
+        of this pass. After a hold or a yield the policy's later decisions are dropped (they
+        assumed that job started) and the policy is asked again: the pass goes on with the
+        job out of the queue. Without a gate this is an ordinary pass. ``hide``: queued jobs
+        this pass does not show the policy (a coupled mate attempt's other paired jobs)."""
+        view, queue, queued = self.view, self.queue, self._queued
+        schedule = self.scheduler.schedule
+        hidden = self._hidden = []
+        for j in hide:
+            if queued[j]:
+                queued[j] = 0
+                hidden.append(j)
+        if hidden:
+            _setitem(queue, slice(None), [j for j in queue if queued[j]])
+        keep = self.demoted if hidden else frozenset()
+        acct = self.acct
+        gate = self.gate
+        try:
+            while True:
+                _set(view, "now", self.now)
+                _set(view, "free", acct.idle)
+                _set(view, "completed", self.completed)
+                _set(view, "overrides", self.overrides)
+                _set(view, "demoted", self.demoted)
+                self._rerun = False
+                try:
+                    decisions = schedule(view)
+                except (Exception, SystemExit) as exc:
+                    raise policy_failure(self.scheduler.describe(), self.now, exc) from exc
+                for d in decisions or ():
+                    if gate is None:
+                        self._apply_one(d)
+                    elif self._gated(d):
+                        self._rerun = True
+                        break
+                self._started_in_pass.clear()
+                _setitem(queue, slice(None), [j for j in queue if queued[j]])
+                if not (self._rerun and queue):
+                    break
+        finally:
+            for j in hidden:
+                queued[j] = 1
+                _insert(queue, bisect_right(queue, j), j)
+            hidden.clear()
+            _set(view, "overrides", self.overrides)
+            self.demoted = keep
+            _set(view, "demoted", frozenset())
+        self.passes += 1
+        if self.joined:
+            _delitem(self.joined, slice(None))
+
+    def _gated(self, d: int | Placement) -> bool:
+        """Apply decision ``d`` as the gate says; whether it was held or yielded."""
+        j, placement = self._check(d)
+        verdict = self.gate.decide(j)  # type: ignore[union-attr]
+        if verdict == START:
+            self._queued[j] = 0
+            self._started_in_pass.append(j)
+            self._start(j, self.now, placement)
+            return False
+        self.overrides += 1
+        self._queued[j] = 0
+        if verdict == HOLD:
+            self.acct.take(j, self.nodes[j], placement)
+            self.held[j] = self.now
+            end = self.gate.held(j)  # type: ignore[union-attr]
+            if end < INF:
+                self._hold_est[j] = end
+                _insert(self.est_sorted, bisect_right(self.est_sorted, (end, j)), (end, j))
+        elif verdict == YIELD:
+            self._hidden.append(j)
+        else:
+            raise ValueError(f"gate verdict must be START, HOLD or YIELD, got {verdict!r}")
+        return True
+
+    def _unlist_hold(self, j: int) -> None:
+        del self.held[j]
+        self.overrides += 1
+        end = self._hold_est.pop(j, None)
+        if end is not None:
+            _delitem(self.est_sorted, bisect_left(self.est_sorted, (end, j)))
+
+    def start_held(self, j: int) -> None:
+        """Start held job ``j`` now on the nodes it holds (its mate started)."""
+        self._unlist_hold(j)
+        self._start(j, self.now, None, taken=True)
+
+    def release_hold(self, j: int) -> None:
+        """Give back the nodes held job ``j`` holds; it waits in the queue again."""
+        self._unlist_hold(j)
+        self.acct.release(j)
+        self._queued[j] = 1
+        _insert(self.queue, bisect_right(self.queue, j), j)
+        _append(self.joined, j)
+
     # -- reading the outcome --------------------------------------------------------------------
     def dependency_texts(self) -> tuple[list[str], list[float]] | None:
         """Per job: its parents' trace ids as text (``"12 15"``) and its think time; None
@@ -502,3 +696,36 @@ class Simulation:
             out["until"] = self.until
             out["truncated"] = self.truncated
         return out
+
+
+class Stepper:
+    """One :class:`Simulation` driven instant by instant from outside, so that several runs
+    share one clock (:mod:`coschedlab.coupled`). The same loop as :meth:`Simulation.run`.
+
+    Per instant ``t`` (no later than any stepper's :attr:`next`): :meth:`advance` every run to
+    ``t`` (its completions, then its arrivals, at ``t``), then :meth:`schedule` each in turn
+    (its one scheduling pass, when it had an event at ``t`` or the driver asks for one).
+    When every :attr:`next` is infinite, :meth:`Simulation.conclude` each run.
+    """
+
+    __slots__ = ("sim", "_loop")
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+        self._loop = sim._loop(True)
+        next(self._loop)
+
+    @property
+    def next(self) -> float:
+        """This run's next event time (inf: none)."""
+        return self.sim._next_time()
+
+    def advance(self, t: float) -> bool:
+        """Process the completions and arrivals at ``t``; whether this run had an event."""
+        if t > self.next:
+            raise ValueError(f"cannot advance to {t}: the next event is at {self.next}")
+        return self._loop.send(t)
+
+    def schedule(self, run: bool) -> None:
+        """Run the scheduling pass at this instant if ``run`` (and jobs wait)."""
+        self._loop.send(run)

@@ -23,6 +23,11 @@ non-clairvoyant policy may know:
 ``est_sorted``       running jobs as sorted ``(start + requested time, j)`` pairs (read-only)
 ``machine``          read-only queries of the node accounting (:class:`MachineView`)
 ``cluster``          the machine's shape; ``n`` jobs in all; ``completed`` jobs ended so far
+``overrides``        times the kernel did not apply a decision as returned or started a job
+                     outside a pass (coupled co-scheduling's holds and yields; 0 otherwise):
+                     a policy caching verdicts between passes keys them on it
+``demoted``          jobs to order last in this pass (a released hold's "lowest priority at
+                     this scheduling point"; empty otherwise); ``ordered_queue`` honours it
 ===================  ==========================================================================
 
 and four actions: ``start_now(decision)`` (apply a decision at once, when later decisions
@@ -141,7 +146,7 @@ class View:
     __slots__ = (
         "now", "free", "queue", "joined", "queued", "submit", "req", "nodes", "procs", "ids",
         "apps", "users", "groups", "queues", "partitions", "start", "est_sorted", "machine",
-        "cluster", "n", "completed", "has_dependencies",
+        "cluster", "n", "completed", "overrides", "demoted", "has_dependencies",
         "start_now", "wake_at", "record_reservation", "speedup",
     )  # fmt: skip
     #: the four actions are the kernel's own callables, held in slots (one call, no wrapper):

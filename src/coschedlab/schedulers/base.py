@@ -10,7 +10,8 @@ Options are the constructor's keyword arguments, stored under the same names; :m
 (what :meth:`describe` prints) is derived from the constructor's signature: every option whose
 value differs from its default. Queue orders are options, not separate policies:
 ``order="fcfs"`` keeps the view's (submit, id) order, ``order="sjf"`` sorts by requested time,
-``order="lxf"`` by expansion factor, or pass any key function ``key(view, j)``.
+``order="lxf"`` by expansion factor, ``order="wfp"`` by Argonne's WFP score (queued time /
+requested time)^3 x nodes, or pass any key function ``key(view, j)``.
 
 A scheduler declares what it promises in :attr:`Scheduler.guarantees`; the validator checks
 those invariants on every schedule it produces (names in :data:`GUARANTEES`).
@@ -43,7 +44,19 @@ def _lxf_key(view: View, j: int) -> tuple[float, int]:
     return (-(view.now - view.submit[j] + r) / r, j)
 
 
-ORDERS: dict[str, OrderKey | None] = {"fcfs": None, "sjf": _sjf_key, "lxf": _lxf_key}
+def _wfp_key(view: View, j: int) -> tuple[float, int]:
+    # WFP (Tang et al. 2009, Argonne's Cobalt): (queued time / requested time)^3 x size,
+    # highest first; recomputed at every pass (Cobalt's Blue Gene scheduler)
+    r = view.req[j] or 1.0
+    return (-(((view.now - view.submit[j]) / r) ** 3) * view.nodes[j], j)
+
+
+ORDERS: dict[str, OrderKey | None] = {
+    "fcfs": None,
+    "sjf": _sjf_key,
+    "lxf": _lxf_key,
+    "wfp": _wfp_key,
+}
 
 
 # -- option checks shared by every scheduler ------------------------------------------------------
@@ -108,11 +121,16 @@ class Scheduler:
 
     def ordered_queue(self, view: View) -> Sequence[int]:
         """The queue in this policy's priority order (the view's own list in FCFS order:
-        read only)."""
+        read only); jobs in ``view.demoted`` last."""
         if self.order_key is None:
-            return view.queue
-        key = self.order_key
-        return sorted(view.queue, key=lambda j: key(view, j))
+            q = view.queue
+        else:
+            key = self.order_key
+            q = sorted(view.queue, key=lambda j: key(view, j))
+        if view.demoted:
+            low = view.demoted
+            q = [j for j in q if j not in low] + [j for j in q if j in low]
+        return q
 
     def params(self) -> dict[str, Any]:
         """The options that distinguish this instance: every keyword of the constructor whose

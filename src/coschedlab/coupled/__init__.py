@@ -1,0 +1,19 @@
+"""Co-scheduling across coupled systems (Tang et al. 2011): paired jobs on different machines,
+each with its own scheduler, start at the same instant by holding or yielding."""
+
+from .mates import Pairs, make_pairs, pair_by_vicinity, pair_every, parse_pairing, read_pairs
+from .system import SCHEMES, CoupledDeadlock, CoupledSimulation, Hold, System
+
+__all__ = [
+    "SCHEMES",
+    "CoupledDeadlock",
+    "CoupledSimulation",
+    "Hold",
+    "Pairs",
+    "System",
+    "make_pairs",
+    "pair_by_vicinity",
+    "pair_every",
+    "parse_pairing",
+    "read_pairs",
+]

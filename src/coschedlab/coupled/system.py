@@ -1,0 +1,421 @@
+"""Several systems on one clock, each with its own scheduler; mates start at the same instant.
+
+Co-scheduling across coupled systems (Tang, Desai, Buettner and Lan, "Job coscheduling on
+coupled high-end computing systems", 2011). Each system is an ordinary core
+:class:`~coschedlab.engine.kernel.Simulation` (its own cluster, workload, queue and policy)
+driven by a :class:`~coschedlab.engine.kernel.Stepper`; this module only adds the clock they
+share and the *gate* every decision of a pass goes through: the paper's Algorithm 1, RunJob.
+
+**Instant semantics.** At each instant ``t`` (the earliest event of any system): every system
+processes its completions, then its arrivals (in system order); then hold releases due at
+``t``; then each system, in system order, runs its one scheduling pass if it had an event at
+``t`` (a completion, an arrival, a wake-up, or a release that freed nodes). A system that had
+no event runs no pass, so a system without paired jobs gets exactly the schedule it gets alone.
+
+**Algorithm 1.** When system A's pass picks job ``j`` whose mate ``k`` is on system B:
+
+* ``k`` holds: both start now (``k`` on the nodes it held);
+* ``k`` started or ended (the paper's "unknown"), or ``j`` has no mate: ``j`` starts alone;
+* ``k`` is queued or unsubmitted: B makes one extra scheduling attempt now (its policy over its
+  queue without its other paired jobs, as Cobalt's ``try_to_run_mate_job``); if ``k`` starts
+  there, ``j`` starts; otherwise ``j`` **holds** (its nodes kept idle for it, counted busy for
+  every other job) or **yields** (skipped until the pass ends), by A's scheme. With
+  ``mate_attempt="yielded"`` B tries only when ``k`` yielded since B's last event (Cobalt's
+  code; the paper's text tries whenever ``k`` is queued).
+
+**Enhancements (Section IV-E).** A hold that would take held nodes beyond ``hold_cap`` of the
+machine yields instead. Every ``release`` seconds (system ``i``'s period is ``release + i``:
+Cobalt's 1200 s and 1201 s, ticking from the first submit time of all systems), holds older
+than ``release_age`` (from the job's first hold) are released: the nodes are freed and the job
+is ordered last in that pass (``view.demoted``); it may hold again. After ``max_yields``
+yields a job holds (unlimited by default, as in Cobalt).
+
+**Deadlock.** Hold-hold without release can deadlock (the paper's Fig. 2): when no event can
+change anything while jobs wait, :class:`CoupledDeadlock` names the held jobs. With release, a
+system where only release ticks remain and a full release period starts nothing is reported
+the same way (a livelock).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from time import perf_counter
+from typing import Any
+
+from ..engine.kernel import HOLD, START, YIELD, Simulation
+from ..errors import InputError
+from ..jobs import Workload
+from ..platform import Cluster
+from ..schedulers.base import Scheduler
+from .mates import Pairs
+
+INF = math.inf
+SCHEMES = ("hold", "yield")
+ATTEMPTS = ("queued", "yielded")
+
+__all__ = ["ATTEMPTS", "SCHEMES", "CoupledDeadlock", "CoupledSimulation", "Hold", "System"]
+
+
+class CoupledDeadlock(InputError):
+    """Hold-hold (or a stalled release) left jobs waiting that no event can start."""
+
+
+def default_scheduler() -> Scheduler:
+    """WFP with EASY backfilling, the policy of the authors' machines (``easy:order=wfp``)."""
+    from ..schedulers.registry import get_scheduler
+
+    return get_scheduler("easy:order=wfp")
+
+
+@dataclass
+class System:
+    """One system of a coupled set: its machine, workload, policy and co-scheduling scheme."""
+
+    name: str
+    workload: Workload
+    cluster: Cluster
+    scheduler: Scheduler | None = None  #: None: WFP + EASY (:func:`default_scheduler`)
+    scheme: str = "hold"  #: what a job does when its mate cannot start: "hold" or "yield"
+    hold_cap: float = 0.6  #: held nodes may not go beyond this share of the machine
+    release: float | None = 1200.0  #: release period (s); None or 0: holds are never released
+    release_age: float = 600.0  #: a hold is released once older than this (s)
+    max_yields: int | None = None  #: after this many yields a job holds; None: never
+
+    def __post_init__(self) -> None:
+        if self.scheme not in SCHEMES:
+            raise InputError(
+                f"system {self.name}: scheme must be hold or yield, not {self.scheme!r}"
+            )
+        if not (isinstance(self.hold_cap, int | float) and 0 <= self.hold_cap <= 1):
+            raise InputError(
+                f"system {self.name}: hold_cap must be in [0, 1], not {self.hold_cap!r}"
+            )
+        if self.release is not None and not (
+            isinstance(self.release, int | float) and math.isfinite(self.release)
+            and self.release >= 0
+        ):  # fmt: skip
+            raise InputError(
+                f"system {self.name}: release must be seconds >= 0, not {self.release!r}"
+            )
+        if not (isinstance(self.release_age, int | float) and self.release_age >= 0):
+            raise InputError(
+                f"system {self.name}: release_age must be seconds >= 0, not {self.release_age!r}"
+            )
+        if self.max_yields is not None and (
+            isinstance(self.max_yields, bool) or not isinstance(self.max_yields, int)
+            or self.max_yields < 0
+        ):  # fmt: skip
+            raise InputError(
+                f"system {self.name}: max_yields must be a whole number >= 0, "
+                f"not {self.max_yields!r}"
+            )
+        if self.scheduler is None:
+            self.scheduler = default_scheduler()
+
+
+@dataclass
+class Hold:
+    """One hold episode: job (queue index) ``j`` of ``system`` held ``nodes`` from ``start``
+    to ``end``; ``outcome`` "start" (its mate became ready) or "release"."""
+
+    system: int
+    j: int
+    start: float
+    nodes: int
+    alloc: list[tuple[int, int]]
+    end: float = math.nan
+    outcome: str = ""
+
+
+@dataclass
+class _State:
+    """The co-scheduling bookkeeping of one system."""
+
+    sim: Simulation
+    system: System
+    mate: dict[int, tuple[int, int]]  # queue index -> (mate's system, mate's queue index)
+    period: float  # release period (inf: never)
+    first_wait: dict[int, float] = field(default_factory=dict)  # first hold or yield
+    first_hold: dict[int, float] = field(default_factory=dict)
+    yields: dict[int, int] = field(default_factory=dict)
+    open_holds: dict[int, Hold] = field(default_factory=dict)
+    held_nodes: int = 0
+    yielded_since_event: set[int] = field(default_factory=set)
+    next_release: float = INF
+    alone: int = 0  # paired jobs that started alone (mate started or ended)
+
+
+class _Gate:
+    """Algorithm 1 for one system (the kernel's :class:`~coschedlab.engine.kernel.Gate`)."""
+
+    __slots__ = ("c", "s")
+
+    def __init__(self, coupled: CoupledSimulation, s: int) -> None:
+        self.c = coupled
+        self.s = s
+
+    def decide(self, j: int) -> int:
+        return self.c._decide(self.s, j)
+
+    def held(self, j: int) -> float:
+        return self.c._held(self.s, j)
+
+
+class CoupledSimulation:
+    """K >= 2 systems on one clock with paired jobs (module docstring). ``pairs`` holds job
+    ids per system (:class:`~.mates.Pairs`); ``until`` stops every system at that time."""
+
+    def __init__(
+        self,
+        systems: Sequence[System],
+        pairs: Pairs,
+        *,
+        mate_attempt: str = "queued",
+        until: float | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> None:
+        if len(systems) < 1:
+            raise InputError("a coupled simulation needs at least one system")
+        names = [s.name for s in systems]
+        if len(set(names)) != len(names):
+            raise InputError(f"system names must differ, got {names}")
+        if mate_attempt not in ATTEMPTS:
+            raise InputError(f"mate_attempt must be queued or yielded, not {mate_attempt!r}")
+        self.systems = list(systems)
+        self.pairs = pairs
+        self.mate_attempt = mate_attempt
+        self.until = INF if until is None else float(until)
+        self.progress = progress
+        sims = [
+            Simulation(s.workload, s.cluster, s.scheduler, until=until)  # type: ignore[arg-type]
+            for s in systems
+        ]
+        index = [{jid: k for k, jid in enumerate(sim.ids)} for sim in sims]
+        mates: list[dict[int, tuple[int, int]]] = [{} for _ in sims]
+        for (s, jid), (s2, kid) in pairs.mate.items():
+            if not (0 <= s < len(sims) and 0 <= s2 < len(sims)):
+                raise InputError(f"a pair names system {max(s, s2) + 1}; there are {len(sims)}")
+            for sys_, id_ in ((s, jid), (s2, kid)):
+                if id_ not in index[sys_]:
+                    raise InputError(f"a pair names job {id_}, which system {names[sys_]} lacks")
+            mates[s][index[s][jid]] = (s2, index[s2][kid])
+        self.first_time = min((sim.submit[0] for sim in sims if sim.n), default=0.0)
+        self.state = [
+            _State(
+                sim,
+                sys_,
+                mates[i],
+                (sys_.release + i) if sys_.release else INF,
+            )
+            for i, (sim, sys_) in enumerate(zip(sims, systems, strict=True))
+        ]
+        for i, sim in enumerate(sims):
+            sim.gate = _Gate(self, i)
+        self.holds: list[Hold] = []
+        self._attempt: tuple[int, int] | None = None
+        self.now = 0.0
+        self.wall_time = math.nan
+        self.truncated = False
+
+    @property
+    def sims(self) -> list[Simulation]:
+        """The core simulation of each system."""
+        return [st.sim for st in self.state]
+
+    # -- Algorithm 1 ----------------------------------------------------------------------------
+    def _decide(self, s: int, j: int) -> int:
+        st = self.state[s]
+        m = st.mate.get(j)
+        if m is None or self._attempt is not None:
+            # no mate; or inside a mate attempt, where only unpaired jobs and the target run
+            return START
+        s2, k = m
+        other = self.state[s2]
+        osim = other.sim
+        now = st.sim.now
+        if k in osim.held:  # the mate holds: both start now
+            osim.start_held(k)
+            self._close_hold(s2, k, now, "start")
+            return START
+        if osim.start[k] == osim.start[k]:  # started or ended: "unknown", start alone
+            st.alone += 1
+            return START
+        if self._try_mate(s2, k):
+            return START
+        st.first_wait.setdefault(j, now)
+        sys_ = st.system
+        nodes = st.sim.nodes[j]
+        may_hold = sys_.scheme == "hold" or (
+            sys_.max_yields is not None and st.yields.get(j, 0) >= sys_.max_yields
+        )
+        if may_hold and st.held_nodes + nodes <= sys_.hold_cap * st.sim.cluster.nodes:
+            st.first_hold.setdefault(j, now)
+            st.held_nodes += nodes
+            if st.next_release == INF and st.period < INF:
+                st.next_release = self._next_tick(st.period, now)
+            return HOLD
+        st.yields[j] = st.yields.get(j, 0) + 1
+        st.yielded_since_event.add(j)
+        return YIELD
+
+    def _try_mate(self, s2: int, k: int) -> bool:
+        """System ``s2``'s extra scheduling attempt for job ``k`` (Cobalt's
+        ``try_to_run_mate_job``): a pass over its queue without its other paired jobs."""
+        other = self.state[s2]
+        osim = other.sim
+        if not osim._queued[k]:  # unsubmitted (or not eligible yet)
+            return False
+        if self.mate_attempt == "yielded" and k not in other.yielded_since_event:
+            return False
+        mates = other.mate
+        hide = [x for x in osim.queue if x != k and x in mates]
+        self._attempt = (s2, k)
+        try:
+            osim.extra_pass(hide=hide)
+        finally:
+            self._attempt = None
+        return osim.start[k] == osim.start[k]
+
+    def _held(self, s: int, j: int) -> float:
+        """Job ``j`` has just taken its nodes to hold them: record the episode; when the hold
+        will be released at the latest (inf: never)."""
+        st = self.state[s]
+        sim = st.sim
+        self._open_hold(s, j, sim.now)
+        if st.period == INF:
+            return INF
+        due = st.first_hold[j] + st.system.release_age
+        t = self._next_tick(st.period, max(sim.now, due))
+        return t
+
+    def _next_tick(self, period: float, after: float) -> float:
+        """The first release tick strictly after ``after`` (ticks: first submit + k x period)."""
+        k = math.floor((after - self.first_time) / period) + 1
+        return self.first_time + k * period
+
+    def _open_hold(self, s: int, j: int, now: float) -> None:
+        sim = self.state[s].sim
+        h = Hold(s, j, now, sim.nodes[j], list(sim.acct.allocation(j)))
+        self.state[s].open_holds[j] = h
+        self.holds.append(h)
+
+    def _close_hold(self, s: int, j: int, now: float, outcome: str) -> None:
+        st = self.state[s]
+        h = st.open_holds.pop(j)
+        h.end = now
+        h.outcome = outcome
+        st.held_nodes -= h.nodes
+
+    def _release(self, s: int, t: float) -> bool:
+        """Release tick of system ``s`` at ``t``: free the holds older than the release age."""
+        st = self.state[s]
+        sim = st.sim
+        age = st.system.release_age
+        due = [j for j in sim.held if t - st.first_hold[j] > age]
+        for j in due:
+            sim.release_hold(j)
+            self._close_hold(s, j, t, "release")
+        if due:
+            sim.demoted = frozenset(due)
+        st.next_release = t + st.period if sim.held else INF
+        return bool(due)
+
+    # -- the clock -----------------------------------------------------------------------------
+    def run(self) -> CoupledSimulation:
+        """Run every system to the end (or ``until``). Returns ``self``."""
+        t0 = perf_counter()
+        state = self.state
+        steppers = [st.sim.stepper() for st in state]
+        total = sum(st.sim.n for st in state)
+        report_every = max(64, total // 200)
+        next_report = report_every
+        stall: tuple[int, float] | None = None  # (jobs started, since) with only ticks left
+        patience = 2 * max((st.period for st in state if st.period < INF), default=0.0) + max(
+            st.system.release_age for st in state
+        )
+        while True:
+            t = min(sp.next for sp in steppers)
+            tr = min(st.next_release for st in state)
+            if tr < t:
+                t = tr
+            if t == INF:
+                break
+            if t > self.until:
+                self.truncated = True
+                for st in state:
+                    st.sim.truncated = True
+                break
+            self.now = t
+            had = [sp.advance(t) for sp in steppers]
+            for i, st in enumerate(state):
+                if had[i]:
+                    st.yielded_since_event.clear()
+                if st.next_release == t and self._release(i, t):
+                    had[i] = True
+            for i, sp in enumerate(steppers):
+                sp.schedule(had[i])
+            if all(sp.next == INF for sp in steppers):  # only release ticks are left
+                started = self._started()
+                if stall is None or stall[0] != started:
+                    stall = (started, t)
+                elif t - stall[1] > patience:
+                    self._deadlock(f"releases started nothing for {t - stall[1]:g} s")
+            if self.progress is not None:
+                done = sum(st.sim.completed for st in state)
+                if done >= next_report:
+                    self.progress(done, total)
+                    next_report = done + report_every
+        if not self.truncated and any(st.sim.queue or st.sim.held for st in state):
+            self._deadlock("no event is left to start them")
+        for st in state:
+            st.sim.conclude()
+        self.wall_time = perf_counter() - t0
+        if self.progress is not None:
+            self.progress(total, total)
+        return self
+
+    def _started(self) -> int:
+        return sum(sum(1 for x in st.sim.start if x == x) for st in self.state)
+
+    def _deadlock(self, why: str) -> None:
+        names = [st.system.name for st in self.state]
+        held = []
+        for st in self.state:
+            sim = st.sim
+            for j, since in sorted(sim.held.items()):
+                s2, k = st.mate[j]
+                held.append(
+                    f"{st.system.name} job {sim.ids[j]} holds {sim.nodes[j]} nodes since "
+                    f"t={since:g} for {names[s2]} job {self.state[s2].sim.ids[k]}"
+                )
+        waiting = sum(len(st.sim.queue) for st in self.state)
+        what = "; ".join(held[:4]) + (f"; and {len(held) - 4} more" if len(held) > 4 else "")
+        hint = (
+            " (hold-hold without release: set a release period)"
+            if all(st.period == INF for st in self.state)
+            else ""
+        )
+        raise CoupledDeadlock(
+            f"deadlock at t={self.now:g}: {waiting} jobs wait and {why}; "
+            f"{what or 'no job holds'}{hint}"
+        )
+
+    # -- the outcome ----------------------------------------------------------------------------
+    def info(self) -> dict[str, Any]:
+        """Facts about the run (per system: holds, yields, alone starts)."""
+        out: dict[str, Any] = {"mate_attempt": self.mate_attempt, "pairs": len(self.pairs)}
+        for st in self.state:
+            out[st.system.name] = {
+                "scheme": st.system.scheme,
+                "hold_cap": st.system.hold_cap,
+                "release": st.system.release or None,
+                "release_period": None if st.period == INF else st.period,
+                "release_age": st.system.release_age,
+                "max_yields": st.system.max_yields,
+                "holds": sum(1 for h in self.holds if h.system == self.state.index(st)),
+                "yields": sum(st.yields.values()),
+                "started_alone": st.alone,
+            }
+        return out

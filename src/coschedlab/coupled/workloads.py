@@ -1,0 +1,149 @@
+"""The workloads of the coupled-systems study, built from bundled real traces.
+
+The paper's Intrepid and Eureka traces are not public. We use (docs/coupled.md):
+
+* **the large system**: one month of ALCF Theta 2022 (4,360 nodes, Argonne's later
+  Cobalt-scheduled machine; bundled ``theta_2022.swf.gz``, January by default: 3,119 jobs,
+  offered load 0.86), submit times counted from the start of the month;
+* **the analysis cluster**: KTH-SP2 (100 nodes, bundled), its arrivals compressed or stretched
+  so that the jobs falling in the month offer a target utilization (:func:`stretch_to_load`:
+  every inter-arrival gap times one factor, as the paper did for Eureka); the seed picks where
+  in the KTH trace the month starts;
+* **the paired-proportion study**: a cluster workload with as many jobs as the month of Theta,
+  each submitted with its Theta twin, shapes (nodes, run and requested time) drawn with a seed
+  from KTH and run and requested times scaled to the target load (:func:`twin_workload`), so
+  that pairing every k-th twin gives exactly the proportion 1/k (the paper's "special Eureka
+  workload that has the same number of jobs and is within the same time span").
+"""
+
+from __future__ import annotations
+
+import calendar
+import math
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError, check_seed
+from ..jobs import Workload
+from ..platform import Cluster
+from ..workload.swf import read_swf
+
+__all__ = [
+    "KTH",
+    "THETA",
+    "cluster_of",
+    "month_of",
+    "offered",
+    "stretch_to_load",
+    "twin_workload",
+]
+
+_DATA = resources.files("coschedlab") / "data"
+THETA = str(_DATA / "theta_2022.swf.gz")
+KTH = str(_DATA / "KTH-SP2-1996-2.1-cln.swf.gz")
+THETA_NODES = 4360
+KTH_NODES = 100
+
+
+def cluster_of(nodes: int) -> Cluster:
+    """A machine of ``nodes`` single-core nodes (the traces count nodes as processors)."""
+    return Cluster(nodes=nodes, sockets_per_node=1, cores_per_socket=1)
+
+
+def month_of(path: str | Path, year: int, month: int, nodes: int | None = None) -> Workload:
+    """The jobs of a trace with absolute (epoch) submit times submitted in ``year-month``
+    (UTC), submit times counted from the month's start."""
+    if not 1 <= month <= 12:
+        raise InputError(f"month must be 1..12, got {month}")
+    w = read_swf(path, max_procs=nodes)
+    a = calendar.timegm((year, month, 1, 0, 0, 0))
+    b = calendar.timegm((year + (month == 12), month % 12 + 1, 1, 0, 0, 0))
+    sub = w.columns["submit"]
+    w = w.select((sub >= a) & (sub < b))
+    if not len(w):
+        raise InputError(f"no job submitted in {year}-{month:02d}", str(path))
+    w.columns["submit"] = w.columns["submit"] - a
+    return w
+
+
+def offered(w: Workload, nodes: int, span: float) -> float:
+    """Offered load: ``sum(nodes x run) / (machine nodes x span)``."""
+    c = w.columns
+    return float(np.sum(c["procs"] * c["run"])) / (nodes * span) if span > 0 else math.inf
+
+
+def _window(w: Workload, first: int, factor: float, span: float) -> Workload:
+    c = w.columns
+    order = np.lexsort((c["id"], c["submit"]))
+    sub = c["submit"][order]
+    t = (sub - sub[first]) * factor
+    keep = np.zeros(len(w), dtype=bool)
+    sel = order[first:][t[first:] < span]
+    keep[sel] = True
+    out = w.select(keep)
+    k2 = np.lexsort((out.columns["id"], out.columns["submit"]))
+    s2 = out.columns["submit"].astype(float)
+    s2[k2] = (s2[k2] - s2[k2][0]) * factor
+    out.columns["submit"] = s2
+    return out
+
+
+def stretch_to_load(
+    w: Workload, nodes: int, target: float, span: float, seed: int = 0
+) -> tuple[Workload, float]:
+    """``w``'s jobs from a seeded starting point, every inter-arrival gap multiplied by one
+    factor, those submitted within ``span`` kept, the factor found (bisection on its log) so
+    that they offer ``target`` load on ``nodes`` nodes. Returns the workload and the factor."""
+    check_seed(seed)
+    if not (0 < target < 10):
+        raise InputError(f"the target load must be in (0, 10), got {target!r}")
+    n = len(w)
+    if n < 2:
+        raise InputError("stretching needs at least two jobs")
+    first = int(np.random.default_rng(seed).integers(0, n // 2)) if seed else 0
+    lo, hi = -12.0, 12.0  # log factor: more compression (lower) offers more load
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if offered(_window(w, first, math.exp(mid), span), nodes, span) > target:
+            lo = mid
+        else:
+            hi = mid
+    factor = math.exp(hi)
+    return _window(w, first, factor, span), factor
+
+
+def twin_workload(
+    twins: Workload, pool: Workload, nodes: int, target: float, span: float, seed: int = 0
+) -> Workload:
+    """A workload with one job per job of ``twins``, submitted at the same time, its nodes,
+    run and requested times drawn (seeded) from ``pool``, run and requested times scaled by
+    one factor so that the jobs offer ``target`` load on ``nodes`` nodes over ``span``."""
+    check_seed(seed)
+    rng = np.random.default_rng(seed)
+    pc = pool.columns
+    ok = np.flatnonzero((pc["procs"] <= nodes) & (pc["run"] > 0))
+    if not len(ok):
+        raise InputError("the job pool has no job that fits the machine")
+    pick = rng.choice(ok, size=len(twins))
+    tc = twins.columns
+    order = np.lexsort((tc["id"], tc["submit"]))
+    run = pc["run"][pick].astype(float)
+    req = np.maximum(pc["requested_time"][pick].astype(float), run)
+    procs = pc["procs"][pick]
+    work = float(np.sum(procs * run))
+    scale = target * nodes * span / work if work > 0 else 1.0
+    return Workload.from_records(
+        [
+            {
+                "id": i + 1,
+                "submit": float(tc["submit"][order[i]]),
+                "run": float(run[i] * scale),
+                "requested_time": float(req[i] * scale),
+                "procs": int(procs[i]),
+            }
+            for i in range(len(twins))
+        ],
+        source=f"twins of {twins.source} drawn from {pool.source} (seed {seed})",
+    )

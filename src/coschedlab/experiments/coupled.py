@@ -1,0 +1,423 @@
+"""The coupled-systems study (Tang et al. 2011, Section V) as a resumable sweep on the one
+runner: scheme combination x small-system load (vicinity pairing) and scheme combination x
+paired proportion (twin workload), each with its no-pairing baseline, per seed. Every run is one
+JSON file in ``OUT/runs``; interrupted sweeps resume. :func:`aggregate` averages the seeds.
+
+Spec (YAML, every key checked)::
+
+    name: coupled-paper
+    large: theta               # bundled ALCF Theta 2022 (4,360 nodes) or an SWF path
+    large_nodes: 4360
+    month: 1                   # month of 2022 for theta (or of an epoch-time trace)
+    small: kth                 # bundled KTH-SP2 (100 nodes) or an SWF path
+    small_nodes: 100
+    schemes: [HH, HY, YH, YY]  # large system's scheme, then the small system's
+    loads: [0.25, 0.5, 0.75]   # small system's utilization (arrivals stretched); [] skips
+    vicinity: 120              # s, pairing of the load study
+    proportions: [0.025, 0.05, 0.1, 0.2, 0.33]   # [] skips the proportion study
+    proportion_load: 0.5       # the twin workload's load
+    seeds: 3                   # or a list
+    scheduler: easy:order=wfp  # or [large's, small's]
+    hold_cap: 0.6
+    release: 1200              # s; 0 turns release off
+    release_age: 600
+    max_yields: null
+    mate_attempt: queued       # or yielded (Cobalt's code)
+    output: out/coupled-paper
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import InputError
+from ..schema import Checker, load_yaml, show
+from .runner import Outcome, Task, run_tasks
+from .store import JsonStore
+
+__all__ = ["CoupledSpec", "aggregate", "load_coupled_spec", "run_one", "run_sweep"]
+
+COMBOS = ("HH", "HY", "YH", "YY")
+MAX_SEEDS = 1000
+_KEYS = (
+    "name", "large", "large_nodes", "month", "small", "small_nodes", "schemes", "loads",
+    "vicinity", "proportions", "proportion_load", "seeds", "scheduler", "hold_cap", "release",
+    "release_age", "max_yields", "mate_attempt", "output",
+)  # fmt: skip
+#: what every run of a sweep shares: resuming into a sweep made with other values is refused
+FIXED = ("large", "large_nodes", "month", "small", "small_nodes", "vicinity",
+         "proportion_load", "schedulers", "hold_cap", "release", "release_age", "max_yields",
+         "mate_attempt")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class CoupledSpec:
+    """A checked sweep spec (see the module docstring)."""
+
+    path: Path
+    name: str
+    large: str
+    large_nodes: int
+    month: int
+    small: str
+    small_nodes: int
+    schemes: tuple[str, ...]
+    loads: tuple[float, ...]
+    vicinity: float
+    proportions: tuple[float, ...]
+    proportion_load: float
+    seeds: tuple[int, ...]
+    schedulers: tuple[str, str]
+    hold_cap: float
+    release: float
+    release_age: float
+    max_yields: int | None
+    mate_attempt: str
+    output: Path
+
+    def configs(self) -> dict[str, dict[str, Any]]:
+        """Every run's key -> its configuration (JSON-able: a worker rebuilds it all)."""
+        common = {k: getattr(self, k) for k in FIXED}
+        common["schedulers"] = list(self.schedulers)
+        out: dict[str, dict[str, Any]] = {}
+        for seed in self.seeds:
+            for u in self.loads:
+                for combo in ("none", *self.schemes):
+                    out[f"load{u:g}-{combo}-s{seed}"] = {
+                        **common, "study": "load", "x": u, "combo": combo, "seed": seed,
+                    }  # fmt: skip
+            if self.proportions:
+                out[f"prop-none-s{seed}"] = {
+                    **common, "study": "proportion", "x": 0.0, "combo": "none", "seed": seed,
+                }  # fmt: skip
+            for p in self.proportions:
+                for combo in self.schemes:
+                    out[f"prop{p:g}-{combo}-s{seed}"] = {
+                        **common, "study": "proportion", "x": p, "combo": combo, "seed": seed,
+                    }  # fmt: skip
+        return out
+
+
+def _trace(ck: Checker, raw: dict, key: str, default: str, base: Path) -> str:
+    text = ck.string(raw.get(key, default), key)
+    if text in ("theta", "kth"):
+        return text
+    p = Path(text) if Path(text).is_absolute() else base / text
+    if not p.is_file():
+        raise ck.fail(f"'{key}': no such trace file {text!r} (or use theta / kth)", key)
+    return str(p)
+
+
+def load_coupled_spec(path: str | Path) -> CoupledSpec:
+    """Read and check a sweep spec; errors name the file, line and key."""
+    from ..schedulers import get_scheduler
+
+    path = Path(path)
+    raw = load_yaml(path, "a YAML spec file")
+    ck = Checker(str(path), raw)
+    if raw is None:
+        raise ck.fail("the spec is empty; see docs/coupled.md for an example")
+    raw = ck.mapping(raw, "the spec")
+    ck.keys(raw, _KEYS, "")
+    base = path.resolve().parent
+    schemes = tuple(
+        ck.choice(str(s).upper() if isinstance(s, str) else s, f"schemes[{i}]", COMBOS)
+        for i, s in enumerate(ck.items(raw.get("schemes", list(COMBOS)), "schemes"))
+    )
+    if len(set(schemes)) != len(schemes):
+        raise ck.fail("'schemes' names a combination twice", "schemes")
+
+    def fractions(key: str, default: list[float], upper: float) -> tuple[float, ...]:
+        vals = []
+        value = raw.get(key, default)
+        for i, v in enumerate([] if value == [] else ck.items(value, key)):
+            x = ck.number(v, f"{key}[{i}]", positive=True)
+            if x > upper:
+                raise ck.fail(
+                    f"'{key}[{i}]' must be at most {upper:g}, got {show(v)}", f"{key}[{i}]"
+                )
+            vals.append(x)
+        if len(set(vals)) != len(vals):
+            raise ck.fail(f"'{key}' names a value twice", key)
+        return tuple(vals)
+
+    loads = fractions("loads", [0.25, 0.5, 0.75], 2.0)
+    proportions = fractions("proportions", [0.025, 0.05, 0.1, 0.2, 0.33], 1.0)
+    if not loads and not proportions:
+        raise ck.fail("both 'loads' and 'proportions' are empty: nothing to run")
+    seeds_raw = raw.get("seeds", 1)
+    if isinstance(seeds_raw, list):
+        seeds = tuple(
+            ck.integer(s, f"seeds[{i}]", minimum=0)
+            for i, s in enumerate(ck.items(seeds_raw, "seeds"))
+        )
+        if len(set(seeds)) != len(seeds):
+            raise ck.fail("'seeds' names a seed twice", "seeds")
+        for i, s in enumerate(seeds):
+            if s >= 2**63:
+                raise ck.fail(f"'seeds[{i}]' must be below 2**63, got {s}", f"seeds[{i}]")
+    else:
+        count = ck.integer(seeds_raw, "seeds", minimum=1)
+        if count > MAX_SEEDS:
+            raise ck.fail(f"'seeds' asks for {count} seeds; at most {MAX_SEEDS}", "seeds")
+        seeds = tuple(range(count))
+    sched_raw = raw.get("scheduler", "easy:order=wfp")
+    scheds = (
+        [ck.string(s, f"scheduler[{i}]") for i, s in enumerate(ck.items(sched_raw, "scheduler"))]
+        if isinstance(sched_raw, list)
+        else [ck.string(sched_raw, "scheduler")] * 2
+    )
+    if len(scheds) != 2:
+        raise ck.fail("'scheduler' is one spec or a list of two (large, small)", "scheduler")
+    for s in scheds:
+        try:
+            get_scheduler(s)
+        except InputError as exc:
+            raise ck.fail(f"'scheduler': {exc}", "scheduler") from None
+    max_yields = raw.get("max_yields")
+    if max_yields is not None:
+        max_yields = ck.integer(max_yields, "max_yields", minimum=0)
+    hold_cap = ck.number(raw.get("hold_cap", 0.6), "hold_cap")
+    if not 0 <= hold_cap <= 1:
+        raise ck.fail(
+            f"'hold_cap' is a share of the machine in [0, 1], got {hold_cap:g}", "hold_cap"
+        )
+    month = ck.integer(raw.get("month", 1), "month", minimum=1)
+    if month > 12:
+        raise ck.fail(f"'month' must be 1..12, got {month}", "month")
+    name = ck.name(raw.get("name", path.stem), "name")
+    output = Path(ck.string(raw["output"], "output")) if "output" in raw else Path("out") / name
+    return CoupledSpec(
+        path=path,
+        name=name,
+        large=_trace(ck, raw, "large", "theta", base),
+        large_nodes=ck.integer(raw.get("large_nodes", 4360), "large_nodes", minimum=1),
+        month=month,
+        small=_trace(ck, raw, "small", "kth", base),
+        small_nodes=ck.integer(raw.get("small_nodes", 100), "small_nodes", minimum=1),
+        schemes=schemes,
+        loads=loads,
+        vicinity=ck.number(raw.get("vicinity", 120.0), "vicinity"),
+        proportions=proportions,
+        proportion_load=ck.number(
+            raw.get("proportion_load", 0.5), "proportion_load", positive=True
+        ),
+        seeds=seeds,
+        schedulers=(scheds[0], scheds[1]),
+        hold_cap=hold_cap,
+        release=ck.number(raw.get("release", 1200.0), "release"),
+        release_age=ck.number(raw.get("release_age", 600.0), "release_age"),
+        max_yields=max_yields,
+        mate_attempt=ck.choice(
+            raw.get("mate_attempt", "queued"), "mate_attempt", ("queued", "yielded")
+        ),
+        output=output,
+    )
+
+
+# -- one run ----------------------------------------------------------------------------------
+@lru_cache(maxsize=4)
+def _large(trace: str, month: int, nodes: int):
+    from ..coupled.workloads import THETA, month_of
+
+    return month_of(THETA if trace == "theta" else trace, 2022, month, nodes)
+
+
+@lru_cache(maxsize=4)
+def _pool(trace: str, nodes: int):
+    from ..coupled.workloads import KTH
+    from ..workload.swf import read_swf
+
+    return read_swf(KTH if trace == "kth" else trace, max_procs=nodes)
+
+
+def study_workloads(config: dict[str, Any]):
+    """The two workloads and the pairing of ``config`` (a pure function of it)."""
+    import calendar
+
+    from ..coupled.mates import Pairs, pair_by_vicinity, pair_every
+    from ..coupled.workloads import stretch_to_load, twin_workload
+
+    large = _large(config["large"], config["month"], config["large_nodes"])
+    days = calendar.monthrange(2022, config["month"])[1]
+    span = days * 86400.0
+    pool = _pool(config["small"], config["small_nodes"])
+    seed = config["seed"]
+    if config["study"] == "load":
+        small, _ = stretch_to_load(pool, config["small_nodes"], config["x"], span, seed)
+        pairs = (
+            Pairs()
+            if config["combo"] == "none"
+            else pair_by_vicinity(large, small, config["vicinity"])
+        )
+    else:
+        small = twin_workload(
+            large, pool, config["small_nodes"], config["proportion_load"], span, seed
+        )
+        pairs = (
+            Pairs()
+            if config["combo"] == "none"
+            else pair_every(large, small, max(1, round(1 / config["x"])))
+        )
+    return large, small, pairs
+
+
+def run_one(config: dict[str, Any]) -> dict[str, Any]:
+    """Simulate one configuration: the metrics of both systems (a pure function of ``config``)."""
+    from ..coupled.result import CoupledResult
+    from ..coupled.system import CoupledSimulation, System
+    from ..coupled.workloads import cluster_of
+    from ..schedulers import get_scheduler
+
+    large, small, pairs = study_workloads(config)
+    combo = config["combo"] if config["combo"] != "none" else "HH"
+    release = config["release"] or None
+    systems = [
+        System(
+            name,
+            w,
+            cluster_of(nodes),
+            scheduler=get_scheduler(sched),
+            scheme="hold" if letter == "H" else "yield",
+            hold_cap=config["hold_cap"],
+            release=release,
+            release_age=config["release_age"],
+            max_yields=config["max_yields"],
+        )
+        for name, w, nodes, sched, letter in (
+            ("large", large, config["large_nodes"], config["schedulers"][0], combo[0]),
+            ("small", small, config["small_nodes"], config["schedulers"][1], combo[1]),
+        )
+    ]
+    c = CoupledSimulation(systems, pairs, mate_attempt=config["mate_attempt"]).run()
+    r = CoupledResult.from_simulation(c)
+    bad = r.validate()
+    if bad:
+        raise RuntimeError(f"the coupled schedule broke an invariant: {bad[0]}")
+    return {"config": config, "metrics": r.metrics(), "wall_time": c.wall_time}
+
+
+# -- the sweep --------------------------------------------------------------------------------
+def describe(spec: CoupledSpec) -> dict[str, Any]:
+    """What the stored runs of a sweep depend on (spec.json; not its name or output)."""
+    return {k: v for k, v in spec.__dict__.items() if k not in ("path", "output", "name")}
+
+
+def check_output(out: Path, spec: CoupledSpec | None = None) -> None:
+    """``out`` can hold this sweep: new, empty, or this sweep's own directory (resumed with the
+    same fixed settings; more schemes, loads, proportions or seeds are fine)."""
+    from ..outputs import check_target
+
+    out = Path(out)
+    if out.is_dir() and any(out.iterdir()) and not (out / "runs").is_dir():
+        raise InputError(f"--out {out} is not a coupled sweep directory (no runs/ in it)")
+    check_target(out, force=True)
+    stored = out / "spec.json"
+    if spec is None or not stored.is_file():
+        return
+    try:
+        old = json.loads(stored.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        raise InputError("not valid JSON; give another --out", str(stored)) from None
+    if not isinstance(old, dict):
+        raise InputError("not a sweep's spec.json; give another --out", str(stored))
+    new = json.loads(json.dumps(describe(spec), default=str))
+    diffs = [f"{k}: {old.get(k)!r} -> {new.get(k)!r}" for k in FIXED if old.get(k) != new.get(k)]
+    if diffs:
+        raise InputError(
+            f"--out {out} holds runs of another sweep ({'; '.join(diffs)}); give another --out"
+        )
+
+
+def run_sweep(
+    spec: CoupledSpec,
+    out: Path,
+    jobs: int | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+    on_done: Callable[[Outcome], None] | None = None,
+):
+    """Run (or resume) every configuration into ``out/runs``; the finished runs' records."""
+    out = Path(out)
+    check_output(out, spec)
+    configs = spec.configs()
+    tasks = [Task(k, run_one, (configs[k],)) for k in sorted(configs)]
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "spec.json").write_text(json.dumps(describe(spec), default=str, indent=1) + "\n")
+    store = JsonStore(out / "runs")
+    summary = run_tasks(tasks, store, jobs=jobs, quiet=True, on_start=on_start, on_done=on_done)
+    rows = []
+    done = store.done()
+    for key in sorted(configs):
+        if key not in done:
+            continue
+        p = store.folder / f"{key}.json"
+        try:
+            row = json.loads(p.read_text())
+            row["config"]["study"], row["metrics"]["large"]  # noqa: B018 (checks the shape)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, KeyError, TypeError):
+            raise InputError(
+                "damaged run file: delete it and run the sweep again to redo that run", str(p)
+            ) from None
+        rows.append(row)
+    return summary, rows
+
+
+#: the metrics averaged over seeds, per system
+METRICS = ("wait_mean", "bounded_slowdown_mean", "utilization", "sync_mean",
+           "su_loss_node_hours", "su_loss_share", "paired_share", "holds", "releases",
+           "yields")  # fmt: skip
+
+
+def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """One row per (study, x, scheme combination, system): each metric averaged over the
+    seeds, the baseline's (no pairing, same workloads) beside it and the difference."""
+    recs = []
+    for r in rows:
+        c = r["config"]
+        for system, m in r["metrics"].items():
+            rec = {
+                "study": c["study"], "x": c["x"], "combo": c["combo"], "seed": c["seed"],
+                "system": system,
+            }  # fmt: skip
+            rec.update({k: m.get(k, math.nan) for k in METRICS})
+            recs.append(rec)
+    if not recs:
+        return pd.DataFrame()
+    df = pd.DataFrame(recs)
+    base = df[df["combo"] == "none"]
+    runs = df[df["combo"] != "none"]
+    keys = ["study", "x", "combo", "system"]
+    mean = runs.groupby(keys, as_index=False)[list(METRICS)].mean()
+    mean["seeds"] = runs.groupby(keys)["seed"].nunique().to_numpy()
+    bkeys = ["study", "x", "system"]
+    b = base.groupby(bkeys, as_index=False)[
+        ["wait_mean", "bounded_slowdown_mean", "utilization"]
+    ].mean()
+    b.loc[b["study"] == "proportion", "x"] = math.nan  # one baseline for every proportion
+    b = b.rename(
+        columns={
+            "wait_mean": "base_wait_mean",
+            "bounded_slowdown_mean": "base_bounded_slowdown_mean",
+            "utilization": "base_utilization",
+        }
+    )
+    load = mean[mean["study"] == "load"].merge(b[b["study"] == "load"], on=bkeys, how="left")
+    prop = mean[mean["study"] == "proportion"].merge(
+        b[b["study"] == "proportion"].drop(columns="x"), on=["study", "system"], how="left"
+    )
+    out = pd.concat([load, prop], ignore_index=True)
+    for m in ("wait_mean", "bounded_slowdown_mean", "utilization"):
+        out[f"{m}_delta"] = out[m] - out[f"base_{m}"]
+    order = {"load": 0, "proportion": 1}
+    out = out.sort_values(
+        ["study", "system", "x", "combo"], key=lambda s: s.map(order) if s.name == "study" else s
+    )
+    return out.reset_index(drop=True)

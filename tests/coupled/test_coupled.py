@@ -1,0 +1,304 @@
+"""Coupled-system co-scheduling (issue 12): known answers on tiny machines (the seed's Fig. 2,
+each scheme combination, the hold cap, an unknown mate, the release's lowest priority),
+exactness of unpaired systems against the core, and properties over random coupled workloads."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from conftest import workloads
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from coschedlab.api import simulate
+from coschedlab.coupled import (
+    CoupledDeadlock,
+    CoupledSimulation,
+    Pairs,
+    System,
+    pair_by_vicinity,
+    pair_every,
+)
+from coschedlab.coupled.result import CoupledResult
+from coschedlab.engine.kernel import HOLD, START, YIELD
+from coschedlab.jobs import Workload
+from coschedlab.platform import Cluster
+from coschedlab.schedulers import get_scheduler
+
+
+def W(*rows: tuple) -> Workload:
+    """(id, submit, run, nodes) rows; requested time = run."""
+    return Workload.from_records(
+        [{"id": i, "submit": s, "run": r, "requested_time": r, "procs": p} for i, s, r, p in rows]
+    )
+
+
+def M(nodes: int) -> Cluster:
+    return Cluster(nodes=nodes, sockets_per_node=1, cores_per_socket=1)
+
+
+def run(systems, pairs, **kw) -> tuple[CoupledSimulation, CoupledResult]:
+    c = CoupledSimulation(systems, pairs, **kw).run()
+    r = CoupledResult.from_simulation(c)
+    assert r.validate() == []
+    return c, r
+
+
+def starts(r: CoupledResult, system: int) -> dict[int, float]:
+    j = r.results[system].jobs
+    return dict(zip(j["job_id"].tolist(), j["start"].tolist(), strict=True))
+
+
+def pairs_of(*items: tuple[tuple[int, int], tuple[int, int]]) -> Pairs:
+    p = Pairs()
+    for a, b in items:
+        p.add(a, b)
+    return p
+
+
+# -- the seed's Fig. 2 ----------------------------------------------------------------------------
+def fig2(release):
+    """Machine A: a1 holds 6 of 10 nodes for b1; machine B: b2 holds 6 of 10 for a2; the
+    other job of each pair asks for 6 nodes and cannot fit."""
+    a = W((1, 0, 100, 6), (2, 1, 100, 6))
+    b = W((2, 0, 100, 6), (1, 1, 100, 6))
+    pairs = pairs_of(((0, 1), (1, 1)), ((0, 2), (1, 2)))
+    systems = [
+        System("A", a, M(10), scheme="hold", release=release),
+        System("B", b, M(10), scheme="hold", release=release),
+    ]
+    return systems, pairs
+
+
+def test_fig2_deadlocks_without_release_and_names_the_held_jobs():
+    systems, pairs = fig2(release=None)
+    with pytest.raises(CoupledDeadlock) as e:
+        CoupledSimulation(systems, pairs).run()
+    msg = str(e.value)
+    assert "A job 1 holds 6 nodes since t=0 for B job 1" in msg
+    assert "B job 2 holds 6 nodes since t=0 for A job 2" in msg
+    assert "release" in msg and "\n" not in msg
+
+
+def test_fig2_release_breaks_the_deadlock_and_gives_the_released_job_the_lowest_priority():
+    systems, pairs = fig2(release=1200)
+    c, r = run(systems, pairs)
+    a, b = starts(r, 0), starts(r, 1)
+    # at A's first release (t = 0 + 1200) a1 (held since 0, older than 600 s) lets go; it
+    # is ordered last, so a2 takes the nodes and starts with its holding mate b2
+    assert a[2] == b[2] == 1200.0
+    # a1 and b1 start together once a2 and b2 end
+    assert a[1] == b[1] == 1300.0
+    h = r.holds
+    assert list(h["outcome"]) == ["release", "start"]
+    m = r.metrics()
+    assert m["A"]["su_loss_node_hours"] == pytest.approx(6 * 1200 / 3600)
+    assert m["A"]["releases"] == 1 and m["B"]["releases"] == 0
+
+
+def test_without_demotion_the_released_job_would_hold_again():
+    """The same run where the policy ignores view.demoted: a1 (highest WFP score) re-holds at
+    every release and the set never progresses (the livelock is reported, not a hang)."""
+
+    class IgnoreDemoted(type(get_scheduler("easy:order=wfp"))):  # type: ignore[misc]
+        def ordered_queue(self, view):
+            key = self.order_key
+            return sorted(view.queue, key=lambda j: key(view, j))
+
+    systems, pairs = fig2(release=1200)
+    for s in systems:
+        s.scheduler = IgnoreDemoted(order="wfp")
+    with pytest.raises(CoupledDeadlock, match="releases started nothing"):
+        CoupledSimulation(systems, pairs).run()
+
+
+# -- the four scheme combinations on a hand-made pair ---------------------------------------------
+@pytest.mark.parametrize(
+    "combo, pair_start, filler_start, a_holds, a_yields",
+    [
+        # a1 is picked at 0 while B is full: A holds 5 nodes until b1 starts at 100, so the
+        # 10-node filler a2 waits for a1 to end (150); with yield, a2 starts at once (1) and
+        # a1 yields at 0, 1 and 51 (a2 ends) before b1 is picked at 100
+        ("HH", 100.0, 150.0, 1, 0),
+        ("HY", 100.0, 150.0, 1, 0),
+        ("YH", 100.0, 1.0, 0, 3),
+        ("YY", 100.0, 1.0, 0, 3),
+    ],
+)
+def test_scheme_combinations(combo, pair_start, filler_start, a_holds, a_yields):
+    a = W((1, 0, 50, 5), (2, 1, 50, 10))
+    b = W((0, 0, 100, 10), (1, 0, 50, 5))
+    pairs = pairs_of(((0, 1), (1, 1)))
+    sa, sb = ("hold" if x == "H" else "yield" for x in combo)
+    systems = [System("A", a, M(10), scheme=sa), System("B", b, M(10), scheme=sb)]
+    c, r = run(systems, pairs)
+    sa_, sb_ = starts(r, 0), starts(r, 1)
+    assert sa_[1] == sb_[1] == pair_start
+    assert sa_[2] == filler_start
+    m = r.metrics()
+    assert m["A"]["holds"] == a_holds
+    assert m["A"]["yields"] == a_yields
+    # the mate on B never waited by its own scheme: B's attempt started b0 at 0, and b1 was
+    # picked at 100 when a1 was holding or could start
+    assert m["B"]["holds"] == 0 and m["B"]["yields"] == 0
+    jobs = r.results[0].jobs.set_index("job_id")
+    assert jobs.loc[1, "sync"] == 100.0  # first hold or yield at 0, start at 100
+    assert math.isnan(jobs.loc[2, "sync"])  # unpaired
+    expect_loss = 5 * 100 / 3600 if sa == "hold" else 0.0
+    assert m["A"]["su_loss_node_hours"] == pytest.approx(expect_loss)
+
+
+def test_hold_cap_turns_a_hold_into_a_yield():
+    a = W((1, 0, 50, 7))
+    b = W((0, 0, 100, 10), (1, 0, 50, 5))
+    pairs = pairs_of(((0, 1), (1, 1)))
+    for cap, holds in ((0.6, 0), (0.7, 1)):
+        systems = [
+            System("A", a, M(10), scheme="hold", hold_cap=cap),
+            System("B", b, M(10), scheme="hold"),
+        ]
+        _, r = run(systems, pairs)
+        m = r.metrics()["A"]
+        assert m["holds"] == holds
+        assert m["yields"] == 1 - holds
+        assert starts(r, 0)[1] == starts(r, 1)[1] == 100.0
+
+
+def test_max_yields_then_hold():
+    a = W((1, 0, 50, 5), (2, 1, 10, 1), (3, 2, 10, 1))
+    b = W((0, 0, 100, 10), (1, 0, 50, 5))
+    pairs = pairs_of(((0, 1), (1, 1)))
+    systems = [
+        System("A", a, M(10), scheme="yield", max_yields=2),
+        System("B", b, M(10), scheme="hold"),
+    ]
+    _, r = run(systems, pairs)
+    m = r.metrics()["A"]
+    assert m["yields"] == 2 and m["holds"] == 1  # yields at 0 and 1, then holds at 2
+
+
+def test_unknown_mate_starts_alone():
+    """The mate's system does not know the pair (Cobalt: a failed or unknown mate): the mate
+    runs and ends alone; the job then starts alone, counted."""
+    a = W((1, 50, 10, 2))
+    b = W((1, 0, 10, 2))
+    p = Pairs()
+    p.mate[(0, 1)] = (1, 1)  # one-sided
+    systems = [System("A", a, M(4)), System("B", b, M(4))]
+    c = CoupledSimulation(systems, p).run()
+    assert c.sims[0].start[0] == 50.0 and c.sims[1].start[0] == 0.0
+    assert c.info()["A"]["started_alone"] == 1
+
+
+def test_unsubmitted_mate_holds_then_both_start_when_it_arrives():
+    a = W((1, 0, 10, 2))
+    b = W((1, 30, 10, 2))
+    pairs = pairs_of(((0, 1), (1, 1)))
+    systems = [System("A", a, M(4), scheme="hold"), System("B", b, M(4), scheme="yield")]
+    _, r = run(systems, pairs)
+    assert starts(r, 0)[1] == starts(r, 1)[1] == 30.0
+    assert r.metrics()["A"]["sync_mean"] == 30.0
+
+
+def test_mate_attempt_yielded_follows_cobalts_code():
+    """Cobalt's try_to_run_mate_job tries only a mate that yielded since its system's last
+    event: here b1 waits queued (it never yielded), so a1 cannot trigger it and yields until
+    b1 is picked by B's own pass."""
+    a = W((1, 0, 50, 5))
+    b = W((0, 0, 100, 6), (1, 10, 50, 4))
+    pairs = pairs_of(((0, 1), (1, 1)))
+    out = {}
+    for mode in ("queued", "yielded"):
+        systems = [System("A", a, M(10), scheme="yield"), System("B", b, M(10), scheme="yield")]
+        _, r = run(systems, pairs, mate_attempt=mode)
+        out[mode] = (starts(r, 0)[1], starts(r, 1)[1])
+    assert out["queued"] == (10.0, 10.0)  # b1 arrives at 10 and is picked: a1 is ready
+    assert out["yielded"][0] == out["yielded"][1]
+
+
+# -- no pairs: exactly the core -------------------------------------------------------------------
+def _core_starts(w: Workload, nodes: int, spec: str) -> list[float]:
+    return simulate(w, M(nodes), spec).jobs["start"].tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(workloads(max_jobs=20, max_procs=6), workloads(max_jobs=20, max_procs=6),
+       workloads(max_jobs=20, max_procs=6), st.sampled_from(["easy:order=wfp", "easy", "fcfs",
+                                                             "conservative"]))  # fmt: skip
+def test_a_system_without_pairs_gets_exactly_the_core_schedule(wa, wb, wc, spec):
+    pairs = pair_by_vicinity(wa, wb, 5.0)
+    systems = [
+        System("A", wa, M(8), scheduler=get_scheduler(spec)),
+        System("B", wb, M(8), scheduler=get_scheduler(spec), scheme="yield"),
+        System("C", wc, M(6), scheduler=get_scheduler(spec)),
+    ]
+    c, r = run(systems, pairs)
+    assert r.results[2].jobs["start"].tolist() == _core_starts(wc, 6, spec)
+    if len(pairs) == 0:
+        assert r.results[0].jobs["start"].tolist() == _core_starts(wa, 8, spec)
+        assert r.results[1].jobs["start"].tolist() == _core_starts(wb, 8, spec)
+
+
+# -- properties over random coupled workloads -----------------------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(
+    workloads(max_jobs=25, max_procs=6),
+    workloads(max_jobs=25, max_procs=4),
+    st.sampled_from(["HH", "HY", "YH", "YY"]),
+    st.sampled_from(["vicinity", "every"]),
+    st.sampled_from(["queued", "yielded"]),
+    st.floats(0.3, 1.0),
+)
+def test_pairs_start_together_and_nothing_is_lost(wa, wb, combo, how, attempt, cap):
+    pairs = pair_by_vicinity(wa, wb, 20.0) if how == "vicinity" else pair_every(wa, wb, 2)
+    mk = lambda: [  # noqa: E731
+        System("A", wa, M(8), scheme="hold" if combo[0] == "H" else "yield", hold_cap=cap,
+               release=100.0, release_age=50.0),
+        System("B", wb, M(5), scheme="hold" if combo[1] == "H" else "yield", hold_cap=cap,
+               release=100.0, release_age=50.0),
+    ]  # fmt: skip
+    c, r = run(mk(), pairs, mate_attempt=attempt)
+    for res, w in zip(r.results, (wa, wb), strict=True):
+        assert len(res.jobs) == len(w)
+        assert np.isfinite(res.jobs["start"]).all() and np.isfinite(res.jobs["end"]).all()
+    for a, ja, b, jb in pairs.table():
+        assert starts(r, a)[ja] == starts(r, b)[jb]
+    # the same inputs give the same outputs
+    _, r2 = run(mk(), pairs, mate_attempt=attempt)
+    for x, y in zip(r.results, r2.results, strict=True):
+        assert x.jobs.equals(y.jobs)
+    assert r.holds.equals(r2.holds)
+
+
+# -- the gate's kernel side -----------------------------------------------------------------------
+def test_a_gate_verdict_other_than_start_hold_yield_is_refused():
+    from coschedlab.engine.kernel import Simulation
+
+    class Bad:
+        def decide(self, j):
+            return 7
+
+        def held(self, j):
+            return math.inf
+
+    sim = Simulation(W((1, 0, 10, 1)), M(2), get_scheduler("fcfs"))
+    sim.gate = Bad()
+    with pytest.raises(ValueError, match="gate verdict"):
+        sim.run()
+    assert (START, HOLD, YIELD) == (0, 1, 2)
+
+
+# -- the validator --------------------------------------------------------------------------------
+def test_validator_catches_a_pair_apart_and_a_job_on_held_nodes():
+    systems, pairs = fig2(release=1200)
+    c, r = run(systems, pairs)
+    jobs = r.results[1].jobs
+    jobs.loc[jobs["job_id"] == 1, ["start", "end"]] += 5.0
+    assert any("started at 1300 and 1305" in p for p in r.validate())
+    systems, pairs = fig2(release=1200)
+    c, r = run(systems, pairs)
+    h = r.holds
+    h.loc[0, "end"] = 1250.0  # the hold of a1 now overlaps a2 on nodes 0-5
+    assert any("node" in p for p in r.validate())
