@@ -12,7 +12,8 @@ from reference_easy import reference_schedule
 from coschedlab import Cluster, simulate, validate_jobs
 from coschedlab.schedulers import Backfill
 
-SCHEDULERS = ["fcfs", "sjf", "easy", "easy:extra=false", "easy:depth=2", "easy:interval=17",
+SCHEDULERS = ["fcfs", "sjf", "firstfit", "firstfit:order=wfp", "easy", "easy:extra=false",
+              "easy:depth=2", "easy:interval=17", "easy:order=wfp",
               "backfill", "backfill:reservations=3", "conservative", "conservative:compress=true",
               "conservative:order=sjf", "easy:order=lxf"]  # fmt: skip
 clusters = st.builds(Cluster, st.integers(1, 8), st.integers(1, 2), st.integers(1, 2))

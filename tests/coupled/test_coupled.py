@@ -302,3 +302,63 @@ def test_validator_catches_a_pair_apart_and_a_job_on_held_nodes():
     h = r.holds
     h.loc[0, "end"] = 1250.0  # the hold of a1 now overlaps a2 on nodes 0-5
     assert any("node" in p for p in r.validate())
+
+
+# -- against an independent reference simulator -------------------------------------------------
+@st.composite
+def coupled_case(draw):
+    def jobs(k, nodes):
+        out, t = [], 0
+        for i in range(draw(st.integers(1, k))):
+            t += draw(st.integers(0, 40))
+            run = draw(st.integers(1, 120))
+            out.append((i + 1, float(t), float(run), float(run + draw(st.integers(0, 60))),
+                        draw(st.integers(1, nodes))))  # fmt: skip
+        return out
+
+    na, nb = draw(st.integers(2, 10)), draw(st.integers(2, 6))
+    ja, jb = jobs(14, na), jobs(14, nb)
+    k = draw(st.integers(1, 3))
+    pairs = {}
+    for i in range(0, min(len(ja), len(jb)), k):
+        pairs[(0, ja[i][0])] = (1, jb[i][0])
+        pairs[(1, jb[i][0])] = (0, ja[i][0])
+    combo = draw(st.sampled_from(["HH", "HY", "YH", "YY"]))
+    cap = draw(st.sampled_from([0.3, 0.6, 1.0]))
+    release = draw(st.sampled_from([None, 100.0, 300.0]))
+    return na, nb, ja, jb, pairs, combo, cap, release
+
+
+@settings(max_examples=150, deadline=None)
+@given(coupled_case())
+def test_same_schedule_as_an_independent_reference(case):
+    from reference_coupled import Stuck
+    from reference_coupled import simulate as reference
+
+    na, nb, ja, jb, pairs, combo, cap, release = case
+    scheme = ["hold" if x == "H" else "yield" for x in combo]
+    specs = [
+        {"jobs": ja, "nodes": na, "scheme": scheme[0], "cap": cap, "release": release, "age": 50.0},
+        {"jobs": jb, "nodes": nb, "scheme": scheme[1], "cap": cap, "release": release, "age": 50.0},
+    ]
+    try:
+        want = reference(specs, pairs)
+    except Stuck:
+        want = None
+    systems = [
+        System(name, W(*[(i, s, r, n) for i, s, r, _, n in js]), M(nodes),
+               scheduler=get_scheduler("firstfit:order=wfp"), scheme=sc, hold_cap=cap,
+               release=release, release_age=50.0)
+        for name, js, nodes, sc in (("A", ja, na, scheme[0]), ("B", jb, nb, scheme[1]))
+    ]  # fmt: skip
+    for s, js in zip(systems, (ja, jb), strict=True):  # requested times as drawn
+        s.workload.columns["requested_time"] = np.asarray([x[3] for x in js], dtype=float)
+    p = Pairs()
+    p.mate.update(pairs)
+    if want is None:
+        with pytest.raises(CoupledDeadlock):
+            CoupledSimulation(systems, p).run()
+        return
+    _, r = run(systems, p)
+    assert starts(r, 0) == want[0]
+    assert starts(r, 1) == want[1]

@@ -61,7 +61,7 @@ def study_figure(
         ax.set_title(f"{system} system")
         ax.set_ylabel(label)
         ax.grid(axis="y", alpha=0.3)
-    axes[0].legend(fontsize=8, ncols=2)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside right center", fontsize=8)
     what = "by the small system's load" if study == "load" else "by paired-job proportion"
     fig.suptitle(f"{label.split(' (')[0]} {what}", fontsize=11)
     return fig

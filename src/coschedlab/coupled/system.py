@@ -398,7 +398,8 @@ class CoupledSimulation:
             else ""
         )
         raise CoupledDeadlock(
-            f"deadlock at t={self.now:g}: {waiting} jobs wait and {why}; "
+            f"deadlock at t={self.now:.0f} s (day {self.now / 86400:.1f}): {waiting} jobs wait "
+            f"and {why}; "
             f"{what or 'no job holds'}{hint}"
         )
 

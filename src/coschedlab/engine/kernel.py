@@ -576,24 +576,25 @@ class Simulation:
                 heappush(self._heap, (new_end, k))
 
     # -- gated passes and holds (coupled co-scheduling) ----------------------------------------
-    def extra_pass(self, hide: Iterable[int] = ()) -> None:
+    def extra_pass(self, hide: Iterable[int] | None = None) -> None:
         """One scheduling pass now, each decision through :attr:`gate` (Tang et al. 2011,
         Algorithm 1, RunJob): a job the gate lets START starts; one that HOLDs takes its
         nodes without starting (they count as busy); one that YIELDs is skipped for the rest
         of this pass. After a hold or a yield the policy's later decisions are dropped (they
         assumed that job started) and the policy is asked again: the pass goes on with the
         job out of the queue. Without a gate this is an ordinary pass. ``hide``: queued jobs
-        this pass does not show the policy (a coupled mate attempt's other paired jobs)."""
+        this pass does not show the policy (a coupled mate attempt's other paired jobs); such a
+        pass leaves :attr:`demoted` for the system's own pass."""
         view, queue, queued = self.view, self.queue, self._queued
         schedule = self.scheduler.schedule
         hidden = self._hidden = []
-        for j in hide:
+        for j in hide or ():
             if queued[j]:
                 queued[j] = 0
                 hidden.append(j)
         if hidden:
             _setitem(queue, slice(None), [j for j in queue if queued[j]])
-        keep = self.demoted if hidden else frozenset()
+        keep = self.demoted if hide is not None else frozenset()
         acct = self.acct
         gate = self.gate
         try:

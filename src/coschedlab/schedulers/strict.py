@@ -1,7 +1,10 @@
-"""Strict list scheduling: start jobs in priority order until the first one that does not fit.
+"""List scheduling: start jobs in priority order, strictly or greedily.
 
 ``fcfs`` keeps submission order; ``sjf`` orders by requested time (shortest first). Neither
-backfills: the first job that does not fit blocks every job behind it.
+backfills: the first job that does not fit blocks every job behind it. ``firstfit`` starts every
+job that fits, in priority order, with no reservation at all (greedy backfilling; with
+``order=wfp`` it is the policy of Cobalt's cluster simulator, the analysis system of Tang et
+al. 2011).
 """
 
 from __future__ import annotations
@@ -42,3 +45,20 @@ class SJF(FCFS):
 
     def __init__(self, order: str = "sjf") -> None:
         super().__init__(order)
+
+
+@register("firstfit")
+class FirstFit(Scheduler):
+    """Every job that fits now, in priority order (no reservation: a large job may starve)."""
+
+    def schedule(self, view: View) -> list[int]:
+        nodes = view.nodes
+        free = view.free
+        started = []
+        for j in self.ordered_queue(view):
+            if free == 0:
+                break
+            if nodes[j] <= free:
+                free -= nodes[j]
+                started.append(j)
+        return started
