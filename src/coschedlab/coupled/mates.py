@@ -10,7 +10,7 @@ Three ways to pair, as in Tang et al. (2011) and their Qsim code (Argonne's Coba
 * :func:`pair_every`: the i-th jobs of both systems (submit order), every ``k``-th ``i``
   (Cobalt's ``init_mate_job_dict_by_ratio`` with ratio 1/k); the paired proportion is 1/k.
 * :func:`read_pairs`: explicit pairs from a CSV file (``system,job,system,job`` per line, or
-  ``job,job`` for two systems).
+  ``job,job`` for two systems; an optional first line of column names).
 
 A :class:`Pairs` maps ``(system, job id)`` to the mate's ``(system, job id)`` both ways.
 """
@@ -107,7 +107,7 @@ def pair_every(
 def read_pairs(path: str | Path, workloads: Sequence[Workload]) -> Pairs:
     """Explicit pairs from a CSV file: ``system,job,system,job`` per line (systems numbered
     from 1), or ``job,job`` when there are two systems; ``#`` starts a comment, a first line
-    that is not numbers is a header. Every job must exist on its system."""
+    without any number is a header. Every job must exist on its system."""
     path = Path(path)
     text = read_bytes(path).decode("utf-8", errors="replace")
     ids = [set(w.columns["id"].tolist()) for w in workloads]
@@ -120,8 +120,8 @@ def read_pairs(path: str | Path, workloads: Sequence[Workload]) -> Pairs:
         try:
             nums = [int(c) for c in cells]
         except ValueError:
-            if lineno == 1:
-                continue  # a header
+            if lineno == 1 and not any(c.lstrip("+-").isdigit() for c in cells):
+                continue  # a header: no number in it
             raise InputError(f"expected whole numbers, got {','.join(cells)!r}", where) from None
         if len(nums) == 2 and len(workloads) == 2:
             a, b = (0, nums[0]), (1, nums[1])

@@ -8,7 +8,8 @@ Spec (YAML, every key checked)::
     name: coupled-paper
     large: theta               # bundled ALCF Theta 2022 (4,360 nodes) or an SWF path
     large_nodes: 4360
-    month: 1                   # month of 2022 for theta (or of an epoch-time trace)
+    month: 1                   # month of 2022 for theta (or of an epoch-time trace; a trace
+                               # with relative times is used whole)
     small: kth                 # bundled KTH-SP2 (100 nodes) or an SWF path
     small_nodes: 100
     schemes: [HH, HY, YH, YY]  # large system's scheme, then the small system's
@@ -195,14 +196,26 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
         raise ck.fail(f"'month' must be 1..12, got {month}", "month")
     name = ck.name(raw.get("name", path.stem), "name")
     output = Path(ck.string(raw["output"], "output")) if "output" in raw else Path("out") / name
+    large = _trace(ck, raw, "large", "theta", base)
+    large_nodes = ck.integer(raw.get("large_nodes", 4360), "large_nodes", minimum=1)
+    small = _trace(ck, raw, "small", "kth", base)
+    small_nodes = ck.integer(raw.get("small_nodes", 100), "small_nodes", minimum=1)
+    for key, fn in (
+        ("large", lambda: large_workload(large, month, large_nodes)),
+        ("small", lambda: _pool(small, small_nodes)),
+    ):
+        try:
+            fn()
+        except InputError as exc:
+            raise ck.fail(f"'{key}': {exc}", key) from None
     return CoupledSpec(
         path=path,
         name=name,
-        large=_trace(ck, raw, "large", "theta", base),
-        large_nodes=ck.integer(raw.get("large_nodes", 4360), "large_nodes", minimum=1),
+        large=large,
+        large_nodes=large_nodes,
         month=month,
-        small=_trace(ck, raw, "small", "kth", base),
-        small_nodes=ck.integer(raw.get("small_nodes", 100), "small_nodes", minimum=1),
+        small=small,
+        small_nodes=small_nodes,
         schemes=schemes,
         loads=loads,
         vicinity=ck.number(raw.get("vicinity", 120.0), "vicinity"),
@@ -225,10 +238,25 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
 
 # -- one run ----------------------------------------------------------------------------------
 @lru_cache(maxsize=4)
-def _large(trace: str, month: int, nodes: int):
-    from ..coupled.workloads import THETA, month_of
+def large_workload(trace: str, month: int, nodes: int):
+    """The large system's jobs and the span (s) the study covers: one month of a trace with
+    epoch submit times (``theta``: 2022; a file: the year of its first job), or a trace with
+    relative times whole, from its first submit to its last."""
+    import calendar
+    import time
 
-    return month_of(THETA if trace == "theta" else trace, 2022, month, nodes)
+    from ..coupled.workloads import THETA, month_of
+    from ..workload.swf import read_swf
+
+    path = THETA if trace == "theta" else trace
+    w = read_swf(path, max_procs=nodes)
+    first = float(w.columns["submit"].min())
+    if first > 1e9:  # epoch times: one calendar month
+        year = 2022 if trace == "theta" else time.gmtime(first).tm_year
+        days = calendar.monthrange(year, month)[1]
+        return month_of(path, year, month, nodes), days * 86400.0
+    w = w.shifted()
+    return w, max(1.0, float(w.columns["submit"].max()))
 
 
 @lru_cache(maxsize=4)
@@ -241,14 +269,10 @@ def _pool(trace: str, nodes: int):
 
 def study_workloads(config: dict[str, Any]):
     """The two workloads and the pairing of ``config`` (a pure function of it)."""
-    import calendar
-
     from ..coupled.mates import Pairs, pair_by_vicinity, pair_every
     from ..coupled.workloads import stretch_to_load, twin_workload
 
-    large = _large(config["large"], config["month"], config["large_nodes"])
-    days = calendar.monthrange(2022, config["month"])[1]
-    span = days * 86400.0
+    large, span = large_workload(config["large"], config["month"], config["large_nodes"])
     pool = _pool(config["small"], config["small_nodes"])
     seed = config["seed"]
     if config["study"] == "load":
