@@ -201,7 +201,38 @@ class Checker:
             )
         return text
 
+    def seeds(self, v: Any, path: str, most: int) -> tuple[int, ...]:
+        """Seeds: a count ``N`` (seeds 0..N-1, at most ``most``) or a list of distinct
+        integers in [0, 2**63)."""
+        if isinstance(v, list):
+            seeds = tuple(
+                self.integer(s, f"{path}[{i}]", minimum=0)
+                for i, s in enumerate(self.items(v, path))
+            )
+            for i, s in enumerate(seeds):
+                if s >= 2**63:
+                    raise self.fail(f"'{path}[{i}]' must be below 2**63, got {s}", f"{path}[{i}]")
+            if len(set(seeds)) != len(seeds):
+                raise self.fail(f"'{path}' names a seed twice", path)
+            return seeds
+        count = self.integer(v, path, minimum=1)
+        if count > most:
+            raise self.fail(f"'{path}' asks for {count} seeds; at most {most}", path)
+        return tuple(range(count))
+
     def items(self, v: Any, path: str) -> list:
         if not isinstance(v, list) or not v:
             raise self.fail(f"'{path}' must be a non-empty list, got {show(v)}", path)
         return v
+
+
+def open_spec(path: str | Path, keys: tuple[str, ...], doc: str) -> tuple[Checker, Mapping]:
+    """A YAML spec file read and checked to be a mapping of only ``keys`` (``doc``: where an
+    example is, for an empty file)."""
+    raw = load_yaml(path, "a YAML spec file")
+    ck = Checker(str(path), raw)
+    if raw is None:
+        raise ck.fail(f"the spec is empty; see {doc} for an example")
+    raw = ck.mapping(raw, "the spec")
+    ck.keys(raw, keys, "")
+    return ck, raw

@@ -29,9 +29,7 @@ Spec (YAML, every key checked)::
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -40,9 +38,8 @@ from typing import Any
 import pandas as pd
 
 from ..errors import InputError
-from ..schema import Checker, load_yaml, show
-from .runner import Outcome, Task, run_tasks
-from .store import JsonStore
+from ..schema import Checker, open_spec, show
+from .store import JsonSweep
 
 __all__ = ["CoupledSpec", "aggregate", "load_coupled_spec", "run_one", "run_sweep"]
 
@@ -122,12 +119,7 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
     from ..schedulers import get_scheduler
 
     path = Path(path)
-    raw = load_yaml(path, "a YAML spec file")
-    ck = Checker(str(path), raw)
-    if raw is None:
-        raise ck.fail("the spec is empty; see docs/coupled.md for an example")
-    raw = ck.mapping(raw, "the spec")
-    ck.keys(raw, _KEYS, "")
+    ck, raw = open_spec(path, _KEYS, "docs/coupled.md")
     base = path.resolve().parent
     schemes = tuple(
         ck.choice(str(s).upper() if isinstance(s, str) else s, f"schemes[{i}]", COMBOS)
@@ -154,22 +146,7 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
     proportions = fractions("proportions", [0.025, 0.05, 0.1, 0.2, 0.33], 1.0)
     if not loads and not proportions:
         raise ck.fail("both 'loads' and 'proportions' are empty: nothing to run")
-    seeds_raw = raw.get("seeds", 1)
-    if isinstance(seeds_raw, list):
-        seeds = tuple(
-            ck.integer(s, f"seeds[{i}]", minimum=0)
-            for i, s in enumerate(ck.items(seeds_raw, "seeds"))
-        )
-        if len(set(seeds)) != len(seeds):
-            raise ck.fail("'seeds' names a seed twice", "seeds")
-        for i, s in enumerate(seeds):
-            if s >= 2**63:
-                raise ck.fail(f"'seeds[{i}]' must be below 2**63, got {s}", f"seeds[{i}]")
-    else:
-        count = ck.integer(seeds_raw, "seeds", minimum=1)
-        if count > MAX_SEEDS:
-            raise ck.fail(f"'seeds' asks for {count} seeds; at most {MAX_SEEDS}", "seeds")
-        seeds = tuple(range(count))
+    seeds = ck.seeds(raw.get("seeds", 1), "seeds", MAX_SEEDS)
     sched_raw = raw.get("scheduler", "easy:order=wfp")
     scheds = (
         [ck.string(s, f"scheduler[{i}]") for i, s in enumerate(ck.items(sched_raw, "scheduler"))]
@@ -335,63 +312,15 @@ def describe(spec: CoupledSpec) -> dict[str, Any]:
     return {k: v for k, v in spec.__dict__.items() if k not in ("path", "output", "name")}
 
 
-def check_output(out: Path, spec: CoupledSpec | None = None) -> None:
-    """``out`` can hold this sweep: new, empty, or this sweep's own directory (resumed with the
-    same fixed settings; more schemes, loads, proportions or seeds are fine)."""
-    from ..outputs import check_target
-
-    out = Path(out)
-    if out.is_dir() and any(out.iterdir()) and not (out / "runs").is_dir():
-        raise InputError(f"--out {out} is not a coupled sweep directory (no runs/ in it)")
-    check_target(out, force=True)
-    stored = out / "spec.json"
-    if spec is None or not stored.is_file():
-        return
-    try:
-        old = json.loads(stored.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-        raise InputError("not valid JSON; give another --out", str(stored)) from None
-    if not isinstance(old, dict):
-        raise InputError("not a sweep's spec.json; give another --out", str(stored))
-    new = json.loads(json.dumps(describe(spec), default=str))
-    diffs = [f"{k}: {old.get(k)!r} -> {new.get(k)!r}" for k in FIXED if old.get(k) != new.get(k)]
-    if diffs:
-        raise InputError(
-            f"--out {out} holds runs of another sweep ({'; '.join(diffs)}); give another --out"
-        )
+def _shape(row: dict[str, Any]) -> None:
+    row["config"]["study"], row["metrics"]["large"]  # noqa: B018 (a KeyError: not a run)
 
 
-def run_sweep(
-    spec: CoupledSpec,
-    out: Path,
-    jobs: int | None = None,
-    on_start: Callable[[int, int], None] | None = None,
-    on_done: Callable[[Outcome], None] | None = None,
-):
-    """Run (or resume) every configuration into ``out/runs``; the finished runs' records."""
-    out = Path(out)
-    check_output(out, spec)
-    configs = spec.configs()
-    tasks = [Task(k, run_one, (configs[k],)) for k in sorted(configs)]
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "spec.json").write_text(json.dumps(describe(spec), default=str, indent=1) + "\n")
-    store = JsonStore(out / "runs")
-    summary = run_tasks(tasks, store, jobs=jobs, quiet=True, on_start=on_start, on_done=on_done)
-    rows = []
-    done = store.done()
-    for key in sorted(configs):
-        if key not in done:
-            continue
-        p = store.folder / f"{key}.json"
-        try:
-            row = json.loads(p.read_text())
-            row["config"]["study"], row["metrics"]["large"]  # noqa: B018 (checks the shape)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, KeyError, TypeError):
-            raise InputError(
-                "damaged run file: delete it and run the sweep again to redo that run", str(p)
-            ) from None
-        rows.append(row)
-    return summary, rows
+SWEEP = JsonSweep("coupled", describe, FIXED, run_one, _shape)
+#: ``check_output(out, spec)``: ``out`` can hold this sweep (new, empty, or its own directory
+#: with the same :data:`FIXED` settings); ``run_sweep(spec, out, jobs, on_start, on_done)``
+check_output = SWEEP.check_output
+run_sweep = SWEEP.run
 
 
 #: the metrics averaged over seeds, per system

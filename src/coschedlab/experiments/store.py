@@ -28,6 +28,9 @@ from .spec import Spec
 
 __all__ = [
     "JsonStore",
+    "JsonSweep",
+    "check_json_sweep",
+    "run_json_sweep",
     "RunKey",
     "RunStore",
     "check_spec",
@@ -179,6 +182,115 @@ class JsonStore:
         """The stored runs (all, or those of ``keys`` that exist), in key order."""
         names = sorted(self.done()) if keys is None else [k for k in keys if k in self.done()]
         return [json.loads(self._path(k).read_text()) for k in names]
+
+
+# -- sweeps whose runs are JSON documents --------------------------------------------------------
+def check_json_sweep(
+    out: Path, what: str, described: dict[str, Any] | None, fixed: Iterable[str]
+) -> None:
+    """``out`` can hold this sweep of ``what`` (e.g. "workflow"): new, empty, or a sweep
+    directory whose ``spec.json`` agrees with ``described`` on every ``fixed`` key (resuming
+    with more values of the other keys is fine)."""
+    from ..outputs import check_target
+
+    out = Path(out)
+    if out.is_dir() and any(out.iterdir()) and not (out / "runs").is_dir():
+        raise InputError(f"--out {out} is not a {what} sweep directory (no runs/ in it)")
+    check_target(out, force=True)
+    stored = out / "spec.json"
+    if described is None or not stored.is_file():
+        return
+    try:
+        old = json.loads(stored.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        raise InputError("not valid JSON; give another --out", str(stored)) from None
+    if not isinstance(old, dict):
+        raise InputError("not a sweep's spec.json; give another --out", str(stored))
+    new = json.loads(json.dumps(described, default=str))
+    diffs = [f"{k}: {old.get(k)!r} -> {new.get(k)!r}" for k in fixed if old.get(k) != new.get(k)]
+    if diffs:
+        raise InputError(
+            f"--out {out} holds runs of another sweep ({'; '.join(diffs)}); give another --out"
+        )
+
+
+def run_json_sweep(
+    out: Path,
+    tasks: list[Any],
+    described: dict[str, Any],
+    shape: Any,
+    *,
+    jobs: int | None = None,
+    on_start: Any = None,
+    on_done: Any = None,
+) -> tuple[Any, list[dict[str, Any]]]:
+    """Run (or resume) ``tasks`` (:class:`~.runner.Task`) into ``out/runs`` with ``described``
+    as ``out/spec.json``; the runner's summary and every finished run's record, in task order.
+    ``shape(record)`` raises KeyError or TypeError for a record that is not a run of this
+    sweep (a damaged file: one line naming it)."""
+    from .runner import run_tasks
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "spec.json").write_text(json.dumps(described, default=str, indent=1) + "\n")
+    store = JsonStore(out / "runs")
+    summary = run_tasks(tasks, store, jobs=jobs, quiet=True, on_start=on_start, on_done=on_done)
+    rows = []
+    done = store.done()
+    for t in tasks:
+        if t.key not in done:
+            continue
+        path = store.folder / f"{t.key}.json"
+        try:
+            row = json.loads(path.read_text())
+            shape(row)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, KeyError, TypeError):
+            raise InputError(
+                "damaged run file: delete it and run the sweep again to redo that run", str(path)
+            ) from None
+        rows.append(row)
+    return summary, rows
+
+
+@dataclass(frozen=True)
+class JsonSweep:
+    """A sweep whose runs are JSON documents, resumable: ``what`` names it in messages,
+    ``describe(spec)`` is what its ``spec.json`` holds, ``fixed`` the keys a resumed sweep may
+    not change, ``run_one(config)`` one run, ``shape(record)`` raises KeyError or TypeError for
+    a record that is not one of its runs. ``spec.configs()`` gives every run's key and
+    configuration."""
+
+    what: str
+    describe: Any
+    fixed: tuple[str, ...]
+    run_one: Any
+    shape: Any
+
+    def check_output(self, out: Path, spec: Any = None) -> None:
+        """``out`` can hold the sweep ``spec`` (:func:`check_json_sweep`)."""
+        check_json_sweep(out, self.what, None if spec is None else self.describe(spec), self.fixed)
+
+    def run(
+        self,
+        spec: Any,
+        out: Path,
+        jobs: int | None = None,
+        on_start: Any = None,
+        on_done: Any = None,
+    ) -> tuple[Any, list[dict[str, Any]]]:
+        """Run (or resume) every configuration of ``spec`` into ``out/runs``: the runner's
+        summary and the finished runs' records."""
+        from .runner import Task
+
+        if jobs is not None and jobs < 1:
+            raise InputError(f"--jobs must be at least 1, got {jobs}")
+        self.check_output(out, spec)
+        configs = spec.configs()
+        tasks = [Task(k, self.run_one, (configs[k],)) for k in sorted(configs)]
+        return run_json_sweep(
+            out, tasks, self.describe(spec), self.shape, jobs=jobs, on_start=on_start,
+            on_done=on_done,
+        )  # fmt: skip
 
 
 # -- the spec of an output directory ----------------------------------------------------------

@@ -24,9 +24,7 @@ Spec (YAML, every key checked)::
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,9 +33,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..schema import Checker, load_yaml, show
-from .runner import Outcome, Task, run_tasks
-from .store import JsonStore
+from ..schema import open_spec, show
+from .store import JsonSweep
 
 __all__ = ["WorkflowSpec", "aggregate", "load_workflow_spec", "run_sweep"]
 
@@ -143,12 +140,7 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
     from ..workflows.modes import MODES
 
     path = Path(path)
-    raw = load_yaml(path, "a YAML spec file")
-    ck = Checker(str(path), raw)
-    if raw is None:
-        raise ck.fail("the spec is empty; see docs/workflows.md for an example")
-    raw = ck.mapping(raw, "the spec")
-    ck.keys(raw, _KEYS, "")
+    ck, raw = open_spec(path, _KEYS, "docs/workflows.md")
     base = path.resolve().parent
     wfs = []
     coarse = ck.boolean(raw.get("coarse", False), "coarse")
@@ -185,20 +177,7 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
         ck.choice(m, f"modes[{i}]", MODES)
         for i, m in enumerate(ck.items(raw.get("modes", list(MODES)), "modes"))
     )
-    seeds_raw = raw.get("seeds", 1)
-    if isinstance(seeds_raw, list):
-        seeds = tuple(
-            ck.integer(s, f"seeds[{i}]", minimum=0)
-            for i, s in enumerate(ck.items(seeds_raw, "seeds"))
-        )
-        for i, s in enumerate(seeds):
-            if s >= 2**63:
-                raise ck.fail(f"'seeds[{i}]' must be below 2**63, got {s}", f"seeds[{i}]")
-    else:
-        count = ck.integer(seeds_raw, "seeds", minimum=1)
-        if count > MAX_SEEDS:
-            raise ck.fail(f"'seeds' asks for {count} seeds; at most {MAX_SEEDS}", "seeds")
-        seeds = tuple(range(count))
+    seeds = ck.seeds(raw.get("seeds", 1), "seeds", MAX_SEEDS)
     machine = ck.string(raw.get("machine", "edison"), "machine")
     from ..workflows.workload import machine_of
 
@@ -302,67 +281,15 @@ FIXED = ("machine", "kind", "warmup", "window", "pressure", "target_wait", "scal
          "scheduler", "coarse")  # fmt: skip
 
 
-def check_output(out: Path, spec: WorkflowSpec | None = None) -> None:
-    """``out`` can hold this sweep: new, empty, or this sweep's own directory (resumed: the
-    same machine, generator settings and scheduler; more workflows, values, modes or seeds are
-    fine)."""
-    from ..outputs import check_target
-
-    out = Path(out)
-    if out.is_dir() and any(out.iterdir()) and not (out / "runs").is_dir():
-        raise InputError(f"--out {out} is not a workflow sweep directory (no runs/ in it)")
-    check_target(out, force=True)
-    stored = out / "spec.json"
-    if spec is None or not stored.is_file():
-        return
-    try:
-        old = json.loads(stored.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-        raise InputError("not valid JSON; give another --out", str(stored)) from None
-    if not isinstance(old, dict):
-        raise InputError("not a sweep's spec.json; give another --out", str(stored))
-    new = json.loads(json.dumps(describe(spec), default=str))
-    diffs = [f"{k}: {old.get(k)!r} -> {new[k]!r}" for k in FIXED if old.get(k) != new[k]]
-    if diffs:
-        raise InputError(
-            f"--out {out} holds runs of another sweep ({'; '.join(diffs)}); give another --out"
-        )
+def _shape(row: dict[str, Any]) -> None:
+    row["config"]["kind"], row["summary"]["mode"]  # noqa: B018 (a KeyError: not a run)
 
 
-def run_sweep(
-    spec: WorkflowSpec,
-    out: Path,
-    jobs: int | None = None,
-    on_start: Callable[[int, int], None] | None = None,
-    on_done: Callable[[Outcome], None] | None = None,
-):
-    """Run (or resume) every configuration into ``out/runs``."""
-    out = Path(out)
-    if jobs is not None and jobs < 1:
-        raise InputError(f"--jobs must be at least 1, got {jobs}")
-    check_output(out, spec)
-    configs = spec.configs()
-    # longest first (the whole machine is simulated per run; pilots and chains cost alike)
-    tasks = [Task(k, run_one, (configs[k],)) for k in sorted(configs)]
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "spec.json").write_text(json.dumps(describe(spec), default=str, indent=1) + "\n")
-    store = JsonStore(out / "runs")
-    summary = run_tasks(tasks, store, jobs=jobs, quiet=True, on_start=on_start, on_done=on_done)
-    rows = []
-    done = store.done()
-    for key in sorted(configs):
-        if key not in done:
-            continue
-        path = store.folder / f"{key}.json"
-        try:
-            row = json.loads(path.read_text())
-            row["config"]["kind"], row["summary"]["mode"]  # noqa: B018 (checks the shape)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, KeyError, TypeError):
-            raise InputError(
-                "damaged run file: delete it and run the sweep again to redo that run", str(path)
-            ) from None
-        rows.append(row)
-    return summary, rows
+SWEEP = JsonSweep("workflow", describe, FIXED, run_one, _shape)
+#: ``check_output(out, spec)``: ``out`` can hold this sweep (new, empty, or its own directory
+#: with the same :data:`FIXED` settings); ``run_sweep(spec, out, jobs, on_start, on_done)``
+check_output = SWEEP.check_output
+run_sweep = SWEEP.run
 
 
 # -- pooling the seeds ----------------------------------------------------------------------------
