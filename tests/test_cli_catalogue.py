@@ -97,6 +97,9 @@ def ws(tmp_path_factory) -> Path:
     (d / "empty").mkdir()
     (d / "notours").mkdir()
     (d / "notours" / "notes.txt").write_text("my notes\n")
+    (d / "mydocs" / "sub").mkdir(parents=True)  # a user's folder of .md/.csv/.json files
+    (d / "mydocs" / "thesis.md").write_text("# thesis\n")
+    (d / "mydocs" / "sub" / "measurements.csv").write_text("a,b\n")
     lines = SMALL.splitlines()
     (d / "huge_submit.swf").write_text(
         "\n".join([*lines[:3], lines[3].replace(" 10 ", " 1e30 ", 1), lines[4]]) + "\n"
@@ -153,6 +156,39 @@ def ws(tmp_path_factory) -> Path:
         cwd=d,
     )
     assert done.returncode == 0, done.stderr
+    # coupled systems: pairs files and sweep specs
+    (d / "pairs_ok.csv").write_text("1,1,2,1\n")
+    (d / "pairs_twice.csv").write_text("1,1,2,1\n1,1,2,2\n")
+    (d / "pairs_nojob.csv").write_text("1,9,2,1\n")
+    (d / "pairs_same.csv").write_text("1,1,1,2\n")
+    (d / "pairs_nosys.csv").write_text("1,1,3,1\n")
+    (d / "pairs_text.csv").write_text("a,b\n1,x,2,1\n")
+    (d / "pairs_empty.csv").write_text("")
+    (d / "pairs_split.csv").write_text('1,1,2,1\n"2\n",2,2,2\n')
+    (d / "pairs_bom.csv").write_bytes(b"\xef\xbb\xbf1,1,2,1\n")
+    (d / "pairs_binary.csv").write_bytes(b"1,1\x00,2\r,1\n\x89PNG")
+    cpl = "large: small.swf\nlarge_nodes: 4\nsmall: small.swf\nsmall_nodes: 4\nschemes: [HH]\nloads: [0.5]\nproportions: []\nseeds: 1\n"
+    (d / "cpl_ok.yaml").write_text(cpl)
+    for name, body in {
+        "cpl_key": cpl + "colour: red\n",
+        "cpl_scheme": cpl.replace("[HH]", "[HX]"),
+        "cpl_load0": cpl.replace("loads: [0.5]", "loads: [0]"),
+        "cpl_prop": cpl.replace("proportions: []", "proportions: [1.5]"),
+        "cpl_none": cpl.replace("loads: [0.5]", "loads: []"),
+        "cpl_seeds": cpl.replace("seeds: 1", "seeds: [1, 1]"),
+        "cpl_sched": cpl + "scheduler: nosuch\n",
+        "cpl_sched3": cpl + "scheduler: [easy, easy, easy]\n",
+        "cpl_cap": cpl + "hold_cap: 3\n",
+        "cpl_month": cpl + "month: 13\n",
+        "cpl_large": cpl.replace("large: small.swf", "large: nosuch.swf"),
+        "cpl_nodes": cpl.replace("large_nodes: 4", "large_nodes: 1"),
+        "cpl_name": cpl + "name: a/b\n",
+        "cpl_dup": cpl.replace("loads: [0.5]", "loads: [0.25, 0.25]"),
+        "cpl_attempt": cpl + "mate_attempt: sometimes\n",
+    }.items():
+        (d / f"{name}.yaml").write_text(body)
+    (d / "cplruns" / "runs").mkdir(parents=True)
+    (d / "cplruns" / "runs" / "load0.5-HH-s0.json").write_text("{}")
     # an earlier result, and damaged copies of it
     done = cli("simulate", "small.swf", "--out", "prev", cwd=d)
     assert done.returncode == 0, done.stderr
@@ -171,6 +207,7 @@ CASES = [
     ("simulate-out-devnull", "simulate small.swf --out /dev/null", 2, "/dev/null"),
     ("simulate-out-earlier", "simulate small.swf --out prev", 2, "already holds a result; give --force"),
     ("simulate-force-not-ours", "simulate small.swf --out notours --force", 2, "notes.txt"),
+    ("simulate-force-user-docs", "simulate small.swf --out mydocs --force", 2, "holds files coschedlab did not write"),
     ("simulate-out-under-file", "simulate small.swf --out afile/sub", 2, "afile"),
     ("simulate-fails-with-force", "simulate small.swf -s raises.py --out prev --force", 2, "raises.py:8"),
     ("demo-out-file", "demo --out afile", 2, "not a directory"),
@@ -295,6 +332,66 @@ CASES = [
     ("workflows-compare-out-file", "workflows compare wf_ok.yaml --out afile", 2, "afile"),
     ("workflows-compare-out-result", "workflows compare wf_ok.yaml --out prev", 2, "not a workflow sweep directory"),
     ("workflows-compare-missing", "workflows compare nosuch.yaml", 2, "nosuch.yaml"),
+    # -- coupled systems -------------------------------------------------------------------
+    ("coupled-one-system", "coupled simulate --system small.swf", 2, "at least two --system"),
+    ("coupled-missing", "coupled simulate --system nosuch.swf --system small.swf", 2, "no such trace file 'nosuch.swf'"),
+    ("coupled-dir", "coupled simulate --system empty --system small.swf", 2, "is a directory, not a trace file"),
+    ("coupled-bad-line", "coupled simulate --system text_field.swf --system small.swf", 2, "text_field.swf:"),
+    ("coupled-key", "coupled simulate --system small.swf:colour=red --system small.swf", 2, "unknown key 'colour'"),
+    ("coupled-no-value", "coupled simulate --system small.swf:scheme --system small.swf", 2, "expected key=value"),
+    ("coupled-twice", "coupled simulate --system small.swf:nodes=4,nodes=5 --system small.swf", 2, "nodes given twice"),
+    ("coupled-scheme", "coupled simulate --system small.swf:scheme=maybe,name=a --system small.swf", 2, "scheme must be hold or yield"),
+    ("coupled-nodes0", "coupled simulate --system small.swf:nodes=0,name=a --system small.swf", 2, "nodes must be a whole number >= 1"),
+    ("coupled-nodes-text", "coupled simulate --system small.swf:nodes=abc,name=a --system small.swf", 2, "nodes must be a whole number"),
+    ("coupled-nodes-small", "coupled simulate --system small.swf:nodes=1,name=a --system small.swf", 2, "3 larger than the machine"),
+    ("coupled-cap", "coupled simulate --system small.swf:hold_cap=2,name=a --system small.swf", 2, "hold_cap must be in [0, 1]"),
+    ("coupled-release-nan", "coupled simulate --system small.swf:release=nan,name=a --system small.swf", 2, "release must be a number"),
+    ("coupled-release-neg", "coupled simulate --system small.swf:release=-5,name=a --system small.swf", 2, "release must be a number >= 0"),
+    ("coupled-yields-frac", "coupled simulate --system small.swf:max_yields=1.5,name=a --system small.swf", 2, "max_yields must be a whole number"),
+    ("coupled-month", "coupled simulate --system small.swf:month=13,name=a --system small.swf", 2, "month must be 1..12"),
+    ("coupled-load", "coupled simulate --system small.swf:load=5,name=a --system small.swf", 2, "load must be in (0, 2]"),
+    ("coupled-same-name", "coupled simulate --system small.swf --system small.swf", 2, "are both named 'small'"),
+    ("coupled-name-path", "coupled simulate --system small.swf:name=../x --system small.swf", 2, "names a directory of the output"),
+    ("coupled-name-reserved", "coupled simulate --system small.swf:name=coupled.json --system small.swf", 2, "names a directory of the output"),
+    ("coupled-scheduler", "coupled simulate --system small.swf:name=a --system small.swf -s nosuch", 2, "unknown scheduler"),
+    ("coupled-scheduler-empty", "coupled simulate --system small.swf:name=a --system small.swf --scheduler=", 2, "empty scheduler spec"),
+    ("coupled-schedulers-3", "coupled simulate --system small.swf:name=a --system small.swf -s easy -s easy -s easy", 2, "one per system (2), got 3"),
+    ("coupled-attempt", "coupled simulate --system small.swf:name=a --system small.swf --mate-attempt sometimes", 2, "--mate-attempt must be queued or yielded"),
+    ("coupled-seed", "coupled simulate --system small.swf:name=a --system small.swf --seed -1", 2, "a seed must be an integer"),
+    ("coupled-pairs", "coupled simulate --system small.swf:name=a --system small.swf --pairs nearby:3", 2, "unknown pairing 'nearby:3'"),
+    ("coupled-vicinity-inf", "coupled simulate --system small.swf:name=a --system small.swf --pairs vicinity:inf", 2, "a finite number of seconds"),
+    ("coupled-every0", "coupled simulate --system small.swf:name=a --system small.swf --pairs every:0", 2, "a whole number >= 1"),
+    ("coupled-pairs-missing", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:nosuch.csv", 2, "nosuch.csv"),
+    ("coupled-pairs-twice", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:pairs_twice.csv", 2, "pairs_twice.csv:2: job 1 of system 1 has two mates"),
+    ("coupled-pairs-nojob", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:pairs_nojob.csv", 2, "pairs_nojob.csv:1: system 1 has no job 9"),
+    ("coupled-pairs-same", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:pairs_same.csv", 2, "on the same system"),
+    ("coupled-pairs-nosys", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:pairs_nosys.csv", 2, "no system 3"),
+    ("coupled-pairs-text", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:pairs_text.csv", 2, "pairs_text.csv:2: expected whole numbers"),
+    ("coupled-pairs-empty", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:pairs_empty.csv", 2, "no pairs in the file"),
+    ("coupled-pairs-split", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:pairs_split.csv", 2, "pairs_split.csv:3: a value spans lines"),
+    ("coupled-pairs-binary", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:pairs_binary.csv", 2, "pairs_binary.csv:"),
+    ("coupled-out-file", "coupled simulate --system small.swf:name=a --system small.swf --out afile", 2, "not a directory"),
+    ("coupled-out-earlier", "coupled simulate --system small.swf:name=a --system small.swf --out prev", 2, "already holds a result"),
+    ("coupled-force-not-ours", "coupled simulate --system small.swf:name=a --system small.swf --out notours --force", 2, "notes.txt"),
+    ("coupled-compare-key", "coupled compare cpl_key.yaml", 2, "colour"),
+    ("coupled-compare-scheme", "coupled compare cpl_scheme.yaml", 2, "schemes[0]"),
+    ("coupled-compare-load0", "coupled compare cpl_load0.yaml", 2, "loads[0]"),
+    ("coupled-compare-prop", "coupled compare cpl_prop.yaml", 2, "must be at most 1"),
+    ("coupled-compare-nothing", "coupled compare cpl_none.yaml", 2, "nothing to run"),
+    ("coupled-compare-seeds", "coupled compare cpl_seeds.yaml", 2, "names a seed twice"),
+    ("coupled-compare-sched", "coupled compare cpl_sched.yaml", 2, "'scheduler': unknown scheduler"),
+    ("coupled-compare-sched3", "coupled compare cpl_sched3.yaml", 2, "a list of two"),
+    ("coupled-compare-cap", "coupled compare cpl_cap.yaml", 2, "hold_cap"),
+    ("coupled-compare-month", "coupled compare cpl_month.yaml", 2, "'month' must be 1..12"),
+    ("coupled-compare-large", "coupled compare cpl_large.yaml", 2, "no such trace file 'nosuch.swf'"),
+    ("coupled-compare-nodes", "coupled compare cpl_nodes.yaml", 2, "'large_nodes': "),
+    ("coupled-compare-name", "coupled compare cpl_name.yaml", 2, "'name' must use letters"),
+    ("coupled-compare-dup", "coupled compare cpl_dup.yaml", 2, "names a value twice"),
+    ("coupled-compare-attempt", "coupled compare cpl_attempt.yaml", 2, "mate_attempt"),
+    ("coupled-compare-out-result", "coupled compare cpl_ok.yaml --out prev", 2, "not a coupled sweep directory"),
+    ("coupled-compare-no-spec", "coupled compare cpl_ok.yaml --out cplruns", 2, "holds runs but no spec.json"),
+    ("coupled-compare-missing", "coupled compare nosuch.yaml", 2, "nosuch.yaml"),
+    ("coupled-compare-jobs", "coupled compare cpl_ok.yaml --jobs 0", 2, "--jobs must be at least 1"),
 ]  # fmt: skip
 
 
@@ -471,7 +568,7 @@ def test_ctrl_c_says_so_and_leaves_nothing_half_written(ws, tmp_path):
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not list(tmp_path.glob(".tmp-*")):
+    while time.monotonic() < deadline and not list(tmp_path.glob(".tmp-prev-*")):
         time.sleep(0.1)  # the run has begun once its temporary directory exists
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)

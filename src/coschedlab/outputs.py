@@ -5,7 +5,10 @@ Every command that writes a result goes through here:
 * :func:`check_target` runs *before* the work (a long simulation must not end in "cannot
   write"): the target must not be an existing file, its parent must be writable, and an
   existing non-empty target is refused unless ``force``; even with ``force``, a directory
-  holding files coschedlab does not write (:data:`OUR_FILES`) is never replaced.
+  holding files coschedlab does not write is never replaced. A directory coschedlab made
+  carries a :data:`MARKER` file; in it the names of :data:`OUR_FILES` are ours. A directory
+  without the marker (the user's, or one written before markers) may hold only the exact
+  names of a single result (:data:`RESULT_FILES`): ``--out ~/thesis --force`` deletes nothing.
 * :func:`atomic_dir` / :func:`atomic_file` write into a temporary sibling and move it into
   place only when everything was written: a failure (full disk, Ctrl-C, a bug) leaves the
   earlier result untouched and no half-written one.
@@ -36,7 +39,9 @@ __all__ = [
     "atomic_file",
     "check_target",
     "first_foreign",
+    "is_empty",
     "is_ours",
+    "mark",
     "os_error",
 ]
 
@@ -46,6 +51,13 @@ OUR_FILES = (
     "jobs.parquet", "jobs.csv", "result.swf", "metrics.json", "run.json", "error.txt",
     "spec.json", "*.png", "*.html", "*.csv", "*.md", "*.swf", "*.json", "*.error.txt",
 )  # fmt: skip
+#: the exact names a single result holds: all that an unmarked directory may contain
+RESULT_FILES = (
+    "jobs.parquet", "jobs.csv", "result.swf", "metrics.json", "run.json", "error.txt",
+    "spec.json", "*.error.txt",
+)  # fmt: skip
+#: the file that marks a directory coschedlab made (results, reports, sweeps)
+MARKER = ".coschedlab"
 #: name prefixes of the temporary siblings (a killed process may leave them behind)
 TMP_PREFIX = ".tmp-"
 OLD_PREFIX = ".old-"
@@ -73,12 +85,32 @@ def is_ours(path: Path) -> bool:
 
 
 def first_foreign(path: Path) -> Path | None:
-    """The first file under the directory ``path`` that coschedlab does not write, if any."""
+    """The first file under the directory ``path`` that coschedlab does not write, if any
+    (the module docstring: :data:`OUR_FILES` in a marked directory, :data:`RESULT_FILES`
+    in any other)."""
+    patterns = OUR_FILES if (Path(path) / MARKER).is_file() else RESULT_FILES
     for root, _dirs, files in os.walk(path):
         for name in files:
-            if not any(fnmatch(name, pattern) for pattern in OUR_FILES):
+            if name == MARKER:
+                continue
+            if not any(fnmatch(name, pattern) for pattern in patterns):
                 return Path(root) / name
     return None
+
+
+def is_empty(path: str | Path) -> bool:
+    """True when the directory ``path`` holds nothing but, perhaps, the :data:`MARKER`."""
+    return all(p.name == MARKER for p in Path(path).iterdir())
+
+
+def mark(path: str | Path) -> Path:
+    """Create the directory ``path`` if needed and mark it as coschedlab's (:data:`MARKER`)."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    marker = path / MARKER
+    if not marker.exists():
+        marker.write_text("written by coschedlab: --force may replace this directory\n")
+    return path
 
 
 def check_target(
@@ -95,7 +127,7 @@ def check_target(
     if kind == "dir":
         if path.exists() and not path.is_dir():
             raise InputError(f"{option} {path} exists and is not a directory; choose a directory")
-        if path.is_dir() and any(path.iterdir()):
+        if path.is_dir() and not is_empty(path):
             if not force:
                 raise InputError(
                     f"{option} {path} already holds a result; give --force to replace it, or "
@@ -133,6 +165,7 @@ def _check_writable(parent: Path, option: str) -> None:
     except NotADirectoryError as exc:
         raise InputError(f"{option}: {exc.filename}: a parent is a file, not a directory") from None
     except OSError as exc:
+        exc.filename = str(parent)  # the directory, not the probe inside it
         raise os_error(exc, str(parent)) from None
 
 
@@ -146,6 +179,7 @@ def atomic_dir(path: str | Path, force: bool = False, option: str = "--out") -> 
     try:
         tmp.mkdir()
         yield tmp
+        mark(tmp)
         _swap_in(tmp, path)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -56,7 +56,8 @@ def test_every_kth_job_gives_the_proportion():
 @pytest.mark.parametrize(
     "text, says",
     [
-        ("vicinity:-1", "a number of seconds >= 0"),
+        ("vicinity:-1", "a finite number of seconds >= 0"),
+        ("vicinity:inf", "a finite number of seconds >= 0"),
         ("every:0", "a whole number >= 1"),
         ("every:1.5", "a whole number >= 1"),
         ("proportion:0", "a fraction in (0, 1]"),

@@ -175,9 +175,10 @@ def report(
         if names is None and r.header.get("Applications"):
             names = app_names_from_header(r.header["Applications"])
     target = out or results[0]
-    from ..outputs import check_target
+    from ..outputs import check_target, mark
 
     # figures are derived data: they replace earlier figures, never files of the user's
     check_target(target, force=True)
+    mark(target)
     paths = write_report(loaded, target, app_names=names, window=window)
     console.print(f"wrote {len(paths)} files to {target}/ (open {target}/report.html)")

@@ -27,7 +27,7 @@ def parse_system(text: str) -> tuple[str, dict[str, str]]:
     """``TRACE[:key=value,...]`` -> (trace, options); TRACE is a path, ``theta`` or ``kth``."""
     trace, opts = text, ""
     head, sep, tail = text.rpartition(":")
-    if sep and "=" in tail:
+    if sep and head and ("=" in tail or not Path(text).exists()):
         trace, opts = head, tail
     if not trace:
         raise InputError(f"--system {text!r}: give a trace (a file, theta or kth)")
@@ -46,25 +46,107 @@ def parse_system(text: str) -> tuple[str, dict[str, str]]:
     return trace, out
 
 
-def _num(text: str, key: str, where: str, *, integer: bool = False, none: bool = False):
-    if none and text.lower() in ("none", "off", "0"):
+#: names a system may not take (they are files of the output directory)
+_RESERVED = {".", "..", "holds.csv", "pairs.csv", "coupled.json"}
+
+
+def _system_name(text: str, opts: dict[str, str], trace: str) -> str:
+    import re
+
+    name = opts.get("name") or (
+        trace if trace in ("theta", "kth") else Path(trace).name.split(".")[0] or "system"
+    )
+    if not re.fullmatch(r"[A-Za-z0-9_.+=,-]+", name) or name in _RESERVED:
+        raise InputError(
+            f"--system {text!r}: name {name!r} names a directory of the output: use letters, "
+            "digits and _ . + = , - (not . .. holds.csv pairs.csv coupled.json)"
+        )
+    return name
+
+
+def _num(
+    text: str, key: str, where: str, *, integer: bool = False, minimum: float = 0,
+    none: tuple[str, ...] = (),
+):  # fmt: skip
+    """The number ``text`` of option ``key`` (``none``: words meaning "none")."""
+    if text.lower() in none:
         return None
     try:
         v = int(text) if integer else float(text)
     except ValueError:
+        v = None
+    if v is None or v != v or v in (float("inf"), float("-inf")) or v < minimum:
         kind = "a whole number" if integer else "a number"
-        raise InputError(f"--system {where!r}: {key} must be {kind}, got {text!r}") from None
-    if v != v or v < 0 or v in (float("inf"),):
-        raise InputError(f"--system {where!r}: {key} must be >= 0 and finite, got {text!r}")
+        extra = f" or {' / '.join(none)}" if none else ""
+        raise InputError(
+            f"--system {where!r}: {key} must be {kind} >= {minimum:g}{extra}, got {text!r}"
+        )
     return v
 
 
-def build_systems(specs: list[str], schedulers: list[str], seed: int) -> list[Any]:
-    """The :class:`~coschedlab.coupled.System` of each ``--system`` spec."""
+def _system(
+    text: str, sched: str | None, seed: int, span: float | None
+) -> tuple[Any, float | None]:
+    """One ``--system`` spec as a :class:`~coschedlab.coupled.System` (and the span of its
+    month, for traces with epoch times)."""
     from ..coupled.system import System
     from ..coupled.workloads import KTH, THETA, cluster_of, month_of, stretch_to_load
     from ..schedulers import get_scheduler
     from ..workload.swf import cluster_from_header, read_swf
+
+    trace, opts = parse_system(text)
+    name = _system_name(text, opts, trace)
+    path = {"theta": THETA, "kth": KTH}.get(trace, trace)
+    if Path(path).is_dir():
+        raise InputError(f"--system {text!r}: {trace} is a directory, not a trace file")
+    if not Path(path).is_file():
+        raise InputError(f"--system {text!r}: no such trace file {trace!r}")
+    n = _num(opts["nodes"], "nodes", text, integer=True, minimum=1) if "nodes" in opts else None
+    month_span = None
+    if "month" in opts or trace == "theta":
+        month = _num(opts.get("month", "1"), "month", text, integer=True, minimum=1)
+        if month > 12:
+            raise InputError(f"--system {text!r}: month must be 1..12, got {month}")
+        w = month_of(path, 2022, month, n)
+        n = n or (4360 if trace == "theta" else None)
+        month_span = calendar.monthrange(2022, month)[1] * 86400.0
+    else:
+        w = read_swf(path, max_procs=n)
+    if n is None:
+        c = cluster_from_header(w.header)
+        if c is None:
+            raise InputError(f"--system {text!r}: the trace has no MaxNodes; give nodes=N")
+        n = c.nodes
+        w = w.drop_oversized(n)
+    if not len(w):
+        raise InputError(f"--system {text!r}: no job fits {n} nodes")
+    if "load" in opts:
+        load = _num(opts["load"], "load", text)
+        if not 0 < load <= 2:
+            raise InputError(f"--system {text!r}: load must be in (0, 2], got {load:g}")
+        w, _ = stretch_to_load(w, n, load, span or month_span or 31 * 86400.0, seed)
+    if sched is not None and not sched.strip():
+        raise InputError("--scheduler: an empty scheduler spec")
+    system = System(
+        name,
+        w,
+        cluster_of(n),
+        scheduler=get_scheduler(sched) if sched else None,
+        scheme=opts.get("scheme", "hold"),
+        hold_cap=_num(opts.get("hold_cap", "0.6"), "hold_cap", text),
+        release=_num(opts.get("release", "1200"), "release", text, none=("none", "off")),
+        release_age=_num(opts.get("release_age", "600"), "release_age", text),
+        max_yields=_num(
+            opts.get("max_yields", "none"), "max_yields", text, integer=True, none=("none",)
+        ),
+    )
+    return system, month_span
+
+
+def build_systems(specs: list[str], schedulers: list[str], seed: int) -> list[Any]:
+    """The :class:`~coschedlab.coupled.System` of each ``--system`` spec; what each dropped
+    is printed."""
+    from rich.console import Console
 
     if len(specs) < 2:
         raise InputError("give at least two --system options (a coupled set has two machines)")
@@ -73,62 +155,31 @@ def build_systems(specs: list[str], schedulers: list[str], seed: int) -> list[An
             f"--scheduler: give one (for every system) or one per system ({len(specs)}), "
             f"got {len(schedulers)}"
         )
+    names: dict[str, str] = {}
+    for text in specs:
+        trace, opts = parse_system(text)
+        name = _system_name(text, opts, trace)
+        if name in names:
+            raise InputError(
+                f"--system {text!r} and --system {names[name]!r} are both named {name!r}; "
+                "give name= to tell them apart"
+            )
+        names[name] = text
     systems: list[Any] = []
     span: float | None = None
+    err = Console(stderr=True)
     for i, text in enumerate(specs):
-        trace, opts = parse_system(text)
-        path = {"theta": THETA, "kth": KTH}.get(trace, trace)
-        if not Path(path).is_file():
-            raise InputError(f"--system {text!r}: no such trace file {trace!r}")
-        nodes = opts.get("nodes")
-        n = _num(nodes, "nodes", text, integer=True) if nodes else None
-        if n is not None and n < 1:
-            raise InputError(f"--system {text!r}: nodes must be at least 1")
-        if "month" in opts or trace == "theta":
-            month = _num(opts.get("month", "1"), "month", text, integer=True)
-            if not 1 <= month <= 12:
-                raise InputError(f"--system {text!r}: month must be 1..12")
-            w = month_of(path, 2022, month, n)
-            if n is None:
-                n = 4360 if trace == "theta" else None
-            month_span = calendar.monthrange(2022, month)[1] * 86400.0
-        else:
-            w = read_swf(path, max_procs=n)
-            month_span = None
-        if n is None:
-            c = cluster_from_header(w.header)
-            if c is None:
-                raise InputError(f"--system {text!r}: the trace has no MaxNodes; give nodes=N")
-            n = c.nodes
-            w = w.drop_oversized(n)
-        if "load" in opts:
-            load = _num(opts["load"], "load", text)
-            if not load or load > 2:
-                raise InputError(f"--system {text!r}: load must be in (0, 2]")
-            target_span = span or month_span or 31 * 86400.0
-            w, _ = stretch_to_load(w, n, load, target_span, seed)
-        if span is None:
-            span = month_span
         sched = schedulers[0] if len(schedulers) == 1 else schedulers[i] if schedulers else None
-        release = opts.get("release")
-        systems.append(
-            System(
-                opts.get(
-                    "name",
-                    Path(trace).name.split(".")[0] if trace not in ("theta", "kth") else trace,
-                ),
-                w,
-                cluster_of(n),
-                scheduler=get_scheduler(sched) if sched else None,
-                scheme=opts.get("scheme", "hold"),
-                hold_cap=_num(opts.get("hold_cap", "0.6"), "hold_cap", text),
-                release=1200.0 if release is None else _num(release, "release", text, none=True),
-                release_age=_num(opts.get("release_age", "600"), "release_age", text),
-                max_yields=_num(opts["max_yields"], "max_yields", text, integer=True, none=True)
-                if "max_yields" in opts
-                else None,
-            )
-        )
+        try:
+            system, month_span = _system(text, sched, seed, span)
+        except InputError as exc:
+            if exc.where or exc.what.startswith(("--system", "--scheduler")):
+                raise
+            raise InputError(f"--system {text!r}: {exc.what}") from None
+        span = span or month_span
+        if system.workload.dropped:
+            err.print(f"{system.name}: {system.workload.summary()}", soft_wrap=True)
+        systems.append(system)
     return systems
 
 
@@ -217,7 +268,7 @@ def simulate(
         raise InputError(f"--mate-attempt must be queued or yielded, got {mate_attempt!r}")
     if out is not None:
         check_target(out, force)
-    systems = build_systems(system or DEFAULT_SYSTEMS, scheduler or [], seed)
+    systems = build_systems(system or DEFAULT_SYSTEMS, [] if scheduler is None else scheduler, seed)
     workloads = [s.workload for s in systems]
     p = make_pairs(pairs, workloads)
     err = Console(stderr=True)
@@ -263,7 +314,7 @@ def compare(
     from rich.console import Console
 
     from ..experiments.coupled import check_output, load_coupled_spec, run_sweep
-    from .progress import run_sweep_shown
+    from .progress import report_step, run_sweep_shown
 
     if jobs is not None and jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {jobs}")
@@ -274,7 +325,8 @@ def compare(
     summary, rows = run_sweep_shown(
         err, s.name, len(s.configs()), target, lambda **cb: run_sweep(s, target, jobs=jobs, **cb)
     )
-    written = write_report(target, rows)
+    with report_step(err, target):
+        written = write_report(target, rows)
     err.print("wrote " + ", ".join(str(p) for p in written), soft_wrap=True)
     if summary.failed:
         raise InputError(f"{len(summary.failed)} runs failed (see {target}/runs/*.error.txt)")

@@ -17,7 +17,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-__all__ = ["bar_columns", "progress_bar", "run_sweep_shown", "status"]
+__all__ = ["bar_columns", "progress_bar", "report_step", "run_sweep_shown", "status"]
 
 #: the bar appears only once a task has run this long (short commands print no bar)
 SHOW_AFTER_S = 1.0
@@ -113,3 +113,18 @@ def run_sweep_shown(
     if not rows:
         raise InputError("no run finished", str(target))
     return summary, rows
+
+
+@contextmanager
+def report_step(err: Console, target: object) -> Iterator[None]:
+    """Writing a sweep's report (summary and figures): Ctrl-C says the runs are safe and how
+    to finish the report, and exits 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        err.print(
+            f"interrupted while writing the report in {target}/ (it may be incomplete); every "
+            "run is stored: run the same command again to finish it",
+            soft_wrap=True,
+        )
+        raise SystemExit(130) from None

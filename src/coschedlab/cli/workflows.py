@@ -330,7 +330,7 @@ def compare(
     from rich.console import Console
 
     from ..experiments.workflows import check_output, load_workflow_spec, run_sweep
-    from .progress import run_sweep_shown
+    from .progress import report_step, run_sweep_shown
 
     if jobs is not None and jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {jobs}")
@@ -345,7 +345,8 @@ def compare(
         target,
         lambda **cb: run_sweep(s, target, jobs=jobs, **cb),
     )
-    written = write_report(s, Path(target), rows)
+    with report_step(err, target):
+        written = write_report(s, Path(target), rows)
     err.print("wrote " + ", ".join(str(p) for p in written), soft_wrap=True)
     if summary.failed:
         raise InputError(f"{len(summary.failed)} runs failed (see {target}/runs/*.error.txt)")

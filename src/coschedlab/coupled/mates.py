@@ -109,33 +109,46 @@ def read_pairs(path: str | Path, workloads: Sequence[Workload]) -> Pairs:
     from 1), or ``job,job`` when there are two systems; ``#`` starts a comment, a first line
     without any number is a header. Every job must exist on its system."""
     path = Path(path)
-    text = read_bytes(path).decode("utf-8", errors="replace")
+    text = read_bytes(path).decode("utf-8-sig", errors="replace")  # a spreadsheet's BOM
     ids = [set(w.columns["id"].tolist()) for w in workloads]
     pairs = Pairs()
-    for lineno, row in enumerate(csv.reader(io.StringIO(text)), 1):
-        cells = [c.strip() for c in row]
-        if not cells or not any(cells) or cells[0].startswith("#"):
-            continue
-        where = f"{path}:{lineno}"
-        try:
-            nums = [int(c) for c in cells]
-        except ValueError:
-            if lineno == 1 and not any(c.lstrip("+-").isdigit() for c in cells):
-                continue  # a header: no number in it
-            raise InputError(f"expected whole numbers, got {','.join(cells)!r}", where) from None
-        if len(nums) == 2 and len(workloads) == 2:
-            a, b = (0, nums[0]), (1, nums[1])
-        elif len(nums) == 4:
-            a, b = (nums[0] - 1, nums[1]), (nums[2] - 1, nums[3])
-        else:
-            want = "system,job,system,job" + (" or job,job" if len(workloads) == 2 else "")
-            raise InputError(f"expected {want}, got {len(nums)} values", where)
-        for s, j in (a, b):
-            if not 0 <= s < len(workloads):
-                raise InputError(f"no system {s + 1} (there are {len(workloads)})", where)
-            if j not in ids[s]:
-                raise InputError(f"system {s + 1} has no job {j}", where)
-        pairs.add(a, b, where)
+    reader = csv.reader(io.StringIO(text))
+    first = True
+    try:
+        for row in reader:
+            lineno = reader.line_num  # the physical line the record ends on
+            cells = [c.strip() for c in row]
+            if not cells or not any(cells) or cells[0].startswith("#"):
+                continue
+            where = f"{path}:{lineno}"
+            header, first = first, False
+            if any("\n" in c or "\r" in c for c in row):
+                raise InputError("a value spans lines (a quoted line break)", where)
+            try:
+                nums = [int(c) for c in cells]
+            except ValueError:
+                if header and not any(c.lstrip("+-").isdigit() for c in cells):
+                    continue  # a header: no number in it
+                raise InputError(
+                    f"expected whole numbers, got {','.join(cells)!r}", where
+                ) from None
+            if len(nums) == 2 and len(workloads) == 2:
+                a_, b_ = (0, nums[0]), (1, nums[1])
+            elif len(nums) == 4:
+                a_, b_ = (nums[0] - 1, nums[1]), (nums[2] - 1, nums[3])
+            else:
+                want = "system,job,system,job" + (" or job,job" if len(workloads) == 2 else "")
+                raise InputError(f"expected {want}, got {len(nums)} values", where)
+            for sy, j in (a_, b_):
+                if not 0 <= sy < len(workloads):
+                    raise InputError(f"no system {sy + 1} (there are {len(workloads)})", where)
+                if j not in ids[sy]:
+                    raise InputError(f"system {sy + 1} has no job {j}", where)
+            pairs.add(a_, b_, where)
+    except csv.Error as exc:
+        raise InputError(f"not a CSV file of pairs ({exc})", f"{path}:{reader.line_num}") from None
+    if not len(pairs):
+        raise InputError("no pairs in the file (system,job,system,job per line)", str(path))
     return pairs
 
 
@@ -153,7 +166,7 @@ def parse_pairing(text: str) -> tuple[str, float | str]:
             num = float(value)
         except ValueError:
             num = float("nan")
-        if kind == "vicinity" and num >= 0:
+        if kind == "vicinity" and 0 <= num < float("inf"):
             return kind, num
         if kind == "every" and num >= 1 and num.is_integer():
             return kind, int(num)
@@ -166,7 +179,7 @@ def parse_pairing(text: str) -> tuple[str, float | str]:
 
 
 _NEEDS = {
-    "vicinity": "a number of seconds >= 0",
+    "vicinity": "a finite number of seconds >= 0",
     "every": "a whole number >= 1",
     "proportion": "a fraction in (0, 1]",
 }

@@ -31,9 +31,10 @@ is ordered last in that pass (``view.demoted``); it may hold again. After ``max_
 yields a job holds (unlimited by default, as in Cobalt).
 
 **Deadlock.** Hold-hold without release can deadlock (the paper's Fig. 2): when no event can
-change anything while jobs wait, :class:`CoupledDeadlock` names the held jobs. With release, a
-system where only release ticks remain and a full release period starts nothing is reported
-the same way (a livelock).
+change anything while jobs wait, :class:`CoupledDeadlock` names the held jobs. When only
+release ticks and policy timers are left and two release periods plus the release age (a day
+without release) pass without a start, the set is reported the same way (a livelock): never
+an endless loop.
 """
 
 from __future__ import annotations
@@ -332,8 +333,11 @@ class CoupledSimulation:
         report_every = max(64, total // 200)
         next_report = report_every
         stall: tuple[int, float] | None = None  # (jobs started, since) with only ticks left
-        patience = 2 * max((st.period for st in state if st.period < INF), default=0.0) + max(
-            st.system.release_age for st in state
+        periods = [st.period for st in state if st.period < INF]
+        # how long only timers and release ticks may pass without a start before the set is
+        # declared stuck: two release periods and the age, or a day without release
+        patience = (
+            2 * max(periods) + max(st.system.release_age for st in state) if periods else 86400.0
         )
         while True:
             t = min(sp.next for sp in steppers)
@@ -356,12 +360,16 @@ class CoupledSimulation:
                     had[i] = True
             for i, sp in enumerate(steppers):
                 sp.schedule(had[i])
-            if all(sp.next == INF for sp in steppers):  # only release ticks are left
-                started = self._started()
+            if all(st.sim.only_timers_left() for st in state):  # only ticks and timers left
+                started = sum(st.sim.completed for st in state)  # a start ends before idle
                 if stall is None or stall[0] != started:
                     stall = (started, t)
                 elif t - stall[1] > patience:
-                    self._deadlock(f"releases started nothing for {t - stall[1]:g} s")
+                    self._deadlock(
+                        f"nothing started for {t - stall[1]:.0f} s (a livelock: "
+                        "released nodes are held again; try yield, a lower hold_cap or a "
+                        "backfilling policy)"
+                    )
             if self.progress is not None:
                 done = sum(st.sim.completed for st in state)
                 if done >= next_report:
@@ -375,9 +383,6 @@ class CoupledSimulation:
         if self.progress is not None:
             self.progress(total, total)
         return self
-
-    def _started(self) -> int:
-        return sum(sum(1 for x in st.sim.start if x == x) for st in self.state)
 
     def _deadlock(self, why: str) -> None:
         names = [st.system.name for st in self.state]

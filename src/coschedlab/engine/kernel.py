@@ -335,6 +335,12 @@ class Simulation:
             t = releases[0][0]
         return t
 
+    def only_timers_left(self) -> bool:
+        """No completion, arrival or dependency release is pending: only wake-ups (a policy's
+        timers) could make an event. Meaningful between instants of a stepped run."""
+        self._next_time()  # drops superseded completions
+        return not self._heap and self._arr_i >= self.n and not self._releases
+
     def conclude(self) -> Simulation:
         """The end-of-run checks (a queue left on an idle machine, jobs never eligible) and
         the wall time; called by :meth:`run`, or by the driver of a :meth:`stepper`."""
@@ -620,6 +626,8 @@ class Simulation:
                 if not (self._rerun and queue):
                     break
         finally:
+            if hidden:  # back in the queue: a change the policy did not make
+                self.overrides += 1
             for j in hidden:
                 queued[j] = 1
                 _insert(queue, bisect_right(queue, j), j)

@@ -89,7 +89,7 @@ class CoupledSpec:
         for seed in self.seeds:
             for u in self.loads:
                 for combo in ("none", *self.schemes):
-                    out[f"load{u:g}-{combo}-s{seed}"] = {
+                    out[f"load{u:.12g}-{combo}-s{seed}"] = {
                         **common, "study": "load", "x": u, "combo": combo, "seed": seed,
                     }  # fmt: skip
             if self.proportions:
@@ -98,7 +98,7 @@ class CoupledSpec:
                 }  # fmt: skip
             for p in self.proportions:
                 for combo in self.schemes:
-                    out[f"prop{p:g}-{combo}-s{seed}"] = {
+                    out[f"prop{p:.12g}-{combo}-s{seed}"] = {
                         **common, "study": "proportion", "x": p, "combo": combo, "seed": seed,
                     }  # fmt: skip
         return out
@@ -138,7 +138,7 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
                     f"'{key}[{i}]' must be at most {upper:g}, got {show(v)}", f"{key}[{i}]"
                 )
             vals.append(x)
-        if len(set(vals)) != len(vals):
+        if len({f"{v:.12g}" for v in vals}) != len(vals):
             raise ck.fail(f"'{key}' names a value twice", key)
         return tuple(vals)
 
@@ -178,13 +178,19 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
     small = _trace(ck, raw, "small", "kth", base)
     small_nodes = ck.integer(raw.get("small_nodes", 100), "small_nodes", minimum=1)
     for key, fn in (
-        ("large", lambda: large_workload(large, month, large_nodes)),
-        ("small", lambda: _pool(small, small_nodes)),
+        ("large", lambda n: large_workload(large, month, n)),
+        ("small", lambda n: _pool(small, n)),
     ):
-        try:
-            fn()
-        except InputError as exc:
-            raise ck.fail(f"'{key}': {exc}", key) from None
+        nodes = large_nodes if key == "large" else small_nodes
+        for k, n in ((key, 2**62), (f"{key}_nodes", nodes)):
+            try:
+                w = fn(n)
+                if isinstance(w, tuple):
+                    w = w[0]
+                if not len(w):
+                    raise InputError(f"no job fits {n} nodes")
+            except InputError as exc:
+                raise ck.fail(f"'{k}': {exc}", k) from None
     return CoupledSpec(
         path=path,
         name=name,
@@ -222,10 +228,10 @@ def large_workload(trace: str, month: int, nodes: int):
     import calendar
     import time
 
-    from ..coupled.workloads import THETA, month_of
+    from ..coupled.workloads import month_of
     from ..workload.swf import read_swf
 
-    path = THETA if trace == "theta" else trace
+    path = _bundled(trace)
     w = read_swf(path, max_procs=nodes)
     first = float(w.columns["submit"].min())
     if first > 1e9:  # epoch times: one calendar month
@@ -238,10 +244,16 @@ def large_workload(trace: str, month: int, nodes: int):
 
 @lru_cache(maxsize=4)
 def _pool(trace: str, nodes: int):
-    from ..coupled.workloads import KTH
     from ..workload.swf import read_swf
 
-    return read_swf(KTH if trace == "kth" else trace, max_procs=nodes)
+    return read_swf(_bundled(trace), max_procs=nodes)
+
+
+def _bundled(trace: str) -> str:
+    """The file of a bundled trace name (``theta``, ``kth``), else ``trace`` itself."""
+    from ..coupled.workloads import KTH, THETA
+
+    return {"theta": THETA, "kth": KTH}.get(trace, trace)
 
 
 def study_workloads(config: dict[str, Any]):
@@ -313,7 +325,12 @@ def describe(spec: CoupledSpec) -> dict[str, Any]:
 
 
 def _shape(row: dict[str, Any]) -> None:
-    row["config"]["study"], row["metrics"]["large"]  # noqa: B018 (a KeyError: not a run)
+    """KeyError or TypeError unless ``row`` is a run of this sweep with numeric metrics."""
+    row["config"]["study"]  # noqa: B018
+    for m in (row["metrics"]["large"], row["metrics"]["small"]):
+        for k in METRICS:
+            if not (m[k] is None or type(m[k]) in (int, float)):
+                raise TypeError(k)
 
 
 SWEEP = JsonSweep("coupled", describe, FIXED, run_one, _shape)

@@ -21,7 +21,7 @@ __all__ = ["reproduce"]
 def check_arguments(
     out: Path, trials: int, jobs: int, sweeps: tuple[str, ...], steps: int, seed: int
 ) -> None:
-    from ..outputs import check_target
+    from ..outputs import check_target, is_empty, mark
 
     if trials < 1:
         raise InputError(f"--trials must be >= 1, got {trials}")
@@ -35,11 +35,12 @@ def check_arguments(
         what = f"unknown sweep {unknown[0]!r}" if unknown else "no sweep given"
         raise InputError(f"{what}; choose from {', '.join(SWEEPS)}", "--sweeps")
     out = Path(out)
-    if out.is_dir() and any(out.iterdir()) and not (out / "runs").is_dir():
+    if out.is_dir() and not is_empty(out) and not (out / "runs").is_dir():
         raise InputError(
             f"--out {out} is not a reproduction directory (no runs/ in it); choose another one"
         )
     check_target(out, force=True)  # not a file, parent writable (resuming is the point)
+    mark(out)
 
 
 def reproduce(

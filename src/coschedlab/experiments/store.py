@@ -23,7 +23,7 @@ from typing import Any
 
 from ..engine.result import Result
 from ..errors import InputError
-from ..outputs import OLD_PREFIX, TMP_PREFIX, atomic_dir, atomic_file
+from ..outputs import OLD_PREFIX, TMP_PREFIX, atomic_dir, atomic_file, is_empty, mark
 from .spec import Spec
 
 __all__ = [
@@ -194,10 +194,15 @@ def check_json_sweep(
     from ..outputs import check_target
 
     out = Path(out)
-    if out.is_dir() and any(out.iterdir()) and not (out / "runs").is_dir():
+    if out.is_dir() and not is_empty(out) and not (out / "runs").is_dir():
         raise InputError(f"--out {out} is not a {what} sweep directory (no runs/ in it)")
-    check_target(out, force=True)
     stored = out / "spec.json"
+    if not stored.is_file() and (out / "runs").is_dir() and any((out / "runs").glob("*.json")):
+        raise InputError(
+            f"--out {out} holds runs but no spec.json (what they were made from); "
+            "give another --out"
+        )
+    check_target(out, force=True)
     if described is None or not stored.is_file():
         return
     try:
@@ -230,8 +235,7 @@ def run_json_sweep(
     sweep (a damaged file: one line naming it)."""
     from .runner import run_tasks
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = mark(out)
     (out / "spec.json").write_text(json.dumps(described, default=str, indent=1) + "\n")
     store = JsonStore(out / "runs")
     summary = run_tasks(tasks, store, jobs=jobs, quiet=True, on_start=on_start, on_done=on_done)
@@ -244,10 +248,17 @@ def run_json_sweep(
         try:
             row = json.loads(path.read_text())
             shape(row)
+            config = row["config"]
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, KeyError, TypeError):
             raise InputError(
                 "damaged run file: delete it and run the sweep again to redo that run", str(path)
             ) from None
+        if t.args and config != json.loads(json.dumps(t.args[0], default=str)):
+            raise InputError(
+                "this run was made with other settings than the spec's: delete it (or the "
+                "whole --out) and run the sweep again",
+                str(path),
+            )
         rows.append(row)
     return summary, rows
 
@@ -336,7 +347,7 @@ def check_spec(out: Path, spec: Spec) -> None:
     new = spec.describe()
     old = _stored(out)
     if old is None:
-        if out.is_dir() and any(out.iterdir()):
+        if out.is_dir() and not is_empty(out):
             raise InputError(
                 f"{out} exists and is not a comparison output (no {SPEC_FILE}); "
                 "choose another --out or empty it"
@@ -355,7 +366,7 @@ def check_spec(out: Path, spec: Spec) -> None:
             "workloads": {**old_runs.get("workloads", {}), **new["workloads"]},
             "schedulers": {**old_runs.get("schedulers", {}), **new["schedulers"]},
         }
-    out.mkdir(parents=True, exist_ok=True)
+    mark(out)
     doc = {
         "name": spec.name,
         "spec_file": str(spec.path.resolve()),
@@ -380,7 +391,7 @@ def clear(out: Path, spec: Spec) -> None:
         old = _stored(out)
     except InputError:  # a damaged spec.json: still a comparison output, start over
         old = {}
-    if old is None and any(out.iterdir()):
+    if old is None and not is_empty(out):
         raise InputError(f"{out} is not a comparison output (no {SPEC_FILE}); refusing to clear it")
     names = set(w.name for w in spec.workloads)
     if old is not None:

@@ -156,6 +156,9 @@ class Slurm(Scheduler):
         self._origin = [0.0] * n
         self._size = [0.0] * n
         self._order: list[tuple[int, int]] = []  # (-priority, j) of pending jobs (lazy removal)
+        self._known = bytearray(n)  # jobs that joined (their age origin and size recorded)
+        self._listed = bytearray(n)  # jobs in self._order
+        self._overrides = 0  # view.overrides at the last pass
         self._calc = -INF  # time of the last recalculation
         self._next_calc = -INF
         self._next_bf = -INF
@@ -172,23 +175,41 @@ class Slurm(Scheduler):
         self.started_by: dict[int, str] = {}
 
     # -- priorities -------------------------------------------------------------------------------
-    def _join(self, view: View, j: int, now: float) -> None:
+    def _key(self, view: View, j: int, now: float) -> tuple[float, int]:
+        """Job ``j``'s place in the pending order; the first time, record its age origin
+        (eligibility, or the inherited submit time) and size."""
         if self.priority == "fifo":
-            key = (0, j)
-        else:
-            f = self.factors
+            self._known[j] = 1
+            return (0, j)
+        f = self.factors
+        if not self._known[j]:
+            self._known[j] = 1
             inh = self._inherit.get(j)
             if inh is None:
-                origin = now
-                size = f.size(view.nodes[j], view.procs[j], self._limit[j])
+                self._origin[j] = now
+                self._size[j] = f.size(view.nodes[j], view.procs[j], self._limit[j])
             else:
                 origin, cpus, limit = inh
-                size = f.size(view.cluster.nodes_for(cpus), cpus, limit_minutes(limit) * 60.0)
-            self._origin[j] = origin
-            self._size[j] = size
-            # Algorithm 1: a task copies its workflow job's factors as last computed
-            key = (-f.priority(origin, size, max(self._calc, min(origin, now))), j)
-        insort(self._order, key)
+                self._origin[j] = origin
+                self._size[j] = f.size(
+                    view.cluster.nodes_for(cpus), cpus, limit_minutes(limit) * 60.0
+                )
+        origin = self._origin[j]
+        # Algorithm 1: a task copies its workflow job's factors as last computed
+        return (-f.priority(origin, self._size[j], max(self._calc, min(origin, now))), j)
+
+    def _join(self, view: View, j: int, now: float) -> None:
+        insort(self._order, self._key(view, j, now))
+        self._listed[j] = 1
+
+    def _resync(self, view: View, now: float) -> None:
+        """The kernel overrode decisions (a coupled system's holds and yields): put back in the
+        pending order the queued jobs it lost (each keeps the age origin it joined with)."""
+        self._overrides = view.overrides
+        listed = self._listed
+        for j in view.queue:
+            if not listed[j]:
+                self._join(view, j, now)
 
     def _recalculate(self, view: View, now: float) -> None:
         period = self.priority_calc_period
@@ -198,11 +219,13 @@ class Slurm(Scheduler):
         queued = view.queued
         f = self.factors
         origin, size = self._origin, self._size
-        order = [
-            (-f.priority(origin[j], size[j], max(t, origin[j])), j)
-            for _, j in self._order
-            if queued[j]
-        ]
+        listed = self._listed
+        order = []
+        for _, j in self._order:
+            if queued[j]:
+                order.append((-f.priority(origin[j], size[j], max(t, origin[j])), j))
+            else:
+                listed[j] = 0
         order.sort()
         self._order = order
 
@@ -227,9 +250,24 @@ class Slurm(Scheduler):
         return k * interval + phase
 
     def schedule(self, view: View) -> list[int]:
+        """One pass; jobs in ``view.demoted`` (released coupled holds) are ordered last."""
+        low = view.demoted
+        if not low:
+            return self._pass(view)
+        order = self._order
+        self._order = [k for k in order if k[1] not in low] + [k for k in order if k[1] in low]
+        try:
+            return self._pass(view)
+        finally:
+            self._order.sort()
+
+    def _pass(self, view: View) -> list[int]:
         now = view.now
         for j in view.joined:
-            self._join(view, j, now)
+            if not self._known[j]:
+                self._join(view, j, now)
+        if view.overrides != self._overrides:
+            self._resync(view, now)
         if self.priority == "multifactor" and now >= self._next_calc:
             self._recalculate(view, now)
         if self._wakes:
@@ -287,8 +325,17 @@ class Slurm(Scheduler):
                     started.append(j)
             k += 1
         if k:
+            listed = self._listed
+            for _, j in order[:k]:
+                listed[j] = 0
             del order[:k]  # started or no longer pending
         return free
+
+    def _end(self, view: View, est: float, j: int) -> float:
+        """When running job ``j`` frees its nodes at the latest: start + its time limit (a
+        held job of a coupled system has no start: the view's estimate)."""
+        start = view.start[j]
+        return est if start != start else start + self._limit[j]
 
     def _round(self, t: float) -> float:
         r = self.bf_resolution
@@ -306,13 +353,13 @@ class Slurm(Scheduler):
         nodes, limit, rnd = view.nodes, self._limit, self._round
         if self.bf_nodes:  # the jobs of this pass already started (start_now): running
             space: NodeSpace | _Counts = NodeSpace(now, view.cluster.nodes)
-            for _, r in view.est_sorted:
-                end = max(rnd(view.start[r] + limit[r]), now + 1e-6)
+            for est, r in view.est_sorted:
+                end = max(rnd(self._end(view, est, r)), now + 1e-6)
                 for a, b in view.machine.allocation(r):
                     for node in range(a, b):
                         space.hold(node, now, end)
         else:
-            ends = [(rnd(view.start[j] + limit[j]), nodes[j]) for _, j in view.est_sorted]
+            ends = [(rnd(self._end(view, e, j)), nodes[j]) for e, j in view.est_sorted]
             ends += [(rnd(now + limit[j]), nodes[j]) for j in started]
             space = _Counts(Profile(now, free, sorted(ends)))
         window = now + self.bf_window * 60.0
