@@ -156,6 +156,9 @@ def ws(tmp_path_factory) -> Path:
         cwd=d,
     )
     assert done.returncode == 0, done.stderr
+    # studies: scaling tables
+    (d / "scaling_bad.csv").write_text("processors,seconds\n4,1.95\n8,fast\n")
+    (d / "scaling_cols.csv").write_text("4,1.95,3\n")
     # coupled systems: pairs files and sweep specs
     (d / "pairs_ok.csv").write_text("1,1,2,1\n")
     (d / "pairs_twice.csv").write_text("1,1,2,1\n1,1,2,2\n")
@@ -332,6 +335,17 @@ CASES = [
     ("workflows-compare-out-file", "workflows compare wf_ok.yaml --out afile", 2, "afile"),
     ("workflows-compare-out-result", "workflows compare wf_ok.yaml --out prev", 2, "not a workflow sweep directory"),
     ("workflows-compare-missing", "workflows compare nosuch.yaml", 2, "nosuch.yaml"),
+    # -- studies ---------------------------------------------------------------------------
+    ("study-batch-scaling", "study batch --scaling 4:x -n 6 -p 32", 2, "expected PROCESSORS:SECONDS"),
+    ("study-batch-file", "study batch --scaling nosuch.csv -n 6 -p 32", 2, "not a file"),
+    ("study-batch-dir", "study batch --scaling empty -n 6 -p 32", 2, "is a directory"),
+    ("study-batch-csv-line", "study batch --scaling scaling_bad.csv -n 6 -p 32", 2, "scaling_bad.csv:3"),
+    ("study-batch-csv-cols", "study batch --scaling scaling_cols.csv -n 6 -p 32", 2, "scaling_cols.csv:1"),
+    ("study-batch-twice", "study batch --scaling 4:1,4:2 -n 6 -p 32", 2, "4 processors given twice"),
+    ("study-batch-too-small", "study batch --scaling 64:1 -n 6 -p 32", 2, "no tabulated processor count fits 32"),
+    ("study-batch-jobs", "study batch --scaling 4:1 -n -1 -p 32", 2, "whole number >= 0"),
+    ("study-batch-procs", "study batch --scaling 4:1 -n 6 -p 0", 2, "processors must be a whole number >= 1"),
+    ("study-batch-time", "study batch --scaling 4:-2 -n 6 -p 32", 2, "must be a positive number"),
     # -- coupled systems -------------------------------------------------------------------
     ("coupled-one-system", "coupled simulate --system small.swf", 2, "at least two --system"),
     ("coupled-missing", "coupled simulate --system nosuch.swf --system small.swf", 2, "no such trace file 'nosuch.swf'"),

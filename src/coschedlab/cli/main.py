@@ -8,7 +8,7 @@ import typer
 from typer.exceptions import TyperException
 
 from ..errors import InputError, OutputError
-from . import coloc, compare, core, coupled, insitu, validate, workflows
+from . import coloc, compare, core, coupled, insitu, study, validate, workflows
 
 app = typer.Typer(
     name="coschedlab",
@@ -47,6 +47,7 @@ app.command()(compare.compare)
 app.add_typer(insitu.app, name="insitu")
 app.add_typer(workflows.app, name="workflows")
 app.add_typer(coupled.app, name="coupled")
+app.add_typer(study.app, name="study")
 
 
 def main() -> None:
