@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from coschedlab.errors import InputError
@@ -129,6 +129,8 @@ def test_example_file_plans_and_simulates():
     st.sampled_from(["paper", "per-node"]),
     st.integers(0, 1000),
 )
+# the smallest normal float as GB/step made SimGrid's parallel tasks spin forever
+@example(3, 1, 2.2250738585072014e-308, 4, "in-transit", ("co", "co"), "per-node", 488)
 def test_random_plans_respect_dependencies(s, a, v, extra, scenario, pair, network, seed):
     ens = generate_ensemble(s, a, v, s + 1 + extra, seed=seed, steps=6)
     plan = make_plan(ens, scenario, *pair)
@@ -139,3 +141,12 @@ def test_random_plans_respect_dependencies(s, a, v, extra, scenario, pair, netwo
     for sim in ens.simulations:
         _, n, c = place[sim.name]
         assert res.makespan >= ens.n_steps * ens.t1(sim.name) / (n * c) * (1 - 1e-9)
+
+
+def test_a_simgrid_run_that_does_not_finish_is_stopped(monkeypatch):
+    import coschedlab.insitu.simulate as sim_mod
+
+    monkeypatch.setattr(sim_mod, "CHILD_TIMEOUT_S", 1e-6)
+    plan = make_plan(generate_ensemble(2, 2, 4.0, 6, seed=2, steps=200), "ideal")
+    with pytest.raises(RuntimeError, match="did not finish"):
+        simulate(plan)
