@@ -85,17 +85,22 @@ def _num(
 
 
 def _system(
-    text: str, sched: str | None, seed: int, span: float | None
+    text: str,
+    trace: str,
+    opts: dict[str, str],
+    name: str,
+    sched: str | None,
+    seed: int,
+    span: float | None,
 ) -> tuple[Any, float | None]:
-    """One ``--system`` spec as a :class:`~coschedlab.coupled.System` (and the span of its
-    month, for traces with epoch times)."""
+    """One ``--system`` spec (``text``, parsed into its trace, options and name) as a
+    :class:`~coschedlab.coupled.System` (and the span of its month, for traces with epoch
+    times)."""
     from ..coupled.system import System
     from ..coupled.workloads import KTH, THETA, cluster_of, month_of, stretch_to_load
     from ..schedulers import get_scheduler
     from ..workload.swf import cluster_from_header, read_swf
 
-    trace, opts = parse_system(text)
-    name = _system_name(text, opts, trace)
     path = {"theta": THETA, "kth": KTH}.get(trace, trace)
     if Path(path).is_dir():
         raise InputError(f"--system {text!r}: {trace} is a directory, not a trace file")
@@ -156,6 +161,7 @@ def build_systems(specs: list[str], schedulers: list[str], seed: int) -> list[An
             f"got {len(schedulers)}"
         )
     names: dict[str, str] = {}
+    parsed = []
     for text in specs:
         trace, opts = parse_system(text)
         name = _system_name(text, opts, trace)
@@ -165,13 +171,14 @@ def build_systems(specs: list[str], schedulers: list[str], seed: int) -> list[An
                 "give name= to tell them apart"
             )
         names[name] = text
+        parsed.append((text, trace, opts, name))
     systems: list[Any] = []
     span: float | None = None
     err = Console(stderr=True)
-    for i, text in enumerate(specs):
+    for i, (text, trace, opts, name) in enumerate(parsed):
         sched = schedulers[0] if len(schedulers) == 1 else schedulers[i] if schedulers else None
         try:
-            system, month_span = _system(text, sched, seed, span)
+            system, month_span = _system(text, trace, opts, name, sched, seed, span)
         except InputError as exc:
             if exc.where or exc.what.startswith(("--system", "--scheduler")):
                 raise

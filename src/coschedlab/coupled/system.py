@@ -288,8 +288,7 @@ class CoupledSimulation:
         if st.period == INF:
             return INF
         due = st.first_hold[j] + st.system.release_age
-        t = self._next_tick(st.period, max(sim.now, due))
-        return t
+        return self._next_tick(st.period, max(sim.now, due))
 
     def _next_tick(self, period: float, after: float) -> float:
         """The first release tick strictly after ``after`` (ticks: first submit + k x period)."""
@@ -332,7 +331,7 @@ class CoupledSimulation:
         total = sum(st.sim.n for st in state)
         report_every = max(64, total // 200)
         next_report = report_every
-        stall: tuple[int, float] | None = None  # (jobs started, since) with only ticks left
+        stall: tuple[int, float] | None = None  # (jobs ended, since) with only ticks left
         periods = [st.period for st in state if st.period < INF]
         # how long only timers and release ticks may pass without a start before the set is
         # declared stuck: two release periods and the age, or a day without release
@@ -412,7 +411,7 @@ class CoupledSimulation:
     def info(self) -> dict[str, Any]:
         """Facts about the run (per system: holds, yields, alone starts)."""
         out: dict[str, Any] = {"mate_attempt": self.mate_attempt, "pairs": len(self.pairs)}
-        for st in self.state:
+        for i, st in enumerate(self.state):
             out[st.system.name] = {
                 "scheme": st.system.scheme,
                 "hold_cap": st.system.hold_cap,
@@ -420,7 +419,7 @@ class CoupledSimulation:
                 "release_period": None if st.period == INF else st.period,
                 "release_age": st.system.release_age,
                 "max_yields": st.system.max_yields,
-                "holds": sum(1 for h in self.holds if h.system == self.state.index(st)),
+                "holds": sum(1 for h in self.holds if h.system == i),
                 "yields": sum(st.yields.values()),
                 "started_alone": st.alone,
             }

@@ -35,7 +35,6 @@ __all__ = [
     "THETA",
     "cluster_of",
     "month_of",
-    "offered",
     "stretch_to_load",
     "twin_workload",
 ]
@@ -68,28 +67,6 @@ def month_of(path: str | Path, year: int, month: int, nodes: int | None = None) 
     return w
 
 
-def offered(w: Workload, nodes: int, span: float) -> float:
-    """Offered load: ``sum(nodes x run) / (machine nodes x span)``."""
-    c = w.columns
-    return float(np.sum(c["procs"] * c["run"])) / (nodes * span) if span > 0 else math.inf
-
-
-def _window(w: Workload, first: int, factor: float, span: float) -> Workload:
-    c = w.columns
-    order = np.lexsort((c["id"], c["submit"]))
-    sub = c["submit"][order]
-    t = (sub - sub[first]) * factor
-    keep = np.zeros(len(w), dtype=bool)
-    sel = order[first:][t[first:] < span]
-    keep[sel] = True
-    out = w.select(keep)
-    k2 = np.lexsort((out.columns["id"], out.columns["submit"]))
-    s2 = out.columns["submit"].astype(float)
-    s2[k2] = (s2[k2] - s2[k2][0]) * factor
-    out.columns["submit"] = s2
-    return out
-
-
 def stretch_to_load(
     w: Workload, nodes: int, target: float, span: float, seed: int = 0
 ) -> tuple[Workload, float]:
@@ -103,15 +80,29 @@ def stretch_to_load(
     if n < 2:
         raise InputError("stretching needs at least two jobs")
     first = int(np.random.default_rng(seed).integers(0, n // 2)) if seed else 0
+    c = w.columns
+    order = np.lexsort((c["id"], c["submit"]))[first:]  # submit order from the start point
+    gaps = c["submit"][order] - c["submit"][order[0]]  # time since the start, unstretched
+    work = (c["procs"] * c["run"])[order]
+
+    def kept(factor: float) -> np.ndarray:
+        return gaps * factor < span
+
     lo, hi = -12.0, 12.0  # log factor: more compression (lower) offers more load
     for _ in range(60):
         mid = (lo + hi) / 2
-        if offered(_window(w, first, math.exp(mid), span), nodes, span) > target:
+        if float(np.sum(work[kept(math.exp(mid))])) / (nodes * span) > target:
             lo = mid
         else:
             hi = mid
     factor = math.exp(hi)
-    return _window(w, first, factor, span), factor
+    keep = np.zeros(n, dtype=bool)
+    keep[order[kept(factor)]] = True
+    submit = np.empty(n)
+    submit[order] = gaps * factor
+    out = w.select(keep)
+    out.columns["submit"] = submit[keep]
+    return out, factor
 
 
 def twin_workload(

@@ -499,7 +499,10 @@ class Simulation:
         return j, placement
 
     def _apply_one(self, d: int | Placement) -> None:
-        j, placement = self._check(d)
+        self._begin(*self._check(d))
+
+    def _begin(self, j: int, placement: Placement | None) -> None:
+        """Start checked decision ``j`` in this pass (it leaves the queue when the pass ends)."""
         self._queued[j] = 0
         self._started_in_pass.append(j)
         self._start(j, self.now, placement)
@@ -644,9 +647,7 @@ class Simulation:
         j, placement = self._check(d)
         verdict = self.gate.decide(j)  # type: ignore[union-attr]
         if verdict == START:
-            self._queued[j] = 0
-            self._started_in_pass.append(j)
-            self._start(j, self.now, placement)
+            self._begin(j, placement)
             return False
         self.overrides += 1
         self._queued[j] = 0

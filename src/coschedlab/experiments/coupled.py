@@ -177,20 +177,18 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
     large_nodes = ck.integer(raw.get("large_nodes", 4360), "large_nodes", minimum=1)
     small = _trace(ck, raw, "small", "kth", base)
     small_nodes = ck.integer(raw.get("small_nodes", 100), "small_nodes", minimum=1)
-    for key, fn in (
-        ("large", lambda n: large_workload(large, month, n)),
-        ("small", lambda n: _pool(small, n)),
+    # each trace read once: its own errors name the trace's key, a machine too small for all
+    # of its jobs the nodes key
+    for key, read, nodes in (
+        ("large", lambda: large_workload(large, month, 2**62)[0], large_nodes),
+        ("small", lambda: _pool(small, 2**62), small_nodes),
     ):
-        nodes = large_nodes if key == "large" else small_nodes
-        for k, n in ((key, 2**62), (f"{key}_nodes", nodes)):
-            try:
-                w = fn(n)
-                if isinstance(w, tuple):
-                    w = w[0]
-                if not len(w):
-                    raise InputError(f"no job fits {n} nodes")
-            except InputError as exc:
-                raise ck.fail(f"'{k}': {exc}", k) from None
+        try:
+            w = read()
+        except InputError as exc:
+            raise ck.fail(f"'{key}': {exc}", key) from None
+        if not (w.columns["procs"] <= nodes).any():
+            raise ck.fail(f"'{key}_nodes': no job of {key} fits {nodes} nodes", f"{key}_nodes")
     return CoupledSpec(
         path=path,
         name=name,
