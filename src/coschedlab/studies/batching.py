@@ -1,8 +1,9 @@
 """Optimal batching of a simulation collection from the code's scaling table (SimX, Section 4.2).
 
 A study runs ``n`` simulations of a moldable code on ``P`` processors. A *batch* of ``k``
-simulations runs them at once, each on the largest tabulated processor count ``p`` with
-``k x p <= P`` (the seed: "each simulation getting 4 workers, with 4 workers left idle"). If
+simulations runs them at once, each on the tabulated processor count ``p`` with
+``k x p <= P`` that is fastest (the seed: "each simulation getting 4 workers, with 4 workers
+left idle"; :meth:`ScalingTable.group`). If
 every simulation needs the same number of timesteps, a batch of ``k`` takes ``B(k) = t(p)`` per
 timestep, ``t`` the scaling table's seconds per timestep. The best split of ``n`` simulations
 into consecutive batches is the dynamic programme
@@ -18,6 +19,7 @@ one batch, 1.95n) and is checked against a brute force over every partition.
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -53,13 +55,15 @@ class ScalingTable:
 
     def group(self, k: int, procs: int) -> int | None:
         """The processors each of ``k`` simultaneous simulations gets on ``procs``: the
-        largest tabulated count ``p`` with ``k x p <= procs`` (None if even the smallest is
-        too many)."""
+        tabulated count ``p`` with ``k x p <= procs`` that runs a timestep fastest (the fewer
+        processors on a tie; None if even the smallest is too many). With a table whose time
+        falls as ``p`` grows this is the largest count that fits, the seed's rule; a table
+        where too many processors slow a run down (the seed's 64) is not run on them."""
         best = None
-        for p, _ in self.seconds:
-            if k * p <= procs:
-                best = p
-        return best
+        for p, t in self.seconds:
+            if k * p <= procs and (best is None or t < best[1]):
+                best = (p, t)
+        return None if best is None else best[0]
 
     def time(self, p: int) -> float:
         """Seconds per timestep on ``p`` processors (a tabulated count)."""
@@ -117,17 +121,37 @@ def optimal_batches(n: int, table: ScalingTable, procs: int) -> Batching:
             f"no tabulated processor count fits {procs} processors "
             f"(smallest: {table.seconds[0][0]})"
         )
-    b = [INF] + [batch_time(k, table, procs) for k in range(1, n + 1)]
+    # B(k) is a step function of k: the batches served by tabulated count p (those with
+    # group(k) = p) form one range of k. T(m) = min over ranges of t(p) + min T(m - k) over
+    # the k of that range: a sliding-window minimum per range, O(n x table) instead of O(n^2).
+    ranges = []
+    ps = [p for p, _ in table.seconds if p <= procs]
+    for i, p in enumerate(ps):
+        hi = procs // p
+        lo = procs // ps[i + 1] + 1 if i + 1 < len(ps) else 1
+        if lo <= hi:  # group(k) is constant for k in [lo, hi]
+            ranges.append((lo, hi, batch_time(hi, table, procs)))
     best = [0.0] + [INF] * n
     count = [0] + [0] * n
     choice = [0] * (n + 1)
+    windows = [deque() for _ in ranges]  # candidate j = m - k, keys increasing
     for m in range(1, n + 1):
-        for k in range(1, m + 1):
-            t = best[m - k] + b[k]
-            c = count[m - k] + 1
+        for (lo, hi, t_p), win in zip(ranges, windows, strict=True):
+            j_new = m - lo
+            if j_new >= 0:
+                key = (best[j_new], count[j_new])
+                while win and (best[win[-1]], count[win[-1]]) >= key:
+                    win.pop()
+                win.append(j_new)
+            while win and win[0] < m - hi:
+                win.popleft()
+            if not win:
+                continue
+            j = win[0]
+            t, c = best[j] + t_p, count[j] + 1
             # strictly better (beyond rounding), or as good with fewer batches
             if t < best[m] - 1e-12 or (abs(t - best[m]) <= 1e-12 and c < count[m]):
-                best[m], count[m], choice[m] = t, c, k
+                best[m], count[m], choice[m] = t, c, m - j
     sizes = []
     m = n
     while m:

@@ -1,0 +1,119 @@
+"""A model of each run's work: timesteps from scratch and from a reused checkpoint, the time
+per timestep on ``p`` processors, and the run's objectives (SimX, Sections 2.3 and 4.1).
+
+A run of a timestepping code takes ``steps x t(p) x time_scale`` seconds on ``p``
+processors: ``t`` is the code's scaling table (seconds per timestep, the seed's Table 4) and
+``time_scale`` calibrates it to measured whole-run times (start-up, checkpoint writes: the
+seed's 34.3-minute mean run on 32 processors is 1.183 x its 2900 timesteps x 0.60 s).
+
+Timesteps differ from design to design. Design ``d`` draws a factor ``X_d`` from a gamma law
+of mean 1 and coefficient of variation ``spread``, with a generator seeded by ``(seed, d)``
+alone (so the draw does not depend on the order runs are made in); it needs
+``scratch x X_d`` timesteps from scratch and ``reuse x X_d`` from the final state of a
+finished run of its reuse class (the seed: 2900 and 1641 on average). ``normalize`` rescales
+the factors so that their mean over the whole design grid is exactly 1 (the means are then
+the study's means, as the seed reports them).
+
+Objectives (minimised) are squared weighted distances, in the unit-scaled design space, to
+one *target* design per objective (the best match for each measured height): the Pareto
+front is then the set of grid designs nearest the segment between the targets, a
+non-trivial front as in the seed's Figure 2. ``noise`` adds a seeded Gaussian term.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from .batching import ScalingTable
+from .sampling import Design, DesignSpace
+
+__all__ = ["WorkModel", "unit_coords"]
+
+
+def unit_coords(space: DesignSpace, d: Design) -> np.ndarray:
+    """Design ``d`` scaled to [0, 1] on every axis (by index: grids need not be uniform)."""
+    return np.array([i / (n - 1) if n > 1 else 0.0 for i, n in zip(d, space.shape, strict=True)])
+
+
+@dataclass(frozen=True)
+class WorkModel:
+    """Timesteps and objectives of each design (module doc)."""
+
+    space: DesignSpace
+    scaling: ScalingTable
+    scratch: float = 2900.0
+    reuse: float = 1641.0
+    spread: float = 0.25
+    seed: int = 0
+    time_scale: float = 1.0
+    targets: tuple[tuple[float, ...], ...] = ((0.2, 0.3), (0.7, 0.8))
+    noise: float = 0.0
+    normalize: bool = True
+    _norm: float = field(default=1.0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not 0 < self.reuse <= self.scratch:
+            raise InputError(
+                f"timesteps from a checkpoint ({self.reuse}) must be > 0 and at most those "
+                f"from scratch ({self.scratch})"
+            )
+        if not 0 <= self.spread <= 2:
+            raise InputError(f"spread must be from 0 to 2, got {self.spread}")
+        dims = len(self.space.names)
+        for t in self.targets:
+            if len(t) != dims:
+                raise InputError(f"a target needs {dims} coordinates (one per parameter)")
+        if not self.targets:
+            raise InputError("the model needs at least one target (one per objective)")
+        if self.normalize and self.spread > 0:
+            n = int(np.prod(self.space.shape))
+            if n <= 100_000:
+                mean = float(np.mean([self._raw(d) for d in self.space.designs()]))
+                object.__setattr__(self, "_norm", 1.0 / mean)
+
+    def _rng(self, d: Design, stream: int) -> np.random.Generator:
+        return np.random.default_rng([self.seed, stream, *d])
+
+    def _raw(self, d: Design) -> float:
+        if self.spread == 0:
+            return 1.0
+        k = 1.0 / self.spread**2
+        return float(self._rng(d, 0).gamma(k, 1.0 / k))
+
+    def factor(self, d: Design) -> float:
+        """``X_d``: design ``d``'s share of the mean timesteps."""
+        return self._raw(d) * self._norm
+
+    def steps(self, d: Design, reused: bool) -> int:
+        """Timesteps design ``d`` needs, from scratch or from a reused final state (>= 1)."""
+        mean = self.reuse if reused else self.scratch
+        return max(1, round(mean * self.factor(d)))
+
+    def step_time(self, p: int) -> float:
+        """Seconds per timestep on ``p`` processors (a tabulated count), calibrated."""
+        return self.scaling.time(p) * self.time_scale
+
+    def objectives(self, d: Design) -> tuple[float, ...]:
+        """The objectives of design ``d`` (squared distances to the targets, module doc)."""
+        x = unit_coords(self.space, d)
+        out = [float(np.sum((x - np.asarray(t)) ** 2)) for t in self.targets]
+        if self.noise:
+            out = [
+                v + float(e)
+                for v, e in zip(out, self._rng(d, 1).normal(0, self.noise, len(out)), strict=True)
+            ]
+        return tuple(out)
+
+
+def steps_summary(model: WorkModel, designs: Sequence[Design]) -> tuple[float, float]:
+    """Mean timesteps from scratch and from a checkpoint over ``designs``."""
+    if not designs:
+        return 0.0, 0.0
+    return (
+        float(np.mean([model.steps(d, False) for d in designs])),
+        float(np.mean([model.steps(d, True) for d in designs])),
+    )
