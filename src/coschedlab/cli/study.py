@@ -1,57 +1,20 @@
-"""``coschedlab study ...``: simulation-collection studies (SimX; issue 13, in progress)."""
+"""``coschedlab study ...``: simulation-collection studies (SimX): run a study simulated or
+for real, report it, reproduce the seed's Table 5, and compute optimal batches."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from ..errors import InputError
 
 app = typer.Typer(
-    help="Studies of many runs of a moldable simulation code (SimX): batching so far.",
+    help="Studies of many runs of a moldable simulation code (SimX): sampling, reuse, "
+    "batching and preemption, simulated or for real.",
     no_args_is_help=True,
 )
-
-
-def load_scaling(text: str):
-    """A scaling table inline (``4:1.95,8:1.14``) or from a CSV file of
-    ``processors,seconds_per_timestep`` lines (a header line allowed)."""
-    from ..errors import read_bytes
-    from ..studies import parse_scaling
-
-    path = Path(text)
-    if ":" in text and not path.exists():
-        return parse_scaling(text)
-    if path.is_dir():
-        raise InputError("is a directory, not a scaling table", str(path))
-    if not path.is_file():
-        raise InputError(
-            f"--scaling {text!r}: not a file; give PROCESSORS:SECONDS,... or a CSV file"
-        )
-    lines = read_bytes(path).decode("utf-8-sig", errors="replace").splitlines()
-    items = []
-    for lineno, line in enumerate(lines, 1):
-        cells = [c.strip() for c in line.split(",")]
-        if not any(cells) or cells[0].startswith("#"):
-            continue
-        if len(cells) != 2:
-            raise InputError("expected processors,seconds_per_timestep", f"{path}:{lineno}")
-        try:
-            int(cells[0]), float(cells[1])
-        except ValueError:
-            if not items and lineno == 1:
-                continue  # a header
-            raise InputError(
-                f"expected processors,seconds_per_timestep, got {line.strip()!r}",
-                f"{path}:{lineno}",
-            ) from None
-        items.append(f"{cells[0]}:{cells[1]}")
-    try:
-        return parse_scaling(",".join(items))
-    except InputError as exc:
-        raise InputError(exc.what, str(path)) from None
 
 
 @app.command()
@@ -72,6 +35,7 @@ def batch(
     from rich.table import Table
 
     from ..studies import batch_time, optimal_batches
+    from ..studies.batching import load_scaling
 
     table = load_scaling(scaling)
     b = optimal_batches(jobs, table, procs)
@@ -90,3 +54,186 @@ def batch(
         "all at once: "
         + (f"{together:.4g}n s" if together != float("inf") else "impossible (too many)")
     )
+
+
+BUNDLED = {"helium": "helium_study.yaml"}
+
+
+def _spec(text: str) -> Any:
+    """A spec file, or the name of a bundled one (``helium``: the seed's study)."""
+    from importlib.resources import files
+
+    from ..studies.spec import load_spec
+
+    if text in BUNDLED and not Path(text).exists():
+        return load_spec(Path(str(files("coschedlab") / "data" / BUNDLED[text])))
+    return load_spec(text)
+
+
+def _table(rows: list[dict], title: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=title)
+    for col in ("config", "runs", "total", "util.", "mean run", "reused", "moves"):
+        t.add_column(col, justify="right")
+    for m in rows:
+        t.add_row(
+            m["config"], str(m["runs"]), _hm(m["total_time"]), f"{m['utilization']:.1%}",
+            f"{m['mean_run_time'] / 60:.1f} min", str(m["reused"]), str(m["preemptions"]),
+        )  # fmt: skip
+    Console(width=80).print(t)
+
+
+def _hm(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    return f"{minutes // 60}h{minutes % 60:02d}m"
+
+
+@app.command()
+def run(
+    spec: Annotated[str, typer.Argument(help="study spec (YAML), or 'helium' (bundled)")],
+    out: Annotated[Path, typer.Option("--out", help="output directory")],
+    config: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--config", "-c", help="O, A, B, C, D or E; repeat, or 'all' (default: the spec's)"
+        ),
+    ] = None,
+    executor: Annotated[
+        str, typer.Option("--executor", help="simulated (the work model) or real (command)")
+    ] = "simulated",
+    procs: Annotated[
+        int | None, typer.Option("--procs", "-p", help="processors (default: the spec's)")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="replace an existing --out")] = False,
+) -> None:
+    """Run a study: the runs of each configuration, the scheduling graph, the Pareto front.
+    One configuration writes OUT/{runs.csv, segments.csv, metrics.json, schedule.png,
+    pareto.png}; several write one such directory each under OUT."""
+    from rich.console import Console
+
+    from ..outputs import atomic_dir, check_target
+    from ..studies.manager import CONFIGS, config_of
+
+    executor = executor.strip().lower()
+    if executor not in ("simulated", "real"):
+        raise InputError(f"--executor must be simulated or real, got {executor!r}")
+    s = _spec(spec)
+    if procs is not None:
+        if procs < 1:
+            raise InputError(f"--procs must be >= 1, got {procs}")
+        s = s.with_procs(procs)
+    names = [c for c in (config or [s.config.name])]
+    if any(c.lower() == "all" for c in names):
+        names = list(CONFIGS)
+    configs = []
+    for c in names:
+        cfg = config_of(c)
+        if cfg not in configs:
+            configs.append(cfg)
+    if executor == "simulated" and s.model is None:
+        raise InputError("the spec has no 'model': run it with --executor real", s.source)
+    if executor == "real" and s.command is None:
+        raise InputError("the spec has no 'command' to run for real", s.source)
+    check_target(out, force)
+    err = Console(stderr=True)
+    results = []
+    with atomic_dir(out, force) as tmp:
+        for cfg in configs:
+            target = tmp if len(configs) == 1 else tmp / cfg.name
+            r = _run_one(s, cfg, executor, target, err)
+            results.append(r)
+    _table([r.metrics for r in results],
+           f"{s.name}: {len(s.space.designs())} designs, {s.processors} processors, "
+           f"{executor}")  # fmt: skip
+    print(f"written to {out}")
+
+
+def _run_one(s: Any, cfg: Any, executor: str, target: Path, err: Any) -> Any:
+    from ..studies.plots import pareto_figure, scheduling_graph
+    from ..studies.simulate import simulate_study
+    from .progress import progress_bar
+
+    with progress_bar(err, f"configuration {cfg.name}", len(s.space.designs()), "runs") as up:
+        if executor == "simulated":
+            r = simulate_study(s.model, cfg, s.processors, s.per_run, reuse=s.reuse,
+                               checkpoint_every=s.checkpoint_every, restart=s.restart,
+                               step=s.step, on_finish=up)  # fmt: skip
+        else:  # pragma: no cover - wired to the real executor
+            from ..studies.real import run_real_study
+
+            r = run_real_study(s, cfg, target / "work", on_finish=up)
+    r.info.update({"study": s.name, "executor": executor, "config": cfg.describe(),
+                   "spec": str(s.source), "per_run": s.per_run,
+                   "checkpoint_every": s.checkpoint_every})  # fmt: skip
+    target.mkdir(parents=True, exist_ok=True)
+    r.write(target)
+    scheduling_graph(r, target / "schedule.png")
+    pareto_figure(r, s.space, target / "pareto.png", s.objectives)
+    return r
+
+
+@app.command()
+def report(
+    folder: Annotated[Path, typer.Argument(help="a study result (coschedlab study run --out)")],
+    spec: Annotated[
+        str | None, typer.Option("--spec", help="the study's spec, for the Pareto figure")
+    ] = None,
+) -> None:
+    """Print a study result's table; redraw its scheduling graph (and Pareto figure)."""
+    from ..studies.plots import pareto_figure, scheduling_graph
+    from ..studies.result import load_result
+
+    folders = [folder] if (folder / "metrics.json").is_file() else sorted(
+        p for p in folder.iterdir() if (p / "metrics.json").is_file()
+    ) if folder.is_dir() else []  # fmt: skip
+    if not folders:
+        raise InputError("not a study result (no metrics.json)", str(folder))
+    results = [load_result(f) for f in folders]
+    for f, r in zip(folders, results, strict=True):
+        scheduling_graph(r, f / "schedule.png")
+        if spec is not None:
+            pareto_figure(r, _spec(spec).space, f / "pareto.png", _spec(spec).objectives)
+    _table([r.metrics for r in results], f"{folder}")
+
+
+@app.command()
+def reproduce(
+    out: Annotated[Path, typer.Option("--out", help="output directory")],
+    spec: Annotated[str, typer.Option("--spec", help="the study (default: helium)")] = "helium",
+    force: Annotated[bool, typer.Option("--force", help="replace an existing --out")] = False,
+) -> None:
+    """The seed's Table 5: configurations O, A-E on 32 and 64 workers, simulated, beside the
+    published figures (table5.csv, a scheduling graph per run)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from ..outputs import atomic_dir, check_target
+    from ..studies.plots import scheduling_graph
+    from ..studies.reproduce import table5
+
+    s = _spec(spec)
+    check_target(out, force)
+    with atomic_dir(out, force) as tmp:
+
+        def keep(p: int, c: str, r: Any) -> None:
+            r.write(tmp / f"{p}-{c}")
+            scheduling_graph(r, tmp / f"{p}-{c}" / "schedule.png")
+
+        df = table5(s, keep=keep)
+        df.to_csv(tmp / "table5.csv", index=False)
+    t = Table(title="Table 5: ours (paper)")
+    for col in ("P", "cfg", "total", "util.", "mean run", "gain"):
+        t.add_column(col, justify="right")
+    for row in df.itertuples():
+        gain = "" if row.improvement != row.improvement or row.improvement is None else (
+            f"{row.improvement:.0%} ({row.paper_improvement:.0%})")  # fmt: skip
+        t.add_row(
+            str(row.workers), row.config,
+            f"{_hm(row.total_min * 60)} ({_hm(row.paper_total_min * 60)})",
+            f"{row.utilization:.0%} ({row.paper_utilization:.0%})",
+            f"{row.mean_run_min:.1f} ({row.paper_mean_run_min:.1f})", gain,
+        )  # fmt: skip
+    Console(width=80).print(t)
+    print(f"written to {out}")

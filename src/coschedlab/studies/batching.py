@@ -22,10 +22,18 @@ import math
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, read_bytes
 
-__all__ = ["Batching", "ScalingTable", "batch_time", "optimal_batches", "parse_scaling"]
+__all__ = [
+    "Batching",
+    "ScalingTable",
+    "batch_time",
+    "load_scaling",
+    "optimal_batches",
+    "parse_scaling",
+]
 
 INF = math.inf
 
@@ -160,3 +168,39 @@ def optimal_batches(n: int, table: ScalingTable, procs: int) -> Batching:
     sizes.sort()
     groups = tuple(table.group(k, procs) or 0 for k in sizes)
     return Batching(tuple(sizes), groups, best[n])
+
+
+def load_scaling(text: str) -> ScalingTable:
+    """A scaling table inline (``4:1.95,8:1.14``) or from a CSV file of
+    ``processors,seconds_per_timestep`` lines (a header line allowed)."""
+    path = Path(text)
+    if ":" in text and not path.exists():
+        return parse_scaling(text)
+    if path.is_dir():
+        raise InputError("is a directory, not a scaling table", str(path))
+    if not path.is_file():
+        raise InputError(
+            f"--scaling {text!r}: not a file; give PROCESSORS:SECONDS,... or a CSV file"
+        )
+    lines = read_bytes(path).decode("utf-8-sig", errors="replace").splitlines()
+    items = []
+    for lineno, line in enumerate(lines, 1):
+        cells = [c.strip() for c in line.split(",")]
+        if not any(cells) or cells[0].startswith("#"):
+            continue
+        if len(cells) != 2:
+            raise InputError("expected processors,seconds_per_timestep", f"{path}:{lineno}")
+        try:
+            int(cells[0]), float(cells[1])
+        except ValueError:
+            if not items and lineno == 1:
+                continue  # a header
+            raise InputError(
+                f"expected processors,seconds_per_timestep, got {line.strip()!r}",
+                f"{path}:{lineno}",
+            ) from None
+        items.append(f"{cells[0]}:{cells[1]}")
+    try:
+        return parse_scaling(",".join(items))
+    except InputError as exc:
+        raise InputError(exc.what, str(path)) from None

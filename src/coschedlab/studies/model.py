@@ -54,6 +54,7 @@ class WorkModel:
     noise: float = 0.0
     normalize: bool = True
     _norm: float = field(default=1.0, init=False, repr=False, compare=False)
+    _factors: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not 0 < self.reuse <= self.scratch:
@@ -72,8 +73,9 @@ class WorkModel:
         if self.normalize and self.spread > 0:
             n = int(np.prod(self.space.shape))
             if n <= 100_000:
-                mean = float(np.mean([self._raw(d) for d in self.space.designs()]))
-                object.__setattr__(self, "_norm", 1.0 / mean)
+                raw = {d: self._raw(d) for d in self.space.designs()}
+                object.__setattr__(self, "_norm", len(raw) / sum(raw.values()))
+                self._factors.update((d, v * self._norm) for d, v in raw.items())
 
     def _rng(self, d: Design, stream: int) -> np.random.Generator:
         return np.random.default_rng([self.seed, stream, *d])
@@ -86,7 +88,8 @@ class WorkModel:
 
     def factor(self, d: Design) -> float:
         """``X_d``: design ``d``'s share of the mean timesteps."""
-        return self._raw(d) * self._norm
+        x = self._factors.get(d)
+        return self._raw(d) * self._norm if x is None else x
 
     def steps(self, d: Design, reused: bool) -> int:
         """Timesteps design ``d`` needs, from scratch or from a reused final state (>= 1)."""

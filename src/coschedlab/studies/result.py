@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -22,8 +22,7 @@ from ..outputs import atomic_dir
 __all__ = ["Segment", "StudyResult", "load_result"]
 
 
-@dataclass(frozen=True)
-class Segment:
+class Segment(NamedTuple):
     """Worker ``worker`` served run ``run`` from ``start`` to ``end`` (a scheduling-graph
     bar)."""
 
@@ -76,16 +75,23 @@ class StudyResult:
             "front": [list(d) for d in self.front],
         }
 
+    def write(self, folder: Path) -> None:
+        """Write ``runs.csv``, ``segments.csv`` and ``metrics.json`` into ``folder`` (a
+        directory being built: :meth:`save` makes it atomic)."""
+        folder.mkdir(parents=True, exist_ok=True)
+        self.runs.to_csv(folder / "runs.csv", index=False)
+        pd.DataFrame(self.segments, columns=list(Segment._fields)).to_csv(
+            folder / "segments.csv", index=False
+        )  # fmt: skip
+        (folder / "metrics.json").write_text(
+            json.dumps({**self.metrics, "info": self.info}, indent=1) + "\n"
+        )
+
     def save(self, out: str | Path, force: bool = False) -> Path:
-        """Write ``runs.csv``, ``segments.csv`` and ``metrics.json`` into ``out`` atomically."""
+        """Write the result into ``out`` atomically (:meth:`write`); an existing result is
+        replaced only with ``force``."""
         with atomic_dir(out, force) as tmp:
-            self.runs.to_csv(tmp / "runs.csv", index=False)
-            pd.DataFrame([s.__dict__ for s in self.segments]).to_csv(
-                tmp / "segments.csv", index=False
-            )
-            (tmp / "metrics.json").write_text(
-                json.dumps({**self.metrics, "info": self.info}, indent=1) + "\n"
-            )
+            self.write(tmp)
         return Path(out)
 
 

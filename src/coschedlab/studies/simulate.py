@@ -41,9 +41,9 @@ class _Run:
     workers: tuple[int, ...]
     wall: float = 0.0  # when the current group was formed (its bars start there)
     version: int = 0
+    decide_at: float = -1.0  # the pending checkpoint decision (one per run)
     lost: float = 0.0
-    moves: int = 0
-    groups: list[int] = field(default_factory=list)
+    moves: list[list[float]] = field(default_factory=list)  # time, from, to, sigma, alpha
 
     def done_at(self, now: float) -> float:
         return self.at_seg + max(0.0, now - self.seg_start) / self.step_time
@@ -93,42 +93,61 @@ def simulate_study(
     def launch(s: Start) -> None:
         g = len(s.workers)
         r = _Run(s, model.steps(s.design, s.source is not None), now, now, 0.0,
-                 model.step_time(g), s.workers, wall=now, groups=[g])  # fmt: skip
+                 model.step_time(g), s.workers, wall=now)  # fmt: skip
         runs[s.run] = r
+        fresh.append(r)
         push(r.end(), FINISH, s.run, 0)
 
+    seen_spare = 0  # spare workers after the last full offer
+    fresh: list[_Run] = []  # runs started since the last offer
+    due: list[_Run] = []  # runs at a checkpoint decision this instant
+
     def offer_spare() -> None:
+        """Offer spare workers to running runs (module doc). A run that declined keeps
+        declining until its next checkpoint unless more workers become spare, so only runs
+        that are new, at a checkpoint, or all runs when the spare count grew, are asked."""
+        nonlocal seen_spare
         spare = mgr.spare()
-        if not spare:
+        if spare > seen_spare:
+            asked = list(runs.values())
+        else:
+            asked = [r for r in fresh + due if runs.get(r.start.run) is r]
+        fresh.clear()
+        due.clear()
+        if spare and asked:
+            asked.sort(key=lambda r: (-(r.end() - now), r.start.run))
+            for r in asked:
+                spare = mgr.spare()
+                if not spare:
+                    break
+                consider(r, spare)
+        seen_spare = mgr.spare()
+
+    def consider(r: _Run, spare: int) -> None:
+        new = mgr.expansion(r.start.run, spare)
+        if new is None:
             return
-        order = sorted(runs.values(), key=lambda r: (-(r.end() - now), r.start.run))
-        for r in order:
-            spare = mgr.spare()
-            if not spare:
-                return
-            new = mgr.expansion(r.start.run, spare)
-            if new is None:
-                continue
-            done = r.done_at(now)
-            last = math.floor(done / checkpoint_every + 1e-9) * checkpoint_every
-            sigma = (done - last) / checkpoint_every
-            alpha = model.step_time(new) / r.step_time
-            if beneficial(alpha, sigma):
-                close_segment(r, now, "run")
-                r.lost += done - last
-                r.moves += 1
-                r.workers = mgr.expand(r.start.run, new)
-                r.groups.append(new)
-                r.wall = now
-                r.seg_start = now + restart
-                r.at_seg = last
-                r.step_time = model.step_time(new)
-                r.version += 1
-                push(r.end(), FINISH, r.start.run, r.version)
-            else:
-                nxt = (math.floor(done / checkpoint_every + 1e-9) + 1) * checkpoint_every
-                if nxt < r.total:
-                    t = r.seg_start + (nxt - r.at_seg) * r.step_time
+        done = r.done_at(now)
+        last = math.floor(done / checkpoint_every + 1e-9) * checkpoint_every
+        sigma = (done - last) / checkpoint_every
+        alpha = model.step_time(new) / r.step_time
+        if beneficial(alpha, sigma):
+            close_segment(r, now, "run")
+            r.lost += done - last
+            r.moves.append([now, len(r.workers), new, sigma, alpha])
+            r.workers = mgr.expand(r.start.run, new)
+            r.wall = now
+            r.seg_start = now + restart
+            r.at_seg = last
+            r.step_time = model.step_time(new)
+            r.version += 1
+            push(r.end(), FINISH, r.start.run, r.version)
+        else:
+            nxt = (math.floor(done / checkpoint_every + 1e-9) + 1) * checkpoint_every
+            if nxt < r.total:
+                t = r.seg_start + (nxt - r.at_seg) * r.step_time
+                if r.decide_at != t:
+                    r.decide_at = t
                     push(t, DECIDE, r.start.run, r.version)
 
     for s in mgr.starts():
@@ -139,6 +158,8 @@ def simulate_study(
         r = runs.get(run)
         if r is None or r.version != version:
             continue  # a superseded event
+        if kind == DECIDE:
+            due.append(r)
         if kind == FINISH:
             close_segment(r, now, "run")
             del runs[run]
@@ -153,9 +174,10 @@ def simulate_study(
                 "end": now,
                 "steps": r.total,
                 "lost_steps": r.lost,
-                "preemptions": r.moves,
-                "first_procs": r.groups[0],
-                "last_procs": r.groups[-1],
+                "preemptions": len(r.moves),
+                "first_procs": len(r.start.workers),
+                "last_procs": len(r.workers),
+                "moves": r.moves,
                 "objectives": list(objectives),
             }
             records.append(rec)

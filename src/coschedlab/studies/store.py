@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -78,6 +79,7 @@ class ResultStore:
         except sqlite3.DatabaseError as exc:
             raise InputError(f"not a study result store ({exc})", str(path)) from None
         self._runs: dict[Design, StoredRun] = {}
+        self._results: dict[Design, tuple[float, ...]] = {}
         self._members: dict[tuple, list[Design]] = {}
         self._trees: dict[tuple, cKDTree] = {}
         for row in self._db.execute(
@@ -92,6 +94,7 @@ class ResultStore:
 
     def _index(self, run: StoredRun) -> None:
         self._runs[run.design] = run
+        self._results[run.design] = run.objectives
         self._members.setdefault(self.reuse_class(run.design), []).append(run.design)
         self._trees.pop(self.reuse_class(run.design), None)
 
@@ -133,9 +136,9 @@ class ResultStore:
     def runs(self) -> list[StoredRun]:
         return list(self._runs.values())
 
-    def results(self) -> dict[Design, tuple[float, ...]]:
-        """Every finished design's objectives."""
-        return {d: r.objectives for d, r in self._runs.items()}
+    def results(self) -> Mapping[Design, tuple[float, ...]]:
+        """Every finished design's objectives (a live read-only view)."""
+        return MappingProxyType(self._results)
 
     def class_done(self, d: Design) -> bool:
         """True when a run of ``d``'s reuse class has finished."""

@@ -1,0 +1,118 @@
+"""Figures of a study: the scheduling graph (SimX, Figures 5-7: worker x time, one colour per
+experiment, experiment numbers written on the blocks) and the Pareto figure (Figure 2: the
+design space with the runs made and the front circled, and the performance space)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from matplotlib.collections import PolyCollection
+
+from ..report.style import category_style, figure
+from .result import StudyResult
+from .sampling import DesignSpace
+
+__all__ = ["pareto_figure", "scheduling_graph"]
+
+
+def _hours(seconds: float) -> float:
+    return seconds / 3600.0
+
+
+def scheduling_graph(result: StudyResult, path: str | Path, title: str | None = None) -> Path:
+    """Worker x time: each worker's runs as bars coloured by run (numbered when wide enough);
+    a move to a larger group starts a new bar; gaps are idle workers."""
+    procs = max(1, result.procs)
+    fig = figure(min(7.5, 1.6 + 0.11 * procs) if procs <= 64 else 5.0)
+    ax = fig.add_subplot()
+    end = max((s.end for s in result.segments), default=1.0)
+    span = _hours(end) or 1.0
+    blocks: dict[tuple[int, float], list] = {}
+    groups: dict[str, tuple[list, list]] = {}  # hatch -> (polygons, colours)
+    for s in result.segments:
+        color, hatch = category_style(s.run)
+        x0, x1 = _hours(s.start), _hours(s.end)
+        polys, colors = groups.setdefault(hatch, ([], []))
+        polys.append([(x0, s.worker), (x1, s.worker), (x1, s.worker + 1), (x0, s.worker + 1)])
+        colors.append(color)
+        blocks.setdefault((s.run, s.start), []).append(s)
+    for hatch, (polys, colors) in groups.items():
+        ax.add_collection(PolyCollection(polys, facecolors=colors, hatch=hatch or None,
+                                         edgecolors="face",
+                                         linewidths=0.3))  # fmt: skip
+    if procs <= 128:
+        for (run, start), segs in blocks.items():
+            width = _hours(segs[0].end - start)
+            if width < span * 0.02:
+                continue
+            lo = min(s.worker for s in segs)
+            hi = max(s.worker for s in segs) + 1
+            ax.text(_hours(start) + width / 2, (lo + hi) / 2, str(run), ha="center",
+                    va="center", fontsize=6 if hi - lo < 3 else 7, color="white",
+                    fontweight="bold")  # fmt: skip
+    ax.set_xlim(0, span)
+    ax.set_ylim(0, procs)
+    ax.invert_yaxis()
+    ax.set_xlabel("time (hours)")
+    ax.set_ylabel("worker")
+    m = result.metrics
+    ax.set_title(
+        title
+        or (
+            f"configuration {result.config}, {procs} workers: {m['runs']} runs, "
+            f"{_hours(m['total_time']):.2f} h, utilization {m.get('utilization', 0):.0%}"
+        ),
+        fontsize=9,
+    )
+    path = Path(path)
+    fig.savefig(path)
+    return path
+
+
+def pareto_figure(
+    result: StudyResult,
+    space: DesignSpace,
+    path: str | Path,
+    objectives: tuple[str, ...] = ("objective 1", "objective 2"),
+) -> Path:
+    """Left: the design grid, runs made as dots, the Pareto front circled; right: the
+    runs' first two objectives, the front circled (SimX, Figure 2)."""
+    fig = figure(3.2)
+    left, right = fig.subplots(1, 2)
+    front = {tuple(d) for d in result.front}
+    names = space.names
+    all_d = np.array(space.designs())
+    if len(names) >= 2:
+        left.scatter(all_d[:, 0], all_d[:, 1], s=12, facecolor="none", edgecolor="#bbbbbb",
+                     label="not run")  # fmt: skip
+        ran = np.array([r["design"] for r in result.records])
+        if len(ran):
+            left.scatter(ran[:, 0], ran[:, 1], s=14, color="#0067a5", label="run")
+        fr = np.array(sorted(front)) if front else np.empty((0, 2))
+        if len(fr):
+            left.scatter(fr[:, 0], fr[:, 1], s=70, facecolor="none", edgecolor="#be0032",
+                         linewidth=1.2, label="Pareto front")  # fmt: skip
+        for axis, setter in ((0, left.set_xticks), (1, left.set_yticks)):
+            vals = space.values[axis]
+            ticks = range(0, len(vals), max(1, len(vals) // 6))
+            setter(list(ticks), [f"{vals[i]:g}" for i in ticks])
+        left.set_xlabel(names[0])
+        left.set_ylabel(names[1])
+        left.set_title("design space", fontsize=9)
+        left.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    objs = [r["objectives"] for r in result.records if r.get("objectives")]
+    if objs and len(objs[0]) >= 2:
+        f = np.array([o[:2] for o in objs])
+        right.scatter(f[:, 0], f[:, 1], s=14, color="#0067a5")
+        on = np.array([list(r["objectives"][:2]) for r in result.records
+                       if tuple(r["design"]) in front])  # fmt: skip
+        if len(on):
+            right.scatter(on[:, 0], on[:, 1], s=70, facecolor="none", edgecolor="#be0032",
+                          linewidth=1.2)  # fmt: skip
+        right.set_xlabel(objectives[0] + " (lower is better)")
+        right.set_ylabel(objectives[1] if len(objectives) > 1 else "objective 2")
+        right.set_title("performance space", fontsize=9)
+    path = Path(path)
+    fig.savefig(path)
+    return path

@@ -1,0 +1,73 @@
+"""The seed's Table 5 on the simulated executor: configurations O, A-E of the helium study on
+32 and 64 workers, beside the published figures (SimX, Section 5)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import pandas as pd
+
+from .manager import CONFIGS
+from .result import StudyResult
+from .simulate import simulate_study
+from .spec import StudySpec
+
+__all__ = ["PAPER_TABLE5", "table5"]
+
+#: Table 5 of the seed: (workers, configuration) -> (total minutes, utilization, mean run
+#: minutes, incremental improvement).
+PAPER_TABLE5: dict[tuple[int, str], tuple[float, float, float, float | None]] = {
+    (32, "O"): (20 * 60 + 35, 1.00, 34.3, None),
+    (32, "A"): (13 * 60 + 44, 1.00, 34.3, 0.33),
+    (32, "B"): (9 * 60 + 52, 1.00, 24.7, 0.28),
+    (32, "C"): (6 * 60 + 10, 0.7108, 63.4, 0.38),
+    (32, "D"): (5 * 60 + 10, 0.7129, 39.7, 0.16),
+    (32, "E"): (4 * 60 + 27, 0.9181, 33.5, 0.14),
+    (64, "O"): (10 * 60 + 53, 1.00, 36.3, None),
+    (64, "A"): (7 * 60 + 55, 0.9274, 36.3, 0.27),
+    (64, "B"): (6 * 60 + 0, 0.9333, 26.8, 0.26),
+    (64, "C"): (4 * 60 + 3, 0.6060, 36.1, 0.33),
+    (64, "D"): (3 * 60 + 37, 0.70, 27.0, 0.10),
+    (64, "E"): (3 * 60 + 41, 0.9367, 25.8, 0.0),
+}
+
+
+def table5(
+    spec: StudySpec,
+    workers: Iterable[int] = (32, 64),
+    configs: str = "OABCDE",
+    keep: Callable[[int, str, StudyResult], None] | None = None,
+) -> pd.DataFrame:
+    """One row per (workers, configuration): ours and the paper's total time (minutes),
+    utilization, mean run time (minutes) and improvement over the previous configuration.
+    ``keep(workers, config, result)`` receives every result (to save or plot it)."""
+    if spec.model is None:
+        from ..errors import InputError
+
+        raise InputError("the spec has no 'model' to simulate", spec.source)
+    rows = []
+    for p in workers:
+        s = spec.with_procs(p)
+        prev = None
+        for c in configs:
+            r = simulate_study(s.model, CONFIGS[c], p, s.per_run, reuse=s.reuse,
+                               checkpoint_every=s.checkpoint_every, restart=s.restart,
+                               step=s.step)  # fmt: skip
+            if keep is not None:
+                keep(p, c, r)
+            m = r.metrics
+            total = m["total_time"] / 60
+            paper = PAPER_TABLE5.get((p, c))
+            rows.append({
+                "workers": p, "config": c, "runs": m["runs"],
+                "total_min": total, "utilization": m["utilization"],
+                "mean_run_min": m["mean_run_time"] / 60,
+                "improvement": None if prev is None else 1 - total / prev,
+                "reused": m["reused"], "preemptions": m["preemptions"],
+                "paper_total_min": paper[0] if paper else None,
+                "paper_utilization": paper[1] if paper else None,
+                "paper_mean_run_min": paper[2] if paper else None,
+                "paper_improvement": paper[3] if paper else None,
+            })  # fmt: skip
+            prev = total
+    return pd.DataFrame(rows)
