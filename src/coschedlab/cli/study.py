@@ -80,12 +80,18 @@ def _table(rows: list[dict], title: str) -> None:
     for m in rows:
         t.add_row(
             m["config"], str(m["runs"]), _hm(m["total_time"]), f"{m['utilization']:.1%}",
-            f"{m['mean_run_time'] / 60:.1f} min", str(m["reused"]), str(m["preemptions"]),
+            _hm(m["mean_run_time"]), str(m["reused"]), str(m["preemptions"]),
         )  # fmt: skip
     Console(width=80).print(t)
 
 
 def _hm(seconds: float) -> str:
+    """A duration for a table: 1h05m, 4m05s or 12.3s."""
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    if seconds < 3600:
+        whole = round(seconds)
+        return f"{whole // 60}m{whole % 60:02d}s"
     minutes = round(seconds / 60)
     return f"{minutes // 60}h{minutes % 60:02d}m"
 
@@ -110,7 +116,9 @@ def run(
 ) -> None:
     """Run a study: the runs of each configuration, the scheduling graph, the Pareto front.
     One configuration writes OUT/{runs.csv, segments.csv, metrics.json, schedule.png,
-    pareto.png}; several write one such directory each under OUT."""
+    pareto.png}; several write one such directory each under OUT. With --executor real,
+    OUT also holds the runs' store, checkpoints and logs, and running the same command
+    again resumes the study: no finished run is lost or redone."""
     from rich.console import Console
 
     from ..outputs import atomic_dir, check_target
@@ -136,18 +144,48 @@ def run(
         raise InputError("the spec has no 'model': run it with --executor real", s.source)
     if executor == "real" and s.command is None:
         raise InputError("the spec has no 'command' to run for real", s.source)
-    check_target(out, force)
     err = Console(stderr=True)
     results = []
-    with atomic_dir(out, force) as tmp:
+    if executor == "simulated":
+        check_target(out, force)
+        with atomic_dir(out, force) as tmp:
+            for cfg in configs:
+                target = tmp if len(configs) == 1 else tmp / cfg.name
+                results.append(_run_one(s, cfg, executor, target, err))
+    else:  # real runs take long: OUT is the study's working directory, resumed when rerun
+        _real_target(out, s, configs, force)
         for cfg in configs:
-            target = tmp if len(configs) == 1 else tmp / cfg.name
-            r = _run_one(s, cfg, executor, target, err)
-            results.append(r)
+            target = out if len(configs) == 1 else out / cfg.name
+            results.append(_run_one(s, cfg, executor, target, err))
     _table([r.metrics for r in results],
            f"{s.name}: {len(s.space.designs())} designs, {s.processors} processors, "
            f"{executor}")  # fmt: skip
     print(f"written to {out}")
+
+
+def _real_target(out: Path, s: Any, configs: list, force: bool) -> None:
+    """Make ``out`` the working directory of a real study, or resume the same study there;
+    another study's directory is refused (replaced only with --force, and only if ours)."""
+    import json
+    import shutil
+
+    from ..outputs import check_target, mark
+
+    identity = {"spec": Path(s.source).read_text(), "procs": s.processors,
+                "configs": [c.name for c in configs]}  # fmt: skip
+    stamp = out / "study.json"
+    if stamp.is_file():
+        try:
+            same = json.loads(stamp.read_text()) == identity
+        except ValueError:
+            same = False
+        if same:
+            return  # resume
+    if out.exists() and not (out.is_dir() and not any(out.iterdir())):
+        check_target(out, force)  # refuses without --force, and never a user's files
+        shutil.rmtree(out)
+    mark(out)
+    stamp.write_text(json.dumps(identity))
 
 
 def _run_one(s: Any, cfg: Any, executor: str, target: Path, err: Any) -> Any:
@@ -160,10 +198,13 @@ def _run_one(s: Any, cfg: Any, executor: str, target: Path, err: Any) -> Any:
             r = simulate_study(s.model, cfg, s.processors, s.per_run, reuse=s.reuse,
                                checkpoint_every=s.checkpoint_every, restart=s.restart,
                                step=s.step, on_finish=up)  # fmt: skip
-        else:  # pragma: no cover - wired to the real executor
+        else:
             from ..studies.real import run_real_study
 
-            r = run_real_study(s, cfg, target / "work", on_finish=up)
+            r = run_real_study(s.space, cfg, s.processors, s.per_run, s.command, target,
+                               reuse=s.reuse, checkpoint_every=s.checkpoint_every,
+                               step=s.step, scaling=s.scaling, on_finish=up,
+                               objectives_count=len(s.objectives))  # fmt: skip
     r.info.update({"study": s.name, "executor": executor, "config": cfg.describe(),
                    "spec": str(s.source), "per_run": s.per_run,
                    "checkpoint_every": s.checkpoint_every})  # fmt: skip

@@ -70,7 +70,7 @@ class WorkModel:
                 raise InputError(f"a target needs {dims} coordinates (one per parameter)")
         if not self.targets:
             raise InputError("the model needs at least one target (one per objective)")
-        if self.normalize and self.spread > 0:
+        if self.normalize and self.spread >= 1e-6:
             n = int(np.prod(self.space.shape))
             if n <= 100_000:
                 raw = {d: self._raw(d) for d in self.space.designs()}
@@ -81,7 +81,7 @@ class WorkModel:
         return np.random.default_rng([self.seed, stream, *d])
 
     def _raw(self, d: Design) -> float:
-        if self.spread == 0:
+        if self.spread < 1e-6:  # no spread (and no overflow of 1 / spread^2)
             return 1.0
         k = 1.0 / self.spread**2
         return float(self._rng(d, 0).gamma(k, 1.0 / k))

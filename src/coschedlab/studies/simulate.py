@@ -129,11 +129,11 @@ def simulate_study(
             return
         done = r.done_at(now)
         last = math.floor(done / checkpoint_every + 1e-9) * checkpoint_every
-        sigma = (done - last) / checkpoint_every
+        sigma = max(0.0, done - last) / checkpoint_every  # (a checkpoint within rounding: 0)
         alpha = model.step_time(new) / r.step_time
         if beneficial(alpha, sigma):
             close_segment(r, now, "run")
-            r.lost += done - last
+            r.lost += max(0.0, done - last)
             r.moves.append([now, len(r.workers), new, sigma, alpha])
             r.workers = mgr.expand(r.start.run, new)
             r.wall = now

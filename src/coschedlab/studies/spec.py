@@ -20,14 +20,18 @@ model:                       # the simulated executor's work model
   seed: 1
   time_scale: 1.1828         # calibration of the scaling table to whole runs
   targets: [[0.0, 0.2], [0.5, 0.8]]   # one per objective, unit-scaled design coordinates
-command: "python -m coschedlab.studies.heat {params} --nprocs {nprocs} ..."  # real executor
+command: "{python} -m coschedlab.studies.heat {params} --nprocs {nprocs} ..."  # real executor
 ```
 
-A spec needs ``model`` to run simulated and ``command`` to run for real.
+A spec needs ``model`` to run simulated and ``command`` to run for real. The command's
+placeholders are those of :mod:`~coschedlab.studies.real`, and ``{python}``: the Python
+coschedlab runs in.
 """
 
 from __future__ import annotations
 
+import shlex
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -209,6 +213,8 @@ def load_spec(path: str | Path) -> StudySpec:
         except InputError as exc:
             raise ck.fail(exc.what, "model") from None
     command = ck.string(raw["command"], "command") if "command" in raw else None
+    if command is not None:  # {python}: this Python (the one coschedlab runs in)
+        command = command.replace("{python}", shlex.quote(sys.executable))
     if model is None and command is None:
         raise ck.fail("the spec needs 'model' (simulated) or 'command' (real), or both")
     name = ck.name(raw.get("name", Path(path).stem), "name")
