@@ -190,24 +190,11 @@ def _real_target(out: Path, s: Any, configs: list, force: bool) -> None:
 
 def _run_one(s: Any, cfg: Any, executor: str, target: Path, err: Any) -> Any:
     from ..studies.plots import pareto_figure, scheduling_graph
-    from ..studies.simulate import simulate_study
+    from ..studies.run import run_study
     from .progress import progress_bar
 
     with progress_bar(err, f"configuration {cfg.name}", len(s.space.designs()), "runs") as up:
-        if executor == "simulated":
-            r = simulate_study(s.model, cfg, s.processors, s.per_run, reuse=s.reuse,
-                               checkpoint_every=s.checkpoint_every, restart=s.restart,
-                               step=s.step, on_finish=up)  # fmt: skip
-        else:
-            from ..studies.real import run_real_study
-
-            r = run_real_study(s.space, cfg, s.processors, s.per_run, s.command, target,
-                               reuse=s.reuse, checkpoint_every=s.checkpoint_every,
-                               step=s.step, scaling=s.scaling, on_finish=up,
-                               objectives_count=len(s.objectives))  # fmt: skip
-    r.info.update({"study": s.name, "executor": executor, "config": cfg.describe(),
-                   "spec": str(s.source), "per_run": s.per_run,
-                   "checkpoint_every": s.checkpoint_every})  # fmt: skip
+        r = run_study(s, cfg, executor, target, on_finish=up)
     target.mkdir(parents=True, exist_ok=True)
     r.write(target)
     scheduling_graph(r, target / "schedule.png")
@@ -232,11 +219,37 @@ def report(
     if not folders:
         raise InputError("not a study result (no metrics.json)", str(folder))
     results = [load_result(f) for f in folders]
+    s = _spec(spec) if spec is not None else None
+    if s is not None:  # the spec must be this result's study (else: a wrong Pareto figure)
+        for f, r in zip(folders, results, strict=True):
+            if not all(_fits(s.space, rec) for rec in r.records):
+                raise InputError(
+                    f"the result's designs do not fit the design space of --spec {spec}", str(f)
+                )
     for f, r in zip(folders, results, strict=True):
         scheduling_graph(r, f / "schedule.png")
-        if spec is not None:
-            pareto_figure(r, _spec(spec).space, f / "pareto.png", _spec(spec).objectives)
+        if s is not None:
+            pareto_figure(r, s.space, f / "pareto.png", s.objectives)
     _table([r.metrics for r in results], f"{folder}")
+
+
+def _fits(space: Any, rec: dict) -> bool:
+    """Whether a run record is a design of ``space`` (its indices and parameter values)."""
+    import math
+
+    d = rec.get("design")
+    if not isinstance(d, list) or len(d) != len(space.names):
+        return False
+    for axis, (name, i) in enumerate(zip(space.names, d, strict=True)):
+        vals = space.values[axis]
+        if not isinstance(i, int) or not 0 <= i < len(vals) or name not in rec:
+            return False
+        try:
+            if not math.isclose(float(rec[name]), float(vals[i]), rel_tol=1e-9, abs_tol=1e-12):
+                return False
+        except (TypeError, ValueError):
+            return False
+    return True
 
 
 @app.command()

@@ -79,6 +79,8 @@ class StudySpec:
         unless the spec's still fits)."""
         from dataclasses import replace
 
+        if procs > 10_000_000:
+            raise InputError(f"--procs must be at most 10000000, got {procs}")
         per_run = self.per_run if self.per_run <= procs else self.scaling.group(1, procs)
         if per_run is None:
             raise InputError(
@@ -147,10 +149,16 @@ def load_spec(path: str | Path) -> StudySpec:
         ck.string(o, f"objectives[{i}]")
         for i, o in enumerate(ck.items(ck.require(raw, "objectives", ""), "objectives"))
     )
-    reuse = tuple(ck.string(r, f"reuse[{i}]") for i, r in enumerate(raw.get("reuse") or []))
+    if len(set(objectives)) != len(objectives):
+        raise ck.fail("'objectives' names an objective twice", "objectives")
+    reuse_raw = raw.get("reuse")
+    reuse_raw = [] if reuse_raw is None or reuse_raw == [] else ck.items(reuse_raw, "reuse")
+    reuse = tuple(ck.string(r, f"reuse[{i}]") for i, r in enumerate(reuse_raw))
     for i, r in enumerate(reuse):
         if r not in space.names:
             raise ck.fail(f"'reuse[{i}]': {r!r} is not a design parameter", f"reuse[{i}]")
+    if len(set(reuse)) != len(reuse):
+        raise ck.fail("'reuse' names a parameter twice", "reuse")
     scaling = _scaling(ck, ck.require(raw, "scaling", ""), base)
     procs = ck.integer(ck.require(raw, "processors", ""), "processors", minimum=1)
     if procs > 10_000_000:
@@ -174,7 +182,9 @@ def load_spec(path: str | Path) -> StudySpec:
     every = ck.integer(raw.get("checkpoint_every", 100), "checkpoint_every", minimum=1)
     restart = ck.number(raw.get("restart", 0.0), "restart")
     step = ck.integer(raw.get("step", 2), "step", minimum=1)
-    config = CONFIGS[ck.choice(str(raw.get("config", "E")).upper(), "config", tuple(CONFIGS))]
+    cfg = raw.get("config", "E")
+    cfg = cfg.strip().upper() if isinstance(cfg, str) else cfg
+    config = CONFIGS[ck.choice(cfg, "config", tuple(CONFIGS))]
     model = None
     if "model" in raw:
         m = ck.mapping(raw["model"], "model")
@@ -191,7 +201,14 @@ def load_spec(path: str | Path) -> StudySpec:
                     f"(one per design parameter, from 0 to 1)",
                     f"model.targets[{i}]",
                 )
-            pts.append(tuple(_num(ck, c, f"model.targets[{i}]") for c in coords))
+            pt = tuple(_num(ck, c, f"model.targets[{i}]") for c in coords)
+            if not all(0.0 <= c <= 1.0 for c in pt):
+                raise ck.fail(
+                    f"'model.targets[{i}]': coordinates run from 0 to 1 (unit-scaled), "
+                    f"got {list(pt)}",
+                    f"model.targets[{i}]",
+                )
+            pts.append(pt)
         if len(pts) != len(objectives):
             raise ck.fail(
                 f"'model.targets' has {len(pts)} points for {len(objectives)} objectives",

@@ -1,0 +1,125 @@
+"""``coschedlab study run|report|reproduce`` as a user meets them: results written, the table
+at 80 columns, a real study killed and started again with nothing lost or redone."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from coschedlab.studies import load_spec, run_study
+
+ROOT = Path(__file__).resolve().parents[2]
+COSCHEDLAB = [sys.executable, "-m", "coschedlab.cli"]
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([*COSCHEDLAB, *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+
+
+def test_study_run_writes_each_configuration(tmp_path):
+    done = cli("study", "run", "helium", "-c", "O", "-c", "E", "--out", "h", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert max(len(line) for line in done.stdout.splitlines()) <= 80
+    for c in "OE":
+        folder = tmp_path / "h" / c
+        for name in ("runs.csv", "segments.csv", "metrics.json", "schedule.png", "pareto.png"):
+            assert (folder / name).is_file(), name
+    m = json.loads((tmp_path / "h" / "E" / "metrics.json").read_text())
+    same = run_study(load_spec(ROOT / "src/coschedlab/data/helium_study.yaml"), "E").metrics
+    assert m["total_time"] == pytest.approx(same["total_time"])
+    assert m["info"]["config"].startswith("active sampler")
+    assert "5h19m" in done.stdout  # the table shows the study's own total
+    again = cli("study", "report", "h", cwd=tmp_path)
+    assert again.returncode == 0 and "5h19m" in again.stdout
+
+
+def test_study_reproduce_writes_table5(tmp_path):
+    done = cli("study", "reproduce", "--out", "t5", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    df = pd.read_csv(tmp_path / "t5" / "table5.csv")
+    assert len(df) == 12 and set(df.workers) == {32, 64}
+    assert max(len(line) for line in done.stdout.splitlines()) <= 80
+
+
+SLOW_CODE = """
+import json, os, sys, time
+args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+params = dict(kv.split("=") for kv in args["--params"].split(","))
+with open(os.environ["STUDY_LOG"], "a") as f:
+    f.write(args["--params"] + "\\n")
+time.sleep(0.25)
+a, b = float(params["a"]), float(params["b"])
+open(args["--checkpoint-out"], "w").write("final")
+print(json.dumps({"objectives": [a + b, (a - 2) ** 2 + b], "steps": 10}))
+"""
+
+
+def test_a_killed_real_study_resumes_with_nothing_lost_or_redone(tmp_path):
+    (tmp_path / "code.py").write_text(SLOW_CODE)
+    (tmp_path / "s.yaml").write_text(
+        "design: {a: [1, 2, 3], b: [1, 2, 3, 4]}\n"
+        "objectives: [f, g]\n"
+        "scaling: {1: 1.0}\n"
+        "processors: 2\n"
+        "config: O\n"
+        "command: '{python} code.py {params} --checkpoint-out {checkpoint_out}'\n"
+    )
+    log = tmp_path / "log.txt"
+    env = {**os.environ, "STUDY_LOG": str(log)}
+    args = [*COSCHEDLAB, "study", "run", "s.yaml", "--executor", "real", "--out", "r"]
+    proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+    store = tmp_path / "r" / "store.sqlite"
+    deadline = time.monotonic() + 60
+    stored = 0
+    while time.monotonic() < deadline and stored < 4:
+        time.sleep(0.05)
+        if store.exists():
+            try:
+                with sqlite3.connect(store) as db:
+                    stored = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+            except sqlite3.Error:
+                pass
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert 4 <= stored < 12, "the study must be killed part-way"
+    with sqlite3.connect(store) as db:
+        finished = {r[0] for r in db.execute("SELECT design FROM runs")}
+    first_calls = len(log.read_text().splitlines())
+    done = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    runs = pd.read_csv(tmp_path / "r" / "runs.csv")
+    assert len(runs) == 12 and runs.design.nunique() == 12  # every design once
+    calls = log.read_text().splitlines()
+    assert len(calls) == first_calls + 12 - len(finished)  # each unfinished design once
+    second = calls[len(calls) - (12 - len(finished)) :]  # the rerun's invocations
+
+    def design_of(call: str) -> str:
+        p = dict(kv.split("=") for kv in call.split(","))
+        return json.dumps([int(float(p["a"])) - 1, int(float(p["b"])) - 1])
+
+    redone = [c for c in second if design_of(c) in finished]
+    assert not redone
+    # a third run of the same command finds everything done and runs nothing
+    before = len(log.read_text().splitlines())
+    third = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=120)  # fmt: skip
+    assert third.returncode == 0, third.stderr
+    assert len(log.read_text().splitlines()) == before
+    # another study in the same directory is refused
+    (tmp_path / "s2.yaml").write_text((tmp_path / "s.yaml").read_text().replace("[f, g]", "[f, h]"))
+    other = subprocess.run([*COSCHEDLAB, "study", "run", "s2.yaml", "--executor", "real",
+                            "--out", "r"], cwd=tmp_path, env=env, capture_output=True,
+                           text=True, timeout=120)  # fmt: skip
+    assert other.returncode == 2 and "already holds a result" in other.stderr
