@@ -388,3 +388,20 @@ def test_pareto_front_default_grid():
         for i, j in itertools.product(range(6), range(6))
     }
     assert len(pareto_front(results)) >= 3
+
+
+@pytest.mark.parametrize("grid", [32, 80])
+def test_a_warm_start_lands_within_tol_of_the_scratch_answer(tmp_path, grid):
+    """``tol`` bounds the distance to the steady state (max norm), whatever the start: a run
+    warm-started from a far neighbour (another diffusivity) and the run from scratch agree to
+    2 tol in their objectives (L2 profiles, each within tol of the exact discrete answer)."""
+    tol = 1e-4
+    far = tmp_path / "far.npz"
+    solve({"diffusivity": 0.5, "velocity": 2.0}, grid=grid, tol=tol, checkpoint_out=far,
+               checkpoint_every=0)  # fmt: skip
+    design = {"diffusivity": 3.0, "velocity": 2.0}
+    warm = solve(design, grid=grid, tol=tol, checkpoint_in=far, checkpoint_every=0)
+    cold = solve(design, grid=grid, tol=tol, checkpoint_every=0)
+    assert warm["mode"] == "warm" and warm["converged"] and cold["converged"]
+    diff = max(abs(a - b) for a, b in zip(warm["objectives"], cold["objectives"], strict=True))
+    assert diff <= 2 * tol

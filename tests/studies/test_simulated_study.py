@@ -285,3 +285,22 @@ def test_configuration_o_equals_textbook_list_scheduling(shape, procs, seed):
         heapq.heappush(groups, finish)
     r = simulate_study(model, CONFIGS["O"], procs, per_run)
     assert r.metrics["total_time"] == pytest.approx(end, rel=1e-12)
+
+
+def test_a_scaling_model_becomes_a_table(tmp_path):
+    spec = tmp_path / "s.yaml"
+    spec.write_text(
+        "design: {a: [1, 2, 3], b: [1, 2]}\n"
+        "objectives: [f, g]\n"
+        "scaling: {amdahl: {seconds: 2.0, serial: 0.1, overhead: 0.01}, counts: [1, 2, 4, 8]}\n"
+        "processors: 8\n"
+        "model: {targets: [[0, 0], [1, 1]]}\n"
+    )
+    s = load_spec(spec)
+    assert dict(s.scaling.seconds) == pytest.approx(
+        {1: 2.0, 2: 2.0 * 0.55 + 0.01, 4: 2.0 * 0.325 + 0.02, 8: 2.0 * 0.2125 + 0.03}
+    )
+    assert s.per_run == 8  # the fastest count
+    spec.write_text(spec.read_text().replace("serial: 0.1", "serial: 1.5"))
+    with pytest.raises(InputError, match=r"s.yaml:3: 'scaling.amdahl.serial' must be"):
+        load_spec(spec)

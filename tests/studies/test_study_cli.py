@@ -123,3 +123,10 @@ def test_a_killed_real_study_resumes_with_nothing_lost_or_redone(tmp_path):
                             "--out", "r"], cwd=tmp_path, env=env, capture_output=True,
                            text=True, timeout=120)  # fmt: skip
     assert other.returncode == 2 and "already holds a result" in other.stderr
+
+
+def test_the_example_specs_are_valid():
+    heat_spec = load_spec(ROOT / "examples" / "heat_study.yaml")
+    assert heat_spec.command is not None and "{python}" not in heat_spec.command
+    assert sys.executable in heat_spec.command
+    assert len(heat_spec.space.designs()) == 25 and heat_spec.reuse == ("velocity",)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,6 +60,24 @@ class ScalingTable:
                 )
             rows.append((p, float(t)))
         return cls(tuple(sorted(rows)))
+
+    @classmethod
+    def amdahl(
+        cls, seconds: float, serial: float, counts: Sequence[int], overhead: float = 0.0
+    ) -> ScalingTable:
+        """A scaling model as a table: Amdahl's law with a communication term,
+        ``t(p) = seconds x (serial + (1 - serial) / p) + overhead x log2(p)`` for each of
+        ``counts`` (``seconds``: one timestep on one processor)."""
+        if not 0 <= serial <= 1:
+            raise InputError(
+                f"scaling model: the serial fraction must be from 0 to 1, got {serial}"
+            )
+        if not counts:
+            raise InputError("scaling model: no processor count given")
+        return cls.of({
+            int(p): seconds * (serial + (1 - serial) / p) + overhead * math.log2(p)
+            for p in counts
+        })  # fmt: skip
 
     def group(self, k: int, procs: int) -> int | None:
         """The processors each of ``k`` simultaneous simulations gets on ``procs``: the

@@ -5,6 +5,7 @@ design space with the runs made and the front circled, and the performance space
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from matplotlib.collections import PolyCollection
@@ -13,11 +14,16 @@ from ..report.style import category_style, figure
 from .result import StudyResult
 from .sampling import DesignSpace
 
-__all__ = ["pareto_figure", "scheduling_graph"]
+__all__ = ["pareto_figure", "scheduling_graph", "table5_figure"]
 
 
-def _hours(seconds: float) -> float:
-    return seconds / 3600.0
+def _unit(span: float) -> tuple[float, str]:
+    """Seconds per unit and its name for a time axis of ``span`` seconds."""
+    if span < 120:
+        return 1.0, "seconds"
+    if span < 2 * 3600:
+        return 60.0, "minutes"
+    return 3600.0, "hours"
 
 
 def scheduling_graph(result: StudyResult, path: str | Path, title: str | None = None) -> Path:
@@ -27,6 +33,11 @@ def scheduling_graph(result: StudyResult, path: str | Path, title: str | None = 
     fig = figure(min(7.5, 1.6 + 0.11 * procs) if procs <= 64 else 5.0)
     ax = fig.add_subplot()
     end = max((s.end for s in result.segments), default=1.0)
+    per, unit = _unit(end)
+
+    def _hours(seconds: float) -> float:  # in the axis unit
+        return seconds / per
+
     span = _hours(end) or 1.0
     blocks: dict[tuple[int, float], list] = {}
     groups: dict[str, tuple[list, list]] = {}  # hatch -> (polygons, colours)
@@ -54,14 +65,16 @@ def scheduling_graph(result: StudyResult, path: str | Path, title: str | None = 
     ax.set_xlim(0, span)
     ax.set_ylim(0, procs)
     ax.invert_yaxis()
-    ax.set_xlabel("time (hours)")
+    ax.set_xlabel(f"time ({unit})")
     ax.set_ylabel("worker")
+    if procs <= 16:
+        ax.set_yticks([w + 0.5 for w in range(procs)], [str(w) for w in range(procs)])
     m = result.metrics
     ax.set_title(
         title
         or (
             f"configuration {result.config}, {procs} workers: {m['runs']} runs, "
-            f"{_hours(m['total_time']):.2f} h, utilization {m.get('utilization', 0):.0%}"
+            f"{_hours(m['total_time']):.3g} {unit}, utilization {m.get('utilization', 0):.0%}"
         ),
         fontsize=9,
     )
@@ -113,6 +126,34 @@ def pareto_figure(
         right.set_xlabel(objectives[0] + " (lower is better)")
         right.set_ylabel(objectives[1] if len(objectives) > 1 else "objective 2")
         right.set_title("performance space", fontsize=9)
+    path = Path(path)
+    fig.savefig(path)
+    return path
+
+
+def table5_figure(df: Any, path: str | Path) -> Path:
+    """Total time per configuration, ours beside the paper's, one panel per machine size
+    (the rows of :func:`~coschedlab.studies.reproduce.table5`; whiskers: the seeds' range)."""
+    sizes = sorted(set(df.workers))
+    fig = figure(2.8)
+    axes = fig.subplots(1, len(sizes), sharey=True, squeeze=False)[0]
+    for ax, p in zip(axes, sizes, strict=True):
+        rows = df[df.workers == p]
+        x = np.arange(len(rows))
+        ours = rows.total_min.to_numpy() / 60
+        ax.bar(x - 0.2, ours, 0.4, color="#0067a5", label="coschedlab (simulated)")
+        if "total_min_lo" in rows:
+            lo = rows.total_min_lo.to_numpy() / 60
+            hi = rows.total_min_hi.to_numpy() / 60
+            ax.errorbar(x - 0.2, ours, yerr=[ours - lo, hi - ours], fmt="none", ecolor="black",
+                        elinewidth=0.8, capsize=2)  # fmt: skip
+        ax.bar(x + 0.2, rows.paper_total_min.to_numpy() / 60, 0.4, color="#f38400",
+               label="paper (measured)")  # fmt: skip
+        ax.set_xticks(x, list(rows.config))
+        ax.set_title(f"{p} workers", fontsize=9)
+        ax.set_xlabel("configuration")
+    axes[0].set_ylabel("total time (hours)")
+    axes[-1].legend(fontsize=7)
     path = Path(path)
     fig.savefig(path)
     return path

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 
 import pandas as pd
 
@@ -37,33 +38,42 @@ def table5(
     workers: Iterable[int] = (32, 64),
     configs: str = "OABCDE",
     keep: Callable[[int, str, StudyResult], None] | None = None,
+    seeds: Sequence[int] | None = None,
 ) -> pd.DataFrame:
     """One row per (workers, configuration): ours and the paper's total time (minutes),
     utilization, mean run time (minutes) and improvement over the previous configuration.
-    ``keep(workers, config, result)`` receives every result (to save or plot it)."""
+    With ``seeds``, every figure is the mean over the work model drawn with each seed
+    (``total_min_lo``/``_hi``: the smallest and largest totals); otherwise the spec's seed.
+    ``keep(workers, config, result)`` receives every result of the spec's own seed."""
     if spec.model is None:
         from ..errors import InputError
 
         raise InputError("the spec has no 'model' to simulate", spec.source)
+    models = [spec.model] if not seeds else [replace(spec.model, seed=s) for s in seeds]
     rows = []
     for p in workers:
         s = spec.with_procs(p)
         prev = None
         for c in configs:
-            r = simulate_study(s.model, CONFIGS[c], p, s.per_run, reuse=s.reuse,
-                               checkpoint_every=s.checkpoint_every, restart=s.restart,
-                               step=s.step)  # fmt: skip
-            if keep is not None:
-                keep(p, c, r)
-            m = r.metrics
-            total = m["total_time"] / 60
+            ms = []
+            for i, model in enumerate(models):
+                r = simulate_study(model, CONFIGS[c], p, s.per_run, reuse=s.reuse,
+                                   checkpoint_every=s.checkpoint_every, restart=s.restart,
+                                   step=s.step)  # fmt: skip
+                if keep is not None and i == 0 and not seeds:
+                    keep(p, c, r)
+                ms.append(r.metrics)
+            totals = [m["total_time"] / 60 for m in ms]
+            total = sum(totals) / len(totals)
             paper = PAPER_TABLE5.get((p, c))
             rows.append({
-                "workers": p, "config": c, "runs": m["runs"],
-                "total_min": total, "utilization": m["utilization"],
-                "mean_run_min": m["mean_run_time"] / 60,
+                "workers": p, "config": c, "runs": ms[0]["runs"],
+                "total_min": total, "total_min_lo": min(totals), "total_min_hi": max(totals),
+                "utilization": sum(m["utilization"] for m in ms) / len(ms),
+                "mean_run_min": sum(m["mean_run_time"] for m in ms) / len(ms) / 60,
                 "improvement": None if prev is None else 1 - total / prev,
-                "reused": m["reused"], "preemptions": m["preemptions"],
+                "reused": sum(m["reused"] for m in ms) / len(ms),
+                "preemptions": sum(m["preemptions"] for m in ms) / len(ms),
                 "paper_total_min": paper[0] if paper else None,
                 "paper_utilization": paper[1] if paper else None,
                 "paper_mean_run_min": paper[2] if paper else None,

@@ -53,5 +53,7 @@ def run_study(
         raise InputError(f"--executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
     result.info.update({"study": spec.name, "executor": executor, "config": cfg.describe(),
                         "spec": str(spec.source), "per_run": spec.per_run,
-                        "checkpoint_every": spec.checkpoint_every})  # fmt: skip
+                        "checkpoint_every": spec.checkpoint_every,
+                        "design": dict(zip(spec.space.names, spec.space.values, strict=True)),
+                        "objectives": list(spec.objectives)})  # fmt: skip
     return result

@@ -6,7 +6,8 @@ design:                      # the design space: each parameter a list or a rang
   velocity: {from: 0.5, to: 3.0, count: 6}
 objectives: [height_0.2, height_0.4]   # names of the objectives (minimised)
 reuse: [velocity]            # equal values of these parameters: one reuse class
-scaling: {4: 1.95, 8: 1.14, 16: 0.80, 32: 0.60, 64: 1.82}  # s/timestep, or a CSV file
+scaling: {4: 1.95, 8: 1.14, 16: 0.80, 32: 0.60, 64: 1.82}  # s/timestep, or a CSV file,
+# or a model: {amdahl: {seconds: 10.0, serial: 0.05, overhead: 0.01}, counts: [1, 2, 4, 8]}
 processors: 32               # P, the study's partition
 per_run: 32                  # processors per run without batching (default: the fastest)
 checkpoint_every: 100        # timesteps between checkpoints
@@ -116,6 +117,28 @@ def _num(ck: Checker, v: Any, path: str) -> float:
 
 def _scaling(ck: Checker, v: Any, base: Path) -> ScalingTable:
     try:
+        if isinstance(v, Mapping) and "amdahl" in v:
+            ck.keys(v, ("amdahl", "counts"), "scaling")
+            m = ck.mapping(v["amdahl"], "scaling.amdahl")
+            ck.keys(m, ("seconds", "serial", "overhead"), "scaling.amdahl")
+            counts = [
+                ck.integer(c, f"scaling.counts[{i}]", minimum=1)
+                for i, c in enumerate(
+                    ck.items(ck.require(v, "counts", "scaling"), "scaling.counts")
+                )
+            ]
+            if len(set(counts)) != len(counts):
+                raise ck.fail("'scaling.counts' names a count twice", "scaling.counts")
+            serial = ck.number(m.get("serial", 0.0), "scaling.amdahl.serial")
+            if serial > 1:
+                raise ck.fail("'scaling.amdahl.serial' must be at most 1", "scaling.amdahl.serial")
+            return ScalingTable.amdahl(
+                ck.number(ck.require(m, "seconds", "scaling.amdahl"), "scaling.amdahl.seconds",
+                          positive=True),
+                serial,
+                counts,
+                ck.number(m.get("overhead", 0.0), "scaling.amdahl.overhead"),
+            )  # fmt: skip
         if isinstance(v, Mapping):
             table: dict[int, float] = {}
             for p, t in v.items():
