@@ -131,6 +131,7 @@ def ws(tmp_path_factory) -> Path:
     wf_ok = "workflows: [A2]\nshares: [0.2]\nmachine: 60x24\nwindow: 3600\nwarmup: 0\ntarget_wait: 600\n"
     (d / "wf_ok.yaml").write_text(wf_ok)
     (d / "wf_badkey.yaml").write_text(wf_ok + "colour: red\n")
+    (d / "wf_exec.yaml").write_text(wf_ok + "executor: spark\n")
     (d / "wf_pct.yaml").write_text(wf_ok.replace("[0.2]", "[10]"))
     (d / "wf_both.yaml").write_text(wf_ok + "periods: [600]\n")
     (d / "wf_unknown.yaml").write_text(wf_ok.replace("[A2]", "[nosuch]"))
@@ -254,6 +255,7 @@ def ws(tmp_path_factory) -> Path:
     (d / "pairs_binary.csv").write_bytes(b"1,1\x00,2\r,1\n\x89PNG")
     cpl = "large: small.swf\nlarge_nodes: 4\nsmall: small.swf\nsmall_nodes: 4\nschemes: [HH]\nloads: [0.5]\nproportions: []\nseeds: 1\n"
     (d / "cpl_ok.yaml").write_text(cpl)
+    (d / "cpl_exec.yaml").write_text(cpl + "executor: dask-local:0\n")
     for name, body in {
         "cpl_key": cpl + "colour: red\n",
         "cpl_scheme": cpl.replace("[HH]", "[HX]"),
@@ -301,6 +303,20 @@ CASES = [
     ("generate-out-devnull", "generate --pool pool.json --out /dev/null", 2, "/dev/null"),
     ("generate-out-dir", "generate --pool pool.json --out empty", 2, "is a directory"),
     ("compare-out-file", "compare spec.yaml --out afile", 2, "afile"),
+    ("compare-executor-kind", "compare spec.yaml --out ex1 --executor spark:x", 2, "must be one of local, dask"),
+    ("compare-executor-noaddr", "compare spec.yaml --out ex1 --executor dask", 2, "needs a scheduler address"),
+    ("compare-executor-nofile", "compare spec.yaml --out ex1 --executor dask:nosuch.json", 2, "no scheduler file nosuch.json"),
+    ("compare-executor-workers", "compare spec.yaml --out ex1 --executor dask-local:0", 2, "1 to 4096 workers"),
+    ("compare-executor-workers-text", "compare spec.yaml --out ex1 --executor dask-local:two", 2, "needs a whole number"),
+    ("compare-executor-local-opts", "compare spec.yaml --out ex1 --executor local:4", 2, "local takes no options"),
+    ("compare-executor-slurm-min", "compare spec.yaml --out ex1 --executor slurm:cores=2", 2, "give at least cores=N and memory=SIZE"),
+    ("compare-executor-slurm-key", "compare spec.yaml --out ex1 --executor slurm:cores=2,memory=1GB,colour=red", 2, "unknown option 'colour'"),
+    ("compare-executor-slurm-int", "compare spec.yaml --out ex1 --executor pbs:cores=two,memory=1GB", 2, "cores must be a whole number"),
+    ("compare-executor-slurm-kv", "compare spec.yaml --out ex1 --executor slurm:cores", 2, "expected key=value"),
+    ("workflows-executor-kind", "workflows compare wf_ok.yaml --executor spark:x", 2, "must be one of local, dask"),
+    ("workflows-executor-key", "workflows compare wf_exec.yaml", 2, "wf_exec.yaml:7: 'executor' must be one of local, dask"),
+    ("coupled-executor-key", "coupled compare cpl_exec.yaml", 2, "'executor' dask-local:N needs 1 to 4096 workers"),
+    ("coupled-executor-kind", "coupled compare cpl_ok.yaml --executor dask-local:-1", 2, "1 to 4096 workers"),
     ("compare-fresh-foreign", "compare spec.yaml --out prev --fresh", 2, "not a comparison output"),
     ("insitu-generate-out-exists", "insitu generate --simulations 2 --analyses 2 --data 1 --nodes 8 --out afile", 2, "already exists"),
     ("insitu-gantt-exists", "insitu simulate ens.yaml --gantt afile", 2, "--gantt afile already exists"),

@@ -10,16 +10,20 @@ import typer
 from rich.progress import Progress
 
 from .core import console, err_console
-from .options import JobsOpt, SweepOutOpt
+from .options import ExecutorOpt, JobsOpt, SweepOutOpt
 from .progress import bar_columns
 
 
-def _resume_command(spec: Path, out: Path | None, jobs: int | None) -> str:
+def _resume_command(
+    spec: Path, out: Path | None, jobs: int | None, executor: str | None = None
+) -> str:
     args = ["coschedlab", "compare", str(spec)]
     if out is not None:
         args += ["--out", str(out)]
     if jobs is not None:
         args += ["--jobs", str(jobs)]
+    if executor is not None:
+        args += ["--executor", executor]
     return shlex.join(args)
 
 
@@ -27,6 +31,7 @@ def compare(
     spec: Annotated[Path, typer.Argument(help="comparison spec (YAML, see docs/experiments.md)")],
     jobs: JobsOpt = None,
     out: SweepOutOpt = None,
+    executor: ExecutorOpt = None,
     fresh: Annotated[
         bool, typer.Option("--fresh", help="discard the runs already stored in the output")
     ] = False,
@@ -34,9 +39,11 @@ def compare(
     """Run every workload x scheduler x repetition of SPEC (resuming: finished runs are kept),
     print the comparison table and write comparison.csv and the plots."""
     from ..experiments import load_spec, run_comparison, write_analysis
+    from ..experiments.executors import parse_executor
     from ..experiments.runner import Outcome
     from ..experiments.store import run_dir
 
+    where = parse_executor(executor) if executor is not None else None
     s = load_spec(spec)
     target = out if out is not None else s.output
     n_runs = len(s.workloads) * len(s.schedulers) * s.repetitions
@@ -64,12 +71,13 @@ def compare(
                 err_console.print(f"[red]{outcome.key}: {outcome.error}[/red]")
 
         summary = run_comparison(
-            s, target, jobs=jobs, fresh=fresh, on_start=started, on_done=finished
-        )
+            s, target, jobs=jobs, fresh=fresh, on_start=started, on_done=finished,
+            executor=where, on_info=lambda text: err_console.print(text, soft_wrap=True),
+        )  # fmt: skip
     if summary.interrupted:
         err_console.print(
             f"interrupted: {summary.stored} of {summary.total} runs are stored in {target}/; "
-            f"resume with: {_resume_command(spec, out, jobs)}",
+            f"resume with: {_resume_command(spec, out, jobs, executor)}",
             soft_wrap=True,
         )
         raise SystemExit(130)  # said how to resume: main() adds nothing
@@ -86,6 +94,7 @@ def compare(
                 f"  {key}: {error} (see {run_dir(target, key) / 'error.txt'})", soft_wrap=True
             )
         err_console.print(
-            f"fix the cause and resume with: {_resume_command(spec, out, jobs)}", soft_wrap=True
+            f"fix the cause and resume with: {_resume_command(spec, out, jobs, executor)}",
+            soft_wrap=True,
         )
         raise typer.Exit(1)

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import InputError
-from .options import JobsOpt, SweepOutOpt
+from .options import ExecutorOpt, JobsOpt, SweepOutOpt
 
 app = typer.Typer(
     help="Paired jobs on coupled systems (a machine and its analysis cluster) start together.",
@@ -315,22 +315,33 @@ def compare(
     spec: Annotated[Path, typer.Argument(help="sweep spec (YAML, see docs/coupled.md)")],
     jobs: JobsOpt = None,
     out: SweepOutOpt = None,
+    executor: ExecutorOpt = None,
 ) -> None:
     """Run the scheme x load and scheme x paired-proportion sweep (resuming: finished runs are
     kept); write summary.csv and the figures (like the paper's Figs 3-10); print the table."""
     from rich.console import Console
 
     from ..experiments.coupled import check_output, load_coupled_spec, run_sweep
+    from ..experiments.executors import parse_executor
     from .progress import report_step, run_sweep_shown
 
     if jobs is not None and jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {jobs}")
+    where = parse_executor(executor) if executor is not None else None
     s = load_coupled_spec(spec)
     target = Path(out if out is not None else s.output)
     check_output(target, s)
     err = Console(stderr=True)
+
+    def info(text: str) -> None:
+        err.print(text, soft_wrap=True)
+
     summary, rows = run_sweep_shown(
-        err, s.name, len(s.configs()), target, lambda **cb: run_sweep(s, target, jobs=jobs, **cb)
+        err,
+        s.name,
+        len(s.configs()),
+        target,
+        lambda **cb: run_sweep(s, target, jobs=jobs, executor=where, on_info=info, **cb),
     )
     with report_step(err, target):
         written = write_report(target, rows)

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import InputError
+from .options import ExecutorOpt
 
 app = typer.Typer(help="Plan and simulate in situ workflow ensembles.", no_args_is_help=True)
 
@@ -386,15 +387,18 @@ def reproduce(
             "Table II data)",
         ),
     ] = "B3",
+    executor: ExecutorOpt = None,
 ) -> None:
     """Run the paper's four sweeps x 8 scenarios x 4 heuristic pairs x trials; write CSVs and
     Fig. 4, Fig. 5 and Table II figures into OUT. Interrupted runs resume."""
     from rich.console import Console
 
+    from ..experiments.executors import parse_executor
     from ..experiments.insitu import reproduce as run_repro
     from ..insitu.simulate import check_options
     from .progress import progress_bar
 
+    where = parse_executor(executor) if executor is not None else None
     check_options(network, engine)
     chosen = tuple(s.strip() for s in sweeps.split(",") if s.strip())
     con = Console(stderr=True)
@@ -410,6 +414,8 @@ def reproduce(
             seed,
             update,
             alloc_bandwidth=alloc_bandwidth,
+            executor=where,
+            on_info=lambda text: con.print(text, soft_wrap=True),
         )
     con.print(
         f"{res['finished']}/{res['runs']} runs stored in {out / 'runs'}; wrote "

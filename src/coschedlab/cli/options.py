@@ -11,6 +11,15 @@ JobsOpt = Annotated[
     int | None,
     typer.Option("--jobs", "-j", help="worker processes (default: all CPUs; 1 = in-process)"),
 ]
+ExecutorOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--executor",
+        help="where the runs execute: local (default), dask:tcp://HOST:8786 or "
+        "dask:SCHEDULER_FILE, dask-local:N, slurm:cores=N,memory=SIZE,... or pbs:...; "
+        "default: the spec's 'executor', else local",
+    ),
+]
 SweepOutOpt = Annotated[
     Path | None,
     typer.Option("--out", "-o", help="output directory (default: the spec's 'output')"),

@@ -209,7 +209,8 @@ def report(
         str | None, typer.Option("--spec", help="the study's spec, for the Pareto figure")
     ] = None,
 ) -> None:
-    """Print a study result's table; redraw its scheduling graph (and Pareto figure)."""
+    """Print a study result's table; redraw its scheduling graph and Pareto figure (the
+    design space the result stored, or that of --spec)."""
     from ..studies.plots import pareto_figure, scheduling_graph
     from ..studies.result import load_result
 
@@ -228,9 +229,25 @@ def report(
                 )
     for f, r in zip(folders, results, strict=True):
         scheduling_graph(r, f / "schedule.png")
-        if s is not None:
-            pareto_figure(r, s.space, f / "pareto.png", s.objectives)
+        space, objectives = (s.space, s.objectives) if s is not None else _stored_space(r)
+        if space is not None:
+            pareto_figure(r, space, f / "pareto.png", objectives)
     _table([r.metrics for r in results], f"{folder}")
+
+
+def _stored_space(r: Any) -> tuple[Any, tuple[str, ...]]:
+    """The design space and objective names a result stored (``study run`` writes them), or
+    (None, ()) when they are missing or do not fit its runs."""
+    from ..studies.sampling import DesignSpace
+
+    design, objectives = r.info.get("design"), r.info.get("objectives") or ()
+    try:
+        space = DesignSpace.of({str(k): list(v) for k, v in design.items()})
+    except (AttributeError, TypeError, ValueError):
+        return None, ()
+    if not all(_fits(space, rec) for rec in r.records):
+        return None, ()
+    return space, tuple(str(o) for o in objectives) or ("objective 1", "objective 2")
 
 
 def _fits(space: Any, rec: dict) -> bool:
@@ -256,15 +273,26 @@ def _fits(space: Any, rec: dict) -> bool:
 def reproduce(
     out: Annotated[Path, typer.Option("--out", help="output directory")],
     spec: Annotated[str, typer.Option("--spec", help="the study (default: helium)")] = "helium",
+    seeds: Annotated[
+        int,
+        typer.Option(
+            "--seeds",
+            help="average over the work model drawn with seeds 0..N-1 "
+            "(default: the spec's seed only)",
+            min=1,
+            max=1000,
+        ),
+    ] = 1,
     force: Annotated[bool, typer.Option("--force", help="replace an existing --out")] = False,
 ) -> None:
     """The seed's Table 5: configurations O, A-E on 32 and 64 workers, simulated, beside the
-    published figures (table5.csv, a scheduling graph per run)."""
+    published figures (table5.csv, table5.png, a scheduling graph per run of the spec's
+    seed)."""
     from rich.console import Console
     from rich.table import Table
 
     from ..outputs import atomic_dir, check_target
-    from ..studies.plots import scheduling_graph
+    from ..studies.plots import scheduling_graph, table5_figure
     from ..studies.reproduce import table5
 
     s = _spec(spec)
@@ -276,8 +304,12 @@ def reproduce(
             scheduling_graph(r, tmp / f"{p}-{c}" / "schedule.png")
 
         df = table5(s, keep=keep)
+        if seeds > 1:
+            df = table5(s, seeds=range(seeds))
         df.to_csv(tmp / "table5.csv", index=False)
-    t = Table(title="Table 5: ours (paper)")
+        table5_figure(df, tmp / "table5.png")
+    title = "Table 5: ours (paper)" + (f", mean of {seeds} seeds" if seeds > 1 else "")
+    t = Table(title=title)
     for col in ("P", "cfg", "total", "util.", "mean run", "gain"):
         t.add_column(col, justify="right")
     for row in df.itertuples():

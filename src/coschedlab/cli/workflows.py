@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import InputError
-from .options import JobsOpt, SweepOutOpt
+from .options import ExecutorOpt, JobsOpt, SweepOutOpt
 
 app = typer.Typer(
     help="Workflows as chained jobs, pilot jobs or WoAS jobs in a loaded machine.",
@@ -324,26 +324,33 @@ def compare(
     spec: Annotated[Path, typer.Argument(help="sweep spec (YAML, see docs/workflows.md)")],
     jobs: JobsOpt = None,
     out: SweepOutOpt = None,
+    executor: ExecutorOpt = None,
 ) -> None:
     """Run a workflow x share x seed x mode sweep (resuming: finished runs are kept), write
     summary.csv, the utilization-gain table and the figures, and print the summary."""
     from rich.console import Console
 
+    from ..experiments.executors import parse_executor
     from ..experiments.workflows import check_output, load_workflow_spec, run_sweep
     from .progress import report_step, run_sweep_shown
 
     if jobs is not None and jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {jobs}")
+    where = parse_executor(executor) if executor is not None else None
     s = load_workflow_spec(spec)
     target = out if out is not None else s.output
     check_output(Path(target), s)
     err = Console(stderr=True)
+
+    def info(text: str) -> None:
+        err.print(text, soft_wrap=True)
+
     summary, rows = run_sweep_shown(
         err,
         s.name,
         len(s.configs()),
         target,
-        lambda **cb: run_sweep(s, target, jobs=jobs, **cb),
+        lambda **cb: run_sweep(s, target, jobs=jobs, executor=where, on_info=info, **cb),
     )
     with report_step(err, target):
         written = write_report(s, Path(target), rows)

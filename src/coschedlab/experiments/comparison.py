@@ -85,16 +85,20 @@ def run_comparison(
     fresh: bool = False,
     on_start: Callable[[int, int], None] | None = None,
     on_done: Callable[[Outcome], None] | None = None,
+    executor: Any = None,
+    on_info: Callable[[str], None] | None = None,
 ) -> Summary:
     """Run the missing runs of ``spec`` into ``out``.
 
     ``jobs``: worker processes (default ``os.cpu_count()``, 1 = in this process). ``fresh``
     removes the old runs first; otherwise a directory made from a different spec is refused
-    (:func:`~.store.check_spec`). See :func:`.runner.run_tasks` for the callbacks and Ctrl-C.
+    (:func:`~.store.check_spec`). ``executor``: where the runs execute (default: the spec's,
+    else the local pool). See :func:`.runner.run_tasks` for the callbacks and Ctrl-C.
     """
     out = Path(out)
     if fresh:
         store.clear(out, spec)
     store.check_spec(out, spec)
     tasks = [Task(t.key, simulate_task, (t,)) for t in plan(spec)]
-    return run_tasks(tasks, RunStore(out), jobs=jobs, on_start=on_start, on_done=on_done)
+    return run_tasks(tasks, RunStore(out), jobs=jobs, on_start=on_start, on_done=on_done,
+                     executor=executor or spec.executor, on_info=on_info)  # fmt: skip

@@ -39,6 +39,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..schema import Checker, open_spec, show
+from .executors import checked_executor
 from .store import JsonSweep
 
 __all__ = ["CoupledSpec", "aggregate", "load_coupled_spec", "run_one", "run_sweep"]
@@ -48,7 +49,7 @@ MAX_SEEDS = 1000
 _KEYS = (
     "name", "large", "large_nodes", "month", "small", "small_nodes", "schemes", "loads",
     "vicinity", "proportions", "proportion_load", "seeds", "scheduler", "hold_cap", "release",
-    "release_age", "max_yields", "mate_attempt", "output",
+    "release_age", "max_yields", "mate_attempt", "output", "executor",
 )  # fmt: skip
 #: what every run of a sweep shares: resuming into a sweep made with other values is refused
 FIXED = ("large", "large_nodes", "month", "small", "small_nodes", "vicinity",
@@ -80,6 +81,7 @@ class CoupledSpec:
     max_yields: int | None
     mate_attempt: str
     output: Path
+    executor: Any = None  # where the runs execute (an ExecutorSpec; None: local)
 
     def configs(self) -> dict[str, dict[str, Any]]:
         """Every run's key -> its configuration (JSON-able: a worker rebuilds it all)."""
@@ -214,6 +216,7 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
             raw.get("mate_attempt", "queued"), "mate_attempt", ("queued", "yielded")
         ),
         output=output,
+        executor=checked_executor(ck, raw["executor"]) if "executor" in raw else None,
     )
 
 
@@ -319,7 +322,9 @@ def run_one(config: dict[str, Any]) -> dict[str, Any]:
 # -- the sweep --------------------------------------------------------------------------------
 def describe(spec: CoupledSpec) -> dict[str, Any]:
     """What the stored runs of a sweep depend on (spec.json; not its name or output)."""
-    return {k: v for k, v in spec.__dict__.items() if k not in ("path", "output", "name")}
+    return {
+        k: v for k, v in spec.__dict__.items() if k not in ("path", "output", "name", "executor")
+    }
 
 
 def _shape(row: dict[str, Any]) -> None:

@@ -56,6 +56,8 @@ def reproduce(
     scenarios: tuple[str, ...] = SCENARIOS,
     pairs: tuple[tuple[str, str], ...] = HEURISTIC_PAIRS,
     alloc_bandwidth: str = "B3",
+    executor: Any = None,
+    on_info: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) the sweeps into ``out/runs`` and write CSVs and figures into ``out``.
     Every argument is checked before the first run (a bad one is an InputError naming it)."""
@@ -90,6 +92,8 @@ def reproduce(
         quiet=True,
         on_start=started,
         on_done=finished,
+        executor=executor,
+        on_info=on_info,
     )
     if summary.interrupted:
         raise KeyboardInterrupt

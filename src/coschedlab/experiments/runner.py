@@ -22,22 +22,31 @@ The comparison of :mod:`.compare` (``coschedlab compare``) and the in situ repro
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
+import pickle
 import signal
 import socket
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable
+import uuid
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import InputError
+from .executors import ExecutorSpec
 
 __all__ = ["MemoryStore", "Outcome", "Store", "Summary", "Task", "run_tasks"]
+
+#: how long a client waits for a Dask scheduler before giving up
+CONNECT_TIMEOUT = "10s"
 
 
 @dataclass(frozen=True)
@@ -210,6 +219,211 @@ def _run_pool(tasks: list[Task], jobs: int, fresh: bool, quiet: bool, on_done: C
     executor.shutdown(wait=True)
 
 
+@dataclass(frozen=True)
+class _Shipped:
+    """An input several runs share, pickled once by the client and scattered to every worker
+    (Dask serialises a pickled blob at memory speed, where it walks a large list item by
+    item); each worker unpickles it once (:data:`_SHIPPED`)."""
+
+    token: str
+    blob: bytes
+
+
+_SHIPPED: dict[str, Any] = {}  # on a worker: token -> the unpickled input
+
+
+def _unship(a: Any) -> Any:
+    if not isinstance(a, _Shipped):
+        return a
+    if a.token not in _SHIPPED:
+        if len(_SHIPPED) >= 16:  # inputs of an older sweep
+            _SHIPPED.clear()
+        _SHIPPED[a.token] = pickle.loads(a.blob)
+    return _SHIPPED[a.token]
+
+
+def _dask_call(key: Any, fn: Callable[..., Any], quiet: bool, fresh: bool, *args: Any) -> Outcome:
+    """:func:`call` on a Dask worker (the arguments at top level, so that inputs scattered
+    once per worker arrive as their values); ``fresh``: in a child process of its own (a
+    SimGrid run needs a process to itself: :func:`_run_fresh`)."""
+    task = Task(key, fn, tuple(_unship(a) for a in args))
+    if not fresh:
+        return call(task, quiet)
+    return _run_fresh(task, quiet)
+
+
+def _fresh_main(conn: Any, task: Task, quiet: bool, parent: int) -> None:
+    """A one-run process: run ``task``, send the outcome, exit (and exit early if the
+    process that started it dies)."""
+    _worker_init(parent)
+    conn.send(call(task, quiet))
+    conn.close()
+
+
+def _run_fresh(task: Task, quiet: bool) -> Outcome:
+    """Run ``task`` in a process of its own, forked by the forkserver (as the local pool's
+    fresh mode). A Dask worker is a daemon process, which multiprocessing forbids to have
+    children lest they outlive it; this child ends with its run (or with this process), so the
+    flag is lifted while it starts."""
+    ctx = _context()
+    receive, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_fresh_main, args=(send, task, quiet, os.getpid()))
+    config = multiprocessing.current_process()._config  # type: ignore[attr-defined]
+    daemon = config.pop("daemon", None)
+    try:
+        proc.start()
+    finally:
+        if daemon is not None:
+            config["daemon"] = daemon
+    send.close()
+    try:
+        outcome = receive.recv()
+    except EOFError:
+        proc.join()
+        outcome = Outcome(task.key, error=f"the run's process died (exit code {proc.exitcode})")
+    finally:
+        receive.close()
+    proc.join()
+    return outcome
+
+
+def jobqueue_cluster(spec: ExecutorSpec) -> tuple[Any, int]:
+    """The dask-jobqueue cluster of a ``slurm:``/``pbs:`` executor (not started: its
+    ``job_script()`` shows the batch script) and how many batch jobs to ask for."""
+    import dask_jobqueue
+
+    opts = dict(spec.options)
+    jobs = int(opts.pop("jobs", 1))
+    if "job_extra" in opts:
+        opts["job_extra_directives"] = [x.strip() for x in str(opts.pop("job_extra")).split(";")]
+    make = dask_jobqueue.SLURMCluster if spec.kind == "slurm" else dask_jobqueue.PBSCluster
+    return make(**opts), jobs
+
+
+@contextmanager
+def _dask_client(spec: ExecutorSpec, on_info: Callable[[str], None] | None) -> Iterator[Any]:
+    """A ``distributed.Client`` for ``spec``, and the cluster it started (closed after)."""
+    import logging
+
+    import dask
+    from distributed import Client
+
+    cluster = None
+    where = f"--executor {spec}"
+    try:
+        if spec.kind == "dask":
+            address = spec.address or ""
+            if address.endswith(".json") or Path(address).is_file():
+                if not Path(address).is_file():
+                    raise InputError(f"{where}: no scheduler file {address}")
+                client = Client(scheduler_file=address, timeout=CONNECT_TIMEOUT)
+            else:
+                client = Client(address, timeout=CONNECT_TIMEOUT)
+        elif spec.kind == "dask-local":
+            from distributed import LocalCluster
+
+            with dask.config.set({"distributed.scheduler.allowed-failures": spec.retries}):
+                cluster = LocalCluster(
+                    n_workers=spec.workers, threads_per_worker=1, processes=True,
+                    host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                    silence_logs=logging.ERROR,
+                )  # fmt: skip
+            client = Client(cluster, timeout=CONNECT_TIMEOUT)
+        else:  # slurm, pbs: dask-jobqueue
+            cluster, jobs = jobqueue_cluster(spec)
+            cluster.scale(jobs=jobs)
+            client = Client(cluster, timeout=CONNECT_TIMEOUT)
+    except InputError:
+        raise
+    except (OSError, TimeoutError, ValueError, RuntimeError) as exc:
+        if cluster is not None:
+            cluster.close()
+        message = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise InputError(f"{where}: cannot reach a Dask scheduler ({message})") from None
+    try:
+        if on_info is not None:
+            link = getattr(client, "dashboard_link", None)
+            on_info(f"Dask scheduler {client.scheduler.address}"
+                    + (f", dashboard {link}" if link else ""))  # fmt: skip
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _shared(tasks: list[Task]) -> set[int]:
+    """Ids of the argument objects that several tasks share (inputs to ship once)."""
+    seen: dict[int, int] = {}
+    for t in tasks:
+        for a in t.args:
+            if not isinstance(a, str | int | float | bool | type(None)):
+                seen[id(a)] = seen.get(id(a), 0) + 1
+    return {i for i, n in seen.items() if n > 1}
+
+
+def _run_dask(
+    tasks: list[Task],
+    spec: ExecutorSpec,
+    quiet: bool,
+    fresh: bool,
+    on_done: Callback,
+    on_info: Callable[[str], None] | None,
+) -> None:
+    """Run ``tasks`` on a Dask cluster: at most a window of runs in flight (memory flat in
+    the number of runs), results streamed to ``on_done`` as they finish, inputs that several
+    runs share scattered once to every worker; a run that killed every worker it was sent to
+    (Dask's ``KilledWorker``) fails with a clear message."""
+    from distributed import as_completed
+    from distributed.scheduler import KilledWorker
+
+    with _dask_client(spec, on_info) as client:
+        shared = _shared(tasks)
+        scattered: dict[int, Any] = {}
+        for t in tasks:
+            for a in t.args:
+                if id(a) in shared and id(a) not in scattered:
+                    blob = _Shipped(uuid.uuid4().hex, pickle.dumps(a, protocol=5))
+                    # in a list of one: scatter() would split a list into its items
+                    scattered[id(a)] = client.scatter([blob], broadcast=True, hash=False)[0]
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        window = max(64, 4 * workers)
+        queue = iter(tasks)
+        flying = as_completed()
+        owner: dict[Any, tuple[Task, Any]] = {}  # the runs in flight, by future key
+
+        def submit(task: Task) -> None:
+            args = [scattered.get(id(a), a) for a in task.args]
+            fut = client.submit(_dask_call, task.key, task.fn, quiet, fresh, *args, pure=False,
+                                key=f"coschedlab-run-{uuid.uuid4().hex}")  # fmt: skip
+            owner[fut.key] = (task, fut)
+            flying.add(fut)
+
+        try:
+            for task in itertools.islice(queue, window):
+                submit(task)
+            for fut in flying:
+                task, _ = owner.pop(fut.key)
+                try:
+                    outcome = fut.result()
+                except KilledWorker:
+                    outcome = Outcome(
+                        task.key,
+                        error="the run killed every Dask worker it was sent to "
+                        "(the scheduler's allowed-failures limit); it is not retried",
+                    )
+                except Exception as exc:  # a worker could not unpickle or run the task
+                    outcome = Outcome(task.key, error=f"{type(exc).__name__}: {exc}")
+                fut.release()
+                on_done(outcome)
+                nxt = next(queue, None)
+                if nxt is not None:
+                    submit(nxt)
+        except BaseException:  # Ctrl-C, a store that failed: no run left computing for nobody
+            client.cancel([f for _, f in owner.values()])
+            raise
+
+
 def _stop(executor: ProcessPoolExecutor) -> None:
     """Cancel the queued runs and stop the worker processes this executor started."""
     processes = list(getattr(executor, "_processes", {}).values())
@@ -230,12 +444,16 @@ def run_tasks(
     quiet: bool = False,
     on_start: Callable[[int, int], None] | None = None,
     on_done: Callback | None = None,
+    executor: ExecutorSpec | None = None,
+    on_info: Callable[[str], None] | None = None,
 ) -> Summary:
     """Run the tasks ``store`` does not hold yet and store each as it finishes.
 
     ``jobs``: worker processes (default ``os.cpu_count()``; 1 = in this process unless
-    ``fresh_process``). ``quiet`` silences the workers' stderr. Ctrl-C stops the runs: the
-    summary says ``interrupted`` and every run finished before stays stored.
+    ``fresh_process``). ``quiet`` silences the workers' stderr. ``executor``: where the runs
+    execute (:mod:`.executors`: the local pool by default, or a Dask cluster; ``on_info``
+    gets its scheduler and dashboard address). Ctrl-C stops the runs: the summary says
+    ``interrupted`` and every run finished before stays stored.
     """
     if jobs is not None and jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {jobs}")
@@ -270,7 +488,10 @@ def run_tasks(
 
     workers = min(jobs or os.cpu_count() or 1, max(len(todo), 1))
     try:
-        if workers == 1 and not fresh_process:
+        if executor is not None and executor.distributed:
+            if todo:
+                _run_dask(todo, executor, quiet, fresh_process, record, on_info)
+        elif workers == 1 and not fresh_process:
             _run_serial(todo, record)
         elif todo:
             _run_pool(todo, workers, fresh_process, quiet, record)

@@ -24,6 +24,7 @@ from typing import Any
 from ..errors import InputError
 from ..platform import Cluster
 from ..schema import Checker, load_yaml, show
+from .executors import checked_executor
 
 __all__ = [
     "PLOTS",
@@ -40,7 +41,7 @@ BUNDLED_PREFIX = "coschedlab:"
 
 _TOP_KEYS = (
     "name", "cluster", "output", "repetitions", "seed", "kill_at_walltime", "baseline",
-    "schedulers", "workloads", "plots",
+    "schedulers", "workloads", "plots", "executor",
 )  # fmt: skip
 _CLUSTER_KEYS = ("nodes", "sockets_per_node", "cores_per_socket")
 _SCHED_KEYS = ("name", "spec")
@@ -129,6 +130,7 @@ class Spec:
     schedulers: tuple[SchedulerSpec, ...]
     workloads: tuple[WorkloadSpec, ...]
     plots: str = "comparison"
+    executor: Any = None  # where the runs execute (an ExecutorSpec; None: local)
 
     def scheduler(self, label: str) -> SchedulerSpec:
         """The scheduler labelled ``label``."""
@@ -238,6 +240,7 @@ def spec_from_dict(raw: Any, path: str | Path) -> Spec:
         schedulers=schedulers,
         workloads=workloads,
         plots=plots,
+        executor=checked_executor(ck, raw["executor"]) if "executor" in raw else None,
     )
 
 

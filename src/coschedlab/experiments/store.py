@@ -228,6 +228,8 @@ def run_json_sweep(
     jobs: int | None = None,
     on_start: Any = None,
     on_done: Any = None,
+    executor: Any = None,
+    on_info: Any = None,
 ) -> tuple[Any, list[dict[str, Any]]]:
     """Run (or resume) ``tasks`` (:class:`~.runner.Task`) into ``out/runs`` with ``described``
     as ``out/spec.json``; the runner's summary and every finished run's record, in task order.
@@ -238,7 +240,8 @@ def run_json_sweep(
     out = mark(out)
     (out / "spec.json").write_text(json.dumps(described, default=str, indent=1) + "\n")
     store = JsonStore(out / "runs")
-    summary = run_tasks(tasks, store, jobs=jobs, quiet=True, on_start=on_start, on_done=on_done)
+    summary = run_tasks(tasks, store, jobs=jobs, quiet=True, on_start=on_start, on_done=on_done,
+                        executor=executor, on_info=on_info)  # fmt: skip
     rows = []
     done = store.done()
     for t in tasks:
@@ -288,9 +291,12 @@ class JsonSweep:
         jobs: int | None = None,
         on_start: Any = None,
         on_done: Any = None,
+        executor: Any = None,
+        on_info: Any = None,
     ) -> tuple[Any, list[dict[str, Any]]]:
         """Run (or resume) every configuration of ``spec`` into ``out/runs``: the runner's
-        summary and the finished runs' records."""
+        summary and the finished runs' records; ``executor``: where the runs execute (default:
+        the spec's ``executor``, else the local pool)."""
         from .runner import Task
 
         if jobs is not None and jobs < 1:
@@ -300,7 +306,8 @@ class JsonSweep:
         tasks = [Task(k, self.run_one, (configs[k],)) for k in sorted(configs)]
         return run_json_sweep(
             out, tasks, self.describe(spec), self.shape, jobs=jobs, on_start=on_start,
-            on_done=on_done,
+            on_done=on_done, executor=executor or getattr(spec, "executor", None),
+            on_info=on_info,
         )  # fmt: skip
 
 

@@ -34,6 +34,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..schema import open_spec, show
+from .executors import checked_executor
 from .store import JsonSweep
 
 __all__ = ["WorkflowSpec", "aggregate", "load_workflow_spec", "run_sweep"]
@@ -56,6 +57,7 @@ _KEYS = (
     "baseline",
     "coarse",
     "output",
+    "executor",
 )
 
 
@@ -80,6 +82,7 @@ class WorkflowSpec:
     baseline: bool
     coarse: bool
     output: Path
+    executor: Any = None  # where the runs execute (an ExecutorSpec; None: local)
 
     def configs(self) -> dict[str, dict[str, Any]]:
         """Every run's key -> its configuration (JSON-able: a worker rebuilds it all)."""
@@ -218,6 +221,7 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
         baseline=ck.boolean(raw.get("baseline", True), "baseline"),
         coarse=coarse,
         output=output,
+        executor=checked_executor(ck, raw["executor"]) if "executor" in raw else None,
     )
 
 
@@ -273,7 +277,9 @@ def run_one(config: dict[str, Any]) -> dict[str, Any]:
 
 def describe(spec: WorkflowSpec) -> dict[str, Any]:
     """What the stored runs of a sweep depend on (spec.json; not its name or output)."""
-    return {k: v for k, v in spec.__dict__.items() if k not in ("path", "output", "name")}
+    return {
+        k: v for k, v in spec.__dict__.items() if k not in ("path", "output", "name", "executor")
+    }
 
 
 #: what every run of a sweep shares: resuming into a sweep made with other values is refused

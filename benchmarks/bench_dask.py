@@ -1,0 +1,119 @@
+"""Per-run overhead of the Dask executor against the local process pool (issue 14).
+
+    .venv/bin/python benchmarks/bench_dask.py [--runs 1000] [--workers 2] [--insitu]
+
+1. ``--runs`` tiny runs (a function that returns its argument) through the one runner into a
+   JSON store, on the local pool (``--jobs N``) and on a Dask cluster of N worker processes
+   (a scheduler and N ``dask worker`` processes started here on 127.0.0.1, as a user's
+   cluster would be); the seconds per run of each, and the client's peak memory.
+2. ``--insitu``: a slice of the in situ reproduction (the nodes sweep, one trial, 10 steps:
+   160 SimGrid runs, each in a process of its own) on both, alternately.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from coschedlab.experiments.executors import ExecutorSpec
+from coschedlab.experiments.runner import Task, run_tasks
+from coschedlab.experiments.store import JsonStore
+
+
+def tiny(x: int) -> dict:
+    return {"x": x}
+
+
+def start_cluster(folder: Path, workers: int) -> tuple[Path, list[subprocess.Popen]]:
+    from distributed import Client
+
+    file = folder / "scheduler.json"
+    procs = [subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+         "--port", "0", "--scheduler-file", str(file), "--no-dashboard"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]  # fmt: skip
+    while not file.exists():
+        time.sleep(0.1)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent)}
+    for i in range(workers):
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(file),
+             "--nthreads", "1", "--host", "127.0.0.1", "--name", f"w{i}", "--no-dashboard"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+            start_new_session=True))  # fmt: skip
+    with Client(scheduler_file=str(file), timeout="30s") as c:
+        c.wait_for_workers(workers, timeout=60)
+    return file, procs
+
+
+def stop(procs: list[subprocess.Popen]) -> None:
+    for p in procs:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+
+
+def tiny_runs(runs: int, workers: int, tmp: Path) -> None:
+    import bench_dask  # this file, importable by the workers (PYTHONPATH)
+
+    tasks = [Task(f"k{i:06d}", bench_dask.tiny, (i,)) for i in range(runs)]
+    t0 = time.perf_counter()
+    assert run_tasks(tasks, JsonStore(tmp / "local"), jobs=workers).ok
+    local = (time.perf_counter() - t0) / runs
+    file, procs = start_cluster(tmp, workers)
+    try:
+        t0 = time.perf_counter()
+        assert run_tasks(
+            tasks, JsonStore(tmp / "dask"), executor=ExecutorSpec("dask", str(file))
+        ).ok
+        dask = (time.perf_counter() - t0) / runs
+    finally:
+        stop(procs)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{runs} tiny runs, {workers} workers: local pool {local * 1000:.2f} ms per run, "
+          f"Dask {dask * 1000:.2f} ms per run ({dask / local:.1f}x; client peak RSS "
+          f"{rss:.0f} MB)")  # fmt: skip
+
+
+def insitu(workers: int, tmp: Path) -> None:
+    base = [sys.executable, "-m", "coschedlab.cli", "insitu", "reproduce", "--trials", "1",
+            "--sweeps", "nodes", "--steps", "10"]  # fmt: skip
+    times: dict[str, list[float]] = {"local": [], "dask": []}
+    for rep in range(2):
+        for name, extra in (("local", ["--jobs", str(workers)]),
+                            ("dask", ["--executor", f"dask-local:{workers}"])):  # fmt: skip
+            out = tmp / f"{name}{rep}"
+            t0 = time.perf_counter()
+            subprocess.run([*base, "--out", str(out), *extra], check=True,
+                           capture_output=True)  # fmt: skip
+            times[name].append(time.perf_counter() - t0)
+    lo, da = min(times["local"]), min(times["dask"])
+    print(
+        f"in situ reproduction slice (160 SimGrid runs): local pool of {workers} "
+        f"{lo:.0f} s, Dask LocalCluster of {workers} {da:.0f} s ({da / lo:.2f}x; best of 2)"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs", type=int, default=1000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--insitu", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="200 runs")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        tiny_runs(200 if args.quick else args.runs, args.workers, Path(d))
+        if args.insitu:
+            insitu(args.workers, Path(d))
+
+
+if __name__ == "__main__":
+    main()
