@@ -207,7 +207,7 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "coschedlab.cli", "compare", str(spec), "--out", "o",
          "--executor", "dask:tcp://127.0.0.1:9"], cwd=tmp_path, capture_output=True, text=True,
-        timeout=120,
+        timeout=120, env={**os.environ, "COSCHEDLAB_DASK_TIMEOUT": "2"},
     )  # fmt: skip
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
@@ -235,10 +235,13 @@ def test_the_spec_executor_key_is_checked(tmp_path):
      ["#PBS -q batch", "#PBS -l walltime=00:20:00", "ncpus=2"]),
 ])  # fmt: skip
 def test_batch_system_executors_write_the_expected_job_script(text, wants):
-    pytest.importorskip("dask_jobqueue")
+    import signal as sig
+
     from coschedlab.experiments.runner import jobqueue_cluster
 
+    before = sig.getsignal(sig.SIGINT)
     cluster, jobs = jobqueue_cluster(parse_executor(text))
+    assert sig.getsignal(sig.SIGINT) is before  # dask_jobqueue's import replaces it: restored
     try:
         script = cluster.job_script()
     finally:

@@ -43,6 +43,7 @@ def test_study_run_writes_each_configuration(tmp_path):
     assert again.returncode == 0 and "5h19m" in again.stdout
 
 
+@pytest.mark.slow  # 10 s; table5() itself is tested in test_simulated_study.py
 def test_study_reproduce_writes_table5(tmp_path):
     done = cli("study", "reproduce", "--out", "t5", cwd=tmp_path)
     assert done.returncode == 0, done.stderr

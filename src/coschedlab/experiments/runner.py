@@ -45,8 +45,8 @@ from .executors import ExecutorSpec
 
 __all__ = ["MemoryStore", "Outcome", "Store", "Summary", "Task", "run_tasks"]
 
-#: how long a client waits for a Dask scheduler before giving up
-CONNECT_TIMEOUT = "10s"
+#: how long a client waits for a Dask scheduler before giving up (COSCHEDLAB_DASK_TIMEOUT, s)
+CONNECT_TIMEOUT = f"{float(os.environ.get('COSCHEDLAB_DASK_TIMEOUT', '10'))}s"
 
 
 @dataclass(frozen=True)
@@ -290,7 +290,14 @@ def _run_fresh(task: Task, quiet: bool) -> Outcome:
 def jobqueue_cluster(spec: ExecutorSpec) -> tuple[Any, int]:
     """The dask-jobqueue cluster of a ``slurm:``/``pbs:`` executor (not started: its
     ``job_script()`` shows the batch script) and how many batch jobs to ask for."""
-    import dask_jobqueue
+    # importing dask_jobqueue replaces the process's SIGINT handler with sys.exit() (its
+    # runner module does so at import): keep ours (Ctrl-C, the policy watchdog)
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        import dask_jobqueue
+    finally:
+        if threading.current_thread() is threading.main_thread() and previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
     opts = dict(spec.options)
     jobs = int(opts.pop("jobs", 1))
