@@ -80,9 +80,9 @@ class Cluster:
             _stop(p)
 
 
-@pytest.fixture
-def cluster(tmp_path):
-    c = Cluster(tmp_path)
+@pytest.fixture(scope="module")
+def shared_cluster(tmp_path_factory):
+    c = Cluster(tmp_path_factory.mktemp("dask"))
     try:
         c.add_worker("w1")
         c.add_worker("w2")
@@ -90,6 +90,16 @@ def cluster(tmp_path):
         yield c
     finally:
         c.close()
+
+
+@pytest.fixture
+def cluster(shared_cluster):
+    """The module's cluster with two live workers (a test that killed one gets it back)."""
+    for name, proc in list(shared_cluster.workers.items()):
+        if proc.poll() is not None:
+            shared_cluster.add_worker(name)
+    shared_cluster.wait_for(2)
+    return shared_cluster
 
 
 SPEED = ("days_per_hour", "jobs_per_s", "wall_time_s")  # the simulator's own speed
@@ -139,6 +149,7 @@ def test_killing_a_worker_mid_sweep_loses_and_duplicates_nothing(cluster, tmp_pa
         done.append(outcome.key)
         if len(done) == 4:  # kill worker w1 while it computes
             os.killpg(cluster.workers["w1"].pid, signal.SIGKILL)
+            cluster.workers["w1"].wait()
 
     summary = run_tasks(tasks, store, executor=ExecutorSpec("dask", str(cluster.file)),
                         on_done=on_done)  # fmt: skip

@@ -74,6 +74,7 @@ def test_simulate_json_and_outputs(ensemble_file, tmp_path):
     assert all(r["job"].endswith(f"_step_{r['step']}_node_{r['node']}") for r in rows)
 
 
+@pytest.mark.slow  # 27 s: SimGrid runs of every scenario x heuristic pair
 def test_search_recommends_best(ensemble_file):
     r = run("simulate", ensemble_file, "--search", "--json", "--jobs", 2)
     assert r.returncode == 0, r.stderr
