@@ -123,11 +123,10 @@ def run(
 
     from ..outputs import atomic_dir, check_target
     from ..studies.manager import CONFIGS, config_of
+    from ..studies.run import check_executor
 
-    executor = executor.strip().lower()
-    if executor not in ("simulated", "real"):
-        raise InputError(f"--executor must be simulated or real, got {executor!r}")
     s = _spec(spec)
+    executor = check_executor(s, executor)
     if procs is not None:
         if procs < 1:
             raise InputError(f"--procs must be >= 1, got {procs}")
@@ -140,10 +139,6 @@ def run(
         cfg = config_of(c)
         if cfg not in configs:
             configs.append(cfg)
-    if executor == "simulated" and s.model is None:
-        raise InputError("the spec has no 'model': run it with --executor real", s.source)
-    if executor == "real" and s.command is None:
-        raise InputError("the spec has no 'command' to run for real", s.source)
     err = Console(stderr=True)
     results = []
     if executor == "simulated":

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from ..errors import InputError
 from .batching import ScalingTable, optimal_batches
 from .sampling import ActiveParetoSampler, Design, DesignSpace, GridSampler, Sampler
-from .store import ResultStore
+from .store import ResultStore, StoredRun
 
 __all__ = ["CONFIGS", "Config", "Manager", "Start", "beneficial", "config_of"]
 
@@ -232,8 +232,6 @@ class Manager:
         """Record finished run ``run`` (its workers become free) and ask the sampler."""
         r = self.running.pop(run)
         self.free.extend(r.workers)
-        from .store import StoredRun
-
         self.store.add(
             StoredRun(r.design, tuple(float(v) for v in objectives), int(steps), checkpoint,
                       record or {}),

@@ -11,9 +11,22 @@ from .manager import Config, config_of
 from .result import StudyResult
 from .spec import StudySpec
 
-__all__ = ["EXECUTORS", "run_study"]
+__all__ = ["EXECUTORS", "check_executor", "run_study"]
 
 EXECUTORS = ("simulated", "real")
+
+
+def check_executor(spec: StudySpec, executor: str) -> str:
+    """``executor`` normalised, once it is known and ``spec`` can run on it (a ``model`` to
+    simulate, a ``command`` to run for real); an InputError otherwise."""
+    executor = executor.strip().lower()
+    if executor not in EXECUTORS:
+        raise InputError(f"--executor must be simulated or real, got {executor!r}")
+    if executor == "simulated" and spec.model is None:
+        raise InputError("the spec has no 'model': run it with --executor real", spec.source)
+    if executor == "real" and spec.command is None:
+        raise InputError("the spec has no 'command' to run for real", spec.source)
+    return executor
 
 
 def run_study(
@@ -28,11 +41,10 @@ def run_study(
     groups; ``workdir`` holds its store, checkpoints and logs, and a second call on the same
     ``workdir`` resumes the study). ``on_finish(done, issued)`` reports progress."""
     cfg = config_of(config) if isinstance(config, str) else (config or spec.config)
+    executor = check_executor(spec, executor)
     if executor == "simulated":
         from .simulate import simulate_study
 
-        if spec.model is None:
-            raise InputError("the spec has no 'model': run it with --executor real", spec.source)
         result = simulate_study(spec.model, cfg, spec.processors, spec.per_run,
                                 reuse=spec.reuse, checkpoint_every=spec.checkpoint_every,
                                 restart=spec.restart, step=spec.step,
@@ -40,8 +52,6 @@ def run_study(
     elif executor == "real":
         from .real import run_real_study
 
-        if spec.command is None:
-            raise InputError("the spec has no 'command' to run for real", spec.source)
         if workdir is None:
             raise InputError("a real study needs a working directory (--out)")
         result = run_real_study(spec.space, cfg, spec.processors, spec.per_run, spec.command,
@@ -49,8 +59,6 @@ def run_study(
                                 checkpoint_every=spec.checkpoint_every, step=spec.step,
                                 scaling=spec.scaling, on_finish=on_finish,
                                 objectives_count=len(spec.objectives))  # fmt: skip
-    else:
-        raise InputError(f"--executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
     result.info.update({"study": spec.name, "executor": executor, "config": cfg.describe(),
                         "spec": str(spec.source), "per_run": spec.per_run,
                         "checkpoint_every": spec.checkpoint_every,

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from .manager import Config, Manager, Start, beneficial
 from .model import WorkModel
 from .result import Segment, StudyResult
+from .sampling import pareto_front
 from .store import ResultStore
 
 __all__ = ["simulate_study"]
@@ -200,12 +201,6 @@ def simulate_study(
         procs=procs,
         records=records,
         segments=segments,
-        front=sorted(_front(store)),
+        front=sorted(pareto_front(store.results())),
         batches=mgr.batches,
     )
-
-
-def _front(store: ResultStore) -> set:
-    from .sampling import pareto_front
-
-    return pareto_front(store.results())
