@@ -14,8 +14,10 @@ Every sweep command takes ``--executor`` (and a sweep spec an ``executor:`` key)
 
 The client (this process) stores every finished run, so workers need no shared file system;
 runs are pure functions of their task, so a run lost with a worker is simply run again on
-another one (Dask's own rescheduling), up to ``retries`` times; a run that kills every
-worker it is sent to fails with a clear message and the sweep goes on (:mod:`.runner`).
+another one (Dask's own rescheduling, up to ``retries`` times on a ``dask-local`` cluster,
+the scheduler's ``allowed-failures`` elsewhere); a run Dask gives up on is run once more
+alone, and fails with a clear message (the sweep goes on) only if it kills its worker then
+too, so runs that merely sat beside a crashing run are not blamed (:mod:`.runner`).
 """
 
 from __future__ import annotations

@@ -379,8 +379,14 @@ def _run_dask(
 ) -> None:
     """Run ``tasks`` on a Dask cluster: at most a window of runs in flight (memory flat in
     the number of runs), results streamed to ``on_done`` as they finish, inputs that several
-    runs share scattered once to every worker; a run that killed every worker it was sent to
-    (Dask's ``KilledWorker``) fails with a clear message."""
+    runs share scattered once to every worker.
+
+    A worker that dies takes every run it held with it, the guilty one and the bystanders
+    queued beside it, and Dask counts the death against all of them (``KilledWorker`` once
+    a run's count passes the scheduler's ``allowed-failures``). So a run that comes back
+    ``KilledWorker`` is only a suspect: it is run again alone, one suspect at a time with
+    nothing else in flight, after the other runs; it fails (with a clear message, the sweep
+    goes on) only if it kills its worker again when alone."""
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
@@ -399,33 +405,50 @@ def _run_dask(
         flying = as_completed()
         owner: dict[Any, tuple[Task, Any]] = {}  # the runs in flight, by future key
 
-        def submit(task: Task) -> None:
+        def submit(task: Task) -> Any:
             args = [scattered.get(id(a), a) for a in task.args]
             fut = client.submit(_dask_call, task.key, task.fn, quiet, fresh, *args, pure=False,
                                 key=f"coschedlab-run-{uuid.uuid4().hex}")  # fmt: skip
             owner[fut.key] = (task, fut)
             flying.add(fut)
+            return fut
 
+        def outcome_of(task: Task, fut: Any, alone: bool) -> Outcome | None:
+            """The run's outcome, or None for a suspect (``KilledWorker`` beside others)."""
+            try:
+                return fut.result()
+            except KilledWorker:
+                if not alone:
+                    return None
+                return Outcome(
+                    task.key,
+                    error="the run killed every Dask worker it was sent to, also when it "
+                    "ran alone (the scheduler's allowed-failures limit); it is not retried",
+                )
+            except Exception as exc:  # a worker could not unpickle or run the task
+                return Outcome(task.key, error=f"{type(exc).__name__}: {exc}")
+            finally:
+                fut.release()
+
+        suspects: list[Task] = []
         try:
             for task in itertools.islice(queue, window):
                 submit(task)
             for fut in flying:
                 task, _ = owner.pop(fut.key)
-                try:
-                    outcome = fut.result()
-                except KilledWorker:
-                    outcome = Outcome(
-                        task.key,
-                        error="the run killed every Dask worker it was sent to "
-                        "(the scheduler's allowed-failures limit); it is not retried",
-                    )
-                except Exception as exc:  # a worker could not unpickle or run the task
-                    outcome = Outcome(task.key, error=f"{type(exc).__name__}: {exc}")
-                fut.release()
-                on_done(outcome)
+                outcome = outcome_of(task, fut, alone=False)
+                if outcome is None:
+                    suspects.append(task)
+                else:
+                    on_done(outcome)
                 nxt = next(queue, None)
                 if nxt is not None:
                     submit(nxt)
+            for task in suspects:  # alone: a death now is the suspect's own
+                fut = submit(task)
+                outcome = outcome_of(task, fut, alone=True)
+                owner.pop(fut.key)
+                on_done(outcome)
         except BaseException:  # Ctrl-C, a store that failed: no run left computing for nobody
             client.cancel([f for _, f in owner.values()])
             raise
