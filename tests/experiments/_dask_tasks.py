@@ -25,3 +25,10 @@ def exit_worker(x: int) -> dict:
     if x == 3:
         os._exit(1)
     return {"x": x}
+
+
+def read_input(config: dict) -> dict:
+    """A run reading the file ``config["file"]`` by path (shipped to the workers)."""
+    with open(config["file"]) as f:
+        text = f.read()
+    return {"config": config, "text": text, "in_cache": "coschedlab-inputs" in config["file"]}

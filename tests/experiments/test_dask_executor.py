@@ -185,6 +185,21 @@ def test_shared_inputs_are_shipped_once_per_worker(cluster, tmp_path):
     assert [r["sum"] for r in rows] == [sum(table) + r["x"] for r in rows]
 
 
+def test_input_files_are_shipped_and_the_results_name_the_clients_paths(cluster, tmp_path):
+    """Runs read their inputs by path: the workers get a copy (no shared file system needed)
+    and what the runs return names the files as the client knows them."""
+    data = tmp_path / "input.swf"
+    data.write_text("; a trace\n1 0 0 10 4\n")
+    store = JsonStore(tmp_path / "runs")
+    tasks = [Task(f"k{i}", _dask_tasks.read_input, ({"file": str(data), "i": i},))
+             for i in range(4)]  # fmt: skip
+    assert run_tasks(tasks, store, executor=ExecutorSpec("dask", str(cluster.file))).ok
+    rows = store.load()
+    assert len(rows) == 4 and all(r["in_cache"] for r in rows)  # read from the shipped copy
+    assert {r["config"]["file"] for r in rows} == {str(data)}
+    assert {r["text"] for r in rows} == {data.read_text()}
+
+
 def test_a_killed_client_resumes_with_nothing_lost_or_redone(cluster, tmp_path):
     spec = tmp_path / "s.yaml"
     six = "[fcfs, easy, conservative, sjf, 'easy:depth=3', firstfit]"

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -231,6 +231,98 @@ class _Shipped:
 
 _SHIPPED: dict[str, Any] = {}  # on a worker: token -> the unpickled input
 
+#: files larger than this are not shipped (the workers must then see them at the same path)
+MOST_SHIPPED_BYTES = 1 << 30
+
+
+@dataclass(frozen=True)
+class _ShippedFile:
+    """An input file a sweep's runs read by path (a trace, a pool, a workflow), read once by
+    the client and scattered to every worker, where it is written once to a local cache and
+    the runs' arguments are pointed at that copy (:func:`_localize`): workers need neither a
+    shared file system nor the client's paths."""
+
+    path: str
+    digest: str
+    data: bytes
+
+
+def _input_files(a: Any, found: set[str], depth: int = 0) -> None:
+    """Absolute paths of existing regular files among the strings and paths of ``a``
+    (walking dataclasses, tuples, lists and dicts a few levels down)."""
+    if isinstance(a, str | Path):
+        text = str(a)
+        if os.path.isabs(text) and len(text) < 4096 and os.path.isfile(text):
+            found.add(text)
+        return
+    if depth >= 6:
+        return
+    if is_dataclass(a) and not isinstance(a, type):
+        items: Iterable[Any] = (getattr(a, f.name) for f in fields(a))
+    elif isinstance(a, dict):
+        items = a.values()
+    elif isinstance(a, tuple | list) and len(a) <= 1000:
+        items = a
+    else:
+        return
+    for item in items:
+        _input_files(item, found, depth + 1)
+
+
+def _ship_file(path: str) -> _ShippedFile:
+    import hashlib
+
+    size = os.path.getsize(path)
+    if size > MOST_SHIPPED_BYTES:
+        raise InputError(
+            f"{path}: {size / 2**20:.0f} MiB is too large to ship to the Dask workers; "
+            "put it where every worker sees it at the same path"
+        )
+    data = Path(path).read_bytes()
+    return _ShippedFile(path, hashlib.sha256(data).hexdigest(), data)
+
+
+def _local_copy(f: _ShippedFile) -> str:
+    """This worker's copy of a shipped file (written once, atomically)."""
+    import tempfile
+
+    folder = Path(tempfile.gettempdir()) / "coschedlab-inputs" / f.digest[:32]
+    local = folder / Path(f.path).name
+    if not local.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        part = folder / f".{local.name}.{uuid.uuid4().hex}.part"
+        part.write_bytes(f.data)
+        os.replace(part, local)
+    return str(local)
+
+
+def _localize(a: Any, where: dict[str, str], depth: int = 0) -> Any:
+    """``a`` with every string or path naming a shipped file replaced by its local copy."""
+    if isinstance(a, str):
+        return where.get(a, a)
+    if isinstance(a, Path):
+        return Path(where[str(a)]) if str(a) in where else a
+    if depth >= 6:
+        return a
+    if is_dataclass(a) and not isinstance(a, type):
+        changed = {}
+        for f in fields(a):
+            old = getattr(a, f.name)
+            new = _localize(old, where, depth + 1)
+            if new is not old:
+                changed[f.name] = new
+        return replace(a, **changed) if changed else a
+    if isinstance(a, dict):
+        new_items = {k: _localize(v, where, depth + 1) for k, v in a.items()}
+        same = all(new_items[k] is a[k] for k in a)
+        return a if same else new_items
+    if isinstance(a, tuple | list) and len(a) <= 1000:
+        items = [_localize(x, where, depth + 1) for x in a]
+        if all(x is y for x, y in zip(items, a, strict=True)):
+            return a
+        return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
+    return a
+
 
 def _unship(a: Any) -> Any:
     if not isinstance(a, _Shipped):
@@ -242,14 +334,29 @@ def _unship(a: Any) -> Any:
     return _SHIPPED[a.token]
 
 
-def _dask_call(key: Any, fn: Callable[..., Any], quiet: bool, fresh: bool, *args: Any) -> Outcome:
+def _dask_call(
+    key: Any, fn: Callable[..., Any], quiet: bool, fresh: bool, files: list, *args: Any
+) -> Outcome:
     """:func:`call` on a Dask worker (the arguments at top level, so that inputs scattered
-    once per worker arrive as their values); ``fresh``: in a child process of its own (a
-    SimGrid run needs a process to itself: :func:`_run_fresh`)."""
-    task = Task(key, fn, tuple(_unship(a) for a in args))
-    if not fresh:
-        return call(task, quiet)
-    return _run_fresh(task, quiet)
+    once per worker arrive as their values; ``files``: the :class:`_ShippedFile` the run
+    reads, its arguments pointed at their local copies); ``fresh``: in a child process of its
+    own (a SimGrid run needs a process to itself: :func:`_run_fresh`)."""
+    args = tuple(_unship(a) for a in args)
+    where = {f.path: _local_copy(f) for f in files}
+    task = Task(key, fn, tuple(_localize(a, where) for a in args) if where else args)
+    outcome = call(task, quiet) if not fresh else _run_fresh(task, quiet)
+    if not where:
+        return outcome
+    # the run's value and messages name the files as the client knows them
+    back = {local: path for path, local in where.items()}
+
+    def named(text: str | None) -> str | None:
+        for local, path in back.items():
+            text = text.replace(local, path) if text else text
+        return text
+
+    return replace(outcome, value=_localize(outcome.value, back), error=named(outcome.error),
+                   detail=named(outcome.detail))  # fmt: skip
 
 
 def _fresh_main(conn: Any, task: Task, quiet: bool, parent: int) -> None:
@@ -399,6 +506,18 @@ def _run_dask(
                     blob = _Shipped(uuid.uuid4().hex, pickle.dumps(a, protocol=5))
                     # in a list of one: scatter() would split a list into its items
                     scattered[id(a)] = client.scatter([blob], broadcast=True, hash=False)[0]
+        needs: dict[Any, list[str]] = {}  # a run's key -> the input files it reads by path
+        shipped: dict[str, Any] = {}  # a file -> its future, scattered once to every worker
+        for t in tasks:
+            found: set[str] = set()
+            for a in t.args:
+                if id(a) not in shared:
+                    _input_files(a, found)
+            needs[t.key] = sorted(found)
+            for path in needs[t.key]:
+                if path not in shipped:
+                    shipped[path] = client.scatter([_ship_file(path)], broadcast=True,
+                                                   hash=False)[0]  # fmt: skip
         workers = max(1, len(client.scheduler_info().get("workers", {})))
         window = max(64, 4 * workers)
         queue = iter(tasks)
@@ -407,7 +526,9 @@ def _run_dask(
 
         def submit(task: Task) -> Any:
             args = [scattered.get(id(a), a) for a in task.args]
-            fut = client.submit(_dask_call, task.key, task.fn, quiet, fresh, *args, pure=False,
+            files = [shipped[p] for p in needs[task.key]]
+            fut = client.submit(_dask_call, task.key, task.fn, quiet, fresh, files, *args,
+                                pure=False,
                                 key=f"coschedlab-run-{uuid.uuid4().hex}")  # fmt: skip
             owner[fut.key] = (task, fut)
             flying.add(fut)
