@@ -10,7 +10,9 @@ Every sweep command takes ``--executor`` (and a sweep spec an ``executor:`` key)
 * ``slurm:key=value,...`` / ``pbs:key=value,...``: a batch-system cluster of dask-jobqueue
   (``SLURMCluster`` / ``PBSCluster``) built from the options (``cores``, ``memory``,
   ``queue``, ``account``, ``walltime``, ``processes``, ``interface``, ``job_extra`` (``;``-
-  separated), ``jobs``: how many batch jobs to ask for); its workers start as batch jobs.
+  separated lines to add), ``skip`` (``;``-separated directives to leave out, e.g. ``--mem``
+  where the site refuses memory requests), ``jobs``: how many batch jobs to ask for); its
+  workers start as batch jobs.
 
 The client (this process) stores every finished run, so workers need no shared file system;
 runs are pure functions of their task, so a run lost with a worker is simply run again on
@@ -31,7 +33,7 @@ __all__ = ["KINDS", "ExecutorSpec", "checked_executor", "parse_executor"]
 
 KINDS = ("local", "dask", "dask-local", "slurm", "pbs")
 JOBQUEUE_KEYS = ("cores", "memory", "queue", "account", "walltime", "processes", "interface",
-                 "job_extra", "jobs", "local_directory", "log_directory")  # fmt: skip
+                 "job_extra", "skip", "jobs", "local_directory", "log_directory")  # fmt: skip
 MOST_WORKERS = 4096
 
 

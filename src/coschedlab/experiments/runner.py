@@ -35,7 +35,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -410,6 +410,8 @@ def jobqueue_cluster(spec: ExecutorSpec) -> tuple[Any, int]:
     jobs = int(opts.pop("jobs", 1))
     if "job_extra" in opts:
         opts["job_extra_directives"] = [x.strip() for x in str(opts.pop("job_extra")).split(";")]
+    if "skip" in opts:
+        opts["job_directives_skip"] = [x.strip() for x in str(opts.pop("skip")).split(";")]
     make = dask_jobqueue.SLURMCluster if spec.kind == "slurm" else dask_jobqueue.PBSCluster
     return make(**opts), jobs
 
@@ -445,9 +447,12 @@ def _dask_client(spec: ExecutorSpec, on_info: Callable[[str], None] | None) -> I
             client = Client(cluster, timeout=CONNECT_TIMEOUT)
         else:  # slurm, pbs: dask-jobqueue
             cluster, jobs = jobqueue_cluster(spec)
-            cluster.scale(jobs=jobs)
+            _submit_worker_jobs(cluster, jobs, where)
             client = Client(cluster, timeout=CONNECT_TIMEOUT)
     except InputError:
+        if cluster is not None:
+            with suppress(Exception):  # its refused batch jobs fail an assertion of close()
+                cluster.close()
         raise
     except (OSError, TimeoutError, ValueError, RuntimeError) as exc:
         if cluster is not None:
@@ -459,11 +464,59 @@ def _dask_client(spec: ExecutorSpec, on_info: Callable[[str], None] | None) -> I
             link = getattr(client, "dashboard_link", None)
             on_info(f"Dask scheduler {client.scheduler.address}"
                     + (f", dashboard {link}" if link else ""))  # fmt: skip
+        _wait_for_a_worker(client, spec, where, on_info)
         yield client
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _submit_worker_jobs(cluster: Any, jobs: int, where: str) -> None:
+    """Submit the batch jobs of a dask-jobqueue cluster and wait until the batch system has
+    taken them (not until they run): a refused job script (a memory request the partition
+    cannot satisfy, an unknown queue or account) is one line, not a log of tracebacks."""
+    import logging
+
+    # the refusal is reported here: keep tornado and asyncio from logging it again
+    for name in ("tornado.application", "asyncio", "distributed.deploy.spec"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    # scale(jobs=...) without its fire-and-forget submission: one worker spec per batch job,
+    # then the submission awaited here, so that its failure reaches us
+    while len(cluster.worker_spec) < jobs:
+        cluster.worker_spec.update(cluster.new_worker_spec())
+    try:
+        cluster.sync(cluster._correct_state)
+    except Exception as exc:
+        text = " ".join(str(exc).split())
+        refusal = text.partition("stderr:")[2].strip() or text
+        hint = " (skip=--mem leaves the memory request out)" if "emory" in refusal else ""
+        raise InputError(f"{where}: the batch system refused the worker job: "
+                         f"{refusal[:300]}{hint}") from None  # fmt: skip
+
+
+#: how long a sweep waits for the first worker of a running scheduler (s); batch-system
+#: workers are waited for as long as their jobs queue
+WORKER_TIMEOUT = float(os.environ.get("COSCHEDLAB_DASK_WORKER_TIMEOUT", "60"))
+
+
+def _wait_for_a_worker(
+    client: Any, spec: ExecutorSpec, where: str, on_info: Callable[[str], None] | None
+) -> None:
+    """Return once the cluster has a worker (the shared inputs are scattered to the workers
+    present; later ones fetch them from those)."""
+    if client.scheduler_info().get("workers"):
+        return
+    batch = spec.kind in ("slurm", "pbs")
+    if on_info is not None:
+        on_info("waiting for a worker" + (" (the worker jobs are queued)" if batch else ""))
+    try:
+        client.wait_for_workers(1, timeout=None if batch else WORKER_TIMEOUT)
+    except TimeoutError:
+        raise InputError(
+            f"{where}: the scheduler has no worker (waited {WORKER_TIMEOUT:.0f} s; "
+            "COSCHEDLAB_DASK_WORKER_TIMEOUT sets how long)"
+        ) from None
 
 
 def _shared(tasks: list[Task]) -> set[int]:
