@@ -72,8 +72,9 @@ class Cluster:
         while not self.file.exists():
             assert time.monotonic() < deadline, (self.folder / "scheduler.log").read_text()
             time.sleep(0.1)
-        with Client(scheduler_file=str(self.file), timeout="20s") as c:
-            c.wait_for_workers(n, timeout=timeout)
+        if n:
+            with Client(scheduler_file=str(self.file), timeout="20s") as c:
+                c.wait_for_workers(n, timeout=timeout)
 
     def close(self) -> None:
         for p in [*self.workers.values(), self.scheduler]:
@@ -277,3 +278,21 @@ def test_batch_system_executors_write_the_expected_job_script(text, wants):
     for want in wants:
         assert want in script, script
     assert jobs == (3 if text.startswith("slurm") else 1)
+
+
+def test_a_scheduler_without_workers_is_one_line_and_exit_2(tmp_path):
+    empty = Cluster(tmp_path)  # a scheduler, no worker
+    try:
+        empty.wait_for(0)
+        done = subprocess.run(
+            [sys.executable, "-m", "coschedlab.cli", "compare",
+             str(ROOT / "examples" / "compare_small.yaml"), "--out", "o", "--executor",
+             f"dask:{empty.file}"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+            env={**os.environ, "COSCHEDLAB_DASK_WORKER_TIMEOUT": "2"},
+        )  # fmt: skip
+    finally:
+        empty.close()
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert lines[-1].startswith("error:") and "the scheduler has no worker" in lines[-1]
+    assert "Traceback" not in done.stderr
