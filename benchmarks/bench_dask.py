@@ -1,12 +1,15 @@
 """Per-run overhead of the Dask executor against the local process pool (issue 14).
 
-    .venv/bin/python benchmarks/bench_dask.py [--runs 1000] [--workers 2] [--insitu]
+    .venv/bin/python benchmarks/bench_dask.py [--runs 1000] [--workers 2] [--scale] [--insitu]
 
 1. ``--runs`` tiny runs (a function that returns its argument) through the one runner into a
    JSON store, on the local pool (``--jobs N``) and on a Dask cluster of N worker processes
    (a scheduler and N ``dask worker`` processes started here on 127.0.0.1, as a user's
    cluster would be); the seconds per run of each, and the client's peak memory.
-2. ``--insitu``: a slice of the in situ reproduction (the nodes sweep, one trial, 10 steps:
+2. ``--scale``: the client alone at scale: 1,000 and 10,000 tiny runs on the same Dask
+   cluster, each sweep in a fresh client process: seconds per run and the client's peak
+   memory (flat in the number of runs: a window of runs in flight, results streamed).
+3. ``--insitu``: a slice of the in situ reproduction (the nodes sweep, one trial, 10 steps:
    160 SimGrid runs, each in a process of its own) on both, alternately.
 """
 
@@ -36,13 +39,16 @@ def start_cluster(folder: Path, workers: int) -> tuple[Path, list[subprocess.Pop
     from distributed import Client
 
     file = folder / "scheduler.json"
+    file.unlink(missing_ok=True)  # an earlier cluster's
+    # the scheduler unpickles the runs too: it must import this file like the workers
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent)}
     procs = [subprocess.Popen(
         [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
          "--port", "0", "--scheduler-file", str(file), "--no-dashboard"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]  # fmt: skip
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+        start_new_session=True)]  # fmt: skip
     while not file.exists():
         time.sleep(0.1)
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent)}
     for i in range(workers):
         procs.append(subprocess.Popen(
             [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(file),
@@ -83,6 +89,34 @@ def tiny_runs(runs: int, workers: int, tmp: Path) -> None:
           f"{rss:.0f} MB)")  # fmt: skip
 
 
+def client_sweep(file: str, runs: int, out: str) -> None:
+    """One sweep of ``runs`` tiny runs on the cluster of ``file`` (in its own process):
+    prints ``seconds_per_run peak_rss_mb``."""
+    import bench_dask
+
+    tasks = [Task(f"k{i:06d}", bench_dask.tiny, (i,)) for i in range(runs)]
+    t0 = time.perf_counter()
+    assert run_tasks(tasks, JsonStore(Path(out)), executor=ExecutorSpec("dask", file)).ok
+    per_run = (time.perf_counter() - t0) / runs
+    print(per_run, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+
+
+def scale(workers: int, tmp: Path) -> None:
+    file, procs = start_cluster(tmp, workers)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent)}
+    try:
+        for runs in (1000, 10000):
+            done = subprocess.run(
+                [sys.executable, __file__, "--client", str(file), str(runs), str(tmp / f"s{runs}")],
+                capture_output=True, text=True, check=True, env=env,
+            )  # fmt: skip
+            per_run, rss = map(float, done.stdout.split()[-2:])
+            print(f"{runs:6d} tiny runs on Dask ({workers} workers): {per_run * 1000:.2f} ms "
+                  f"per run, {per_run * runs:.0f} s, client peak RSS {rss:.0f} MB")  # fmt: skip
+    finally:
+        stop(procs)
+
+
 def insitu(workers: int, tmp: Path) -> None:
     base = [sys.executable, "-m", "coschedlab.cli", "insitu", "reproduce", "--trials", "1",
             "--sweeps", "nodes", "--steps", "10"]  # fmt: skip
@@ -107,10 +141,17 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--insitu", action="store_true")
+    ap.add_argument("--scale", action="store_true")
     ap.add_argument("--quick", action="store_true", help="200 runs")
+    ap.add_argument("--client", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.client:
+        client_sweep(args.client[0], int(args.client[1]), args.client[2])
+        return
     with tempfile.TemporaryDirectory() as d:
         tiny_runs(200 if args.quick else args.runs, args.workers, Path(d))
+        if args.scale:
+            scale(args.workers, Path(d))
         if args.insitu:
             insitu(args.workers, Path(d))
 

@@ -114,7 +114,11 @@ def mark(path: str | Path) -> Path:
 
 
 def check_target(
-    path: str | Path, force: bool = False, kind: str = "dir", option: str = "--out"
+    path: str | Path,
+    force: bool = False,
+    kind: str = "dir",
+    option: str = "--out",
+    probe: bool = True,
 ) -> Path:
     """Check, before any work, that ``path`` can receive a result of ``kind`` ("dir" or "file").
 
@@ -149,7 +153,8 @@ def check_target(
             )
         if path.exists() and not path.is_file():
             raise InputError(f"{option} {path} is not a regular file; give a file name")
-    _check_writable(path.parent, option)
+    if probe:
+        _check_writable(path.parent, option)
     return path
 
 
@@ -204,10 +209,14 @@ def _swap_in(tmp: Path, path: Path) -> None:
 
 
 @contextmanager
-def atomic_file(path: str | Path, force: bool = False, option: str = "--out") -> Iterator[Path]:
+def atomic_file(
+    path: str | Path, force: bool = False, option: str = "--out", probe: bool = True
+) -> Iterator[Path]:
     """Yield a temporary file name beside ``path``; when the block ends normally the file
-    replaces ``path`` (``os.replace``). On any error it is removed and ``path`` is untouched."""
-    path = check_target(path, force, "file", option)
+    replaces ``path`` (``os.replace``). On any error it is removed and ``path`` is untouched.
+    ``probe=False`` skips proving the directory writable first (a store writing run after
+    run into its own directory: the write itself fails clearly)."""
+    path = check_target(path, force, "file", option, probe=probe)
     # the temporary name ends with the target's name: writers that choose a format by the
     # suffix (".gz", ".png") see the same suffix
     tmp = path.parent / f"{TMP_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}-{path.name}"

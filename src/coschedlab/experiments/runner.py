@@ -359,6 +359,12 @@ def _dask_call(
                    detail=named(outcome.detail))  # fmt: skip
 
 
+def _dask_call_packed(packed: list) -> Outcome:
+    """:func:`_dask_call` of one run of a batch submitted with ``Client.map``."""
+    key, fn, quiet, fresh, files, args = packed
+    return _dask_call(key, fn, quiet, fresh, files, *args)
+
+
 def _fresh_main(conn: Any, task: Task, quiet: bool, parent: int) -> None:
     """A one-run process: run ``task``, send the outcome, exit (and exit early if the
     process that started it dies)."""
@@ -574,24 +580,36 @@ def _run_dask(
         workers = max(1, len(client.scheduler_info().get("workers", {})))
         window = max(64, 4 * workers)
         queue = iter(tasks)
-        flying = as_completed()
+        # with_results: the results are fetched by the client's event loop as the runs end,
+        # many at once, not by one blocking round trip per run
+        flying = as_completed(with_results=True, raise_errors=False)
         owner: dict[Any, tuple[Task, Any]] = {}  # the runs in flight, by future key
 
-        def submit(task: Task) -> Any:
-            args = [scattered.get(id(a), a) for a in task.args]
-            files = [shipped[p] for p in needs[task.key]]
-            fut = client.submit(_dask_call, task.key, task.fn, quiet, fresh, files, *args,
-                                pure=False,
-                                key=f"coschedlab-run-{uuid.uuid4().hex}")  # fmt: skip
-            owner[fut.key] = (task, fut)
-            flying.add(fut)
-            return fut
+        def submit(batch: list[Task]) -> list[Any]:
+            """Submit ``batch`` in one message to the scheduler (one per run costs the client
+            a round trip each: the bottleneck of a sweep of many short runs)."""
+            if not batch:
+                return []
+            packed = [
+                [t.key, t.fn, quiet, fresh, [shipped[p] for p in needs[t.key]],
+                 [scattered.get(id(a), a) for a in t.args]]
+                for t in batch
+            ]  # fmt: skip
+            keys = [f"coschedlab-run-{uuid.uuid4().hex}" for _ in batch]
+            futs = client.map(_dask_call_packed, packed, key=keys, pure=False)
+            for task, fut in zip(batch, futs, strict=True):
+                owner[fut.key] = (task, fut)
+            flying.update(futs)
+            return futs
 
-        def outcome_of(task: Task, fut: Any, alone: bool) -> Outcome | None:
+        def outcome_of(task: Task, fut: Any, value: Any, alone: bool) -> Outcome | None:
             """The run's outcome, or None for a suspect (``KilledWorker`` beside others)."""
-            try:
-                return fut.result()
-            except KilledWorker:
+            fut.release()
+            if isinstance(value, Outcome):
+                return value
+            if isinstance(value, tuple) and len(value) == 3:  # an error: (type, value, traceback)
+                value = value[1]
+            if isinstance(value, KilledWorker):
                 if not alone:
                     return None
                 return Outcome(
@@ -599,28 +617,25 @@ def _run_dask(
                     error="the run killed every Dask worker it was sent to, also when it "
                     "ran alone (the scheduler's allowed-failures limit); it is not retried",
                 )
-            except Exception as exc:  # a worker could not unpickle or run the task
-                return Outcome(task.key, error=f"{type(exc).__name__}: {exc}")
-            finally:
-                fut.release()
+            # a worker could not unpickle or run the task
+            return Outcome(task.key, error=f"{type(value).__name__}: {value}")
 
         suspects: list[Task] = []
         try:
-            for task in itertools.islice(queue, window):
-                submit(task)
-            for fut in flying:
+            submit(list(itertools.islice(queue, window)))
+            for fut, value in flying:
                 task, _ = owner.pop(fut.key)
-                outcome = outcome_of(task, fut, alone=False)
+                outcome = outcome_of(task, fut, value, alone=False)
                 if outcome is None:
                     suspects.append(task)
                 else:
                     on_done(outcome)
-                nxt = next(queue, None)
-                if nxt is not None:
-                    submit(nxt)
+                if len(owner) <= window // 2:  # refill in batches
+                    submit(list(itertools.islice(queue, window - len(owner))))
             for task in suspects:  # alone: a death now is the suspect's own
-                fut = submit(task)
-                outcome = outcome_of(task, fut, alone=True)
+                (fut,) = submit([task])
+                fut_done, value = next(flying)
+                outcome = outcome_of(task, fut_done, value, alone=True)
                 owner.pop(fut.key)
                 on_done(outcome)
         except BaseException:  # Ctrl-C, a store that failed: no run left computing for nobody

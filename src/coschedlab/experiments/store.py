@@ -175,7 +175,7 @@ class JsonStore:
         self._write(self.folder / f"{task.key}.error.txt", text)
 
     def _write(self, path: Path, text: str) -> None:
-        with atomic_file(path, force=True, option="run") as tmp:
+        with atomic_file(path, force=True, option="run", probe=False) as tmp:
             tmp.write_text(text)
 
     def load(self, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
