@@ -1,6 +1,7 @@
 """Per-run overhead of the Dask executor against the local process pool (issue 14).
 
-    .venv/bin/python benchmarks/bench_dask.py [--runs 1000] [--workers 2] [--scale] [--insitu]
+    .venv/bin/python benchmarks/bench_dask.py [--runs 1000] [--workers 2] [--scale]
+        [--insitu | --insitu-full]
 
 1. ``--runs`` tiny runs (a function that returns its argument) through the one runner into a
    JSON store, on the local pool (``--jobs N``) and on a Dask cluster of N worker processes
@@ -117,30 +118,40 @@ def scale(workers: int, tmp: Path) -> None:
         stop(procs)
 
 
-def insitu(workers: int, tmp: Path) -> None:
-    base = [sys.executable, "-m", "coschedlab.cli", "insitu", "reproduce", "--trials", "1",
-            "--sweeps", "nodes", "--steps", "10"]  # fmt: skip
+def insitu(workers: int, tmp: Path, full: bool = False) -> None:
+    """The in situ reproduction on the local pool and on a Dask LocalCluster, alternately,
+    sweep by sweep (so that whatever else loads the machine loads both alike): a slice
+    (the nodes sweep, 1 trial, 10 steps, best of 2) or, with ``full``, the whole
+    reproduction (four sweeps, 5 trials, 100 steps: 3,200 SimGrid runs) once each."""
+    sweeps = ["nodes", "simulations", "analyses", "data"] if full else ["nodes", "nodes"]
+    size = ["--trials", "5", "--steps", "100"] if full else ["--trials", "1", "--steps", "10"]
     times: dict[str, list[float]] = {"local": [], "dask": []}
-    for rep in range(2):
+    for i, sweep in enumerate(sweeps):
         for name, extra in (("local", ["--jobs", str(workers)]),
                             ("dask", ["--executor", f"dask-local:{workers}"])):  # fmt: skip
-            out = tmp / f"{name}{rep}"
+            out = tmp / f"insitu-{name}{i}"
             t0 = time.perf_counter()
-            subprocess.run([*base, "--out", str(out), *extra], check=True,
+            subprocess.run([sys.executable, "-m", "coschedlab.cli", "insitu", "reproduce",
+                            "--sweeps", sweep, *size, "--out", str(out), *extra], check=True,
                            capture_output=True)  # fmt: skip
             times[name].append(time.perf_counter() - t0)
-    lo, da = min(times["local"]), min(times["dask"])
-    print(
-        f"in situ reproduction slice (160 SimGrid runs): local pool of {workers} "
-        f"{lo:.0f} s, Dask LocalCluster of {workers} {da:.0f} s ({da / lo:.2f}x; best of 2)"
-    )
+            print(f"  {sweep:12s} {name:5s} {times[name][-1]:7.0f} s", flush=True)
+    if full:
+        lo, da = sum(times["local"]), sum(times["dask"])
+        what = "full in situ reproduction (3,200 SimGrid runs)"
+    else:
+        lo, da = min(times["local"]), min(times["dask"])
+        what = "in situ reproduction slice (160 SimGrid runs, best of 2)"
+    print(f"{what}: local pool of {workers} {lo:.0f} s, Dask LocalCluster of {workers} "
+          f"{da:.0f} s ({da / lo:.2f}x)")  # fmt: skip
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--insitu", action="store_true")
+    ap.add_argument("--insitu", action="store_true", help="a slice of the in situ sweep")
+    ap.add_argument("--insitu-full", action="store_true", help="the whole of it (~1.5 h)")
     ap.add_argument("--scale", action="store_true")
     ap.add_argument("--quick", action="store_true", help="200 runs")
     ap.add_argument("--client", nargs=3, help=argparse.SUPPRESS)
@@ -149,11 +160,12 @@ def main() -> None:
         client_sweep(args.client[0], int(args.client[1]), args.client[2])
         return
     with tempfile.TemporaryDirectory() as d:
-        tiny_runs(200 if args.quick else args.runs, args.workers, Path(d))
+        if args.runs > 0:  # --runs 0: the other parts only
+            tiny_runs(200 if args.quick else args.runs, args.workers, Path(d))
         if args.scale:
             scale(args.workers, Path(d))
-        if args.insitu:
-            insitu(args.workers, Path(d))
+        if args.insitu or args.insitu_full:
+            insitu(args.workers, Path(d), full=args.insitu_full)
 
 
 if __name__ == "__main__":

@@ -259,9 +259,11 @@ def test_the_spec_executor_key_is_checked(tmp_path):
     ("slurm:cores=4,memory=8GB,queue=normal,walltime=01:30:00,account=proj42,jobs=3,"
      "job_extra=--constraint=haswell;--exclusive",
      ["#SBATCH -p normal", "#SBATCH -A proj42", "#SBATCH -t 01:30:00", "#SBATCH --cpus-per-task=4",
-      "#SBATCH --constraint=haswell", "#SBATCH --exclusive"]),
+      "#SBATCH --constraint=haswell", "#SBATCH --exclusive", "--nthreads 1 ", "--nworkers 4 ",
+      "#SBATCH --mem=8G"]),
     ("pbs:cores=2,memory=4GB,queue=batch,walltime=00:20:00",
-     ["#PBS -q batch", "#PBS -l walltime=00:20:00", "ncpus=2"]),
+     ["#PBS -q batch", "#PBS -l walltime=00:20:00", "ncpus=2", "--nthreads 1 ", "--nworkers 2 "]),
+    ("slurm:cores=4,memory=8GB,processes=1,skip=--mem", ["--nthreads 4"]),
 ])  # fmt: skip
 def test_batch_system_executors_write_the_expected_job_script(text, wants):
     import signal as sig
@@ -277,7 +279,8 @@ def test_batch_system_executors_write_the_expected_job_script(text, wants):
         cluster.close()
     for want in wants:
         assert want in script, script
-    assert jobs == (3 if text.startswith("slurm") else 1)
+    assert jobs == (3 if "jobs=3" in text else 1)
+    assert ("#SBATCH --mem" in script) == (text.startswith("slurm") and "skip=--mem" not in text)
 
 
 def test_a_scheduler_without_workers_is_one_line_and_exit_2(tmp_path):

@@ -414,6 +414,10 @@ def jobqueue_cluster(spec: ExecutorSpec) -> tuple[Any, int]:
 
     opts = dict(spec.options)
     jobs = int(opts.pop("jobs", 1))
+    # one single-threaded worker process per core: runs are CPU-bound Python, so threads of
+    # one process would take turns on its GIL (dask-jobqueue's default is about sqrt(cores)
+    # processes of several threads)
+    opts.setdefault("processes", opts["cores"])
     if "job_extra" in opts:
         opts["job_extra_directives"] = [x.strip() for x in str(opts.pop("job_extra")).split(";")]
     if "skip" in opts:
