@@ -8,6 +8,7 @@ import contextlib
 import filecmp
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -299,3 +300,15 @@ def test_a_scheduler_without_workers_is_one_line_and_exit_2(tmp_path):
     lines = done.stderr.strip().splitlines()
     assert lines[-1].startswith("error:") and "the scheduler has no worker" in lines[-1]
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.skipif(bool(shutil.which("qsub")), reason="this machine has a PBS qsub")
+def test_a_batch_system_without_its_commands_is_one_line_and_exit_2(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "coschedlab.cli", "compare",
+         str(ROOT / "examples" / "compare_small.yaml"), "--out", "o", "--executor",
+         "pbs:cores=2,memory=1GB"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "qsub not found" in lines[0], done.stderr

@@ -71,5 +71,5 @@ def test_a_refused_worker_job_is_one_line_and_exit_2(slurm, tmp_path):
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
-    assert "the batch system refused the worker job" in lines[0] and "skip=--mem" in lines[0]
+    assert "the batch system did not take the worker job" in lines[0] and "skip=--mem" in lines[0]
     assert "Traceback" not in done.stderr

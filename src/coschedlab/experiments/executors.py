@@ -115,8 +115,34 @@ def parse_executor(text: str | None, where: str = "--executor") -> ExecutorSpec:
                     raise InputError(f"{where} {kind}: {key} must be 1 to {MOST_WORKERS}")
         if "cores" not in options or "memory" not in options:
             raise InputError(f"{where} {kind}: give at least cores=N and memory=SIZE (e.g. 4GB)")
+        _check_batch_options(options, f"{where} {kind}")
         return ExecutorSpec(kind, options=options)
     raise InputError(f"{where} must be one of {', '.join(KINDS)}, got {text!r}")
+
+
+def _check_batch_options(options: dict[str, Any], where: str) -> None:
+    """The values a batch system would refuse later, checked now (one line each)."""
+    import re
+
+    from dask.utils import parse_bytes
+
+    try:
+        if parse_bytes(options["memory"]) <= 0:
+            raise ValueError
+    except (ValueError, TypeError):
+        raise InputError(
+            f"{where}: memory must be a size such as 4GB or 512MiB, got {options['memory']!r}"
+        ) from None
+    if options.get("processes", 1) > options["cores"]:
+        raise InputError(
+            f"{where}: processes ({options['processes']}) must be at most cores "
+            f"({options['cores']}): each worker process takes a core"
+        )
+    walltime = options.get("walltime")
+    if walltime is not None and not re.fullmatch(r"(\d+-)?\d+(:\d{1,2}){0,2}", walltime):
+        raise InputError(
+            f"{where}: walltime must be HH:MM:SS (or D-HH:MM:SS, MM), got {walltime!r}"
+        )
 
 
 def checked_executor(ck: Any, v: Any, path: str = "executor") -> ExecutorSpec:

@@ -32,6 +32,7 @@ import threading
 import time
 import traceback
 import uuid
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -423,7 +424,9 @@ def jobqueue_cluster(spec: ExecutorSpec) -> tuple[Any, int]:
     if "skip" in opts:
         opts["job_directives_skip"] = [x.strip() for x in str(opts.pop("skip")).split(";")]
     make = dask_jobqueue.SLURMCluster if spec.kind == "slurm" else dask_jobqueue.PBSCluster
-    return make(**opts), jobs
+    with warnings.catch_warnings():  # "port 8787 is in use": the link printed says which
+        warnings.simplefilter("ignore", UserWarning)
+        return make(**opts), jobs
 
 
 @contextmanager
@@ -487,7 +490,12 @@ def _submit_worker_jobs(cluster: Any, jobs: int, where: str) -> None:
     taken them (not until they run): a refused job script (a memory request the partition
     cannot satisfy, an unknown queue or account) is one line, not a log of tracebacks."""
     import logging
+    import shutil
 
+    command = cluster.job_cls.submit_command
+    if command and not shutil.which(command):
+        raise InputError(f"{where}: {command} not found: run the sweep where the batch system's "
+                         "commands are (a login node)")  # fmt: skip
     # the refusal is reported here: keep tornado and asyncio from logging it again
     for name in ("tornado.application", "asyncio", "distributed.deploy.spec"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
@@ -501,7 +509,7 @@ def _submit_worker_jobs(cluster: Any, jobs: int, where: str) -> None:
         text = " ".join(str(exc).split())
         refusal = text.partition("stderr:")[2].strip() or text
         hint = " (skip=--mem leaves the memory request out)" if "emory" in refusal else ""
-        raise InputError(f"{where}: the batch system refused the worker job: "
+        raise InputError(f"{where}: the batch system did not take the worker job: "
                          f"{refusal[:300]}{hint}") from None  # fmt: skip
 
 
