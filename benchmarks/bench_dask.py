@@ -53,11 +53,16 @@ def start_cluster(folder: Path, workers: int) -> tuple[Path, list[subprocess.Pop
     for i in range(workers):
         procs.append(subprocess.Popen(
             [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(file),
-             "--nthreads", "1", "--host", "127.0.0.1", "--name", f"w{i}", "--no-dashboard"],
+             "--nthreads", "1", "--host", "127.0.0.1", "--name", f"w{i}", "--no-dashboard",
+             "--death-timeout", "30"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
             start_new_session=True))  # fmt: skip
-    with Client(scheduler_file=str(file), timeout="30s") as c:
-        c.wait_for_workers(workers, timeout=60)
+    try:
+        with Client(scheduler_file=str(file), timeout="30s") as c:
+            c.wait_for_workers(workers, timeout=60)
+    except BaseException:  # leave no cluster behind to load the next measurement
+        stop(procs)
+        raise
     return file, procs
 
 

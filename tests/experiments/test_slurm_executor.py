@@ -47,9 +47,25 @@ def slurm(tmp_path_factory):
 
 
 def _compare(out: Path, executor: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "coschedlab.cli", "compare", str(SPEC), "--out",
-                           str(out), "--executor", executor], capture_output=True, text=True,
-                          timeout=300, env=env)  # fmt: skip
+    # in the output's folder: the worker jobs write their slurm-N.out where they were submitted
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "coschedlab.cli",
+            "compare",
+            str(SPEC),
+            "--out",
+            str(out),
+            "--executor",
+            executor,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=out.parent,
+    )  # fmt: skip (slurm-N.out there)
 
 
 def test_a_sweep_on_slurm_workers_equals_the_local_pool(slurm, tmp_path):

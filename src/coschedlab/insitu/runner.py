@@ -14,6 +14,10 @@ from ..errors import InputError
 from .plan import make_plan
 from .spec import generate_ensemble
 
+#: what a process started for one run would import first: the runner's forkserver imports
+#: them once (:func:`coschedlab.experiments.runner._context`)
+PRELOAD = ("coschedlab.insitu.simulate",)
+
 
 def run_config(cfg: dict[str, Any]) -> dict[str, Any]:
     """Plan and simulate one configuration in this process (call in a fresh process).
