@@ -473,6 +473,8 @@ def _dask_client(spec: ExecutorSpec, on_info: Callable[[str], None] | None) -> I
                 "distributed.scheduler.allowed-failures": spec.retries,
                 "distributed.worker.memory.monitor-interval": "1s",
                 "distributed.admin.system-monitor.interval": "2s",
+                # the statistical profiler samples every worker's threads each 10 ms
+                "distributed.worker.profile.enabled": False,
             }
             with dask.config.set(quiet_monitors):
                 cluster = LocalCluster(
