@@ -28,6 +28,7 @@ import os
 import pickle
 import signal
 import socket
+import sys
 import threading
 import time
 import traceback
@@ -191,8 +192,6 @@ def _context(tasks: Iterable[Task] = ()) -> multiprocessing.context.BaseContext:
     if "forkserver" not in methods:
         return multiprocessing.get_context("spawn")
     ctx = multiprocessing.get_context("forkserver")
-    import sys
-
     modules = {getattr(t.fn, "__module__", None) for t in tasks} - {None, "__main__"}
     for name in list(modules):  # and what they declare their runs import first
         modules.update(getattr(sys.modules.get(name), "PRELOAD", ()))
@@ -263,26 +262,16 @@ class _ShippedFile:
     data: bytes
 
 
-def _input_files(a: Any, found: set[str], depth: int = 0) -> None:
-    """Absolute paths of existing regular files among the strings and paths of ``a``
-    (walking dataclasses, tuples, lists and dicts a few levels down)."""
-    if isinstance(a, str | Path):
-        text = str(a)
+def _input_files(a: Any, found: set[str]) -> None:
+    """Add to ``found`` the absolute paths of existing regular files among the strings and
+    paths of ``a`` (:func:`_rewrite_paths` walks it)."""
+
+    def note(text: str) -> str:
         if os.path.isabs(text) and len(text) < 4096 and os.path.isfile(text):
             found.add(text)
-        return
-    if depth >= 6:
-        return
-    if is_dataclass(a) and not isinstance(a, type):
-        items: Iterable[Any] = (getattr(a, f.name) for f in fields(a))
-    elif isinstance(a, dict):
-        items = a.values()
-    elif isinstance(a, tuple | list) and len(a) <= 1000:
-        items = a
-    else:
-        return
-    for item in items:
-        _input_files(item, found, depth + 1)
+        return text
+
+    _rewrite_paths(a, note)
 
 
 def _ship_file(path: str) -> _ShippedFile:
@@ -312,28 +301,36 @@ def _local_copy(f: _ShippedFile) -> str:
     return str(local)
 
 
-def _localize(a: Any, where: dict[str, str], depth: int = 0) -> Any:
-    """``a`` with every string or path naming a shipped file replaced by its local copy."""
+def _localize(a: Any, where: dict[str, str]) -> Any:
+    """``a`` with every string or path naming a key of ``where`` replaced by its value."""
+    return _rewrite_paths(a, lambda text: where.get(text, text))
+
+
+def _rewrite_paths(a: Any, fn: Callable[[str], str], depth: int = 0) -> Any:
+    """``a`` with every string (or path) ``t`` in it replaced by ``fn(t)``, walking
+    dataclasses, tuples, lists and dicts a few levels down; the very same objects wherever
+    ``fn`` changed nothing (``fn`` returns its argument itself when it keeps it)."""
     if isinstance(a, str):
-        return where.get(a, a)
+        return fn(a)
     if isinstance(a, Path):
-        return Path(where[str(a)]) if str(a) in where else a
+        text = str(a)
+        new = fn(text)
+        return a if new is text else Path(new)
     if depth >= 6:
         return a
     if is_dataclass(a) and not isinstance(a, type):
         changed = {}
         for f in fields(a):
             old = getattr(a, f.name)
-            new = _localize(old, where, depth + 1)
+            new = _rewrite_paths(old, fn, depth + 1)
             if new is not old:
                 changed[f.name] = new
         return replace(a, **changed) if changed else a
     if isinstance(a, dict):
-        new_items = {k: _localize(v, where, depth + 1) for k, v in a.items()}
-        same = all(new_items[k] is a[k] for k in a)
-        return a if same else new_items
+        new_items = {k: _rewrite_paths(v, fn, depth + 1) for k, v in a.items()}
+        return a if all(new_items[k] is a[k] for k in a) else new_items
     if isinstance(a, tuple | list) and len(a) <= 1000:
-        items = [_localize(x, where, depth + 1) for x in a]
+        items = [_rewrite_paths(x, fn, depth + 1) for x in a]
         if all(x is y for x, y in zip(items, a, strict=True)):
             return a
         return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
@@ -469,14 +466,14 @@ def _dask_client(spec: ExecutorSpec, on_info: Callable[[str], None] | None) -> I
             # a sweep's workers compute flat out on this machine: Dask's own monitors (memory
             # every 100 ms, system every 500 ms, in each worker and nanny) take a share of the
             # same cores, so they look less often
-            quiet_monitors = {
+            settings = {
                 "distributed.scheduler.allowed-failures": spec.retries,
                 "distributed.worker.memory.monitor-interval": "1s",
                 "distributed.admin.system-monitor.interval": "2s",
                 # the statistical profiler samples every worker's threads each 10 ms
                 "distributed.worker.profile.enabled": False,
             }
-            with dask.config.set(quiet_monitors):
+            with dask.config.set(settings):
                 cluster = LocalCluster(
                     n_workers=spec.workers, threads_per_worker=1, processes=True,
                     host="127.0.0.1", dashboard_address="127.0.0.1:0",
