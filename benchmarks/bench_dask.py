@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from coschedlab.experiments.executors import ExecutorSpec
-from coschedlab.experiments.runner import Task, run_tasks
+from coschedlab.experiments.runner import QUIET_DASK, Task, dask_env, run_tasks
 from coschedlab.experiments.store import JsonStore
 
 
@@ -41,8 +41,10 @@ def start_cluster(folder: Path, workers: int) -> tuple[Path, list[subprocess.Pop
 
     file = folder / "scheduler.json"
     file.unlink(missing_ok=True)  # an earlier cluster's
-    # the scheduler unpickles the runs too: it must import this file like the workers
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent)}
+    # the scheduler unpickles the runs too: it must import this file like the workers; the
+    # Dask settings docs/experiments.md advises for workers sharing cores with runs
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent),
+           **dask_env(QUIET_DASK)}  # fmt: skip
     procs = [subprocess.Popen(
         [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
          "--port", "0", "--scheduler-file", str(file), "--no-dashboard"],
@@ -123,12 +125,13 @@ def scale(workers: int, tmp: Path) -> None:
         stop(procs)
 
 
-def insitu(workers: int, tmp: Path, full: bool = False) -> None:
+def insitu(workers: int, tmp: Path, full: bool = False, only: list[str] | None = None) -> None:
     """The in situ reproduction on the local pool and on a Dask LocalCluster, alternately,
     sweep by sweep (so that whatever else loads the machine loads both alike): a slice
     (the nodes sweep, 1 trial, 10 steps, best of 2) or, with ``full``, the whole
     reproduction (four sweeps, 5 trials, 100 steps: 3,200 SimGrid runs) once each."""
     sweeps = ["nodes", "simulations", "analyses", "data"] if full else ["nodes", "nodes"]
+    sweeps = only or sweeps
     size = ["--trials", "5", "--steps", "100"] if full else ["--trials", "1", "--steps", "10"]
     times: dict[str, list[float]] = {"local": [], "dask": []}
     for i, sweep in enumerate(sweeps):
@@ -143,7 +146,7 @@ def insitu(workers: int, tmp: Path, full: bool = False) -> None:
             print(f"  {sweep:12s} {name:5s} {times[name][-1]:7.0f} s", flush=True)
     if full:
         lo, da = sum(times["local"]), sum(times["dask"])
-        what = "full in situ reproduction (3,200 SimGrid runs)"
+        what = f"in situ reproduction, full-size runs, sweeps {', '.join(sweeps)}"
     else:
         lo, da = min(times["local"]), min(times["dask"])
         what = "in situ reproduction slice (160 SimGrid runs, best of 2)"
@@ -157,6 +160,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--insitu", action="store_true", help="a slice of the in situ sweep")
     ap.add_argument("--insitu-full", action="store_true", help="the whole of it (~1.5 h)")
+    ap.add_argument("--sweeps", nargs="+", help="with --insitu-full: only these sweeps")
     ap.add_argument("--scale", action="store_true")
     ap.add_argument("--quick", action="store_true", help="200 runs")
     ap.add_argument("--client", nargs=3, help=argparse.SUPPRESS)
@@ -170,7 +174,7 @@ def main() -> None:
         if args.scale:
             scale(args.workers, Path(d))
         if args.insitu or args.insitu_full:
-            insitu(args.workers, Path(d), full=args.insitu_full)
+            insitu(args.workers, Path(d), full=args.insitu_full, only=args.sweeps)
 
 
 if __name__ == "__main__":

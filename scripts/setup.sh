@@ -5,10 +5,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 
-if ! dpkg -s python3-simgrid >/dev/null 2>&1; then
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-simgrid >/dev/null
+# Debian packages: SimGrid's Python bindings (required); Chromium and its driver for the
+# dashboard's browser tests (optional: where apt cannot install them, those tests are skipped
+# and say why; the dashboard itself opens in any browser)
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+missing() { for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || echo "$pkg"; done; }
+need=$(missing python3-simgrid chromium chromium-driver)
+if [ -n "$need" ]; then
+    $SUDO apt-get update -qq || true
+    if [ -n "$(missing python3-simgrid)" ]; then
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-simgrid >/dev/null
+    fi
+    if [ -n "$(missing chromium chromium-driver)" ]; then
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver \
+            >/dev/null 2>&1 || echo "setup: chromium not installed: the browser tests will be skipped" >&2
+    fi
 fi
 
 if [ ! -x .venv/bin/python ]; then

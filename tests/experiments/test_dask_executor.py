@@ -22,7 +22,7 @@ pytest.importorskip("distributed")
 from coschedlab.errors import InputError  # noqa: E402
 from coschedlab.experiments import load_spec, run_comparison  # noqa: E402
 from coschedlab.experiments.executors import ExecutorSpec, parse_executor  # noqa: E402
-from coschedlab.experiments.runner import Task, run_tasks  # noqa: E402
+from coschedlab.experiments.runner import QUIET_DASK, Task, dask_env, run_tasks  # noqa: E402
 from coschedlab.experiments.store import JsonStore  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -280,6 +280,8 @@ def test_batch_system_executors_write_the_expected_job_script(text, wants):
         cluster.close()
     for want in wants:
         assert want in script, script
+    for name, value in dask_env(QUIET_DASK).items():  # Dask's timers slowed beside the runs
+        assert f"export {name}={value}\n" in script
     assert jobs == (3 if "jobs=3" in text else 1)
     assert ("#SBATCH --mem" in script) == (text.startswith("slurm") and "skip=--mem" not in text)
 
@@ -312,3 +314,26 @@ def test_a_batch_system_without_its_commands_is_one_line_and_exit_2(tmp_path):
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "qsub not found" in lines[0], done.stderr
+
+
+def test_quiet_settings_reach_workers_through_their_environment():
+    import dask
+
+    got = dask.config.collect_env(dask_env(QUIET_DASK))
+    assert len(QUIET_DASK) == len(dask_env(QUIET_DASK)) >= 5
+    for key, value in QUIET_DASK.items():
+        assert dask.config.get(key, config=got) == value
+
+
+def test_silenced_loggers_are_restored_after_the_cluster():
+    import logging
+
+    from coschedlab.experiments.runner import _silenced
+
+    lg = logging.getLogger("tornado.application")
+    lg.setLevel(logging.WARNING)
+    with pytest.raises(InputError), _silenced("tornado.application"):
+        assert lg.level == logging.CRITICAL
+        raise InputError("refused")
+    assert lg.level == logging.WARNING
+    lg.setLevel(logging.NOTSET)

@@ -99,17 +99,9 @@ def _plan(
     alloc_bw: str = "B3",
     rounding: str = "authors",
 ) -> Any:
-    """The plan of the ensemble file ``path``; errors without a place name the file."""
-    from ..insitu.plan import make_plan
-    from ..insitu.spec import load_ensemble
+    from ..insitu.search import plan_file
 
-    ens = load_ensemble(path)
-    try:
-        return make_plan(ens, scenario, node, core, bw, alloc_bandwidth=alloc_bw, rounding=rounding)
-    except InputError as exc:
-        if exc.where is None or not exc.where.startswith(str(path)):
-            raise InputError(exc.what, f"{path}: {exc.where}" if exc.where else str(path)) from None
-        raise
+    return plan_file(path, scenario, node, core, bw, alloc_bw, rounding)
 
 
 @app.command()
@@ -277,60 +269,24 @@ def _search(
     from rich.console import Console
     from rich.table import Table
 
-    from ..experiments.runner import MemoryStore, Task, run_tasks
     from ..insitu.mapping import SCENARIOS
     from ..insitu.reproduce import HEURISTIC_PAIRS
-
-    combos = [(sc, n, c) for sc in SCENARIOS for n, c in HEURISTIC_PAIRS]
-    tasks = [
-        Task(f"{sc}_{n}_{c}", _search_one, (path, sc, n, c, planning, sim)) for sc, n, c in combos
-    ]
+    from ..insitu.search import search
     from .progress import progress_bar
 
-    store = MemoryStore()
-    with progress_bar(Console(stderr=True), "search", len(tasks), unit="plans") as update:
+    n = len(SCENARIOS) * len(HEURISTIC_PAIRS)
+    with progress_bar(Console(stderr=True), "search", n, unit="plans") as update:
         done = [0]
 
         def finished(_outcome: Any) -> None:
             done[0] += 1
-            update(done[0], len(tasks))
+            update(done[0], n)
 
-        summary = run_tasks(
-            tasks, store, jobs=max(1, jobs), fresh_process=True, quiet=True, on_done=finished
-        )
-    if summary.interrupted:
-        raise KeyboardInterrupt
-    if store.errors:
-        key, error = next(iter(store.errors.items()))
-        raise InputError(f"simulating {key} failed: {error}", where=str(path))
-    rows = [store.values[t.key] for t in tasks if store.values.get(t.key) is not None]
-    if not rows:
-        raise InputError("no feasible plan to simulate", where=str(path))
-    rows.sort(
-        key=lambda r: (r["simulated_makespan"], r["scenario"], r["node_alloc"], r["core_alloc"])
-    )
+        rows, _ = search(path, planning, sim, jobs, on_done=finished)
     best = rows[0]
     if as_json:
-        print(
-            json.dumps(
-                {
-                    "best": best,
-                    "candidates": [
-                        {
-                            k: r[k]
-                            for k in (
-                                "scenario",
-                                "node_alloc",
-                                "core_alloc",
-                                "model_makespan",
-                                "simulated_makespan",
-                            )
-                        }
-                        for r in rows
-                    ],
-                }
-            )
-        )
+        keys = ("scenario", "node_alloc", "core_alloc", "model_makespan", "simulated_makespan")
+        print(json.dumps({"best": best, "candidates": [{k: r[k] for k in keys} for r in rows]}))
         return
     t = Table(title=f"search ({sim[0]} network)")
     for col in ("scenario", "nodes", "cores", "model (s)", "simulated (s)"):
@@ -350,21 +306,6 @@ def _search(
         f"--core-alloc {best['core_alloc']} -> simulated makespan "
         f"{best['simulated_makespan']:.1f} s"
     )
-
-
-def _search_one(
-    path: Path, sc: str, n: str, c: str, planning: tuple[str, str, str], sim: tuple[str, str, str]
-) -> dict[str, Any] | None:
-    from ..insitu.simulate import _run
-
-    try:
-        p = _plan(path, sc, n, c, *planning)
-    except InputError:  # e.g. no free node for a pool: not a candidate
-        return None
-    net, engine, io = sim
-    out = p.to_dict()
-    out.update(_run(p, net, engine, None, io=io).summary())
-    return out
 
 
 @app.command()

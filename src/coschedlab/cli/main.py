@@ -8,7 +8,7 @@ import typer
 from typer.exceptions import TyperException
 
 from ..errors import InputError, OutputError
-from . import coloc, compare, core, coupled, insitu, study, validate, workflows
+from . import coloc, compare, core, coupled, gui, insitu, study, validate, workflows
 
 app = typer.Typer(
     name="coschedlab",
@@ -44,6 +44,7 @@ app.command()(core.demo)
 app.command()(coloc.generate)
 app.command()(coloc.report)
 app.command()(compare.compare)
+app.command()(gui.gui)
 app.add_typer(insitu.app, name="insitu")
 app.add_typer(workflows.app, name="workflows")
 app.add_typer(coupled.app, name="coupled")

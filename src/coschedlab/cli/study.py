@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import InputError
+from .options import ExecutorOpt, JobsOpt
 
 app = typer.Typer(
     help="Studies of many runs of a moldable simulation code (SimX): sampling, reuse, "
@@ -278,31 +279,58 @@ def reproduce(
             max=1000,
         ),
     ] = 1,
+    jobs: JobsOpt = None,
+    executor: ExecutorOpt = None,
     force: Annotated[bool, typer.Option("--force", help="replace an existing --out")] = False,
 ) -> None:
     """The seed's Table 5: configurations O, A-E on 32 and 64 workers, simulated, beside the
     published figures (table5.csv, table5.png, a scheduling graph per run of the spec's
-    seed)."""
+    seed). The runs are a sweep (OUT/runs, one file each) on the local pool or a Dask
+    cluster: an interrupted reproduction resumes, and more --seeds extend a finished one."""
+    import shutil
+
     from rich.console import Console
     from rich.table import Table
 
-    from ..outputs import atomic_dir, check_target
+    from ..experiments import studies as sweep
+    from ..experiments.executors import parse_executor
+    from ..outputs import atomic_dir, atomic_file, check_target
     from ..studies.plots import scheduling_graph, table5_figure
-    from ..studies.reproduce import table5
+    from .progress import report_step, run_sweep_shown
 
+    if jobs is not None and jobs < 1:
+        raise InputError(f"--jobs must be at least 1, got {jobs}")
+    where = parse_executor(executor) if executor is not None else None
     s = _spec(spec)
-    check_target(out, force)
-    with atomic_dir(out, force) as tmp:
+    if s.model is None:
+        raise InputError("the spec has no 'model' to simulate", s.source)
+    if force and out.exists():
+        check_target(out, force)  # never a user's own files
+        shutil.rmtree(out)
+    sweep.check_output(out, s)
+    err = Console(stderr=True)
 
-        def keep(p: int, c: str, r: Any) -> None:
-            r.write(tmp / f"{p}-{c}")
-            scheduling_graph(r, tmp / f"{p}-{c}" / "schedule.png")
+    def info(text: str) -> None:
+        err.print(text, soft_wrap=True)
 
-        df = table5(s, keep=keep)
-        if seeds > 1:
-            df = table5(s, seeds=range(seeds))
-        df.to_csv(tmp / "table5.csv", index=False)
-        table5_figure(df, tmp / "table5.png")
+    n = len(sweep.tasks_of(s, (32, 64), "OABCDE", sweep.seeds_of(s, seeds)))
+    summary, rows = run_sweep_shown(
+        err, f"Table 5 of {s.name}", n, out,
+        lambda **cb: sweep.run_sweep(s, out, seeds=seeds, jobs=jobs, executor=where,
+                                     on_info=info, **cb),
+    )  # fmt: skip
+    if summary.failed:
+        raise InputError(f"{len(summary.failed)} runs failed (see {out}/runs/*.error.txt)")
+    with report_step(err, out):
+        df, own = sweep.table_of(rows, s, seeds=seeds)
+        with atomic_file(out / "table5.csv", force=True) as tmp:
+            df.to_csv(tmp, index=False)
+        with atomic_file(out / "table5.png", force=True) as tmp:
+            table5_figure(df, tmp)
+        for (p, c), r in sorted(own.items()):
+            with atomic_dir(out / f"{p}-{c}", force=True) as tmp:
+                r.write(tmp)
+                scheduling_graph(r, tmp / "schedule.png")
     title = "Table 5: ours (paper)" + (f", mean of {seeds} seeds" if seeds > 1 else "")
     t = Table(title=title)
     for col in ("P", "cfg", "total", "util.", "mean run", "gain"):

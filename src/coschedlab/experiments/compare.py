@@ -19,7 +19,14 @@ from rich.console import Group
 from .spec import Spec
 from .store import RunKey, completed, run_dir
 
-__all__ = ["METRICS", "comparison_table", "rich_table", "run_metrics", "write_analysis"]
+__all__ = [
+    "METRICS",
+    "comparison_table",
+    "rich_table",
+    "run_metrics",
+    "table_cells",
+    "write_analysis",
+]
 
 #: Per-run metrics: column -> key in the run's metrics.json (the one definition of each is
 #: :mod:`coschedlab.metrics`: :func:`~coschedlab.metrics.summary` and
@@ -114,14 +121,24 @@ def rich_table(table: pd.DataFrame, spec: Spec, width: int = 80) -> Group:
     """The comparison as rich tables fitting ``width`` columns (times in hours, shares in %)."""
     from ..tables import Col, fit_table
 
+    names, rows, sections = table_cells(table, spec.baseline)
+    cols = [Col("workload", "left", wrap=True), Col("scheduler", "left", wrap=True)]
+    cols += [Col(n) for n in names[2:]]
+    title = f"{spec.name}: mean ± std over {spec.repetitions} repetition(s)"
+    return fit_table(title, cols, rows, width, keep=2, sections=sections)
+
+
+def table_cells(table: pd.DataFrame, baseline: str) -> tuple[list[str], list[list[str]], list[int]]:
+    """The comparison's column names, rows of text cells (times in hours, shares in %; the
+    workload named on its first row only) and the rows where a new workload starts: what
+    the command line prints and the dashboard shows."""
     has_speedup = "speedup_mean" in table and table["speedup_mean"].notna().any()
-    names = ["runs", "makespan h", f"vs {spec.baseline} %", "wait h", "turnaround h", "bsld",
-             "util %"]  # fmt: skip
+    names = ["workload", "scheduler", "runs", "makespan h", f"vs {baseline} %", "wait h",
+             "turnaround h", "bsld", "util %"]  # fmt: skip
     if has_speedup:
         names += ["speedup", "slower %"]
-    cols = [Col("workload", "left", wrap=True), Col("scheduler", "left", wrap=True)]
-    cols += [Col(n) for n in names]
-    rows, sections = [], []
+    rows: list[list[str]] = []
+    sections: list[int] = []
     last = None
     for _, r in table.iterrows():
         if last is not None and r["workload"] != last:
@@ -132,7 +149,7 @@ def rich_table(table: pd.DataFrame, spec: Spec, width: int = 80) -> Group:
             r["scheduler"],
             str(r["runs"]),
             _pm(r["makespan_mean"], r["makespan_std"], 1 / 3600),
-            "" if r["scheduler"] == spec.baseline else _pm(imp, r["makespan_improvement_std"]),
+            "" if r["scheduler"] == baseline else _pm(imp, r["makespan_improvement_std"]),
             _pm(r["wait_mean"], r["wait_std"], 1 / 3600),
             _pm(r["turnaround_mean"], r["turnaround_std"], 1 / 3600),
             _pm(r["bounded_slowdown_mean"], r["bounded_slowdown_std"]),
@@ -145,8 +162,7 @@ def rich_table(table: pd.DataFrame, spec: Spec, width: int = 80) -> Group:
             ]
         rows.append(cells)
         last = r["workload"]
-    title = f"{spec.name}: mean ± std over {spec.repetitions} repetition(s)"
-    return fit_table(title, cols, rows, width, keep=2, sections=sections)
+    return names, rows, sections
 
 
 def write_analysis(spec: Spec, out: Path) -> tuple[pd.DataFrame, list[Path]]:

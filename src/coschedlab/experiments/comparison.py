@@ -59,7 +59,8 @@ def simulate_task(task: RunTask) -> tuple[Any, dict[str, Any]]:
     options: dict[str, Any] = {"kill_at_walltime": task.kill_at_walltime}
     if pool is not None and task.workload.colocation:
         options["pool"] = pool
-    result = simulate(workload, task.cluster, task.scheduler.spec, **options)
+    result = simulate(workload, task.cluster, task.scheduler.spec, progress=_progress_file(task),
+                      **options)  # fmt: skip
     violations = result.validate()
     if violations:
         shown = "\n".join(violations[:20])
@@ -75,6 +76,45 @@ def simulate_task(task: RunTask) -> tuple[Any, dict[str, Any]]:
         "colocation": task.workload.kind == "pool" and task.workload.colocation,
     }
     return result, info
+
+
+#: a directory where each run of a comparison reports how far it is (the dashboard's live bar
+#: per run): ``<workload>__<scheduler>__rep<k>.json`` holding ``{"done": jobs, "total": jobs}``
+PROGRESS_DIR = "COSCHEDLAB_PROGRESS_DIR"
+
+
+def progress_name(key: RunKey) -> str:
+    """The file in :data:`PROGRESS_DIR` where run ``key`` reports its progress."""
+    return f"{key.workload}__{key.scheduler}__rep{key.rep}.json"
+
+
+def _progress_file(task: RunTask) -> Callable[[int, int], None] | None:
+    """The kernel's progress callback writing the run's progress file (at most 4 times a
+    second), when :data:`PROGRESS_DIR` names an existing directory here; else None."""
+    import json
+    import os
+    import time
+
+    folder = os.environ.get(PROGRESS_DIR)
+    if not folder or not os.path.isdir(folder):
+        return None
+    path = os.path.join(folder, progress_name(task.key))
+    last = [0.0]
+
+    def report(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] < 0.25 and done < total:
+            return
+        last[0] = now
+        tmp = f"{path}.{os.getpid()}.tmp"
+        try:
+            with open(tmp, "w") as f:
+                json.dump({"done": done, "total": total}, f)
+            os.replace(tmp, path)
+        except OSError:  # progress is a courtesy: never fail a run for it
+            pass
+
+    return report
 
 
 def run_comparison(

@@ -37,7 +37,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -409,8 +409,35 @@ def _run_fresh(task: Task, quiet: bool) -> Outcome:
         outcome = Outcome(task.key, error=f"the run's process died (exit code {proc.exitcode})")
     finally:
         receive.close()
-    proc.join()
+    # the run is over once its outcome is here: the process's own exit (freeing a large heap
+    # takes a fraction of a second) is awaited beside the next run, as the local pool does
+    threading.Thread(target=proc.join, name="reap-run", daemon=True).start()
     return outcome
+
+
+#: Dask settings for workers that share their cores with runs computing flat out. Dask's own
+#: timers take a share of the same cores, which stretches the runs: each server's event-loop
+#: tick every 20 ms, memory monitors every 100 ms and the system monitor every 500 ms (in the
+#: scheduler, each nanny and each worker), and the statistical profiler sampling every
+#: worker's threads each 10 ms. With Dask's defaults, 100-step in situ runs on a 2-worker
+#: LocalCluster of this 2-core machine took 17% longer than on the local pool; with these, 4%
+#: (benchmarks/bench_dask.py). The tick is only Dask's "event loop unresponsive" diagnostic.
+QUIET_DASK: dict[str, Any] = {
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.tick.limit": "4s",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.profile.enabled": False,
+}
+
+
+def dask_env(settings: dict[str, Any]) -> dict[str, str]:
+    """Dask settings as the environment variables that set them in a process Dask starts
+    later (``distributed.admin.tick.interval`` -> ``DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL``)."""
+    return {
+        "DASK_" + "__".join(part.upper().replace("-", "_") for part in key.split(".")): str(v)
+        for key, v in settings.items()
+    }
 
 
 def jobqueue_cluster(spec: ExecutorSpec) -> tuple[Any, int]:
@@ -435,6 +462,8 @@ def jobqueue_cluster(spec: ExecutorSpec) -> tuple[Any, int]:
         opts["job_extra_directives"] = [x.strip() for x in str(opts.pop("job_extra")).split(";")]
     if "skip" in opts:
         opts["job_directives_skip"] = [x.strip() for x in str(opts.pop("skip")).split(";")]
+    # the batch job's workers compute beside the runs: Dask's timers less often there too
+    opts["job_script_prologue"] = [f"export {k}={v}" for k, v in dask_env(QUIET_DASK).items()]
     make = dask_jobqueue.SLURMCluster if spec.kind == "slurm" else dask_jobqueue.PBSCluster
     with warnings.catch_warnings():  # "port 8787 is in use": the link printed says which
         warnings.simplefilter("ignore", UserWarning)
@@ -451,6 +480,7 @@ def _dask_client(spec: ExecutorSpec, on_info: Callable[[str], None] | None) -> I
 
     cluster = None
     where = f"--executor {spec}"
+    quiet = ExitStack()  # loggers silenced while the cluster lives, restored after
     try:
         if spec.kind == "dask":
             address = spec.address or ""
@@ -463,16 +493,7 @@ def _dask_client(spec: ExecutorSpec, on_info: Callable[[str], None] | None) -> I
         elif spec.kind == "dask-local":
             from distributed import LocalCluster
 
-            # a sweep's workers compute flat out on this machine: Dask's own monitors (memory
-            # every 100 ms, system every 500 ms, in each worker and nanny) take a share of the
-            # same cores, so they look less often
-            settings = {
-                "distributed.scheduler.allowed-failures": spec.retries,
-                "distributed.worker.memory.monitor-interval": "1s",
-                "distributed.admin.system-monitor.interval": "2s",
-                # the statistical profiler samples every worker's threads each 10 ms
-                "distributed.worker.profile.enabled": False,
-            }
+            settings = {"distributed.scheduler.allowed-failures": spec.retries, **QUIET_DASK}
             with dask.config.set(settings):
                 cluster = LocalCluster(
                     n_workers=spec.workers, threads_per_worker=1, processes=True,
@@ -482,16 +503,21 @@ def _dask_client(spec: ExecutorSpec, on_info: Callable[[str], None] | None) -> I
             client = Client(cluster, timeout=CONNECT_TIMEOUT)
         else:  # slurm, pbs: dask-jobqueue
             cluster, jobs = jobqueue_cluster(spec)
+            # a refused job is reported once, here: not again by tornado and asyncio
+            quiet.enter_context(_silenced("tornado.application", "asyncio",
+                                          "distributed.deploy.spec"))  # fmt: skip
             _submit_worker_jobs(cluster, jobs, where)
             client = Client(cluster, timeout=CONNECT_TIMEOUT)
     except InputError:
         if cluster is not None:
             with suppress(Exception):  # its refused batch jobs fail an assertion of close()
                 cluster.close()
+        quiet.close()
         raise
     except (OSError, TimeoutError, ValueError, RuntimeError) as exc:
         if cluster is not None:
             cluster.close()
+        quiet.close()
         message = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise InputError(f"{where}: cannot reach a Dask scheduler ({message})") from None
     try:
@@ -505,22 +531,35 @@ def _dask_client(spec: ExecutorSpec, on_info: Callable[[str], None] | None) -> I
         client.close()
         if cluster is not None:
             cluster.close()
+        quiet.close()
+
+
+@contextmanager
+def _silenced(*names: str) -> Iterator[None]:
+    """The loggers ``names`` silenced (CRITICAL only) within the block, as they were after."""
+    import logging
+
+    loggers = [logging.getLogger(n) for n in names]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
 
 
 def _submit_worker_jobs(cluster: Any, jobs: int, where: str) -> None:
     """Submit the batch jobs of a dask-jobqueue cluster and wait until the batch system has
     taken them (not until they run): a refused job script (a memory request the partition
     cannot satisfy, an unknown queue or account) is one line, not a log of tracebacks."""
-    import logging
     import shutil
 
     command = cluster.job_cls.submit_command
     if command and not shutil.which(command):
         raise InputError(f"{where}: {command} not found: run the sweep where the batch system's "
                          "commands are (a login node)")  # fmt: skip
-    # the refusal is reported here: keep tornado and asyncio from logging it again
-    for name in ("tornado.application", "asyncio", "distributed.deploy.spec"):
-        logging.getLogger(name).setLevel(logging.CRITICAL)
     # scale(jobs=...) without its fire-and-forget submission: one worker spec per batch job,
     # then the submission awaited here, so that its failure reaches us
     while len(cluster.worker_spec) < jobs:

@@ -351,6 +351,24 @@ def check_spec(out: Path, spec: Spec) -> None:
     On success ``spec.json`` records the union of old and new definitions.
     """
     out = Path(out)
+    merged = check_spec_compatible(out, spec)
+    mark(out)
+    doc = {
+        "name": spec.name,
+        "spec_file": str(spec.path.resolve()),
+        "baseline": spec.baseline,
+        "files": {w.name: w.path for w in spec.workloads},
+        "hash": spec.digest(),
+        "runs": merged,
+    }
+    with atomic_file(out / SPEC_FILE, force=True) as tmp:
+        tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+
+
+def check_spec_compatible(out: Path, spec: Spec) -> dict[str, Any]:
+    """:func:`check_spec` without writing anything: raises :class:`InputError` when ``out``
+    cannot hold ``spec``'s runs; else the union of the stored and new run definitions."""
+    out = Path(out)
     new = spec.describe()
     old = _stored(out)
     if old is None:
@@ -373,16 +391,7 @@ def check_spec(out: Path, spec: Spec) -> None:
             "workloads": {**old_runs.get("workloads", {}), **new["workloads"]},
             "schedulers": {**old_runs.get("schedulers", {}), **new["schedulers"]},
         }
-    mark(out)
-    doc = {
-        "name": spec.name,
-        "spec_file": str(spec.path.resolve()),
-        "files": {w.name: w.path for w in spec.workloads},
-        "hash": spec.digest(),
-        "runs": merged,
-    }
-    with atomic_file(out / SPEC_FILE, force=True) as tmp:
-        tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    return merged
 
 
 def clear(out: Path, spec: Spec) -> None:

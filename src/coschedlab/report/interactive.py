@@ -31,7 +31,16 @@ from .runs import Run, as_runs, metric, span
 from .style import PLOTLY_HATCHES, category_style, needs_log_scale, wrap_label
 from .timeaxis import TimeAxis, bin_note, format_number, report_axis
 
-__all__ = ["MAX_BINS", "MAX_GANTT_BARS", "report_html", "write_html"]
+__all__ = [
+    "MAX_BINS",
+    "MAX_GANTT_BARS",
+    "comparison_figures",
+    "gantt_figure",
+    "node_mates",
+    "report_html",
+    "speedup_box",
+    "write_html",
+]
 
 MAX_BINS = 2000
 MAX_GANTT_BARS = 20000
@@ -100,7 +109,9 @@ def _summary_table(runs: Mapping[str, Run], axis: TimeAxis) -> str:
     return f"<table><tr><th>schedule</th>{head}</tr>{''.join(body)}</table>"
 
 
-def _comparison(runs: Mapping[str, Run], axis: TimeAxis) -> list[go.Figure]:
+def comparison_figures(runs: Mapping[str, Run], axis: TimeAxis) -> list[go.Figure]:
+    """The schedulers side by side: makespan, wait and slowdown bars (the runs' stored
+    metrics), then utilization, queue and throughput over time, one line per run."""
     names = list(runs)
     labels = [html.escape(wrap_label(n, 18)).replace("\n", "<br>") for n in names]
     colors = [category_style(i)[0] for i in range(len(names))]
@@ -152,18 +163,56 @@ def _comparison(runs: Mapping[str, Run], axis: TimeAxis) -> list[go.Figure]:
     return figs
 
 
-def _gantt(
-    frame: pd.DataFrame, cluster: Cluster, app_names: Mapping[int, str] | None, axis: TimeAxis
+#: Gantt bars whose hover lists the job's node mates (beyond: the pairs take too long)
+MAX_MATES_BARS = 5000
+
+
+def node_mates(
+    ids: np.ndarray, start: np.ndarray, end: np.ndarray, y0: np.ndarray, y1: np.ndarray,
+    shown: int = 6,
+) -> list[str]:  # fmt: skip
+    """For each Gantt rectangle, the other jobs that hold part of the same nodes while it
+    runs (node ranges ``[y0, y1)`` and times ``[start, end)`` overlapping), as text: up to
+    ``shown`` job ids and how many more; "" for none."""
+    n = len(ids)
+    out = [""] * n
+    step = max(1, 2_000_000 // max(n, 1))
+    for a in range(0, n, step):
+        b = min(n, a + step)
+        hit = (
+            (start[a:b, None] < end[None, :]) & (start[None, :] < end[a:b, None])
+            & (y0[a:b, None] < y1[None, :]) & (y0[None, :] < y1[a:b, None])
+            & (ids[a:b, None] != ids[None, :])
+        )  # fmt: skip
+        for i, row in enumerate(hit, a):
+            mates = np.unique(ids[row])
+            if len(mates):
+                text = ", ".join(str(m) for m in mates[:shown])
+                more = len(mates) - shown
+                out[i] = text + (f" and {more} more" if more > 0 else "")
+    return out
+
+
+def gantt_figure(
+    frame: pd.DataFrame,
+    cluster: Cluster,
+    app_names: Mapping[int, str] | None,
+    axis: TimeAxis,
+    max_bars: int = MAX_GANTT_BARS,
+    image: bool = True,
 ) -> go.Figure | str:
     """Plotly Gantt (one bar per job and node range in the window, a colour and pattern per
-    application; hovering names the job and its application), or an <img> of the PNG when
-    there are too many bars."""
+    application; hovering names the job, its application and its node mates). With more than
+    ``max_bars`` bars in the window: an <img> of the PNG (``image``), else the nodes' busy
+    share per time bin as a heatmap (:func:`gantt_heatmap`)."""
     t0, length = span(frame)
     rows, start, end, y0, y1 = F.gantt_rectangles(frame, cluster)
     lo, hi = axis.window.bounds(length)
     keep = (end > t0 + lo) & (start < t0 + hi) | ((start == end) & (start >= t0 + lo))
     rows, start, end, y0, y1 = rows[keep], start[keep], end[keep], y0[keep], y1[keep]
-    if not len(rows) or len(rows) > MAX_GANTT_BARS:
+    if len(rows) > max_bars and not image:
+        return gantt_heatmap(frame, cluster, axis, (rows, start, end, y0, y1))
+    if not len(rows) or len(rows) > max_bars:
         buf = io.BytesIO()
         F.gantt(frame, cluster, app_names=app_names, axis=axis).savefig(buf, format="png")
         data = base64.b64encode(buf.getvalue()).decode("ascii")
@@ -177,6 +226,11 @@ def _gantt(
     app_of = frame["app"].to_numpy()[rows] if "app" in frame.columns else np.full(len(rows), -1)
     ids = frame["job_id"].to_numpy()[rows] if "job_id" in frame.columns else rows + 1
     procs = frame["procs"].to_numpy()[rows]
+    if len(rows) <= MAX_MATES_BARS:
+        mates = np.array(["node mates: " + (m or "none") + "<br>"
+                          for m in node_mates(ids, start, end, y0, y1)])  # fmt: skip
+    else:
+        mates = np.full(len(rows), "")
     fig = go.Figure()
     by_job = np.array(F.PALETTE)[np.asarray(ids, dtype=np.int64) % len(F.PALETTE)]
     for k, app in enumerate(apps):
@@ -200,10 +254,11 @@ def _gantt(
                     "pattern": {"shape": hatch, "fgcolor": "black", "size": 6},
                 },
                 name=label,
-                customdata=np.column_stack([ids[m], procs[m], names]),
+                customdata=np.column_stack([ids[m], procs[m], names, mates[m]]),
                 hovertemplate=(
                     "%{customdata[2]}<br>job %{customdata[0]}, %{customdata[1]} procs"
-                    f"<br>%{{base:.4g}} {axis.unit}, %{{x:.4g}} {axis.unit} long<extra></extra>"
+                    f"<br>%{{customdata[3]}}%{{base:.4g}} {axis.unit}, %{{x:.4g}} {axis.unit} "
+                    "long<extra></extra>"
                 ),
             )
         )
@@ -226,7 +281,72 @@ def _gantt(
     return fig
 
 
-def _speedup_box(
+#: time bins and node rows of :func:`gantt_heatmap`
+HEATMAP_BINS, HEATMAP_ROWS = 600, 400
+
+
+def gantt_heatmap(
+    frame: pd.DataFrame,
+    cluster: Cluster,
+    axis: TimeAxis,
+    rects: tuple[np.ndarray, ...] | None = None,
+) -> go.Figure:
+    """The Gantt chart aggregated: each cell is the share of a node (or of a group of nodes,
+    beyond ``HEATMAP_ROWS``) held during a time bin (``HEATMAP_BINS`` over the window), for
+    charts with too many jobs to draw one bar each."""
+    t0, length = span(frame)
+    rows, start, end, y0, y1 = rects if rects is not None else F.gantt_rectangles(frame, cluster)
+    lo, hi = axis.window.bounds(length)
+    a, b = t0 + lo, t0 + max(hi, lo + 1e-9)
+    bins = HEATMAP_BINS
+    width = (b - a) / bins
+    group = max(1, math.ceil(cluster.nodes / HEATMAP_ROWS))
+    n_rows = math.ceil(cluster.nodes / group)
+    grid = np.zeros((n_rows, bins + 1))
+    # each rectangle covers whole nodes or halves: spread its node range over the rows it
+    # touches, and its time over the bins (fractional ends), with a difference array per row
+    s = np.clip((start - a) / width, 0, bins)
+    e = np.clip((end - a) / width, 0, bins)
+    first, last = np.floor(y0).astype(np.int64), np.ceil(y1).astype(np.int64)
+    counts = np.maximum(last - first, 1)
+    idx = np.repeat(np.arange(len(start)), counts)
+    node = first[idx] + (np.arange(len(idx)) - np.repeat(np.cumsum(counts) - counts, counts))
+    share = np.minimum(y1[idx], node + 1) - np.maximum(y0[idx], node)  # of that node
+    ok = (share > 0) & (e[idx] > s[idx]) & (node < cluster.nodes)
+    idx, node, share = idx[ok], node[ok], share[ok] / group
+    r = node // group
+    sb, eb = s[idx], e[idx]
+    i0, i1 = np.floor(sb).astype(np.int64), np.floor(eb).astype(np.int64)
+    # level 'share' from sb to eb: whole bins via the difference array, ends as fractions
+    np.add.at(grid, (r, i0), share * (1 - (sb - i0)))
+    np.add.at(grid, (r, np.minimum(i0 + 1, bins)), share * (sb - i0))
+    np.add.at(grid, (r, i1), -share * (1 - (eb - i1)))
+    np.add.at(grid, (r, np.minimum(i1 + 1, bins)), -share * (eb - i1))
+    busy = np.clip(np.cumsum(grid, axis=1)[:, :bins], 0, 1)
+    x = (a - t0 + width * (np.arange(bins) + 0.5)) / axis.div
+    y = np.arange(n_rows) * group + group / 2
+    fig = go.Figure(
+        go.Heatmap(
+            z=busy, x=x, y=y, zmin=0, zmax=1, colorscale="Blues",
+            colorbar={"title": {"text": "held"}, "tickformat": ".0%"},
+            hovertemplate=(f"nodes %{{y}}<br>%{{x:.4g}} {axis.unit}: %{{z:.0%}} held"
+                           "<extra></extra>"),
+        )
+    )  # fmt: skip
+    jobs = len(np.unique(rows))
+    what = f"node groups of {group}" if group > 1 else "nodes"
+    fig.update_layout(
+        title=(f"Gantt chart, aggregated: {jobs:,} jobs in view, share of {what} held per "
+               f"time bin; zoom into a shorter window to see each job"),
+        height=max(350, min(900, 2 * n_rows + 160)),
+        yaxis={"title": "node", "range": [0, cluster.nodes]},
+        margin={"t": 60},
+    )  # fmt: skip
+    _time_layout(fig, axis, length)
+    return fig
+
+
+def speedup_box(
     frame: pd.DataFrame, app_names: Mapping[int, str] | None, metrics: Mapping[str, Any]
 ) -> go.Figure | None:
     """Box plot of the speedups per application; rounding noise around 1 drawn as 1."""
@@ -256,7 +376,7 @@ def _per_schedule(
     run: Run, app_names: Mapping[int, str] | None, axis: TimeAxis
 ) -> list[go.Figure | str]:
     frame, cluster, metrics = run.jobs, run.cluster, run.metrics
-    out: list[go.Figure | str] = [_gantt(frame, cluster, app_names, axis)]
+    out: list[go.Figure | str] = [gantt_figure(frame, cluster, app_names, axis)]
     if not len(frame):
         return out
     t0, length = span(frame)
@@ -277,7 +397,7 @@ def _per_schedule(
     )
     _time_layout(fig, axis, length)
     out.append(fig)
-    box = _speedup_box(frame, app_names, metrics)
+    box = speedup_box(frame, app_names, metrics)
     if box is not None:
         out.append(box)
     return out
@@ -325,7 +445,7 @@ def report_html(
         first = False
 
     parts.append("<h2>Comparison</h2>")
-    for fig in _comparison(runs, axis):
+    for fig in comparison_figures(runs, axis):
         emit(fig)
     for name, run in runs.items():
         names = app_names or run.jobs.attrs.get("app_names")

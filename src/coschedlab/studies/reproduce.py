@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 import pandas as pd
 
@@ -13,7 +14,7 @@ from .result import StudyResult
 from .simulate import simulate_study
 from .spec import StudySpec
 
-__all__ = ["PAPER_TABLE5", "table5"]
+__all__ = ["PAPER_TABLE5", "simulate_one", "table5", "table5_rows"]
 
 #: Table 5 of the seed: (workers, configuration) -> (total minutes, utilization, mean run
 #: minutes, incremental improvement).
@@ -33,6 +34,23 @@ PAPER_TABLE5: dict[tuple[int, str], tuple[float, float, float, float | None]] = 
 }
 
 
+def simulate_one(
+    spec: StudySpec, workers: int, config: str, seed: int | None = None
+) -> StudyResult:
+    """One run of the Table 5 sweep: ``spec`` simulated on ``workers`` processors under
+    configuration ``config`` (O, A-E), its work model drawn with ``seed`` (default: the
+    spec's own)."""
+    if spec.model is None:
+        from ..errors import InputError
+
+        raise InputError("the spec has no 'model' to simulate", spec.source)
+    model = spec.model if seed is None else replace(spec.model, seed=seed)
+    s = spec.with_procs(workers)
+    return simulate_study(model, CONFIGS[config], workers, s.per_run, reuse=s.reuse,
+                          checkpoint_every=s.checkpoint_every, restart=s.restart,
+                          step=s.step)  # fmt: skip
+
+
 def table5(
     spec: StudySpec,
     workers: Iterable[int] = (32, 64),
@@ -44,25 +62,34 @@ def table5(
     utilization, mean run time (minutes) and improvement over the previous configuration.
     With ``seeds``, every figure is the mean over the work model drawn with each seed
     (``total_min_lo``/``_hi``: the smallest and largest totals); otherwise the spec's seed.
-    ``keep(workers, config, result)`` receives every result of the spec's own seed."""
-    if spec.model is None:
-        from ..errors import InputError
+    ``keep(workers, config, result)`` receives every result of the spec's own seed. Runs
+    here, one after the other (``coschedlab study reproduce`` runs them as a sweep)."""
+    drawn: list[int | None] = [None] if not seeds else list(seeds)
 
-        raise InputError("the spec has no 'model' to simulate", spec.source)
-    models = [spec.model] if not seeds else [replace(spec.model, seed=s) for s in seeds]
+    def metrics(p: int, c: str) -> list[dict[str, Any]]:
+        out = []
+        for seed in drawn:
+            r = simulate_one(spec, p, c, seed)
+            if keep is not None and seed is None:
+                keep(p, c, r)
+            out.append(r.metrics)
+        return out
+
+    return table5_rows(metrics, workers, configs)
+
+
+def table5_rows(
+    metrics: Callable[[int, str], Sequence[dict[str, Any]]],
+    workers: Iterable[int] = (32, 64),
+    configs: str = "OABCDE",
+) -> pd.DataFrame:
+    """:func:`table5`'s rows from ``metrics(workers, config)``: the metrics of that cell's
+    runs (one per seed)."""
     rows = []
     for p in workers:
-        s = spec.with_procs(p)
         prev = None
         for c in configs:
-            ms = []
-            for i, model in enumerate(models):
-                r = simulate_study(model, CONFIGS[c], p, s.per_run, reuse=s.reuse,
-                                   checkpoint_every=s.checkpoint_every, restart=s.restart,
-                                   step=s.step)  # fmt: skip
-                if keep is not None and i == 0 and not seeds:
-                    keep(p, c, r)
-                ms.append(r.metrics)
+            ms = metrics(p, c)
             totals = [m["total_time"] / 60 for m in ms]
             total = sum(totals) / len(totals)
             paper = PAPER_TABLE5.get((p, c))

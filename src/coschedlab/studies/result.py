@@ -75,6 +75,25 @@ class StudyResult:
             "front": [list(d) for d in self.front],
         }
 
+    def to_dict(self) -> dict[str, Any]:
+        """The result as plain JSON values (a sweep's stored run: :meth:`from_dict`)."""
+        return json.loads(json.dumps({
+            "config": self.config, "procs": self.procs, "records": self.records,
+            "segments": [list(s) for s in self.segments], "front": [list(d) for d in self.front],
+            "batches": self.batches, "info": self.info,
+        }, default=_plain))  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> StudyResult:
+        """The result :meth:`to_dict` gave."""
+        return cls(
+            config=d["config"], procs=int(d["procs"]), records=list(d["records"]),
+            segments=[Segment(int(w), int(r), float(a), float(b), str(k))
+                      for w, r, a, b, k in d["segments"]],
+            front=[tuple(x) for x in d["front"]], batches=int(d["batches"]),
+            info=dict(d["info"]),
+        )  # fmt: skip
+
     def write(self, folder: Path) -> None:
         """Write ``runs.csv``, ``segments.csv`` and ``metrics.json`` into ``folder`` (a
         directory being built: :meth:`save` makes it atomic)."""
@@ -93,6 +112,13 @@ class StudyResult:
         with atomic_dir(out, force) as tmp:
             self.write(tmp)
         return Path(out)
+
+
+def _plain(x: Any) -> Any:
+    """A numpy scalar or array as a JSON value."""
+    if hasattr(x, "tolist"):
+        return x.tolist()
+    raise TypeError(f"{type(x).__name__} is not a JSON value")
 
 
 def load_result(folder: str | Path) -> StudyResult:

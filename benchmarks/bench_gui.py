@@ -1,0 +1,170 @@
+"""The dashboard's speed, in a real headless Chromium (issue 15).
+
+    .venv/bin/python benchmarks/bench_gui.py [--jobs-in-gantt 10000] [--repeat 5]
+
+1. Pages of finished runs: the results page of a comparison (KTH-SP2, the first
+   ``--jobs-in-gantt`` jobs, EASY and FCFS) opened ``--repeat`` times; for each, the server
+   time of every callback the page makes (the browser's resource timing of its
+   ``_dash-update-component`` requests: request sent to response received) and the time until
+   the table and the Gantt chart are drawn. Target: every answer within 200 ms.
+2. The Gantt chart of ``--jobs-in-gantt`` jobs: from choosing the run to plotly's
+   ``plotly_afterplot``, as the dashboard draws it (aggregated beyond GANTT_BARS jobs in view)
+   and forced to one bar per job (the baseline it is measured against). Target: under 2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(ws: Path, env: dict | None = None) -> tuple[subprocess.Popen, str]:
+    import os
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "coschedlab.cli", "gui", "--root", str(ws), "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})},
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/"
+    for _ in range(300):
+        try:
+            urllib.request.urlopen(url, timeout=2).read()
+            return proc, url
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError("the dashboard did not start")
+
+
+def browser(profile: Path):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = shutil.which("chromium")
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--window-size=1300,1100",
+                f"--user-data-dir={profile}"):  # fmt: skip
+        opts.add_argument(arg)
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=opts)
+
+
+GANTT_DRAWN = """
+const done = arguments[arguments.length - 1];
+const t0 = performance.now();
+const poll = () => {
+  const g = document.querySelector('#gantt .js-plotly-plot');
+  if (g && g._fullLayout && g.data && g.data.length && g.querySelector('.main-svg')) {
+    done(performance.now() - t0);
+  } else { setTimeout(poll, 10); }
+};
+poll();
+"""
+
+
+def results_page(driver, url: str) -> tuple[float, list[float]]:
+    """Open the results page: ms until the table and the Gantt chart are drawn, and the
+    server time (ms) of each callback request the page made."""
+    driver.get("about:blank")
+    t0 = time.perf_counter()
+    driver.get(url + "results")
+    driver.set_script_timeout(60)
+    driver.execute_async_script(GANTT_DRAWN)
+    while not driver.find_elements("id", "compare-table"):
+        time.sleep(0.01)
+    total = (time.perf_counter() - t0) * 1000
+    server = driver.execute_script(
+        "return performance.getEntriesByType('resource')"
+        ".filter(e => e.name.includes('_dash-update-component'))"
+        ".map(e => e.responseEnd - e.requestStart);"
+    )
+    return total, server
+
+
+def gantt_time(driver, url: str) -> float:
+    """ms from choosing the run (the second scheduler) to the Gantt chart drawn."""
+    driver.get(url + "results")
+    driver.set_script_timeout(120)
+    driver.execute_async_script(GANTT_DRAWN)
+    driver.execute_script(
+        "window.__drawn = null; const g = document.querySelector('#gantt .js-plotly-plot');"
+    )
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    box = driver.find_element(By.CSS_SELECTOR, "#result-run input")
+    t0 = time.perf_counter()
+    old = driver.find_element(By.CSS_SELECTOR, "#gantt .js-plotly-plot")
+    box.send_keys("fcfs", Keys.ENTER)
+    while True:  # the old chart is replaced by the new one, then drawn
+        try:
+            new = driver.find_element(By.CSS_SELECTOR, "#gantt .js-plotly-plot")
+            if new.id != old.id and driver.execute_script(
+                "const g = arguments[0]; return !!(g._fullLayout && g.querySelector('.main-svg'))",
+                new,
+            ):
+                break
+        except Exception:  # replaced while looking
+            pass
+        time.sleep(0.01)
+    return (time.perf_counter() - t0) * 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--jobs-in-gantt", type=int, default=10_000)
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        ws = Path(d) / "ws"
+        ws.mkdir()
+        spec = ws / "kth.yaml"
+        spec.write_text(
+            "schedulers: [easy, fcfs]\nworkloads:\n  - {name: kth, trace: "
+            f"'coschedlab:KTH-SP2-1996-2.1-cln.swf.gz', limit: {args.jobs_in_gantt}}}\n"
+        )
+        cmd = [sys.executable, "-m", "coschedlab.cli", "compare", str(spec), "--out",
+               str(ws / "kth"), "--jobs", "2"]  # fmt: skip
+        subprocess.run(cmd, check=True, capture_output=True)
+        driver = browser(Path(d) / "profile")
+        try:
+            bars = {"COSCHEDLAB_GUI_GANTT_BARS": "1000000"}
+            for label, env in (("as drawn", {}), ("one bar per job (baseline)", bars)):
+                proc, url = start(ws, env)
+                try:
+                    pages, server = [], []
+                    for _ in range(args.repeat):
+                        total, calls = results_page(driver, url)
+                        pages.append(total)
+                        server += calls
+                    gantts = [gantt_time(driver, url) for _ in range(args.repeat)]
+                finally:
+                    proc.terminate()
+                    proc.wait()
+                print(f"{label}: results page of {args.jobs_in_gantt:,} jobs x 2 runs drawn in "
+                      f"{statistics.median(pages):.0f} ms (median of {args.repeat}); callbacks: "
+                      f"median {statistics.median(server):.0f} ms, max {max(server):.0f} ms "
+                      f"({len(server)} requests); Gantt chart of {args.jobs_in_gantt:,} jobs: "
+                      f"{statistics.median(gantts):.0f} ms (median), max {max(gantts):.0f} ms",
+                      flush=True)  # fmt: skip
+        finally:
+            driver.quit()
+
+
+if __name__ == "__main__":
+    main()

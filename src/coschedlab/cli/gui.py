@@ -1,0 +1,69 @@
+"""``coschedlab gui``: the browser dashboard, served on this machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import InputError
+from .options import ExecutorOpt, JobsOpt
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def gui(
+    root: Annotated[
+        Path,
+        typer.Option("--root", help="the workspace: every file the dashboard reads or writes "
+                     "is inside it (default: the current directory)"),
+    ] = Path("."),
+    port: Annotated[int, typer.Option("--port", help="port (0: a free one)")] = 8050,
+    host: Annotated[
+        str,
+        typer.Option("--host", help="address to listen on (default 127.0.0.1: this machine "
+                     "only; anything else lets other machines in)"),
+    ] = "127.0.0.1",
+    open_browser: Annotated[bool, typer.Option("--open", help="open it in the browser")] = False,
+    jobs: JobsOpt = None,
+    executor: ExecutorOpt = None,
+) -> None:
+    """Set up, run, watch and compare simulations, and plan in situ ensembles, in the
+    browser. Comparisons are `coschedlab compare` runs stored in the workspace: the command
+    line reads what the dashboard makes and the other way round."""
+    import logging
+    import socket
+    import webbrowser
+
+    from rich.console import Console
+
+    from ..experiments.executors import parse_executor
+    from ..gui import Context, Workspace, make_app
+
+    err = Console(stderr=True)
+    if not 0 <= port <= 65535:
+        raise InputError(f"--port must be 0-65535, got {port}")
+    if jobs is not None and jobs < 1:
+        raise InputError(f"--jobs must be at least 1, got {jobs}")
+    if executor is not None:
+        parse_executor(executor)  # a bad value is refused now, not at the first run
+    ws = Workspace.at(root)
+    if host not in LOCAL_HOSTS:
+        err.print(f"[yellow]warning: listening on {host}: anyone who can reach this machine "
+                  "can run simulations and read the workspace[/yellow]", soft_wrap=True)
+    if port == 0:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
+            s.bind((host, 0))
+            port = s.getsockname()[1]
+    app = make_app(Context(ws, jobs, executor))
+    url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+    err.print(f"coschedlab dashboard: {url}  (workspace {ws.root}; Ctrl-C stops it)",
+              soft_wrap=True)  # fmt: skip
+    if open_browser:
+        webbrowser.open(url)
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
+    try:
+        app.run(host=host, port=port, debug=False)
+    except OSError as exc:
+        raise InputError(f"cannot listen on {host}:{port} ({exc.strerror or exc})") from None

@@ -1,0 +1,108 @@
+"""The SimX Table 5 reproduction (``coschedlab study reproduce``) as a sweep on the one runner:
+every (workers, configuration, seed) is a run of the simulated executor, stored as one JSON
+file in ``OUT/runs`` (its metrics and its whole result, for the scheduling graphs); the local
+pool or a Dask cluster runs them; interrupted sweeps resume, and more seeds extend a finished
+sweep without redoing it."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..studies.reproduce import simulate_one, table5_rows
+from ..studies.result import StudyResult
+from ..studies.spec import StudySpec
+from .runner import Task
+from .store import check_json_sweep, run_json_sweep
+
+__all__ = ["check_output", "described", "run_one", "run_sweep", "table_of", "tasks_of"]
+
+#: what a resumed sweep may not change (more seeds, workers or configurations are fine)
+FIXED = ("study", "spec_sha256")
+
+
+def described(spec: StudySpec) -> dict[str, Any]:
+    """What ``OUT/spec.json`` holds: the study and a digest of its spec file."""
+    text = Path(spec.source).read_bytes() if spec.source and Path(spec.source).is_file() else b""
+    return {"study": spec.name, "spec_sha256": hashlib.sha256(text).hexdigest()}
+
+
+def check_output(out: Path, spec: StudySpec) -> None:
+    """``out`` can hold this sweep: new, empty, or a reproduction of the same spec."""
+    check_json_sweep(out, "study reproduction", described(spec), FIXED)
+
+
+def seeds_of(spec: StudySpec, seeds: int) -> list[int]:
+    """The work-model seeds of a reproduction averaged over ``seeds`` draws: the spec's own
+    seed alone for 1, else 0..N-1."""
+    assert spec.model is not None
+    return [spec.model.seed] if seeds == 1 else list(range(seeds))
+
+
+def tasks_of(
+    spec: StudySpec, workers: Sequence[int], configs: str, seeds: Sequence[int]
+) -> list[Task]:
+    """One run per (workers, configuration, seed); the spec's own seed always among them
+    (its scheduling graphs)."""
+    assert spec.model is not None
+    every = sorted({*seeds, spec.model.seed})
+    return [
+        Task(f"{p}-{c}-seed{seed}", run_one, ({"workers": p, "config": c, "seed": seed}, spec))
+        for p in workers
+        for c in configs
+        for seed in every
+    ]
+
+
+def run_one(config: dict[str, Any], spec: StudySpec) -> dict[str, Any]:
+    """One run of the sweep (:func:`~coschedlab.studies.reproduce.simulate_one`)."""
+    r = simulate_one(spec, config["workers"], config["config"], config["seed"])
+    d = r.to_dict()
+    return {"config": config, "metrics": StudyResult.from_dict(d).metrics, "result": d}
+
+
+def _shape(record: dict[str, Any]) -> None:
+    record["config"]["workers"], record["metrics"]["total_time"], record["result"]["segments"]
+
+
+def run_sweep(
+    spec: StudySpec,
+    out: Path,
+    workers: Sequence[int] = (32, 64),
+    configs: str = "OABCDE",
+    seeds: int = 1,
+    **runner: Any,
+) -> tuple[Any, list[dict[str, Any]]]:
+    """Run (or resume) the reproduction into ``out/runs``: the runner's summary and every
+    finished run's record; ``runner``: :func:`~.store.run_json_sweep`'s ``jobs``,
+    ``executor``, ``on_start``, ``on_done``, ``on_info``."""
+    check_output(out, spec)
+    tasks = tasks_of(spec, workers, configs, seeds_of(spec, seeds))
+    return run_json_sweep(out, tasks, described(spec), _shape, **runner)
+
+
+def table_of(
+    rows: list[dict[str, Any]],
+    spec: StudySpec,
+    workers: Sequence[int] = (32, 64),
+    configs: str = "OABCDE",
+    seeds: int = 1,
+) -> tuple[pd.DataFrame, dict[tuple[int, str], StudyResult]]:
+    """Table 5 from a finished sweep's records (the mean over its seeds), and the results of
+    the spec's own seed by (workers, configuration)."""
+    assert spec.model is not None
+    wanted = set(seeds_of(spec, seeds))
+    cells: dict[tuple[int, str], list[dict[str, Any]]] = {}
+    own: dict[tuple[int, str], StudyResult] = {}
+    for r in rows:
+        c = r["config"]
+        cell = (c["workers"], c["config"])
+        if c["seed"] in wanted:
+            cells.setdefault(cell, []).append(r["metrics"])
+        if c["seed"] == spec.model.seed:
+            own[cell] = StudyResult.from_dict(r["result"])
+    return table5_rows(lambda p, c: cells[(p, c)], workers, configs), own

@@ -1,0 +1,74 @@
+"""The dashboard's shell: one Dash app, a navigation bar and one module per page.
+
+Why Dash: it is what ELiSE's GUI is built on, it is Plotly's maintained framework for
+exactly this (forms, uploads, interactive plotly figures, callbacks) and it ships every
+asset in the wheel: with ``serve_locally`` (the default) the page loads React, the Dash
+renderer and plotly.js from this server, never from a CDN, so it works offline. The
+alternative, a small ASGI app with hand-written JavaScript around plotly.js, would make us
+maintain a front end.
+
+Pages are modules of :mod:`coschedlab.gui.pages`, each with ``PATH``, ``TITLE``,
+``layout(ctx)`` and ``register(app, ctx)`` (its callbacks); a capability adds its page by
+adding a module to :data:`~coschedlab.gui.pages.PAGES`, reusing :mod:`.components`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .workspace import MAX_UPLOAD_BYTES, Workspace
+
+__all__ = ["Context", "make_app"]
+
+ASSETS = Path(__file__).parent / "assets"
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every page is given: the workspace, and how comparisons run (``jobs`` worker
+    processes, ``executor``: a ``--executor`` value, None for the local pool)."""
+
+    workspace: Workspace
+    jobs: int | None = None
+    executor: str | None = None
+
+
+def make_app(ctx: Context) -> Any:
+    """The dashboard as a Dash app (its Flask server is ``app.server``)."""
+    from dash import Dash, Input, Output, dcc, html
+
+    from .pages import PAGES
+
+    app = Dash(
+        __name__,
+        title="coschedlab",
+        assets_folder=str(ASSETS),
+        serve_locally=True,
+        suppress_callback_exceptions=True,  # the pages' components come and go
+        update_title=None,
+    )
+    # an upload larger than this is refused by the server before any callback reads it
+    app.server.config["MAX_CONTENT_LENGTH"] = (MAX_UPLOAD_BYTES * 4) // 3 + (1 << 20)
+    nav = html.Nav(
+        [html.Span("coschedlab", className="brand")]
+        + [dcc.Link(p.TITLE, href=p.PATH, id=f"nav-{p.NAME}", className="nav") for p in PAGES]
+        + [html.Span(f"workspace: {ctx.workspace.root}", className="where")],
+        className="bar",
+    )
+    app.layout = html.Div(
+        [dcc.Location(id="url"), nav, html.Main(id="page")],
+    )
+    by_path = {p.PATH: p for p in PAGES}
+
+    @app.callback(Output("page", "children"), Input("url", "pathname"))
+    def route(pathname: str | None) -> Any:
+        page = by_path.get(pathname or "/")
+        if page is None:
+            return html.Div([html.H2("No such page"), dcc.Link("back to the start", href="/")])
+        return page.layout(ctx)
+
+    for page in PAGES:
+        page.register(app, ctx)
+    return app

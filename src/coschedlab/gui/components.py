@@ -1,0 +1,55 @@
+"""Building blocks every page uses: labelled fields, sections, one-line errors, tables and
+figures, so that pages do not copy layouts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["error_text", "field", "figure", "section", "table"]
+
+
+def field(label: str, control: Any, hint: str | None = None) -> Any:
+    """A labelled form control (with an optional hint under it)."""
+    from dash import html
+
+    children = [html.Label(label), control]
+    if hint:
+        children.append(html.Div(hint, className="hint"))
+    return html.Div(children, className="field")
+
+
+def section(title: str, *children: Any, id: str | None = None) -> Any:
+    """A titled block of the page."""
+    from dash import html
+
+    kw = {"id": id} if id else {}
+    return html.Section([html.H3(title), *children], **kw)
+
+
+def error_text(exc: BaseException) -> str:
+    """The one line the command line would print for ``exc`` (never a traceback)."""
+    from ..errors import InputError, OutputError
+
+    if isinstance(exc, (InputError, OutputError)):
+        return f"error: {exc}"
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return f"error: {type(exc).__name__}: {text}"
+
+
+def table(columns: list[str], rows: list[list[str]], id: str) -> Any:
+    """A plain table of text cells (first two columns left-aligned, numbers right)."""
+    from dash import html
+
+    head = html.Thead(html.Tr([html.Th(c) for c in columns]))
+    body = html.Tbody([html.Tr([html.Td(c) for c in r]) for r in rows])
+    return html.Table([head, body], id=id, className="numbers")
+
+
+def figure(fig: Any, id: str | None = None) -> Any:
+    """A plotly figure as a graph (an HTML string, such as the report's PNG, as is)."""
+    from dash import dcc, html
+
+    if isinstance(fig, str):
+        return html.Div("figure too large to draw here", className="hint")
+    kw = {"id": id} if id else {}
+    return dcc.Graph(figure=fig, config={"displaylogo": False}, **kw)

@@ -1,0 +1,218 @@
+"""Plan an in situ ensemble: an ensemble drawn as the paper draws them (S simulations, A
+analyses each, V GB per step, N nodes) or an uploaded ensemble YAML; the plan of every
+scenario x heuristic pair with its model makespan, then each simulated in SimGrid (a process
+each, on the one runner) and ranked; the stage Gantt chart of the chosen plan."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from ...errors import InputError
+from ..components import error_text, field, section, table
+
+NAME = "insitu"
+PATH = "/insitu"
+TITLE = "In situ planner"
+FOLDER = "insitu"
+
+
+def ensemble_file(ws: Any, form: dict[str, Any]) -> Path:
+    """Write the drawn ensemble of ``form`` (S, A, V, N, steps, seed, network) into the
+    workspace; its path (named by its content)."""
+    from ...insitu.spec import NETWORKS, dump_ensemble, generate_ensemble
+
+    def whole(key: str, low: int = 1) -> int:
+        v = form.get(key)
+        try:
+            f = float(v)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise InputError(f"{key} must be a whole number, got {v!r}") from None
+        if f != int(f) or f < low:
+            raise InputError(f"{key} must be a whole number >= {low}, got {v!r}")
+        return int(f)
+
+    network = form.get("network") or "paper"
+    if network not in NETWORKS:
+        raise InputError(f"network must be one of {', '.join(NETWORKS)}")
+    try:
+        volume = float(form.get("V"))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InputError(f"V must be a number of GB, got {form.get('V')!r}") from None
+    if not volume > 0:
+        raise InputError(f"V must be > 0, got {volume}")
+    text = dump_ensemble(generate_ensemble(
+        whole("S"), whole("A"), volume, whole("N"), steps=whole("steps"),
+        seed=whole("seed", 0), network=network,
+    ))  # fmt: skip
+    path = ws.root / FOLDER / f"ensemble-{hashlib.sha256(text.encode()).hexdigest()[:12]}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def plan_rows(path: Path) -> list[dict[str, Any]]:
+    """The plan of every scenario x heuristic pair of the ensemble file (model makespans);
+    an infeasible plan is a row with its reason."""
+    from ...insitu.mapping import SCENARIOS
+    from ...insitu.reproduce import HEURISTIC_PAIRS
+    from ...insitu.search import plan_file
+
+    rows = []
+    for sc in SCENARIOS:
+        for n, c in HEURISTIC_PAIRS:
+            try:
+                p = plan_file(path, sc, n, c)
+            except InputError as exc:
+                rows.append({"scenario": sc, "node_alloc": n, "core_alloc": c,
+                             "infeasible": exc.what})  # fmt: skip
+                continue
+            d = p.to_dict()
+            rows.append({"scenario": sc, "node_alloc": d["node_alloc"],
+                         "core_alloc": d["core_alloc"], "model_makespan": p.model_makespan,
+                         "pool": len(p.mapping.pool())})  # fmt: skip
+    return rows
+
+
+def layout(ctx: Any) -> Any:
+    from dash import dcc, html
+
+    def number(id: str, value: float, step: float = 1) -> Any:
+        return dcc.Input(id=id, type="number", value=value, min=0, step=step)
+
+    return html.Div([
+        html.H2("Plan an in situ ensemble"),
+        section("Ensemble",
+            html.Div(className="row", children=[
+                field("simulations S", number("ins-S", 2)),
+                field("analyses per simulation A", number("ins-A", 2)),
+                field("data per step V (GB)", number("ins-V", 4, 0.1)),
+                field("nodes N", number("ins-N", 16)),
+                field("steps", number("ins-steps", 10)),
+                field("seed", number("ins-seed", 0)),
+                field("network", dcc.Dropdown(id="ins-network", value="paper",
+                                              clearable=False, style={"width": "8em"},
+                                              options=["paper", "per-node"])),
+            ]),
+            html.Div(className="row", children=[
+                field("or upload an ensemble YAML", dcc.Upload(
+                    id="ins-upload", children=html.Div("drop or click"), max_size=-1,
+                    className="upload")),
+                html.Div(id="ins-file", className="hint"),
+            ]),
+            html.Div(className="row", children=[
+                html.Button("Plan", id="ins-plan", className="primary"),
+                html.Button("Simulate every plan (SimGrid)", id="ins-sim"),
+            ]),
+            html.Div(id="ins-error", className="error"),
+            dcc.Store(id="ins-path"),
+        ),
+        dcc.Loading(html.Div(id="ins-table")),
+        section("Stage Gantt chart",
+            html.Div(className="row", children=[
+                html.Label("plan"), dcc.Dropdown(id="ins-choice", style={"width": "26em"}),
+            ]),
+            dcc.Loading(html.Div(id="ins-gantt")),
+        ),
+    ])  # fmt: skip
+
+
+def register(app: Any, ctx: Any) -> None:
+    from dash import Input, Output, State, html, no_update
+    from dash import ctx as trigger
+
+    ws = ctx.workspace
+
+    @app.callback(
+        Output("ins-path", "data"), Output("ins-file", "children"),
+        Output("ins-error", "children", allow_duplicate=True),
+        Input("ins-upload", "contents"), State("ins-upload", "filename"),
+        prevent_initial_call=True,
+    )  # fmt: skip
+    def uploaded(contents: str | None, filename: str | None) -> tuple:
+        try:
+            path = ws.save_upload(filename or "ensemble.yaml", contents or "", "ensemble")
+        except InputError as exc:
+            return None, "", error_text(exc)
+        return str(path), f"using {filename} (the fields above are ignored)", ""
+
+    @app.callback(
+        Output("ins-table", "children"), Output("ins-choice", "options"),
+        Output("ins-choice", "value"), Output("ins-error", "children"),
+        Input("ins-plan", "n_clicks"), Input("ins-sim", "n_clicks"),
+        State("ins-path", "data"), State("ins-S", "value"), State("ins-A", "value"),
+        State("ins-V", "value"), State("ins-N", "value"), State("ins-steps", "value"),
+        State("ins-seed", "value"), State("ins-network", "value"),
+        prevent_initial_call=True,
+    )  # fmt: skip
+    def planned(_p, _s, uploaded_path, S, A, V, N, steps, seed, network) -> tuple:
+        simulate = trigger.triggered_id == "ins-sim"
+        try:
+            path = Path(uploaded_path) if uploaded_path else ensemble_file(
+                ws, {"S": S, "A": A, "V": V, "N": N, "steps": steps, "seed": seed,
+                     "network": network})  # fmt: skip
+            if simulate:
+                from ...insitu.search import search
+
+                rows, _ = search(path, jobs=ctx.jobs or 2)
+            else:
+                rows = plan_rows(path)
+        except InputError as exc:
+            return no_update, no_update, no_update, error_text(exc)
+        cols = ["scenario", "nodes", "cores", "model (s)"] + (["simulated (s)"] if simulate
+                                                              else ["pool analyses"])  # fmt: skip
+        cells = []
+        options = []
+        for r in rows:
+            if "infeasible" in r:
+                cells.append([r["scenario"], r["node_alloc"], r["core_alloc"],
+                              "infeasible: " + r["infeasible"], ""])  # fmt: skip
+                continue
+            last = (f"{r['simulated_makespan']:.1f}" if simulate
+                    else str(r.get("pool", "")))  # fmt: skip
+            cells.append([r["scenario"], r["node_alloc"], r["core_alloc"],
+                          f"{r['model_makespan']:.1f}", last])  # fmt: skip
+            options.append({"label": f"{r['scenario']} / {r['node_alloc']} / {r['core_alloc']}",
+                            "value": f"{path}|{r['scenario']}|{r['node_alloc']}|"
+                                     f"{r['core_alloc']}"})  # fmt: skip
+        note = ("best first, by simulated makespan" if simulate
+                else "Simulate to rank the plans by SimGrid")  # fmt: skip
+        shown = html.Div([table(cols, cells, "ins-plans"), html.Div(note, className="hint")])
+        return shown, options, options[0]["value"] if options else None, ""
+
+    @app.callback(Output("ins-gantt", "children"), Input("ins-choice", "value"),
+                  prevent_initial_call=True)  # fmt: skip
+    def gantt(choice: str | None) -> Any:
+        if not choice:
+            return ""
+        try:
+            png, summary = stage_gantt(*choice.split("|"))
+        except InputError as exc:
+            return html.Div(error_text(exc), className="error")
+        return html.Div([
+            html.Div(f"simulated makespan {summary['makespan']:.1f} s (model "
+                     f"{summary['model']:.1f} s)", className="hint"),
+            html.Img(src="data:image/png;base64," + png, style={"maxWidth": "100%"},
+                     id="ins-gantt-img"),
+        ])  # fmt: skip
+
+
+def stage_gantt(path: str, scenario: str, node: str, core: str) -> tuple[str, dict[str, float]]:
+    """The stage Gantt chart (PNG, base64) of one plan, simulated in a fresh process (the
+    first 20 steps drawn), and its makespans."""
+    import io
+
+    from ...insitu.plots import plot_gantt
+    from ...insitu.search import plan_file
+    from ...insitu.simulate import simulate
+
+    plan = plan_file(Path(path), scenario, node, core)
+    res = simulate(plan)
+    buf = io.BytesIO()
+    plot_gantt(res, buf, 20)
+    return base64.b64encode(buf.getvalue()).decode("ascii"), {
+        "makespan": res.makespan,
+        "model": plan.model_makespan,
+    }

@@ -1,0 +1,400 @@
+"""Set up and run a comparison: the cluster, a workload (generated from an application pool,
+a bundled trace or an uploaded SWF), the schedulers with their options (and a policy file of
+your own), repetitions, and the output directory; then run it with a live progress bar and
+ETA, each run's state, and cancel.
+
+The form becomes the comparison spec a user would write (:func:`spec_document`); the run is
+``coschedlab compare`` on it (:mod:`coschedlab.gui.launch`)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from ...errors import InputError
+from ..components import error_text, field, section
+from ..launch import launch, launches, progress
+
+NAME = "run"
+PATH = "/"
+TITLE = "Set up and run"
+
+#: bundled data: label -> the spec's ``coschedlab:`` name
+BUNDLED_POOLS = {
+    "ARIS NAS (ELiSE, 2 x 10 cores)": "pools/lm-aris.compute-NAS.json",
+    "ARIS SPEC (ELiSE)": "pools/lm-aris.compute-SPEC.json",
+    "Grid'5000 grvingt NAS (ELiSE)": "pools/lm-remake-g5k.nancy.grvingt-NAS.json",
+    "Grid'5000 grvingt large NAS (ELiSE)": "pools/lm-remake-g5k.nancy.grvingt-LARGENAS.json",
+}
+BUNDLED_TRACES = {
+    "KTH-SP2 1996 (PWA, 100 nodes)": "KTH-SP2-1996-2.1-cln.swf.gz",
+    "Theta 2022 (ALCF)": "theta_2022.swf.gz",
+}
+DEFAULT_SCHEDULERS = ["easy", "easy-coloc"]
+
+
+def scheduler_choices() -> list[dict[str, str]]:
+    """Every registered scheduler, with the first line of its description."""
+    from ...schedulers.registry import available
+
+    out = []
+    for name, cls in available().items():
+        doc = (cls.__doc__ or "").strip().splitlines()
+        out.append({"label": name, "value": name, "title": doc[0] if doc else ""})
+    return out
+
+
+def pool_sizes(pool: str, cores: int) -> list[int]:
+    """The process counts of a pool's applications that fit in ``cores`` (a pool given as
+    the spec gives it: ``coschedlab:NAME`` or a path)."""
+    from importlib.resources import files
+
+    from ...coloc.pool import load_pool
+
+    path = (Path(str(files("coschedlab") / "data" / pool.removeprefix("coschedlab:")))
+            if pool.startswith("coschedlab:") else Path(pool))  # fmt: skip
+    return sorted({a.procs for a in load_pool(path).apps if a.procs <= cores})
+
+
+def spec_document(form: dict[str, Any]) -> dict[str, Any]:
+    """The comparison spec (as YAML would give it) of the page's form values (a pool
+    workload draws only the applications that fit the cluster): ``nodes``,
+    ``sockets``, ``cores``, ``kind`` (pool, trace or upload), ``pool``, ``jobs``, ``arrival``,
+    ``trace``, ``limit``, ``upload`` (a stored SWF path), ``schedulers`` (names),
+    ``extra`` (comma-separated scheduler specs), ``policies`` (stored .py paths),
+    ``repetitions``, ``seed``, ``kill``, ``name``."""
+
+    def number(key: str, what: str) -> int:
+        v = form.get(key)
+        if v is None or v == "":
+            raise InputError(f"give the {what}")
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            raise InputError(f"the {what} must be a whole number, got {v!r}") from None
+        if f != int(f) or f < 0:
+            raise InputError(f"the {what} must be a whole number, got {v!r}")
+        return int(f)
+
+    kind = form.get("kind") or "pool"
+    cluster = {
+        "nodes": number("nodes", "number of nodes"),
+        "sockets_per_node": number("sockets", "sockets per node"),
+        "cores_per_socket": number("cores", "cores per socket"),
+    }
+    if kind == "pool":
+        pool = form.get("pool")
+        if not pool:
+            raise InputError("choose an application pool (or upload one)")
+        workload = {
+            "name": "pool",
+            "pool": pool,
+            "jobs": number("jobs", "number of jobs"),
+            "arrival": (form.get("arrival") or "constant:0").strip(),
+        }
+        cores = cluster["nodes"] * cluster["sockets_per_node"] * cluster["cores_per_socket"]
+        fit = pool_sizes(pool, cores)
+        if not fit:
+            raise InputError(f"no application of the pool fits in {cores} cores: "
+                             "choose a larger cluster")  # fmt: skip
+        workload["select"] = {"procs": fit}
+    elif kind == "trace":
+        if not form.get("trace"):
+            raise InputError("choose a trace")
+        workload = {"name": "trace", "trace": form["trace"]}
+        if form.get("limit") not in (None, ""):
+            workload["limit"] = number("limit", "number of jobs to read")
+    elif kind == "upload":
+        if not form.get("upload"):
+            raise InputError("upload an SWF trace first")
+        workload = {"name": Path(form["upload"]).name.split(".")[0] or "trace",
+                    "trace": form["upload"]}  # fmt: skip
+        if form.get("limit") not in (None, ""):
+            workload["limit"] = number("limit", "number of jobs to read")
+    else:
+        raise InputError(f"unknown workload kind {kind!r}")
+    schedulers = list(form.get("schedulers") or [])
+    schedulers += [s.strip() for s in (form.get("extra") or "").split(",") if s.strip()]
+    schedulers += list(form.get("policies") or [])
+    if not schedulers:
+        raise InputError("choose at least one scheduler")
+    if len(set(schedulers)) != len(schedulers):
+        dup = next(s for s in schedulers if schedulers.count(s) > 1)
+        raise InputError(f"scheduler {dup!r} is chosen twice")
+    return {
+        "name": form.get("name") or "comparison",
+        "cluster": cluster,
+        "repetitions": number("repetitions", "number of repetitions") or 1,
+        "seed": number("seed", "seed"),
+        "kill_at_walltime": bool(form.get("kill")),
+        "schedulers": schedulers,
+        "workloads": [workload],
+        "plots": "none",
+    }
+
+
+def layout(ctx: Any) -> Any:
+    from dash import dcc, html
+
+    upload_style = {"className": "upload"}
+    pools = [{"label": k, "value": f"coschedlab:{v}"} for k, v in BUNDLED_POOLS.items()]
+    traces = [{"label": k, "value": f"coschedlab:{v}"} for k, v in BUNDLED_TRACES.items()]
+    outputs = ctx.workspace.outputs()
+    return html.Div([
+        html.H2("Set up and run a comparison"),
+        section("Cluster", html.Div([
+            field("nodes", dcc.Input(id="nodes", type="number", value=100, min=1)),
+            field("sockets per node", dcc.Input(id="sockets", type="number", value=2, min=1)),
+            field("cores per socket", dcc.Input(id="cores", type="number", value=10, min=1)),
+        ], className="row")),
+        section("Workload",
+            dcc.RadioItems(id="kind", value="pool", inline=True, options=[
+                {"label": "generate from an application pool", "value": "pool"},
+                {"label": "a bundled trace", "value": "trace"},
+                {"label": "upload an SWF trace", "value": "upload"},
+            ]),
+            html.Div(id="pool-box", className="row", children=[
+                field("pool", dcc.Dropdown(id="pool", options=pools, value=pools[0]["value"],
+                                           clearable=False, style={"width": "26em"})),
+                field("or upload a pool (ELiSE JSON)", dcc.Upload(
+                    id="pool-upload", children=html.Div("drop or click"),
+                    max_size=-1, **upload_style)),
+                field("jobs", dcc.Input(id="jobs", type="number", value=200, min=1)),
+                field("arrival", dcc.Input(id="arrival", type="text", value="poisson:60"),
+                      "constant:S, uniform:LO,HI, poisson:MEAN or weibull:K,S (seconds)"),
+            ]),
+            html.Div(id="trace-box", className="row", children=[
+                field("trace", dcc.Dropdown(id="trace", options=traces,
+                                            value=traces[0]["value"], clearable=False,
+                                            style={"width": "22em"})),
+            ]),
+            html.Div(id="upload-box", className="row", children=[
+                field("SWF trace (plain or .gz)", dcc.Upload(
+                    id="swf-upload", children=html.Div("drop or click"), max_size=-1,
+                    **upload_style)),
+                html.Div(id="swf-name", className="hint"),
+            ]),
+            html.Div(className="row", children=[
+                field("jobs to read (traces)", dcc.Input(id="limit", type="number", min=1,
+                                                          value=2000)),
+            ], id="limit-box"),
+            html.Div(id="upload-error", className="error"),
+            dcc.Store(id="upload-path"),
+        ),
+        section("Schedulers",
+            dcc.Checklist(id="schedulers", options=scheduler_choices(),
+                          value=DEFAULT_SCHEDULERS, inline=True),
+            html.Div(className="row", children=[
+                field("more, with options", dcc.Input(
+                    id="extra", type="text", placeholder="easy:depth=50, filler",
+                    style={"width": "22em"}),
+                    "scheduler specs as for coschedlab simulate -s, comma-separated"),
+                field("your policy (.py)", dcc.Upload(
+                    id="policy-upload", children=html.Div("drop or click"), max_size=-1,
+                    **upload_style)),
+                html.Div(id="policy-names", className="hint"),
+            ]),
+            dcc.Store(id="policies", data=[]),
+        ),
+        section("Runs", html.Div(className="row", children=[
+            field("repetitions", dcc.Input(id="repetitions", type="number", value=1, min=1)),
+            field("seed", dcc.Input(id="seed", type="number", value=0, min=0)),
+            field("", dcc.Checklist(id="kill", options=[
+                {"label": "kill jobs at their walltime", "value": "kill"}], value=[])),
+            field("output directory (in the workspace)", dcc.Input(
+                id="out", type="text", value=_free_name(outputs), list="outputs",
+                style={"width": "18em"})),
+            html.Datalist(id="outputs", children=[html.Option(value=o) for o in outputs]),
+        ])),
+        html.Div(className="row", children=[
+            html.Button("Run", id="run-btn", className="primary"),
+            html.Button("Cancel", id="cancel-btn"),
+            dcc.Link("see the results", href="/results", id="to-results"),
+        ]),
+        html.Div(id="run-error", className="error"),
+        section("Progress",
+            html.Progress(id="bar", value="0", max="1"),
+            html.Div(id="progress-text"),
+            html.Div(id="runs-table"),
+            id="progress-box",
+        ),
+        dcc.Store(id="active"),
+        dcc.Interval(id="tick", interval=500, disabled=True),
+    ])  # fmt: skip
+
+
+def _free_name(outputs: list[str]) -> str:
+    k = 1
+    while f"comparison{k}" in outputs:
+        k += 1
+    return f"comparison{k}"
+
+
+def register(app: Any, ctx: Any) -> None:
+    from dash import Input, Output, State, html, no_update
+
+    ws = ctx.workspace
+
+    @app.callback(
+        Output("pool-box", "style"), Output("trace-box", "style"),
+        Output("upload-box", "style"), Output("limit-box", "style"), Input("kind", "value"),
+    )  # fmt: skip
+    def show_kind(kind: str) -> tuple:
+        shown, hidden = {}, {"display": "none"}
+        return (
+            shown if kind == "pool" else hidden,
+            shown if kind == "trace" else hidden,
+            shown if kind == "upload" else hidden,
+            hidden if kind == "pool" else shown,
+        )
+
+    @app.callback(
+        Output("upload-path", "data"), Output("swf-name", "children"),
+        Output("upload-error", "children", allow_duplicate=True),
+        Input("swf-upload", "contents"), State("swf-upload", "filename"),
+        prevent_initial_call=True,
+    )  # fmt: skip
+    def swf_uploaded(contents: str | None, filename: str | None) -> tuple:
+        try:
+            path = ws.save_upload(filename or "trace.swf", contents or "", "swf")
+        except InputError as exc:
+            return None, "", error_text(exc)
+        return str(path), f"uploaded {filename}", ""
+
+    @app.callback(
+        Output("pool", "options"), Output("pool", "value"),
+        Output("upload-error", "children", allow_duplicate=True),
+        Input("pool-upload", "contents"), State("pool-upload", "filename"),
+        State("pool", "options"), prevent_initial_call=True,
+    )  # fmt: skip
+    def pool_uploaded(contents: str | None, filename: str | None, options: list) -> tuple:
+        try:
+            path = ws.save_upload(filename or "pool.json", contents or "", "pool")
+        except InputError as exc:
+            return no_update, no_update, error_text(exc)
+        option = {"label": f"{filename} (uploaded)", "value": str(path)}
+        return [*options, option], str(path), ""
+
+    @app.callback(
+        Output("policies", "data"), Output("policy-names", "children"),
+        Output("upload-error", "children", allow_duplicate=True),
+        Input("policy-upload", "contents"), State("policy-upload", "filename"),
+        State("policies", "data"), prevent_initial_call=True,
+    )  # fmt: skip
+    def policy_uploaded(contents: str | None, filename: str | None, have: list) -> tuple:
+        try:
+            path = ws.save_upload(filename or "policy.py", contents or "", "policy")
+        except InputError as exc:
+            return no_update, no_update, error_text(exc)
+        have = [*(have or []), str(path)]
+        return have, "your policies: " + ", ".join(Path(p).name for p in have), ""
+
+    @app.callback(
+        Output("active", "data"), Output("run-error", "children"),
+        Output("tick", "disabled", allow_duplicate=True),
+        Input("run-btn", "n_clicks"),
+        State("nodes", "value"), State("sockets", "value"), State("cores", "value"),
+        State("kind", "value"), State("pool", "value"), State("jobs", "value"),
+        State("arrival", "value"), State("trace", "value"), State("limit", "value"),
+        State("upload-path", "data"), State("schedulers", "value"), State("extra", "value"),
+        State("policies", "data"), State("repetitions", "value"), State("seed", "value"),
+        State("kill", "value"), State("out", "value"), prevent_initial_call=True,
+    )  # fmt: skip
+    def run(_n, nodes, sockets, cores, kind, pool, jobs, arrival, trace, limit, upload,
+            schedulers, extra, policies, repetitions, seed, kill, out) -> tuple:  # fmt: skip
+        try:
+            target = ws.inside(out or "")
+            doc = spec_document({
+                "nodes": nodes, "sockets": sockets, "cores": cores, "kind": kind,
+                "pool": pool, "jobs": jobs, "arrival": arrival, "trace": trace,
+                "limit": limit, "upload": upload, "schedulers": schedulers, "extra": extra,
+                "policies": policies, "repetitions": repetitions, "seed": seed,
+                "kill": bool(kill), "name": ws.relative(target),
+            })  # fmt: skip
+            launch(ws, doc, target, jobs=ctx.jobs, executor=ctx.executor)
+        except InputError as exc:
+            return no_update, error_text(exc), no_update
+        return ws.relative(target), "", False
+
+    @app.callback(
+        Output("run-error", "children", allow_duplicate=True),
+        Input("cancel-btn", "n_clicks"), State("active", "data"), prevent_initial_call=True,
+    )  # fmt: skip
+    def cancel(_n, active: str | None) -> str:
+        running = launches().get(ws.root / active) if active else None
+        if running is None or running.code is not None:
+            return "nothing is running"
+        running.cancel()
+        return "cancelling: finished runs stay stored; Run again resumes"
+
+    @app.callback(
+        Output("bar", "value"), Output("bar", "max"), Output("progress-text", "children"),
+        Output("runs-table", "children"), Output("tick", "disabled"),
+        Input("tick", "n_intervals"), State("active", "data"), prevent_initial_call=True,
+    )  # fmt: skip
+    def tick(_n, active: str | None) -> tuple:
+        if not active:
+            return no_update, no_update, no_update, no_update, True
+        running = launches().get(ws.root / active)
+        if running is None:
+            return no_update, no_update, "", no_update, True
+        from ...experiments.spec import load_spec
+
+        try:
+            spec = load_spec(running.spec)
+        except InputError as exc:
+            return "0", "1", error_text(exc), "", True
+        states = progress(running.out, spec, running.live)
+        done = sum(s.state == "done" for s in states)
+        failed = sum(s.state == "failed" for s in states)
+        code = running.code
+        finished = done + failed
+        text = f"{finished} of {len(states)} runs"
+        if failed:
+            text += f" ({failed} failed)"
+        elapsed = time.time() - running.started
+        if code is None:
+            todo = len(states) - finished
+            if 0 < finished < len(states):
+                text += f", about {_clock(elapsed / finished * todo)} left"
+            text += f" ({_clock(elapsed)} so far)"
+        elif code == 0:
+            text += f": done in {_clock(elapsed)}"
+        elif running.cancelled or code in (130, -2):
+            text += ": cancelled (finished runs are stored; Run again resumes)"
+        else:
+            text += f": {running.message() or f'exit code {code}'}"
+        rows = [html.Tr([html.Td(s.workload), html.Td(s.scheduler), html.Td(str(s.rep)),
+                         html.Td(_state(s, code)), html.Td(_bar(s, code)), html.Td(
+                             "" if s.seconds is None else f"{s.seconds:.2f} s")],
+                        className=s.state) for s in states]  # fmt: skip
+        table = html.Table(
+            [html.Thead(html.Tr([html.Th(c) for c in
+                                 ("workload", "scheduler", "rep", "state", "jobs", "took")])),
+             html.Tbody(rows)], id="run-states", className="numbers")  # fmt: skip
+        return str(finished), str(max(len(states), 1)), text, table, code is not None
+
+
+def _bar(s: Any, code: int | None) -> Any:
+    """A run's own progress bar: its jobs done while it runs, full once done."""
+    from dash import html
+
+    if s.state == "done":
+        return html.Progress(value="1", max="1", className="run")
+    if s.jobs is not None and code is None:
+        done, total = s.jobs
+        return html.Span([html.Progress(value=str(done), max=str(max(total, 1)),
+                                        className="run"), f" {done:,}/{total:,}"])  # fmt: skip
+    return ""
+
+
+def _state(s: Any, code: int | None) -> str:
+    if s.state == "waiting":
+        return "queued or running" if code is None else "not run"
+    return s.state
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"

@@ -1,0 +1,120 @@
+"""What the dashboard reads from a comparison directory (``coschedlab compare``'s output, made
+by the command line or by the dashboard): its table and its runs.
+
+The table is the command's own ``comparison.csv``, shown with the command line's cell format
+(:func:`~coschedlab.experiments.compare.table_cells`), so the page and the terminal show the
+same numbers. Runs are read back with :meth:`Result.load <coschedlab.engine.result.Result.load>`
+and kept (by directory and modification time), so a page of finished runs answers at once.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import InputError
+from ..experiments.spec import slug
+
+__all__ = ["Comparison", "open_comparison"]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A comparison directory: its name, baseline, table (``comparison.csv``, None before the
+    first analysis) and the runs stored in it (workload, scheduler label, repetition)."""
+
+    out: Path
+    name: str
+    baseline: str
+    labels: tuple[str, ...]
+    table: pd.DataFrame | None
+    runs: tuple[tuple[str, str, int], ...]
+
+    def run_dir(self, workload: str, label: str, rep: int) -> Path:
+        """The directory of one run."""
+        return self.out / workload / slug(label) / f"rep{rep}"
+
+    def cells(self) -> tuple[list[str], list[list[str]]]:
+        """The table as the command line prints it (column names, rows of text)."""
+        from ..experiments.compare import table_cells
+
+        if self.table is None or self.table.empty:
+            return [], []
+        names, rows, _ = table_cells(self.table, self.baseline)
+        return names, rows
+
+
+def open_comparison(out: Path) -> Comparison:
+    """Read the comparison in ``out``; :class:`InputError` (one line) when it is not one."""
+    out = Path(out)
+    stored = out / "spec.json"
+    if not stored.is_file():
+        raise InputError("not a comparison output (no spec.json in it)", str(out))
+    try:
+        doc = json.loads(stored.read_text())
+        labels = tuple(doc["runs"]["schedulers"])
+        workloads = tuple(doc["runs"]["workloads"])
+    except (ValueError, KeyError, TypeError):
+        raise InputError("damaged spec.json: not a comparison's", str(stored)) from None
+    table = None
+    if (out / "comparison.csv").is_file():
+        try:
+            table = pd.read_csv(out / "comparison.csv")
+        except (ValueError, OSError):
+            raise InputError("damaged comparison.csv", str(out / "comparison.csv")) from None
+    baseline = doc.get("baseline") or _baseline_of(table, labels)
+    runs = []
+    for w in workloads:
+        for label in labels:
+            folder = out / w / slug(label)
+            if not folder.is_dir():
+                continue
+            for rep_dir in sorted(folder.glob("rep*")):
+                suffix = rep_dir.name[3:]
+                if suffix.isdigit() and (rep_dir / "metrics.json").is_file():
+                    runs.append((w, label, int(suffix)))
+    return Comparison(out, str(doc.get("name", out.name)), baseline, labels, table, tuple(runs))
+
+
+def _baseline_of(table: pd.DataFrame | None, labels: tuple[str, ...]) -> str:
+    """The baseline of a comparison written before spec.json named it: the scheduler whose
+    makespan improvement is 0 on every workload (else the first)."""
+    if table is not None and "makespan_improvement_mean" in table:
+        for label in labels:
+            v = table.loc[table["scheduler"] == label, "makespan_improvement_mean"]
+            if len(v) and all(x == 0 or (isinstance(x, float) and math.isnan(x)) for x in v):
+                return label
+    return labels[0] if labels else ""
+
+
+_CACHE: OrderedDict[tuple[str, float], Any] = OrderedDict()
+_CACHED = 16
+
+
+def load_run(folder: Path) -> Any:
+    """The :class:`~coschedlab.report.runs.Run` stored in ``folder`` (kept for the next
+    request while the folder is unchanged)."""
+    from ..engine.result import Result
+    from ..report.runs import Run
+
+    folder = Path(folder)
+    try:
+        stamp = (folder / "metrics.json").stat().st_mtime
+    except OSError:
+        raise InputError("no finished run here", str(folder)) from None
+    key = (str(folder), stamp)
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    r = Result.load(folder)
+    run = Run(r.jobs, r.cluster, r.metrics)
+    _CACHE[key] = run
+    while len(_CACHE) > _CACHED:
+        _CACHE.popitem(last=False)
+    return run

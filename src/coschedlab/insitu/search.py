@@ -1,0 +1,91 @@
+"""Plans of an ensemble file, and the search over every scenario x heuristic pair: each plan
+simulated in SimGrid (a process each, on the project's one runner), ranked by simulated
+makespan (``coschedlab insitu simulate --search``, the dashboard's in situ page)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+__all__ = ["PLANNING", "SIMULATION", "plan_file", "search", "search_one"]
+
+#: default planning options: bandwidth model, allocation bandwidth, rounding
+PLANNING = ("B3", "B3", "authors")
+#: default simulation options: network, engine, io
+SIMULATION = ("paper", "ptask", "store-and-forward")
+
+
+def plan_file(
+    path: Path,
+    scenario: str | None,
+    node: str | None,
+    core: str | None,
+    bw: str = "B3",
+    alloc_bw: str = "B3",
+    rounding: str = "authors",
+) -> Any:
+    """The plan of the ensemble file ``path``; errors without a place name the file."""
+    from .plan import make_plan
+    from .spec import load_ensemble
+
+    ens = load_ensemble(path)
+    try:
+        return make_plan(ens, scenario, node, core, bw, alloc_bandwidth=alloc_bw, rounding=rounding)
+    except InputError as exc:
+        if exc.where is None or not exc.where.startswith(str(path)):
+            raise InputError(exc.what, f"{path}: {exc.where}" if exc.where else str(path)) from None
+        raise
+
+
+def search_one(
+    path: Path, sc: str, n: str, c: str, planning: tuple[str, str, str], sim: tuple[str, str, str]
+) -> dict[str, Any] | None:
+    """One candidate of :func:`search`: the plan and its simulated summary (None: the plan is
+    not feasible, e.g. no node left for a pool). Call in a fresh process."""
+    from .simulate import _run
+
+    try:
+        p = plan_file(path, sc, n, c, *planning)
+    except InputError:
+        return None
+    net, engine, io = sim
+    out = p.to_dict()
+    out.update(_run(p, net, engine, None, io=io).summary())
+    return out
+
+
+def search(
+    path: Path,
+    planning: tuple[str, str, str] = PLANNING,
+    sim: tuple[str, str, str] = SIMULATION,
+    jobs: int = 1,
+    on_done: Callable[[Any], None] | None = None,
+) -> tuple[list[dict[str, Any]], Any]:
+    """Every scenario x heuristic pair of the ensemble ``path`` simulated, best first (by
+    simulated makespan), and the runner's summary. :class:`InputError` when a simulation
+    fails or no plan is feasible."""
+    from ..experiments.runner import MemoryStore, Task, run_tasks
+    from .mapping import SCENARIOS
+    from .reproduce import HEURISTIC_PAIRS
+
+    combos = [(sc, n, c) for sc in SCENARIOS for n, c in HEURISTIC_PAIRS]
+    tasks = [Task(f"{sc}_{n}_{c}", search_one, (path, sc, n, c, planning, sim))
+             for sc, n, c in combos]  # fmt: skip
+    store = MemoryStore()
+    summary = run_tasks(tasks, store, jobs=max(1, jobs), fresh_process=True, quiet=True,
+                        on_done=on_done)  # fmt: skip
+    if summary.interrupted:
+        raise KeyboardInterrupt
+    if store.errors:
+        key, error = next(iter(store.errors.items()))
+        raise InputError(f"simulating {key} failed: {error}", where=str(path))
+    rows = [store.values[t.key] for t in tasks if store.values.get(t.key) is not None]
+    if not rows:
+        raise InputError("no feasible plan to simulate", where=str(path))
+    rows.sort(
+        key=lambda r: (r["simulated_makespan"], r["scenario"], r["node_alloc"], r["core_alloc"])
+    )
+    return rows, summary

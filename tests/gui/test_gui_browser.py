@@ -1,0 +1,216 @@
+"""The dashboard in a real headless Chromium (Debian's chromium and chromium-driver, driven by
+selenium), as a user meets it: generate a workload from a pool, run two schedulers, see the
+comparison table equal the command line's for the same inputs, open the Gantt chart, upload
+a malformed SWF and see the one-line error, type a path-traversal output directory and be
+refused, plan an in situ ensemble. Screenshots of every page go to out/gui-screenshots/."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(
+    not (CHROMIUM and DRIVER),
+    reason="no browser: Debian's chromium and chromium-driver (installed by scripts/setup.sh "
+    "where apt works) are missing",
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "out" / "gui-screenshots"
+BAD_SWF = "; a trace\n1 0 5 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n2 10 five 100 4\n"
+POOL = "coschedlab:pools/lm-aris.compute-NAS.json"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    ws = tmp_path_factory.mktemp("ws")
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "coschedlab.cli", "gui", "--root", str(ws), "--port", str(port),
+         "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=2).read()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"the dashboard did not start: {proc.stderr.read()}") from None
+            time.sleep(0.3)
+    yield url, ws
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--window-size=1300,1100",
+                f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):  # fmt: skip
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    driver.set_page_load_timeout(60)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    yield driver
+    driver.quit()
+
+
+def wait(driver, test, timeout=60.0, what="the page"):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.2).until(
+        lambda d: test(d), message=f"waiting for {what}"
+    )
+
+
+def by_id(driver, id):
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.ID, id)
+
+
+def type_into(driver, id, text):
+    from selenium.webdriver.common.keys import Keys
+
+    box = by_id(driver, id)
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(Keys.DELETE)
+    box.send_keys(str(text))
+
+
+def open_page(driver, url, ready_id):
+    driver.get(url)
+    wait(driver, lambda d: d.find_elements("id", ready_id), what=f"#{ready_id}")
+
+
+def shot(driver, name):
+    driver.save_screenshot(str(SHOTS / f"{name}.png"))
+
+
+def test_run_two_schedulers_and_compare_with_the_command_line(server, browser, tmp_path):
+    url, ws = server
+    open_page(browser, url, "run-btn")
+    type_into(browser, "nodes", 20)
+    type_into(browser, "jobs", 60)
+    type_into(browser, "arrival", "poisson:30")
+    type_into(browser, "out", "gui-cmp")
+    shot(browser, "1-setup")
+    by_id(browser, "run-btn").click()
+    wait(browser, lambda d: "done in" in by_id(d, "progress-text").text, 120, "the runs")
+    rows = by_id(browser, "run-states").find_elements("css selector", "tbody tr")
+    assert len(rows) == 2 and all("done" in r.text for r in rows)
+    shot(browser, "2-progress")
+    # the same inputs through the command line
+    from importlib.resources import files
+
+    from coschedlab.coloc.pool import load_pool
+
+    pool = load_pool(Path(str(files("coschedlab") / "data" / POOL.split(":")[1])))
+    fit = sorted({a.procs for a in pool.apps if a.procs <= 400})  # the dashboard's rule
+    spec = tmp_path / "same.yaml"
+    spec.write_text(
+        "cluster: {nodes: 20, sockets_per_node: 2, cores_per_socket: 10}\n"
+        f"schedulers: [easy, easy-coloc]\nworkloads:\n  - {{name: pool, pool: '{POOL}', "
+        f"jobs: 60, arrival: 'poisson:30', select: {{procs: {fit}}}}}\n"
+    )
+    done = subprocess.run([sys.executable, "-m", "coschedlab.cli", "compare", str(spec),
+                           "--out", str(tmp_path / "cli"), "--jobs", "1"],
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    import pandas as pd
+
+    from coschedlab.experiments.compare import table_cells
+
+    expected = table_cells(pd.read_csv(tmp_path / "cli" / "comparison.csv"), "easy")
+    open_page(browser, url + "results", "result-dir")
+    wait(browser, lambda d: d.find_elements("id", "compare-table"), what="the table")
+    table = by_id(browser, "compare-table")
+    head = [th.text for th in table.find_elements("css selector", "thead th")]
+    body = [[td.text for td in tr.find_elements("css selector", "td")]
+            for tr in table.find_elements("css selector", "tbody tr")]  # fmt: skip
+    assert head == expected[0] and body == expected[1]
+    # the Gantt chart: one bar trace per application, a hover naming the node mates
+    wait(browser, lambda d: d.execute_script(
+        "const g = document.querySelector('#gantt .js-plotly-plot');"
+        "return g && g.data && g.data.length"), 60, "the Gantt chart")  # fmt: skip
+    hover = browser.execute_script(
+        "const g = document.querySelector('#gantt .js-plotly-plot');"
+        "return g.data.map(t => t.hovertemplate + '|' + t.customdata[0][3]);"
+    )
+    assert all("customdata[3]" in h for h in hover) and any("node mates:" in h for h in hover)
+    shot(browser, "3-results")
+    # a time window redraws the chart for that window
+    type_into(browser, "win-from", "0")
+    type_into(browser, "win-to", "10m\n")
+    wait(browser, lambda d: "shown" in d.execute_script(
+        "const g = document.querySelector('#gantt .js-plotly-plot');"
+        "return g ? g.layout.title.text : ''"), 60, "the window")  # fmt: skip
+
+
+def test_a_malformed_swf_upload_shows_the_one_line_error(server, browser, tmp_path):
+    url, _ = server
+    open_page(browser, url, "run-btn")
+    browser.find_element("css selector", "#kind input[value='upload']").click()
+    bad = tmp_path / "bad.swf"
+    bad.write_text(BAD_SWF)
+    browser.find_element("css selector", "#swf-upload input[type=file]").send_keys(str(bad))
+    wait(browser, lambda d: by_id(d, "upload-error").text, 30, "the upload's error")
+    text = by_id(browser, "upload-error").text
+    from coschedlab.errors import InputError
+    from coschedlab.workload.swf import read_swf
+
+    with pytest.raises(InputError) as cli:
+        read_swf(bad)
+    assert text == f"error: {cli.value}".replace(str(bad), "bad.swf")
+    assert text.startswith("error: bad.swf:3:") and "\n" not in text
+    shot(browser, "4-bad-upload")
+
+
+def test_a_path_traversal_output_directory_is_refused(server, browser):
+    url, ws = server
+    open_page(browser, url, "run-btn")
+    before = sorted(p.name for p in ws.parent.iterdir())
+    type_into(browser, "out", "../escaped")
+    by_id(browser, "run-btn").click()
+    wait(browser, lambda d: by_id(d, "run-error").text, 30, "the refusal")
+    assert "outside the workspace" in by_id(browser, "run-error").text
+    assert sorted(p.name for p in ws.parent.iterdir()) == before  # nothing written out there
+    shot(browser, "5-refused")
+
+
+def test_the_in_situ_planner_plans_and_draws_the_stages(server, browser):
+    url, _ = server
+    open_page(browser, url + "insitu", "ins-plan")
+    by_id(browser, "ins-plan").click()
+    wait(browser, lambda d: d.find_elements("id", "ins-plans"), 60, "the plan table")
+    rows = by_id(browser, "ins-plans").find_elements("css selector", "tbody tr")
+    assert len(rows) == 32  # 8 scenarios x 4 heuristic pairs
+    wait(browser, lambda d: d.find_elements("id", "ins-gantt-img"), 120, "the stage Gantt")
+    shot(browser, "6-insitu")

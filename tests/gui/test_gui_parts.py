@@ -1,0 +1,125 @@
+"""The dashboard without a browser: the workspace's path rules, uploads read by the command
+line's readers, the form -> spec translation, and a comparison started by the dashboard equal
+to the command line's (the same table cells)."""
+
+from __future__ import annotations
+
+import base64
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from coschedlab.errors import InputError
+from coschedlab.experiments.spec import load_spec, spec_from_dict
+from coschedlab.gui import Workspace
+from coschedlab.gui import workspace as W
+from coschedlab.gui.launch import launch, progress, spec_yaml
+from coschedlab.gui.pages.run import spec_document
+from coschedlab.gui.results import open_comparison
+
+BAD_SWF = "; a trace\n1 0 5 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n2 10 five 100 4\n"
+
+
+def data_url(text: str | bytes) -> str:
+    raw = text.encode() if isinstance(text, str) else text
+    return "data:application/octet-stream;base64," + base64.b64encode(raw).decode()
+
+
+@pytest.mark.parametrize("bad", ["../out", "/etc", "a/../../out", "", "  ", ".", "a/.."])
+def test_paths_outside_the_workspace_are_refused(tmp_path, bad):
+    ws = Workspace.at(tmp_path / "ws")
+    with pytest.raises(InputError):
+        ws.inside(bad)
+
+
+def test_a_symbolic_link_pointing_out_is_refused(tmp_path):
+    ws = Workspace.at(tmp_path / "ws")
+    (ws.root / "link").symlink_to(tmp_path)
+    with pytest.raises(InputError, match="outside the workspace"):
+        ws.inside("link/out")
+    assert ws.inside("a/b") == ws.root / "a" / "b"
+    assert ws.inside(str(ws.root / "c")) == ws.root / "c"
+
+
+def test_a_malformed_swf_upload_gives_the_command_lines_error(tmp_path):
+    ws = Workspace.at(tmp_path / "ws")
+    with pytest.raises(InputError) as got:
+        ws.save_upload("bad.swf", data_url(BAD_SWF), "swf")
+    from coschedlab.workload.swf import read_swf
+
+    (tmp_path / "bad.swf").write_text(BAD_SWF)
+    with pytest.raises(InputError) as cli:
+        read_swf(tmp_path / "bad.swf")
+    assert got.value.what == cli.value.what
+    assert got.value.where == cli.value.where.replace(str(tmp_path / "bad.swf"), "bad.swf")
+    assert str(got.value).startswith("bad.swf:3:") and "\n" not in str(got.value)
+    assert not list((ws.root / "uploads").rglob("bad.swf"))  # not kept
+
+
+def test_uploads_are_size_limited_and_must_be_files(tmp_path, monkeypatch):
+    ws = Workspace.at(tmp_path / "ws")
+    monkeypatch.setattr(W, "MAX_UPLOAD_BYTES", 1000)
+    with pytest.raises(InputError, match="larger than"):
+        ws.save_upload("big.swf", data_url(b"1" * 5000), "swf")
+    with pytest.raises(InputError, match="not a file"):
+        ws.save_upload("x.swf", "data:;base64,***", "swf")
+    with pytest.raises(InputError, match="empty"):
+        ws.save_upload("x.swf", "data:;base64,", "swf")
+    with pytest.raises(InputError, match="Python file"):
+        ws.save_upload("policy.txt", data_url("x = 1\n"), "policy")
+    good = ws.save_upload("../../evil name.swf", data_url(BAD_SWF.splitlines()[1] + "\n"), "swf")
+    assert ws.root in good.parents and good.name == "evil_name.swf"
+
+
+FORM = {"nodes": 20, "sockets": 2, "cores": 10, "kind": "pool",
+        "pool": "coschedlab:pools/lm-aris.compute-NAS.json", "jobs": 40,
+        "arrival": "poisson:30", "schedulers": ["easy", "easy-coloc"], "extra": "fcfs",
+        "repetitions": 1, "seed": 3, "kill": True, "name": "t"}  # fmt: skip
+
+
+def test_the_form_is_a_spec_the_command_line_accepts(tmp_path):
+    doc = spec_document(FORM)
+    spec = spec_from_dict(doc, tmp_path / "x.yaml")
+    assert [s.label for s in spec.schedulers] == ["easy", "easy-coloc", "fcfs"]
+    assert spec.workloads[0].jobs == 40 and spec.kill_at_walltime and spec.seed == 3
+    for key, value, match in (("schedulers", [], "at least one"), ("jobs", "x", "whole"),
+                              ("nodes", None, "give the number"), ("extra", "easy", "twice"),
+                              ("pool", "", "choose an application pool")):  # fmt: skip
+        form = dict(FORM, **{key: value})
+        if key == "schedulers":
+            form["extra"] = ""
+        with pytest.raises(InputError, match=match):
+            spec_document(form)
+    with pytest.raises(InputError, match="unknown scheduler|no scheduler"):
+        spec_from_dict(spec_document(dict(FORM, extra="nosuch")), tmp_path / "x.yaml")
+
+
+def test_a_dashboard_comparison_equals_the_command_lines(tmp_path):
+    ws = Workspace.at(tmp_path / "ws")
+    doc = spec_document(dict(FORM, extra=""))
+    started = launch(ws, doc, ws.inside("mine"), jobs=1)
+    deadline = time.monotonic() + 120
+    while started.code is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert started.code == 0, started.log.read_text()
+    states = progress(started.out, load_spec(started.spec))
+    assert [s.state for s in states] == ["done", "done"]
+    # the same comparison written by hand and run by the command line
+    spec = tmp_path / "by_hand.yaml"
+    spec.write_text(spec_yaml(doc))
+    done = subprocess.run([sys.executable, "-m", "coschedlab.cli", "compare", str(spec), "--out",
+                           str(tmp_path / "cli"), "--jobs", "1"], capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "120"})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    ours, theirs = open_comparison(started.out), open_comparison(tmp_path / "cli")
+    assert ours.cells() == theirs.cells() and ours.cells()[1]
+    assert ours.baseline == "easy" and ws.outputs() == ["mine"]
+    # a second start into the same folder resumes (nothing redone), and the spec is refused
+    # when it changes what the stored runs were made from
+    with pytest.raises(InputError, match="different spec"):
+        launch(ws, dict(doc, seed=4), ws.inside("mine"), jobs=1)
+    assert not Path(tmp_path / "ws" / "specs" / "mine.log").read_text().count("Traceback")
