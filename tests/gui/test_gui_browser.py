@@ -111,7 +111,12 @@ def open_page(driver, url, ready_id):
 
 
 def shot(driver, name):
+    """The whole page (the window grown to its height for the picture)."""
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(1300, min(max(height, 600), 8000))
+    time.sleep(0.3)  # plotly redraws at the new size
     driver.save_screenshot(str(SHOTS / f"{name}.png"))
+    driver.set_window_size(1300, 1100)
 
 
 def test_run_two_schedulers_and_compare_with_the_command_line(server, browser, tmp_path):
@@ -214,3 +219,98 @@ def test_the_in_situ_planner_plans_and_draws_the_stages(server, browser):
     assert len(rows) == 32  # 8 scenarios x 4 heuristic pairs
     wait(browser, lambda d: d.find_elements("id", "ins-gantt-img"), 120, "the stage Gantt")
     shot(browser, "6-insitu")
+
+
+@pytest.mark.slow  # the other capabilities' pages: about 7 s each
+def test_the_studies_page_shows_what_study_run_writes(server, browser, tmp_path):
+    url, _ = server
+    open_page(browser, url + "studies", "st-run")
+    by_id(browser, "st-run").click()
+    wait(browser, lambda d: d.find_elements("id", "st-table"), 120, "the study table")
+    cells = [
+        [td.text for td in tr.find_elements("css selector", "td")]
+        for tr in by_id(browser, "st-table").find_elements("css selector", "tbody tr")
+    ]
+    done = subprocess.run([sys.executable, "-m", "coschedlab.cli", "study", "run", "helium",
+                           "-c", "O", "-c", "E", "--procs", "32", "--out", str(tmp_path / "h")],
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    import json
+
+    from coschedlab.studies.result import hours_minutes
+
+    for row, cfg in zip(cells, "OE", strict=True):
+        m = json.loads((tmp_path / "h" / cfg / "metrics.json").read_text())
+        assert row[0] == m["config"] and row[1] == str(m["runs"])
+        assert row[2] == hours_minutes(m["total_time"])
+    assert len(browser.find_elements("css selector", "img.st-graph")) == 2
+    shot(browser, "7-studies")
+
+
+@pytest.mark.slow  # the other capabilities' pages: about 7 s each
+def test_the_workflows_page_equals_workflows_simulate(server, browser, tmp_path):
+    url, _ = server
+    open_page(browser, url + "workflows", "wf-run")
+    by_id(browser, "wf-run").click()
+    wait(browser, lambda d: d.find_elements("id", "wf-table"), 300, "the three modes")
+    table = by_id(browser, "wf-table")
+    head = [th.text for th in table.find_elements("css selector", "thead th")]
+    body = [[td.text for td in tr.find_elements("css selector", "td")]
+            for tr in table.find_elements("css selector", "tbody tr")]  # fmt: skip
+    cli = [sys.executable, "-m", "coschedlab.cli", "workflows"]
+    generate = [*cli, "generate", "-w", "cybershake", "--share", "0.1", "--machine", "350x24",
+                "--seed", "0", "--warmup", "21600", "--window", "86400", "--out",
+                str(tmp_path / "wl")]  # fmt: skip
+    made = subprocess.run(generate, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    done = subprocess.run([*cli, "simulate", str(tmp_path / "wl"), "--json"],
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    import json
+
+    from coschedlab.workflows.metrics import summary_cells
+
+    summaries = json.loads(done.stdout)
+    assert head == ["metric", *summaries]
+    expected = summary_cells(summaries)
+    # every row but the simulator's own wall time
+    assert body[:-1] == expected[:-1] and body[-1][0] == expected[-1][0] == "simulation (s)"
+    shot(browser, "8-workflows")
+
+
+@pytest.mark.slow  # the other capabilities' pages: about 7 s each
+def test_the_coupled_page_equals_coupled_simulate(server, browser, tmp_path):
+    url, _ = server
+    open_page(browser, url + "coupled", "cp-run")
+    by_id(browser, "cp-run").click()
+    wait(browser, lambda d: d.find_elements("id", "cp-table"), 300, "the coupled run")
+    body = [
+        [td.text for td in tr.find_elements("css selector", "td")]
+        for tr in by_id(browser, "cp-table").find_elements("css selector", "tbody tr")
+    ]
+    from coschedlab.gui.pages.coupled import DEFAULT
+
+    cmd = [sys.executable, "-m", "coschedlab.cli", "coupled", "simulate", "--pairs",
+           "vicinity:120", "--out", str(tmp_path / "c")]  # fmt: skip
+    for spec in DEFAULT.splitlines():
+        cmd += ["--system", spec]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    import json
+
+    from coschedlab.coupled.setup import table_cells
+
+    stored = json.loads((tmp_path / "c" / "coupled.json").read_text())
+    assert body == table_cells(stored["metrics"], stored["baseline"]) and len(body) == 2
+    shot(browser, "9-coupled")
+
+
+def test_every_page_opens_with_its_form(server, browser):
+    from coschedlab.gui.pages import PAGES
+
+    url, _ = server
+    for page in PAGES:
+        open_page(browser, url + page.PATH.lstrip("/"), "page")
+        wait(browser, lambda d: d.find_elements("css selector", "#page h2"), 30, page.PATH)
+        assert not browser.find_elements("css selector", ".dash-fe-error__title")  # no error
+        shot(browser, f"page-{page.NAME}")

@@ -98,6 +98,7 @@ def test_the_form_is_a_spec_the_command_line_accepts(tmp_path):
         spec_from_dict(spec_document(dict(FORM, extra="nosuch")), tmp_path / "x.yaml")
 
 
+@pytest.mark.slow  # the browser test compares the same through the page
 def test_a_dashboard_comparison_equals_the_command_lines(tmp_path):
     ws = Workspace.at(tmp_path / "ws")
     doc = spec_document(dict(FORM, extra=""))
@@ -123,3 +124,59 @@ def test_a_dashboard_comparison_equals_the_command_lines(tmp_path):
     with pytest.raises(InputError, match="different spec"):
         launch(ws, dict(doc, seed=4), ws.inside("mine"), jobs=1)
     assert not Path(tmp_path / "ws" / "specs" / "mine.log").read_text().count("Traceback")
+
+
+@pytest.mark.parametrize(("name", "text", "kind", "says"), [
+    ("pool.json", "{not json", "pool", "pool.json"),
+    ("pool.json", '{"machine": "m", "loads": [{"load_name": "a"}]}', "pool", "pool.json"),
+    ("ens.yaml", "platform: {nodes: 4, core_sped: 9}\n", "ensemble", "ens.yaml:1"),
+    ("ens.yaml", "[unclosed\n", "ensemble", "ens.yaml"),
+    ("mine.py", "def broken(:\n", "policy", "mine.py"),
+    ("mine.py", "x = 1\n", "policy", "mine.py"),
+    ("trace.swf", "\n\n", "swf", "trace.swf"),
+    ("trace.swf.gz", "not gzip but named so", "swf", "trace.swf.gz"),
+])  # fmt: skip
+def test_bad_uploads_are_one_line_naming_the_file(tmp_path, name, text, kind, says):
+    ws = Workspace.at(tmp_path / "ws")
+    with pytest.raises(InputError) as got:
+        ws.save_upload(name, data_url(text), kind)
+    message = str(got.value)
+    assert says in message and "\n" not in message and str(ws.root) not in message
+
+
+def test_cancel_keeps_the_finished_runs_and_run_again_resumes(tmp_path):
+    ws = Workspace.at(tmp_path / "ws")
+    kth = {"name": "kth", "trace": "coschedlab:KTH-SP2-1996-2.1-cln.swf.gz", "limit": 8000}
+    doc = {"schedulers": ["fcfs", "easy", "sjf"], "workloads": [kth]}
+    out = ws.inside("long")
+    started = launch(ws, doc, out, jobs=1)
+    spec = load_spec(started.spec)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # cancel once a run is stored, before the last
+        if any(s.state == "done" for s in progress(out, spec)):
+            break
+        time.sleep(0.1)
+    started.cancel()
+    assert started.proc.wait(60) == 130  # as after Ctrl-C
+    kept = [s for s in progress(out, spec) if s.state == "done"]
+    assert 1 <= len(kept) < 3
+    mtimes = {s.scheduler: (started.out / "kth" / s.scheduler / "rep0" / "metrics.json")
+              .stat().st_mtime_ns for s in kept}  # fmt: skip
+    again = launch(ws, doc, out, jobs=1)
+    assert again.proc.wait(300) == 0, again.log.read_text()
+    assert all(s.state == "done" for s in progress(out, spec))
+    for label, stamp in mtimes.items():  # not redone
+        assert (out / "kth" / label / "rep0" / "metrics.json").stat().st_mtime_ns == stamp
+
+
+def test_data_files_the_browser_names_are_bundled_or_in_the_workspace(tmp_path):
+    ws = Workspace.at(tmp_path / "ws")
+    (tmp_path / "secret.json").write_text("{}")
+    for bad in (str(tmp_path / "secret.json"), "../secret.json", "coschedlab:../../x",
+                "coschedlab:/etc/passwd", "nosuch.json", ""):  # fmt: skip
+        with pytest.raises(InputError):
+            ws.data_file(bad, "pool")
+    assert ws.data_file(" coschedlab:pools/a.json ") == "coschedlab:pools/a.json"
+    (ws.root / "uploads").mkdir()
+    (ws.root / "uploads" / "p.json").write_text("{}")
+    assert ws.data_file("uploads/p.json") == str(ws.root / "uploads" / "p.json")

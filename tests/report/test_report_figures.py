@@ -102,7 +102,7 @@ def test_many_applications_get_distinct_styles_and_an_outside_legend():
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     assert not _overlap(legend.get_window_extent(renderer), ax.get_window_extent(renderer))
-    bars = interactive._gantt(frame, CLUSTER, names, figures._frame_axis(frame, None)[2])
+    bars = interactive.gantt_figure(frame, CLUSTER, names, figures._frame_axis(frame, None)[2])
     shapes = [t.marker.pattern.shape for t in bars.data]
     assert len(bars.data) == 33 and shapes.count("/") == 13 and shapes.count("") == 20
     assert bars.data[32].name == "bench.32" and "customdata[2]" in bars.data[32].hovertemplate
@@ -144,7 +144,7 @@ def test_rounding_noise_is_no_speedup_spread():
     assert "slowed" not in html
     row = re.search(r"<tr><td>easy</td>(.*?)</tr>", html).group(1)
     assert re.findall(r"<td>(.*?)</td>", row)[-1] == "0.0"  # slower than compact (%)
-    box = interactive._speedup_box(frame, None, metrics)
+    box = interactive.speedup_box(frame, None, metrics)
     assert all(set(np.asarray(t.y).tolist()) == {1.0} for t in box.data)
     assert "0.0% of jobs slower than compact" in box.layout.title.text
 

@@ -16,14 +16,20 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 def gui(
     root: Annotated[
         Path,
-        typer.Option("--root", help="the workspace: every file the dashboard reads or writes "
-                     "is inside it (default: the current directory)"),
+        typer.Option(
+            "--root",
+            help="the workspace: every file the dashboard reads or writes "
+            "is inside it (default: the current directory)",
+        ),
     ] = Path("."),
     port: Annotated[int, typer.Option("--port", help="port (0: a free one)")] = 8050,
     host: Annotated[
         str,
-        typer.Option("--host", help="address to listen on (default 127.0.0.1: this machine "
-                     "only; anything else lets other machines in)"),
+        typer.Option(
+            "--host",
+            help="address to listen on (default 127.0.0.1: this machine "
+            "only; anything else lets other machines in)",
+        ),
     ] = "127.0.0.1",
     open_browser: Annotated[bool, typer.Option("--open", help="open it in the browser")] = False,
     jobs: JobsOpt = None,
@@ -50,13 +56,20 @@ def gui(
         parse_executor(executor)  # a bad value is refused now, not at the first run
     ws = Workspace.at(root)
     if host not in LOCAL_HOSTS:
-        err.print(f"[yellow]warning: listening on {host}: anyone who can reach this machine "
-                  "can run simulations and read the workspace[/yellow]", soft_wrap=True)
+        err.print(
+            f"[yellow]warning: listening on {host}: anyone who can reach this machine "
+            "can run simulations and read the workspace[/yellow]",
+            soft_wrap=True,
+        )
     if port == 0:
         with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
             s.bind((host, 0))
             port = s.getsockname()[1]
     app = make_app(Context(ws, jobs, executor))
+    # what the pages of finished runs use, imported now rather than at the first request
+    import coschedlab.engine.result  # noqa: F401
+    import coschedlab.report.interactive  # noqa: F401
+
     url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
     err.print(f"coschedlab dashboard: {url}  (workspace {ws.root}; Ctrl-C stops it)",
               soft_wrap=True)  # fmt: skip

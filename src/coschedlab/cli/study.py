@@ -87,14 +87,9 @@ def _table(rows: list[dict], title: str) -> None:
 
 
 def _hm(seconds: float) -> str:
-    """A duration for a table: 1h05m, 4m05s or 12.3s."""
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    if seconds < 3600:
-        whole = round(seconds)
-        return f"{whole // 60}m{whole % 60:02d}s"
-    minutes = round(seconds / 60)
-    return f"{minutes // 60}h{minutes % 60:02d}m"
+    from ..studies.result import hours_minutes
+
+    return hours_minutes(seconds)
 
 
 @app.command()

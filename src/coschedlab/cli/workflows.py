@@ -290,32 +290,10 @@ def _print_summaries(summaries: dict[str, dict], submitted: int, compared: int) 
     t.add_column("metric")
     for m in summaries:
         t.add_column(m, justify="right")
-    rows = [
-        ("median wait (h)", "median_wait", 1 / 3600),
-        ("median runtime (h)", "median_runtime", 1 / 3600),
-        ("median turnaround (h)", "median_turnaround", 1 / 3600),
-        ("median gaps (h)", "median_gaps", 1 / 3600),
-        ("median stretch", "median_stretch", 1),
-        ("utilization", "utilization", 1),
-        ("actual utilization", "actual_utilization", 1),
-        ("pilot waste (core-h)", "waste_core_h", 1),
-        ("slowdown small jobs", "median_slowdown_small", 1),
-        ("slowdown medium jobs", "median_slowdown_medium", 1),
-        ("slowdown large jobs", "median_slowdown_large", 1),
-        ("simulation (s)", "wall_time_s", 1),
-    ]
-    for label, key, scale in rows:
-        vals = []
-        for s in summaries.values():
-            v = s.get(key, math.nan)
-            vals.append(
-                "-"
-                if v != v
-                else f"{v * scale:,.3g}"
-                if abs(v * scale) < 1e4
-                else f"{v * scale:,.0f}"
-            )
-        t.add_row(label, *vals)
+    from ..workflows.metrics import summary_cells
+
+    for row in summary_cells(summaries):
+        t.add_row(*row)
     con.print(t)
 
 

@@ -3,9 +3,10 @@ figures, so that pages do not copy layouts."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["error_text", "field", "figure", "section", "table"]
+__all__ = ["error_text", "field", "figure", "on_upload", "section", "table"]
 
 
 def field(label: str, control: Any, hint: str | None = None) -> Any:
@@ -53,3 +54,34 @@ def figure(fig: Any, id: str | None = None) -> Any:
         return html.Div("figure too large to draw here", className="hint")
     kw = {"id": id} if id else {}
     return dcc.Graph(figure=fig, config={"displaylogo": False}, **kw)
+
+
+def on_upload(
+    app: Any,
+    ws: Any,
+    upload: str,
+    kind: str,
+    error: str,
+    outputs: list[tuple[str, str]],
+    done: Callable[..., tuple],
+    states: tuple[tuple[str, str], ...] = (),
+) -> None:
+    """Register the callback of the upload control ``upload``: the file is stored and read
+    as the command line would (:meth:`~coschedlab.gui.workspace.Workspace.save_upload`, its
+    ``kind``); ``done(path, filename, *states)`` gives the values of ``outputs``, and a bad
+    file's one-line error goes to the children of ``error``."""
+    from dash import Input, Output, State, no_update
+
+    from ..errors import InputError
+
+    @app.callback(
+        *[Output(*o) for o in outputs], Output(error, "children", allow_duplicate=True),
+        Input(upload, "contents"), State(upload, "filename"), *[State(*x) for x in states],
+        prevent_initial_call=True,
+    )  # fmt: skip
+    def uploaded(contents: str | None, filename: str | None, *state: Any) -> tuple:
+        try:
+            path = ws.save_upload(filename or f"upload.{kind}", contents or "", kind)
+        except InputError as exc:
+            return (*[no_update] * len(outputs), error_text(exc))
+        return (*done(path, filename, *state), "")

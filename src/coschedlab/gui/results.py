@@ -113,8 +113,37 @@ def load_run(folder: Path) -> Any:
         _CACHE.move_to_end(key)
         return _CACHE[key]
     r = Result.load(folder)
-    run = Run(r.jobs, r.cluster, r.metrics)
+    jobs = r.jobs
+    header = getattr(r, "header", None) or {}
+    if header.get("Applications") and not jobs.attrs.get("app_names"):
+        from ..jobs import app_names_from_header
+
+        jobs.attrs["app_names"] = app_names_from_header(header["Applications"])
+    run = Run(jobs, r.cluster, r.metrics)
     _CACHE[key] = run
     while len(_CACHE) > _CACHED:
         _CACHE.popitem(last=False)
     return run
+
+
+_MADE: OrderedDict[tuple, Any] = OrderedDict()
+
+
+def made(key: tuple, make: Any, folders: tuple[Path, ...] = ()) -> Any:
+    """``make()``, kept for the next request with the same ``key`` while the runs in
+    ``folders`` are unchanged (a page of finished runs is drawn once, then served)."""
+    stamps = []
+    for f in folders:
+        try:
+            stamps.append((Path(f) / "metrics.json").stat().st_mtime_ns)
+        except OSError:
+            stamps.append(None)
+    full = (*key, *stamps)
+    if full in _MADE:
+        _MADE.move_to_end(full)
+        return _MADE[full]
+    value = make()
+    _MADE[full] = value
+    while len(_MADE) > 32:
+        _MADE.popitem(last=False)
+    return value

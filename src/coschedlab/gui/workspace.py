@@ -67,6 +67,20 @@ class Workspace:
             raise InputError(f"the {what} cannot be the workspace itself: name a folder in it")
         return resolved
 
+    def data_file(self, value: str | None, what: str = "file") -> str:
+        """A data file a page names (a value the browser sends back, so not trusted): bundled
+        data (``coschedlab:NAME``) as it is, else a file inside the workspace (an upload)."""
+        text = str(value or "").strip()
+        if text.startswith("coschedlab:"):
+            name = text.removeprefix("coschedlab:")
+            if ".." in Path(name).parts or Path(name).is_absolute():
+                raise InputError(f"no bundled {what} {name!r}")
+            return text
+        path = self.inside(text, what)
+        if not path.is_file():
+            raise InputError(f"no such {what} in the workspace: {text!r}")
+        return str(path)
+
     def relative(self, path: Path) -> str:
         """``path`` as the workspace-relative text the pages show."""
         return str(Path(path).resolve().relative_to(self.root))
@@ -119,7 +133,8 @@ class Workspace:
             check_upload(path, kind)
         except InputError as exc:
             path.unlink(missing_ok=True)
-            raise InputError(exc.what, _shown(exc.where, path, name)) from None
+            what = exc.what.replace(f"{path}: ", "").replace(str(path), name)
+            raise InputError(what, _shown(exc.where, path, name)) from None
         return path
 
 
@@ -137,6 +152,14 @@ def check_upload(path: Path, kind: str) -> None:
         from ..insitu.spec import load_ensemble
 
         load_ensemble(path)
+    elif kind == "workflow":
+        from ..workflows.formats import load_workflow
+
+        load_workflow(path)
+    elif kind == "study":
+        from ..studies.spec import load_spec
+
+        load_spec(path)
     elif kind == "policy":
         from ..schedulers.registry import get_scheduler
 

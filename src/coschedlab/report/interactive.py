@@ -172,9 +172,11 @@ def node_mates(
     shown: int = 6,
 ) -> list[str]:  # fmt: skip
     """For each Gantt rectangle, the other jobs that hold part of the same nodes while it
-    runs (node ranges ``[y0, y1)`` and times ``[start, end)`` overlapping), as text: up to
-    ``shown`` job ids and how many more; "" for none."""
+    runs (whole nodes ``[floor(y0), ceil(y1))``: two co-located halves of a node are mates;
+    times ``[start, end)`` overlapping), as text: up to ``shown`` job ids and how many more;
+    "" for none."""
     n = len(ids)
+    y0, y1 = np.floor(y0), np.ceil(y1)
     out = [""] * n
     step = max(1, 2_000_000 // max(n, 1))
     for a in range(0, n, step):
@@ -325,11 +327,12 @@ def gantt_heatmap(
     busy = np.clip(np.cumsum(grid, axis=1)[:, :bins], 0, 1)
     x = (a - t0 + width * (np.arange(bins) + 0.5)) / axis.div
     y = np.arange(n_rows) * group + group / 2
+    percent = np.rint(busy * 100).astype(np.int16)  # whole percents: a small page
     fig = go.Figure(
         go.Heatmap(
-            z=busy, x=x, y=y, zmin=0, zmax=1, colorscale="Blues",
-            colorbar={"title": {"text": "held"}, "tickformat": ".0%"},
-            hovertemplate=(f"nodes %{{y}}<br>%{{x:.4g}} {axis.unit}: %{{z:.0%}} held"
+            z=percent, x=np.round(x, 6), y=y, zmin=0, zmax=100, colorscale="Blues",
+            colorbar={"title": {"text": "% held"}},
+            hovertemplate=(f"nodes %{{y}}<br>%{{x:.4g}} {axis.unit}: %{{z}}% held"
                            "<extra></extra>"),
         )
     )  # fmt: skip

@@ -78,9 +78,7 @@ def scheduling_graph(result: StudyResult, path: str | Path, title: str | None = 
         ),
         fontsize=9,
     )
-    path = Path(path)
-    fig.savefig(path)
-    return path
+    return _save(fig, path)
 
 
 def pareto_figure(
@@ -126,9 +124,7 @@ def pareto_figure(
         right.set_xlabel(objectives[0] + " (lower is better)")
         right.set_ylabel(objectives[1] if len(objectives) > 1 else "objective 2")
         right.set_title("performance space", fontsize=9)
-    path = Path(path)
-    fig.savefig(path)
-    return path
+    return _save(fig, path)
 
 
 def table5_figure(df: Any, path: str | Path) -> Path:
@@ -154,6 +150,14 @@ def table5_figure(df: Any, path: str | Path) -> Path:
         ax.set_xlabel("configuration")
     axes[0].set_ylabel("total time (hours)")
     axes[-1].legend(fontsize=7)
-    path = Path(path)
-    fig.savefig(path)
+    return _save(fig, path)
+
+
+def _save(fig: Any, path: Any) -> Any:
+    """Save ``fig`` as PNG to a path (returned as a Path) or a binary file object."""
+    if isinstance(path, (str, Path)):
+        path = Path(path)
+        fig.savefig(path)
+        return path
+    fig.savefig(path, format="png")
     return path

@@ -19,7 +19,7 @@ import pandas as pd
 from ..errors import InputError
 from ..outputs import atomic_dir
 
-__all__ = ["Segment", "StudyResult", "load_result"]
+__all__ = ["Segment", "StudyResult", "hours_minutes", "load_result"]
 
 
 class Segment(NamedTuple):
@@ -112,6 +112,17 @@ class StudyResult:
         with atomic_dir(out, force) as tmp:
             self.write(tmp)
         return Path(out)
+
+
+def hours_minutes(seconds: float) -> str:
+    """A duration for a table: 1h05m, 4m05s or 12.3s."""
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    if seconds < 3600:
+        whole = round(seconds)
+        return f"{whole // 60}m{whole % 60:02d}s"
+    minutes = round(seconds / 60)
+    return f"{minutes // 60}h{minutes % 60:02d}m"
 
 
 def _plain(x: Any) -> Any:

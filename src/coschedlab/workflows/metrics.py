@@ -22,8 +22,10 @@ import pandas as pd
 
 __all__ = [
     "SIZE_GROUPS",
+    "SUMMARY_ROWS",
     "completed_in_all",
     "regular_slowdowns",
+    "summary_cells",
     "system_metrics",
     "workflow_table",
 ]
@@ -149,3 +151,39 @@ def completed_in_all(tables: dict[str, pd.DataFrame]) -> np.ndarray:
     if not masks:
         return np.zeros(0, bool)
     return np.logical_and.reduce(masks)
+
+
+#: the rows of a side-by-side summary of the modes: label, summary key, scale
+SUMMARY_ROWS: tuple[tuple[str, str, float], ...] = (
+    ("median wait (h)", "median_wait", 1 / 3600),
+    ("median runtime (h)", "median_runtime", 1 / 3600),
+    ("median turnaround (h)", "median_turnaround", 1 / 3600),
+    ("median gaps (h)", "median_gaps", 1 / 3600),
+    ("median stretch", "median_stretch", 1),
+    ("utilization", "utilization", 1),
+    ("actual utilization", "actual_utilization", 1),
+    ("pilot waste (core-h)", "waste_core_h", 1),
+    ("slowdown small jobs", "median_slowdown_small", 1),
+    ("slowdown medium jobs", "median_slowdown_medium", 1),
+    ("slowdown large jobs", "median_slowdown_large", 1),
+    ("simulation (s)", "wall_time_s", 1),
+)
+
+
+def summary_cells(summaries: dict[str, dict]) -> list[list[str]]:
+    """The modes' summaries side by side as text rows (:data:`SUMMARY_ROWS`): what
+    ``coschedlab workflows simulate`` prints and the dashboard shows."""
+    import math
+
+    rows = []
+    for label, key, scale in SUMMARY_ROWS:
+        vals = []
+        for s in summaries.values():
+            v = s.get(key, math.nan)
+            if v is None or v != v:
+                vals.append("-")
+            else:
+                x = v * scale
+                vals.append(f"{x:,.3g}" if abs(x) < 1e4 else f"{x:,.0f}")
+        rows.append([label, *vals])
+    return rows

@@ -3,6 +3,6 @@
 
 from __future__ import annotations
 
-from . import insitu, results, run
+from . import coupled, insitu, results, run, studies, workflows
 
-PAGES = (run, results, insitu)
+PAGES = (run, results, insitu, workflows, coupled, studies)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ..components import error_text, field, section, table
+from ..components import error_text, field, on_upload, section, table
 
 NAME = "insitu"
 PATH = "/insitu"
@@ -125,18 +125,9 @@ def register(app: Any, ctx: Any) -> None:
 
     ws = ctx.workspace
 
-    @app.callback(
-        Output("ins-path", "data"), Output("ins-file", "children"),
-        Output("ins-error", "children", allow_duplicate=True),
-        Input("ins-upload", "contents"), State("ins-upload", "filename"),
-        prevent_initial_call=True,
-    )  # fmt: skip
-    def uploaded(contents: str | None, filename: str | None) -> tuple:
-        try:
-            path = ws.save_upload(filename or "ensemble.yaml", contents or "", "ensemble")
-        except InputError as exc:
-            return None, "", error_text(exc)
-        return str(path), f"using {filename} (the fields above are ignored)", ""
+    on_upload(app, ws, "ins-upload", "ensemble", "ins-error",
+              [("ins-path", "data"), ("ins-file", "children")],
+              lambda path, name: (str(path), f"using {name} (not the fields above)"))  # fmt: skip
 
     @app.callback(
         Output("ins-table", "children"), Output("ins-choice", "options"),
@@ -150,9 +141,11 @@ def register(app: Any, ctx: Any) -> None:
     def planned(_p, _s, uploaded_path, S, A, V, N, steps, seed, network) -> tuple:
         simulate = trigger.triggered_id == "ins-sim"
         try:
-            path = Path(uploaded_path) if uploaded_path else ensemble_file(
-                ws, {"S": S, "A": A, "V": V, "N": N, "steps": steps, "seed": seed,
-                     "network": network})  # fmt: skip
+            if uploaded_path:
+                path = Path(ws.data_file(uploaded_path, "ensemble"))
+            else:
+                path = ensemble_file(ws, {"S": S, "A": A, "V": V, "N": N, "steps": steps,
+                                          "seed": seed, "network": network})  # fmt: skip
             if simulate:
                 from ...insitu.search import search
 
@@ -185,10 +178,11 @@ def register(app: Any, ctx: Any) -> None:
     @app.callback(Output("ins-gantt", "children"), Input("ins-choice", "value"),
                   prevent_initial_call=True)  # fmt: skip
     def gantt(choice: str | None) -> Any:
-        if not choice:
+        if not choice or choice.count("|") != 3:
             return ""
         try:
-            png, summary = stage_gantt(*choice.split("|"))
+            path, *plan = choice.split("|")
+            png, summary = stage_gantt(ws.data_file(path, "ensemble"), *plan)
         except InputError as exc:
             return html.Div(error_text(exc), className="error")
         return html.Div([

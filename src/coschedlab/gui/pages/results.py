@@ -12,7 +12,7 @@ from typing import Any
 
 from ...errors import InputError
 from ..components import error_text, figure, section, table
-from ..results import load_run, open_comparison
+from ..results import load_run, made, open_comparison
 
 NAME = "results"
 PATH = "/results"
@@ -128,11 +128,15 @@ def register(app: Any, ctx: Any) -> None:
 
         try:
             c = open_comparison(chosen(folder))
-            runs = {lb: load_run(c.run_dir(w, lb, r)) for w, lb, r in c.runs
-                    if w == workload and r == rep}  # fmt: skip
-            if not runs:
+            dirs = {lb: c.run_dir(w, lb, r) for w, lb, r in c.runs if w == workload and r == rep}
+            if not dirs:
                 return ""
-            figs = comparison_figures(runs, report_axis(runs))
+
+            def make() -> list:
+                runs = {lb: load_run(d) for lb, d in dirs.items()}
+                return comparison_figures(runs, report_axis(runs))
+
+            figs = made(("compare", str(c.out), workload, rep), make, tuple(dirs.values()))
         except InputError as exc:
             return html.Div(error_text(exc), className="error")
         return html.Div([figure(f) for f in figs])
@@ -178,23 +182,23 @@ def register(app: Any, ctx: Any) -> None:
 
         try:
             c = open_comparison(chosen(folder))
-            run = load_run(c.run_dir(workload, label, rep))
+            where = c.run_dir(workload, label, rep)
+            run = load_run(where)
             window = Window.parse(start or None, end or None, ("from", "to"))
             axis = report_axis({label: run}, window)
         except InputError as exc:
             return no_update, no_update, error_text(exc)
-        names = run.jobs.attrs.get("app_names")
-        gantt = gantt_figure(run.jobs, run.cluster, names, axis, max_bars=GANTT_BARS,
-                             image=False)  # fmt: skip
-        gantt.update_layout(meta={"div": axis.div})
-        extra = []
-        box = speedup_box(run.jobs, names, run.metrics)
-        if box is not None:
-            extra.append(figure(box))
-        heat = _pool_heatmap(c, workload)
-        if heat is not None:
-            extra.append(figure(heat))
-        return figure(gantt, id="gantt"), html.Div(extra), ""
+
+        def make() -> tuple:
+            names = run.jobs.attrs.get("app_names")
+            gantt = gantt_figure(run.jobs, run.cluster, names, axis, max_bars=GANTT_BARS,
+                                 image=False)  # fmt: skip
+            gantt.update_layout(meta={"div": axis.div})
+            extra = [speedup_box(run.jobs, names, run.metrics), _pool_heatmap(c, workload)]
+            return gantt, [f for f in extra if f is not None]
+
+        gantt, extra = made(("run", str(where), start, end, GANTT_BARS), make, (where,))
+        return figure(gantt, id="gantt"), html.Div([figure(f) for f in extra]), ""
 
 
 def _pool_heatmap(c: Any, workload: str) -> Any:

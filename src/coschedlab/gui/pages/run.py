@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ..components import error_text, field, section
+from ..components import error_text, field, on_upload, section
 from ..launch import launch, launches, progress
 
 NAME = "run"
@@ -249,46 +249,22 @@ def register(app: Any, ctx: Any) -> None:
             hidden if kind == "pool" else shown,
         )
 
-    @app.callback(
-        Output("upload-path", "data"), Output("swf-name", "children"),
-        Output("upload-error", "children", allow_duplicate=True),
-        Input("swf-upload", "contents"), State("swf-upload", "filename"),
-        prevent_initial_call=True,
-    )  # fmt: skip
-    def swf_uploaded(contents: str | None, filename: str | None) -> tuple:
-        try:
-            path = ws.save_upload(filename or "trace.swf", contents or "", "swf")
-        except InputError as exc:
-            return None, "", error_text(exc)
-        return str(path), f"uploaded {filename}", ""
+    on_upload(app, ws, "swf-upload", "swf", "upload-error",
+              [("upload-path", "data"), ("swf-name", "children")],
+              lambda path, name: (str(path), f"uploaded {name}"))  # fmt: skip
+    on_upload(app, ws, "pool-upload", "pool", "upload-error",
+              [("pool", "options"), ("pool", "value")],
+              lambda path, name, options: (
+                  [*options, {"label": f"{name} (uploaded)", "value": str(path)}], str(path)),
+              states=(("pool", "options"),))  # fmt: skip
 
-    @app.callback(
-        Output("pool", "options"), Output("pool", "value"),
-        Output("upload-error", "children", allow_duplicate=True),
-        Input("pool-upload", "contents"), State("pool-upload", "filename"),
-        State("pool", "options"), prevent_initial_call=True,
-    )  # fmt: skip
-    def pool_uploaded(contents: str | None, filename: str | None, options: list) -> tuple:
-        try:
-            path = ws.save_upload(filename or "pool.json", contents or "", "pool")
-        except InputError as exc:
-            return no_update, no_update, error_text(exc)
-        option = {"label": f"{filename} (uploaded)", "value": str(path)}
-        return [*options, option], str(path), ""
-
-    @app.callback(
-        Output("policies", "data"), Output("policy-names", "children"),
-        Output("upload-error", "children", allow_duplicate=True),
-        Input("policy-upload", "contents"), State("policy-upload", "filename"),
-        State("policies", "data"), prevent_initial_call=True,
-    )  # fmt: skip
-    def policy_uploaded(contents: str | None, filename: str | None, have: list) -> tuple:
-        try:
-            path = ws.save_upload(filename or "policy.py", contents or "", "policy")
-        except InputError as exc:
-            return no_update, no_update, error_text(exc)
+    def policy_added(path: Path, name: str, have: list | None) -> tuple:
         have = [*(have or []), str(path)]
-        return have, "your policies: " + ", ".join(Path(p).name for p in have), ""
+        return have, "your policies: " + ", ".join(Path(p).name for p in have)
+
+    on_upload(app, ws, "policy-upload", "policy", "upload-error",
+              [("policies", "data"), ("policy-names", "children")], policy_added,
+              states=(("policies", "data"),))  # fmt: skip
 
     @app.callback(
         Output("active", "data"), Output("run-error", "children"),
@@ -305,6 +281,15 @@ def register(app: Any, ctx: Any) -> None:
             schedulers, extra, policies, repetitions, seed, kill, out) -> tuple:  # fmt: skip
         try:
             target = ws.inside(out or "")
+            # what the browser sends back is checked again: bundled data or workspace files
+            pool = ws.data_file(pool, "pool") if kind == "pool" else None
+            trace = ws.data_file(trace, "trace") if kind == "trace" else None
+            upload = ws.data_file(upload, "trace") if kind == "upload" else None
+            policies = [ws.data_file(p, "policy") for p in policies or []]
+            for text in (extra or "").split(","):
+                if "/" in text or "\\" in text or text.strip().endswith(".py"):
+                    raise InputError(f"{text.strip()!r}: a policy file of your own is uploaded "
+                                     "(your policy), not named")  # fmt: skip
             doc = spec_document({
                 "nodes": nodes, "sockets": sockets, "cores": cores, "kind": kind,
                 "pool": pool, "jobs": jobs, "arrival": arrival, "trace": trace,

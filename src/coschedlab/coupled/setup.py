@@ -1,0 +1,249 @@
+"""Coupled systems from their short specs (``TRACE[:key=value,...]``, the command line's
+``--system``), one coupled run with its no-pairing baseline, and the run's table: shared by
+``coschedlab coupled simulate`` and the dashboard."""
+
+from __future__ import annotations
+
+import calendar
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+__all__ = ["DEFAULT_SYSTEMS", "build_systems", "parse_system", "run_coupled", "table_cells"]
+
+SYSTEM_KEYS = (
+    "name", "nodes", "scheme", "hold_cap", "release", "release_age", "max_yields", "month",
+    "load",
+)  # fmt: skip
+DEFAULT_SYSTEMS = ["theta:scheme=hold", "kth:load=0.5,scheme=hold"]
+
+
+def parse_system(text: str) -> tuple[str, dict[str, str]]:
+    """``TRACE[:key=value,...]`` -> (trace, options); TRACE is a path, ``theta`` or ``kth``."""
+    trace, opts = text, ""
+    head, sep, tail = text.rpartition(":")
+    if sep and head and ("=" in tail or not Path(text).exists()):
+        trace, opts = head, tail
+    if not trace:
+        raise InputError(f"--system {text!r}: give a trace (a file, theta or kth)")
+    out: dict[str, str] = {}
+    for item in filter(None, (s.strip() for s in opts.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not value:
+            raise InputError(f"--system {text!r}: expected key=value, got {item!r}")
+        if key not in SYSTEM_KEYS:
+            raise InputError(
+                f"--system {text!r}: unknown key {key!r}; use {', '.join(SYSTEM_KEYS)}"
+            )
+        if key in out:
+            raise InputError(f"--system {text!r}: {key} given twice")
+        out[key] = value
+    return trace, out
+
+
+#: names a system may not take (they are files of the output directory)
+_RESERVED = {".", "..", "holds.csv", "pairs.csv", "coupled.json"}
+
+
+def _system_name(text: str, opts: dict[str, str], trace: str) -> str:
+    import re
+
+    name = opts.get("name") or (
+        trace if trace in ("theta", "kth") else Path(trace).name.split(".")[0] or "system"
+    )
+    if not re.fullmatch(r"[A-Za-z0-9_.+=,-]+", name) or name in _RESERVED:
+        raise InputError(
+            f"--system {text!r}: name {name!r} names a directory of the output: use letters, "
+            "digits and _ . + = , - (not . .. holds.csv pairs.csv coupled.json)"
+        )
+    return name
+
+
+def _num(
+    text: str, key: str, where: str, *, integer: bool = False, minimum: float = 0,
+    none: tuple[str, ...] = (),
+):  # fmt: skip
+    """The number ``text`` of option ``key`` (``none``: words meaning "none")."""
+    if text.lower() in none:
+        return None
+    try:
+        v = int(text) if integer else float(text)
+    except ValueError:
+        v = None
+    if v is None or v != v or v in (float("inf"), float("-inf")) or v < minimum:
+        kind = "a whole number" if integer else "a number"
+        extra = f" or {' / '.join(none)}" if none else ""
+        raise InputError(
+            f"--system {where!r}: {key} must be {kind} >= {minimum:g}{extra}, got {text!r}"
+        )
+    return v
+
+
+def _system(
+    text: str,
+    trace: str,
+    opts: dict[str, str],
+    name: str,
+    sched: str | None,
+    seed: int,
+    span: float | None,
+) -> tuple[Any, float | None]:
+    """One ``--system`` spec (``text``, parsed into its trace, options and name) as a
+    :class:`~coschedlab.coupled.System` (and the span of its month, for traces with epoch
+    times)."""
+    from ..schedulers import get_scheduler
+    from ..workload.swf import cluster_from_header, read_swf
+    from .system import System
+    from .workloads import KTH, THETA, cluster_of, month_of, stretch_to_load
+
+    path = {"theta": THETA, "kth": KTH}.get(trace, trace)
+    if Path(path).is_dir():
+        raise InputError(f"--system {text!r}: {trace} is a directory, not a trace file")
+    if not Path(path).is_file():
+        raise InputError(f"--system {text!r}: no such trace file {trace!r}")
+    n = _num(opts["nodes"], "nodes", text, integer=True, minimum=1) if "nodes" in opts else None
+    month_span = None
+    if "month" in opts or trace == "theta":
+        month = _num(opts.get("month", "1"), "month", text, integer=True, minimum=1)
+        if month > 12:
+            raise InputError(f"--system {text!r}: month must be 1..12, got {month}")
+        w = month_of(path, 2022, month, n)
+        n = n or (4360 if trace == "theta" else None)
+        month_span = calendar.monthrange(2022, month)[1] * 86400.0
+    else:
+        w = read_swf(path, max_procs=n)
+    if n is None:
+        c = cluster_from_header(w.header)
+        if c is None:
+            raise InputError(f"--system {text!r}: the trace has no MaxNodes; give nodes=N")
+        n = c.nodes
+        w = w.drop_oversized(n)
+    if not len(w):
+        raise InputError(f"--system {text!r}: no job fits {n} nodes")
+    if "load" in opts:
+        load = _num(opts["load"], "load", text)
+        if not 0 < load <= 2:
+            raise InputError(f"--system {text!r}: load must be in (0, 2], got {load:g}")
+        w, _ = stretch_to_load(w, n, load, span or month_span or 31 * 86400.0, seed)
+    if sched is not None and not sched.strip():
+        raise InputError("--scheduler: an empty scheduler spec")
+    system = System(
+        name,
+        w,
+        cluster_of(n),
+        scheduler=get_scheduler(sched) if sched else None,
+        scheme=opts.get("scheme", "hold"),
+        hold_cap=_num(opts.get("hold_cap", "0.6"), "hold_cap", text),
+        release=_num(opts.get("release", "1200"), "release", text, none=("none", "off")),
+        release_age=_num(opts.get("release_age", "600"), "release_age", text),
+        max_yields=_num(
+            opts.get("max_yields", "none"), "max_yields", text, integer=True, none=("none",)
+        ),
+    )
+    return system, month_span
+
+
+def build_systems(
+    specs: list[str], schedulers: list[str], seed: int
+) -> tuple[list[Any], list[str]]:
+    """The :class:`~coschedlab.coupled.System` of each ``--system`` spec, and a note per
+    system that dropped trace jobs."""
+    if len(specs) < 2:
+        raise InputError("give at least two --system options (a coupled set has two machines)")
+    if len(schedulers) not in (0, 1, len(specs)):
+        raise InputError(
+            f"--scheduler: give one (for every system) or one per system ({len(specs)}), "
+            f"got {len(schedulers)}"
+        )
+    names: dict[str, str] = {}
+    parsed = []
+    for text in specs:
+        trace, opts = parse_system(text)
+        name = _system_name(text, opts, trace)
+        if name in names:
+            raise InputError(
+                f"--system {text!r} and --system {names[name]!r} are both named {name!r}; "
+                "give name= to tell them apart"
+            )
+        names[name] = text
+        parsed.append((text, trace, opts, name))
+    systems: list[Any] = []
+    notes: list[str] = []
+    span: float | None = None
+    for i, (text, trace, opts, name) in enumerate(parsed):
+        sched = schedulers[0] if len(schedulers) == 1 else schedulers[i] if schedulers else None
+        try:
+            system, month_span = _system(text, trace, opts, name, sched, seed, span)
+        except InputError as exc:
+            if exc.where or exc.what.startswith(("--system", "--scheduler")):
+                raise
+            raise InputError(f"--system {text!r}: {exc.what}") from None
+        span = span or month_span
+        if system.workload.dropped:
+            notes.append(f"{system.name}: {system.workload.summary()}")
+        systems.append(system)
+    return systems, notes
+
+
+def run_coupled(
+    systems: list[Any], pairs: str, mate_attempt: str = "queued", baseline: bool = True
+) -> tuple[Any, dict, dict | None, Any, list[float]]:
+    """Pair the systems' jobs (``pairs``: ``vicinity:SECONDS``, ``every:K``,
+    ``proportion:P``, ``file:PATH`` or ``none``) and run them coupled; with ``baseline``,
+    also without pairing. The result (validated), its metrics, the baseline's metrics (None
+    without), the pairs and each system's paired share."""
+    import copy
+
+    from .mates import Pairs, make_pairs, paired_share
+    from .result import CoupledResult
+    from .system import ATTEMPTS, CoupledSimulation
+
+    if mate_attempt not in ATTEMPTS:
+        raise InputError(f"--mate-attempt must be queued or yielded, got {mate_attempt!r}")
+    workloads = [s.workload for s in systems]
+    p = make_pairs(pairs, workloads)
+    shares = paired_share(p, [len(w) for w in workloads])
+    base = None
+    if baseline and len(p):
+        plain = [copy.copy(s) for s in systems]
+        for s, orig in zip(plain, systems, strict=True):
+            s.scheduler = copy.deepcopy(orig.scheduler)
+        c0 = CoupledSimulation(plain, Pairs()).run()
+        base = CoupledResult.from_simulation(c0).metrics()
+    c = CoupledSimulation(systems, p, mate_attempt=mate_attempt).run()
+    r = CoupledResult.from_simulation(c)
+    problems = r.validate()
+    if problems:
+        raise RuntimeError(f"the coupled schedule broke an invariant: {problems[0]}")
+    return r, r.metrics(), base, p, shares
+
+
+#: the columns of :func:`table_cells`
+COLUMNS = ("system", "jobs", "paired", "wait min", "bsld", "util", "sync min", "SU loss")
+
+
+def table_cells(metrics: dict, baseline: dict | None) -> list[list[str]]:
+    """One text row per system (:data:`COLUMNS`; in brackets: the change against the run
+    without pairing): what ``coschedlab coupled simulate`` prints and the dashboard shows."""
+    rows = []
+    for name, m in metrics.items():
+        b = (baseline or {}).get(name)
+
+        def delta(key: str, scale: float, fmt: str, m=m, b=b) -> str:
+            v = m[key] * scale
+            if b is None:
+                return format(v, fmt)
+            return f"{format(v, fmt)} ({v - b[key] * scale:+{fmt}})"
+
+        rows.append([
+            name,
+            str(m["jobs"]),
+            f"{100 * m['paired_share']:.1f}%",
+            delta("wait_mean", 1 / 60, ".1f"),
+            delta("bounded_slowdown_mean", 1, ".1f"),
+            f"{m['utilization']:.3f}",
+            f"{m['sync_mean'] / 60:.1f}",
+            f"{m['su_loss_node_hours']:,.0f} nh {100 * m['su_loss_share']:.1f}%",
+        ])  # fmt: skip
+    return rows

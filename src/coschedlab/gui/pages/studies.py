@@ -1,0 +1,113 @@
+"""Simulation-collection studies (SimX): a study spec (the bundled helium study or an
+uploaded YAML with a work ``model``), the configurations O, A-E to compare and the number of
+processors; each configuration simulated (``coschedlab study run``'s simulated executor):
+the table ``study run`` prints, and per configuration its scheduling graph and Pareto front."""
+
+from __future__ import annotations
+
+import base64
+import io
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from ...errors import InputError
+from ..components import error_text, field, on_upload, section, table
+
+NAME = "studies"
+PATH = "/studies"
+TITLE = "Studies"
+HELIUM = "helium_study.yaml"
+
+
+def study_rows(spec_path: Path, configs: list[str], procs: int | None) -> list[Any]:
+    """Each configuration of the study simulated: the :class:`StudyResult` list."""
+    from ...studies.manager import config_of
+    from ...studies.run import run_study
+    from ...studies.spec import load_spec
+
+    spec = load_spec(spec_path)
+    if spec.model is None:
+        raise InputError("the spec has no 'model' to simulate (a real study runs with "
+                         "coschedlab study run --executor real)", spec_path.name)  # fmt: skip
+    if procs is not None:
+        if procs < 1:
+            raise InputError(f"processors must be >= 1, got {procs}")
+        spec = spec.with_procs(procs)
+    if not configs:
+        raise InputError("choose at least one configuration")
+    return [run_study(spec, config_of(c)) for c in configs], spec
+
+
+def _png(draw: Any, *args: Any) -> str:
+    buf = io.BytesIO()
+    draw(*args, buf)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def layout(ctx: Any) -> Any:
+    from dash import dcc, html
+
+    return html.Div([
+        html.H2("Simulation-collection studies"),
+        section("Study",
+            html.Div(className="row", children=[
+                field("configurations", dcc.Checklist(
+                    id="st-configs", options=list("OABCDE"), value=["O", "E"], inline=True)),
+                field("processors", dcc.Input(id="st-procs", type="number", value=32, min=1)),
+                field("or upload a study spec (YAML with a model)", dcc.Upload(
+                    id="st-upload", children=html.Div("drop or click"), max_size=-1,
+                    className="upload")),
+                html.Div(id="st-file", className="hint",
+                         children="the bundled helium plume study (SimX, Section 2)"),
+            ]),
+            html.Button("Simulate", id="st-run", className="primary"),
+            html.Div(id="st-error", className="error"),
+            dcc.Store(id="st-path"),
+        ),
+        dcc.Loading(html.Div(id="st-result")),
+    ])  # fmt: skip
+
+
+def register(app: Any, ctx: Any) -> None:
+    from dash import Input, Output, State, html, no_update
+
+    ws = ctx.workspace
+
+    on_upload(app, ws, "st-upload", "study", "st-error",
+              [("st-path", "data"), ("st-file", "children")],
+              lambda path, name: (str(path), f"using {name}"))  # fmt: skip
+
+    @app.callback(
+        Output("st-result", "children"), Output("st-error", "children"),
+        Input("st-run", "n_clicks"), State("st-path", "data"), State("st-configs", "value"),
+        State("st-procs", "value"), prevent_initial_call=True,
+    )  # fmt: skip
+    def simulated(_n, path: str | None, configs: list[str], procs: Any) -> tuple:
+        from ...studies.plots import pareto_figure, scheduling_graph
+        from ...studies.result import hours_minutes as _hm
+
+        try:
+            spec_path = (Path(ws.data_file(path, "study spec")) if path
+                         else Path(str(files("coschedlab") / "data" / HELIUM)))  # fmt: skip
+            n = None if procs in (None, "") else int(float(procs))
+            results, spec = study_rows(spec_path, list(configs or []), n)
+        except (InputError, ValueError) as exc:
+            return no_update, error_text(exc)
+        rows = [[m["config"], str(m["runs"]), _hm(m["total_time"]), f"{m['utilization']:.1%}",
+                 _hm(m["mean_run_time"]), str(m["reused"]), str(m["preemptions"])]
+                for m in (r.metrics for r in results)]  # fmt: skip
+        cols = ["config", "runs", "total", "util.", "mean run", "reused", "moves"]
+        parts = [html.H3(f"{spec.name}: {len(spec.space.designs())} designs, "
+                         f"{spec.processors} processors, simulated"),
+                 table(cols, rows, "st-table")]  # fmt: skip
+        for r in results:
+            parts += [
+                html.H3(f"configuration {r.config}"),
+                html.Img(src=_png(scheduling_graph, r), style={"maxWidth": "100%"},
+                         className="st-graph"),
+                html.Img(src=_png(lambda res, out: pareto_figure(res, spec.space, out,
+                                                                 spec.objectives), r),
+                         style={"maxWidth": "60%"}),
+            ]  # fmt: skip
+        return html.Div(parts), ""

@@ -1,0 +1,128 @@
+"""Workflow-aware scheduling (WoAS): a workflow (built in, or an uploaded WfFormat, manifest
+or DAX file), its shape (critical path, cores, pilot waste, its profile), and a workload of
+regular jobs with the workflow at a share of the core-hours, simulated with the workflows
+submitted as chained jobs, pilot jobs and WoAS jobs side by side: the table ``coschedlab
+workflows simulate`` prints."""
+
+from __future__ import annotations
+
+import base64
+import io
+from typing import Any
+
+from ...errors import InputError
+from ..components import error_text, field, on_upload, section, table
+
+NAME = "workflows"
+PATH = "/workflows"
+TITLE = "Workflows"
+
+
+def simulate_modes(form: dict[str, Any]) -> tuple[Any, dict[str, dict], int, int]:
+    """The workflow of ``form`` and its three modes simulated: (workflow, summaries by mode,
+    workflows submitted, completed in every mode). ``form``: workflow (name or path),
+    machine, share, seed, hours (analysed), warmup (hours)."""
+    from ...workflows.formats import load_workflow
+    from ...workflows.metrics import completed_in_all
+    from ...workflows.modes import MODES
+    from ...workflows.simulate import simulate_mode
+    from ...workflows.workload import generate, machine_of
+
+    def number(key: str, low: float, high: float | None = None) -> float:
+        v = form.get(key)
+        try:
+            x = float(v)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise InputError(f"{key} must be a number, got {v!r}") from None
+        if not low <= x <= (high if high is not None else float("inf")):
+            raise InputError(f"{key} must be in [{low}, {high if high is not None else 'inf'}],"
+                             f" got {v!r}")  # fmt: skip
+        return x
+
+    wf = load_workflow(str(form.get("workflow") or ""))
+    share = number("share", 1e-6, 1.0)
+    ww = generate(
+        [wf], cluster=machine_of(str(form.get("machine") or "")), seed=int(number("seed", 0)),
+        share=share, warmup=number("warmup", 0) * 3600, window=number("hours", 1) * 3600,
+    )  # fmt: skip
+    runs = {m: simulate_mode(ww, m, "slurm") for m in MODES}
+    mask = completed_in_all({m: r.workflows for m, r in runs.items()})
+    return wf, {m: r.summary(mask) for m, r in runs.items()}, len(ww.submits), int(mask.sum())
+
+
+def layout(ctx: Any) -> Any:
+    from dash import dcc, html
+
+    from ...workflows.library import names
+
+    return html.Div([
+        html.H2("Workflow-aware scheduling"),
+        section("Workflow and workload",
+            html.Div(className="row", children=[
+                field("workflow", dcc.Dropdown(id="wf-name", options=names(),
+                                               value="cybershake", clearable=False,
+                                               style={"width": "12em"})),
+                field("or upload one (WfFormat .json, manifest, .dax)", dcc.Upload(
+                    id="wf-upload", children=html.Div("drop or click"), max_size=-1,
+                    className="upload")),
+                field("machine", dcc.Input(id="wf-machine", type="text", value="350x24"),
+                      "edison or NODESxCORES"),
+                field("workflows' share of core-hours", dcc.Input(
+                    id="wf-share", type="number", value=0.1, min=0, max=1, step=0.01)),
+                field("hours analysed", dcc.Input(id="wf-hours", type="number", value=24,
+                                                  min=1)),
+                field("warm-up hours", dcc.Input(id="wf-warmup", type="number", value=6,
+                                                 min=0)),
+                field("seed", dcc.Input(id="wf-seed", type="number", value=0, min=0)),
+            ]),
+            html.Button("Simulate the three modes", id="wf-run", className="primary"),
+            html.Div(id="wf-error", className="error"),
+            dcc.Store(id="wf-path"),
+        ),
+        dcc.Loading(html.Div(id="wf-result")),
+    ])  # fmt: skip
+
+
+def register(app: Any, ctx: Any) -> None:
+    from dash import Input, Output, State, html, no_update
+
+    ws = ctx.workspace
+
+    on_upload(app, ws, "wf-upload", "workflow", "wf-error",
+              [("wf-name", "options"), ("wf-name", "value")],
+              lambda path, name, options: (
+                  [*options, {"label": f"{name} (uploaded)", "value": str(path)}], str(path)),
+              states=(("wf-name", "options"),))  # fmt: skip
+
+    @app.callback(
+        Output("wf-result", "children"), Output("wf-error", "children"),
+        Input("wf-run", "n_clicks"), State("wf-name", "value"), State("wf-machine", "value"),
+        State("wf-share", "value"), State("wf-hours", "value"), State("wf-warmup", "value"),
+        State("wf-seed", "value"), prevent_initial_call=True,
+    )  # fmt: skip
+    def simulated(_n, name, machine, share, hours, warmup, seed) -> tuple:
+        from ...workflows.metrics import summary_cells
+        from ...workflows.plots import profile_figure
+
+        try:
+            if "/" in str(name or "") or "\\" in str(name or ""):  # an upload: in the workspace
+                name = ws.data_file(name, "workflow")
+            wf, summaries, submitted, compared = simulate_modes({
+                "workflow": name, "machine": machine, "share": share, "hours": hours,
+                "warmup": warmup, "seed": seed})  # fmt: skip
+        except InputError as exc:
+            return no_update, error_text(exc)
+        s = wf.summary()
+        buf = io.BytesIO()
+        profile_figure(wf).savefig(buf, format="png", dpi=100)
+        shape = (f"{wf.name}: {len(wf.tasks)} tasks, critical path "
+                 f"{wf.critical_path / 3600:.2f} h, {wf.max_cores} cores at most, "
+                 f"{s['usage_core_h']:.1f} core-h, pilot waste "
+                 f"{s['potential_waste_core_h']:.1f} core-h")  # fmt: skip
+        return html.Div([
+            html.H3(f"{submitted} workflows, {compared} completed in every mode (compared)"),
+            table(["metric", *summaries], summary_cells(summaries), "wf-table"),
+            html.Div(shape, className="hint"),
+            html.Img(src="data:image/png;base64," + base64.b64encode(buf.getvalue()).decode(),
+                     style={"maxWidth": "70%"}),
+        ]), ""  # fmt: skip
