@@ -102,6 +102,7 @@ def generate_and_simulate(tmp_path, jobs, arrival, nodes, *schedulers):
     return p, out
 
 
+@pytest.mark.slow  # the README's co-location commands run in tests/coloc; 11 s
 @pytest.mark.skipif(not POOL.is_file(), reason="shared data not present")
 def test_generate_simulate_with_pool_and_report(tmp_path):
     p, out = generate_and_simulate(tmp_path, 60, "poisson:30", 32, "easy", "easy-coloc")

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from _coloc_data import jobs, pool_ab
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_coloc import plain
 
@@ -100,6 +100,7 @@ def test_all_ones_heatmap_runs_every_job_at_its_compact_time(w, spec):
     assert np.allclose(r.jobs.run, r.jobs.compact_run)
 
 
+@settings(max_examples=60)  # 150 took 10 s
 @given(w=busy, cls=st.sampled_from([EasyColoc, Filler, BestPair]),
        fallback=st.booleans(), kill=st.booleans(), ab=speeds, ba=speeds)  # fmt: skip
 def test_backfill_by_classes_equals_the_plain_linear_scan(w, cls, fallback, kill, ab, ba):
@@ -112,6 +113,7 @@ def test_backfill_by_classes_equals_the_plain_linear_scan(w, cls, fallback, kill
     assert runs[0].equals(runs[2]) and runs[1].equals(runs[2])
 
 
+@settings(max_examples=60)  # 150 took 10 s
 @given(w=busy, data=st.data())
 def test_backfill_by_classes_with_dependencies_equals_the_plain_scan(w, data):
     # released dependents join the queue in the middle: the classes must pick them up
@@ -151,6 +153,7 @@ def test_backfill_by_classes_on_a_long_saturated_queue(cls):
     )
 
 
+@settings(max_examples=60)  # 150 took 10 s
 @given(w=busy, depth=st.integers(1, 4), extra=st.booleans())
 def test_backfill_depth_and_rule_a_only_equal_the_plain_scan(w, depth, extra):
     runs = []

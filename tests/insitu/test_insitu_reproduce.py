@@ -16,6 +16,7 @@ def test_tasks_deduplicate_shared_configurations():
     assert len(tasks) == 20 * 8 * 4 * 2
 
 
+@pytest.mark.slow  # the runner resume is also tested in tests/experiments; 13 s
 def test_small_reproduction_resumes_without_duplicates(tmp_path):
     kw = dict(
         trials=1,
