@@ -110,6 +110,16 @@ def open_page(driver, url, ready_id):
     wait(driver, lambda d: d.find_elements("id", ready_id), what=f"#{ready_id}")
 
 
+def shown_table(driver, id, timeout=60.0):
+    """The table ``#id`` once the page shows it: its header cells and rows of cells."""
+    wait(driver, lambda d: d.find_elements("id", id), timeout, f"#{id}")
+    table = by_id(driver, id)
+    head = [th.text for th in table.find_elements("css selector", "thead th")]
+    body = [[td.text for td in tr.find_elements("css selector", "td")]
+            for tr in table.find_elements("css selector", "tbody tr")]  # fmt: skip
+    return head, body
+
+
 def shot(driver, name):
     """The whole page (the window grown to its height for the picture)."""
     height = driver.execute_script("return document.documentElement.scrollHeight")
@@ -155,11 +165,7 @@ def test_run_two_schedulers_and_compare_with_the_command_line(server, browser, t
 
     expected = table_cells(pd.read_csv(tmp_path / "cli" / "comparison.csv"), "easy")
     open_page(browser, url + "results", "result-dir")
-    wait(browser, lambda d: d.find_elements("id", "compare-table"), what="the table")
-    table = by_id(browser, "compare-table")
-    head = [th.text for th in table.find_elements("css selector", "thead th")]
-    body = [[td.text for td in tr.find_elements("css selector", "td")]
-            for tr in table.find_elements("css selector", "tbody tr")]  # fmt: skip
+    head, body = shown_table(browser, "compare-table")
     assert head == expected[0] and body == expected[1]
     # the Gantt chart: one bar trace per application, a hover naming the node mates
     wait(browser, lambda d: d.execute_script(
@@ -226,11 +232,7 @@ def test_the_studies_page_shows_what_study_run_writes(server, browser, tmp_path)
     url, _ = server
     open_page(browser, url + "studies", "st-run")
     by_id(browser, "st-run").click()
-    wait(browser, lambda d: d.find_elements("id", "st-table"), 120, "the study table")
-    cells = [
-        [td.text for td in tr.find_elements("css selector", "td")]
-        for tr in by_id(browser, "st-table").find_elements("css selector", "tbody tr")
-    ]
+    _, cells = shown_table(browser, "st-table", 120)
     done = subprocess.run([sys.executable, "-m", "coschedlab.cli", "study", "run", "helium",
                            "-c", "O", "-c", "E", "--procs", "32", "--out", str(tmp_path / "h")],
                           capture_output=True, text=True)  # fmt: skip
@@ -252,11 +254,7 @@ def test_the_workflows_page_equals_workflows_simulate(server, browser, tmp_path)
     url, _ = server
     open_page(browser, url + "workflows", "wf-run")
     by_id(browser, "wf-run").click()
-    wait(browser, lambda d: d.find_elements("id", "wf-table"), 300, "the three modes")
-    table = by_id(browser, "wf-table")
-    head = [th.text for th in table.find_elements("css selector", "thead th")]
-    body = [[td.text for td in tr.find_elements("css selector", "td")]
-            for tr in table.find_elements("css selector", "tbody tr")]  # fmt: skip
+    head, body = shown_table(browser, "wf-table", 300)
     cli = [sys.executable, "-m", "coschedlab.cli", "workflows"]
     generate = [*cli, "generate", "-w", "cybershake", "--share", "0.1", "--machine", "350x24",
                 "--seed", "0", "--warmup", "21600", "--window", "86400", "--out",
@@ -283,11 +281,7 @@ def test_the_coupled_page_equals_coupled_simulate(server, browser, tmp_path):
     url, _ = server
     open_page(browser, url + "coupled", "cp-run")
     by_id(browser, "cp-run").click()
-    wait(browser, lambda d: d.find_elements("id", "cp-table"), 300, "the coupled run")
-    body = [
-        [td.text for td in tr.find_elements("css selector", "td")]
-        for tr in by_id(browser, "cp-table").find_elements("css selector", "tbody tr")
-    ]
+    _, body = shown_table(browser, "cp-table", 300)
     from coschedlab.gui.pages.coupled import DEFAULT
 
     cmd = [sys.executable, "-m", "coschedlab.cli", "coupled", "simulate", "--pairs",

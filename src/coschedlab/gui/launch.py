@@ -47,14 +47,15 @@ class Launch:
     spec: Path
     log: Path
     proc: subprocess.Popen
-    total: int
+    #: the checked comparison Spec of ``spec`` (what the progress is read against)
+    plan: Any
     started: float = field(default_factory=time.time)
     cancelled: bool = False
 
     @property
     def live(self) -> Path:
         """Where its runs report their progress."""
-        return self.spec.with_suffix(".progress")
+        return live_dir(self.spec)
 
     @property
     def code(self) -> int | None:
@@ -123,8 +124,7 @@ def launch(
         cmd += ["--jobs", str(jobs)]
     if executor:
         cmd += ["--executor", executor]
-    total = len(spec.workloads) * len(spec.schedulers) * spec.repetitions
-    live = spec_path.with_suffix(".progress")  # each run's jobs done (the bar per run)
+    live = live_dir(spec_path)
     shutil.rmtree(live, ignore_errors=True)
     live.mkdir()
     env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", PROGRESS_DIR: str(live)}
@@ -133,10 +133,16 @@ def launch(
             cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             cwd=ws.root, start_new_session=True, env=env,
         )  # fmt: skip
-    started = Launch(out, spec_path, log, proc, total)
+    started = Launch(out, spec_path, log, proc, spec)
     with _LOCK:
         _LAUNCHES[out] = started
     return started
+
+
+def live_dir(spec_path: Path) -> Path:
+    """The folder where the runs of the comparison ``spec_path`` report their jobs done (the
+    bar per run; :data:`~coschedlab.experiments.comparison.PROGRESS_DIR`)."""
+    return spec_path.with_suffix(".progress")
 
 
 @dataclass(frozen=True)

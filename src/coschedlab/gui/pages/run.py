@@ -324,13 +324,7 @@ def register(app: Any, ctx: Any) -> None:
         running = launches().get(ws.root / active)
         if running is None:
             return no_update, no_update, "", no_update, True
-        from ...experiments.spec import load_spec
-
-        try:
-            spec = load_spec(running.spec)
-        except InputError as exc:
-            return "0", "1", error_text(exc), "", True
-        states = progress(running.out, spec, running.live)
+        states = progress(running.out, running.plan, running.live)
         done = sum(s.state == "done" for s in states)
         failed = sum(s.state == "failed" for s in states)
         code = running.code
