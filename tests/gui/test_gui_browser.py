@@ -227,6 +227,82 @@ def test_the_in_situ_planner_plans_and_draws_the_stages(server, browser):
     shot(browser, "6-insitu")
 
 
+@pytest.mark.slow  # 32 SimGrid runs: about 12 s
+def test_simulating_every_plan_runs_the_search_with_progress(server, browser, tmp_path):
+    """"Simulate every plan" runs ``insitu simulate --search`` in its own process, with the
+    bar to the end; the ranked table equals what that command prints for the same
+    ensemble."""
+    url, ws = server
+    open_page(browser, url + "insitu", "ins-sim")
+    by_id(browser, "ins-sim").click()
+    wait(browser, lambda d: "done in" in by_id(d, "ins-status").text, 180, "the search")
+    assert by_id(browser, "ins-status").text.startswith("32 of 32 runs")
+    head, body = shown_table(browser, "ins-plans")
+    assert head[-1] == "simulated (s)"
+    ensemble = sorted((ws / "insitu").glob("ensemble-*.yaml"))[-1]
+    cli = subprocess.run([sys.executable, "-m", "coschedlab.cli", "insitu", "simulate",
+                          str(ensemble), "--search", "--json", "--jobs", "2"],
+                         capture_output=True, text=True)  # fmt: skip
+    assert cli.returncode == 0, cli.stderr
+    import json
+
+    expected = [[r["scenario"], r["node_alloc"], r["core_alloc"], f"{r['model_makespan']:.1f}",
+                 f"{r['simulated_makespan']:.1f}"]
+                for r in json.loads(cli.stdout)["candidates"]]  # fmt: skip
+    assert body == expected
+    shot(browser, "10-insitu-search")
+
+
+TINY_SWEEP = ("name: tiny\nmachine: 60x24\nworkflows: [A2]\nshares: [0.2, 0.4]\n"
+              "window: 14400\nwarmup: 0\ntarget_wait: 600\nseeds: 1\n")
+
+
+def test_a_workflow_sweep_runs_from_its_page_as_the_command_line_runs_it(server, browser,
+                                                                          tmp_path):
+    """Upload a sweep spec, run it into a workspace folder with the bar to the end, see the
+    table; the stored summary equals ``coschedlab workflows compare`` on the same spec; a
+    second run into the folder resumes (nothing redone); a folder holding another kind of
+    sweep is refused with the command line's message."""
+    url, ws = server
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(TINY_SWEEP)
+    open_page(browser, url + "workflows", "wf-sweep-run")
+    upload = "#wf-sweep-upload input[type=file]"  # dcc components load after the buttons
+    wait(browser, lambda d: d.find_elements("css selector", upload), 30, "the upload control")
+    browser.find_element("css selector", upload).send_keys(str(spec))
+    wait(browser, lambda d: "tiny.yaml" in by_id(d, "wf-sweep-spec").text, 30, "the upload")
+    type_into(browser, "wf-sweep-out", "sweeps/tiny")
+    by_id(browser, "wf-sweep-run").click()
+    wait(browser, lambda d: "done in" in by_id(d, "wf-sweep-status").text, 120, "the sweep")
+    assert by_id(browser, "wf-sweep-status").text.startswith("7 of 7 runs")
+    head, body = shown_table(browser, "wf-sweep-table")
+    assert head[:3] == ["workflow", "share", "mode"] and len(body) == 6
+    shot(browser, "9-workflow-sweep")
+    cli = subprocess.run([sys.executable, "-m", "coschedlab.cli", "workflows", "compare",
+                          str(spec), "--out", str(tmp_path / "cli"), "--jobs", "1"],
+                         capture_output=True, text=True)  # fmt: skip
+    assert cli.returncode == 0, cli.stderr
+    ours = ws / "sweeps" / "tiny"
+    assert (ours / "summary.csv").read_text() == (tmp_path / "cli" / "summary.csv").read_text()
+    printed = [[c.strip() for c in line.strip("│").split("│")]
+               for line in cli.stdout.splitlines() if line.startswith("│")]  # fmt: skip
+    assert body == printed  # the page's cells are the command line's printed table's
+    stamps = {p: p.stat().st_mtime_ns for p in (ours / "runs").glob("*.json")}
+    log = ws / "specs" / "wf-sweep_sweeps_tiny.log"
+    log.unlink()
+    by_id(browser, "wf-sweep-run").click()  # again: resumes, nothing redone
+    wait(browser, lambda d: log.is_file() and "wrote" in log.read_text(), 120, "the resumed run")
+    assert "7 of 7 runs already stored; 0 to do" in log.read_text()
+    assert {p: p.stat().st_mtime_ns for p in (ours / "runs").glob("*.json")} == stamps
+    (ws / "sweeps" / "cmp").mkdir()
+    (ws / "sweeps" / "cmp" / "runs").mkdir()
+    (ws / "sweeps" / "cmp" / "spec.json").write_text('{"sweep": "coupled", "large": "x"}')
+    type_into(browser, "wf-sweep-out", "sweeps/cmp")
+    by_id(browser, "wf-sweep-run").click()
+    wait(browser, lambda d: by_id(d, "wf-sweep-error").text, 30, "the refusal")
+    assert "holds runs of another sweep" in by_id(browser, "wf-sweep-error").text
+
+
 @pytest.mark.slow  # the other capabilities' pages: about 7 s each
 def test_the_studies_page_shows_what_study_run_writes(server, browser, tmp_path):
     url, _ = server

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from coschedlab.errors import InputError
-from coschedlab.experiments.spec import load_spec, spec_from_dict
+from coschedlab.experiments.spec import spec_from_dict
 from coschedlab.gui import Workspace
 from coschedlab.gui import workspace as W
 from coschedlab.gui.launch import launch, progress, spec_yaml
@@ -107,7 +107,7 @@ def test_a_dashboard_comparison_equals_the_command_lines(tmp_path):
     while started.code is None and time.monotonic() < deadline:
         time.sleep(0.2)
     assert started.code == 0, started.log.read_text()
-    states = progress(started.out, load_spec(started.spec))
+    states = progress(started.out, started.plan)
     assert [s.state for s in states] == ["done", "done"]
     # the same comparison written by hand and run by the command line
     spec = tmp_path / "by_hand.yaml"
@@ -150,7 +150,7 @@ def test_cancel_keeps_the_finished_runs_and_run_again_resumes(tmp_path):
     doc = {"schedulers": ["fcfs", "easy", "sjf"], "workloads": [kth]}
     out = ws.inside("long")
     started = launch(ws, doc, out, jobs=1)
-    spec = load_spec(started.spec)
+    spec = started.plan
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:  # cancel once a run is stored, before the last
         if any(s.state == "done" for s in progress(out, spec)):
@@ -160,6 +160,9 @@ def test_cancel_keeps_the_finished_runs_and_run_again_resumes(tmp_path):
     assert started.proc.wait(60) == 130  # as after Ctrl-C
     kept = [s for s in progress(out, spec) if s.state == "done"]
     assert 1 <= len(kept) < 3
+    counts = started.counts()  # the runner's own report agrees with the stored runs
+    assert counts["interrupted"] and counts["finished"] and counts["total"] == 3
+    assert counts["done"] - counts["failed"] == len(kept) and counts["eta"] is not None
     mtimes = {s.scheduler: (started.out / "kth" / s.scheduler / "rep0" / "metrics.json")
               .stat().st_mtime_ns for s in kept}  # fmt: skip
     again = launch(ws, doc, out, jobs=1)
@@ -173,10 +176,13 @@ def test_data_files_the_browser_names_are_bundled_or_in_the_workspace(tmp_path):
     ws = Workspace.at(tmp_path / "ws")
     (tmp_path / "secret.json").write_text("{}")
     for bad in (str(tmp_path / "secret.json"), "../secret.json", "coschedlab:../../x",
-                "coschedlab:/etc/passwd", "nosuch.json", ""):  # fmt: skip
+                "coschedlab:/etc/passwd", "coschedlab:pools/nosuch.json", "nosuch.json",
+                ""):  # fmt: skip
         with pytest.raises(InputError):
             ws.data_file(bad, "pool")
-    assert ws.data_file(" coschedlab:pools/a.json ") == "coschedlab:pools/a.json"
+    assert ws.data_file(" coschedlab:pools/lm-aris.compute-NAS.json ") == (
+        "coschedlab:pools/lm-aris.compute-NAS.json"
+    )
     (ws.root / "uploads").mkdir()
     (ws.root / "uploads" / "p.json").write_text("{}")
     assert ws.data_file("uploads/p.json") == str(ws.root / "uploads" / "p.json")

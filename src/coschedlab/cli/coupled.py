@@ -116,6 +116,7 @@ def compare(
     kept); write summary.csv and the figures (like the paper's Figs 3-10); print the table."""
     from rich.console import Console
 
+    from ..bundled import bundled, is_bundled
     from ..experiments.coupled import check_output, load_coupled_spec, run_sweep
     from ..experiments.executors import parse_executor
     from .progress import report_step, run_sweep_shown
@@ -123,7 +124,7 @@ def compare(
     if jobs is not None and jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {jobs}")
     where = parse_executor(executor) if executor is not None else None
-    s = load_coupled_spec(spec)
+    s = load_coupled_spec(bundled(str(spec)) if is_bundled(str(spec)) else spec)
     target = Path(out if out is not None else s.output)
     check_output(target, s)
     err = Console(stderr=True)
@@ -151,7 +152,7 @@ def write_report(target: Path, rows: list) -> list[Path]:
     from rich.table import Table
 
     from ..coupled.plots import FIGURES, study_figure
-    from ..experiments.coupled import aggregate
+    from ..experiments.coupled import SUMMARY_TITLE, aggregate, summary_table
     from ..outputs import atomic_file
 
     df = aggregate(rows)
@@ -170,20 +171,11 @@ def write_report(target: Path, rows: list) -> list[Path]:
             with atomic_file(path, force=True) as tmp:
                 fig.savefig(tmp, format="png", dpi=110)
             written.append(path)
-    t = Table(title="mean over seeds; wait and sync in minutes; d: change vs no pairing")
-    for col in ("study", "x", "sys", "combo", "wait", "d wait", "bsld", "sync", "SU loss"):
+    columns, cells = summary_table(df)
+    t = Table(title=SUMMARY_TITLE)
+    for col in columns:
         t.add_column(col, justify="left" if col in ("study", "sys", "combo") else "right")
-    for _, r in df.iterrows():
-        t.add_row(
-            r["study"],
-            f"{r['x']:g}",
-            r["system"],
-            r["combo"],
-            f"{r['wait_mean'] / 60:.0f}",
-            f"{r['wait_mean_delta'] / 60:+.0f}",
-            f"{r['bounded_slowdown_mean']:.1f}",
-            f"{r['sync_mean'] / 60:.0f}",
-            f"{100 * r['su_loss_share']:.2f}%",
-        )
+    for row in cells:
+        t.add_row(*row)
     Console(width=80).print(t)
     return written

@@ -62,13 +62,12 @@ BUNDLED = {"helium": "helium_study.yaml"}
 
 def _spec(text: str) -> Any:
     """A spec file, or the name of a bundled one (``helium``: the seed's study)."""
-    from importlib.resources import files
-
+    from ..bundled import bundled, is_bundled
     from ..studies.spec import load_spec
 
     if text in BUNDLED and not Path(text).exists():
-        return load_spec(Path(str(files("coschedlab") / "data" / BUNDLED[text])))
-    return load_spec(text)
+        return load_spec(bundled(BUNDLED[text]))
+    return load_spec(bundled(text) if is_bundled(text) else text)
 
 
 def _table(rows: list[dict], title: str) -> None:
@@ -327,17 +326,11 @@ def reproduce(
                 r.write(tmp)
                 scheduling_graph(r, tmp / "schedule.png")
     title = "Table 5: ours (paper)" + (f", mean of {seeds} seeds" if seeds > 1 else "")
+    columns, cells = sweep.table5_cells(df)
     t = Table(title=title)
-    for col in ("P", "cfg", "total", "util.", "mean run", "gain"):
+    for col in columns:
         t.add_column(col, justify="right")
-    for row in df.itertuples():
-        gain = "" if row.improvement != row.improvement or row.improvement is None else (
-            f"{row.improvement:.0%} ({row.paper_improvement:.0%})")  # fmt: skip
-        t.add_row(
-            str(row.workers), row.config,
-            f"{_hm(row.total_min * 60)} ({_hm(row.paper_total_min * 60)})",
-            f"{row.utilization:.0%} ({row.paper_utilization:.0%})",
-            f"{row.mean_run_min:.1f} ({row.paper_mean_run_min:.1f})", gain,
-        )  # fmt: skip
+    for row in cells:
+        t.add_row(*row)
     Console(width=80).print(t)
     print(f"written to {out}")

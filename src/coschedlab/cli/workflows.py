@@ -308,6 +308,7 @@ def compare(
     summary.csv, the utilization-gain table and the figures, and print the summary."""
     from rich.console import Console
 
+    from ..bundled import bundled, is_bundled
     from ..experiments.executors import parse_executor
     from ..experiments.workflows import check_output, load_workflow_spec, run_sweep
     from .progress import report_step, run_sweep_shown
@@ -315,7 +316,7 @@ def compare(
     if jobs is not None and jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {jobs}")
     where = parse_executor(executor) if executor is not None else None
-    s = load_workflow_spec(spec)
+    s = load_workflow_spec(bundled(str(spec)) if is_bundled(str(spec)) else spec)
     target = out if out is not None else s.output
     check_output(Path(target), s)
     err = Console(stderr=True)
@@ -368,22 +369,16 @@ def write_report(s: Any, target: Path, rows: list) -> list[Path]:
         with atomic_file(target / name, force=True) as tmp:
             fig.savefig(tmp, format="png", dpi=110)
         written.append(target / name)
-    con = Console(width=80)
     from rich.table import Table
 
+    from ..experiments.workflows import summary_table
+
+    columns, cells = summary_table(df, key)
     t = Table(title=f"{s.name}: medians over workflows completed in every mode")
-    for col in ("workflow", key, "mode", "n", "wait h", "run h", "turn h", "act.util"):
+    for col in columns:
         t.add_column(col, justify="left" if col in ("workflow", "mode") else "right")
-    for _, r in df.iterrows():
-        t.add_row(
-            str(r["workflow"]),
-            f"{r[key]:g}",
-            r["mode"],
-            str(r["compared"]),
-            f"{r['median_wait_h']:.2f}",
-            f"{r['median_runtime_h']:.2f}",
-            f"{r['median_turnaround_h']:.2f}",
-            f"{r['actual_utilization']:.3f}",
-        )
+    for row in cells:
+        t.add_row(*row)
+    con = Console(width=80)
     con.print(t)
     return written

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..platform import Cluster
 from . import store
-from .runner import Outcome, Summary, Task, run_tasks
+from .runner import PROGRESS_DIR, Outcome, Summary, Task, run_tasks
 from .spec import SchedulerSpec, Spec, WorkloadSpec
 from .store import RunKey, RunStore
 
@@ -78,13 +78,9 @@ def simulate_task(task: RunTask) -> tuple[Any, dict[str, Any]]:
     return result, info
 
 
-#: a directory where each run of a comparison reports how far it is (the dashboard's live bar
-#: per run): ``<workload>__<scheduler>__rep<k>.json`` holding ``{"done": jobs, "total": jobs}``
-PROGRESS_DIR = "COSCHEDLAB_PROGRESS_DIR"
-
-
 def progress_name(key: RunKey) -> str:
-    """The file in :data:`PROGRESS_DIR` where run ``key`` reports its progress."""
+    """The file in :data:`~.runner.PROGRESS_DIR` where run ``key`` reports its progress
+    (the dashboard's live bar per run): ``{"done": jobs, "total": jobs}``."""
     return f"{key.workload}__{key.scheduler}__rep{key.rep}.json"
 
 

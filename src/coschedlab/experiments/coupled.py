@@ -42,7 +42,9 @@ from ..schema import Checker, open_spec, show
 from .executors import checked_executor
 from .store import JsonSweep
 
-__all__ = ["CoupledSpec", "aggregate", "load_coupled_spec", "run_one", "run_sweep"]
+__all__ = [
+    "CoupledSpec", "aggregate", "load_coupled_spec", "run_one", "run_sweep", "summary_table",
+]  # fmt: skip
 
 COMBOS = ("HH", "HY", "YH", "YY")
 MAX_SEEDS = 1000
@@ -394,3 +396,28 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
         ["study", "system", "x", "combo"], key=lambda s: s.map(order) if s.name == "study" else s
     )
     return out.reset_index(drop=True)
+
+
+#: the title of :func:`summary_table`
+SUMMARY_TITLE = "mean over seeds; wait and sync in minutes; d: change vs no pairing"
+
+
+def summary_table(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """The sweep's table as the command line prints it and the dashboard shows it: columns
+    and text cells, one row per (study, x, system, scheme) of :func:`aggregate`'s frame."""
+    columns = ["study", "x", "sys", "combo", "wait", "d wait", "bsld", "sync", "SU loss"]
+    rows = [
+        [
+            str(r["study"]),
+            f"{r['x']:g}",
+            str(r["system"]),
+            str(r["combo"]),
+            f"{r['wait_mean'] / 60:.0f}",
+            f"{r['wait_mean_delta'] / 60:+.0f}",
+            f"{r['bounded_slowdown_mean']:.1f}",
+            f"{r['sync_mean'] / 60:.0f}",
+            f"{100 * r['su_loss_share']:.2f}%",
+        ]  # fmt: skip
+        for _, r in df.iterrows()
+    ]
+    return columns, rows

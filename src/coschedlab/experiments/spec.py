@@ -17,10 +17,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..bundled import data_path
 from ..errors import InputError
 from ..platform import Cluster
 from ..schema import Checker, load_yaml, show
@@ -37,7 +37,6 @@ __all__ = [
 ]
 
 PLOTS = ("comparison", "full", "none")
-BUNDLED_PREFIX = "coschedlab:"
 
 _TOP_KEYS = (
     "name", "cluster", "output", "repetitions", "seed", "kill_at_walltime", "baseline",
@@ -298,17 +297,10 @@ def _schedulers(v: Any, base: Path, ck: Checker) -> tuple[SchedulerSpec, ...]:
 
 def _data_path(value: str, base: Path, path: str, ck: Checker) -> str:
     """Resolve a data file: ``coschedlab:NAME`` (bundled data) or relative to the spec."""
-    if value.startswith(BUNDLED_PREFIX):
-        name = value[len(BUNDLED_PREFIX) :]
-        ref = resources.files("coschedlab") / "data" / name
-        if not ref.is_file():
-            raise ck.fail(f"'{path}': no bundled data file {name!r}")
-        return str(Path(str(ref)).resolve())
-    file = Path(value).expanduser()
-    file = file if file.is_absolute() else (base / file)
-    if not file.is_file():
-        raise ck.fail(f"'{path}': no such file {str(file)!r}")
-    return str(file.resolve())
+    try:
+        return str(data_path(value, base))
+    except InputError as exc:
+        raise ck.fail(f"'{path}': {exc.what}") from None
 
 
 def _workload(

@@ -225,6 +225,7 @@ def run_json_sweep(
     described: dict[str, Any],
     shape: Any,
     *,
+    what: str,
     jobs: int | None = None,
     on_start: Any = None,
     on_done: Any = None,
@@ -232,13 +233,15 @@ def run_json_sweep(
     on_info: Any = None,
 ) -> tuple[Any, list[dict[str, Any]]]:
     """Run (or resume) ``tasks`` (:class:`~.runner.Task`) into ``out/runs`` with ``described``
-    as ``out/spec.json``; the runner's summary and every finished run's record, in task order.
+    as ``out/spec.json`` (and ``"sweep": what``, which names the kind of sweep to readers such
+    as the dashboard); the runner's summary and every finished run's record, in task order.
     ``shape(record)`` raises KeyError or TypeError for a record that is not a run of this
     sweep (a damaged file: one line naming it)."""
     from .runner import run_tasks
 
     out = mark(out)
-    (out / "spec.json").write_text(json.dumps(described, default=str, indent=1) + "\n")
+    doc = {"sweep": what, **described}
+    (out / "spec.json").write_text(json.dumps(doc, default=str, indent=1) + "\n")
     store = JsonStore(out / "runs")
     summary = run_tasks(tasks, store, jobs=jobs, quiet=True, on_start=on_start, on_done=on_done,
                         executor=executor, on_info=on_info)  # fmt: skip
@@ -264,6 +267,26 @@ def run_json_sweep(
             )
         rows.append(row)
     return summary, rows
+
+
+def sweep_kind(out: Path) -> str | None:
+    """What kind of sweep the directory ``out`` holds, from its spec.json: "comparison"
+    (``coschedlab compare``), "workflow", "coupled", "study reproduction" (the ``"sweep"``
+    a :func:`run_json_sweep` writes; older directories by their keys); None when it holds no
+    readable spec.json."""
+    try:
+        doc = json.loads((Path(out) / "spec.json").read_text())
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(doc, dict):
+        return None
+    if isinstance(doc.get("sweep"), str):
+        return doc["sweep"]
+    for kind, key in (("comparison", "runs"), ("workflow", "modes"), ("coupled", "schemes"),
+                      ("study reproduction", "spec_sha256")):  # fmt: skip
+        if key in doc:
+            return kind
+    return None
 
 
 @dataclass(frozen=True)
@@ -305,7 +328,8 @@ class JsonSweep:
         configs = spec.configs()
         tasks = [Task(k, self.run_one, (configs[k],)) for k in sorted(configs)]
         return run_json_sweep(
-            out, tasks, self.describe(spec), self.shape, jobs=jobs, on_start=on_start,
+            out, tasks, self.describe(spec), self.shape, what=self.what, jobs=jobs,
+            on_start=on_start,
             on_done=on_done, executor=executor or getattr(spec, "executor", None),
             on_info=on_info,
         )  # fmt: skip

@@ -19,8 +19,12 @@ from ..studies.spec import StudySpec
 from .runner import Task
 from .store import check_json_sweep, run_json_sweep
 
-__all__ = ["check_output", "described", "run_one", "run_sweep", "table_of", "tasks_of"]
+__all__ = [
+    "check_output", "described", "run_one", "run_sweep", "table5_cells", "table_of", "tasks_of",
+]  # fmt: skip
 
+#: the kind of sweep (messages, and ``"sweep"`` in its spec.json)
+WHAT = "study reproduction"
 #: what a resumed sweep may not change (more seeds, workers or configurations are fine)
 FIXED = ("study", "spec_sha256")
 
@@ -33,7 +37,7 @@ def described(spec: StudySpec) -> dict[str, Any]:
 
 def check_output(out: Path, spec: StudySpec) -> None:
     """``out`` can hold this sweep: new, empty, or a reproduction of the same spec."""
-    check_json_sweep(out, "study reproduction", described(spec), FIXED)
+    check_json_sweep(out, WHAT, described(spec), FIXED)
 
 
 def seeds_of(spec: StudySpec, seeds: int) -> list[int]:
@@ -82,7 +86,7 @@ def run_sweep(
     ``executor``, ``on_start``, ``on_done``, ``on_info``."""
     check_output(out, spec)
     tasks = tasks_of(spec, workers, configs, seeds_of(spec, seeds))
-    return run_json_sweep(out, tasks, described(spec), _shape, **runner)
+    return run_json_sweep(out, tasks, described(spec), _shape, what=WHAT, **runner)
 
 
 def table_of(
@@ -106,3 +110,24 @@ def table_of(
         if c["seed"] == spec.model.seed:
             own[cell] = StudyResult.from_dict(r["result"])
     return table5_rows(lambda p, c: cells[(p, c)], workers, configs), own
+
+
+def table5_cells(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """Table 5 as the command line prints it and the dashboard shows it (ours, the paper's
+    in brackets): columns and text cells of :func:`table_of`'s frame (or its table5.csv)."""
+    from ..studies.result import hours_minutes as hm
+
+    def missing(x: Any) -> bool:
+        return x is None or x != x  # NaN: the first configuration has no gain
+
+    rows = []
+    for r in df.itertuples():
+        gain = "" if missing(r.improvement) else (
+            f"{r.improvement:.0%} ({r.paper_improvement:.0%})")  # fmt: skip
+        rows.append([
+            str(r.workers), str(r.config),
+            f"{hm(r.total_min * 60)} ({hm(r.paper_total_min * 60)})",
+            f"{r.utilization:.0%} ({r.paper_utilization:.0%})",
+            f"{r.mean_run_min:.1f} ({r.paper_mean_run_min:.1f})", gain,
+        ])  # fmt: skip
+    return ["P", "cfg", "total", "util.", "mean run", "gain"], rows

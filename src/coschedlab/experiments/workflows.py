@@ -37,7 +37,7 @@ from ..schema import open_spec, show
 from .executors import checked_executor
 from .store import JsonSweep
 
-__all__ = ["WorkflowSpec", "aggregate", "load_workflow_spec", "run_sweep"]
+__all__ = ["WorkflowSpec", "aggregate", "load_workflow_spec", "run_sweep", "summary_table"]
 
 MAX_SEEDS = 10_000
 _KEYS = (
@@ -377,3 +377,24 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
                 w["actual_utilization"] - by.loc["pilot", "actual_utilization"]
             )
     return df
+
+
+def summary_table(df: pd.DataFrame, key: str) -> tuple[list[str], list[list[str]]]:
+    """The sweep's table as the command line prints it and the dashboard shows it: columns
+    and text cells, one row per (workflow, ``key`` value, mode) of :func:`aggregate`'s frame
+    (``key``: "share" or "period")."""
+    columns = ["workflow", key, "mode", "n", "wait h", "run h", "turn h", "act.util"]
+    rows = [
+        [
+            str(r["workflow"]),
+            f"{r[key]:g}",
+            str(r["mode"]),
+            str(int(r["compared"])),
+            f"{r['median_wait_h']:.2f}",
+            f"{r['median_runtime_h']:.2f}",
+            f"{r['median_turnaround_h']:.2f}",
+            f"{r['actual_utilization']:.3f}",
+        ]  # fmt: skip
+        for _, r in df.iterrows()
+    ]
+    return columns, rows

@@ -1,17 +1,20 @@
-"""Comparisons the dashboard starts: ``coschedlab compare`` itself, in a process of its own.
+"""Sweeps the dashboard starts: the command line's own command, in a process of its own.
 
-The page's form becomes a comparison spec (the same YAML a user would write, saved under
-``specs/`` in the workspace), and the run is the command line's ``compare`` on it: the one
-experiments runner, the local pool or the configured Dask executor, the same stored runs, the
-same resuming. So the command line reads what the dashboard made (``coschedlab compare
-specs/NAME.yaml --out OUT`` resumes or re-analyses it) and the dashboard reads what the
-command line made.
+A page's form becomes the command's input (a comparison spec, the same YAML a user would
+write, saved under ``specs/`` in the workspace; a sweep spec; an ensemble), and the run is
+the command line's command on it (``coschedlab compare``, ``workflows compare``, ``coupled
+compare``, ``study reproduce``, ``insitu simulate --search``): the one experiments runner,
+the local pool or the configured Dask executor, the same stored runs, the same resuming. So
+the command line reads what the dashboard made (``coschedlab compare specs/NAME.yaml --out
+OUT`` resumes or re-analyses it) and the dashboard reads what the command line made.
 
-Progress is read from the output directory (a run is finished when its ``metrics.json``
-exists, failed when its ``error.txt`` does), not from the process: it survives a reload of
-the page, and shows the same for a comparison started at the command line. Cancel sends the
-process group SIGINT, as Ctrl-C would: every finished run stays stored, and running the same
-comparison again resumes it.
+Progress is read from files, not from the process: the runner's counts
+(:func:`~coschedlab.experiments.runner.sweep_progress`, in the launch's ``live`` folder,
+given to the command as :data:`~coschedlab.experiments.runner.PROGRESS_DIR`) and, for a
+comparison, the output directory itself (a run is finished when its ``metrics.json``
+exists, failed when its ``error.txt`` does) and each running run's jobs done. Cancel sends
+the process group SIGINT, as Ctrl-C would: every finished run stays stored, and running the
+same command again resumes it.
 """
 
 from __future__ import annotations
@@ -31,31 +34,31 @@ from typing import Any
 import yaml
 
 from ..errors import InputError
-from ..experiments.comparison import PROGRESS_DIR
+from ..experiments.runner import PROGRESS_DIR
 from .workspace import Workspace
 
-__all__ = ["Launch", "RunState", "launch", "launches", "progress", "spec_yaml"]
+__all__ = [
+    "Launch", "RunState", "clock", "launch", "launches", "progress", "spec_yaml", "start",
+    "status_line", "sweep_status",
+]  # fmt: skip
 
 SPECS = "specs"
 
 
 @dataclass
 class Launch:
-    """A comparison the dashboard started."""
+    """A command the dashboard started: its output directory ``out``, its log (stderr, and
+    stdout unless ``stdout`` keeps it apart), the folder ``live`` where it reports progress,
+    and ``plan``: what the page checked before starting it (a comparison's Spec)."""
 
     out: Path
-    spec: Path
     log: Path
+    live: Path
     proc: subprocess.Popen
-    #: the checked comparison Spec of ``spec`` (what the progress is read against)
-    plan: Any
+    plan: Any = None
+    stdout: Path | None = None
     started: float = field(default_factory=time.time)
     cancelled: bool = False
-
-    @property
-    def live(self) -> Path:
-        """Where its runs report their progress."""
-        return live_dir(self.spec)
 
     @property
     def code(self) -> int | None:
@@ -63,7 +66,7 @@ class Launch:
         return self.proc.poll()
 
     def cancel(self) -> None:
-        """Stop the comparison as Ctrl-C would (finished runs stay stored)."""
+        """Stop the command as Ctrl-C would (finished runs stay stored)."""
         if self.proc.poll() is None:
             self.cancelled = True
             with contextlib.suppress(ProcessLookupError):
@@ -78,13 +81,19 @@ class Launch:
         errors = [x for x in lines if x.startswith("error:")]
         return (errors or lines or [""])[-1].strip()
 
+    def counts(self) -> dict[str, Any] | None:
+        """The sweep's counts, elapsed time and ETA (None before the runner reports)."""
+        from ..experiments.runner import sweep_progress
+
+        return sweep_progress(self.live)
+
 
 _LOCK = threading.Lock()
 _LAUNCHES: dict[Path, Launch] = {}
 
 
 def launches() -> dict[Path, Launch]:
-    """The comparisons started by this dashboard, by output directory."""
+    """The commands started by this dashboard, by output directory."""
     with _LOCK:
         return dict(_LAUNCHES)
 
@@ -92,6 +101,54 @@ def launches() -> dict[Path, Launch]:
 def spec_yaml(doc: dict[str, Any]) -> str:
     """A comparison spec as YAML text (as a user would write it)."""
     return yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=100)
+
+
+def running_into(ws: Workspace, out: Path) -> None:
+    """Refuse (:class:`InputError`) while a command this dashboard started writes into ``out``."""
+    with _LOCK:
+        running = _LAUNCHES.get(out)
+    if running is not None and running.code is None:
+        raise InputError(f"a sweep is already running into {ws.relative(out)}")
+
+
+def start(
+    ws: Workspace,
+    args: list[str],
+    out: Path,
+    name: str,
+    *,
+    plan: Any = None,
+    keep_stdout: bool = False,
+    jobs: int | None = None,
+    executor: str | None = None,
+) -> Launch:
+    """Start ``coschedlab ARGS`` (plus ``--jobs``/``--executor`` when given) in the workspace,
+    writing into ``out``; its log and progress folder are ``specs/NAME.log`` and
+    ``specs/NAME.progress`` (``specs/NAME.out`` holds stdout when ``keep_stdout``)."""
+    running_into(ws, out)
+    base = ws.root / SPECS / name
+    base.parent.mkdir(parents=True, exist_ok=True)
+    log, live = base.with_suffix(".log"), base.with_suffix(".progress")
+    stdout = base.with_suffix(".out") if keep_stdout else None
+    cmd = [sys.executable, "-m", "coschedlab.cli", *args]
+    if jobs:
+        cmd += ["--jobs", str(jobs)]
+    if executor:
+        cmd += ["--executor", executor]
+    shutil.rmtree(live, ignore_errors=True)
+    live.mkdir()
+    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", PROGRESS_DIR: str(live)}
+    with contextlib.ExitStack() as files:
+        err = files.enter_context(open(log, "wb"))
+        out_f = files.enter_context(open(stdout, "wb")) if stdout is not None else err
+        proc = subprocess.Popen(
+            cmd, stdout=out_f, stderr=err if stdout is not None else subprocess.STDOUT,
+            stdin=subprocess.DEVNULL, cwd=ws.root, start_new_session=True, env=env,
+        )  # fmt: skip
+    started = Launch(out, log, live, proc, plan, stdout)
+    with _LOCK:
+        _LAUNCHES[out] = started
+    return started
 
 
 def launch(
@@ -108,41 +165,15 @@ def launch(
     from ..experiments.spec import spec_from_dict
     from ..experiments.store import check_spec_compatible
 
-    with _LOCK:
-        running = _LAUNCHES.get(out)
-        if running is not None and running.code is None:
-            raise InputError(f"a comparison is already running into {ws.relative(out)}")
+    running_into(ws, out)
     name = ws.relative(out).replace(os.sep, "_")
     spec_path = ws.root / SPECS / f"{name}.yaml"
     spec = spec_from_dict(doc, spec_path)  # the one checker: one-line errors
     check_spec_compatible(out, spec)
     spec_path.parent.mkdir(parents=True, exist_ok=True)
     spec_path.write_text(spec_yaml(doc))
-    log = spec_path.with_suffix(".log")
-    cmd = [sys.executable, "-m", "coschedlab.cli", "compare", str(spec_path), "--out", str(out)]
-    if jobs:
-        cmd += ["--jobs", str(jobs)]
-    if executor:
-        cmd += ["--executor", executor]
-    live = live_dir(spec_path)
-    shutil.rmtree(live, ignore_errors=True)
-    live.mkdir()
-    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", PROGRESS_DIR: str(live)}
-    with open(log, "wb") as f:
-        proc = subprocess.Popen(
-            cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            cwd=ws.root, start_new_session=True, env=env,
-        )  # fmt: skip
-    started = Launch(out, spec_path, log, proc, spec)
-    with _LOCK:
-        _LAUNCHES[out] = started
-    return started
-
-
-def live_dir(spec_path: Path) -> Path:
-    """The folder where the runs of the comparison ``spec_path`` report their jobs done (the
-    bar per run; :data:`~coschedlab.experiments.comparison.PROGRESS_DIR`)."""
-    return spec_path.with_suffix(".progress")
+    return start(ws, ["compare", str(spec_path), "--out", str(out)], out, name, plan=spec,
+                 jobs=jobs, executor=executor)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -188,3 +219,41 @@ def progress(out: Path, spec: Any, live: Path | None = None) -> list[RunState]:
                             jobs = (int(d["done"]), int(d["total"]))
                     states.append(RunState(w.name, s.label, rep, "waiting", jobs=jobs))
     return states
+
+
+def clock(seconds: float) -> str:
+    """``seconds`` as minutes:seconds (hours:minutes:seconds from an hour)."""
+    seconds = int(round(max(seconds, 0)))
+    h, m, sec = seconds // 3600, seconds // 60 % 60, seconds % 60
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+
+
+def status_line(running: Launch, finished: int, total: int, failed: int) -> str:
+    """The line under a sweep's progress bar: runs finished of all, failures, the time left
+    (from the runs finished so far) while it runs; then how it ended (done, cancelled, or
+    the command's one-line error)."""
+    text = f"{finished} of {total} runs"
+    if failed:
+        text += f" ({failed} failed)"
+    elapsed = time.time() - running.started
+    code = running.code
+    if code is None:
+        if 0 < finished < total:
+            text += f", about {clock(elapsed / finished * (total - finished))} left"
+        return text + f" ({clock(elapsed)} so far)"
+    if code == 0:
+        return text + f": done in {clock(elapsed)}"
+    if running.cancelled or code in (130, -2):
+        return text + ": cancelled (finished runs are stored; Run again resumes)"
+    return text + f": {running.message() or f'exit code {code}'}"
+
+
+def sweep_status(running: Launch) -> tuple[int, int, str]:
+    """(runs finished, runs in all, the line under the bar) of a launched sweep, from the
+    runner's counts (:meth:`Launch.counts`)."""
+    counts = running.counts() or {}
+    total = int(counts.get("total", 0))
+    finished = int(counts.get("stored", 0)) + int(counts.get("done", 0))
+    if not counts and running.code is None:
+        return 0, 0, "starting (reading the inputs)"
+    return finished, total, status_line(running, finished, total, int(counts.get("failed", 0)))

@@ -70,11 +70,15 @@ class Workspace:
     def data_file(self, value: str | None, what: str = "file") -> str:
         """A data file a page names (a value the browser sends back, so not trusted): bundled
         data (``coschedlab:NAME``) as it is, else a file inside the workspace (an upload)."""
+        from ..bundled import bundled, is_bundled
+
         text = str(value or "").strip()
-        if text.startswith("coschedlab:"):
-            name = text.removeprefix("coschedlab:")
-            if ".." in Path(name).parts or Path(name).is_absolute():
-                raise InputError(f"no bundled {what} {name!r}")
+        if is_bundled(text):
+            try:
+                bundled(text)
+            except InputError:
+                name = text.removeprefix("coschedlab:")
+                raise InputError(f"no bundled {what} {name!r}") from None
             return text
         path = self.inside(text, what)
         if not path.is_file():
@@ -85,14 +89,19 @@ class Workspace:
         """``path`` as the workspace-relative text the pages show."""
         return str(Path(path).resolve().relative_to(self.root))
 
-    def outputs(self, marker: str = "spec.json", depth: int = 4) -> list[str]:
-        """Output directories in the workspace that hold ``marker`` (a comparison's
-        ``spec.json``), workspace-relative, sorted; hidden folders and uploads skipped."""
+    def outputs(self, kind: str = "comparison", depth: int = 4) -> list[str]:
+        """Output directories in the workspace holding a sweep of ``kind`` (a ``spec.json``
+        that :func:`~coschedlab.experiments.store.sweep_kind` reads as it: "comparison",
+        "workflow", "coupled", "study reproduction"), workspace-relative, sorted; hidden
+        folders and uploads skipped."""
+        from ..experiments.store import sweep_kind
+
         found = []
 
         def walk(folder: Path, level: int) -> None:
-            if (folder / marker).is_file() and folder != self.root:
-                found.append(self.relative(folder))
+            if (folder / "spec.json").is_file() and folder != self.root:
+                if sweep_kind(folder) == kind:
+                    found.append(self.relative(folder))
                 return
             if level >= depth:
                 return
@@ -156,6 +165,14 @@ def check_upload(path: Path, kind: str) -> None:
         from ..workflows.formats import load_workflow
 
         load_workflow(path)
+    elif kind == "workflow-sweep":
+        from ..experiments.workflows import load_workflow_spec
+
+        load_workflow_spec(path)
+    elif kind == "coupled-sweep":
+        from ..experiments.coupled import load_coupled_spec
+
+        load_coupled_spec(path)
     elif kind == "study":
         from ..studies.spec import load_spec
 

@@ -5,10 +5,12 @@ instant, and the coupled run against the same systems without pairing: the table
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
 from ..components import error_text, field, figure, on_upload, section, table
+from ..sweeps import SweepKind, register_sweep, stored_table, sweep_section
 
 NAME = "coupled"
 PATH = "/coupled"
@@ -35,6 +37,33 @@ def system_specs(ws: Any, text: str | None) -> list[str]:
             spec = ws.data_file(trace, "trace") + rest
         specs.append(spec)
     return specs
+
+
+def _sweep_check(spec: Path, out: Path) -> None:
+    from ...experiments.coupled import check_output, load_coupled_spec
+
+    check_output(out, load_coupled_spec(spec))
+
+
+def _sweep_cells(out: Path) -> tuple[str, list[str], list[list[str]]] | None:
+    from ...experiments.coupled import SUMMARY_TITLE, summary_table
+
+    df = stored_table(out / "summary.csv")
+    return None if df is None else (SUMMARY_TITLE, *summary_table(df))
+
+
+#: ``coschedlab coupled compare``: scheme x load and scheme x paired proportion, x seed
+SWEEP = SweepKind(
+    prefix="cp",
+    what="coupled",
+    title="Sweep: schemes x loads x pairing (stored, resumable)",
+    upload="coupled-sweep",
+    bundled=(("coupled-small (bundled)", "coschedlab:sweeps/coupled_small.yaml"),),
+    default_out="sweeps/coupled-small",
+    args=lambda spec, out: ["coupled", "compare", spec, "--out", out],
+    check=_sweep_check,
+    cells=_sweep_cells,
+)
 
 
 def layout(ctx: Any) -> Any:
@@ -64,6 +93,7 @@ def layout(ctx: Any) -> Any:
             html.Div(id="cp-error", className="error"),
         ),
         dcc.Loading(html.Div(id="cp-result")),
+        sweep_section(SWEEP, ctx.workspace),
     ])  # fmt: skip
 
 
@@ -71,6 +101,7 @@ def register(app: Any, ctx: Any) -> None:
     from dash import Input, Output, State, html, no_update
 
     ws = ctx.workspace
+    register_sweep(app, ctx, SWEEP)
 
     def added(path: Any, name: str, text: str | None) -> tuple:
         stem = "".join(c if c.isalnum() else "_" for c in name.split(".")[0]) or "upload"

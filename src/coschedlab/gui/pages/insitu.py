@@ -1,7 +1,9 @@
 """Plan an in situ ensemble: an ensemble drawn as the paper draws them (S simulations, A
 analyses each, V GB per step, N nodes) or an uploaded ensemble YAML; the plan of every
-scenario x heuristic pair with its model makespan, then each simulated in SimGrid (a process
-each, on the one runner) and ranked; the stage Gantt chart of the chosen plan."""
+scenario x heuristic pair with its model makespan, then each simulated in SimGrid and ranked
+(``coschedlab insitu simulate --search`` in a process of its own: a SimGrid run per plan on
+the one runner, with progress, the time left and cancel); the stage Gantt chart of the chosen
+plan."""
 
 from __future__ import annotations
 
@@ -105,9 +107,13 @@ def layout(ctx: Any) -> Any:
             html.Div(className="row", children=[
                 html.Button("Plan", id="ins-plan", className="primary"),
                 html.Button("Simulate every plan (SimGrid)", id="ins-sim"),
+                html.Button("Cancel", id="ins-cancel"),
             ]),
             html.Div(id="ins-error", className="error"),
-            dcc.Store(id="ins-path"),
+            html.Progress(id="ins-bar", value="0", max="1"),
+            html.Div(id="ins-status", className="hint"),
+            dcc.Interval(id="ins-tick", interval=500, disabled=True),
+            dcc.Store(id="ins-path"), dcc.Store(id="ins-active"),
         ),
         dcc.Loading(html.Div(id="ins-table")),
         section("Stage Gantt chart",
@@ -121,7 +127,6 @@ def layout(ctx: Any) -> Any:
 
 def register(app: Any, ctx: Any) -> None:
     from dash import Input, Output, State, html, no_update
-    from dash import ctx as trigger
 
     ws = ctx.workspace
 
@@ -129,32 +134,99 @@ def register(app: Any, ctx: Any) -> None:
               [("ins-path", "data"), ("ins-file", "children")],
               lambda path, name: (str(path), f"using {name} (not the fields above)"))  # fmt: skip
 
+    def ensemble_path(uploaded_path: str | None, form: dict[str, Any]) -> Path:
+        if uploaded_path:
+            return Path(ws.data_file(uploaded_path, "ensemble"))
+        return ensemble_file(ws, form)
+
     @app.callback(
         Output("ins-table", "children"), Output("ins-choice", "options"),
         Output("ins-choice", "value"), Output("ins-error", "children"),
-        Input("ins-plan", "n_clicks"), Input("ins-sim", "n_clicks"),
+        Input("ins-plan", "n_clicks"),
         State("ins-path", "data"), State("ins-S", "value"), State("ins-A", "value"),
         State("ins-V", "value"), State("ins-N", "value"), State("ins-steps", "value"),
         State("ins-seed", "value"), State("ins-network", "value"),
         prevent_initial_call=True,
     )  # fmt: skip
-    def planned(_p, _s, uploaded_path, S, A, V, N, steps, seed, network) -> tuple:
-        simulate = trigger.triggered_id == "ins-sim"
+    def planned(_p, uploaded_path, S, A, V, N, steps, seed, network) -> tuple:
         try:
-            if uploaded_path:
-                path = Path(ws.data_file(uploaded_path, "ensemble"))
-            else:
-                path = ensemble_file(ws, {"S": S, "A": A, "V": V, "N": N, "steps": steps,
-                                          "seed": seed, "network": network})  # fmt: skip
-            if simulate:
-                from ...insitu.search import search
-
-                rows, _ = search(path, jobs=ctx.jobs or 2)
-            else:
-                rows = plan_rows(path)
+            path = ensemble_path(uploaded_path, {"S": S, "A": A, "V": V, "N": N,
+                                                 "steps": steps, "seed": seed,
+                                                 "network": network})  # fmt: skip
+            rows = plan_rows(path)
         except InputError as exc:
             return no_update, no_update, no_update, error_text(exc)
-        cols = ["scenario", "nodes", "cores", "model (s)"] + (["simulated (s)"] if simulate
+        return (*plans_shown(path, rows, simulated=False), "")
+
+    @app.callback(
+        Output("ins-active", "data"), Output("ins-error", "children", allow_duplicate=True),
+        Output("ins-tick", "disabled", allow_duplicate=True),
+        Input("ins-sim", "n_clicks"),
+        State("ins-path", "data"), State("ins-S", "value"), State("ins-A", "value"),
+        State("ins-V", "value"), State("ins-N", "value"), State("ins-steps", "value"),
+        State("ins-seed", "value"), State("ins-network", "value"),
+        prevent_initial_call=True,
+    )  # fmt: skip
+    def simulate(_s, uploaded_path, S, A, V, N, steps, seed, network) -> tuple:
+        from ..launch import start
+
+        try:
+            path = ensemble_path(uploaded_path, {"S": S, "A": A, "V": V, "N": N,
+                                                 "steps": steps, "seed": seed,
+                                                 "network": network})  # fmt: skip
+            plan_rows(path)  # the ensemble's errors now, not from the process
+            name = f"insitu-search_{path.stem}"
+            out = ws.root / FOLDER / name
+            start(ws, ["insitu", "simulate", str(path), "--search", "--json", "--jobs",
+                       str(ctx.jobs or 2)], out, name, plan=str(path),
+                  keep_stdout=True)  # fmt: skip
+        except InputError as exc:
+            return no_update, error_text(exc), no_update
+        return ws.relative(out), "", False
+
+    @app.callback(
+        Output("ins-error", "children", allow_duplicate=True),
+        Input("ins-cancel", "n_clicks"), State("ins-active", "data"), prevent_initial_call=True,
+    )  # fmt: skip
+    def cancel(_n, active: str | None) -> str:
+        from ..launch import launches
+
+        running = launches().get(ws.root / active) if active else None
+        if running is None or running.code is not None:
+            return "nothing is running"
+        running.cancel()
+        return "cancelling the simulations"
+
+    @app.callback(
+        Output("ins-bar", "value"), Output("ins-bar", "max"), Output("ins-status", "children"),
+        Output("ins-tick", "disabled"), Output("ins-table", "children", allow_duplicate=True),
+        Output("ins-choice", "options", allow_duplicate=True),
+        Output("ins-choice", "value", allow_duplicate=True),
+        Input("ins-tick", "n_intervals"), State("ins-active", "data"),
+        prevent_initial_call=True,
+    )  # fmt: skip
+    def tick(_n, active: str | None) -> tuple:
+        from ..launch import launches, sweep_status
+
+        running = launches().get(ws.root / active) if active else None
+        if running is None:
+            return no_update, no_update, "", True, no_update, no_update, no_update
+        finished, total, text = sweep_status(running)
+        bar = (str(finished), str(max(total, 1)), text)
+        if running.code is None:
+            return (*bar, False, no_update, no_update, no_update)
+        if running.code != 0:
+            return (*bar, True, no_update, no_update, no_update)
+        try:
+            rows = searched_rows(running.stdout)
+        except InputError as exc:
+            return (*bar, True, html.Div(error_text(exc), className="error"), no_update,
+                    no_update)  # fmt: skip
+        return (*bar, True, *plans_shown(Path(running.plan), rows, simulated=True))
+
+    def plans_shown(path: Path, rows: list[dict[str, Any]], simulated: bool) -> tuple:
+        """The plan table, the Gantt chart's choices and the first choice."""
+        cols = ["scenario", "nodes", "cores", "model (s)"] + (["simulated (s)"] if simulated
                                                               else ["pool analyses"])  # fmt: skip
         cells = []
         options = []
@@ -163,17 +235,17 @@ def register(app: Any, ctx: Any) -> None:
                 cells.append([r["scenario"], r["node_alloc"], r["core_alloc"],
                               "infeasible: " + r["infeasible"], ""])  # fmt: skip
                 continue
-            last = (f"{r['simulated_makespan']:.1f}" if simulate
+            last = (f"{r['simulated_makespan']:.1f}" if simulated
                     else str(r.get("pool", "")))  # fmt: skip
             cells.append([r["scenario"], r["node_alloc"], r["core_alloc"],
                           f"{r['model_makespan']:.1f}", last])  # fmt: skip
             options.append({"label": f"{r['scenario']} / {r['node_alloc']} / {r['core_alloc']}",
                             "value": f"{path}|{r['scenario']}|{r['node_alloc']}|"
                                      f"{r['core_alloc']}"})  # fmt: skip
-        note = ("best first, by simulated makespan" if simulate
+        note = ("best first, by simulated makespan" if simulated
                 else "Simulate to rank the plans by SimGrid")  # fmt: skip
         shown = html.Div([table(cols, cells, "ins-plans"), html.Div(note, className="hint")])
-        return shown, options, options[0]["value"] if options else None, ""
+        return shown, options, options[0]["value"] if options else None
 
     @app.callback(Output("ins-gantt", "children"), Input("ins-choice", "value"),
                   prevent_initial_call=True)  # fmt: skip
@@ -191,6 +263,17 @@ def register(app: Any, ctx: Any) -> None:
             html.Img(src="data:image/png;base64," + png, style={"maxWidth": "100%"},
                      id="ins-gantt-img"),
         ])  # fmt: skip
+
+
+def searched_rows(stdout: Path | None) -> list[dict[str, Any]]:
+    """The plans ``insitu simulate --search --json`` printed (best first)."""
+    import json
+
+    try:
+        doc = json.loads(Path(stdout).read_text())  # type: ignore[arg-type]
+        return list(doc["candidates"])
+    except (OSError, TypeError, ValueError, KeyError):
+        raise InputError("the search printed no result (see its log in specs/)") from None
 
 
 def stage_gantt(path: str, scenario: str, node: str, core: str) -> tuple[str, dict[str, float]]:

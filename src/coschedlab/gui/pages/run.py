@@ -8,13 +8,12 @@ The form becomes the comparison spec a user would write (:func:`spec_document`);
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
 from ..components import error_text, field, on_upload, section
-from ..launch import launch, launches, progress
+from ..launch import launch, launches, progress, status_line
 
 NAME = "run"
 PATH = "/"
@@ -48,12 +47,10 @@ def scheduler_choices() -> list[dict[str, str]]:
 def pool_sizes(pool: str, cores: int) -> list[int]:
     """The process counts of a pool's applications that fit in ``cores`` (a pool given as
     the spec gives it: ``coschedlab:NAME`` or a path)."""
-    from importlib.resources import files
-
+    from ...bundled import data_path
     from ...coloc.pool import load_pool
 
-    path = (Path(str(files("coschedlab") / "data" / pool.removeprefix("coschedlab:")))
-            if pool.startswith("coschedlab:") else Path(pool))  # fmt: skip
+    path = data_path(pool)
     return sorted({a.procs for a in load_pool(path).apps if a.procs <= cores})
 
 
@@ -329,21 +326,7 @@ def register(app: Any, ctx: Any) -> None:
         failed = sum(s.state == "failed" for s in states)
         code = running.code
         finished = done + failed
-        text = f"{finished} of {len(states)} runs"
-        if failed:
-            text += f" ({failed} failed)"
-        elapsed = time.time() - running.started
-        if code is None:
-            todo = len(states) - finished
-            if 0 < finished < len(states):
-                text += f", about {_clock(elapsed / finished * todo)} left"
-            text += f" ({_clock(elapsed)} so far)"
-        elif code == 0:
-            text += f": done in {_clock(elapsed)}"
-        elif running.cancelled or code in (130, -2):
-            text += ": cancelled (finished runs are stored; Run again resumes)"
-        else:
-            text += f": {running.message() or f'exit code {code}'}"
+        text = status_line(running, finished, len(states), failed)
         rows = [html.Tr([html.Td(s.workload), html.Td(s.scheduler), html.Td(str(s.rep)),
                          html.Td(_state(s, code)), html.Td(_bar(s, code)), html.Td(
                              "" if s.seconds is None else f"{s.seconds:.2f} s")],
@@ -372,8 +355,3 @@ def _state(s: Any, code: int | None) -> str:
     if s.state == "waiting":
         return "queued or running" if code is None else "not run"
     return s.state
-
-
-def _clock(seconds: float) -> str:
-    seconds = int(round(seconds))
-    return f"{seconds // 60}:{seconds % 60:02d}"

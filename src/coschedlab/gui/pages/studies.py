@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import base64
 import io
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from ...bundled import data_path
 from ...errors import InputError
 from ..components import error_text, field, on_upload, section, table
+from ..sweeps import SweepKind, register_sweep, stored_table, sweep_section
 
 NAME = "studies"
 PATH = "/studies"
@@ -45,6 +46,37 @@ def _png(draw: Any, *args: Any) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def _sweep_check(spec: Path, out: Path) -> None:
+    from ...experiments.studies import check_output
+    from ...studies.spec import load_spec
+
+    s = load_spec(spec)
+    if s.model is None:
+        raise InputError("the spec has no 'model' to simulate", spec.name)
+    check_output(out, s)
+
+
+def _sweep_cells(out: Path) -> tuple[str, list[str], list[list[str]]] | None:
+    from ...experiments.studies import table5_cells
+
+    df = stored_table(out / "table5.csv")
+    return None if df is None else ("Table 5: ours (paper)", *table5_cells(df))
+
+
+#: ``coschedlab study reproduce``: configurations O, A-E on 32 and 64 workers (SimX Table 5)
+SWEEP = SweepKind(
+    prefix="st",
+    what="study reproduction",
+    title="Sweep: reproduce Table 5 (O, A-E on 32 and 64 workers; stored, resumable)",
+    upload="study",
+    bundled=(("helium (bundled)", f"coschedlab:{HELIUM}"),),
+    default_out="sweeps/helium-table5",
+    args=lambda spec, out: ["study", "reproduce", "--out", out, "--spec", spec],
+    check=_sweep_check,
+    cells=_sweep_cells,
+)
+
+
 def layout(ctx: Any) -> Any:
     from dash import dcc, html
 
@@ -66,6 +98,7 @@ def layout(ctx: Any) -> Any:
             dcc.Store(id="st-path"),
         ),
         dcc.Loading(html.Div(id="st-result")),
+        sweep_section(SWEEP, ctx.workspace),
     ])  # fmt: skip
 
 
@@ -73,6 +106,7 @@ def register(app: Any, ctx: Any) -> None:
     from dash import Input, Output, State, html, no_update
 
     ws = ctx.workspace
+    register_sweep(app, ctx, SWEEP)
 
     on_upload(app, ws, "st-upload", "study", "st-error",
               [("st-path", "data"), ("st-file", "children")],
@@ -88,8 +122,7 @@ def register(app: Any, ctx: Any) -> None:
         from ...studies.result import hours_minutes as _hm
 
         try:
-            spec_path = (Path(ws.data_file(path, "study spec")) if path
-                         else Path(str(files("coschedlab") / "data" / HELIUM)))  # fmt: skip
+            spec_path = data_path(ws.data_file(path or f"coschedlab:{HELIUM}", "study spec"))
             n = None if procs in (None, "") else int(float(procs))
             results, spec = study_rows(spec_path, list(configs or []), n)
         except (InputError, ValueError) as exc:

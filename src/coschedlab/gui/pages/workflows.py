@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import base64
 import io
+from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
 from ..components import error_text, field, on_upload, section, table
+from ..sweeps import SweepKind, register_sweep, stored_table, sweep_section
 
 NAME = "workflows"
 PATH = "/workflows"
@@ -50,6 +52,36 @@ def simulate_modes(form: dict[str, Any]) -> tuple[Any, dict[str, dict], int, int
     return wf, {m: r.summary(mask) for m, r in runs.items()}, len(ww.submits), int(mask.sum())
 
 
+def _sweep_check(spec: Path, out: Path) -> None:
+    from ...experiments.workflows import check_output, load_workflow_spec
+
+    check_output(out, load_workflow_spec(spec))
+
+
+def _sweep_cells(out: Path) -> tuple[str, list[str], list[list[str]]] | None:
+    from ...experiments.workflows import summary_table
+
+    df = stored_table(out / "summary.csv")
+    if df is None:
+        return None
+    columns, rows = summary_table(df, "share" if "share" in df.columns else "period")
+    return f"{out.name}: medians over workflows completed in every mode", columns, rows
+
+
+#: ``coschedlab workflows compare``: workflow x share (or period) x seed x mode
+SWEEP = SweepKind(
+    prefix="wf",
+    what="workflow",
+    title="Sweep: workflows x shares x modes (stored, resumable)",
+    upload="workflow-sweep",
+    bundled=(("woas-small (bundled)", "coschedlab:sweeps/woas_small.yaml"),),
+    default_out="sweeps/woas-small",
+    args=lambda spec, out: ["workflows", "compare", spec, "--out", out],
+    check=_sweep_check,
+    cells=_sweep_cells,
+)
+
+
 def layout(ctx: Any) -> Any:
     from dash import dcc, html
 
@@ -80,6 +112,7 @@ def layout(ctx: Any) -> Any:
             dcc.Store(id="wf-path"),
         ),
         dcc.Loading(html.Div(id="wf-result")),
+        sweep_section(SWEEP, ctx.workspace),
     ])  # fmt: skip
 
 
@@ -87,6 +120,7 @@ def register(app: Any, ctx: Any) -> None:
     from dash import Input, Output, State, html, no_update
 
     ws = ctx.workspace
+    register_sweep(app, ctx, SWEEP)
 
     on_upload(app, ws, "wf-upload", "workflow", "wf-error",
               [("wf-name", "options"), ("wf-name", "value")],

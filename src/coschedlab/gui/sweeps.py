@@ -1,0 +1,210 @@
+"""A capability's stored sweep on its page: pick or upload the sweep spec, choose the output
+folder, run the command line's sweep command on it (progress with the time left, cancel,
+resume), and open any stored sweep of that kind in the workspace (its table, as the command
+line prints it, and its figures).
+
+One :class:`SweepKind` per capability (workflows compare, coupled compare, study
+reproduce) says which command, which spec reader and which table; :func:`sweep_section`
+builds the layout and :func:`register_sweep` its callbacks, so every page shows its sweep
+the same way.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from .components import error_text, field, section, table
+
+__all__ = ["SweepKind", "register_sweep", "stored_table", "sweep_section", "sweep_view"]
+
+
+@dataclass(frozen=True)
+class SweepKind:
+    """A capability's sweep as its page shows it.
+
+    ``prefix`` prefixes the component ids; ``what`` is the kind stored in the sweep's
+    spec.json (:func:`~coschedlab.experiments.store.sweep_kind`); ``upload`` the workspace's
+    reader of an uploaded spec; ``bundled`` the (label, ``coschedlab:NAME``) specs offered;
+    ``args(spec, out)`` the command line's arguments (after ``coschedlab``); ``check(spec,
+    out)`` refuses what the command would refuse, before starting it; ``cells(out)`` gives
+    (title, columns, rows) of the stored table, or None while there is none."""
+
+    prefix: str
+    what: str
+    title: str
+    upload: str
+    bundled: tuple[tuple[str, str], ...]
+    default_out: str
+    args: Callable[[str, str], list[str]]
+    check: Callable[[Path, Path], None]
+    cells: Callable[[Path], tuple[str, list[str], list[list[str]]] | None]
+
+    def id(self, name: str) -> str:
+        """The id of this section's component ``name``."""
+        return f"{self.prefix}-sweep-{name}"
+
+
+def sweep_section(kind: SweepKind, ws: Any) -> Any:
+    """The section of a page that runs and opens sweeps of ``kind``."""
+    from dash import dcc, html
+
+    i = kind.id
+    specs = [{"label": label, "value": value} for label, value in kind.bundled]
+    stored = ws.outputs(kind.what)
+    return section(kind.title,
+        html.Div(className="row", children=[
+            field("sweep spec", dcc.Dropdown(id=i("spec"), options=specs,
+                                             value=specs[0]["value"] if specs else None,
+                                             clearable=False, style={"width": "22em"})),
+            field("or upload one (YAML)", dcc.Upload(
+                id=i("upload"), children=html.Div("drop or click"), max_size=-1,
+                className="upload")),
+            field("output folder", dcc.Input(id=i("out"), type="text",
+                                             value=kind.default_out, style={"width": "16em"}),
+                  "inside the workspace; an existing sweep folder resumes"),
+        ]),
+        html.Div(className="row", children=[
+            html.Button("Run the sweep", id=i("run"), className="primary"),
+            html.Button("Cancel", id=i("cancel")),
+        ]),
+        html.Div(id=i("error"), className="error"),
+        html.Progress(id=i("bar"), value="0", max="1"),
+        html.Div(id=i("status"), className="hint"),
+        dcc.Interval(id=i("tick"), interval=500, disabled=True),
+        dcc.Store(id=i("active")),
+        html.Div(className="row", children=[
+            field("open a stored sweep", dcc.Dropdown(
+                id=i("open"), options=stored, value=stored[0] if stored else None,
+                style={"width": "22em"})),
+        ]),
+        dcc.Loading(html.Div(id=i("result"))),
+    )  # fmt: skip
+
+
+def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
+    """The callbacks of :func:`sweep_section`."""
+    from dash import Input, Output, State, no_update
+
+    from .components import on_upload
+    from .launch import launches, start, sweep_status
+
+    ws = ctx.workspace
+    i = kind.id
+
+    on_upload(app, ws, i("upload"), kind.upload, i("error"),
+              [(i("spec"), "options"), (i("spec"), "value")],
+              lambda path, name, options: (
+                  [*options, {"label": f"{name} (uploaded)", "value": str(path)}], str(path)),
+              states=((i("spec"), "options"),))  # fmt: skip
+
+    @app.callback(
+        Output(i("active"), "data"), Output(i("error"), "children", allow_duplicate=True),
+        Output(i("tick"), "disabled", allow_duplicate=True),
+        Input(i("run"), "n_clicks"), State(i("spec"), "value"), State(i("out"), "value"),
+        prevent_initial_call=True,
+    )  # fmt: skip
+    def run(_n: int, spec: str | None, out: str | None) -> tuple:
+        from ..bundled import data_path
+
+        try:
+            target = ws.inside(out or "")
+            spec_path = data_path(ws.data_file(spec, "sweep spec"))
+            kind.check(spec_path, target)
+            name = f"{kind.prefix}-sweep_{ws.relative(target).replace(os.sep, '_')}"
+            start(ws, kind.args(str(spec_path), str(target)), target, name,
+                  jobs=ctx.jobs, executor=ctx.executor)  # fmt: skip
+        except InputError as exc:
+            return no_update, error_text(exc), no_update
+        return ws.relative(target), "", False
+
+    @app.callback(
+        Output(i("error"), "children", allow_duplicate=True),
+        Input(i("cancel"), "n_clicks"), State(i("active"), "data"), prevent_initial_call=True,
+    )  # fmt: skip
+    def cancel(_n: int, active: str | None) -> str:
+        running = launches().get(ws.root / active) if active else None
+        if running is None or running.code is not None:
+            return "nothing is running"
+        running.cancel()
+        return "cancelling: finished runs stay stored; Run again resumes"
+
+    @app.callback(
+        Output(i("bar"), "value"), Output(i("bar"), "max"), Output(i("status"), "children"),
+        Output(i("tick"), "disabled"), Output(i("open"), "options"), Output(i("open"), "value"),
+        Input(i("tick"), "n_intervals"), State(i("active"), "data"), prevent_initial_call=True,
+    )  # fmt: skip
+    def tick(_n: int, active: str | None) -> tuple:
+        running = launches().get(ws.root / active) if active else None
+        if running is None:
+            return no_update, no_update, "", True, no_update, no_update
+        finished, total, text = sweep_status(running)
+        ended = running.code is not None
+        if not ended:
+            return str(finished), str(max(total, 1)), text, False, no_update, no_update
+        return (str(finished), str(max(total, 1)), text, True, ws.outputs(kind.what),
+                active)  # fmt: skip
+
+    @app.callback(
+        Output(i("result"), "children"), Input(i("open"), "value"), Input(i("tick"), "disabled"),
+    )  # fmt: skip
+    def opened(folder: str | None, _ticking: bool) -> Any:
+        if not folder:
+            return ""
+        try:
+            return sweep_view(kind, ws, ws.inside(folder, "sweep folder"))
+        except InputError as exc:
+            from dash import html
+
+            return html.Div(error_text(exc), className="error")
+
+
+def sweep_view(kind: SweepKind, ws: Any, out: Path) -> Any:
+    """A stored sweep of ``kind``: how to resume it at the command line, its table and its
+    figures (the PNG files the command wrote, largest first)."""
+    from dash import html
+
+    from ..experiments.store import sweep_kind
+
+    if sweep_kind(out) != kind.what:
+        raise InputError(f"{ws.relative(out)} holds no {kind.what} sweep")
+    shown = kind.cells(out)
+    command = " ".join(kind.args("SPEC", ws.relative(out)))
+    parts = [html.Div(f"at the command line: coschedlab {command}", className="hint")]
+    if shown is None:
+        parts.append(html.Div("no table yet: the sweep has not finished", className="hint"))
+    else:
+        title, columns, rows = shown
+        parts += [html.H3(title), table(columns, rows, kind.id("table"))]
+    figures = [html.Div([html.Div(png.name, className="hint"),
+                         html.Img(src=_png_data(png, png.stat().st_mtime_ns),
+                                  style={"maxWidth": "100%"})],
+                        className="figure")
+               for png in sorted(out.glob("*.png"))]  # fmt: skip
+    parts.append(html.Div(figures, className="row figures"))
+    return html.Div(parts)
+
+
+def stored_table(path: Path) -> Any:
+    """A table a sweep command wrote (CSV) as a DataFrame; None when it is not there yet;
+    :class:`InputError` (one line) when it cannot be read."""
+    import pandas as pd
+
+    if not path.is_file():
+        return None
+    try:
+        return pd.read_csv(path)
+    except (ValueError, OSError, UnicodeDecodeError):
+        raise InputError("damaged table: run the sweep again to rewrite it", path.name) from None
+
+
+@functools.lru_cache(maxsize=64)
+def _png_data(path: Path, _stamp: int) -> str:
+    """A PNG file as a data URL (kept while the file is unchanged)."""
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
