@@ -120,6 +120,18 @@ def ws(tmp_path_factory) -> Path:
         "name: tiny\noutput: cmp\nbaseline: fcfs\nschedulers: [fcfs, easy]\nplots: none\n"
         "workloads:\n  - {name: t, trace: trace.swf}\n"
     )
+    # numbers far beyond any machine or study (found by the dashboard's hostile pass)
+    base = "schedulers: [easy]\nworkloads:\n  - {name: t, trace: trace.swf}\n"
+    (d / "huge_reps.yaml").write_text("repetitions: 1000000000\n" + base)
+    (d / "huge_seed.yaml").write_text(f"seed: {2**70}\n" + base)
+    (d / "huge_nodes.yaml").write_text("cluster: {nodes: 1000000000000000000000000000000}\n" + base)
+    (d / "huge_jobs.yaml").write_text(
+        "cluster: {nodes: 4}\nschedulers: [easy]\n"
+        "workloads:\n  - {name: p, pool: pool.json, jobs: 1000000000000}\n"
+    )
+    import gzip
+
+    (d / "broken.swf.gz").write_bytes(gzip.compress(SMALL.encode() * 50)[:-40] + b"x" * 60)
     # workflows: damaged workflow files, sweep specs, a tiny workload with workflows
     (d / "cycle.json").write_text(json.dumps({"tasks": [
         {"id": "a", "cores": 1, "runtime": 1, "deps": ["b"]},
@@ -322,6 +334,13 @@ CASES = [
     ("coupled-executor-key", "coupled compare cpl_exec.yaml", 2, "'executor' dask-local:N needs 1 to 4096 workers"),
     ("coupled-executor-kind", "coupled compare cpl_ok.yaml --executor dask-local:-1", 2, "1 to 4096 workers"),
     ("compare-fresh-foreign", "compare spec.yaml --out prev --fresh", 2, "not a comparison output"),
+    ("compare-huge-repetitions", "compare huge_reps.yaml --out h1", 2, "'repetitions' must be <= 1,000, got 1,000,000,000"),
+    ("compare-huge-seed", "compare huge_seed.yaml --out h1", 2, "'seed' must be <= 9,223,372,036,854,775,807"),
+    ("compare-huge-nodes", "compare huge_nodes.yaml --out h1", 2, "'cluster.nodes' must be <= 10,000,000"),
+    ("compare-huge-pool-jobs", "compare huge_jobs.yaml --out h1", 2, "'workloads[0].jobs' must be <= 5,000,000"),
+    ("simulate-broken-gzip-stream", "simulate broken.swf.gz", 2, "broken gzip file"),
+    ("workflows-no-bundled-spec", "workflows compare coschedlab:sweeps/nosuch.yaml", 2, "no bundled data file 'sweeps/nosuch.yaml'"),
+    ("coupled-bundled-escape", "coupled compare coschedlab:../../etc/passwd", 2, "no bundled data file"),
     ("insitu-generate-out-exists", "insitu generate --simulations 2 --analyses 2 --data 1 --nodes 8 --out afile", 2, "already exists"),
     ("insitu-gantt-exists", "insitu simulate ens.yaml --gantt afile", 2, "--gantt afile already exists"),
     ("insitu-reproduce-out-file", "insitu reproduce --out afile --steps 2", 2, "not a directory"),

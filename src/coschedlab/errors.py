@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from pathlib import Path
 
 
@@ -44,7 +45,7 @@ def gunzip(data: bytes, where: str) -> bytes:
         return data
     try:
         return gzip.decompress(data)
-    except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
+    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
         raise InputError(f"broken gzip file: {exc}", where=where) from None
 
 

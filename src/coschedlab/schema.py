@@ -158,13 +158,17 @@ class Checker:
             raise self.fail(f"'{path}' must be a mapping (key: value), got {show(v)}", path)
         return v
 
-    def integer(self, v: Any, path: str, minimum: int | None = None) -> int:
+    def integer(
+        self, v: Any, path: str, minimum: int | None = None, maximum: int | None = None
+    ) -> int:
         if isinstance(v, float) and v.is_integer() and math.isfinite(v):
             v = int(v)
         if isinstance(v, bool) or not isinstance(v, int):
             raise self.fail(f"'{path}' must be an integer, got {show(v)}", path)
         if minimum is not None and v < minimum:
             raise self.fail(f"'{path}' must be >= {minimum}, got {v}", path)
+        if maximum is not None and v > maximum:
+            raise self.fail(f"'{path}' must be <= {maximum:,}, got {v:,}", path)
         return v
 
     def number(self, v: Any, path: str, positive: bool = False) -> float:

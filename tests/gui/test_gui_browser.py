@@ -229,7 +229,7 @@ def test_the_in_situ_planner_plans_and_draws_the_stages(server, browser):
 
 @pytest.mark.slow  # 32 SimGrid runs: about 12 s
 def test_simulating_every_plan_runs_the_search_with_progress(server, browser, tmp_path):
-    """"Simulate every plan" runs ``insitu simulate --search`` in its own process, with the
+    """ "Simulate every plan" runs ``insitu simulate --search`` in its own process, with the
     bar to the end; the ranked table equals what that command prints for the same
     ensemble."""
     url, ws = server
@@ -253,12 +253,13 @@ def test_simulating_every_plan_runs_the_search_with_progress(server, browser, tm
     shot(browser, "10-insitu-search")
 
 
-TINY_SWEEP = ("name: tiny\nmachine: 60x24\nworkflows: [A2]\nshares: [0.2, 0.4]\n"
-              "window: 14400\nwarmup: 0\ntarget_wait: 600\nseeds: 1\n")
+TINY_SWEEP = (
+    "name: tiny\nmachine: 60x24\nworkflows: [A2]\nshares: [0.2, 0.4]\n"
+    "window: 14400\nwarmup: 0\ntarget_wait: 600\nseeds: 1\n"
+)
 
 
-def test_a_workflow_sweep_runs_from_its_page_as_the_command_line_runs_it(server, browser,
-                                                                          tmp_path):
+def test_a_workflow_sweep_runs_from_its_page_as_the_command_line_runs_it(server, browser, tmp_path):
     """Upload a sweep spec, run it into a workspace folder with the bar to the end, see the
     table; the stored summary equals ``coschedlab workflows compare`` on the same spec; a
     second run into the folder resumes (nothing redone); a folder holding another kind of
@@ -288,7 +289,7 @@ def test_a_workflow_sweep_runs_from_its_page_as_the_command_line_runs_it(server,
                for line in cli.stdout.splitlines() if line.startswith("│")]  # fmt: skip
     assert body == printed  # the page's cells are the command line's printed table's
     stamps = {p: p.stat().st_mtime_ns for p in (ours / "runs").glob("*.json")}
-    log = ws / "specs" / "wf-sweep_sweeps_tiny.log"
+    (log,) = (ws / "specs").glob("wf-sweep_sweeps_tiny-*.log")
     log.unlink()
     by_id(browser, "wf-sweep-run").click()  # again: resumes, nothing redone
     wait(browser, lambda d: log.is_file() and "wrote" in log.read_text(), 120, "the resumed run")

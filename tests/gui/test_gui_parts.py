@@ -17,7 +17,7 @@ from coschedlab.errors import InputError
 from coschedlab.experiments.spec import spec_from_dict
 from coschedlab.gui import Workspace
 from coschedlab.gui import workspace as W
-from coschedlab.gui.launch import launch, progress, spec_yaml
+from coschedlab.gui.launch import AlreadyRunning, launch, progress, spec_yaml, watched
 from coschedlab.gui.pages.run import spec_document
 from coschedlab.gui.results import open_comparison
 
@@ -156,8 +156,12 @@ def test_cancel_keeps_the_finished_runs_and_run_again_resumes(tmp_path):
         if any(s.state == "done" for s in progress(out, spec)):
             break
         time.sleep(0.1)
+    assert watched(ws, "comparison") == "long"  # a reloaded page finds it running
+    with pytest.raises(AlreadyRunning):  # a second click starts nothing
+        launch(ws, doc, out, jobs=1)
     started.cancel()
     assert started.proc.wait(60) == 130  # as after Ctrl-C
+    assert watched(ws, "comparison") is None
     kept = [s for s in progress(out, spec) if s.state == "done"]
     assert 1 <= len(kept) < 3
     counts = started.counts()  # the runner's own report agrees with the stored runs
@@ -170,6 +174,9 @@ def test_cancel_keeps_the_finished_runs_and_run_again_resumes(tmp_path):
     assert all(s.state == "done" for s in progress(out, spec))
     for label, stamp in mtimes.items():  # not redone
         assert (out / "kth" / label / "rep0" / "metrics.json").stat().st_mtime_ns == stamp
+    # running it again with fewer schedulers would silently shrink its table: refused
+    with pytest.raises(InputError, match="holds runs of easy, sjf that this comparison leaves"):
+        launch(ws, {**doc, "schedulers": ["fcfs"]}, out, jobs=1)
 
 
 def test_data_files_the_browser_names_are_bundled_or_in_the_workspace(tmp_path):

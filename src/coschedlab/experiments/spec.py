@@ -37,6 +37,12 @@ __all__ = [
 ]
 
 PLOTS = ("comparison", "full", "none")
+#: bounds of what a spec may ask for (far beyond any machine or study; they catch typos that
+#: would otherwise run for days or exhaust the memory)
+MAX_NODES = 10_000_000
+MAX_CORES = 4096
+MAX_REPETITIONS = 1000
+MAX_DRAWN_JOBS = 5_000_000
 
 _TOP_KEYS = (
     "name", "cluster", "output", "repetitions", "seed", "kill_at_walltime", "baseline",
@@ -232,8 +238,8 @@ def spec_from_dict(raw: Any, path: str | Path) -> Spec:
         path=path,
         name=name,
         output=output,
-        repetitions=ck.integer(raw.get("repetitions", 1), "repetitions", minimum=1),
-        seed=ck.integer(raw.get("seed", 0), "seed", minimum=0),
+        repetitions=ck.integer(raw.get("repetitions", 1), "repetitions", 1, MAX_REPETITIONS),
+        seed=ck.integer(raw.get("seed", 0), "seed", minimum=0, maximum=2**63 - 1),
         kill_at_walltime=ck.boolean(raw.get("kill_at_walltime", False), "kill_at_walltime"),
         baseline=baseline,
         schedulers=schedulers,
@@ -249,9 +255,13 @@ def _cluster(v: Any, path: str, ck: Checker) -> Cluster:
     if "nodes" not in d:
         raise ck.fail(f"missing key '{path}.nodes'")
     return Cluster(
-        nodes=ck.integer(d["nodes"], f"{path}.nodes", minimum=1),
-        sockets_per_node=ck.integer(d.get("sockets_per_node", 1), f"{path}.sockets_per_node", 1),
-        cores_per_socket=ck.integer(d.get("cores_per_socket", 1), f"{path}.cores_per_socket", 1),
+        nodes=ck.integer(d["nodes"], f"{path}.nodes", 1, MAX_NODES),
+        sockets_per_node=ck.integer(
+            d.get("sockets_per_node", 1), f"{path}.sockets_per_node", 1, MAX_CORES
+        ),  # fmt: skip
+        cores_per_socket=ck.integer(
+            d.get("cores_per_socket", 1), f"{path}.cores_per_socket", 1, MAX_CORES
+        ),  # fmt: skip
     )
 
 
@@ -336,7 +346,7 @@ def _workload(
         kind=kind,
         path=file,
         cluster=cluster,
-        jobs=ck.integer(d["jobs"], f"{path}.jobs", minimum=1) if "jobs" in d else None,
+        jobs=ck.integer(d["jobs"], f"{path}.jobs", 1, MAX_DRAWN_JOBS) if "jobs" in d else None,
         arrival=ck.string(d.get("arrival", "constant:0"), f"{path}.arrival"),
         names=_names(d["names"], f"{path}.names", ck) if "names" in d else None,
         weights=_weights(d["weights"], f"{path}.weights", ck) if "weights" in d else None,

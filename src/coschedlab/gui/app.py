@@ -20,9 +20,11 @@ from typing import Any
 
 from .workspace import MAX_UPLOAD_BYTES, Workspace
 
-__all__ = ["Context", "make_app"]
+__all__ = ["Context", "make_app", "shown_error"]
 
 ASSETS = Path(__file__).parent / "assets"
+#: the one-line error of a callback that failed unexpectedly, under the navigation bar
+ERROR_BANNER = "app-error"
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ def make_app(ctx: Context) -> Any:
         serve_locally=True,
         suppress_callback_exceptions=True,  # the pages' components come and go
         update_title=None,
+        on_error=shown_error,
     )
     # an upload larger than this is refused by the server before any callback reads it
     app.server.config["MAX_CONTENT_LENGTH"] = (MAX_UPLOAD_BYTES * 4) // 3 + (1 << 20)
@@ -58,17 +61,34 @@ def make_app(ctx: Context) -> Any:
         className="bar",
     )
     app.layout = html.Div(
-        [dcc.Location(id="url"), nav, html.Main(id="page")],
-    )
+        [dcc.Location(id="url"), nav,
+         html.Div(id=ERROR_BANNER, className="error banner"), html.Main(id="page")],
+    )  # fmt: skip
     by_path = {p.PATH: p for p in PAGES}
 
-    @app.callback(Output("page", "children"), Input("url", "pathname"))
+    @app.callback(Output("page", "children"), Output(ERROR_BANNER, "children"),
+                  Input("url", "pathname"))  # fmt: skip
     def route(pathname: str | None) -> Any:
         page = by_path.get(pathname or "/")
         if page is None:
-            return html.Div([html.H2("No such page"), dcc.Link("back to the start", href="/")])
-        return page.layout(ctx)
+            return html.Div([html.H2("No such page"), dcc.Link("back to the start", href="/")]), ""
+        return page.layout(ctx), ""
 
     for page in PAGES:
         page.register(app, ctx)
     return app
+
+
+def shown_error(exc: Exception) -> None:
+    """Every callback's last resort (Dash's ``on_error``): a value the page should have
+    refused, or a failure of ours, becomes the command line's one-line error under the
+    navigation bar (never a traceback in the page), the callback's outputs unchanged; the
+    traceback goes to the server's log for a bug report."""
+    import logging
+
+    from dash import set_props
+
+    from .components import error_text
+
+    logging.getLogger("coschedlab.gui").error("a dashboard callback failed", exc_info=exc)
+    set_props(ERROR_BANNER, {"children": error_text(exc)})

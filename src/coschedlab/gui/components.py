@@ -68,7 +68,8 @@ def on_upload(
 ) -> None:
     """Register the callback of the upload control ``upload``: the file is stored and read
     as the command line would (:meth:`~coschedlab.gui.workspace.Workspace.save_upload`, its
-    ``kind``); ``done(path, filename, *states)`` gives the values of ``outputs``, and a bad
+    ``kind``); ``done(path, name, *states)`` (``name``: the cleaned file name it is stored
+    under) gives the values of ``outputs``, and a bad
     file's one-line error goes to the children of ``error``."""
     from dash import Input, Output, State, no_update
 
@@ -84,4 +85,4 @@ def on_upload(
             path = ws.save_upload(filename or f"upload.{kind}", contents or "", kind)
         except InputError as exc:
             return (*[no_update] * len(outputs), error_text(exc))
-        return (*done(path, filename, *state), "")
+        return (*done(path, path.name, *state), "")  # the name it is stored under, cleaned

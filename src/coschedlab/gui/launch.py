@@ -20,6 +20,7 @@ same command again resumes it.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shutil
 import signal
@@ -38,11 +39,13 @@ from ..experiments.runner import PROGRESS_DIR
 from .workspace import Workspace
 
 __all__ = [
-    "Launch", "RunState", "clock", "launch", "launches", "progress", "spec_yaml", "start",
-    "status_line", "sweep_status",
+    "AlreadyRunning", "Launch", "RunState", "clock", "launch", "launch_name", "launches",
+    "progress", "running_into", "spec_yaml", "start", "status_line", "sweep_status", "watched",
 ]  # fmt: skip
 
 SPECS = "specs"
+#: how long a cancelled command has to stop after Ctrl-C before it is terminated (s)
+CANCEL_GRACE_S = 10.0
 
 
 @dataclass
@@ -57,6 +60,8 @@ class Launch:
     proc: subprocess.Popen
     plan: Any = None
     stdout: Path | None = None
+    #: what it runs ("comparison", a sweep's kind, "insitu search"): which page watches it
+    kind: str = "comparison"
     started: float = field(default_factory=time.time)
     cancelled: bool = False
 
@@ -65,12 +70,28 @@ class Launch:
         """The process's exit code (None while it runs)."""
         return self.proc.poll()
 
-    def cancel(self) -> None:
-        """Stop the command as Ctrl-C would (finished runs stay stored)."""
-        if self.proc.poll() is None:
-            self.cancelled = True
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGINT)
+    def cancel(self, grace: float = CANCEL_GRACE_S) -> None:
+        """Stop the command as Ctrl-C would (finished runs stay stored); a process still
+        running ``grace`` seconds later (busy in a long computation) is terminated, then
+        killed: the runs it stores are written atomically, so nothing stored is lost."""
+        if self.proc.poll() is not None:
+            return
+        self.cancelled = True
+        self._signal(signal.SIGINT)
+
+        def escalate() -> None:
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    self.proc.wait(grace)
+                    return
+                except subprocess.TimeoutExpired:
+                    self._signal(sig)
+
+        threading.Thread(target=escalate, daemon=True).start()
+
+    def _signal(self, sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, sig)
 
     def message(self) -> str:
         """The command's last line of output (its one-line error, or 'written ...')."""
@@ -89,6 +110,7 @@ class Launch:
 
 
 _LOCK = threading.Lock()
+_STARTING = threading.Lock()
 _LAUNCHES: dict[Path, Launch] = {}
 
 
@@ -103,12 +125,40 @@ def spec_yaml(doc: dict[str, Any]) -> str:
     return yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=100)
 
 
-def running_into(ws: Workspace, out: Path) -> None:
-    """Refuse (:class:`InputError`) while a command this dashboard started writes into ``out``."""
+class AlreadyRunning(InputError):
+    """A command this dashboard started still writes into the output folder asked for."""
+
+
+def running_into(ws: Workspace, out: Path) -> Launch | None:
+    """The command this dashboard started that still writes into ``out``, if any."""
     with _LOCK:
         running = _LAUNCHES.get(out)
-    if running is not None and running.code is None:
-        raise InputError(f"a sweep is already running into {ws.relative(out)}")
+    return running if running is not None and running.code is None else None
+
+
+def watched(ws: Workspace, kind: str) -> str | None:
+    """The output folder (workspace-relative) of the latest command of ``kind`` still
+    running: a page opened (or reloaded) while it runs shows its progress again."""
+    with _LOCK:
+        live = [x for x in _LAUNCHES.values() if x.kind == kind and x.code is None]
+    if not live:
+        return None
+    return ws.relative(max(live, key=lambda x: x.started).out)
+
+
+def _refuse_running(ws: Workspace, out: Path) -> None:
+    if running_into(ws, out) is not None:
+        raise AlreadyRunning(f"a run is already going into {ws.relative(out)}")
+
+
+def launch_name(ws: Workspace, out: Path) -> str:
+    """The name of ``out``'s spec, log and progress files under ``specs/``: its
+    workspace-relative path with ``_`` for ``/``, and for a nested folder a digest of the
+    path, so that ``a/b`` and ``a_b`` never share files."""
+    rel = ws.relative(out)
+    if os.sep not in rel:
+        return rel
+    return f"{rel.replace(os.sep, '_')}-{hashlib.sha256(rel.encode()).hexdigest()[:6]}"
 
 
 def start(
@@ -121,33 +171,35 @@ def start(
     keep_stdout: bool = False,
     jobs: int | None = None,
     executor: str | None = None,
+    kind: str = "comparison",
 ) -> Launch:
     """Start ``coschedlab ARGS`` (plus ``--jobs``/``--executor`` when given) in the workspace,
     writing into ``out``; its log and progress folder are ``specs/NAME.log`` and
     ``specs/NAME.progress`` (``specs/NAME.out`` holds stdout when ``keep_stdout``)."""
-    running_into(ws, out)
     base = ws.root / SPECS / name
-    base.parent.mkdir(parents=True, exist_ok=True)
-    log, live = base.with_suffix(".log"), base.with_suffix(".progress")
-    stdout = base.with_suffix(".out") if keep_stdout else None
+    log, live = base.with_name(f"{name}.log"), base.with_name(f"{name}.progress")
+    stdout = base.with_name(f"{name}.out") if keep_stdout else None
     cmd = [sys.executable, "-m", "coschedlab.cli", *args]
     if jobs:
         cmd += ["--jobs", str(jobs)]
     if executor:
         cmd += ["--executor", executor]
-    shutil.rmtree(live, ignore_errors=True)
-    live.mkdir()
     env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", PROGRESS_DIR: str(live)}
-    with contextlib.ExitStack() as files:
-        err = files.enter_context(open(log, "wb"))
-        out_f = files.enter_context(open(stdout, "wb")) if stdout is not None else err
-        proc = subprocess.Popen(
-            cmd, stdout=out_f, stderr=err if stdout is not None else subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, cwd=ws.root, start_new_session=True, env=env,
-        )  # fmt: skip
-    started = Launch(out, log, live, proc, plan, stdout)
-    with _LOCK:
-        _LAUNCHES[out] = started
+    with _STARTING:  # one start at a time: two clicks never start two commands
+        _refuse_running(ws, out)
+        base.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(live, ignore_errors=True)
+        live.mkdir()
+        with contextlib.ExitStack() as files:
+            err = files.enter_context(open(log, "wb"))
+            out_f = files.enter_context(open(stdout, "wb")) if stdout is not None else err
+            proc = subprocess.Popen(
+                cmd, stdout=out_f, stderr=err if stdout is not None else subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, cwd=ws.root, start_new_session=True, env=env,
+            )  # fmt: skip
+        started = Launch(out, log, live, proc, plan, stdout, kind)
+        with _LOCK:
+            _LAUNCHES[out] = started
     return started
 
 
@@ -165,11 +217,20 @@ def launch(
     from ..experiments.spec import spec_from_dict
     from ..experiments.store import check_spec_compatible
 
-    running_into(ws, out)
-    name = ws.relative(out).replace(os.sep, "_")
+    _refuse_running(ws, out)
+    name = launch_name(ws, out)
     spec_path = ws.root / SPECS / f"{name}.yaml"
     spec = spec_from_dict(doc, spec_path)  # the one checker: one-line errors
-    check_spec_compatible(out, spec)
+    merged = check_spec_compatible(out, spec)
+    new = spec.describe()
+    for part in ("schedulers", "workloads"):  # the table would silently lose their rows
+        left = [k for k in merged.get(part, {}) if k not in new[part]]
+        if left:
+            raise InputError(
+                f"{ws.relative(out)} holds runs of {', '.join(left)} that this comparison "
+                f"leaves out (its table would lose them): add them, or choose another "
+                "output folder"
+            )
     spec_path.parent.mkdir(parents=True, exist_ok=True)
     spec_path.write_text(spec_yaml(doc))
     return start(ws, ["compare", str(spec_path), "--out", str(out)], out, name, plan=spec,

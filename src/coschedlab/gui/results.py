@@ -37,7 +37,15 @@ class Comparison:
     runs: tuple[tuple[str, str, int], ...]
 
     def run_dir(self, workload: str, label: str, rep: int) -> Path:
-        """The directory of one run."""
+        """The directory of one of the comparison's stored runs (the values come from the
+        browser: anything else, such as a path, is refused with :class:`InputError`)."""
+        try:
+            stored = (workload, label, rep) in set(self.runs)
+        except TypeError:  # unhashable values a crafted request sends
+            stored = False
+        if not stored:
+            raise InputError(f"no stored run of {label!r} on {workload!r}, repetition {rep!r}, "
+                             "in this comparison")  # fmt: skip
         return self.out / workload / slug(label) / f"rep{rep}"
 
     def cells(self) -> tuple[list[str], list[list[str]]]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,9 +54,12 @@ def sweep_section(kind: SweepKind, ws: Any) -> Any:
     """The section of a page that runs and opens sweeps of ``kind``."""
     from dash import dcc, html
 
+    from .launch import watched
+
     i = kind.id
     specs = [{"label": label, "value": value} for label, value in kind.bundled]
     stored = ws.outputs(kind.what)
+    running = watched(ws, kind.what)  # a reload shows the sweep going on
     return section(kind.title,
         html.Div(className="row", children=[
             field("sweep spec", dcc.Dropdown(id=i("spec"), options=specs,
@@ -77,8 +79,8 @@ def sweep_section(kind: SweepKind, ws: Any) -> Any:
         html.Div(id=i("error"), className="error"),
         html.Progress(id=i("bar"), value="0", max="1"),
         html.Div(id=i("status"), className="hint"),
-        dcc.Interval(id=i("tick"), interval=500, disabled=True),
-        dcc.Store(id=i("active")),
+        dcc.Interval(id=i("tick"), interval=500, disabled=running is None),
+        dcc.Store(id=i("active"), data=running),
         html.Div(className="row", children=[
             field("open a stored sweep", dcc.Dropdown(
                 id=i("open"), options=stored, value=stored[0] if stored else None,
@@ -93,7 +95,7 @@ def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
     from dash import Input, Output, State, no_update
 
     from .components import on_upload
-    from .launch import launches, start, sweep_status
+    from .launch import launch_name, launches, running_into, start, sweep_status
 
     ws = ctx.workspace
     i = kind.id
@@ -114,12 +116,14 @@ def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
         from ..bundled import data_path
 
         try:
-            target = ws.inside(out or "")
+            target = ws.output(out)
+            if running_into(ws, target) is not None:  # a second click: show it
+                return ws.relative(target), "already running: its progress is below", False
             spec_path = data_path(ws.data_file(spec, "sweep spec"))
             kind.check(spec_path, target)
-            name = f"{kind.prefix}-sweep_{ws.relative(target).replace(os.sep, '_')}"
+            name = f"{kind.prefix}-sweep_{launch_name(ws, target)}"
             start(ws, kind.args(str(spec_path), str(target)), target, name,
-                  jobs=ctx.jobs, executor=ctx.executor)  # fmt: skip
+                  jobs=ctx.jobs, executor=ctx.executor, kind=kind.what)  # fmt: skip
         except InputError as exc:
             return no_update, error_text(exc), no_update
         return ws.relative(target), "", False

@@ -16,7 +16,10 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import os
 import re
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +32,12 @@ MAX_UPLOAD_BYTES = 64 << 20
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.+=,-]+")
 UPLOADS = "uploads"
+#: the dashboard's own folders, which no output goes into
+RESERVED = {UPLOADS: "uploads", "specs": "specs, logs and progress files"}
+#: the longest path text accepted (the file system's own limit is 4,096 bytes)
+MAX_PATH = 1024
+#: the longest name an upload is stored under (its end kept: the suffix says its format)
+MAX_NAME = 100
 
 
 @dataclass(frozen=True)
@@ -48,12 +57,18 @@ class Workspace:
 
     def inside(self, text: str, what: str = "output directory") -> Path:
         """``text`` (relative to the workspace, or absolute inside it) as a path inside the
-        workspace; :class:`InputError` when it is empty or would leave the workspace."""
-        text = (text or "").strip()
+        workspace; :class:`InputError` when it is empty, not text, holds control characters,
+        is too long for a file system, or would leave the workspace."""
+        if not isinstance(text, str):
+            raise InputError(f"the {what} must be text, got {type(text).__name__}")
+        text = text.strip()
         if not text:
-            raise InputError(f"give an {what} (a folder inside {self.root})")
-        if "\x00" in text:
-            raise InputError(f"the {what} {text!r} holds a NUL character")
+            raise InputError(f"give the {what} (a folder inside the workspace)")
+        if any(ord(c) < 32 or c == "\x7f" for c in text):
+            raise InputError(f"the {what} {text!r} holds a control character")
+        if len(text) > MAX_PATH or any(len(p.encode()) > 255 for p in Path(text).parts):
+            raise InputError(f"the {what} is too long (at most {MAX_PATH} characters, 255 "
+                             "per folder name)")  # fmt: skip
         candidate = Path(text).expanduser()
         if not candidate.is_absolute():
             candidate = self.root / candidate
@@ -67,12 +82,28 @@ class Workspace:
             raise InputError(f"the {what} cannot be the workspace itself: name a folder in it")
         return resolved
 
+    def output(self, text: str, what: str = "output folder") -> Path:
+        """An output folder the user typed: :meth:`inside` the workspace, not an existing
+        file, and not one of the dashboard's own folders (uploads, specs)."""
+        path = self.inside(text, what)
+        top = path.relative_to(self.root).parts[0]
+        if top in RESERVED:
+            raise InputError(f"the {what} cannot be in {top}/ (the dashboard keeps its "
+                             f"{RESERVED[top]} there): choose another folder")  # fmt: skip
+        if path.exists() and not path.is_dir():
+            raise InputError(f"the {what} {text.strip()!r} is a file: choose a folder")
+        return path
+
     def data_file(self, value: str | None, what: str = "file") -> str:
         """A data file a page names (a value the browser sends back, so not trusted): bundled
         data (``coschedlab:NAME``) as it is, else a file inside the workspace (an upload)."""
         from ..bundled import bundled, is_bundled
 
-        text = str(value or "").strip()
+        if value is not None and not isinstance(value, str):
+            raise InputError(f"the {what} must be named by text, got {type(value).__name__}")
+        text = (value or "").strip()
+        if not text:
+            raise InputError(f"no {what} chosen: pick or upload one first")
         if is_bundled(text):
             try:
                 bundled(text)
@@ -121,10 +152,16 @@ class Workspace:
 
     def save_upload(self, filename: str, contents: str, kind: str) -> Path:
         """Store an upload (a dcc.Upload ``data:...;base64,...`` string) under
-        ``uploads/`` and check it with the command line's reader for ``kind`` ("swf" or
-        "pool"); the stored path. Errors are one line naming the uploaded file."""
+        ``uploads/`` once :func:`check_upload` read it as the command line would (``kind``);
+        the stored path, named by the file's content and its (cleaned) name. Errors are one
+        line naming the uploaded file; a refused file leaves nothing behind."""
+        if filename is not None and not isinstance(filename, str):
+            raise InputError("the upload's file name is not text")
+        if not isinstance(contents, str):
+            raise InputError("the upload is not a file the browser sent")
         name = _SAFE_NAME.sub("_", Path(filename or "upload").name).strip("._") or "upload"
-        _, _, payload = (contents or "").partition(",")
+        name = name[-MAX_NAME:].lstrip("._") or "upload"  # keep the suffix (.swf.gz)
+        _, _, payload = contents.partition(",")
         if len(payload) > (MAX_UPLOAD_BYTES * 4) // 3 + 4:
             raise InputError(f"the file is larger than {MAX_UPLOAD_BYTES >> 20} MB", name)
         try:
@@ -133,18 +170,41 @@ class Workspace:
             raise InputError("the upload is not a file the browser sent", name) from None
         if not data:
             raise InputError("the file is empty", name)
-        digest = hashlib.sha256(data).hexdigest()[:12]
-        folder = self.root / UPLOADS / digest
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = self.root / UPLOADS / hashlib.sha256(data).hexdigest()[:12]
         path = folder / name
-        path.write_bytes(data)
+        if path.is_file() and path.read_bytes() == data:
+            return path  # the same file again: read and stored before
+        checking = Path(tempfile.mkdtemp(prefix=".checking-", dir=self.root))
         try:
-            check_upload(path, kind)
-        except InputError as exc:
-            path.unlink(missing_ok=True)
-            what = exc.what.replace(f"{path}: ", "").replace(str(path), name)
-            raise InputError(what, _shown(exc.where, path, name)) from None
+            trial = checking / name
+            trial.write_bytes(data)
+            try:
+                check_upload(trial, kind)
+            except InputError as exc:
+                what = exc.what.replace(f"{trial}: ", "").replace(str(trial), name)
+                raise InputError(what, _shown(exc.where, trial, name)) from None
+            except Exception as exc:  # a reader's own failure: still one line, nothing kept
+                text = " ".join(str(exc).replace(str(trial), name).split())
+                raise InputError(f"cannot be read as a {kind} file ({type(exc).__name__}: "
+                                 f"{text})", name) from None  # fmt: skip
+            folder.mkdir(parents=True, exist_ok=True)
+            os.replace(trial, path)
+        finally:
+            shutil.rmtree(checking, ignore_errors=True)
         return path
+
+
+def scheduler_text(text: str, what: str = "scheduler") -> str:
+    """A scheduler spec typed into a page (``easy:depth=50``): one naming a file is refused
+    (a policy of one's own is uploaded, and runs in a process of its own, never named by a
+    path the server would import)."""
+    if not isinstance(text, str):
+        raise InputError(f"the {what} must be text, got {type(text).__name__}")
+    name = text.strip().split(":", 1)[0]
+    if "/" in name or "\\" in name or name.endswith(".py"):
+        raise InputError(f"{text.strip()!r}: a policy file of your own is uploaded (your "
+                         "policy), not named")  # fmt: skip
+    return text.strip()
 
 
 def check_upload(path: Path, kind: str) -> None:
@@ -178,13 +238,57 @@ def check_upload(path: Path, kind: str) -> None:
 
         load_spec(path)
     elif kind == "policy":
-        from ..schedulers.registry import get_scheduler
-
         if path.suffix != ".py":
             raise InputError("a policy is a Python file (.py)", str(path))
-        get_scheduler(str(path))
+        check_policy(path)
     else:
         raise ValueError(f"unknown upload kind {kind!r}")
+
+
+#: how long a policy file may take to load when checked (s)
+POLICY_CHECK_S = 30.0
+
+_POLICY_CHECK = """
+import json, sys
+from coschedlab.errors import InputError
+from coschedlab.schedulers.registry import get_scheduler
+try:
+    get_scheduler(sys.argv[1])
+except InputError as exc:
+    print(json.dumps({"what": exc.what, "where": exc.where}))
+    sys.exit(2)
+except BaseException as exc:
+    text = " ".join(str(exc).split())
+    print(json.dumps({"what": f"loading it failed ({type(exc).__name__}: {text})",
+                      "where": sys.argv[1]}))
+    sys.exit(2)
+"""
+
+
+def check_policy(path: Path) -> None:
+    """Load a policy file as ``coschedlab simulate -s FILE.py`` would, in a process of its
+    own (its module code runs there, in the file's folder, never in the dashboard's server;
+    at most :data:`POLICY_CHECK_S` seconds): its one-line error as an :class:`InputError`."""
+    import json
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _POLICY_CHECK, str(path)], capture_output=True, text=True,
+            cwd=path.parent, timeout=POLICY_CHECK_S, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        raise InputError(f"loading it took over {POLICY_CHECK_S:.0f} s", str(path)) from None
+    if done.returncode == 0:
+        return
+    try:
+        doc = json.loads(done.stdout.strip().splitlines()[-1])
+        what, where = str(doc["what"]), doc.get("where")
+    except (ValueError, IndexError, KeyError, TypeError):
+        raise InputError(f"loading it ended the process (exit code {done.returncode})",
+                         str(path)) from None  # fmt: skip
+    raise InputError(what, where)
 
 
 def _shown(where: str | None, path: Path, name: str) -> str:

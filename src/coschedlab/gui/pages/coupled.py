@@ -11,6 +11,7 @@ from typing import Any
 from ...errors import InputError
 from ..components import error_text, field, figure, on_upload, section, table
 from ..sweeps import SweepKind, register_sweep, stored_table, sweep_section
+from ..workspace import scheduler_text
 
 NAME = "coupled"
 PATH = "/coupled"
@@ -87,7 +88,7 @@ def layout(ctx: Any) -> Any:
                       "vicinity:SECONDS, every:K, proportion:P or none"),
                 field("scheduler (all systems)", dcc.Input(id="cp-sched", type="text",
                                                            placeholder="easy:order=wfp")),
-                field("seed", dcc.Input(id="cp-seed", type="number", value=0, min=0)),
+                field("seed", dcc.Input(id="cp-seed", type="number", value=0)),
             ]),
             html.Button("Simulate", id="cp-run", className="primary"),
             html.Div(id="cp-error", className="error"),
@@ -125,9 +126,10 @@ def register(app: Any, ctx: Any) -> None:
             specs = system_specs(ws, text)
             n = int(float(seed)) if seed not in (None, "") else 0
             check_seed(n, "seed")
-            systems, notes = build_systems(specs, [sched.strip()] if sched else [], n)
+            sched = scheduler_text(sched or "", "scheduler")
+            systems, notes = build_systems(specs, [sched] if sched else [], n)
             r, metrics, base, p, shares = run_coupled(systems, (pairs or "none").strip())
-        except (InputError, ValueError) as exc:
+        except (InputError, ValueError, ArithmeticError) as exc:
             return no_update, error_text(exc)
         waits = go.Figure()
         for name, m in metrics.items():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import math
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,12 @@ NAME = "insitu"
 PATH = "/insitu"
 TITLE = "In situ planner"
 FOLDER = "insitu"
+#: the largest ensemble the page draws (far beyond the paper's 16 simulations on 64 nodes;
+#: a typo of 10**9 nodes or steps would otherwise run for days)
+LIMITS = {"S": 1024, "A": 1024, "N": 100_000, "steps": 100_000}
+MAX_VOLUME_GB = 1_000_000
+#: the kind of the launched search (:func:`~coschedlab.gui.launch.watched`)
+SEARCH = "insitu search"
 
 
 def ensemble_file(ws: Any, form: dict[str, Any]) -> Path:
@@ -28,12 +35,13 @@ def ensemble_file(ws: Any, form: dict[str, Any]) -> Path:
 
     def whole(key: str, low: int = 1) -> int:
         v = form.get(key)
+        high = LIMITS.get(key, 2**63 - 1)
         try:
-            f = float(v)  # type: ignore[arg-type]
+            f = float(v) if not isinstance(v, bool) else math.nan  # type: ignore[arg-type]
         except (TypeError, ValueError):
-            raise InputError(f"{key} must be a whole number, got {v!r}") from None
-        if f != int(f) or f < low:
-            raise InputError(f"{key} must be a whole number >= {low}, got {v!r}")
+            f = math.nan
+        if not low <= f <= high or f != int(f):  # NaN and infinity too
+            raise InputError(f"{key} must be a whole number from {low} to {high:,}, got {v!r}")
         return int(f)
 
     network = form.get("network") or "paper"
@@ -43,8 +51,8 @@ def ensemble_file(ws: Any, form: dict[str, Any]) -> Path:
         volume = float(form.get("V"))  # type: ignore[arg-type]
     except (TypeError, ValueError):
         raise InputError(f"V must be a number of GB, got {form.get('V')!r}") from None
-    if not volume > 0:
-        raise InputError(f"V must be > 0, got {volume}")
+    if not 0 < volume <= MAX_VOLUME_GB:
+        raise InputError(f"V must be > 0 and <= {MAX_VOLUME_GB:,} GB, got {volume}")
     text = dump_ensemble(generate_ensemble(
         whole("S"), whole("A"), volume, whole("N"), steps=whole("steps"),
         seed=whole("seed", 0), network=network,
@@ -81,8 +89,12 @@ def plan_rows(path: Path) -> list[dict[str, Any]]:
 def layout(ctx: Any) -> Any:
     from dash import dcc, html
 
+    from ..launch import watched
+
+    running = watched(ctx.workspace, SEARCH)  # a reload shows the search going on
+
     def number(id: str, value: float, step: float = 1) -> Any:
-        return dcc.Input(id=id, type="number", value=value, min=0, step=step)
+        return dcc.Input(id=id, type="number", value=value, step=step)
 
     return html.Div([
         html.H2("Plan an in situ ensemble"),
@@ -112,8 +124,8 @@ def layout(ctx: Any) -> Any:
             html.Div(id="ins-error", className="error"),
             html.Progress(id="ins-bar", value="0", max="1"),
             html.Div(id="ins-status", className="hint"),
-            dcc.Interval(id="ins-tick", interval=500, disabled=True),
-            dcc.Store(id="ins-path"), dcc.Store(id="ins-active"),
+            dcc.Interval(id="ins-tick", interval=500, disabled=running is None),
+            dcc.Store(id="ins-path"), dcc.Store(id="ins-active", data=running),
         ),
         dcc.Loading(html.Div(id="ins-table")),
         section("Stage Gantt chart",
@@ -168,7 +180,7 @@ def register(app: Any, ctx: Any) -> None:
         prevent_initial_call=True,
     )  # fmt: skip
     def simulate(_s, uploaded_path, S, A, V, N, steps, seed, network) -> tuple:
-        from ..launch import start
+        from ..launch import running_into, start
 
         try:
             path = ensemble_path(uploaded_path, {"S": S, "A": A, "V": V, "N": N,
@@ -177,9 +189,11 @@ def register(app: Any, ctx: Any) -> None:
             plan_rows(path)  # the ensemble's errors now, not from the process
             name = f"insitu-search_{path.stem}"
             out = ws.root / FOLDER / name
+            if running_into(ws, out) is not None:  # a second click: show it
+                return ws.relative(out), "already running: its progress is below", False
             start(ws, ["insitu", "simulate", str(path), "--search", "--json", "--jobs",
-                       str(ctx.jobs or 2)], out, name, plan=str(path),
-                  keep_stdout=True)  # fmt: skip
+                       str(ctx.jobs or 2)], out, name, plan=str(path), keep_stdout=True,
+                  kind=SEARCH)  # fmt: skip
         except InputError as exc:
             return no_update, error_text(exc), no_update
         return ws.relative(out), "", False

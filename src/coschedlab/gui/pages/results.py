@@ -158,12 +158,13 @@ def register(app: Any, ctx: Any) -> None:
     def zoomed(relayout: dict | None, fig: dict | None) -> tuple:
         """A zoom on the Gantt chart's time axis becomes the time window (so an aggregated
         chart is redrawn job by job once few enough jobs are in view)."""
-        if not relayout or "xaxis.range[0]" not in relayout or not fig:
+        try:
+            div = float((fig.get("layout", {}).get("meta") or {}).get("div", 1.0))
+            lo = max(0.0, float(relayout["xaxis.range[0]"]) * div)
+            hi = float(relayout["xaxis.range[1]"]) * div
+        except (AttributeError, KeyError, TypeError, ValueError):  # not a zoom of the time axis
             return no_update, no_update
-        div = float((fig.get("layout", {}).get("meta") or {}).get("div", 1.0))
-        lo = max(0.0, float(relayout["xaxis.range[0]"]) * div)
-        hi = float(relayout["xaxis.range[1]"]) * div
-        if hi <= lo:
+        if not lo < hi < float("inf"):
             return no_update, no_update
         return f"{lo:.0f}s", f"{hi:.0f}s"
 

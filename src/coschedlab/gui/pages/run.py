@@ -8,12 +8,14 @@ The form becomes the comparison spec a user would write (:func:`spec_document`);
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
 from ..components import error_text, field, on_upload, section
-from ..launch import launch, launches, progress, status_line
+from ..launch import launch, launches, progress, running_into, status_line, watched
+from ..workspace import scheduler_text
 
 NAME = "run"
 PATH = "/"
@@ -62,16 +64,16 @@ def spec_document(form: dict[str, Any]) -> dict[str, Any]:
     ``extra`` (comma-separated scheduler specs), ``policies`` (stored .py paths),
     ``repetitions``, ``seed``, ``kill``, ``name``."""
 
-    def number(key: str, what: str) -> int:
+    def number(key: str, what: str, minimum: int = 1) -> int:
         v = form.get(key)
         if v is None or v == "":
             raise InputError(f"give the {what}")
         try:
-            f = float(v)
+            f = float(v) if not isinstance(v, bool) else math.nan
         except (TypeError, ValueError):
-            raise InputError(f"the {what} must be a whole number, got {v!r}") from None
-        if f != int(f) or f < 0:
-            raise InputError(f"the {what} must be a whole number, got {v!r}")
+            f = math.nan
+        if not math.isfinite(f) or f != int(f) or f < minimum:
+            raise InputError(f"the {what} must be a whole number >= {minimum}, got {v!r}")
         return int(f)
 
     kind = form.get("kind") or "pool"
@@ -88,7 +90,7 @@ def spec_document(form: dict[str, Any]) -> dict[str, Any]:
             "name": "pool",
             "pool": pool,
             "jobs": number("jobs", "number of jobs"),
-            "arrival": (form.get("arrival") or "constant:0").strip(),
+            "arrival": _text(form.get("arrival"), "arrival") or "constant:0",
         }
         cores = cluster["nodes"] * cluster["sockets_per_node"] * cluster["cores_per_socket"]
         fit = pool_sizes(pool, cores)
@@ -111,9 +113,10 @@ def spec_document(form: dict[str, Any]) -> dict[str, Any]:
             workload["limit"] = number("limit", "number of jobs to read")
     else:
         raise InputError(f"unknown workload kind {kind!r}")
-    schedulers = list(form.get("schedulers") or [])
-    schedulers += [s.strip() for s in (form.get("extra") or "").split(",") if s.strip()]
-    schedulers += list(form.get("policies") or [])
+    schedulers = [_text(x, "scheduler") for x in _items(form.get("schedulers"), "schedulers")]
+    extra = _text(form.get("extra"), "more schedulers")
+    schedulers += [s.strip() for s in extra.split(",") if s.strip()]
+    schedulers += [_text(x, "policy") for x in _items(form.get("policies"), "policies")]
     if not schedulers:
         raise InputError("choose at least one scheduler")
     if len(set(schedulers)) != len(schedulers):
@@ -122,13 +125,30 @@ def spec_document(form: dict[str, Any]) -> dict[str, Any]:
     return {
         "name": form.get("name") or "comparison",
         "cluster": cluster,
-        "repetitions": number("repetitions", "number of repetitions") or 1,
-        "seed": number("seed", "seed"),
+        "repetitions": number("repetitions", "number of repetitions"),
+        "seed": number("seed", "seed", minimum=0),
         "kill_at_walltime": bool(form.get("kill")),
         "schedulers": schedulers,
         "workloads": [workload],
         "plots": "none",
     }
+
+
+def _text(v: Any, what: str) -> str:
+    """A form's text value (None: empty); anything else is refused in one line."""
+    if v is None:
+        return ""
+    if not isinstance(v, str):
+        raise InputError(f"the {what} must be text, got {type(v).__name__}")
+    return v.strip()
+
+
+def _items(v: Any, what: str) -> list:
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise InputError(f"the {what} must be a list, got {type(v).__name__}")
+    return v
 
 
 def layout(ctx: Any) -> Any:
@@ -138,12 +158,13 @@ def layout(ctx: Any) -> Any:
     pools = [{"label": k, "value": f"coschedlab:{v}"} for k, v in BUNDLED_POOLS.items()]
     traces = [{"label": k, "value": f"coschedlab:{v}"} for k, v in BUNDLED_TRACES.items()]
     outputs = ctx.workspace.outputs()
+    running = watched(ctx.workspace, "comparison")  # a reload shows the run going on
     return html.Div([
         html.H2("Set up and run a comparison"),
         section("Cluster", html.Div([
-            field("nodes", dcc.Input(id="nodes", type="number", value=100, min=1)),
-            field("sockets per node", dcc.Input(id="sockets", type="number", value=2, min=1)),
-            field("cores per socket", dcc.Input(id="cores", type="number", value=10, min=1)),
+            field("nodes", dcc.Input(id="nodes", type="number", value=100)),
+            field("sockets per node", dcc.Input(id="sockets", type="number", value=2)),
+            field("cores per socket", dcc.Input(id="cores", type="number", value=10)),
         ], className="row")),
         section("Workload",
             dcc.RadioItems(id="kind", value="pool", inline=True, options=[
@@ -157,7 +178,7 @@ def layout(ctx: Any) -> Any:
                 field("or upload a pool (ELiSE JSON)", dcc.Upload(
                     id="pool-upload", children=html.Div("drop or click"),
                     max_size=-1, **upload_style)),
-                field("jobs", dcc.Input(id="jobs", type="number", value=200, min=1)),
+                field("jobs", dcc.Input(id="jobs", type="number", value=200)),
                 field("arrival", dcc.Input(id="arrival", type="text", value="poisson:60"),
                       "constant:S, uniform:LO,HI, poisson:MEAN or weibull:K,S (seconds)"),
             ]),
@@ -173,7 +194,7 @@ def layout(ctx: Any) -> Any:
                 html.Div(id="swf-name", className="hint"),
             ]),
             html.Div(className="row", children=[
-                field("jobs to read (traces)", dcc.Input(id="limit", type="number", min=1,
+                field("jobs to read (traces)", dcc.Input(id="limit", type="number",
                                                           value=2000)),
             ], id="limit-box"),
             html.Div(id="upload-error", className="error"),
@@ -195,8 +216,8 @@ def layout(ctx: Any) -> Any:
             dcc.Store(id="policies", data=[]),
         ),
         section("Runs", html.Div(className="row", children=[
-            field("repetitions", dcc.Input(id="repetitions", type="number", value=1, min=1)),
-            field("seed", dcc.Input(id="seed", type="number", value=0, min=0)),
+            field("repetitions", dcc.Input(id="repetitions", type="number", value=1)),
+            field("seed", dcc.Input(id="seed", type="number", value=0)),
             field("", dcc.Checklist(id="kill", options=[
                 {"label": "kill jobs at their walltime", "value": "kill"}], value=[])),
             field("output directory (in the workspace)", dcc.Input(
@@ -216,8 +237,8 @@ def layout(ctx: Any) -> Any:
             html.Div(id="runs-table"),
             id="progress-box",
         ),
-        dcc.Store(id="active"),
-        dcc.Interval(id="tick", interval=500, disabled=True),
+        dcc.Store(id="active", data=running),
+        dcc.Interval(id="tick", interval=500, disabled=running is None),
     ])  # fmt: skip
 
 
@@ -277,16 +298,18 @@ def register(app: Any, ctx: Any) -> None:
     def run(_n, nodes, sockets, cores, kind, pool, jobs, arrival, trace, limit, upload,
             schedulers, extra, policies, repetitions, seed, kill, out) -> tuple:  # fmt: skip
         try:
-            target = ws.inside(out or "")
+            target = ws.output(out)
+            if running_into(ws, target) is not None:  # a second click: show it, start nothing
+                return ws.relative(target), "already running: its progress is below", False
+            if kind == "upload" and not upload:
+                raise InputError("upload an SWF trace first")
             # what the browser sends back is checked again: bundled data or workspace files
             pool = ws.data_file(pool, "pool") if kind == "pool" else None
             trace = ws.data_file(trace, "trace") if kind == "trace" else None
             upload = ws.data_file(upload, "trace") if kind == "upload" else None
             policies = [ws.data_file(p, "policy") for p in policies or []]
-            for text in (extra or "").split(","):
-                if "/" in text or "\\" in text or text.strip().endswith(".py"):
-                    raise InputError(f"{text.strip()!r}: a policy file of your own is uploaded "
-                                     "(your policy), not named")  # fmt: skip
+            for text in _text(extra, "more schedulers").split(","):
+                scheduler_text(text)
             doc = spec_document({
                 "nodes": nodes, "sockets": sockets, "cores": cores, "kind": kind,
                 "pool": pool, "jobs": jobs, "arrival": arrival, "trace": trace,

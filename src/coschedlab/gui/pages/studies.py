@@ -40,6 +40,21 @@ def study_rows(spec_path: Path, configs: list[str], procs: int | None) -> list[A
     return [run_study(spec, config_of(c)) for c in configs], spec
 
 
+#: the most processors the page simulates (the paper's study: 32 and 64)
+MAX_PROCESSORS = 100_000
+
+
+def _processors(v: Any) -> int:
+    try:
+        f = float(v) if not isinstance(v, bool) else float("nan")
+    except (TypeError, ValueError):
+        f = float("nan")
+    if not 1 <= f <= MAX_PROCESSORS or f != int(f):
+        raise InputError(f"processors must be a whole number from 1 to {MAX_PROCESSORS:,}, "
+                         f"got {v!r}")  # fmt: skip
+    return int(f)
+
+
 def _png(draw: Any, *args: Any) -> str:
     buf = io.BytesIO()
     draw(*args, buf)
@@ -86,7 +101,7 @@ def layout(ctx: Any) -> Any:
             html.Div(className="row", children=[
                 field("configurations", dcc.Checklist(
                     id="st-configs", options=list("OABCDE"), value=["O", "E"], inline=True)),
-                field("processors", dcc.Input(id="st-procs", type="number", value=32, min=1)),
+                field("processors", dcc.Input(id="st-procs", type="number", value=32)),
                 field("or upload a study spec (YAML with a model)", dcc.Upload(
                     id="st-upload", children=html.Div("drop or click"), max_size=-1,
                     className="upload")),
@@ -123,9 +138,12 @@ def register(app: Any, ctx: Any) -> None:
 
         try:
             spec_path = data_path(ws.data_file(path or f"coschedlab:{HELIUM}", "study spec"))
-            n = None if procs in (None, "") else int(float(procs))
+            n = None if procs in (None, "") else _processors(procs)
+            if not isinstance(configs, list) or any(c not in "OABCDE" or not c
+                                                    for c in map(str, configs)):  # fmt: skip
+                raise InputError(f"configurations are letters of OABCDE, got {configs!r}")
             results, spec = study_rows(spec_path, list(configs or []), n)
-        except (InputError, ValueError) as exc:
+        except InputError as exc:
             return no_update, error_text(exc)
         rows = [[m["config"], str(m["runs"]), _hm(m["total_time"]), f"{m['utilization']:.1%}",
                  _hm(m["mean_run_time"]), str(m["reused"]), str(m["preemptions"])]

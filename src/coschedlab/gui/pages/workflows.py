@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ from ..sweeps import SweepKind, register_sweep, stored_table, sweep_section
 NAME = "workflows"
 PATH = "/workflows"
 TITLE = "Workflows"
+#: the longest window (or warm-up) the page simulates: a year
+MAX_HOURS = 24 * 366
 
 
 def simulate_modes(form: dict[str, Any]) -> tuple[Any, dict[str, dict], int, int]:
@@ -30,22 +33,25 @@ def simulate_modes(form: dict[str, Any]) -> tuple[Any, dict[str, dict], int, int
     from ...workflows.simulate import simulate_mode
     from ...workflows.workload import generate, machine_of
 
-    def number(key: str, low: float, high: float | None = None) -> float:
+    def number(key: str, low: float, high: float) -> float:
         v = form.get(key)
         try:
-            x = float(v)  # type: ignore[arg-type]
+            x = float(v) if not isinstance(v, bool) else math.nan  # type: ignore[arg-type]
         except (TypeError, ValueError):
-            raise InputError(f"{key} must be a number, got {v!r}") from None
-        if not low <= x <= (high if high is not None else float("inf")):
-            raise InputError(f"{key} must be in [{low}, {high if high is not None else 'inf'}],"
-                             f" got {v!r}")  # fmt: skip
+            x = math.nan
+        if not low <= x <= high:  # NaN too
+            raise InputError(f"{key} must be a number in [{low:g}, {high:g}], got {v!r}")
         return x
 
     wf = load_workflow(str(form.get("workflow") or ""))
     share = number("share", 1e-6, 1.0)
+    seed = number("seed", 0, 2**63 - 1)
+    if seed != int(seed):
+        raise InputError(f"seed must be a whole number, got {form.get('seed')!r}")
     ww = generate(
-        [wf], cluster=machine_of(str(form.get("machine") or "")), seed=int(number("seed", 0)),
-        share=share, warmup=number("warmup", 0) * 3600, window=number("hours", 1) * 3600,
+        [wf], cluster=machine_of(str(form.get("machine") or "")), seed=int(seed),
+        share=share, warmup=number("warmup", 0, MAX_HOURS) * 3600,
+        window=number("hours", 1, MAX_HOURS) * 3600,
     )  # fmt: skip
     runs = {m: simulate_mode(ww, m, "slurm") for m in MODES}
     mask = completed_in_all({m: r.workflows for m, r in runs.items()})
@@ -100,12 +106,10 @@ def layout(ctx: Any) -> Any:
                 field("machine", dcc.Input(id="wf-machine", type="text", value="350x24"),
                       "edison or NODESxCORES"),
                 field("workflows' share of core-hours", dcc.Input(
-                    id="wf-share", type="number", value=0.1, min=0, max=1, step=0.01)),
-                field("hours analysed", dcc.Input(id="wf-hours", type="number", value=24,
-                                                  min=1)),
-                field("warm-up hours", dcc.Input(id="wf-warmup", type="number", value=6,
-                                                 min=0)),
-                field("seed", dcc.Input(id="wf-seed", type="number", value=0, min=0)),
+                    id="wf-share", type="number", value=0.1, step=0.01)),
+                field("hours analysed", dcc.Input(id="wf-hours", type="number", value=24)),
+                field("warm-up hours", dcc.Input(id="wf-warmup", type="number", value=6)),
+                field("seed", dcc.Input(id="wf-seed", type="number", value=0)),
             ]),
             html.Button("Simulate the three modes", id="wf-run", className="primary"),
             html.Div(id="wf-error", className="error"),
@@ -135,11 +139,12 @@ def register(app: Any, ctx: Any) -> None:
         State("wf-seed", "value"), prevent_initial_call=True,
     )  # fmt: skip
     def simulated(_n, name, machine, share, hours, warmup, seed) -> tuple:
+        from ...workflows.library import names
         from ...workflows.metrics import summary_cells
         from ...workflows.plots import profile_figure
 
         try:
-            if "/" in str(name or "") or "\\" in str(name or ""):  # an upload: in the workspace
+            if name not in names():  # not a built-in one: an upload, in the workspace
                 name = ws.data_file(name, "workflow")
             wf, summaries, submitted, compared = simulate_modes({
                 "workflow": name, "machine": machine, "share": share, "hours": hours,
