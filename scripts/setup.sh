@@ -10,7 +10,7 @@ PY=${PYTHON:-python3}
 # and say why; the dashboard itself opens in any browser)
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 missing() { for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || echo "$pkg"; done; }
-need=$(missing python3-simgrid chromium chromium-driver)
+need=$(missing python3-simgrid chromium chromium-driver xvfb xdotool)
 if [ -n "$need" ]; then
     $SUDO apt-get update -qq || true
     if [ -n "$(missing python3-simgrid)" ]; then
@@ -19,6 +19,10 @@ if [ -n "$need" ]; then
     if [ -n "$(missing chromium chromium-driver)" ]; then
         DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver \
             >/dev/null 2>&1 || echo "setup: chromium not installed: the browser tests will be skipped" >&2
+    fi
+    if [ -n "$(missing xvfb xdotool)" ]; then  # a virtual screen for the desktop-window test
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq xvfb xdotool \
+            >/dev/null 2>&1 || echo "setup: xvfb not installed: the window test will be skipped" >&2
     fi
 fi
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -193,3 +194,65 @@ def test_data_files_the_browser_names_are_bundled_or_in_the_workspace(tmp_path):
     (ws.root / "uploads").mkdir()
     (ws.root / "uploads" / "p.json").write_text("{}")
     assert ws.data_file("uploads/p.json") == str(ws.root / "uploads" / "p.json")
+
+
+def test_the_window_shows_the_dashboard_and_closing_it_stops_the_server(tmp_path):
+    """``gui --window``: the browser is started in application mode on the dashboard's
+    address with a profile of its own in the workspace; when it exits (the window closed),
+    the command stops by itself. A stand-in browser fetches the page, as a window would."""
+    fake = tmp_path / "bin" / "fakebrowser"
+    fake.parent.mkdir()
+    record = tmp_path / "browser.txt"
+    fake.write_text(f"""#!{sys.executable}
+import sys, urllib.request
+url = next(a for a in sys.argv if a.startswith("--app=")).removeprefix("--app=")
+page = urllib.request.urlopen(url, timeout=20)
+open({str(record)!r}, "w").write(" ".join(sys.argv[1:]) + "\\n" + str(page.status))
+""")
+    fake.chmod(0o755)
+    env = {**os.environ, "COSCHEDLAB_BROWSER": str(fake), "DISPLAY": ":99"}
+    done = subprocess.run([sys.executable, "-m", "coschedlab.cli", "gui", "--root",
+                           str(tmp_path / "ws"), "--port", "0", "--window"],
+                          capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    args, status = record.read_text().splitlines()
+    assert status == "200" and "--app=http://127.0.0.1:" in args
+    assert f"--user-data-dir={tmp_path / 'ws' / '.window-profile'}" in args
+    assert "the window closed" in done.stderr
+    # no browser, or no display: one line, before anything starts
+    for extra, says in (({"COSCHEDLAB_BROWSER": "nosuchbrowser"}, "--window needs"),
+                        ({"DISPLAY": "", "WAYLAND_DISPLAY": ""}, "needs a display")):  # fmt: skip
+        bad = subprocess.run([sys.executable, "-m", "coschedlab.cli", "gui", "--root",
+                              str(tmp_path / "ws"), "--window"], capture_output=True,
+                             text=True, env={**env, **extra}, timeout=60)  # fmt: skip
+        assert bad.returncode == 2 and says in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.slow  # a real Chromium window on a virtual screen: about 10 s
+@pytest.mark.skipif(not all(map(shutil.which, ("Xvfb", "xdotool", "chromium"))),
+                    reason="no Xvfb, xdotool or chromium (scripts/setup.sh installs them "
+                    "where apt works)")  # fmt: skip
+def test_a_real_window_opens_on_a_screen_and_closing_it_stops_the_dashboard(tmp_path):
+    display = f":{100 + os.getpid() % 800}"
+    screen = subprocess.Popen(["Xvfb", display, "-screen", "0", "1400x1100x24"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    env = {**os.environ, "DISPLAY": display}
+    env.pop("COSCHEDLAB_BROWSER", None)
+    try:
+        time.sleep(1.0)
+        gui = subprocess.Popen([sys.executable, "-m", "coschedlab.cli", "gui", "--root",
+                                str(tmp_path / "ws"), "--port", "0", "--window"],
+                               stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+        deadline = time.monotonic() + 60
+        found = ""
+        while not found and time.monotonic() < deadline:  # the page's title names the window
+            found = subprocess.run(["xdotool", "search", "--name", "coschedlab"], env=env,
+                                   capture_output=True, text=True).stdout.strip()  # fmt: skip
+            time.sleep(0.5)
+        assert found, "no window titled coschedlab appeared"
+        subprocess.run(["xdotool", "key", "--window", found.split()[0], "ctrl+w"], env=env)
+        assert gui.wait(30) == 0  # closing the window stopped the dashboard
+        assert "the window closed" in gui.stderr.read()
+    finally:
+        screen.terminate()
+        screen.wait(10)

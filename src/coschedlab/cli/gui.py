@@ -32,6 +32,14 @@ def gui(
         ),
     ] = "127.0.0.1",
     open_browser: Annotated[bool, typer.Option("--open", help="open it in the browser")] = False,
+    window: Annotated[
+        bool,
+        typer.Option(
+            "--window",
+            help="show it in a window of its own (Chromium's application mode) and stop "
+            "when the window closes",
+        ),
+    ] = False,
     jobs: JobsOpt = None,
     executor: ExecutorOpt = None,
 ) -> None:
@@ -54,6 +62,13 @@ def gui(
         raise InputError(f"--jobs must be at least 1, got {jobs}")
     if executor is not None:
         parse_executor(executor)  # a bad value is refused now, not at the first run
+    if window and open_browser:
+        raise InputError("--window and --open: choose one")
+    browser = None
+    if window:
+        from ..gui.window import find_browser
+
+        browser = find_browser()  # missing browser or display: refused now
     ws = Workspace.at(root)
     if host not in LOCAL_HOSTS:
         err.print(
@@ -77,6 +92,12 @@ def gui(
         webbrowser.open(url)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
     try:
-        app.run(host=host, port=port, debug=False)
+        if browser is not None:
+            from ..gui.window import serve_in_window
+
+            serve_in_window(app.server, url, browser, ws.root)
+            err.print("the window closed: dashboard stopped")
+        else:
+            app.run(host=host, port=port, debug=False)
     except OSError as exc:
         raise InputError(f"cannot listen on {host}:{port} ({exc.strerror or exc})") from None
