@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["error_text", "field", "figure", "on_upload", "section", "table"]
+__all__ = ["error_text", "field", "figure", "on_cancel", "on_upload", "section", "table"]
 
 
 def field(label: str, control: Any, hint: str | None = None) -> Any:
@@ -86,3 +86,24 @@ def on_upload(
         except InputError as exc:
             return (*[no_update] * len(outputs), error_text(exc))
         return (*done(path, path.name, *state), "")  # the name it is stored under, cleaned
+
+
+def on_cancel(app: Any, ws: Any, button: str, active: str, error: str, said: str) -> None:
+    """Register the callback of a Cancel ``button``: the command this dashboard started into
+    the output folder held by the store ``active`` is stopped as Ctrl-C would stop it
+    (:meth:`~coschedlab.gui.launch.Launch.cancel`); ``said`` (or "nothing is running") goes to
+    the children of ``error``."""
+    from dash import Input, Output, State
+
+    from .launch import launches
+
+    @app.callback(
+        Output(error, "children", allow_duplicate=True),
+        Input(button, "n_clicks"), State(active, "data"), prevent_initial_call=True,
+    )  # fmt: skip
+    def cancel(_n: int, folder: str | None) -> str:
+        running = launches().get(ws.root / folder) if isinstance(folder, str) else None
+        if running is None or running.code is not None:
+            return "nothing is running"
+        running.cancel()
+        return said

@@ -94,7 +94,7 @@ def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
     """The callbacks of :func:`sweep_section`."""
     from dash import Input, Output, State, no_update
 
-    from .components import on_upload
+    from .components import on_cancel, on_upload
     from .launch import launch_name, launches, running_into, start, sweep_status
 
     ws = ctx.workspace
@@ -128,16 +128,14 @@ def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
             return no_update, error_text(exc), no_update
         return ws.relative(target), "", False
 
-    @app.callback(
-        Output(i("error"), "children", allow_duplicate=True),
-        Input(i("cancel"), "n_clicks"), State(i("active"), "data"), prevent_initial_call=True,
-    )  # fmt: skip
-    def cancel(_n: int, active: str | None) -> str:
-        running = launches().get(ws.root / active) if active else None
-        if running is None or running.code is not None:
-            return "nothing is running"
-        running.cancel()
-        return "cancelling: finished runs stay stored; Run again resumes"
+    on_cancel(
+        app,
+        ws,
+        i("cancel"),
+        i("active"),
+        i("error"),
+        "cancelling: finished runs stay stored; Run again resumes",
+    )
 
     @app.callback(
         Output(i("bar"), "value"), Output(i("bar"), "max"), Output(i("status"), "children"),

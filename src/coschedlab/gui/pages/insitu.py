@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ..components import error_text, field, on_upload, section, table
+from ..components import error_text, field, on_cancel, on_upload, section, table
 
 NAME = "insitu"
 PATH = "/insitu"
@@ -26,6 +26,8 @@ LIMITS = {"S": 1024, "A": 1024, "N": 100_000, "steps": 100_000}
 MAX_VOLUME_GB = 1_000_000
 #: the kind of the launched search (:func:`~coschedlab.gui.launch.watched`)
 SEARCH = "insitu search"
+#: the fields of a drawn ensemble (ids ``ins-S`` ...; :func:`ensemble_file`'s form)
+FORM = ("S", "A", "V", "N", "steps", "seed", "network")
 
 
 def ensemble_file(ws: Any, form: dict[str, Any]) -> Path:
@@ -146,6 +148,9 @@ def register(app: Any, ctx: Any) -> None:
               [("ins-path", "data"), ("ins-file", "children")],
               lambda path, name: (str(path), f"using {name} (not the fields above)"))  # fmt: skip
 
+    #: the ensemble's fields, as the Plan and Simulate callbacks read them
+    ensemble_states = [State("ins-path", "data"), *(State(f"ins-{k}", "value") for k in FORM)]
+
     def ensemble_path(uploaded_path: str | None, form: dict[str, Any]) -> Path:
         if uploaded_path:
             return Path(ws.data_file(uploaded_path, "ensemble"))
@@ -155,16 +160,12 @@ def register(app: Any, ctx: Any) -> None:
         Output("ins-table", "children"), Output("ins-choice", "options"),
         Output("ins-choice", "value"), Output("ins-error", "children"),
         Input("ins-plan", "n_clicks"),
-        State("ins-path", "data"), State("ins-S", "value"), State("ins-A", "value"),
-        State("ins-V", "value"), State("ins-N", "value"), State("ins-steps", "value"),
-        State("ins-seed", "value"), State("ins-network", "value"),
+        *ensemble_states,
         prevent_initial_call=True,
     )  # fmt: skip
-    def planned(_p, uploaded_path, S, A, V, N, steps, seed, network) -> tuple:
+    def planned(_p, uploaded_path, *values) -> tuple:
         try:
-            path = ensemble_path(uploaded_path, {"S": S, "A": A, "V": V, "N": N,
-                                                 "steps": steps, "seed": seed,
-                                                 "network": network})  # fmt: skip
+            path = ensemble_path(uploaded_path, dict(zip(FORM, values, strict=True)))
             rows = plan_rows(path)
         except InputError as exc:
             return no_update, no_update, no_update, error_text(exc)
@@ -174,18 +175,14 @@ def register(app: Any, ctx: Any) -> None:
         Output("ins-active", "data"), Output("ins-error", "children", allow_duplicate=True),
         Output("ins-tick", "disabled", allow_duplicate=True),
         Input("ins-sim", "n_clicks"),
-        State("ins-path", "data"), State("ins-S", "value"), State("ins-A", "value"),
-        State("ins-V", "value"), State("ins-N", "value"), State("ins-steps", "value"),
-        State("ins-seed", "value"), State("ins-network", "value"),
+        *ensemble_states,
         prevent_initial_call=True,
     )  # fmt: skip
-    def simulate(_s, uploaded_path, S, A, V, N, steps, seed, network) -> tuple:
+    def simulate(_s, uploaded_path, *values) -> tuple:
         from ..launch import running_into, start
 
         try:
-            path = ensemble_path(uploaded_path, {"S": S, "A": A, "V": V, "N": N,
-                                                 "steps": steps, "seed": seed,
-                                                 "network": network})  # fmt: skip
+            path = ensemble_path(uploaded_path, dict(zip(FORM, values, strict=True)))
             plan_rows(path)  # the ensemble's errors now, not from the process
             name = f"insitu-search_{path.stem}"
             out = ws.root / FOLDER / name
@@ -198,18 +195,7 @@ def register(app: Any, ctx: Any) -> None:
             return no_update, error_text(exc), no_update
         return ws.relative(out), "", False
 
-    @app.callback(
-        Output("ins-error", "children", allow_duplicate=True),
-        Input("ins-cancel", "n_clicks"), State("ins-active", "data"), prevent_initial_call=True,
-    )  # fmt: skip
-    def cancel(_n, active: str | None) -> str:
-        from ..launch import launches
-
-        running = launches().get(ws.root / active) if active else None
-        if running is None or running.code is not None:
-            return "nothing is running"
-        running.cancel()
-        return "cancelling the simulations"
+    on_cancel(app, ws, "ins-cancel", "ins-active", "ins-error", "cancelling the simulations")
 
     @app.callback(
         Output("ins-bar", "value"), Output("ins-bar", "max"), Output("ins-status", "children"),

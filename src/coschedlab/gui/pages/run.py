@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ..components import error_text, field, on_upload, section
+from ..components import error_text, field, on_cancel, on_upload, section
 from ..launch import launch, launches, progress, running_into, status_line, watched
 from ..workspace import scheduler_text
 
@@ -322,16 +322,14 @@ def register(app: Any, ctx: Any) -> None:
             return no_update, error_text(exc), no_update
         return ws.relative(target), "", False
 
-    @app.callback(
-        Output("run-error", "children", allow_duplicate=True),
-        Input("cancel-btn", "n_clicks"), State("active", "data"), prevent_initial_call=True,
-    )  # fmt: skip
-    def cancel(_n, active: str | None) -> str:
-        running = launches().get(ws.root / active) if active else None
-        if running is None or running.code is not None:
-            return "nothing is running"
-        running.cancel()
-        return "cancelling: finished runs stay stored; Run again resumes"
+    on_cancel(
+        app,
+        ws,
+        "cancel-btn",
+        "active",
+        "run-error",
+        "cancelling: finished runs stay stored; Run again resumes",
+    )
 
     @app.callback(
         Output("bar", "value"), Output("bar", "max"), Output("progress-text", "children"),
