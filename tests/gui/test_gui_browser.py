@@ -204,6 +204,22 @@ def test_a_malformed_swf_upload_shows_the_one_line_error(server, browser, tmp_pa
     shot(browser, "4-bad-upload")
 
 
+@pytest.mark.slow  # a 70 MB file through the browser: about 10 s
+def test_an_upload_over_the_limit_is_said_in_the_page(server, browser, tmp_path):
+    """The server refuses the request before any callback reads it (HTTP 413); the page
+    says so under the navigation bar instead of failing silently."""
+    url, ws = server
+    open_page(browser, url, "run-btn")
+    browser.find_element("css selector", "#kind input[value='upload']").click()
+    big = tmp_path / "big.swf"
+    with open(big, "wb") as f:
+        f.truncate(70 << 20)
+    browser.find_element("css selector", "#swf-upload input[type=file]").send_keys(str(big))
+    wait(browser, lambda d: by_id(d, "app-error").text, 90, "the refusal")
+    assert "larger than the dashboard accepts (64 MB)" in by_id(browser, "app-error").text
+    assert not list((ws / "uploads").rglob("big.swf"))
+
+
 def test_a_path_traversal_output_directory_is_refused(server, browser):
     url, ws = server
     open_page(browser, url, "run-btn")

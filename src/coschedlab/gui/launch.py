@@ -220,7 +220,11 @@ def launch(
     _refuse_running(ws, out)
     name = launch_name(ws, out)
     spec_path = ws.root / SPECS / f"{name}.yaml"
-    spec = spec_from_dict(doc, spec_path)  # the one checker: one-line errors
+    try:
+        spec = spec_from_dict(doc, spec_path)  # the one checker: one-line errors
+    except InputError as exc:  # named as the workspace shows it (specs/NAME.yaml)
+        where = (exc.where or "").replace(f"{ws.root}{os.sep}", "")
+        raise InputError(exc.what, where or None) from None
     merged = check_spec_compatible(out, spec)
     new = spec.describe()
     for part in ("schedulers", "workloads"):  # the table would silently lose their rows
