@@ -114,36 +114,19 @@ def compare(
 ) -> None:
     """Run the scheme x load and scheme x paired-proportion sweep (resuming: finished runs are
     kept); write summary.csv and the figures (like the paper's Figs 3-10); print the table."""
-    from rich.console import Console
-
-    from ..bundled import bundled, is_bundled
     from ..experiments.coupled import check_output, load_coupled_spec, run_sweep
-    from ..experiments.executors import parse_executor
-    from .progress import report_step, run_sweep_shown
+    from .progress import run_spec_sweep
 
-    if jobs is not None and jobs < 1:
-        raise InputError(f"--jobs must be at least 1, got {jobs}")
-    where = parse_executor(executor) if executor is not None else None
-    s = load_coupled_spec(bundled(str(spec)) if is_bundled(str(spec)) else spec)
-    target = Path(out if out is not None else s.output)
-    check_output(target, s)
-    err = Console(stderr=True)
-
-    def info(text: str) -> None:
-        err.print(text, soft_wrap=True)
-
-    summary, rows = run_sweep_shown(
-        err,
-        s.name,
-        len(s.configs()),
-        target,
-        lambda **cb: run_sweep(s, target, jobs=jobs, executor=where, on_info=info, **cb),
+    run_spec_sweep(
+        spec,
+        out,
+        jobs,
+        executor,
+        load_coupled_spec,
+        check_output,
+        run_sweep,
+        lambda s, target, rows: write_report(target, rows),
     )
-    with report_step(err, target):
-        written = write_report(target, rows)
-    err.print("wrote " + ", ".join(str(p) for p in written), soft_wrap=True)
-    if summary.failed:
-        raise InputError(f"{len(summary.failed)} runs failed (see {target}/runs/*.error.txt)")
 
 
 def write_report(target: Path, rows: list) -> list[Path]:

@@ -306,36 +306,12 @@ def compare(
 ) -> None:
     """Run a workflow x share x seed x mode sweep (resuming: finished runs are kept), write
     summary.csv, the utilization-gain table and the figures, and print the summary."""
-    from rich.console import Console
-
-    from ..bundled import bundled, is_bundled
-    from ..experiments.executors import parse_executor
     from ..experiments.workflows import check_output, load_workflow_spec, run_sweep
-    from .progress import report_step, run_sweep_shown
+    from .progress import run_spec_sweep
 
-    if jobs is not None and jobs < 1:
-        raise InputError(f"--jobs must be at least 1, got {jobs}")
-    where = parse_executor(executor) if executor is not None else None
-    s = load_workflow_spec(bundled(str(spec)) if is_bundled(str(spec)) else spec)
-    target = out if out is not None else s.output
-    check_output(Path(target), s)
-    err = Console(stderr=True)
-
-    def info(text: str) -> None:
-        err.print(text, soft_wrap=True)
-
-    summary, rows = run_sweep_shown(
-        err,
-        s.name,
-        len(s.configs()),
-        target,
-        lambda **cb: run_sweep(s, target, jobs=jobs, executor=where, on_info=info, **cb),
+    run_spec_sweep(
+        spec, out, jobs, executor, load_workflow_spec, check_output, run_sweep, write_report
     )
-    with report_step(err, target):
-        written = write_report(s, Path(target), rows)
-    err.print("wrote " + ", ".join(str(p) for p in written), soft_wrap=True)
-    if summary.failed:
-        raise InputError(f"{len(summary.failed)} runs failed (see {target}/runs/*.error.txt)")
 
 
 def write_report(s: Any, target: Path, rows: list) -> list[Path]:
