@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .errors import InputError
 
-__all__ = ["PREFIX", "bundled", "data_path", "is_bundled"]
+__all__ = ["PREFIX", "bundled", "data_path", "in_words", "is_bundled"]
 
 #: how a spec or a command names a bundled file: ``coschedlab:KTH-SP2-1996-2.1-cln.swf.gz``
 PREFIX = "coschedlab:"
@@ -45,3 +45,10 @@ def data_path(value: str, base: Path | None = None) -> Path:
     if not file.is_file():
         raise InputError(f"no such file {str(file)!r}")
     return file.resolve()
+
+
+def in_words(text: str) -> str:
+    """``text`` (a message) with the installed data folder named as users name it
+    (``.../site-packages/coschedlab/data/sweeps/x.yaml`` -> ``coschedlab:sweeps/x.yaml``)."""
+    folder = str(Path(str(resources.files("coschedlab") / "data")).resolve())
+    return text.replace(folder + "/", PREFIX)

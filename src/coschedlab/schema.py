@@ -173,7 +173,14 @@ class Checker:
 
     def number(self, v: Any, path: str, positive: bool = False) -> float:
         if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-            raise self.fail(f"'{path}' must be a finite number, got {show(v)}", path)
+            hint = ""
+            if isinstance(v, str):
+                try:
+                    float(v)
+                    hint = " (YAML reads 1e12 as text: write 1.0e+12)"
+                except ValueError:
+                    pass
+            raise self.fail(f"'{path}' must be a finite number, got {show(v)}{hint}", path)
         if positive and v <= 0:
             raise self.fail(f"'{path}' must be > 0, got {v}", path)
         if not positive and v < 0:

@@ -317,7 +317,10 @@ def test_a_workflow_sweep_runs_from_its_page_as_the_command_line_runs_it(server,
     type_into(browser, "wf-sweep-out", "sweeps/cmp")
     by_id(browser, "wf-sweep-run").click()
     wait(browser, lambda d: by_id(d, "wf-sweep-error").text, 30, "the refusal")
-    assert "holds runs of another sweep" in by_id(browser, "wf-sweep-error").text
+    assert by_id(browser, "wf-sweep-error").text == (
+        "error: the output folder sweeps/cmp holds a coupled sweep, not a workflow sweep; "
+        "choose another output folder"
+    )
 
 
 @pytest.mark.slow  # the other capabilities' pages: about 7 s each

@@ -82,7 +82,7 @@ def test_a_policy_upload_runs_in_a_process_of_its_own_with_a_time_limit(ws, monk
     with pytest.raises(InputError, match="defines no subclass"):
         ws.save_upload("mine.py", data_url(code.encode()), "policy")
     assert int(marker.read_text()) != os.getpid()  # never imported by the server
-    monkeypatch.setattr(W, "POLICY_CHECK_S", 2.0)
+    monkeypatch.setattr(W, "UPLOAD_CHECK_S", 2.0)
     with pytest.raises(InputError, match="took over 2 s"):
         ws.save_upload("slow.py", data_url(b"while True:\n    pass\n"), "policy")
 
@@ -128,22 +128,134 @@ def test_form_values_that_make_no_sense_are_one_line_errors(tmp_path, change, sa
     assert "\n" not in str(got.value)
 
 
-def test_an_unexpected_callback_failure_is_one_line_in_the_page(ws):
-    """A value no form sends, reaching code that does not expect it: the callback answers
-    (no HTTP 500, no traceback) and the page shows one line under the navigation bar."""
+def test_an_unexpected_callback_failure_is_one_line_in_the_page(ws, monkeypatch):
+    """A failure no callback expects (here: opening a stored sweep breaks): the callback
+    answers (no HTTP 500, no traceback) and the page shows one line under the navigation
+    bar; clicking it dismisses it."""
+    from coschedlab.gui import sweeps
     from coschedlab.gui.app import ERROR_BANNER, Context, make_app
 
+    def broken(*_args):
+        raise RuntimeError("the disk\nwent away")
+
+    monkeypatch.setattr(sweeps, "sweep_view", broken)
     app = make_app(Context(ws))
     client = app.server.test_client()
     deps = client.get("/_dash-dependencies").get_json()
-    cb = next(d for d in deps if any(i["id"] == "wf-sweep-tick" for i in d["inputs"]))
-    outputs = [{"id": o.split(".")[0], "property": o.split(".")[1]}
-               for o in cb["output"].strip(".").split("...")]  # fmt: skip
-    body = {"output": cb["output"], "outputs": outputs,
-            "inputs": [{"id": "wf-sweep-tick", "property": "n_intervals", "value": 1}],
-            "state": [{"id": "wf-sweep-active", "property": "data", "value": {"x": [1]}}],
-            "changedPropIds": ["wf-sweep-tick.n_intervals"]}  # fmt: skip
-    got = client.post("/_dash-update-component", json=body)
-    assert got.status_code == 200, got.data[:300]
-    shown = json.loads(got.data)["sideUpdate"][ERROR_BANNER]["children"]
-    assert shown.startswith("error: TypeError") and "\n" not in shown
+
+    def call(output_id: str, inputs: list, state: list | None = None) -> dict:
+        cb = next(d for d in deps if d["output"].strip(".").split("...")[0].startswith(
+            output_id))  # fmt: skip
+        outputs = [{"id": o.split(".")[0], "property": o.split(".")[1].split("@")[0]}
+                   for o in cb["output"].strip(".").split("...")]  # fmt: skip
+        body = {"output": cb["output"], "inputs": inputs,
+                "outputs": outputs if len(outputs) > 1 else outputs[0],  # as Dash's client
+                "state": state or [],
+                "changedPropIds": [f"{inputs[0]['id']}.{inputs[0]['property']}"]}  # fmt: skip
+        got = client.post("/_dash-update-component", json=body)
+        assert got.status_code == 200, got.data[:300]
+        return json.loads(got.data)
+
+    answer = call("wf-sweep-result.children", [
+        {"id": "wf-sweep-open", "property": "value", "value": "somewhere"},
+        {"id": "wf-sweep-tick", "property": "disabled", "value": True}])  # fmt: skip
+    shown = answer["sideUpdate"][ERROR_BANNER]["children"]
+    assert shown == "error: RuntimeError: the disk went away"
+    cleared = call(f"{ERROR_BANNER}.children",
+                   [{"id": ERROR_BANNER, "property": "n_clicks", "value": 1}])  # fmt: skip
+    assert cleared["response"][ERROR_BANNER]["children"] == ""
+
+
+WF_SPEC = ("name: tiny\nmachine: 60x24\nworkflows: [A2]\nshares: [0.2]\nwindow: 14400\n"
+           "warmup: 0\ntarget_wait: 600\nseeds: 1\n")  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "extra", "says"), [
+    ("workflow-sweep", "scheduler: /tmp/evil.py\n", "outside the workspace: '/tmp/evil.py'"),
+    ("workflow-sweep", "scheduler: ../../../evil.py\n", "outside the workspace"),
+    ("workflow-sweep", "executor: dask-local:2\n", "cannot choose the executor"),
+    ("coupled-sweep", "", "outside the workspace: '/etc/x.swf'"),
+])  # fmt: skip
+def test_an_uploaded_sweep_spec_reaches_nothing_outside_the_workspace(ws, kind, extra, says):
+    text = (WF_SPEC + extra if kind == "workflow-sweep" else
+            "large: theta\nsmall: /etc/x.swf\nschemes: [HH]\nloads: [0.5]\n")  # fmt: skip
+    with pytest.raises(InputError, match=re.escape(says)):
+        ws.save_upload("spec.yaml", data_url(text.encode()), kind)
+    assert not (ws.root / "uploads").exists() or not any((ws.root / "uploads").rglob("*.yaml"))
+
+
+def test_a_scheduler_a_sweep_spec_names_is_loaded_outside_the_server(ws):
+    """A spec naming a policy file in the workspace is read in a process of its own: the
+    policy's module code never runs in the server, and one that ends its process is a
+    one-line error."""
+    folder = ws.root / "uploads" / "mine"
+    folder.mkdir(parents=True)
+    (folder / "ends.py").write_text("import os\nos._exit(7)\n")
+    (folder / "spec.yaml").write_text(WF_SPEC + "scheduler: uploads/mine/ends.py\n")
+    from coschedlab.gui.isolated import call_isolated, dotted
+    from coschedlab.gui.pages.workflows import _sweep_check
+
+    with pytest.raises(InputError, match="ended the process"):
+        call_isolated(dotted(_sweep_check), str(folder / "spec.yaml"), str(ws.root / "o"),
+                      cwd=ws.root, timeout=60, where="spec.yaml")  # fmt: skip
+
+
+def test_sweeps_too_large_for_the_dashboard_are_refused_before_they_start(ws):
+    from coschedlab.gui.pages.coupled import _sweep_check as coupled_check
+    from coschedlab.gui.pages.workflows import _sweep_check as workflow_check
+
+    big = ws.root / "big.yaml"
+    shares = ", ".join(f"{0.0001 * (k + 1):.4f}" for k in range(4000))
+    big.write_text(WF_SPEC.replace("[0.2]", f"[{shares}]"))
+    with pytest.raises(InputError, match="12,001 runs: the dashboard starts at most 10,000"):
+        workflow_check(str(big), str(ws.root / "o"))
+    loads = ", ".join(f"{0.0001 * (k + 1):.4f}" for k in range(3000))
+    big.write_text(f"large: theta\nsmall: kth\nschemes: [HH, HY, YH, YY]\nloads: [{loads}]\n")
+    with pytest.raises(InputError, match="runs: the dashboard starts at most 10,000"):
+        coupled_check(str(big), str(ws.root / "o"))
+
+
+def test_a_damaged_stored_sweep_says_so_and_odd_figures_are_not_inlined(ws):
+    from coschedlab.gui.pages.workflows import SWEEP
+    from coschedlab.gui.sweeps import sweep_view
+
+    out = ws.root / "sw"
+    (out / "runs").mkdir(parents=True)
+    (out / "spec.json").write_text('{"sweep": "workflow"}')
+    (out / "summary.csv").write_text(
+        "workflow,share,mode,compared,median_wait_h,median_runtime_h,median_turnaround_h,"
+        "actual_utilization\nA2,abc,woas,1,0.1,0.2,0.3,0.5\n")  # fmt: skip
+    with pytest.raises(InputError, match="damaged table"):
+        sweep_view(SWEEP, ws, out)
+    (out / "summary.csv").unlink()
+    (out / "fake.png").write_text("not a png")
+    shown = str(sweep_view(SWEEP, ws, out))
+    assert "no table yet" in shown and "not a PNG the command wrote" in shown
+
+
+def test_output_folders_inside_another_sweep_and_other_kinds_are_refused(ws):
+    from coschedlab.experiments.store import check_json_sweep
+
+    (ws.root / "cmp").mkdir()
+    (ws.root / "cmp" / "spec.json").write_text('{"runs": {"schedulers": {}, "workloads": {}}}')
+    with pytest.raises(InputError, match="inside the stored sweep cmp"):
+        ws.output("cmp/inner")
+    with pytest.raises(InputError, match="holds a comparison sweep, not a workflow sweep"):
+        check_json_sweep(ws.root / "cmp", "workflow", None, ())
+
+
+def test_in_situ_ensembles_too_large_to_plan_in_the_page_are_refused(ws):
+    from coschedlab.gui.pages.insitu import ensemble_file, within_limits
+
+    form = {"S": 64, "A": 8, "V": 4, "N": 64, "steps": 10, "seed": 0, "network": "paper"}
+    with pytest.raises(InputError, match="S x A must be at most 256"):
+        ensemble_file(ws, form)
+    for key, value in (("N", 10**5), ("steps", 10**6), ("S", 10**9)):
+        with pytest.raises(InputError, match=f"{key} must be a whole number from 1 to"):
+            ensemble_file(ws, {**form, "A": 1, key: value})
+    path = ensemble_file(ws, {**form, "A": 1, "S": 16, "N": 4096})  # at the limits: fine
+    within_limits(path)
+    big = ws.root / "big.yaml"
+    big.write_text(path.read_text().replace("nodes: 4096", "nodes: 50000"))
+    with pytest.raises(InputError, match="50,000 nodes: this page plans at most 4,096"):
+        within_limits(big)

@@ -47,6 +47,7 @@ def gui(
     browser. Comparisons are `coschedlab compare` runs stored in the workspace: the command
     line reads what the dashboard makes and the other way round."""
     import logging
+    import signal
     import socket
     import webbrowser
 
@@ -91,6 +92,9 @@ def gui(
     if open_browser:
         webbrowser.open(url)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
+    # Cancel stops a run as Ctrl-C would: its process must not inherit an ignored SIGINT
+    # (a shell starts background jobs that way), so the server takes Python's own handler
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         if browser is not None:
             from ..gui.window import serve_in_window

@@ -194,6 +194,10 @@ def check_json_sweep(
     from ..outputs import check_target
 
     out = Path(out)
+    kind = sweep_kind(out)
+    if kind is not None and kind != what:
+        raise InputError(f"--out {out} holds a {kind} sweep, not a {what} sweep; give "
+                         "another --out")  # fmt: skip
     if out.is_dir() and not is_empty(out) and not (out / "runs").is_dir():
         raise InputError(f"--out {out} is not a {what} sweep directory (no runs/ in it)")
     stored = out / "spec.json"

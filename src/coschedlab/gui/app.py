@@ -74,6 +74,11 @@ def make_app(ctx: Context) -> Any:
             return html.Div([html.H2("No such page"), dcc.Link("back to the start", href="/")]), ""
         return page.layout(ctx), ""
 
+    @app.callback(Output(ERROR_BANNER, "children", allow_duplicate=True),
+                  Input(ERROR_BANNER, "n_clicks"), prevent_initial_call=True)  # fmt: skip
+    def dismissed(_n: int | None) -> str:
+        return ""
+
     for page in PAGES:
         page.register(app, ctx)
     return app
@@ -91,4 +96,4 @@ def shown_error(exc: Exception) -> None:
     from .components import error_text
 
     logging.getLogger("coschedlab.gui").error("a dashboard callback failed", exc_info=exc)
-    set_props(ERROR_BANNER, {"children": error_text(exc)})
+    set_props(ERROR_BANNER, {"children": error_text(exc), "title": "click to dismiss"})

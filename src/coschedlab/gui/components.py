@@ -95,14 +95,14 @@ def on_cancel(app: Any, ws: Any, button: str, active: str, error: str, said: str
     the children of ``error``."""
     from dash import Input, Output, State
 
-    from .launch import launches
+    from .launch import launched
 
     @app.callback(
         Output(error, "children", allow_duplicate=True),
         Input(button, "n_clicks"), State(active, "data"), prevent_initial_call=True,
     )  # fmt: skip
     def cancel(_n: int, folder: str | None) -> str:
-        running = launches().get(ws.root / folder) if isinstance(folder, str) else None
+        running = launched(ws, folder)
         if running is None or running.code is not None:
             return "nothing is running"
         running.cancel()

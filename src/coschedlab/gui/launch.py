@@ -39,7 +39,8 @@ from ..experiments.runner import PROGRESS_DIR
 from .workspace import Workspace
 
 __all__ = [
-    "AlreadyRunning", "Launch", "RunState", "clock", "launch", "launch_name", "launches",
+    "AlreadyRunning", "Launch", "RunState", "clock", "launch", "launch_name", "launched",
+    "launches",
     "progress", "running_into", "spec_yaml", "start", "status_line", "sweep_status", "watched",
 ]  # fmt: skip
 
@@ -62,13 +63,25 @@ class Launch:
     stdout: Path | None = None
     #: what it runs ("comparison", a sweep's kind, "insitu search"): which page watches it
     kind: str = "comparison"
+    #: whether running it again resumes it (its finished runs are stored)
+    resumes: bool = True
     started: float = field(default_factory=time.time)
     cancelled: bool = False
+    ended: float | None = None
 
     @property
     def code(self) -> int | None:
         """The process's exit code (None while it runs)."""
-        return self.proc.poll()
+        code = self.proc.poll()
+        if code is not None and self.ended is None:
+            self.ended = time.time()
+        return code
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds it ran (so far, while it runs)."""
+        self.code  # noqa: B018 (notes the end)
+        return (self.ended or time.time()) - self.started
 
     def cancel(self, grace: float = CANCEL_GRACE_S) -> None:
         """Stop the command as Ctrl-C would (finished runs stay stored); a process still
@@ -136,6 +149,14 @@ def running_into(ws: Workspace, out: Path) -> Launch | None:
     return running if running is not None and running.code is None else None
 
 
+def launched(ws: Workspace, active: Any) -> Launch | None:
+    """The command this dashboard started into the folder a page holds as active (a value
+    the browser sends back: anything but a workspace-relative text names none)."""
+    if not isinstance(active, str) or not active:
+        return None
+    return launches().get(ws.root / active)
+
+
 def watched(ws: Workspace, kind: str) -> str | None:
     """The output folder (workspace-relative) of the latest command of ``kind`` still
     running: a page opened (or reloaded) while it runs shows its progress again."""
@@ -172,6 +193,7 @@ def start(
     jobs: int | None = None,
     executor: str | None = None,
     kind: str = "comparison",
+    resumes: bool = True,
 ) -> Launch:
     """Start ``coschedlab ARGS`` (plus ``--jobs``/``--executor`` when given) in the workspace,
     writing into ``out``; its log and progress folder are ``specs/NAME.log`` and
@@ -197,7 +219,7 @@ def start(
                 cmd, stdout=out_f, stderr=err if stdout is not None else subprocess.STDOUT,
                 stdin=subprocess.DEVNULL, cwd=ws.root, start_new_session=True, env=env,
             )  # fmt: skip
-        started = Launch(out, log, live, proc, plan, stdout, kind)
+        started = Launch(out, log, live, proc, plan, stdout, kind, resumes)
         with _LOCK:
             _LAUNCHES[out] = started
     return started
@@ -300,15 +322,19 @@ def status_line(running: Launch, finished: int, total: int, failed: int) -> str:
     text = f"{finished} of {total} runs"
     if failed:
         text += f" ({failed} failed)"
-    elapsed = time.time() - running.started
     code = running.code
+    elapsed = running.elapsed
     if code is None:
+        if running.cancelled:
+            return text + ": cancelling (waiting for the runs in progress to stop)"
         if 0 < finished < total:
             text += f", about {clock(elapsed / finished * (total - finished))} left"
         return text + f" ({clock(elapsed)} so far)"
     if code == 0:
         return text + f": done in {clock(elapsed)}"
     if running.cancelled or code in (130, -2):
+        if not running.resumes:
+            return text + ": cancelled (nothing is kept: Simulate again starts over)"
         return text + ": cancelled (finished runs are stored; Run again resumes)"
     return text + f": {running.message() or f'exit code {code}'}"
 

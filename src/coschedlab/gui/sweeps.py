@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,25 @@ from typing import Any
 from ..errors import InputError
 from .components import error_text, field, section, table
 
-__all__ = ["SweepKind", "register_sweep", "stored_table", "sweep_section", "sweep_view"]
+#: how long reading a sweep's spec before it starts may take (s)
+CHECK_S = 60.0
+#: the largest sweep the dashboard starts (runs, or designs a study simulates per run):
+#: larger ones are the command line's, on a cluster (``--executor``)
+MAX_RUNS = 10_000
+MAX_DESIGNS = 10_000
+
+__all__ = [
+    "SweepKind", "limit", "register_sweep", "stored_table", "sweep_section", "sweep_view",
+]  # fmt: skip
+
+
+def limit(count: int, most: int, what: str, command: str) -> None:
+    """Refuse a sweep of more than ``most`` ``what`` in the dashboard (one line naming the
+    command that runs it, where a cluster can take it)."""
+    if count > most:
+        raise InputError(f"this sweep has {count:,} {what}: the dashboard starts at most "
+                         f"{most:,} (run it with coschedlab {command}, on a cluster with "
+                         "--executor)")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -32,7 +51,8 @@ class SweepKind:
     spec.json (:func:`~coschedlab.experiments.store.sweep_kind`); ``upload`` the workspace's
     reader of an uploaded spec; ``bundled`` the (label, ``coschedlab:NAME``) specs offered;
     ``args(spec, out)`` the command line's arguments (after ``coschedlab``); ``check(spec,
-    out)`` refuses what the command would refuse, before starting it; ``cells(out)`` gives
+    out)`` (a top-level function, run in a process of its own) refuses what the command
+    would refuse, before starting it; ``cells(out)`` gives
     (title, columns, rows) of the stored table, or None while there is none."""
 
     prefix: str
@@ -42,7 +62,7 @@ class SweepKind:
     bundled: tuple[tuple[str, str], ...]
     default_out: str
     args: Callable[[str, str], list[str]]
-    check: Callable[[Path, Path], None]
+    check: Callable[[str, str], None]
     cells: Callable[[Path], tuple[str, list[str], list[list[str]]] | None]
 
     def id(self, name: str) -> str:
@@ -95,7 +115,7 @@ def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
     from dash import Input, Output, State, no_update
 
     from .components import on_cancel, on_upload
-    from .launch import launch_name, launches, running_into, start, sweep_status
+    from .launch import AlreadyRunning, launch_name, launched, running_into, start, sweep_status
 
     ws = ctx.workspace
     i = kind.id
@@ -113,19 +133,31 @@ def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
         prevent_initial_call=True,
     )  # fmt: skip
     def run(_n: int, spec: str | None, out: str | None) -> tuple:
-        from ..bundled import data_path
+        from ..bundled import data_path, in_words, is_bundled
+        from .isolated import call_isolated, dotted
+        from .workspace import check_spec_paths
 
         try:
             target = ws.output(out)
             if running_into(ws, target) is not None:  # a second click: show it
                 return ws.relative(target), "already running: its progress is below", False
-            spec_path = data_path(ws.data_file(spec, "sweep spec"))
-            kind.check(spec_path, target)
+            chosen = ws.data_file(spec, "sweep spec")
+            spec_path = data_path(chosen)
+            if not is_bundled(chosen):  # an upload: it reaches nothing outside the workspace
+                check_spec_paths(spec_path, ws.root)
+            # the spec is read as the command will read it, in a process of its own (a
+            # scheduler file it names runs module code when loaded)
+            call_isolated(dotted(kind.check), str(spec_path), str(target), cwd=ws.root,
+                          timeout=CHECK_S, where=str(spec_path))  # fmt: skip
             name = f"{kind.prefix}-sweep_{launch_name(ws, target)}"
             start(ws, kind.args(str(spec_path), str(target)), target, name,
                   jobs=ctx.jobs, executor=ctx.executor, kind=kind.what)  # fmt: skip
+        except AlreadyRunning:  # a click that lost the race: watch the sweep it started
+            return ws.relative(target), "already running: its progress is below", False
         except InputError as exc:
-            return no_update, error_text(exc), no_update
+            text = in_words(error_text(exc)).replace(f"{ws.root}{os.sep}", "")
+            text = text.replace("give another --out", "choose another output folder")
+            return no_update, text.replace("--out ", "the output folder "), no_update
         return ws.relative(target), "", False
 
     on_cancel(
@@ -143,7 +175,7 @@ def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
         Input(i("tick"), "n_intervals"), State(i("active"), "data"), prevent_initial_call=True,
     )  # fmt: skip
     def tick(_n: int, active: str | None) -> tuple:
-        running = launches().get(ws.root / active) if active else None
+        running = launched(ws, active)
         if running is None:
             return no_update, no_update, "", True, no_update, no_update
         finished, total, text = sweep_status(running)
@@ -176,7 +208,13 @@ def sweep_view(kind: SweepKind, ws: Any, out: Path) -> Any:
 
     if sweep_kind(out) != kind.what:
         raise InputError(f"{ws.relative(out)} holds no {kind.what} sweep")
-    shown = kind.cells(out)
+    try:
+        shown = kind.cells(out)
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError("damaged table (a value of the wrong kind): run the sweep again to "
+                         "rewrite it", ws.relative(out)) from None  # fmt: skip
     command = " ".join(kind.args("SPEC", ws.relative(out)))
     parts = [html.Div(f"at the command line: coschedlab {command}", className="hint")]
     if shown is None:
@@ -184,11 +222,14 @@ def sweep_view(kind: SweepKind, ws: Any, out: Path) -> Any:
     else:
         title, columns, rows = shown
         parts += [html.H3(title), table(columns, rows, kind.id("table"))]
-    figures = [html.Div([html.Div(png.name, className="hint"),
-                         html.Img(src=_png_data(png, png.stat().st_mtime_ns),
-                                  style={"maxWidth": "100%"})],
-                        className="figure")
-               for png in sorted(out.glob("*.png"))]  # fmt: skip
+    figures = []
+    for png in sorted(out.glob("*.png")):
+        data = _png_data(png, png.stat().st_mtime_ns)
+        shown_as = (html.Img(src=data, style={"maxWidth": "100%"}) if data
+                    else html.Div("not shown: not a PNG the command wrote, or over 8 MB",
+                                  className="error"))  # fmt: skip
+        figures.append(html.Div([html.Div(png.name, className="hint"), shown_as],
+                                className="figure"))  # fmt: skip
     parts.append(html.Div(figures, className="row figures"))
     return html.Div(parts)
 
@@ -206,7 +247,20 @@ def stored_table(path: Path) -> Any:
         raise InputError("damaged table: run the sweep again to rewrite it", path.name) from None
 
 
+#: the largest figure a page inlines (a sweep's figures are ~50-200 kB)
+MAX_FIGURE_BYTES = 8 << 20
+
+
 @functools.lru_cache(maxsize=64)
-def _png_data(path: Path, _stamp: int) -> str:
-    """A PNG file as a data URL (kept while the file is unchanged)."""
-    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+def _png_data(path: Path, _stamp: int) -> str | None:
+    """A PNG file as a data URL (kept while the file is unchanged); None for a file that is
+    not a PNG or is too large to inline."""
+    try:
+        if path.stat().st_size > MAX_FIGURE_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return None
+    return "data:image/png;base64," + base64.b64encode(data).decode("ascii")

@@ -22,8 +22,10 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError
+from .isolated import call_isolated, dotted
 
 __all__ = ["MAX_UPLOAD_BYTES", "Workspace"]
 
@@ -31,6 +33,7 @@ __all__ = ["MAX_UPLOAD_BYTES", "Workspace"]
 MAX_UPLOAD_BYTES = 64 << 20
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.+=,-]+")
+_PATHLIKE = re.compile(r"[/\\]|\.(py|swf|gz|json|ya?ml|dax|xml|csv|txt)$", re.IGNORECASE)
 UPLOADS = "uploads"
 #: the dashboard's own folders, which no output goes into
 RESERVED = {UPLOADS: "uploads", "specs": "specs, logs and progress files"}
@@ -59,6 +62,8 @@ class Workspace:
         """``text`` (relative to the workspace, or absolute inside it) as a path inside the
         workspace; :class:`InputError` when it is empty, not text, holds control characters,
         is too long for a file system, or would leave the workspace."""
+        if text is None:
+            text = ""
         if not isinstance(text, str):
             raise InputError(f"the {what} must be text, got {type(text).__name__}")
         text = text.strip()
@@ -92,6 +97,13 @@ class Workspace:
                              f"{RESERVED[top]} there): choose another folder")  # fmt: skip
         if path.exists() and not path.is_dir():
             raise InputError(f"the {what} {text.strip()!r} is a file: choose a folder")
+        for parent in path.parents:  # a sweep inside another's folder could not be listed
+            if parent == self.root:
+                break
+            if (parent / "spec.json").is_file():
+                inner = self.relative(parent)
+                raise InputError(f"the {what} {text.strip()!r} is inside the stored sweep "
+                                 f"{inner}: choose a folder outside it")  # fmt: skip
         return path
 
     def data_file(self, value: str | None, what: str = "file") -> str:
@@ -179,7 +191,10 @@ class Workspace:
             trial = checking / name
             trial.write_bytes(data)
             try:
-                check_upload(trial, kind)
+                if kind in SPEC_KINDS:
+                    check_spec_paths(trial, self.root)
+                call_isolated(dotted(check_upload), str(trial), kind, cwd=checking,
+                              timeout=UPLOAD_CHECK_S, where=str(trial))  # fmt: skip
             except InputError as exc:
                 what = exc.what.replace(f"{trial}: ", "").replace(str(trial), name)
                 raise InputError(what, _shown(exc.where, trial, name)) from None
@@ -207,8 +222,10 @@ def scheduler_text(text: str, what: str = "scheduler") -> str:
     return text.strip()
 
 
-def check_upload(path: Path, kind: str) -> None:
-    """Read ``path`` as the command line would (raises its :class:`InputError`)."""
+def check_upload(path: Path | str, kind: str) -> None:
+    """Read ``path`` as the command line would (raises its :class:`InputError`); the
+    dashboard calls it in a process of its own (:func:`~.isolated.call_isolated`)."""
+    path = Path(path)
     if kind == "swf":
         from ..workload.swf import read_swf
 
@@ -245,50 +262,50 @@ def check_upload(path: Path, kind: str) -> None:
         raise ValueError(f"unknown upload kind {kind!r}")
 
 
-#: how long a policy file may take to load when checked (s)
-POLICY_CHECK_S = 30.0
-
-_POLICY_CHECK = """
-import json, sys
-from coschedlab.errors import InputError
-from coschedlab.schedulers.registry import get_scheduler
-try:
-    get_scheduler(sys.argv[1])
-except InputError as exc:
-    print(json.dumps({"what": exc.what, "where": exc.where}))
-    sys.exit(2)
-except BaseException as exc:
-    text = " ".join(str(exc).split())
-    print(json.dumps({"what": f"loading it failed ({type(exc).__name__}: {text})",
-                      "where": sys.argv[1]}))
-    sys.exit(2)
-"""
+#: how long reading an upload may take (s): it runs in a process of its own
+UPLOAD_CHECK_S = 60.0
+#: uploads whose reading may run the user's code (a policy file, a spec naming one)
+SPEC_KINDS = ("workflow-sweep", "coupled-sweep", "study", "ensemble")
 
 
 def check_policy(path: Path) -> None:
-    """Load a policy file as ``coschedlab simulate -s FILE.py`` would, in a process of its
-    own (its module code runs there, in the file's folder, never in the dashboard's server;
-    at most :data:`POLICY_CHECK_S` seconds): its one-line error as an :class:`InputError`."""
-    import json
-    import subprocess
-    import sys
+    """Load a policy file as ``coschedlab simulate -s FILE.py`` would (its module code runs;
+    :func:`check_upload` runs in a process of its own)."""
+    from ..schedulers.registry import get_scheduler
 
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", _POLICY_CHECK, str(path)], capture_output=True, text=True,
-            cwd=path.parent, timeout=POLICY_CHECK_S, stdin=subprocess.DEVNULL,
-        )  # fmt: skip
-    except subprocess.TimeoutExpired:
-        raise InputError(f"loading it took over {POLICY_CHECK_S:.0f} s", str(path)) from None
-    if done.returncode == 0:
-        return
-    try:
-        doc = json.loads(done.stdout.strip().splitlines()[-1])
-        what, where = str(doc["what"]), doc.get("where")
-    except (ValueError, IndexError, KeyError, TypeError):
-        raise InputError(f"loading it ended the process (exit code {done.returncode})",
-                         str(path)) from None  # fmt: skip
-    raise InputError(what, where)
+    get_scheduler(str(path))
+
+
+def check_spec_paths(path: Path, root: Path) -> None:
+    """An uploaded spec must not reach outside the workspace ``root``: every path-like value
+    (no spaces, with a ``/`` or a data file's suffix; ``coschedlab:NAME`` bundled data is
+    fine), resolved against the spec's folder and against the workspace (where commands
+    run), must lie inside it; and an
+    ``executor`` key is refused (the dashboard's own ``--executor`` says where runs go)."""
+    from ..schema import load_yaml
+
+    doc = load_yaml(path)
+    if isinstance(doc, dict) and "executor" in doc:
+        raise InputError("an uploaded spec cannot choose the executor: the dashboard's "
+                         "--executor says where runs go (remove the key)", str(path))  # fmt: skip
+
+    def walk(v: Any) -> None:
+        if isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, str) and _PATHLIKE.search(v) and not any(c.isspace() for c in v):
+            if v.startswith("coschedlab:"):
+                return
+            given = Path(v).expanduser()  # readers resolve against the spec or the workspace
+            if any(t != root and root not in t.parents
+                   for t in ((path.parent / given).resolve(), (root / given).resolve())):
+                raise InputError(f"names a file outside the workspace: {v!r} (upload the file "
+                                 "and name it from there)", str(path))  # fmt: skip
+
+    walk(doc)
 
 
 def _shown(where: str | None, path: Path, name: str) -> str:

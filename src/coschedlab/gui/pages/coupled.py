@@ -10,7 +10,14 @@ from typing import Any
 
 from ...errors import InputError
 from ..components import error_text, field, figure, on_upload, section, table
-from ..sweeps import SweepKind, register_sweep, stored_table, sweep_section
+from ..sweeps import (
+    MAX_RUNS,
+    SweepKind,
+    limit,
+    register_sweep,
+    stored_table,
+    sweep_section,
+)
 from ..workspace import scheduler_text
 
 NAME = "coupled"
@@ -27,6 +34,8 @@ def system_specs(ws: Any, text: str | None) -> list[str]:
     written relative to the workspace)."""
     from ...coupled.setup import parse_system
 
+    if text is not None and not isinstance(text, str):
+        raise InputError(f"the systems must be text, got {type(text).__name__}")
     specs = []
     for line in (text or "").splitlines():
         spec = line.strip()
@@ -40,10 +49,13 @@ def system_specs(ws: Any, text: str | None) -> list[str]:
     return specs
 
 
-def _sweep_check(spec: Path, out: Path) -> None:
+def _sweep_check(spec: str, out: str) -> None:
+    """What the sweep command refuses before it starts (run in a process of its own)."""
     from ...experiments.coupled import check_output, load_coupled_spec
 
-    check_output(out, load_coupled_spec(spec))
+    s = load_coupled_spec(spec)
+    limit(len(s.configs()), MAX_RUNS, "runs", "coupled compare")
+    check_output(Path(out), s)
 
 
 def _sweep_cells(out: Path) -> tuple[str, list[str], list[list[str]]] | None:
@@ -129,7 +141,7 @@ def register(app: Any, ctx: Any) -> None:
             sched = scheduler_text(sched or "", "scheduler")
             systems, notes = build_systems(specs, [sched] if sched else [], n)
             r, metrics, base, p, shares = run_coupled(systems, (pairs or "none").strip())
-        except (InputError, ValueError, ArithmeticError) as exc:
+        except (InputError, ValueError, ArithmeticError, TypeError) as exc:
             return no_update, error_text(exc)
         waits = go.Figure()
         for name, m in metrics.items():

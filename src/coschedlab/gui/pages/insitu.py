@@ -20,9 +20,11 @@ NAME = "insitu"
 PATH = "/insitu"
 TITLE = "In situ planner"
 FOLDER = "insitu"
-#: the largest ensemble the page draws (far beyond the paper's 16 simulations on 64 nodes;
-#: a typo of 10**9 nodes or steps would otherwise run for days)
-LIMITS = {"S": 1024, "A": 1024, "N": 100_000, "steps": 100_000}
+#: the largest ensemble the page draws: 16 times the paper's 16 simulations x 4 analyses on
+#: 64 nodes (planning it takes up to ~6 s on a laptop; a typo of 10**9 nodes or steps would
+#: otherwise run for days); larger ensembles are the command line's (coschedlab insitu)
+LIMITS = {"S": 256, "A": 64, "N": 4096, "steps": 10_000}
+MAX_COMPONENTS = 256  # simulations x analyses
 MAX_VOLUME_GB = 1_000_000
 #: the kind of the launched search (:func:`~coschedlab.gui.launch.watched`)
 SEARCH = "insitu search"
@@ -55,6 +57,10 @@ def ensemble_file(ws: Any, form: dict[str, Any]) -> Path:
         raise InputError(f"V must be a number of GB, got {form.get('V')!r}") from None
     if not 0 < volume <= MAX_VOLUME_GB:
         raise InputError(f"V must be > 0 and <= {MAX_VOLUME_GB:,} GB, got {volume}")
+    if whole("S") * whole("A") > MAX_COMPONENTS:
+        raise InputError(f"S x A must be at most {MAX_COMPONENTS} analyses here, got "
+                         f"{whole('S') * whole('A'):,} (larger ensembles: coschedlab insitu "
+                         "plan at the command line)")  # fmt: skip
     text = dump_ensemble(generate_ensemble(
         whole("S"), whole("A"), volume, whole("N"), steps=whole("steps"),
         seed=whole("seed", 0), network=network,
@@ -63,6 +69,22 @@ def ensemble_file(ws: Any, form: dict[str, Any]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return path
+
+
+def within_limits(path: Path) -> None:
+    """An uploaded ensemble the page plans in the request: no larger than a drawn one may be
+    (:data:`LIMITS`, :data:`MAX_COMPONENTS`); larger ones are the command line's."""
+    from ...insitu.spec import load_ensemble
+
+    e = load_ensemble(path)
+    sizes = {"analyses": (len(e.analyses), MAX_COMPONENTS), "simulations": (
+        len(e.simulations), LIMITS["S"]), "nodes": (e.platform.nodes, LIMITS["N"]),
+        "steps": (e.n_steps, LIMITS["steps"])}  # fmt: skip
+    for what, (n, most) in sizes.items():
+        if n > most:
+            raise InputError(f"the ensemble has {n:,} {what}: this page plans at most {most:,}"
+                             " (larger ensembles: coschedlab insitu plan at the command line)",
+                             path.name)  # fmt: skip
 
 
 def plan_rows(path: Path) -> list[dict[str, Any]]:
@@ -153,7 +175,9 @@ def register(app: Any, ctx: Any) -> None:
 
     def ensemble_path(uploaded_path: str | None, form: dict[str, Any]) -> Path:
         if uploaded_path:
-            return Path(ws.data_file(uploaded_path, "ensemble"))
+            path = Path(ws.data_file(uploaded_path, "ensemble"))
+            within_limits(path)
+            return path
         return ensemble_file(ws, form)
 
     @app.callback(
@@ -179,7 +203,7 @@ def register(app: Any, ctx: Any) -> None:
         prevent_initial_call=True,
     )  # fmt: skip
     def simulate(_s, uploaded_path, *values) -> tuple:
-        from ..launch import running_into, start
+        from ..launch import AlreadyRunning, running_into, start
 
         try:
             path = ensemble_path(uploaded_path, dict(zip(FORM, values, strict=True)))
@@ -190,7 +214,9 @@ def register(app: Any, ctx: Any) -> None:
                 return ws.relative(out), "already running: its progress is below", False
             start(ws, ["insitu", "simulate", str(path), "--search", "--json", "--jobs",
                        str(ctx.jobs or 2)], out, name, plan=str(path), keep_stdout=True,
-                  kind=SEARCH)  # fmt: skip
+                  kind=SEARCH, resumes=False)  # fmt: skip
+        except AlreadyRunning:  # a click that lost the race: watch the search it started
+            return ws.relative(out), "already running: its progress is below", False
         except InputError as exc:
             return no_update, error_text(exc), no_update
         return ws.relative(out), "", False
@@ -206,9 +232,9 @@ def register(app: Any, ctx: Any) -> None:
         prevent_initial_call=True,
     )  # fmt: skip
     def tick(_n, active: str | None) -> tuple:
-        from ..launch import launches, sweep_status
+        from ..launch import launched, sweep_status
 
-        running = launches().get(ws.root / active) if active else None
+        running = launched(ws, active)
         if running is None:
             return no_update, no_update, "", True, no_update, no_update, no_update
         finished, total, text = sweep_status(running)
@@ -250,7 +276,7 @@ def register(app: Any, ctx: Any) -> None:
     @app.callback(Output("ins-gantt", "children"), Input("ins-choice", "value"),
                   prevent_initial_call=True)  # fmt: skip
     def gantt(choice: str | None) -> Any:
-        if not choice or choice.count("|") != 3:
+        if not isinstance(choice, str) or choice.count("|") != 3:
             return ""
         try:
             path, *plan = choice.split("|")

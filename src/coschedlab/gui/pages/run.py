@@ -14,7 +14,15 @@ from typing import Any
 
 from ...errors import InputError
 from ..components import error_text, field, on_cancel, on_upload, section
-from ..launch import launch, launches, progress, running_into, status_line, watched
+from ..launch import (
+    AlreadyRunning,
+    launch,
+    launched,
+    progress,
+    running_into,
+    status_line,
+    watched,
+)
 from ..workspace import scheduler_text
 
 NAME = "run"
@@ -318,6 +326,8 @@ def register(app: Any, ctx: Any) -> None:
                 "kill": bool(kill), "name": ws.relative(target),
             })  # fmt: skip
             launch(ws, doc, target, jobs=ctx.jobs, executor=ctx.executor)
+        except AlreadyRunning:  # a click that lost the race: watch the run it started
+            return ws.relative(target), "already running: its progress is below", False
         except InputError as exc:
             return no_update, error_text(exc), no_update
         return ws.relative(target), "", False
@@ -337,9 +347,7 @@ def register(app: Any, ctx: Any) -> None:
         Input("tick", "n_intervals"), State("active", "data"), prevent_initial_call=True,
     )  # fmt: skip
     def tick(_n, active: str | None) -> tuple:
-        if not active:
-            return no_update, no_update, no_update, no_update, True
-        running = launches().get(ws.root / active)
+        running = launched(ws, active)
         if running is None:
             return no_update, no_update, "", no_update, True
         states = progress(running.out, running.plan, running.live)

@@ -13,7 +13,14 @@ from typing import Any
 from ...bundled import data_path
 from ...errors import InputError
 from ..components import error_text, field, on_upload, section, table
-from ..sweeps import SweepKind, register_sweep, stored_table, sweep_section
+from ..sweeps import (
+    MAX_DESIGNS,
+    SweepKind,
+    limit,
+    register_sweep,
+    stored_table,
+    sweep_section,
+)
 
 NAME = "studies"
 PATH = "/studies"
@@ -61,14 +68,16 @@ def _png(draw: Any, *args: Any) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _sweep_check(spec: Path, out: Path) -> None:
+def _sweep_check(spec: str, out: str) -> None:
+    """What the sweep command refuses before it starts (run in a process of its own)."""
     from ...experiments.studies import check_output
     from ...studies.spec import load_spec
 
     s = load_spec(spec)
     if s.model is None:
-        raise InputError("the spec has no 'model' to simulate", spec.name)
-    check_output(out, s)
+        raise InputError("the spec has no 'model' to simulate", Path(spec).name)
+    limit(len(s.space.designs()), MAX_DESIGNS, "designs", "study reproduce")
+    check_output(Path(out), s)
 
 
 def _sweep_cells(out: Path) -> tuple[str, list[str], list[list[str]]] | None:

@@ -14,7 +14,14 @@ from typing import Any
 
 from ...errors import InputError
 from ..components import error_text, field, on_upload, section, table
-from ..sweeps import SweepKind, register_sweep, stored_table, sweep_section
+from ..sweeps import (
+    MAX_RUNS,
+    SweepKind,
+    limit,
+    register_sweep,
+    stored_table,
+    sweep_section,
+)
 
 NAME = "workflows"
 PATH = "/workflows"
@@ -58,10 +65,13 @@ def simulate_modes(form: dict[str, Any]) -> tuple[Any, dict[str, dict], int, int
     return wf, {m: r.summary(mask) for m, r in runs.items()}, len(ww.submits), int(mask.sum())
 
 
-def _sweep_check(spec: Path, out: Path) -> None:
+def _sweep_check(spec: str, out: str) -> None:
+    """What the sweep command refuses before it starts (run in a process of its own)."""
     from ...experiments.workflows import check_output, load_workflow_spec
 
-    check_output(out, load_workflow_spec(spec))
+    s = load_workflow_spec(spec)
+    limit(len(s.configs()), MAX_RUNS, "runs", "workflows compare")
+    check_output(Path(out), s)
 
 
 def _sweep_cells(out: Path) -> tuple[str, list[str], list[list[str]]] | None:
