@@ -96,7 +96,7 @@ def time_cli(trace: Path, repeat: int) -> tuple[float, float, float, float]:
     exe = ROOT / ".venv" / "bin" / "coschedlab"
     py = ROOT / ".venv" / "bin" / "python"
     with tempfile.TemporaryDirectory(prefix="bench_core_cli_") as tmp:
-        cmd = [str(exe), "simulate", str(trace), "-s", "easy", "--out", tmp]
+        cmd = [str(exe), "simulate", str(trace), "-s", "easy", "--out", tmp, "--force"]
 
         def run_cli():
             subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
