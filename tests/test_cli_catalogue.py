@@ -572,6 +572,7 @@ CASES = [
     ("gui-root-file", "gui --root afile", 2, "must be a directory"),
     ("gui-executor", "gui --executor cloud", 2, "--executor"),
     ("gui-jobs0", "gui --jobs 0", 2, "--jobs must be at least 1"),
+    ("gui-window-and-open", "gui --window --open", 2, "--window and --open: choose one"),
     # -- coupled systems -------------------------------------------------------------------
     ("coupled-one-system", "coupled simulate --system small.swf", 2, "at least two --system"),
     ("coupled-missing", "coupled simulate --system nosuch.swf --system small.swf", 2, "no such trace file 'nosuch.swf'"),
