@@ -300,8 +300,10 @@ def check_spec_paths(path: Path, root: Path) -> None:
             if v.startswith("coschedlab:"):
                 return
             given = Path(v).expanduser()  # readers resolve against the spec or the workspace
-            if any(t != root and root not in t.parents
-                   for t in ((path.parent / given).resolve(), (root / given).resolve())):
+            if any(
+                t != root and root not in t.parents
+                for t in ((path.parent / given).resolve(), (root / given).resolve())
+            ):
                 raise InputError(f"names a file outside the workspace: {v!r} (upload the file "
                                  "and name it from there)", str(path))  # fmt: skip
 
