@@ -259,3 +259,68 @@ def test_in_situ_ensembles_too_large_to_plan_in_the_page_are_refused(ws):
     big.write_text(path.read_text().replace("nodes: 4096", "nodes: 50000"))
     with pytest.raises(InputError, match="50,000 nodes: this page plans at most 4,096"):
         within_limits(big)
+
+
+def test_a_comparison_naming_a_policy_never_imports_it_in_the_server(ws):
+    """The policy's module code runs in the upload's check and in the comparison's own
+    process, never in the dashboard's (the spec is checked there in a process of its own)."""
+    from pathlib import Path as P
+
+    from coschedlab.gui.launch import launch
+
+    marker = ws.root / "imported-by.txt"
+    code = (P(__file__).parents[2] / "examples" / "smallest_first_backfill.py").read_text()
+    code += f"\nimport os\nopen({str(marker)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
+    policy = ws.save_upload("mine.py", data_url(code.encode()), "policy")
+    doc = spec_document({**FORM, "jobs": 20, "policies": [str(policy)]})
+    started = launch(ws, doc, ws.output("c"), jobs=1)
+    started.cancel(grace=2)
+    started.proc.wait(60)
+    pids = {int(x) for x in marker.read_text().split()}
+    assert pids and os.getpid() not in pids
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    (b"import os\nos._exit(0)\n", "ended the process (exit code 0)"),
+    (b"import os\nos._exit(7)\n", "ended the process (exit code 7)"),
+])  # fmt: skip
+def test_a_check_whose_process_merely_ends_is_not_a_pass(ws, body, says):
+    with pytest.raises(InputError, match=re.escape(says)):
+        ws.save_upload("quits.py", data_url(body), "policy")
+
+
+def test_spec_paths_are_checked_through_aliases_and_with_spaces(ws, tmp_path):
+    import time
+
+    bomb = "a0: &a0 [x]\n" + "".join(
+        f"a{k}: &a{k} [{', '.join([f'*a{k - 1}'] * 10)}]\n" for k in range(1, 10))  # fmt: skip
+    spec = ws.root / "bomb.yaml"
+    spec.write_text(bomb)
+    t0 = time.perf_counter()
+    W.check_spec_paths(spec, ws.root)  # 10**9 leaves, each node read once
+    assert time.perf_counter() - t0 < 2.0
+    for value in ("/tmp/out side/x.swf", "../../out side/x.swf", " /etc/passwd "):
+        spec.write_text(f"workflows: [{value!r}]\n")
+        with pytest.raises(InputError, match="outside the workspace"):
+            W.check_spec_paths(spec, ws.root)
+    spec.write_text("command: /usr/bin/env python sim.py {x}\nworkflows: [uploads/a/b.json]\n")
+    W.check_spec_paths(spec, ws.root)  # a study's command is never run here
+
+
+def test_a_comparison_never_resumes_into_or_clears_another_kind_of_sweep(tmp_path):
+    from coschedlab.experiments.spec import spec_from_dict as checked
+    from coschedlab.experiments.store import check_spec_compatible, clear
+
+    out = tmp_path / "wf"
+    (out / "runs").mkdir(parents=True)
+    (out / "spec.json").write_text('{"sweep": "workflow", "modes": ["woas"]}')
+    spec = checked(spec_document(FORM), tmp_path / "x.yaml")
+    for step in (check_spec_compatible, clear):
+        with pytest.raises(InputError, match="holds a workflow sweep, not a comparison"):
+            step(out, spec)
+    assert (out / "spec.json").is_file()
+
+
+def test_text_no_file_system_can_hold_is_one_line(ws):
+    with pytest.raises(InputError, match="control character"):
+        ws.inside("a\ud800b")

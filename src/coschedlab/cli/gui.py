@@ -99,7 +99,8 @@ def gui(
         if browser is not None:
             from ..gui.window import serve_in_window
 
-            serve_in_window(app.server, url, browser, ws.root)
+            serve_in_window(app.server, url, browser, ws.root,
+                            lambda text: err.print(text, soft_wrap=True))  # fmt: skip
             err.print("the window closed: dashboard stopped")
         else:
             app.run(host=host, port=port, debug=False)

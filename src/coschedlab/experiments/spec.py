@@ -193,8 +193,11 @@ def load_spec(path: str | Path) -> Spec:
     return spec_from_dict(load_yaml(path, "a YAML spec file"), path)
 
 
-def spec_from_dict(raw: Any, path: str | Path) -> Spec:
-    """Validate a parsed spec document; ``path`` is the spec file (for messages and paths)."""
+def spec_from_dict(raw: Any, path: str | Path, load_schedulers: bool = True) -> Spec:
+    """Validate a parsed spec document; ``path`` is the spec file (for messages and paths).
+    ``load_schedulers=False`` checks every scheduler spec's form but loads none (a ``.py``
+    policy's module code does not run: for a caller that loads them in a process of its
+    own, such as the dashboard)."""
     path = Path(path)
     ck = Checker(str(path), raw)
     base = path.resolve().parent
@@ -206,7 +209,7 @@ def spec_from_dict(raw: Any, path: str | Path) -> Spec:
         if key not in raw:
             raise ck.fail(f"missing key '{key}'")
     default_cluster = _cluster(raw["cluster"], "cluster", ck) if "cluster" in raw else None
-    schedulers = _schedulers(raw["schedulers"], base, ck)
+    schedulers = _schedulers(raw["schedulers"], base, ck, load_schedulers)
     workloads = tuple(
         _workload(w, f"workloads[{i}]", base, default_cluster, ck)
         for i, w in enumerate(ck.items(raw["workloads"], "workloads"))
@@ -265,7 +268,7 @@ def _cluster(v: Any, path: str, ck: Checker) -> Cluster:
     )
 
 
-def _schedulers(v: Any, base: Path, ck: Checker) -> tuple[SchedulerSpec, ...]:
+def _schedulers(v: Any, base: Path, ck: Checker, load: bool = True) -> tuple[SchedulerSpec, ...]:
     from ..schedulers import get_scheduler
     from ..schedulers.registry import parse_spec
 
@@ -290,7 +293,8 @@ def _schedulers(v: Any, base: Path, ck: Checker) -> tuple[SchedulerSpec, ...]:
         if "/" in label or "\\" in label:
             raise ck.fail(f"'{path}' label {label!r} must not contain '/'; give a name")
         try:
-            get_scheduler(text)
+            if load or not sched_name.endswith(".py"):
+                get_scheduler(text)
         except InputError as exc:
             raise ck.fail(f"'{path}': {exc}") from None
         out.append(SchedulerSpec(label=label, spec=text))

@@ -397,6 +397,7 @@ def check_spec_compatible(out: Path, spec: Spec) -> dict[str, Any]:
     """:func:`check_spec` without writing anything: raises :class:`InputError` when ``out``
     cannot hold ``spec``'s runs; else the union of the stored and new run definitions."""
     out = Path(out)
+    _refuse_other_sweeps(out)
     new = spec.describe()
     old = _stored(out)
     if old is None:
@@ -422,6 +423,13 @@ def check_spec_compatible(out: Path, spec: Spec) -> dict[str, Any]:
     return merged
 
 
+def _refuse_other_sweeps(out: Path) -> None:
+    """A comparison never resumes into, or clears, another kind of sweep's directory."""
+    kind = sweep_kind(out)
+    if kind not in (None, "comparison"):
+        raise InputError(f"{out} holds a {kind} sweep, not a comparison; give another --out")
+
+
 def clear(out: Path, spec: Spec) -> None:
     """Remove the runs and analysis outputs of a comparison directory (``--fresh``).
 
@@ -431,6 +439,7 @@ def clear(out: Path, spec: Spec) -> None:
     out = Path(out)
     if not out.is_dir():
         return
+    _refuse_other_sweeps(out)
     try:
         old = _stored(out)
     except InputError:  # a damaged spec.json: still a comparison output, start over

@@ -22,6 +22,7 @@ from coschedlab.errors import InputError
 module, _, name = sys.argv[1].partition(":")
 try:
     getattr(importlib.import_module(module), name)(*sys.argv[2:])
+    print(json.dumps({"ok": True}))
 except InputError as exc:
     print(json.dumps({"what": exc.what, "where": exc.where}))
     sys.exit(2)
@@ -50,10 +51,10 @@ def call_isolated(target: str, *args: str, cwd: Path, timeout: float, where: str
         )  # fmt: skip
     except subprocess.TimeoutExpired:
         raise InputError(f"reading it took over {timeout:.0f} s", where) from None
-    if done.returncode == 0:
-        return
     try:
         doc = json.loads(done.stdout.strip().splitlines()[-1])
+        if done.returncode == 0 and doc == {"ok": True}:
+            return  # it returned: not merely a process that ended with code 0
         what, said = str(doc["what"]), doc.get("where")
     except (ValueError, IndexError, KeyError, TypeError):
         raise InputError(f"reading it ended the process (exit code {done.returncode})",

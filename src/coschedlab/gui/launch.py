@@ -47,6 +47,8 @@ __all__ = [
 SPECS = "specs"
 #: how long a cancelled command has to stop after Ctrl-C before it is terminated (s)
 CANCEL_GRACE_S = 10.0
+#: how long checking a comparison's spec (its policy files loaded) may take (s)
+CHECK_S = 60.0
 
 
 @dataclass
@@ -123,7 +125,7 @@ class Launch:
 
 
 _LOCK = threading.Lock()
-_STARTING = threading.Lock()
+_STARTING = threading.RLock()
 _LAUNCHES: dict[Path, Launch] = {}
 
 
@@ -235,32 +237,56 @@ def launch(
     """Check the spec ``doc`` (the command line's checker), save it as
     ``specs/<output folder>.yaml`` and start ``coschedlab compare`` on it into ``out`` (a
     workspace path). Refused with :class:`InputError` while a comparison runs into ``out``,
-    or when ``out`` holds something that is not this comparison."""
+    when ``out`` holds something that is not this comparison, or when the comparison would
+    leave out runs ``out`` holds (its table would silently lose them). Policy files the spec
+    names are loaded for the check in a process of their own, never in this one."""
     from ..experiments.spec import spec_from_dict
     from ..experiments.store import check_spec_compatible
+    from .isolated import call_isolated, dotted
 
-    _refuse_running(ws, out)
     name = launch_name(ws, out)
     spec_path = ws.root / SPECS / f"{name}.yaml"
-    try:
-        spec = spec_from_dict(doc, spec_path)  # the one checker: one-line errors
-    except InputError as exc:  # named as the workspace shows it (specs/NAME.yaml)
-        where = (exc.where or "").replace(f"{ws.root}{os.sep}", "")
-        raise InputError(exc.what, where or None) from None
-    merged = check_spec_compatible(out, spec)
-    new = spec.describe()
-    for part in ("schedulers", "workloads"):  # the table would silently lose their rows
-        left = [k for k in merged.get(part, {}) if k not in new[part]]
-        if left:
-            raise InputError(
-                f"{ws.relative(out)} holds runs of {', '.join(left)} that this comparison "
-                f"leaves out (its table would lose them): add them, or choose another "
-                "output folder"
-            )
-    spec_path.parent.mkdir(parents=True, exist_ok=True)
-    spec_path.write_text(spec_yaml(doc))
-    return start(ws, ["compare", str(spec_path), "--out", str(out)], out, name, plan=spec,
-                 jobs=jobs, executor=executor)  # fmt: skip
+    trial = spec_path.with_name(f".{name}.checking.yaml")  # same folder: same relative paths
+
+    def shown(exc: InputError) -> InputError:  # named as the workspace shows it
+        where = (exc.where or "").replace(str(trial), str(spec_path))
+        return InputError(exc.what, where.replace(f"{ws.root}{os.sep}", "") or None)
+
+    with _STARTING:  # the check, the spec file and the start: one click at a time
+        _refuse_running(ws, out)
+        try:
+            spec = spec_from_dict(doc, spec_path, load_schedulers=False)
+        except InputError as exc:
+            raise shown(exc) from None
+        merged = check_spec_compatible(out, spec)
+        new = spec.describe()
+        for part in ("schedulers", "workloads"):
+            left = [k for k in merged.get(part, {}) if k not in new[part]]
+            if left:
+                raise InputError(
+                    f"{ws.relative(out)} holds runs of {', '.join(left)} that this "
+                    "comparison leaves out (its table would lose them): add them, or choose "
+                    "another output folder"
+                )
+        spec_path.parent.mkdir(parents=True, exist_ok=True)
+        trial.write_text(spec_yaml(doc))
+        try:
+            call_isolated(dotted(check_comparison), str(trial), cwd=ws.root,
+                          timeout=CHECK_S, where=str(spec_path))  # fmt: skip
+        except InputError as exc:
+            trial.unlink(missing_ok=True)
+            raise shown(exc) from None
+        os.replace(trial, spec_path)
+        return start(ws, ["compare", str(spec_path), "--out", str(out)], out, name,
+                     plan=spec, jobs=jobs, executor=executor)  # fmt: skip
+
+
+def check_comparison(spec_path: str) -> None:
+    """The comparison spec file read as ``coschedlab compare`` reads it, its policy files
+    loaded (the dashboard calls it in a process of its own)."""
+    from ..experiments.spec import load_spec
+
+    load_spec(spec_path)
 
 
 @dataclass(frozen=True)
@@ -317,8 +343,8 @@ def clock(seconds: float) -> str:
 
 def status_line(running: Launch, finished: int, total: int, failed: int) -> str:
     """The line under a sweep's progress bar: runs finished of all, failures, the time left
-    (from the runs finished so far) while it runs; then how it ended (done, cancelled, or
-    the command's one-line error)."""
+    (the runner's estimate from the runs this command finished, not those stored before)
+    while it runs; then how it ended (done, cancelled, or the command's one-line error)."""
     text = f"{finished} of {total} runs"
     if failed:
         text += f" ({failed} failed)"
@@ -327,8 +353,9 @@ def status_line(running: Launch, finished: int, total: int, failed: int) -> str:
     if code is None:
         if running.cancelled:
             return text + ": cancelling (waiting for the runs in progress to stop)"
-        if 0 < finished < total:
-            text += f", about {clock(elapsed / finished * (total - finished))} left"
+        eta = (running.counts() or {}).get("eta")  # from the runs done since it started
+        if eta is not None and finished < total:
+            text += f", about {clock(eta)} left"
         return text + f" ({clock(elapsed)} so far)"
     if code == 0:
         return text + f": done in {clock(elapsed)}"

@@ -144,7 +144,8 @@ def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
             chosen = ws.data_file(spec, "sweep spec")
             spec_path = data_path(chosen)
             if not is_bundled(chosen):  # an upload: it reaches nothing outside the workspace
-                check_spec_paths(spec_path, ws.root)
+                call_isolated(dotted(check_spec_paths), str(spec_path), str(ws.root),
+                              cwd=ws.root, timeout=CHECK_S, where=str(spec_path))  # fmt: skip
             # the spec is read as the command will read it, in a process of its own (a
             # scheduler file it names runs module code when loaded)
             call_isolated(dotted(kind.check), str(spec_path), str(target), cwd=ws.root,

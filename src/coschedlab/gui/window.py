@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +47,15 @@ def find_browser() -> str:
     return found
 
 
-def serve_in_window(server: Any, url: str, browser: str, workspace: Path) -> int:
+#: a browser that ends this soon without error handed the page to one already running (s)
+HANDOFF_S = 3.0
+
+
+def serve_in_window(server: Any, url: str, browser: str, workspace: Path, say: Any = print) -> int:
     """Serve ``server`` (a WSGI app) at ``url`` while a window of ``browser`` shows it; stop
-    when the window closes (or on Ctrl-C). The browser's exit code."""
+    when the window closes (or on Ctrl-C). A browser that hands the page to a window already
+    open (it ends at once, without error) leaves the dashboard serving until Ctrl-C, and
+    ``say`` tells so. The browser's exit code."""
     from urllib.parse import urlsplit
 
     from werkzeug.serving import make_server
@@ -67,11 +74,17 @@ def serve_in_window(server: Any, url: str, browser: str, workspace: Path) -> int
     log = profile / "browser.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+    begun = time.monotonic()
     try:
         code = proc.wait()
         if code != 0:
             raise InputError(f"the window's browser stopped with exit code {code} (its log: "
                              f"{log})")  # fmt: skip
+        if time.monotonic() - begun < HANDOFF_S:
+            say("the browser opened the page in a window it already had open: the dashboard "
+                "serves until Ctrl-C")  # fmt: skip
+            while thread.is_alive():
+                thread.join(1.0)
         return code
     except KeyboardInterrupt:
         proc.terminate()

@@ -69,7 +69,7 @@ class Workspace:
         text = text.strip()
         if not text:
             raise InputError(f"give the {what} (a folder inside the workspace)")
-        if any(ord(c) < 32 or c == "\x7f" for c in text):
+        if any(ord(c) < 32 or c == "\x7f" or 0xD800 <= ord(c) <= 0xDFFF for c in text):
             raise InputError(f"the {what} {text!r} holds a control character")
         if len(text) > MAX_PATH or any(len(p.encode()) > 255 for p in Path(text).parts):
             raise InputError(f"the {what} is too long (at most {MAX_PATH} characters, 255 "
@@ -186,15 +186,16 @@ class Workspace:
         path = folder / name
         if path.is_file() and path.read_bytes() == data:
             return path  # the same file again: read and stored before
-        checking = Path(tempfile.mkdtemp(prefix=".checking-", dir=self.root))
+        # checked at the depth it is stored at (uploads/<digest>/), so that the paths it
+        # names resolve the same during the check and after
+        (self.root / UPLOADS).mkdir(exist_ok=True)
+        checking = Path(tempfile.mkdtemp(prefix=".checking-", dir=self.root / UPLOADS))
         try:
             trial = checking / name
             trial.write_bytes(data)
             try:
-                if kind in SPEC_KINDS:
-                    check_spec_paths(trial, self.root)
-                call_isolated(dotted(check_upload), str(trial), kind, cwd=checking,
-                              timeout=UPLOAD_CHECK_S, where=str(trial))  # fmt: skip
+                call_isolated(dotted(check_uploaded), str(trial), kind, str(self.root),
+                              cwd=checking, timeout=UPLOAD_CHECK_S, where=str(trial))  # fmt: skip
             except InputError as exc:
                 what = exc.what.replace(f"{trial}: ", "").replace(str(trial), name)
                 raise InputError(what, _shown(exc.where, trial, name)) from None
@@ -276,30 +277,33 @@ def check_policy(path: Path) -> None:
     get_scheduler(str(path))
 
 
-def check_spec_paths(path: Path, root: Path) -> None:
+def check_spec_paths(path: Path | str, root: Path | str) -> None:
     """An uploaded spec must not reach outside the workspace ``root``: every path-like value
-    (no spaces, with a ``/`` or a data file's suffix; ``coschedlab:NAME`` bundled data is
-    fine), resolved against the spec's folder and against the workspace (where commands
-    run), must lie inside it; and an
-    ``executor`` key is refused (the dashboard's own ``--executor`` says where runs go)."""
+    (a ``/`` or ``\\`` in it, or a data file's suffix; ``coschedlab:NAME`` bundled data is
+    fine; a study's run ``command`` is never executed by the dashboard), resolved against the
+    spec's folder and against the workspace (where commands run), must lie inside it; and an
+    ``executor`` key is refused (the dashboard's own ``--executor`` says where runs go). The
+    dashboard calls it in a process of its own (:func:`check_uploaded`)."""
     from ..schema import load_yaml
 
+    path, root = Path(path), Path(root)
     doc = load_yaml(path)
     if isinstance(doc, dict) and "executor" in doc:
         raise InputError("an uploaded spec cannot choose the executor: the dashboard's "
                          "--executor says where runs go (remove the key)", str(path))  # fmt: skip
+    seen: set[int] = set()
 
-    def walk(v: Any) -> None:
-        if isinstance(v, dict):
-            for x in v.values():
-                walk(x)
-        elif isinstance(v, list):
-            for x in v:
-                walk(x)
-        elif isinstance(v, str) and _PATHLIKE.search(v) and not any(c.isspace() for c in v):
+    def walk(v: Any, key: Any = None) -> None:
+        if isinstance(v, dict | list):
+            if id(v) in seen:  # YAML aliases share nodes: each is read once
+                return
+            seen.add(id(v))
+            for k, x in v.items() if isinstance(v, dict) else ((key, x) for x in v):
+                walk(x, k)
+        elif isinstance(v, str) and key != "command" and _PATHLIKE.search(v.strip()):
             if v.startswith("coschedlab:"):
                 return
-            given = Path(v).expanduser()  # readers resolve against the spec or the workspace
+            given = Path(v.strip()).expanduser()
             if any(
                 t != root and root not in t.parents
                 for t in ((path.parent / given).resolve(), (root / given).resolve())
@@ -308,6 +312,14 @@ def check_spec_paths(path: Path, root: Path) -> None:
                                  "and name it from there)", str(path))  # fmt: skip
 
     walk(doc)
+
+
+def check_uploaded(path: str, kind: str, root: str) -> None:
+    """Everything an upload of ``kind`` is checked for (:func:`check_spec_paths` for specs,
+    then :func:`check_upload`); the dashboard calls it in a process of its own."""
+    if kind in SPEC_KINDS:
+        check_spec_paths(path, root)
+    check_upload(path, kind)
 
 
 def _shown(where: str | None, path: Path, name: str) -> str:

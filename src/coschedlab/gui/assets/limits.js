@@ -9,6 +9,8 @@
       if (banner) {
         banner.textContent = "error: the file is larger than the dashboard accepts (64 MB): " +
           "use the command line for it";
+        // set outside React's knowledge: cleared here on a click, as the page's own errors are
+        banner.addEventListener("click", () => { banner.textContent = ""; }, { once: true });
       }
     }
     return response;
