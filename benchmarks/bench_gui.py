@@ -85,6 +85,16 @@ poll();
 """
 
 
+def callback_times(driver) -> list[float]:
+    """The server time (ms: request sent to response received) of every callback request
+    the page made (the browser's resource timing)."""
+    return driver.execute_script(
+        "return performance.getEntriesByType('resource')"
+        ".filter(e => e.name.includes('_dash-update-component'))"
+        ".map(e => e.responseEnd - e.requestStart);"
+    )
+
+
 def results_page(driver, url: str) -> tuple[float, list[float]]:
     """Open the results page: ms until the table and the Gantt chart are drawn, and the
     server time (ms) of each callback request the page made."""
@@ -96,12 +106,7 @@ def results_page(driver, url: str) -> tuple[float, list[float]]:
     while not driver.find_elements("id", "compare-table"):
         time.sleep(0.01)
     total = (time.perf_counter() - t0) * 1000
-    server = driver.execute_script(
-        "return performance.getEntriesByType('resource')"
-        ".filter(e => e.name.includes('_dash-update-component'))"
-        ".map(e => e.responseEnd - e.requestStart);"
-    )
-    return total, server
+    return total, callback_times(driver)
 
 
 def gantt_time(driver) -> float:
@@ -139,12 +144,7 @@ def sweep_page(driver, url: str, page: str, prefix: str) -> tuple[float, list[fl
             break
         time.sleep(0.01)
     total = (time.perf_counter() - t0) * 1000
-    server = driver.execute_script(
-        "return performance.getEntriesByType('resource')"
-        ".filter(e => e.name.includes('_dash-update-component'))"
-        ".map(e => e.responseEnd - e.requestStart);"
-    )
-    return total, server
+    return total, callback_times(driver)
 
 
 def bench_sweeps(driver, ws: Path, repeat: int) -> None:

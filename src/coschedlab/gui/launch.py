@@ -341,10 +341,13 @@ def clock(seconds: float) -> str:
     return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
 
 
-def status_line(running: Launch, finished: int, total: int, failed: int) -> str:
+def status_line(
+    running: Launch, finished: int, total: int, failed: int, counts: dict | None = None
+) -> str:
     """The line under a sweep's progress bar: runs finished of all, failures, the time left
-    (the runner's estimate from the runs this command finished, not those stored before)
-    while it runs; then how it ended (done, cancelled, or the command's one-line error)."""
+    (the runner's estimate from the runs this command finished, not those stored before;
+    ``counts``: the runner's counts when the caller has read them already) while it runs;
+    then how it ended (done, cancelled, or the command's one-line error)."""
     text = f"{finished} of {total} runs"
     if failed:
         text += f" ({failed} failed)"
@@ -353,7 +356,8 @@ def status_line(running: Launch, finished: int, total: int, failed: int) -> str:
     if code is None:
         if running.cancelled:
             return text + ": cancelling (waiting for the runs in progress to stop)"
-        eta = (running.counts() or {}).get("eta")  # from the runs done since it started
+        counts = running.counts() if counts is None else counts
+        eta = (counts or {}).get("eta")  # from the runs done since it started
         if eta is not None and finished < total:
             text += f", about {clock(eta)} left"
         return text + f" ({clock(elapsed)} so far)"
@@ -374,4 +378,5 @@ def sweep_status(running: Launch) -> tuple[int, int, str]:
     finished = int(counts.get("stored", 0)) + int(counts.get("done", 0))
     if not counts and running.code is None:
         return 0, 0, "starting (reading the inputs)"
-    return finished, total, status_line(running, finished, total, int(counts.get("failed", 0)))
+    failed = int(counts.get("failed", 0))
+    return finished, total, status_line(running, finished, total, failed, counts)

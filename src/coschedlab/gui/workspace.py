@@ -223,58 +223,39 @@ def scheduler_text(text: str, what: str = "scheduler") -> str:
     return text.strip()
 
 
+#: the command line's reader of each kind of upload (``module:function`` of a path)
+READERS = {
+    "swf": "coschedlab.workload.swf:read_swf",
+    "pool": "coschedlab.coloc.pool:load_pool",
+    "ensemble": "coschedlab.insitu.spec:load_ensemble",
+    "workflow": "coschedlab.workflows.formats:load_workflow",
+    "workflow-sweep": "coschedlab.experiments.workflows:load_workflow_spec",
+    "coupled-sweep": "coschedlab.experiments.coupled:load_coupled_spec",
+    "study": "coschedlab.studies.spec:load_spec",
+    "policy": "coschedlab.schedulers.registry:get_scheduler",  # as simulate -s FILE.py
+}
+
+
 def check_upload(path: Path | str, kind: str) -> None:
-    """Read ``path`` as the command line would (raises its :class:`InputError`); the
-    dashboard calls it in a process of its own (:func:`~.isolated.call_isolated`)."""
+    """Read ``path`` with the command line's reader for ``kind`` (:data:`READERS`; raises
+    its :class:`InputError`); the dashboard calls it in a process of its own
+    (:func:`~.isolated.call_isolated`): a policy's module code runs when it is loaded."""
+    import importlib
+
     path = Path(path)
-    if kind == "swf":
-        from ..workload.swf import read_swf
-
-        read_swf(path)
-    elif kind == "pool":
-        from ..coloc.pool import load_pool
-
-        load_pool(path)
-    elif kind == "ensemble":
-        from ..insitu.spec import load_ensemble
-
-        load_ensemble(path)
-    elif kind == "workflow":
-        from ..workflows.formats import load_workflow
-
-        load_workflow(path)
-    elif kind == "workflow-sweep":
-        from ..experiments.workflows import load_workflow_spec
-
-        load_workflow_spec(path)
-    elif kind == "coupled-sweep":
-        from ..experiments.coupled import load_coupled_spec
-
-        load_coupled_spec(path)
-    elif kind == "study":
-        from ..studies.spec import load_spec
-
-        load_spec(path)
-    elif kind == "policy":
-        if path.suffix != ".py":
-            raise InputError("a policy is a Python file (.py)", str(path))
-        check_policy(path)
-    else:
+    if kind not in READERS:
         raise ValueError(f"unknown upload kind {kind!r}")
+    if kind == "policy" and path.suffix != ".py":
+        raise InputError("a policy is a Python file (.py)", str(path))
+    module, _, name = READERS[kind].partition(":")
+    reader = getattr(importlib.import_module(module), name)
+    reader(str(path) if kind == "policy" else path)
 
 
 #: how long reading an upload may take (s): it runs in a process of its own
 UPLOAD_CHECK_S = 60.0
 #: uploads whose reading may run the user's code (a policy file, a spec naming one)
 SPEC_KINDS = ("workflow-sweep", "coupled-sweep", "study", "ensemble")
-
-
-def check_policy(path: Path) -> None:
-    """Load a policy file as ``coschedlab simulate -s FILE.py`` would (its module code runs;
-    :func:`check_upload` runs in a process of its own)."""
-    from ..schedulers.registry import get_scheduler
-
-    get_scheduler(str(path))
 
 
 def check_spec_paths(path: Path | str, root: Path | str) -> None:
