@@ -34,15 +34,34 @@ def register(name: str):
 
 
 def available() -> dict[str, type[Scheduler]]:
-    """Every scheduler name known: built-ins first, then entry points."""
+    """Every scheduler name known: built-ins first, then entry points (each loaded)."""
     names = dict(_REGISTRY)
     for ep in entry_points(group="coschedlab.schedulers"):
         if ep.name not in names:
-            try:
-                names[ep.name] = ep.load()
-            except Exception as exc:  # a broken plug-in must not break the others
-                raise InputError(f"scheduler entry point {ep.name!r} fails to load: {exc}") from exc
+            names[ep.name] = _load(ep)
     return names
+
+
+def known_names() -> list[str]:
+    """Every scheduler name known, sorted, without loading any plug-in."""
+    return sorted({*_REGISTRY, *(ep.name for ep in entry_points(group="coschedlab.schedulers"))})
+
+
+def lookup(name: str) -> type[Scheduler] | None:
+    """The scheduler class registered as ``name``: a built-in, else the one entry point of
+    that name (only that plug-in is imported); None when no such name is known."""
+    if name in _REGISTRY:
+        return _REGISTRY[name]
+    for ep in entry_points(group="coschedlab.schedulers", name=name):
+        return _load(ep)
+    return None
+
+
+def _load(ep: Any) -> type[Scheduler]:
+    try:
+        return ep.load()
+    except Exception as exc:  # a broken plug-in must not break the others
+        raise InputError(f"scheduler entry point {ep.name!r} fails to load: {exc}") from exc
 
 
 def _parse_value(text: str) -> Any:
@@ -138,13 +157,13 @@ def get_scheduler(spec: str | Scheduler | type[Scheduler], **options: Any) -> Sc
                     f"scheduler option {cls_name!r} in {str(spec)!r} has no value; write "
                     f"{name}:{cls_name}=VALUE"
                 )
-            known = available()
-            if name not in known:
+            found = lookup(name)
+            if found is None:
                 raise InputError(
-                    f"unknown scheduler {name!r}; choose one of {', '.join(sorted(known))} "
+                    f"unknown scheduler {name!r}; choose one of {', '.join(known_names())} "
                     f"or give a path to a .py file"
                 )
-            cls = known[name]
+            cls = found
     sig = inspect.signature(cls.__init__)
     hidden = set(getattr(cls, "api_only", ()))  # Python-level arguments, not spec options
     accepts = [p for p in sig.parameters if p != "self" and p not in hidden]
