@@ -78,11 +78,11 @@ def workdir(tmp_path: Path) -> Path:
 def test_the_documents_have_the_commands():
     readme = readme_coloc_commands()
     assert [c.split()[1] for c in readme] == [
-        "generate", "simulate", "simulate", "report", "report", "compare"
+        "generate", "simulate", "simulate", "report", "compare"
     ]  # fmt: skip
     docs = commands((ROOT / "docs" / "coloc.md").read_text())
     assert [c.split()[1] for c in docs] == [
-        "generate", "simulate", "report", "generate", "simulate", "report", "report", "simulate"
+        "generate", "simulate", "report", "generate", "simulate", "report", "simulate"
     ]  # fmt: skip
     assert docs[-1].endswith("-s examples/best_fit_coloc.py")
     # the machine travels in the workload: simulate needs no machine options

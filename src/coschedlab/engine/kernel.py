@@ -39,6 +39,7 @@ INF = math.inf
 _append = list.append
 _insert = list.insert
 _delitem = list.__delitem__
+_clear = list.clear
 _setitem = list.__setitem__
 _set = object.__setattr__
 
@@ -393,6 +394,8 @@ class Simulation:
         dynamic = self.speed_model.dynamic
         self._finished = finished
         next_time = self._next_time
+        until = self.until
+        gate = self.gate  # set before the run (a coupled system's), never during it
         while True:
             # the next event (:meth:`_next_time`, written out: this runs once per event)
             if dynamic:  # a superseded end is not an event
@@ -412,7 +415,7 @@ class Simulation:
                 own = next_time()
             elif t == INF:
                 break
-            elif t > self.until:
+            elif t > until:
                 self.truncated = True
                 break
             self.now = t
@@ -451,7 +454,7 @@ class Simulation:
             if stepped and not (yield t == own):
                 continue
             if queue:
-                if self.gate is not None:
+                if gate is not None:
                     self.extra_pass()
                 else:
                     _set(view, "now", t)
@@ -465,7 +468,7 @@ class Simulation:
                         self._apply(decisions or ())
                     self.passes += 1
                     if joined:
-                        _delitem(joined, slice(None))
+                        _clear(joined)
             if progress is not None and done >= next_report:
                 progress(done, n)
                 next_report = done + step
