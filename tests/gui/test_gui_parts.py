@@ -8,6 +8,7 @@ import base64
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -245,20 +246,53 @@ def test_the_window_needs_a_browser_and_a_display(monkeypatch):
     assert find_browser() == sys.executable
 
 
-@pytest.mark.slow  # two dashboards and a hand-off: about 10 s
-def test_a_browser_that_hands_the_page_over_leaves_the_dashboard_serving(tmp_path):
-    """A browser that hands the page to a window it already has open ends at once: the
-    dashboard goes on serving until Ctrl-C, and says so."""
+def test_a_window_closed_at_once_stops_the_dashboard(tmp_path):
+    """Closing the window right after it opened is closing it (no browser held the profile
+    before): the command stops, it does not take it for a hand-off."""
     fake, record = _fake_browser(tmp_path)
     env = {**os.environ, "COSCHEDLAB_BROWSER": str(fake), "DISPLAY": ":99",
            "FAKE_WINDOW_OPEN_S": "0"}  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "coschedlab.cli", "gui", "--root",
+                           str(tmp_path / "ws"), "--port", "0", "--window"],
+                          capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "the window closed" in done.stderr and "already had open" not in done.stderr
+
+
+def test_the_profile_lock_tells_a_hand_off(tmp_path):
+    from coschedlab.gui.window import profile_in_use
+
+    lock = tmp_path / "SingletonLock"
+    assert not profile_in_use(tmp_path)  # no lock
+    lock.symlink_to(f"{socket.gethostname()}-{os.getpid()}")
+    assert profile_in_use(tmp_path)  # a live browser holds it
+    lock.unlink()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    lock.symlink_to(f"{socket.gethostname()}-{dead.pid}")
+    assert not profile_in_use(tmp_path)  # stale: its process is gone
+    lock.unlink()
+    lock.symlink_to(f"another-host-{os.getpid()}")
+    assert not profile_in_use(tmp_path)
+
+
+@pytest.mark.slow  # two dashboards and a hand-off: about 10 s
+def test_a_browser_that_hands_the_page_over_leaves_the_dashboard_serving(tmp_path):
+    """A browser started on a profile that a live browser holds hands the page to that one's
+    window and ends at once: the dashboard goes on serving until Ctrl-C, and says so."""
+    fake, record = _fake_browser(tmp_path)
+    env = {**os.environ, "COSCHEDLAB_BROWSER": str(fake), "DISPLAY": ":99",
+           "FAKE_WINDOW_OPEN_S": "0"}  # fmt: skip
+    profile = tmp_path / "ws" / ".window-profile"
+    profile.mkdir(parents=True)
+    (profile / "SingletonLock").symlink_to(f"{socket.gethostname()}-{os.getpid()}")
     handed = subprocess.Popen([sys.executable, "-m", "coschedlab.cli", "gui", "--root",
                                str(tmp_path / "ws"), "--port", "0", "--window"],
                               stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
     deadline = time.monotonic() + 60
     while not record.is_file() and time.monotonic() < deadline:
         time.sleep(0.1)
-    time.sleep(4.0)  # past the hand-off time (3 s)
+    time.sleep(4.0)
     assert handed.poll() is None  # still serving
     handed.send_signal(signal.SIGINT)
     handed.wait(30)

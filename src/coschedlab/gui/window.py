@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -47,15 +47,31 @@ def find_browser() -> str:
     return found
 
 
-#: a browser that ends this soon without error handed the page to one already running (s)
-HANDOFF_S = 3.0
+def profile_in_use(profile: Path) -> bool:
+    """Whether a live browser on this host holds ``profile`` (Chromium's ``SingletonLock``, a
+    link to ``HOST-PID``): a browser started on it then hands the page to that one's window
+    and ends at once, without a window of its own."""
+    try:
+        host, _, pid = os.readlink(profile / "SingletonLock").rpartition("-")
+    except OSError:
+        return False
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False  # a stale lock: the browser takes it over
+    except PermissionError:
+        return True
+    return True
 
 
 def serve_in_window(server: Any, url: str, browser: str, workspace: Path, say: Any = print) -> int:
     """Serve ``server`` (a WSGI app) at ``url`` while a window of ``browser`` shows it; stop
-    when the window closes (or on Ctrl-C). A browser that hands the page to a window already
-    open (it ends at once, without error) leaves the dashboard serving until Ctrl-C, and
-    ``say`` tells so. The browser's exit code."""
+    when the window closes (or on Ctrl-C), however soon. When a browser already holds the
+    window profile (a second ``gui --window`` on the workspace), the page goes to that
+    browser's window and this browser ends at once: the dashboard then serves until Ctrl-C,
+    and ``say`` tells so. The browser's exit code."""
     from urllib.parse import urlsplit
 
     from werkzeug.serving import make_server
@@ -72,15 +88,15 @@ def serve_in_window(server: Any, url: str, browser: str, workspace: Path, say: A
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd += ["--no-sandbox", "--test-type"]  # as root: no sandbox, and no infobar about it
     log = profile / "browser.log"
+    handed_over = profile_in_use(profile)
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
-    begun = time.monotonic()
     try:
         code = proc.wait()
         if code != 0:
             raise InputError(f"the window's browser stopped with exit code {code} (its log: "
                              f"{log})")  # fmt: skip
-        if time.monotonic() - begun < HANDOFF_S:
+        if handed_over:
             say("the browser opened the page in a window it already had open: the dashboard "
                 "serves until Ctrl-C")  # fmt: skip
             while thread.is_alive():
