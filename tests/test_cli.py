@@ -214,4 +214,5 @@ def test_a_dependency_cycle_is_one_line_exit_2(tmp_path):
     )
     p = cli("simulate", str(trace), "--dependencies", "--out", str(tmp_path / "o"))
     assert p.returncode == 2 and "Traceback" not in p.stderr
-    assert "2 jobs never became eligible (dependency cycle?)" in p.stderr
+    assert "jobs 1 -> 2 -> 1 wait for each other (a dependency cycle)" in p.stderr
+    assert str(trace) in p.stderr

@@ -42,6 +42,12 @@ POLICIES = {
     "raises.py": "return 1 / 0",
     "forever.py": "while True: pass",
     "sleeps.py": "time.sleep(3600)",
+    "returns_number.py": "return 5",
+    "returns_text.py": "return 'abc'",
+    "returns_float.py": "return [0.0]",
+    "returns_none.py": "return [None]",
+    "fifo1.py": "return [j for j in list(view.queue)[:1] if view.nodes[j] <= view.free]",
+    "fifo2.py": "return [j for j in list(view.queue)[:1] if view.nodes[j] <= view.free]",
 }
 
 
@@ -120,6 +126,33 @@ def ws(tmp_path_factory) -> Path:
         "name: tiny\noutput: cmp\nbaseline: fcfs\nschedulers: [fcfs, easy]\nplots: none\n"
         "workloads:\n  - {name: t, trace: trace.swf}\n"
     )
+    # found by the batch core's hostile pass (2026-11-26)
+    (d / "exits_at_import.py").write_text("import sys\nsys.exit(0)\n")
+    (d / "init_raises.py").write_text(
+        "from coschedlab.schedulers import Scheduler\n\nclass P(Scheduler):\n"
+        "    def __init__(self):\n        raise RuntimeError('no licence')\n"
+    )
+    csv_head = "job_id,submission_time,starting_time,finish_time,requested_number_of_resources,allocated_resources\n"
+    (d / "overlap.csv").write_text(csv_head + "1,0,0,50,2,0-1\n2,0,0,50,2,0-1\n")
+    (d / "huge_alloc.csv").write_text(csv_head + "1,0,0,50,2,9999999999999999999\n")
+    (d / "huge_res.csv").write_text(csv_head + "1,0,0,50,9999999999999999999999,0-1\n")
+    (d / "huge_time.csv").write_text(csv_head + "1,0,1e300,1e300,2,0-1\n")
+    (d / "inf_nodes").mkdir()
+    (d / "inf_nodes" / "jobs.csv").write_text(csv_head + "1,0,0,50,2,0-1\n")
+    (d / "inf_nodes" / "metrics.json").write_text('{"cluster": {"nodes": 1e400}}')
+    (d / "huge_header.swf").write_text(
+        SMALL.replace("MaxNodes: 4", "MaxNodes: 99999999999999999999").replace(
+            "; MaxProcs: 4\n", ""
+        )
+    )
+    (d / "cycle.swf").write_text(
+        SMALL.replace("1 1 1 -1 -1 -1 -1 -1\n2", "1 1 1 -1 -1 -1 2 0\n2", 1).replace(
+            "2 1 -1 -1 -1 -1 -1\n3", "2 1 -1 -1 -1 1 0\n3", 1
+        )
+    )
+    cmp_base = "schedulers: [fcfs]\nworkloads:\n  - {name: t, trace: small.swf}\n"
+    (d / "label_dots.yaml").write_text(cmp_base.replace("[fcfs]", "[{name: '..', spec: fcfs}]"))
+    (d / "name_runs.yaml").write_text(cmp_base.replace("name: t,", "name: runs.csv,"))
     # numbers far beyond any machine or study (found by the dashboard's hostile pass)
     base = "schedulers: [easy]\nworkloads:\n  - {name: t, trace: trace.swf}\n"
     (d / "huge_reps.yaml").write_text("repetitions: 1000000000\n" + base)
@@ -365,6 +398,28 @@ CASES = [
     ("policy-sleeps", "simulate small.swf -s sleeps.py --pass-timeout 0.5 --out o1", 2, "pass time limit"),
     ("pass-timeout-negative", "simulate small.swf --pass-timeout -1 --out o1", 2, "--pass-timeout"),
     ("policy-missing", "simulate small.swf -s nothere.py --out o1", 2, "nothere.py does not exist"),
+    ("policy-exits-at-import", "simulate small.swf -s exits_at_import.py --out o1", 2, "exits_at_import.py:2: fails to import: exit(0) called"),
+    ("policy-init-raises", "simulate small.swf -s init_raises.py --out o1", 2, "init_raises.py:5: scheduler 'init_raises' fails to start: RuntimeError: no licence"),
+    ("policy-returns-number", "simulate small.swf -s returns_number.py --out o1", 2, "returns_number.py:7: scheduler p returned 5 at t=0 from schedule(), not a list"),
+    ("policy-returns-text", "simulate small.swf -s returns_text.py --out o1", 2, "returned 'abc' at t=0 from schedule(), not a list"),
+    ("policy-returns-float", "simulate small.swf -s returns_float.py --out o1", 2, "returned 0.0 at t=0 as a decision"),
+    ("policy-returns-none", "simulate small.swf -s returns_none.py --out o1", 2, "returned None at t=0 as a decision"),
+    ("policy-same-name", "simulate small.swf -s fifo1.py -s fifo2.py --out o1", 2, "both describe themselves as 'p'"),
+    ("sched-twice", "simulate small.swf -s easy -s easy --out o1", 2, "both describe themselves as 'easy'"),
+    ("policy-a-folder", "simulate small.swf -s mydocs/sub --out o1", 2, "scheduler file mydocs/sub is not a Python file"),
+    ("out-current-dir", "simulate small.swf --out .", 2, "--out . is the current directory"),
+    ("nodes-huge", "simulate small.swf --nodes 99999999999999999999 --out o1", 2, "cluster nodes must be at most 10,000,000"),
+    ("header-nodes-huge", "simulate huge_header.swf --out o1", 2, "huge_header.swf: the header's machine: cluster nodes must be at most"),
+    ("trace-device", "simulate /dev/zero --nodes 4 --out o1", 2, "/dev/zero: is a device, not a file"),
+    ("dependency-cycle", "simulate cycle.swf --dependencies --out o1", 2, "cycle.swf: jobs 1 -> 2 -> 1 wait for each other"),
+    ("validate-max-errors-zero", "validate overlap.csv --nodes 4 --max-errors 0", 2, "--max-errors must be at least 1"),
+    ("validate-huge-alloc", "validate huge_alloc.csv --nodes 4", 2, "huge_alloc.csv:2: allocated_resources: bad node list"),
+    ("validate-huge-res", "validate huge_res.csv --nodes 4", 2, "huge_res.csv:2: requested_number_of_resources is 9999999999999999999999, beyond the sane range"),
+    ("validate-huge-time", "validate huge_time.csv --nodes 4", 2, "huge_time.csv:2: starting_time is 1e300, beyond the sane range"),
+    ("validate-inf-nodes", "validate inf_nodes", 2, "inf_nodes/metrics.json: bad cluster"),
+    ("compare-label-dots", "compare label_dots.yaml --out o1", 2, "label '..' cannot name a folder"),
+    ("compare-name-reserved", "compare name_runs.yaml --out o1", 2, "'runs.csv' is reserved for an output"),
+    ("generate-arrival-huge", "generate --pool pool.json --nodes 4 --cores-per-node 4 --arrival poisson:1e300 --jobs 3 --out g.swf", 2, "beyond the 1e+10 s a trace may span"),
     # -- co-location ------------------------------------------------------------------------
     ("pool-empty-loads", "simulate trace.swf --pool emptyloads.json --out o1", 2, "emptyloads.json: the pool has no applications"),
     ("pool-unknown-apps-strict", "simulate small.swf --pool pool.json --strict --out o1", 2, "the pool does not know"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import zlib
 from pathlib import Path
 
@@ -49,11 +50,25 @@ def gunzip(data: bytes, where: str) -> bytes:
         raise InputError(f"broken gzip file: {exc}", where=where) from None
 
 
+def refuse_device(path: str | Path) -> None:
+    """An :class:`InputError` for a character or block device (``/dev/zero`` would be read
+    without end); files, pipes and process substitutions pass."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # the read that follows says why
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        raise InputError("is a device, not a file", where=str(path))
+
+
 def read_bytes(path: str | Path) -> bytes:
     """A file's bytes (gunzipped when gzip); a file that cannot be read is an
     :class:`InputError` naming it."""
     path = Path(path)
     try:
+        refuse_device(path)
         data = path.read_bytes()
     except FileNotFoundError:
         raise InputError("no such file", where=str(path)) from None
@@ -74,3 +89,18 @@ def read_json(path: str | Path) -> object:
         raise InputError(f"not valid JSON ({exc})", where=str(path)) from None
     except RecursionError:
         raise InputError("not valid JSON (nested too deeply)", where=str(path)) from None
+
+
+def failure_where(exc: BaseException) -> str | None:
+    """``file:line`` where ``exc`` was raised: the deepest frame outside coschedlab (a user's
+    policy file), else the deepest frame; None without a traceback."""
+    import traceback
+    from pathlib import Path
+
+    if isinstance(exc, SyntaxError) and exc.filename:  # raised by the parser, not a frame
+        return f"{exc.filename}:{exc.lineno}"
+    package = str(Path(__file__).resolve().parent)
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename[:1] != "<"]
+    outside = [f for f in frames if not str(Path(f.filename).resolve()).startswith(package)]
+    frame = (outside or frames or [None])[-1]
+    return f"{frame.filename}:{frame.lineno}" if frame is not None else None

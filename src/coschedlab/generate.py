@@ -42,6 +42,7 @@ import pandas as pd
 from .errors import InputError
 from .jobs import Workload
 from .platform import Cluster
+from .workload.swf import MAX_TIME
 
 __all__ = ["AppTable", "Arrival", "app_table", "generate_workload", "parse_arrival"]
 
@@ -240,6 +241,11 @@ def generate_workload(
     submit = np.zeros(count)
     if count > 1:
         submit[1:] = np.cumsum(law.gaps(count - 1, rng))
+        if not submit[-1] <= MAX_TIME:  # a trace nothing can read back (SWF's sane range)
+            raise InputError(
+                f"arrival {law} puts the last of {count} jobs at t={submit[-1]:.3g} s, beyond "
+                f"the {MAX_TIME:.0e} s a trace may span; use a shorter gap or fewer jobs"
+            )
     run = table.compact_time[idx]
     if cluster is not None and count:
         big = int(np.argmax(table.procs[idx]))

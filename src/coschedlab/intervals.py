@@ -25,6 +25,8 @@ __all__ = [
 ]
 
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
+#: node (or core) ids at or beyond this are no machine's (and would overflow 64-bit arrays)
+MAX_ID = 2**40
 
 
 def format_intervals(intervals: Iterable[tuple[int, int]]) -> str:
@@ -56,6 +58,8 @@ def parse_intervals(text: str) -> Intervals:
             raise InputError(f"bad node list {text!r}: expected ranges like '0-3 7'")
         a = int(m.group(1))
         b = int(m.group(2)) if m.group(2) else a
+        if b >= MAX_ID:
+            raise InputError(f"bad node list {text!r}: id {b} is beyond any machine")
         if b < a:
             raise InputError(f"bad node list {text!r}: range {part} runs backwards")
         out.append((a, b + 1))

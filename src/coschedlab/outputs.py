@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -50,7 +51,10 @@ __all__ = [
 OUR_FILES = (
     "jobs.parquet", "jobs.csv", "result.swf", "metrics.json", "run.json", "error.txt",
     "spec.json", "*.png", "*.html", "*.csv", "*.md", "*.swf", "*.json", "*.error.txt",
+    ".report-files",
 )  # fmt: skip
+#: the list of the files the last report wrote into a folder (the next one there replaces them)
+REPORT_FILES = ".report-files"
 #: the exact names a single result holds: all that an unmarked directory may contain
 RESULT_FILES = (
     "jobs.parquet", "jobs.csv", "result.swf", "metrics.json", "run.json", "error.txt",
@@ -129,6 +133,11 @@ def check_target(
     """
     path = Path(path)
     if kind == "dir":
+        if path.is_dir() and Path.cwd().resolve().is_relative_to(path.resolve()):
+            raise InputError(
+                f"{option} {path} is the current directory (or holds it): a result replaces "
+                "its folder whole; give a new folder inside it"
+            )
         if path.exists() and not path.is_dir():
             raise InputError(f"{option} {path} exists and is not a directory; choose a directory")
         if path.is_dir() and not is_empty(path):
@@ -229,3 +238,8 @@ def atomic_file(
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def slug(name: str) -> str:
+    """A file-system-safe form of a label (``easy:depth=50`` -> ``easy_depth=50``)."""
+    return re.sub(r"[^A-Za-z0-9_.+=,-]+", "_", name).strip("_") or "scheduler"

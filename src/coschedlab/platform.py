@@ -6,6 +6,10 @@ from dataclasses import dataclass
 
 from .errors import InputError
 
+#: the largest machine a simulation takes: nodes, and cores per node (sockets x cores)
+MAX_NODES = 10_000_000
+MAX_CORES = 4096
+
 
 @dataclass(frozen=True, slots=True)
 class Cluster:
@@ -23,6 +27,12 @@ class Cluster:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise InputError(f"cluster {name} must be a positive integer, got {value!r}")
+        if self.nodes > MAX_NODES:
+            raise InputError(f"cluster nodes must be at most {MAX_NODES:,}, got {self.nodes:,}")
+        if self.cores_per_node > MAX_CORES:
+            raise InputError(
+                f"cluster cores per node must be at most {MAX_CORES:,}, got {self.cores_per_node:,}"
+            )
 
     @classmethod
     def from_cores(cls, nodes: int, cores_per_node: int) -> Cluster:

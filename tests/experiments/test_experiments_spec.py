@@ -148,3 +148,11 @@ def test_scheduler_labels_and_files(tmp_path: Path, doc: dict) -> None:
     assert [s.slug for s in spec.schedulers] == ["easy_depth=2", "cons", "mine"]
     assert spec.schedulers[2].spec == str((tmp_path / "mine.py").resolve())
     assert spec.baseline == "cons"
+
+
+def test_every_name_a_comparison_writes_is_reserved_for_workloads():
+    from coschedlab.experiments import runner, store
+    from coschedlab.experiments.spec import RESERVED_NAMES
+
+    written = {*store.ANALYSIS_OUTPUTS, store.SPEC_FILE, runner.SWEEP_FILE}
+    assert written <= set(RESERVED_NAMES)

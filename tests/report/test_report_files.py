@@ -37,6 +37,25 @@ def test_write_report_two_schedulers(tmp_path):
     assert "EASY co-scheduler" in html and "lu.E.2048" in html
 
 
+def test_a_second_report_in_a_folder_replaces_the_first_whole(tmp_path, monkeypatch):
+    plain = fcfs_schedule(60, CLUSTER, seed=1)
+    first = write_report({"A": run(plain, CLUSTER), "B": run(plain, CLUSTER)}, tmp_path, NAMES)
+    mine = tmp_path / "notes.txt"
+    mine.write_text("the user's own file\n")
+    second = write_report({"C": run(plain, CLUSTER)}, tmp_path, NAMES)
+    left = {p.name for p in tmp_path.iterdir()}
+    assert left == {p.name for p in second} | {"notes.txt", ".report-files"}
+    assert not any(p.exists() for p in first if p.name.startswith(("A_", "B_")))
+    assert mine.read_text() == "the user's own file\n"
+    # a report that fails while drawing leaves the earlier one whole
+    before = {p.name: p.read_bytes() for p in second}
+    monkeypatch.setattr(interactive, "write_html", lambda *a, **k: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        write_report({"D": run(plain, CLUSTER)}, tmp_path, NAMES)
+    assert {p.name: p.read_bytes() for p in second} == before
+    assert {p.name for p in tmp_path.iterdir()} == left
+
+
 def test_html_gantt_falls_back_to_png(tmp_path, monkeypatch):
     monkeypatch.setattr(interactive, "MAX_GANTT_BARS", 10)
     frame = fcfs_schedule(50, CLUSTER, seed=3)

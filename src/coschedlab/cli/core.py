@@ -67,11 +67,15 @@ def load_trace(
     from ..workload.swf import cluster_from_header, read_swf
 
     workload = read_swf(path)
+    try:
+        from_header = cluster_from_header(workload.header)
+    except InputError as exc:
+        raise InputError(f"the header's machine: {exc.what}", where=str(path)) from None
     cluster = machine_options(
         nodes,
         cores_per_node,
         sockets,
-        cluster_from_header(workload.header),
+        from_header,
         f"{path}: no MaxNodes/MaxProcs in the header; give --nodes",
     )
     if strict and (workload.dropped or (workload.procs > cluster.total_cores).any()):
@@ -245,17 +249,23 @@ def simulate(
     result.swf and metrics.json (one sub-directory per scheduler when several). With --pool
     (or --heatmap) jobs share nodes and run at the heatmap's co-location speed. The outputs
     appear together when every run is done; an earlier result is replaced only with --force."""
-    from ..outputs import atomic_dir, check_target
+    from ..outputs import atomic_dir, check_target, slug
     from ..schedulers import get_scheduler
     from .coloc import load_pool_option
 
     if pass_timeout is not None and not (pass_timeout > 0 and math.isfinite(pass_timeout)):
         raise InputError(f"--pass-timeout must be a positive number of seconds, got {pass_timeout}")
     # fail fast on a bad name or option; co-schedulers that spread get a notice if they can't
-    spreads = [
-        getattr(s, "placement", None) == "spread"  # a co-scheduler (no coloc import needed)
-        for s in map(get_scheduler, scheduler)
-    ]
+    policies = [get_scheduler(s) for s in scheduler]
+    spreads = [getattr(p, "placement", None) == "spread" for p in policies]  # co-schedulers
+    folders = [slug(p.describe()).lstrip(".") or "scheduler" for p in policies]
+    for k, folder in enumerate(folders):
+        if len(folders) > 1 and folder in folders[:k]:
+            raise InputError(
+                f"schedulers {scheduler[folders.index(folder)]!r} and {scheduler[k]!r} both "
+                f"describe themselves as {policies[k].describe()!r}: their results would share "
+                "one folder; give them different names"
+            )
     the_pool = load_pool_option(pool, heatmap, compact_times)
     target = out if out is not None else new_output_dir(Path("out/simulate"), trace)
     check_target(target, force)  # before the work, not after
@@ -266,7 +276,7 @@ def simulate(
     results = {}
     notices = []
     with atomic_dir(target, force) as tmp:
-        for spec, spreading in zip(scheduler, spreads, strict=True):
+        for spec, spreading, folder in zip(scheduler, spreads, folders, strict=True):
             r = _progress_run(
                 workload, cluster, spec, kill_at_walltime, the_pool, dependencies, pass_timeout
             )
@@ -274,7 +284,7 @@ def simulate(
                 notices.append(coloc_notice(r.scheduler, r.metrics, cluster))
             if validate:
                 r._violations = r.validate()
-            sub = tmp if len(scheduler) == 1 else tmp / r.scheduler.replace(":", "_")
+            sub = tmp if len(scheduler) == 1 else tmp / folder
             sub.mkdir(exist_ok=True)
             r.write(sub, swf_integers)
             results[r.scheduler] = r

@@ -64,6 +64,8 @@ def validate(
 ) -> None:
     """Check the schedule invariants of a result directory, a jobs.parquet or a Batsim jobs.csv
     (exit 1 if any is broken, 2 on malformed input)."""
+    if max_errors < 1:
+        raise InputError(f"--max-errors must be at least 1, got {max_errors}")
     files, meta_path = _targets(path)
     meta = read_json(meta_path) if meta_path is not None else None
     if meta is not None and not isinstance(meta, dict):
@@ -157,7 +159,7 @@ def _cluster(
             int(stored.get("sockets_per_node", 1)),
             int(stored.get("cores_per_socket", 1)),
         )
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise InputError(f"bad cluster ({exc})", where=str(meta_path)) from None
 
 

@@ -20,12 +20,13 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from heapq import heappop, heappush
+from numbers import Integral
 from time import perf_counter
 from typing import Any, Protocol
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, failure_where
 from ..jobs import Workload
 from ..platform import Cluster
 from .accounting import NodeAccounting, SharedCores, WholeNodes
@@ -54,14 +55,7 @@ def policy_failure(describe: str, now: float, exc: BaseException) -> InputError:
     (the user's file and line), else the deepest frame."""
     if isinstance(exc, InputError):
         return exc
-    import traceback
-    from pathlib import Path
-
-    package = str(Path(__file__).resolve().parents[1])
-    frames = traceback.extract_tb(exc.__traceback__)
-    outside = [f for f in frames if not str(Path(f.filename).resolve()).startswith(package)]
-    frame = (outside or frames or [None])[-1]
-    where = f"{frame.filename}:{frame.lineno}" if frame is not None else None
+    where = failure_where(exc)
     what = (
         f"exit({exc.code!r}) called" if isinstance(exc, SystemExit) else
         f"{type(exc).__name__}: {exc}"
@@ -245,6 +239,36 @@ class Simulation:
                 self._dependents.setdefault(p, []).append(j)
         self._deps_left = left
         self._ready_at = [0.0] * self.n
+        self._check_acyclic(left)
+
+    def _check_acyclic(self, left: list[int]) -> None:
+        """An :class:`~coschedlab.errors.InputError` naming the jobs of a dependency cycle
+        (none of them could ever start), before the run rather than at its end."""
+        left = list(left)
+        ready = [j for j in range(self.n) if not left[j]]
+        seen = 0
+        while ready:
+            j = ready.pop()
+            seen += 1
+            for d in self._dependents.get(j, ()):
+                left[d] -= 1
+                if not left[d]:
+                    ready.append(d)
+        if seen == self.n:
+            return
+        j = next(k for k in range(self.n) if left[k])
+        path: list[int] = []
+        on_path: dict[int, int] = {}
+        while j not in on_path:  # walk up through parents that are also stuck: a cycle
+            on_path[j] = len(path)
+            path.append(j)
+            j = next(p for p in self.parents[j] if left[p])
+        cycle = [self.ids[k] for k in path[on_path[j] :]] + [self.ids[j]]
+        raise InputError(
+            f"jobs {' -> '.join(map(str, cycle))} wait for each other (a dependency cycle): "
+            f"{self.n - seen} jobs could never start",
+            where=self.workload.source,
+        )
 
     def _table(self, name: str) -> tuple[int, ...]:
         """A workload column in queue order as a per-job tuple for the view (one int object
@@ -464,8 +488,10 @@ class Simulation:
                         decisions = schedule(view)
                     except (Exception, SystemExit) as exc:
                         raise policy_failure(self.scheduler.describe(), t, exc) from exc
+                    if type(decisions) is not list:
+                        decisions = self._decided(decisions)
                     if decisions or self._started_in_pass:
-                        self._apply(decisions or ())
+                        self._apply(decisions)
                     self.passes += 1
                     if joined:
                         _clear(joined)
@@ -473,14 +499,40 @@ class Simulation:
                 progress(done, n)
                 next_report = done + step
 
+    def _decided(self, decisions: Any) -> list:
+        """What a pass's ``schedule`` returned, as a list of decisions: None is none, any
+        iterable is listed (each decision is checked when applied); anything else (a number,
+        a text) is a :class:`SchedulerError` naming the policy's ``schedule``."""
+        if decisions is None:
+            return []
+        if isinstance(decisions, str | bytes) or not hasattr(decisions, "__iter__"):
+            raise self._bad(decisions, "from schedule(), not a list of decisions")
+        return list(decisions)
+
+    def _bad(self, what: Any, why: str) -> SchedulerError:
+        import inspect
+
+        try:
+            fn = type(self.scheduler).schedule
+            where = f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"
+        except (TypeError, OSError):
+            where = None
+        return SchedulerError(
+            f"scheduler {self.scheduler.describe()} returned {repr(what)[:60]} at "
+            f"t={self.now:g} {why} (a decision is a queued job's index or a Placement)",
+            where=where,
+        )
+
     def _check(self, d: int | Placement) -> tuple[int, Placement | None]:
         """The job and placement of decision ``d``, or a :class:`SchedulerError` saying why it
         cannot start now."""
         now = self.now
         if isinstance(d, Placement):
             j, placement = d.job, d
+        elif isinstance(d, Integral) and not isinstance(d, bool):
+            j, placement = int(d), None
         else:
-            j, placement = d, None
+            raise self._bad(d, "as a decision")
         if not (0 <= j < self.n) or not self._queued[j]:
             what = f"job index {j}" if not (0 <= j < self.n) else f"job {self.ids[j]}"
             raise SchedulerError(
@@ -621,7 +673,7 @@ class Simulation:
                     decisions = schedule(view)
                 except (Exception, SystemExit) as exc:
                     raise policy_failure(self.scheduler.describe(), self.now, exc) from exc
-                for d in decisions or ():
+                for d in self._decided(decisions):
                     if gate is None:
                         self._apply_one(d)
                     elif self._gated(d):

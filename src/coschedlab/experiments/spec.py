@@ -13,7 +13,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,7 +21,8 @@ from typing import Any
 
 from ..bundled import data_path
 from ..errors import InputError
-from ..platform import Cluster
+from ..outputs import slug
+from ..platform import MAX_CORES, MAX_NODES, Cluster
 from ..schema import Checker, load_yaml, show
 from .executors import checked_executor
 
@@ -39,8 +39,6 @@ __all__ = [
 PLOTS = ("comparison", "full", "none")
 #: bounds of what a spec may ask for (far beyond any machine or study; they catch typos that
 #: would otherwise run for days or exhaust the memory)
-MAX_NODES = 10_000_000
-MAX_CORES = 4096
 MAX_REPETITIONS = 1000
 MAX_DRAWN_JOBS = 5_000_000
 
@@ -56,7 +54,10 @@ _POOL_KEYS = (
 )  # fmt: skip
 _TRACE_KEYS = ("name", "trace", "limit", "cluster")
 _SELECT_KEYS = ("procs",)
-_RESERVED = ("plots",)  # names of analysis outputs in the output directory
+#: what a comparison writes beside its workloads' folders (the store's analysis outputs, spec
+#: and sweep files): no workload may be named so
+RESERVED_NAMES = ("comparison.csv", "runs.csv", "improvement.png", "plots", "spec.json",
+                  "sweep.json")  # fmt: skip
 
 
 # -- the spec ---------------------------------------------------------------------------------
@@ -154,11 +155,6 @@ class Spec:
         """SHA-256 of :meth:`describe` plus the repetitions (identifies the whole comparison)."""
         doc = {**self.describe(), "repetitions": self.repetitions}
         return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
-
-
-def slug(name: str) -> str:
-    """A file-system-safe form of a label (``easy:depth=50`` -> ``easy_depth=50``)."""
-    return re.sub(r"[^A-Za-z0-9_.+=,-]+", "_", name).strip("_") or "scheduler"
 
 
 @lru_cache(maxsize=64)
@@ -292,6 +288,8 @@ def _schedulers(v: Any, base: Path, ck: Checker, load: bool = True) -> tuple[Sch
         label = label or text
         if "/" in label or "\\" in label:
             raise ck.fail(f"'{path}' label {label!r} must not contain '/'; give a name")
+        if slug(label).startswith("."):  # ".", ".." or a hidden folder: not a run's own folder
+            raise ck.fail(f"'{path}' label {label!r} cannot name a folder; give a name")
         try:
             if load or not sched_name.endswith(".py"):
                 get_scheduler(text)
@@ -334,7 +332,7 @@ def _workload(
     if "name" not in d:
         raise ck.fail(f"missing key '{path}.name'")
     name = ck.name(d["name"], f"{path}.name")
-    if name in _RESERVED:
+    if name in RESERVED_NAMES:
         raise ck.fail(f"'{path}.name' {name!r} is reserved for an output; choose another name")
     cluster = _cluster(d["cluster"], f"{path}.cluster", ck) if "cluster" in d else default_cluster
     file = _data_path(ck.string(d[kind], f"{path}.{kind}"), base, f"{path}.{kind}", ck)

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import InputError
-from ..experiments.spec import slug
+from ..outputs import slug
 
 __all__ = ["Comparison", "open_comparison"]
 

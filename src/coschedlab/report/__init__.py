@@ -14,11 +14,15 @@ number: it shows each run's metrics as given (a result's metrics.json, i.e.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..outputs import REPORT_FILES
 from . import figures, interactive, runs, series, style, timeaxis
 from .runs import Run, as_runs
 from .series import app_names_from_header
@@ -66,8 +70,35 @@ def write_report(
     """
     checked = as_runs(results)
     axis = report_axis(checked, window)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    final = Path(out_dir)
+    final.mkdir(parents=True, exist_ok=True)
+    out = Path(tempfile.mkdtemp(prefix=".report-", dir=final))  # drawn here, moved in at the end
+    try:
+        drawn = _draw(checked, out, app_names, axis)
+        return _replace_report(final, drawn)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def _replace_report(final: Path, drawn: list[Path]) -> list[Path]:
+    """Move the figures ``drawn`` into ``final``; the files an earlier report left there and
+    this one does not write again are removed, so a folder never mixes two reports."""
+    listed = final / REPORT_FILES
+    earlier = listed.read_text().split("\n") if listed.is_file() else []
+    names = {p.name for p in drawn}
+    for name in earlier:
+        old = final / name
+        if name and "/" not in name and name not in names and old.is_file():
+            old.unlink()
+    paths = []
+    for p in drawn:
+        os.replace(p, final / p.name)
+        paths.append(final / p.name)
+    listed.write_text("\n".join(sorted(names)) + "\n")
+    return paths
+
+
+def _draw(checked: dict, out: Path, app_names: Any, axis: Any) -> list[Path]:
     paths: list[Path] = []
     slugs: set[str] = set()
     for name, (frame, cluster, metrics, _users) in checked.items():

@@ -16,7 +16,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, failure_where
 from .base import Scheduler
 
 _REGISTRY: dict[str, type[Scheduler]] = {}
@@ -104,7 +104,8 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
 def load_file(path: Path, cls_name: str | None = None) -> type[Scheduler]:
     """The Scheduler subclass defined in a Python file."""
     if not path.is_file():
-        raise InputError(f"scheduler file {path} does not exist")
+        why = "is not a Python file" if path.exists() else "does not exist"
+        raise InputError(f"scheduler file {path} {why}")
     mod_name = f"coschedlab_user_{abs(hash(str(path.resolve())))}"
     spec = importlib.util.spec_from_file_location(mod_name, path)
     if spec is None or spec.loader is None:
@@ -113,8 +114,8 @@ def load_file(path: Path, cls_name: str | None = None) -> type[Scheduler]:
     sys.modules[mod_name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:
-        raise InputError(f"{path}: fails to import: {type(exc).__name__}: {exc}") from exc
+    except (Exception, SystemExit) as exc:  # exit() at import is a failure too
+        raise _user_failure(path, "fails to import", exc) from exc
     found = [
         obj
         for obj in vars(module).values()
@@ -136,6 +137,17 @@ def load_file(path: Path, cls_name: str | None = None) -> type[Scheduler]:
     if not cls.name:
         cls.name = path.stem
     return cls
+
+
+def _user_failure(path: Path | None, what: str, exc: BaseException) -> InputError:
+    """A user's policy code raised (or called ``exit``): one line saying what and where (the
+    deepest frame outside coschedlab, the user's file and line)."""
+    if isinstance(exc, SystemExit):
+        text = f"exit({exc.code!r}) called"
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    where = failure_where(exc) or (str(path) if path is not None else None)
+    return InputError(f"{what}: {text}", where=where)
 
 
 def get_scheduler(spec: str | Scheduler | type[Scheduler], **options: Any) -> Scheduler:
@@ -180,3 +192,6 @@ def get_scheduler(spec: str | Scheduler | type[Scheduler], **options: Any) -> Sc
         raise
     except (TypeError, ValueError) as exc:
         raise InputError(f"scheduler {cls.name or cls.__name__!r}: {exc}") from exc
+    except (Exception, SystemExit) as exc:  # a user's constructor failed: say where
+        what = f"scheduler {cls.name or cls.__name__!r} fails to start"
+        raise _user_failure(None, what, exc) from exc

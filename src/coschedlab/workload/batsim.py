@@ -79,6 +79,7 @@ import pyarrow.csv as pa_csv
 from ..core_ids import assign_core_ids, core_ids_to_nodes
 from ..errors import InputError
 from ..intervals import parse_intervals
+from .swf import MAX_PROCS, MAX_TIME
 
 __all__ = [
     "BATSIM_COLUMNS",
@@ -311,13 +312,17 @@ def read_jobs_csv(path: str | os.PathLike) -> tuple[pd.DataFrame, list[str]]:
                 f"{_line_of(path, k)}, {state[k].as_py()})"
             )
 
-    submit = _numbers(cols, "submission_time", where, required=True)
-    start = _numbers(cols, "starting_time", where)
-    end = _numbers(cols, "finish_time", where)
+    submit = _numbers(cols, "submission_time", where, required=True, limit=MAX_TIME)
+    start = _numbers(cols, "starting_time", where, limit=MAX_TIME)
+    end = _numbers(cols, "finish_time", where, limit=MAX_TIME)
     requested = (
-        _numbers(cols, "requested_time", where) if "requested_time" in cols else np.full(n, np.nan)
+        _numbers(cols, "requested_time", where, limit=MAX_TIME)
+        if "requested_time" in cols
+        else np.full(n, np.nan)
     )
-    res = _numbers(cols, "requested_number_of_resources", where, required=True, mask=keep)
+    res = _numbers(
+        cols, "requested_number_of_resources", where, required=True, mask=keep, limit=MAX_PROCS
+    )
     bad = np.flatnonzero(keep & (res != np.round(res)))
     if len(bad):
         k = int(bad[0])
@@ -395,7 +400,7 @@ def _cores_per_node(cols, keep, where) -> int | None:
     if "cores_per_node" not in cols:
         raise InputError("resource_unit is 'core' but there is no cores_per_node column",
                          where=where(0))  # fmt: skip
-    cpn = _numbers(cols, "cores_per_node", where, required=True)
+    cpn = _numbers(cols, "cores_per_node", where, required=True, limit=MAX_PROCS)
     bad = np.flatnonzero((cpn != cpn[0]) | (cpn < 1) | (cpn != np.round(cpn)))
     if len(bad):
         k = int(bad[0])
@@ -520,8 +525,9 @@ def _line_of(path: Path, k: int) -> int:
     return k + 2
 
 
-def _numbers(cols, name, where, *, required=False, mask=None) -> np.ndarray:
-    """A column as float64: empty -> NaN (an error when ``required``, for rows in ``mask``)."""
+def _numbers(cols, name, where, *, required=False, mask=None, limit=None) -> np.ndarray:
+    """A column as float64: empty -> NaN (an error when ``required``, for rows in ``mask``);
+    a finite value beyond ``limit`` in magnitude is an error (the SWF reader's sane ranges)."""
     text = cols[name]
     empty = pc.equal(text, "")
     try:
@@ -543,6 +549,18 @@ def _numbers(cols, name, where, *, required=False, mask=None) -> np.ndarray:
         raw = text[k].as_py()
         what = "is empty" if raw == "" else f"is not a number: {raw!r}"
         raise InputError(f"{name} {what}", where=where(k))
+    if limit is not None:
+        with np.errstate(invalid="ignore"):
+            over = np.abs(values) > limit
+        if mask is not None:
+            over &= mask
+        if over.any():
+            k = int(np.flatnonzero(over)[0])
+            raise InputError(
+                f"{name} is {text[k].as_py()}, beyond the sane range (|value| <= {limit:,.0f}); "
+                "a corrupt line?",
+                where=where(k),
+            )
     return values
 
 

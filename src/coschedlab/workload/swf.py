@@ -62,7 +62,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, gunzip
+from ..errors import InputError, gunzip, refuse_device
 from ..jobs import Workload
 from ..platform import Cluster
 
@@ -131,6 +131,7 @@ _EXTRA_FIELDS: dict[str, tuple[int, type]] = {
 # reading
 # ------------------------------------------------------------------------------------------
 def _read_bytes(path: Path) -> bytes:
+    refuse_device(path)
     with open(path, "rb") as f:  # FileNotFoundError propagates to the caller
         data = f.read()
     return gunzip(data, str(path))
@@ -288,7 +289,7 @@ def read_swf(
     """
     path = Path(path)
     where = str(path)
-    data = _read_bytes(path)
+    data = _read_bytes(path).removeprefix(b"\xef\xbb\xbf")  # an editor's UTF-8 BOM
     if not data.strip():
         raise InputError("the file is empty, expected SWF job lines", where=where)
     comments, indented = _comment_lines(data)
