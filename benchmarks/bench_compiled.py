@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -135,16 +136,11 @@ def build(dest: Path) -> None:
 def run(code: str, *args: str, path: Path | None = None) -> dict:
     env = {"PYTHONPATH": str(path)} if path else {}
     cmd = [sys.executable, "-c", code, *args]
-    out = subprocess.run(cmd, capture_output=True, text=True, env={**_env(), **env})
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run(cmd, capture_output=True, text=True, env={**base, **env})
     if out.returncode:
         sys.exit(f"bench_compiled: {args[0]} failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def _env() -> dict:
-    import os
-
-    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 
 def main() -> None:

@@ -95,7 +95,6 @@ def failure_where(exc: BaseException) -> str | None:
     """``file:line`` where ``exc`` was raised: the deepest frame outside coschedlab (a user's
     policy file), else the deepest frame; None without a traceback."""
     import traceback
-    from pathlib import Path
 
     if isinstance(exc, SyntaxError) and exc.filename:  # raised by the parser, not a frame
         return f"{exc.filename}:{exc.lineno}"

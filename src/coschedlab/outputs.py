@@ -46,15 +46,15 @@ __all__ = [
     "os_error",
 ]
 
+#: the list of the files the last report wrote into a folder (the next one there replaces them)
+REPORT_FILES = ".report-files"
 #: Names of the files coschedlab writes into a result or report directory. ``--force``
 #: replaces a directory only when every file in it (recursively) matches one of these.
 OUR_FILES = (
     "jobs.parquet", "jobs.csv", "result.swf", "metrics.json", "run.json", "error.txt",
     "spec.json", "*.png", "*.html", "*.csv", "*.md", "*.swf", "*.json", "*.error.txt",
-    ".report-files",
+    REPORT_FILES,
 )  # fmt: skip
-#: the list of the files the last report wrote into a folder (the next one there replaces them)
-REPORT_FILES = ".report-files"
 #: the exact names a single result holds: all that an unmarked directory may contain
 RESULT_FILES = (
     "jobs.parquet", "jobs.csv", "result.swf", "metrics.json", "run.json", "error.txt",

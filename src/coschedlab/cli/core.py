@@ -260,7 +260,7 @@ def simulate(
     spreads = [getattr(p, "placement", None) == "spread" for p in policies]  # co-schedulers
     folders = [slug(p.describe()).lstrip(".") or "scheduler" for p in policies]
     for k, folder in enumerate(folders):
-        if len(folders) > 1 and folder in folders[:k]:
+        if folder in folders[:k]:
             raise InputError(
                 f"schedulers {scheduler[folders.index(folder)]!r} and {scheduler[k]!r} both "
                 f"describe themselves as {policies[k].describe()!r}: their results would share "

@@ -500,9 +500,11 @@ class Simulation:
                 next_report = done + step
 
     def _decided(self, decisions: Any) -> list:
-        """What a pass's ``schedule`` returned, as a list of decisions: None is none, any
-        iterable is listed (each decision is checked when applied); anything else (a number,
-        a text) is a :class:`SchedulerError` naming the policy's ``schedule``."""
+        """What a pass's ``schedule`` returned, as a list of decisions: a list as it is, None is
+        none, any other iterable is listed (each decision is checked when applied); anything
+        else (a number, a text) is a :class:`SchedulerError` naming the policy's ``schedule``."""
+        if type(decisions) is list:
+            return decisions
         if decisions is None:
             return []
         if isinstance(decisions, str | bytes) or not hasattr(decisions, "__iter__"):
