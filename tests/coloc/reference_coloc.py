@@ -1,6 +1,7 @@
 """An independent, plain version of easy-coloc's backfill (the oracle of the tests).
 
-Every pass, from scratch: the head's shadow time on shared nodes, then every later job in queue
+Every pass, from scratch: the head's shadow time on shared nodes (the first running job's
+estimated end at which it fits, even when it fits now), then every later job in queue
 order that fits now starts if it ends by the shadow time (rule a) or if the head still fits
 at the shadow time with its cores in use (rule b). No caches, no job classes.
 """
@@ -30,7 +31,9 @@ class PlainBackfill:
         now = view.now
         c_h, k_h = cores[head], kneed[head]
         proj = sh.projection(c_h)
-        shadow = now if proj.count >= k_h else math.inf
+        # the shadow time is a running job's estimated end, even when the head fits now (it
+        # did not start: Filler's order), as ELiSE's backfill computes it
+        shadow = math.inf
         for est, k in view.est_sorted:
             est = max(est, now)
             if est > shadow:

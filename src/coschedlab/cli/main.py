@@ -8,7 +8,7 @@ import typer
 from typer.exceptions import TyperException
 
 from ..errors import InputError, OutputError
-from . import coloc, compare, core, coupled, gui, insitu, study, validate, workflows
+from . import coloc, compare, core, coupled, elise, gui, insitu, study, validate, workflows
 
 app = typer.Typer(
     name="coschedlab",
@@ -49,6 +49,7 @@ app.add_typer(insitu.app, name="insitu")
 app.add_typer(workflows.app, name="workflows")
 app.add_typer(coupled.app, name="coupled")
 app.add_typer(study.app, name="study")
+app.add_typer(elise.app, name="elise")
 
 
 def main() -> None:

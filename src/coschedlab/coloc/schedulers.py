@@ -1,4 +1,4 @@
-"""Co-schedulers: EASY on shared nodes, Filler, best-pair (ELiSE Algorithms 1 and 2).
+"""Co-schedulers: ELiSE's (Algorithms 1 and 2 and the ranks family of its code) and best-pair.
 
 All follow ELiSE's scheduler interface (Algorithm 1) as hooks of one class,
 :class:`CoScheduler`:
@@ -6,17 +6,34 @@ All follow ELiSE's scheduler interface (Algorithm 1) as hooks of one class,
 * ``deploy_order`` (ELiSE's ``waiting_queue_reordering``): the order jobs are deployed in;
 * ``fallback=true``: a job that cannot be spread now but fits on whole idle nodes runs compact
   (not in ELiSE; it fights the fragmentation the paper observes with diverse process counts);
-* ``node_order`` (ELiSE's ``host_alloc_condition``): which shared nodes a job goes to first;
+* ``node_order`` (ELiSE's ``host_alloc_condition``): which nodes a job goes to first (by
+  default the partly used ones by node id, then idle ones by node id);
 * ``cores_for``: the placement (``spread``: half of every socket, so two jobs share a node;
   ``compact``: whole nodes).
 
 A pass deploys jobs in ``deploy_order`` while they fit (stopping at the first that does not),
 then backfills with EASY on shared nodes: the first job of the queue in submission order that
-did not start (the head) gets the shadow time S at which enough nodes have the free cores it
-needs, computed node by node from the running jobs' estimated ends; a later job that fits now
-starts if it ends by S (rule a) or if, with its cores still in use at S, the head still fits
-(rule b: the node-level form of "extra nodes"). ELiSE's own EASY co-scheduler applies rule (a)
-only (``extra=false``) and looks 100 jobs deep (``depth=100``).
+did not start (the head) gets the shadow time S, the first running job's estimated end (start
++ requested time) at which enough nodes have the free cores it needs, computed node by node; a
+later job that fits now starts if it ends by S (rule a) or if, with its cores still in use at
+S, the head still fits (rule b: the node-level form of EASY's "extra nodes"). ELiSE's own
+backfill (``ranks.py``) applies rule (a) only (``extra=false``) and looks 100 jobs deep
+(``depth=100``); a head that fits now but was not deployed (Filler's order) gets the first
+estimated end as S, as ELiSE computes it.
+
+ELiSE's schedulers by their names in its code (``framework/realsim/scheduler``), each
+reproduced job by job on ELiSE's own runs with ``extra=false,depth=100``
+(``tests/coloc/elise``):
+
+==============================  ================================================================
+Random Ranks Co-Scheduler       ``easy-coloc`` (the paper's "EASY co-scheduler"; despite the
+                                name nothing is random at ELiSE's HEAD)
+Filler Co-Scheduler             ``filler`` (Algorithm 2)
+Ranks Co-Scheduler              ``ranks``: nodes ranked by the job's predicted speedup there
+Bester Ranks Co-Scheduler       ``bester``: ``ranks``' nodes, a backfill without reservation
+Jungle Co-Scheduler             ``jungle``: nodes ranked by the pair's mean speedup
+Slowdown in favor Co-Scheduler  ``slowdown``: nodes ranked by how many pair speedups are >= 1
+==============================  ================================================================
 """
 
 from __future__ import annotations
@@ -47,6 +64,10 @@ class CoScheduler(Scheduler):
     #: turn it off to check that it changes nothing)
     incremental = True
 
+    #: :meth:`node_order` ranks idle nodes together with the partly used ones (ELiSE's
+    #: ``host_alloc_condition`` over every host) instead of after them
+    orders_idle_nodes: bool = False
+
     def __init__(
         self,
         placement: str = "spread",
@@ -76,11 +97,13 @@ class CoScheduler(Scheduler):
         self._procs_arr = np.asarray(view.procs, dtype=np.int64)
         self._ids_arr = np.asarray(view.ids, dtype=np.float64)
         self._ordered = type(self).node_order is not CoScheduler.node_order
+        self._all_runs = self.orders_idle_nodes
         self._deployed = 0  # jobs started by deploy passes (they change the shadow time)
         self._memo = ScanMemo(self.incremental)
         self._broke: set = set()
         self._classes(view)
         self._proj: tuple[CoreCounts, float] | None = None
+        self._volatile = False  # the last shadow time was taken with the head fitting now
 
     def shape(self, j: int) -> tuple[int, int]:
         """``(cores per node, nodes)`` job ``j`` gets from this co-scheduler (during a run)."""
@@ -126,7 +149,9 @@ class CoScheduler(Scheduler):
                 if sh.idle >= k:
                     return Placement(j, intervals=sh.idle_intervals(k), cores=self._cpn)
             return None
-        if self._ordered:
+        if self._all_runs:
+            runs = self.node_order(view, j, sh.free_runs(c))
+        elif self._ordered:
             runs = self.node_order(view, j, sh.partly_free(c))
         else:
             runs = sh.partly_free(c, limit=k)
@@ -232,7 +257,7 @@ class CoScheduler(Scheduler):
         # Same head, no job ended or was deployed since the last backfill and no running job
         # past its estimate: the shadow time and the projection at it are what the last
         # backfill left, and so are the rule (b) verdicts it reached after its last start.
-        same = self._memo.same(view, head, self._deployed)
+        same = self._memo.same(view, head, self._deployed) and not self._volatile
         if not same or (self._proj is not None and self._proj[1] <= now):
             self._proj = None  # (a shadow time of "now" moves with the clock)
             self._broke.clear()
@@ -299,7 +324,11 @@ class CoScheduler(Scheduler):
         first estimated end at which enough nodes have the cores it needs (recorded as its
         reservation)."""
         proj = CoreCounts(view, self._cores[head])
-        shadow, _ = shadow_time(view, self._k[head], proj)
+        # A head that fits now (Filler's order left it) gets the first end as its shadow
+        # time; jobs started by rule (a) may then make it not fit now and the shadow time
+        # earlier, so that one is not kept for the next pass (``_volatile``).
+        self._volatile = proj.count >= self._k[head]
+        shadow, _ = shadow_time(view, self._k[head], proj, at_an_end=True)
         view.record_reservation(head, shadow)
         return proj, shadow
 
@@ -356,3 +385,109 @@ class BestPair(CoScheduler):
             if r[2] not in score:
                 score[r[2]] = -view.speedup(j, r[2])
         return sorted(runs, key=lambda r: (score[r[2]], r[0]))
+
+
+# -- ELiSE's ranks family (``framework/realsim/scheduler/coschedulers/ranks``) ------------------
+class _RankedNodes(CoScheduler):
+    """A co-scheduler that ranks every node a job could use, idle ones included, by a key of
+    the jobs already there (ELiSE's ``host_alloc_condition``): highest key first, ties by node
+    id (ELiSE sorts its hosts, in id order, with a stable descending sort)."""
+
+    orders_idle_nodes = True
+
+    def node_key(self, view: View, j: int, jobs: tuple[int, ...]) -> float | tuple:
+        """The rank of a node holding ``jobs`` (``()``: idle) for job ``j``; higher first."""
+        raise NotImplementedError
+
+    def choice_key(self, view: View, j: int) -> tuple:
+        return (self._cores[j], self._k[j], view.apps[j])
+
+    def node_order(self, view: View, j: int, runs: list[tuple]) -> list[tuple]:
+        if view.coloc is None:
+            raise InputError(f"scheduler {self.describe()} needs a co-location model (a pool)")
+        key: dict[tuple, float | tuple] = {}
+        for r in runs:
+            if r[2] not in key:
+                key[r[2]] = self.node_key(view, j, r[2])
+        return sorted(runs, key=lambda r: key[r[2]], reverse=True)
+
+
+@register("ranks")
+class Ranks(_RankedNodes):
+    """ELiSE's Ranks Co-Scheduler: easy-coloc's deploy and backfill, but a job goes first to
+    the nodes where it is predicted to run fastest: an idle node scores its spread-alone
+    speedup, a used node the lowest measured speedup of the job beside any job there (an
+    unmeasured pair counts 1.0, as in ELiSE's ``Coscheduler.host_alloc_condition``)."""
+
+    def node_key(self, view: View, j: int, jobs: tuple[int, ...]) -> float:
+        info = view.coloc
+        if not jobs:
+            return info.alone(j)
+        worst = INF
+        for k in jobs:
+            v = info.pair(j, k)
+            v = 1.0 if v is None else v
+            if v < worst:
+                worst = v
+        return worst
+
+
+@register("bester")
+class Bester(Ranks):
+    """ELiSE's Bester Ranks Co-Scheduler: ``ranks``' deploy, then a backfill with no
+    reservation for the head: the next ``depth`` queued jobs, shortest requested time first,
+    each on the lowest-numbered nodes with room, until one does not fit (``bester.py``)."""
+
+    def _backfill(self, view: View) -> None:
+        queue, queued = view.queue, view.queued
+        waiting = [j for j in queue if queued[j]]
+        cands = waiting[1 : None if self.depth is None else self.depth + 1]
+        cands.sort(key=lambda j: view.req[j])  # stable: queue order among equals
+        sh = view.machine
+        for j in cands:
+            c, k = self._cores[j], self._k[j]
+            if sh.count_with(c) < k:
+                break
+            chosen, need = [], k
+            for a, b, _ in sh.free_runs(c):
+                take = min(b - a, need)
+                chosen.append((a, a + take))
+                need -= take
+                if not need:
+                    break
+            view.start_now(Placement(j, intervals=chosen, cores=c))
+            self._leave(j)
+
+
+def _pair_stats(view: View, j: int, jobs: tuple[int, ...]) -> tuple[float, int]:
+    """Mean of the speedups of ``j`` beside each job of ``jobs`` and of each beside ``j``, and
+    how many of them are >= 1 (ELiSE's Jungle and Slowdown keys; ELiSE fails on an
+    unmeasured pair, here it counts as the application's mean measured speedup)."""
+    info = view.coloc
+    values = [info.pair_or_mean(j, k) for k in jobs] + [info.pair_or_mean(k, j) for k in jobs]
+    return sum(values) / (len(jobs) * 2), sum(1 for v in values if v >= 1)
+
+
+@register("jungle")
+class Jungle(_RankedNodes):
+    """ELiSE's Jungle Co-Scheduler: a job goes first to the nodes where the mean speedup of
+    the pairs it would form (both ways) is highest, then where more of them are >= 1; an idle
+    node scores the job's spread-alone speedup."""
+
+    def node_key(self, view: View, j: int, jobs: tuple[int, ...]) -> tuple:
+        if not jobs:
+            return (view.coloc.alone(j), INF)
+        return _pair_stats(view, j, jobs)
+
+
+@register("slowdown")
+class Slowdown(_RankedNodes):
+    """ELiSE's Slowdown in favor Co-Scheduler: idle nodes first (each job spread alone when it
+    can), then the nodes where more of the pairs it would form have speedups >= 1, then by
+    their mean speedup."""
+
+    def node_key(self, view: View, j: int, jobs: tuple[int, ...]) -> tuple:
+        if not jobs:
+            return (INF, view.coloc.alone(j))
+        mean, count = _pair_stats(view, j, jobs)
+        return (count, mean)

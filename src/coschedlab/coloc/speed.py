@@ -9,7 +9,11 @@ speedup changes, the remaining time is rescaled:
 
 Spread-alone speedup: the pool's measured spread timings when it has them; otherwise, as ELiSE's
 own code does (``compengine.calculate_job_rem_time`` starts from ``max_speedup``), the job's
-largest measured pair speedup.
+largest measured pair speedup. ELiSE's code takes the larger of the two even when the spread
+timings exist (``setup_preloaded_jobs`` seeds ``max_speedup`` with the spread speedup and
+raises it to any larger pair speedup): ``alone="elise"`` does the same.
+
+Policies see the model's inputs, not its state, through :class:`ColocInfo` (``view.coloc``).
 
 Per-job result columns: ``compact_run`` (compact time), ``speedup`` (compact time / time
 taken), ``neighbours`` (how many jobs it shared a node with during its run) and ``in_pool``
@@ -55,28 +59,87 @@ def app_names_of(workload: Workload, names: list[str]) -> list[str | None]:
     return out
 
 
+class ColocInfo:
+    """What a policy may know of the co-location model (``view.coloc``): the measured pair
+    speedups and the spread-alone speedup of each job's application. Inputs of the run, not
+    its state: nothing here tells when a job will end."""
+
+    __slots__ = ("_app", "_rows", "_alone", "_mean")
+
+    def __init__(self, app: list[int], values: list[list[float]], alone, mean) -> None:
+        self._app = tuple(app)  # heatmap row of each job (queue order), -1 unknown
+        self._rows = tuple(tuple(r) for r in values)  # NaN: unmeasured
+        self._alone = tuple(alone)
+        self._mean = tuple(mean)
+
+    def pair(self, j: int, k: int) -> float | None:
+        """Measured speedup of job ``j`` beside job ``k`` (heatmap[app j][app k]); None when
+        the pair was not measured or an application is unknown."""
+        a, b = self._app[j], self._app[k]
+        if a < 0 or b < 0:
+            return None
+        v = self._rows[a][b]
+        return None if v != v else v
+
+    def pair_or_mean(self, j: int, k: int) -> float:
+        """:meth:`pair`, an unmeasured pair answered by ``j``'s mean measured speedup (the
+        speed model's fallback, ELiSE 3.5); 1.0 for an unknown application."""
+        v = self.pair(j, k)
+        if v is not None:
+            return v
+        a = self._app[j]
+        return self._mean[a] if a >= 0 else 1.0
+
+    def alone(self, j: int) -> float:
+        """Speedup of job ``j`` spread on nodes of its own (1.0 for an unknown application)."""
+        a = self._app[j]
+        return self._alone[a] if a >= 0 else 1.0
+
+    def known(self, j: int) -> bool:
+        """Whether job ``j``'s application is in the heatmap."""
+        return self._app[j] >= 0
+
+
 class ColocationSpeed(SpeedModel):
-    """Speed of co-located jobs from a pairwise speedup heatmap (dynamic: neighbours change)."""
+    """Speed of co-located jobs from a pairwise speedup heatmap (dynamic: neighbours change).
+
+    ``alone``: measured spread-alone speedups by application name; ``alone_rule``:
+    ``"measured"`` (those, else the best pair speedup) or ``"elise"`` (the larger of the two,
+    as ELiSE's code computes it)."""
 
     dynamic = True
 
-    def __init__(self, heatmap: Heatmap, alone: dict[str, float] | None = None) -> None:
+    def __init__(
+        self,
+        heatmap: Heatmap,
+        alone: dict[str, float] | None = None,
+        alone_rule: str = "measured",
+    ) -> None:
+        if alone_rule not in ("measured", "elise"):
+            raise InputError(f"alone_rule must be 'measured' or 'elise', got {alone_rule!r}")
         self.heatmap = heatmap
+        self.alone_rule = alone_rule
         matrix = heatmap.matrix()
         values = heatmap.values
         known = np.isfinite(values)
         row_max = np.where(known.any(axis=1), np.where(known, values, -np.inf).max(axis=1), 1.0)
         alone = alone or {}
-        self._alone = [float(alone.get(n, row_max[i])) for i, n in enumerate(heatmap.names)]
+        if alone_rule == "elise":
+            self._alone = [
+                max(float(alone[n]), float(row_max[i])) if n in alone else float(row_max[i])
+                for i, n in enumerate(heatmap.names)
+            ]
+        else:
+            self._alone = [float(alone.get(n, row_max[i])) for i, n in enumerate(heatmap.names)]
         self._row_mean = [float(heatmap.app_mean(n)) for n in heatmap.names]
         # one extra column for neighbours of an unknown application: the row's mean
         self._m = np.column_stack([matrix, np.asarray(self._row_mean)])
 
     @classmethod
-    def from_pool(cls, pool: Pool) -> ColocationSpeed:
+    def from_pool(cls, pool: Pool, alone_rule: str = "measured") -> ColocationSpeed:
         """The model of an application pool (its heatmap and measured spread-alone speedups)."""
         alone = {a.name: a.spread_speedup for a in pool.apps if a.spread_speedup is not None}
-        return cls(pool.heatmap, alone)
+        return cls(pool.heatmap, alone, alone_rule)
 
     def bind(self, sim: Simulation) -> None:
         super().bind(sim)
@@ -98,6 +161,7 @@ class ColocationSpeed(SpeedModel):
         self.t_upd = [0.0] * n
         self.met = [0] * n  # jobs met on a shared node (each pair counted once per job)
         self.cpn = sim.cluster.cores_per_node
+        self.info = ColocInfo(self.app, self.heatmap.values.tolist(), self._alone, self._row_mean)
 
     def target(self, j: int) -> float:
         """Speedup job ``j`` has now, given its neighbours (ELiSE section 3.5)."""
@@ -126,7 +190,7 @@ class ColocationSpeed(SpeedModel):
     def _end(self, j: int) -> float:
         sim = self.sim
         end = self.t_upd[j] + self.work[j] / self.speed[j]
-        if sim.kill_at_walltime:
+        if sim.kill_at_walltime and not sim.late_kill:  # (a late kill is the kernel's)
             cap = sim.start[j] + sim.req[j]
             if end > cap:
                 sim.killed[j] = 1

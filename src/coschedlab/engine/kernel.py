@@ -91,8 +91,10 @@ class Policy(Protocol):
 class Simulation:
     """One simulation run of ``workload`` on ``cluster`` under ``scheduler``.
 
-    ``kill_at_walltime`` ends a job at its requested time when it would run longer (ELiSE's
-    behaviour; off by default, so jobs that overrun their estimate keep running).
+    ``kill_at_walltime`` ends a job at its requested time when it would run longer (off by
+    default, so jobs that overrun their estimate keep running). ``"next-event"`` ends it at the
+    first event (a completion or an arrival) at or after its requested time instead, as ELiSE's
+    code does (``compengine.goto_next_sim_state`` checks the limit only when time advances).
     ``shared_nodes`` turns on per-node core accounting (co-location): policies may then return
     :class:`~.placement.Placement` decisions that share nodes; ``free`` still counts idle
     nodes, so whole-node policies work unchanged.
@@ -112,7 +114,7 @@ class Simulation:
         cluster: Cluster,
         scheduler: Policy,
         *,
-        kill_at_walltime: bool = False,
+        kill_at_walltime: bool | str = False,
         speed_model: SpeedModel | None = None,
         progress: Callable[[int, int], None] | None = None,
         shared_nodes: bool = False,
@@ -122,7 +124,13 @@ class Simulation:
         self.workload = workload
         self.cluster = cluster
         self.scheduler = scheduler
+        if kill_at_walltime not in (False, True, "next-event"):
+            raise InputError(
+                f"kill_at_walltime must be True, False or 'next-event', got {kill_at_walltime!r}"
+            )
         self.kill_at_walltime = kill_at_walltime
+        #: ELiSE's late kill: a job past its requested time ends at the next event
+        self.late_kill = kill_at_walltime == "next-event"
         self.speed_model = speed_model or SpeedModel()
         self.progress = progress
         if until is not None and not (isinstance(until, int | float) and until == until):
@@ -153,8 +161,10 @@ class Simulation:
             if n and not (np.isfinite(arr).all() and arr.min() >= 0):
                 k = int(np.argmin(np.where(np.isfinite(arr), arr, -np.inf)))
                 raise InputError(f"job {int(ids[k])} has {name} {arr[k]!r}")
-        duration = np.minimum(run, req) if kill_at_walltime else run
-        self.killed = bytearray((run > req).tobytes() if kill_at_walltime else bytes(n))
+        at_limit = bool(kill_at_walltime) and not self.late_kill
+        duration = np.minimum(run, req) if at_limit else run
+        self.killed = bytearray((run > req).tobytes() if at_limit else bytes(n))
+        self._deadlines: list[tuple[float, int]] = []  # late kill: (start + requested, j)
         # what policies may see: immutable per-job tables
         self.ids: tuple[int, ...] = tuple(ids.tolist())
         self.submit: tuple[float, ...] = tuple(submit.tolist())
@@ -168,6 +178,7 @@ class Simulation:
         self.end: list[float] = [NAN] * n
         self.reservation = array("d", [NAN]) * n
         self.start_pass = array("q", [-1]) * n
+        self.start_order = array("q")  # jobs in the order they started (within a pass too)
         self.acct: NodeAccounting = (
             SharedCores(cluster, n) if shared_nodes else WholeNodes(cluster, n)
         )
@@ -311,9 +322,17 @@ class Simulation:
             speedup=(lambda j, others: predicted(j, others))
             if predicted is not None
             else (lambda j, others: None),
+            coloc=None,
+            remaining=self._remaining if getattr(self.scheduler, "clairvoyant", False) else None,
         )
 
     # -- the policy's actions ------------------------------------------------------------------
+    def _remaining(self, j: int) -> float:
+        """Time running job ``j`` has left (a clairvoyant policy's view only)."""
+        if self.start[j] != self.start[j] or self._finished[j]:
+            raise SchedulerError(f"job {self.ids[j]} is not running")
+        return self.end[j] - self.now
+
     def _wake_at(self, t: float) -> None:
         if t > self.now:
             heappush(self._timers, t)
@@ -344,7 +363,7 @@ class Simulation:
     def _next_time(self) -> float:
         """The next event: an arrival, a completion, a wake-up or a dependant's release."""
         heap = self._heap
-        if self.speed_model.dynamic:  # a superseded end is not an event
+        if self.speed_model.dynamic or self.late_kill:  # a superseded end is not an event
             cur_end, finished = self.end, self._finished
             while heap and (cur_end[heap[0][1]] != heap[0][0] or finished[heap[0][1]]):
                 heappop(heap)
@@ -394,6 +413,7 @@ class Simulation:
         self._t0 = perf_counter()
         self.speed_model.bind(self)
         view = self.view
+        _set(view, "coloc", getattr(self.speed_model, "info", None))
         self.scheduler.setup(view)
         n = self.n
         submit = self.submit
@@ -415,7 +435,10 @@ class Simulation:
         arr_i = 0
         cur_end = self.end  # the speed model may move an end: older heap entries are stale
         finished = bytearray(n)
-        dynamic = self.speed_model.dynamic
+        # ends can be superseded (moved by the speed model, or cut by a late kill)
+        dynamic = self.speed_model.dynamic or self.late_kill
+        deadlines = self._deadlines
+        killed = self.killed
         self._finished = finished
         next_time = self._next_time
         until = self.until
@@ -443,6 +466,15 @@ class Simulation:
                 self.truncated = True
                 break
             self.now = t
+            # 0. ELiSE's late kill: jobs past their requested time end at this event (and
+            # count as killed, as ELiSE marks them, even when their work ends now too)
+            while deadlines and deadlines[0][0] <= t:
+                j = heappop(deadlines)[1]
+                if not finished[j] and cur_end[j] >= t:
+                    killed[j] = 1
+                    if cur_end[j] > t:
+                        cur_end[j] = t
+                        heappush(heap, (t, j))
             # 1. all completions at t
             while heap and heap[0][0] == t:
                 e, j = heappop(heap)
@@ -595,6 +627,7 @@ class Simulation:
             self.acct.take(j, self.nodes[j], placement)
         _setitem(self.start, j, now)
         self.start_pass[j] = self.passes
+        self.start_order.append(j)
         est = self.est_sorted
         item = (now + self.req[j], j)
         _insert(est, bisect_right(est, item), item)
@@ -606,6 +639,8 @@ class Simulation:
         else:
             end = self.end[j] = now + self.duration[j]
             heappush(self._heap, (end, j))
+        if self.late_kill:
+            heappush(self._deadlines, (now + self.req[j], j))
 
     def _finish(self, j: int, now: float) -> None:
         self.completed += 1
@@ -755,6 +790,8 @@ class Simulation:
     def info(self) -> dict[str, Any]:
         """Facts about the run for the result's options."""
         out: dict[str, Any] = {"kill_at_walltime": self.kill_at_walltime}
+        if self.view.remaining is not None:
+            out["clairvoyant"] = True  # the policy read actual remaining run times
         if self._deps_left is not None:
             out["dependencies"] = True
         if self.ignored_dependencies:

@@ -94,6 +94,12 @@ class Result:
             frame["placement"] = np.where(
                 node_cores == sim.cluster.cores_per_node, "compact", "spread"
             )
+            # the order jobs took their cores in (which cores of a shared node each got)
+            rank = np.full(sim.n, -1, dtype=np.int64)
+            rank[np.frombuffer(sim.start_order, dtype=np.int64)] = np.arange(
+                len(sim.start_order), dtype=np.int64
+            )
+            frame["start_rank"] = rank
         extra_cols = list(w.extra)
         for name, arr in w.extra.items():
             frame[name] = arr[order]

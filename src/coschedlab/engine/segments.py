@@ -125,6 +125,17 @@ class SharedNodes:
                     break
         return out
 
+    def free_runs(self, cores: int) -> list[tuple[int, int, tuple]]:
+        """Runs of nodes (idle or partly used) with at least ``cores`` free cores, by node id,
+        as ``(first, end, jobs)`` (``jobs`` is ``()`` on idle nodes)."""
+        starts, free, jobs = self.starts, self.seg_free, self.seg_jobs
+        n, m = self.n, len(starts)
+        return [
+            (starts[i], starts[i + 1] if i + 1 < m else n, jobs[i])
+            for i in range(m)
+            if free[i] >= cores
+        ]
+
     def idle_intervals(self, k: int) -> Intervals:
         """The ``k`` lowest idle nodes, as intervals (without taking them)."""
         if k > self.n_idle:

@@ -122,6 +122,11 @@ class MachineView:
         ``(first, end, jobs on them)``; at most ``limit`` nodes when given (read only)."""
         return self._shared().partly_free(cores, limit)
 
+    def free_runs(self, cores: int) -> list[tuple[int, int, tuple]]:
+        """Runs of nodes, idle or partly used, with at least ``cores`` free cores, by node id,
+        as ``(first, end, jobs on them)`` (``()`` on idle nodes)."""
+        return self._shared().free_runs(cores)
+
     def idle_intervals(self, k: int) -> Intervals:
         """The ``k`` lowest idle nodes, as intervals."""
         return self._shared().idle_intervals(k)
@@ -147,7 +152,7 @@ class View:
         "now", "free", "queue", "joined", "queued", "submit", "req", "nodes", "procs", "ids",
         "apps", "users", "groups", "queues", "partitions", "start", "est_sorted", "machine",
         "cluster", "n", "completed", "overrides", "demoted", "has_dependencies",
-        "start_now", "wake_at", "record_reservation", "speedup",
+        "start_now", "wake_at", "record_reservation", "speedup", "coloc", "remaining",
     )  # fmt: skip
     #: the four actions are the kernel's own callables, held in slots (one call, no wrapper):
     #: ``start_now(decision)``: apply a decision at once, during the pass (for policies whose
@@ -155,7 +160,12 @@ class View:
     #: pass ends); ``wake_at(t)``: a scheduling pass at ``t`` even if no job arrives or ends
     #: then; ``record_reservation(j, t)``: record the first reservation given to ``j`` (checked
     #: by the validator); ``speedup(j, others)``: the co-location model's predicted speedup of
-    #: ``j`` beside all of ``others`` (None without one)
+    #: ``j`` beside all of ``others`` (None without one). ``coloc``: what a policy may know of
+    #: the co-location model, the measured pair and spread-alone speedups of the jobs'
+    #: applications (:class:`coschedlab.coloc.speed.ColocInfo`; None without one).
+    #: ``remaining(j)``: the actual time running job ``j`` has left, for a policy that
+    #: declares ``clairvoyant = True`` only (a reproduction of a simulator whose policy read
+    #: it, ELiSE's Conservative Scheduler); None for every other policy
     start_now: Callable[[int | Placement], None]
     wake_at: Callable[[float], None]
     record_reservation: Callable[[int, float], None]

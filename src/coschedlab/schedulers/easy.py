@@ -105,6 +105,7 @@ def shadow_time(
     need: int,
     proj: Projection,
     just_started: Iterable[tuple[float, int]] = (),
+    at_an_end: bool = False,
 ) -> tuple[float, int]:
     """EASY's shadow time S and ``extra`` for a head job needing ``need`` units (step 1).
 
@@ -112,10 +113,15 @@ def shadow_time(
     this pass started but the kernel has not applied yet) give back their units at their
     estimated ends, ``now`` when already past. ``proj`` is left projected at S.
     ``(inf, 0)`` when the head never fits.
+
+    ``at_an_end``: S is a running job's estimated end even when the head fits now (the first
+    end, then), as ELiSE's backfill computes it (``ranks.py``: the walk over the running jobs
+    tests the head after each end). It matters only where a pass left a head that fits
+    unstarted (Filler's deploy order); with nothing running S is then inf.
     """
     now = view.now
     count = proj.count
-    found = now if count >= need else INF
+    found = now if count >= need and not at_an_end else INF
     items: Iterable[tuple[float, int]] = view.est_sorted
     if just_started:
         items = sorted([*view.est_sorted, *just_started])

@@ -1,0 +1,110 @@
+"""``coschedlab elise``: run ELiSE's experiment files as they are (docs/coloc.md, "ELiSE")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .core import console, err_console
+from .options import ExecutorOpt, JobsOpt
+
+app = typer.Typer(
+    help="Run ELiSE's experiment files (the YAML of ELiSE's framework/batch/submit.py) "
+    "and write ELiSE's output files beside coschedlab's.",
+    no_args_is_help=True,
+)
+
+
+@app.command()
+def run(
+    experiment: Annotated[Path, typer.Argument(help="ELiSE experiment file (YAML)")],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="output folder (default: the 'dir' of the file's "
+                     "actions, where ELiSE writes; else out/elise/NAME)"),  # fmt: skip
+    ] = None,
+    seed: Annotated[
+        int,
+        typer.Option("--seed", help="the first reading of the clock ELiSE's generators seed "
+                     "from (ELiSE reads the time; the same seed draws the same workloads)"),  # fmt: skip
+    ] = 0,
+    compat: Annotated[
+        str | None,
+        typer.Option("--compat", help="reproduce ELiSE's bugs too: all, or any of late-kill, "
+                     "conservative, alone (default: none; see docs/coloc.md)"),  # fmt: skip
+    ] = None,
+    jobs: JobsOpt = None,
+    executor: ExecutorOpt = None,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="discard the runs already stored in the output")
+    ] = False,
+) -> None:
+    """Run every input x scheduler of an ELiSE EXPERIMENT file (resuming: finished runs are
+    kept), print a table of the runs, and write ELiSE's files (workloads/*.csv, plots,
+    time_reports.csv) and coschedlab's results (coschedlab/) into the output folder."""
+    from ..errors import InputError, check_seed
+    from ..experiments.executors import parse_executor
+    from ..tables import Col, fit_table
+    from ..coloc.elise.experiment import expand, parse_compat, read_experiment
+    from ..coloc.elise.run import ELISE_DIR, output_folder, run_experiment
+    from .progress import report_step, run_sweep_shown
+
+    check_seed(seed)
+    if jobs is not None and jobs < 1:
+        raise InputError(f"--jobs must be at least 1, got {jobs}")
+    flags = parse_compat(compat)
+    where = parse_executor(executor) if executor is not None else None
+    exp = read_experiment(experiment)
+    target = output_folder(exp, out)
+    made, runs = expand(exp, seed)
+    for note in exp.notes:
+        err_console.print(f"note: {note}", soft_wrap=True)
+    n_jobs = sum(len(j) for _, j, _ in made)
+    title = (f"{exp.name}: {len(made)} input(s), {n_jobs:,} jobs x {len(exp.schedulers)} "
+             f"scheduler(s)")  # fmt: skip
+    state = {}
+
+    def sweep(**cb):
+        summary, table = run_experiment(exp, target, seed=seed, compat=flags, jobs=jobs,
+                                        fresh=fresh, executor=where, expanded=(made, runs),
+                                        **cb)  # fmt: skip
+        state["table"] = table
+        return summary, [1] if summary.stored else []
+
+    with report_step(err_console, target):
+        summary, _ = run_sweep_shown(err_console, title, len(runs), target, sweep)
+    table = state.get("table")
+    if summary.failed or table is None:
+        raise InputError(f"{len(summary.failed)} run(s) failed (see {target}/{ELISE_DIR}/*/*/"
+                         "rep0/error.txt); fix the cause and run the same command again")  # fmt: skip
+    cols = [Col("sim"), Col("in"), Col("scheduler", "left", wrap=True), Col("makespan s"),
+            Col("mean wait s"), Col("mean bsld"), Col("killed")]  # fmt: skip
+    rows = [
+        [str(r.sim), str(r.input), r.scheduler, f"{r.makespan:,.1f}", f"{r.mean_wait:,.1f}",
+         f"{r.mean_bounded_slowdown:,.2f}", str(r.killed)]
+        for r in table.itertuples()
+    ]  # fmt: skip
+    console.print(fit_table(exp.name, cols, rows, console.width, keep=3))
+    how = "ELiSE's bugs reproduced: " + ", ".join(sorted(flags)) if flags else (
+        "ELiSE's bugs fixed (--compat all reproduces them)")  # fmt: skip
+    console.print(f"{how}; ELiSE's files and coschedlab's results in {target}/", soft_wrap=True)
+
+
+@app.command()
+def schedulers() -> None:
+    """ELiSE's scheduler names and the coschedlab schedulers that run them."""
+    from ..coloc.elise.experiment import SCHEDULERS, EliseScheduler
+    from ..tables import Col, fit_table
+
+    rows = []
+    for name, (_, bf) in SCHEDULERS.items():
+        s = EliseScheduler(0, name, bf, 100, True)
+        exact = s.spec(frozenset({"conservative"}))
+        rows.append([name, "yes" if bf else "no", s.spec(), exact if exact != s.spec() else ""])
+    cols = [Col("ELiSE scheduler", "left", wrap=True), Col("backfill", "left"),
+            Col("coschedlab", "left", wrap=True), Col("with --compat", "left", wrap=True)]  # fmt: skip
+    console.print(fit_table("", cols, rows, console.width, keep=1))
+    console.print("backfill_enabled: false runs them without backfilling; backfill_depth: N "
+                  "sets depth=N", soft_wrap=True)  # fmt: skip

@@ -1,0 +1,244 @@
+"""Run an ELiSE experiment file: every input x scheduler, on the one sweep runner, resumable.
+
+Output folder ``OUT`` (by default the folder the file's actions name, where ELiSE writes)::
+
+    OUT/workloads/sim_S_input_I_scheduler_K.csv     ELiSE's files, as its actions ask
+    OUT/gantts/ waiting_queue/ jobs_throughput/ unused_cores/   (PNGs, idem)
+    OUT/time_reports.csv                            ELiSE's --export_reports table
+    OUT/coschedlab/spec.json                        what the runs were made from
+    OUT/coschedlab/input_I/workload.csv             input I's jobs (ELiSE's workload CSV)
+    OUT/coschedlab/input_I/sK-<spec>/rep0/          coschedlab's result of run (I, K)
+    OUT/coschedlab/summary.csv                      one row per run: makespan, waits, ...
+
+Runs are stored one by one as they finish (an interrupted experiment resumes); ELiSE's files
+are written when every run is stored. A folder holding files coschedlab did not write (ELiSE's
+own results) is never written into.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...errors import InputError
+from ...experiments.runner import Outcome, Summary, Task, run_tasks
+from ...experiments.store import RunKey, RunStore, completed, load_run
+from ...jobs import Workload
+from ...outputs import MARKER, atomic_file, first_foreign, is_empty, mark, slug
+from ...platform import Cluster
+from .experiment import Experiment, Run, describe, dump, expand
+from .generators import workload_csv
+
+__all__ = ["ELISE_DIR", "RunTask", "output_folder", "run_experiment", "simulate_run"]
+
+#: where coschedlab's own results go inside the output folder
+ELISE_DIR = "coschedlab"
+
+
+@dataclass(frozen=True)
+class RunTask:
+    """Everything a worker needs for one run (picklable)."""
+
+    key: RunKey
+    run: Run
+    jobs: tuple[tuple, ...]  # (id, app, procs, run, submit, wall) per job
+    pool: str
+    heatmap: str | None
+    cluster: Cluster
+    spec: str
+    base: str  # ELiSE's scheduler name, or the spec
+    compat: frozenset[str]
+
+
+def _workload(task: RunTask, names: list[str]) -> Workload:
+    index = {n: i for i, n in enumerate(names)}
+    ids, apps, procs, run, submit, wall = zip(*task.jobs, strict=True)
+    w = Workload(columns={
+        "id": np.asarray(ids, dtype=np.int64),
+        "submit": np.asarray(submit, dtype=np.float64),
+        "run": np.asarray(run, dtype=np.float64),
+        "requested_time": np.asarray(wall, dtype=np.float64),
+        "procs": np.asarray(procs, dtype=np.int64),
+        "app": np.asarray([index.get(a, -1) for a in apps], dtype=np.int64),
+    })  # fmt: skip
+    w.header["Applications"] = " ".join(f"{i}={n}" for i, n in enumerate(names))
+    return w
+
+
+def simulate_run(task: RunTask) -> tuple[Any, dict[str, Any]]:
+    """Simulate and validate one run of the experiment (a worker's task)."""
+    from ...api import simulate
+    from ...experiments.workloads import cached_pool
+    from ..heatmap import Heatmap
+    from ..speed import ColocationSpeed
+
+    pool = cached_pool(task.pool)
+    heatmap = pool.heatmap if task.heatmap is None else Heatmap.from_json(task.heatmap)
+    alone = {a.name: a.spread_speedup for a in pool.apps if a.spread_speedup is not None}
+    model = ColocationSpeed(heatmap, alone, "elise" if "alone" in task.compat else "measured")
+    workload = _workload(task, list(heatmap.names))
+    kill = "next-event" if "late-kill" in task.compat else True
+    result = simulate(workload, task.cluster, task.spec, speed_model=model, shared_nodes=True,
+                      kill_at_walltime=kill)  # fmt: skip
+    violations = result.validate()
+    if violations:
+        shown = "\n".join(violations[:20])
+        raise RuntimeError(f"the schedule breaks {len(violations)} invariant(s):\n{shown}")
+    info = {
+        "key": str(task.key), "sim": task.run.sim, "input": task.run.inp,
+        "scheduler_index": task.run.k, "scheduler": task.base, "scheduler_spec": task.spec,
+        "compat": sorted(task.compat),
+    }  # fmt: skip
+    return result, info
+
+
+def output_folder(exp: Experiment, out: Path | None) -> Path:
+    """``--out``, else where ELiSE writes (the actions' ``dir``), else out/elise/NAME."""
+    if out is not None:
+        return Path(out)
+    if exp.folder is not None:
+        return Path(exp.folder)
+    return Path("out") / "elise" / slug(exp.name)
+
+
+def _check_folder(out: Path, described: dict[str, Any], fresh: bool) -> bool:
+    """``out`` can receive this experiment: new or empty, or this experiment's earlier (maybe
+    interrupted) output; ``fresh`` clears an earlier output of coschedlab's. Whether runs are
+    stored there already."""
+    import json
+
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out} exists and is not a directory; choose a directory")
+    if not out.is_dir() or is_empty(out):
+        return False
+    foreign = first_foreign(out) if (out / MARKER).is_file() else out
+    if foreign is not None:
+        raise InputError(
+            f"--out {out} holds files coschedlab did not write ({foreign}); ELiSE's own "
+            "results are never written over: give --out a new folder"
+        )
+    spec = out / ELISE_DIR / "spec.json"
+    if fresh:
+        shutil.rmtree(out)
+        return False
+    try:
+        old = json.loads(spec.read_text())
+    except (OSError, ValueError):
+        raise InputError(f"--out {out} holds another result; give --fresh to replace it, or "
+                         "another --out") from None  # fmt: skip
+    if old != json.loads(dump(described)):
+        diffs = [k for k in described if old.get(k) != described[k]]
+        raise InputError(f"--out {out} holds the runs of another experiment or settings "
+                         f"({', '.join(diffs)} differ); give --fresh to replace them, or "
+                         "another --out")  # fmt: skip
+    return True
+
+
+def run_experiment(
+    exp: Experiment,
+    out: Path,
+    *,
+    seed: int = 0,
+    compat: frozenset[str] = frozenset(),
+    jobs: int | None = None,
+    fresh: bool = False,
+    reports: bool = True,
+    on_start: Callable[[int, int], None] | None = None,
+    on_done: Callable[[Outcome], None] | None = None,
+    executor: Any = None,
+    expanded: tuple[list, list[Run]] | None = None,
+) -> tuple[Summary, pd.DataFrame | None]:
+    """Run (or resume) every run of ``exp`` into ``out``; when all are stored, write ELiSE's
+    files. Returns the runner's summary and the per-run table (None until every run is
+    stored)."""
+    out = Path(out)
+    described = describe(exp, seed, compat)
+    made, runs = expanded if expanded is not None else expand(exp, seed)
+    _check_folder(out, described, fresh)
+    runs_dir = mark(mark(out) / ELISE_DIR)
+    (runs_dir / "spec.json").write_text(dump(described))
+    scheds = {s.index: s for s in exp.schedulers}
+    tasks = []
+    for i, (inp, elise_jobs, _) in enumerate(made):
+        folder = mark(runs_dir / f"input_{i}")
+        target = folder / "workload.csv"
+        if not target.exists():
+            with atomic_file(target, force=True, probe=False) as tmp:
+                tmp.write_text(workload_csv(elise_jobs))
+        table = tuple((j.id, j.app, j.procs, j.run, j.submit, j.wall) for j in elise_jobs)
+        for run in (r for r in runs if r.inp == i):
+            s = scheds[run.k]
+            spec = s.spec(compat)
+            key = RunKey(f"input_{i}", f"s{run.k}-{slug(spec)}", 0)
+            task = RunTask(key, run, table, inp.pool, inp.heatmap, inp.cluster, spec, s.base,
+                           compat)  # fmt: skip
+            tasks.append(Task(key, simulate_run, (task,)))
+    summary = run_tasks(tasks, RunStore(runs_dir), jobs=jobs, on_start=on_start,
+                        on_done=on_done, executor=executor)  # fmt: skip
+    if not summary.ok:
+        return summary, None
+    table = write_elise_files(exp, out, made, runs, tasks, reports)
+    return summary, table
+
+
+def write_elise_files(
+    exp: Experiment, out: Path, made: list, runs: list[Run], tasks: list[Task], reports: bool
+) -> pd.DataFrame:
+    """ELiSE's files for the stored runs, and coschedlab's per-run summary table."""
+    from .experiment import ACTIONS
+    from .outputs import time_report, workload_table, write_plots
+
+    runs_dir = out / ELISE_DIR
+    done = completed(runs_dir)
+    rows, times = [], []
+    for t in tasks:
+        task: RunTask = t.args[0]
+        run = task.run
+        if task.key not in done:
+            continue
+        result = load_run(runs_dir, task.key)
+        jobs = result.jobs
+        inp, elise_jobs, _ = made[run.inp]
+        names = {j.id: j.app for j in elise_jobs}
+        apps = [names[j] for j in jobs["job_id"].tolist()]
+        stem = f"sim_{run.sim}_input_{run.inp}_scheduler_{run.k}"
+        m = result.metrics
+        import json
+
+        info = json.loads((runs_dir / task.key.workload / task.key.scheduler / "rep0" /
+                           "run.json").read_text())  # fmt: skip
+        seconds = float(info.get("seconds", 0.0))
+        times.append((run.sim, run.inp, run.k, task.base, seconds, float(m["makespan"])))
+        rows.append({
+            "sim": run.sim, "input": run.inp, "scheduler_index": run.k,
+            "scheduler": task.base, "spec": task.spec, "jobs": len(jobs),
+            "makespan": m["makespan"], "mean_wait": float(jobs["wait"].mean()),
+            "max_wait": float(jobs["wait"].max()),
+            "mean_bounded_slowdown": float(jobs["bounded_slowdown"].mean()),
+            "killed": int(jobs["killed"].sum()), "seconds": seconds,
+        })  # fmt: skip
+        for action, (inputs, scheds) in exp.actions.items():
+            if (inputs != "all" and run.inp not in inputs) or (
+                scheds != "all" and run.k not in scheds
+            ):
+                continue
+            if action == "get_workload":
+                target = out / "workloads" / f"{stem}.csv"
+                target.parent.mkdir(exist_ok=True)
+                with atomic_file(target, force=True, probe=False) as tmp:
+                    tmp.write_text(workload_table(jobs, apps, inp.cluster))
+            else:
+                write_plots(out, stem, jobs, inp.cluster, task.base, [ACTIONS[action]])
+    if reports:
+        with atomic_file(out / "time_reports.csv", force=True, probe=False) as tmp:
+            tmp.write_text(time_report(sorted(times)))
+    table = pd.DataFrame(rows)
+    with atomic_file(runs_dir / "summary.csv", force=True, probe=False) as tmp:
+        table.to_csv(tmp, index=False, float_format="%.10g")
+    return table
