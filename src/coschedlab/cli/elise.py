@@ -33,7 +33,7 @@ def run(
     compat: Annotated[
         str | None,
         typer.Option("--compat", help="reproduce ELiSE's bugs too: all, or any of late-kill, "
-                     "conservative, alone (default: none; see docs/coloc.md)"),  # fmt: skip
+                     "clock, conservative, alone (default: none; see docs/coloc.md)"),  # fmt: skip
     ] = None,
     jobs: JobsOpt = None,
     executor: ExecutorOpt = None,

@@ -426,8 +426,6 @@ class Simulation:
         arrived = self._arrived
         deps_left = self._deps_left
         ready_at = self._ready_at
-        acct = self.acct
-        schedule = self.scheduler.schedule
         progress = self.progress
         done = 0
         step = max(64, min(4096, n // 200))
@@ -443,6 +441,7 @@ class Simulation:
         next_time = self._next_time
         until = self.until
         gate = self.gate  # set before the run (a coupled system's), never during it
+        one_pass = self._one_pass
         while True:
             # the next event (:meth:`_next_time`, written out: this runs once per event)
             if dynamic:  # a superseded end is not an event
@@ -513,23 +512,28 @@ class Simulation:
                 if gate is not None:
                     self.extra_pass()
                 else:
-                    _set(view, "now", t)
-                    _set(view, "free", acct.idle)
-                    _set(view, "completed", self.completed)
-                    try:
-                        decisions = schedule(view)
-                    except (Exception, SystemExit) as exc:
-                        raise policy_failure(self.scheduler.describe(), t, exc) from exc
-                    if type(decisions) is not list:
-                        decisions = self._decided(decisions)
-                    if decisions or self._started_in_pass:
-                        self._apply(decisions)
-                    self.passes += 1
-                    if joined:
-                        _clear(joined)
+                    one_pass(t)
             if progress is not None and done >= next_report:
                 progress(done, n)
                 next_report = done + step
+
+    def _one_pass(self, t: float) -> None:
+        """One ungated scheduling pass at ``t``: the policy decides, the decisions apply."""
+        view = self.view
+        _set(view, "now", t)
+        _set(view, "free", self.acct.idle)
+        _set(view, "completed", self.completed)
+        try:
+            decisions = self.scheduler.schedule(view)
+        except (Exception, SystemExit) as exc:
+            raise policy_failure(self.scheduler.describe(), t, exc) from exc
+        if type(decisions) is not list:
+            decisions = self._decided(decisions)
+        if decisions or self._started_in_pass:
+            self._apply(decisions)
+        self.passes += 1
+        if self.joined:
+            _clear(self.joined)
 
     def _decided(self, decisions: Any) -> list:
         """What a pass's ``schedule`` returned, as a list of decisions: a list as it is, None is

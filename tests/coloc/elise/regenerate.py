@@ -122,8 +122,11 @@ def write_workload(path: Path, jobs) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def run_case(case_dir: Path, seed: int, keep_csv: bool, BatchCreator, counter) -> dict:
-    """Run ELiSE on ``case_dir/experiment.yaml`` (cwd = the case folder) and write its files."""
+def run_case(
+    case_dir: Path, seed: int, keep_csv: bool, BatchCreator, counter, write: bool = True
+) -> dict:
+    """Run ELiSE on ``case_dir/experiment.yaml`` (cwd = the case folder) and write its files
+    (``write=False``: only time the runs, for ``benchmarks/bench_elise.py``)."""
     counter[0] = seed
     cwd = os.getcwd()
     os.chdir(case_dir)
@@ -134,7 +137,7 @@ def run_case(case_dir: Path, seed: int, keep_csv: bool, BatchCreator, counter) -
         written_inputs = set()
         for rank in creator.ranks:
             sim_idx, inp_idx, sched_idx, database, cluster, scheduler, evt_logger, compeng, actions, _ = rank
-            if inp_idx not in written_inputs:
+            if write and inp_idx not in written_inputs:
                 write_workload(Path(f"workload-{inp_idx}.csv"), database.preloaded_queue)
                 written_inputs.add(inp_idx)
             compeng.debug_logger = logging.getLogger("elise.compengine")
@@ -161,6 +164,8 @@ def run_case(case_dir: Path, seed: int, keep_csv: bool, BatchCreator, counter) -
                 "scheduler": scheduler.name, "cpu_s": cpu, "steps": steps,
                 "jobs": len(evt_logger.job_events), "makespan": cluster.makespan,
             }  # fmt: skip
+            if not write:
+                continue
             cpn = sum(cluster.socket_conf)
             rows = []
             for sig, ev in evt_logger.job_events.items():
@@ -185,8 +190,9 @@ def run_case(case_dir: Path, seed: int, keep_csv: bool, BatchCreator, counter) -
                 name = f"sim_{sim_idx}_input_{inp_idx}_scheduler_{sched_idx}.csv"
                 (out / name).write_text(text)
             print(f"  {case_dir.name}: input {inp_idx} {scheduler.name}: {cpu:.2f} s CPU, "
-                  f"makespan {cluster.makespan:.1f} s", flush=True)  # fmt: skip
-        Path("timing.json").write_text(json.dumps(timing, indent=1) + "\n")
+                  f"makespan {cluster.makespan:.1f} s", file=sys.stderr, flush=True)  # fmt: skip
+        if write:
+            Path("timing.json").write_text(json.dumps(timing, indent=1) + "\n")
         return timing
     finally:
         os.chdir(cwd)
@@ -196,6 +202,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--elise", required=True, type=Path, help="ELiSE checkout (HEAD 70efef0)")
     parser.add_argument("--only", action="append", help="case name (repeatable)")
+    parser.add_argument("--timing-only", type=Path, metavar="JSON",
+                        help="write nothing but the CPU seconds of every run to JSON")
     args = parser.parse_args()
     import yaml  # ELiSE's environment has PyYAML
 
@@ -203,11 +211,15 @@ def main() -> None:
     elise = args.elise.resolve()
     counter = install_clock(elise, 0)
     BatchCreator = import_elise(elise)
+    timings = {}
     for name, case in cases.items():
         if args.only and name not in args.only:
             continue
-        run_case(HERE / "cases" / name, int(case["seed"]), bool(case.get("keep_elise_csv")),
-                 BatchCreator, counter)  # fmt: skip
+        timings[name] = run_case(HERE / "cases" / name, int(case["seed"]),
+                                 bool(case.get("keep_elise_csv")), BatchCreator, counter,
+                                 write=args.timing_only is None)  # fmt: skip
+    if args.timing_only is not None:
+        args.timing_only.write_text(json.dumps(timings, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,9 @@ is the correct behaviour and ``compat`` (:data:`COMPAT`) reproduces ELiSE's:
 
 * ``late-kill``: ELiSE ends a job past its requested time at the next event (a completion or
   an arrival), not at its requested time;
+* ``clock``: ELiSE's clock (:mod:`.clock`): time advances by subtracting each step from every
+  running job's remaining time, so that ends which coincide can fall a rounding error apart,
+  in two passes (implies ``late-kill``);
 * ``conservative``: ELiSE's "Conservative Scheduler" is not conservative backfilling
   (:mod:`.conservative`); by default it runs as coschedlab's ``conservative``;
 * ``alone``: ELiSE's spread-alone speedup is the larger of the measured spread speedup and
@@ -59,7 +62,7 @@ __all__ = [
 ]
 
 #: ELiSE's reproducible bugs (see the module doc)
-COMPAT = ("late-kill", "conservative", "alone")
+COMPAT = ("late-kill", "clock", "conservative", "alone")
 
 #: ELiSE's scheduler names -> (coschedlab scheduler, backfill_enabled by default)
 SCHEDULERS: dict[str, tuple[str, bool]] = {
@@ -178,8 +181,16 @@ def _file_args(inp: EliseInput) -> list[str]:
 
 
 def _resolve(ck: Checker, value: Any, key: str, base: Path) -> str:
-    """A path as ELiSE reads it (working directory), else beside the experiment file."""
+    """A path as ELiSE reads it (working directory), else beside the experiment file;
+    ``coschedlab:NAME`` names a bundled file (``coschedlab:pools/lm-aris.compute-NAS.json``)."""
+    from ...bundled import bundled, is_bundled
+
     text = ck.string(value, key)
+    if is_bundled(text):
+        try:
+            return str(bundled(text))
+        except InputError as exc:
+            raise ck.fail(f"'{key}': {exc.what}", key) from None
     p = Path(text)
     for cand in (p, base / p):
         if cand.is_file():
@@ -210,7 +221,7 @@ def read_experiment(path: str | Path) -> Experiment:
               enumerate(ck.items(raw["schedulers"], "schedulers"))]  # fmt: skip
     n_inputs = sum(inp.repeat for inp in inputs)
     actions, folder = _actions(ck, raw["actions"], n_inputs, len(scheds))
-    return Experiment(path, str(raw["name"]), str(raw.get("description") or ""), inputs, scheds,
+    return Experiment(path.resolve(), str(raw["name"]), str(raw.get("description") or ""), inputs, scheds,
                       actions, folder, notes)  # fmt: skip
 
 

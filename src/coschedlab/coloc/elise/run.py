@@ -83,9 +83,18 @@ def simulate_run(task: RunTask) -> tuple[Any, dict[str, Any]]:
     alone = {a.name: a.spread_speedup for a in pool.apps if a.spread_speedup is not None}
     model = ColocationSpeed(heatmap, alone, "elise" if "alone" in task.compat else "measured")
     workload = _workload(task, list(heatmap.names))
-    kill = "next-event" if "late-kill" in task.compat else True
-    result = simulate(workload, task.cluster, task.spec, speed_model=model, shared_nodes=True,
-                      kill_at_walltime=kill)  # fmt: skip
+    if "clock" in task.compat:
+        from ...engine.result import Result
+        from ...schedulers.registry import get_scheduler
+        from .clock import EliseClockSimulation
+
+        sim = EliseClockSimulation(workload, task.cluster, get_scheduler(task.spec),
+                                   speed_model=model, shared_nodes=True)  # fmt: skip
+        result = Result.from_simulation(sim.run())
+    else:
+        kill = "next-event" if "late-kill" in task.compat else True
+        result = simulate(workload, task.cluster, task.spec, speed_model=model,
+                          shared_nodes=True, kill_at_walltime=kill)  # fmt: skip
     violations = result.validate()
     if violations:
         shown = "\n".join(violations[:20])

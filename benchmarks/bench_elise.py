@@ -1,0 +1,132 @@
+"""coschedlab against ELiSE itself, on ELiSE's own golden workloads, alternately in one run.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_elise.py --elise /tmp/elise --elise-python \
+        /tmp/elise-venv/bin/python [--case NAME ...] [--repeat 2]
+
+ELiSE (nikosT/elise at 70efef0, with the reader fix of tests/coloc/elise/regenerate.py) runs
+in its own virtual environment, never in the project's: see regenerate.py for how to build
+it. For every case of ``tests/coloc/elise/cases`` (default: all) and every repeat, the script
+
+1. runs ELiSE on the case's experiment file with ``regenerate.py --timing-only`` (a subprocess
+   with ELiSE's Python): the CPU seconds of each run's simulation loop (``sim_step`` until the
+   queues are empty; the experiment's set-up, generation and output not counted);
+2. runs the same runs in coschedlab, ELiSE's bugs reproduced (``--compat all``, so the
+   schedules are the same job by job): the CPU seconds of ``Simulation.run`` (the event loop
+   with the scheduler's set-up; the workload table and result table not counted);
+
+alternately, and prints per scheduler the best CPU seconds of each side, the ratio, and the
+geometric mean of the ratios. The figures go in benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import yaml
+from _bench_common import machine_line
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = ROOT / "tests" / "coloc" / "elise"
+
+
+def elise_times(elise: Path, python: Path, cases: list[str]) -> dict:
+    """CPU seconds of every run of ``cases`` in ELiSE: {case: {"I-K": {...}}}."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "timing.json"
+        cmd = [str(python), str(GOLDEN / "regenerate.py"), "--elise", str(elise),
+               "--timing-only", str(out)] + [a for c in cases for a in ("--only", c)]  # fmt: skip
+        subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
+        return json.loads(out.read_text())
+
+
+def coschedlab_times(case: str, seed: int) -> dict:
+    """CPU seconds of every run of ``case`` in coschedlab (``Simulation.run``)."""
+    from coschedlab.coloc.elise.experiment import COMPAT, expand, read_experiment
+    from coschedlab.coloc.elise.run import RunTask, _workload
+    from coschedlab.coloc.speed import ColocationSpeed
+    from coschedlab.engine.kernel import Simulation
+    from coschedlab.experiments.store import RunKey
+    from coschedlab.schedulers.registry import get_scheduler
+
+    cwd = os.getcwd()
+    os.chdir(GOLDEN / "cases" / case)
+    try:
+        exp = read_experiment("experiment.yaml")
+        made, runs = expand(exp, seed)
+    finally:
+        os.chdir(cwd)
+    compat = frozenset(COMPAT)
+    scheds = {s.index: s for s in exp.schedulers}
+    out = {}
+    for run in runs:
+        inp, jobs, pool = made[run.inp]
+        s = scheds[run.k]
+        table = tuple((j.id, j.app, j.procs, j.run, j.submit, j.wall) for j in jobs)
+        task = RunTask(RunKey("x", "y", 0), run, table, inp.pool, None, inp.cluster,
+                       s.spec(compat), s.base, compat)  # fmt: skip
+        workload = _workload(task, pool.names)
+        model = ColocationSpeed.from_pool(pool, "elise")
+        sim = Simulation(workload, inp.cluster, get_scheduler(task.spec), speed_model=model,
+                         shared_nodes=True, kill_at_walltime="next-event")  # fmt: skip
+        t0 = time.process_time()
+        sim.run()
+        out[f"{run.inp}-{run.k}"] = {"scheduler": s.base, "cpu_s": time.process_time() - t0,
+                                     "jobs": len(jobs)}  # fmt: skip
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--elise", type=Path, required=True, help="ELiSE checkout")
+    parser.add_argument("--elise-python", type=Path, required=True, help="ELiSE venv's python")
+    parser.add_argument("--case", action="append", help="case name (default: every case)")
+    parser.add_argument("--repeat", type=int, default=2, help="alternations (best is kept)")
+    args = parser.parse_args()
+    cases_doc = yaml.safe_load((GOLDEN / "cases.yaml").read_text())
+    cases = args.case or list(cases_doc)
+    print(machine_line())
+    best: dict[tuple[str, str], dict[str, float]] = defaultdict(lambda: {"elise": math.inf,
+                                                                        "ours": math.inf})  # fmt: skip
+    names: dict[tuple[str, str], str] = {}
+    jobs: dict[tuple[str, str], int] = {}
+    for rep in range(args.repeat):
+        for case in cases:
+            theirs = elise_times(args.elise, args.elise_python, [case])[case]
+            ours = coschedlab_times(case, int(cases_doc[case]["seed"]))
+            for key, t in theirs.items():
+                k = (case, key)
+                best[k]["elise"] = min(best[k]["elise"], t["cpu_s"])
+                best[k]["ours"] = min(best[k]["ours"], ours[key]["cpu_s"])
+                names[k] = t["scheduler"]
+                jobs[k] = t["jobs"]
+            print(f"repeat {rep + 1}: {case} done", file=sys.stderr, flush=True)
+    by_sched: dict[str, list[float]] = defaultdict(list)
+    print(f"\n{'case':22s} {'run':5s} {'scheduler':32s} {'jobs':>5s} {'ELiSE s':>9s} "
+          f"{'ours s':>8s} {'ratio':>7s}")  # fmt: skip
+    for k in sorted(best):
+        e, o = best[k]["elise"], best[k]["ours"]
+        by_sched[names[k]].append(e / o)
+        print(f"{k[0]:22s} {k[1]:5s} {names[k]:32s} {jobs[k]:5d} {e:9.3f} {o:8.4f} {e / o:7.0f}")
+    print("\ngeometric mean of ELiSE CPU / coschedlab CPU, per ELiSE scheduler:")
+    allr = []
+    for name, ratios in sorted(by_sched.items()):
+        allr += ratios
+        g = math.exp(sum(map(math.log, ratios)) / len(ratios))
+        print(f"  {name:32s} {g:7.0f}x  ({len(ratios)} runs, {min(ratios):.0f}x-{max(ratios):.0f}x)")
+    g = math.exp(sum(map(math.log, allr)) / len(allr))
+    print(f"  {'all runs':32s} {g:7.0f}x  ({len(allr)} runs)")
+
+
+if __name__ == "__main__":
+    main()
