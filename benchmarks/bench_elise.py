@@ -44,8 +44,14 @@ def elise_times(elise: Path, python: Path, cases: list[str]) -> dict:
     """CPU seconds of every run of ``cases`` in ELiSE: {case: {"I-K": {...}}}."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "timing.json"
-        cmd = [str(python), str(GOLDEN / "regenerate.py"), "--elise", str(elise),
-               "--timing-only", str(out)] + [a for c in cases for a in ("--only", c)]  # fmt: skip
+        cmd = [
+            str(python),
+            str(GOLDEN / "regenerate.py"),
+            "--elise",
+            str(elise),
+            "--timing-only",
+            str(out),
+        ] + [a for c in cases for a in ("--only", c)]
         subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
         return json.loads(out.read_text())
 
@@ -73,16 +79,34 @@ def coschedlab_times(case: str, seed: int) -> dict:
         inp, jobs, pool = made[run.inp]
         s = scheds[run.k]
         table = tuple((j.id, j.app, j.procs, j.run, j.submit, j.wall) for j in jobs)
-        task = RunTask(RunKey("x", "y", 0), run, table, inp.pool, None, inp.cluster,
-                       s.spec(compat), s.base, compat)  # fmt: skip
+        task = RunTask(
+            RunKey("x", "y", 0),
+            run,
+            table,
+            inp.pool,
+            None,
+            inp.cluster,
+            s.spec(compat),
+            s.base,
+            compat,
+        )
         workload = _workload(task, pool.names)
         model = ColocationSpeed.from_pool(pool, "elise")
-        sim = Simulation(workload, inp.cluster, get_scheduler(task.spec), speed_model=model,
-                         shared_nodes=True, kill_at_walltime="next-event")  # fmt: skip
+        sim = Simulation(
+            workload,
+            inp.cluster,
+            get_scheduler(task.spec),
+            speed_model=model,
+            shared_nodes=True,
+            kill_at_walltime="next-event",
+        )
         t0 = time.process_time()
         sim.run()
-        out[f"{run.inp}-{run.k}"] = {"scheduler": s.base, "cpu_s": time.process_time() - t0,
-                                     "jobs": len(jobs)}  # fmt: skip
+        out[f"{run.inp}-{run.k}"] = {
+            "scheduler": s.base,
+            "cpu_s": time.process_time() - t0,
+            "jobs": len(jobs),
+        }
     return out
 
 
@@ -96,8 +120,9 @@ def main() -> None:
     cases_doc = yaml.safe_load((GOLDEN / "cases.yaml").read_text())
     cases = args.case or list(cases_doc)
     print(machine_line())
-    best: dict[tuple[str, str], dict[str, float]] = defaultdict(lambda: {"elise": math.inf,
-                                                                        "ours": math.inf})  # fmt: skip
+    best: dict[tuple[str, str], dict[str, float]] = defaultdict(
+        lambda: {"elise": math.inf, "ours": math.inf}
+    )
     names: dict[tuple[str, str], str] = {}
     jobs: dict[tuple[str, str], int] = {}
     for rep in range(args.repeat):
@@ -112,8 +137,10 @@ def main() -> None:
                 jobs[k] = t["jobs"]
             print(f"repeat {rep + 1}: {case} done", file=sys.stderr, flush=True)
     by_sched: dict[str, list[float]] = defaultdict(list)
-    print(f"\n{'case':22s} {'run':5s} {'scheduler':32s} {'jobs':>5s} {'ELiSE s':>9s} "
-          f"{'ours s':>8s} {'ratio':>7s}")  # fmt: skip
+    print(
+        f"\n{'case':22s} {'run':5s} {'scheduler':32s} {'jobs':>5s} {'ELiSE s':>9s} "
+        f"{'ours s':>8s} {'ratio':>7s}"
+    )
     for k in sorted(best):
         e, o = best[k]["elise"], best[k]["ours"]
         by_sched[names[k]].append(e / o)
@@ -123,7 +150,9 @@ def main() -> None:
     for name, ratios in sorted(by_sched.items()):
         allr += ratios
         g = math.exp(sum(map(math.log, ratios)) / len(ratios))
-        print(f"  {name:32s} {g:7.0f}x  ({len(ratios)} runs, {min(ratios):.0f}x-{max(ratios):.0f}x)")
+        print(
+            f"  {name:32s} {g:7.0f}x  ({len(ratios)} runs, {min(ratios):.0f}x-{max(ratios):.0f}x)"
+        )
     g = math.exp(sum(map(math.log, allr)) / len(allr))
     print(f"  {'all runs':32s} {g:7.0f}x  ({len(allr)} runs)")
 

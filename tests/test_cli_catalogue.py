@@ -162,6 +162,55 @@ def ws(tmp_path_factory) -> Path:
         "cluster: {nodes: 4}\nschedulers: [easy]\n"
         "workloads:\n  - {name: p, pool: pool.json, jobs: 1000000000000}\n"
     )
+    # ELiSE experiment files (coschedlab elise run; found by its hostile pass, 2026-11-27)
+    el = (
+        "name: tiny\ninputs:\n- cluster: {nodes: 4, socket-conf: [2, 2]}\n"
+        '  generator: {type: "Random Generator", arg: 20, distribution: {type: "Poisson '
+        'Distribution", arg: 30}}\n  json: pool.json\nschedulers:\n- base: "EASY Scheduler"\n'
+        '- base: "Filler Co-Scheduler"\n  backfill_enabled: true\nactions:\n'
+        "  get_workload: {inputs: all, schedulers: all, dir: el_out}\n"
+    )
+    (d / "el_ok.yaml").write_text(el)
+    (d / "garbage.json").write_text('{"loads": [ nope')
+    head = "Job Number,Submit Time,Wait Time,Run Time,Number of Allocated Processors,Average CPU Time Used,Used Memory,Requested Number of Processors,Requested Time,Requested Memory,Status,User ID,Group ID,Executable Number,Queue Number,Partition Number,Preceding Job Number,Think Time from Preceding Job,Assigned Processors\n"
+    (d / "el_badlist.csv").write_text(head + "0,0.0,,1,,,,4,soon,,1,,,A,,,,,\n")
+    (d / "el_gen.py").write_text("import realsim\n")
+    rg = '"Random Generator", arg: 20'
+    for name, text in {
+        "el_workloads": el.replace("inputs:", "workloads:"),
+        "el_topkey": el + "schedulerz: []\n",
+        "el_noactions": el.split("actions:")[0],
+        "el_nojson": el.replace("  json: pool.json\n", ""),
+        "el_lm": el.replace("  json: pool.json\n", "  load-manager: lm.pkl\n"),
+        "el_json_missing": el.replace("pool.json", "nosuch.json"),
+        "el_json_garbage": el.replace("pool.json", "garbage.json"),
+        "el_heatmap_bad": el.replace(
+            "  json: pool.json\n", "  json: pool.json\n  heatmap: garbage.json\n"
+        ),
+        "el_sockets": el.replace("[2, 2]", "[2, 4]"),
+        "el_gen_type": el.replace("Random Generator", "Random Gen"),
+        "el_gen_py": el.replace('"Random Generator"', "el_gen.py"),
+        "el_gen_arg": el.replace("arg: 20", "arg: many"),
+        "el_gen_huge": el.replace("arg: 20", "arg: 1000000000000"),
+        "el_rfl_shape": el.replace(rg, '"Random From List Generator", arg: 20'),
+        "el_rfl_unknown": el.replace(rg, '"Random From List Generator", arg: [5, "A\\nZZ\\n"]'),
+        "el_dict_unknown": el.replace(rg, '"Dictionary Generator", arg: {A: 3, ZZ: 2}'),
+        "el_list_line": el.replace(rg, '"List Generator", arg: el_badlist.csv'),
+        "el_dist_type": el.replace("Poisson Distribution", "Gauss Distribution"),
+        "el_dist_arg": el.replace("arg: 30", "arg: soon"),
+        "el_sched_typo": el.replace('"EASY Scheduler"', '"EASY Schedular"'),
+        "el_sched_short": el.replace('"EASY Scheduler"', '"EASY"'),
+        "el_sched_rules": el.replace('"EASY Scheduler"', '"Rules Co-Scheduler"'),
+        "el_sched_bf": el.replace("backfill_enabled: true", 'backfill_enabled: "yes"'),
+        "el_sched_qdepth": el.replace("backfill_enabled: true", "queue_depth: 5"),
+        "el_sched_attr": el.replace("backfill_enabled: true", "colour: red"),
+        "el_sched_spec": el.replace('"EASY Scheduler"', '"easy:depth=0"'),
+        "el_action": el.replace("get_workload", "get_report"),
+        "el_action_anim": el.replace("get_workload", "get_animated_cluster"),
+        "el_action_range": el.replace("inputs: all", "inputs: [5]"),
+        "el_too_big": el.replace("nodes: 4", "nodes: 1"),
+    }.items():
+        (d / f"{name}.yaml").write_text(text)
     import gzip
 
     (d / "broken.swf.gz").write_bytes(gzip.compress(SMALL.encode() * 50)[:-40] + b"x" * 60)
@@ -688,6 +737,46 @@ CASES = [
     ("coupled-compare-no-spec", "coupled compare cpl_ok.yaml --out cplruns", 2, "holds runs but no spec.json"),
     ("coupled-compare-missing", "coupled compare nosuch.yaml", 2, "nosuch.yaml"),
     ("coupled-compare-jobs", "coupled compare cpl_ok.yaml --jobs 0", 2, "--jobs must be at least 1"),
+    # -- ELiSE's experiment files (coschedlab elise run) ------------------------------------
+    ("elise-missing", "elise run nosuch.yaml", 2, "nosuch.yaml: no such file"),
+    ("elise-not-yaml", "elise run nonutf8.yaml", 2, "not UTF-8"),
+    ("elise-workloads", "elise run el_workloads.yaml", 2, "reads 'inputs', not 'workloads'"),
+    ("elise-topkey", "elise run el_topkey.yaml", 2, "did you mean 'schedulers'"),
+    ("elise-noactions", "elise run el_noactions.yaml", 2, "missing key 'actions'"),
+    ("elise-nojson", "elise run el_nojson.yaml", 2, "needs 'json'"),
+    ("elise-load-manager", "elise run el_lm.yaml", 2, "export it with LoadManager.export_to_json()"),
+    ("elise-json-missing", "elise run el_json_missing.yaml", 2, "el_json_missing.yaml:5: 'inputs[0].json': file 'nosuch.json' not found"),
+    ("elise-json-garbage", "elise run el_json_garbage.yaml", 2, "garbage.json: not valid JSON"),
+    ("elise-heatmap-garbage", "elise run el_heatmap_bad.yaml", 2, "garbage.json: not valid JSON"),
+    ("elise-sockets", "elise run el_sockets.yaml", 2, "sockets of different sizes"),
+    ("elise-gen-type", "elise run el_gen_type.yaml", 2, "unknown generator 'Random Gen'"),
+    ("elise-gen-py", "elise run el_gen_py.yaml", 2, "ELiSE generator files cannot run"),
+    ("elise-gen-arg", "elise run el_gen_arg.yaml", 2, "el_gen_arg.yaml:4: the Random Generator's arg must be a whole number"),
+    ("elise-gen-huge", "elise run el_gen_huge.yaml", 2, "at most 10,000,000"),
+    ("elise-list-shape", "elise run el_rfl_shape.yaml", 2, "must be [jobs"),
+    ("elise-list-unknown", "elise run el_rfl_unknown.yaml", 2, "application 'ZZ' of the list is not in the pool"),
+    ("elise-dict-unknown", "elise run el_dict_unknown.yaml", 2, "application 'ZZ' is not in the pool"),
+    ("elise-csv-line", "elise run el_list_line.yaml", 2, "el_badlist.csv:2: a job line needs"),
+    ("elise-dist-type", "elise run el_dist_type.yaml", 2, "unknown distribution 'Gauss Distribution'"),
+    ("elise-dist-arg", "elise run el_dist_arg.yaml", 2, "must be a time in seconds, got 'soon'"),
+    ("elise-sched-typo", "elise run el_sched_typo.yaml", 2, "did you mean 'EASY Scheduler'"),
+    ("elise-sched-short", "elise run el_sched_short.yaml", 2, "neither an ELiSE scheduler nor a coschedlab one"),
+    ("elise-sched-rules", "elise run el_sched_rules.yaml", 2, "'Rules Co-Scheduler' cannot run"),
+    ("elise-sched-bool", "elise run el_sched_bf.yaml", 2, "backfill_enabled' must be true or false"),
+    ("elise-queue-depth", "elise run el_sched_qdepth.yaml", 2, "queue_depth': not supported"),
+    ("elise-sched-attr", "elise run el_sched_attr.yaml", 2, "unknown key 'schedulers[1].colour'"),
+    ("elise-sched-spec", "elise run el_sched_spec.yaml", 2, "option depth must be a positive whole number"),
+    ("elise-action", "elise run el_action.yaml", 2, "unknown key 'actions.get_report'"),
+    ("elise-action-anim", "elise run el_action_anim.yaml", 2, "get_animated_cluster': ELiSE opens an interactive window"),
+    ("elise-action-range", "elise run el_action_range.yaml", 2, "must be <= 0, got 5"),
+    ("elise-too-big", "elise run el_too_big.yaml", 2, "needs 2 nodes; the cluster has 1"),
+    ("elise-compat", "elise run el_ok.yaml --compat bogus", 2, "--compat: unknown name 'bogus'"),
+    ("elise-seed", "elise run el_ok.yaml --seed -1", 2, "--seed: a seed must be an integer"),
+    ("elise-jobs", "elise run el_ok.yaml --jobs 0", 2, "--jobs must be at least 1"),
+    ("elise-out-file", "elise run el_ok.yaml --out afile", 2, "--out afile exists and is not a directory"),
+    ("elise-out-notours", "elise run el_ok.yaml --out notours", 2, "notours/notes.txt"),
+    ("elise-out-notours-fresh", "elise run el_ok.yaml --out notours --fresh", 2, "never written over"),
+    ("elise-out-result", "elise run el_ok.yaml --out prev", 2, "holds another result; give --fresh"),
 ]  # fmt: skip
 
 

@@ -22,18 +22,28 @@ def run(
     experiment: Annotated[Path, typer.Argument(help="ELiSE experiment file (YAML)")],
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="output folder (default: the 'dir' of the file's "
-                     "actions, where ELiSE writes; else out/elise/NAME)"),  # fmt: skip
+        typer.Option(
+            "--out",
+            "-o",
+            help="output folder (default: the 'dir' of the file's "
+            "actions, where ELiSE writes; else out/elise/NAME)",
+        ),
     ] = None,
     seed: Annotated[
         int,
-        typer.Option("--seed", help="the first reading of the clock ELiSE's generators seed "
-                     "from (ELiSE reads the time; the same seed draws the same workloads)"),  # fmt: skip
+        typer.Option(
+            "--seed",
+            help="the first reading of the clock ELiSE's generators seed "
+            "from (ELiSE reads the time; the same seed draws the same workloads)",
+        ),
     ] = 0,
     compat: Annotated[
         str | None,
-        typer.Option("--compat", help="reproduce ELiSE's bugs too: all, or any of late-kill, "
-                     "clock, conservative, alone (default: none; see docs/coloc.md)"),  # fmt: skip
+        typer.Option(
+            "--compat",
+            help="reproduce ELiSE's bugs too: all, or any of late-kill, "
+            "clock, conservative, alone (default: none; see docs/coloc.md)",
+        ),
     ] = None,
     jobs: JobsOpt = None,
     executor: ExecutorOpt = None,
@@ -44,11 +54,11 @@ def run(
     """Run every input x scheduler of an ELiSE EXPERIMENT file (resuming: finished runs are
     kept), print a table of the runs, and write ELiSE's files (workloads/*.csv, plots,
     time_reports.csv) and coschedlab's results (coschedlab/) into the output folder."""
+    from ..coloc.elise.experiment import expand, parse_compat, read_experiment
+    from ..coloc.elise.run import ELISE_DIR, check_output, output_folder, run_experiment
     from ..errors import InputError, check_seed
     from ..experiments.executors import parse_executor
     from ..tables import Col, fit_table
-    from ..coloc.elise.experiment import expand, parse_compat, read_experiment
-    from ..coloc.elise.run import ELISE_DIR, output_folder, run_experiment
     from .progress import report_step, run_sweep_shown
 
     check_seed(seed)
@@ -59,17 +69,27 @@ def run(
     exp = read_experiment(experiment)
     target = output_folder(exp, out)
     made, runs = expand(exp, seed)
+    check_output(exp, target, seed, flags, fresh)
     for note in exp.notes:
         err_console.print(f"note: {note}", soft_wrap=True)
     n_jobs = sum(len(j) for _, j, _ in made)
-    title = (f"{exp.name}: {len(made)} input(s), {n_jobs:,} jobs x {len(exp.schedulers)} "
-             f"scheduler(s)")  # fmt: skip
+    title = (
+        f"{exp.name}: {len(made)} input(s), {n_jobs:,} jobs x {len(exp.schedulers)} scheduler(s)"
+    )
     state = {}
 
     def sweep(**cb):
-        summary, table = run_experiment(exp, target, seed=seed, compat=flags, jobs=jobs,
-                                        fresh=fresh, executor=where, expanded=(made, runs),
-                                        **cb)  # fmt: skip
+        summary, table = run_experiment(
+            exp,
+            target,
+            seed=seed,
+            compat=flags,
+            jobs=jobs,
+            fresh=fresh,
+            executor=where,
+            expanded=(made, runs),
+            **cb,
+        )
         state["table"] = table
         return summary, [1] if summary.stored else []
 
@@ -77,19 +97,45 @@ def run(
         summary, _ = run_sweep_shown(err_console, title, len(runs), target, sweep)
     table = state.get("table")
     if summary.failed or table is None:
-        raise InputError(f"{len(summary.failed)} run(s) failed (see {target}/{ELISE_DIR}/*/*/"
-                         "rep0/error.txt); fix the cause and run the same command again")  # fmt: skip
-    cols = [Col("sim"), Col("in"), Col("scheduler", "left", wrap=True), Col("makespan s"),
-            Col("mean wait s"), Col("mean bsld"), Col("killed")]  # fmt: skip
+        raise InputError(
+            f"{len(summary.failed)} run(s) failed (see {target}/{ELISE_DIR}/*/*/"
+            "rep0/error.txt); fix the cause and run the same command again"
+        )
+    cols = [
+        Col("sim"),
+        Col("in"),
+        Col("scheduler", "left", wrap=True),
+        Col("makespan s"),
+        Col("mean wait s"),
+        Col("mean bsld"),
+        Col("killed"),
+    ]
     rows = [
-        [str(r.sim), str(r.input), r.scheduler, f"{r.makespan:,.1f}", f"{r.mean_wait:,.1f}",
-         f"{r.mean_bounded_slowdown:,.2f}", str(r.killed)]
+        [
+            str(r.sim),
+            str(r.input),
+            _short(r.scheduler),
+            f"{r.makespan:,.1f}",
+            f"{r.mean_wait:,.1f}",
+            f"{r.mean_bounded_slowdown:,.2f}",
+            str(r.killed),
+        ]
         for r in table.itertuples()
-    ]  # fmt: skip
+    ]
     console.print(fit_table(exp.name, cols, rows, console.width, keep=3))
-    how = "ELiSE's bugs reproduced: " + ", ".join(sorted(flags)) if flags else (
-        "ELiSE's bugs fixed (--compat all reproduces them)")  # fmt: skip
+    how = (
+        "ELiSE's bugs reproduced: " + ", ".join(sorted(flags))
+        if flags
+        else ("ELiSE's bugs fixed (--compat all reproduces them)")
+    )
     console.print(f"{how}; ELiSE's files and coschedlab's results in {target}/", soft_wrap=True)
+
+
+def _short(name: str) -> str:
+    """ELiSE's scheduler names without their common ending: "Filler (co)", "EASY"."""
+    if name.endswith(" Co-Scheduler"):
+        return name.removesuffix(" Co-Scheduler") + " (co)"
+    return name.removesuffix(" Scheduler")
 
 
 @app.command()
@@ -103,8 +149,14 @@ def schedulers() -> None:
         s = EliseScheduler(0, name, bf, 100, True)
         exact = s.spec(frozenset({"conservative"}))
         rows.append([name, "yes" if bf else "no", s.spec(), exact if exact != s.spec() else ""])
-    cols = [Col("ELiSE scheduler", "left", wrap=True), Col("backfill", "left"),
-            Col("coschedlab", "left", wrap=True), Col("with --compat", "left", wrap=True)]  # fmt: skip
+    cols = [
+        Col("ELiSE scheduler", "left", wrap=True),
+        Col("backfill", "left"),
+        Col("coschedlab", "left", wrap=True),
+        Col("with --compat", "left", wrap=True),
+    ]
     console.print(fit_table("", cols, rows, console.width, keep=1))
-    console.print("backfill_enabled: false runs them without backfilling; backfill_depth: N "
-                  "sets depth=N", soft_wrap=True)  # fmt: skip
+    console.print(
+        "backfill_enabled: false runs them without backfilling; backfill_depth: N sets depth=N",
+        soft_wrap=True,
+    )

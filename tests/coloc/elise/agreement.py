@@ -60,8 +60,17 @@ def main() -> None:
             t_wait = float(np.sum(t_start - np.array([float(r["submit"]) for r in theirs])))
             table_rows = tuple((j.id, j.app, j.procs, j.run, j.submit, j.wall) for j in jobs)
             for label, compat in settings().items():
-                task = RunTask(RunKey("x", "y", 0), run, table_rows, inp.pool, inp.heatmap,
-                               inp.cluster, s.spec(compat), s.base, compat)  # fmt: skip
+                task = RunTask(
+                    RunKey("x", "y", 0),
+                    run,
+                    table_rows,
+                    inp.pool,
+                    inp.heatmap,
+                    inp.cluster,
+                    s.spec(compat),
+                    s.base,
+                    compat,
+                )
                 ours = simulate_run(task)[0].jobs.set_index("job_id").loc[ids]
                 same = (np.abs(ours["start"].to_numpy() - t_start) <= 1e-6) & (
                     np.abs(ours["end"].to_numpy() - t_end) <= 1e-6

@@ -136,7 +136,18 @@ def run_case(
         timing = {}
         written_inputs = set()
         for rank in creator.ranks:
-            sim_idx, inp_idx, sched_idx, database, cluster, scheduler, evt_logger, compeng, actions, _ = rank
+            (
+                sim_idx,
+                inp_idx,
+                sched_idx,
+                database,
+                cluster,
+                scheduler,
+                evt_logger,
+                compeng,
+                actions,
+                _,
+            ) = rank
             if write and inp_idx not in written_inputs:
                 write_workload(Path(f"workload-{inp_idx}.csv"), database.preloaded_queue)
                 written_inputs.add(inp_idx)
@@ -161,9 +172,12 @@ def run_case(
                     raise RuntimeError(f"{case_dir.name}: ELiSE did not finish")
             cpu = time.process_time() - t0
             timing[f"{inp_idx}-{sched_idx}"] = {
-                "scheduler": scheduler.name, "cpu_s": cpu, "steps": steps,
-                "jobs": len(evt_logger.job_events), "makespan": cluster.makespan,
-            }  # fmt: skip
+                "scheduler": scheduler.name,
+                "cpu_s": cpu,
+                "steps": steps,
+                "jobs": len(evt_logger.job_events),
+                "makespan": cluster.makespan,
+            }
             if not write:
                 continue
             cpn = sum(cluster.socket_conf)
@@ -172,16 +186,35 @@ def run_case(
                 jid, name = sig.split(":", 1)
                 hosts = sorted(int(h.replace("host", "")) for h in ev["hosts"])
                 procs = len(ev["assigned procs"])
-                rows.append([
-                    jid, name, repr(float(ev["submit time"])), repr(float(ev["start time"])),
-                    repr(float(ev["finish time"])), ev["num of processes"], intervals(hosts),
-                    procs // len(hosts) if hosts else 0, aborted.get(sig, 0),
-                ])  # fmt: skip
+                rows.append(
+                    [
+                        jid,
+                        name,
+                        repr(float(ev["submit time"])),
+                        repr(float(ev["start time"])),
+                        repr(float(ev["finish time"])),
+                        ev["num of processes"],
+                        intervals(hosts),
+                        procs // len(hosts) if hosts else 0,
+                        aborted.get(sig, 0),
+                    ]
+                )
                 assert not hosts or procs % len(hosts) == 0 and procs // len(hosts) <= cpn
             with open(f"elise-{inp_idx}-{sched_idx}.csv", "w", newline="") as fd:
                 w = csv.writer(fd, lineterminator="\n")
-                w.writerow(["job", "app", "submit", "start", "finish", "procs", "hosts",
-                            "cores_per_host", "aborted"])  # fmt: skip
+                w.writerow(
+                    [
+                        "job",
+                        "app",
+                        "submit",
+                        "start",
+                        "finish",
+                        "procs",
+                        "hosts",
+                        "cores_per_host",
+                        "aborted",
+                    ]
+                )
                 w.writerows(rows)
             if keep_csv:
                 out = Path("workloads")
@@ -189,8 +222,12 @@ def run_case(
                 text = type(evt_logger).get_workload(evt_logger)
                 name = f"sim_{sim_idx}_input_{inp_idx}_scheduler_{sched_idx}.csv"
                 (out / name).write_text(text)
-            print(f"  {case_dir.name}: input {inp_idx} {scheduler.name}: {cpu:.2f} s CPU, "
-                  f"makespan {cluster.makespan:.1f} s", file=sys.stderr, flush=True)  # fmt: skip
+            print(
+                f"  {case_dir.name}: input {inp_idx} {scheduler.name}: {cpu:.2f} s CPU, "
+                f"makespan {cluster.makespan:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
         if write:
             Path("timing.json").write_text(json.dumps(timing, indent=1) + "\n")
         return timing
@@ -202,8 +239,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--elise", required=True, type=Path, help="ELiSE checkout (HEAD 70efef0)")
     parser.add_argument("--only", action="append", help="case name (repeatable)")
-    parser.add_argument("--timing-only", type=Path, metavar="JSON",
-                        help="write nothing but the CPU seconds of every run to JSON")
+    parser.add_argument(
+        "--timing-only",
+        type=Path,
+        metavar="JSON",
+        help="write nothing but the CPU seconds of every run to JSON",
+    )
     args = parser.parse_args()
     import yaml  # ELiSE's environment has PyYAML
 
@@ -215,9 +256,14 @@ def main() -> None:
     for name, case in cases.items():
         if args.only and name not in args.only:
             continue
-        timings[name] = run_case(HERE / "cases" / name, int(case["seed"]),
-                                 bool(case.get("keep_elise_csv")), BatchCreator, counter,
-                                 write=args.timing_only is None)  # fmt: skip
+        timings[name] = run_case(
+            HERE / "cases" / name,
+            int(case["seed"]),
+            bool(case.get("keep_elise_csv")),
+            BatchCreator,
+            counter,
+            write=args.timing_only is None,
+        )
     if args.timing_only is not None:
         args.timing_only.write_text(json.dumps(timings, indent=1) + "\n")
 

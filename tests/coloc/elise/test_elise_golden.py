@@ -38,9 +38,7 @@ SLOW = {"aris-100-poisson", "aris-420-static", "aris-spec-210-random"}
 
 
 def _case_params() -> list:
-    return [
-        pytest.param(name, marks=pytest.mark.slow) if name in SLOW else name for name in CASES
-    ]
+    return [pytest.param(name, marks=pytest.mark.slow) if name in SLOW else name for name in CASES]
 
 
 def _expand(name: str):
@@ -79,8 +77,17 @@ def test_every_job_as_elise(name: str) -> None:
         inp, jobs, _ = made[run.inp]
         s = scheds[run.k]
         table = tuple((j.id, j.app, j.procs, j.run, j.submit, j.wall) for j in jobs)
-        task = RunTask(RunKey(f"input_{run.inp}", str(run.k), 0), run, table, inp.pool,
-                       inp.heatmap, inp.cluster, s.spec(compat), s.base, compat)  # fmt: skip
+        task = RunTask(
+            RunKey(f"input_{run.inp}", str(run.k), 0),
+            run,
+            table,
+            inp.pool,
+            inp.heatmap,
+            inp.cluster,
+            s.spec(compat),
+            s.base,
+            compat,
+        )
         result, _ = simulate_run(task)
         ours = result.jobs.set_index("job_id")
         with open(case / f"elise-{run.inp}-{run.k}.csv") as fd:
@@ -113,8 +120,14 @@ def test_elise_csv_layout(tmp_path: Path) -> None:
 
     case, exp, made, runs = _expand("smoke")
     out = tmp_path / "out"
-    summary, table = run_experiment(exp, out, seed=int(CASES["smoke"]["seed"]),
-                                    compat=frozenset(COMPAT), jobs=1, expanded=(made, runs))  # fmt: skip
+    summary, table = run_experiment(
+        exp,
+        out,
+        seed=int(CASES["smoke"]["seed"]),
+        compat=frozenset(COMPAT),
+        jobs=1,
+        expanded=(made, runs),
+    )
     assert summary.ok and table is not None and len(table) == len(runs)
     golden = sorted((case / "workloads").glob("*.csv"))
     assert golden and sorted(p.name for p in (out / "workloads").glob("*.csv")) == [

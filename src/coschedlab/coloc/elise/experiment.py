@@ -95,8 +95,18 @@ ACTIONS: dict[str, str] = {
     "get_jobs_throughput": "jobs_throughput",
     "get_unused_cores": "unused_cores",
 }
-_INPUT_KEYS = ("cluster", "generator", "json", "heatmap", "loads-machine", "loads-suite",
-               "repeat", "path", "load-manager", "db")  # fmt: skip
+_INPUT_KEYS = (
+    "cluster",
+    "generator",
+    "json",
+    "heatmap",
+    "loads-machine",
+    "loads-suite",
+    "repeat",
+    "path",
+    "load-manager",
+    "db",
+)
 _UNSUPPORTED_SOURCES = {
     "path": "a folder of raw run logs is read by ELiSE's LoadManager.init_loads; export it "
     "with LoadManager.export_to_json() and give the file as 'json'",
@@ -195,7 +205,10 @@ def _resolve(ck: Checker, value: Any, key: str, base: Path) -> str:
     for cand in (p, base / p):
         if cand.is_file():
             return str(cand.resolve())
-    raise ck.fail(f"'{key}': file {text!r} not found (looked in {Path.cwd()} and {base})", key)
+    where = {str(Path.cwd().resolve()), str(base)}
+    raise ck.fail(
+        f"'{key}': file {text!r} not found (looked in {' and '.join(sorted(where))})", key
+    )
 
 
 def read_experiment(path: str | Path) -> Experiment:
@@ -208,21 +221,33 @@ def read_experiment(path: str | Path) -> Experiment:
         raise ck.fail("the experiment file is empty")
     raw = ck.mapping(raw, "the experiment file")
     if "workloads" in raw and "inputs" not in raw:
-        raise ck.fail("ELiSE's batch runner reads 'inputs', not 'workloads' (an older layout)",
-                      "workloads")  # fmt: skip
+        raise ck.fail(
+            "ELiSE's batch runner reads 'inputs', not 'workloads' (an older layout)", "workloads"
+        )
     ck.keys(raw, ("name", "description", "inputs", "schedulers", "actions"), "")
     for key in ("name", "inputs", "schedulers", "actions"):
         ck.require(raw, key, "")  # ELiSE refuses a file without any of the four
     base = path.resolve().parent
     notes: list[str] = []
-    inputs = [_input(ck, item, i, base, notes) for i, item in
-              enumerate(ck.items(raw["inputs"], "inputs"))]  # fmt: skip
-    scheds = [_scheduler(ck, item, k, notes) for k, item in
-              enumerate(ck.items(raw["schedulers"], "schedulers"))]  # fmt: skip
+    inputs = [
+        _input(ck, item, i, base, notes) for i, item in enumerate(ck.items(raw["inputs"], "inputs"))
+    ]
+    scheds = [
+        _scheduler(ck, item, k, notes)
+        for k, item in enumerate(ck.items(raw["schedulers"], "schedulers"))
+    ]
     n_inputs = sum(inp.repeat for inp in inputs)
     actions, folder = _actions(ck, raw["actions"], n_inputs, len(scheds))
-    return Experiment(path.resolve(), str(raw["name"]), str(raw.get("description") or ""), inputs, scheds,
-                      actions, folder, notes)  # fmt: skip
+    return Experiment(
+        path.resolve(),
+        str(raw["name"]),
+        str(raw.get("description") or ""),
+        inputs,
+        scheds,
+        actions,
+        folder,
+        notes,
+    )
 
 
 def _input(ck: Checker, item: Any, i: int, base: Path, notes: list[str]) -> EliseInput:
@@ -237,30 +262,46 @@ def _input(ck: Checker, item: Any, i: int, base: Path, notes: list[str]) -> Elis
     pool = _resolve(ck, item["json"], f"{at}.json", base)
     heatmap = None
     if "heatmap" in item:
+        from ..heatmap import Heatmap
+
         heatmap = _resolve(ck, item["heatmap"], f"{at}.heatmap", base)
+        Heatmap.from_json(heatmap)  # a bad file is refused now, not in every run
     cl = ck.mapping(ck.require(item, "cluster", at), f"{at}.cluster")
     ck.keys(cl, ("nodes", "socket-conf"), f"{at}.cluster")
-    nodes = ck.integer(ck.require(cl, "nodes", f"{at}.cluster"), f"{at}.cluster.nodes",
-                       minimum=1, maximum=1_000_000)  # fmt: skip
+    nodes = ck.integer(
+        ck.require(cl, "nodes", f"{at}.cluster"),
+        f"{at}.cluster.nodes",
+        minimum=1,
+        maximum=1_000_000,
+    )
     sockets = ck.items(ck.require(cl, "socket-conf", f"{at}.cluster"), f"{at}.cluster.socket-conf")
-    sockets = [ck.integer(s, f"{at}.cluster.socket-conf[{k}]", minimum=1, maximum=4096)
-               for k, s in enumerate(sockets)]  # fmt: skip
+    sockets = [
+        ck.integer(s, f"{at}.cluster.socket-conf[{k}]", minimum=1, maximum=4096)
+        for k, s in enumerate(sockets)
+    ]
     if len(set(sockets)) != 1:
-        raise ck.fail(f"'{at}.cluster.socket-conf': sockets of different sizes {sockets} are not "
-                      "supported (coschedlab's nodes have equal sockets)",
-                      f"{at}.cluster.socket-conf")  # fmt: skip
+        raise ck.fail(
+            f"'{at}.cluster.socket-conf': sockets of different sizes {sockets} are not "
+            "supported (coschedlab's nodes have equal sockets)",
+            f"{at}.cluster.socket-conf",
+        )
     gen = ck.mapping(ck.require(item, "generator", at), f"{at}.generator")
     ck.keys(gen, ("type", "arg", "distribution"), f"{at}.generator")
     kind = ck.string(ck.require(gen, "type", f"{at}.generator"), f"{at}.generator.type")
     if kind.endswith(".py"):
-        raise ck.fail(f"'{at}.generator.type': ELiSE generator files cannot run in coschedlab; "
-                      "write the jobs as an ELiSE workload CSV and use the List Generator",
-                      f"{at}.generator.type")  # fmt: skip
+        raise ck.fail(
+            f"'{at}.generator.type': ELiSE generator files cannot run in coschedlab; "
+            "write the jobs as an ELiSE workload CSV and use the List Generator",
+            f"{at}.generator.type",
+        )
     from .generators import DISTRIBUTIONS, GENERATORS
 
     if kind not in GENERATORS:
-        raise ck.fail(f"'{at}.generator.type': unknown generator {kind!r}; ELiSE's are "
-                      f"{', '.join(GENERATORS)}", f"{at}.generator.type")  # fmt: skip
+        raise ck.fail(
+            f"'{at}.generator.type': unknown generator {kind!r}; ELiSE's are "
+            f"{', '.join(GENERATORS)}",
+            f"{at}.generator.type",
+        )
     arg = ck.require(gen, "arg", f"{at}.generator")
     if kind in ("Shuffle List Generator", "SWF Generator") or (
         kind == "List Generator" and isinstance(arg, str) and "\n" not in arg
@@ -270,17 +311,22 @@ def _input(ck: Checker, item: Any, i: int, base: Path, notes: list[str]) -> Elis
     if "distribution" in gen:
         d = ck.mapping(gen["distribution"], f"{at}.generator.distribution")
         ck.keys(d, ("type", "arg"), f"{at}.generator.distribution")
-        dkind = ck.string(ck.require(d, "type", f"{at}.generator.distribution"),
-                          f"{at}.generator.distribution.type")  # fmt: skip
+        dkind = ck.string(
+            ck.require(d, "type", f"{at}.generator.distribution"),
+            f"{at}.generator.distribution.type",
+        )
         if dkind not in DISTRIBUTIONS:
-            raise ck.fail(f"'{at}.generator.distribution.type': unknown distribution {dkind!r}; "
-                          f"ELiSE's are {', '.join(DISTRIBUTIONS)}",
-                          f"{at}.generator.distribution.type")  # fmt: skip
+            raise ck.fail(
+                f"'{at}.generator.distribution.type': unknown distribution {dkind!r}; "
+                f"ELiSE's are {', '.join(DISTRIBUTIONS)}",
+                f"{at}.generator.distribution.type",
+            )
         dist = (dkind, ck.require(d, "arg", f"{at}.generator.distribution"))
     repeat = ck.integer(item.get("repeat", 1), f"{at}.repeat", minimum=1, maximum=1000)
     where = f"{ck.where}:{ck.line_of(at + '.generator') or ''}".rstrip(":")
-    return EliseInput(i, Cluster(nodes, len(sockets), sockets[0]), pool, heatmap, kind, arg, dist,
-                      repeat, where)  # fmt: skip
+    return EliseInput(
+        i, Cluster(nodes, len(sockets), sockets[0]), pool, heatmap, kind, arg, dist, repeat, where
+    )
 
 
 def _scheduler(ck: Checker, item: Any, k: int, notes: list[str]) -> EliseScheduler:
@@ -291,28 +337,52 @@ def _scheduler(ck: Checker, item: Any, k: int, notes: list[str]) -> EliseSchedul
     if base in _BROKEN:
         raise ck.fail(f"'{at}.base': {base!r} cannot run: {_BROKEN[base]}", f"{at}.base")
     elise = base in SCHEDULERS
+    if not elise and " " in base:
+        import difflib
+
+        close = difflib.get_close_matches(base, [*SCHEDULERS, *_BROKEN], n=1, cutoff=0.5)
+        hint = f"did you mean {close[0]!r}?" if close else f"ELiSE's are {', '.join(SCHEDULERS)}"
+        raise ck.fail(f"'{at}.base': unknown ELiSE scheduler {base!r} ({hint})", f"{at}.base")
     if not elise:
         if base.endswith(".py") and "realsim" in _read_text(base):
-            raise ck.fail(f"'{at}.base': an ELiSE scheduler file cannot run in coschedlab; write "
-                          "it as a coschedlab policy (docs/schedulers.md)", f"{at}.base")  # fmt: skip
+            raise ck.fail(
+                f"'{at}.base': an ELiSE scheduler file cannot run in coschedlab; write "
+                "it as a coschedlab policy (docs/schedulers.md)",
+                f"{at}.base",
+            )
         from ...schedulers.registry import get_scheduler
 
         try:
             get_scheduler(base)
         except InputError as exc:
-            raise ck.fail(f"'{at}.base': {exc.what} (nor is it an ELiSE scheduler: "
-                          f"{', '.join(SCHEDULERS)})", f"{at}.base") from None  # fmt: skip
+            if exc.what.startswith("unknown scheduler"):
+                import difflib
+
+                close = difflib.get_close_matches(base, list(SCHEDULERS), n=1, cutoff=0.3)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise ck.fail(
+                    f"'{at}.base': {base!r} is neither an ELiSE scheduler nor a "
+                    f"coschedlab one (coschedlab schedulers lists them){hint}",
+                    f"{at}.base",
+                ) from None
+            raise ck.fail(f"'{at}.base': {exc.what}", f"{at}.base") from None
     bf = SCHEDULERS[base][1] if elise else True
     if "backfill_enabled" in item:
         bf = ck.boolean(item["backfill_enabled"], f"{at}.backfill_enabled")
-    depth = ck.integer(item.get("backfill_depth", 100), f"{at}.backfill_depth", minimum=0,
-                       maximum=10**9)  # fmt: skip
+    depth = ck.integer(
+        item.get("backfill_depth", 100), f"{at}.backfill_depth", minimum=0, maximum=10**9
+    )
     if item.get("queue_depth") is not None:
-        raise ck.fail(f"'{at}.queue_depth': not supported (deploy looks at the whole queue, "
-                      "ELiSE's default)", f"{at}.queue_depth")  # fmt: skip
+        raise ck.fail(
+            f"'{at}.queue_depth': not supported (deploy looks at the whole queue, ELiSE's default)",
+            f"{at}.queue_depth",
+        )
     if not elise and ("backfill_enabled" in item or "backfill_depth" in item):
-        raise ck.fail(f"'{at}': backfill_enabled and backfill_depth are ELiSE schedulers' "
-                      f"attributes; give {base!r} its options in the spec", at)  # fmt: skip
+        raise ck.fail(
+            f"'{at}': backfill_enabled and backfill_depth are ELiSE schedulers' "
+            f"attributes; give {base!r} its options in the spec",
+            at,
+        )
     for key in _INERT:
         if key in item:
             note = f"{key} has no effect: ELiSE's code never reads it"
@@ -339,8 +409,11 @@ def _actions(
     for name, spec in raw.items():
         at = f"actions.{name}"
         if name == "get_animated_cluster":
-            raise ck.fail(f"'{at}': ELiSE opens an interactive window for it; not supported "
-                          "(coschedlab report draws the machine over time)", at)  # fmt: skip
+            raise ck.fail(
+                f"'{at}': ELiSE opens an interactive window for it; not supported "
+                "(coschedlab report draws the machine over time)",
+                at,
+            )
         if name not in ACTIONS:
             ck.keys({name: None}, tuple(ACTIONS), "actions")
         spec = ck.mapping(spec, at)
@@ -353,14 +426,20 @@ def _actions(
                 picks.append("all")
                 continue
             items = ck.items(v, f"{at}.{key}")
-            picks.append(tuple(ck.integer(x, f"{at}.{key}[{i}]", minimum=0, maximum=n - 1)
-                               for i, x in enumerate(items)))  # fmt: skip
+            picks.append(
+                tuple(
+                    ck.integer(x, f"{at}.{key}[{i}]", minimum=0, maximum=n - 1)
+                    for i, x in enumerate(items)
+                )
+            )
         for key, value in spec.items():
             if key in ("inputs", "schedulers"):
                 continue
             if key != "dir":
-                raise ck.fail(f"unknown key '{at}.{key}' (an action takes inputs, schedulers "
-                              "and dir)", f"{at}.{key}")  # fmt: skip
+                raise ck.fail(
+                    f"unknown key '{at}.{key}' (an action takes inputs, schedulers and dir)",
+                    f"{at}.{key}",
+                )
             # ELiSE keeps one value per extra key: the last action's dir is every action's
             folder = ck.string(value, f"{at}.dir")
         out[name] = (picks[0], picks[1])
@@ -418,8 +497,9 @@ def _check_fits(inp: EliseInput, jobs: list[EliseJob], exp: Experiment) -> None:
         if whole > c.nodes:
             raise InputError(
                 f"job {job.id} ({job.app}, {job.procs} processes) needs {whole} nodes; the "
-                f"cluster has {c.nodes} (ELiSE would loop for ever)", where=inp.where,
-            )  # fmt: skip
+                f"cluster has {c.nodes} (ELiSE would loop for ever)",
+                where=inp.where,
+            )
         if spread and (not half or -(-job.procs // half) > c.nodes):
             wide += 1
     if wide:
@@ -450,8 +530,9 @@ def parse_compat(text: str | None) -> frozenset[str]:
     names = [t.strip() for t in text.split(",") if t.strip()]
     for n in names:
         if n not in COMPAT:
-            raise InputError(f"--compat: unknown name {n!r}; choose all, none or "
-                             f"{', '.join(COMPAT)}")  # fmt: skip
+            raise InputError(
+                f"--compat: unknown name {n!r}; choose all, none or {', '.join(COMPAT)}"
+            )
     return frozenset(names)
 
 

@@ -60,12 +60,26 @@ __all__ = [
 
 #: ELiSE's workload CSV header (``Logger.get_workload``)
 WORKLOAD_HEADER = [
-    "Job Number", "Submit Time", "Wait Time", "Run Time", "Number of Allocated Processors",
-    "Average CPU Time Used", "Used Memory", "Requested Number of Processors", "Requested Time",
-    "Requested Memory", "Status", "User ID", "Group ID", "Executable Number", "Queue Number",
-    "Partition Number", "Preceding Job Number", "Think Time from Preceding Job",
+    "Job Number",
+    "Submit Time",
+    "Wait Time",
+    "Run Time",
+    "Number of Allocated Processors",
+    "Average CPU Time Used",
+    "Used Memory",
+    "Requested Number of Processors",
+    "Requested Time",
+    "Requested Memory",
+    "Status",
+    "User ID",
+    "Group ID",
+    "Executable Number",
+    "Queue Number",
+    "Partition Number",
+    "Preceding Job Number",
+    "Think Time from Preceding Job",
     "Assigned Processors",
-]  # fmt: skip
+]
 
 
 class EliseClock:
@@ -134,7 +148,7 @@ def _random(clock: EliseClock, pool: Pool, arg: Any, where: str) -> list[EliseJo
 def _random_from_list(clock: EliseClock, pool: Pool, arg: Any, where: str) -> list[EliseJob]:
     if not (isinstance(arg, list) and len(arg) == 2 and isinstance(arg[1], str)):
         raise InputError(
-            "the Random From List Generator's arg must be [jobs, \"name\\nname\\n...\"]", where
+            'the Random From List Generator\'s arg must be [jobs, "name\\nname\\n..."]', where
         )
     n = _count(arg[0], "the Random From List Generator's job count", where)
     keys = [k for k in arg[1].split("\n") if k]
@@ -193,8 +207,9 @@ def _listed(clock: EliseClock, pool: Pool, text: str, where: str) -> list[EliseJ
         except ValueError:
             raise InputError(
                 "a job line needs a whole job number (field 1) and numeric submit and "
-                "requested times (fields 2 and 9)", at,
-            ) from None  # fmt: skip
+                "requested times (fields 2 and 9)",
+                at,
+            ) from None
         if not (math.isfinite(submit) and math.isfinite(wall)) or abs(submit) > 1e10:
             raise InputError("submit and requested times must be finite numbers", at)
         job = _job(clock, idx, pool, fields[13], at)
@@ -230,9 +245,14 @@ def _swf(clock: EliseClock, pool: Pool, arg: Any, where: str) -> list[EliseJob]:
     c = w.columns
     jobs = []
     for jid, exe, procs, run, submit, req in zip(
-        c["id"].tolist(), c["app"].tolist(), c["procs"].tolist(), c["run"].tolist(),
-        c["submit"].tolist(), c["requested_time"].tolist(), strict=True,
-    ):  # fmt: skip
+        c["id"].tolist(),
+        c["app"].tolist(),
+        c["procs"].tolist(),
+        c["run"].tolist(),
+        c["submit"].tolist(),
+        c["requested_time"].tolist(),
+        strict=True,
+    ):
         jobs.append(EliseJob(jid, str(exe), max(procs, 1), max(run, 0.0), submit, max(req, 0)))
     return jobs
 
@@ -253,9 +273,7 @@ def generate(kind: str, arg: Any, clock: EliseClock, pool: Pool, where: str) -> 
     """The jobs ELiSE's generator ``kind`` makes from ``arg`` (reading ``clock``)."""
     fn = GENERATORS.get(kind)
     if fn is None:
-        raise InputError(
-            f"unknown generator {kind!r}; ELiSE's are {', '.join(GENERATORS)}", where
-        )
+        raise InputError(f"unknown generator {kind!r}; ELiSE's are {', '.join(GENERATORS)}", where)
     return fn(clock, pool, arg, where)
 
 
@@ -263,7 +281,9 @@ def _step(arg: Any, kind: str, where: str) -> float:
     try:
         step = float(arg)
     except (TypeError, ValueError):
-        raise InputError(f"the {kind}'s arg must be a time in seconds, got {arg!r}", where) from None
+        raise InputError(
+            f"the {kind}'s arg must be a time in seconds, got {arg!r}", where
+        ) from None
     if not (math.isfinite(step) and 0 <= step <= 1e9):
         raise InputError(f"the {kind}'s arg must be from 0 to 1e9 seconds, got {arg!r}", where)
     return step
@@ -323,12 +343,18 @@ def setup_jobs(jobs: list[EliseJob]) -> list[EliseJob]:
     the generator's ids; Filler's order uses these)."""
     out = sorted(
         (
-            EliseJob(j.id, j.app, j.procs if j.procs > 0 else 1, max(j.run, 0.0),
-                     max(j.submit, 0.0), max(j.wall, 0.0))
+            EliseJob(
+                j.id,
+                j.app,
+                j.procs if j.procs > 0 else 1,
+                max(j.run, 0.0),
+                max(j.submit, 0.0),
+                max(j.wall, 0.0),
+            )
             for j in jobs
         ),
         key=lambda j: j.submit,
-    )  # fmt: skip
+    )
     if out:
         first = out[0].submit
         for k, job in enumerate(out):

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ...intervals import parse_intervals
+from ...outputs import atomic_file
 from ...platform import Cluster
 from .generators import WORKLOAD_HEADER
 
@@ -111,12 +112,30 @@ def time_report(rows: list[tuple]) -> str:
     name, wall-clock seconds, simulated seconds)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")  # ELiSE writes with csv's default line ends
-    w.writerow(["Simulation ID", "Input ID", "Scheduler ID", "Scheduler Name", "Real Time",
-                "Simulated Time", "Time Ratio (Simulated Days / 1 real hour)"])  # fmt: skip
+    w.writerow(
+        [
+            "Simulation ID",
+            "Input ID",
+            "Scheduler ID",
+            "Scheduler Name",
+            "Real Time",
+            "Simulated Time",
+            "Time Ratio (Simulated Days / 1 real hour)",
+        ]
+    )
     for sim, inp, k, name, real, simulated in rows:
         ratio = simulated / (24 * real) if real > 0 else float("inf")
-        w.writerow([sim, inp, k, name, str(timedelta(seconds=real)).replace(", ", "_"),
-                    str(timedelta(seconds=simulated)).replace(", ", "_"), str(ratio)])  # fmt: skip
+        w.writerow(
+            [
+                sim,
+                inp,
+                k,
+                name,
+                str(timedelta(seconds=real)).replace(", ", "_"),
+                str(timedelta(seconds=simulated)).replace(", ", "_"),
+                str(ratio),
+            ]
+        )
     return buf.getvalue()
 
 
@@ -132,9 +151,11 @@ def series(jobs: pd.DataFrame, cluster: Cluster) -> dict[str, tuple[np.ndarray, 
     submit, start, end = (np.sort(jobs[c].to_numpy()) for c in ("submit", "start", "end"))
     waiting = np.searchsorted(submit, t, side="right") - np.searchsorted(start, t, side="right")
     finished = np.searchsorted(end, t, side="right")
-    cores = (jobs["node_cores"] * jobs["nodes"]).to_numpy() if "node_cores" in jobs else (
-        jobs["nodes"].to_numpy() * cluster.cores_per_node
-    )  # fmt: skip
+    cores = (
+        (jobs["node_cores"] * jobs["nodes"]).to_numpy()
+        if "node_cores" in jobs
+        else (jobs["nodes"].to_numpy() * cluster.cores_per_node)
+    )
     s, e = jobs["start"].to_numpy(), jobs["end"].to_numpy()
     delta = np.zeros(len(t))
     np.add.at(delta, np.searchsorted(t, s), cores)
@@ -148,16 +169,23 @@ def series(jobs: pd.DataFrame, cluster: Cluster) -> dict[str, tuple[np.ndarray, 
 
 
 _TITLES = {
-    "waiting_queue": ("Number of jobs inside waiting queue per checkpoint", "Number of waiting jobs"),
+    "waiting_queue": (
+        "Number of jobs inside waiting queue per checkpoint",
+        "Number of waiting jobs",
+    ),
     "jobs_throughput": ("Number of finished jobs per checkpoint", "Number of finished jobs"),
     "unused_cores": ("Number of unused cores per checkpoint", "Number of unused cores"),
 }
 
 
 def write_plots(
-    folder: Path, stem: str, jobs: pd.DataFrame, cluster: Cluster, scheduler: str,
+    folder: Path,
+    stem: str,
+    jobs: pd.DataFrame,
+    cluster: Cluster,
+    scheduler: str,
     which: list[str],
-) -> list[Path]:  # fmt: skip
+) -> list[Path]:
     """The PNGs of ELiSE's plot actions for one run (``which``: folder names among
     ``gantts``, ``waiting_queue``, ``jobs_throughput``, ``unused_cores``)."""
     import matplotlib
@@ -182,8 +210,11 @@ def write_plots(
             ax.set_ylabel(ylabel)
             ax.grid(alpha=0.3)
         fig.tight_layout()
-        fig.savefig(path)
-        plt.close(fig)
+        try:
+            with atomic_file(path, force=True, probe=False) as tmp:
+                fig.savefig(tmp)
+        finally:
+            plt.close(fig)
         written.append(path)
     return written
 
@@ -205,8 +236,16 @@ def _gantt(plt, jobs: pd.DataFrame, cluster: Cluster, scheduler: str):  # noqa: 
                 runs.append((a, prev - a + 1))
                 a = c
         for lo, height in runs:
-            ax.add_patch(plt.Rectangle((start[j], lo), end[j] - start[j], height,
-                                       facecolor=cmap(j / n), edgecolor="black", linewidth=0.1))
+            ax.add_patch(
+                plt.Rectangle(
+                    (start[j], lo),
+                    end[j] - start[j],
+                    height,
+                    facecolor=cmap(j / n),
+                    edgecolor="black",
+                    linewidth=0.1,
+                )
+            )
     ax.set_xlim(0, float(np.nanmax(end)) if len(end) else 1)
     ax.set_ylim(0, cluster.total_cores + 1)
     ax.set_title(f"{scheduler}\nGantt Plot")

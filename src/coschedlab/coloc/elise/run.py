@@ -35,7 +35,14 @@ from ...platform import Cluster
 from .experiment import Experiment, Run, describe, dump, expand
 from .generators import workload_csv
 
-__all__ = ["ELISE_DIR", "RunTask", "output_folder", "run_experiment", "simulate_run"]
+__all__ = [
+    "ELISE_DIR",
+    "RunTask",
+    "check_output",
+    "output_folder",
+    "run_experiment",
+    "simulate_run",
+]
 
 #: where coschedlab's own results go inside the output folder
 ELISE_DIR = "coschedlab"
@@ -59,14 +66,16 @@ class RunTask:
 def _workload(task: RunTask, names: list[str]) -> Workload:
     index = {n: i for i, n in enumerate(names)}
     ids, apps, procs, run, submit, wall = zip(*task.jobs, strict=True)
-    w = Workload(columns={
-        "id": np.asarray(ids, dtype=np.int64),
-        "submit": np.asarray(submit, dtype=np.float64),
-        "run": np.asarray(run, dtype=np.float64),
-        "requested_time": np.asarray(wall, dtype=np.float64),
-        "procs": np.asarray(procs, dtype=np.int64),
-        "app": np.asarray([index.get(a, -1) for a in apps], dtype=np.int64),
-    })  # fmt: skip
+    w = Workload(
+        columns={
+            "id": np.asarray(ids, dtype=np.int64),
+            "submit": np.asarray(submit, dtype=np.float64),
+            "run": np.asarray(run, dtype=np.float64),
+            "requested_time": np.asarray(wall, dtype=np.float64),
+            "procs": np.asarray(procs, dtype=np.int64),
+            "app": np.asarray([index.get(a, -1) for a in apps], dtype=np.int64),
+        }
+    )
     w.header["Applications"] = " ".join(f"{i}={n}" for i, n in enumerate(names))
     return w
 
@@ -88,22 +97,33 @@ def simulate_run(task: RunTask) -> tuple[Any, dict[str, Any]]:
         from ...schedulers.registry import get_scheduler
         from .clock import EliseClockSimulation
 
-        sim = EliseClockSimulation(workload, task.cluster, get_scheduler(task.spec),
-                                   speed_model=model, shared_nodes=True)  # fmt: skip
+        sim = EliseClockSimulation(
+            workload, task.cluster, get_scheduler(task.spec), speed_model=model, shared_nodes=True
+        )
         result = Result.from_simulation(sim.run())
     else:
         kill = "next-event" if "late-kill" in task.compat else True
-        result = simulate(workload, task.cluster, task.spec, speed_model=model,
-                          shared_nodes=True, kill_at_walltime=kill)  # fmt: skip
+        result = simulate(
+            workload,
+            task.cluster,
+            task.spec,
+            speed_model=model,
+            shared_nodes=True,
+            kill_at_walltime=kill,
+        )
     violations = result.validate()
     if violations:
         shown = "\n".join(violations[:20])
         raise RuntimeError(f"the schedule breaks {len(violations)} invariant(s):\n{shown}")
     info = {
-        "key": str(task.key), "sim": task.run.sim, "input": task.run.inp,
-        "scheduler_index": task.run.k, "scheduler": task.base, "scheduler_spec": task.spec,
+        "key": str(task.key),
+        "sim": task.run.sim,
+        "input": task.run.inp,
+        "scheduler_index": task.run.k,
+        "scheduler": task.base,
+        "scheduler_spec": task.spec,
         "compat": sorted(task.compat),
-    }  # fmt: skip
+    }
     return result, info
 
 
@@ -116,17 +136,27 @@ def output_folder(exp: Experiment, out: Path | None) -> Path:
     return Path("out") / "elise" / slug(exp.name)
 
 
-def _check_folder(out: Path, described: dict[str, Any], fresh: bool) -> bool:
+def check_output(
+    exp: Experiment, out: Path, seed: int, compat: frozenset[str], fresh: bool
+) -> None:
+    """Before any work: ``out`` can receive ``exp``'s runs (see :func:`_check_folder`)."""
+    _check_folder(Path(out), describe(exp, seed, compat), fresh, clear=False)
+
+
+def _check_folder(out: Path, described: dict[str, Any], fresh: bool, clear: bool = True) -> bool:
     """``out`` can receive this experiment: new or empty, or this experiment's earlier (maybe
-    interrupted) output; ``fresh`` clears an earlier output of coschedlab's. Whether runs are
-    stored there already."""
+    interrupted) output; ``fresh`` clears an earlier output of coschedlab's (when ``clear``).
+    Whether runs are stored there already."""
     import json
 
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out} exists and is not a directory; choose a directory")
     if not out.is_dir() or is_empty(out):
         return False
-    foreign = first_foreign(out) if (out / MARKER).is_file() else out
+    if (out / MARKER).is_file():
+        foreign = first_foreign(out)
+    else:  # not made by coschedlab: any file in it is someone else's
+        foreign = next((p for p in sorted(out.rglob("*")) if p.is_file()), out)
     if foreign is not None:
         raise InputError(
             f"--out {out} holds files coschedlab did not write ({foreign}); ELiSE's own "
@@ -134,18 +164,22 @@ def _check_folder(out: Path, described: dict[str, Any], fresh: bool) -> bool:
         )
     spec = out / ELISE_DIR / "spec.json"
     if fresh:
-        shutil.rmtree(out)
+        if clear:
+            shutil.rmtree(out)
         return False
     try:
         old = json.loads(spec.read_text())
     except (OSError, ValueError):
-        raise InputError(f"--out {out} holds another result; give --fresh to replace it, or "
-                         "another --out") from None  # fmt: skip
+        raise InputError(
+            f"--out {out} holds another result; give --fresh to replace it, or another --out"
+        ) from None
     if old != json.loads(dump(described)):
         diffs = [k for k in described if old.get(k) != described[k]]
-        raise InputError(f"--out {out} holds the runs of another experiment or settings "
-                         f"({', '.join(diffs)} differ); give --fresh to replace them, or "
-                         "another --out")  # fmt: skip
+        verb = "differs" if len(diffs) == 1 else "differ"
+        raise InputError(
+            f"--out {out} holds the runs of another experiment or settings "
+            f"({', '.join(diffs)} {verb}); give --fresh to replace them, or another --out"
+        )
     return True
 
 
@@ -185,11 +219,13 @@ def run_experiment(
             s = scheds[run.k]
             spec = s.spec(compat)
             key = RunKey(f"input_{i}", f"s{run.k}-{slug(spec)}", 0)
-            task = RunTask(key, run, table, inp.pool, inp.heatmap, inp.cluster, spec, s.base,
-                           compat)  # fmt: skip
+            task = RunTask(
+                key, run, table, inp.pool, inp.heatmap, inp.cluster, spec, s.base, compat
+            )
             tasks.append(Task(key, simulate_run, (task,)))
-    summary = run_tasks(tasks, RunStore(runs_dir), jobs=jobs, on_start=on_start,
-                        on_done=on_done, executor=executor)  # fmt: skip
+    summary = run_tasks(
+        tasks, RunStore(runs_dir), jobs=jobs, on_start=on_start, on_done=on_done, executor=executor
+    )
     if not summary.ok:
         return summary, None
     table = write_elise_files(exp, out, made, runs, tasks, reports)
@@ -220,18 +256,27 @@ def write_elise_files(
         m = result.metrics
         import json
 
-        info = json.loads((runs_dir / task.key.workload / task.key.scheduler / "rep0" /
-                           "run.json").read_text())  # fmt: skip
+        info = json.loads(
+            (runs_dir / task.key.workload / task.key.scheduler / "rep0" / "run.json").read_text()
+        )
         seconds = float(info.get("seconds", 0.0))
         times.append((run.sim, run.inp, run.k, task.base, seconds, float(m["makespan"])))
-        rows.append({
-            "sim": run.sim, "input": run.inp, "scheduler_index": run.k,
-            "scheduler": task.base, "spec": task.spec, "jobs": len(jobs),
-            "makespan": m["makespan"], "mean_wait": float(jobs["wait"].mean()),
-            "max_wait": float(jobs["wait"].max()),
-            "mean_bounded_slowdown": float(jobs["bounded_slowdown"].mean()),
-            "killed": int(jobs["killed"].sum()), "seconds": seconds,
-        })  # fmt: skip
+        rows.append(
+            {
+                "sim": run.sim,
+                "input": run.inp,
+                "scheduler_index": run.k,
+                "scheduler": task.base,
+                "spec": task.spec,
+                "jobs": len(jobs),
+                "makespan": m["makespan"],
+                "mean_wait": float(jobs["wait"].mean()),
+                "max_wait": float(jobs["wait"].max()),
+                "mean_bounded_slowdown": float(jobs["bounded_slowdown"].mean()),
+                "killed": int(jobs["killed"].sum()),
+                "seconds": seconds,
+            }
+        )
         for action, (inputs, scheds) in exp.actions.items():
             if (inputs != "all" and run.inp not in inputs) or (
                 scheds != "all" and run.k not in scheds
