@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,3 +17,22 @@ def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
         cwd=cwd,
         timeout=120,
     )
+
+
+def doc_commands(text: str, inline: bool = True) -> list[str]:
+    """The ``coschedlab`` commands of the bash blocks of a markdown text, in order
+    (continuation lines joined, comments dropped), then, with ``inline``, the complete ones
+    quoted inline (not a bare command name, ``DIR...`` or a ``...`` elision)."""
+    out = []
+    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split("  #", 1)[0].strip()
+            if line.startswith("coschedlab "):
+                out.append(line)
+    if not inline:
+        return out
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    for span in re.findall(r"`(coschedlab [^`]+)`", text):
+        if len(span.split()) > 2 and "..." not in span and "DIR" not in span:
+            out.append(" ".join(span.split()))
+    return out

@@ -9,7 +9,6 @@ of both documents (report and compare included; docs/coloc.md with 60 jobs per w
 
 from __future__ import annotations
 
-import re
 import shlex
 import subprocess
 import sys
@@ -19,6 +18,9 @@ import pandas as pd
 import pytest
 from _coloc_data import real_pool_dir
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from _cli import doc_commands  # noqa: E402
+
 from coschedlab.metrics import improvement
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,19 +29,8 @@ pytestmark = pytest.mark.skipif(POOL_DIR is None, reason="real ELiSE pool files 
 
 
 def commands(text: str) -> list[str]:
-    """The ``coschedlab`` commands of the bash blocks of a markdown text, in order, then the
-    complete ones quoted inline (not a bare command name, ``DIR...`` or a ``...`` elision)."""
-    out = []
-    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
-        for line in block.replace("\\\n", " ").splitlines():
-            line = line.split("  #", 1)[0].strip()
-            if line.startswith("coschedlab "):
-                out.append(line)
-    text = re.sub(r"```.*?```", "", text, flags=re.S)
-    for span in re.findall(r"`(coschedlab [^`]+)`", text):
-        if len(span.split()) > 2 and "..." not in span and "DIR" not in span:
-            out.append(" ".join(span.split()))
-    return out
+    """The documented commands of ``text`` (:func:`_cli.doc_commands`)."""
+    return doc_commands(text)
 
 
 def readme_coloc_commands() -> list[str]:

@@ -145,18 +145,16 @@ def schedulers() -> None:
     from ..tables import Col, fit_table
 
     rows = []
-    for name, (_, bf) in SCHEDULERS.items():
-        s = EliseScheduler(0, name, bf, 100, True)
-        exact = s.spec(frozenset({"conservative"}))
-        rows.append([name, "yes" if bf else "no", s.spec(), exact if exact != s.spec() else ""])
-    cols = [
-        Col("ELiSE scheduler", "left", wrap=True),
-        Col("backfill", "left"),
-        Col("coschedlab", "left", wrap=True),
-        Col("with --compat", "left", wrap=True),
-    ]
+    for name in SCHEDULERS:
+        rows.append([name, EliseScheduler(0, name, True, 100, True).spec()])
+    cols = [Col("ELiSE scheduler", "left"), Col("coschedlab (backfill_enabled: true)", "left")]
     console.print(fit_table("", cols, rows, console.width, keep=1))
-    console.print(
-        "backfill_enabled: false runs them without backfilling; backfill_depth: N sets depth=N",
-        soft_wrap=True,
-    )
+    lines = [
+        "backfill_depth: N sets depth=N. ELiSE's co-schedulers backfill only with "
+        "backfill_enabled: true (else: NAME:backfill=false); EASY and Conservative unless "
+        "backfill_enabled: false (then: fcfs).",
+        "--compat conservative runs ELiSE's Conservative Scheduler as its code does: "
+        "elise-conservative:depth=N (docs/elise.md).",
+    ]
+    for line in lines:
+        console.print(line, soft_wrap=False)

@@ -19,7 +19,7 @@ from .runner import PROGRESS_DIR, Outcome, Summary, Task, run_tasks
 from .spec import SchedulerSpec, Spec, WorkloadSpec
 from .store import RunKey, RunStore
 
-__all__ = ["RunTask", "plan", "run_comparison", "simulate_task"]
+__all__ = ["RunTask", "check_valid", "plan", "run_comparison", "simulate_task"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,14 @@ def plan(spec: Spec) -> list[RunTask]:
     return tasks
 
 
+def check_valid(result: Any) -> None:
+    """A sweep's run that breaks an invariant is an error (the validator's first 20 lines)."""
+    violations = result.validate()
+    if violations:
+        shown = "\n".join(violations[:20])
+        raise RuntimeError(f"the schedule breaks {len(violations)} invariant(s):\n{shown}")
+
+
 def simulate_task(task: RunTask) -> tuple[Any, dict[str, Any]]:
     """Simulate and validate one run: its :class:`~coschedlab.engine.result.Result` and the
     facts for ``run.json``. A schedule that breaks an invariant is an error."""
@@ -61,10 +69,7 @@ def simulate_task(task: RunTask) -> tuple[Any, dict[str, Any]]:
         options["pool"] = pool
     result = simulate(workload, task.cluster, task.scheduler.spec, progress=_progress_file(task),
                       **options)  # fmt: skip
-    violations = result.validate()
-    if violations:
-        shown = "\n".join(violations[:20])
-        raise RuntimeError(f"the schedule breaks {len(violations)} invariant(s):\n{shown}")
+    check_valid(result)
     info = {
         "key": str(task.key),
         "workload": task.workload.name,

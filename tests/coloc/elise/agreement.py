@@ -9,19 +9,16 @@ For every ELiSE scheduler, over every run of every case: how many jobs start and
 
 from __future__ import annotations
 
-import csv
-import os
+import sys
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-import yaml
 
-from coschedlab.coloc.elise.experiment import COMPAT, expand, read_experiment
-from coschedlab.coloc.elise.run import RunTask, simulate_run
-from coschedlab.experiments.store import RunKey
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _golden import CASES, runs_against_elise  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
+from coschedlab.coloc.elise.experiment import COMPAT  # noqa: E402
 
 
 def settings() -> dict[str, frozenset[str]]:
@@ -38,47 +35,19 @@ def settings() -> dict[str, frozenset[str]]:
 
 
 def main() -> None:
-    cases = yaml.safe_load((HERE / "cases.yaml").read_text())
     table: dict[tuple[str, str], list] = defaultdict(lambda: [0, 0, 0.0, ""])
-    for name, case in cases.items():
-        cwd = os.getcwd()
-        os.chdir(HERE / "cases" / name)
-        try:
-            exp = read_experiment("experiment.yaml")
-            made, runs = expand(exp, int(case["seed"]))
-        finally:
-            os.chdir(cwd)
-        scheds = {s.index: s for s in exp.schedulers}
-        for run in runs:
-            inp, jobs, _ = made[run.inp]
-            s = scheds[run.k]
-            with open(HERE / "cases" / name / f"elise-{run.inp}-{run.k}.csv") as fd:
-                theirs = list(csv.DictReader(fd))
-            ids = [int(r["job"]) for r in theirs]
-            t_start = np.array([float(r["start"]) for r in theirs])
-            t_end = np.array([float(r["finish"]) for r in theirs])
-            t_wait = float(np.sum(t_start - np.array([float(r["submit"]) for r in theirs])))
-            table_rows = tuple((j.id, j.app, j.procs, j.run, j.submit, j.wall) for j in jobs)
-            for label, compat in settings().items():
-                task = RunTask(
-                    RunKey("x", "y", 0),
-                    run,
-                    table_rows,
-                    inp.pool,
-                    inp.heatmap,
-                    inp.cluster,
-                    s.spec(compat),
-                    s.base,
-                    compat,
+    for name in CASES:
+        for label, compat in settings().items():
+            for run, s, ours, theirs, ids, start, end in runs_against_elise(name, compat):
+                mine = ours.loc[ids]
+                same = (np.abs(mine["start"].to_numpy() - start) <= 1e-6) & (
+                    np.abs(mine["end"].to_numpy() - end) <= 1e-6
                 )
-                ours = simulate_run(task)[0].jobs.set_index("job_id").loc[ids]
-                same = (np.abs(ours["start"].to_numpy() - t_start) <= 1e-6) & (
-                    np.abs(ours["end"].to_numpy() - t_end) <= 1e-6
-                )
+                t_wait = float(np.sum(start - np.array([float(r["submit"]) for r in theirs])))
                 row = table[(s.base, label)]
                 row[0] += int(same.sum())
                 row[1] += len(ids)
-                rel = (float(ours["wait"].sum()) - t_wait) / t_wait * 100 if t_wait else 0.0
+                rel = (float(mine["wait"].sum()) - t_wait) / t_wait * 100 if t_wait else 0.0
                 if abs(rel) > abs(row[2]):
                     row[2], row[3] = rel, f"{name}/{run.inp}"
     print("| ELiSE scheduler | --compat | jobs as ELiSE's | furthest mean wait (run) |")

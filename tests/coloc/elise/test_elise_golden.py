@@ -18,39 +18,16 @@ Any change that moves one co-schedule fails here. ``test_elise_csv_layout`` hold
 from __future__ import annotations
 
 import csv
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
+from _golden import CASES, load, runs_against_elise
 
-from coschedlab.coloc.elise.experiment import COMPAT, expand, read_experiment
+from coschedlab.coloc.elise.experiment import COMPAT
 from coschedlab.coloc.elise.generators import workload_csv
-from coschedlab.coloc.elise.run import RunTask, simulate_run
-from coschedlab.experiments.store import RunKey
 
-HERE = Path(__file__).resolve().parent
-CASES = yaml.safe_load((HERE / "cases.yaml").read_text())
 TOL = 1e-6
-#: cases whose every run together takes more than a few seconds here
-SLOW = {"aris-100-poisson", "aris-420-static", "aris-spec-210-random"}
-
-
-def _case_params() -> list:
-    return [pytest.param(name, marks=pytest.mark.slow) if name in SLOW else name for name in CASES]
-
-
-def _expand(name: str):
-    case = HERE / "cases" / name
-    cwd = os.getcwd()
-    os.chdir(case)  # ELiSE reads the file's paths from where it runs
-    try:
-        exp = read_experiment("experiment.yaml")
-        made, runs = expand(exp, int(CASES[name]["seed"]))
-    finally:
-        os.chdir(cwd)
-    return case, exp, made, runs
 
 
 def _hosts(text: str) -> list[int]:
@@ -61,42 +38,19 @@ def _hosts(text: str) -> list[int]:
     return out
 
 
-@pytest.mark.parametrize("name", _case_params())
+@pytest.mark.parametrize("name", list(CASES))
 def test_workloads_are_elises(name: str) -> None:
-    case, _exp, made, _ = _expand(name)
+    case, _exp, made, _ = load(name)
     for i, (_inp, jobs, _pool) in enumerate(made):
         assert workload_csv(jobs) == (case / f"workload-{i}.csv").read_text(), f"input {i}"
 
 
-@pytest.mark.parametrize("name", _case_params())
+@pytest.mark.parametrize("name", list(CASES))
 def test_every_job_as_elise(name: str) -> None:
-    case, exp, made, runs = _expand(name)
     compat = frozenset(COMPAT)
-    scheds = {s.index: s for s in exp.schedulers}
-    for run in runs:
-        inp, jobs, _ = made[run.inp]
-        s = scheds[run.k]
-        table = tuple((j.id, j.app, j.procs, j.run, j.submit, j.wall) for j in jobs)
-        task = RunTask(
-            RunKey(f"input_{run.inp}", str(run.k), 0),
-            run,
-            table,
-            inp.pool,
-            inp.heatmap,
-            inp.cluster,
-            s.spec(compat),
-            s.base,
-            compat,
-        )
-        result, _ = simulate_run(task)
-        ours = result.jobs.set_index("job_id")
-        with open(case / f"elise-{run.inp}-{run.k}.csv") as fd:
-            theirs = list(csv.DictReader(fd))
+    for run, s, ours, theirs, ids, start, end in runs_against_elise(name, compat):
         assert len(theirs) == len(ours)
         what = f"{name}: input {run.inp}, {s.base} ({s.spec(compat)})"
-        ids = [int(r["job"]) for r in theirs]
-        start = np.array([float(r["start"]) for r in theirs])
-        end = np.array([float(r["finish"]) for r in theirs])
         d_start = np.abs(ours.loc[ids, "start"].to_numpy() - start)
         d_end = np.abs(ours.loc[ids, "end"].to_numpy() - end)
         bad = np.flatnonzero((d_start > TOL) | (d_end > TOL))
@@ -118,7 +72,7 @@ def test_elise_csv_layout(tmp_path: Path) -> None:
     within 1e-6 s), the same cores listed for every job."""
     from coschedlab.coloc.elise.run import run_experiment
 
-    case, exp, made, runs = _expand("smoke")
+    case, exp, made, runs = load("smoke")
     out = tmp_path / "out"
     summary, table = run_experiment(
         exp,

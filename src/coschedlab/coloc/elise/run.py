@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import InputError
+from ...experiments.comparison import check_valid
 from ...experiments.runner import Outcome, Summary, Task, run_tasks
 from ...experiments.store import RunKey, RunStore, completed, load_run
 from ...jobs import Workload
@@ -111,10 +112,7 @@ def simulate_run(task: RunTask) -> tuple[Any, dict[str, Any]]:
             shared_nodes=True,
             kill_at_walltime=kill,
         )
-    violations = result.validate()
-    if violations:
-        shown = "\n".join(violations[:20])
-        raise RuntimeError(f"the schedule breaks {len(violations)} invariant(s):\n{shown}")
+    check_valid(result)
     info = {
         "key": str(task.key),
         "sim": task.run.sim,
