@@ -306,3 +306,24 @@ def test_fallback_runs_compact_when_spread_does_not_fit():
     j = r.jobs.set_index("job_id")
     assert j.start[3] == 0 and j.placement[3] == "compact" and j.alloc[3] == "2-3"
     assert r.validate() == []
+
+
+def test_an_end_moved_by_rounding_is_never_in_the_past():
+    # Found by examples/elise_observations.py (2026-11-27): job 7 ended 2e-14 s after job 23's
+    # end; job 7's end changed 23's speed, and 23's work left, a rounding error below 0, put
+    # its new end before "now": the clock went back and a job started on cores still in use.
+    from _coloc_data import real_pool_dir
+
+    from coschedlab.coloc import load_pool
+    from coschedlab.generate import generate_workload
+
+    where = real_pool_dir()
+    if where is None:
+        pytest.skip("real ELiSE pool files not available")
+    pool = load_pool(where / "lm-aris.compute-NAS.json")
+    frame = pool.app_frame()
+    apps = frame[frame.procs.isin([64, 121, 128, 256, 484, 512, 1024])].reset_index(drop=True)
+    w = generate_workload(apps, 500, arrival="constant:0", seed=3)
+    r = simulate(w, Cluster(200, 2, 10), "filler:extra=false,depth=100", pool=pool,
+                 kill_at_walltime=True)  # fmt: skip
+    assert r.validate() == []

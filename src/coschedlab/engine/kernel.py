@@ -675,7 +675,10 @@ class Simulation:
                 self._queued[d] = 1
 
     def _reschedule(self, changes: dict[int, float]) -> None:
+        now = self.now
         for k, new_end in changes.items():
+            if new_end < now:  # a speed model's rounding: the job ends now, not in the past
+                new_end = now
             if self.end[k] != new_end:
                 self.end[k] = new_end
                 heappush(self._heap, (new_end, k))
