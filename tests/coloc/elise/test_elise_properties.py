@@ -1,0 +1,136 @@
+"""Properties of what the ELiSE work added, over random workloads (Hypothesis).
+
+* ELiSE's ranks family and its Conservative Scheduler keep every invariant of the validator;
+* ``kill_at_walltime="next-event"`` ends an overrunning job at an event at or after its limit
+  and before its natural end, and nothing else;
+* ELiSE's clock (:class:`EliseClockSimulation`) keeps every invariant, and with the identity
+  speed (every pair 1.0, ends that do not move) its schedule is the kernel's;
+* ELiSE's generators are reproducible: the same clock readings draw the same jobs.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from coschedlab import Cluster, Workload, simulate
+from coschedlab.coloc import App, Heatmap, Pool
+from coschedlab.coloc.elise.clock import EliseClockSimulation
+from coschedlab.coloc.elise.generators import EliseClock, apply_distribution, generate, setup_jobs
+from coschedlab.coloc.speed import ColocationSpeed
+from coschedlab.engine.result import Result
+from coschedlab.schedulers.registry import get_scheduler
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from _coloc_data import pool_ab  # noqa: E402
+
+ELISE = [
+    "ranks:extra=false,depth=100", "bester:extra=false,depth=3", "jungle:extra=false,depth=100",
+    "slowdown:extra=false,depth=100", "easy-coloc:extra=false,depth=100",
+    "filler:extra=false,depth=2", "ranks", "jungle:backfill=false", "elise-conservative:depth=3",
+    "easy:extra=false,depth=100", "fcfs",
+]  # fmt: skip
+speeds = st.floats(0.4, 2.5)
+
+
+@st.composite
+def workloads(draw, max_jobs=25):
+    """Random workloads of apps 0/1 with requested times that are sometimes too short."""
+    n = draw(st.integers(1, max_jobs))
+    rows, t = [], 0.0
+    for i in range(n):
+        t += draw(st.sampled_from([0.0, 0.0, 3.5, 10.0, 41.25]))
+        run = draw(st.sampled_from([1.0, 7.5, 30.0, 100.0, 250.5]))
+        rows.append({"id": i, "submit": t, "run": run, "procs": draw(st.sampled_from([1, 2, 4, 8])),
+                     "requested_time": run * draw(st.sampled_from([0.6, 1.0, 1.4, 3.0])),
+                     "app": draw(st.integers(0, 1))})  # fmt: skip
+    return Workload.from_records(rows)
+
+
+def _model(ab: float, ba: float) -> ColocationSpeed:
+    return ColocationSpeed.from_pool(pool_ab(ab, ba))
+
+
+@settings(max_examples=60, deadline=None)
+@given(w=workloads(), spec=st.sampled_from(ELISE), ab=speeds, ba=speeds,
+       kill=st.sampled_from([False, True, "next-event"]))  # fmt: skip
+def test_elise_schedulers_keep_the_invariants(w, spec, ab, ba, kill):
+    r = simulate(w, Cluster(4, 2, 2), spec, speed_model=_model(ab, ba), shared_nodes=True,
+                 kill_at_walltime=kill)  # fmt: skip
+    assert len(r.jobs) == len(w)
+    assert r.validate() == []
+
+
+@settings(max_examples=80, deadline=None)
+@given(w=workloads(), spec=st.sampled_from(["easy-coloc", "filler", "ranks", "fcfs"]))
+def test_a_late_kill_ends_at_the_first_event_past_the_limit(w, spec):
+    # speedups all 1.0: a job's natural end is start + run; a job past its limit ends at the
+    # first event (an arrival, another job's end, or its own natural end) at or after it
+    ones = Pool((App("A", 2, 100.0), App("B", 2, 100.0)), Heatmap(["A", "B"], np.ones((2, 2))))
+    jobs = simulate(w, Cluster(4, 2, 2), spec, speed_model=ColocationSpeed.from_pool(ones),
+                    shared_nodes=True, kill_at_walltime="next-event").jobs  # fmt: skip
+    assert (
+        simulate(w, Cluster(4, 2, 2), spec, pool=ones, kill_at_walltime="next-event").validate()
+        == []
+    )
+    submits = jobs.submit.to_numpy()
+    ends = jobs.end.to_numpy()
+    for k, j in enumerate(jobs.itertuples()):
+        limit, natural = j.start + j.requested_time, j.start + j.compact_run
+        if natural < limit:
+            assert not j.killed and j.end == natural
+            continue
+        assert j.killed
+        others = np.delete(ends, k)
+        events = np.concatenate([submits, others, [natural]])
+        assert j.end == events[events >= limit].min()
+
+
+@settings(max_examples=60, deadline=None)
+@given(w=workloads(), spec=st.sampled_from(ELISE), ab=speeds, ba=speeds)
+def test_elises_clock_keeps_the_invariants(w, spec, ab, ba):
+    sim = EliseClockSimulation(w, Cluster(4, 2, 2), get_scheduler(spec),
+                               speed_model=_model(ab, ba), shared_nodes=True)  # fmt: skip
+    r = Result.from_simulation(sim.run())
+    assert len(r.jobs) == len(w) and r.validate() == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(w=workloads(), spec=st.sampled_from(ELISE))
+def test_elises_clock_is_the_kernel_when_nothing_moves_an_end(w, spec):
+    # all speedups 1.0: no end ever moves; whole-second times add without rounding
+    ones = Pool((App("A", 2, 100.0), App("B", 2, 100.0)), Heatmap(["A", "B"], np.ones((2, 2))))
+    model = ColocationSpeed.from_pool(ones)
+    sim = EliseClockSimulation(w, Cluster(4, 2, 2), get_scheduler(spec), speed_model=model,
+                               shared_nodes=True)  # fmt: skip
+    clock = Result.from_simulation(sim.run()).jobs
+    kernel = simulate(w, Cluster(4, 2, 2), spec, speed_model=ColocationSpeed.from_pool(ones),
+                      shared_nodes=True, kill_at_walltime="next-event").jobs  # fmt: skip
+    assert np.allclose(clock.start, kernel.start, atol=1e-9)
+    assert np.allclose(clock.end, kernel.end, atol=1e-9)
+    assert (clock.alloc == kernel.alloc).all()
+
+
+@given(seed=st.integers(0, 2**40), kind=st.sampled_from(["Random Generator",
+       "Dictionary Generator", "Random From List Generator"]),
+       dist=st.sampled_from(["Constant Distribution", "Poisson Distribution",
+                             "Random Distribution"]))  # fmt: skip
+def test_the_same_clock_draws_the_same_jobs(seed, kind, dist):
+    pool = pool_ab()
+    arg = {"Random Generator": 30, "Dictionary Generator": {"A": 7, "B": 5},
+           "Random From List Generator": [12, "B\nA\n"]}[kind]  # fmt: skip
+    drawn = []
+    for _ in range(2):
+        clock = EliseClock(seed)
+        jobs = generate(kind, arg, clock, pool, "x")
+        apply_distribution(jobs, dist, 20, clock, "x")
+        drawn.append([(j.app, j.submit) for j in setup_jobs(jobs)])
+    assert drawn[0] == drawn[1]
+    ids = [j.id for j in setup_jobs(jobs)]
+    assert ids == list(range(len(ids)))
+    submits = [s for _, s in drawn[0]]
+    assert submits[0] == 0.0 and submits == sorted(submits)
