@@ -414,10 +414,11 @@ class _RankedNodes(CoScheduler):
 
 @register("ranks")
 class Ranks(_RankedNodes):
-    """ELiSE's Ranks Co-Scheduler: easy-coloc's deploy and backfill, but a job goes first to
-    the nodes where it is predicted to run fastest: an idle node scores its spread-alone
-    speedup, a used node the lowest measured speedup of the job beside any job there (an
-    unmeasured pair counts 1.0, as in ELiSE's ``Coscheduler.host_alloc_condition``)."""
+    """ELiSE's Ranks Co-Scheduler: easy-coloc, but a job goes first where it is predicted to
+    run fastest: an idle node scores its spread-alone speedup, a used one its lowest measured
+    speedup beside the jobs there (unmeasured: 1.0).
+
+    ELiSE's ``Coscheduler.host_alloc_condition``."""
 
     def node_key(self, view: View, j: int, jobs: tuple[int, ...]) -> float:
         info = view.coloc
