@@ -64,7 +64,7 @@ def coschedlab_times(case: str, seed: int) -> dict:
     instant), ``clock_s`` on ELiSE's clock (``--compat all``: the same schedules, job by job)."""
     from coschedlab.coloc.elise.clock import EliseClockSimulation
     from coschedlab.coloc.elise.experiment import COMPAT, expand, read_experiment
-    from coschedlab.coloc.elise.run import RunTask, _workload
+    from coschedlab.coloc.elise.run import RunTask, workload_of
     from coschedlab.coloc.speed import ColocationSpeed
     from coschedlab.engine.kernel import Simulation
     from coschedlab.experiments.store import RunKey
@@ -86,7 +86,7 @@ def coschedlab_times(case: str, seed: int) -> dict:
         table = tuple((j.id, j.app, j.procs, j.run, j.submit, j.wall) for j in jobs)
         task = RunTask(RunKey("x", "y", 0), run, table, inp.pool, None, inp.cluster,
                        s.spec(compat), s.base, compat)  # fmt: skip
-        workload = _workload(task, pool.names)
+        workload = workload_of(task, pool.names)
         times = {}
         for key, cls, kill in (("cpu_s", Simulation, "next-event"),
                                ("clock_s", EliseClockSimulation, None)):  # fmt: skip

@@ -55,7 +55,7 @@ def run(
     kept), print a table of the runs, and write ELiSE's files (workloads/*.csv, plots,
     time_reports.csv) and coschedlab's results (coschedlab/) into the output folder."""
     from ..coloc.elise.experiment import expand, parse_compat, read_experiment
-    from ..coloc.elise.run import ELISE_DIR, check_output, output_folder, run_experiment
+    from ..coloc.elise.run import OWN_DIR, check_output, output_folder, run_experiment
     from ..errors import InputError, check_seed
     from ..experiments.executors import parse_executor
     from ..tables import Col, fit_table
@@ -98,7 +98,7 @@ def run(
     table = state.get("table")
     if summary.failed or table is None:
         raise InputError(
-            f"{len(summary.failed)} run(s) failed (see {target}/{ELISE_DIR}/*/*/"
+            f"{len(summary.failed)} run(s) failed (see {target}/{OWN_DIR}/*/*/"
             "rep0/error.txt); fix the cause and run the same command again"
         )
     cols = [

@@ -37,16 +37,17 @@ from .experiment import Experiment, Run, describe, dump, expand
 from .generators import workload_csv
 
 __all__ = [
-    "ELISE_DIR",
+    "OWN_DIR",
     "RunTask",
     "check_output",
     "output_folder",
     "run_experiment",
     "simulate_run",
+    "workload_of",
 ]
 
 #: where coschedlab's own results go inside the output folder
-ELISE_DIR = "coschedlab"
+OWN_DIR = "coschedlab"
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,8 @@ class RunTask:
     compat: frozenset[str]
 
 
-def _workload(task: RunTask, names: list[str]) -> Workload:
+def workload_of(task: RunTask, names: list[str]) -> Workload:
+    """The jobs of ``task`` as a workload whose ``app`` indexes ``names`` (the heatmap's)."""
     index = {n: i for i, n in enumerate(names)}
     ids, apps, procs, run, submit, wall = zip(*task.jobs, strict=True)
     w = Workload(
@@ -92,7 +94,7 @@ def simulate_run(task: RunTask) -> tuple[Any, dict[str, Any]]:
     heatmap = pool.heatmap if task.heatmap is None else Heatmap.from_json(task.heatmap)
     alone = {a.name: a.spread_speedup for a in pool.apps if a.spread_speedup is not None}
     model = ColocationSpeed(heatmap, alone, "elise" if "alone" in task.compat else "measured")
-    workload = _workload(task, list(heatmap.names))
+    workload = workload_of(task, list(heatmap.names))
     if "clock" in task.compat:
         from ...engine.result import Result
         from ...schedulers.registry import get_scheduler
@@ -160,7 +162,7 @@ def _check_folder(out: Path, described: dict[str, Any], fresh: bool, clear: bool
             f"--out {out} holds files coschedlab did not write ({foreign}); ELiSE's own "
             "results are never written over: give --out a new folder"
         )
-    spec = out / ELISE_DIR / "spec.json"
+    spec = out / OWN_DIR / "spec.json"
     if fresh:
         if clear:
             shutil.rmtree(out)
@@ -202,7 +204,7 @@ def run_experiment(
     described = describe(exp, seed, compat)
     made, runs = expanded if expanded is not None else expand(exp, seed)
     _check_folder(out, described, fresh)
-    runs_dir = mark(mark(out) / ELISE_DIR)
+    runs_dir = mark(mark(out) / OWN_DIR)
     (runs_dir / "spec.json").write_text(dump(described))
     scheds = {s.index: s for s in exp.schedulers}
     tasks = []
@@ -237,7 +239,7 @@ def write_elise_files(
     from .experiment import ACTIONS
     from .outputs import time_report, workload_table, write_plots
 
-    runs_dir = out / ELISE_DIR
+    runs_dir = out / OWN_DIR
     done = completed(runs_dir)
     rows, times = [], []
     for t in tasks:
