@@ -56,15 +56,18 @@ def test_docs_commands_run_as_written(workdir):
         assert name in outs[2].stdout
 
 
-def test_a_second_run_resumes_and_a_changed_one_is_refused(workdir):
-    args = ["elise", "run", "examples/elise_experiment.yaml", "--out", "o", "-j", "1"]
-    run(args, workdir)
-    first = (workdir / "o/workloads/sim_2_input_0_scheduler_2.csv").read_text()
-    again = run(args, workdir)
-    assert "3 of 3 runs already stored; 0 to do" in " ".join(again.stderr.split())
-    assert (workdir / "o/workloads/sim_2_input_0_scheduler_2.csv").read_text() == first
-    p = cli(*args, "--seed", "3", cwd=workdir)
+def test_a_second_run_resumes_and_a_changed_one_is_refused(tmp_path):
+    case = ROOT / "tests" / "coloc" / "elise" / "cases" / "smoke"  # 9 runs of 60 jobs
+    out = tmp_path / "o"
+    args = ["elise", "run", "experiment.yaml", "--out", str(out), "-j", "1"]
+    run(args, case)
+    sim = out / "workloads" / "sim_3_input_0_scheduler_3.csv"
+    first = sim.read_text()
+    again = run(args, case)
+    assert "9 of 9 runs already stored; 0 to do" in " ".join(again.stderr.split())
+    assert sim.read_text() == first
+    p = cli(*args, "--seed", "3", cwd=case)
     assert p.returncode == 2 and "seed differs" in p.stderr
-    assert (workdir / "o/workloads/sim_2_input_0_scheduler_2.csv").read_text() == first
-    run([*args, "--seed", "3", "--fresh"], workdir)
-    assert (workdir / "o/workloads/sim_2_input_0_scheduler_2.csv").read_text() != first
+    assert sim.read_text() == first
+    run([*args, "--seed", "3", "--fresh"], case)
+    assert sim.read_text() != first
