@@ -135,7 +135,7 @@ def main() -> None:
         e, o, c = best[k]["elise"], best[k]["ours"], best[k]["clock"]
         ratios[names[k]].append((e / o, e / c))
         print(f"{k[0]:22s} {k[1]:5s} {names[k]:31s} {jobs[k]:5d} {e:8.3f} {o:8.4f} "
-              f"{e / o:5.0f} {e / c:8.4f} {e / c:5.0f}")  # fmt: skip
+              f"{e / o:5.0f} {c:8.4f} {e / c:5.0f}")  # fmt: skip
 
     def gmean(xs: list[float]) -> float:
         return math.exp(sum(map(math.log, xs)) / len(xs))
