@@ -284,3 +284,53 @@ def test_joined_lists_each_job_once_when_it_joins_the_queue():
     w.deps[3] = (1,)  # job 3 waits for job 1
     simulate(w, Cluster(1), Recorder())
     assert seen == [(0.0, (1, 2)), (10.0, (3,))]
+
+
+def test_only_a_declared_clairvoyant_policy_reads_remaining_times():
+    got: dict[str, list] = {"blind": [], "seer": []}
+
+    class Blind(Scheduler):
+        name = "blind"
+
+        def schedule(self, view):
+            got["blind"].append(view.remaining)
+            return [j for j in view.queue if view.nodes[j] <= view.free][:1]
+
+    class Seer(Blind):
+        name = "seer"
+        clairvoyant = True
+
+        def schedule(self, view):
+            running = [j for _, j in view.est_sorted]
+            got["seer"] += [(view.now, j, view.remaining(j)) for j in running]
+            return [j for j in view.queue if view.nodes[j] <= view.free][:1]
+
+    simulate(secret_workload(), Cluster(4), Blind())
+    assert got["blind"] and all(r is None for r in got["blind"])
+    r = simulate(secret_workload(), Cluster(4), Seer())
+    ends = dict(zip(range(3), r.jobs.sort_values("submit").end, strict=True))
+    assert got["seer"] and all(left == ends[j] - now for now, j, left in got["seer"])
+    assert r.options.get("clairvoyant") is True
+
+
+def test_the_colocation_inputs_hold_no_run_time():
+    from coloc._coloc_data import pool_ab
+
+    seen: list = []
+
+    class Peek(Scheduler):
+        name = "peek"
+
+        def schedule(self, view):
+            assert view.coloc is not None and view.coloc.pair(0, 1) is not None
+            for name, v in _values(view.coloc):
+                seen.append(name)
+                items = list(v) if isinstance(v, tuple | list) else [v]
+                flat = [x for it in items for x in (it if isinstance(it, tuple) else (it,))]
+                assert not set(RUNS) & {x for x in flat if isinstance(x, int | float)}, name
+            return [j for j in view.queue if view.nodes[j] <= view.free][:1]
+
+    w = secret_workload()
+    w.columns["app"][:] = [0, 1, 0]  # the pool's applications A and B
+    simulate(w, Cluster(4, 2, 2), Peek(), pool=pool_ab())
+    assert {"_app", "_rows", "_alone"} <= set(seen)
