@@ -57,6 +57,19 @@ if TYPE_CHECKING:  # pragma: no cover
 INF = math.inf
 
 
+def first_nodes(runs: list[tuple], need: int) -> tuple[list[tuple[int, int]], int]:
+    """The first ``need`` nodes of ``runs`` (``(first, end, jobs)``, in the order to use them)
+    as intervals, and how many were still missing."""
+    chosen = []
+    for a, b, _ in runs:
+        if b - a >= need:
+            chosen.append((a, a + need))
+            return chosen, 0
+        chosen.append((a, b))
+        need -= b - a
+    return chosen, need
+
+
 class CoScheduler(Scheduler):
     """EASY co-scheduling on shared nodes; subclasses override the hooks."""
 
@@ -97,7 +110,6 @@ class CoScheduler(Scheduler):
         self._procs_arr = np.asarray(view.procs, dtype=np.int64)
         self._ids_arr = np.asarray(view.ids, dtype=np.float64)
         self._ordered = type(self).node_order is not CoScheduler.node_order
-        self._all_runs = self.orders_idle_nodes
         self._deployed = 0  # jobs started by deploy passes (they change the shadow time)
         self._memo = ScanMemo(self.incremental)
         self._broke: set = set()
@@ -149,21 +161,13 @@ class CoScheduler(Scheduler):
                 if sh.idle >= k:
                     return Placement(j, intervals=sh.idle_intervals(k), cores=self._cpn)
             return None
-        if self._all_runs:
+        if self.orders_idle_nodes:
             runs = self.node_order(view, j, sh.free_runs(c))
         elif self._ordered:
             runs = self.node_order(view, j, sh.partly_free(c))
         else:
             runs = sh.partly_free(c, limit=k)
-        chosen = []
-        need = k
-        for a, b, _ in runs:
-            if b - a >= need:
-                chosen.append((a, a + need))
-                need = 0
-                break
-            chosen.append((a, b))
-            need -= b - a
+        chosen, need = first_nodes(runs, k)
         if need:
             chosen += sh.idle_intervals(need)
         return Placement(j, intervals=chosen, cores=c)
@@ -449,13 +453,7 @@ class Bester(Ranks):
             c, k = self._cores[j], self._k[j]
             if sh.count_with(c) < k:
                 break
-            chosen, need = [], k
-            for a, b, _ in sh.free_runs(c):
-                take = min(b - a, need)
-                chosen.append((a, a + take))
-                need -= take
-                if not need:
-                    break
+            chosen, _ = first_nodes(sh.free_runs(c), k)
             view.start_now(Placement(j, intervals=chosen, cores=c))
             self._leave(j)
 

@@ -230,10 +230,7 @@ class ColocationSpeed(SpeedModel):
                     continue
                 s = self.target(k)
             if s != speed[k]:
-                # the work done since the last change; never below 0: a job whose end was a
-                # rounding error after ``now`` ends now, not in the past
-                left = work[k] - (now - t_upd[k]) * speed[k]
-                work[k] = left if left > 0.0 else 0.0
+                work[k] -= (now - t_upd[k]) * speed[k]
                 t_upd[k] = now
                 speed[k] = s
                 changes[k] = self._end(k)

@@ -132,6 +132,9 @@ class Simulation:
         #: ELiSE's late kill: a job past its requested time ends at the next event
         self.late_kill = kill_at_walltime == "next-event"
         self.speed_model = speed_model or SpeedModel()
+        #: ends can be superseded (moved by the speed model, or cut by a late kill): a stale
+        #: heap entry is no event
+        self._moving_ends = self.speed_model.dynamic or self.late_kill
         self.progress = progress
         if until is not None and not (isinstance(until, int | float) and until == until):
             raise InputError(f"until must be a time in seconds, got {until!r}")
@@ -363,7 +366,7 @@ class Simulation:
     def _next_time(self) -> float:
         """The next event: an arrival, a completion, a wake-up or a dependant's release."""
         heap = self._heap
-        if self.speed_model.dynamic or self.late_kill:  # a superseded end is not an event
+        if self._moving_ends:  # a superseded end is not an event
             cur_end, finished = self.end, self._finished
             while heap and (cur_end[heap[0][1]] != heap[0][0] or finished[heap[0][1]]):
                 heappop(heap)
@@ -433,8 +436,7 @@ class Simulation:
         arr_i = 0
         cur_end = self.end  # the speed model may move an end: older heap entries are stale
         finished = bytearray(n)
-        # ends can be superseded (moved by the speed model, or cut by a late kill)
-        dynamic = self.speed_model.dynamic or self.late_kill
+        dynamic = self._moving_ends
         deadlines = self._deadlines
         killed = self.killed
         self._finished = finished
