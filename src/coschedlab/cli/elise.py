@@ -42,7 +42,7 @@ def run(
         typer.Option(
             "--compat",
             help="reproduce ELiSE's bugs too: all, or any of late-kill, "
-            "clock, conservative, alone (default: none; see docs/coloc.md)",
+            "clock, conservative, alone (default: none; see docs/elise.md)",
         ),
     ] = None,
     jobs: JobsOpt = None,

@@ -26,16 +26,9 @@ from _golden import CASES, load, runs_against_elise
 
 from coschedlab.coloc.elise.experiment import COMPAT
 from coschedlab.coloc.elise.generators import workload_csv
+from coschedlab.intervals import parse_intervals
 
 TOL = 1e-6
-
-
-def _hosts(text: str) -> list[int]:
-    out = []
-    for part in text.replace(",", " ").split():
-        a, _, b = part.partition("-")
-        out += range(int(a), int(b or a) + 1)
-    return out
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -62,7 +55,8 @@ def test_every_job_as_elise(name: str) -> None:
         for r in theirs:
             jid = int(r["job"])
             mine = ours.loc[jid]
-            assert _hosts(mine["alloc"]) == _hosts(r["hosts"]), f"{what}: hosts of job {jid}"
+            hosts = parse_intervals(r["hosts"])
+            assert parse_intervals(mine["alloc"]) == hosts, f"{what}: hosts of job {jid}"
             assert int(mine["node_cores"]) == int(r["cores_per_host"]), f"{what}: job {jid}"
             assert bool(mine["killed"]) == (r["aborted"] == "1"), f"{what}: kill of job {jid}"
 

@@ -40,12 +40,13 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
 from ...platform import Cluster
-from ...schema import Checker, load_yaml, show
+from ...schema import Checker, load_yaml
 from ..pool import Pool, load_pool
 from .generators import EliseClock, EliseJob, apply_distribution, generate, setup_jobs
 
@@ -172,6 +173,7 @@ class Experiment:
     folder: str | None  # where ELiSE writes its actions' files (the last 'dir' given)
     notes: list[str] = field(default_factory=list)
 
+    @cached_property
     def digest(self) -> str:
         """What the results depend on: the file's bytes and those of the files it names."""
         h = hashlib.sha256(self.path.read_bytes())
@@ -182,12 +184,16 @@ class Experiment:
         return h.hexdigest()[:16]
 
 
+def _names_a_file(kind: str, arg: Any) -> bool:
+    """Whether generator ``kind``'s ``arg`` is a file's path (the List Generator's may be the
+    CSV text itself, as ELiSE takes it)."""
+    return kind in ("Shuffle List Generator", "SWF Generator") or (
+        kind == "List Generator" and isinstance(arg, str) and "\n" not in arg
+    )
+
+
 def _file_args(inp: EliseInput) -> list[str]:
-    if inp.generator in ("Shuffle List Generator", "SWF Generator") or (
-        inp.generator == "List Generator" and "\n" not in str(inp.arg)
-    ):
-        return [str(inp.arg)]
-    return []
+    return [str(inp.arg)] if _names_a_file(inp.generator, inp.arg) else []
 
 
 def _resolve(ck: Checker, value: Any, key: str, base: Path) -> str:
@@ -229,9 +235,7 @@ def read_experiment(path: str | Path) -> Experiment:
         ck.require(raw, key, "")  # ELiSE refuses a file without any of the four
     base = path.resolve().parent
     notes: list[str] = []
-    inputs = [
-        _input(ck, item, i, base, notes) for i, item in enumerate(ck.items(raw["inputs"], "inputs"))
-    ]
+    inputs = [_input(ck, item, i, base) for i, item in enumerate(ck.items(raw["inputs"], "inputs"))]
     scheds = [
         _scheduler(ck, item, k, notes)
         for k, item in enumerate(ck.items(raw["schedulers"], "schedulers"))
@@ -250,7 +254,7 @@ def read_experiment(path: str | Path) -> Experiment:
     )
 
 
-def _input(ck: Checker, item: Any, i: int, base: Path, notes: list[str]) -> EliseInput:
+def _input(ck: Checker, item: Any, i: int, base: Path) -> EliseInput:
     at = f"inputs[{i}]"
     item = ck.mapping(item, at)
     ck.keys(item, _INPUT_KEYS, at)
@@ -303,9 +307,7 @@ def _input(ck: Checker, item: Any, i: int, base: Path, notes: list[str]) -> Elis
             f"{at}.generator.type",
         )
     arg = ck.require(gen, "arg", f"{at}.generator")
-    if kind in ("Shuffle List Generator", "SWF Generator") or (
-        kind == "List Generator" and isinstance(arg, str) and "\n" not in arg
-    ):
+    if _names_a_file(kind, arg):
         arg = _resolve(ck, arg, f"{at}.generator.arg", base)
     dist = None
     if "distribution" in gen:
@@ -338,10 +340,8 @@ def _scheduler(ck: Checker, item: Any, k: int, notes: list[str]) -> EliseSchedul
         raise ck.fail(f"'{at}.base': {base!r} cannot run: {_BROKEN[base]}", f"{at}.base")
     elise = base in SCHEDULERS
     if not elise and " " in base:
-        import difflib
-
-        close = difflib.get_close_matches(base, [*SCHEDULERS, *_BROKEN], n=1, cutoff=0.5)
-        hint = f"did you mean {close[0]!r}?" if close else f"ELiSE's are {', '.join(SCHEDULERS)}"
+        close = _closest_name(base, [*SCHEDULERS, *_BROKEN], 0.5)
+        hint = f"did you mean {close!r}?" if close else f"ELiSE's are {', '.join(SCHEDULERS)}"
         raise ck.fail(f"'{at}.base': unknown ELiSE scheduler {base!r} ({hint})", f"{at}.base")
     if not elise:
         if base.endswith(".py") and "realsim" in _read_text(base):
@@ -356,10 +356,8 @@ def _scheduler(ck: Checker, item: Any, k: int, notes: list[str]) -> EliseSchedul
             get_scheduler(base)
         except InputError as exc:
             if exc.what.startswith("unknown scheduler"):
-                import difflib
-
-                close = difflib.get_close_matches(base, list(SCHEDULERS), n=1, cutoff=0.3)
-                hint = f"; did you mean {close[0]!r}?" if close else ""
+                close = _closest_name(base, list(SCHEDULERS), 0.3)
+                hint = f"; did you mean {close!r}?" if close else ""
                 raise ck.fail(
                     f"'{at}.base': {base!r} is neither an ELiSE scheduler nor a "
                     f"coschedlab one (coschedlab schedulers lists them){hint}",
@@ -389,6 +387,15 @@ def _scheduler(ck: Checker, item: Any, k: int, notes: list[str]) -> EliseSchedul
             if note not in notes:
                 notes.append(note)
     return EliseScheduler(k, base, bf, depth, elise)
+
+
+def _closest_name(base: str, names: list[str], cutoff: float) -> str | None:
+    """The one of ``names`` (ELiSE's scheduler names) ``base`` most looks like, if any looks
+    enough like it."""
+    import difflib
+
+    close = difflib.get_close_matches(base, names, n=1, cutoff=cutoff)
+    return close[0] if close else None
 
 
 def _read_text(path: str) -> str:
@@ -502,11 +509,12 @@ def _check_fits(inp: EliseInput, jobs: list[EliseJob], exp: Experiment) -> None:
             )
         if spread and (not half or -(-job.procs // half) > c.nodes):
             wide += 1
-    if wide:
-        exp.notes.append(
-            f"input {inp.index}: {wide} job(s) cannot be spread on {c.nodes} nodes (ELiSE's "
-            "co-schedulers would loop for ever on them); coschedlab runs them on whole nodes"
-        )
+    note = (
+        f"input {inp.index}: {wide} job(s) cannot be spread on {c.nodes} nodes (ELiSE's "
+        "co-schedulers would loop for ever on them); coschedlab runs them on whole nodes"
+    )
+    if wide and note not in exp.notes:
+        exp.notes.append(note)
 
 
 def describe(exp: Experiment, seed: int, compat: frozenset[str]) -> dict[str, Any]:
@@ -514,7 +522,7 @@ def describe(exp: Experiment, seed: int, compat: frozenset[str]) -> dict[str, An
     return {
         "kind": "elise",
         "experiment": exp.path.name,
-        "digest": exp.digest(),
+        "digest": exp.digest,
         "seed": seed,
         "compat": sorted(compat),
         "schedulers": [s.spec(compat) for s in exp.schedulers],
@@ -534,11 +542,6 @@ def parse_compat(text: str | None) -> frozenset[str]:
                 f"--compat: unknown name {n!r}; choose all, none or {', '.join(COMPAT)}"
             )
     return frozenset(names)
-
-
-def show_value(v: Any) -> str:
-    """A value as error messages quote it."""
-    return show(v)
 
 
 def dump(obj: Mapping) -> str:

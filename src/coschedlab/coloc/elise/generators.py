@@ -31,7 +31,6 @@ time) and 13 (application); the run time is always the pool's median compact tim
 
 from __future__ import annotations
 
-import csv
 import io
 import math
 import random
@@ -53,7 +52,6 @@ __all__ = [
     "WORKLOAD_HEADER",
     "apply_distribution",
     "generate",
-    "read_workload_csv",
     "setup_jobs",
     "workload_csv",
 ]
@@ -370,16 +368,3 @@ def workload_csv(jobs: list[EliseJob]) -> str:
     for j in jobs:
         buf.write(f"{j.id},{j.submit!r},,{j.run!r},,,,{j.procs},{j.wall!r},,1,,,{j.app},,,,,\n")
     return buf.getvalue()
-
-
-def read_workload_csv(path: str | Path, pool: Pool) -> list[EliseJob]:
-    """A workload CSV as ELiSE's List Generator reads it (run times from ``pool``); ids and
-    times as written (:func:`setup_jobs` renumbers and shifts them as ELiSE does)."""
-    text = read_bytes(path).decode("utf-8-sig", errors="replace")
-    head = next(csv.reader(io.StringIO(text)), [])
-    if len(head) < 14 or head[0].strip() != "Job Number":
-        raise InputError(
-            "not an ELiSE workload CSV (its header starts 'Job Number,Submit Time,...')",
-            where=f"{path}:1",
-        )
-    return _listed(EliseClock(0), pool, text, str(path))

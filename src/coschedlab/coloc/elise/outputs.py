@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...intervals import parse_intervals
+from ...intervals import nodes_to_intervals, parse_intervals
 from ...outputs import atomic_file
 from ...platform import Cluster
 from .generators import WORKLOAD_HEADER
@@ -230,17 +230,12 @@ def _gantt(plt, jobs: pd.DataFrame, cluster: Cluster, scheduler: str):  # noqa: 
     for j, got in enumerate(cores):
         if not got:
             continue
-        runs, a = [], got[0]
-        for prev, c in zip(got, got[1:] + [None], strict=True):
-            if c != prev + 1:
-                runs.append((a, prev - a + 1))
-                a = c
-        for lo, height in runs:
+        for lo, hi in nodes_to_intervals(got):  # runs of consecutive cores
             ax.add_patch(
                 plt.Rectangle(
                     (start[j], lo),
                     end[j] - start[j],
-                    height,
+                    hi - lo,
                     facecolor=cmap(j / n),
                     edgecolor="black",
                     linewidth=0.1,

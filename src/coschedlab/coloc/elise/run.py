@@ -17,6 +17,7 @@ own results) is never written into.
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ import pandas as pd
 from ...errors import InputError
 from ...experiments.comparison import check_valid
 from ...experiments.runner import Outcome, Summary, Task, run_tasks
-from ...experiments.store import RunKey, RunStore, completed, load_run
+from ...experiments.store import RunKey, RunStore, completed, load_run, run_dir
 from ...jobs import Workload
 from ...outputs import MARKER, atomic_file, first_foreign, is_empty, mark, slug
 from ...platform import Cluster
@@ -147,8 +148,6 @@ def _check_folder(out: Path, described: dict[str, Any], fresh: bool, clear: bool
     """``out`` can receive this experiment: new or empty, or this experiment's earlier (maybe
     interrupted) output; ``fresh`` clears an earlier output of coschedlab's (when ``clear``).
     Whether runs are stored there already."""
-    import json
-
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out} exists and is not a directory; choose a directory")
     if not out.is_dir() or is_empty(out):
@@ -191,7 +190,6 @@ def run_experiment(
     compat: frozenset[str] = frozenset(),
     jobs: int | None = None,
     fresh: bool = False,
-    reports: bool = True,
     on_start: Callable[[int, int], None] | None = None,
     on_done: Callable[[Outcome], None] | None = None,
     executor: Any = None,
@@ -228,13 +226,11 @@ def run_experiment(
     )
     if not summary.ok:
         return summary, None
-    table = write_elise_files(exp, out, made, runs, tasks, reports)
+    table = write_elise_files(exp, out, made, tasks)
     return summary, table
 
 
-def write_elise_files(
-    exp: Experiment, out: Path, made: list, runs: list[Run], tasks: list[Task], reports: bool
-) -> pd.DataFrame:
+def write_elise_files(exp: Experiment, out: Path, made: list, tasks: list[Task]) -> pd.DataFrame:
     """ELiSE's files for the stored runs, and coschedlab's per-run summary table."""
     from .experiment import ACTIONS
     from .outputs import time_report, workload_table, write_plots
@@ -254,11 +250,7 @@ def write_elise_files(
         apps = [names[j] for j in jobs["job_id"].tolist()]
         stem = f"sim_{run.sim}_input_{run.inp}_scheduler_{run.k}"
         m = result.metrics
-        import json
-
-        info = json.loads(
-            (runs_dir / task.key.workload / task.key.scheduler / "rep0" / "run.json").read_text()
-        )
+        info = json.loads((run_dir(runs_dir, task.key) / "run.json").read_text())
         seconds = float(info.get("seconds", 0.0))
         times.append((run.sim, run.inp, run.k, task.base, seconds, float(m["makespan"])))
         rows.append(
@@ -277,6 +269,7 @@ def write_elise_files(
                 "seconds": seconds,
             }
         )
+        plots = []
         for action, (inputs, scheds) in exp.actions.items():
             if (inputs != "all" and run.inp not in inputs) or (
                 scheds != "all" and run.k not in scheds
@@ -288,10 +281,11 @@ def write_elise_files(
                 with atomic_file(target, force=True, probe=False) as tmp:
                     tmp.write_text(workload_table(jobs, apps, inp.cluster))
             else:
-                write_plots(out, stem, jobs, inp.cluster, task.base, [ACTIONS[action]])
-    if reports:
-        with atomic_file(out / "time_reports.csv", force=True, probe=False) as tmp:
-            tmp.write_text(time_report(sorted(times)))
+                plots.append(ACTIONS[action])
+        if plots:
+            write_plots(out, stem, jobs, inp.cluster, task.base, plots)
+    with atomic_file(out / "time_reports.csv", force=True, probe=False) as tmp:
+        tmp.write_text(time_report(sorted(times)))
     table = pd.DataFrame(rows)
     with atomic_file(runs_dir / "summary.csv", force=True, probe=False) as tmp:
         table.to_csv(tmp, index=False, float_format="%.10g")
