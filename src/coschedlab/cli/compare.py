@@ -7,11 +7,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import Progress
 
 from .core import console, err_console
 from .options import ExecutorOpt, JobsOpt, SweepOutOpt
-from .progress import bar_columns
+from .progress import progress_bar
 
 
 def _resume_command(
@@ -49,24 +48,17 @@ def compare(
     n_runs = len(s.workloads) * len(s.schedulers) * s.repetitions
     console.print(
         f"{s.name}: {len(s.workloads)} workload(s) x {len(s.schedulers)} scheduler(s) x "
-        f"{s.repetitions} repetition(s) = {n_runs} runs -> {target}/"
+        f"{s.repetitions} repetition(s) = {n_runs:,} runs -> {target}/"
     )
-    with Progress(
-        *bar_columns("runs"),
-        console=err_console,
-        disable=not err_console.is_terminal,
-        transient=not err_console.is_terminal,
-    ) as bar:
-        task = bar.add_task("runs", total=None, visible=False)
+    with progress_bar(err_console, "runs", n_runs, unit="runs") as bar:
 
         def started(todo: int, total: int) -> None:
             if todo < total:
-                console.print(f"{total - todo} of {total} runs already stored; {todo} to do")
-            bar.update(task, total=todo, visible=todo > 0)
+                console.print(f"{total - todo:,} of {total:,} runs already stored; {todo:,} to do")
+            bar(total - todo, total)
 
         def finished(outcome: Outcome) -> None:
-            mark = "failed" if outcome.error else "done"
-            bar.update(task, advance=1, description=f"{outcome.key} {mark}")
+            bar(bar.done + 1)
             if outcome.error:
                 err_console.print(f"[red]{outcome.key}: {outcome.error}[/red]")
 

@@ -343,7 +343,7 @@ def reproduce(
     check_options(network, engine)
     chosen = tuple(s.strip() for s in sweeps.split(",") if s.strip())
     con = Console(stderr=True)
-    with progress_bar(con, "simulations", 0, unit="runs") as update:
+    with progress_bar(con, "simulations", None, unit="runs") as update:
         res = run_repro(
             out,
             trials,

@@ -1,73 +1,177 @@
-"""Progress on a terminal: a bar with done/total, elapsed time and ETA; nothing when the output
-is not a terminal (pipes, files, CI logs)."""
+"""Progress on a terminal: one bar for every command, shown at once (a spinner while the
+command prepares), with done/total, the time elapsed since the command started and an ETA
+from the recent rate (:func:`eta`); nothing when the output is not a terminal (pipes, files,
+CI logs)."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, Task, TextColumn
+from rich.text import Text
 
 __all__ = [
-    "bar_columns", "progress_bar", "report_step", "run_spec_sweep", "run_sweep_shown", "status",
+    "Bar", "eta", "hms", "progress_bar", "report_step", "run_spec_sweep", "run_sweep_shown",
+    "status",
 ]  # fmt: skip
 
-#: the bar appears only once a task has run this long (short commands print no bar)
-SHOW_AFTER_S = 1.0
+#: the fewest done units the rate of :func:`eta` is measured over (then a tenth of the total)
+MIN_WINDOW = 5
 
 
-def bar_columns(unit: str = "") -> tuple:
-    """The columns of every progress bar of the command line: description, bar, done/total,
-    elapsed, ETA."""
+def eta(
+    samples: Sequence[tuple[float, float]], total: float | None, now: float | None = None
+) -> float | None:
+    """Seconds left, from ``samples`` of ``(time, done)`` (the first: when the work began):
+    the recent time per unit (over the last tenth of ``total``, at least :data:`MIN_WINDOW`
+    units, else since the start) times the units left, less the time since the last
+    sample (``now``). None while nothing is done since the first sample or ``total`` is
+    unknown; never negative."""
+    if total is None or len(samples) < 2:
+        return None
+    t_last, d_last = samples[-1]
+    t_first, d_first = samples[0]
+    if d_last <= d_first:
+        return None
+    window = max(MIN_WINDOW, total / 10)
+    t_from, d_from = t_first, d_first
+    for t, d in reversed(samples):  # the latest sample a window's worth of units back
+        if d <= d_last - window:
+            t_from, d_from = t, d
+            break
+    per_unit = (t_last - t_from) / (d_last - d_from)
+    left = max(total - d_last, 0) * per_unit
+    if now is not None:
+        left -= max(now - t_last, 0.0)
+    return max(left, 0.0)
+
+
+def hms(seconds: float) -> str:
+    """``h:mm:ss``."""
+    s = int(max(seconds, 0))
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+def _command_start() -> float:
+    """When the command started (``time.monotonic()``; the CLI records it first thing)."""
+    from . import STARTED
+
+    return STARTED
+
+
+class Bar:
+    """A progress bar's state: the label, the total (None: unknown), the ``(time, done)``
+    samples; call it as ``bar(done, total)`` (``total`` None keeps the known one), start a
+    new phase (another configuration, another mode) with :meth:`phase`. It draws on a
+    terminal once :meth:`show` is called with a :class:`rich.progress.Progress`."""
+
+    def __init__(
+        self,
+        label: str,
+        total: int | None,
+        unit: str = "",
+        started: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.label, self.total, self.unit, self.clock = label, total or None, unit, clock
+        self.started = clock() if started is None else started
+        self.samples: list[tuple[float, float]] = []
+        self._progress: Progress | None = None
+        self._task: Any = None
+
+    @property
+    def done(self) -> int:
+        """Units done so far (0 before the first update)."""
+        return int(self.samples[-1][1]) if self.samples else 0
+
+    def __call__(self, done: int, total: int | None = None) -> None:
+        """Record ``done`` units of ``total`` (None or 0: the known total, or unknown); the
+        total shown is never below ``done``."""
+        if total:
+            self.total = total
+        if not self.samples or done != self.samples[-1][1]:
+            self.samples.append((self.clock(), done))
+        if self.total is not None and self.total < done:
+            self.total = done
+        self._draw()
+
+    def phase(self, label: str, total: int | None) -> None:
+        """A new phase: its label and total (None: unknown); the rate starts afresh."""
+        self.label, self.total, self.samples = label, total or None, []
+        if self._progress is not None:  # a new task: rich keeps a known total on update
+            self._progress.remove_task(self._task)
+            self._task = self._progress.add_task(label, total=self.total)
+
+    def eta(self) -> float | None:
+        """Seconds left now (:func:`eta`)."""
+        return eta(self.samples, self.total, self.clock())
+
+    def counts(self) -> str:
+        """``done/total unit`` (``?`` for an unknown total)."""
+        total = "?" if self.total is None else f"{self.total:,}"
+        return f"{self.done:,}/{total}" + (f" {self.unit}" if self.unit else "")
+
+    def remaining(self) -> str:
+        """``preparing`` before the first update, then ``ETA h:mm:ss`` once a unit is done
+        (``ETA ?`` before)."""
+        if not self.samples:
+            return "preparing"
+        left = self.eta()
+        return "ETA ?" if left is None else f"ETA {hms(left)}"
+
+    def show(self, progress: Progress) -> None:
+        """Draw on ``progress`` (its columns: :func:`bar_columns` of this bar)."""
+        self._progress = progress
+        self._task = progress.add_task(self.label, total=self.total)
+
+    def _draw(self) -> None:
+        if self._progress is not None:
+            self._progress.update(
+                self._task, description=self.label, total=self.total, completed=self.done
+            )
+
+
+class _Call(ProgressColumn):
+    """A column whose text is ``text()`` (read at every refresh)."""
+
+    def __init__(self, text: Callable[[], str], style: str = "") -> None:
+        super().__init__()
+        self.text, self.style = text, style
+
+    def render(self, task: Task) -> Text:
+        return Text(self.text(), style=self.style)
+
+
+def bar_columns(bar: Bar) -> tuple[ProgressColumn, ...]:
+    """The columns of every progress bar of the command line: spinner, label, bar,
+    done/total, time since the command started, ETA."""
     return (
+        SpinnerColumn(),
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn(unit),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
+        _Call(bar.counts, "progress.download"),
+        _Call(lambda: hms(bar.clock() - bar.started), "progress.elapsed"),
+        _Call(bar.remaining, "progress.remaining"),
     )
 
 
 @contextmanager
 def progress_bar(
-    console: Console, description: str, total: int, unit: str = ""
-) -> Iterator[Callable[[int, int], None]]:
-    """Yield ``update(done, total)``; the bar shows on a terminal from the first update after
-    :data:`SHOW_AFTER_S` seconds, and disappears when the block ends."""
-    t0 = time.monotonic()
-    state: dict[str, object] = {}
-
-    def update(done: int, total_now: int) -> None:
-        if not console.is_terminal:
-            return
-        bar = state.get("bar")
-        if bar is None:
-            if time.monotonic() - t0 < SHOW_AFTER_S:
-                return
-            bar = Progress(*bar_columns(unit), console=console, transient=True)
-            bar.start()
-            state["bar"] = bar
-            state["task"] = bar.add_task(description, total=total_now)
-        bar.update(state["task"], completed=done, total=total_now)  # type: ignore[union-attr]
-
-    try:
-        yield update
-    finally:
-        bar = state.get("bar")
-        if bar is not None:
-            bar.stop()  # type: ignore[union-attr]
+    console: Console, description: str, total: int | None, unit: str = ""
+) -> Iterator[Bar]:
+    """Yield a :class:`Bar` (call it as ``update(done, total)``); on a terminal it shows at
+    once, ``preparing`` until the first update, and disappears when the block ends."""
+    bar = Bar(description, total, unit, started=_command_start())
+    if not console.is_terminal:
+        yield bar
+        return
+    with Progress(*bar_columns(bar), console=console, transient=True) as shown:
+        bar.show(shown)
+        yield bar
 
 
 @contextmanager
@@ -89,21 +193,18 @@ def run_sweep_shown(
     exits 130; no finished run at all is an input error."""
     from ..errors import InputError
 
-    err.print(f"{title}: {n} runs -> {target}/")
-    with progress_bar(err, "runs", n, unit="runs") as update:
-        state = {"done": 0, "total": n}
+    err.print(f"{title}: {n:,} runs -> {target}/")
+    with progress_bar(err, "runs", n, unit="runs") as bar:
 
         def started(todo: int, total: int) -> None:
-            state["done"], state["total"] = total - todo, total
             if todo < total:
-                err.print(f"{total - todo} of {total} runs already stored; {todo} to do")
-            update(state["done"], total)
+                err.print(f"{total - todo:,} of {total:,} runs already stored; {todo:,} to do")
+            bar(total - todo, total)
 
         def finished(outcome: object) -> None:
-            state["done"] += 1
             if outcome.error:  # type: ignore[attr-defined]
                 err.print(f"[red]{outcome.key}: {outcome.error}[/red]", soft_wrap=True)  # type: ignore[attr-defined]
-            update(state["done"], state["total"])
+            bar(bar.done + 1)
 
         summary, rows = sweep(on_start=started, on_done=finished)
     if summary.interrupted:

@@ -248,9 +248,10 @@ def simulate(
     ww = WorkflowWorkload.load(workload)
     err = Console(stderr=True)
     runs = {}
-    for m in modes:
-        with progress_bar(err, f"{m}", 1, unit="jobs") as update:
-            runs[m] = simulate_mode(ww, m, scheduler, progress=update)
+    with progress_bar(err, "", None, unit="jobs") as bar:
+        for m in modes:
+            bar.phase(m, None)
+            runs[m] = simulate_mode(ww, m, scheduler, progress=bar)
     mask = completed_in_all({m: r.workflows for m, r in runs.items()})
     summaries = {m: r.summary(mask) for m, r in runs.items()}
     if out is not None:
