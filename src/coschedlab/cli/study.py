@@ -134,19 +134,22 @@ def run(
         cfg = config_of(c)
         if cfg not in configs:
             configs.append(cfg)
+    from .progress import progress_bar
+
     err = Console(stderr=True)
     results = []
-    if executor == "simulated":
-        check_target(out, force)
-        with atomic_dir(out, force) as tmp:
+    with progress_bar(err, "", None, "runs") as bar:
+        if executor == "simulated":
+            check_target(out, force)
+            with atomic_dir(out, force) as tmp:
+                for cfg in configs:
+                    target = tmp if len(configs) == 1 else tmp / cfg.name
+                    results.append(_run_one(s, cfg, executor, target, bar))
+        else:  # real runs take long: OUT is the study's working directory, resumed when rerun
+            _real_target(out, s, configs, force)
             for cfg in configs:
-                target = tmp if len(configs) == 1 else tmp / cfg.name
-                results.append(_run_one(s, cfg, executor, target, err))
-    else:  # real runs take long: OUT is the study's working directory, resumed when rerun
-        _real_target(out, s, configs, force)
-        for cfg in configs:
-            target = out if len(configs) == 1 else out / cfg.name
-            results.append(_run_one(s, cfg, executor, target, err))
+                target = out if len(configs) == 1 else out / cfg.name
+                results.append(_run_one(s, cfg, executor, target, bar))
     _table([r.metrics for r in results],
            f"{s.name}: {len(s.space.designs())} designs, {s.processors} processors, "
            f"{executor}")  # fmt: skip
@@ -178,13 +181,16 @@ def _real_target(out: Path, s: Any, configs: list, force: bool) -> None:
     stamp.write_text(json.dumps(identity))
 
 
-def _run_one(s: Any, cfg: Any, executor: str, target: Path, err: Any) -> Any:
+def _run_one(s: Any, cfg: Any, executor: str, target: Path, bar: Any) -> Any:
+    """Run configuration ``cfg`` into ``target``, shown on progress ``bar`` (a new phase: the
+    full grid's run count, unknown for the active sampler, which stops when it has its front;
+    the runs issued so far are not the total)."""
     from ..studies.plots import pareto_figure, scheduling_graph
     from ..studies.run import run_study
-    from .progress import progress_bar
 
-    with progress_bar(err, f"configuration {cfg.name}", len(s.space.designs()), "runs") as up:
-        r = run_study(s, cfg, executor, target, on_finish=up)
+    total = len(s.space.designs()) if cfg.sampler == "grid" else None
+    bar.phase(f"configuration {cfg.name}", total)
+    r = run_study(s, cfg, executor, target, on_finish=lambda done, _issued: bar(done))
     target.mkdir(parents=True, exist_ok=True)
     r.write(target)
     scheduling_graph(r, target / "schedule.png")
