@@ -677,6 +677,8 @@ CASES = [
     ("gui-executor", "gui --executor cloud", 2, "--executor"),
     ("gui-jobs0", "gui --jobs 0", 2, "--jobs must be at least 1"),
     ("gui-window-and-open", "gui --window --open", 2, "--window and --open: choose one"),
+    ("gui-token-and-no-token", "gui --token abc --no-token", 2, "--token and --no-token: choose one"),
+    ("gui-token-empty", "gui --token=", 2, "--token must be printable text, not empty"),
     # -- coupled systems -------------------------------------------------------------------
     ("coupled-one-system", "coupled simulate --system small.swf", 2, "at least two --system"),
     ("coupled-missing", "coupled simulate --system nosuch.swf --system small.swf", 2, "no such trace file 'nosuch.swf'"),

@@ -6,6 +6,7 @@ refused, plan an in situ ensemble. Screenshots of every page go to out/gui-scree
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -27,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "out" / "gui-screenshots"
 BAD_SWF = "; a trace\n1 0 5 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n2 10 five 100 4\n"
 POOL = "coschedlab:pools/lm-aris.compute-NAS.json"
+TOKEN = "browser-test-token"
 
 
 def free_port() -> int:
@@ -42,13 +44,13 @@ def server(tmp_path_factory):
     proc = subprocess.Popen(
         [sys.executable, "-m", "coschedlab.cli", "gui", "--root", str(ws), "--port", str(port),
          "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
+        start_new_session=True, env={**os.environ, "COSCHEDLAB_GUI_TOKEN": TOKEN},
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 60
     while True:
         try:
-            urllib.request.urlopen(url, timeout=2).read()
+            urllib.request.urlopen(f"{url}?token={TOKEN}", timeout=2).read()
             break
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
@@ -64,7 +66,7 @@ def server(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory):
+def browser(tmp_path_factory, server):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -77,6 +79,7 @@ def browser(tmp_path_factory):
         opts.add_argument(arg)
     driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
     driver.set_page_load_timeout(60)
+    driver.get(f"{server[0]}?token={TOKEN}")  # the address printed at start: sets the cookie
     SHOTS.mkdir(parents=True, exist_ok=True)
     yield driver
     driver.quit()

@@ -40,6 +40,25 @@ def gui(
             "when the window closes",
         ),
     ] = False,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token",
+            envvar="COSCHEDLAB_GUI_TOKEN",
+            show_envvar=False,
+            help="the token every request must carry (default: a random one, in the address "
+            "printed at start); other users see a command line (ps): prefer the "
+            "COSCHEDLAB_GUI_TOKEN variable",
+        ),
+    ] = None,
+    no_token: Annotated[
+        bool,
+        typer.Option(
+            "--no-token",
+            help="ask for no token: every user who can reach the port can use the dashboard "
+            "(only on a machine of your own)",
+        ),
+    ] = False,
     jobs: JobsOpt = None,
     executor: ExecutorOpt = None,
 ) -> None:
@@ -65,6 +84,10 @@ def gui(
         parse_executor(executor)  # a bad value is refused now, not at the first run
     if window and open_browser:
         raise InputError("--window and --open: choose one")
+    if token is not None and no_token:
+        raise InputError("--token and --no-token: choose one")
+    if token is not None and (not token.strip() or not token.isprintable()):
+        raise InputError("--token must be printable text, not empty")
     browser = None
     if window:
         from ..gui.window import find_browser
@@ -81,17 +104,28 @@ def gui(
         with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
             s.bind((host, 0))
             port = s.getsockname()[1]
-    app = make_app(Context(ws, jobs, executor))
+    from urllib.parse import quote
+
+    from ..gui.guard import new_token
+
+    key = None if no_token else (token or new_token())
+    app = make_app(Context(ws, jobs, executor), token=key)
     # what the pages of finished runs use, imported now rather than at the first request
     import coschedlab.engine.result  # noqa: F401
     import coschedlab.report.interactive  # noqa: F401
 
     url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+    if key is not None:  # the address to open: the first request sets the token's cookie
+        url += f"?token={quote(key, safe='')}"
+    else:
+        err.print("[yellow]warning: --no-token: every user who can reach this port can run "
+                  "simulations and read the workspace[/yellow]", soft_wrap=True)  # fmt: skip
     err.print(f"coschedlab dashboard: {url}  (workspace {ws.root}; Ctrl-C stops it)",
               soft_wrap=True)  # fmt: skip
     if open_browser:
         webbrowser.open(url)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
+    app.logger.setLevel(logging.WARNING)  # not Dash's own address line, without the token
     # Cancel stops a run as Ctrl-C would: its process must not inherit an ignored SIGINT
     # (a shell starts background jobs that way), so the server takes Python's own handler
     signal.signal(signal.SIGINT, signal.default_int_handler)

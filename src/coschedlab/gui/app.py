@@ -37,10 +37,13 @@ class Context:
     executor: str | None = None
 
 
-def make_app(ctx: Context) -> Any:
-    """The dashboard as a Dash app (its Flask server is ``app.server``)."""
+def make_app(ctx: Context, token: str | None = None) -> Any:
+    """The dashboard as a Dash app (its Flask server is ``app.server``): every request must
+    carry ``token`` (:class:`~.guard.TokenGate`; None: no token asked), and malformed
+    requests are answered 400 or 404 (:func:`~.guard.install_request_checks`)."""
     from dash import Dash, Input, Output, dcc, html
 
+    from .guard import TokenGate, install_request_checks
     from .pages import PAGES
 
     app = Dash(
@@ -69,7 +72,7 @@ def make_app(ctx: Context) -> Any:
     @app.callback(Output("page", "children"), Output(ERROR_BANNER, "children"),
                   Input("url", "pathname"))  # fmt: skip
     def route(pathname: str | None) -> Any:
-        page = by_path.get(pathname or "/")
+        page = by_path.get(pathname or "/") if isinstance(pathname, str | None) else None
         if page is None:
             return html.Div([html.H2("No such page"), dcc.Link("back to the start", href="/")]), ""
         return page.layout(ctx), ""
@@ -81,6 +84,9 @@ def make_app(ctx: Context) -> Any:
 
     for page in PAGES:
         page.register(app, ctx)
+    install_request_checks(app)
+    if token is not None:
+        app.server.wsgi_app = TokenGate(app.server.wsgi_app, token)
     return app
 
 

@@ -25,7 +25,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ import yaml
 
 from ..errors import InputError
 from ..experiments.runner import PROGRESS_DIR
+from . import tether
 from .workspace import Workspace
 
 __all__ = [
@@ -198,17 +198,19 @@ def start(
     resumes: bool = True,
 ) -> Launch:
     """Start ``coschedlab ARGS`` (plus ``--jobs``/``--executor`` when given) in the workspace,
-    writing into ``out``; its log and progress folder are ``specs/NAME.log`` and
-    ``specs/NAME.progress`` (``specs/NAME.out`` holds stdout when ``keep_stdout``)."""
+    writing into ``out``, ended if this process is killed (:mod:`.tether`); its log and
+    progress folder are ``specs/NAME.log`` and ``specs/NAME.progress`` (``specs/NAME.out``
+    holds stdout when ``keep_stdout``)."""
     base = ws.root / SPECS / name
     log, live = base.with_name(f"{name}.log"), base.with_name(f"{name}.progress")
     stdout = base.with_name(f"{name}.out") if keep_stdout else None
-    cmd = [sys.executable, "-m", "coschedlab.cli", *args]
+    cmd = tether.command(args)  # it ends if the dashboard is killed
     if jobs:
         cmd += ["--jobs", str(jobs)]
     if executor:
         cmd += ["--executor", executor]
-    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", PROGRESS_DIR: str(live)}
+    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", PROGRESS_DIR: str(live),
+           tether.PARENT: str(os.getpid())}  # fmt: skip
     with _STARTING:  # one start at a time: two clicks never start two commands
         _refuse_running(ws, out)
         base.parent.mkdir(parents=True, exist_ok=True)
