@@ -95,13 +95,30 @@ def test_many_applications_get_distinct_styles_and_an_outside_legend():
     names = {k: f"bench.{k}" for k in range(33)}
     fig = figures.gantt(frame, CLUSTER, app_names=names)
     ax = fig.axes[0]
-    hatches = {c.get_hatch() for c in ax.collections}
-    assert hatches == {None, "////"}  # apps 20-32 hatched
-    legend = fig.legends[0]
-    assert len(legend.get_texts()) == 33 and legend.get_texts()[32].get_text() == "bench.32"
+    # the PNG's legend is capped: the 11 largest applications, then "other"
+    legend = ax.get_legend()
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert len(texts) == figures.MAX_LEGEND_APPS and texts[-1] == "other (22 applications)"
+    assert (
+        all(t.startswith("bench.") for t in texts[:-1])
+        and "top 11" in legend.get_title().get_text()
+    )
+    assert {c.get_hatch() for c in ax.collections} == {None}  # 11 colours need no hatch
+    faces = np.concatenate([c.get_facecolors() for c in ax.collections])
+    assert len({tuple(f) for f in faces}) == figures.MAX_LEGEND_APPS  # 11 colours + the grey
+    area = {}  # the kept ones hold the most node-time
+    for k, (a, b) in enumerate(zip(frame["start"], frame["end"], strict=True)):
+        area[frame["app"].iat[k]] = (
+            area.get(frame["app"].iat[k], 0) + (b - a) * frame["nodes"].iat[k]
+        )
+    top = sorted(area, key=lambda k: -area[k])[:11]
+    assert texts[:-1] == [names[k] for k in top]
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     assert not _overlap(legend.get_window_extent(renderer), ax.get_window_extent(renderer))
+    few = frame[frame["app"] < 12]  # 12 applications: each named
+    texts = [t.get_text() for t in figures.gantt(few, CLUSTER).axes[0].get_legend().get_texts()]
+    assert len(texts) == 12 and not any(t.startswith("other") for t in texts)
     bars = interactive.gantt_figure(frame, CLUSTER, names, figures._frame_axis(frame, None)[2])
     shapes = [t.marker.pattern.shape for t in bars.data]
     assert len(bars.data) == 33 and shapes.count("/") == 13 and shapes.count("") == 20

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from ..engine.result import Result
 from ..report import figures, write_report
-from ..report.style import category_style, figure, wrap_label
+from ..report.style import figure, scheduler_colors, wrap_label
 from .spec import Spec
 from .store import RunKey, completed, load_run
 
@@ -23,11 +23,13 @@ __all__ = ["improvement_figure", "write_plots"]
 
 def improvement_figure(table: pd.DataFrame, spec: Spec) -> Figure:
     """Grouped bars: makespan improvement (%) over the baseline per workload and scheduler,
-    with the standard deviation over repetitions as error bars. A scheduler has the colour it
-    has in the scheduler comparison figures (its position in the spec)."""
+    with the standard deviation over repetitions as error bars (none with one repetition). A
+    scheduler has its colour of every figure (:func:`~coschedlab.report.style.scheduler_colors`
+    of the spec's schedulers, as the scheduler comparison figures have it)."""
     order = [s.label for s in spec.schedulers]
     labels = [label for label in order if label != spec.baseline]
     workloads = [w.name for w in spec.workloads if w.name in set(table["workload"])]
+    colors = scheduler_colors(order)
     n = max(1, len(labels))
     group = min(0.8, 0.25 * n)  # width of one workload's group of bars
     bar = group / n
@@ -42,7 +44,7 @@ def improvement_figure(table: pd.DataFrame, spec: Spec) -> Figure:
         pos = x - group / 2 + bar * (i + 0.5)
         err = np.nan_to_num(np.asarray(std, dtype=float), nan=0.0)
         ax.bar(pos, mean, bar * 0.92, yerr=err if err.any() else None, capsize=3, label=label,
-               color=category_style(order.index(label))[0],
+               color=colors[label],
                error_kw={"elinewidth": 0.8})  # fmt: skip
         for p, m, e in zip(pos, mean, err, strict=True):
             if math.isfinite(m):

@@ -107,9 +107,8 @@ def _draw(checked: dict, out: Path, app_names: Any, axis: Any) -> list[Path]:
             slug += "_"
         slugs.add(slug)
         names = app_names or frame.attrs.get("app_names")
-        paths += figures.save_figures(
-            frame, cluster, out, prefix=f"{slug}_", app_names=names, metrics=metrics, axis=axis
-        )
+        kw = {"app_names": names, "metrics": metrics, "axis": axis, "name": name}
+        paths += figures.save_figures(frame, cluster, out, prefix=f"{slug}_", **kw)
     comp = out / "comparison.png"
     figures.comparison(checked, axis=axis).savefig(comp)
     paths.append(comp)

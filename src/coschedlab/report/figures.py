@@ -23,6 +23,7 @@ from matplotlib.axes import Axes
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
 from ..intervals import parse_alloc_column
 from ..platform import Cluster
@@ -34,16 +35,22 @@ from .style import (
     category_style,
     figure,
     needs_log_scale,
+    scheduler_color,
+    scheduler_colors,
     wrap_label,
 )
 from .timeaxis import TimeAxis, bin_note, format_number, report_axis, time_unit
 
 __all__ = [
+    "COMPARISON_UTILIZATION_BINS",
     "MAX_BINS",
+    "MAX_LEGEND_APPS",
+    "colocated",
     "comparison",
     "gantt",
     "gantt_rectangles",
     "queue_figure",
+    "run_figures",
     "save_figures",
     "speedup_boxplot",
     "throughput_figure",
@@ -54,6 +61,16 @@ __all__ = [
 
 #: Most bins of a drawn step series (about the figure's width in pixels).
 MAX_BINS = 1000
+#: About how many bins the comparison's utilization curves have: several runs' curves, each
+#: the mean per bin of a round length (:data:`_ROUND_BINS`; the axis label states it), smooth
+#: enough to tell apart.
+COMPARISON_UTILIZATION_BINS = 60
+_ROUND_BINS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600,
+               43200, 86400, 2 * 86400, 7 * 86400, 14 * 86400, 30 * 86400)  # fmt: skip
+#: Most applications the Gantt chart's legend names: beyond, the applications holding the
+#: fewest node-hours in the window are drawn grey, as "other".
+MAX_LEGEND_APPS = 12
+_OTHER_GREY = "#c7c7c7"
 _SERIES_HEIGHT = 2.6
 
 
@@ -78,11 +95,11 @@ def _frame_axis(jobs: pd.DataFrame, axis: TimeAxis | None) -> tuple[float, float
 
 def _draw_series(
     ax: Axes, s: S.Series, t0: float, bounds: tuple[float, float], axis: TimeAxis,
-    how: str, scale: float = 1.0, **kw: Any,
+    how: str, scale: float = 1.0, bins: int = MAX_BINS, **kw: Any,
 ) -> float | None:  # fmt: skip
-    """Draw ``s`` over ``bounds`` (seconds since ``t0``) as steps; returns the bin width (None
-    when drawn exactly)."""
-    [drawn], width = S.for_drawing([s], t0 + bounds[0], t0 + bounds[1], MAX_BINS, how)
+    """Draw ``s`` over ``bounds`` (seconds since ``t0``) as steps, in at most ``bins`` bins;
+    returns the bin width (None when drawn exactly)."""
+    [drawn], width = S.for_drawing([s], t0 + bounds[0], t0 + bounds[1], bins, how)
     ax.step((drawn.t - t0) / axis.div, drawn.v * scale, where="post", **kw)
     return width
 
@@ -90,6 +107,30 @@ def _draw_series(
 def _time_xaxis(ax: Axes, axis: TimeAxis, length: float) -> None:
     ax.set_xlim(*axis.limits(length))
     ax.set_xlabel(axis.label)
+
+
+def _round_bins(bounds: tuple[float, float], target: int) -> tuple[tuple[float, float], int]:
+    """About ``target`` bins of a round length (:data:`_ROUND_BINS`) covering ``bounds``:
+    the bounds extended to a whole number of them, and that number."""
+    lo, hi = bounds
+    if not hi > lo:
+        return bounds, target
+    width = next((w for w in _ROUND_BINS if w >= (hi - lo) / target), _ROUND_BINS[-1])
+    n = max(1, math.ceil((hi - lo) / width - 1e-9))
+    return (lo, lo + n * width), n
+
+
+def _window_ylim(ax: Axes) -> None:
+    """y-limits from what the lines of ``ax`` show (a window of a run: not the whole run's
+    range, which would flatten the window's curves)."""
+    ys = [np.asarray(line.get_ydata(), dtype=float) for line in ax.lines]
+    ys = [y[np.isfinite(y)] for y in ys if len(y)]
+    if not any(len(y) for y in ys):
+        return
+    lo = min(float(y.min()) for y in ys if len(y))
+    hi = max(float(y.max()) for y in ys if len(y))
+    pad = max(0.08 * (hi - lo), 0.5)
+    ax.set_ylim(max(lo - pad, 0.0), hi + pad)
 
 
 # --- Gantt chart -----------------------------------------------------------------------------
@@ -199,24 +240,28 @@ def gantt(
     keep = (end > t0 + lo) & (start < t0 + hi) | ((start == end) & (start >= t0 + lo))
     rows, start, end, y0, y1 = rows[keep], start[keep], end[keep], y0[keep], y1[keep]
     shown = len(np.unique(rows))
-    n_styles = len(styled[0]) if styled else 0
-    below = n_styles > 12  # a long legend goes below the plot, in columns
-    fig, ax = _axes(ax, 4.2 + (0.16 * math.ceil(n_styles / 5) if below else 0))
     x0, x1 = (start - t0) / axis.div, (end - t0) / axis.div
-    verts = np.stack([np.column_stack(p) for p in ((x0, y0), (x0, y1), (x1, y1), (x1, y0))], axis=1)
+    other = 0
     if styled:
         style = styled[1][rows]
+        if len(styled[0]) > MAX_LEGEND_APPS:
+            styled, style, other = _top_apps(styled[0], style, (x1 - x0) * (y1 - y0))
     else:
         ids = jobs["job_id"].to_numpy() if "job_id" in jobs.columns else np.arange(len(jobs))
         style = np.asarray(ids, dtype=np.int64)[rows] % len(PALETTE)
+    n_styles = len(styled[0]) + bool(other) if styled else 0
+    below = n_styles > MAX_LEGEND_APPS  # a long legend goes below the plot, in columns
+    fig, ax = _axes(ax, 4.2 + (0.16 * math.ceil(n_styles / 5) if below else 0))
+    verts = np.stack([np.column_stack(p) for p in ((x0, y0), (x0, y1), (x1, y1), (x1, y0))], axis=1)
     many = len(rows) > 3000
-    for hatch_group in np.unique(style // len(PALETTE)):
-        m = style // len(PALETTE) == hatch_group
+    colors = np.array(PALETTE + [_OTHER_GREY])  # style -1 ("other"): grey
+    for hatch_group in np.unique(np.maximum(style, 0) // len(PALETTE)):
+        m = np.maximum(style, 0) // len(PALETTE) == hatch_group
         hatch = category_style(int(hatch_group) * len(PALETTE))[1]
         ax.add_collection(
             PolyCollection(
                 verts[m],
-                facecolors=np.array(PALETTE)[style[m] % len(PALETTE)],
+                facecolors=colors[np.where(style[m] < 0, -1, style[m] % len(PALETTE))],
                 edgecolors="black" if (hatch or not many) else "none",
                 linewidths=0 if many else 0.3,
                 hatch=hatch or None,
@@ -230,24 +275,45 @@ def gantt(
         ax.set_yticks(np.arange(cluster.nodes) + 0.5, [str(i) for i in range(cluster.nodes)])
         ax.tick_params(axis="y", labelsize=6 if cluster.nodes > 20 else 8)
     if styled:
-        _app_legend(fig, ax, styled[0], app_names, below)
+        _app_legend(fig, ax, styled[0], app_names, below, other)
     half = (y1 - y0 < 1 - 1e-9).any()
     ax.set_title(title or _gantt_title(len(jobs), shown, cluster, axis, length, half), fontsize=9)
     return fig
 
 
-def _app_legend(fig: Figure, ax: Axes, apps: np.ndarray, app_names, below: bool) -> None:
+def _top_apps(
+    apps: np.ndarray, style: np.ndarray, area: np.ndarray
+) -> tuple[tuple[np.ndarray, None], np.ndarray, int]:
+    """The legend's applications when there are too many: the ``MAX_LEGEND_APPS - 1`` with
+    the largest drawn ``area`` (node x time in the window) keep a colour each, the others
+    become "other" (style -1). Returns the kept applications, largest first (as ``styled``),
+    each rectangle's new style and how many applications "other" holds."""
+    held = np.bincount(style, weights=area, minlength=len(apps))
+    drawn = np.flatnonzero(held > 0)
+    keep = drawn[np.argsort(-held[drawn], kind="stable")][: MAX_LEGEND_APPS - 1]  # largest first
+    new = np.full(len(apps), -1)
+    new[keep] = np.arange(len(keep))
+    return (apps[keep], None), new[style], len(drawn) - len(keep)
+
+
+def _app_legend(
+    fig: Figure, ax: Axes, apps: np.ndarray, app_names, below: bool, other: int = 0
+) -> None:
     handles = []
     for k, a in enumerate(apps):
         color, hatch = category_style(k)
         handles.append(Patch(facecolor=color, hatch=hatch, edgecolor="black", linewidth=0.3,
                              label=_app_label(a, app_names)))  # fmt: skip
+    if other:
+        handles.append(Patch(facecolor=_OTHER_GREY, edgecolor="black", linewidth=0.3,
+                             label=f"other ({other} applications)"))  # fmt: skip
+    title = "application" + (f"\n(top {len(apps)} by node-time)" if other else "")
     common = {"handles": handles, "fontsize": 7, "frameon": False, "title_fontsize": 7}
     if below:
-        fig.legend(**common, loc="outside lower center", ncols=5, title="application",
+        fig.legend(**common, loc="outside lower center", ncols=5, title=title,
                    handlelength=1.6, columnspacing=1.0)  # fmt: skip
     else:
-        ax.legend(**common, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="application")
+        ax.legend(**common, loc="upper left", bbox_to_anchor=(1.0, 1.0), title=title)
 
 
 def _gantt_title(
@@ -256,7 +322,7 @@ def _gantt_title(
     window = axis.describe(length)
     jobs = f"{shown:,} of {n:,} jobs, {window} shown" if window else f"{n:,} jobs"
     note = "; half rows: co-located (spread) jobs" if half else ""
-    return f"Gantt chart: {jobs}\n{cluster}{note}"
+    return f"Gantt chart ({jobs})\n{cluster}{note}"
 
 
 def _group_color(group: object, styled: tuple[np.ndarray, np.ndarray] | None) -> str:
@@ -312,14 +378,18 @@ def _cores_view(jobs, cluster, ax, t0, length, axis, styled, app_names, title) -
 
 def _series_figure(jobs, series, ax, axis, *, how, scale=1.0, color, ylim, ylabel, title):
     """One step series over time since the first submission (the shared shape of the
-    utilization, queue and throughput figures); returns the figure and its axes."""
+    utilization, queue and throughput figures); returns the figure and its axes. ``ylim``
+    None: the range the curve takes in the shown window."""
     fig, ax = _axes(ax, _SERIES_HEIGHT)
     t0, length, axis = _frame_axis(jobs, axis)
     width = None
     if len(series):
         bounds = axis.window.bounds(length)
         width = _draw_series(ax, series, t0, bounds, axis, how, scale, color=color, lw=0.8)
-    ax.set_ylim(*ylim)
+    if ylim is None:
+        _window_ylim(ax)
+    else:
+        ax.set_ylim(*ylim)
     _time_xaxis(ax, axis, length)
     ax.set_ylabel(ylabel + bin_note(width, how))
     ax.set_title(title, fontsize=10)
@@ -333,39 +403,51 @@ def utilization_figure(
     metrics: Mapping[str, Any] | None = None,
     *,
     axis: TimeAxis | None = None,
+    color: str = PALETTE[0],
 ) -> Figure:
     """Utilization over time in % of the cluster's cores (time-weighted mean per bin on long
     runs), with the run's mean utilization as a line when ``metrics`` (its metrics.json)
-    holds it."""
+    holds it. ``color``: the curve's (a scheduler's, :func:`.style.scheduler_color`)."""
     s = S.utilization(jobs, cluster)
     fig, ax = _series_figure(
-        jobs, s, ax, axis, how="mean", scale=100.0, color=PALETTE[0], ylim=(0, 105),
+        jobs, s, ax, axis, how="mean", scale=100.0, color=color, ylim=(0, 105),
         ylabel="utilization (% of cores)", title="Utilization over time",
     )  # fmt: skip
     mean = 100 * metric(metrics or {}, "utilization")
     if len(s) and math.isfinite(mean):
-        ax.axhline(mean, color=PALETTE[3], ls="--", lw=1, label=f"run mean {mean:.1f}%")
+        ax.axhline(mean, color="black", ls="--", lw=1, label=f"run mean {mean:.1f}%")
         ax.legend(loc="lower right", fontsize=8)
     return fig
 
 
 def queue_figure(
-    jobs: pd.DataFrame, ax: Axes | None = None, *, axis: TimeAxis | None = None
+    jobs: pd.DataFrame,
+    ax: Axes | None = None,
+    *,
+    axis: TimeAxis | None = None,
+    color: str = PALETTE[1],
 ) -> Figure:
     """Waiting-queue size over time (the largest per bin on long runs)."""
     return _series_figure(
-        jobs, S.queue_size(jobs), ax, axis, how="max", color=PALETTE[1], ylim=(0, None),
+        jobs, S.queue_size(jobs), ax, axis, how="max", color=color, ylim=(0, None),
         ylabel="waiting jobs", title="Waiting-queue size over time",
     )[0]  # fmt: skip
 
 
 def throughput_figure(
-    jobs: pd.DataFrame, ax: Axes | None = None, *, axis: TimeAxis | None = None
+    jobs: pd.DataFrame,
+    ax: Axes | None = None,
+    *,
+    axis: TimeAxis | None = None,
+    color: str = PALETTE[2],
 ) -> Figure:
-    """Cumulative number of finished jobs over time (at each bin's end on long runs)."""
+    """Cumulative number of finished jobs over time (at each bin's end on long runs); in a
+    window, the y-range is the window's."""
+    windowed = axis is not None and not axis.window.is_open
     top = max(len(jobs), 1) * 1.03
     return _series_figure(
-        jobs, S.throughput(jobs), ax, axis, how="max", color=PALETTE[2], ylim=(0, top),
+        jobs, S.throughput(jobs), ax, axis, how="max", color=color,
+        ylim=None if windowed else (0, top),
         ylabel="finished jobs", title="Throughput (cumulative finished jobs)",
     )[0]  # fmt: skip
 
@@ -461,7 +543,11 @@ _CURVES = (
 def comparison(results: Mapping[str, Any], *, axis: TimeAxis | None = None) -> Figure:
     """Several schedules: makespan, mean wait and mean bounded slowdown as horizontal bars (each
     run's stored metrics, as given; log scale when a panel spans more than 100x), over the
-    utilization, queue size and throughput curves, all in one time unit.
+    utilization, queue size and throughput curves, all in one time unit. Each scheduler has
+    its colour (:func:`.style.scheduler_colors`); the utilization curves are means over
+    :data:`COMPARISON_UTILIZATION_BINS` bins of the shown time (the label says how long), so
+    that several runs' curves can be told apart; in a window, each curve's y-range is the
+    window's.
 
     ``results``: name -> :class:`.runs.Run`, ``(jobs, cluster, metrics)`` or a Result."""
     runs = as_runs(results)
@@ -472,7 +558,7 @@ def comparison(results: Mapping[str, Any], *, axis: TimeAxis | None = None) -> F
     bar_height = max(1.1, 0.5 + len(names) * (0.1 + 0.14 * lines))
     fig = figure(bar_height + 3 * 1.55 + 0.5)
     grid = fig.add_gridspec(4, 3, height_ratios=[bar_height, 1.55, 1.55, 1.55])
-    colors = [category_style(i)[0] for i in range(len(names))]
+    colors = list(scheduler_colors(names).values())
     y = np.arange(len(names))
     bar_axes = []
     for col, (key, title, is_time) in enumerate(_BARS):
@@ -496,7 +582,7 @@ def comparison(results: Mapping[str, Any], *, axis: TimeAxis | None = None) -> F
                 ax.annotate(f" {format_number(v)}", (shown[i], i), va="center", fontsize=7)
         unit = f" ({axis.unit})" if is_time else ""
         ax.set_title(f"{title}{unit}" + ("\n(log scale)" if log else ""), fontsize=9)
-        ax.tick_params(axis="x", labelsize=7)
+        _value_ticks(ax, log)
         if col:
             ax.tick_params(axis="y", labelleft=False)
     bar_axes[0].set_yticks(y, labels, fontsize=8)
@@ -508,14 +594,21 @@ def comparison(results: Mapping[str, Any], *, axis: TimeAxis | None = None) -> F
         ax = fig.add_subplot(grid[row, :], sharex=curve_axes[0] if curve_axes else None)
         curve_axes.append(ax)
         width = None
+        drawn, bins = bounds, MAX_BINS
+        if row == 1:  # utilization: means per round bin
+            drawn, bins = _round_bins(bounds, COMPARISON_UTILIZATION_BINS)
         for name, color in zip(names, colors, strict=True):
             frame, cluster = runs[name].jobs, runs[name].cluster
             if len(frame):
                 t0 = span(frame)[0]
-                width = _draw_series(ax, fn(frame, cluster), t0, bounds, axis, how, scale,
-                                     color=color, lw=0.9, label=name)  # fmt: skip
+                binned = _draw_series(ax, fn(frame, cluster), t0, drawn, axis, how, scale,
+                                      bins, color=color, lw=1.0, label=name)  # fmt: skip
+                width = binned or width  # the label states the bin when any curve has one
         ax.set_ylabel(label.replace(" (", "\n(") + bin_note(width, how), fontsize=8)
-        ax.set_ylim(bottom=0)
+        if label == "finished jobs" and not axis.window.is_open:
+            _window_ylim(ax)  # cumulative: the window's range, not the whole run's
+        else:
+            ax.set_ylim(bottom=0)
         ax.tick_params(labelsize=7)
         if row < len(_CURVES):
             ax.tick_params(axis="x", labelbottom=False)
@@ -530,6 +623,60 @@ def comparison(results: Mapping[str, Any], *, axis: TimeAxis | None = None) -> F
     return fig
 
 
+def _value_ticks(ax: Axes, log: bool) -> None:
+    """Few, readable value ticks on a bar panel's x-axis (``10,000``, not ``10000``
+    touching its neighbour)."""
+    ax.tick_params(axis="x", labelsize=7)
+    if log:
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=3, min_n_ticks=2))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: format_number(v)))
+
+
+def colocated(jobs: pd.DataFrame) -> bool:
+    """True when some job of ``jobs`` was co-located (``placement == "spread"``): only then
+    does a run have speedups to draw."""
+    return "placement" in jobs.columns and bool((jobs["placement"] == "spread").any())
+
+
+def _named(fig: Figure | None, name: str | None) -> Figure | None:
+    """``fig`` with the scheduler ``name`` at the head of its title."""
+    if fig is not None and name:
+        ax = fig.axes[0]
+        ax.set_title(f"{name}: {ax.get_title()}", fontsize=ax.title.get_fontsize())
+    return fig
+
+
+def run_figures(
+    jobs: pd.DataFrame,
+    cluster: Cluster,
+    app_names: Mapping[int, str] | None = None,
+    metrics: Mapping[str, Any] | None = None,
+    *,
+    axis: TimeAxis | None = None,
+    name: str | None = None,
+) -> list[tuple[str, Figure]]:
+    """The per-schedule figures as ``(what, figure)``: gantt, utilization, queue, throughput,
+    unused cores, and speedup when some job was co-located (:func:`colocated`; without, every
+    speedup is 1 and the figure would be empty). ``metrics``: the run's stored metrics
+    (metrics.json), for the numbers the figures quote; ``axis``: the report's time unit and
+    window (default: one fitting this run); ``name``: the scheduler, named in every title,
+    whose colour (:func:`.style.scheduler_color`) the curves take."""
+    axis = axis or _frame_axis(jobs, None)[2]
+    color = {"color": scheduler_color(name)} if name else {}
+    figs: list[tuple[str, Figure | None]] = [
+        ("gantt", gantt(jobs, cluster, app_names=app_names, axis=axis)),
+        ("utilization", utilization_figure(jobs, cluster, metrics=metrics, axis=axis, **color)),
+        ("queue", queue_figure(jobs, axis=axis, **color)),
+        ("throughput", throughput_figure(jobs, axis=axis, **color)),
+        ("unused_cores", unused_cores_figure(jobs, cluster, axis=axis)),
+    ]
+    if colocated(jobs):
+        figs.append(("speedup", speedup_boxplot(jobs, app_names=app_names, metrics=metrics)))
+    return [(what, _named(fig, name)) for what, fig in figs if fig is not None]
+
+
 def save_figures(
     jobs: pd.DataFrame,
     cluster: Cluster,
@@ -539,27 +686,15 @@ def save_figures(
     metrics: Mapping[str, Any] | None = None,
     *,
     axis: TimeAxis | None = None,
+    name: str | None = None,
 ) -> list[Path]:
-    """Write the per-schedule PNGs (gantt, utilization, queue, throughput, unused cores,
-    speedup when present) into ``out_dir``; returns their paths. ``metrics``: the run's stored
-    metrics (metrics.json), for the numbers the figures quote; ``axis``: the report's time unit
-    and window (default: one fitting this run)."""
+    """Write the figures of :func:`run_figures` into ``out_dir`` as ``<prefix><what>.png``;
+    returns their paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    axis = axis or _frame_axis(jobs, None)[2]
-    figs: list[tuple[str, Figure | None]] = [
-        ("gantt", gantt(jobs, cluster, app_names=app_names, axis=axis)),
-        ("utilization", utilization_figure(jobs, cluster, metrics=metrics, axis=axis)),
-        ("queue", queue_figure(jobs, axis=axis)),
-        ("throughput", throughput_figure(jobs, axis=axis)),
-        ("unused_cores", unused_cores_figure(jobs, cluster, axis=axis)),
-        ("speedup", speedup_boxplot(jobs, app_names=app_names, metrics=metrics)),
-    ]
     paths = []
-    for name, fig in figs:
-        if fig is None:
-            continue
-        path = out / f"{prefix}{name}.png"
+    for what, fig in run_figures(jobs, cluster, app_names, metrics, axis=axis, name=name):
+        path = out / f"{prefix}{what}.png"
         fig.savefig(path)
         paths.append(path)
     return paths

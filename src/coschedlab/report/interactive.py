@@ -28,7 +28,7 @@ from ..platform import Cluster
 from . import figures as F
 from . import series as S
 from .runs import Run, as_runs, metric, span
-from .style import PLOTLY_HATCHES, category_style, needs_log_scale, wrap_label
+from .style import PLOTLY_HATCHES, category_style, needs_log_scale, scheduler_colors, wrap_label
 from .timeaxis import TimeAxis, bin_note, format_number, report_axis
 
 __all__ = [
@@ -114,7 +114,7 @@ def comparison_figures(runs: Mapping[str, Run], axis: TimeAxis) -> list[go.Figur
     metrics), then utilization, queue and throughput over time, one line per run."""
     names = list(runs)
     labels = [html.escape(wrap_label(n, 18)).replace("\n", "<br>") for n in names]
-    colors = [category_style(i)[0] for i in range(len(names))]
+    colors = list(scheduler_colors(names).values())  # as in the PNGs
     titles, values, logs = [], [], []
     for key, title, is_time in F._BARS:
         vals = [metric(runs[k].metrics, key) / (axis.div if is_time else 1.0) for k in names]

@@ -4,12 +4,19 @@ Figures are sized for a paper: :data:`WIDTH` inches wide at :data:`DPI` (a text-
 printed as is). Categories (applications, schedulers) take the colours of :data:`PALETTE`,
 twenty colours chosen to be told apart (Kelly's colours of maximum contrast, without white and
 black); beyond twenty, a hatch pattern is the second encoding (:func:`category_style`).
+
+A scheduler has one colour in every figure, PNG or HTML (:func:`scheduler_colors`): the
+built-in schedulers, the workflow modes and the coupled-study schemes have fixed colours
+(:data:`SCHEDULER_COLORS`); any other name (``easy:depth=50``, ``my_policy.py``) takes a colour
+from its name's hash, so it too keeps its colour from figure to figure, unless two names of one
+figure share a colour: the later one then takes the next free colour.
 """
 
 from __future__ import annotations
 
 import re
 import textwrap
+import zlib
 from collections.abc import Iterable
 
 import numpy as np
@@ -23,10 +30,13 @@ __all__ = [
     "MAX_CATEGORIES",
     "PALETTE",
     "PLOTLY_HATCHES",
+    "SCHEDULER_COLORS",
     "WIDTH",
     "category_style",
     "figure",
     "needs_log_scale",
+    "scheduler_color",
+    "scheduler_colors",
     "wrap_label",
 ]
 
@@ -39,6 +49,20 @@ PALETTE = [
     "#e68fac", "#882d17", "#8db600", "#604e97", "#f99379", "#c2b280", "#dcd300", "#b3446c",
     "#2b3d26", "#e25822", "#654522", "#f6a600",
 ]  # fmt: skip
+#: The fixed colour of each built-in scheduler (and of the workflow modes and the coupled
+#: study's scheme pairs, which figures show like schedulers), by name.
+SCHEDULER_COLORS = {
+    "easy": "#0067a5", "fcfs": "#848482", "conservative": "#875692", "easy-coloc": "#f38400",
+    "filler": "#008856", "sjf": "#882d17", "slurm": "#604e97", "backfill": "#2b3d26",
+    "bester": "#be0032", "best-pair": "#b3446c",
+    # workflow modes (coschedlab workflows ...)
+    "pilot": "#0067a5", "chained": "#f38400", "woas": "#008856",
+    # coupled systems: scheme of the large and the small system (H, Y)
+    "HH": "#008856", "HY": "#f38400", "YH": "#875692", "YY": "#be0032",
+}  # fmt: skip
+#: The colours other names hash into: colours no built-in scheduler has, none close to one
+#: that does (the palette's, with black and a cyan added), all visible as a thin line.
+_HASHED = ["#e68fac", "#8db600", "#222222", "#00b7eb", "#f99379", "#654522"]
 #: Hatch patterns of the categories beyond the palette: the second encoding (matplotlib names).
 HATCHES = ("", "////", "....", "xxxx")
 #: Plotly's names of the same patterns.
@@ -61,6 +85,30 @@ def category_style(k: int) -> tuple[str, str]:
     colours hatched (``k`` beyond :data:`MAX_CATEGORIES` repeats)."""
     k %= MAX_CATEGORIES
     return PALETTE[k % len(PALETTE)], HATCHES[k // len(PALETTE)]
+
+
+def scheduler_color(name: str) -> str:
+    """The colour of the scheduler (or mode) ``name`` in every figure: its fixed colour in
+    :data:`SCHEDULER_COLORS`, else one chosen by the name's hash (stable across runs)."""
+    key = str(name)
+    if key in SCHEDULER_COLORS:
+        return SCHEDULER_COLORS[key]
+    return _HASHED[zlib.crc32(key.encode()) % len(_HASHED)]
+
+
+def scheduler_colors(names: Iterable[str]) -> dict[str, str]:
+    """The colours of the schedulers of one figure, by name: :func:`scheduler_color` of each,
+    except that when two names of the figure share a colour, the later one (names with a fixed
+    colour first, then alphabetically: whatever the figure's order) gets the next free one."""
+    names = list(dict.fromkeys(str(n) for n in names))
+    out: dict[str, str] = {}
+    for name in sorted(names, key=lambda n: (n not in SCHEDULER_COLORS, n)):
+        color = scheduler_color(name)
+        if color in out.values():
+            spare = [c for c in [*_HASHED, *PALETTE] if c not in out.values()]
+            color = spare[0] if spare else color
+        out[name] = color
+    return {n: out[n] for n in names}
 
 
 def needs_log_scale(values: Iterable[float]) -> bool:
