@@ -195,12 +195,14 @@ class Workload:
 
     def summary(self) -> str:
         """One line: how many jobs, from where, and what was dropped."""
-        text = f"{len(self)} jobs"
+        from .tables import count
+
+        text = count(len(self), "job")
         if self.source:
             text += f" from {self.source}"
         if self.dropped:
-            parts = ", ".join(f"{n} {why}" for why, n in sorted(self.dropped.items()))
-            text += f" ({sum(self.dropped.values())} dropped: {parts})"
+            parts = ", ".join(f"{n:,} {why}" for why, n in sorted(self.dropped.items()))
+            text += f" ({sum(self.dropped.values()):,} dropped: {parts})"
         return text
 
 

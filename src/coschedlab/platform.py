@@ -52,7 +52,9 @@ class Cluster:
         return -(-procs // self.cores_per_node)
 
     def __str__(self) -> str:
+        from .tables import count
+
         return (
-            f"{self.nodes} nodes x {self.sockets_per_node} sockets x "
-            f"{self.cores_per_socket} cores ({self.total_cores} cores)"
+            f"{count(self.nodes, 'node')} x {count(self.sockets_per_node, 'socket')} x "
+            f"{count(self.cores_per_socket, 'core')} ({count(self.total_cores, 'core')})"
         )

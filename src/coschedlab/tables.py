@@ -2,18 +2,72 @@
 
 A wide table (many metrics) is printed as several stacked tables, each as wide as the
 terminal allows, the first ``keep`` columns (the row names) repeated in each part. Numbers are
-never wrapped or truncated; only the text columns (names, descriptions) wrap.
+never wrapped or truncated; only the text columns (names, descriptions) wrap. A table of a
+few rows that does not fit is turned on its side instead (one row per column, one column per
+row), so that one scheduler's results stay in one table.
+
+The number format of every table: :func:`number` (thousands separators, fixed decimals per
+column, no scientific notation, ``-`` for a missing value, ``0`` for float noise) and
+:func:`count` (``54,044 jobs``, ``1 socket``).
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from rich.console import Group
-from rich.table import Table
+if TYPE_CHECKING:  # pragma: no cover (rich is imported where a table is drawn)
+    from rich.console import Group
 
-__all__ = ["Col", "fit_table"]
+__all__ = ["Col", "count", "fit_table", "number", "plain"]
+
+#: a table of at most this many rows that is too wide is turned on its side
+TRANSPOSE_ROWS = 4
+#: below this magnitude a value is float noise: printed as 0
+NOISE = 1e-9
+
+
+def number(value: float | None, decimals: int = 1, scale: float = 1.0) -> str:
+    """``value * scale`` with ``decimals`` fixed decimals and thousands separators
+    (``1,660.0``), never in scientific notation; ``-`` for None, NaN or infinity; ``0`` for
+    float noise (``1.52e-15``). Percentages: ``scale=100`` and ``%`` in the header."""
+    if value is None:
+        return "-"
+    try:
+        x = float(value) * scale
+    except (TypeError, ValueError):
+        return "-"
+    if not math.isfinite(x):
+        return "-"
+    if abs(x) < NOISE:
+        return "0"
+    text = f"{x:,.{decimals}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.,") else text  # no "-0.0"
+
+
+def plain(doc: str) -> str:
+    """reStructuredText markup of a docstring removed for a terminal: ``:func:`~a.b``` and
+    ``:class:`a.b``` -> ``b`` (``a.b`` without the tilde), double and single backquotes
+    dropped; whitespace folded to single spaces."""
+    text = re.sub(r":[a-z]+:`~?([^`<]*?)(?: <[^>]*>)?`", _role, doc)
+    text = re.sub(r"``(.+?)``", r"\1", text)
+    text = re.sub(r"`([^`]+)`_?", r"\1", text)
+    return " ".join(text.split())
+
+
+def _role(m: re.Match[str]) -> str:
+    name = m.group(1)
+    return name.rsplit(".", 1)[-1] if m.group(0).split("`", 1)[1].startswith("~") else name
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``54,044 jobs``, ``1 socket``: ``n`` with thousands separators and ``noun`` in the
+    singular or plural (default: ``noun + "s"``)."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
 
 #: what a column costs beyond its text: "| " and " " around each cell, one closing "|"
 _PER_COLUMN = 3
@@ -48,7 +102,13 @@ def fit_table(
 ) -> Group:
     """``rows`` (strings, one per column) as one table when it fits in ``width`` characters,
     else as stacked parts that each fit, the first ``keep`` columns repeated in every part.
-    ``sections``: row indices before which a section line is drawn."""
+    ``sections``: row indices before which a section line is drawn. A table of at most
+    :data:`TRANSPOSE_ROWS` rows that would be split is printed on its side instead when that
+    fits (a first column of the metric names, one column per row named by its ``keep``
+    cells)."""
+    from rich.console import Group
+    from rich.table import Table
+
     widths = [_width(c, [r[i] for r in rows]) + _PER_COLUMN for i, c in enumerate(cols)]
     fixed = sum(widths[:keep]) + 1
     parts: list[list[int]] = []
@@ -62,6 +122,10 @@ def fit_table(
         used += widths[i]
     if current or not parts:
         parts.append(current)
+    if len(parts) > 1 and 0 < len(rows) <= TRANSPOSE_ROWS:
+        side = _on_its_side(cols, rows, keep)
+        if side is not None and _fits(*side, width):
+            return fit_table(title, *side, width)
     tables = []
     for n, part in enumerate(parts):
         suffix = f" ({n + 1}/{len(parts)})" if len(parts) > 1 else ""
@@ -83,3 +147,21 @@ def fit_table(
             t.add_row(*[r[i] for i in [*range(keep), *part]])
         tables.append(t)
     return Group(*tables)
+
+
+def _on_its_side(
+    cols: Sequence[Col], rows: Sequence[Sequence[str]], keep: int
+) -> tuple[list[Col], list[list[str]]] | None:
+    """The table transposed: the metric names down the first column, one column per row
+    (its header: the row's ``keep`` cells); None when two rows would share a header."""
+    names = [" ".join(r[i] for i in range(keep) if r[i]) for r in rows]
+    if len(set(names)) < len(names):
+        return None
+    side_cols = [Col("", "left"), *(Col(n) for n in names)]  # whole names: _fits checks
+    side_rows = [[cols[i].name, *(r[i] for r in rows)] for i in range(keep, len(cols))]
+    return side_cols, side_rows
+
+
+def _fits(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int) -> bool:
+    used = sum(_width(c, [r[i] for r in rows]) + _PER_COLUMN for i, c in enumerate(cols))
+    return used + 1 <= width

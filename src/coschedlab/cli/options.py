@@ -16,7 +16,7 @@ ExecutorOpt = Annotated[
     typer.Option(
         "--executor",
         help="where the runs execute: local (default), dask:tcp://HOST:8786 or "
-        "dask:SCHEDULER_FILE, dask-local:N, slurm:cores=N,memory=SIZE,... or pbs:...; "
+        "dask:SCHEDULER_FILE, dask-local:N, slurm:cores=N,memory=SIZE (and more keys) or pbs:...; "
         "default: the spec's 'executor', else local",
     ),
 ]

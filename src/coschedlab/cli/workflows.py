@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import InputError
+from ..tables import count, number
 from .options import ExecutorOpt, JobsOpt, SweepOutOpt
 
 app = typer.Typer(
@@ -55,21 +56,23 @@ def _hms(s: float) -> str:
 
 
 def ascii_profile(wf: Any, width: int = 50, rows: int = 12) -> list[str]:
-    """The ASAP core profile as text: one line per time slice, a bar scaled to max cores."""
+    """The ASAP core profile as text: one line per time slice (its start, in one unit: hours
+    when the profile lasts an hour or more, else seconds), the most cores in use during the
+    slice (so the peak shows however short it is) and a bar scaled to the peak."""
     prof = wf.profile()
     end = prof[-1][0]
     if end <= 0:
         return []
     top = max(c for _, c in prof) or 1
-    out = []
+    hours = end >= 3600
+    out = [f"{'from (h)' if hours else 'from (s)':>9} {'cores':>6}"]
     for k in range(rows):
-        t = end * (k + 0.5) / rows
-        level = 0
-        for when, c in prof:
-            if when <= t:
-                level = c
+        a, b = end * k / rows, end * (k + 1) / rows
+        before = [c for when, c in prof if when <= a]
+        level = max([before[-1] if before else 0, *(c for when, c in prof if a < when < b)])
         bar = "#" * max(1 if level else 0, round(width * level / top))
-        out.append(f"{_hms(end * k / rows):>9} {level:>6} {bar}")
+        start = number(a / 3600, 2) if hours else number(a, 0)
+        out.append(f"{start:>9} {level:>6,} {bar}")
     return out
 
 
@@ -115,18 +118,20 @@ def show(
 
     con = Console(width=80)
     s = wf.summary()
-    t = Table(title=f"workflow {wf.name} ({len(wf.tasks)} tasks)")
-    for col in ("task", "stage", "cores", "runtime", "limit", "after"):
-        t.add_column(col, justify="right" if col in ("cores", "runtime", "limit") else "left")
+    t = Table(title=f"workflow {wf.name} ({count(len(wf.tasks), 'task')})")
     shown = wf.tasks if len(wf.tasks) <= 40 else wf.tasks[:40]
+    staged = any(task.stage for task in shown)  # built-in workflows name no stage
+    for col in ("task", *(["stage"] if staged else []), "cores", "runtime (s)", "limit (s)",
+                "after"):  # fmt: skip
+        t.add_column(col, justify="left" if col in ("task", "stage", "after") else "right")
     for task in shown:
         deps = ", ".join(task.deps)
         t.add_row(
             task.id,
-            task.stage[:16],
-            str(task.cores),
-            f"{task.runtime:.1f}",
-            f"{task.limit:.1f}",
+            *([task.stage[:16]] if staged else []),
+            f"{task.cores:,}",
+            number(task.runtime, 1),
+            number(task.limit, 1),
             deps if len(deps) <= 24 else deps[:21] + "...",
         )
     con.print(t)
@@ -136,12 +141,13 @@ def show(
         f"critical path  {_hms(wf.critical_path)} ({s['critical_path_tasks']} tasks: "
         f"{' -> '.join(wf.critical_tasks[:8])}{' ...' if len(wf.critical_tasks) > 8 else ''})\n"
         f"time limit     {_hms(wf.critical_path_limit)} (pilot and WoAS job)\n"
-        f"max cores      {wf.max_cores} (pilot and WoAS job)\n"
-        f"usage          {s['usage_core_h']:.1f} core-h (limits: {s['usage_limit_core_h']:.1f})\n"
-        f"pilot waste    {s['potential_waste_core_h']:.1f} core-h "
-        f"(limits: {s['potential_waste_limit_core_h']:.1f})"
+        f"max cores      {wf.max_cores:,} (pilot and WoAS job; the profile's peak)\n"
+        f"usage          {number(s['usage_core_h'])} core-h "
+        f"(limits: {number(s['usage_limit_core_h'])})\n"
+        f"pilot waste    {number(s['potential_waste_core_h'])} core-h "
+        f"(limits: {number(s['potential_waste_limit_core_h'])})"
     )
-    con.print("profile (as soon as possible, actual run times): time  cores")
+    con.print("profile (as soon as possible, actual run times; most cores in each slice):")
     for line in ascii_profile(wf):
         con.print(line, highlight=False)
 
@@ -201,9 +207,10 @@ def generate(
     with atomic_dir(out, force) as tmp:
         ww.save(tmp)
     w = ww.work()
+    share = 100 * w["workflows"] / max(1.0, sum(w.values()))
     print(
-        f"wrote {len(ww.regular)} regular jobs ({int(ww.filler.sum())} pre-fill) and "
-        f"{ww.n_workflows} workflows ({100 * w['workflows'] / max(1.0, sum(w.values())):.1f}% "
+        f"wrote {len(ww.regular):,} regular jobs ({int(ww.filler.sum()):,} pre-fill) and "
+        f"{count(ww.n_workflows, 'workflow')} ({share:.1f}% "
         f"of the core-hours) on {ww.cluster} to {out}",
         file=sys.stderr,
     )
@@ -287,7 +294,9 @@ def _print_summaries(summaries: dict[str, dict], submitted: int, compared: int) 
     from rich.table import Table
 
     con = Console(width=80)
-    t = Table(title=f"{submitted} workflows, {compared} completed in every mode (compared)")
+    t = Table(
+        title=f"{count(submitted, 'workflow')}, {compared:,} completed in every mode (compared)"
+    )
     t.add_column("metric")
     for m in summaries:
         t.add_column(m, justify="right")

@@ -130,4 +130,4 @@ def table5_cells(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
             f"{r.utilization:.0%} ({r.paper_utilization:.0%})",
             f"{r.mean_run_min:.1f} ({r.paper_mean_run_min:.1f})", gain,
         ])  # fmt: skip
-    return ["P", "cfg", "total", "util.", "mean run", "gain"], rows
+    return ["P", "cfg", "total", "util.", "mean run (min)", "gain"], rows

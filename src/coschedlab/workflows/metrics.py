@@ -153,37 +153,31 @@ def completed_in_all(tables: dict[str, pd.DataFrame]) -> np.ndarray:
     return np.logical_and.reduce(masks)
 
 
-#: the rows of a side-by-side summary of the modes: label, summary key, scale
-SUMMARY_ROWS: tuple[tuple[str, str, float], ...] = (
-    ("median wait (h)", "median_wait", 1 / 3600),
-    ("median runtime (h)", "median_runtime", 1 / 3600),
-    ("median turnaround (h)", "median_turnaround", 1 / 3600),
-    ("median gaps (h)", "median_gaps", 1 / 3600),
-    ("median stretch", "median_stretch", 1),
-    ("utilization", "utilization", 1),
-    ("actual utilization", "actual_utilization", 1),
-    ("pilot waste (core-h)", "waste_core_h", 1),
-    ("slowdown small jobs", "median_slowdown_small", 1),
-    ("slowdown medium jobs", "median_slowdown_medium", 1),
-    ("slowdown large jobs", "median_slowdown_large", 1),
-    ("simulation (s)", "wall_time_s", 1),
+#: the rows of a side-by-side summary of the modes: label (with its unit), summary key,
+#: scale, decimals (:func:`coschedlab.tables.number`)
+SUMMARY_ROWS: tuple[tuple[str, str, float, int], ...] = (
+    ("median wait (h)", "median_wait", 1 / 3600, 2),
+    ("median runtime (h)", "median_runtime", 1 / 3600, 2),
+    ("median turnaround (h)", "median_turnaround", 1 / 3600, 2),
+    ("median gaps (h)", "median_gaps", 1 / 3600, 2),
+    ("median stretch", "median_stretch", 1, 2),
+    ("utilization (%)", "utilization", 100, 1),
+    ("actual utilization (%)", "actual_utilization", 100, 1),
+    ("pilot waste (core-h)", "waste_core_h", 1, 0),
+    ("slowdown small jobs", "median_slowdown_small", 1, 1),
+    ("slowdown medium jobs", "median_slowdown_medium", 1, 1),
+    ("slowdown large jobs", "median_slowdown_large", 1, 1),
+    ("simulation (s)", "wall_time_s", 1, 1),
 )
 
 
 def summary_cells(summaries: dict[str, dict]) -> list[list[str]]:
-    """The modes' summaries side by side as text rows (:data:`SUMMARY_ROWS`): what
-    ``coschedlab workflows simulate`` prints and the dashboard shows."""
-    import math
+    """The modes' summaries side by side as text rows (:data:`SUMMARY_ROWS`, in the number
+    format of :func:`coschedlab.tables.number`): what ``coschedlab workflows simulate``
+    prints and the dashboard shows."""
+    from ..tables import number
 
-    rows = []
-    for label, key, scale in SUMMARY_ROWS:
-        vals = []
-        for s in summaries.values():
-            v = s.get(key, math.nan)
-            if v is None or v != v:
-                vals.append("-")
-            else:
-                x = v * scale
-                vals.append(f"{x:,.3g}" if abs(x) < 1e4 else f"{x:,.0f}")
-        rows.append([label, *vals])
-    return rows
+    return [
+        [label, *(number(s.get(key), decimals, scale) for s in summaries.values())]
+        for label, key, scale, decimals in SUMMARY_ROWS
+    ]
