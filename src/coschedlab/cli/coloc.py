@@ -85,11 +85,11 @@ def generate(
     ] = "constant:0",
     frequencies: Annotated[str | None, typer.Option(help="NAME=WEIGHT,... per app")] = None,
     names: Annotated[str | None, typer.Option(help="explicit comma-separated app list")] = None,
-    shuffle: Annotated[bool, typer.Option(help="shuffle the explicit list")] = False,
+    shuffle: Annotated[bool, typer.Option("--shuffle", help="shuffle the explicit list")] = False,
     procs: Annotated[str | None, typer.Option(help="keep only apps with these procs")] = None,
     requested_factor: Annotated[float, typer.Option(help="requested = factor x compact")] = 1.4,
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
-    force: Annotated[bool, typer.Option(help="replace an existing --out file")] = False,
+    force: Annotated[bool, typer.Option("--force", help="replace an existing --out file")] = False,
 ) -> None:
     """Generate a workload from an application pool (ELiSE section 3.1) and write it as SWF
     (application id in field 14, names in the header, and the machine it is for, so that

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console, Group
 from rich.table import Table
+from rich.text import Text
 
 from ..errors import InputError
 
@@ -109,24 +110,20 @@ def _progress_run(
         return run_simulation(workload, cluster, spec, progress=update, **opts)
 
 
-def _fmt(v: float, digits: int = 1) -> str:
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return "-"
-    return f"{v:,.{digits}f}"
-
-
 def metrics_table(results: dict[str, Result], title: str, width: int | None = None) -> Group:
     """One row per scheduler: the headline metrics and the simulator's speed; with
     co-location also the mean job speedup, the share slower than compact, the share spread
-    and the makespan gain over the first scheduler. Split into parts that fit ``width``
-    (default: the console's), never cutting a number."""
+    and (with more than one scheduler) the makespan gain over the first one (``-`` on its
+    own row). Fitted to ``width`` (default: the console's), never cutting a number."""
     from ..metrics import improvement
     from ..tables import Col, fit_table
+    from ..tables import number as _fmt
 
     coloc = any("speedup_mean" in r.metrics for r in results.values())
+    gains = coloc and len(results) > 1  # one scheduler: no baseline to gain over
     names = ["makespan h", "util %", "wait mean h", "wait p95 h", "bsld mean", "bsld p95"]
     if coloc:
-        names += ["speedup", "slower %", "spread %", "gain %"]
+        names += ["speedup", "slower %", "spread %"] + (["gain %"] if gains else [])
     names += ["valid", "sim s", "jobs/s", "days/hour"]
     cols = [Col("scheduler", "left", wrap=True), *(Col(n) for n in names)]
     base = next(iter(results.values()), None)
@@ -136,13 +133,14 @@ def metrics_table(results: dict[str, Result], title: str, width: int | None = No
         valid = getattr(r, "_violations", None)
         extra = []
         if coloc:
-            gain = improvement(r.jobs, base.jobs)["makespan_improvement"]
             extra = [
                 _fmt(m.get("speedup_mean", math.nan), 3),
                 _fmt(100 * m.get("slower_than_compact", math.nan)),
                 _fmt(100 * m.get("spread_share", math.nan)),
-                _fmt(gain, 1),
             ]
+            if gains:
+                gain = None if r is base else improvement(r.jobs, base.jobs)
+                extra.append("-" if gain is None else _fmt(gain["makespan_improvement"], 1))
         rows.append(
             [
                 name,
@@ -212,28 +210,35 @@ def simulate(
     heatmap: Annotated[Path | None, typer.Option(help="co-location: heatmap CSV/JSON")] = None,
     compact_times: Annotated[Path | None, typer.Option(help="with --heatmap: CSV")] = None,
     kill_at_walltime: Annotated[
-        bool, typer.Option(help="end jobs at their requested time")
+        bool, typer.Option("--kill-at-walltime", help="end jobs at their requested time")
     ] = False,
     dependencies: Annotated[
         bool,
         typer.Option(
+            "--dependencies",
             help="enforce SWF fields 17/18: start a job no earlier than its preceding job's "
-            "end plus its think time"
+            "end plus its think time",
         ),
     ] = False,
     strict: Annotated[
         bool,
         typer.Option(
+            "--strict",
             help="a job that cannot run (unknown run time, no processors, larger than the "
-            "machine) is an error (file:line) instead of being dropped and counted"
+            "machine) is an error (file:line) instead of being dropped and counted",
         ),
     ] = False,
     out: Annotated[
         Path | None,
-        typer.Option(help="output directory (default: a new out/simulate/TRACE[-N])"),
+        typer.Option(
+            help="output directory (default: a new one named after the trace in out/simulate/)"
+        ),
     ] = None,
     force: Annotated[
-        bool, typer.Option(help="replace an earlier result in --out (only coschedlab's files)")
+        bool,
+        typer.Option(
+            "--force", help="replace an earlier result in --out (only coschedlab's files)"
+        ),
     ] = False,
     pass_timeout: Annotated[
         float | None,
@@ -242,7 +247,9 @@ def simulate(
     validate: Annotated[bool, typer.Option(help="check the invariants on each run")] = True,
     swf_integers: Annotated[
         bool,
-        typer.Option(help="write result.swf with whole seconds only (integer-only readers)"),
+        typer.Option(
+            "--swf-integers", help="write result.swf with whole seconds only (integer-only readers)"
+        ),
     ] = False,
 ) -> None:
     """Simulate an SWF trace under one or more schedulers; write jobs.parquet, jobs.csv,
@@ -341,11 +348,12 @@ def schedulers() -> None:
     import inspect
 
     from ..schedulers import available
+    from ..tables import plain
 
-    table = Table(title="schedulers")
-    table.add_column("name")
-    table.add_column("options")
-    table.add_column("description")
+    # two columns: at 80 columns a third one cuts the long option values (Slurm's weights)
+    table = Table(title="schedulers (options and their defaults below each description)")
+    table.add_column("name", no_wrap=True)
+    table.add_column("description; options", overflow="fold")
     for name, cls in sorted(available().items()):
         sig = inspect.signature(cls.__init__)
         opts = ", ".join(
@@ -353,14 +361,16 @@ def schedulers() -> None:
             for p in sig.parameters.values()
             if p.name != "self" and p.name not in getattr(cls, "api_only", ())
         )
-        doc = " ".join((inspect.getdoc(cls) or "").split("\n\n")[0].split())  # 1st paragraph
-        table.add_row(name, opts, doc)
+        doc = plain((inspect.getdoc(cls) or "").split("\n\n")[0])  # the first paragraph
+        table.add_row(name, Text(doc) + (Text("\n" + opts, style="dim") if opts else Text()))
     console.print(table)
 
 
 def demo(
     out: Annotated[Path, typer.Option(help="output directory")] = Path("out/demo"),
-    force: Annotated[bool, typer.Option(help="replace an earlier demo in --out")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="replace an earlier demo in --out")
+    ] = False,
 ) -> None:
     """The main job: the bundled KTH-SP2 trace under FCFS, EASY and conservative."""
     trace = resources.files("coschedlab") / "data" / DEMO_TRACE
