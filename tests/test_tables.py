@@ -77,3 +77,67 @@ def test_a_table_that_fits_is_unchanged() -> None:
     cols = [Col("scheduler", "left"), Col("util %")]
     text = _render(fit_table("t", cols, [["easy", "69.9"]], 80))
     assert "scheduler" in text and "util %" in text and "69.9" in text
+
+
+def _result(**metrics: float) -> object:
+    from types import SimpleNamespace
+
+    base = dict(makespan=7200.0, utilization=0.5, wait_mean=60.0, wait_p95=120.0,
+                bounded_slowdown_mean=1.5, bounded_slowdown_p95=3.0, speedup_mean=1.1,
+                slower_than_compact=0.1, spread_share=0.2)  # fmt: skip
+    return SimpleNamespace(metrics={**base, **metrics}, jobs=None, wall_time=0.5)
+
+
+def test_no_gain_column_without_a_baseline(monkeypatch) -> None:
+    import coschedlab.metrics
+    from coschedlab.cli.core import metrics_table
+
+    one = _render(metrics_table({"policy.py": _result()}, "t", 200), 200)
+    assert "gain" not in one and "policy.py" in one
+    monkeypatch.setattr(
+        coschedlab.metrics, "improvement", lambda a, b: {"makespan_improvement": 12.5}
+    )
+    two = _render(metrics_table({"easy": _result(), "policy.py": _result()}, "t", 200), 200)
+    header = next(line for line in two.splitlines() if "scheduler" in line)
+    assert "gain %" in header
+    easy = next(line for line in two.splitlines() if "easy" in line)
+    mine = next(line for line in two.splitlines() if "policy.py" in line)
+    assert easy.rstrip(" │").endswith("-") or "│ - │" in easy.replace("  ", " ")
+    assert "12.5" in mine and "12.5" not in easy
+
+
+def test_schedulers_at_80_columns() -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "COLUMNS": "80"}
+    args = [sys.executable, "-m", "coschedlab.cli", "schedulers"]
+    p = subprocess.run(args, text=True, capture_output=True, env=env, timeout=120)
+    assert p.returncode == 0
+    assert all(len(line) <= 80 for line in p.stdout.splitlines())
+    assert "…" not in p.stdout and "``" not in p.stdout and ":func:" not in p.stdout
+    assert "priority_weight_age=50000000.0" in p.stdout  # a long value whole, not cut
+
+
+def test_no_option_name_is_cut_in_help_at_80_columns(monkeypatch) -> None:
+    import click
+    import typer
+    from typer.testing import CliRunner
+
+    from coschedlab.cli.main import app
+
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("TERMINAL_WIDTH", "80")
+    root = typer.main.get_command(app)
+    paths: list[list[str]] = [[]]
+    for name, cmd in root.commands.items():  # type: ignore[attr-defined]
+        paths.append([name])
+        if isinstance(cmd, click.Group):
+            paths += [[name, sub] for sub in cmd.commands]
+    runner = CliRunner()
+    for path in paths:
+        r = runner.invoke(app, [*path, "--help"], terminal_width=80)
+        assert r.exit_code == 0, path
+        assert "…" not in r.output, (path, [x for x in r.output.splitlines() if "…" in x])
+        assert all(len(x) <= 80 for x in r.output.splitlines()), path
