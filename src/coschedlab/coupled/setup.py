@@ -220,7 +220,7 @@ def run_coupled(
 
 
 #: the columns of :func:`table_cells`
-COLUMNS = ("system", "jobs", "paired", "wait min", "bsld", "util", "sync min", "SU loss")
+COLUMNS = ("system", "jobs", "paired", "wait min", "bsld", "util %", "sync min", "SU loss")
 
 
 def table_cells(metrics: dict, baseline: dict | None) -> list[list[str]]:
@@ -238,11 +238,11 @@ def table_cells(metrics: dict, baseline: dict | None) -> list[list[str]]:
 
         rows.append([
             name,
-            str(m["jobs"]),
+            f"{m['jobs']:,}",
             f"{100 * m['paired_share']:.1f}%",
             delta("wait_mean", 1 / 60, ".1f"),
             delta("bounded_slowdown_mean", 1, ".1f"),
-            f"{m['utilization']:.3f}",
+            f"{100 * m['utilization']:.1f}",
             f"{m['sync_mean'] / 60:.1f}",
             f"{m['su_loss_node_hours']:,.0f} nh {100 * m['su_loss_share']:.1f}%",
         ])  # fmt: skip

@@ -109,11 +109,13 @@ def comparison_table(runs: pd.DataFrame, spec: Spec) -> pd.DataFrame:
 
 # -- presentation ------------------------------------------------------------------------------
 def _pm(mean: float, std: float, scale: float = 1.0, digits: int = 2) -> str:
+    from ..tables import number
+
     if not math.isfinite(mean):
         return "-"
-    text = f"{mean * scale:,.{digits}f}"
+    text = number(mean, digits, scale)
     if math.isfinite(std):
-        text += f"±{std * scale:,.{digits}f}"
+        text += f"±{number(std, digits, scale)}"
     return text
 
 

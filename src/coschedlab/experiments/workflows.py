@@ -383,17 +383,19 @@ def summary_table(df: pd.DataFrame, key: str) -> tuple[list[str], list[list[str]
     """The sweep's table as the command line prints it and the dashboard shows it: columns
     and text cells, one row per (workflow, ``key`` value, mode) of :func:`aggregate`'s frame
     (``key``: "share" or "period")."""
-    columns = ["workflow", key, "mode", "n", "wait h", "run h", "turn h", "act.util"]
+    from ..tables import number
+
+    columns = ["workflow", key, "mode", "n", "wait h", "run h", "turn h", "act.util %"]
     rows = [
         [
             str(r["workflow"]),
             f"{r[key]:g}",
             str(r["mode"]),
-            str(int(r["compared"])),
-            f"{r['median_wait_h']:.2f}",
-            f"{r['median_runtime_h']:.2f}",
-            f"{r['median_turnaround_h']:.2f}",
-            f"{r['actual_utilization']:.3f}",
+            f"{int(r['compared']):,}",
+            number(r["median_wait_h"], 2),
+            number(r["median_runtime_h"], 2),
+            number(r["median_turnaround_h"], 2),
+            number(r["actual_utilization"], 1, 100),
         ]  # fmt: skip
         for _, r in df.iterrows()
     ]
