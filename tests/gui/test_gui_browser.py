@@ -297,6 +297,10 @@ def test_a_workflow_sweep_runs_from_its_page_as_the_command_line_runs_it(server,
     assert by_id(browser, "wf-sweep-status").text.startswith("7 of 7 runs")
     head, body = shown_table(browser, "wf-sweep-table")
     assert head[:3] == ["workflow", "share", "mode"] and len(body) == 6
+    hint = by_id(browser, "wf-sweep-command").text  # the spec it ran, named as users name it
+    (stored,) = (ws / "uploads").rglob("tiny.yaml")
+    assert hint == ("at the command line (resumes it): coschedlab workflows compare "
+                    f"{stored.relative_to(ws)} --out sweeps/tiny")  # fmt: skip
     shot(browser, "9-workflow-sweep")
     cli = subprocess.run([sys.executable, "-m", "coschedlab.cli", "workflows", "compare",
                           str(spec), "--out", str(tmp_path / "cli"), "--jobs", "1"],
@@ -354,10 +358,12 @@ def test_the_workflows_page_equals_workflows_simulate(server, browser, tmp_path)
     open_page(browser, url + "workflows", "wf-run")
     by_id(browser, "wf-run").click()
     head, body = shown_table(browser, "wf-table", 300)
+    from coschedlab.gui.pages.workflows import DEFAULT_MACHINE
+
     cli = [sys.executable, "-m", "coschedlab.cli", "workflows"]
-    generate = [*cli, "generate", "-w", "cybershake", "--share", "0.1", "--machine", "350x24",
-                "--seed", "0", "--warmup", "21600", "--window", "86400", "--out",
-                str(tmp_path / "wl")]  # fmt: skip
+    generate = [*cli, "generate", "-w", "cybershake", "--share", "0.1", "--machine",
+                DEFAULT_MACHINE, "--seed", "0", "--warmup", "21600", "--window", "86400",
+                "--out", str(tmp_path / "wl")]  # fmt: skip
     made = subprocess.run(generate, capture_output=True, text=True)
     assert made.returncode == 0, made.stderr
     done = subprocess.run([*cli, "simulate", str(tmp_path / "wl"), "--json"],
@@ -372,6 +378,9 @@ def test_the_workflows_page_equals_workflows_simulate(server, browser, tmp_path)
     expected = summary_cells(summaries)
     # every row but the simulator's own wall time
     assert body[:-1] == expected[:-1] and body[-1][0] == expected[-1][0] == "simulation (s)"
+    # the default machine queues the workflows: the three modes differ, no "alike" note
+    turnaround = next(r for r in body if r[0].startswith("median turnaround"))
+    assert len(set(turnaround[1:])) == 3 and not by_id(browser, "wf-alike").text
     shot(browser, "8-workflows")
 
 
@@ -395,6 +404,8 @@ def test_the_coupled_page_equals_coupled_simulate(server, browser, tmp_path):
 
     stored = json.loads((tmp_path / "c" / "coupled.json").read_text())
     assert body == table_cells(stored["metrics"], stored["baseline"]) and len(body) == 2
+    notes = by_id(browser, "cp-notes").text  # bundled data named as users name it
+    assert "from coschedlab:KTH-SP2-1996-2.1-cln.swf.gz" in notes and "/" not in notes
     shot(browser, "9-coupled")
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -39,9 +40,9 @@ from . import tether
 from .workspace import Workspace
 
 __all__ = [
-    "AlreadyRunning", "Launch", "RunState", "clock", "launch", "launch_name", "launched",
-    "launches",
-    "progress", "running_into", "spec_yaml", "start", "status_line", "sweep_status", "watched",
+    "AlreadyRunning", "Launch", "RunState", "clock", "command_line", "launch", "launch_name",
+    "launched", "launches", "progress", "running_into", "spec_yaml", "start", "status_line",
+    "sweep_status", "watched",
 ]  # fmt: skip
 
 SPECS = "specs"
@@ -184,6 +185,12 @@ def launch_name(ws: Workspace, out: Path) -> str:
     return f"{rel.replace(os.sep, '_')}-{hashlib.sha256(rel.encode()).hexdigest()[:6]}"
 
 
+def command_line(ws: Workspace, args: list[str]) -> str:
+    """``coschedlab ARGS`` as a user types it: bundled data as ``coschedlab:NAME``, paths in
+    the workspace relative to it (where the dashboard runs its commands)."""
+    return shlex.join(["coschedlab", *map(ws.words, args)])
+
+
 def start(
     ws: Workspace,
     args: list[str],
@@ -200,7 +207,8 @@ def start(
     """Start ``coschedlab ARGS`` (plus ``--jobs``/``--executor`` when given) in the workspace,
     writing into ``out``, ended if this process is killed (:mod:`.tether`); its log and
     progress folder are ``specs/NAME.log`` and ``specs/NAME.progress`` (``specs/NAME.out``
-    holds stdout when ``keep_stdout``)."""
+    holds stdout when ``keep_stdout``), and ``specs/NAME.command`` says the command as a
+    user types it (:func:`command_line`), for the page that shows ``out`` later."""
     base = ws.root / SPECS / name
     log, live = base.with_name(f"{name}.log"), base.with_name(f"{name}.progress")
     stdout = base.with_name(f"{name}.out") if keep_stdout else None
@@ -216,6 +224,7 @@ def start(
         base.parent.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(live, ignore_errors=True)
         live.mkdir()
+        base.with_name(f"{name}.command").write_text(command_line(ws, args) + "\n")
         with contextlib.ExitStack() as files:
             err = files.enter_context(open(log, "wb"))
             out_f = files.enter_context(open(stdout, "wb")) if stdout is not None else err

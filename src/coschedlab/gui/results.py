@@ -48,6 +48,16 @@ class Comparison:
                              "in this comparison")  # fmt: skip
         return self.out / workload / slug(label) / f"rep{rep}"
 
+    def workloads(self) -> list[str]:
+        """The workloads with stored runs, in the table's order (the spec's; the stored
+        runs' for those not in the table yet), so that the page's choices follow the table."""
+        return _in_table_order(self.table, "workload", [w for w, _, _ in self.runs])
+
+    def schedulers(self) -> list[str]:
+        """The schedulers with stored runs, in the table's order (as :meth:`workloads`)."""
+        stored = {x for _, x, _ in self.runs}
+        return _in_table_order(self.table, "scheduler", [x for x in self.labels if x in stored])
+
     def cells(self) -> tuple[list[str], list[list[str]]]:
         """The table as the command line prints it (column names, rows of text)."""
         from ..experiments.compare import table_cells
@@ -88,6 +98,15 @@ def open_comparison(out: Path) -> Comparison:
                 if suffix.isdigit() and (rep_dir / "metrics.json").is_file():
                     runs.append((w, label, int(suffix)))
     return Comparison(out, str(doc.get("name", out.name)), baseline, labels, table, tuple(runs))
+
+
+def _in_table_order(table: pd.DataFrame | None, column: str, names: list[str]) -> list[str]:
+    """``names`` (once each) in the order of their first row in ``table[column]``; those
+    the table does not hold after them, in their own order."""
+    names = list(dict.fromkeys(names))
+    held = [] if table is None or column not in table else map(str, table[column])
+    shown = list(dict.fromkeys(held))
+    return [x for x in shown if x in names] + [x for x in names if x not in shown]
 
 
 def _baseline_of(table: pd.DataFrame | None, labels: tuple[str, ...]) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,8 @@ MAX_RUNS = 10_000
 MAX_DESIGNS = 10_000
 
 __all__ = [
-    "SweepKind", "limit", "register_sweep", "stored_table", "sweep_section", "sweep_view",
+    "SweepKind", "limit", "register_sweep", "resume_hint", "stored_table", "sweep_name",
+    "sweep_section", "sweep_view",
 ]  # fmt: skip
 
 
@@ -115,7 +115,7 @@ def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
     from dash import Input, Output, State, no_update
 
     from .components import on_cancel, on_upload
-    from .launch import AlreadyRunning, launch_name, launched, running_into, start, sweep_status
+    from .launch import AlreadyRunning, launched, running_into, start, sweep_status
 
     ws = ctx.workspace
     i = kind.id
@@ -133,7 +133,7 @@ def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
         prevent_initial_call=True,
     )  # fmt: skip
     def run(_n: int, spec: str | None, out: str | None) -> tuple:
-        from ..bundled import data_path, in_words, is_bundled
+        from ..bundled import data_path, is_bundled
         from .isolated import call_isolated, dotted
         from .workspace import check_spec_paths
 
@@ -150,13 +150,13 @@ def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
             # scheduler file it names runs module code when loaded)
             call_isolated(dotted(kind.check), str(spec_path), str(target), cwd=ws.root,
                           timeout=CHECK_S, where=str(spec_path))  # fmt: skip
-            name = f"{kind.prefix}-sweep_{launch_name(ws, target)}"
+            name = sweep_name(kind, ws, target)
             start(ws, kind.args(str(spec_path), str(target)), target, name,
                   jobs=ctx.jobs, executor=ctx.executor, kind=kind.what)  # fmt: skip
         except AlreadyRunning:  # a click that lost the race: watch the sweep it started
             return ws.relative(target), "already running: its progress is below", False
         except InputError as exc:
-            text = in_words(error_text(exc)).replace(f"{ws.root}{os.sep}", "")
+            text = ws.words(error_text(exc))
             text = text.replace("give another --out", "choose another output folder")
             return no_update, text.replace("--out ", "the output folder "), no_update
         return ws.relative(target), "", False
@@ -216,8 +216,7 @@ def sweep_view(kind: SweepKind, ws: Any, out: Path) -> Any:
             raise
         raise InputError("damaged table (a value of the wrong kind): run the sweep again to "
                          "rewrite it", ws.relative(out)) from None  # fmt: skip
-    command = " ".join(kind.args("SPEC", ws.relative(out)))
-    parts = [html.Div(f"at the command line: coschedlab {command}", className="hint")]
+    parts = [html.Div(resume_hint(kind, ws, out), className="hint", id=kind.id("command"))]
     if shown is None:
         parts.append(html.Div("no table yet: the sweep has not finished", className="hint"))
     else:
@@ -233,6 +232,30 @@ def sweep_view(kind: SweepKind, ws: Any, out: Path) -> Any:
                                 className="figure"))  # fmt: skip
     parts.append(html.Div(figures, className="row figures"))
     return html.Div(parts)
+
+
+def sweep_name(kind: SweepKind, ws: Any, out: Path) -> str:
+    """The name of the spec, log and progress files of a sweep of ``kind`` into ``out``."""
+    from .launch import launch_name
+
+    return f"{kind.prefix}-sweep_{launch_name(ws, out)}"
+
+
+def resume_hint(kind: SweepKind, ws: Any, out: Path) -> str:
+    """How to resume the sweep in ``out`` at the command line: the command the dashboard ran
+    (its spec named as the user names it), or, for a sweep the command line made, the command
+    with the place of its spec said in words."""
+    from .launch import SPECS
+
+    try:
+        said = (ws.root / SPECS / f"{sweep_name(kind, ws, out)}.command").read_text().strip()
+    except (OSError, UnicodeDecodeError):
+        said = ""
+    if said.startswith("coschedlab "):
+        return f"at the command line (resumes it): {said}"
+    command = " ".join(["coschedlab", *kind.args("SPEC.yaml", ws.relative(out))])
+    return (f"at the command line (resumes it): {command}, SPEC.yaml being the spec that "
+            "made it (the command line made this sweep: its spec is not recorded)")  # fmt: skip
 
 
 def stored_table(path: Path) -> Any:

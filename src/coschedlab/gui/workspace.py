@@ -128,6 +128,13 @@ class Workspace:
             raise InputError(f"no such {what} in the workspace: {text!r}")
         return str(path)
 
+    def words(self, text: str) -> str:
+        """``text`` (a message, a command) with paths named as the pages name them: bundled
+        data as ``coschedlab:NAME``, files of the workspace relative to it."""
+        from ..bundled import in_words
+
+        return in_words(text).replace(f"{self.root}{os.sep}", "")
+
     def relative(self, path: Path) -> str:
         """``path`` as the workspace-relative text the pages show."""
         return str(Path(path).resolve().relative_to(self.root))
@@ -171,8 +178,10 @@ class Workspace:
             raise InputError("the upload's file name is not text")
         if not isinstance(contents, str):
             raise InputError("the upload is not a file the browser sent")
-        name = _SAFE_NAME.sub("_", Path(filename or "upload").name).strip("._") or "upload"
-        name = name[-MAX_NAME:].lstrip("._") or "upload"  # keep the suffix (.swf.gz)
+        # one name in the upload's own folder: no separator, no leading dot or dash (hidden
+        # file, or an option where a command is given the name)
+        name = _SAFE_NAME.sub("_", Path(filename or "upload").name).strip("._-") or "upload"
+        name = name[-MAX_NAME:].lstrip("._-") or "upload"  # keep the suffix (.swf.gz)
         _, _, payload = contents.partition(",")
         if len(payload) > (MAX_UPLOAD_BYTES * 4) // 3 + 4:
             raise InputError(f"the file is larger than {MAX_UPLOAD_BYTES >> 20} MB", name)

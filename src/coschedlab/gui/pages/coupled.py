@@ -133,6 +133,7 @@ def register(app: Any, ctx: Any) -> None:
 
         from ...coupled.setup import COLUMNS, build_systems, run_coupled, table_cells
         from ...errors import check_seed
+        from ...report.style import scheduler_colors
 
         try:
             specs = system_specs(ws, text)
@@ -142,11 +143,13 @@ def register(app: Any, ctx: Any) -> None:
             systems, notes = build_systems(specs, [sched] if sched else [], n)
             r, metrics, base, p, shares = run_coupled(systems, (pairs or "none").strip())
         except (InputError, ValueError, ArithmeticError, TypeError) as exc:
-            return no_update, error_text(exc)
+            return no_update, ws.words(error_text(exc))
         waits = go.Figure()
+        colors = scheduler_colors(metrics)  # a system's colour, as in every figure
         for name, m in metrics.items():
             waits.add_trace(go.Bar(name=name, x=["mean wait (min)", "mean sync (min)"],
-                                   y=[m["wait_mean"] / 60, m["sync_mean"] / 60]))  # fmt: skip
+                                   y=[m["wait_mean"] / 60, m["sync_mean"] / 60],
+                                   marker_color=colors[name]))  # fmt: skip
         waits.update_layout(barmode="group", height=330, title="waits and synchronization",
                             margin={"t": 50})  # fmt: skip
         pairs_line = f"{len(p)} pairs: " + ", ".join(
@@ -155,6 +158,7 @@ def register(app: Any, ctx: Any) -> None:
         return html.Div([
             html.H3("coupled run (in brackets: change against no pairing)"),
             table(list(COLUMNS), table_cells(metrics, base), "cp-table"),
-            html.Div("; ".join([pairs_line, *notes]), className="hint"),
+            html.Div(ws.words("; ".join([pairs_line, *notes])), className="hint",
+                     id="cp-notes"),
             figure(waits),
         ]), ""  # fmt: skip

@@ -109,9 +109,8 @@ def register(app: Any, ctx: Any) -> None:
         head = html.Div([html.H3(c.name), shown,
                          html.Div(f"baseline: {c.baseline}; {len(c.runs)} runs stored",
                                   className="hint")])  # fmt: skip
-        workloads = sorted({w for w, _, _ in c.runs}, key=[w for w, _, _ in c.runs].index)
+        workloads, labels = c.workloads(), c.schedulers()  # the table's order
         reps = sorted({r for _, _, r in c.runs})
-        labels = [lb for lb in c.labels if any(lb == x for _, x, _ in c.runs)]
         return (head, workloads, workloads[0] if workloads else None, reps,
                 reps[0] if reps else None, labels, labels[0] if labels else None, "")  # fmt: skip
 
@@ -124,17 +123,17 @@ def register(app: Any, ctx: Any) -> None:
         if not folder or workload is None or rep is None:
             return ""
         from ...report.interactive import comparison_figures
-        from ...report.timeaxis import report_axis
 
         try:
             c = open_comparison(chosen(folder))
-            dirs = {lb: c.run_dir(w, lb, r) for w, lb, r in c.runs if w == workload and r == rep}
+            dirs = {lb: c.run_dir(workload, lb, rep) for lb in c.schedulers()
+                    if (workload, lb, rep) in c.runs}  # fmt: skip
             if not dirs:
                 return ""
 
             def make() -> list:
                 runs = {lb: load_run(d) for lb, d in dirs.items()}
-                return comparison_figures(runs, report_axis(runs))
+                return comparison_figures(runs, page_axis(runs))
 
             figs = made(("compare", str(c.out), workload, rep), make, tuple(dirs.values()))
         except InputError as exc:
@@ -178,15 +177,15 @@ def register(app: Any, ctx: Any) -> None:
     def one_run(label, start, end, workload, rep, folder) -> tuple:
         if not folder or label is None or workload is None or rep is None:
             return "", "", ""
-        from ...report.interactive import gantt_figure, speedup_box
-        from ...report.timeaxis import Window, report_axis
+        from ...report.interactive import gantt_figure
+        from ...report.timeaxis import Window
 
         try:
             c = open_comparison(chosen(folder))
             where = c.run_dir(workload, label, rep)
             run = load_run(where)
             window = Window.parse(start or None, end or None, ("from", "to"))
-            axis = report_axis({label: run}, window)
+            axis = page_axis({label: run}, window)
         except InputError as exc:
             return no_update, no_update, error_text(exc)
 
@@ -195,11 +194,58 @@ def register(app: Any, ctx: Any) -> None:
             gantt = gantt_figure(run.jobs, run.cluster, names, axis, max_bars=GANTT_BARS,
                                  image=False)  # fmt: skip
             gantt.update_layout(meta={"div": axis.div})
-            extra = [speedup_box(run.jobs, names, run.metrics), _pool_heatmap(c, workload)]
+            extra = [speedups(run, label), _pool_heatmap(c, workload)]
             return gantt, [f for f in extra if f is not None]
 
         gantt, extra = made(("run", str(where), start, end, GANTT_BARS), make, (where,))
-        return figure(gantt, id="gantt"), html.Div([figure(f) for f in extra]), ""
+        return (figure(gantt, id="gantt"),
+                html.Div([f if isinstance(f, html.Div) else figure(f) for f in extra]),
+                "")  # fmt: skip
+
+
+def page_axis(runs: dict[str, Any], window: Any = None) -> Any:
+    """The time axis of the page's figures: hours, the unit of the comparison table above
+    them (one unit on the page), unless a time window is typed (then the window's unit, as
+    the command line's report chooses it)."""
+    from ...report.timeaxis import TimeAxis, Window, report_axis
+
+    axis = report_axis(runs, window)
+    if window is None or window.is_open:
+        return TimeAxis(3600.0, "h", window or Window())
+    return axis
+
+
+def speedups(run: Any, label: str) -> Any:
+    """The run's speedups per application (the box plot, each application in its Gantt
+    colour), or a line saying why there is none to draw."""
+    import numpy as np
+    from dash import html
+
+    from ...report import figures as F
+    from ...report import series as S
+    from ...report.interactive import speedup_box
+    from ...report.style import category_style
+
+    jobs = run.jobs
+    if not np.isfinite(S.drawn_speedups(jobs)).any():
+        why = "the workload's jobs carry no co-location speedups (a trace, not a pool)"
+    elif not F.colocated(jobs):
+        why = (f"no job of this run shared a node ({label} placed every job compactly): "
+               "every speedup is 1")  # fmt: skip
+    else:
+        names = jobs.attrs.get("app_names")
+        box = speedup_box(jobs, names, run.metrics)
+        styled = F.app_styles(jobs)  # as the Gantt chart colours them
+        if box is not None and styled is not None:  # the colours of the Gantt chart
+            colour = {F._app_label(a, names): category_style(k)[0]
+                      for k, a in enumerate(styled[0])}  # fmt: skip
+            for trace in box.data:
+                if trace.name in colour:
+                    trace.marker.color = colour[trace.name]
+        if box is not None:
+            return box
+        why = "no job has a speedup to draw"
+    return html.Div(f"Job speedups: none to draw: {why}.", className="hint speedups")
 
 
 def _pool_heatmap(c: Any, workload: str) -> Any:
