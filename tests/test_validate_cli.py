@@ -163,7 +163,7 @@ def test_an_edited_jobs_csv_no_longer_passes(tmp_path, run):
         for line in lines
     ), text
     # the parquet file is checked on its own, and still holds
-    assert f"{out}/jobs.parquet: {len(parquet)} jobs, all invariants hold" in text
+    assert f"{out}/jobs.parquet: {len(parquet):,} jobs, all invariants hold" in text
     # and the csv alone, with the machine from metrics.json beside it
     code, text, _ = run(out / "jobs.csv")
     assert code == 1 and f"node {first} is given to job 1" in text

@@ -140,7 +140,7 @@ def generate(
     with atomic_file(out, force) as tmp:
         write_workload_swf(tmp, w)
     console.print(
-        f"wrote {len(w)} jobs ({len(apps)} applications, seed {seed}) for {cluster} to {out}"
+        f"wrote {len(w):,} jobs ({len(apps)} applications, seed {seed}) for {cluster} to {out}"
     )
 
 

@@ -318,7 +318,7 @@ def _check_apps(workload: Workload, pool: object, trace: Path, strict: bool) -> 
     first = int(unknown[0])
     job, app = int(workload.columns["id"][first]), int(workload.columns["app"][first])
     what = (
-        f"{len(unknown)} of {len(workload)} jobs have an application the pool does not know "
+        f"{len(unknown):,} of {len(workload):,} jobs have an application the pool does not know "
         f"(first: job {job}, application {app})"
     )
     if strict:

@@ -91,9 +91,9 @@ def simulate(
         err.print(note, soft_wrap=True)
     r, metrics, base, p, shares = run_coupled(systems, pairs, mate_attempt, baseline)
     err.print(
-        f"{len(p)} pairs: "
+        f"{len(p):,} pairs: "
         + ", ".join(
-            f"{s.name} {100 * x:.1f}% of {len(s.workload)} jobs"
+            f"{s.name} {100 * x:.1f}% of {len(s.workload):,} jobs"
             for s, x in zip(systems, shares, strict=True)
         ),
         soft_wrap=True,

@@ -253,11 +253,13 @@ def _add_from_parquet(table: pd.DataFrame, notes: list[str], parquet: Path, clus
 def _print(f: Path, rep: Report, notes: list[str]) -> None:
     checked = f"checked: {', '.join(rep.checked)}"
     if rep.ok:
-        typer.echo(f"{f}: {rep.n_jobs} jobs, all invariants hold ({checked})")
+        typer.echo(f"{f}: {rep.n_jobs:,} jobs, all invariants hold ({checked})")
     else:
         for v in rep.violations:
             typer.echo(f"{f}: {v}")
-        typer.echo(f"{f}: {rep.n_jobs} jobs, {len(rep.violations)} violation(s) shown ({checked})")
+        typer.echo(
+            f"{f}: {rep.n_jobs:,} jobs, {len(rep.violations)} violation(s) shown ({checked})"
+        )
     for item in rep.not_checked:
         typer.echo(f"{f}: not checked: {item}")
     for note in notes + rep.notes:
