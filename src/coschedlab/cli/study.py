@@ -138,7 +138,7 @@ def run(
 
     err = Console(stderr=True)
     results = []
-    with progress_bar(err, "", None, "runs") as bar:
+    with progress_bar(err, s.name, None, "runs") as bar:
         if executor == "simulated":
             check_target(out, force)
             with atomic_dir(out, force) as tmp:

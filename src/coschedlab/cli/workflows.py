@@ -255,7 +255,7 @@ def simulate(
     ww = WorkflowWorkload.load(workload)
     err = Console(stderr=True)
     runs = {}
-    with progress_bar(err, "", None, unit="jobs") as bar:
+    with progress_bar(err, "workload", None, unit="jobs") as bar:
         for m in modes:
             bar.phase(m, None)
             runs[m] = simulate_mode(ww, m, scheduler, progress=bar)
