@@ -18,6 +18,7 @@ import re
 import textwrap
 import zlib
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -35,6 +36,7 @@ __all__ = [
     "category_style",
     "figure",
     "needs_log_scale",
+    "plain_log_ticks",
     "scheduler_color",
     "scheduler_colors",
     "wrap_label",
@@ -69,6 +71,11 @@ HATCHES = ("", "////", "....", "xxxx")
 PLOTLY_HATCHES = ("", "/", ".", "x")
 #: The most categories with a style of their own (colour x hatch).
 MAX_CATEGORIES = len(PALETTE) * len(HATCHES)
+#: Ticks of a log axis (:func:`plain_log_ticks`): 1-2-5 per decade, finer within one decade;
+#: the powers of ten only beyond :data:`_TICK_DECADES` decades.
+_LOG_TICKS = tuple(m * 10.0**e for e in range(-6, 7) for m in (1, 2, 5))
+_FINE_TICKS = tuple(m * 10.0**e for e in range(-6, 7) for m in (1, 1.2, 1.5, 2, 3, 4, 5, 6, 8))
+_TICK_DECADES = 2.5
 #: A positive series spanning more than this ratio is drawn on a log scale.
 LOG_SPAN = 100.0
 
@@ -116,6 +123,24 @@ def needs_log_scale(values: Iterable[float]) -> bool:
     v = np.asarray([x for x in values if x is not None], dtype=float)
     v = v[np.isfinite(v) & (v > 0)]
     return len(v) > 1 and float(v.max()) > LOG_SPAN * float(v.min())
+
+
+def plain_log_ticks(ax: Any, axis: str = "y") -> None:
+    """Plain-number ticks (``0.5``, ``2``, ``10``: not ``6x10^0`` or ``2^3``) on the log
+    ``axis`` ("x" or "y") of ``ax``, chosen for its current limits (set them first)."""
+    from matplotlib.ticker import FixedLocator, FormatStrFormatter, NullFormatter
+
+    lo, hi = sorted(ax.get_xlim() if axis == "x" else ax.get_ylim())
+    decades = np.log10(hi / lo) if lo > 0 else np.inf
+    if decades < 1:
+        ticks = [t for t in _FINE_TICKS if lo <= t <= hi]
+    else:
+        ticks = [t for t in _LOG_TICKS if lo <= t <= hi]
+        ticks = [t for t in ticks if decades <= _TICK_DECADES or np.log10(t) % 1 < 1e-9]
+    which = ax.xaxis if axis == "x" else ax.yaxis
+    which.set_major_locator(FixedLocator(ticks))
+    which.set_major_formatter(FormatStrFormatter("%g"))
+    which.set_minor_formatter(NullFormatter())
 
 
 def wrap_label(text: str, width: int = 14) -> str:

@@ -55,12 +55,6 @@ def profile_figure(wf: Workflow) -> Figure:
 # -- the reproduction figures -----------------------------------------------------------------
 #: the modes' colours: :func:`coschedlab.report.style.scheduler_color`, as in every figure
 MODES = ("pilot", "chained", "woas")
-#: ticks of a log speedup / slowdown axis: plain numbers (not 6x10^0), 1-2-5 per decade when
-#: the axis spans at most :data:`_DECADES` decades, else the powers of ten only
-_LOG_TICKS = tuple(m * 10.0**e for e in range(-4, 5) for m in (1, 2, 5))
-_DECADES = 2.5
-#: within one decade: more ticks
-_FINE_TICKS = tuple(m * 10.0**e for e in range(-2, 3) for m in (1, 1.2, 1.5, 2, 3, 4, 5, 6, 8))
 #: the note under a panel with a missing bar (no value to draw)
 NA = "n/a"
 
@@ -103,23 +97,15 @@ def _mark_missing(ax, xs, vals, y: float, zeros: bool = False) -> int:
 
 
 def _log_axis(ax, values) -> None:
-    """A log y-axis over ``values`` (plus 1) with plain-number ticks from :data:`_LOG_TICKS`."""
+    """A log y-axis over ``values`` (and 1) with plain-number ticks."""
     import numpy as np
-    from matplotlib.ticker import FixedLocator, FormatStrFormatter, NullFormatter
+
+    from ..report.style import plain_log_ticks
 
     v = np.asarray([x for x in values if x == x and x > 0] + [1.0], dtype=float)
-    lo, hi = float(v.min()) / 1.3, float(v.max()) * 1.3
     ax.set_yscale("log")
-    ax.set_ylim(lo, hi)
-    decades = np.log10(hi / lo)
-    if decades < 1:
-        ticks = [t for t in _FINE_TICKS if lo <= t <= hi]
-    else:
-        ticks = [t for t in _LOG_TICKS if lo <= t <= hi]
-        ticks = [t for t in ticks if decades <= _DECADES or np.log10(t) % 1 < 1e-9]
-    ax.yaxis.set_major_locator(FixedLocator(ticks))
-    ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
-    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_ylim(float(v.min()) / 1.3, float(v.max()) * 1.3)
+    plain_log_ticks(ax)
 
 
 def group_figures(df) -> Figure | None:
