@@ -272,6 +272,7 @@ def _search(
     from ..insitu.mapping import SCENARIOS
     from ..insitu.reproduce import HEURISTIC_PAIRS
     from ..insitu.search import search
+    from ..tables import number
     from .progress import progress_bar
 
     n = len(SCENARIOS) * len(HEURISTIC_PAIRS)
@@ -296,8 +297,8 @@ def _search(
             r["scenario"],
             r["node_alloc"],
             r["core_alloc"],
-            f"{r['model_makespan']:.1f}",
-            f"{r['simulated_makespan']:.1f}",
+            number(r["model_makespan"], 1),
+            number(r["simulated_makespan"], 1),
         )
     con = Console()
     con.print(t)
