@@ -86,7 +86,8 @@ class Bar:
     @property
     def done(self) -> int:
         """Units done so far (0 before the first update)."""
-        return int(self.samples[-1][1]) if self.samples else 0
+        samples = self.samples  # one read: the drawing thread calls this too
+        return int(samples[-1][1]) if samples else 0
 
     def __call__(self, done: int, total: int | None = None) -> None:
         """Record ``done`` units of ``total`` (None or 0: the known total, or unknown); the
@@ -118,9 +119,10 @@ class Bar:
     def remaining(self) -> str:
         """``preparing`` before the first update, then ``ETA h:mm:ss`` once a unit is done
         (``ETA ?`` before)."""
-        if not self.samples:
+        samples = self.samples  # one read: phase() may replace the list meanwhile
+        if not samples:
             return "preparing"
-        left = self.eta()
+        left = eta(samples, self.total, self.clock())
         return "ETA ?" if left is None else f"ETA {hms(left)}"
 
     def show(self, progress: Progress) -> None:
