@@ -178,9 +178,24 @@ def test_component_suite_paths_outside_what_dash_serves_are_404(tmp_path, caplog
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
 
 
+def _sent_to(page: str) -> str:
+    """The address a page the dashboard gives a browser leads to (the page itself when it
+    is an address); a file must be this user's alone (mode 600)."""
+    import html
+    from urllib.parse import urlparse
+
+    if not page.startswith("file://"):
+        return page
+    path = Path(urlparse(page).path)
+    assert path.stat().st_mode & 0o777 == 0o600
+    return html.unescape(re.search('url=([^"]+)"', path.read_text()).group(1))
+
+
 def test_gui_open_opens_the_address_with_the_token(tmp_path, monkeypatch, capsys):
     """``gui --open`` opens the printed address, token included, and that address lets the
-    browser in; ``--no-token`` prints and opens the bare address."""
+    browser in; the browser is given it through a file only this user reads (never the token
+    on a command line, which other users read), removed when the dashboard stops;
+    ``--no-token`` prints and opens the bare address."""
     import webbrowser
 
     from dash import Dash
@@ -191,28 +206,30 @@ def test_gui_open_opens_the_address_with_the_token(tmp_path, monkeypatch, capsys
     served: list[int] = []
 
     def run(self, **kw):  # instead of serving: the opened address, asked of the app
-        url = opened[-1]
+        url = _sent_to(opened[-1])
         client = self.server.test_client()
         served.append(client.get(url.split(str(kw["port"]), 1)[1]).status_code)
         served.append(client.get("/_dash-layout").status_code)  # the cookie it set
 
     monkeypatch.setattr(Dash, "run", run)
     monkeypatch.setattr(webbrowser, "open", opened.append)
-    for extra, status in (([], 200), (["--token", "mine"], 200), (["--no-token"], 200)):
+    for extra in ([], ["--token", "mine"], ["--no-token"]):
         monkeypatch.setattr(sys, "argv", ["coschedlab", "gui", "--root", str(tmp_path),
                                           "--port", "8123", "--open", *extra])  # fmt: skip
         with pytest.raises(SystemExit) as ended:
             main()
         assert ended.value.code == 0
         printed = capsys.readouterr().err
-        url = opened[-1]
-        assert f"coschedlab dashboard: {url} " in printed
+        url = re.search(r"coschedlab dashboard: (\S+) ", printed).group(1)
         if extra == ["--no-token"]:
-            assert url == "http://127.0.0.1:8123/" and "--no-token: every user" in printed
+            assert opened[-1] == url == "http://127.0.0.1:8123/"
+            assert "--no-token: every user" in printed
         else:
+            assert opened[-1].startswith("file://") and "token" not in opened[-1]
             token = url.split("?token=")[1]
             assert len(token) >= 40 if not extra else token == "mine"
-        assert served[-2:] == [status, status]
+            assert not list(tmp_path.glob(".dashboard-open*"))  # gone with the dashboard
+        assert served[-2:] == [200, 200]
 
 
 def _processes() -> dict[int, tuple[int, int]]:

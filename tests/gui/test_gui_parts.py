@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import shutil
 import signal
 import socket
@@ -205,8 +206,11 @@ def _fake_browser(tmp_path: Path) -> tuple[Path, Path]:
     fake.parent.mkdir(exist_ok=True)
     record = tmp_path / "browser.txt"
     fake.write_text(f"""#!{sys.executable}
-import os, sys, time, urllib.request
+import html, os, re, sys, time, urllib.parse, urllib.request
 url = next(a for a in sys.argv if a.startswith("--app=")).removeprefix("--app=")
+if url.startswith("file://"):  # the page that sends the browser on to the address
+    text = open(urllib.parse.urlparse(url).path).read()
+    url = html.unescape(re.search('url=([^"]+)"', text).group(1))
 page = urllib.request.urlopen(url, timeout=20)
 open({str(record)!r}, "w").write(" ".join(sys.argv[1:]) + "\\n" + str(page.status))
 time.sleep(float(os.environ.get("FAKE_WINDOW_OPEN_S", "3.2")))
@@ -226,7 +230,12 @@ def test_the_window_shows_the_dashboard_and_closing_it_stops_the_server(tmp_path
                           capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
     assert done.returncode == 0, done.stderr
     args, status = record.read_text().splitlines()
-    assert status == "200" and "--app=http://127.0.0.1:" in args
+    # the browser is sent to the address (token included) by a file only this user reads:
+    # the token never on its command line; the file is gone with the dashboard
+    token = re.search(r"\?token=(\S+)", done.stderr).group(1)
+    opening = tmp_path / "ws" / ".dashboard-open.html"
+    assert status == "200" and f"--app={opening.as_uri()}" in args and token not in args
+    assert not opening.exists()
     assert f"--user-data-dir={tmp_path / 'ws' / '.window-profile'}" in args
     assert "the window closed" in done.stderr
 

@@ -106,7 +106,7 @@ def gui(
             port = s.getsockname()[1]
     from urllib.parse import quote
 
-    from ..gui.guard import new_token
+    from ..gui.guard import OPENING_PAGE, new_token, opening_page
 
     key = None if no_token else (token or new_token())
     app = make_app(Context(ws, jobs, executor), token=key)
@@ -122,8 +122,11 @@ def gui(
                   "simulations and read the workspace[/yellow]", soft_wrap=True)  # fmt: skip
     err.print(f"coschedlab dashboard: {url}  (workspace {ws.root}; Ctrl-C stops it)",
               soft_wrap=True)  # fmt: skip
+    # a browser this command starts gets the address through a file only this user reads:
+    # never the token on its command line, which other users read (ps)
+    page = opening_page(url, ws.root) if key is not None and (open_browser or window) else url
     if open_browser:
-        webbrowser.open(url)
+        webbrowser.open(page)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
     app.logger.setLevel(logging.WARNING)  # not Dash's own address line, without the token
     # Cancel stops a run as Ctrl-C would: its process must not inherit an ignored SIGINT
@@ -134,9 +137,12 @@ def gui(
             from ..gui.window import serve_in_window
 
             serve_in_window(app.server, url, browser, ws.root,
-                            lambda text: err.print(text, soft_wrap=True))  # fmt: skip
+                            lambda text: err.print(text, soft_wrap=True), page=page)  # fmt: skip
             err.print("the window closed: dashboard stopped")
         else:
             app.run(host=host, port=port, debug=False)
     except OSError as exc:
         raise InputError(f"cannot listen on {host}:{port} ({exc.strerror or exc})") from None
+    finally:
+        if page != url:  # the file holding the token: gone with the dashboard
+            (ws.root / OPENING_PAGE).unlink(missing_ok=True)

@@ -8,7 +8,9 @@ makes a random token at start (:func:`new_token`) and prints the address with it
 (HTTP 403 and a short page saying to use that address). The first request carrying
 ``?token=`` sets a cookie (HttpOnly, SameSite=Strict, named by the port so that two dashboards
 on one machine keep theirs), which the page's later requests (Dash's callbacks, its scripts,
-the assets) carry. ``--no-token`` opts out (a machine of one's own), ``--token`` chooses it.
+the assets) carry. ``--no-token`` opts out (a machine of one's own), ``--token`` chooses it. A
+browser the dashboard opens (``--open``, ``--window``) is given a file only this user reads
+that sends it on to the address (:func:`opening_page`): never the token on its command line.
 
 **Malformed requests.** A request the page never sends (callback JSON that is not Dash's
 shape, names no callback of the app or nests too deep; a component-suite path with ``..`` or
@@ -21,15 +23,22 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import os
 import secrets
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-__all__ = ["COOKIE", "MAX_DEPTH", "TokenGate", "install_request_checks", "new_token"]
+__all__ = [
+    "COOKIE", "MAX_DEPTH", "OPENING_PAGE", "TokenGate", "install_request_checks", "new_token",
+    "opening_page",
+]  # fmt: skip
 
 #: the cookie that carries the token (``-PORT`` added: cookies are not kept apart by port)
 COOKIE = "coschedlab-token"
+#: the page that sends a browser opened by the dashboard on to the address with the token
+OPENING_PAGE = ".dashboard-open.html"
 #: how deep a callback request's JSON may nest (the page's values nest a few levels)
 MAX_DEPTH = 64
 UPDATE = "/_dash-update-component"
@@ -50,6 +59,27 @@ log = logging.getLogger("coschedlab.gui")
 def new_token() -> str:
     """A fresh random token (as Jupyter's: 32 random bytes, URL-safe)."""
     return secrets.token_urlsafe(32)
+
+
+def opening_page(url: str, folder: Path) -> str:
+    """A page in ``folder`` that only this user can read (mode 600) and that sends the
+    browser on to ``url`` (the address with the token), as a ``file://`` address: what
+    ``--open`` and ``--window`` give the browser, so that the token is never on a command
+    line, which every user of the machine can read (``ps``). Written anew at each start."""
+    import html
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / OPENING_PAGE
+    shown = html.escape(url, quote=True)
+    text = (f'<!doctype html><html><head><meta charset="utf-8">'
+            f'<meta http-equiv="refresh" content="0;url={shown}">'
+            f"<title>coschedlab</title></head><body>"
+            f'<a href="{shown}">open the coschedlab dashboard</a></body></html>\n')  # fmt: skip
+    path.unlink(missing_ok=True)  # a file another user made cannot be written through
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    return path.as_uri()
 
 
 def _same(given: str | None, token: str) -> bool:

@@ -66,12 +66,15 @@ def profile_in_use(profile: Path) -> bool:
     return True
 
 
-def serve_in_window(server: Any, url: str, browser: str, workspace: Path, say: Any = print) -> int:
-    """Serve ``server`` (a WSGI app) at ``url`` while a window of ``browser`` shows it; stop
-    when the window closes (or on Ctrl-C), however soon. When a browser already holds the
-    window profile (a second ``gui --window`` on the workspace), the page goes to that
-    browser's window and this browser ends at once: the dashboard then serves until Ctrl-C,
-    and ``say`` tells so. The browser's exit code."""
+def serve_in_window(
+    server: Any, url: str, browser: str, workspace: Path, say: Any = print, page: str | None = None
+) -> int:
+    """Serve ``server`` (a WSGI app) at ``url`` while a window of ``browser`` shows it (opened
+    on ``page``, default ``url``: a file that sends it on keeps a token off the browser's
+    command line); stop when the window closes (or on Ctrl-C), however soon. When a browser
+    already holds the window profile (a second ``gui --window`` on the workspace), the page
+    goes to that browser's window and this browser ends at once: the dashboard then serves
+    until Ctrl-C, and ``say`` tells so. The browser's exit code."""
     from urllib.parse import urlsplit
 
     from werkzeug.serving import make_server
@@ -82,7 +85,7 @@ def serve_in_window(server: Any, url: str, browser: str, workspace: Path, say: A
     thread.start()
     profile = workspace / PROFILE
     profile.mkdir(exist_ok=True)
-    cmd = [browser, f"--app={url}", f"--user-data-dir={profile}", "--no-first-run",
+    cmd = [browser, f"--app={page or url}", f"--user-data-dir={profile}", "--no-first-run",
            "--no-default-browser-check", "--disable-background-networking", "--disable-sync",
            "--disable-component-update", "--window-size=1300,1000"]  # fmt: skip
     if hasattr(os, "geteuid") and os.geteuid() == 0:
