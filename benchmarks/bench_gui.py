@@ -45,7 +45,8 @@ def start(ws: Path, env: dict | None = None) -> tuple[subprocess.Popen, str]:
 
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "coschedlab.cli", "gui", "--root", str(ws), "--port", str(port)],
+        [sys.executable, "-m", "coschedlab.cli", "gui", "--root", str(ws), "--port", str(port),
+         "--no-token"],  # a benchmark on this machine: no token to carry
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})},
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}/"
