@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 from matplotlib.collections import PolyCollection
+from matplotlib.colors import to_rgb
 
 from ..report.style import category_style, figure
 from .result import StudyResult
@@ -27,8 +28,9 @@ def _unit(span: float) -> tuple[float, str]:
 
 
 def scheduling_graph(result: StudyResult, path: str | Path, title: str | None = None) -> Path:
-    """Worker x time: each worker's runs as bars coloured by run (numbered when wide enough);
-    a move to a larger group starts a new bar; gaps are idle workers."""
+    """Worker x time: each worker's runs as bars coloured by run (numbered where the number
+    fits, never over another number); a move to a larger group starts a new bar; gaps are
+    idle workers."""
     procs = max(1, result.procs)
     fig = figure(min(7.5, 1.6 + 0.11 * procs) if procs <= 64 else 5.0)
     ax = fig.add_subplot()
@@ -52,16 +54,6 @@ def scheduling_graph(result: StudyResult, path: str | Path, title: str | None = 
         ax.add_collection(PolyCollection(polys, facecolors=colors, hatch=hatch or None,
                                          edgecolors="face",
                                          linewidths=0.3))  # fmt: skip
-    if procs <= 128:
-        for (run, start), segs in blocks.items():
-            width = _hours(segs[0].end - start)
-            if width < span * 0.02:
-                continue
-            lo = min(s.worker for s in segs)
-            hi = max(s.worker for s in segs) + 1
-            ax.text(_hours(start) + width / 2, (lo + hi) / 2, str(run), ha="center",
-                    va="center", fontsize=6 if hi - lo < 3 else 7, color="white",
-                    fontweight="bold")  # fmt: skip
     ax.set_xlim(0, span)
     ax.set_ylim(0, procs)
     ax.invert_yaxis()
@@ -78,7 +70,44 @@ def scheduling_graph(result: StudyResult, path: str | Path, title: str | None = 
         ),
         fontsize=9,
     )
+    if procs <= 128:
+        _label_blocks(fig, ax, blocks, _hours)
     return _save(fig, path)
+
+
+def _label_blocks(fig: Any, ax: Any, blocks: dict, to_unit: Any) -> None:
+    """Write each run's number on its block: on the largest contiguous range of workers of the
+    block, when the number fits inside it and clears every number already written (a block
+    too small for its number stays unnumbered; its colour still tells it). Call it once the
+    axes' limits and title are set: it measures the drawn figure."""
+    fig.canvas.draw()  # the layout, for the sizes on paper
+    renderer = fig.canvas.get_renderer()
+    placed: list = []
+    for (run, start), all_segs in sorted(blocks.items(), key=lambda kv: -len(kv[1])):
+        segs = [s for s in all_segs if s.end > s.start]  # a zero-length segment draws nothing
+        if not segs:
+            continue
+        workers = sorted(s.worker for s in segs)
+        ranges, lo = [], workers[0]
+        for a, b in zip(workers, [*workers[1:], None], strict=True):
+            if b != a + 1:
+                ranges.append((lo, a + 1))
+                lo = b
+        lo, hi = max(ranges, key=lambda r: r[1] - r[0])
+        x0, x1 = to_unit(start), to_unit(min(s.end for s in segs if lo <= s.worker < hi))
+        corners = ax.transData.transform([(x0, lo), (x1, hi)])
+        (bx0, by0), (bx1, by1) = corners.min(axis=0), corners.max(axis=0)
+        r, g, b = to_rgb(category_style(run)[0])
+        ink = "#222222" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.55 else "white"  # contrast
+        text = ax.text((x0 + x1) / 2, (lo + hi) / 2, str(run), ha="center", va="center",
+                       fontsize=7 if hi - lo >= 3 else 6, color=ink,
+                       fontweight="bold")  # fmt: skip
+        box = text.get_window_extent(renderer).expanded(1.1, 1.1)
+        inside = bx0 <= box.x0 and box.x1 <= bx1 and by0 <= box.y0 and box.y1 <= by1
+        if not inside or any(box.overlaps(other) for other in placed):
+            text.remove()
+        else:
+            placed.append(box)
 
 
 def pareto_figure(
@@ -129,16 +158,20 @@ def pareto_figure(
 
 def table5_figure(df: Any, path: str | Path) -> Path:
     """Total time per configuration, ours beside the paper's, one panel per machine size
-    (the rows of :func:`~coschedlab.studies.reproduce.table5`; whiskers: the seeds' range)."""
+    (the rows of :func:`~coschedlab.studies.reproduce.table5`; whiskers: the seeds' range, none
+    with one seed, which the legend says)."""
     sizes = sorted(set(df.workers))
+    # whiskers only when the seeds differ: one seed's range is a zero-width bar
+    spread = "total_min_lo" in df and bool((df.total_min_hi > df.total_min_lo).any())
+    seeds = "mean of the seeds; whiskers: their range" if spread else "1 seed"
     fig = figure(2.8)
     axes = fig.subplots(1, len(sizes), sharey=True, squeeze=False)[0]
     for ax, p in zip(axes, sizes, strict=True):
         rows = df[df.workers == p]
         x = np.arange(len(rows))
         ours = rows.total_min.to_numpy() / 60
-        ax.bar(x - 0.2, ours, 0.4, color="#0067a5", label="coschedlab (simulated)")
-        if "total_min_lo" in rows:
+        ax.bar(x - 0.2, ours, 0.4, color="#0067a5", label=f"coschedlab (simulated, {seeds})")
+        if spread:
             lo = rows.total_min_lo.to_numpy() / 60
             hi = rows.total_min_hi.to_numpy() / 60
             ax.errorbar(x - 0.2, ours, yerr=[ours - lo, hi - ours], fmt="none", ecolor="black",
