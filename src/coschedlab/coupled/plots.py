@@ -22,8 +22,6 @@ FIGURES = (
     ("su_loss", "su_loss_share", "service-unit loss (% of node-hours)", 100.0, None),
 )  # fmt: skip
 
-_COLORS = {"HH": "#1b9e77", "HY": "#d95f02", "YH": "#7570b3", "YY": "#e7298a"}
-
 
 def study_figure(
     df: pd.DataFrame, study: str, metric: str, label: str, scale: float, base: str | None
@@ -31,6 +29,8 @@ def study_figure(
     """One figure: ``metric`` per system (panels) and scheme combination (bars) against the
     study's x (load or paired proportion); the baseline as a black tick per group."""
     from matplotlib.figure import Figure
+
+    from ..report.style import scheduler_color  # each scheme pair's colour in every figure
 
     d = df[df["study"] == study]
     if d.empty:
@@ -47,7 +47,7 @@ def study_figure(
             dc = ds[ds["combo"] == combo].set_index("x")
             vals = [float(dc.loc[x, metric]) * scale if x in dc.index else math.nan for x in xs]
             pos = [i - 0.4 + width * (k + 0.5) for i in range(len(xs))]
-            ax.bar(pos, vals, width=width, color=_COLORS[combo], label=combo)
+            ax.bar(pos, vals, width=width, color=scheduler_color(combo), label=combo)
         if base is not None and base in ds:
             for i, x in enumerate(xs):
                 b = ds[ds["x"] == x][base]
