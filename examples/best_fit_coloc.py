@@ -8,8 +8,10 @@ the shortest such run; otherwise it takes runs in id order as easy-coloc does. E
 (FCFS deploy, spread placement, EASY backfilling that keeps the head's reservation) is
 inherited.
 
-    coschedlab simulate W.swf --pool POOL.json --kill-at-walltime \\
-        -s easy-coloc -s examples/best_fit_coloc.py
+    coschedlab generate --pool coschedlab:lm-aris.compute-NAS.json --jobs 500 \\
+        --arrival poisson:15 --nodes 100 --cores-per-node 48 --out out/w.swf
+    coschedlab simulate out/w.swf --pool coschedlab:lm-aris.compute-NAS.json \\
+        --kill-at-walltime -s easy-coloc -s examples/best_fit_coloc.py --out out/best-fit
 
 or from Python: ``coschedlab.simulate(w, cluster, BestFitColoc(), pool=pool)``.
 """

@@ -7,7 +7,7 @@
    alike, then with our EASY (extra-node rule, whole queue), then on other cluster shapes.
 2. Table 2: the gain grows with the mean pair speedup of the application mix.
 
-Real measured pools (ARIS NPB) from ../shared/data/coloc; every run is validated.
+Real measured pools (ARIS NPB, bundled with coschedlab); every run is validated.
 
     python examples/elise_observations.py [--reps 4] [--pool PATH] [--more]
 """
@@ -26,7 +26,7 @@ from coschedlab.generate import generate_workload
 from coschedlab.metrics import improvement
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_POOL = HERE.parent.parent / "shared" / "data" / "coloc" / "lm-aris.compute-NAS.json"
+DEFAULT_POOL = "coschedlab:lm-aris.compute-NAS.json"  # bundled
 MIXES = {  # process counts allowed in each mix, from uniform to the whole pool
     "256 only": [256],
     "128-512": [128, 256, 512],

@@ -2,7 +2,8 @@
 
 Run it through the command line (``half_life`` in seconds; ``by=group`` shares among groups):
 
-    coschedlab simulate trace.swf --scheduler examples/fair_share.py:half_life=3600
+    coschedlab simulate coschedlab:KTH-SP2-1996-2.1-cln.swf.gz \\
+        --scheduler examples/fair_share.py:half_life=3600
 
 or from Python: ``coschedlab.simulate(workload, cluster, FairShare(half_life=3600))``.
 """

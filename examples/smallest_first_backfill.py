@@ -2,7 +2,8 @@
 
 Run it through the command line:
 
-    coschedlab simulate trace.swf --scheduler examples/smallest_first_backfill.py
+    coschedlab simulate coschedlab:KTH-SP2-1996-2.1-cln.swf.gz \\
+        --scheduler examples/smallest_first_backfill.py
 
 or from Python: ``coschedlab.simulate(workload, cluster, SmallestFirstBackfill())``.
 """

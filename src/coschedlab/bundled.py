@@ -9,7 +9,32 @@ from pathlib import Path
 
 from .errors import InputError
 
-__all__ = ["PREFIX", "bundled", "data_path", "in_words", "is_bundled"]
+__all__ = ["CATALOGUE", "PREFIX", "bundled", "data_path", "in_words", "is_bundled", "local_path"]
+
+#: every bundled file and what it holds (``coschedlab data`` prints this)
+CATALOGUE: dict[str, str] = {
+    "KTH-SP2-1996-2.1-cln.swf.gz": "trace: KTH IBM SP2 1996-97 (Parallel Workloads Archive), "
+    "28,476 jobs on 100 nodes; the demo's trace",
+    "theta_2022.swf.gz": "trace: ALCF Theta 2022, 4,360 nodes; the coupled systems' large machine",
+    "pools/lm-aris.compute-NAS.json": "ELiSE pool: NPB on ARIS (2 x 10 cores per node), "
+    "33 applications, measured pairs",
+    "pools/lm-aris.compute-SPEC.json": "ELiSE pool: SPEC MPI on ARIS, 8 applications",
+    "pools/lm-remake-g5k.nancy.grvingt-NAS.json": "ELiSE pool: NPB on Grid'5000 grvingt "
+    "(2 x 16 cores per node), 13 applications",
+    "pools/lm-remake-g5k.nancy.grvingt-LARGENAS.json": "ELiSE pool: the grvingt NAS pool "
+    "under ELiSE's LARGENAS name (identical)",
+    "pools/lm-remake-g5k.nancy.grvingt-NASx10.json": "ELiSE pool: grvingt NPB, ELiSE's NASx10 "
+    "variant",
+    "helium_study.yaml": "study: SimX's helium plume study (`study run helium`)",
+    "jobmodel_curie.csv.gz": "job model fitted on CEA Curie: the background load of "
+    "`workflows generate`",
+    "insitu_authors_fig4_runs.csv.gz": "in situ: the authors' published runs of Fig. 4",
+    "insitu_authors_table2_runs.csv.gz": "in situ: the authors' published runs of Table 2",
+    "workflows/CyberShake_1000.xml.gz": "workflow: Pegasus DAX of CyberShake, 1,000 tasks "
+    "(WorkflowSim's copy of the Pegasus workflow generator's output)",
+    "sweeps/woas_small.yaml": "sweep: WoAS in small (`workflows compare`), about a minute",
+    "sweeps/coupled_small.yaml": "sweep: coupled systems in small (`coupled compare`)",
+}
 
 #: how a spec or a command names a bundled file: ``coschedlab:KTH-SP2-1996-2.1-cln.swf.gz``
 PREFIX = "coschedlab:"
@@ -26,11 +51,24 @@ def bundled(name: str) -> Path:
     name = str(name).removeprefix(PREFIX)
     parts = Path(name).parts
     if not name or Path(name).is_absolute() or ".." in parts:
-        raise InputError(f"no bundled data file {name!r}")
-    ref = resources.files("coschedlab") / "data" / name
-    if not ref.is_file():
-        raise InputError(f"no bundled data file {name!r}")
-    return Path(str(ref)).resolve()
+        raise InputError(f"no bundled data file {name!r}{_see}")
+    root = Path(str(resources.files("coschedlab") / "data"))
+    file = root / name
+    if not file.is_file() and len(parts) == 1:  # a pool or sweep named without its folder
+        found = sorted(f for f in root.glob(f"*/{name}") if f.is_file())
+        file = found[0] if len(found) == 1 else file
+    if not file.is_file():
+        raise InputError(f"no bundled data file {name!r}{_see}")
+    return file.resolve()
+
+
+_see = " (`coschedlab data` lists them)"
+
+
+def local_path(value: str | Path) -> Path:
+    """The file ``value`` names: a bundled file's installed path for ``coschedlab:NAME``,
+    else ``value`` as a path (whether it exists is the reader's business)."""
+    return bundled(str(value)) if is_bundled(str(value)) else Path(value)
 
 
 def data_path(value: str, base: Path | None = None) -> Path:

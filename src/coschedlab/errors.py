@@ -65,8 +65,10 @@ def refuse_device(path: str | Path) -> None:
 
 def read_bytes(path: str | Path) -> bytes:
     """A file's bytes (gunzipped when gzip); a file that cannot be read is an
-    :class:`InputError` naming it."""
-    path = Path(path)
+    :class:`InputError` naming it; ``coschedlab:NAME`` reads a bundled file."""
+    from .bundled import local_path  # bundled.py imports this module
+
+    path = local_path(path)
     try:
         refuse_device(path)
         data = path.read_bytes()

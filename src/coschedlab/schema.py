@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from .bundled import local_path
 from .errors import InputError
 
 __all__ = ["Checker", "load_yaml", "show"]
@@ -70,8 +71,9 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _sequen
 
 
 def load_yaml(path: str | Path, what: str = "a YAML file") -> Any:
-    """Parse a YAML file (safe loader, no duplicate keys, lines remembered for messages)."""
-    path = Path(path)
+    """Parse a YAML file (safe loader, no duplicate keys, lines remembered for messages);
+    ``coschedlab:NAME`` reads a bundled file."""
+    path = local_path(path)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -95,6 +97,8 @@ def load_yaml(path: str | Path, what: str = "a YAML file") -> Any:
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
         problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
         raise InputError(f"not valid YAML ({problem})", where=where) from None
+    except RecursionError:
+        raise InputError("not valid YAML (nested too deeply)", where=str(path)) from None
 
 
 def show(v: Any) -> str:

@@ -146,7 +146,10 @@ def generate(
 
 def report(
     results: Annotated[list[Path], typer.Argument(help="result directories written by simulate")],
-    out: Annotated[Path | None, typer.Option(help="output directory (default: first DIR)")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="output directory (default: a new out/report/FIRST-DIR-NAME[-N])"),
+    ] = None,
     start: Annotated[
         str | None,
         typer.Option(
@@ -174,8 +177,10 @@ def report(
         loaded[label] = r
         if names is None and r.header.get("Applications"):
             names = app_names_from_header(r.header["Applications"])
-    target = out or results[0]
     from ..outputs import check_target, mark
+    from .core import new_output_dir
+
+    target = out or new_output_dir(Path("out/report"), results[0].resolve())
 
     # figures are derived data: they replace earlier figures, never files of the user's
     check_target(target, force=True)

@@ -295,7 +295,7 @@ def simulate(
             sub.mkdir(exist_ok=True)
             r.write(sub, swf_integers)
             results[r.scheduler] = r
-    console.print(metrics_table(results, f"{trace.name}"))
+    console.print(metrics_table(results, Path(str(trace).removeprefix("coschedlab:")).name))
     for line in filter(None, notices):
         console.print(line, highlight=False, soft_wrap=True)
     console.print(f"outputs in {target}/")
@@ -332,7 +332,7 @@ def _check_apps(workload: Workload, pool: object, trace: Path, strict: bool) -> 
 def new_output_dir(parent: Path, source: Path) -> Path:
     """A directory under ``parent`` named after ``source`` (``KTH-SP2`` for
     ``KTH-SP2.swf.gz``) that does not exist yet: ``NAME``, else ``NAME-2``, ``NAME-3``, ..."""
-    name = source.name
+    name = Path(str(source).removeprefix("coschedlab:")).name
     for suffix in (".gz", ".swf"):
         name = name.removesuffix(suffix)
     candidate = parent / (name or "run")

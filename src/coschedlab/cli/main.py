@@ -8,7 +8,7 @@ import typer
 from typer.exceptions import TyperException
 
 from ..errors import InputError, OutputError
-from . import coloc, compare, core, coupled, elise, gui, insitu, study, validate, workflows
+from . import coloc, compare, core, coupled, data, elise, gui, insitu, study, validate, workflows
 
 app = typer.Typer(
     name="coschedlab",
@@ -41,6 +41,7 @@ app.command()(core.simulate)
 app.command()(core.schedulers)
 app.command()(validate.validate)
 app.command()(core.demo)
+app.command()(data.data)
 app.command()(coloc.generate)
 app.command()(coloc.report)
 app.command()(compare.compare)

@@ -65,7 +65,7 @@ def _spec(text: str) -> Any:
     from ..bundled import bundled, is_bundled
     from ..studies.spec import load_spec
 
-    if text in BUNDLED and not Path(text).exists():
+    if text in BUNDLED and not Path(text).is_file():  # a folder of that name is no spec
         return load_spec(bundled(BUNDLED[text]))
     return load_spec(bundled(text) if is_bundled(text) else text)
 

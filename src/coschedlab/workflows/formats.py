@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..bundled import local_path
 from ..errors import InputError, read_bytes, read_json
 from .library import builtin, names
 from .model import Task, Workflow
@@ -281,6 +282,7 @@ def load_workflow(
                 + ", ".join(names())
             )
     else:
+        path = local_path(text)  # coschedlab:NAME: a bundled file
         low = path.name.lower().removesuffix(".gz")
         if low.endswith((".xml", ".dax")):
             wf = read_dax(path)

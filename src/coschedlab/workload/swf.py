@@ -62,6 +62,7 @@ from typing import Any
 
 import numpy as np
 
+from ..bundled import local_path
 from ..errors import InputError, gunzip, refuse_device
 from ..jobs import Workload
 from ..platform import Cluster
@@ -287,8 +288,8 @@ def read_swf(
     Raises :class:`FileNotFoundError` for a missing file and :class:`InputError` (with
     ``where="PATH:LINE"`` for a bad line) for a malformed, empty or job-less file.
     """
-    path = Path(path)
     where = str(path)
+    path = local_path(path)
     data = _read_bytes(path).removeprefix(b"\xef\xbb\xbf")  # an editor's UTF-8 BOM
     if not data.strip():
         raise InputError("the file is empty, expected SWF job lines", where=where)
