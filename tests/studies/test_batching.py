@@ -97,3 +97,16 @@ def test_cli_batch_from_a_csv_file(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "optimal: 1.94n s in 2 batches" in done.stdout
     assert max(len(line) for line in done.stdout.splitlines()) <= 80
+
+
+def test_cli_batch_of_a_large_study_reads_at_a_glance():
+    """Equal batches in a row share one line; big times and counts never in e-notation."""
+    from _cli import cli
+
+    done = cli(
+        "study", "batch", "--scaling", "4:1.95,8:1.14,16:0.80,32:0.60", "-n", "60000", "-p", "32"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "│ 1-7,500 │" in done.stdout and "in 7,500 batches" in done.stdout
+    assert "60,000 runs" in done.stdout and "36,000n s" in done.stdout
+    assert "e+" not in done.stdout and len(done.stdout.splitlines()) < 15

@@ -40,21 +40,32 @@ def batch(
 
     table = load_scaling(scaling)
     b = optimal_batches(jobs, table, procs)
-    t = Table(title=f"{jobs} runs on {procs} processors; n = timesteps per run")
+    t = Table(title=f"{jobs:,} runs on {procs:,} processors; n = timesteps per run")
     for col in ("batch", "simulations", "procs each", "time"):
         t.add_column(col, justify="right")
-    for i, (k, p) in enumerate(zip(b.sizes, b.groups, strict=True), 1):
-        t.add_row(str(i), str(k), str(p), f"{batch_time(k, table, procs):.4g}n s")
+    first = 1  # equal batches in a row share one line: "2-7,500"
+    pairs = list(zip(b.sizes, b.groups, strict=True))
+    for i, (k, p) in enumerate(pairs, 1):
+        if i < len(pairs) and pairs[i] == (k, p):
+            continue
+        label = f"{first:,}" if first == i else f"{first:,}-{i:,}"
+        t.add_row(label, str(k), str(p), f"{_per_step(batch_time(k, table, procs))}n s")
+        first = i + 1
     con = Console(width=80)
     con.print(t)
     one = batch_time(1, table, procs) * jobs
     together = batch_time(jobs, table, procs) if jobs else 0.0
-    con.print(f"optimal: {b.time:.4g}n s in {len(b.sizes)} batches")
-    con.print(f"one at a time on {table.group(1, procs)} processors: {one:.4g}n s")
+    con.print(f"optimal: {_per_step(b.time)}n s in {len(b.sizes):,} batches")
+    con.print(f"one at a time on {table.group(1, procs)} processors: {_per_step(one)}n s")
     con.print(
         "all at once: "
-        + (f"{together:.4g}n s" if together != float("inf") else "impossible (too many)")
+        + (f"{_per_step(together)}n s" if together != float("inf") else "impossible (too many)")
     )
+
+
+def _per_step(seconds: float) -> str:
+    """Seconds per timestep, 4 significant digits, never in scientific notation."""
+    return f"{seconds:,.0f}" if abs(seconds) >= 1000 else f"{seconds:.4g}"
 
 
 BUNDLED = {"helium": "helium_study.yaml"}

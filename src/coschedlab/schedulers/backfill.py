@@ -36,7 +36,7 @@ INSTANT = 1e-6
 
 @register("backfill")
 class Backfill(Scheduler):
-    """Backfilling with ``reservations`` reservations (``None``: every queued job).
+    """Backfilling that reserves for the first ``reservations`` queued jobs (``None``: every one).
 
     The first ``reservations`` jobs that cannot start now hold the earliest slot that fits for
     their whole requested time; a later job starts now only if it touches none of those slots.
