@@ -370,6 +370,14 @@ def ws(tmp_path_factory) -> Path:
         (d / f"{name}.yaml").write_text(body)
     (d / "cplruns" / "runs").mkdir(parents=True)
     (d / "cplruns" / "runs" / "load0.5-HH-s0.json").write_text("{}")
+    # hostile inputs of the command line's second pass (issue 27)
+    (d / "deep.yaml").write_text("a: " + "[" * 5000 + "]" * 5000 + "\n")
+    ens = (d / "ens.yaml").read_text()
+    (d / "ens_long.yaml").write_text(ens.replace("n_steps: 50", "n_steps: 100000000"))
+    assert (d / "ens_long.yaml").read_text() != ens
+    done = cli("compare", "spec.yaml", "--out", "cmpnotes", "-j", "1", cwd=d)
+    assert done.returncode == 0, done.stderr
+    (d / "cmpnotes" / "notes.txt").write_text("my notes on these runs\n")
     # an earlier result, and damaged copies of it
     done = cli("simulate", "small.swf", "--out", "prev", cwd=d)
     assert done.returncode == 0, done.stderr
@@ -504,6 +512,21 @@ CASES = [
     ("insitu-alloc-bw-bad", "insitu plan ens.yaml --scenario ideal --alloc-bandwidth B9", 2, "--alloc-bandwidth: unknown bandwidth model 'B9'"),
     ("insitu-io-bad", "insitu simulate ens.yaml --io buffered", 2, "--io: unknown I/O model 'buffered'"),
     ("insitu-reproduce-alloc-bw", "insitu reproduce --out rr --alloc-bandwidth X", 2, "--alloc-bandwidth: unknown bandwidth model 'X'"),
+    ("insitu-reproduce-steps-huge", "insitu reproduce --out rr --steps 100000000", 2, "--steps: 100,000,000 steps x 160 simulations and analyses is too long to simulate"),
+    ("insitu-reproduce-trials-huge", "insitu reproduce --out rr --trials 100000000", 2, "--trials must be at most 1,000"),
+    ("insitu-simulate-steps-huge", "insitu simulate ens_long.yaml", 2, "ens_long.yaml: 100,000,000 steps x 6 simulations and analyses is too long"),
+    ("insitu-search-jobs-negative", "insitu simulate ens.yaml --search --jobs -2", 2, "--jobs must be >= 0 (0: all CPUs), got -2"),
+    ("insitu-generate-huge", "insitu generate --simulations 1000000 --analyses 1000 --data 1 --nodes 1000000", 2, "an ensemble may have at most 10,000"),
+    # -- deeply nested YAML: one line, whatever command reads it ------------------------------
+    ("compare-deep-yaml", "compare deep.yaml", 2, "deep.yaml: not valid YAML (nested too deeply)"),
+    ("coupled-deep-yaml", "coupled compare deep.yaml", 2, "deep.yaml: not valid YAML (nested too deeply)"),
+    ("workflows-deep-yaml", "workflows compare deep.yaml", 2, "deep.yaml: not valid YAML (nested too deeply)"),
+    ("study-deep-yaml", "study run deep.yaml --out sd", 2, "deep.yaml: not valid YAML (nested too deeply)"),
+    ("insitu-deep-yaml", "insitu plan deep.yaml", 2, "deep.yaml: not valid YAML (nested too deeply)"),
+    ("elise-deep-yaml", "elise run deep.yaml", 2, "deep.yaml: not valid YAML (nested too deeply)"),
+    ("study-batch-huge", "study batch --scaling 4:1.95,8:1.14 --jobs 1000000000 --procs 64", 2, "must be a whole number from 0 to 1,000,000"),
+    ("compare-executor-not-scheduler-file", "compare spec.yaml --out ex1 --executor dask:pool.json", 2, "pool.json is not a Dask scheduler file"),
+    ("compare-fresh-user-notes", "compare spec.yaml --out cmpnotes --fresh", 2, "holds files coschedlab did not write (cmpnotes/notes.txt); --fresh deleted nothing"),
     # -- usage errors: one line too ---------------------------------------------------------------
     ("usage-bad-int", "workflows show --max-cores abc montage", 2, "Invalid value for '--max-cores'"),
     ("usage-missing-argument", "workflows show", 2, "Missing argument 'workflow'. (see coschedlab workflows show --help)"),
@@ -568,7 +591,7 @@ CASES = [
     ("study-batch-csv-cols", "study batch --scaling scaling_cols.csv -n 6 -p 32", 2, "scaling_cols.csv:1"),
     ("study-batch-twice", "study batch --scaling 4:1,4:2 -n 6 -p 32", 2, "4 processors given twice"),
     ("study-batch-too-small", "study batch --scaling 64:1 -n 6 -p 32", 2, "no tabulated processor count fits 32"),
-    ("study-batch-jobs", "study batch --scaling 4:1 -n -1 -p 32", 2, "whole number >= 0"),
+    ("study-batch-jobs", "study batch --scaling 4:1 -n -1 -p 32", 2, "must be a whole number from 0 to 1,000,000"),
     ("study-batch-procs", "study batch --scaling 4:1 -n 6 -p 0", 2, "processors must be a whole number >= 1"),
     ("study-batch-time", "study batch --scaling 4:-2 -n 6 -p 32", 2, "must be a positive number"),
     ("study-run-yaml", "study run st_yaml.yaml --out so", 2, "st_yaml.yaml:2: not valid YAML"),
@@ -798,6 +821,42 @@ def test_bad_input_fails_cleanly(ws, capsys, args, code, says):
     assert digest(ws / "prev") == before, "the earlier result changed"
     for leftover in ws.glob(".tmp-*"):
         pytest.fail(f"temporary file left behind: {leftover}")
+
+
+def test_fresh_refuses_before_deleting_anything(ws, capsys, tmp_path):
+    """A comparison output that also holds the user's notes: --fresh deletes nothing."""
+    shutil.copytree(ws / "cmpnotes", tmp_path / "cmpnotes")
+    for name in ("spec.yaml", "trace.swf"):
+        shutil.copy(ws / name, tmp_path / name)
+    before = digest(tmp_path / "cmpnotes")
+    assert (tmp_path / "cmpnotes" / "spec.json").is_file()
+    code, out, err = run_cli(["compare", "spec.yaml", "--out", "cmpnotes", "--fresh"], tmp_path, capsys)
+    assert code == 2 and "notes.txt" in err, err
+    assert digest(tmp_path / "cmpnotes") == before
+
+
+def test_fresh_clears_a_comparison_output_of_its_own(ws, capsys, tmp_path):
+    shutil.copytree(ws / "cmpnotes", tmp_path / "cmpnotes")
+    (tmp_path / "cmpnotes" / "notes.txt").unlink()
+    for name in ("spec.yaml", "trace.swf"):
+        shutil.copy(ws / name, tmp_path / name)
+    code, out, err = run_cli(["compare", "spec.yaml", "--out", "cmpnotes", "--fresh", "-j", "1"], tmp_path, capsys)
+    assert code == 0, err
+    assert "runs already stored" not in out  # all runs done again
+
+
+def test_a_damaged_stored_run_is_run_again(ws, capsys, tmp_path):
+    """A stored run whose metrics.json was truncated since is not finished: resuming redoes
+    it (no traceback) and the table holds every run."""
+    shutil.copytree(ws / "cmpnotes", tmp_path / "c")
+    for name in ("spec.yaml", "trace.swf"):
+        shutil.copy(ws / name, tmp_path / name)
+    damaged = next((tmp_path / "c").glob("*/easy/rep0/metrics.json"))
+    damaged.write_text('{"metrics": ')
+    code, out, err = run_cli(["compare", "spec.yaml", "--out", "c", "-j", "1"], tmp_path, capsys)
+    assert code == 0, err
+    assert "1 of 2 runs already stored; 1 to do" in " ".join(out.split())
+    assert "n_jobs" in json.loads(damaged.read_text())["metrics"]
 
 
 def test_catalogue_ids_are_unique():

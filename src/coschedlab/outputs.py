@@ -88,11 +88,12 @@ def is_ours(path: Path) -> bool:
     return first_foreign(path) is None
 
 
-def first_foreign(path: Path) -> Path | None:
+def first_foreign(path: Path, patterns: tuple[str, ...] | None = None) -> Path | None:
     """The first file under the directory ``path`` that coschedlab does not write, if any
     (the module docstring: :data:`OUR_FILES` in a marked directory, :data:`RESULT_FILES`
-    in any other)."""
-    patterns = OUR_FILES if (Path(path) / MARKER).is_file() else RESULT_FILES
+    in any other; ``patterns`` overrides that choice)."""
+    if patterns is None:
+        patterns = OUR_FILES if (Path(path) / MARKER).is_file() else RESULT_FILES
     for root, _dirs, files in os.walk(path):
         for name in files:
             if name == MARKER:

@@ -209,14 +209,18 @@ def simulate(
     ] = False,
 ) -> None:
     """Run SimGrid on the plan: simulated makespan, idle times, stage timelines."""
-    from ..insitu.simulate import check_options
+    from ..insitu.simulate import check_options, check_size
     from ..insitu.simulate import simulate as run_sim
 
+    if jobs < 0:
+        raise InputError(f"--jobs must be >= 0 (0: all CPUs), got {jobs}")
     p = _plan(
         ensemble, scenario, node_alloc, core_alloc, bandwidth_model, alloc_bandwidth, rounding
     )
     net = network or p.ensemble.platform.network
     check_options(net, engine, io)
+    ens = p.ensemble
+    check_size(ens.n_steps, len(ens.simulations) + len(ens.analyses), where=str(ensemble))
     if search:
         _search(
             ensemble,

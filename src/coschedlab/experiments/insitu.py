@@ -12,7 +12,9 @@ from ..errors import InputError, check_seed
 from ..insitu.mapping import SCENARIOS
 from ..insitu.reproduce import HEURISTIC_PAIRS, SWEEPS, build_tasks, results_frame, write_outputs
 from ..insitu.runner import run_config
+from ..insitu.simulate import check_size
 from .runner import Task, run_tasks
+from .spec import MAX_REPETITIONS
 from .store import JsonStore
 
 __all__ = ["reproduce"]
@@ -34,6 +36,14 @@ def check_arguments(
     if unknown or not sweeps:
         what = f"unknown sweep {unknown[0]!r}" if unknown else "no sweep given"
         raise InputError(f"{what}; choose from {', '.join(SWEEPS)}", "--sweeps")
+    if trials > MAX_REPETITIONS:
+        raise InputError(f"--trials must be at most {MAX_REPETITIONS:,}, got {trials:,}")
+    largest = max(
+        {**fixed, var: v}["S"] * (1 + {**fixed, var: v}["A"])
+        for var, values, fixed in (SWEEPS[s] for s in sweeps)
+        for v in values
+    )
+    check_size(steps, largest, where="--steps")
     out = Path(out)
     if out.is_dir() and not is_empty(out) and not (out / "runs").is_dir():
         raise InputError(

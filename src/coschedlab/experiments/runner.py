@@ -23,6 +23,7 @@ The comparison of :mod:`.compare` (``coschedlab compare``) and the in situ repro
 from __future__ import annotations
 
 import itertools
+import json
 import multiprocessing
 import os
 import pickle
@@ -482,6 +483,21 @@ def jobqueue_cluster(spec: ExecutorSpec) -> tuple[Any, int]:
         return make(**opts), jobs
 
 
+def _check_scheduler_file(path: Path, where: str) -> None:
+    """``path`` is a Dask scheduler file: a JSON object naming the scheduler's ``address``
+    (what ``dask scheduler --scheduler-file FILE`` writes); else one line saying so."""
+    try:
+        doc = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        doc = None
+    address = doc.get("address") if isinstance(doc, dict) else None
+    if not isinstance(address, str) or "://" not in address:
+        raise InputError(
+            f"{where}: {path} is not a Dask scheduler file (a JSON file with the scheduler's "
+            "'address', as 'dask scheduler --scheduler-file FILE' writes)"
+        )
+
+
 @contextmanager
 def _dask_client(spec: ExecutorSpec, on_info: Callable[[str], None] | None) -> Iterator[Any]:
     """A ``distributed.Client`` for ``spec``, and the cluster it started (closed after)."""
@@ -499,6 +515,7 @@ def _dask_client(spec: ExecutorSpec, on_info: Callable[[str], None] | None) -> I
             if address.endswith(".json") or Path(address).is_file():
                 if not Path(address).is_file():
                     raise InputError(f"{where}: no scheduler file {address}")
+                _check_scheduler_file(Path(address), where)
                 client = Client(scheduler_file=address, timeout=CONNECT_TIMEOUT)
             else:
                 client = Client(address, timeout=CONNECT_TIMEOUT)

@@ -23,7 +23,17 @@ from typing import Any
 
 from ..engine.result import Result
 from ..errors import InputError
-from ..outputs import OLD_PREFIX, TMP_PREFIX, atomic_dir, atomic_file, is_empty, mark
+from ..outputs import (
+    MARKER,
+    OLD_PREFIX,
+    OUR_FILES,
+    TMP_PREFIX,
+    atomic_dir,
+    atomic_file,
+    first_foreign,
+    is_empty,
+    mark,
+)
 from .spec import Spec
 
 __all__ = [
@@ -82,8 +92,19 @@ def save_error(out: Path, key: RunKey, message: str) -> Path:
     return target / "error.txt"
 
 
+def _readable(path: Path, key: str | None = None) -> bool:
+    """True when ``path`` holds a JSON object (with ``key``, when given): a file truncated or
+    damaged since it was stored is not, and its run counts as not done (it is run again)."""
+    try:
+        doc = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(doc, dict) and (key is None or isinstance(doc.get(key), dict))
+
+
 def completed(out: Path) -> set[RunKey]:
-    """The runs stored under ``out`` that finished (their directory holds ``metrics.json``)."""
+    """The runs stored under ``out`` that finished (their directory holds a readable
+    ``metrics.json``; a damaged one is run again)."""
     done: set[RunKey] = set()
     out = Path(out)
     if not out.is_dir():
@@ -92,6 +113,8 @@ def completed(out: Path) -> set[RunKey]:
         rep_dir = metrics.parent
         suffix = rep_dir.name[3:]
         if not suffix.isdigit() or rep_dir.name.startswith(TMP_PREFIX):
+            continue
+        if not _readable(metrics, "metrics"):
             continue
         done.add(RunKey(rep_dir.parent.parent.name, rep_dir.parent.name, int(suffix)))
     return done
@@ -159,7 +182,11 @@ class JsonStore:
     def done(self) -> set[str]:
         if not self.folder.is_dir():
             return set()
-        return {f.stem for f in self.folder.glob("*.json") if not f.name.startswith(".")}
+        return {
+            f.stem
+            for f in self.folder.glob("*.json")
+            if not f.name.startswith(".") and _readable(f)  # a damaged run is run again
+        }
 
     def clean(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -180,7 +207,8 @@ class JsonStore:
 
     def load(self, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """The stored runs (all, or those of ``keys`` that exist), in key order."""
-        names = sorted(self.done()) if keys is None else [k for k in keys if k in self.done()]
+        done = self.done()
+        names = sorted(done) if keys is None else [k for k in keys if k in done]
         return [json.loads(self._path(k).read_text()) for k in names]
 
 
@@ -430,6 +458,23 @@ def _refuse_other_sweeps(out: Path) -> None:
         raise InputError(f"{out} holds a {kind} sweep, not a comparison; give another --out")
 
 
+def _refuse_foreign(out: Path, names: Iterable[str]) -> None:
+    """Refuse to clear ``out`` when it holds anything a comparison does not write (a user's
+    notes beside the runs, a file in a workload's folder): ``--fresh`` deletes nothing then."""
+    ours = {*names, *ANALYSIS_OUTPUTS, SPEC_FILE, MARKER}
+    for item in sorted(out.iterdir()):
+        if item.name.startswith((TMP_PREFIX, OLD_PREFIX)):
+            continue  # left by a killed run: cleared with the rest
+        foreign: Path | None = item if item.name not in ours else None
+        if foreign is None and item.is_dir():
+            foreign = first_foreign(item, OUR_FILES)
+        if foreign is not None:
+            raise InputError(
+                f"--out {out} holds files coschedlab did not write ({foreign}); --fresh "
+                "deleted nothing: move them away, or give another --out"
+            )
+
+
 def clear(out: Path, spec: Spec) -> None:
     """Remove the runs and analysis outputs of a comparison directory (``--fresh``).
 
@@ -449,10 +494,11 @@ def clear(out: Path, spec: Spec) -> None:
     names = set(w.name for w in spec.workloads)
     if old is not None:
         names |= set(old.get("runs", {}).get("workloads", {}))
+    _refuse_foreign(out, names)  # before deleting anything
     for name in sorted(names):
         shutil.rmtree(out / name, ignore_errors=True)
-    for item in ANALYSIS_OUTPUTS:
-        path = out / item
+    leftovers = [p for p in out.iterdir() if p.name.startswith((TMP_PREFIX, OLD_PREFIX))]
+    for path in [*(out / item for item in ANALYSIS_OUTPUTS), *leftovers]:
         if path.is_dir():
             shutil.rmtree(path)
         elif path.exists():

@@ -70,12 +70,18 @@ def search(
     from ..experiments.runner import MemoryStore, Task, run_tasks
     from .mapping import SCENARIOS
     from .reproduce import HEURISTIC_PAIRS
+    from .simulate import check_size
+    from .spec import load_ensemble
 
+    if jobs < 1:
+        raise InputError(f"--jobs must be at least 1, got {jobs}")
+    ens = load_ensemble(path)
+    check_size(ens.n_steps, len(ens.simulations) + len(ens.analyses), where=str(path))
     combos = [(sc, n, c) for sc in SCENARIOS for n, c in HEURISTIC_PAIRS]
     tasks = [Task(f"{sc}_{n}_{c}", search_one, (path, sc, n, c, planning, sim))
              for sc, n, c in combos]  # fmt: skip
     store = MemoryStore()
-    summary = run_tasks(tasks, store, jobs=max(1, jobs), fresh_process=True, quiet=True,
+    summary = run_tasks(tasks, store, jobs=jobs, fresh_process=True, quiet=True,
                         on_done=on_done)  # fmt: skip
     if summary.interrupted:
         raise KeyboardInterrupt

@@ -487,6 +487,23 @@ def _run(
 TINY = 1e-6
 #: a SimGrid run that takes longer than this is stopped (a hang is an error, never a wait)
 CHILD_TIMEOUT_S = 3600.0
+#: the most component steps (steps x simulations and analyses) one SimGrid run simulates:
+#: each takes about 0.6 ms and 2 kB, so this bound is some minutes and about 1 GB (the
+#: paper's largest ensemble, 160 components x 100 steps, is 16,000)
+MOST_COMPONENT_STEPS = 500_000
+
+
+def check_size(steps: int, components: int, where: str = "n_steps") -> None:
+    """Refuse a SimGrid run beyond :data:`MOST_COMPONENT_STEPS` (it would run for hours with
+    no sign of life, then be stopped): one line saying how many steps fit."""
+    if steps * components > MOST_COMPONENT_STEPS:
+        fit = max(MOST_COMPONENT_STEPS // max(components, 1), 1)
+        raise InputError(
+            f"{steps:,} steps x {components:,} simulations and analyses is too long to "
+            f"simulate in SimGrid (at most {MOST_COMPONENT_STEPS:,} component steps: "
+            f"{fit:,} steps here); the model makespan ('insitu plan') scales with the steps",
+            where=where,
+        )
 
 
 def _amount(x: float) -> float:
@@ -544,6 +561,8 @@ def simulate(
     """
     network = network or plan.ensemble.platform.network
     check_options(network, engine, io)
+    ens = plan.ensemble
+    check_size(ens.n_steps, len(ens.simulations) + len(ens.analyses))
     if in_process:
         return _run(plan, network, engine, bw_factor, loopback, io)
     ctx = mp.get_context("fork")

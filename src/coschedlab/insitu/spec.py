@@ -28,6 +28,9 @@ PAPER_CORES = 128
 PAPER_BANDWIDTH = 6.0
 PAPER_SIM_WORK = 5000.0
 PAPER_STEPS = 100
+#: the most components (simulations and analyses) an ensemble may have: the paper's largest
+#: has 160; planning 10,000 takes about a minute
+MOST_COMPONENTS = 10_000
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,12 @@ def ensemble_from_dict(raw: Any, where: str = "ensemble") -> Ensemble:
             )
         )
     all_names = names + [a.name for a in anas]
+    if len(all_names) > MOST_COMPONENTS:
+        raise ck.fail(
+            f"{len(all_names):,} simulations and analyses: an ensemble may have at most "
+            f"{MOST_COMPONENTS:,}",
+            "analyses",
+        )
     if len(set(all_names)) != len(all_names):
         raise ck.fail("component names must be unique across simulations and analyses")
     for s in sims:
@@ -266,6 +275,12 @@ def generate_ensemble(
     if nodes < simulations:
         raise InputError(
             f"--nodes {nodes} cannot host {simulations} simulations (one node each at least)",
+            where=where,
+        )
+    if simulations * (1 + analyses_per_sim) > MOST_COMPONENTS:
+        raise InputError(
+            f"--simulations {simulations:,} x (1 + --analyses {analyses_per_sim:,}) components: "
+            f"an ensemble may have at most {MOST_COMPONENTS:,}",
             where=where,
         )
     check_seed(seed)

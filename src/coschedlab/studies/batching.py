@@ -134,12 +134,19 @@ class Batching:
     time: float
 
 
+#: the most simulations a study holds (its design space), and so the most split in batches
+MOST_SIMULATIONS = 1_000_000
+
+
 def optimal_batches(n: int, table: ScalingTable, procs: int) -> Batching:
     """The split of ``n`` equal simulations into batches that minimises the total time
     (the module's recurrence). Ties keep fewer batches; batches are issued smallest first
     (the seed issues 2 then 4)."""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise InputError(f"the number of simulations must be a whole number >= 0, got {n!r}")
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MOST_SIMULATIONS:
+        raise InputError(
+            "the number of simulations must be a whole number from 0 to "
+            f"{MOST_SIMULATIONS:,} (the most a study holds), got {n!r}"
+        )
     if isinstance(procs, bool) or not isinstance(procs, int) or procs < 1:
         raise InputError(f"processors must be a whole number >= 1, got {procs!r}")
     if table.group(1, procs) is None:

@@ -42,7 +42,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..schema import Checker, open_spec
-from .batching import ScalingTable, load_scaling
+from .batching import MOST_SIMULATIONS, ScalingTable, load_scaling
 from .manager import CONFIGS, Config
 from .model import WorkModel
 from .sampling import DesignSpace
@@ -53,7 +53,7 @@ KEYS = ("name", "design", "objectives", "reuse", "scaling", "processors", "per_r
         "checkpoint_every", "restart", "step", "config", "model", "command")  # fmt: skip
 MODEL_KEYS = ("scratch", "reuse", "spread", "seed", "time_scale", "targets", "noise",
               "normalize")  # fmt: skip
-MOST_DESIGNS = 1_000_000
+MOST_DESIGNS = MOST_SIMULATIONS
 
 
 @dataclass(frozen=True)
