@@ -830,7 +830,9 @@ def test_fresh_refuses_before_deleting_anything(ws, capsys, tmp_path):
         shutil.copy(ws / name, tmp_path / name)
     before = digest(tmp_path / "cmpnotes")
     assert (tmp_path / "cmpnotes" / "spec.json").is_file()
-    code, out, err = run_cli(["compare", "spec.yaml", "--out", "cmpnotes", "--fresh"], tmp_path, capsys)
+    code, out, err = run_cli(
+        ["compare", "spec.yaml", "--out", "cmpnotes", "--fresh"], tmp_path, capsys
+    )
     assert code == 2 and "notes.txt" in err, err
     assert digest(tmp_path / "cmpnotes") == before
 
@@ -840,7 +842,9 @@ def test_fresh_clears_a_comparison_output_of_its_own(ws, capsys, tmp_path):
     (tmp_path / "cmpnotes" / "notes.txt").unlink()
     for name in ("spec.yaml", "trace.swf"):
         shutil.copy(ws / name, tmp_path / name)
-    code, out, err = run_cli(["compare", "spec.yaml", "--out", "cmpnotes", "--fresh", "-j", "1"], tmp_path, capsys)
+    code, out, err = run_cli(
+        ["compare", "spec.yaml", "--out", "cmpnotes", "--fresh", "-j", "1"], tmp_path, capsys
+    )
     assert code == 0, err
     assert "runs already stored" not in out  # all runs done again
 
