@@ -82,6 +82,19 @@ def test_missing_slowdown_bars_are_marked_and_explained():
     assert NA not in _texts(fig) and "n/a" not in fig.legends[0].get_title().get_text()
 
 
+def test_a_last_slot_with_no_bar_keeps_its_n_a_marks_inside_the_panel():
+    fig = slowdown_figure(_shares())  # the 100% share, the last slot, has no bar at all
+    fig.canvas.draw()
+    for ax in (ax for ax in fig.axes if ax.get_visible()):
+        lo, hi = ax.get_xlim()
+        marks = [t for t in ax.texts if t.get_text() == NA]
+        assert marks and all(lo < t.get_position()[0] < hi for t in marks)
+        frame = ax.get_window_extent()
+        boxes = [t.get_window_extent() for t in marks]
+        assert all(frame.x0 <= b.x0 and b.x1 <= frame.x1 for b in boxes)
+        assert not any(a.overlaps(b) for a, b in itertools.combinations(boxes, 2))
+
+
 def test_one_period_is_one_panel_in_natural_order():
     df = pd.DataFrame({"workflow": ["A16", "A2", "A1"], "period": 7200, "mode": "woas",
                        "speedup_over_pilot": [1.1, 1.2, 1.0],

@@ -150,6 +150,7 @@ def group_figures(df) -> Figure | None:
                 ax.bar(pos, vals, width, label=mode, color=_mode_color(mode))
                 missing += _mark_missing(ax, pos, vals, 0.0, zeros=True)
             ax.set_xticks(x, [str(n) for n in ns])
+            ax.set_xlim(-0.5, len(ns) - 0.5)  # every n's slot, even one with no bar (n/a)
             ax.set_title(f"group {kind}: median {label}", fontsize=9)
             ax.set_ylabel("hours", fontsize=8)
             if r == len(kinds) - 1:
@@ -213,6 +214,7 @@ def _bars(
         ax.axhline(1.0, ls="--", color="k", lw=0.8)
         labels = [str(c) for c in cats] if name is None else _value_labels(key, cats)
         ax.set_xticks(x, labels, fontsize=7)
+        ax.set_xlim(-0.5, len(cats) - 0.5)  # every slot, even one with no bar (its n/a marks)
         ax.tick_params(axis="y", labelsize=7)
         if name is None:
             unit = " s" if key == "period" else ""
