@@ -71,10 +71,23 @@ def test_one_seed_draws_no_whiskers_and_says_so(tmp_path, monkeypatch):
     table5_figure(_table5(spread=False), tmp_path / "t.png")
     ax = saved["fig"].axes[0]
     assert not ax.collections and not any(c for c in ax.containers if hasattr(c, "has_yerr"))
-    labels = [t.get_text() for t in saved["fig"].axes[-1].get_legend().get_texts()]
+    labels = [t.get_text() for t in saved["fig"].legends[0].get_texts()]
     assert "1 seed" in labels[0]
     table5_figure(_table5(spread=True), tmp_path / "t.png")
     ax = saved["fig"].axes[0]
     assert any(getattr(c, "has_yerr", False) for c in ax.containers)
-    labels = [t.get_text() for t in saved["fig"].axes[-1].get_legend().get_texts()]
+    labels = [t.get_text() for t in saved["fig"].legends[0].get_texts()]
     assert "range" in labels[0] and "1 seed" not in labels[0]
+
+
+def test_table5_legend_covers_no_panel_and_the_panels_are_alike(tmp_path, monkeypatch):
+    saved = _saved(monkeypatch)
+    table5_figure(_table5(spread=True), tmp_path / "t.png")  # the longest legend text
+    fig = saved["fig"]
+    fig.canvas.draw()
+    boxes = [ax.get_window_extent() for ax in fig.axes]
+    assert all(ax.get_legend() is None for ax in fig.axes) and len(fig.legends) == 1
+    legend = fig.legends[0].get_window_extent()
+    assert not any(legend.overlaps(b) for b in boxes)
+    assert abs(boxes[0].width - boxes[1].width) < 0.05 * boxes[0].width  # no squeezed panel
+    assert boxes[1].x0 - boxes[0].x1 < 0.1 * boxes[0].width  # side by side, no hole between

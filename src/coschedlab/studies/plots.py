@@ -164,7 +164,7 @@ def table5_figure(df: Any, path: str | Path) -> Path:
     # whiskers only when the seeds differ: one seed's range is a zero-width bar
     spread = "total_min_lo" in df and bool((df.total_min_hi > df.total_min_lo).any())
     seeds = "mean of the seeds; whiskers: their range" if spread else "1 seed"
-    fig = figure(2.8)
+    fig = figure(3.1)
     axes = fig.subplots(1, len(sizes), sharey=True, squeeze=False)[0]
     for ax, p in zip(axes, sizes, strict=True):
         rows = df[df.workers == p]
@@ -182,7 +182,9 @@ def table5_figure(df: Any, path: str | Path) -> Path:
         ax.set_title(f"{p} workers", fontsize=9)
         ax.set_xlabel("configuration")
     axes[0].set_ylabel("total time (hours)")
-    axes[-1].legend(fontsize=7)
+    # under the panels: off the bars, whatever the length of its text
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2,
+               fontsize=7, frameon=False)  # fmt: skip
     return _save(fig, path)
 
 
