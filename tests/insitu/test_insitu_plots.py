@@ -116,3 +116,53 @@ def test_table2_explains_the_bandwidths_with_plain_ticks(tmp_path, figs):
     assert "A_NC" in fig.legends[0].get_title().get_text()
     ticks = _ticks(fig.axes[0])
     assert _plain(ticks) and len(ticks) >= 3  # 1, 2, 5...: not one 10^0
+
+
+def test_fig4_title_gives_the_range_of_trials_when_points_differ(tmp_path, figs):
+    fig4 = _fig4(trials=3)
+    fig4.loc[fig4["value"] == 8, "trials"] = 5  # the largest configurations: more trials
+    plot_fig4(fig4, tmp_path)
+    assert "mean of 3-5 trials (3-5 seeds)" in figs["fig4_makespan.png"]._suptitle.get_text()
+
+
+def _reproduction(tmp_path):
+    """A small reproduction's outputs written by reproduce.write_outputs (two trials of the
+    nodes sweep, made-up makespans that differ per trial, pair and bandwidth)."""
+    from coschedlab.insitu.reproduce import build_tasks, results_frame, write_outputs
+
+    tasks, member = build_tasks(trials=2, sweeps=("nodes",), scenarios=("ideal", "in-transit"))
+    rows = []
+    for i, cfg in enumerate(tasks.values()):
+        sim = 100.0 + 7.0 * (i % 11) + cfg["N"]
+        model = {f"model_{m}": sim / (1.0 + 0.1 * k + 0.01 * (i % 5))
+                 for k, m in enumerate(("B", "B1", "B2", "B3"))}  # fmt: skip
+        rows.append({**cfg, "simulated_makespan": sim, "model_makespan": model["model_B3"],
+                     **model})  # fmt: skip
+    out = tmp_path / "reproduction"
+    write_outputs(results_frame(rows, member), out)
+    return out
+
+
+def test_redraw_from_the_stored_tables_gives_the_same_figures(tmp_path):
+    import shutil
+
+    out = _reproduction(tmp_path)
+    names = ["fig4_makespan.png", "fig4_normalised.png", "fig5.png", "table2.png"]
+    for keep_runs in (True, False):  # table2.png from the runs, or from table2.csv's medians
+        stored = tmp_path / f"stored-{keep_runs}"
+        stored.mkdir()
+        tables = ["fig4.csv", "fig5.csv", "table2.csv"] + ["table2_runs.csv"] * keep_runs
+        for name in tables:
+            shutil.copy(out / name, stored / name)
+        assert sorted(plots.redraw(stored)) == sorted(names)
+        for name in names:
+            a = matplotlib.image.imread(out / name)
+            b = matplotlib.image.imread(stored / name)
+            assert a.shape == b.shape and (a == b).all(), name
+
+
+def test_redraw_without_tables_is_one_clear_error(tmp_path):
+    from coschedlab.errors import InputError
+
+    with pytest.raises(InputError, match="no fig4.csv"):
+        plots.redraw(tmp_path)

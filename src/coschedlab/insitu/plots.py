@@ -155,8 +155,10 @@ def _grid(n: int, height: float = 2.5):
 
 
 def _trials_note(trials) -> str:
-    n = int(min(trials)) if len(trials) else 0
-    return f"{n} trial{'s' * (n != 1)} ({n} seed{'s' * (n != 1)})"
+    """``"3 trials (3 seeds)"``, or ``"3-5 trials (3-5 seeds)"`` when the points differ."""
+    lo, hi = (int(min(trials)), int(max(trials))) if len(trials) else (0, 0)
+    n = str(lo) if lo == hi else f"{lo}-{hi}"
+    return f"{n} trial{'s' * (hi != 1)} ({n} seed{'s' * (hi != 1)})"
 
 
 def plot_fig4(fig4: pd.DataFrame, out: Path) -> list[str]:
@@ -237,10 +239,14 @@ def plot_fig5(fig5: pd.DataFrame, out: Path) -> list[str]:
 
 def plot_table2(t2: pd.DataFrame, out: Path) -> list[str]:
     """Table II calibration: simulated / model makespan (median over the runs) by scenario,
-    the model computed with each bandwidth B' of Table II (the legend says which)."""
+    the model computed with each bandwidth B' of Table II (the legend says which). ``t2``:
+    the runs (``table2_runs.csv``: ``ratio_B``...) or their medians (``table2.csv``:
+    ``ratio_B_median``...)."""
     from ..report.style import PALETTE, figure
 
     cols = ["ratio_B", "ratio_B1", "ratio_B2", "ratio_B3"]
+    if not set(cols) <= set(t2) and {f"{c}_median" for c in cols} <= set(t2):
+        t2 = t2.rename(columns={f"{c}_median": c for c in cols})  # one median per scenario
     scen = _ordered(t2["scenario"], SCENARIO_ORDER)
     fig = figure(3.6)
     ax = fig.add_subplot()
@@ -262,3 +268,21 @@ def plot_table2(t2: pd.DataFrame, out: Path) -> list[str]:
                "T, T_NC: all / the pool's work", title_fontsize=7)  # fmt: skip
     fig.savefig(out / "table2.png")
     return ["table2.png"]
+
+
+def redraw(folder: Path) -> list[str]:
+    """Draw Fig. 4, Fig. 5 and Table II again from the tables a reproduction stored in
+    ``folder`` (``fig4.csv``, ``fig5.csv``, ``table2_runs.csv`` or else ``table2.csv``),
+    without its runs; returns the PNGs written into ``folder``."""
+    folder = Path(folder)
+    files = []
+    for name, plot in (("fig4.csv", plot_fig4), ("fig5.csv", plot_fig5)):
+        if (folder / name).is_file():
+            files += plot(pd.read_csv(folder / name), folder)
+    for name in ("table2_runs.csv", "table2.csv"):
+        if (folder / name).is_file():
+            files += plot_table2(pd.read_csv(folder / name), folder)
+            break
+    if not files:
+        raise InputError("no fig4.csv, fig5.csv or table2.csv to draw", str(folder))
+    return files
