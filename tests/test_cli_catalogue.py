@@ -378,6 +378,25 @@ def ws(tmp_path_factory) -> Path:
     done = cli("compare", "spec.yaml", "--out", "cmpnotes", "-j", "1", cwd=d)
     assert done.returncode == 0, done.stderr
     (d / "cmpnotes" / "notes.txt").write_text("my notes on these runs\n")
+    job2 = "2 10 -1 60 2 -1 -1 2 100 -1 1 2 1 -1 -1 -1 -1 -1"
+    job3 = "3 20 -1 70 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1"
+    for name, old_line, new_line in (
+        ("neg_procs", job2, job2.replace("-1 2 100", "-1 -5 100")),
+        ("neg_alloc", job2, job2.replace("60 2 -1", "60 -8 -1")),
+        ("neg_req_time", job2, job2.replace(" 100 ", " -30 ")),
+        ("neg_think", job3, job3.replace("-1 -1 -1 -1 -1", "-1 -1 -1 2 -50")),
+        ("self_preceding", job3, job3.replace("-1 -1 -1 -1 -1", "-1 -1 -1 3 0")),
+    ):
+        assert old_line in SMALL and new_line != old_line
+        (d / f"{name}.swf").write_text(SMALL.replace(old_line, new_line))
+    apps = [f"a{i}" for i in range(8)]
+    (d / "hm_short.csv").write_text(
+        "app," + ",".join(apps) + "\n"
+        + "".join(f"{a}," + ",".join(["1.1"] * (8 if a != "a2" else 2)) + "\n" for a in apps)
+    )  # fmt: skip
+    (d / "compact.csv").write_text(
+        "app,procs,compact_time\n" + "".join(f"{a},4,100\n" for a in apps)
+    )
     # an earlier result, and damaged copies of it
     done = cli("simulate", "small.swf", "--out", "prev", cwd=d)
     assert done.returncode == 0, done.stderr
@@ -526,6 +545,18 @@ CASES = [
     ("elise-deep-yaml", "elise run deep.yaml", 2, "deep.yaml: not valid YAML (nested too deeply)"),
     ("study-batch-huge", "study batch --scaling 4:1.95,8:1.14 --jobs 1000000000 --procs 64", 2, "must be a whole number from 0 to 1,000,000"),
     ("compare-executor-not-scheduler-file", "compare spec.yaml --out ex1 --executor dask:pool.json", 2, "pool.json is not a Dask scheduler file"),
+    ("swf-negative-procs", "simulate neg_procs.swf --out o1", 2, "neg_procs.swf:4: field 8 (requested processors) is -5: SWF writes -1 for unknown"),
+    ("swf-negative-procs-strict", "simulate neg_procs.swf --strict --out o1", 2, "neg_procs.swf:4: field 8 (requested processors) is -5"),
+    ("swf-negative-alloc", "simulate neg_alloc.swf --out o1", 2, "neg_alloc.swf:4: field 5 (allocated processors) is -8"),
+    ("swf-negative-requested-time", "simulate neg_req_time.swf --out o1", 2, "neg_req_time.swf:4: field 9 (requested time) is -30"),
+    ("swf-negative-think-time", "simulate neg_think.swf --dependencies --out o1", 2, "neg_think.swf:5: field 18 (think time) is -50"),
+    ("dependency-self", "simulate self_preceding.swf --dependencies --out o1", 2, "self_preceding.swf: job 3 waits for itself"),
+    ("sched-option-inf", "simulate small.swf -s easy:interval=inf --out o1", 2, "scheduler option 'interval' in 'easy:interval=inf' is 'inf', not a finite number"),
+    ("sched-option-overflow", "simulate small.swf -s easy:depth=1e400 --out o1", 2, "not a finite number"),
+    ("report-same-result-twice", "report prev prev --out rep", 2, "prev is given twice: give each result once"),
+    ("report-same-result-two-names", "report prev prev/ ./prev --out rep", 2, "prev is given twice"),
+    ("heatmap-short-row", "simulate small.swf --heatmap hm_short.csv --compact-times compact.csv --out o1", 2, "hm_short.csv:4: 3 cells where the header has 9"),
+    ("workflows-woas-without-priorities", "workflows simulate wl -s easy --mode woas", 2, "--mode woas: mode woas needs the slurm scheduler, not easy"),
     ("compare-fresh-user-notes", "compare spec.yaml --out cmpnotes --fresh", 2, "holds files coschedlab did not write (cmpnotes/notes.txt); --fresh deleted nothing"),
     # -- usage errors: one line too ---------------------------------------------------------------
     ("usage-bad-int", "workflows show --max-cores abc montage", 2, "Invalid value for '--max-cores'"),
@@ -564,7 +595,7 @@ CASES = [
     ("workflows-show-coarse-empty", "workflows show montage --coarse ,,,", 2, "--coarse: give stage names"),
     ("slurm-inherit", "simulate small.swf -s slurm:inherit=1", 2, "has no option 'inherit'"),
     ("slurm-none", "simulate small.swf -s slurm:priority_max_age=none", 2, "option priority_max_age must be a positive number"),
-    ("slurm-inf-weight", "simulate small.swf -s slurm:priority_weight_age=1e400", 2, "option priority_weight_age must be a finite number"),
+    ("slurm-inf-weight", "simulate small.swf -s slurm:priority_weight_age=1e400", 2, "scheduler option 'priority_weight_age' in 'slurm:priority_weight_age=1e400' is '1e400', not a finite number"),
     ("slurm-bf-interval-none", "simulate small.swf -s slurm:bf_interval=all", 2, "option bf_interval must be a positive number"),
     ("slurm-bf-interval-tiny", "simulate small.swf -s slurm:bf_interval=1e-9", 2, "option bf_interval must be at least 0.01"),
     ("workflows-generate-out-earlier", "workflows generate -w A2 --share 0.1 --out prev", 2, "already holds a result"),

@@ -334,3 +334,21 @@ def test_the_colocation_inputs_hold_no_run_time():
     w.columns["app"][:] = [0, 1, 0]  # the pool's applications A and B
     simulate(w, Cluster(4, 2, 2), Peek(), pool=pool_ab())
     assert {"_app", "_rows", "_alone"} <= set(seen)
+
+
+def test_a_job_preceding_itself_or_a_negative_think_time_is_refused(tmp_path):
+    from coschedlab.workload.swf import read_swf
+
+    path = tmp_path / "w.swf.gz"
+    _swf(path, [(1, 0, 100, 1, -1, -1), (2, 5, 10, 1, 2, 0)])  # job 2 waits for itself
+    w = read_swf(path)
+    assert len(simulate(w, Cluster(4), "fcfs").jobs) == 2  # the field is read on request only
+    with pytest.raises(InputError, match="job 2 waits for itself"):
+        simulate(w, Cluster(4), "fcfs", dependencies=True)
+    _swf(path, [(1, 0, 100, 1, -1, -1), (2, 5, 10, 1, 1, 30)])
+    w = read_swf(path)
+    think = w.columns["think_time"].copy()
+    think[1] = -50.0  # a workload made in Python, not read from SWF (which refuses it)
+    w.columns["think_time"] = think
+    with pytest.raises(InputError, match="think time of -50 s"):
+        simulate(w, Cluster(4), "fcfs", dependencies=True)

@@ -167,6 +167,13 @@ def report(
     from ..report import Window, app_names_from_header, write_report
 
     window = Window.parse(start, end)
+    seen: dict[Path, Path] = {}
+    for d in results:  # one result drawn twice under two names would look like two
+        first = seen.get(d.resolve())
+        if first is not None:
+            what = f"{d} is given twice" if d == first else f"{first} and {d} are one result"
+            raise InputError(f"{what}: give each result once")
+        seen[d.resolve()] = d
     loaded = {}
     names = None
     for d in results:

@@ -238,7 +238,7 @@ def simulate(
     from ..schedulers import get_scheduler
     from ..workflows.metrics import completed_in_all
     from ..workflows.modes import MODES
-    from ..workflows.simulate import simulate_mode
+    from ..workflows.simulate import check_woas, simulate_mode
     from ..workflows.workload import WorkflowWorkload
     from .progress import progress_bar
 
@@ -246,6 +246,13 @@ def simulate(
     if mode != "all" and mode not in MODES:
         raise InputError(f"unknown mode {mode!r}; choose chained, pilot, woas or all", "--mode")
     get_scheduler(scheduler)  # a bad spec fails before the workload is read
+    skipped = None
+    try:
+        check_woas(scheduler)
+    except InputError as exc:
+        if mode == "woas":
+            raise InputError(exc.what, "--mode woas") from None
+        modes, skipped = tuple(m for m in modes if m != "woas"), exc.what
     if out is not None:
         check_target(out, force)
         inside = Path(out).resolve()
@@ -254,6 +261,8 @@ def simulate(
                              "--out")  # fmt: skip
     ww = WorkflowWorkload.load(workload)
     err = Console(stderr=True)
+    if skipped is not None and mode == "all":
+        err.print(f"note: woas left out: {skipped}", soft_wrap=True)
     runs = {}
     with progress_bar(err, "workload", None, unit="jobs") as bar:
         for m in modes:

@@ -14,6 +14,8 @@ Files: CSV is a square matrix with the application names as header and index (fi
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -22,9 +24,34 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, read_json
+from ..errors import InputError, read_bytes, read_json
 
 __all__ = ["Heatmap"]
+
+
+def _check_row_widths(text: str, where: str) -> None:
+    """Every row of a heatmap CSV has as many cells as its header (a short row is not a row of
+    unmeasured pairs: an unmeasured pair is an empty cell): else one line naming FILE:LINE."""
+    reader = csv.reader(io.StringIO(text))
+    header = width = None
+    try:
+        for row in reader:
+            if not row:
+                continue  # a blank line
+            if header is None:
+                header = len(row)
+                continue
+            if width is None and len(row) in (header, header + 1):
+                width = len(row)  # header + 1: the header does not name the first column
+            if len(row) != width:
+                raise InputError(
+                    f"{len(row)} cells where the header has {header}: a row names its "
+                    "application, then one cell per partner (an unmeasured pair is an empty "
+                    "cell)",
+                    where=f"{where}:{reader.line_num}",
+                )
+    except csv.Error as exc:
+        raise InputError(f"not a heatmap CSV ({exc})", where=f"{where}:{reader.line_num}") from None
 
 
 class Heatmap:
@@ -182,11 +209,15 @@ class Heatmap:
         """Read a square CSV matrix (first column: application names)."""
         path = Path(path)
         try:
-            frame = pd.read_csv(path, index_col=0)
-        except FileNotFoundError:
-            raise InputError("no such file", where=str(path)) from None
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-            raise InputError(f"not a heatmap CSV ({exc})", where=str(path)) from None
+            text = read_bytes(path).decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise InputError("not a heatmap CSV (not UTF-8 text)", where=str(path)) from None
+        _check_row_widths(text, str(path))
+        try:
+            frame = pd.read_csv(io.StringIO(text), index_col=0)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+            why = " ".join(str(exc).split())
+            raise InputError(f"not a heatmap CSV ({why})", where=str(path)) from None
         try:
             return cls.from_frame(frame)
         except InputError as exc:

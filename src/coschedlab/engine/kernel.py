@@ -236,10 +236,22 @@ class Simulation:
             think = workload.columns["think_time"][order]
             for k in np.flatnonzero(prec >= 0).tolist():
                 p = index.get(int(prec[k]))
-                if p is None or p == k:
+                if p == k:  # the shortest dependency cycle: refused as the longer ones are
+                    raise InputError(
+                        f"job {self.ids[k]} waits for itself (its preceding job is itself): "
+                        "it could never start",
+                        where=workload.source,
+                    )
+                if p is None:  # a job before the trace's start, or dropped
                     self.ignored_dependencies += 1
                     continue
                 parents.setdefault(k, []).append(p)
+                if think[k] < 0 and think[k] != -1:
+                    raise InputError(
+                        f"job {self.ids[k]} has a think time of {think[k]:g} s: -1 (unknown) "
+                        "or a time >= 0",
+                        where=workload.source,
+                    )
                 if think[k] > 0:
                     self.think[k] = float(think[k])
         if not parents:

@@ -141,6 +141,7 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
     from ..schedulers import get_scheduler
     from ..workflows.formats import load_workflow
     from ..workflows.modes import MODES
+    from ..workflows.simulate import check_woas
 
     path = Path(path)
     ck, raw = open_spec(path, _KEYS, "docs/workflows.md")
@@ -199,6 +200,8 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
     sched = ck.string(raw.get("scheduler", "slurm"), "scheduler")
     try:
         get_scheduler(sched)
+        if "woas" in modes:
+            check_woas(sched)
     except InputError as exc:
         raise ck.fail(f"'scheduler': {exc}", "scheduler") from None
     name = ck.string(raw.get("name", path.stem), "name")

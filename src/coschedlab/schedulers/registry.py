@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import math
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -70,7 +71,7 @@ def _parse_value(text: str) -> Any:
         return True
     if low in ("false", "no", "off"):
         return False
-    if low in ("none", "null", "inf", "all"):
+    if low in ("none", "null", "all"):
         return None
     for conv in (int, float):
         try:
@@ -96,6 +97,11 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
                 if key in options:
                     raise InputError(f"scheduler option {key!r} is given twice in {spec!r}")
                 options[key] = _parse_value(value)
+                if isinstance(options[key], float) and not math.isfinite(options[key]):
+                    raise InputError(
+                        f"scheduler option {key!r} in {spec!r} is {value.strip()!r}, not a "
+                        "finite number (no limit is written 'all' where an option allows it)"
+                    )
         elif part:
             cls_name = part
     return name, cls_name, options

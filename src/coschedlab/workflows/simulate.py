@@ -25,7 +25,7 @@ from .metrics import regular_slowdowns, system_metrics, workflow_table
 from .modes import MODES, Expanded, expand
 from .workload import WorkflowWorkload
 
-__all__ = ["WorkflowRun", "simulate_mode", "DEFAULT_SCHEDULER"]
+__all__ = ["WorkflowRun", "check_woas", "simulate_mode", "DEFAULT_SCHEDULER"]
 
 #: the WoAS experiments' Slurm: multifactor priority, backfill every 30 s over 50 jobs
 DEFAULT_SCHEDULER = "slurm"
@@ -78,6 +78,19 @@ class WorkflowRun:
         return out
 
 
+def check_woas(scheduler: str | Scheduler) -> None:
+    """WoAS is a priority mechanism: its task jobs take the priority of their workflow job,
+    which only :class:`Slurm` (multifactor priority) reads. Under another scheduler a "woas"
+    run would be the chained one under another name: refused in one line."""
+    sched = get_scheduler(scheduler)
+    if not isinstance(sched, Slurm):
+        raise InputError(
+            f"mode woas needs the slurm scheduler, not {sched.describe()}: WoAS gives a "
+            "workflow's task jobs its workflow job's priority, which only slurm's multifactor "
+            "priority reads (under another scheduler woas would run as chained)"
+        )
+
+
 def simulate_mode(
     ww: WorkflowWorkload,
     mode: str,
@@ -86,15 +99,16 @@ def simulate_mode(
     stop_at_window_end: bool = True,
 ) -> WorkflowRun:
     """Simulate ``ww`` with its workflows submitted as ``mode`` (chained, pilot or woas).
-    ``scheduler`` is any core scheduler spec; only a :class:`Slurm` gets the WoAS priority
-    inheritance (another policy sees WoAS task jobs as chained ones: WoAS is a priority
-    mechanism). The run stops at the end of the analysis window (``stop_at_window_end``), as
-    the authors' simulator ran a fixed period: what has not ended by then is not counted."""
+    ``scheduler`` is any core scheduler spec; mode woas needs a :class:`Slurm`, which gets
+    the WoAS priority inheritance (:func:`check_woas`). The run stops at the end of the
+    analysis window (``stop_at_window_end``), as the authors' simulator ran a fixed period:
+    what has not ended by then is not counted."""
     if mode not in MODES:
         raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     ex = expand(ww, mode)
     sched = get_scheduler(scheduler)
-    if mode == "woas" and isinstance(sched, Slurm):
+    if mode == "woas":
+        check_woas(sched)
         params = {k: getattr(sched, k) for k in sched.params()}
         sched = Slurm(**params, inherit=ex.inherit)
     until = ww.window[1] if stop_at_window_end else None

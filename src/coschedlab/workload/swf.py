@@ -16,6 +16,9 @@ Conventions this module follows (the common ones of the archive's users):
   (field 2 < 0), ``"larger than the machine"`` (processors > ``max_procs``, or > the
   ``cluster``'s total cores when ``max_procs`` is not given; nothing is dropped for size
   when neither is given).
+* **negative values**: ``-1`` means unknown; any other negative time, processor count or
+  preceding job (``-5`` processors, a think time of ``-50``) is a corrupt line, an error
+  naming ``PATH:LINE``.
 * **submit times are not shifted**: use :meth:`Workload.shifted` for a trace starting at 0.
 * **numbers**: integer fields (job number, processors, status, user, group, executable,
   queue, partition, preceding job) accept integral floats such as ``4.0``; submit, wait, run,
@@ -116,6 +119,10 @@ MAX_ANY = 1e15
 # 0-based indices: times (submit, wait, run, requested, think) and processor counts
 _TIME_FIELDS = (1, 2, 3, 8, 17)
 _PROC_FIELDS = (4, 7)
+# 0-based indices of the fields read as times, processor counts or the preceding job: SWF
+# writes -1 for unknown, and no other negative value (-5 processors is a corrupt line, not an
+# unknown count). The status (and the ids of users, queues...) may be other negatives.
+_MINUS_ONE_FIELDS = (*_TIME_FIELDS, *_PROC_FIELDS, 16)
 
 # Workload.extra name -> (0-based field index, dtype)
 _EXTRA_FIELDS: dict[str, tuple[int, type]] = {
@@ -246,15 +253,25 @@ def _slow_parse(data: bytes, where: str) -> tuple[np.ndarray, list[int]]:
 
 def _check_ranges(values: np.ndarray, data: bytes, linenos: list[int] | None, where: str) -> None:
     """Refuse (file:line) the first value beyond :data:`MAX_TIME`, :data:`MAX_PROCS` or
-    :data:`MAX_ANY` in magnitude."""
+    :data:`MAX_ANY` in magnitude, and the first negative value other than -1 (unknown) in a
+    time, a processor count or the preceding job."""
     limits = np.full(N_FIELDS, MAX_ANY)
     limits[list(_TIME_FIELDS)] = MAX_TIME
     limits[list(_PROC_FIELDS)] = MAX_PROCS
     bad = np.abs(values) > limits
-    if not bad.any():
+    fields = list(_MINUS_ONE_FIELDS)
+    negative = np.zeros_like(bad)
+    negative[:, fields] = (values[:, fields] < 0) & (values[:, fields] != -1)
+    if not (bad.any() or negative.any()):
         return
-    row, field = (int(x[0]) for x in np.nonzero(bad))
+    row, field = (int(x[0]) for x in np.nonzero(bad | negative))  # the first in file order
     linenos = linenos if linenos is not None else _job_linenos(data)
+    if negative[row, field]:
+        raise InputError(
+            f"field {field + 1} ({FIELD_NAMES[field]}) is {values[row, field]:g}: SWF writes "
+            "-1 for unknown and no other negative value; a corrupt line?",
+            where=f"{where}:{linenos[row]}",
+        )
     unit = " s" if field in _TIME_FIELDS else ""
     raise InputError(
         f"field {field + 1} ({FIELD_NAMES[field]}) is {values[row, field]:g}, beyond the sane "
