@@ -1038,6 +1038,40 @@ def test_killing_compare_leaves_no_worker_behind(ws, tmp_path):
     assert not left, f"workers still running after their parent died: {left}"
 
 
+def test_killing_a_real_study_leaves_no_run_behind(ws, tmp_path):
+    """A run of ``study run --executor real`` is in its own session (its parent becomes 1 when
+    the study dies): a SIGKILL of the study must still end it within seconds."""
+    spec = (ws / "st_cmd_fails.yaml").read_text().replace("sys.exit(1)", "time.sleep(600)")
+    (tmp_path / "slow.yaml").write_text(spec.replace("import sys;", "import time;"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "coschedlab.cli", "study", "run", "slow.yaml", "--out", "s",
+         "--executor", "real"],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    runs: set[int] = set()
+    while time.monotonic() < deadline and not runs:
+        time.sleep(0.3)
+        runs = {p for p in _children(proc.pid) if "sleep(600)" in _cmdline(p)}
+    assert runs, "no run started"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(p) for p in runs):
+        time.sleep(0.2)
+    left = [p for p in runs if _alive(p)]
+    for p in left:
+        os.kill(p, signal.SIGKILL)
+    assert not left, f"runs still going after the study was killed: {left}"
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
 def test_ctrl_c_says_so_and_leaves_nothing_half_written(ws, tmp_path):
     for name in ("small.swf", "sleeps.py"):
         shutil.copy(ws / name, tmp_path / name)

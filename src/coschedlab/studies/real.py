@@ -82,6 +82,36 @@ from .store import ResultStore
 
 __all__ = ["CommandTemplate", "RunFailed", "run_real_study"]
 
+
+#: Linux's prctl option: the signal a process gets when its parent dies
+_PR_SET_PDEATHSIG = 1
+
+
+def _dies_with(parent: int) -> Callable[[], None] | None:
+    """A ``preexec_fn`` that makes a run's leader die (SIGKILL) when the study's process dies,
+    even by SIGKILL (which leaves no time to stop the groups): its own session would otherwise
+    keep it computing for nobody (its children, like the heat solver's strips, follow their
+    parent). Linux only (``prctl``); None elsewhere, where only a live study stops its runs."""
+    import ctypes
+    import ctypes.util
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+        return None
+
+    def preexec() -> None:  # in the child, between fork and exec
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the study died before prctl: nobody waits for this run
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return preexec
+
+
 _PLACEHOLDER = re.compile(
     r"\{(params|nprocs|workers|checkpoint_in|checkpoint_out|checkpoint_every|result)\}"
 )
@@ -393,7 +423,8 @@ class _Executor:
         try:
             outs = [stem.with_suffix(".out").open("wb"), stem.with_suffix(".err").open("wb")]
             r.proc = subprocess.Popen(r.argv, stdin=subprocess.DEVNULL, stdout=outs[0],
-                                      stderr=outs[1], start_new_session=True)  # fmt: skip
+                                      stderr=outs[1], start_new_session=True,
+                                      preexec_fn=_dies_with(os.getpid()))  # fmt: skip
         except OSError as exc:
             del self.runs[r.start.run]
             raise RunFailed(f"cannot start {r.argv[0]!r} ({exc.strerror}); command: "
