@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from coschedlab.cli.main import main
+from coschedlab.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -1063,6 +1064,75 @@ def test_killing_a_real_study_leaves_no_run_behind(ws, tmp_path):
     for p in left:
         os.kill(p, signal.SIGKILL)
     assert not left, f"runs still going after the study was killed: {left}"
+
+
+def test_a_killed_force_leaves_nothing_a_later_run_does_not_remove(ws, capsys, tmp_path):
+    """``simulate --force`` SIGKILLed mid-run keeps the earlier result and leaves its hidden
+    temporary copy; the next run beside it removes that copy (its process is dead)."""
+    for name in ("small.swf", "sleeps.py"):
+        shutil.copy(ws / name, tmp_path / name)
+    shutil.copytree(ws / "prev", tmp_path / "prev")
+    before = digest(tmp_path / "prev")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "coschedlab.cli", "simulate", "small.swf", "-s", "sleeps.py",
+         "--out", "prev", "--force"],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not list(tmp_path.glob(".tmp-prev-*")):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert list(tmp_path.glob(".tmp-prev-*")), "the killed run left no temporary copy"
+    assert digest(tmp_path / "prev") == before
+    mine = tmp_path / f".tmp-mine-{os.getpid()}-0123abcd"  # a live process's: kept
+    mine.mkdir()
+    code, out, err = run_cli(["simulate", "small.swf", "--out", "again"], tmp_path, capsys)
+    assert code == 0, err
+    assert sorted(p.name for p in tmp_path.glob(".*")) == [mine.name]
+
+
+def test_an_earlier_result_moved_aside_by_a_killed_swap_is_put_back(tmp_path):
+    from coschedlab.outputs import check_target
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    aside = tmp_path / f".old-res-{dead.pid}-0123abcd"
+    aside.mkdir()
+    (aside / "metrics.json").write_text("{}")
+    (tmp_path / f".tmp-res-{dead.pid}-89abcdef").mkdir()  # the new one, half written
+    with pytest.raises(InputError, match="already holds a result"):
+        check_target(tmp_path / "res")  # the earlier result is back: not replaced silently
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["res"]
+    assert (tmp_path / "res" / "metrics.json").read_text() == "{}"
+
+
+DEFIANT = {  # policies that ignore or swallow the pass time limit's interruption
+    "ignores_sigint": "signal.signal(signal.SIGINT, signal.SIG_IGN)\n        while True:\n            pass",
+    "swallows_all": "while True:\n            try:\n                time.sleep(1)\n            except BaseException:\n                pass",
+    "blocks_ignoring": "signal.signal(signal.SIGINT, signal.SIG_IGN)\n        time.sleep(3600)",
+    "returns_late": "try:\n            time.sleep(3600)\n        except KeyboardInterrupt:\n            return []",
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEFIANT))
+def test_the_pass_time_limit_holds_against_a_defiant_policy(ws, tmp_path, name):
+    shutil.copy(ws / "small.swf", tmp_path / "small.swf")
+    (tmp_path / "p.py").write_text(
+        "import signal, time\nfrom coschedlab.schedulers import Scheduler\n\n"
+        f"class P(Scheduler):\n    name = 'p'\n\n    def schedule(self, view):\n        {DEFIANT[name]}\n"
+    )
+    t0 = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "coschedlab.cli", "simulate", "small.swf", "-s", "p.py",
+         "--pass-timeout", "0.5", "--out", "o"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "a pass at t=0 took more than 0.5 s" in lines[0], done.stderr
+    assert time.monotonic() - t0 < 30
+    assert not (tmp_path / "o").exists()
 
 
 def _cmdline(pid: int) -> str:

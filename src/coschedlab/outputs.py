@@ -39,6 +39,7 @@ __all__ = [
     "atomic_dir",
     "atomic_file",
     "check_target",
+    "clean_stale",
     "first_foreign",
     "is_empty",
     "is_ours",
@@ -133,6 +134,8 @@ def check_target(
     write, or when its parent cannot be written.
     """
     path = Path(path)
+    if probe:
+        clean_stale(path)
     if kind == "dir":
         if path.is_dir() and Path.cwd().resolve().is_relative_to(path.resolve()):
             raise InputError(
@@ -166,6 +169,66 @@ def check_target(
     if probe:
         _check_writable(path.parent, option)
     return path
+
+
+#: the names of temporary siblings: a directory's (and its old copy's), a file's, the probe's
+_TEMPORARY = (
+    re.compile(r"(?P<target>.+)-(?P<pid>\d+)-[0-9a-f]{8}"),
+    re.compile(r"(?P<pid>\d+)-[0-9a-f]{8}-(?P<target>.+)"),
+)
+
+
+def _temporary(name: str) -> tuple[int, str] | None:
+    """(process id, target name) when ``name`` is a temporary sibling that :func:`atomic_dir`,
+    :func:`atomic_file` or the writability probe made, else None."""
+    for prefix in (TMP_PREFIX, OLD_PREFIX):
+        if name.startswith(prefix):
+            rest = name[len(prefix) :]
+            for pattern in _TEMPORARY:
+                found = pattern.fullmatch(rest)
+                if found:
+                    return int(found["pid"]), found["target"]
+    return None
+
+
+def _dead(pid: int) -> bool:
+    """True when no process ``pid`` runs here (one of another user's counts as running)."""
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def clean_stale(path: str | Path) -> None:
+    """Remove the temporary siblings beside ``path`` that killed processes left (the process
+    id in their names no longer runs): a killed ``--force`` keeps the earlier result but would
+    otherwise leave a hidden copy beside it for good. An earlier result moved aside by a
+    process killed in the middle of its swap (``.old-*`` while its target is gone) is put
+    back."""
+    path = Path(path)
+    try:
+        names = os.listdir(path.parent if str(path.parent) else ".")
+    except OSError:
+        return
+    for name in names:
+        found = _temporary(name)
+        if found is None or not _dead(found[0]):
+            continue
+        stale, target = path.parent / name, path.parent / found[1]
+        try:
+            if name.startswith(OLD_PREFIX) and not os.path.lexists(target):
+                os.replace(stale, target)  # the earlier result, back in place
+            elif stale.is_dir() and not stale.is_symlink():
+                shutil.rmtree(stale)
+            else:
+                stale.unlink()
+        except OSError:
+            pass  # another process cleaned it, or it cannot be: the target still works
 
 
 def _check_writable(parent: Path, option: str) -> None:

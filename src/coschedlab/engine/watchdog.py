@@ -5,10 +5,19 @@ The limit is enforced by a daemon thread that interrupts the main thread
 limit; the interruption becomes a :class:`~coschedlab.engine.kernel.SchedulerError` naming the
 policy, the simulated time and the limit. Only the wrapped ``schedule`` pays for it (two
 clock reads per pass), so built-in policies run without it unless asked.
+
+A policy may defeat the SIGINT (it ignores the signal, or catches ``KeyboardInterrupt`` and
+goes on): the limit still holds, in steps of :data:`GRACE` seconds. The thread then raises
+:class:`PassTimeout` in the main thread (an asynchronous exception, seen at the policy's next
+Python instruction); if the pass still does not end (a policy blocked in a call with SIGINT
+ignored, or swallowing every exception), it writes the one-line error to standard error and
+ends the process with exit code 2 (``os._exit``): nothing else can stop a policy that
+refuses to yield. A pass that returned after its limit is an error too.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -23,6 +32,31 @@ __all__ = ["PassTimeout", "pass_time_limit"]
 
 class PassTimeout(InputError):
     """One scheduling pass ran longer than its limit (a policy bug, reported in one line)."""
+
+
+class _Stop(BaseException):
+    """Raised inside a policy that defeated the SIGINT (a BaseException: ``except Exception``
+    does not swallow it); becomes :class:`PassTimeout`."""
+
+
+#: seconds a policy is given to yield after each step of the escalation (module docstring)
+GRACE = 2.0
+
+
+def _raise_in(thread: int, exc: type[BaseException]) -> None:
+    """Raise ``exc`` in the thread ``thread`` at its next Python instruction."""
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), ctypes.py_object(exc))
+
+
+def _exit_with(message: str) -> None:
+    """The last step: the one-line error on standard error (written to the descriptor: the
+    main thread may hold the buffered stream's lock), then the process ends with code 2."""
+    try:
+        os.write(2, f"error: {message}\n".encode(errors="replace"))
+    finally:
+        os._exit(2)
 
 
 @contextmanager
@@ -48,15 +82,23 @@ def pass_time_limit(
         state["now"] = view.now
         state["started"] = time.monotonic()
         try:
-            return original(view)
-        except KeyboardInterrupt:
+            decisions = original(view)
+        except (KeyboardInterrupt, _Stop):
             if state["fired"]:
                 raise PassTimeout(message()) from None
             raise
         finally:
             state["started"] = None
+        if state["fired"]:  # the policy caught the interruption and returned late
+            raise PassTimeout(message())
+        return decisions
 
     main = threading.main_thread().ident
+    assert main is not None
+
+    def stuck(started: float) -> bool:
+        """The pass that began at ``started`` still runs after another grace period."""
+        return not done.wait(GRACE) and state["started"] == started
 
     def watch() -> None:
         while not done.wait(min(0.05, limit / 4)):
@@ -66,6 +108,10 @@ def pass_time_limit(
                 # a real SIGINT to the main thread: it also wakes a blocking call (sleep, I/O),
                 # which _thread.interrupt_main() would not
                 signal.pthread_kill(main, signal.SIGINT)
+                if stuck(started):  # SIGINT ignored or caught: an exception in the policy
+                    _raise_in(main, _Stop)
+                    if stuck(started):  # blocked, or swallowing every exception
+                        _exit_with(message() + "; the policy did not stop, the process ends")
                 return
 
     own = "schedule" in getattr(scheduler, "__dict__", {})
@@ -74,7 +120,7 @@ def pass_time_limit(
     watcher.start()
     try:
         yield
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Stop):
         if state["fired"]:  # fired just as the pass returned
             raise PassTimeout(message()) from None
         raise
