@@ -734,6 +734,8 @@ CASES = [
     ("gui-window-and-open", "gui --window --open", 2, "--window and --open: choose one"),
     ("gui-token-and-no-token", "gui --token abc --no-token", 2, "--token and --no-token: choose one"),
     ("gui-token-empty", "gui --token=", 2, "--token must be printable text, not empty"),
+    ("gui-host-bad", "gui --host 999.1.1.1 --port 0 --root guiroot", 2, "--host 999.1.1.1: not an address of this machine"),
+    ("gui-host-not-here", "gui --host 192.0.2.1 --port 0 --root guiroot", 2, "cannot listen on 192.0.2.1:0"),
     # -- coupled systems -------------------------------------------------------------------
     ("coupled-one-system", "coupled simulate --system small.swf", 2, "at least two --system"),
     ("coupled-missing", "coupled simulate --system nosuch.swf --system small.swf", 2, "no such trace file 'nosuch.swf'"),

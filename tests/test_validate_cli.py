@@ -75,14 +75,32 @@ def test_a_valid_batsim_jobs_csv_passes(tmp_path, run):
     )
 
 
-def test_the_machine_size_is_needed_and_bounds_the_nodes(tmp_path, run):
+def test_the_machine_size_is_read_from_the_allocations_or_given(tmp_path, run):
     path = tmp_path / "out_jobs.csv"
     path.write_text(BATSIM4_VALID)
-    line = one_error_line(*run(path)[::2])
-    assert line == f"error: {path}: the machine size is needed: give --nodes N (no metrics.json " \
-        "beside the file)"  # fmt: skip
+    code, out, err = run(path)  # no --nodes, no metrics.json: the highest node id tells it
+    assert code == 0, err
+    assert out.splitlines() == [
+        f"{path}: 3 jobs, all invariants hold (checked: times, capacity, per-node overlap)",
+        f"{path}: note: 1 rejected job(s) left out (they never ran)",
+        f"{path}: note: no machine size given (--nodes, or a metrics.json beside the file): "
+        "8 nodes, from the highest allocated node id (7)",
+    ]
+    overlap = tmp_path / "overlap_jobs.csv"
+    overlap.write_text(BATSIM4_OVERLAP)  # the overlap is found without the size too
+    code, out, _ = run(overlap)
+    assert code == 1 and "node 3 is given to job 1 [0.0, 100.0) and to job 2" in out
     code, out, _ = run(path, "--nodes", "6")  # job 4 runs on resource 7
     assert code == 1 and "job 4 holds a node outside 0..5 ('7')" in out
+
+
+def test_the_machine_size_is_needed_when_allocations_are_missing(tmp_path, run):
+    path = tmp_path / "out_jobs.csv"
+    text = BATSIM4_VALID.replace(",0-3,", ",,")  # job 1 ran, its allocation is not recorded
+    assert text != BATSIM4_VALID
+    path.write_text(text)
+    line = one_error_line(*run(path)[::2])
+    assert line.startswith(f"error: {path}: the machine size is needed: give --nodes N")
 
 
 def test_guarantees_can_be_asked_for_a_batsim_file(tmp_path, run):

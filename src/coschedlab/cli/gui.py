@@ -94,16 +94,24 @@ def gui(
 
         browser = find_browser()  # missing browser or display: refused now
     ws = Workspace.at(root)
+    # the address is proved before anything is said about it (999.1.1.1, a port in use)
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+            s.bind((host, port))
+            port = s.getsockname()[1]
+    except socket.gaierror as exc:
+        why = exc.strerror
+        raise InputError(f"--host {host}: not an address of this machine ({why})") from None
+    except (OSError, OverflowError) as exc:
+        why = getattr(exc, "strerror", None) or exc
+        raise InputError(f"cannot listen on {host}:{port} ({why})") from None
     if host not in LOCAL_HOSTS:
         err.print(
             f"[yellow]warning: listening on {host}: anyone who can reach this machine "
             "can run simulations and read the workspace[/yellow]",
             soft_wrap=True,
         )
-    if port == 0:
-        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
-            s.bind((host, 0))
-            port = s.getsockname()[1]
     from urllib.parse import quote
 
     from ..gui.guard import OPENING_PAGE, new_token, opening_page

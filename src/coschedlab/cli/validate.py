@@ -3,8 +3,9 @@
 PATH is a result directory written by ``simulate`` (its jobs.parquet and its Batsim jobs.csv
 are each checked on their own), a jobs.parquet, or a Batsim ``jobs.csv`` written by any
 simulator. The machine comes from ``metrics.json`` beside the file, else from ``--nodes`` (and
-``--cores-per-node``, else the ``cores_per_node`` column of a jobs.csv of cores); the
-guarantees to check from that metrics.json's ``guarantees`` list, else from ``--guarantee``.
+``--cores-per-node``, else the ``cores_per_node`` column of a jobs.csv of cores), else from
+the highest allocated node id (a note says so); the guarantees to check from that
+metrics.json's ``guarantees`` list, else from ``--guarantee``.
 
 Exit codes: 0 every invariant holds, 1 an invariant is broken (each violation is printed),
 2 the input is malformed (one line ``error: FILE:LINE: what``).
@@ -41,7 +42,8 @@ def validate(
         int | None,
         typer.Option(
             help="machine size in nodes (Batsim resources, or their nodes when the jobs.csv's "
-            "resource_unit is core); default: metrics.json"
+            "resource_unit is core); default: metrics.json, else the highest allocated node "
+            "id + 1"
         ),
     ] = None,
     cores_per_node: Annotated[
@@ -94,7 +96,8 @@ def validate(
             import pandas as pd
 
             table = table[np.isfinite(pd.to_numeric(table["start"], errors="coerce"))]
-        machine = _machine_of(table, cluster, cpn_given, f)
+        known = cluster if cluster is not None else _inferred(table, cores_per_node, f, notes)
+        machine = _machine_of(table, known, cpn_given, f)
         try:
             rep = check_jobs(
                 table, machine, guarantees=guarantees, scheduler=scheduler,
@@ -135,7 +138,9 @@ def _targets(path: Path) -> tuple[list[Path], Path | None]:
 
 def _cluster(
     meta: dict | None, meta_path: Path | None, nodes: int | None, cpn: int | None, first: Path
-) -> Cluster:
+) -> Cluster | None:
+    """The machine from --nodes/--cores-per-node, else metrics.json; None when neither tells
+    its size (:func:`_inferred` reads it from the allocations)."""
     for name, value in (("--nodes", nodes), ("--cores-per-node", cpn)):
         if value is not None and value < 1:
             raise InputError(f"{name} must be positive, got {value}")
@@ -145,12 +150,7 @@ def _cluster(
         if not isinstance(stored, dict):
             raise InputError("'cluster' is not an object", where=str(meta_path))
     if nodes is None and "nodes" not in stored:
-        raise InputError(
-            f"the machine size is needed: give --nodes N (no {META} beside the file)"
-            if meta is None
-            else f"the machine size is needed: give --nodes N ({meta_path} has no cluster)",
-            where=str(first),
-        )
+        return None
     try:
         if cpn is not None:
             return Cluster(nodes if nodes is not None else int(stored["nodes"]), 1, cpn)
@@ -161,6 +161,36 @@ def _cluster(
         )
     except (TypeError, ValueError, OverflowError) as exc:
         raise InputError(f"bad cluster ({exc})", where=str(meta_path)) from None
+
+
+def _inferred(table: pd.DataFrame, cpn: int | None, f: Path, notes: list[str]) -> Cluster:
+    """The machine of a file given without its size: as many nodes as the highest allocated
+    node id says (every check still runs: the overlaps, the times, the dependencies; no node
+    beyond that id was used), said in one note. A file whose jobs do not all record their
+    allocation cannot tell it: the size is needed then."""
+    import numpy as np
+    import pandas as pd
+
+    from ..intervals import parse_alloc_column
+
+    started = np.isfinite(pd.to_numeric(table["start"], errors="coerce").to_numpy(float))
+    allocs = table["alloc"].tolist() if "alloc" in table.columns else [None] * len(table)
+    recorded = np.array([isinstance(a, str) and bool(a.strip()) for a in allocs], dtype=bool)
+    if not (recorded | ~started).all() or not recorded.any():
+        raise InputError(
+            "the machine size is needed: give --nodes N (no metrics.json beside the file, and "
+            "not every job records its allocation, from which it could be read)",
+            where=str(f),
+        )
+    _rows, first, count = parse_alloc_column(allocs)
+    highest = int((first + count).max()) - 1
+    widest = int(pd.to_numeric(table["nodes"], errors="coerce").max())
+    size = max(highest + 1, widest, 1)
+    notes.append(
+        f"no machine size given (--nodes, or a metrics.json beside the file): {size:,} nodes, "
+        f"from the highest allocated node id ({highest:,})"
+    )
+    return Cluster(size, 1, cpn or 1)
 
 
 def _machine_of(table: pd.DataFrame, cluster: Cluster, given: bool, f: Path) -> Cluster:
@@ -196,7 +226,7 @@ def _guarantees(
     return tuple(stored), ""
 
 
-def _load(f: Path, cluster: Cluster) -> tuple[pd.DataFrame, list[str]]:
+def _load(f: Path, cluster: Cluster | None) -> tuple[pd.DataFrame, list[str]]:
     """The job table of ``f`` and notes about how it was read."""
     if f.suffix == ".parquet":
         try:
@@ -238,7 +268,8 @@ def _add_from_parquet(table: pd.DataFrame, notes: list[str], parquet: Path, clus
         return
     ids = table["job_id"]
     if "node_cores" in cols:
-        table["node_cores"] = ids.map(extra["node_cores"]).fillna(cluster.cores_per_node)
+        fill = cluster.cores_per_node if cluster is not None else 1
+        table["node_cores"] = ids.map(extra["node_cores"]).fillna(fill)
         table["node_cores"] = table["node_cores"].astype("int64")
     if "deps" in cols:
         table["deps"] = ids.map(extra["deps"]).fillna("")
