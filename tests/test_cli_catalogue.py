@@ -897,6 +897,21 @@ def test_a_damaged_stored_run_is_run_again(ws, capsys, tmp_path):
     assert "n_jobs" in json.loads(damaged.read_text())["metrics"]
 
 
+def test_a_damaged_sweep_run_file_is_run_again(ws, capsys, tmp_path):
+    """The same for a sweep whose runs are JSON files (coupled, workflows, reproductions)."""
+    for name in ("cpl_ok.yaml", "small.swf"):
+        shutil.copy(ws / name, tmp_path / name)
+    code, out, err = run_cli(["coupled", "compare", "cpl_ok.yaml", "--out", "c"], tmp_path, capsys)
+    assert code == 0, err
+    damaged = sorted((tmp_path / "c" / "runs").glob("*.json"))[0]
+    good = damaged.read_text()
+    damaged.write_text(good[: len(good) // 2])
+    code, out, err = run_cli(["coupled", "compare", "cpl_ok.yaml", "--out", "c"], tmp_path, capsys)
+    assert code == 0, err
+    again, before = json.loads(damaged.read_text()), json.loads(good)
+    assert (again["config"], again["metrics"]) == (before["config"], before["metrics"])
+
+
 def test_catalogue_ids_are_unique():
     ids = [c[0] for c in CASES]
     assert len(ids) == len(set(ids))
