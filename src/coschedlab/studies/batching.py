@@ -36,6 +36,10 @@ __all__ = [
 ]
 
 INF = math.inf
+#: the most processors a study or a scaling table names (as a study spec's 'processors')
+MOST_PROCESSORS = 10_000_000
+#: the longest timestep a scaling table may tabulate (s): a sum over a study stays finite
+MOST_STEP_SECONDS = 1e9
 
 
 @dataclass(frozen=True)
@@ -51,12 +55,20 @@ class ScalingTable:
             raise InputError("the scaling table is empty")
         rows = []
         for p, t in table.items():
-            if isinstance(p, bool) or not isinstance(p, int) or p < 1:
-                raise InputError(f"scaling table: processors must be whole numbers >= 1, got {p!r}")
+            if isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= MOST_PROCESSORS:
+                raise InputError(
+                    f"scaling table: processors must be whole numbers from 1 to "
+                    f"{MOST_PROCESSORS:,}, got {p!r}"
+                )
             if isinstance(t, bool) or not isinstance(t, int | float) or not 0 < t < INF:
                 raise InputError(
                     f"scaling table: seconds per timestep on {p} processors must be a "
                     f"positive number, got {t!r}"
+                )
+            if t > MOST_STEP_SECONDS:
+                raise InputError(
+                    f"scaling table: seconds per timestep on {p} processors must be at most "
+                    f"{MOST_STEP_SECONDS:.0e} (about 30 years), got {t!r}"
                 )
             rows.append((p, float(t)))
         return cls(tuple(sorted(rows)))
@@ -149,6 +161,8 @@ def optimal_batches(n: int, table: ScalingTable, procs: int) -> Batching:
         )
     if isinstance(procs, bool) or not isinstance(procs, int) or procs < 1:
         raise InputError(f"processors must be a whole number >= 1, got {procs!r}")
+    if procs > MOST_PROCESSORS:
+        raise InputError(f"processors must be at most {MOST_PROCESSORS:,}, got {procs:,}")
     if table.group(1, procs) is None:
         raise InputError(
             f"no tabulated processor count fits {procs} processors "
