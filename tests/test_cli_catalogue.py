@@ -367,6 +367,10 @@ def ws(tmp_path_factory) -> Path:
         "cpl_name": cpl + "name: a/b\n",
         "cpl_dup": cpl.replace("loads: [0.5]", "loads: [0.25, 0.25]"),
         "cpl_attempt": cpl + "mate_attempt: sometimes\n",
+        "cpl_bundled_missing": cpl.replace("large: small.swf", "large: coschedlab:nosuch.swf"),
+        "cpl_bundled_pool": cpl.replace(
+            "large: small.swf", "large: coschedlab:pools/lm-aris.compute-SPEC.json"
+        ),
     }.items():
         (d / f"{name}.yaml").write_text(body)
     (d / "cplruns" / "runs").mkdir(parents=True)
@@ -559,6 +563,15 @@ CASES = [
     ("heatmap-short-row", "simulate small.swf --heatmap hm_short.csv --compact-times compact.csv --out o1", 2, "hm_short.csv:4: 3 cells where the header has 9"),
     ("workflows-woas-without-priorities", "workflows simulate wl -s easy --mode woas", 2, "--mode woas: mode woas needs the slurm scheduler, not easy"),
     ("compare-fresh-user-notes", "compare spec.yaml --out cmpnotes --fresh", 2, "holds files coschedlab did not write (cmpnotes/notes.txt); --fresh deleted nothing"),
+    # -- found by the hostile pass over issue 27's changes ------------------------------------------
+    ("coupled-system-bundled-missing", "coupled simulate --system coschedlab:nosuch.swf --system small.swf", 2, "--system 'coschedlab:nosuch.swf': no bundled data file 'nosuch.swf'"),
+    ("coupled-system-bundled-read", "coupled simulate --system coschedlab:pools/lm-aris.compute-SPEC.json:name=a --system small.swf", 2, "error: coschedlab:pools/lm-aris.compute-SPEC.json:1: has 455 fields"),
+    ("coupled-compare-bundled-missing", "coupled compare cpl_bundled_missing.yaml", 2, "cpl_bundled_missing.yaml:1: 'large': no bundled data file 'nosuch.swf'"),
+    ("coupled-compare-bundled-pool", "coupled compare cpl_bundled_pool.yaml", 2, "'large': coschedlab:pools/lm-aris.compute-SPEC.json:1: has 455 fields"),
+    ("bundled-named-in-errors", "workflows show coschedlab:pools/lm-aris.compute-SPEC.json", 2, "error: coschedlab:pools/lm-aris.compute-SPEC.json: a manifest is a JSON object"),
+    ("study-batch-procs-huge", "study batch --scaling 4:1.95,8:1.14 -n 6 -p 99999999999999999999", 2, "processors must be at most 10,000,000"),
+    ("study-batch-scaling-procs-huge", "study batch --scaling 4:1,99999999999999999999:1 -n 6 -p 32", 2, "processors must be whole numbers from 1 to 10,000,000"),
+    ("study-batch-scaling-time-huge", "study batch --scaling 4:1e308,8:1e308 -n 6 -p 32", 2, "seconds per timestep on 4 processors must be at most 1e+09"),
     # -- usage errors: one line too ---------------------------------------------------------------
     ("usage-bad-int", "workflows show --max-cores abc montage", 2, "Invalid value for '--max-cores'"),
     ("usage-missing-argument", "workflows show", 2, "Missing argument 'workflow'. (see coschedlab workflows show --help)"),
@@ -912,6 +925,17 @@ def test_a_damaged_sweep_run_file_is_run_again(ws, capsys, tmp_path):
     assert (again["config"], again["metrics"]) == (before["config"], before["metrics"])
 
 
+def test_data_lists_in_a_terminal_of_any_width(tmp_path):
+    """``coschedlab data`` in a terminal a few columns wide (COLUMNS=4 was a ValueError)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "coschedlab.cli", "data"],
+        cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "COLUMNS": "4"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    text = "".join(done.stdout.split())  # names folded at 4 columns
+    assert "KTH-SP2-1996-2.1-cln.swf.gz" in text and "theta_2022.swf.gz" in text
+
+
 def test_catalogue_ids_are_unique():
     ids = [c[0] for c in CASES]
     assert len(ids) == len(set(ids))
@@ -1026,6 +1050,20 @@ def _alive(pid: int) -> bool:
     return stat.exists() and stat.read_text().split()[2] != "Z"
 
 
+def _kill_expecting_no_leftover(proc: subprocess.Popen, children: set[int], what: str) -> None:
+    """SIGKILL ``proc``, give its ``children`` 10 s to end, kill those still alive (nothing
+    is left behind by the test) and fail naming them."""
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(p) for p in children):
+        time.sleep(0.2)
+    left = [p for p in children if _alive(p)]
+    for p in left:
+        os.kill(p, signal.SIGKILL)
+    assert not left, f"{what} still running after their parent was killed: {left}"
+
+
 def test_killing_compare_leaves_no_worker_behind(ws, tmp_path):
     for name in ("trace.swf", "sleeps.py"):
         shutil.copy(ws / name, tmp_path / name)
@@ -1045,15 +1083,7 @@ def test_killing_compare_leaves_no_worker_behind(ws, tmp_path):
         time.sleep(0.3)
         workers = _children(proc.pid)
     assert workers, "no worker process started"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(_alive(p) for p in workers):
-        time.sleep(0.2)
-    left = [p for p in workers if _alive(p)]
-    for p in left:
-        os.kill(p, signal.SIGKILL)
-    assert not left, f"workers still running after their parent died: {left}"
+    _kill_expecting_no_leftover(proc, workers, "workers")
 
 
 def test_killing_a_real_study_leaves_no_run_behind(ws, tmp_path):
@@ -1072,15 +1102,7 @@ def test_killing_a_real_study_leaves_no_run_behind(ws, tmp_path):
         time.sleep(0.3)
         runs = {p for p in _children(proc.pid) if "sleep(600)" in _cmdline(p)}
     assert runs, "no run started"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(_alive(p) for p in runs):
-        time.sleep(0.2)
-    left = [p for p in runs if _alive(p)]
-    for p in left:
-        os.kill(p, signal.SIGKILL)
-    assert not left, f"runs still going after the study was killed: {left}"
+    _kill_expecting_no_leftover(proc, runs, "runs")
 
 
 def test_a_killed_force_leaves_nothing_a_later_run_does_not_remove(ws, capsys, tmp_path):

@@ -28,7 +28,7 @@ def data(
         print(bundled(name))
         return
     root = bundled(next(iter(CATALOGUE))).parent
-    width = min(console.width, 100)
+    width = max(min(console.width, 100), 24)  # COLUMNS=4 still wraps the lines somewhere
     console.print("bundled data: any command takes coschedlab:NAME where it takes a file\n")
     for file, what in CATALOGUE.items():
         path = root / file

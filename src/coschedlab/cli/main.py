@@ -116,5 +116,7 @@ def _fail(message: str, code: int, exc: BaseException | None) -> None:
         import traceback
 
         traceback.print_exception(exc)
-    print(message, file=sys.stderr)
+    from ..bundled import in_words
+
+    print(in_words(message), file=sys.stderr)  # bundled files named coschedlab:NAME
     sys.exit(code)

@@ -21,10 +21,14 @@ DEFAULT_SYSTEMS = ["theta:scheme=hold", "kth:load=0.5,scheme=hold"]
 
 def parse_system(text: str) -> tuple[str, dict[str, str]]:
     """``TRACE[:key=value,...]`` -> (trace, options); TRACE is a path, ``theta`` or ``kth``."""
-    trace, opts = text, ""
-    head, sep, tail = text.rpartition(":")
-    if sep and head and ("=" in tail or not Path(text).exists()):
+    from ..bundled import PREFIX, is_bundled
+
+    prefix = PREFIX if is_bundled(text) else ""  # coschedlab:NAME[:key=value,...]
+    trace, opts = text[len(prefix) :], ""
+    head, sep, tail = trace.rpartition(":")
+    if sep and head and ("=" in tail or not Path(trace).exists()):
         trace, opts = head, tail
+    trace = prefix + trace
     if not trace:
         raise InputError(f"--system {text!r}: give a trace (a file, theta or kth)")
     out: dict[str, str] = {}
@@ -49,8 +53,12 @@ _RESERVED = {".", "..", "holds.csv", "pairs.csv", "coupled.json"}
 def _system_name(text: str, opts: dict[str, str], trace: str) -> str:
     import re
 
+    from ..bundled import PREFIX
+
     name = opts.get("name") or (
-        trace if trace in ("theta", "kth") else Path(trace).name.split(".")[0] or "system"
+        trace
+        if trace in ("theta", "kth")
+        else Path(trace.removeprefix(PREFIX)).name.split(".")[0] or "system"
     )
     if not re.fullmatch(r"[A-Za-z0-9_.+=,-]+", name) or name in _RESERVED:
         raise InputError(
@@ -92,15 +100,20 @@ def _system(
     """One ``--system`` spec (``text``, parsed into its trace, options and name) as a
     :class:`~coschedlab.coupled.System` (and the span of its month, for traces with epoch
     times)."""
+    from ..bundled import bundled, is_bundled
     from ..schedulers import get_scheduler
     from ..workload.swf import cluster_from_header, read_swf
     from .system import System
     from .workloads import KTH, THETA, cluster_of, month_of, stretch_to_load
 
     path = {"theta": THETA, "kth": KTH}.get(trace, trace)
-    if Path(path).is_dir():
+    try:  # coschedlab:NAME: read as written (its messages name it so)
+        file = bundled(path) if is_bundled(path) else Path(path)
+    except InputError as exc:
+        raise InputError(f"--system {text!r}: {exc}") from None
+    if file.is_dir():
         raise InputError(f"--system {text!r}: {trace} is a directory, not a trace file")
-    if not Path(path).is_file():
+    if not file.is_file():
         raise InputError(f"--system {text!r}: no such trace file {trace!r}")
     n = _num(opts["nodes"], "nodes", text, integer=True, minimum=1) if "nodes" in opts else None
     month_span = None

@@ -37,6 +37,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..bundled import bundled, is_bundled
 from ..errors import InputError
 from ..schema import Checker, open_spec, show
 from .executors import checked_executor
@@ -111,6 +112,12 @@ class CoupledSpec:
 def _trace(ck: Checker, raw: dict, key: str, default: str, base: Path) -> str:
     text = ck.string(raw.get(key, default), key)
     if text in ("theta", "kth"):
+        return text
+    if is_bundled(text):  # read_swf reads coschedlab:NAME; kept as written (spec.json)
+        try:
+            bundled(text)
+        except InputError as exc:
+            raise ck.fail(f"'{key}': {exc}", key) from None
         return text
     p = Path(text) if Path(text).is_absolute() else base / text
     if not p.is_file():
