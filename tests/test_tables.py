@@ -73,6 +73,20 @@ def test_a_wide_table_of_many_rows_is_split_and_keeps_its_names() -> None:
     assert text.count("s9 ") >= 2  # the row names repeat in every part
 
 
+def test_at_20_columns_every_value_keeps_its_row_name() -> None:
+    """A comparison at COLUMNS=20: no part fits beside its two name columns, which rich then
+    squeezed to nothing (values with no workload or scheduler); plain lines instead."""
+    cols = [Col("workload", "left", wrap=True), Col("scheduler", "left", wrap=True),
+            Col("makespan h"), Col("vs fcfs %"), Col("turnaround h")]  # fmt: skip
+    rows = [["t", "fcfs", "1.12", "", "0.56"], ["", "easy", "0.97", "13.41", "0.41"]]
+    lines = _render(fit_table("tiny", cols, rows, 20, keep=2), 20).splitlines()
+    assert [line.rstrip() for line in lines] == [
+        "tiny", "t fcfs", "  makespan h: 1.12", "  turnaround h: 0.56",
+        "t easy", "  makespan h: 0.97", "  vs fcfs %: 13.41", "  turnaround h: 0.41",
+    ]  # fmt: skip
+    assert "┃" in _render(fit_table("tiny", cols, rows, 40, keep=2), 40)  # wider: a table
+
+
 def test_a_table_that_fits_is_unchanged() -> None:
     cols = [Col("scheduler", "left"), Col("util %")]
     text = _render(fit_table("t", cols, [["easy", "69.9"]], 80))

@@ -111,6 +111,9 @@ def fit_table(
 
     widths = [_width(c, [r[i] for r in rows]) + _PER_COLUMN for i, c in enumerate(cols)]
     fixed = sum(widths[:keep]) + 1
+    narrowest = sum(min(w, _PER_COLUMN + 4) for w in widths[:keep]) + 1
+    if keep and rows and narrowest + max(widths[keep:], default=0) > width:
+        return _as_lines(title, cols, rows, keep)  # no part fits with its row names shown
     parts: list[list[int]] = []
     current: list[int] = []
     used = fixed
@@ -147,6 +150,22 @@ def fit_table(
             t.add_row(*[r[i] for i in [*range(keep), *part]])
         tables.append(t)
     return Group(*tables)
+
+
+def _as_lines(title: str, cols: Sequence[Col], rows: Sequence[Sequence[str]], keep: int) -> Group:
+    """The table as plain lines, for a terminal too narrow for any part of it: each row's
+    ``keep`` cells (an empty one repeats the row above, as in a section), then one
+    ``column: value`` line per filled cell. Nothing is cut: the terminal wraps the lines."""
+    from rich.console import Group
+    from rich.text import Text
+
+    lines = [Text(title)] if title else []
+    names = [""] * keep
+    for r in rows:
+        names = [r[i] or names[i] for i in range(keep)]
+        lines.append(Text(" ".join(n for n in names if n), style="bold"))
+        lines += [Text(f"  {cols[i].name}: {r[i]}") for i in range(keep, len(cols)) if r[i]]
+    return Group(*lines)
 
 
 def _on_its_side(
