@@ -571,6 +571,7 @@ CASES = [
     ("bundled-named-in-errors", "workflows show coschedlab:pools/lm-aris.compute-SPEC.json", 2, "error: coschedlab:pools/lm-aris.compute-SPEC.json: a manifest is a JSON object"),
     ("study-batch-procs-huge", "study batch --scaling 4:1.95,8:1.14 -n 6 -p 99999999999999999999", 2, "processors must be at most 10,000,000"),
     ("study-batch-scaling-procs-huge", "study batch --scaling 4:1,99999999999999999999:1 -n 6 -p 32", 2, "processors must be whole numbers from 1 to 10,000,000"),
+    ("validate-nodes-huge", "validate overlap.csv --nodes 99999999999", 2, "error: --nodes: cluster nodes must be at most 10,000,000"),
     ("study-batch-scaling-time-huge", "study batch --scaling 4:1e308,8:1e308 -n 6 -p 32", 2, "seconds per timestep on 4 processors must be at most 1e+09"),
     # -- usage errors: one line too ---------------------------------------------------------------
     ("usage-bad-int", "workflows show --max-cores abc montage", 2, "Invalid value for '--max-cores'"),
@@ -934,6 +935,18 @@ def test_data_lists_in_a_terminal_of_any_width(tmp_path):
     assert done.returncode == 0, done.stderr
     text = "".join(done.stdout.split())  # names folded at 4 columns
     assert "KTH-SP2-1996-2.1-cln.swf.gz" in text and "theta_2022.swf.gz" in text
+
+
+def test_validate_a_jobs_csv_of_no_jobs_needs_no_machine(capsys, tmp_path):
+    """A Batsim jobs.csv of a header only, without --nodes: nothing to check, no machine
+    needed (it was refused: "not every job records its allocation")."""
+    (tmp_path / "jobs.csv").write_text(
+        "job_id,submission_time,starting_time,finish_time,requested_number_of_resources,"
+        "allocated_resources\n"
+    )
+    code, out, err = run_cli(["validate", "jobs.csv"], tmp_path, capsys)
+    assert code == 0, err
+    assert "jobs.csv: 0 jobs, all invariants hold" in out and "no machine size needed" in out
 
 
 def test_catalogue_ids_are_unique():

@@ -160,6 +160,9 @@ def _cluster(
             int(stored.get("cores_per_socket", 1)),
         )
     except (TypeError, ValueError, OverflowError) as exc:
+        given = [n for n, v in (("--nodes", nodes), ("--cores-per-node", cpn)) if v is not None]
+        if given or meta_path is None:  # the options' machine (there was "None: bad cluster")
+            raise InputError(f"{' / '.join(given)}: {exc}") from None
         raise InputError(f"bad cluster ({exc})", where=str(meta_path)) from None
 
 
@@ -176,6 +179,9 @@ def _inferred(table: pd.DataFrame, cpn: int | None, f: Path, notes: list[str]) -
     started = np.isfinite(pd.to_numeric(table["start"], errors="coerce").to_numpy(float))
     allocs = table["alloc"].tolist() if "alloc" in table.columns else [None] * len(table)
     recorded = np.array([isinstance(a, str) and bool(a.strip()) for a in allocs], dtype=bool)
+    if not len(table):  # nothing to place on any machine
+        notes.append("no jobs: no machine size needed")
+        return Cluster(1, 1, cpn or 1)
     if not (recorded | ~started).all() or not recorded.any():
         raise InputError(
             "the machine size is needed: give --nodes N (no metrics.json beside the file, and "
