@@ -428,7 +428,7 @@ CASES = [
     ("generate-out-exists", "generate --pool pool.json --out afile", 2, "--out afile already exists"),
     ("generate-out-devnull", "generate --pool pool.json --out /dev/null", 2, "/dev/null"),
     ("generate-out-dir", "generate --pool pool.json --out empty", 2, "is a directory"),
-    ("compare-out-file", "compare spec.yaml --out afile", 2, "afile"),
+    ("compare-out-file", "compare spec.yaml --out afile", 2, "afile exists and is not a directory"),
     ("compare-executor-kind", "compare spec.yaml --out ex1 --executor spark:x", 2, "must be one of local, dask"),
     ("compare-executor-noaddr", "compare spec.yaml --out ex1 --executor dask", 2, "needs a scheduler address"),
     ("compare-executor-nofile", "compare spec.yaml --out ex1 --executor dask:nosuch.json", 2, "no scheduler file nosuch.json"),

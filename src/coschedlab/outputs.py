@@ -112,6 +112,8 @@ def is_empty(path: str | Path) -> bool:
 def mark(path: str | Path) -> Path:
     """Create the directory ``path`` if needed and mark it as coschedlab's (:data:`MARKER`)."""
     path = Path(path)
+    if path.exists() and not path.is_dir():  # mkdir's own word was "File exists"
+        raise InputError(f"{path} exists and is not a directory; choose a directory")
     path.mkdir(parents=True, exist_ok=True)
     marker = path / MARKER
     if not marker.exists():
