@@ -1118,9 +1118,9 @@ def test_killing_a_real_study_leaves_no_run_behind(ws, tmp_path):
     _kill_expecting_no_leftover(proc, runs, "runs")
 
 
-def test_a_killed_force_leaves_nothing_a_later_run_does_not_remove(ws, capsys, tmp_path):
-    """``simulate --force`` SIGKILLed mid-run keeps the earlier result and leaves its hidden
-    temporary copy; the next run beside it removes that copy (its process is dead)."""
+def _force_over_prev(ws: Path, tmp_path: Path, **output) -> tuple[subprocess.Popen, str]:
+    """``simulate --force`` of a sleeping policy over a copy of the earlier result ``prev``,
+    started in ``tmp_path``: the process and the earlier result's digest."""
     for name in ("small.swf", "sleeps.py"):
         shutil.copy(ws / name, tmp_path / name)
     shutil.copytree(ws / "prev", tmp_path / "prev")
@@ -1128,8 +1128,17 @@ def test_a_killed_force_leaves_nothing_a_later_run_does_not_remove(ws, capsys, t
     proc = subprocess.Popen(
         [sys.executable, "-m", "coschedlab.cli", "simulate", "small.swf", "-s", "sleeps.py",
          "--out", "prev", "--force"],
-        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=tmp_path, **output,
     )  # fmt: skip
+    return proc, before
+
+
+def test_a_killed_force_leaves_nothing_a_later_run_does_not_remove(ws, capsys, tmp_path):
+    """``simulate --force`` SIGKILLed mid-run keeps the earlier result and leaves its hidden
+    temporary copy; the next run beside it removes that copy (its process is dead)."""
+    proc, before = _force_over_prev(
+        ws, tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not list(tmp_path.glob(".tmp-prev-*")):
         time.sleep(0.1)
@@ -1195,15 +1204,9 @@ def _cmdline(pid: int) -> str:
 
 
 def test_ctrl_c_says_so_and_leaves_nothing_half_written(ws, tmp_path):
-    for name in ("small.swf", "sleeps.py"):
-        shutil.copy(ws / name, tmp_path / name)
-    shutil.copytree(ws / "prev", tmp_path / "prev")
-    before = digest(tmp_path / "prev")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "coschedlab.cli", "simulate", "small.swf", "-s", "sleeps.py",
-         "--out", "prev", "--force"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    proc, before = _force_over_prev(
+        ws, tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not list(tmp_path.glob(".tmp-prev-*")):
         time.sleep(0.1)  # the run has begun once its temporary directory exists

@@ -205,7 +205,7 @@ def test_without_a_machine_the_header_claims_none():
 
 
 def test_job_larger_than_the_machine_is_an_error():
-    with pytest.raises(InputError, match=r"'ft' needs 256 processors.*8 nodes x 1 socket x 16 cores"):
+    with pytest.raises(InputError, match=r"'ft' needs 256 processors.*8 nodes x 1 socket x 16"):
         generate_workload(APPS, names=["lu", "ft"], cluster=Cluster(8, 1, 16))
 
 
