@@ -83,31 +83,3 @@ def test_keys_must_be_unique_and_jobs_positive(tmp_path):
         run_tasks([Task("a", square, (1,)), Task("a", square, (2,))], MemoryStore())
     with pytest.raises(InputError, match="--jobs must be at least 1"):
         run_tasks([Task("a", square, (1,))], MemoryStore(), jobs=0)
-
-
-def test_stopping_a_pool_of_fresh_processes_raises_nothing_in_its_thread(monkeypatch):
-    """Ctrl-C or a failed store while workers of ``fresh_process`` pools end after their run:
-    the pool's manager thread must not try to replace them once the pool is stopped (a
-    TypeError printed with its traceback, beside the one-line error)."""
-    import threading
-    import time
-    from concurrent.futures import ProcessPoolExecutor
-
-    from coschedlab.experiments.runner import _context, _stop, _worker_init
-
-    errors: list[BaseException | None] = []
-    monkeypatch.setattr(threading, "excepthook", lambda args: errors.append(args.exc_value))
-    for round_ in range(30):  # the race is lost about one time in five without the fix
-        pool = ProcessPoolExecutor(
-            max_workers=2,
-            mp_context=_context(),
-            initializer=_worker_init,
-            initargs=(os.getpid(),),
-            max_tasks_per_child=1,
-        )
-        for i in range(40):  # workers end and are replaced all the time
-            pool.submit(square, i)
-        time.sleep(0.01 * (round_ % 10))
-        _stop(pool)
-    time.sleep(0.3)
-    assert errors == []

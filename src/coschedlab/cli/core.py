@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -373,6 +372,7 @@ def demo(
     ] = False,
 ) -> None:
     """The main job: the bundled KTH-SP2 trace under FCFS, EASY and conservative."""
-    trace = resources.files("coschedlab") / "data" / DEMO_TRACE
-    with resources.as_file(trace) as path:
-        simulate(path, list(DEMO_SCHEDULERS), out=out, force=force, swf_integers=False)
+    from ..bundled import PREFIX
+
+    trace = Path(PREFIX + DEMO_TRACE)  # named as a user names it: coschedlab:KTH-SP2-...
+    simulate(trace, list(DEMO_SCHEDULERS), out=out, force=force, swf_integers=False)

@@ -748,10 +748,6 @@ def _run_dask(
 def _stop(executor: ProcessPoolExecutor) -> None:
     """Cancel the queued runs and stop the worker processes this executor started."""
     processes = list(getattr(executor, "_processes", {}).values())
-    # no worker replaced from now on: shutdown(wait=False) empties the executor's process
-    # table while its manager thread may still replace a worker that ended after its run
-    # (max_tasks_per_child), which then raised a TypeError printed with its traceback
-    executor._adjust_process_count = lambda: None  # type: ignore[method-assign]
     executor.shutdown(wait=False, cancel_futures=True)
     for p in processes:
         if p.is_alive():
