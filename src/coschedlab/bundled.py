@@ -9,7 +9,16 @@ from pathlib import Path
 
 from .errors import InputError
 
-__all__ = ["CATALOGUE", "PREFIX", "bundled", "data_path", "in_words", "is_bundled", "local_path"]
+__all__ = [
+    "CATALOGUE",
+    "PREFIX",
+    "bundled",
+    "data_path",
+    "file_name",
+    "in_words",
+    "is_bundled",
+    "local_path",
+]
 
 #: every bundled file and what it holds (``coschedlab data`` prints this)
 CATALOGUE: dict[str, str] = {
@@ -63,6 +72,12 @@ def bundled(name: str) -> Path:
 
 
 _see = " (`coschedlab data` lists them)"
+
+
+def file_name(value: str | Path) -> str:
+    """The file name ``value`` names, as a user reads it: ``KTH-SP2.swf.gz`` for
+    ``coschedlab:KTH-SP2.swf.gz`` and for ``traces/KTH-SP2.swf.gz``."""
+    return Path(str(value).removeprefix(PREFIX)).name
 
 
 def local_path(value: str | Path) -> Path:

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from .core import console, err_console
-from .options import ExecutorOpt, JobsOpt, SweepOutOpt
+from .options import ExecutorOpt, FreshOpt, JobsOpt, SweepOutOpt
 from .progress import progress_bar
 
 
@@ -31,9 +31,7 @@ def compare(
     jobs: JobsOpt = None,
     out: SweepOutOpt = None,
     executor: ExecutorOpt = None,
-    fresh: Annotated[
-        bool, typer.Option("--fresh", help="discard the runs already stored in the output")
-    ] = False,
+    fresh: FreshOpt = False,
 ) -> None:
     """Run every workload x scheduler x repetition of SPEC (resuming: finished runs are kept),
     print the comparison table and write comparison.csv and the plots."""

@@ -255,6 +255,7 @@ def simulate(
     result.swf and metrics.json (one sub-directory per scheduler when several). With --pool
     (or --heatmap) jobs share nodes and run at the heatmap's co-location speed. The outputs
     appear together when every run is done; an earlier result is replaced only with --force."""
+    from ..bundled import file_name
     from ..outputs import atomic_dir, check_target, slug
     from ..schedulers import get_scheduler
     from .coloc import load_pool_option
@@ -294,7 +295,7 @@ def simulate(
             sub.mkdir(exist_ok=True)
             r.write(sub, swf_integers)
             results[r.scheduler] = r
-    console.print(metrics_table(results, Path(str(trace).removeprefix("coschedlab:")).name))
+    console.print(metrics_table(results, file_name(trace)))
     for line in filter(None, notices):
         console.print(line, highlight=False, soft_wrap=True)
     console.print(f"outputs in {target}/")
@@ -331,7 +332,9 @@ def _check_apps(workload: Workload, pool: object, trace: Path, strict: bool) -> 
 def new_output_dir(parent: Path, source: Path) -> Path:
     """A directory under ``parent`` named after ``source`` (``KTH-SP2`` for
     ``KTH-SP2.swf.gz``) that does not exist yet: ``NAME``, else ``NAME-2``, ``NAME-3``, ..."""
-    name = Path(str(source).removeprefix("coschedlab:")).name
+    from ..bundled import file_name
+
+    name = file_name(source)
     for suffix in (".gz", ".swf"):
         name = name.removesuffix(suffix)
     candidate = parent / (name or "run")

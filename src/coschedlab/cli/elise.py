@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from .core import console, err_console
-from .options import ExecutorOpt, JobsOpt
+from .options import ExecutorOpt, FreshOpt, JobsOpt
 
 app = typer.Typer(
     help="Run ELiSE's experiment files (the YAML of ELiSE's framework/batch/submit.py) "
@@ -47,9 +47,7 @@ def run(
     ] = None,
     jobs: JobsOpt = None,
     executor: ExecutorOpt = None,
-    fresh: Annotated[
-        bool, typer.Option("--fresh", help="discard the runs already stored in the output")
-    ] = False,
+    fresh: FreshOpt = False,
 ) -> None:
     """Run every input x scheduler of an ELiSE EXPERIMENT file (resuming: finished runs are
     kept), print a table of the runs, and write ELiSE's files (workloads/*.csv, plots,

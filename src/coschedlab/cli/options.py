@@ -20,6 +20,9 @@ ExecutorOpt = Annotated[
         "default: the spec's 'executor', else local",
     ),
 ]
+FreshOpt = Annotated[
+    bool, typer.Option("--fresh", help="discard the runs already stored in the output")
+]
 SweepOutOpt = Annotated[
     Path | None,
     typer.Option("--out", "-o", help="output directory (default: the spec's 'output')"),

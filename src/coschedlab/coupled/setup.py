@@ -53,12 +53,10 @@ _RESERVED = {".", "..", "holds.csv", "pairs.csv", "coupled.json"}
 def _system_name(text: str, opts: dict[str, str], trace: str) -> str:
     import re
 
-    from ..bundled import PREFIX
+    from ..bundled import file_name
 
     name = opts.get("name") or (
-        trace
-        if trace in ("theta", "kth")
-        else Path(trace.removeprefix(PREFIX)).name.split(".")[0] or "system"
+        trace if trace in ("theta", "kth") else file_name(trace).split(".")[0] or "system"
     )
     if not re.fullmatch(r"[A-Za-z0-9_.+=,-]+", name) or name in _RESERVED:
         raise InputError(
@@ -100,7 +98,7 @@ def _system(
     """One ``--system`` spec (``text``, parsed into its trace, options and name) as a
     :class:`~coschedlab.coupled.System` (and the span of its month, for traces with epoch
     times)."""
-    from ..bundled import bundled, is_bundled
+    from ..bundled import local_path
     from ..schedulers import get_scheduler
     from ..workload.swf import cluster_from_header, read_swf
     from .system import System
@@ -108,7 +106,7 @@ def _system(
 
     path = {"theta": THETA, "kth": KTH}.get(trace, trace)
     try:  # coschedlab:NAME: read as written (its messages name it so)
-        file = bundled(path) if is_bundled(path) else Path(path)
+        file = local_path(path)
     except InputError as exc:
         raise InputError(f"--system {text!r}: {exc}") from None
     if file.is_dir():
