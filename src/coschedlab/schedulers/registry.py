@@ -17,6 +17,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
+from ..bundled import PREFIX
 from ..errors import InputError, failure_where
 from .base import Scheduler
 
@@ -83,7 +84,12 @@ def _parse_value(text: str) -> Any:
 
 def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
     """Split ``NAME[:Class][:k=v,...]`` into (name, class name, options)."""
-    parts = spec.split(":")
+    parts: list[str] = []
+    for part in spec.split(":"):  # a value naming a bundled file keeps its colon
+        if parts and parts[-1].endswith("=" + PREFIX[:-1]):
+            parts[-1] += ":" + part
+        else:
+            parts.append(part)
     name, cls_name, options = parts[0], None, {}
     for part in parts[1:]:
         if "=" in part:

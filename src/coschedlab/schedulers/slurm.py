@@ -52,6 +52,7 @@ from .nodespace import NodeSpace
 from .priority import Multifactor, limit_minutes
 from .profile import Profile
 from .registry import register
+from .slurm_conf import conf_option
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine.view import View
@@ -70,6 +71,7 @@ class Slurm(Scheduler):
 
     api_only = ("inherit",)
 
+    @conf_option  # conf=FILE: a site's slurm.conf fills in the options not given
     def __init__(
         self,
         priority: str = "multifactor",
@@ -90,6 +92,7 @@ class Slurm(Scheduler):
         sched_interval: float | None = None,
         sched_phase: float = 0.0,
         inherit: Mapping[int, tuple[float, int, float]] | None = None,
+        conf: str | None = None,
     ) -> None:
         super().__init__("fcfs")
         self.priority = check_choice("priority", priority, ("multifactor", "fifo"))
@@ -138,6 +141,7 @@ class Slurm(Scheduler):
         self.bf_phase = bf_phase
         self.sched_phase = sched_phase
         self.inherit = inherit
+        self.conf = conf
 
     # -- set-up ---------------------------------------------------------------------------------
     def setup(self, view: View) -> None:
