@@ -410,6 +410,15 @@ def ws(tmp_path_factory) -> Path:
     (d / "truncated" / "metrics.json").write_text('{"metrics": ')
     (d / "corrupt" / "jobs.parquet").write_bytes(b"PAR1 not really")
     (d / "foreign" / "metrics.json").write_text("{}")
+    # slurm.conf files (slurm:conf=FILE)
+    (d / "conf_malformed.conf").write_text("SchedulerType=sched/backfill\nthis is wrong\n")
+    (d / "conf_badint.conf").write_text("SchedulerParameters=bf_continue,bf_interval=often\n")
+    (d / "conf_range.conf").write_text("\nSchedulerParameters=bf_window=99999\n")
+    (d / "conf_badtime.conf").write_text("PriorityMaxAge=2weeks\n")
+    (d / "conf_badtype.conf").write_text("PriorityType=priority/fair\n")
+    (d / "conf_loop.conf").write_text("ClusterName=x\nInclude conf_loop.conf\n")
+    (d / "conf_include.conf").write_text("Include nothere.conf\n")
+    (d / "conf_binary.conf").write_bytes(b"\xff\xfe\x00")
     return d
 
 
@@ -613,6 +622,18 @@ CASES = [
     ("slurm-inf-weight", "simulate small.swf -s slurm:priority_weight_age=1e400", 2, "scheduler option 'priority_weight_age' in 'slurm:priority_weight_age=1e400' is '1e400', not a finite number"),
     ("slurm-bf-interval-none", "simulate small.swf -s slurm:bf_interval=all", 2, "option bf_interval must be a positive number"),
     ("slurm-bf-interval-tiny", "simulate small.swf -s slurm:bf_interval=1e-9", 2, "option bf_interval must be at least 0.01"),
+    ("slurm-conf-missing", "simulate small.swf -s slurm:conf=nosuch.conf", 2, "nosuch.conf: no such file"),
+    ("slurm-conf-directory", "simulate small.swf -s slurm:conf=empty", 2, "empty: is a directory, not a file"),
+    ("slurm-conf-binary", "simulate small.swf -s slurm:conf=conf_binary.conf", 2, "conf_binary.conf: not a text file"),
+    ("slurm-conf-bundled", "simulate small.swf -s slurm:conf=coschedlab:nosuch.conf", 2, "no bundled data file 'nosuch.conf'"),
+    ("slurm-conf-not-a-path", "simulate small.swf -s slurm:conf=true", 2, "option conf must be a slurm.conf file, got True"),
+    ("slurm-conf-malformed", "simulate small.swf -s slurm:conf=conf_malformed.conf", 2, "conf_malformed.conf:2: malformed line: 'this' is not Key=Value"),
+    ("slurm-conf-bad-int", "simulate small.swf -s slurm:conf=conf_badint.conf", 2, "conf_badint.conf:1: SchedulerParameters bf_interval='often' is not a whole number"),
+    ("slurm-conf-out-of-range", "simulate small.swf -s slurm:conf=conf_range.conf", 2, "conf_range.conf:2: SchedulerParameters bf_window=99999 is out of Slurm's range 1 to 43,200"),
+    ("slurm-conf-bad-time", "simulate small.swf -s slurm:conf=conf_badtime.conf", 2, "conf_badtime.conf:1: PriorityMaxAge='2weeks' is not a time"),
+    ("slurm-conf-bad-plugin", "simulate small.swf -s slurm:conf=conf_badtype.conf", 2, "conf_badtype.conf:1: PriorityType='priority/fair': PriorityType must be one of priority/basic"),
+    ("slurm-conf-include-loop", "simulate small.swf -s slurm:conf=conf_loop.conf", 2, "conf_loop.conf:2: Include conf_loop.conf makes a loop"),
+    ("slurm-conf-include-missing", "simulate small.swf -s slurm:conf=conf_include.conf", 2, "conf_include.conf:1: Include nothere.conf: no such file"),
     ("workflows-generate-out-earlier", "workflows generate -w A2 --share 0.1 --out prev", 2, "already holds a result"),
     ("workflows-simulate-not-dir", "workflows simulate afile", 2, "not a workflow workload directory"),
     ("workflows-simulate-not-workload", "workflows simulate prev", 2, "workload.json: no such file"),

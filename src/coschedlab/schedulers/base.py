@@ -101,6 +101,9 @@ class Scheduler:
     #: constructor arguments for the Python API only: not spec options, not in
     #: :meth:`describe`, not listed by ``coschedlab schedulers`` (e.g. a table of numbers)
     api_only: ClassVar[tuple[str, ...]] = ()
+    #: option values a file gave this instance (``slurm:conf=FILE``): :meth:`params` compares
+    #: with them instead of the constructor's defaults, so the spec names the file, not them
+    file_options: dict[str, Any] = {}
 
     def __init__(self, order: str | OrderKey = "fcfs") -> None:
         if isinstance(order, str):
@@ -134,7 +137,8 @@ class Scheduler:
 
     def params(self) -> dict[str, Any]:
         """The options that distinguish this instance: every keyword of the constructor whose
-        value (the attribute of the same name) differs from its default."""
+        value (the attribute of the same name) differs from its default (or from the value a
+        file gave, :attr:`file_options`)."""
         out: dict[str, Any] = {}
         for cls in type(self).__mro__:
             init = cls.__dict__.get("__init__")
@@ -150,7 +154,8 @@ class Scheduler:
             if not hasattr(self, p.name):
                 continue
             value = getattr(self, p.name)
-            if p.default is p.empty or value != p.default or type(value) is not type(p.default):
+            default = self.file_options.get(p.name, p.default)
+            if p.default is p.empty or value != default or type(value) is not type(default):
                 out[p.name] = "all" if value is None else value
         return out
 

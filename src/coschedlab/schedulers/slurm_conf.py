@@ -180,10 +180,10 @@ def _lines(path: Path, shown: str, stack: tuple[Path, ...], cluster: str) -> lis
             name = _unquote(m.group(1), where).replace("%c", cluster)
             inc = Path(name) if Path(name).is_absolute() else path.parent / name
             if inc.resolve() in stack:
-                raise InputError(f"Include {name} makes a loop (it includes itself)", where)
+                raise InputError(f"Include {name} makes a loop ({inc} is being read)", where)
             if not inc.is_file():
                 why = "is not a file" if inc.exists() else "no such file"
-                raise InputError(f"Include {name}: {why} ({inc})", where)
+                raise InputError(f"Include {name}: {why}" + f" ({inc})" * (str(inc) != name), where)
             out += _lines(inc, str(inc), (*stack, inc.resolve()), cluster)
             continue
         out.append((line, where))
@@ -466,5 +466,7 @@ def conf_option(init: Callable[..., None]) -> Callable[..., None]:
             say_once(site.note())
             given = {**site.options, **given}
         init(self, **given)
+        if conf is not None:
+            self.file_options = site.options
 
     return wrapper
