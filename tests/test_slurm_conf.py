@@ -250,6 +250,10 @@ def test_include_loops_and_missing_includes_are_refused(tmp_path):
     with pytest.raises(InputError, match="makes a loop") as err:
         sc.read_conf(tmp_path / "a.conf")
     assert err.value.where == f"{tmp_path / 'b.conf'}:1"
+    for k in range(70):  # a chain of distinct files, too deep to be a site's
+        _conf(tmp_path, f"Include d{k + 1}.conf\n", f"d{k}.conf")
+    with pytest.raises(InputError, match="nested more than 64 deep"):
+        sc.read_conf(tmp_path / "d0.conf")
     _conf(tmp_path, "Include gone.conf\n", "c.conf")
     with pytest.raises(InputError, match="Include gone.conf: no such file") as err:
         sc.read_conf(tmp_path / "c.conf")

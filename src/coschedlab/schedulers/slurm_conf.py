@@ -179,6 +179,8 @@ def _lines(path: Path, shown: str, stack: tuple[Path, ...], cluster: str) -> lis
         if m and "=" not in m.group(1).split()[0]:
             name = _unquote(m.group(1), where).replace("%c", cluster)
             inc = Path(name) if Path(name).is_absolute() else path.parent / name
+            if len(stack) >= 64:
+                raise InputError(f"Include {name}: includes nested more than 64 deep", where)
             if inc.resolve() in stack:
                 raise InputError(f"Include {name} makes a loop ({inc} is being read)", where)
             if not inc.is_file():
