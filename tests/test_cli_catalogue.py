@@ -571,6 +571,7 @@ CASES = [
     ("report-same-result-two-names", "report prev prev/ ./prev --out rep", 2, "prev is given twice"),
     ("heatmap-short-row", "simulate small.swf --heatmap hm_short.csv --compact-times compact.csv --out o1", 2, "hm_short.csv:4: 3 cells where the header has 9"),
     ("workflows-woas-without-priorities", "workflows simulate wl -s easy --mode woas", 2, "--mode woas: mode woas needs the slurm scheduler, not easy"),
+    ("workflows-woas-fifo-priority", "workflows simulate wl -s slurm:priority=fifo --mode woas", 2, "--mode woas: mode woas needs slurm's multifactor priority with an age or job-size weight, not slurm:priority=fifo"),
     ("compare-fresh-user-notes", "compare spec.yaml --out cmpnotes --fresh", 2, "holds files coschedlab did not write (cmpnotes/notes.txt); --fresh deleted nothing"),
     # -- found by the hostile pass over issue 27's changes ------------------------------------------
     ("coupled-system-bundled-missing", "coupled simulate --system coschedlab:nosuch.swf --system small.swf", 2, "--system 'coschedlab:nosuch.swf': no bundled data file 'nosuch.swf'"),

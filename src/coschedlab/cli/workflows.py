@@ -281,7 +281,7 @@ def simulate(
     if as_json:
         print(json.dumps(_plain(summaries)))
         return
-    _print_summaries(summaries, len(ww.submits), int(mask.sum()))
+    _print_summaries(summaries, int(mask.sum()))
 
 
 def _plain(d: dict) -> dict:
@@ -298,19 +298,18 @@ def _plain(d: dict) -> dict:
     return out
 
 
-def _print_summaries(summaries: dict[str, dict], submitted: int, compared: int) -> None:
+def _print_summaries(summaries: dict[str, dict], compared: int) -> None:
     from rich.console import Console
     from rich.table import Table
 
     con = Console(width=80)
-    t = Table(
-        title=f"{count(submitted, 'workflow')}, {compared:,} completed in every mode (compared)"
-    )
+    from ..workflows.metrics import compared_title, summary_cells
+
+    title, caption = compared_title(next(iter(summaries.values())), compared)
+    t = Table(title=title, caption=caption)
     t.add_column("metric")
     for m in summaries:
         t.add_column(m, justify="right")
-    from ..workflows.metrics import summary_cells
-
     for row in summary_cells(summaries):
         t.add_row(*row)
     con.print(t)

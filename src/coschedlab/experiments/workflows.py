@@ -270,7 +270,7 @@ def run_one(config: dict[str, Any]) -> dict[str, Any]:
             c: _rounded(wf[c].to_numpy(float))
             for c in ("submit", "wait", "runtime", "turnaround", "gaps")
         }
-        | {"completed": [bool(x) for x in wf["completed"]]},
+        | {c: [bool(x) for x in wf[c]] for c in ("completed", "in_window")},
         "slowdowns": {
             g: _rounded(np.sort(sd["slowdown"][sd["group"] == g].to_numpy(float)))
             for g in ("small", "medium", "large")
@@ -279,15 +279,19 @@ def run_one(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def describe(spec: WorkflowSpec) -> dict[str, Any]:
-    """What the stored runs of a sweep depend on (spec.json; not its name or output)."""
+    """What the stored runs of a sweep depend on (spec.json; not its name or output), and
+    the version of the metrics they hold (:data:`METRICS`)."""
     return {
         k: v for k, v in spec.__dict__.items() if k not in ("path", "output", "name", "executor")
-    }
+    } | {"metrics": METRICS}
 
 
+#: what a stored run's metrics mean: runs made before whole-node utilization and window-only
+#: workflows (issue 28) hold other numbers, and a sweep of them is not resumed
+METRICS = "window workflows, whole-node allocation"
 #: what every run of a sweep shares: resuming into a sweep made with other values is refused
 FIXED = ("machine", "kind", "warmup", "window", "pressure", "target_wait", "scale_jobs",
-         "scheduler", "coarse")  # fmt: skip
+         "scheduler", "coarse", "metrics")  # fmt: skip
 
 
 def _shape(row: dict[str, Any]) -> None:
@@ -302,9 +306,14 @@ run_sweep = SWEEP.run
 
 
 # -- pooling the seeds ----------------------------------------------------------------------------
+#: the system metrics of a run's summary averaged over the seeds (.workflows.metrics)
+SYSTEM_KEYS = ("actual_utilization", "utilization", "requested_core_utilization", "waste_core_h")
+
+
 def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """One row per (workflow, share/period, mode): medians of the workflows completed in every
-    mode of the same seed, pooled over the seeds; the mean actual utilization over the seeds;
+    """One row per (workflow, share/period, mode): medians of the workflows submitted inside
+    the analysis window (never the warm-up's) and completed in every mode of the same seed,
+    pooled over the seeds; the mean (actual) utilization over the seeds;
     the pooled regular-job slowdown medians and their ratio to the no-workflow baseline; and
     for WoAS its turnaround speedup over pilot and chained and its actual-utilization gain
     over pilot (percentage points)."""
@@ -325,14 +334,16 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
         modes = sorted({m for s in seeds.values() for m in s})
         pooled: dict[str, dict[str, list]] = {m: {} for m in modes}
         for by_mode in seeds.values():
-            masks = [np.asarray(r["workflows"]["completed"], bool) for r in by_mode.values()]
+            masks = [np.asarray(r["workflows"]["completed"], bool)
+                     & np.asarray(r["workflows"]["in_window"], bool)
+                     for r in by_mode.values()]  # fmt: skip
             common = np.logical_and.reduce(masks) if masks else np.zeros(0, bool)
             for m, r in by_mode.items():
                 p = pooled[m]
                 for col in ("wait", "runtime", "turnaround", "gaps"):
                     vals = np.asarray(r["workflows"][col], dtype=float)[common]
                     p.setdefault(col, []).extend(vals.tolist())
-                for key in ("actual_utilization", "utilization", "waste_core_h"):
+                for key in SYSTEM_KEYS:
                     p.setdefault(key, []).append(r["summary"][key])
                 for g in ("small", "medium", "large"):
                     p.setdefault(f"sd_{g}", []).extend(
@@ -350,7 +361,7 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
             for col in ("wait", "runtime", "turnaround", "gaps"):
                 v = p.get(col, [])
                 row[f"median_{col}_h"] = float(np.median(v)) / 3600 if v else math.nan
-            for key in ("actual_utilization", "utilization", "waste_core_h"):
+            for key in SYSTEM_KEYS:
                 row[key] = float(np.mean(p[key]))
             for g in ("small", "medium", "large"):
                 v = p.get(f"sd_{g}", [])

@@ -1,14 +1,26 @@
 """The WoAS paper's metrics (Rodrigo et al., HPDC'17, Section 4.3; REFERENCE.md section 4).
 
+Only the workflows submitted inside the analysis window [t0, t1) count: the 1-day warm-up
+before it is simulated, not analysed, for workflows as for regular jobs. The per-workflow
+table still lists every workflow (column ``in_window``) but every summary uses window ones.
+
 Per workflow (submit s, first task start b, last task end e, critical path c):
 wait = b - s, runtime = e - b (the critical path with the gaps between its tasks),
 turnaround = e - s = wait + runtime, stretch = turnaround / c, gaps = runtime - c (the
 accumulated intermediate waits; 0 for a pilot job).
 
-System, over the analysis window [t0, t1): actual utilization = (allocated core-seconds of all
-jobs inside the window - idle core-seconds inside pilot jobs) / (machine cores x (t1 - t0)),
-with a job's allocation = its processors (the tasks' own cores inside a pilot); waste = the
-pilots' idle core-seconds (0 in chained and WoAS modes).
+System, over the analysis window [t0, t1), in allocated cores: a job holds whole nodes
+(Edison's whole-node allocation: ceil(procs / cores per node) nodes x cores per node), as the
+authors' ScSF counts Slurm's allocated CPUs (``cpus_alloc``; its
+``ResultTrace.calculate_utilization``). utilization = allocated core-seconds inside the window
+/ (machine cores x (t1 - t0)); **actual utilization** (the paper's Section 4.3.1) = (allocated
+core-seconds - idle core-seconds inside pilot jobs) / the same capacity. A pilot's idle part
+at an instant is its allocation minus the node-cores its running tasks would hold as jobs of
+their own (capped at the allocation), so a task's work counts the same in every mode and
+WoAS's gain over pilot jobs is the pilots' idle nodes; waste = the pilots' idle core-seconds
+(0 in chained and WoAS modes). ``requested_core_utilization``: the same with every job at
+its requested processors (a pilot: its tasks' own cores), what this module reported before
+whole-node allocation (issue 28).
 
 Regular jobs submitted in the window and ended by its end (pre-fill excluded): slowdown =
 (end - submit) / (end - start), grouped by requested core-hours [0, 48), [48, 960), >= 960,
@@ -24,6 +36,11 @@ __all__ = [
     "SIZE_GROUPS",
     "SUMMARY_ROWS",
     "completed_in_all",
+    "compared_title",
+    "counted",
+    "in_window",
+    "held_cores",
+    "pilot_steps",
     "regular_slowdowns",
     "summary_cells",
     "system_metrics",
@@ -38,10 +55,48 @@ def _overlap(a: np.ndarray, b: np.ndarray, t0: float, t1: float) -> np.ndarray:
     return np.clip(np.minimum(b, t1) - np.maximum(a, t0), 0.0, None)
 
 
+def held_cores(cluster, procs):
+    """The cores jobs of ``procs`` processors hold on ``cluster`` (a :class:`Cluster`) under
+    whole-node allocation: ceil(procs / cores per node) x cores per node."""
+    return cluster.nodes_for(procs) * cluster.cores_per_node
+
+
+def pilot_steps(wf, cluster) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The tasks' use of a pilot job of ``wf`` (:meth:`.model.Workflow.within` its max cores)
+    as steps from the pilot's start: edges ``(k + 1,)``, then per step the node-cores the
+    running tasks would hold as jobs of their own (capped at the pilot's node-cores) and the
+    tasks' own cores."""
+    inside = wf.within(wf.max_cores)
+    events: dict[float, list[int]] = {}
+    for t in wf.tasks:
+        if t.runtime <= 0:
+            continue
+        nc = held_cores(cluster, t.cores)
+        for when, sign in ((inside.start[t.id], 1), (inside.end[t.id], -1)):
+            d = events.setdefault(float(when), [0, 0])
+            d[0] += sign * nc
+            d[1] += sign * t.cores
+    edges = np.array(sorted(events), dtype=np.float64)
+    if len(edges) < 2:
+        return np.zeros(1), np.zeros(0), np.zeros(0)
+    steps = np.array([events[e] for e in edges[:-1]], dtype=np.float64).cumsum(axis=0)
+    cap = float(held_cores(cluster, wf.max_cores))
+    return edges, np.minimum(steps[:, 0], cap), steps[:, 1]
+
+
+def in_window(run) -> np.ndarray:
+    """Per submitted workflow: submitted inside the analysis window [t0, t1) (not during the
+    warm-up); only these count in the workflow metrics."""
+    t0, t1 = run.workload.window
+    s = np.array([t for t, _ in run.workload.submits], dtype=np.float64)
+    return (s >= t0) & (s < t1)
+
+
 def workflow_table(run) -> pd.DataFrame:
-    """One row per submitted workflow of a :class:`.simulate.WorkflowRun`: name, submit,
-    start, end, wait, runtime, turnaround, stretch, gaps, tasks, critical path, waste (core-s,
-    pilot jobs only), completed (ended inside the analysis window)."""
+    """One row per submitted workflow of a :class:`.simulate.WorkflowRun`, the warm-up's too:
+    name, submit, start, end, wait, runtime, turnaround, stretch, gaps, tasks, critical path,
+    waste (core-s of whole nodes, pilot jobs only), completed (ended inside the analysis
+    window), in_window (submitted inside it: the only ones the summaries count)."""
     ww, ex, jobs = run.workload, run.expanded, run.result.jobs
     ids = jobs["job_id"].to_numpy()
     first = ex.first_wf_id
@@ -66,7 +121,12 @@ def workflow_table(run) -> pd.DataFrame:
     cp = np.array([wf.critical_path for wf in wfs])
     waste = np.zeros(n)
     if ex.mode == "pilot":
-        waste = np.array([wf.max_cores * (e[i] - b[i]) - wf.usage for i, wf in enumerate(wfs)])
+        used = {}
+        for i in dict.fromkeys(i for _, i in ww.submits):
+            edges, level, _ = pilot_steps(ww.workflows[i], ww.cluster)
+            used[i] = float((level * np.diff(edges)).sum())
+        held = np.array([held_cores(ww.cluster, wf.max_cores) for wf in wfs], dtype=float)
+        waste = held * (e - b) - np.array([used[i] for _, i in ww.submits])
         waste[~done] = np.nan
     frame = pd.DataFrame(
         {
@@ -83,40 +143,44 @@ def workflow_table(run) -> pd.DataFrame:
             "tasks": [len(wf.tasks) for wf in wfs],
             "waste_core_s": waste,
             "completed": done,
+            "in_window": in_window(run),
         }
     )
     return frame
 
 
 def system_metrics(run) -> dict[str, float]:
-    """Actual utilization, pilot waste and classic utilization over the analysis window."""
+    """Utilization, actual utilization, pilot waste (allocated whole nodes) and the actual
+    utilization in requested cores, over the analysis window (see the module docstring)."""
     ww, ex, jobs = run.workload, run.expanded, run.result.jobs
     t0, t1 = ww.window
     cap = ww.cluster.total_cores * (t1 - t0)
     start = jobs["start"].to_numpy()
     end = jobs["end"].to_numpy()
-    procs = jobs["procs"].to_numpy().astype(np.float64)
+    procs = jobs["procs"].to_numpy()
+    held = held_cores(ww.cluster, procs).astype(np.float64)
     ran = np.isfinite(start)  # a run stopped at the window's end never started some jobs
-    alloc = float((procs * _overlap(start, end, t0, t1))[ran].sum())
-    idle = 0.0
+    span = np.where(ran, _overlap(start, end, t0, t1), 0.0)
+    alloc = float((held * span).sum())
+    requested = float((procs * span).sum())
+    idle = idle_requested = 0.0
     if ex.mode == "pilot":
         ids = jobs["job_id"].to_numpy()
-        for row in np.flatnonzero(ids >= ex.first_wf_id):
-            b = start[row]
-            if not ran[row] or b >= t1 or end[row] <= t0:
-                continue
-            wf = ww.workflows[ww.submits[ex.job_wf[ids[row] - ex.first_wf_id]][1]]
-            inside = wf.within(wf.max_cores)
-            used = sum(
-                t.cores * max(0.0, min(b + inside.end[t.id], t1) - max(b + inside.start[t.id], t0))
-                for t in wf.tasks
-            )
-            idle += procs[row] * _overlap(start[row : row + 1], end[row : row + 1], t0, t1)[0]
-            idle -= used
+        steps: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        for row in np.flatnonzero((ids >= ex.first_wf_id) & (span > 0)):
+            k = ww.submits[ex.job_wf[ids[row] - ex.first_wf_id]][1]
+            if k not in steps:
+                steps[k] = pilot_steps(ww.workflows[k], ww.cluster)
+            edges, level, own = steps[k]
+            at = np.minimum(start[row] + edges, end[row])
+            seg = _overlap(at[:-1], at[1:], t0, t1)
+            idle += held[row] * span[row] - float((level * seg).sum())
+            idle_requested += procs[row] * span[row] - float((own * seg).sum())
     return {
         "utilization": alloc / cap,
         "actual_utilization": (alloc - idle) / cap,
         "waste_core_h": idle / 3600.0,
+        "requested_core_utilization": (requested - idle_requested) / cap,
     }
 
 
@@ -143,11 +207,17 @@ def regular_slowdowns(run) -> pd.DataFrame:
     )
 
 
+def counted(table: pd.DataFrame) -> np.ndarray:
+    """The workflows of a :func:`workflow_table` that count in one mode's metrics: submitted
+    inside the analysis window (not during the warm-up) and completed by its end."""
+    return table["completed"].to_numpy(bool) & table["in_window"].to_numpy(bool)
+
+
 def completed_in_all(tables: dict[str, pd.DataFrame]) -> np.ndarray:
-    """The workflows (by submission) completed inside the window in every mode: comparisons
-    across modes use these only (the paper's Section 4.3.2: the first workflows completed in
-    all three versions)."""
-    masks = [t["completed"].to_numpy(bool) for t in tables.values()]
+    """The workflows (by submission) submitted inside the analysis window and completed by its
+    end in every mode: comparisons across modes use these only (the paper's Section 4.3.2: the
+    first workflows completed in all three versions; warm-up workflows never count)."""
+    masks = [counted(t) for t in tables.values()]
     if not masks:
         return np.zeros(0, bool)
     return np.logical_and.reduce(masks)
@@ -163,6 +233,7 @@ SUMMARY_ROWS: tuple[tuple[str, str, float, int], ...] = (
     ("median stretch", "median_stretch", 1, 2),
     ("utilization (%)", "utilization", 100, 1),
     ("actual utilization (%)", "actual_utilization", 100, 1),
+    ("actual, requested cores (%)", "requested_core_utilization", 100, 1),
     ("pilot waste (core-h)", "waste_core_h", 1, 0),
     ("slowdown small jobs", "median_slowdown_small", 1, 1),
     ("slowdown medium jobs", "median_slowdown_medium", 1, 1),
@@ -181,3 +252,17 @@ def summary_cells(summaries: dict[str, dict]) -> list[list[str]]:
         [label, *(number(s.get(key), decimals, scale) for s in summaries.values())]
         for label, key, scale, decimals in SUMMARY_ROWS
     ]
+
+
+def compared_title(summary: dict, compared: int) -> tuple[str, str | None]:
+    """What a side-by-side summary compares, as a title and a note (or None): the workflows
+    submitted in the analysis window, how many completed in every mode, and the warm-up's,
+    left out (``summary``: one mode's :meth:`.simulate.WorkflowRun.summary`): what ``coschedlab
+    workflows simulate`` and the dashboard print over :func:`summary_cells`."""
+    from ..tables import count
+
+    head = (f"{count(summary['workflows_submitted'], 'workflow')} in the window, "
+            f"{compared:,} completed in every mode (compared)")  # fmt: skip
+    warm = summary.get("workflows_warmup", 0)
+    note = f"not counted: {count(warm, 'workflow')} submitted in the warm-up" if warm else None
+    return head, note

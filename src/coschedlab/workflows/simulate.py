@@ -21,7 +21,7 @@ from ..engine.kernel import Simulation
 from ..engine.result import Result
 from ..errors import InputError
 from ..schedulers import Scheduler, Slurm, get_scheduler
-from .metrics import regular_slowdowns, system_metrics, workflow_table
+from .metrics import counted, regular_slowdowns, system_metrics, workflow_table
 from .modes import MODES, Expanded, expand
 from .workload import WorkflowWorkload
 
@@ -56,14 +56,18 @@ class WorkflowRun:
 
     def summary(self, only: np.ndarray | None = None) -> dict[str, Any]:
         """Medians of the workflow metrics (over ``only``: a mask of workflows, default those
-        completed in the window), the system metrics and the regular jobs' median slowdowns."""
+        submitted in the analysis window and completed by its end; warm-up workflows never
+        count), the system metrics and the regular jobs' median slowdowns. Workflow counts
+        are of window workflows; ``workflows_warmup``: those submitted before it."""
         wf = self.workflows
-        mask = wf["completed"].to_numpy(bool) if only is None else only
+        inside = wf["in_window"].to_numpy(bool)
+        mask = counted(wf) if only is None else np.asarray(only, bool) & inside
         sel = wf[mask]
         out: dict[str, Any] = {
             "mode": self.mode,
-            "workflows_submitted": int(len(wf)),
-            "workflows_completed": int(wf["completed"].sum()),
+            "workflows_submitted": int(inside.sum()),
+            "workflows_warmup": int((wf["submit"] < self.workload.window[0]).sum()),
+            "workflows_completed": int(counted(wf).sum()),
             "workflows_compared": int(len(sel)),
         }
         for col in ("wait", "runtime", "turnaround", "stretch", "gaps"):
@@ -80,14 +84,23 @@ class WorkflowRun:
 
 def check_woas(scheduler: str | Scheduler) -> None:
     """WoAS is a priority mechanism: its task jobs take the priority of their workflow job,
-    which only :class:`Slurm` (multifactor priority) reads. Under another scheduler a "woas"
-    run would be the chained one under another name: refused in one line."""
+    which only :class:`Slurm` with multifactor priority (a non-zero age or size weight)
+    reads. Under another scheduler, or slurm with priority=fifo, a "woas" run would be the
+    chained one under another name: refused in one line."""
     sched = get_scheduler(scheduler)
     if not isinstance(sched, Slurm):
         raise InputError(
             f"mode woas needs the slurm scheduler, not {sched.describe()}: WoAS gives a "
             "workflow's task jobs its workflow job's priority, which only slurm's multifactor "
             "priority reads (under another scheduler woas would run as chained)"
+        )
+    if sched.priority != "multifactor" or not (
+        sched.priority_weight_age or sched.priority_weight_job_size
+    ):
+        raise InputError(
+            f"mode woas needs slurm's multifactor priority with an age or job-size weight, "
+            f"not {sched.describe()}: WoAS gives a workflow's task jobs its workflow job's "
+            "priority factors, which this configuration never reads (woas would run as chained)"
         )
 
 

@@ -48,8 +48,9 @@ def alike_note(summaries: dict[str, dict]) -> str | None:
 
 def simulate_modes(form: dict[str, Any]) -> tuple[Any, dict[str, dict], int, int]:
     """The workflow of ``form`` and its three modes simulated: (workflow, summaries by mode,
-    workflows submitted, completed in every mode). ``form``: workflow (name or path),
-    machine, share, seed, hours (analysed), warmup (hours)."""
+    workflows submitted in the analysis window, those of them completed in every mode; the
+    warm-up's never count). ``form``: workflow (name or path), machine, share, seed, hours
+    (analysed), warmup (hours)."""
     from ...workflows.formats import load_workflow
     from ...workflows.metrics import completed_in_all
     from ...workflows.modes import MODES
@@ -78,7 +79,8 @@ def simulate_modes(form: dict[str, Any]) -> tuple[Any, dict[str, dict], int, int
     )  # fmt: skip
     runs = {m: simulate_mode(ww, m, "slurm") for m in MODES}
     mask = completed_in_all({m: r.workflows for m, r in runs.items()})
-    return wf, {m: r.summary(mask) for m, r in runs.items()}, len(ww.submits), int(mask.sum())
+    summaries = {m: r.summary(mask) for m, r in runs.items()}
+    return wf, summaries, summaries["chained"]["workflows_submitted"], int(mask.sum())
 
 
 def _sweep_check(spec: str, out: str) -> None:
@@ -167,13 +169,13 @@ def register(app: Any, ctx: Any) -> None:
     )  # fmt: skip
     def simulated(_n, name, machine, share, hours, warmup, seed) -> tuple:
         from ...workflows.library import names
-        from ...workflows.metrics import summary_cells
+        from ...workflows.metrics import compared_title, summary_cells
         from ...workflows.plots import profile_figure
 
         try:
             if name not in names():  # not a built-in one: an upload, in the workspace
                 name = ws.data_file(name, "workflow")
-            wf, summaries, submitted, compared = simulate_modes({
+            wf, summaries, _, compared = simulate_modes({
                 "workflow": name, "machine": machine, "share": share, "hours": hours,
                 "warmup": warmup, "seed": seed})  # fmt: skip
         except InputError as exc:
@@ -185,9 +187,11 @@ def register(app: Any, ctx: Any) -> None:
                  f"{wf.critical_path / 3600:.2f} h, {wf.max_cores} cores at most, "
                  f"{s['usage_core_h']:.1f} core-h, pilot waste "
                  f"{s['potential_waste_core_h']:.1f} core-h")  # fmt: skip
+        title, note = compared_title(summaries["chained"], compared)
         return html.Div([
-            html.H3(f"{submitted} workflows, {compared} completed in every mode (compared)"),
+            html.H3(title),
             table(["metric", *summaries], summary_cells(summaries), "wf-table"),
+            html.Div(note or "", className="hint", id="wf-warmup"),
             html.Div(alike_note(summaries) or "", className="hint", id="wf-alike"),
             html.Div(shape, className="hint"),
             html.Img(src="data:image/png;base64," + base64.b64encode(buf.getvalue()).decode(),
