@@ -283,21 +283,23 @@ def test_node_level_backfill_reserves_specific_nodes():
     then), so a 4-node 200-s job cannot use the idle nodes 0-3 now: it waits for the end of
     the reservation. A node-count profile starts it at once (12 nodes remain for the 8-node
     job at t=100)."""
-    from coschedlab.schedulers.nodespace import NodeSpace, best_fit
+    from coschedlab.schedulers.nodespace import BackfillMap, best_fit
 
     assert best_fit([0, 1, 2, 5, 6, 7, 8, 10], 3) == [0, 1, 2]  # smallest run that holds it
     assert best_fit([0, 1, 5, 6, 7, 8, 10], 2) == [0, 1]
     # no run holds 4: the longest run whole, then the smallest run that holds the rest
     assert best_fit([0, 1, 5, 6, 7, 10], 4) == [5, 6, 7, 10]
-    space = NodeSpace(0.0, 16)
-    for node in range(4, 16):
-        space.hold(node, 0.0, 100.0)
-    t, nodes = space.earliest(8, 60.0)
+
+    def space() -> BackfillMap:  # nodes 0-3 idle, a running job holds 4-15 until t=100
+        return BackfillMap(0.0, 16, [0, 1, 2, 3], [(100.0, 1, list(range(4, 16)))])
+
+    m = space()
+    t, nodes = m.test(8, 60.0)
     assert t == 100.0 and nodes == list(range(8))
-    space.reserve(nodes, t, 60.0)
-    assert space.earliest(4, 200.0) == (100.0, [8, 9, 10, 11])
-    assert space.earliest(4, 99.0) == (0.0, [0, 1, 2, 3])
-    assert space.earliest(4, 100.0)[0] == 100.0  # ends as the reservation begins: refused
+    m.reserve(nodes, t, 60.0)
+    assert m.test(4, 200.0) == (100.0, [8, 9, 10, 11])
+    assert m.test(4, 99.0) == (0.0, [0, 1, 2, 3])
+    assert m.test(4, 100.0)[0] == 100.0  # ends as the reservation begins: refused now
     # through the scheduler: A (4 nodes) ends at 1 leaving nodes 0-3 idle, B holds 4-15 until
     # 100; C (8 nodes) is reserved at 100 on nodes 0-7; D (4 nodes, 240 s) fits the count
     # profile at once but not the node map. Jobs: (id, submit, run, limit, procs)
@@ -311,3 +313,22 @@ def test_node_level_backfill_reserves_specific_nodes():
     assert count[4] == 2.0  # backfilled on the idle nodes 0-3
     assert start[4] == 100.0  # the node map keeps nodes 0-3 for job C
     assert list(nodes.jobs.set_index("job_id")["alloc"])[2] == "0-7"
+
+
+def test_will_run_frees_running_jobs_one_at_a_time():
+    """select/linear's will-run (Slurm 22.05, ``_will_run_test``) removes the running jobs one
+    at a time in order of their end and plans the job as soon as enough nodes are free: with
+    A on node 0 and B on nodes 1-8 both ending at 100 and nodes 9-15 idle, an 8-node job is
+    planned at 100 on nodes 0 and 9-15 (freed by A alone), not on 0-7. The idle nodes are then
+    promised from t=100: a 2-node job whose limit reaches past 100 cannot start on them now, a
+    one-node job that ends by then can (the real Slurm's choice at t=75 of the w3 run)."""
+    from coschedlab.schedulers.nodespace import BackfillMap
+
+    m = BackfillMap(0.0, 16, list(range(9, 16)), [(100.0, 1, [0]), (100.0, 2, list(range(1, 9)))])
+    t, nodes = m.test(8, 120.0)
+    assert (t, nodes) == (100.0, [0, 9, 10, 11, 12, 13, 14, 15])
+    m.reserve(nodes, t, 120.0)
+    assert m.test(2, 180.0)[0] > 0.0
+    assert m.test(1, 60.0) == (0.0, [9])
+    # the reservation's nodes are off limits for its whole span, the rest are not
+    assert m.test(7, 300.0) == (100.0, [1, 2, 3, 4, 5, 6, 7])

@@ -20,9 +20,11 @@ One pass at time ``now`` (Slurm 22.05's ``schedule()`` then ``_attempt_backfill(
    rounded up to ``bf_resolution``); each of the first ``bf_max_job_test`` pending jobs in
    priority order starts now if its whole time limit fits from now, else reserves its earliest
    slot within ``bf_window`` minutes (only the first ``bf_job_part_count_reserve`` of them,
-   when set: 1 makes it EASY-like). With ``bf_nodes`` the map knows which nodes are busy
-   (:class:`.nodespace.NodeSpace`, Slurm's node-space map): reservations hold specific
-   nodes, chosen as select/linear does, and jobs start on those nodes. It costs nodes x
+   when set: 1 makes it EASY-like). With ``bf_nodes`` the pass is Slurm 22.05's own
+   (:class:`.nodespace.BackfillMap`): a node-space map of the pending jobs' reservations on
+   specific nodes, select/linear's will-run test over the running jobs' ends (freed one job
+   at a time), retries from the map's next boundary, reservations rounded down to
+   ``bf_resolution``; jobs start on the nodes planned for them. It costs nodes x
    reservations per test: turn it on to match a real Slurm on machines of up to a few
    hundred nodes (docs/workflows.md); the default is the node-count profile.
 
@@ -42,13 +44,13 @@ from __future__ import annotations
 
 import math
 from bisect import insort
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from ..engine.placement import Placement
 from ..errors import InputError
 from .base import Scheduler, check_bool, check_choice, check_positive
-from .nodespace import NodeSpace
+from .nodespace import BackfillMap
 from .priority import Multifactor, limit_minutes
 from .profile import Profile
 from .registry import register
@@ -356,17 +358,20 @@ class Slurm(Scheduler):
         nodes left free."""
         nodes, limit, rnd = view.nodes, self._limit, self._round
         if self.bf_nodes:  # the jobs of this pass already started (start_now): running
-            space: NodeSpace | _Counts = NodeSpace(now, view.cluster.nodes)
-            for est, r in view.est_sorted:
-                end = max(rnd(self._end(view, est, r)), now + 1e-6)
-                for a, b in view.machine.allocation(r):
-                    for node in range(a, b):
-                        space.hold(node, now, end)
+            running = []
+            taken: set[int] = set()
+            for est, r in view.est_sorted:  # Slurm's end_time: start + the time limit
+                held = [k for a, b in view.machine.allocation(r) for k in range(a, b)]
+                taken.update(held)
+                running.append((self._end(view, est, r), r, held))
+            idle = [k for k in range(view.cluster.nodes) if k not in taken]
+            space: BackfillMap | _Counts = BackfillMap(
+                now, view.cluster.nodes, idle, running, self.bf_resolution, self.bf_window * 60.0
+            )
         else:
             ends = [(rnd(self._end(view, e, j)), nodes[j]) for e, j in view.est_sorted]
             ends += [(rnd(now + limit[j]), nodes[j]) for j in started]
-            space = _Counts(Profile(now, free, sorted(ends)))
-        window = now + self.bf_window * 60.0
+            space = _Counts(Profile(now, free, sorted(ends)), now, rnd, self.bf_window * 60.0)
         queued = view.queued
         out: list[int] = []
         just = set(started)
@@ -379,10 +384,9 @@ class Slurm(Scheduler):
             if tested > self.bf_max_job_test:
                 break
             nj = nodes[j]
-            d = rnd(now + limit[j]) - now
-            t, where = space.earliest(nj, d, window)
+            t, where = space.test(nj, limit[j])
             if t <= now and where and nj <= free:
-                space.reserve(where, now, d)
+                space.start(where, j, limit[j])
                 self.started_by[j] = "backfill"
                 free -= nj
                 if self.bf_nodes:
@@ -392,24 +396,30 @@ class Slurm(Scheduler):
                 if free == 0:
                     break
             elif where and (limit_r is None or reserved < limit_r):
-                space.reserve(where, t, d)
+                space.reserve(where, t, limit[j])
                 reserved += 1
                 view.record_reservation(j, t)
         return out, free
 
 
 class _Counts:
-    """The node-count :class:`.profile.Profile` behind :class:`.nodespace.NodeSpace`'s two
-    operations (``where`` is a node count instead of node ids)."""
+    """The node-count :class:`.profile.Profile` behind :class:`.nodespace.BackfillMap`'s
+    operations (``where`` is a node count instead of node ids; durations rounded up to
+    ``bf_resolution``)."""
 
-    __slots__ = ("prof",)
+    __slots__ = ("prof", "now", "rnd", "window")
 
-    def __init__(self, prof: Profile) -> None:
-        self.prof = prof
+    def __init__(
+        self, prof: Profile, now: float, rnd: Callable[[float], float], window: float
+    ) -> None:
+        self.prof, self.now, self.rnd, self.window = prof, now, rnd, now + window
 
-    def earliest(self, need: int, duration: float, window: float) -> tuple[float, int]:
-        t = self.prof.earliest(need, duration)
-        return (t, need) if t <= window else (INF, 0)
+    def test(self, need: int, limit: float) -> tuple[float, int]:
+        t = self.prof.earliest(need, self.rnd(self.now + limit) - self.now)
+        return (t, need) if t <= self.window else (INF, 0)
 
-    def reserve(self, need: int, start: float, duration: float) -> None:
-        self.prof.reserve(start, duration, need)
+    def reserve(self, need: int, start: float, limit: float) -> None:
+        self.prof.reserve(start, self.rnd(self.now + limit) - self.now, need)
+
+    def start(self, need: int, order: int, limit: float) -> None:
+        self.reserve(need, self.now, limit)
