@@ -15,9 +15,10 @@ One pass at time ``now`` (Slurm 22.05's ``schedule()`` then ``_attempt_backfill(
    0). ``priority=fifo`` is Slurm's priority/basic: submission order.
 2. main scheduler: pending jobs in priority order (ties: submission order) start while they fit;
    the first one that does not fit stops the pass (one partition).
-3. backfill, at the first pass at or after each multiple of ``bf_interval`` (a wake-up makes it
-   happen on time): a profile of free nodes from the running jobs' ends (start + time limit,
-   rounded up to ``bf_resolution``); each of the first ``bf_max_job_test`` pending jobs in
+3. backfill, at each multiple of ``bf_interval`` (plus ``bf_phase``) while a job waits, on
+   the backfill thread's own clock (a pass that finds nothing free is not made up at a later
+   event): a profile of free nodes from the running jobs' ends (start + time limit, rounded
+   up to ``bf_resolution``); each of the first ``bf_max_job_test`` pending jobs in
    priority order starts now if its whole time limit fits from now, else reserves its earliest
    slot within ``bf_window`` minutes (only the first ``bf_job_part_count_reserve`` of them,
    when set: 1 makes it EASY-like). With ``bf_nodes`` the pass is Slurm 22.05's own
@@ -299,6 +300,12 @@ class Slurm(Scheduler):
         if now < self._next_bf - 1e-9:
             if free > 0:
                 self._wake(view, self._next_bf)
+            return started
+        tick = self._next_tick(now, self.bf_interval, self.bf_phase)
+        if tick > now + 1e-9:  # a tick passed with nothing free: the thread runs on its clock
+            self._next_bf = tick
+            if free > 0:
+                self._wake(view, tick)
             return started
         # the first tick after now
         k = math.floor((now - self.bf_phase) / self.bf_interval + 1e-9) + 1
