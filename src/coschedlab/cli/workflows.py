@@ -368,7 +368,7 @@ def write_report(s: Any, target: Path, rows: list) -> list[Path]:
     from ..experiments.workflows import summary_table
 
     columns, cells = summary_table(df, key)
-    t = Table(title=f"{s.name}: medians over workflows completed in every mode")
+    t = Table(title=f"{s.name}: medians over window workflows completed in every mode")
     for col in columns:
         t.add_column(col, justify="left" if col in ("workflow", "mode") else "right")
     for row in cells:

@@ -99,7 +99,7 @@ def _sweep_cells(out: Path) -> tuple[str, list[str], list[list[str]]] | None:
     if df is None:
         return None
     columns, rows = summary_table(df, "share" if "share" in df.columns else "period")
-    return f"{out.name}: medians over workflows completed in every mode", columns, rows
+    return f"{out.name}: medians over window workflows completed in every mode", columns, rows
 
 
 #: ``coschedlab workflows compare``: workflow x share (or period) x seed x mode
