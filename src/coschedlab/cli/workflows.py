@@ -170,7 +170,9 @@ def generate(
         float, typer.Option("--warmup", help="seconds simulated, not analysed")
     ] = 86400,
     window: Annotated[float, typer.Option("--window", help="analysis window (s)")] = 432000,
-    pressure: Annotated[float, typer.Option("--pressure", help="job pressure target")] = 1.0,
+    pressure: Annotated[
+        float, typer.Option("--pressure", help="job pressure target (fitted: queue stationary)")
+    ] = 0.96,
     target_wait: Annotated[
         float, typer.Option("--target-wait", help="pre-fill wait baseline (s)")
     ] = 14400,

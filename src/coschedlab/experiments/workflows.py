@@ -14,7 +14,7 @@ Spec (YAML, every key checked)::
     warmup: 86400              # s simulated, not analysed
     window: 432000             # s analysed
     scale_jobs: false          # true: regular job sizes x (machine cores / Edison's)
-    pressure: 1.0
+    pressure: 0.96             # job pressure (fitted: the queue stays stationary)
     target_wait: 14400
     scheduler: slurm           # any core scheduler spec
     baseline: true             # a no-workflow run per seed (slowdown ratios)
@@ -217,7 +217,7 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
         seeds=seeds,
         warmup=ck.number(raw.get("warmup", 86400.0), "warmup"),
         window=ck.number(raw.get("window", 432000.0), "window", positive=True),
-        pressure=ck.number(raw.get("pressure", 1.0), "pressure", positive=True),
+        pressure=ck.number(raw.get("pressure", 0.96), "pressure", positive=True),
         target_wait=ck.number(raw.get("target_wait", 14400.0), "target_wait"),
         scale_jobs=ck.boolean(raw.get("scale_jobs", False), "scale_jobs"),
         scheduler=sched,
