@@ -4,11 +4,10 @@ the size priorities of group A's chained and WoAS jobs at Edison scale."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from _regular_jobs import regular
 
 from coschedlab.errors import InputError
-from coschedlab.jobs import Workload
 from coschedlab.platform import Cluster
 from coschedlab.schedulers import Multifactor, Slurm
 from coschedlab.workflows import (
@@ -22,12 +21,7 @@ from coschedlab.workflows import (
 from coschedlab.workflows.model import Workflow
 from coschedlab.workflows.simulate import check_woas
 
-
-def _regular(*rows) -> Workload:
-    """(id, submit, run, limit, procs) rows."""
-    a = np.array(rows, dtype=float).reshape(-1, 5)
-    return Workload({"id": a[:, 0].astype(np.int64), "submit": a[:, 1], "run": a[:, 2],
-                     "requested_time": a[:, 3], "procs": a[:, 4].astype(np.int64)})  # fmt: skip
+_regular = regular
 
 
 #: two 24-core tasks in a chain, 100 s each (limits 120 s)

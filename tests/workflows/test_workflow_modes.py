@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _regular_jobs import regular
 from conftest import workflow_dags
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coschedlab.api import simulate
 from coschedlab.errors import InputError
-from coschedlab.jobs import Workload
 from coschedlab.platform import Cluster
 from coschedlab.schedulers import Multifactor, Slurm
 from coschedlab.workflows import (
@@ -24,19 +24,7 @@ from coschedlab.workflows import (
     simulate_mode,
 )
 
-
-def _regular(*rows) -> Workload:
-    """(id, submit, run, limit, procs) rows."""
-    a = np.array(rows, dtype=float).reshape(-1, 5)
-    return Workload(
-        {
-            "id": a[:, 0].astype(np.int64),
-            "submit": a[:, 1],
-            "run": a[:, 2],
-            "requested_time": a[:, 3],
-            "procs": a[:, 4].astype(np.int64),
-        }
-    )
+_regular = regular
 
 
 def figure1() -> WorkflowWorkload:
