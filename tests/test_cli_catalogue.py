@@ -232,6 +232,7 @@ def ws(tmp_path_factory) -> Path:
     (d / "wf_unknown.yaml").write_text(wf_ok.replace("[A2]", "[nosuch]"))
     (d / "wf_sched.yaml").write_text(wf_ok + "scheduler: nosuch\n")
     (d / "wf_machine.yaml").write_text(wf_ok.replace("60x24", "huge"))
+    (d / "wf_drain.yaml").write_text(wf_ok + "drain: -1\n")
     done = cli(
         "workflows",
         "generate",
@@ -648,6 +649,7 @@ CASES = [
     ("workflows-compare-unknown", "workflows compare wf_unknown.yaml", 2, "unknown workflow 'nosuch'"),
     ("workflows-compare-scheduler", "workflows compare wf_sched.yaml", 2, "'scheduler': unknown scheduler"),
     ("workflows-compare-machine", "workflows compare wf_machine.yaml", 2, "'machine': expected edison"),
+    ("workflows-compare-drain", "workflows compare wf_drain.yaml", 2, "'drain' must be >= 0, got -1"),
     ("workflows-compare-out-file", "workflows compare wf_ok.yaml --out afile", 2, "afile"),
     ("workflows-compare-out-result", "workflows compare wf_ok.yaml --out prev", 2, "not a workflow sweep directory"),
     ("workflows-compare-missing", "workflows compare nosuch.yaml", 2, "nosuch.yaml"),

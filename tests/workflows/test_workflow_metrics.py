@@ -4,6 +4,8 @@ the size priorities of group A's chained and WoAS jobs at Edison scale."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from _regular_jobs import regular
 
@@ -19,7 +21,7 @@ from coschedlab.workflows import (
     simulate_mode,
 )
 from coschedlab.workflows.model import Workflow
-from coschedlab.workflows.simulate import check_woas
+from coschedlab.workflows.simulate import DRAIN, check_woas
 
 _regular = regular
 
@@ -51,6 +53,32 @@ def test_warm_up_workflows_are_shown_but_not_counted():
         assert wf["wait"].tolist() == [490.0, 0.0], m  # the table shows both
         assert wf["completed"].tolist() == [True, True], m
         assert wf["in_window"].tolist() == [False, True], m
+
+
+def test_window_workflows_and_jobs_count_when_they_end_in_the_drain():
+    """ScSF ran its simulator 6 h past the workload's end and analysed the window's workflows
+    that completed: a workflow submitted at 900 in the window [0, 1000) ends at 1100, in the
+    drain, and counts; so does a regular job submitted at 950 that ends at 1150. With no drain
+    neither would; the utilization stays over the window."""
+    regular = _regular((1, 950, 200, 300, 24))
+    ww = WorkflowWorkload(regular, [PAIR], [(900.0, 0)], Cluster.from_cores(2, 24),
+                          (0.0, 1000.0))  # fmt: skip
+    for m in MODES:
+        r = simulate_mode(ww, m)
+        assert r.stop == 1000.0 + DRAIN == 1000.0 + 6 * 3600, m
+        s = r.summary()
+        assert s["workflows_compared"] == 1, m
+        assert s["median_turnaround"] == pytest.approx(200.0, abs=1), m
+        assert s["jobs_small"] == 1, m
+        assert s["utilization"] == pytest.approx((24 * 50 + 24 * 100) / (48 * 1000.0)), m
+        cut = simulate_mode(ww, m, drain=0).summary()
+        assert cut["workflows_compared"] == 0 and cut["jobs_small"] == 0, m
+    late = simulate_mode(ww, "chained", drain=150)  # stops at 1150: S1 ends at 1100
+    assert late.workflows["completed"].tolist() == [True]
+    assert simulate_mode(ww, "chained", drain=None).stop == math.inf
+    for bad in (-1, math.nan, math.inf):
+        with pytest.raises(InputError, match="drain must be a time >= 0"):
+            simulate_mode(ww, "chained", drain=bad)
 
 
 def _row(mode: str, wait: list[float], in_window: list[bool]) -> dict:

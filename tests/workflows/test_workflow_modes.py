@@ -212,7 +212,7 @@ def check_every_mode(ww, sched: str) -> None:
         started = wf[wf["start"].notna()]
         assert (started["start"] >= started["submit"]).all()
         done = wf[wf["completed"]]
-        assert done["end"].notna().all() and (done["end"] <= ww.window[1]).all()
+        assert done["end"].notna().all() and (done["end"] <= r.stop).all()
         assert (done["runtime"] >= done["critical_path"] - 1e-6).all()
         assert wf.loc[~wf["completed"], "end"].isna().all()
         if m == "pilot":

@@ -13,6 +13,7 @@ Spec (YAML, every key checked)::
     seeds: [0, 1]              # or a count: 2
     warmup: 86400              # s simulated, not analysed
     window: 432000             # s analysed
+    drain: 21600               # s simulated past the window, nothing submitted (ScSF: 6 h)
     scale_jobs: false          # true: regular job sizes x (machine cores / Edison's)
     pressure: 0.96             # job pressure (fitted: the queue stays stationary)
     target_wait: 14400
@@ -50,6 +51,7 @@ _KEYS = (
     "seeds",
     "warmup",
     "window",
+    "drain",
     "pressure",
     "target_wait",
     "scale_jobs",
@@ -75,6 +77,7 @@ class WorkflowSpec:
     seeds: tuple[int, ...]
     warmup: float
     window: float
+    drain: float
     pressure: float
     target_wait: float
     scale_jobs: bool
@@ -92,6 +95,7 @@ class WorkflowSpec:
             "machine": self.machine,
             "warmup": self.warmup,
             "window": self.window,
+            "drain": self.drain,
             "pressure": self.pressure,
             "target_wait": self.target_wait,
             "scale_jobs": self.scale_jobs,
@@ -141,7 +145,7 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
     from ..schedulers import get_scheduler
     from ..workflows.formats import load_workflow
     from ..workflows.modes import MODES
-    from ..workflows.simulate import check_woas
+    from ..workflows.simulate import DRAIN, check_woas
 
     path = Path(path)
     ck, raw = open_spec(path, _KEYS, "docs/workflows.md")
@@ -217,6 +221,7 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
         seeds=seeds,
         warmup=ck.number(raw.get("warmup", 86400.0), "warmup"),
         window=ck.number(raw.get("window", 432000.0), "window", positive=True),
+        drain=ck.number(raw.get("drain", DRAIN), "drain"),
         pressure=ck.number(raw.get("pressure", 0.96), "pressure", positive=True),
         target_wait=ck.number(raw.get("target_wait", 14400.0), "target_wait"),
         scale_jobs=ck.boolean(raw.get("scale_jobs", False), "scale_jobs"),
@@ -259,7 +264,7 @@ def run_one(config: dict[str, Any]) -> dict[str, Any]:
         target_wait=config["target_wait"],
         scale_jobs=config.get("scale_jobs", False),
     )
-    run = simulate_mode(ww, config["mode"], config["scheduler"])
+    run = simulate_mode(ww, config["mode"], config["scheduler"], drain=config["drain"])
     wf = run.workflows
     sd = run.slowdowns
     summary = run.summary()
@@ -286,12 +291,12 @@ def describe(spec: WorkflowSpec) -> dict[str, Any]:
     } | {"metrics": METRICS}
 
 
-#: what a stored run's metrics mean: runs made before whole-node utilization and window-only
-#: workflows (issue 28) hold other numbers, and a sweep of them is not resumed
-METRICS = "window workflows, whole-node allocation"
+#: what a stored run's metrics mean: runs made before whole-node utilization, window-only
+#: workflows and the drain (issue 28) hold other numbers, and a sweep of them is not resumed
+METRICS = "window workflows ended by the drain, whole-node allocation"
 #: what every run of a sweep shares: resuming into a sweep made with other values is refused
-FIXED = ("machine", "kind", "warmup", "window", "pressure", "target_wait", "scale_jobs",
-         "scheduler", "coarse", "metrics")  # fmt: skip
+FIXED = ("machine", "kind", "warmup", "window", "drain", "pressure", "target_wait",
+         "scale_jobs", "scheduler", "coarse", "metrics")  # fmt: skip
 
 
 def _shape(row: dict[str, Any]) -> None:

@@ -3,6 +3,9 @@
 Only the workflows submitted inside the analysis window [t0, t1) count: the 1-day warm-up
 before it is simulated, not analysed, for workflows as for regular jobs. The per-workflow
 table still lists every workflow (column ``in_window``) but every summary uses window ones.
+A workflow or job counts once it has ended by the run's stop (``run.stop``): the window's end
+plus the drain (:data:`.simulate.DRAIN`, 6 h, in which nothing is submitted), as the authors'
+ScSF analysed the workflows submitted in the window that completed in its simulation.
 
 Per workflow (submit s, first task start b, last task end e, critical path c):
 wait = b - s, runtime = e - b (the critical path with the gaps between its tasks),
@@ -22,7 +25,7 @@ WoAS's gain over pilot jobs is the pilots' idle nodes; waste = the pilots' idle 
 its requested processors (a pilot: its tasks' own cores), what this module reported before
 whole-node allocation (issue 28).
 
-Regular jobs submitted in the window and ended by its end (pre-fill excluded): slowdown =
+Regular jobs submitted in the window and ended by the run's stop (pre-fill excluded): slowdown =
 (end - submit) / (end - start), grouped by requested core-hours [0, 48), [48, 960), >= 960,
 medians compared.
 """
@@ -95,8 +98,9 @@ def in_window(run) -> np.ndarray:
 def workflow_table(run) -> pd.DataFrame:
     """One row per submitted workflow of a :class:`.simulate.WorkflowRun`, the warm-up's too:
     name, submit, start, end, wait, runtime, turnaround, stretch, gaps, tasks, critical path,
-    waste (core-s of whole nodes, pilot jobs only), completed (ended inside the analysis
-    window), in_window (submitted inside it: the only ones the summaries count)."""
+    waste (core-s of whole nodes, pilot jobs only), completed (ended by the run's stop: the
+    window's end plus the drain), in_window (submitted inside the window: the only ones the
+    summaries count)."""
     ww, ex, jobs = run.workload, run.expanded, run.result.jobs
     ids = jobs["job_id"].to_numpy()
     first = ex.first_wf_id
@@ -106,13 +110,13 @@ def workflow_table(run) -> pd.DataFrame:
     start = jobs["start"].to_numpy()[sel]
     end = jobs["end"].to_numpy()[sel]
     n = ww.n_workflows
-    t1 = ww.window[1]
+    stop = run.stop
     b = np.full(n, np.inf)
     e = np.full(n, -np.inf)
     np.fmin.at(b, w_of, start)  # fmin/fmax skip the NaN of jobs a stopped run never started
     np.fmax.at(e, w_of, end)
     n_jobs = np.bincount(w_of, minlength=n)
-    n_done = np.bincount(w_of, weights=(end <= t1).astype(float), minlength=n)
+    n_done = np.bincount(w_of, weights=(end <= stop).astype(float), minlength=n)
     done = n_done == n_jobs
     b[~np.isfinite(b)] = np.nan
     e[~done] = np.nan
@@ -159,7 +163,7 @@ def system_metrics(run) -> dict[str, float]:
     end = jobs["end"].to_numpy()
     procs = jobs["procs"].to_numpy()
     held = held_cores(ww.cluster, procs).astype(np.float64)
-    ran = np.isfinite(start)  # a run stopped at the window's end never started some jobs
+    ran = np.isfinite(start)  # a run stopped at a time never started some jobs
     span = np.where(ran, _overlap(start, end, t0, t1), 0.0)
     alloc = float((held * span).sum())
     requested = float((procs * span).sum())
@@ -194,7 +198,7 @@ def regular_slowdowns(run) -> pd.DataFrame:
     sub = jobs["submit"].to_numpy()
     end = jobs["end"].to_numpy()
     # jobs that ended inside the simulated period (the paper reads them from Slurm's logs)
-    keep = (ids < ex.first_wf_id) & (ids > n_fill) & (sub >= t0) & (sub < t1) & (end <= t1)
+    keep = (ids < ex.first_wf_id) & (ids > n_fill) & (sub >= t0) & (sub < t1) & (end <= run.stop)
     j = jobs[keep]
     req_ch = j["procs"].to_numpy() * j["requested_time"].to_numpy() / 3600.0
     run_t = (j["end"] - j["start"]).to_numpy()
@@ -209,14 +213,15 @@ def regular_slowdowns(run) -> pd.DataFrame:
 
 def counted(table: pd.DataFrame) -> np.ndarray:
     """The workflows of a :func:`workflow_table` that count in one mode's metrics: submitted
-    inside the analysis window (not during the warm-up) and completed by its end."""
+    inside the analysis window (not during the warm-up) and completed by the run's stop."""
     return table["completed"].to_numpy(bool) & table["in_window"].to_numpy(bool)
 
 
 def completed_in_all(tables: dict[str, pd.DataFrame]) -> np.ndarray:
-    """The workflows (by submission) submitted inside the analysis window and completed by its
-    end in every mode: comparisons across modes use these only (the paper's Section 4.3.2: the
-    first workflows completed in all three versions; warm-up workflows never count)."""
+    """The workflows (by submission) submitted inside the analysis window and completed by the
+    run's stop in every mode: comparisons across modes use these only (the paper's Section
+    4.3.2: the first workflows completed in all three versions; warm-up workflows never
+    count)."""
     masks = [counted(t) for t in tables.values()]
     if not masks:
         return np.zeros(0, bool)

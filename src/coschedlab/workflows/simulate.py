@@ -9,6 +9,7 @@ validator (dependencies included) and pilots never exceed their allocation by co
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -25,10 +26,14 @@ from .metrics import counted, regular_slowdowns, system_metrics, workflow_table
 from .modes import MODES, Expanded, expand
 from .workload import WorkflowWorkload
 
-__all__ = ["WorkflowRun", "check_woas", "simulate_mode", "DEFAULT_SCHEDULER"]
+__all__ = ["DEFAULT_SCHEDULER", "DRAIN", "WorkflowRun", "check_woas", "simulate_mode"]
 
 #: the WoAS experiments' Slurm: multifactor priority, backfill every 30 s over 50 jobs
 DEFAULT_SCHEDULER = "slurm"
+#: seconds the simulation runs past the analysis window (nothing is submitted then) so the
+#: window's last workflows and jobs can end: the authors' ScSF ran its simulator to the
+#: workload's end plus ``ExperimentRunner``'s ``drain_time``, 6 h
+DRAIN = 6 * 3600.0
 
 
 @dataclass
@@ -39,6 +44,8 @@ class WorkflowRun:
     expanded: Expanded
     result: Result
     events: dict[str, Any] = field(default_factory=dict)
+    #: when the simulation stopped (the window's end plus the drain; inf: when all ended)
+    stop: float = math.inf
 
     @property
     def mode(self) -> str:
@@ -56,7 +63,7 @@ class WorkflowRun:
 
     def summary(self, only: np.ndarray | None = None) -> dict[str, Any]:
         """Medians of the workflow metrics (over ``only``: a mask of workflows, default those
-        submitted in the analysis window and completed by its end; warm-up workflows never
+        submitted in the analysis window and completed by the run's stop; warm-up workflows never
         count), the system metrics and the regular jobs' median slowdowns. Workflow counts
         are of window workflows; ``workflows_warmup``: those submitted before it."""
         wf = self.workflows
@@ -109,22 +116,24 @@ def simulate_mode(
     mode: str,
     scheduler: str | Scheduler = DEFAULT_SCHEDULER,
     progress: Callable[[int, int], None] | None = None,
-    stop_at_window_end: bool = True,
+    drain: float | None = DRAIN,
 ) -> WorkflowRun:
     """Simulate ``ww`` with its workflows submitted as ``mode`` (chained, pilot or woas).
     ``scheduler`` is any core scheduler spec; mode woas needs a :class:`Slurm`, which gets
-    the WoAS priority inheritance (:func:`check_woas`). The run stops at the end of the
-    analysis window (``stop_at_window_end``), as the authors' simulator ran a fixed period:
-    what has not ended by then is not counted."""
+    the WoAS priority inheritance (:func:`check_woas`). The run stops ``drain`` seconds after
+    the end of the analysis window (:data:`DRAIN`, ScSF's 6 h; None: when every job has
+    ended): what has not ended by then is not counted."""
     if mode not in MODES:
         raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    if drain is not None and not (isinstance(drain, int | float) and 0 <= drain < math.inf):
+        raise InputError(f"drain must be a time >= 0 in seconds, got {drain!r}")
     ex = expand(ww, mode)
     sched = get_scheduler(scheduler)
     if mode == "woas":
         check_woas(sched)
         params = {k: getattr(sched, k) for k in sched.params()}
         sched = Slurm(**params, inherit=ex.inherit)
-    until = ww.window[1] if stop_at_window_end else None
+    until = None if drain is None else ww.window[1] + float(drain)
     sim = Simulation(ex.workload, ww.cluster, sched, progress=progress, until=until)
     sim.run()
     result = Result.from_simulation(sim)
@@ -137,4 +146,4 @@ def simulate_mode(
     }
     if isinstance(sched, Slurm):
         events["backfill_passes"] = sched.backfill_passes
-    return WorkflowRun(ww, ex, result, events)
+    return WorkflowRun(ww, ex, result, events, math.inf if until is None else until)
