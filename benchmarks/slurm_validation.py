@@ -26,12 +26,13 @@ Printed per run: mean wait and makespan errors against the real Slurm, the per-j
 error (mean |sim - real| / real response: "MAPE") and how many jobs start in the same second;
 and the real Slurm against itself (the run repeated): the noise floor.
 
-Run: .venv/bin/python benchmarks/slurm_validation.py [RUN ...]
+Run: .venv/bin/python benchmarks/slurm_validation.py [RUN ...] (or --markdown: the docs' table)
 """
 
 from __future__ import annotations
 
 import gzip
+import math
 import sys
 from datetime import UTC, datetime
 from functools import cache
@@ -45,7 +46,7 @@ from coschedlab.jobs import Workload
 from coschedlab.platform import Cluster
 
 DATA = Path(__file__).resolve().parent / "data" / "slurm"
-PHASES = (1 / 6, 1 / 2, 5 / 6)  # the phase grid (fractions of each pass's period)
+PHASES = tuple((2 * k + 1) / 12 for k in range(6))  # the main pass's unknown phase (s)
 
 
 def meta_of(name: str) -> dict[str, str]:
@@ -68,8 +69,10 @@ def half(name: str) -> str:
     return meta_of(name).get("half", "earlier")
 
 
-def runs(which: str | None = None) -> list[str]:
-    names = sorted(p.stem for p in DATA.glob("*.meta") if not p.stem.endswith("_repeat"))
+def runs(which: str | None = None, repeats: bool = True) -> list[str]:
+    """The bundled runs (of one half), each run's repeat after it (``repeats``)."""
+    names = sorted(p.stem for p in DATA.glob("*.meta"))
+    names = [n for n in names if repeats or not n.endswith("_repeat")]
     return [n for n in names if which is None or half(n) == which]
 
 
@@ -78,11 +81,49 @@ def constants() -> tuple[float, float]:
     """(submission lag, run overhead): medians over the FIT half's logs of when Slurm
     registered each submission after its offset, and of end - start - sleep."""
     lag, over = [], []
-    for name in runs("fit"):
+    for name in runs("fit", repeats=False):
         d = pd.read_csv(DATA / f"{name}.detail.csv")
         lag += list(d["submit_ms"] - d["req_offset"])
         over += list(d["end_ms"] - d["start_ms"] - d["req_runtime"])
     return float(np.median(lag)), float(np.median(over))
+
+
+@cache
+def clock_constants() -> dict[str, float]:
+    """Slurm's clock as the FIT half's logs show it (medians): the main scheduler's period, the
+    backfill thread's period (``bf_interval`` 1 s and 30 s), how long before the main pass the
+    backfill pass runs within a second (``lead``: both threads start with the daemon), and
+    where the 30-s backfill cycle sits after t0 (the emulator starts the daemons ~2.5 s before
+    t0)."""
+    main, bf1, bf30, lead, at30 = [], [], [], [], []
+    for name in runs("fit"):
+        t0 = int(meta_of(name)["t0"])
+        m = pass_clock(name, t0, "Running job scheduler")
+        b = pass_clock(name, t0, "_attempt_backfill: beginning")
+        if m is None or b is None:
+            continue  # an info-level log: no passes in it
+        main.append(m[0])
+        (bf1 if b[0] < 2 else bf30).append(b[0])
+        lead.append((m[1] - b[1] + 0.5) % 1.0 - 0.5)
+        if b[0] >= 2:
+            at30.append(math.floor(b[1]))
+    return {"main": float(np.median(main)), "bf1": float(np.median(bf1)),
+            "bf30": float(np.median(bf30)), "lead": float(np.median(lead)),
+            "at30": float(np.median(at30))}  # fmt: skip
+
+
+def real_clock(bf_interval: float, phase: float) -> dict[str, object]:
+    """``slurm`` options for a real Slurm's clock with its main pass at ``phase`` past each
+    second: node-level backfill map, the periods and the backfill lead of the fit half
+    (:func:`clock_constants`)."""
+    c = clock_constants()
+    bf_phase = (phase - c["lead"]) % 1.0
+    if bf_interval >= 2:
+        period, bf_phase = c["bf30"] * bf_interval / 30, c["at30"] + bf_phase
+    else:
+        period = c["bf1"] * bf_interval
+    return {"bf_nodes": True, "sched_interval": c["main"], "sched_phase": phase,
+            "bf_interval": period, "bf_phase": bf_phase % period}  # fmt: skip
 
 
 def pass_clock(name: str, t0: int, pattern: str) -> tuple[float, float] | None:
@@ -185,20 +226,17 @@ def evaluate(name: str, log_clock: bool = True) -> dict[str, dict[str, float]]:
     out["slurm, event driven"] = compare(
         ref, simulate(workload(a, False), cluster, Slurm(**opts)).jobs, floor=False
     )
-    model = {**opts, "bf_nodes": True, "sched_interval": 1.0}
-    bf = float(opts["bf_interval"])
     grid = []
-    for ps in PHASES:
-        for pb in PHASES:
-            sch = Slurm(**model, sched_phase=ps, bf_phase=pb * bf)
-            grid.append(compare(ref, simulate(workload(a, True), cluster, sch).jobs, True))
+    for phase in PHASES:
+        sch = Slurm(**{**opts, **real_clock(float(opts["bf_interval"]), phase)})
+        grid.append(compare(ref, simulate(workload(a, True), cluster, sch).jobs, True))
     out["slurm, as a real Slurm"] = _mean(grid)
     if log_clock:
         t0 = int(meta["t0"])
         main = pass_clock(name, t0, "Running job scheduler")
         back = pass_clock(name, t0, "_attempt_backfill: beginning")
         if main is not None and (back is not None or not opts["backfill"]):
-            clock = {**model, "sched_interval": main[0], "sched_phase": main[1]}
+            clock = {**opts, "bf_nodes": True, "sched_interval": main[0], "sched_phase": main[1]}
             if back is not None:
                 clock.update(bf_interval=back[0], bf_phase=back[1])
             out["slurm, its log's clock"] = compare(
@@ -209,8 +247,8 @@ def evaluate(name: str, log_clock: bool = True) -> dict[str, dict[str, float]]:
 
 def noise(name: str) -> dict[str, float] | None:
     """The real Slurm against itself: ``name`` and ``name_repeat`` (same workload, same
-    settings), compared as a model is; None without a repeat."""
-    if not (DATA / f"{name}_repeat.csv").is_file():
+    settings), compared as a model is; None without a repeat (and for a repeat)."""
+    if name.endswith("_repeat") or not (DATA / f"{name}_repeat.csv").is_file():
         return None
     a = pd.read_csv(DATA / f"{name}.csv").set_index("job_id")
     b = pd.read_csv(DATA / f"{name}_repeat.csv")
@@ -252,5 +290,37 @@ def main(names: list[str]) -> None:
                   f"{m['mape']:>6.1f}   ({len(rows)} runs)")  # fmt: skip
 
 
+def markdown() -> None:
+    """The docs' table: per configuration, each model's per-job response error (MAPE) and mean
+    wait error against each of the two real runs, and the real Slurm against itself."""
+    cols = ("textbook", "slurm, event driven", "slurm, as a real Slurm")
+    print("| configuration | half | jobs x nodes | real mean wait | " + " | ".join(cols)
+          + " | real Slurm, run again |")  # fmt: skip
+    print("|---" * (5 + len(cols)) + "|")
+    for name in runs(repeats=False):
+        pair = [n for n in (name, f"{name}_repeat") if (DATA / f"{n}.meta").is_file()]
+        figs = []
+        for n in pair:
+            models = evaluate(n, log_clock=False)
+            models["textbook"] = next(v for k, v in models.items() if "textbook" in k)
+            figs.append(models)
+        _, ref, meta = read_run(name)
+        wait = " / ".join(f"{float((r['start'] - r['submit']).mean()):.1f}"
+                          for r in (read_run(n)[1] for n in pair))  # fmt: skip
+        cells = [" / ".join(f"{f[c]['mape']:.1f}% ({f[c]['wait_err']:+.1f}%)" for f in figs)
+                 for c in cols]  # fmt: skip
+        again = noise(name)
+        cells.append("-" if again is None
+                     else f"{again['mape']:.1f}% ({again['wait_err']:+.1f}%)")  # fmt: skip
+        print(
+            f"| {name} | {half(name)} | {len(ref)} x {meta['nodes']} | {wait} s | "
+            + " | ".join(cells)
+            + " |"
+        )
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    if sys.argv[1:] == ["--markdown"]:
+        markdown()
+    else:
+        main(sys.argv[1:])
