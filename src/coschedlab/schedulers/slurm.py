@@ -180,6 +180,11 @@ class Slurm(Scheduler):
         #: passes of each kind (for tests and reports)
         self.backfill_passes = 0
         self.started_by: dict[int, str] = {}
+        # what the passes last saw (arrivals, completions, overrides, priorities, starts): a
+        # pass over the same state starts nothing, so a tick with nothing new is skipped
+        self._arrived = 0
+        self._seen_main: tuple | None = None
+        self._seen_bf: tuple | None = None
 
     # -- priorities -------------------------------------------------------------------------------
     def _key(self, view: View, j: int, now: float) -> tuple[float, int]:
@@ -268,8 +273,18 @@ class Slurm(Scheduler):
         finally:
             self._order.sort()
 
+    def _state(self, view: View) -> tuple | None:
+        """What a pass of the node-level model depends on besides the clock (None when the
+        verdict may change with time alone: a running job past its limit, whose planned end
+        moves with now, or the node-count profile, whose durations are rounded from now)."""
+        est = view.est_sorted
+        if not self.bf_nodes or (est and est[0][0] <= view.now):
+            return None
+        return (self._arrived, view.completed, view.overrides, self._calc, len(self.started_by))
+
     def _pass(self, view: View) -> list[int]:
         now = view.now
+        self._arrived += len(view.joined)
         for j in view.joined:
             if not self._known[j]:
                 self._join(view, j, now)
@@ -288,35 +303,62 @@ class Slurm(Scheduler):
         else:
             tick = self._next_tick(now, self.sched_interval, self.sched_phase)
             main = abs(tick - now) < 1e-9
-            if not main and free > 0:
+            state = self._state(view)
+            if main and state is not None and state == self._seen_main:
+                main = False  # nothing new since the last pass: the same verdict
+            elif not main and free > 0 and (state is None or state != self._seen_main):
                 self._wake(view, tick)
         if main:
             free = self._main(view, free, started)
+            # a pass that started nothing would start nothing again over the same state
+            self._seen_main = None if started else self._state(view)
+        self._wake_for_priorities(view, free)
         if not order or not self.backfill:
             return started
         # 3. backfill, every bf_interval seconds (at bf_phase past each multiple)
         if self._next_bf == -INF:  # the first backfill: the first tick from now on
             self._next_bf = self._next_tick(now, self.bf_interval, self.bf_phase)
+        state = self._state(view)
+        fresh = state is None or state != self._seen_bf
         if now < self._next_bf - 1e-9:
-            if free > 0:
+            if free > 0 and fresh:
                 self._wake(view, self._next_bf)
             return started
         tick = self._next_tick(now, self.bf_interval, self.bf_phase)
         if tick > now + 1e-9:  # a tick passed with nothing free: the thread runs on its clock
             self._next_bf = tick
-            if free > 0:
+            if free > 0 and fresh:
                 self._wake(view, tick)
             return started
         # the first tick after now
         k = math.floor((now - self.bf_phase) / self.bf_interval + 1e-9) + 1
         self._next_bf = k * self.bf_interval + self.bf_phase
+        if not fresh:  # nothing new since the last pass: it would start nothing
+            return started
         self.backfill_passes += 1
         if free > 0:
-            got, free = self._backfill(view, now, free, started)
+            before = len(self.started_by)
+            got, free, complete = self._backfill(view, now, free, started)
             started += got
-        if free > 0 and order:
+            # only a pass that tested every job and started none would say the same again (a
+            # job it starts changes the plans of the jobs it tested before)
+            idle = complete and len(self.started_by) == before
+            self._seen_bf = state if idle else None
+        if free > 0 and order and (self._seen_bf is None or not self.bf_nodes):
             self._wake(view, self._next_bf)
         return started
+
+    def _wake_for_priorities(self, view: View, free: int) -> None:
+        """With an age weight the order changes at each recalculation: a pass then."""
+        if (
+            free > 0
+            and self.bf_nodes
+            and self.priority == "multifactor"
+            and self.priority_weight_age > 0
+            and self._order
+            and self._next_calc > view.now
+        ):
+            self._wake(view, self._next_calc)
 
     def _main(self, view: View, free: int, started: list[int]) -> int:
         """Priority order, stop at the first job that does not fit; returns the free nodes."""
@@ -356,13 +398,13 @@ class Slurm(Scheduler):
 
     def _backfill(
         self, view: View, now: float, free: int, started: list[int]
-    ) -> tuple[list[int], int]:
+    ) -> tuple[list[int], int, bool]:
         """The backfill pass: the first ``bf_max_job_test`` pending jobs in priority order;
         each starts now if its whole limit fits, else reserves its earliest slot (within
         ``bf_window``; only ``bf_job_part_count_reserve`` of them when set). On the node-count
         profile, or with ``bf_nodes`` on the node-level map (Slurm's node-space map, jobs
-        started at once on the nodes planned for them). Returns the jobs to start and the
-        nodes left free."""
+        started at once on the nodes planned for them). Returns the jobs to start, the
+        nodes left free and whether every pending job was tested."""
         nodes, limit, rnd = view.nodes, self._limit, self._round
         if self.bf_nodes:  # the jobs of this pass already started (start_now): running
             running = []
@@ -389,7 +431,7 @@ class Slurm(Scheduler):
                 continue
             tested += 1
             if tested > self.bf_max_job_test:
-                break
+                return out, free, False
             nj = nodes[j]
             t, where = space.test(nj, limit[j])
             if t <= now and where and nj <= free:
@@ -406,7 +448,7 @@ class Slurm(Scheduler):
                 space.reserve(where, t, limit[j])
                 reserved += 1
                 view.record_reservation(j, t)
-        return out, free
+        return out, free, True
 
 
 class _Counts:
