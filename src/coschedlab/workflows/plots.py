@@ -260,7 +260,9 @@ def slowdown_figure(df, key: str = "share", group: str = "small") -> Figure | No
     wide = wide.reindex(columns=modes).reset_index()
     series = [(m, m, _mode_color(m)) for m in modes]
     fig, panels, missing = _bars(wide, key, series, f"slowdown ratio,\n{group} jobs", log=True)
-    note = f"\n{NA}: no {group} regular job submitted and finished in the window" if missing else ""
+    note = ""
+    if missing:
+        note = f"\n{NA}: no {group} regular job submitted in the window and ended by the stop"
     fig.legend(*panels[0][1].get_legend_handles_labels(), loc="outside lower center",
                ncols=len(modes), fontsize=8, frameon=False,
                title=f"mode (median slowdown / no-workflow run's; log scale){note}",
