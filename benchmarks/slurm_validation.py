@@ -34,6 +34,7 @@ from __future__ import annotations
 import gzip
 import math
 import sys
+import tempfile
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -44,6 +45,7 @@ import pandas as pd
 from coschedlab.api import simulate
 from coschedlab.jobs import Workload
 from coschedlab.platform import Cluster
+from coschedlab.schedulers.slurm_conf import read_conf
 
 DATA = Path(__file__).resolve().parent / "data" / "slurm"
 PHASES = tuple((2 * k + 1) / 12 for k in range(6))  # the main pass's unknown phase (s)
@@ -150,28 +152,17 @@ def pass_clock(name: str, t0: int, pattern: str) -> tuple[float, float] | None:
 
 
 def settings(meta: dict[str, str]) -> dict[str, object]:
-    """The run's Slurm configuration as ``slurm`` options (event driven, node-count map)."""
-    sp = dict(kv.split("=", 1) if "=" in kv else (kv, "")
-              for kv in meta["scheduler_parameters"].split(","))  # fmt: skip
-    opts: dict[str, object] = {
-        "priority": "fifo",
-        "bf_interval": float(sp.get("bf_interval", 30)),
-        "bf_resolution": float(sp.get("bf_resolution", 60)),
-        "bf_max_job_test": int(sp.get("bf_max_job_test", 500)),
-        "bf_window": float(sp.get("bf_window", 1440)),
-        "backfill": meta["scheduler"] == "sched/backfill",
-        "bf_job_part_count_reserve": int(sp["bf_job_part_count_reserve"])
-        if "bf_job_part_count_reserve" in sp else None,
-    }  # fmt: skip
-    prio = dict(kv.split("=", 1) for kv in meta.get("priority", "").split(",") if "=" in kv)
-    if prio.get("PriorityType") == "priority/multifactor":
-        # Slurm ignores PriorityWeightAge without SlurmDBD: the job size decides
-        opts.update(priority="multifactor", priority_weight_age=0,
-                    priority_weight_job_size=float(prio.get("PriorityWeightJobSize", 0)),
-                    priority_favor_small=prio.get("PriorityFavorSmall", "NO") == "YES",
-                    small_relative_to_time=False,
-                    priority_calc_period=60 * float(prio.get("PriorityCalcPeriod", 5)))  # fmt: skip
-    return opts
+    """The run's Slurm configuration as ``slurm`` options (event driven, node-count map): the
+    slurm.conf lines the emulator wrote that bear on scheduling, read by ``slurm:conf``'s own
+    reader (Slurm's defaults where they are silent; PriorityWeightAge ignored without SlurmDBD,
+    as slurmctld does)."""
+    lines = [f"SchedulerType={meta['scheduler']}", "SelectType=select/linear",
+             f"SchedulerParameters={meta['scheduler_parameters']}",
+             *filter(None, meta.get("priority", "").split(","))]  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        conf = Path(tmp) / "slurm.conf"
+        conf.write_text("\n".join(lines) + "\n")
+        return dict(read_conf(conf).options)
 
 
 def textbook(opts: dict[str, object]) -> str:

@@ -279,8 +279,8 @@ def test_node_level_backfill_reserves_specific_nodes():
     # no run holds 4: the longest run whole, then the smallest run that holds the rest
     assert best_fit([0, 1, 5, 6, 7, 10], 4) == [5, 6, 7, 10]
 
-    def space() -> BackfillMap:  # nodes 0-3 idle, a running job holds 4-15 until t=100
-        return BackfillMap(0.0, 16, [0, 1, 2, 3], [(100.0, 1, list(range(4, 16)))])
+    def space() -> BackfillMap:  # a running job holds 4-15 until t=100: nodes 0-3 idle
+        return BackfillMap(0.0, 16, [(100.0, 1, list(range(4, 16)))])
 
     m = space()
     t, nodes = m.test(8, 60.0)
@@ -313,7 +313,7 @@ def test_will_run_frees_running_jobs_one_at_a_time():
     one-node job that ends by then can (the real Slurm's choice at t=75 of the w3 run)."""
     from coschedlab.schedulers.nodespace import BackfillMap
 
-    m = BackfillMap(0.0, 16, list(range(9, 16)), [(100.0, 1, [0]), (100.0, 2, list(range(1, 9)))])
+    m = BackfillMap(0.0, 16, [(100.0, 1, [0]), (100.0, 2, list(range(1, 9)))])
     t, nodes = m.test(8, 120.0)
     assert (t, nodes) == (100.0, [0, 9, 10, 11, 12, 13, 14, 15])
     m.reserve(nodes, t, 120.0)

@@ -84,7 +84,7 @@ class BackfillMap:
     node-space map of the reservations made so far (see the module docstring).
 
     ``running`` holds ``(end, order, nodes)`` of the running jobs (end = start + time limit;
-    ``order`` breaks ties as Slurm's job list does: by job id)."""
+    ``order`` breaks ties as Slurm's job list does: by job id); every other node is idle."""
 
     __slots__ = ("now", "n", "res", "idle", "running", "slices", "window_end")
 
@@ -92,7 +92,6 @@ class BackfillMap:
         self,
         now: float,
         n_nodes: int,
-        idle: list[int],
         running: list[tuple[float, int, list[int]]],
         resolution: float = 1.0,
         window: float = INF,
@@ -100,8 +99,10 @@ class BackfillMap:
         self.now = now
         self.n = n_nodes
         self.res = resolution
-        self.idle = _bits(idle)
         self.running = sorted((end, order, _bits(nodes)) for end, order, nodes in running)
+        self.idle = (1 << n_nodes) - 1
+        for _, _, bits in self.running:
+            self.idle &= ~bits
         begin = math.floor(now / resolution) * resolution
         end = math.floor((now + window) / resolution) * resolution if window < INF else INF
         self.window_end = now + window
@@ -126,15 +127,14 @@ class BackfillMap:
     def _usable(self, start_res: float, end_time: float) -> tuple[int, float]:
         """The nodes available in every slice that overlaps ``[start_res, end_time]`` and
         ``later_start`` (0 when none), as the loop of ``_attempt_backfill`` computes them."""
-        full = (1 << self.n) - 1
-        avail = full
+        avail = (1 << self.n) - 1
         later = 0.0
         sl = self.slices
         for k, (b, e, bits) in enumerate(sl):
-            if e > start_res and k + 1 < len(sl) and later == 0.0:
-                nxt = full & sl[k + 1][2]
-                if nxt & ~(avail & bits):
-                    later = e
+            # the end of the first slice after start_res whose successor frees nodes
+            frees = k + 1 < len(sl) and sl[k + 1][2] & ~(avail & bits)
+            if e > start_res and later == 0.0 and frees:
+                later = e
             if e <= start_res:
                 continue
             if b <= end_time:

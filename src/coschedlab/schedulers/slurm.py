@@ -344,7 +344,7 @@ class Slurm(Scheduler):
             # job it starts changes the plans of the jobs it tested before)
             idle = complete and len(self.started_by) == before
             self._seen_bf = state if idle else None
-        if free > 0 and order and (self._seen_bf is None or not self.bf_nodes):
+        if free > 0 and order and self._seen_bf is None:
             self._wake(view, self._next_bf)
         return started
 
@@ -407,15 +407,13 @@ class Slurm(Scheduler):
         nodes left free and whether every pending job was tested."""
         nodes, limit, rnd = view.nodes, self._limit, self._round
         if self.bf_nodes:  # the jobs of this pass already started (start_now): running
-            running = []
-            taken: set[int] = set()
-            for est, r in view.est_sorted:  # Slurm's end_time: start + the time limit
-                held = [k for a, b in view.machine.allocation(r) for k in range(a, b)]
-                taken.update(held)
-                running.append((self._end(view, est, r), r, held))
-            idle = [k for k in range(view.cluster.nodes) if k not in taken]
+            running = [  # Slurm's end_time: start + the time limit
+                (self._end(view, est, r), r,
+                 [k for a, b in view.machine.allocation(r) for k in range(a, b)])
+                for est, r in view.est_sorted
+            ]  # fmt: skip
             space: BackfillMap | _Counts = BackfillMap(
-                now, view.cluster.nodes, idle, running, self.bf_resolution, self.bf_window * 60.0
+                now, view.cluster.nodes, running, self.bf_resolution, self.bf_window * 60.0
             )
         else:
             ends = [(rnd(self._end(view, e, j)), nodes[j]) for e, j in view.est_sorted]
