@@ -146,6 +146,7 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
     from ..workflows.formats import load_workflow
     from ..workflows.modes import MODES
     from ..workflows.simulate import DRAIN, check_woas
+    from ..workflows.workload import PRESSURE
 
     path = Path(path)
     ck, raw = open_spec(path, _KEYS, "docs/workflows.md")
@@ -222,7 +223,7 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
         warmup=ck.number(raw.get("warmup", 86400.0), "warmup"),
         window=ck.number(raw.get("window", 432000.0), "window", positive=True),
         drain=ck.number(raw.get("drain", DRAIN), "drain"),
-        pressure=ck.number(raw.get("pressure", 0.96), "pressure", positive=True),
+        pressure=ck.number(raw.get("pressure", PRESSURE), "pressure", positive=True),
         target_wait=ck.number(raw.get("target_wait", 14400.0), "target_wait"),
         scale_jobs=ck.boolean(raw.get("scale_jobs", False), "scale_jobs"),
         scheduler=sched,
@@ -322,6 +323,8 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
     the pooled regular-job slowdown medians and their ratio to the no-workflow baseline; and
     for WoAS its turnaround speedup over pilot and chained and its actual-utilization gain
     over pilot (percentage points)."""
+    from ..workflows.metrics import counted
+
     base: dict[str, list[float]] = {"small": [], "medium": [], "large": []}
     groups: dict[tuple, dict[int, dict[str, Any]]] = {}
     for r in rows:
@@ -339,9 +342,7 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
         modes = sorted({m for s in seeds.values() for m in s})
         pooled: dict[str, dict[str, list]] = {m: {} for m in modes}
         for by_mode in seeds.values():
-            masks = [np.asarray(r["workflows"]["completed"], bool)
-                     & np.asarray(r["workflows"]["in_window"], bool)
-                     for r in by_mode.values()]  # fmt: skip
+            masks = [counted(r["workflows"]) for r in by_mode.values()]
             common = np.logical_and.reduce(masks) if masks else np.zeros(0, bool)
             for m, r in by_mode.items():
                 p = pooled[m]

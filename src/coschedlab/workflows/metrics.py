@@ -32,6 +32,8 @@ medians compared.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -211,10 +213,11 @@ def regular_slowdowns(run) -> pd.DataFrame:
     )
 
 
-def counted(table: pd.DataFrame) -> np.ndarray:
-    """The workflows of a :func:`workflow_table` that count in one mode's metrics: submitted
-    inside the analysis window (not during the warm-up) and completed by the run's stop."""
-    return table["completed"].to_numpy(bool) & table["in_window"].to_numpy(bool)
+def counted(table: Any) -> np.ndarray:
+    """The workflows of a :func:`workflow_table` (or its stored columns, lists by name) that
+    count in one mode's metrics: submitted inside the analysis window (not during the
+    warm-up) and completed by the run's stop."""
+    return np.asarray(table["completed"], bool) & np.asarray(table["in_window"], bool)
 
 
 def completed_in_all(tables: dict[str, pd.DataFrame]) -> np.ndarray:
