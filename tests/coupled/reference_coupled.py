@@ -35,6 +35,7 @@ def simulate(systems, pairs, first_time=None):
     held = [{} for _ in systems]  # id -> nodes
     first_hold = [{} for _ in systems]
     demoted = [set() for _ in systems]
+    releasing = [False] * len(systems)  # a release freed nodes at this instant
     start = [{} for _ in systems]
     ends = []  # (end, s, id)
     arrivals = sorted((j[1], s, j[0]) for s in range(K) for j in systems[s]["jobs"])
@@ -83,7 +84,10 @@ def simulate(systems, pairs, first_time=None):
             return "start"
         sy = systems[s]
         n = jobs[s][jid]["n"]
-        if sy["scheme"] == "hold" and sum(held[s].values()) + n <= sy["cap"] * sy["nodes"]:
+        if (
+            sy["scheme"] == "hold" and not releasing[s]  # a release's pass holds nothing
+            and sum(held[s].values()) + n <= sy["cap"] * sy["nodes"]
+        ):  # fmt: skip
             return "hold"
         return "yield"
 
@@ -135,12 +139,14 @@ def simulate(systems, pairs, first_time=None):
                     queued[s].add(j)
                 if due:
                     demoted[s] = set(due)
+                    releasing[s] = True
                     had[s] = True
                 next_tick[s] = t + period[s] if held[s] else INF
         before = sum(len(x) for x in start)
         for s in range(K):
             if had[s] and queued[s]:
                 one_pass(s)
+        releasing = [False] * K
         if not ends and ai >= len(arrivals):
             if all(x == INF for x in next_tick):
                 if any(queued) or any(held):

@@ -145,6 +145,7 @@ class _State:
     held_nodes: int = 0
     yielded_since_event: set[int] = field(default_factory=set)
     next_release: float = INF
+    releasing: bool = False  # a release freed nodes at this instant: its pass holds nothing
     alone: int = 0  # paired jobs that started alone (mate started or ended)
 
 
@@ -251,7 +252,10 @@ class CoupledSimulation:
         may_hold = sys_.scheme == "hold" or (
             sys_.max_yields is not None and st.yields.get(j, 0) >= sys_.max_yields
         )
-        if may_hold and st.held_nodes + nodes <= sys_.hold_cap * st.sim.cluster.nodes:
+        if (
+            may_hold and not st.releasing
+            and st.held_nodes + nodes <= sys_.hold_cap * st.sim.cluster.nodes
+        ):  # fmt: skip
             st.first_hold.setdefault(j, now)
             st.held_nodes += nodes
             if st.next_release == INF and st.period < INF:
@@ -319,6 +323,7 @@ class CoupledSimulation:
             self._close_hold(s, j, t, "release")
         if due:
             sim.demoted = frozenset(due)
+            st.releasing = True
         st.next_release = t + st.period if sim.held else INF
         return bool(due)
 
@@ -338,6 +343,9 @@ class CoupledSimulation:
         patience = (
             2 * max(periods) + max(st.system.release_age for st in state) if periods else 86400.0
         )
+        # a deadlock can form only among holds that are never released
+        watch = any(st.period == INF for st in state)
+        n_holds = 0
         while True:
             t = min(sp.next for sp in steppers)
             tr = min(st.next_release for st in state)
@@ -359,6 +367,13 @@ class CoupledSimulation:
                     had[i] = True
             for i, sp in enumerate(steppers):
                 sp.schedule(had[i])
+            for st in state:
+                st.releasing = False
+            if watch and (len(self.holds) != n_holds or any(had)):
+                n_holds = len(self.holds)
+                cycle = self._deadlocked()
+                if cycle:
+                    self._deadlock("these holds wait for each other", cycle)
             if all(st.sim.only_timers_left() for st in state):  # only ticks and timers left
                 started = sum(st.sim.completed for st in state)  # a start ends before idle
                 if stall is None or stall[0] != started:
@@ -383,17 +398,50 @@ class CoupledSimulation:
             self.progress(total, total)
         return self
 
-    def _deadlock(self, why: str) -> None:
+    def _deadlocked(self) -> list[tuple[int, int]]:
+        """The holds that wait for each other for ever, as (system, job) (empty: none): the
+        wait-for graph of held jobs and their mates across systems. Start from every hold of a
+        system without release; drop a hold whose mate is unsubmitted, or queued and small
+        enough to fit its machine once the remaining holds there are counted out (it will
+        start when the rest of that machine drains, and its holding mate with it); repeat
+        until nothing drops. What is left can never start (Tang et al.'s Fig. 2)."""
+        state = self.state
+        stuck = {(s, j) for s, st in enumerate(state) if st.period == INF for j in st.sim.held}
+        if not stuck:
+            return []
+        changed = True
+        while changed and stuck:
+            changed = False
+            held_by = [0] * len(state)
+            for s, j in stuck:
+                held_by[s] += state[s].sim.nodes[j]
+            for s, j in list(stuck):
+                s2, k = state[s].mate[j]
+                osim = state[s2].sim
+                if not osim._queued[k] or (
+                    osim.nodes[k] <= osim.cluster.nodes - held_by[s2]
+                ):  # unsubmitted, or it will fit
+                    stuck.discard((s, j))
+                    changed = True
+        return sorted(stuck)
+
+    def _deadlock(self, why: str, jobs: list[tuple[int, int]] | None = None) -> None:
+        """Stop with :class:`CoupledDeadlock` naming the held jobs (``jobs``: those of the
+        cycle; None: every hold) and their mates."""
         names = [st.system.name for st in self.state]
+        if jobs is None:
+            jobs = [(s, j) for s, st in enumerate(self.state) for j in sorted(st.sim.held)]
         held = []
-        for st in self.state:
+        for s, j in jobs:
+            st = self.state[s]
             sim = st.sim
-            for j, since in sorted(sim.held.items()):
-                s2, k = st.mate[j]
-                held.append(
-                    f"{st.system.name} job {sim.ids[j]} holds {sim.nodes[j]} nodes since "
-                    f"t={since:g} for {names[s2]} job {self.state[s2].sim.ids[k]}"
-                )
+            s2, k = st.mate[j]
+            osim = self.state[s2].sim
+            held.append(
+                f"{st.system.name} job {sim.ids[j]} holds {sim.nodes[j]} nodes since "
+                f"t={sim.held[j]:g} for {names[s2]} job {osim.ids[k]} (which needs "
+                f"{osim.nodes[k]} of {osim.cluster.nodes})"
+            )
         waiting = sum(len(st.sim.queue) for st in self.state)
         what = "; ".join(held[:4]) + (f"; and {len(held) - 4} more" if len(held) > 4 else "")
         hint = (
