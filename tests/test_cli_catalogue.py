@@ -369,6 +369,9 @@ def ws(tmp_path_factory) -> Path:
         "cpl_dup": cpl.replace("loads: [0.5]", "loads: [0.25, 0.25]"),
         "cpl_attempt": cpl + "mate_attempt: sometimes\n",
         "cpl_bundled_missing": cpl.replace("large: small.swf", "large: coschedlab:nosuch.swf"),
+        "cpl_calib_file": cpl + "calibrate: paper\n",
+        "cpl_calib_label": "large: theta\nsmall: kth\nschemes: [HH]\nloads: [0.4]\n"
+        "proportions: []\nseeds: 1\ncalibrate: paper\n",
         "cpl_bundled_pool": cpl.replace(
             "large: small.swf", "large: coschedlab:pools/lm-aris.compute-SPEC.json"
         ),
@@ -579,6 +582,8 @@ CASES = [
     ("coupled-system-bundled-read", "coupled simulate --system coschedlab:pools/lm-aris.compute-SPEC.json:name=a --system small.swf", 2, "error: coschedlab:pools/lm-aris.compute-SPEC.json:1: has 455 fields"),
     ("coupled-compare-bundled-missing", "coupled compare cpl_bundled_missing.yaml", 2, "cpl_bundled_missing.yaml:1: 'large': no bundled data file 'nosuch.swf'"),
     ("coupled-compare-bundled-pool", "coupled compare cpl_bundled_pool.yaml", 2, "'large': coschedlab:pools/lm-aris.compute-SPEC.json:1: has 455 fields"),
+    ("coupled-compare-calibrate-file", "coupled compare cpl_calib_file.yaml", 2, "cpl_calib_file.yaml:9: 'calibrate': paper is fitted on large: theta and small: kth"),
+    ("coupled-compare-calibrate-label", "coupled compare cpl_calib_label.yaml", 2, "cpl_calib_label.yaml:4: 'loads[0]': calibrate=paper knows the small system's loads"),
     ("bundled-named-in-errors", "workflows show coschedlab:pools/lm-aris.compute-SPEC.json", 2, "error: coschedlab:pools/lm-aris.compute-SPEC.json: a manifest is a JSON object"),
     ("study-batch-procs-huge", "study batch --scaling 4:1.95,8:1.14 -n 6 -p 99999999999999999999", 2, "processors must be at most 10,000,000"),
     ("study-batch-scaling-procs-huge", "study batch --scaling 4:1,99999999999999999999:1 -n 6 -p 32", 2, "processors must be whole numbers from 1 to 10,000,000"),
@@ -792,6 +797,11 @@ CASES = [
     ("coupled-yields-frac", "coupled simulate --system small.swf:max_yields=1.5,name=a --system small.swf", 2, "max_yields must be a whole number"),
     ("coupled-month", "coupled simulate --system small.swf:month=13,name=a --system small.swf", 2, "month must be 1..12"),
     ("coupled-load", "coupled simulate --system small.swf:load=5,name=a --system small.swf", 2, "load must be in (0, 2]"),
+    ("coupled-calibrate-word", "coupled simulate --system small.swf:calibrate=maybe,name=a --system small.swf", 2, "calibrate must be paper or none, got 'maybe'"),
+    ("coupled-calibrate-file", "coupled simulate --system small.swf:calibrate=paper,load=0.5,name=a --system small.swf", 2, "calibrate=paper is fitted on theta and kth only"),
+    ("coupled-calibrate-theta-load", "coupled simulate --system theta:calibrate=paper,load=0.5 --system small.swf", 2, "calibrate=paper sets theta's load"),
+    ("coupled-calibrate-no-label", "coupled simulate --system theta --system kth:calibrate=paper", 2, "calibrate=paper needs load=0.25, 0.5 or 0.75"),
+    ("coupled-calibrate-label", "coupled simulate --system theta --system kth:load=0.4,calibrate=paper", 2, "knows the small system's loads 0.25 / 0.5 / 0.75 (the paper's baselines), got 0.4"),
     ("coupled-same-name", "coupled simulate --system small.swf --system small.swf", 2, "are both named 'small'"),
     ("coupled-name-path", "coupled simulate --system small.swf:name=../x --system small.swf", 2, "names a directory of the output"),
     ("coupled-name-reserved", "coupled simulate --system small.swf:name=coupled.json --system small.swf", 2, "names a directory of the output"),

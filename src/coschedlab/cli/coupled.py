@@ -39,7 +39,9 @@ def simulate(
             "theta (bundled ALCF Theta 2022, 4,360 nodes, January) or kth (bundled KTH-SP2, "
             "100 nodes). Keys: name, nodes, scheme (hold|yield), hold_cap (0.6), release "
             "(1200 s; none), release_age (600 s), max_yields, month (1-12, epoch-time traces), "
-            "load (stretch arrivals to this utilization). Default: theta + kth at load 0.5.",
+            "load (stretch arrivals to this utilization; a month: its jobs and the following "
+            "months'), calibrate (paper: theta and kth as the paper's baselines, kth's load "
+            "0.25|0.5|0.75 a label). Default: theta + kth at load 0.5.",
         ),
     ] = None,
     pairs: Annotated[

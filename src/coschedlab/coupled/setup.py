@@ -14,7 +14,7 @@ __all__ = ["DEFAULT_SYSTEMS", "build_systems", "parse_system", "run_coupled", "t
 
 SYSTEM_KEYS = (
     "name", "nodes", "scheme", "hold_cap", "release", "release_age", "max_yields", "month",
-    "load",
+    "load", "calibrate",
 )  # fmt: skip
 DEFAULT_SYSTEMS = ["theta:scheme=hold", "kth:load=0.5,scheme=hold"]
 
@@ -102,7 +102,15 @@ def _system(
     from ..schedulers import get_scheduler
     from ..workload.swf import cluster_from_header, read_swf
     from .system import System
-    from .workloads import KTH, THETA, cluster_of, month_of, stretch_to_load
+    from .workloads import (
+        KTH,
+        PAPER_LARGE_LOAD,
+        THETA,
+        cluster_of,
+        month_of,
+        paper_small_load,
+        stretch_to_load,
+    )
 
     path = {"theta": THETA, "kth": KTH}.get(trace, trace)
     try:  # coschedlab:NAME: read as written (its messages name it so)
@@ -114,12 +122,22 @@ def _system(
     if not file.is_file():
         raise InputError(f"--system {text!r}: no such trace file {trace!r}")
     n = _num(opts["nodes"], "nodes", text, integer=True, minimum=1) if "nodes" in opts else None
+    paper = _paper(text, trace, opts)
+    load = None
+    if "load" in opts:
+        load = _num(opts["load"], "load", text)
+        if not 0 < load <= 2:
+            raise InputError(f"--system {text!r}: load must be in (0, 2], got {load:g}")
     month_span = None
     if "month" in opts or trace == "theta":
         month = _num(opts.get("month", "1"), "month", text, integer=True, minimum=1)
         if month > 12:
             raise InputError(f"--system {text!r}: month must be 1..12, got {month}")
-        w = month_of(path, 2022, month, n)
+        if paper:
+            load = PAPER_LARGE_LOAD
+        # with a load: the month's jobs and the following months', stretched from the month's
+        # start (as large_at_load)
+        w = month_of(path, 2022, month, n, onward=load is not None)
         n = n or (4360 if trace == "theta" else None)
         month_span = calendar.monthrange(2022, month)[1] * 86400.0
     else:
@@ -132,11 +150,15 @@ def _system(
         w = w.drop_oversized(n)
     if not len(w):
         raise InputError(f"--system {text!r}: no job fits {n} nodes")
-    if "load" in opts:
-        load = _num(opts["load"], "load", text)
-        if not 0 < load <= 2:
-            raise InputError(f"--system {text!r}: load must be in (0, 2], got {load:g}")
-        w, _ = stretch_to_load(w, n, load, span or month_span or 31 * 86400.0, seed)
+    if load is not None and month_span is not None:
+        w, _ = stretch_to_load(w, n, load, month_span)
+    elif load is not None:
+        if paper:
+            try:
+                load = paper_small_load(load)
+            except InputError as exc:
+                raise InputError(f"--system {text!r}: {exc}") from None
+        w, _ = stretch_to_load(w, n, load, span or 31 * 86400.0, seed)
     if sched is not None and not sched.strip():
         raise InputError("--scheduler: an empty scheduler spec")
     system = System(
@@ -153,6 +175,29 @@ def _system(
         ),
     )
     return system, month_span
+
+
+def _paper(text: str, trace: str, opts: dict[str, str]) -> bool:
+    """Whether ``calibrate=paper`` is on (checked: it is fitted on theta and kth)."""
+    value = opts.get("calibrate", "none")
+    if value not in ("paper", "none"):
+        raise InputError(f"--system {text!r}: calibrate must be paper or none, got {value!r}")
+    if value == "none":
+        return False
+    if trace == "theta":
+        if "load" in opts:
+            raise InputError(
+                f"--system {text!r}: calibrate=paper sets theta's load; give one or the other"
+            )
+        return True
+    if trace == "kth" and "month" not in opts:
+        if "load" not in opts:
+            raise InputError(
+                f"--system {text!r}: calibrate=paper needs load=0.25, 0.5 or 0.75 "
+                "(the paper's labels)"
+            )
+        return True
+    raise InputError(f"--system {text!r}: calibrate=paper is fitted on theta and kth only")
 
 
 def build_systems(

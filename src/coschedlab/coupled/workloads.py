@@ -33,8 +33,14 @@ from ..workload.swf import read_swf
 __all__ = [
     "KTH",
     "THETA",
+    "PAPER_BASELINES",
+    "PAPER_LARGE_LOAD",
+    "PAPER_SMALL_LOADS",
+    "PAPER_TWIN_LOAD",
     "cluster_of",
+    "large_at_load",
     "month_of",
+    "paper_small_load",
     "stretch_to_load",
     "twin_workload",
 ]
@@ -51,16 +57,19 @@ def cluster_of(nodes: int) -> Cluster:
     return Cluster(nodes=nodes, sockets_per_node=1, cores_per_socket=1)
 
 
-def month_of(path: str | Path, year: int, month: int, nodes: int | None = None) -> Workload:
+def month_of(
+    path: str | Path, year: int, month: int, nodes: int | None = None, onward: bool = False
+) -> Workload:
     """The jobs of a trace with absolute (epoch) submit times submitted in ``year-month``
-    (UTC), submit times counted from the month's start."""
+    (UTC), submit times counted from the month's start; with ``onward``, every job submitted
+    from the month's start on (what :func:`stretch_to_load` compresses into the month)."""
     if not 1 <= month <= 12:
         raise InputError(f"month must be 1..12, got {month}")
     w = read_swf(path, max_procs=nodes)
     a = calendar.timegm((year, month, 1, 0, 0, 0))
     b = calendar.timegm((year + (month == 12), month % 12 + 1, 1, 0, 0, 0))
     sub = w.columns["submit"]
-    w = w.select((sub >= a) & (sub < b))
+    w = w.select((sub >= a) & ((sub < b) | onward))
     if not len(w):
         raise InputError(f"no job submitted in {year}-{month:02d}", str(path))
     w.columns["submit"] = w.columns["submit"] - a
@@ -103,6 +112,46 @@ def stretch_to_load(
     out = w.select(keep)
     out.columns["submit"] = submit[keep]
     return out, factor
+
+
+#: Tang et al.'s published baselines (Section V; no pairing, WFP + backfilling): Intrepid's
+#: mean wait (s) and mean slowdown; Eureka's mean slowdown per utilization label
+PAPER_BASELINES = {"large_wait": 61 * 60.0, "large_slowdown": 6.1,
+                   "small_slowdown": {0.25: 1.7, 0.5: 12.5, 0.75: 37.1}}  # fmt: skip
+#: the calibration to :data:`PAPER_BASELINES` (``benchmarks/coupled_calibration.py`` fits it
+#: again; docs/coupled.md, "Calibration"). The large system's offered load: fitted on Theta's
+#: January-June 2022 (the geometric mean of the months' baseline mean waits 61 min)
+PAPER_LARGE_LOAD = 0.42
+#: the small system's offered load per paper utilization label: the load whose mean
+#: baseline bounded slowdown over seeds 0-2 is the paper's slowdown for that label
+PAPER_SMALL_LOADS = {0.25: 0.12, 0.5: 0.36, 0.75: 0.6}
+#: the twin workload's (paired-proportion study) offered load for the "medium" (0.5) baseline
+PAPER_TWIN_LOAD = 0.18
+
+
+def large_at_load(
+    path: str | Path, month: int, nodes: int, load: float, year: int = 2022
+) -> tuple[Workload, float]:
+    """The large system of month ``year-month`` at an offered ``load``: the trace's jobs from
+    the month's start on (:func:`month_of` with ``onward``), every inter-arrival gap times one
+    factor so that those submitted within the month offer ``load`` (:func:`stretch_to_load`,
+    from the month's first job). Returns the workload and the factor."""
+    w = month_of(path, year, month, nodes, onward=True)
+    return stretch_to_load(w, nodes, load, calendar.monthrange(year, month)[1] * 86400.0)
+
+
+def paper_small_load(label: float, twin: bool = False) -> float:
+    """The small system's offered load for the paper's utilization ``label`` (0.25, 0.5 or
+    0.75; the twin workload: 0.5) under the paper calibration."""
+    loads = {0.5: PAPER_TWIN_LOAD} if twin else PAPER_SMALL_LOADS
+    for k, v in loads.items():
+        if math.isclose(label, k):
+            return v
+    raise InputError(
+        f"calibrate=paper knows the {'twin workload' if twin else 'small system'}'s "
+        f"load{'s' * (len(loads) > 1)} {' / '.join(f'{k:g}' for k in loads)} (the paper's "
+        f"baselines), got {label:g}"
+    )
 
 
 def twin_workload(

@@ -13,6 +13,7 @@ Spec (YAML, every key checked)::
     small: kth                 # bundled KTH-SP2 (100 nodes) or an SWF path
     small_nodes: 100
     schemes: [HH, HY, YH, YY]  # large system's scheme, then the small system's
+    calibrate: paper           # or none (the default): see below
     loads: [0.25, 0.5, 0.75]   # small system's utilization (arrivals stretched); [] skips
     vicinity: 120              # s, pairing of the load study
     proportions: [0.025, 0.05, 0.1, 0.2, 0.33]   # [] skips the proportion study
@@ -25,6 +26,15 @@ Spec (YAML, every key checked)::
     max_yields: null
     mate_attempt: queued       # or yielded (Cobalt's code)
     output: out/coupled-paper
+
+``calibrate: paper`` (theta and kth only) makes the stand-ins queue as the paper's machines did
+in its baselines (docs/coupled.md, "Calibration"; ``benchmarks/coupled_calibration.py``): the
+large system is the month's jobs and the following months' with every inter-arrival gap
+stretched by one factor so the month offers ``PAPER_LARGE_LOAD`` (Intrepid's mean wait, 61
+min); ``loads`` and ``proportion_load`` are then the paper's utilization labels (0.25 / 0.5 /
+0.75; 0.5), each run at the offered load that gives the paper's baseline slowdown
+(``PAPER_SMALL_LOADS``, ``PAPER_TWIN_LOAD``). Without it the month is taken as recorded and
+``loads`` are offered loads.
 """
 
 from __future__ import annotations
@@ -52,12 +62,12 @@ MAX_SEEDS = 1000
 _KEYS = (
     "name", "large", "large_nodes", "month", "small", "small_nodes", "schemes", "loads",
     "vicinity", "proportions", "proportion_load", "seeds", "scheduler", "hold_cap", "release",
-    "release_age", "max_yields", "mate_attempt", "output", "executor",
+    "release_age", "max_yields", "mate_attempt", "output", "executor", "calibrate",
 )  # fmt: skip
 #: what every run of a sweep shares: resuming into a sweep made with other values is refused
 FIXED = ("large", "large_nodes", "month", "small", "small_nodes", "vicinity",
          "proportion_load", "schedulers", "hold_cap", "release", "release_age", "max_yields",
-         "mate_attempt")  # fmt: skip
+         "mate_attempt", "calibrate")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -85,6 +95,7 @@ class CoupledSpec:
     mate_attempt: str
     output: Path
     executor: Any = None  # where the runs execute (an ExecutorSpec; None: local)
+    calibrate: str | None = None  # "paper": the stand-ins calibrated to the paper's baselines
 
     def configs(self) -> dict[str, dict[str, Any]]:
         """Every run's key -> its configuration (JSON-able: a worker rebuilds it all)."""
@@ -188,6 +199,8 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
     large_nodes = ck.integer(raw.get("large_nodes", 4360), "large_nodes", minimum=1)
     small = _trace(ck, raw, "small", "kth", base)
     small_nodes = ck.integer(raw.get("small_nodes", 100), "small_nodes", minimum=1)
+    proportion_load = ck.number(raw.get("proportion_load", 0.5), "proportion_load", positive=True)
+    calibrate = _calibrate(ck, raw, large, small, loads, proportions, proportion_load)
     # each trace read once: its own errors name the trace's key, a machine too small for all
     # of its jobs the nodes key
     for key, read, nodes in (
@@ -212,9 +225,7 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
         loads=loads,
         vicinity=ck.number(raw.get("vicinity", 120.0), "vicinity"),
         proportions=proportions,
-        proportion_load=ck.number(
-            raw.get("proportion_load", 0.5), "proportion_load", positive=True
-        ),
+        proportion_load=proportion_load,
         seeds=seeds,
         schedulers=(scheds[0], scheds[1]),
         hold_cap=hold_cap,
@@ -226,19 +237,51 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
         ),
         output=output,
         executor=checked_executor(ck, raw["executor"]) if "executor" in raw else None,
+        calibrate=calibrate,
     )
+
+
+def _calibrate(
+    ck: Checker, raw: dict, large: str, small: str, loads: tuple[float, ...],
+    proportions: tuple[float, ...], proportion_load: float,
+) -> str | None:  # fmt: skip
+    """The spec's ``calibrate`` (None or ``"paper"``), checked against what it was fitted on."""
+    from ..coupled.workloads import paper_small_load
+
+    value = raw.get("calibrate")
+    if value is None or value == "none":
+        return None
+    ck.choice(value, "calibrate", ("paper", "none"))
+    if (large, small) != ("theta", "kth"):
+        raise ck.fail(
+            "'calibrate': paper is fitted on large: theta and small: kth, got "
+            f"{large!r} and {small!r}",
+            "calibrate",
+        )
+    try:
+        for i, u in enumerate(loads):
+            key = f"loads[{i}]"
+            paper_small_load(u)
+        if proportions:
+            key = "proportion_load"
+            paper_small_load(proportion_load, twin=True)
+    except InputError as exc:
+        raise ck.fail(f"'{key}': {exc}", key) from None
+    return "paper"
 
 
 # -- one run ----------------------------------------------------------------------------------
 @lru_cache(maxsize=4)
-def large_workload(trace: str, month: int, nodes: int):
+def large_workload(trace: str, month: int, nodes: int, load: float | None = None):
     """The large system's jobs and the span (s) the study covers: one month of a trace with
-    epoch submit times (``theta``: 2022; a file: the year of its first job), or a trace with
-    relative times whole, from its first submit to its last."""
+    epoch submit times (``theta``: 2022; a file: the year of its first job; with ``load``, the
+    jobs from the month's start on stretched to offer it in the month:
+    :func:`~coschedlab.coupled.workloads.large_at_load`), or a trace with relative times whole,
+    from its first submit to its last."""
     import calendar
     import time
 
-    from ..coupled.workloads import month_of
+    from ..coupled.workloads import large_at_load, month_of
     from ..workload.swf import read_swf
 
     path = _bundled(trace)
@@ -247,6 +290,8 @@ def large_workload(trace: str, month: int, nodes: int):
     if first > 1e9:  # epoch times: one calendar month
         year = 2022 if trace == "theta" else time.gmtime(first).tm_year
         days = calendar.monthrange(year, month)[1]
+        if load is not None:
+            return large_at_load(path, month, nodes, load, year)[0], days * 86400.0
         return month_of(path, year, month, nodes), days * 86400.0
     w = w.shifted()
     return w, max(1.0, float(w.columns["submit"].max()))
@@ -269,22 +314,32 @@ def _bundled(trace: str) -> str:
 def study_workloads(config: dict[str, Any]):
     """The two workloads and the pairing of ``config`` (a pure function of it)."""
     from ..coupled.mates import Pairs, pair_by_vicinity, pair_every
-    from ..coupled.workloads import stretch_to_load, twin_workload
+    from ..coupled.workloads import (
+        PAPER_LARGE_LOAD,
+        paper_small_load,
+        stretch_to_load,
+        twin_workload,
+    )
 
-    large, span = large_workload(config["large"], config["month"], config["large_nodes"])
+    paper = config.get("calibrate") == "paper"
+    large, span = large_workload(
+        config["large"], config["month"], config["large_nodes"],
+        PAPER_LARGE_LOAD if paper else None,
+    )  # fmt: skip
     pool = _pool(config["small"], config["small_nodes"])
     seed = config["seed"]
     if config["study"] == "load":
-        small, _ = stretch_to_load(pool, config["small_nodes"], config["x"], span, seed)
+        load = paper_small_load(config["x"]) if paper else config["x"]
+        small, _ = stretch_to_load(pool, config["small_nodes"], load, span, seed)
         pairs = (
             Pairs()
             if config["combo"] == "none"
             else pair_by_vicinity(large, small, config["vicinity"])
         )
     else:
-        small = twin_workload(
-            large, pool, config["small_nodes"], config["proportion_load"], span, seed
-        )
+        load = config["proportion_load"]
+        load = paper_small_load(load, twin=True) if paper else load
+        small = twin_workload(large, pool, config["small_nodes"], load, span, seed)
         pairs = (
             Pairs()
             if config["combo"] == "none"
