@@ -14,6 +14,11 @@ The paper's Intrepid and Eureka traces are not public. We use (docs/coupled.md):
   from KTH and run and requested times scaled to the target load (:func:`twin_workload`), so
   that pairing every k-th twin gives exactly the proportion 1/k (the paper's "special Eureka
   workload that has the same number of jobs and is within the same time span").
+
+Calibrated to the paper's baselines (``calibrate: paper``; :data:`PAPER_LARGE_LOAD`,
+:data:`PAPER_SMALL_LOADS`, :data:`PAPER_TWIN_LOAD`): the month of Theta and the following
+months stretched to one offered load (:func:`large_at_load`), Intrepid's 61-min mean wait; the
+cluster's utilization labels run at the offered loads that give Eureka's slowdowns.
 """
 
 from __future__ import annotations
