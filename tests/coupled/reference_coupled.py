@@ -35,7 +35,8 @@ def simulate(systems, pairs, first_time=None):
     held = [{} for _ in systems]  # id -> nodes
     first_hold = [{} for _ in systems]
     demoted = [set() for _ in systems]
-    releasing = [False] * len(systems)  # a release freed nodes at this instant
+    releasing = [False] * len(systems)  # a stalled release freed nodes at this instant
+    starts_at_tick = [-1] * len(systems)  # starts on every system at the system's last tick
     start = [{} for _ in systems]
     ends = []  # (end, s, id)
     arrivals = sorted((j[1], s, j[0]) for s in range(K) for j in systems[s]["jobs"])
@@ -137,10 +138,12 @@ def simulate(systems, pairs, first_time=None):
                 for j in due:
                     free[s] += held[s].pop(j)
                     queued[s].add(j)
+                started = sum(len(x) for x in start)
                 if due:
                     demoted[s] = set(due)
-                    releasing[s] = True
+                    releasing[s] = started == starts_at_tick[s]  # stalled: hold nothing
                     had[s] = True
+                starts_at_tick[s] = started
                 next_tick[s] = t + period[s] if held[s] else INF
         before = sum(len(x) for x in start)
         for s in range(K):

@@ -98,11 +98,12 @@ def test_fig2_release_breaks_the_deadlock_and_gives_the_released_job_the_lowest_
     assert m["A"]["releases"] == 1 and m["B"]["releases"] == 0
 
 
-def test_a_release_pass_holds_nothing_so_even_a_policy_ignoring_demotion_progresses():
+def test_a_stalled_release_holds_nothing_so_even_a_policy_ignoring_demotion_progresses():
     """The same run where the policy ignores view.demoted: a1 (highest WFP score) is picked
-    first again after its release, but the release's pass may not hold (it yields), so a2
-    takes the nodes and starts with its holding mate b2, as with demotion. Before the rule,
-    a1 re-held at every release and the set never progressed (a livelock)."""
+    first again after its release and, as in Cobalt, holds the freed nodes again at t=1200.
+    Nothing started anywhere since, so A's next release (t=2400) is a stalled one and its pass
+    may not hold: a1 yields, a2 takes the nodes and starts with its holding mate b2. Before
+    the rule, a1 re-held at every release and the set never progressed (a livelock)."""
 
     class IgnoreDemoted(type(get_scheduler("easy:order=wfp"))):  # type: ignore[misc]
         def ordered_queue(self, view):
@@ -112,10 +113,11 @@ def test_a_release_pass_holds_nothing_so_even_a_policy_ignoring_demotion_progres
     systems, pairs = fig2(release=1200)
     for s in systems:
         s.scheduler = IgnoreDemoted(order="wfp")
-    _, r = run(systems, pairs)
+    c, r = run(systems, pairs)
     a, b = starts(r, 0), starts(r, 1)
-    assert a[2] == b[2] == 1200.0
-    assert a[1] == b[1] == 1300.0
+    assert a[2] == b[2] == 2400.0
+    assert a[1] == b[1] == 2500.0
+    assert [h.outcome for h in c.holds if h.system == 0] == ["release", "release"]
 
 
 # -- the four scheme combinations on a hand-made pair ---------------------------------------------

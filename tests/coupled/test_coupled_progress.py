@@ -25,7 +25,7 @@ def _no_quiet_stretch(r: CoupledResult, c: CoupledSimulation) -> None:
     longer: its waiting jobs' mates may wait for the other machine's running jobs."""
     cols = [{k: x.jobs[k].to_numpy(float) for k in ("submit", "start", "end")} for x in r.results]
     last = max(float(j["submit"].max()) for j in cols)
-    bound = max(2 * st.period + st.system.release_age for st in c.state)
+    bound = max(3 * st.period + st.system.release_age for st in c.state)
     starts_sorted = np.sort(np.concatenate([j["start"] for j in cols]))
     times = np.unique(np.concatenate([j[k] for j in cols for k in ("start", "end")]))
     for t in times[times >= last]:

@@ -145,7 +145,8 @@ class _State:
     held_nodes: int = 0
     yielded_since_event: set[int] = field(default_factory=set)
     next_release: float = INF
-    releasing: bool = False  # a release freed nodes at this instant: its pass holds nothing
+    releasing: bool = False  # a stalled release freed nodes at this instant: no hold
+    starts_at_tick: int = -1  # jobs started on every system at this system's last tick
     alone: int = 0  # paired jobs that started alone (mate started or ended)
 
 
@@ -321,9 +322,14 @@ class CoupledSimulation:
         for j in due:
             sim.release_hold(j)
             self._close_hold(s, j, t, "release")
+        started = sum(len(x.sim.start_order) for x in self.state)
         if due:
             sim.demoted = frozenset(due)
-            st.releasing = True
+            # no job started anywhere since the last tick: the set is stalled, and this
+            # release's pass holds nothing (the progress guarantee); otherwise Cobalt's rule:
+            # the freed nodes may be held again
+            st.releasing = started == st.starts_at_tick
+        st.starts_at_tick = started
         st.next_release = t + st.period if sim.held else INF
         return bool(due)
 
