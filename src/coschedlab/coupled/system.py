@@ -35,28 +35,66 @@ change anything while jobs wait, :class:`CoupledDeadlock` names the held jobs. W
 release ticks and policy timers are left and two release periods plus the release age (a day
 without release) pass without a start, the set is reported the same way (a livelock): never
 an endless loop.
+
+**Cobalt compatibility** (``compat="cobalt"``; off by default). Qsim's rules where they differ
+from the above (numbers of benchmarks/cobalt_qsim/cobalt_rules.md), to reproduce its schedules
+(tests/coupled/test_cobalt_golden.py):
+
+* (8) a job that held or yielded is not offered by its system's passes for the next 60 s
+  (Cobalt's ``started_jobs``; mate attempts still see it), so it is not "yielded" after that
+  system's next event and, with ``mate_attempt="yielded"``, its mate does not try it;
+* (9) the hold cap is strict: held plus new nodes < ``hold_cap`` x nodes;
+* (11) release ticks run on every system that may hold (scheme hold or ``max_yields``) from
+  the first submission, holds or not, each an event of its system (its yield list is cleared,
+  it runs a pass), and stop before the last submission of all systems: a hold that outlives
+  them is never released (reported as a deadlock; Qsim just ends). No stalled-release pass:
+  the freed nodes may always be held again;
+* (15) a system after the first whose policy orders by WFP (Qsim's cluster) orders by the
+  WFP *summed* over its events (each of its arrivals, ends and ticks adds every queued job's
+  WFP at that instant; a release sets the job's sum to 0, for good); the first (Qsim's Blue
+  Gene) recomputes WFP at each pass. This is not a core queue order: the sum grows at the
+  system's events, not at each policy call (neither Qsim's repeated calls within an event nor
+  the other system's mate attempts add to it), and releases reset it; a core order key sees
+  one view at one call.
+
+Not reproduced: one pass per event when events share a second (rules 20-21), and Qsim's own
+nondeterminism: its choice among equal scores (e.g. jobs released at one tick, all at 0) and
+of a Blue Gene partition follow object addresses; ours ties by submit order.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from time import perf_counter
+from types import SimpleNamespace
 from typing import Any
 
 from ..engine.kernel import HOLD, START, YIELD, Simulation
 from ..errors import InputError
 from ..jobs import Workload
 from ..platform import Cluster
-from ..schedulers.base import Scheduler
+from ..schedulers.base import ORDERS, Scheduler
 from .mates import Pairs
 
 INF = math.inf
 SCHEMES = ("hold", "yield")
 ATTEMPTS = ("queued", "yielded")
+COMPATS = ("cobalt",)
+#: Cobalt's bgsched does not offer a job handed to run_jobs again for this long (s)
+COBALT_EXCLUSION = 60.0
 
-__all__ = ["ATTEMPTS", "SCHEMES", "CoupledDeadlock", "CoupledSimulation", "Hold", "System"]
+__all__ = [
+    "ATTEMPTS",
+    "COMPATS",
+    "SCHEMES",
+    "CoupledDeadlock",
+    "CoupledSimulation",
+    "Hold",
+    "System",
+]
 
 
 class CoupledDeadlock(InputError):
@@ -146,8 +184,29 @@ class _State:
     yielded_since_event: set[int] = field(default_factory=set)
     next_release: float = INF
     releasing: bool = False  # a stalled release freed nodes at this instant: no hold
+    excluded: dict[int, float] = field(default_factory=dict)  # compat: held or yielded at
+    score: list[float] | None = None  # compat: WFP summed over this system's events
     starts_at_tick: int = -1  # jobs started on every system at this system's last tick
     alone: int = 0  # paired jobs that started alone (mate started or ended)
+
+
+def _add_wfp(st: _State, t: float) -> None:
+    """Compat cobalt: at an event of the system, every queued job's sum grows by its WFP at
+    ``t`` (Qsim's cluster, ``job.score += score``, cqsim.py:745)."""
+    sim, score = st.sim, st.score
+    assert score is not None
+    at = SimpleNamespace(now=t, submit=sim.submit, req=sim.req, nodes=sim.nodes)
+    wfp = ORDERS["wfp"]
+    for j in sim.queue:
+        score[j] -= wfp(at, j)[0]  # type: ignore[misc, index]  (the key is minus the WFP)
+
+
+def _summed_wfp(scheduler: Scheduler, score: list[float]) -> Scheduler:
+    """A copy of ``scheduler`` ordering its queue by ``score`` (highest first, then submit
+    order): the summed WFP of compat cobalt."""
+    sched = copy.copy(scheduler)
+    sched.order_key = lambda view, j: (-score[j], j)
+    return sched
 
 
 class _Gate:
@@ -176,6 +235,7 @@ class CoupledSimulation:
         pairs: Pairs,
         *,
         mate_attempt: str = "queued",
+        compat: str | None = None,
         until: float | None = None,
         progress: Callable[[int, int], None] | None = None,
     ) -> None:
@@ -186,14 +246,30 @@ class CoupledSimulation:
             raise InputError(f"system names must differ, got {names}")
         if mate_attempt not in ATTEMPTS:
             raise InputError(f"mate_attempt must be queued or yielded, not {mate_attempt!r}")
+        if compat is not None and compat not in COMPATS:
+            raise InputError(f"compat must be cobalt or none, not {compat!r}")
         self.systems = list(systems)
+        self.compat = compat
+        self._cobalt = compat == "cobalt"
         self.pairs = pairs
         self.mate_attempt = mate_attempt
         self.until = INF if until is None else float(until)
         self.progress = progress
+        # compat cobalt: the WFP of every system after the first (Qsim's cluster) is summed
+        scores: list[list[float] | None] = [
+            [0.0] * len(s.workload)
+            if self._cobalt and i > 0 and getattr(s.scheduler, "order", None) == "wfp"
+            else None
+            for i, s in enumerate(systems)
+        ]
         sims = [
-            Simulation(s.workload, s.cluster, s.scheduler, until=until)  # type: ignore[arg-type]
-            for s in systems
+            Simulation(
+                s.workload,
+                s.cluster,
+                s.scheduler if score is None else _summed_wfp(s.scheduler, score),  # type: ignore[arg-type]
+                until=until,
+            )
+            for s, score in zip(systems, scores, strict=True)
         ]
         index = [{jid: k for k, jid in enumerate(sim.ids)} for sim in sims]
         mates: list[dict[int, tuple[int, int]]] = [{} for _ in sims]
@@ -205,15 +281,24 @@ class CoupledSimulation:
                     raise InputError(f"a pair names job {id_}, which system {names[sys_]} lacks")
             mates[s][index[s][jid]] = (s2, index[s2][kid])
         self.first_time = min((sim.submit[0] for sim in sims if sim.n), default=0.0)
+        #: the last submission of all systems (compat: Cobalt's release ticks stop there)
+        self.last_time = max((sim.submit[-1] for sim in sims if sim.n), default=0.0)
         self.state = [
             _State(
                 sim,
                 sys_,
                 mates[i],
                 (sys_.release + i) if sys_.release else INF,
+                score=scores[i],
             )
             for i, (sim, sys_) in enumerate(zip(sims, systems, strict=True))
         ]
+        if self._cobalt:  # Qsim's release ticks: from the start, on systems that may hold
+            for st in self.state:
+                if st.period < INF and (
+                    st.system.scheme == "hold" or st.system.max_yields is not None
+                ):
+                    st.next_release = self._cobalt_tick(self.first_time + st.period)
         for i, sim in enumerate(sims):
             sim.gate = _Gate(self, i)
         self.holds: list[Hold] = []
@@ -234,10 +319,14 @@ class CoupledSimulation:
         if m is None or self._attempt is not None:
             # no mate; or inside a mate attempt, where only unpaired jobs and the target run
             return START
+        now = st.sim.now
+        if self._cobalt and j in st.excluded:
+            if now - st.excluded[j] <= COBALT_EXCLUSION:
+                return YIELD  # not offered (Cobalt's bgsched), so not a yield
+            del st.excluded[j]
         s2, k = m
         other = self.state[s2]
         osim = other.sim
-        now = st.sim.now
         if k in osim.held:  # the mate holds: both start now
             osim.start_held(k)
             self._close_hold(s2, k, now, "start")
@@ -253,13 +342,16 @@ class CoupledSimulation:
         may_hold = sys_.scheme == "hold" or (
             sys_.max_yields is not None and st.yields.get(j, 0) >= sys_.max_yields
         )
-        if (
-            may_hold and not st.releasing
-            and st.held_nodes + nodes <= sys_.hold_cap * st.sim.cluster.nodes
-        ):  # fmt: skip
+        cap = sys_.hold_cap * st.sim.cluster.nodes
+        if self._cobalt:
+            st.excluded[j] = now
+            fits = st.held_nodes + nodes < cap  # Cobalt's strict cap
+        else:
+            fits = st.held_nodes + nodes <= cap
+        if may_hold and not st.releasing and fits:
             st.first_hold.setdefault(j, now)
             st.held_nodes += nodes
-            if st.next_release == INF and st.period < INF:
+            if st.next_release == INF and st.period < INF and not self._cobalt:
                 st.next_release = self._next_tick(st.period, now)
             return HOLD
         st.yields[j] = st.yields.get(j, 0) + 1
@@ -293,12 +385,17 @@ class CoupledSimulation:
         if st.period == INF:
             return INF
         due = st.first_hold[j] + st.system.release_age
-        return self._next_tick(st.period, max(sim.now, due))
+        tick = self._next_tick(st.period, max(sim.now, due))
+        return self._cobalt_tick(tick) if self._cobalt else tick
 
     def _next_tick(self, period: float, after: float) -> float:
         """The first release tick strictly after ``after`` (ticks: first submit + k x period)."""
         k = math.floor((after - self.first_time) / period) + 1
         return self.first_time + k * period
+
+    def _cobalt_tick(self, t: float) -> float:
+        """Tick ``t`` if Qsim has it (before the last submission of all systems), else inf."""
+        return t if t < self.last_time else INF
 
     def _open_hold(self, s: int, j: int, now: float) -> None:
         sim = self.state[s].sim
@@ -322,6 +419,14 @@ class CoupledSimulation:
         for j in due:
             sim.release_hold(j)
             self._close_hold(s, j, t, "release")
+        if self._cobalt:  # a tick is an event of the system (Qsim's C event): a pass
+            st.yielded_since_event.clear()
+            if st.score is not None:
+                for j in due:  # the release's score 0 replaces the sum
+                    st.score[j] = 0.0
+            sim.demoted = frozenset(due)
+            st.next_release = self._cobalt_tick(t + st.period)
+            return True
         started = sum(len(x.sim.start_order) for x in self.state)
         if due:
             sim.demoted = frozenset(due)
@@ -369,6 +474,8 @@ class CoupledSimulation:
             for i, st in enumerate(state):
                 if had[i]:
                     st.yielded_since_event.clear()
+                if st.score is not None and (had[i] or st.next_release == t):
+                    _add_wfp(st, t)
                 if st.next_release == t and self._release(i, t):
                     had[i] = True
             for i, sp in enumerate(steppers):
@@ -463,8 +570,11 @@ class CoupledSimulation:
 
     # -- the outcome ----------------------------------------------------------------------------
     def info(self) -> dict[str, Any]:
-        """Facts about the run (per system: holds, yields, alone starts)."""
+        """Facts about the run (per system: holds, yields, alone starts); ``compat`` and a
+        system's ``wfp: summed`` only in a compatibility mode."""
         out: dict[str, Any] = {"mate_attempt": self.mate_attempt, "pairs": len(self.pairs)}
+        if self.compat is not None:
+            out["compat"] = self.compat
         for i, st in enumerate(self.state):
             out[st.system.name] = {
                 "scheme": st.system.scheme,
@@ -477,4 +587,6 @@ class CoupledSimulation:
                 "yields": sum(st.yields.values()),
                 "started_alone": st.alone,
             }
+            if st.score is not None:
+                out[st.system.name]["wfp"] = "summed"
         return out
