@@ -98,6 +98,18 @@ def test_fig2_release_breaks_the_deadlock_and_gives_the_released_job_the_lowest_
     assert m["A"]["releases"] == 1 and m["B"]["releases"] == 0
 
 
+def test_allocated_utilization_counts_held_nodes_as_busy_but_idle():
+    """Fig. 2 with release: A's nodes are held 6 x 1200 node-s, used 6 x 100 (a2) + 6 x 100
+    (a1) node-s, over 10 nodes x 1400 s (first submit 0, last end 1400). The useful
+    utilization counts only the runs; the allocated one adds the held node-time."""
+    systems, pairs = fig2(release=1200)
+    _, r = run(systems, pairs)
+    m = r.metrics()["A"]
+    assert m["utilization"] == pytest.approx(1200 / 14000)
+    assert m["allocated_utilization"] == pytest.approx((1200 + 6 * 1200) / 14000)
+    assert m["allocated_utilization"] - m["utilization"] == pytest.approx(m["su_loss_share"])
+
+
 def test_a_stalled_release_holds_nothing_so_even_a_policy_ignoring_demotion_progresses():
     """The same run where the policy ignores view.demoted: a1 (highest WFP score) is picked
     first again after its release and, as in Cobalt, holds the freed nodes again at t=1200.

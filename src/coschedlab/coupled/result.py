@@ -9,7 +9,9 @@ unpaired), ``hold_time`` (seconds held over every hold episode, released ones in
 
 Metrics per system (:meth:`CoupledResult.metrics`): ``wait_mean``, ``bounded_slowdown_mean``
 (the core's: max(1, response / max(run, 10)), equal to Qsim's max(response, 10) / max(run, 10)
-since response >= run), ``utilization`` (running jobs only), ``sync_mean`` (paired jobs),
+since response >= run), ``utilization`` (useful: running jobs' node-time over nodes x span,
+first submit to last end), ``allocated_utilization`` (held nodes counted as busy-but-idle:
+useful plus ``su_loss_share``), ``sync_mean`` (paired jobs),
 ``su_loss_node_hours`` (sum of held nodes x hold time) and ``su_loss_share`` (of nodes x the
 system's span, first submit to last end), ``paired_share``, counts of holds, releases, yields
 and jobs that started alone.
@@ -37,8 +39,8 @@ __all__ = ["CoupledResult", "METRIC_KEYS"]
 #: the per-system metrics, in table order
 METRIC_KEYS = (
     "jobs", "paired", "paired_share", "wait_mean", "bounded_slowdown_mean", "utilization",
-    "sync_mean", "su_loss_node_hours", "su_loss_share", "holds", "releases", "yields",
-    "started_alone",
+    "allocated_utilization", "sync_mean", "su_loss_node_hours", "su_loss_share", "holds",
+    "releases", "yields", "started_alone",
 )  # fmt: skip
 
 
@@ -135,6 +137,8 @@ class CoupledResult:
                 "wait_mean": float(m.get("wait_mean", math.nan)),
                 "bounded_slowdown_mean": float(m.get("bounded_slowdown_mean", math.nan)),
                 "utilization": float(m.get("utilization", math.nan)),
+                "allocated_utilization": float(m.get("utilization", math.nan))
+                + (node_hours / capacity if capacity > 0 else 0.0),
                 "sync_mean": float(jobs.loc[paired, "sync"].mean()) if paired.any() else 0.0,
                 "su_loss_node_hours": node_hours,
                 "su_loss_share": node_hours / capacity if capacity > 0 else 0.0,

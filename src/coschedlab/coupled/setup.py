@@ -105,7 +105,9 @@ def _system(
     from .workloads import (
         KTH,
         PAPER_LARGE_LOAD,
+        PAPER_LARGE_SCALE,
         THETA,
+        THETA_NODES,
         cluster_of,
         month_of,
         paper_small_load,
@@ -133,8 +135,9 @@ def _system(
         month = _num(opts.get("month", "1"), "month", text, integer=True, minimum=1)
         if month > 12:
             raise InputError(f"--system {text!r}: month must be 1..12, got {month}")
-        if paper:
+        if paper:  # five Thetas at Intrepid's load (docs/coupled.md, Calibration)
             load = PAPER_LARGE_LOAD
+            n = (n or THETA_NODES) * PAPER_LARGE_SCALE
         # with a load: the month's jobs and the following months', stretched from the month's
         # start (as large_at_load)
         w = month_of(path, 2022, month, n, onward=load is not None)

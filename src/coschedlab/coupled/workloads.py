@@ -15,10 +15,12 @@ The paper's Intrepid and Eureka traces are not public. We use (docs/coupled.md):
   that pairing every k-th twin gives exactly the proportion 1/k (the paper's "special Eureka
   workload that has the same number of jobs and is within the same time span").
 
-Calibrated to the paper's baselines (``calibrate: paper``; :data:`PAPER_LARGE_LOAD`,
-:data:`PAPER_SMALL_LOADS`, :data:`PAPER_TWIN_LOAD`): the month of Theta and the following
-months stretched to one offered load (:func:`large_at_load`), Intrepid's 61-min mean wait; the
-cluster's utilization labels run at the offered loads that give Eureka's slowdowns.
+Calibrated to the paper's baselines (``calibrate: paper``; :data:`PAPER_LARGE_NODES`,
+:data:`PAPER_LARGE_LOAD`, :data:`PAPER_SMALL_LOADS`, :data:`PAPER_TWIN_LOAD`): the large
+machine is five Thetas (21,800 nodes) and the month of Theta with the following months
+compressed into it to one offered load (:func:`large_at_load`): Intrepid's 9,219 jobs a month
+and its 61-min mean wait; the cluster's utilization labels run at the offered loads that give
+Eureka's slowdowns.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ __all__ = [
     "THETA",
     "PAPER_BASELINES",
     "PAPER_LARGE_LOAD",
+    "PAPER_LARGE_NODES",
+    "PAPER_LARGE_SCALE",
     "PAPER_SMALL_LOADS",
     "PAPER_TWIN_LOAD",
     "cluster_of",
@@ -67,14 +71,29 @@ def month_of(
 ) -> Workload:
     """The jobs of a trace with absolute (epoch) submit times submitted in ``year-month``
     (UTC), submit times counted from the month's start; with ``onward``, every job submitted
-    from the month's start on (what :func:`stretch_to_load` compresses into the month)."""
+    from the month's start to the year's end, then the year's jobs before the month as if
+    submitted a year later (ids offset past the largest), so that a late month has as many
+    jobs to compress (:func:`stretch_to_load`) as an early one."""
     if not 1 <= month <= 12:
         raise InputError(f"month must be 1..12, got {month}")
     w = read_swf(path, max_procs=nodes)
     a = calendar.timegm((year, month, 1, 0, 0, 0))
     b = calendar.timegm((year + (month == 12), month % 12 + 1, 1, 0, 0, 0))
+    y0, y1 = calendar.timegm((year, 1, 1, 0, 0, 0)), calendar.timegm((year + 1, 1, 1, 0, 0, 0))
     sub = w.columns["submit"]
-    w = w.select((sub >= a) & ((sub < b) | onward))
+    if onward:
+        late = w.select((sub >= a) & (sub < y1))
+        early = w.select((sub >= y0) & (sub < a))
+        if len(late) and len(early):
+            early.columns["submit"] = early.columns["submit"] + (y1 - y0)
+            early.columns["id"] = early.columns["id"] + int(w.columns["id"].max()) + 1
+            cols = {k: np.concatenate([late.columns[k], early.columns[k]]) for k in late.columns}
+            extra = {k: np.concatenate([late.extra[k], early.extra[k]]) for k in late.extra}
+            w = Workload(cols, {}, dict(w.header), w.dropped, w.source, extra)
+        else:
+            w = late
+    else:
+        w = w.select((sub >= a) & (sub < b))
     if not len(w):
         raise InputError(f"no job submitted in {year}-{month:02d}", str(path))
     w.columns["submit"] = w.columns["submit"] - a
@@ -124,14 +143,19 @@ def stretch_to_load(
 PAPER_BASELINES = {"large_wait": 61 * 60.0, "large_slowdown": 6.1,
                    "small_slowdown": {0.25: 1.7, 0.5: 12.5, 0.75: 37.1}}  # fmt: skip
 #: the calibration to :data:`PAPER_BASELINES` (``benchmarks/coupled_calibration.py`` fits it
-#: again; docs/coupled.md, "Calibration"). The large system's offered load: fitted on Theta's
-#: January-June 2022 (the geometric mean of the months' baseline mean waits 61 min)
-PAPER_LARGE_LOAD = 0.42
+#: again; docs/coupled.md, "Calibration"). The large machine: this many Thetas, the whole
+#: number whose month at the fitted load holds Intrepid's 9,219 jobs (January-June 2022: 5,
+#: 9,225 jobs), so its jobs are as small against the machine and as many as Intrepid's
+PAPER_LARGE_SCALE = 5
+PAPER_LARGE_NODES = PAPER_LARGE_SCALE * THETA_NODES
+#: its offered load: fitted on Theta's January-June 2022 (the geometric mean of the months'
+#: baseline mean waits 61 min)
+PAPER_LARGE_LOAD = 0.72
 #: the small system's offered load per paper utilization label: the load whose mean
 #: baseline bounded slowdown over seeds 0-2 is the paper's slowdown for that label
 PAPER_SMALL_LOADS = {0.25: 0.12, 0.5: 0.36, 0.75: 0.6}
 #: the twin workload's (paired-proportion study) offered load for the "medium" (0.5) baseline
-PAPER_TWIN_LOAD = 0.18
+PAPER_TWIN_LOAD = 0.43
 
 
 def large_at_load(

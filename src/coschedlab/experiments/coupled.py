@@ -311,6 +311,15 @@ def _bundled(trace: str) -> str:
     return {"theta": THETA, "kth": KTH}.get(trace, trace)
 
 
+def large_nodes(config: dict[str, Any]) -> int:
+    """The large machine's nodes: ``large_nodes``, times
+    :data:`~coschedlab.coupled.workloads.PAPER_LARGE_SCALE` under ``calibrate: paper``."""
+    from ..coupled.workloads import PAPER_LARGE_SCALE
+
+    scale = PAPER_LARGE_SCALE if config.get("calibrate") == "paper" else 1
+    return int(config["large_nodes"]) * scale
+
+
 def study_workloads(config: dict[str, Any]):
     """The two workloads and the pairing of ``config`` (a pure function of it)."""
     from ..coupled.mates import Pairs, pair_by_vicinity, pair_every
@@ -323,7 +332,7 @@ def study_workloads(config: dict[str, Any]):
 
     paper = config.get("calibrate") == "paper"
     large, span = large_workload(
-        config["large"], config["month"], config["large_nodes"],
+        config["large"], config["month"], large_nodes(config),
         PAPER_LARGE_LOAD if paper else None,
     )  # fmt: skip
     pool = _pool(config["small"], config["small_nodes"])
@@ -371,7 +380,7 @@ def run_one(config: dict[str, Any]) -> dict[str, Any]:
             max_yields=config["max_yields"],
         )
         for name, w, nodes, sched, letter in (
-            ("large", large, config["large_nodes"], config["schedulers"][0], combo[0]),
+            ("large", large, large_nodes(config), config["schedulers"][0], combo[0]),
             ("small", small, config["small_nodes"], config["schedulers"][1], combo[1]),
         )
     ]
@@ -395,8 +404,8 @@ def _shape(row: dict[str, Any]) -> None:
     """KeyError or TypeError unless ``row`` is a run of this sweep with numeric metrics."""
     row["config"]["study"]  # noqa: B018
     for m in (row["metrics"]["large"], row["metrics"]["small"]):
-        for k in METRICS:
-            if not (m[k] is None or type(m[k]) in (int, float)):
+        for k in METRICS:  # (allocated_utilization: NaN in runs stored before it)
+            if not (m.get(k) is None or type(m.get(k)) in (int, float)):
                 raise TypeError(k)
 
 
@@ -408,9 +417,9 @@ run_sweep = SWEEP.run
 
 
 #: the metrics averaged over seeds, per system
-METRICS = ("wait_mean", "bounded_slowdown_mean", "utilization", "sync_mean",
-           "su_loss_node_hours", "su_loss_share", "paired_share", "holds", "releases",
-           "yields")  # fmt: skip
+METRICS = ("wait_mean", "bounded_slowdown_mean", "utilization", "allocated_utilization",
+           "sync_mean", "su_loss_node_hours", "su_loss_share", "paired_share", "holds",
+           "releases", "yields")  # fmt: skip
 
 
 def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
