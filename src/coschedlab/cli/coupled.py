@@ -66,6 +66,14 @@ def simulate(
             "only if it yielded since that system's last event (Cobalt's code)",
         ),
     ] = "queued",
+    compat: Annotated[
+        str,
+        typer.Option(
+            "--compat",
+            help="none: our semantics (docs/coupled.md); cobalt: Cobalt Qsim's own rules where "
+            "they differ (60-s exclusion, strict cap, release ticks, summed cluster WFP)",
+        ),
+    ] = "none",
     seed: Annotated[int, typer.Option("--seed", help="where load-stretched traces start")] = 0,
     baseline: Annotated[
         bool, typer.Option("--baseline/--no-baseline", help="also run without pairing")
@@ -78,20 +86,24 @@ def simulate(
     from rich.console import Console
 
     from ..coupled.setup import DEFAULT_SYSTEMS, build_systems, run_coupled
-    from ..coupled.system import ATTEMPTS
+    from ..coupled.system import ATTEMPTS, COMPATS
     from ..errors import check_seed
     from ..outputs import atomic_dir, check_target
 
     check_seed(seed)
     if mate_attempt not in ATTEMPTS:
         raise InputError(f"--mate-attempt must be queued or yielded, got {mate_attempt!r}")
+    if compat != "none" and compat not in COMPATS:
+        raise InputError(f"--compat must be cobalt or none, got {compat!r}")
     if out is not None:
         check_target(out, force)
     err = Console(stderr=True)
     systems, notes = build_systems(system or DEFAULT_SYSTEMS, scheduler or [], seed)
     for note in notes:
         err.print(note, soft_wrap=True)
-    r, metrics, base, p, shares = run_coupled(systems, pairs, mate_attempt, baseline)
+    r, metrics, base, p, shares = run_coupled(
+        systems, pairs, mate_attempt, baseline, None if compat == "none" else compat
+    )
     err.print(
         f"{len(p):,} pairs: "
         + ", ".join(

@@ -16,7 +16,7 @@ SYSTEM_KEYS = (
     "name", "nodes", "scheme", "hold_cap", "release", "release_age", "max_yields", "month",
     "load", "calibrate",
 )  # fmt: skip
-DEFAULT_SYSTEMS = ["theta:scheme=hold", "kth:load=0.5,scheme=hold"]
+DEFAULT_SYSTEMS = ["theta:calibrate=paper,scheme=hold", "kth:load=0.5,calibrate=paper,scheme=hold"]
 
 
 def parse_system(text: str) -> tuple[str, dict[str, str]]:
@@ -246,12 +246,14 @@ def build_systems(
 
 
 def run_coupled(
-    systems: list[Any], pairs: str, mate_attempt: str = "queued", baseline: bool = True
-) -> tuple[Any, dict, dict | None, Any, list[float]]:
+    systems: list[Any], pairs: str, mate_attempt: str = "queued", baseline: bool = True,
+    compat: str | None = None,
+) -> tuple[Any, dict, dict | None, Any, list[float]]:  # fmt: skip
     """Pair the systems' jobs (``pairs``: ``vicinity:SECONDS``, ``every:K``,
-    ``proportion:P``, ``file:PATH`` or ``none``) and run them coupled; with ``baseline``,
-    also without pairing. The result (validated), its metrics, the baseline's metrics (None
-    without), the pairs and each system's paired share."""
+    ``proportion:P``, ``file:PATH`` or ``none``) and run them coupled (``compat``: see
+    :class:`~.system.CoupledSimulation`); with ``baseline``, also without pairing. The result
+    (validated), its metrics, the baseline's metrics (None without), the pairs and each
+    system's paired share."""
     import copy
 
     from .mates import Pairs, make_pairs, paired_share
@@ -268,9 +270,9 @@ def run_coupled(
         plain = [copy.copy(s) for s in systems]
         for s, orig in zip(plain, systems, strict=True):
             s.scheduler = copy.deepcopy(orig.scheduler)
-        c0 = CoupledSimulation(plain, Pairs()).run()
+        c0 = CoupledSimulation(plain, Pairs(), compat=compat).run()
         base = CoupledResult.from_simulation(c0).metrics()
-    c = CoupledSimulation(systems, p, mate_attempt=mate_attempt).run()
+    c = CoupledSimulation(systems, p, mate_attempt=mate_attempt, compat=compat).run()
     r = CoupledResult.from_simulation(c)
     problems = r.validate()
     if problems:
@@ -279,30 +281,45 @@ def run_coupled(
 
 
 #: the columns of :func:`table_cells`
-COLUMNS = ("system", "jobs", "paired", "wait min", "bsld", "util %", "sync min", "SU loss")
+COLUMNS = (
+    "system", "jobs", "paired", "wait min", "bsld", "util %", "sync min", "SU loss",
+)  # fmt: skip
+
+
+def _short(v: float, digits: int = 1) -> str:
+    """``v`` in at most ~6 characters (80-column tables): 12.3, 1234, 12.3k, 1.37M."""
+    a = abs(v)
+    if a >= 1e6:
+        return f"{v / 1e6:.2f}M"
+    if a >= 1e4:
+        return f"{v / 1e3:.1f}k"
+    return f"{v:.{digits if a < 100 else 0}f}"
 
 
 def table_cells(metrics: dict, baseline: dict | None) -> list[list[str]]:
     """One text row per system (:data:`COLUMNS`; in brackets: the change against the run
-    without pairing): what ``coschedlab coupled simulate`` prints and the dashboard shows."""
+    without pairing; ``util %``: the useful utilization, and below it (``a``) with the held
+    nodes counted as busy-but-idle): what ``coschedlab coupled simulate`` prints and the
+    dashboard shows."""
     rows = []
     for name, m in metrics.items():
         b = (baseline or {}).get(name)
 
-        def delta(key: str, scale: float, fmt: str, m=m, b=b) -> str:
+        def delta(key: str, scale: float, m=m, b=b) -> str:
             v = m[key] * scale
             if b is None:
-                return format(v, fmt)
-            return f"{format(v, fmt)} ({v - b[key] * scale:+{fmt}})"
+                return _short(v)
+            d = v - b[key] * scale
+            return f"{_short(v)} ({'+' if d >= 0 else ''}{_short(d)})"
 
         rows.append([
             name,
             f"{m['jobs']:,}",
             f"{100 * m['paired_share']:.1f}%",
-            delta("wait_mean", 1 / 60, ".1f"),
-            delta("bounded_slowdown_mean", 1, ".1f"),
-            f"{100 * m['utilization']:.1f}",
-            f"{m['sync_mean'] / 60:.1f}",
-            f"{m['su_loss_node_hours']:,.0f} nh {100 * m['su_loss_share']:.1f}%",
+            delta("wait_mean", 1 / 60),
+            delta("bounded_slowdown_mean", 1),
+            f"{100 * m['utilization']:.1f}\n{100 * m['allocated_utilization']:.1f} a",
+            _short(m["sync_mean"] / 60),
+            f"{_short(m['su_loss_node_hours'], 0)} nh {100 * m['su_loss_share']:.1f}%",
         ])  # fmt: skip
     return rows

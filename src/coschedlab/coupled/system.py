@@ -30,11 +30,16 @@ than ``release_age`` (from the job's first hold) are released: the nodes are fre
 is ordered last in that pass (``view.demoted``); it may hold again. After ``max_yields``
 yields a job holds (unlimited by default, as in Cobalt).
 
-**Deadlock.** Hold-hold without release can deadlock (the paper's Fig. 2): when no event can
-change anything while jobs wait, :class:`CoupledDeadlock` names the held jobs. When only
-release ticks and policy timers are left and two release periods plus the release age (a day
-without release) pass without a start, the set is reported the same way (a livelock): never
-an endless loop.
+**Progress.** A release at which no job has started on any system since the system's previous
+tick is *stalled*: its pass holds nothing (a job that would hold yields), so the freed nodes go
+to jobs that can start; a run that progresses keeps Cobalt's rule (released nodes may be held
+again at once).
+
+**Deadlock.** Hold-hold without release can deadlock (the paper's Fig. 2): the cycle is found
+when it forms (:meth:`CoupledSimulation._deadlocked`, the wait-for graph of held jobs and their
+mates) and :class:`CoupledDeadlock` names its holds. When only release ticks and policy timers
+are left and four release periods plus the release age (a day without release) pass without a
+start, the set is reported the same way (a safety net): never an endless loop.
 
 **Cobalt compatibility** (``compat="cobalt"``; off by default). Qsim's rules where they differ
 from the above (numbers of benchmarks/cobalt_qsim/cobalt_rules.md), to reproduce its schedules
@@ -450,9 +455,11 @@ class CoupledSimulation:
         stall: tuple[int, float] | None = None  # (jobs ended, since) with only ticks left
         periods = [st.period for st in state if st.period < INF]
         # how long only timers and release ticks may pass without a start before the set is
-        # declared stuck: two release periods and the age, or a day without release
+        # declared stuck (a safety net: a stalled release's pass holds nothing, so a set with
+        # release starts a job within three periods and the age): four release periods and
+        # the age, or a day without release
         patience = (
-            2 * max(periods) + max(st.system.release_age for st in state) if periods else 86400.0
+            4 * max(periods) + max(st.system.release_age for st in state) if periods else 86400.0
         )
         # a deadlock can form only among holds that are never released
         watch = any(st.period == INF for st in state)

@@ -25,7 +25,7 @@ PATH = "/coupled"
 TITLE = "Coupled systems"
 
 #: the command line's default: ALCF Theta (January 2022) and KTH-SP2 stretched to load 0.5
-DEFAULT = "theta:scheme=hold\nkth:load=0.5,scheme=hold"
+DEFAULT = "theta:calibrate=paper,scheme=hold\nkth:load=0.5,calibrate=paper,scheme=hold"
 
 
 def system_specs(ws: Any, text: str | None) -> list[str]:
