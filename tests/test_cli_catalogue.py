@@ -809,6 +809,7 @@ CASES = [
     ("coupled-scheduler-empty", "coupled simulate --system small.swf:name=a --system small.swf --scheduler=", 2, "empty scheduler spec"),
     ("coupled-schedulers-3", "coupled simulate --system small.swf:name=a --system small.swf -s easy -s easy -s easy", 2, "one per system (2), got 3"),
     ("coupled-attempt", "coupled simulate --system small.swf:name=a --system small.swf --mate-attempt sometimes", 2, "--mate-attempt must be queued or yielded"),
+    ("coupled-paper-nodes", "coupled simulate --system theta:calibrate=paper,nodes=100 --system kth:load=0.5", 2, "calibrate=paper sets the machine"),
     ("coupled-compat", "coupled simulate --system small.swf:name=a --system small.swf --compat qsim", 2, "--compat must be cobalt or none, got 'qsim'"),
     ("coupled-seed", "coupled simulate --system small.swf:name=a --system small.swf --seed -1", 2, "a seed must be an integer"),
     ("coupled-pairs", "coupled simulate --system small.swf:name=a --system small.swf --pairs nearby:3", 2, "unknown pairing 'nearby:3'"),

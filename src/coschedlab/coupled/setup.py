@@ -137,7 +137,7 @@ def _system(
             raise InputError(f"--system {text!r}: month must be 1..12, got {month}")
         if paper:  # five Thetas at Intrepid's load (docs/coupled.md, Calibration)
             load = PAPER_LARGE_LOAD
-            n = (n or THETA_NODES) * PAPER_LARGE_SCALE
+            n = THETA_NODES * PAPER_LARGE_SCALE
         # with a load: the month's jobs and the following months', stretched from the month's
         # start (as large_at_load)
         w = month_of(path, 2022, month, n, onward=load is not None)
@@ -187,6 +187,11 @@ def _paper(text: str, trace: str, opts: dict[str, str]) -> bool:
         raise InputError(f"--system {text!r}: calibrate must be paper or none, got {value!r}")
     if value == "none":
         return False
+    if "nodes" in opts:
+        raise InputError(
+            f"--system {text!r}: calibrate=paper sets the machine (fitted on {trace}'s own "
+            "size); drop nodes="
+        )
     if trace == "theta":
         if "load" in opts:
             raise InputError(

@@ -90,7 +90,8 @@ def layout(ctx: Any) -> Any:
                     id="cp-systems", value=DEFAULT, style={"width": "34em", "height": "5em"}),
                     "TRACE: theta (ALCF Theta, January 2022), kth (KTH-SP2) or an uploaded "
                     "file; keys: name, nodes, scheme (hold|yield), hold_cap, release, "
-                    "release_age, max_yields, month, load"),
+                    "release_age, max_yields, month, load, calibrate (paper: the stand-ins "
+                    "for Intrepid and Eureka, docs/coupled.md)"),
                 field("upload a trace (SWF)", dcc.Upload(
                     id="cp-upload", children=html.Div("drop or click"), max_size=-1,
                     className="upload")),
