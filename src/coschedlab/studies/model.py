@@ -1,10 +1,15 @@
 """A model of each run's work: timesteps from scratch and from a reused checkpoint, the time
 per timestep on ``p`` processors, and the run's objectives (SimX, Sections 2.3 and 4.1).
 
-A run of a timestepping code takes ``steps x t(p) x time_scale`` seconds on ``p``
-processors: ``t`` is the code's scaling table (seconds per timestep, the seed's Table 4) and
-``time_scale`` calibrates it to measured whole-run times (start-up, checkpoint writes: the
-seed's 34.3-minute mean run on 32 processors is 1.183 x its 2900 timesteps x 0.60 s).
+A run of a timestepping code takes ``start_time(p) + steps x t(p) x time_scale`` seconds on
+``p`` processors: ``t`` is the code's scaling table (seconds per timestep, the seed's Table 4),
+``time_scale`` an optional factor on it, and ``start_time(p)`` the run's time outside its
+timesteps (start-up, reading and writing its state): ``overhead`` seconds, in proportion to
+``p`` when ``overhead_procs`` is set (``overhead`` is then the time on ``overhead_procs``
+processors). The seed's 34.3-minute mean run on 32 processors is 2900 timesteps x 0.60 s
+plus 318 s. A restart after a preemption pays ``start_time`` of its new group again.
+``slowdown`` maps a machine size to a factor on every run's time there (the seed's runs are
+36.3 / 34.3 times longer on its 64-worker machine: :meth:`WorkModel.machine_factor`).
 
 Timesteps differ from design to design. Design ``d`` draws a factor ``X_d`` from a gamma law
 of mean 1 and coefficient of variation ``spread``, with a generator seeded by ``(seed, d)``
@@ -50,6 +55,9 @@ class WorkModel:
     spread: float = 0.25
     seed: int = 0
     time_scale: float = 1.0
+    overhead: float = 0.0
+    overhead_procs: int = 0
+    slowdown: tuple[tuple[int, float], ...] = ()
     targets: tuple[tuple[float, ...], ...] = ((0.2, 0.3), (0.7, 0.8))
     noise: float = 0.0
     normalize: bool = True
@@ -62,6 +70,15 @@ class WorkModel:
                 f"timesteps from a checkpoint ({self.reuse}) must be > 0 and at most those "
                 f"from scratch ({self.scratch})"
             )
+        if not 0 <= self.overhead < float("inf"):
+            raise InputError(f"overhead must be a number of seconds >= 0, got {self.overhead}")
+        if self.overhead_procs < 0:
+            raise InputError(f"overhead_procs must be >= 0, got {self.overhead_procs}")
+        for procs, f in self.slowdown:
+            if not 0 < f < float("inf"):
+                raise InputError(
+                    f"slowdown on {procs} processors must be a positive factor, got {f}"
+                )
         if not 0 <= self.spread <= 2:
             raise InputError(f"spread must be from 0 to 2, got {self.spread}")
         dims = len(self.space.names)
@@ -99,6 +116,18 @@ class WorkModel:
     def step_time(self, p: int) -> float:
         """Seconds per timestep on ``p`` processors (a tabulated count), calibrated."""
         return self.scaling.time(p) * self.time_scale
+
+    def start_time(self, p: int) -> float:
+        """Seconds a run (or a restart) on ``p`` processors spends outside its timesteps:
+        ``overhead``, in proportion to ``p`` when ``overhead_procs`` is set (module doc)."""
+        if self.overhead_procs:
+            return self.overhead * p / self.overhead_procs
+        return self.overhead
+
+    def machine_factor(self, procs: int) -> float:
+        """The factor every run's time is multiplied by on a machine of ``procs`` processors
+        (``slowdown``; 1 for a size it does not list)."""
+        return dict(self.slowdown).get(procs, 1.0)
 
     def objectives(self, d: Design) -> tuple[float, ...]:
         """The objectives of design ``d`` (squared distances to the targets, module doc)."""

@@ -7,12 +7,15 @@ that reads finished runs' objectives, and its policy is the study manager's. Tho
 the kernel's job lifecycle without special cases, so this module has its own small loop: a
 heap of (time, sequence) events, finishes before checkpoint decisions at one instant.
 
-A run of design ``d`` on ``p`` processors advances ``1 / (t(p) x time_scale)`` timesteps per
-second (:class:`~coschedlab.studies.model.WorkModel`). When preemption is on and workers are
-spare, each running run (most work left first) is asked whether moving to the larger group
-pays now (:func:`~coschedlab.studies.manager.beneficial`); if not, it is asked again at its
-next checkpoint. A move restarts the run from its last checkpoint after ``restart`` seconds
-(regrouping and reading the checkpoint); the work since the checkpoint is redone.
+A run of design ``d`` on ``p`` processors spends the model's ``start_time(p)``, then
+advances ``1 / (t(p) x time_scale)`` timesteps per second, every time multiplied by the
+model's factor for the machine's size (:class:`~coschedlab.studies.model.WorkModel`).
+When preemption is on and workers are spare, each running run (most work left first) is
+asked whether moving to the larger group pays now
+(:func:`~coschedlab.studies.manager.beneficial`); if not, it is asked again at its next
+checkpoint. A move restarts the run from its last checkpoint after ``restart`` seconds
+(regrouping) plus the model's ``start_time`` of the new group; the work since the
+checkpoint is redone.
 """
 
 from __future__ import annotations
@@ -91,10 +94,16 @@ def simulate_study(
         for w in r.workers:
             segments.append(Segment(w, r.start.run, r.wall, until, kind))
 
+    slow = model.machine_factor(procs)
+
+    def step_time(g: int) -> float:
+        return model.step_time(g) * slow
+
     def launch(s: Start) -> None:
         g = len(s.workers)
-        r = _Run(s, model.steps(s.design, s.source is not None), now, now, 0.0,
-                 model.step_time(g), s.workers, wall=now)  # fmt: skip
+        r = _Run(s, model.steps(s.design, s.source is not None), now,
+                 now + model.start_time(g) * slow, 0.0, step_time(g), s.workers,
+                 wall=now)  # fmt: skip
         runs[s.run] = r
         fresh.append(r)
         push(r.end(), FINISH, s.run, 0)
@@ -131,16 +140,16 @@ def simulate_study(
         done = r.done_at(now)
         last = math.floor(done / checkpoint_every + 1e-9) * checkpoint_every
         sigma = max(0.0, done - last) / checkpoint_every  # (a checkpoint within rounding: 0)
-        alpha = model.step_time(new) / r.step_time
+        alpha = step_time(new) / r.step_time
         if beneficial(alpha, sigma):
             close_segment(r, now, "run")
             r.lost += max(0.0, done - last)
             r.moves.append([now, len(r.workers), new, sigma, alpha])
             r.workers = mgr.expand(r.start.run, new)
             r.wall = now
-            r.seg_start = now + restart
+            r.seg_start = now + (restart + model.start_time(new)) * slow
             r.at_seg = last
-            r.step_time = model.step_time(new)
+            r.step_time = step_time(new)
             r.version += 1
             push(r.end(), FINISH, r.start.run, r.version)
         else:

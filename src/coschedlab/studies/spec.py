@@ -19,7 +19,10 @@ model:                       # the simulated executor's work model
   reuse: 1641                # ... and from a reused final state
   spread: 0.25               # coefficient of variation of a design's timesteps
   seed: 1
-  time_scale: 1.1828         # calibration of the scaling table to whole runs
+  time_scale: 1.0            # a factor on the scaling table's seconds per timestep
+  overhead: 318              # seconds of a run (or restart) outside its timesteps ...
+  overhead_procs: 32         # ... on 32 processors, in proportion to them (0: on any)
+  slowdown: {64: 1.0583}     # every run's time x this factor on a 64-processor machine
   targets: [[0.0, 0.2], [0.5, 0.8]]   # one per objective, unit-scaled design coordinates
 command: "{python} -m coschedlab.studies.heat {params} --nprocs {nprocs} ..."  # real executor
 ```
@@ -51,8 +54,8 @@ __all__ = ["StudySpec", "load_spec"]
 
 KEYS = ("name", "design", "objectives", "reuse", "scaling", "processors", "per_run",
         "checkpoint_every", "restart", "step", "config", "model", "command")  # fmt: skip
-MODEL_KEYS = ("scratch", "reuse", "spread", "seed", "time_scale", "targets", "noise",
-              "normalize")  # fmt: skip
+MODEL_KEYS = ("scratch", "reuse", "spread", "seed", "time_scale", "overhead", "overhead_procs",
+              "slowdown", "targets", "noise", "normalize")  # fmt: skip
 MOST_DESIGNS = MOST_SIMULATIONS
 
 
@@ -237,6 +240,10 @@ def load_spec(path: str | Path) -> StudySpec:
                 f"'model.targets' has {len(pts)} points for {len(objectives)} objectives",
                 "model.targets",
             )
+        slowdown = []
+        for p, f in ck.mapping(m.get("slowdown", {}), "model.slowdown").items():
+            p = ck.integer(p, f"model.slowdown.{p}", minimum=1)
+            slowdown.append((p, ck.number(f, f"model.slowdown.{p}", positive=True)))
         try:
             model = WorkModel(
                 space,
@@ -246,6 +253,11 @@ def load_spec(path: str | Path) -> StudySpec:
                 spread=ck.number(m.get("spread", 0.25), "model.spread"),
                 seed=ck.integer(m.get("seed", 0), "model.seed", minimum=0),
                 time_scale=ck.number(m.get("time_scale", 1.0), "model.time_scale", positive=True),
+                overhead=ck.number(m.get("overhead", 0.0), "model.overhead"),
+                overhead_procs=ck.integer(
+                    m.get("overhead_procs", 0), "model.overhead_procs", minimum=0
+                ),
+                slowdown=tuple(sorted(slowdown)),
                 targets=tuple(pts),
                 noise=ck.number(m.get("noise", 0.0), "model.noise"),
                 normalize=ck.boolean(m.get("normalize", True), "model.normalize"),
