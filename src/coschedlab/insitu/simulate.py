@@ -32,6 +32,7 @@ process (one SimGrid Engine per process).
 
 from __future__ import annotations
 
+import math
 import multiprocessing as mp
 import os
 import time
@@ -156,11 +157,17 @@ def _node_ranges(plan: Plan) -> dict[str, list[int]]:
     return out
 
 
-def source_node(sim_nodes: list[int], q: int) -> int:
-    """The simulation node that analysis node number ``q`` (0-based in its allocation) reads
-    from: round robin over the simulation's nodes, as the authors' Controller assigns
-    ``analysis_storage_node``. One flow of V/n' per analysis node."""
-    return sim_nodes[q % len(sim_nodes)]
+def read_flows(
+    sim_nodes: list[int], ana_nodes: list[int], data: float
+) -> list[tuple[int, int, float]]:
+    """The remote reads of one step of a pool analysis: (source, destination, amount). Every
+    analysis node reads data/(n n') from every simulation node, as the authors' Controller does
+    in the version that produced their published runs (``src/Controller.cpp`` lines 186-193:
+    one ``addFileReadAction`` per simulation node with ``num_bytes_to_read`` = V/(n n'), all in
+    the node's ``data_read`` job, so they run at once). Each simulation node serves V/n per pool
+    analysis, whatever n and n'."""
+    each = data / (len(sim_nodes) * len(ana_nodes))
+    return [(s, d, each) for d in ana_nodes for s in sim_nodes]
 
 
 def _run(
@@ -322,30 +329,10 @@ def _run(
 
     def piece_classes(name: str, sim: str) -> dict[tuple[str, int], list[int]]:
         """The pieces (positions in the component's nodes) of analysis ``name`` that see the
-        same conditions, keyed (name, class): each class runs as its own parallel tasks, so a
-        class reading from less loaded disks goes on as per-piece jobs would (WRENCH, the
-        ``activities`` engine). With store and forward the class of a piece is the number of
-        pool reads its disk serves (a pool piece: its source's; a co-scheduled piece: its
-        node's); with fluid I/O every piece of a component is alike."""
-        sblk = place[sim][0]
-        n = len(ranges[sblk])
-        every = list(range(n))
-        load = [0] * n
-        for a in coupled[sim]:
-            if place[a][0] != sblk:
-                for q in range(len(ranges[place[a][0]])):
-                    load[source_node(every, q)] += 1
-        own = len(ranges[place[name][0]])
-        if not store_forward:
-            key = [0] * own
-        elif place[name][0] == sblk:
-            key = load
-        else:
-            key = [load[source_node(every, q)] for q in range(own)]
-        out: dict[tuple[str, int], list[int]] = {}
-        for q, kq in enumerate(key):
-            out.setdefault((name, kq), []).append(q)
-        return out
+        same conditions, keyed (name, class); each class runs as its own parallel tasks. Every
+        simulation node serves the same reads (V/n per pool analysis, :func:`read_flows`), so
+        all the pieces of an analysis see the same disks and form one class."""
+        return {(name, 0): list(range(len(ranges[place[name][0]])))}
 
     def ana_actor(name: str, sim: str, key: tuple[str, int], pos: list[int]) -> None:
         blk, n, c = place[name]
@@ -354,22 +341,30 @@ def _run(
         data = ens.simulation(sim).data * GIGA
         a_task = compute_task(idx, works[name] * GIGA / (n * c))
         d_task = None
+        copies = 1
         if blk == place[sim][0]:
             r_task = local_task(idx, data / n * lo_scale)
         else:
-            pairs = [(source_node(sidx, q), ranges[blk][q]) for q in pos]
-            r_task = flow_task(pairs, data / n)
+            flows = [f for f in read_flows(sidx, ranges[blk], data) if f[1] in idx]
+            # LV08 shares the one link flow by flow, L07 task by task: a read of m flows runs
+            # as m / flow_unit copies of its task, each with that share of the bytes
+            copies = len(flows) // flow_unit if network == "paper" else 1
+            r_task = flow_task([(src, dst) for src, dst, _ in flows], flows[0][2] / copies)
             if store_forward:  # each source reads what it sends to this class, then sends
                 served: dict[int, float] = {}
-                for src, _ in pairs:
-                    served[src] = served.get(src, 0.0) + data / n
+                for src, _, amount in flows:
+                    served[src] = served.get(src, 0.0) + amount
                 d_task = local_task(list(served), list(served.values()))
         for k in range(1, steps + 1):
             sem_w_class[key].acquire()
             t0 = now()
             if d_task is not None:
                 run_ptask(*d_task)
-            run_ptask(*r_task)
+            if blk == place[sim][0] or copies == 1:
+                run_ptask(*r_task)
+            else:
+                for x in [sg.this_actor.exec_init(*r_task).start() for _ in range(copies)]:
+                    x.wait()
             t1 = now()
             for q in pos:
                 records.append((name, k, "R", t0, t1, q))
@@ -427,17 +422,29 @@ def _run(
         flops = works[name] * GIGA / (n * c)
         data = ens.simulation(sim).data * GIGA
         colocated = blk == place[sim][0]
+        flows = (
+            [] if colocated else [f for f in read_flows(sidx, ranges[blk], data) if f[1] == host]
+        )
+        amount = int(flows[0][2]) if flows else 0
+        srcs0 = [src for src, _, _ in flows]
         for k in range(1, steps + 1):
             for _ in sidx:
                 piece_sem[(name, q)].acquire()
             t0 = now()
             if colocated:
                 local_io(host, int(data / n), False)
+            elif store_forward:  # each read: the source's disk, then the link, all at once
+                ios = [disks[src].read_async(int(b)) for src, _, b in flows]
+                srcs = [src for src, _, _ in flows]
+                comms = []
+                while ios:
+                    j = sg.Io.wait_any(ios)
+                    ios.pop(j)
+                    comms.append(sg.Comm.sendto_async(hosts[srcs.pop(j)], hosts[host], amount))
+                sg.Comm.wait_all(comms)
             else:
-                src = source_node(sidx, q)
-                if store_forward:
-                    disks[src].read(int(data / n))
-                sg.Comm.sendto(hosts[src], hosts[host], int(data / n))
+                comms = [sg.Comm.sendto_async(hosts[s], hosts[host], amount) for s in srcs0]
+                sg.Comm.wait_all(comms)
             t1 = now()
             records.append((name, k, "R", t0, t1, q))
             for p in range(len(sidx)):
@@ -446,6 +453,18 @@ def _run(
             records.append((name, k, "A", t1, now(), q))
 
     works = {a.name: a.work for a in ens.analyses}
+    # the flows of every pool analysis' read (n n'); their gcd is the unit of link shares
+    flow_unit = (
+        math.gcd(
+            *(
+                len(ranges[place[a.simulation][0]]) * len(ranges[place[a.name][0]])
+                for a in ens.analyses
+                if place[a.name][0] != place[a.simulation][0]
+            ),
+            0,
+        )
+        or 1
+    )
     for s in ens.simulations:
         kinds[s.name] = "sim"
     for a in ens.analyses:
