@@ -1236,6 +1236,45 @@ def test_the_pass_time_limit_holds_against_a_defiant_policy(ws, tmp_path, name):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize("base, method", [("EASY", "_easy"), ("Conservative", "_profile")])
+def test_the_pass_time_limit_holds_for_the_backfilling_family(ws, tmp_path, base, method):
+    """Backfill.setup binds the pass (``self.schedule = self._easy``) after the limit wrapped
+    ``schedule``: the limit used to never fire for EASY, conservative or their subclasses."""
+    shutil.copy(ws / "small.swf", tmp_path / "small.swf")
+    (tmp_path / "p.py").write_text(
+        f"from coschedlab.schedulers import {base}\n\n"
+        f"class P({base}):\n    name = 'p'\n\n    def {method}(self, view):\n"
+        "        while True:\n            pass\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "coschedlab.cli", "simulate", "small.swf", "-s", "p.py",
+         "--pass-timeout", "0.5", "--out", "o"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "a pass at t=0 took more than 0.5 s" in done.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_pass_time_limit_leaves_the_policy_as_it_found_it():
+    from coschedlab.api import simulate
+    from coschedlab.jobs import Workload
+    from coschedlab.platform import Cluster
+    from coschedlab.schedulers import get_scheduler
+
+    sched = get_scheduler("easy")
+    before = (sched.__dict__.get("schedule"), sched.__dict__.get("setup"))
+    w = Workload.from_records(
+        [{"id": i, "submit": i, "run": 10, "requested_time": 20, "procs": 1} for i in range(1, 6)]
+    )
+    a = simulate(w, Cluster(nodes=2, sockets_per_node=1, cores_per_socket=1), sched,
+                 pass_timeout=5.0)  # fmt: skip
+    assert "setup" not in sched.__dict__  # the class's own setup again
+    assert sched.__dict__.get("schedule") == sched._easy and before[1] is None
+    b = simulate(w, Cluster(nodes=2, sockets_per_node=1, cores_per_socket=1), "easy")
+    assert a.jobs["start"].tolist() == b.jobs["start"].tolist()
+
+
 def _cmdline(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()

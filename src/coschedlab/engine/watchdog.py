@@ -69,7 +69,7 @@ def pass_time_limit(
         yield
         return
     original = scheduler.schedule
-    state = {"started": None, "fired": False, "now": None}
+    state: dict[str, Any] = {"started": None, "fired": False, "now": None, "inner": original}
     done = threading.Event()
 
     def message() -> str:
@@ -82,7 +82,7 @@ def pass_time_limit(
         state["now"] = view.now
         state["started"] = time.monotonic()
         try:
-            decisions = original(view)
+            decisions = state["inner"](view)
         except (KeyboardInterrupt, _Stop):
             if state["fired"]:
                 raise PassTimeout(message()) from None
@@ -116,6 +116,20 @@ def pass_time_limit(
 
     own = "schedule" in getattr(scheduler, "__dict__", {})
     scheduler.schedule = timed
+    # a policy may bind its pass at setup (``self.schedule = self._easy``: the backfilling
+    # family does): time whatever setup leaves there
+    original_setup = scheduler.setup
+    own_setup = "setup" in getattr(scheduler, "__dict__", {})
+
+    def setup_then_time(view: Any) -> Any:
+        out = original_setup(view)
+        bound = scheduler.schedule
+        if bound is not timed:
+            state["inner"] = bound
+            scheduler.schedule = timed
+        return out
+
+    scheduler.setup = setup_then_time
     watcher = threading.Thread(target=watch, name="pass-time-limit", daemon=True)
     watcher.start()
     try:
@@ -127,7 +141,13 @@ def pass_time_limit(
     finally:
         done.set()
         watcher.join()
-        if own:
+        if state["inner"] is not original:  # what setup bound stays (as without a limit)
+            scheduler.schedule = state["inner"]
+        elif own:
             scheduler.schedule = original
         else:
             del scheduler.schedule  # back to the class's method
+        if own_setup:
+            scheduler.setup = original_setup
+        else:
+            del scheduler.setup
