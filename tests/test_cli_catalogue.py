@@ -351,6 +351,36 @@ def ws(tmp_path_factory) -> Path:
     (d / "pairs_split.csv").write_text('1,1,2,1\n"2\n",2,2,2\n')
     (d / "pairs_bom.csv").write_bytes(b"\xef\xbb\xbf1,1,2,1\n")
     (d / "pairs_binary.csv").write_bytes(b"1,1\x00,2\r,1\n\x89PNG")
+    # hostile pass over the coupled commands (issue 29): pairs files, the seed's Fig. 2
+    # deadlock (two 10-node machines, hold-hold without release), calibrated sweep specs
+    (d / "pairs_three.csv").write_text("1,1,2\n")
+    (d / "pairs_sys0.csv").write_text("0,1,2,1\n")
+    (d / "pairs_negjob.csv").write_text("1,-1,2,1\n")
+    (d / "pairs_float.csv").write_text("1.5,1\n")
+    head = "; MaxNodes: 10\n; MaxProcs: 10\n"
+    job = "{} {} -1 100 6 -1 -1 6 200 -1 1 1 1 -1 -1 -1 -1 -1\n"
+    (d / "fig2a.swf").write_text(head + job.format(1, 0) + job.format(2, 1))
+    (d / "fig2b.swf").write_text(head + job.format(1, 1) + job.format(2, 0))
+    (d / "pairs_fig2.csv").write_text("1,1\n2,2\n")
+    paper = "large: theta\nsmall: kth\nschemes: [HH]\nloads: [0.5]\nproportions: []\nseeds: 1\n"
+    for name, body in {
+        "cpl_calib_maybe": paper + "calibrate: maybe\n",
+        "cpl_calib_case": paper + "calibrate: Paper\n",
+        "cpl_calib_bool": paper + "calibrate: true\n",
+        "cpl_calib_twin": paper.replace("proportions: []", "proportions: [0.1]")
+        + "proportion_load: 0.6\ncalibrate: paper\n",
+        "cpl_calib_loads": paper.replace("[0.5]", "[0.25, 0.9]") + "calibrate: paper\n",
+        "cpl_calib_large_nodes": paper + "calibrate: paper\nlarge_nodes: 100\n",
+        "cpl_calib_small_nodes": paper + "calibrate: paper\nsmall_nodes: 50\n",
+        "cpl_release_none": paper + "release: none\n",
+        "cpl_release_null": paper + "release:\n",
+        "cpl_broken": "large: theta\nsmall: kth\nschemes: [HH\nloads: [0.5]\n",
+        "cpl_indent": "large: theta\nsmall: kth\n  schemes: [HH]\n",
+        "cpl_key_twice": paper + "loads: [0.25]\n",
+        "cpl_load_nan": paper.replace("[0.5]", "[.nan]"),
+        "cpl_age_inf": paper + "release_age: .inf\n",
+    }.items():
+        (d / f"{name}.yaml").write_text(body)
     cpl = "large: small.swf\nlarge_nodes: 4\nsmall: small.swf\nsmall_nodes: 4\nschemes: [HH]\nloads: [0.5]\nproportions: []\nseeds: 1\n"
     (d / "cpl_ok.yaml").write_text(cpl)
     (d / "cpl_exec.yaml").write_text(cpl + "executor: dask-local:0\n")
@@ -850,6 +880,67 @@ CASES = [
     ("coupled-compare-no-spec", "coupled compare cpl_ok.yaml --out cplruns", 2, "holds runs but no spec.json"),
     ("coupled-compare-missing", "coupled compare nosuch.yaml", 2, "nosuch.yaml"),
     ("coupled-compare-jobs", "coupled compare cpl_ok.yaml --jobs 0", 2, "--jobs must be at least 1"),
+    ("coupled-system-empty", "coupled simulate --system= --system small.swf", 2, "--system '': give a trace"),
+    ("coupled-system-no-trace", "coupled simulate --system :name=a --system small.swf", 2, "--system ':name=a': give a trace"),
+    ("coupled-system-empty-key", "coupled simulate --system small.swf:=5 --system small.swf:name=b", 2, "expected key=value, got '=5'"),
+    ("coupled-system-key-case", "coupled simulate --system small.swf:Scheme=hold,name=a --system small.swf", 2, "unknown key 'Scheme'"),
+    ("coupled-system-name-twice", "coupled simulate --system small.swf:name=a,name=a --system small.swf", 2, "name given twice"),
+    ("coupled-calibrate-case", "coupled simulate --system small.swf:calibrate=Paper,name=a --system small.swf", 2, "calibrate must be paper or none, got 'Paper'"),
+    ("coupled-calibrate-kth-month", "coupled simulate --system kth:calibrate=paper,month=3,load=0.5 --system small.swf", 2, "calibrate=paper runs kth whole at its label's load; drop month="),
+    ("coupled-calibrate-kth-nodes", "coupled simulate --system kth:calibrate=paper,nodes=50,load=0.5 --system small.swf", 2, "calibrate=paper sets the machine"),
+    ("coupled-calibrate-load-nan", "coupled simulate --system kth:calibrate=paper,load=nan --system small.swf", 2, "load must be a number"),
+    ("coupled-calibrate-load-inf", "coupled simulate --system kth:calibrate=paper,load=inf --system small.swf", 2, "load must be a number"),
+    ("coupled-load-huge", "coupled simulate --system small.swf:load=1e400,name=a --system small.swf", 2, "load must be a number"),
+    ("coupled-load-text", "coupled simulate --system small.swf:load=abc,name=a --system small.swf", 2, "load must be a number"),
+    ("coupled-load-zero", "coupled simulate --system small.swf:load=0,name=a --system small.swf", 2, "load must be in (0, 2], got 0"),
+    ("coupled-load-negative", "coupled simulate --system small.swf:load=-0.5,name=a --system small.swf", 2, "load must be a number >= 0"),
+    ("coupled-month-relative", "coupled simulate --system small.swf:month=3,name=a --system small.swf", 2, "month= picks a calendar month of a trace with epoch submit times"),
+    ("coupled-month-kth", "coupled simulate --system kth:month=3 --system small.swf", 2, "--system 'kth:month=3': month= picks a calendar month"),
+    ("coupled-month-frac", "coupled simulate --system small.swf:month=1.5,name=a --system small.swf", 2, "month must be a whole number"),
+    ("coupled-nodes-huge", "coupled simulate --system small.swf:nodes=99999999999999999999,name=a --system small.swf", 2, "cluster nodes must be at most 10,000,000"),
+    ("coupled-cap-huge", "coupled simulate --system small.swf:hold_cap=1e400,name=a --system small.swf", 2, "hold_cap must be a number"),
+    ("coupled-age-inf", "coupled simulate --system small.swf:release_age=inf,name=a --system small.swf", 2, "release_age must be a number"),
+    ("coupled-yields-neg", "coupled simulate --system small.swf:max_yields=-1,name=a --system small.swf", 2, "max_yields must be a whole number >= 0 or none"),
+    ("coupled-scheme-case", "coupled simulate --system small.swf:scheme=HOLD,name=a --system small.swf", 2, "scheme must be hold or yield"),
+    ("coupled-compat-case", "coupled simulate --system small.swf:name=a --system small.swf --compat Cobalt", 2, "--compat must be cobalt or none, got 'Cobalt'"),
+    ("coupled-compat-empty", "coupled simulate --system small.swf:name=a --system small.swf --compat=", 2, "--compat must be cobalt or none, got ''"),
+    ("coupled-scheduler-case", "coupled simulate --system small.swf:name=a --system small.swf -s EASY", 2, "--scheduler 'EASY' (system a): unknown scheduler 'EASY'"),
+    ("coupled-scheduler-order", "coupled simulate --system small.swf:name=a --system small.swf -s easy -s easy:order=nosuch", 2, "--scheduler 'easy:order=nosuch' (system small): unknown queue order"),
+    ("coupled-scheduler-file", "coupled simulate --system small.swf:name=a --system small.swf -s nothere.py", 2, "--scheduler 'nothere.py' (system a): scheduler file nothere.py does not exist"),
+    ("coupled-scheduler-twice", "coupled simulate --system small.swf:name=a --system small.swf -s easy:order=wfp,order=fcfs", 2, "'order' is given twice"),
+    ("coupled-attempt-empty", "coupled simulate --system small.swf:name=a --system small.swf --mate-attempt=", 2, "--mate-attempt must be queued or yielded, got ''"),
+    ("coupled-pairs-empty-spec", "coupled simulate --system small.swf:name=a --system small.swf --pairs=", 2, "unknown pairing ''"),
+    ("coupled-pairs-case", "coupled simulate --system small.swf:name=a --system small.swf --pairs NONE", 2, "unknown pairing 'NONE'"),
+    ("coupled-pairs-file-empty", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:", 2, "unknown pairing 'file:'"),
+    ("coupled-every-neg", "coupled simulate --system small.swf:name=a --system small.swf --pairs every:-3", 2, "every needs a whole number >= 1"),
+    ("coupled-every-frac", "coupled simulate --system small.swf:name=a --system small.swf --pairs every:1.5", 2, "every needs a whole number >= 1"),
+    ("coupled-vicinity-neg", "coupled simulate --system small.swf:name=a --system small.swf --pairs vicinity:-1", 2, "vicinity needs a finite number of seconds >= 0"),
+    ("coupled-vicinity-nan", "coupled simulate --system small.swf:name=a --system small.swf --pairs vicinity:nan", 2, "vicinity needs a finite number of seconds >= 0"),
+    ("coupled-proportion-2", "coupled simulate --system small.swf:name=a --system small.swf --pairs proportion:2", 2, "proportion needs a fraction in (0, 1]"),
+    ("coupled-proportion-0", "coupled simulate --system small.swf:name=a --system small.swf --pairs proportion:0", 2, "proportion needs a fraction in (0, 1]"),
+    ("coupled-proportion-nan", "coupled simulate --system small.swf:name=a --system small.swf --pairs proportion:nan", 2, "proportion needs a fraction in (0, 1]"),
+    ("coupled-pairs-three", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:pairs_three.csv", 2, "pairs_three.csv:1: expected system,job,system,job or job,job, got 3 values"),
+    ("coupled-pairs-sys0", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:pairs_sys0.csv", 2, "pairs_sys0.csv:1: no system 0 (there are 2)"),
+    ("coupled-pairs-negjob", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:pairs_negjob.csv", 2, "pairs_negjob.csv:1: system 1 has no job -1"),
+    ("coupled-pairs-float", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:pairs_float.csv", 2, "pairs_float.csv:1: expected whole numbers"),
+    ("coupled-pairs-dir", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:empty", 2, "empty: is a directory, not a file"),
+    ("coupled-pairs-device", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:/dev/zero", 2, "/dev/zero: is a device, not a file"),
+    ("coupled-pairs-jj-three-systems", "coupled simulate --system small.swf:name=a --system small.swf --system small.swf:name=c --pairs file:pairs_fig2.csv", 2, "pairs_fig2.csv:1: expected system,job,system,job, got 2 values"),
+    ("coupled-deadlock", "coupled simulate --system fig2a.swf:release=none --system fig2b.swf:release=none --pairs file:pairs_fig2.csv --out dl", 2, "deadlock at t=1 s (day 0.0): 2 jobs wait and these holds wait for each other; fig2a job 1 holds 6 nodes since t=0 for fig2b job 1 (which needs 6 of 10); fig2b job 2 holds 6 nodes since t=0 for fig2a job 2 (which needs 6 of 10) (hold-hold without release: set a release period)"),
+    ("coupled-compare-calib-maybe", "coupled compare cpl_calib_maybe.yaml", 2, "cpl_calib_maybe.yaml:7: 'calibrate' must be one of paper, none, got 'maybe'"),
+    ("coupled-compare-calib-case", "coupled compare cpl_calib_case.yaml", 2, "cpl_calib_case.yaml:7: 'calibrate' must be one of paper, none, got 'Paper'"),
+    ("coupled-compare-calib-bool", "coupled compare cpl_calib_bool.yaml", 2, "cpl_calib_bool.yaml:7: 'calibrate' must be one of paper, none, got True"),
+    ("coupled-compare-calib-twin", "coupled compare cpl_calib_twin.yaml", 2, "cpl_calib_twin.yaml:7: 'proportion_load': calibrate=paper knows the twin workload's load 0.5"),
+    ("coupled-compare-calib-loads", "coupled compare cpl_calib_loads.yaml", 2, "cpl_calib_loads.yaml:4: 'loads[1]': calibrate=paper knows the small system's loads 0.25 / 0.5 / 0.75 (the paper's baselines), got 0.9"),
+    ("coupled-compare-calib-large-nodes", "coupled compare cpl_calib_large_nodes.yaml", 2, "cpl_calib_large_nodes.yaml:8: 'large_nodes': calibrate: paper is fitted on theta's 4360 nodes (run as five Thetas), got 100"),
+    ("coupled-compare-calib-small-nodes", "coupled compare cpl_calib_small_nodes.yaml", 2, "cpl_calib_small_nodes.yaml:8: 'small_nodes': calibrate: paper is fitted on kth's 100 nodes, got 50"),
+    ("coupled-compare-release-none", "coupled compare cpl_release_none.yaml", 2, "cpl_release_none.yaml:7: 'release': 0 turns release off, got 'none'"),
+    ("coupled-compare-release-null", "coupled compare cpl_release_null.yaml", 2, "cpl_release_null.yaml:7: 'release': 0 turns release off"),
+    ("coupled-compare-broken-yaml", "coupled compare cpl_broken.yaml", 2, "cpl_broken.yaml:4: not valid YAML"),
+    ("coupled-compare-indent-yaml", "coupled compare cpl_indent.yaml", 2, "cpl_indent.yaml:3: not valid YAML"),
+    ("coupled-compare-key-twice", "coupled compare cpl_key_twice.yaml", 2, "cpl_key_twice.yaml:7: not valid YAML (key 'loads' appears twice"),
+    ("coupled-compare-load-nan", "coupled compare cpl_load_nan.yaml", 2, "cpl_load_nan.yaml:4: 'loads[0]' must be a finite number, got nan"),
+    ("coupled-compare-age-inf", "coupled compare cpl_age_inf.yaml", 2, "cpl_age_inf.yaml:7: 'release_age' must be a finite number, got inf"),
     # -- ELiSE's experiment files (coschedlab elise run) ------------------------------------
     ("elise-missing", "elise run nosuch.yaml", 2, "nosuch.yaml: no such file"),
     ("elise-not-yaml", "elise run nonutf8.yaml", 2, "not UTF-8"),

@@ -21,7 +21,11 @@ def _fmt_table(metrics: dict, baseline: dict | None) -> Any:
 
     from ..coupled.setup import COLUMNS, table_cells
 
-    t = Table(title="coupled run (in brackets: change against no pairing)")
+    t = Table(
+        title="coupled run (in brackets: change against no pairing)",
+        caption="util %: useful; a: allocated (held nodes counted as busy)",
+        show_edge=False,  # two more characters: the cells fit 80 columns without wrapping
+    )
     for col in COLUMNS:
         t.add_column(col, justify="left" if col == "system" else "right")
     for row in table_cells(metrics, baseline):

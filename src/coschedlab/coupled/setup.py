@@ -29,12 +29,12 @@ def parse_system(text: str) -> tuple[str, dict[str, str]]:
     if sep and head and ("=" in tail or not Path(trace).exists()):
         trace, opts = head, tail
     trace = prefix + trace
-    if not trace:
+    if not trace or (sep and not head and "=" in tail):  # '' or ':name=a'
         raise InputError(f"--system {text!r}: give a trace (a file, theta or kth)")
     out: dict[str, str] = {}
     for item in filter(None, (s.strip() for s in opts.split(","))):
         key, eq, value = item.partition("=")
-        if not eq or not value:
+        if not eq or not value or not key:
             raise InputError(f"--system {text!r}: expected key=value, got {item!r}")
         if key not in SYSTEM_KEYS:
             raise InputError(
@@ -138,11 +138,12 @@ def _system(
         if paper:  # five Thetas at Intrepid's load (docs/coupled.md, Calibration)
             load = PAPER_LARGE_LOAD
             n = THETA_NODES * PAPER_LARGE_SCALE
+        year = 2022 if trace == "theta" else _epoch_year(text, path, n)
         # with a load: the month's jobs and the following months', stretched from the month's
         # start (as large_at_load)
-        w = month_of(path, 2022, month, n, onward=load is not None)
+        w = month_of(path, year, month, n, onward=load is not None)
         n = n or (4360 if trace == "theta" else None)
-        month_span = calendar.monthrange(2022, month)[1] * 86400.0
+        month_span = calendar.monthrange(year, month)[1] * 86400.0
     else:
         w = read_swf(path, max_procs=n)
     if n is None:
@@ -164,11 +165,17 @@ def _system(
         w, _ = stretch_to_load(w, n, load, span or 31 * 86400.0, seed)
     if sched is not None and not sched.strip():
         raise InputError("--scheduler: an empty scheduler spec")
+    try:
+        policy = get_scheduler(sched) if sched else None
+    except InputError as exc:
+        if exc.where:  # a policy file's own line
+            raise
+        raise InputError(f"--scheduler {sched!r} (system {name}): {exc.what}") from None
     system = System(
         name,
         w,
         cluster_of(n),
-        scheduler=get_scheduler(sched) if sched else None,
+        scheduler=policy,
         scheme=opts.get("scheme", "hold"),
         hold_cap=_num(opts.get("hold_cap", "0.6"), "hold_cap", text),
         release=_num(opts.get("release", "1200"), "release", text, none=("none", "off")),
@@ -178,6 +185,23 @@ def _system(
         ),
     )
     return system, month_span
+
+
+def _epoch_year(text: str, path: str, nodes: int | None) -> int:
+    """The year (UTC) of the first submit time of a trace given ``month=``; a trace whose
+    times do not look like epoch times (before 2001) has no months."""
+    import time
+
+    from ..workload.swf import read_swf
+
+    w = read_swf(path, max_procs=nodes)
+    first = float(w.columns["submit"].min()) if len(w) else 0.0
+    if first <= 1e9:
+        raise InputError(
+            f"--system {text!r}: month= picks a calendar month of a trace with epoch submit "
+            f"times (e.g. theta); this trace's times start at {first:g} s"
+        )
+    return time.gmtime(first).tm_year
 
 
 def _paper(text: str, trace: str, opts: dict[str, str]) -> bool:
@@ -198,7 +222,11 @@ def _paper(text: str, trace: str, opts: dict[str, str]) -> bool:
                 f"--system {text!r}: calibrate=paper sets theta's load; give one or the other"
             )
         return True
-    if trace == "kth" and "month" not in opts:
+    if trace == "kth" and "month" in opts:
+        raise InputError(
+            f"--system {text!r}: calibrate=paper runs kth whole at its label's load; drop month="
+        )
+    if trace == "kth":
         if "load" not in opts:
             raise InputError(
                 f"--system {text!r}: calibrate=paper needs load=0.25, 0.5 or 0.75 "
@@ -292,10 +320,12 @@ COLUMNS = (
 
 
 def _short(v: float, digits: int = 1) -> str:
-    """``v`` in at most ~6 characters (80-column tables): 12.3, 1234, 12.3k, 1.37M."""
+    """``v`` in at most ~6 characters (80-column tables): 12.3, 1234, 12.3k, 575k, 1.37M."""
     a = abs(v)
     if a >= 1e6:
         return f"{v / 1e6:.2f}M"
+    if a >= 99950:  # (at 99,950 and over, .1f would print 100.0k)
+        return f"{v / 1e3:.0f}k"
     if a >= 1e4:
         return f"{v / 1e3:.1f}k"
     return f"{v:.{digits if a < 100 else 0}f}"
@@ -304,7 +334,8 @@ def _short(v: float, digits: int = 1) -> str:
 def table_cells(metrics: dict, baseline: dict | None) -> list[list[str]]:
     """One text row per system (:data:`COLUMNS`; in brackets: the change against the run
     without pairing; ``util %``: the useful utilization, and below it (``a``) with the held
-    nodes counted as busy-but-idle): what ``coschedlab coupled simulate`` prints and the
+    nodes counted as busy-but-idle; ``SU loss``: node-hours, and below it the share): what
+    ``coschedlab coupled simulate`` prints and the
     dashboard shows."""
     rows = []
     for name, m in metrics.items():
@@ -325,6 +356,6 @@ def table_cells(metrics: dict, baseline: dict | None) -> list[list[str]]:
             delta("bounded_slowdown_mean", 1),
             f"{100 * m['utilization']:.1f}\n{100 * m['allocated_utilization']:.1f} a",
             _short(m["sync_mean"] / 60),
-            f"{_short(m['su_loss_node_hours'], 0)} nh {100 * m['su_loss_share']:.1f}%",
+            f"{_short(m['su_loss_node_hours'], 0)} nh\n{100 * m['su_loss_share']:.1f}%",
         ])  # fmt: skip
     return rows

@@ -138,6 +138,7 @@ def _trace(ck: Checker, raw: dict, key: str, default: str, base: Path) -> str:
 
 def load_coupled_spec(path: str | Path) -> CoupledSpec:
     """Read and check a sweep spec; errors name the file, line and key."""
+    from ..coupled.workloads import KTH_NODES, THETA_NODES
     from ..schedulers import get_scheduler
 
     path = Path(path)
@@ -201,6 +202,15 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
     small_nodes = ck.integer(raw.get("small_nodes", 100), "small_nodes", minimum=1)
     proportion_load = ck.number(raw.get("proportion_load", 0.5), "proportion_load", positive=True)
     calibrate = _calibrate(ck, raw, large, small, loads, proportions, proportion_load)
+    for key, nodes, fitted, trace, note in (
+        ("large_nodes", large_nodes, THETA_NODES, "theta's", " (run as five Thetas)"),
+        ("small_nodes", small_nodes, KTH_NODES, "kth's", ""),
+    ):
+        if calibrate and nodes != fitted:  # as --system's calibrate=paper refuses nodes=
+            raise ck.fail(
+                f"'{key}': calibrate: paper is fitted on {trace} {fitted} nodes{note}, got {nodes}",
+                key,
+            )
     # each trace read once: its own errors name the trace's key, a machine too small for all
     # of its jobs the nodes key
     for key, read, nodes in (
@@ -229,7 +239,7 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
         seeds=seeds,
         schedulers=(scheds[0], scheds[1]),
         hold_cap=hold_cap,
-        release=ck.number(raw.get("release", 1200.0), "release"),
+        release=_release(ck, raw),
         release_age=ck.number(raw.get("release_age", 600.0), "release_age"),
         max_yields=max_yields,
         mate_attempt=ck.choice(
@@ -239,6 +249,15 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
         executor=checked_executor(ck, raw["executor"]) if "executor" in raw else None,
         calibrate=calibrate,
     )
+
+
+def _release(ck: Checker, raw: dict) -> float:
+    """The spec's ``release`` period (s); 0 turns release off (``none`` and ``off``, the
+    command line's words, are refused with that hint)."""
+    value = raw.get("release", 1200.0)
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "off")):
+        raise ck.fail(f"'release': 0 turns release off, got {show(value)}", "release")
+    return ck.number(value, "release")
 
 
 def _calibrate(
