@@ -559,7 +559,7 @@ class CoupledSimulation:
             osim = self.state[s2].sim
             held.append(
                 f"{st.system.name} job {sim.ids[j]} holds {sim.nodes[j]} nodes since "
-                f"t={sim.held[j]:g} for {names[s2]} job {osim.ids[k]} (which needs "
+                f"t={sim.held[j]:.0f} for {names[s2]} job {osim.ids[k]} (which needs "
                 f"{osim.nodes[k]} of {osim.cluster.nodes})"
             )
         waiting = sum(len(st.sim.queue) for st in self.state)
