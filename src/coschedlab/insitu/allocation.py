@@ -262,14 +262,16 @@ def integer_allocation(
 
 def pool_order(ens: Ensemble, mapping: Mapping) -> list[str]:
     """P^NC in the order the authors' scheduler lists it (its ``non-co-scheduling`` map): by
-    simulation, then in the order the scenario picked them (INCREASING: by ascending work,
-    DECREASING: by descending work, ties in declaration order; otherwise declaration order)."""
+    simulation in their YAML order (names sorted as strings: ``sim1, sim10, sim2``; their
+    generator's ``yaml.dump`` sorts the keys), then in the order the scenario picked them
+    (INCREASING: by ascending work, DECREASING: by descending work, ties in that order;
+    IN-TRANSIT: names sorted as strings)."""
     pool = set(mapping.pool())
     work = {a.name: a.work for a in ens.analyses}
     sign = {"increasing": 1.0, "decreasing": -1.0}.get(mapping.name.split("-")[0], 0.0)
     out: list[str] = []
-    for s in ens.simulations:
-        mine = [a.name for a in ens.coupled(s.name) if a.name in pool]
+    for s in sorted(ens.simulations, key=lambda s: s.name):
+        mine = sorted(a.name for a in ens.coupled(s.name) if a.name in pool)
         out += sorted(mine, key=lambda a: sign * work[a])
     return out
 
@@ -280,6 +282,13 @@ def _even_split(total: int, k: int) -> list[int]:
     base = total // k
     extra = total - base * k
     return [base] * (k - extra) + [base + 1] * extra
+
+
+def _even_split_named(total: int, names: list[str]) -> list[int]:
+    """:func:`_even_split` over ``names`` in the authors' dict order (their YAML file's keys,
+    sorted as strings), returned in the order of ``names``."""
+    by_name = dict(zip(sorted(names), _even_split(total, len(names)), strict=True))
+    return [by_name[n] for n in names]
 
 
 def authors_allocation(
@@ -296,7 +305,9 @@ def authors_allocation(
     max(T_SC/(N - floor), (B T_NC + U)/(B floor)) is smaller than the same with the ceiling.
     Pool nodes (ev): N - floor(N/(S+1)) S. Then at least one node per simulation. Group nodes
     (co) and cores (co) by :func:`~.rounding.threshold_round` with priority Q_i / t_x(1);
-    EV-ALLOC splits evenly with the remainder to the last items (a simulation keeps the floor).
+    EV-ALLOC splits evenly with the remainder to the last items (a simulation keeps the floor),
+    "last" in their dict order: the keys of their YAML file, names sorted as strings
+    (``sim1, sim10, sim2``; it differs from ours from 10 simulations or analyses per simulation).
     """
     check_heuristics(node_heuristic, core_heuristic)
     check_feasible(ens, mapping)
@@ -330,7 +341,7 @@ def authors_allocation(
         share = [x * c_nodes / t_sc for x in q]
         nodes = threshold_round(share, c_nodes, q, where="nodes of the simulation groups")
     else:
-        nodes = _even_split(c_nodes, S)
+        nodes = _even_split_named(c_nodes, [name for name, _ in groups])
     blocks = []
     for (name, comps), n in zip(groups, nodes, strict=True):
         if core_heuristic == "co":
@@ -339,7 +350,7 @@ def authors_allocation(
             cores = threshold_round(vals, C, [t1[c] for c in comps], where=f"cores of {name}")
         else:  # the simulation keeps the floor, its analyses share the rest
             m = len(comps)
-            cores = [C // m, *_even_split(C - C // m, m - 1)] if m > 1 else [C]
+            cores = [C // m, *_even_split_named(C - C // m, comps[1:])] if m > 1 else [C]
         blocks.append(Block(name, n, tuple(zip(comps, cores, strict=True))))
     if pool:
         if core_heuristic == "co":
