@@ -1307,6 +1307,17 @@ DEFIANT = {  # policies that ignore or swallow the pass time limit's interruptio
 }
 
 
+def _simulate_with_limit(tmp_path: Path) -> subprocess.CompletedProcess:
+    """``simulate small.swf -s p.py --pass-timeout 0.5`` in ``tmp_path``: exit code 2."""
+    done = subprocess.run(
+        [sys.executable, "-m", "coschedlab.cli", "simulate", "small.swf", "-s", "p.py",
+         "--pass-timeout", "0.5", "--out", "o"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    return done
+
+
 @pytest.mark.parametrize("name", sorted(DEFIANT))
 def test_the_pass_time_limit_holds_against_a_defiant_policy(ws, tmp_path, name):
     shutil.copy(ws / "small.swf", tmp_path / "small.swf")
@@ -1315,12 +1326,7 @@ def test_the_pass_time_limit_holds_against_a_defiant_policy(ws, tmp_path, name):
         f"class P(Scheduler):\n    name = 'p'\n\n    def schedule(self, view):\n        {DEFIANT[name]}\n"
     )
     t0 = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "coschedlab.cli", "simulate", "small.swf", "-s", "p.py",
-         "--pass-timeout", "0.5", "--out", "o"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert done.returncode == 2, done.stderr
+    done = _simulate_with_limit(tmp_path)
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "a pass at t=0 took more than 0.5 s" in lines[0], done.stderr
     assert time.monotonic() - t0 < 30
@@ -1337,12 +1343,7 @@ def test_the_pass_time_limit_holds_for_the_backfilling_family(ws, tmp_path, base
         f"class P({base}):\n    name = 'p'\n\n    def {method}(self, view):\n"
         "        while True:\n            pass\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "coschedlab.cli", "simulate", "small.swf", "-s", "p.py",
-         "--pass-timeout", "0.5", "--out", "o"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert done.returncode == 2, done.stderr
+    done = _simulate_with_limit(tmp_path)
     assert "a pass at t=0 took more than 0.5 s" in done.stderr
     assert not (tmp_path / "o").exists()
 

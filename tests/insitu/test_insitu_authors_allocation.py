@@ -14,8 +14,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from coschedlab.insitu.authors import ensemble_of_draw
 from coschedlab.insitu.plan import make_plan
-from coschedlab.insitu.spec import ensemble_from_dict, generate_ensemble
+from coschedlab.insitu.spec import generate_ensemble
 
 DATA = Path(__file__).parent / "data"
 CONF = ["S", "A", "V", "N"]
@@ -23,26 +24,7 @@ CONF = ["S", "A", "V", "N"]
 
 def _their_ensemble(conf: tuple[int, int, int, int], works: pd.DataFrame):
     """Their draw as our ensemble: member ``simI.anaJ`` -> ``AI.J`` of ``SI``."""
-    s, a, v, n = conf
-    base = generate_ensemble(s, a, float(v), n, seed=0)
-    w = dict(zip(works.member, works.work, strict=True))
-    raw = {
-        "platform": {
-            "nodes": n,
-            "cores": base.platform.cores,
-            "core_speed": base.platform.core_speed,
-            "bandwidth": base.platform.bandwidth,
-            "network": "paper",
-        },
-        "n_steps": base.n_steps,
-        "simulations": [{"name": x.name, "work": x.work, "data": x.data} for x in base.simulations],
-        "analyses": [
-            {"name": f"A{i}.{j}", "simulation": f"S{i}", "work": w[f"sim{i}.ana{j}"]}
-            for i in range(1, s + 1)
-            for j in range(1, a + 1)
-        ],
-    }
-    return ensemble_from_dict(raw)
+    return ensemble_of_draw(conf, dict(zip(works.member, works.work, strict=True)))
 
 
 def _golden() -> tuple[pd.DataFrame, pd.DataFrame]:

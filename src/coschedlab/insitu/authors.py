@@ -15,7 +15,9 @@ Empty simulated makespans are runs the authors' simulator did not finish (kept a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib import resources
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,6 +28,33 @@ FILES = {"fig4": "insitu_authors_fig4_runs.csv.gz", "table2": "insitu_authors_ta
 #: The bandwidth each data set's allocation was computed with (see the module docstring).
 ALLOC_BANDWIDTH = {"fig4": "B3", "table2": "B"}
 KEYS = ["S", "A", "V", "N", "scenario", "node", "core"]
+
+
+def ensemble_of_draw(conf: tuple[int, int, int, int], works: Mapping[str, float]) -> Any:
+    """The ensemble of configuration ``(S, A, V, N)`` whose analyses have the works of one of
+    the authors' generator draws (``works``: their member names ``simI.anaJ`` -> work), the
+    simulations and platform as ours (``tests/insitu/data/run_authors_allocation.py``)."""
+    from .spec import ensemble_from_dict, generate_ensemble
+
+    s, a, v, n = conf
+    base = generate_ensemble(s, a, float(v), n, seed=0)
+    raw = {
+        "platform": {
+            "nodes": n,
+            "cores": base.platform.cores,
+            "core_speed": base.platform.core_speed,
+            "bandwidth": base.platform.bandwidth,
+            "network": "paper",
+        },
+        "n_steps": base.n_steps,
+        "simulations": [{"name": x.name, "work": x.work, "data": x.data} for x in base.simulations],
+        "analyses": [
+            {"name": f"A{i}.{j}", "simulation": f"S{i}", "work": float(works[f"sim{i}.ana{j}"])}
+            for i in range(1, s + 1)
+            for j in range(1, a + 1)
+        ],
+    }
+    return ensemble_from_dict(raw)
 
 
 def authors_runs(which: str = "fig4") -> pd.DataFrame:

@@ -186,28 +186,11 @@ def summary(gen_src: str, sched: str, python: str, draws: int) -> None:
 
 def ours(conf: tuple[int, int, int, int], works: dict[str, float], scenario: str, pair: tuple):
     """Our plan of the authors' ensemble: (model makespan, pool nodes, group nodes)."""
+    from coschedlab.insitu.authors import ensemble_of_draw
     from coschedlab.insitu.plan import make_plan
-    from coschedlab.insitu.spec import ensemble_from_dict, generate_ensemble
 
-    s, a, v, n = conf
-    base = generate_ensemble(s, a, float(v), n, seed=0)
-    raw = {
-        "platform": {
-            "nodes": n,
-            "cores": base.platform.cores,
-            "core_speed": base.platform.core_speed,
-            "bandwidth": base.platform.bandwidth,
-            "network": "paper",
-        },
-        "n_steps": base.n_steps,
-        "simulations": [{"name": x.name, "work": x.work, "data": x.data} for x in base.simulations],
-        "analyses": [
-            {"name": f"A{i}.{j}", "simulation": f"S{i}", "work": works[f"sim{i}.ana{j}"]}
-            for i in range(1, s + 1)
-            for j in range(1, a + 1)
-        ],
-    }
-    plan = make_plan(ensemble_from_dict(raw), scenario, *pair)
+    s = conf[0]
+    plan = make_plan(ensemble_of_draw(conf, works), scenario, *pair)
     blocks = {b.name: b.nodes for b in plan.allocation.blocks}
     return plan.model_makespan, blocks.get("pool", 0), [blocks[f"S{i}"] for i in range(1, s + 1)]
 
