@@ -352,3 +352,30 @@ def test_a_job_preceding_itself_or_a_negative_think_time_is_refused(tmp_path):
     w.columns["think_time"] = think
     with pytest.raises(InputError, match="think time of -50 s"):
         simulate(w, Cluster(4), "fcfs", dependencies=True)
+
+
+def test_a_run_whose_durations_a_policy_changed_fails_validation():
+    """Issue 31: a policy reached the kernel through a view callable (``start_now.__self__``)
+    and set every duration to 1 s; the validator said the run was valid. Python cannot seal
+    one process (docs/semantics.md); the validator now compares each job's run time with the
+    input as read before the first pass, so such a run fails."""
+
+    class Tamper(Scheduler):
+        name = "tamper"
+
+        def schedule(self, view):
+            kernel = view.start_now.__self__
+            for j in range(len(kernel.duration)):
+                kernel.duration[j] = 1.0
+            return [j for j in view.queue if view.nodes[j] <= view.free][:1]
+
+    r = simulate(secret_workload(), Cluster(4), Tamper())
+    bad = r.validate()
+    assert bad and all("its run time was changed during the run" in b for b in bad)
+    assert f"but the input says {RUNS[0]:g} s" in bad[0]
+    honest = simulate(secret_workload(), Cluster(4), "fcfs")
+    assert honest.validate() == []
+    over = workload((1, 0, 50.0, 20.0, 1), (2, 1, 10.0, 30.0, 1))  # job 1 runs past its limit
+    for kill in (True, "next-event"):
+        killed = simulate(over, Cluster(4), "fcfs", kill_at_walltime=kill)
+        assert killed.jobs["killed"].tolist() == [True, False] and killed.validate() == []

@@ -177,6 +177,9 @@ class Simulation:
         # what only the engine sees: actual run times
         self.duration: list[float] = duration.tolist()
         self.run_time = array("d", run.tobytes())
+        #: the input's run times as read, before any pass (immutable): the result's validator
+        #: compares each job's run with them (a run whose durations were changed fails)
+        self.input_run = run.astype(np.float64).tobytes()
         self.start = FrozenList([NAN] * n)
         self.end: list[float] = [NAN] * n
         self.reservation = array("d", [NAN]) * n

@@ -49,6 +49,10 @@ class Result:
     #: the per-user/group/queue/partition metrics as stored in metrics.json (``by_user``, ...;
     #: a loaded result); None: computed from ``jobs``
     stored_groups: dict[str, Any] | None = None
+    #: the input's run times (table order) when the kernel ran every job at its trace speed
+    #: (no co-location speed model); the validator checks each job's run against them. None:
+    #: a loaded result or a speed model that changes durations
+    input_run: np.ndarray | None = None
 
     @classmethod
     def from_simulation(cls, sim: Simulation) -> Result:
@@ -128,6 +132,9 @@ class Result:
             options=sim.info(),
             header=dict(w.header),
             guarantees=_names(getattr(sim.scheduler, "guarantees", ())),
+            input_run=None
+            if sim.speed_model.dynamic
+            else np.frombuffer(sim.input_run, dtype=np.float64).copy(),
         )
 
     # -- metrics ----------------------------------------------------------------------------
@@ -184,7 +191,35 @@ class Result:
             # dependencies, no start before submission); the policy's guarantees (EASY's head,
             # reservations) need the whole queue, which a cut-off table no longer has
             kwargs["guarantees"] = ()
-        return validate_jobs(jobs, self.cluster, scheduler=self.scheduler, **kwargs)
+        out = validate_jobs(jobs, self.cluster, scheduler=self.scheduler, **kwargs)
+        if self.input_run is not None and not self.options.get("truncated"):
+            out += self._run_times_as_input()
+        return out
+
+    def _run_times_as_input(self) -> list[str]:
+        """Each job ran as long as the input says: its run time, or (killed at its walltime)
+        at least its requested time and at most its run time."""
+        j = self.jobs
+        ran = (j["end"] - j["start"]).to_numpy(dtype=float)
+        want = np.asarray(self.input_run, dtype=float)
+        req = j["requested_time"].to_numpy(dtype=float)
+        killed = j["killed"].to_numpy(dtype=bool)
+        tol = 1e-6 * np.maximum(1.0, want)
+        bad = np.where(
+            killed,
+            (ran < np.minimum(req, want) - tol) | (ran > want + tol),
+            np.abs(ran - want) > tol,
+        )
+        out = []
+        for k in np.flatnonzero(bad)[:5]:
+            out.append(
+                f"job {int(j['job_id'].iat[k])} ran {ran[k]:g} s but the input says {want[k]:g} s"
+                + (f" (killed at its requested {req[k]:g} s)" if killed[k] else "")
+                + ": its run time was changed during the run"
+            )
+        if bad.sum() > 5:
+            out.append(f"and {int(bad.sum()) - 5} more jobs whose run time was changed")
+        return out
 
     # -- writers ----------------------------------------------------------------------------
     def to_swf(self, path: str | Path, *, integers: bool = False) -> None:
