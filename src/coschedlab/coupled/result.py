@@ -128,6 +128,8 @@ class CoupledResult:
             node_hours = float(jobs["held_node_hours"].sum())
             span = float(jobs["end"].max() - r.jobs["submit"].min()) if len(jobs) else 0.0
             capacity = r.cluster.nodes * span / 3600.0
+            loss = node_hours / capacity if capacity > 0 else 0.0
+            useful = float(m.get("utilization", math.nan))
             h = self.holds[self.holds["system"] == name]
             info = r.options.get("coupled", {})
             out[name] = {
@@ -136,12 +138,11 @@ class CoupledResult:
                 "paired_share": float((r.jobs["mate"] != "").mean()) if len(r.jobs) else 0.0,
                 "wait_mean": float(m.get("wait_mean", math.nan)),
                 "bounded_slowdown_mean": float(m.get("bounded_slowdown_mean", math.nan)),
-                "utilization": float(m.get("utilization", math.nan)),
-                "allocated_utilization": float(m.get("utilization", math.nan))
-                + (node_hours / capacity if capacity > 0 else 0.0),
+                "utilization": useful,
+                "allocated_utilization": useful + loss,
                 "sync_mean": float(jobs.loc[paired, "sync"].mean()) if paired.any() else 0.0,
                 "su_loss_node_hours": node_hours,
-                "su_loss_share": node_hours / capacity if capacity > 0 else 0.0,
+                "su_loss_share": loss,
                 "holds": len(h),
                 "releases": int((h["outcome"] == "release").sum()),
                 "yields": int(info.get("yields", 0)),

@@ -105,7 +105,7 @@ def _system(
     from .workloads import (
         KTH,
         PAPER_LARGE_LOAD,
-        PAPER_LARGE_SCALE,
+        PAPER_LARGE_NODES,
         THETA,
         THETA_NODES,
         cluster_of,
@@ -137,12 +137,12 @@ def _system(
             raise InputError(f"--system {text!r}: month must be 1..12, got {month}")
         if paper:  # five Thetas at Intrepid's load (docs/coupled.md, Calibration)
             load = PAPER_LARGE_LOAD
-            n = THETA_NODES * PAPER_LARGE_SCALE
+            n = PAPER_LARGE_NODES
         year = 2022 if trace == "theta" else _epoch_year(text, path, n)
         # with a load: the month's jobs and the following months', stretched from the month's
         # start (as large_at_load)
         w = month_of(path, year, month, n, onward=load is not None)
-        n = n or (4360 if trace == "theta" else None)
+        n = n or (THETA_NODES if trace == "theta" else None)
         month_span = calendar.monthrange(year, month)[1] * 86400.0
     else:
         w = read_swf(path, max_procs=n)

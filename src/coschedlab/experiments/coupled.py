@@ -29,11 +29,12 @@ Spec (YAML, every key checked)::
 
 ``calibrate: paper`` (theta and kth only) makes the stand-ins queue as the paper's machines did
 in its baselines (docs/coupled.md, "Calibration"; ``benchmarks/coupled_calibration.py``): the
-large system is the month's jobs and the following months' with every inter-arrival gap
-stretched by one factor so the month offers ``PAPER_LARGE_LOAD`` (Intrepid's mean wait, 61
-min); ``loads`` and ``proportion_load`` are then the paper's utilization labels (0.25 / 0.5 /
-0.75; 0.5), each run at the offered load that gives the paper's baseline slowdown
-(``PAPER_SMALL_LOADS``, ``PAPER_TWIN_LOAD``). Without it the month is taken as recorded and
+large system is ``PAPER_LARGE_SCALE`` Thetas running the month's jobs and the following
+months' with every inter-arrival gap stretched by one factor so the month offers
+``PAPER_LARGE_LOAD`` (Intrepid's 9,219 jobs a month and 61-min mean wait); ``loads`` and
+``proportion_load`` are then the paper's utilization labels (0.25 / 0.5 / 0.75; 0.5), each
+run at the offered load that gives the paper's baseline slowdown (``PAPER_SMALL_LOADS``,
+``PAPER_TWIN_LOAD``). Without it the month is taken as recorded and
 ``loads`` are offered loads.
 """
 
