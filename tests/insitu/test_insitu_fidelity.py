@@ -16,7 +16,12 @@ from hypothesis import strategies as st
 
 from coschedlab.errors import InputError
 from coschedlab.insitu.allocation import authors_allocation, pool_order
-from coschedlab.insitu.authors import authors_runs
+from coschedlab.insitu.authors import (
+    authors_runs,
+    leave_one_out,
+    poisson_binomial,
+    replication_band,
+)
 from coschedlab.insitu.mapping import SCENARIOS, scenario_mapping
 from coschedlab.insitu.plan import make_plan
 from coschedlab.insitu.rounding import threshold_round
@@ -405,3 +410,52 @@ def test_bandwidth_bound_points_within_5_and_10_percent_of_the_published_means()
     n, w5, w10 = mod.counts(mod.measure(seed=1, engine="ptask", jobs=2))
     assert n == 140
     assert w5 >= 120 and w10 >= 128, (w5, w10)
+    # and inside what an exact copy of the authors' simulator would reach with one run
+    for got, tol in ((w5, 0.05), (w10, 0.10)):
+        _, low, _ = replication_band(1, tol)
+        assert got >= low, (got, tol, low)
+
+
+def test_the_authors_own_trials_against_their_other_trials():
+    # Each published trial against the mean of the other four, over the 140 bandwidth-bound
+    # points: the authors' code on a fresh ensemble reaches 115-121 within 5% and 127-133
+    # within 10%, never the issue's 130 / 140 (docs/insitu.md); a change of the bundled data
+    # or of the point selection moves these counts
+    loo = leave_one_out()
+    assert loo["trial"].tolist() == [1, 2, 3, 4, 5]
+    assert set(loo["points"]) <= {139, 140}  # a run their simulator did not finish is NaN
+    assert loo["within_5"].tolist() == [117, 121, 115, 119, 115]
+    assert loo["within_10"].tolist() == [128, 131, 130, 133, 127]
+    assert loo["within_5"].max() < 130 and loo["within_10"].max() < 140
+
+
+def test_replication_band_of_one_run_and_of_five():
+    # one run of an exact copy: about 121 within 5% (90%: 116-125), 130 within 10%; the mean
+    # of 5 runs (the authors' own protocol): about 128 / 136
+    e5, lo5, hi5 = replication_band(1, 0.05)
+    e10, lo10, hi10 = replication_band(1, 0.10)
+    m5, mlo5, mhi5 = replication_band(5, 0.05)
+    assert lo5 <= e5 <= hi5 and lo10 <= e10 <= hi10 and mlo5 <= m5 <= mhi5
+    assert 115 <= lo5 < e5 < hi5 <= 126 and hi5 < 130
+    assert e5 < e10 and e5 < m5  # a wider tolerance or more runs: more points inside
+    assert hi10 < 140
+    with pytest.raises(InputError):
+        replication_band(0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0.0, 1.0), min_size=0, max_size=40))
+def test_poisson_binomial_is_a_distribution_with_the_right_mean(probs):
+    import numpy as np
+
+    d = poisson_binomial(probs)
+    assert len(d) == len(probs) + 1 and (d >= -1e-12).all()
+    assert d.sum() == pytest.approx(1.0)
+    assert float(np.arange(len(d)) @ d) == pytest.approx(sum(probs), abs=1e-9)
+
+
+@given(st.integers(1, 30), st.floats(0.0, 1.0))
+def test_poisson_binomial_of_equal_probabilities_is_the_binomial(n, p):
+    from scipy.stats import binom
+
+    assert poisson_binomial([p] * n) == pytest.approx(binom.pmf(range(n + 1), n, p), abs=1e-9)

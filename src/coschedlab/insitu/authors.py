@@ -124,3 +124,81 @@ def comparison_markdown(cmp: pd.DataFrame) -> str:
 
 def _f(x: float) -> str:
     return "-" if pd.isna(x) else f"{x:.1f}"
+
+
+def bandwidth_bound_points(which: str = "fig4") -> pd.DataFrame:
+    """The authors' CO/CO runs of every non-IDEAL scenario: the points the fidelity goal counts."""
+    df = authors_runs(which)
+    keep = (df["node"] == "co") & (df["core"] == "co") & (df["scenario"] != "ideal")
+    return df[keep].dropna(subset=["simulated"])
+
+
+def leave_one_out(tolerances: tuple[float, ...] = (0.05, 0.10)) -> pd.DataFrame:
+    """The authors' code against itself: each of their trials against the mean of the others.
+
+    One row per trial number: how many of the bandwidth-bound points that trial's makespan lies
+    within each tolerance (``within_5``, ``within_10`` for the defaults) of the mean of the other
+    trials of the same point. It bounds what a single run of any exact copy of their simulator,
+    on a fresh random ensemble, can be expected to reach against their published means.
+    """
+    pts = bandwidth_bound_points()
+    rows = []
+    for trial in sorted(pts["trial"].unique()):
+        hits = dict.fromkeys(tolerances, 0)
+        n = 0
+        for _, g in pts.groupby(["S", "A", "V", "N", "scenario"]):
+            mine = g[g["trial"] == trial]["simulated"]
+            rest = g[g["trial"] != trial]["simulated"]
+            if mine.empty or rest.empty:
+                continue
+            n += 1
+            dev = abs(float(mine.iloc[0]) / float(rest.mean()) - 1)
+            for tol in tolerances:
+                hits[tol] += dev <= tol
+        rows.append({"trial": int(trial), "points": n, **{_col(t): h for t, h in hits.items()}})
+    return pd.DataFrame(rows)
+
+
+def replication_band(
+    runs: int = 1, tolerance: float = 0.05, level: float = 0.90
+) -> tuple[float, int, int]:
+    """How many bandwidth-bound points an exact copy of the authors' simulator would put within
+    ``tolerance`` of their published means, predicting each point by the mean of ``runs`` fresh
+    random ensembles: (expected count, low, high) of the central ``level`` interval.
+
+    Each point's makespan over random ensembles is taken as normal with the authors' own mean
+    m and standard deviation s (their 5 trials); the prediction minus the published mean of
+    k = 5 trials is then normal with variance s^2 (1/runs + 1/k), and the count of points within
+    ``tolerance`` x m is a sum of independent Bernoulli variables (Poisson-binomial
+    distribution, computed exactly).
+    """
+    from math import erf, sqrt
+
+    if runs < 1:
+        raise InputError(f"runs must be >= 1, got {runs}")
+    probs = []
+    for _, g in bandwidth_bound_points().groupby(["S", "A", "V", "N", "scenario"]):
+        x = g["simulated"].to_numpy(dtype=float)
+        m = float(x.mean())
+        s = float(x.std(ddof=1)) * sqrt(1 / runs + 1 / len(x)) if len(x) > 1 else 0.0
+        probs.append(1.0 if s == 0 else erf(tolerance * m / (s * sqrt(2))))
+    cdf = np.cumsum(poisson_binomial(probs))
+    tail = (1 - level) / 2
+    low = int(np.searchsorted(cdf, tail))
+    high = int(np.searchsorted(cdf, 1 - tail))
+    return float(sum(probs)), low, high
+
+
+def poisson_binomial(probs: list[float]) -> np.ndarray:
+    """P(K = k), k = 0..n, for K the number of successes of independent Bernoulli(p_i) trials
+    (exact, by convolution)."""
+    dist = np.zeros(len(probs) + 1)
+    dist[0] = 1.0
+    for p in probs:
+        dist[1:] = dist[1:] * (1 - p) + dist[:-1] * p
+        dist[0] *= 1 - p
+    return dist
+
+
+def _col(tolerance: float) -> str:
+    return f"within_{round(tolerance * 100):d}"
