@@ -68,6 +68,7 @@ __all__ = [
     "job_metrics",
     "queue_length_series",
     "queue_size",
+    "rows",
     "running_jobs",
     "running_series",
     "simulator_speed",
@@ -101,6 +102,14 @@ def column(frame: Jobs, col: str) -> np.ndarray:
     if to_numpy is not None:
         return to_numpy(dtype=np.float64, na_value=np.nan)
     return np.asarray(v, dtype=np.float64)
+
+
+def rows(frame: Jobs) -> int:
+    """Rows of a jobs table: a DataFrame's length, or the length of a mapping's first column
+    (0 without columns)."""
+    if hasattr(frame, "columns"):
+        return len(frame)
+    return len(next(iter(frame.values()), ()))
 
 
 def _job_name(frame: Jobs, i: int) -> str:
@@ -523,6 +532,18 @@ def by_group(frame: Jobs, col: str, *, tau: float = DEFAULT_TAU) -> pd.DataFrame
     """
     import pandas as pd
 
+    values, table = _group_columns(frame, col, tau)
+    out = pd.DataFrame(table, index=pd.Index(values, name=col))
+    return out
+
+
+def _group_columns(
+    frame: Jobs, col: str, tau: float = DEFAULT_TAU
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """:func:`by_group` in NumPy: (the values of ``col``, one per row, and the columns), rows
+    by core-hours (descending, then by value). Sums and means add each group's jobs in table
+    order with Kahan compensation and the 95th percentile interpolates linearly, as pandas'
+    groupby does, so that metrics.json is the same with or without pandas."""
     submit, start, end = _times(frame)
     if col not in frame:
         raise InputError(f"jobs frame has no column {col!r} to group by")
@@ -533,30 +554,56 @@ def by_group(frame: Jobs, col: str, *, tau: float = DEFAULT_TAU) -> pd.DataFrame
     if not (np.isfinite(key).all() and (key == np.round(key)).all()):
         raise InputError(f"column {col!r} must hold whole numbers (SWF: -1 for unknown)")
     per_job = job_columns(submit, start, end, tau=tau)
-    data = {
-        col: key.astype(np.int64),
-        "core_s": used_cores(frame) * per_job["run"],
-        "wait": per_job["wait"],
-        "bounded_slowdown": per_job["bounded_slowdown"],
-        "response": per_job["response"],
+    values, labels = np.unique(key.astype(np.int64), return_inverse=True)
+    n = len(values)
+    count = np.bincount(labels, minlength=n).astype(np.int64)
+    core_hours = _group_sums(labels, used_cores(frame) * per_job["run"], n) / 3600.0
+    total = float(core_hours.sum())
+    out = {
+        "jobs": count,
+        "core_hours": core_hours,
+        "core_share": core_hours / total if total > 0 else np.full(n, np.nan),
+        "wait_mean": _group_sums(labels, per_job["wait"], n) / count,
+        "wait_p95": _group_quantile(labels, per_job["wait"], count, 0.95),
+        "bounded_slowdown_mean": _group_sums(labels, per_job["bounded_slowdown"], n) / count,
+        "response_mean": _group_sums(labels, per_job["response"], n) / count,
     }
-    has_killed = "killed" in frame
-    if has_killed:
-        data["killed"] = np.asarray(frame["killed"], dtype=bool)
-    g = pd.DataFrame(data).groupby(col, sort=True)
-    out = pd.DataFrame({"jobs": g.size().astype(np.int64)})
-    out["core_hours"] = g["core_s"].sum() / 3600.0
-    total = float(out["core_hours"].sum())
-    out["core_share"] = out["core_hours"] / total if total > 0 else np.nan
-    out["wait_mean"] = g["wait"].mean()
-    # pandas' default quantile is NumPy's (linear interpolation), the rule of summary()
-    out["wait_p95"] = g["wait"].quantile(0.95)
-    out["bounded_slowdown_mean"] = g["bounded_slowdown"].mean()
-    out["response_mean"] = g["response"].mean()
-    if has_killed:
-        out["killed"] = g["killed"].sum().astype(np.int64)
-    out = out.reset_index().sort_values(["core_hours", col], ascending=[False, True], kind="stable")
-    return out.set_index(col)
+    if "killed" in frame:
+        killed = np.asarray(frame["killed"], dtype=bool)
+        out["killed"] = np.bincount(labels, weights=killed, minlength=n).astype(np.int64)
+    rows = np.lexsort((values, -core_hours))
+    return values[rows], {name: v[rows] for name, v in out.items()}
+
+
+def _group_sums(labels: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """Per-label sums, each label's values added in row order with Kahan compensation (the
+    rule of pandas' groupby sum and mean). Whole numbers whose total stays below 2**53 add up
+    exactly in any order: one vectorised pass; other values need the sequential loop."""
+    if np.all(values == np.rint(values)) and float(np.abs(values).sum()) < 2.0**53:
+        return np.bincount(labels, weights=values, minlength=n)
+    s = [0.0] * n
+    c = [0.0] * n
+    for g, x in zip(labels.tolist(), values.tolist(), strict=True):
+        y = x - c[g]
+        t = s[g] + y
+        c[g] = (t - s[g]) - y
+        s[g] = t
+    return np.asarray(s, dtype=np.float64)
+
+
+def _group_quantile(
+    labels: np.ndarray, values: np.ndarray, count: np.ndarray, q: float
+) -> np.ndarray:
+    """Per-label quantile ``q``, linear between the two nearest ranks (val + (next - val) *
+    frac, as pandas' groupby quantile computes it; the percentile rule of :func:`summary`)."""
+    ordered = values[np.lexsort((values, labels))]
+    first = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
+    pos = q * (count - 1).astype(np.float64)
+    lo = first + pos.astype(np.int64)
+    frac = pos % 1.0
+    val = ordered[lo]
+    nxt = ordered[np.minimum(lo + 1, len(ordered) - 1)]
+    return np.where(frac == 0.0, val, val + (nxt - val) * frac)
 
 
 def group_label(value: int) -> str:
@@ -575,10 +622,9 @@ def group_metrics(
     for col in columns:
         if col not in frame:
             continue
-        t = by_group(frame, col, tau=tau)
-        entry: dict[str, list] = {col: [int(v) for v in t.index]}
-        for name in t.columns:
-            values = t[name].to_numpy()
+        keys, table = _group_columns(frame, col, tau)
+        entry: dict[str, list] = {col: [int(v) for v in keys]}
+        for name, values in table.items():
             if values.dtype.kind in "iub":
                 entry[name] = [int(v) for v in values]
             else:

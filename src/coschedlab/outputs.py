@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import Any
 
 from .errors import InputError, OutputError
 
@@ -45,6 +46,7 @@ __all__ = [
     "is_ours",
     "mark",
     "os_error",
+    "write_parquet",
 ]
 
 #: the list of the files the last report wrote into a folder (the next one there replaces them)
@@ -309,3 +311,59 @@ def atomic_file(
 def slug(name: str) -> str:
     """A file-system-safe form of a label (``easy:depth=50`` -> ``easy_depth=50``)."""
     return re.sub(r"[^A-Za-z0-9_.+=,-]+", "_", name).strip("_") or "scheduler"
+
+
+# -- the jobs table as Parquet, without pandas ---------------------------------------------------
+#: pandas' (logical type, NumPy type) of a column, per NumPy kind, as pyarrow records them in the
+#: ``pandas`` schema metadata of a table made by ``Table.from_pandas`` (pandas 3 strings are
+#: ``str``, stored as large_string)
+_PANDAS_TYPES = {"i": None, "u": None, "f": None, "b": ("bool", "bool"), "O": ("object", "str")}
+
+
+def write_parquet(path: str | Path, table: Any) -> None:
+    """Write a jobs table as Parquet, the same bytes as ``DataFrame.to_parquet(path,
+    index=False)`` of the same columns: from a DataFrame with pandas, from a mapping of NumPy
+    arrays (numbers, booleans, or objects that are all strings) with pyarrow alone, the
+    ``pandas`` schema metadata written as pandas writes it (so pandas reads the file back
+    alike). Other columns go through pandas."""
+    to_parquet = getattr(table, "to_parquet", None)
+    if to_parquet is not None:
+        to_parquet(path, index=False)
+        return
+    import numpy as np
+
+    arrays = {name: np.asarray(v) for name, v in table.items()}
+    if any(
+        a.dtype.kind not in _PANDAS_TYPES
+        or (a.dtype.kind == "O" and not all(isinstance(x, str) for x in a.tolist()))
+        for a in arrays.values()
+    ):
+        import pandas as pd
+
+        pd.DataFrame(arrays).to_parquet(path, index=False)
+        return
+    import json
+    from importlib.metadata import version
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    columns, meta = [], []
+    for name, a in arrays.items():
+        kinds = _PANDAS_TYPES[a.dtype.kind] or (a.dtype.name, a.dtype.name)
+        kind = pa.large_string() if a.dtype.kind == "O" else None
+        columns.append(pa.array(a, type=kind, from_pandas=True))
+        meta.append(
+            {"name": name, "field_name": name, "pandas_type": kinds[0],
+             "numpy_type": kinds[1], "metadata": None}
+        )  # fmt: skip
+    pandas_meta = {
+        "index_columns": [],
+        "column_indexes": [],
+        "columns": meta,
+        "attributes": {},
+        "creator": {"library": "pyarrow", "version": pa.__version__},
+        "pandas_version": version("pandas"),
+    }
+    t = pa.table(columns, names=list(arrays), metadata={"pandas": json.dumps(pandas_meta)})
+    pq.write_table(t, path, compression="snappy")

@@ -34,6 +34,7 @@ import numpy as np
 
 from .errors import InputError
 from .intervals import parse_alloc_column, parse_intervals
+from .metrics import Jobs, column, rows
 from .platform import Cluster
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -101,17 +102,17 @@ def check_jobs(
 ) -> Report:
     """Like :func:`validate_jobs`, and also say which checks ran and which could not."""
     wanted = _guarantee_names(guarantees, scheduler)
-    missing = [c for c in REQUIRED_COLUMNS if c not in jobs.columns]
+    missing = [c for c in REQUIRED_COLUMNS if c not in jobs]
     if missing:
         raise InputError(f"the jobs table has no column(s) {', '.join(missing)}")
-    rep = Report(n_jobs=len(jobs))
+    rep = Report(n_jobs=rows(jobs))
     errors = rep.violations
 
     def err(msg: str) -> bool:
         errors.append(msg)
         return len(errors) >= max_errors
 
-    ids = jobs["job_id"].to_numpy()
+    ids = np.asarray(jobs["job_id"])
     submit = _floats(jobs, "submit")
     start = _floats(jobs, "start")
     end = _floats(jobs, "end")
@@ -151,7 +152,7 @@ def check_jobs(
         # a dependant joins the queue when its last parent ends, plus its think time
         release = submit.copy()
         np.maximum.at(release, child, ready)
-        if "start_pass" in jobs.columns:
+        if "start_pass" in jobs:
             # a zero-length parent started at that instant ends in the next pass there: the
             # dependant joins the queue in that pass, not the instant's first one
             passes = _ints(jobs, "start_pass")
@@ -164,7 +165,7 @@ def check_jobs(
         )
         return rep
 
-    shared = "node_cores" in jobs.columns
+    shared = "node_cores" in jobs
     if shared:  # shared nodes: count cores, node by node
         cores = _ints(jobs, "node_cores")
         rep.checked.append("capacity")
@@ -174,7 +175,7 @@ def check_jobs(
         rep.checked.append("capacity")
         errors += _check_capacity(start, end, nodes, cluster.nodes, ids)
     what = "per-node cores" if shared else "per-node overlap"
-    if "alloc" not in jobs.columns:
+    if "alloc" not in jobs:
         rep.not_checked.append(f"{what} (no alloc column)")
     elif not any(isinstance(a, str) and a.strip() for a in jobs["alloc"].tolist()):
         rep.not_checked.append(f"{what} (no allocation recorded)")
@@ -193,7 +194,7 @@ def check_jobs(
         rep.not_checked += [f"{g} (the invariants above are broken)" for g in wanted]
         return _trim(rep, max_errors)
     has_req = (
-        "requested_time" in jobs.columns and np.isfinite(_floats(jobs, "requested_time")).all()
+        "requested_time" in jobs and np.isfinite(_floats(jobs, "requested_time")).all()
     )
     order = _queue_order(jobs, ids, submit)
     if "head" in wanted:
@@ -203,7 +204,7 @@ def check_jobs(
             rep.not_checked.append("head (no requested_time for every job)")
         else:
             rep.checked.append("head")
-            passes = _ints(jobs, "start_pass") if "start_pass" in jobs.columns else None
+            passes = _ints(jobs, "start_pass") if "start_pass" in jobs else None
             errors += _check_easy_head(
                 order, release, start, end, _floats(jobs, "requested_time"), nodes, ids, passes,
                 cluster.nodes, join_pass,
@@ -211,7 +212,7 @@ def check_jobs(
     res_wanted = [g for g in ("reservations", "reservations-exact") if g in wanted]
     if res_wanted:
         name = res_wanted[0]
-        if "reservation" not in jobs.columns:
+        if "reservation" not in jobs:
             rep.not_checked.append(f"{name} (no reservation column)")
         elif not has_req:
             rep.not_checked.append(f"{name} (no requested_time for every job)")
@@ -245,15 +246,23 @@ def _guarantee_names(guarantees: Iterable[str], scheduler: str) -> list[str]:
 
 def _floats(jobs: pd.DataFrame, col: str) -> np.ndarray:
     try:
-        return jobs[col].to_numpy(dtype=np.float64, na_value=np.nan)
+        return column(jobs, col)
     except (TypeError, ValueError):
         import pandas as pd
 
-        values = pd.to_numeric(jobs[col], errors="coerce")
-        k = int(np.flatnonzero(values.isna() & jobs[col].notna())[0])
+        given = pd.Series(np.asarray(jobs[col], dtype=object))
+        values = pd.to_numeric(given, errors="coerce")
+        k = int(np.flatnonzero(values.isna() & given.notna())[0])
         raise InputError(
-            f"column {col} of job {jobs['job_id'].iloc[k]} is not a number: {jobs[col].iloc[k]!r}"
+            f"column {col} of job {_at(jobs, 'job_id', k)} is not a number: {_at(jobs, col, k)!r}"
         ) from None
+
+
+def _at(jobs: Jobs, col: str, k: int) -> object:
+    """Row ``k``'s value of column ``col``."""
+    values = jobs[col]
+    iloc = getattr(values, "iloc", None)
+    return iloc[k] if iloc is not None else values[k]
 
 
 def _ints(jobs: pd.DataFrame, col: str) -> np.ndarray:
@@ -262,8 +271,8 @@ def _ints(jobs: pd.DataFrame, col: str) -> np.ndarray:
     if len(bad):
         k = int(bad[0])
         raise InputError(
-            f"column {col} of job {jobs['job_id'].iloc[k]} is not a whole number: "
-            f"{jobs[col].iloc[k]!r}"
+            f"column {col} of job {_at(jobs, 'job_id', k)} is not a whole number: "
+            f"{_at(jobs, col, k)!r}"
         )
     return values.astype(np.int64)
 
@@ -272,13 +281,13 @@ def _parents(jobs: pd.DataFrame, ids: np.ndarray, deps: Mapping | None):
     """(child rows, parent rows, think time per edge, unknown (job, parent) pairs), or None
     without dependencies. Parents come from the ``deps`` column (space-separated ids) and the
     ``deps`` mapping; the think time from the ``think`` column (0 when absent)."""
-    has_col = "deps" in jobs.columns
+    has_col = "deps" in jobs
     if not has_col and not deps:
         return None
     row: dict[str, int] = {}
     for k, j in enumerate(ids.tolist()):
         row.setdefault(str(j), k)
-    think_col = _floats(jobs, "think") if "think" in jobs.columns else None
+    think_col = _floats(jobs, "think") if "think" in jobs else None
     child: list[int] = []
     parent: list[int] = []
     unknown: list[tuple[object, str]] = []
@@ -547,7 +556,7 @@ def _check_reservations(
     late = np.isfinite(res) & (start > res + EPS)
     submit = _floats(jobs, "submit")
     if late.any() and (release > submit + EPS).any():
-        passes = _ints(jobs, "start_pass") if "start_pass" in jobs.columns else None
+        passes = _ints(jobs, "start_pass") if "start_pass" in jobs else None
         passed = _passed_by_released(order, release, submit, start, join_pass, passes)
         if (late & passed).any():
             rep.notes.append(

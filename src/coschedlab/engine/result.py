@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from ..metrics import group_metrics, job_metrics
+from ..jsonsafe import json_safe as _jsonable
+from ..metrics import _times, group_metrics, job_columns, rows
 from ..platform import Cluster
 
-if TYPE_CHECKING:  # pragma: no cover
+if TYPE_CHECKING:  # pragma: no cover (pandas is imported when a table is asked for)
+    import pandas as pd
+
     from .kernel import Simulation
 
 # Columns of Result.jobs, in order (docs/semantics.md describes each).
@@ -26,15 +28,39 @@ JOB_TABLE_COLUMNS = (
 )  # fmt: skip
 
 
+class _JobsFrame:
+    """``Result.jobs``: the pandas table, made from :attr:`Result.columns` on first use, so
+    that a run that only writes its files (the ``simulate`` command) never imports pandas."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:  # no class-level default: ``jobs`` stays a required field
+            raise AttributeError("jobs")
+        frame = obj.__dict__.get("jobs")
+        if frame is None and obj.columns is not None:
+            import pandas as pd
+
+            frame = obj.__dict__["jobs"] = pd.DataFrame(obj.columns)
+        return frame
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__["jobs"] = value
+
+
+#: the columns the per-job metrics are computed from (and named by, in an error)
+_TIME_COLUMNS = ("job_id", "submit", "start", "end", "procs")
+
+
 @dataclass
 class Result:
     """The outcome of one simulation.
 
     ``jobs`` has one row per job (see :data:`JOB_TABLE_COLUMNS`), in (submit, id) order;
     ``metrics`` the summary (:mod:`coschedlab.metrics`) plus the simulator's own speed.
+    A simulated result holds the table as NumPy :attr:`columns` and makes ``jobs`` from them
+    when first asked.
     """
 
-    jobs: pd.DataFrame
+    jobs: pd.DataFrame = _JobsFrame()  # type: ignore[assignment]
     cluster: Cluster
     scheduler: str
     wall_time: float = math.nan
@@ -53,6 +79,21 @@ class Result:
     #: (no co-location speed model); the validator checks each job's run against them. None:
     #: a loaded result or a speed model that changes durations
     input_run: np.ndarray | None = None
+    #: the per-job table as NumPy arrays, in :attr:`jobs`' column order (a simulated result;
+    #: None for a loaded one): the metrics, the validator and the writers read these
+    columns: dict[str, np.ndarray] | None = None
+
+    @property
+    def table(self) -> Any:
+        """The per-job table as the metrics, validator and writers read it: :attr:`jobs` once
+        it has been made (it may have been changed), else the NumPy :attr:`columns`."""
+        frame = self.__dict__.get("jobs")
+        return frame if frame is not None or self.columns is None else self.columns
+
+    @property
+    def n_jobs(self) -> int:
+        """Rows of the per-job table."""
+        return rows(self.table)
 
     @classmethod
     def from_simulation(cls, sim: Simulation) -> Result:
@@ -64,40 +105,39 @@ class Result:
         end = np.asarray(sim.end, dtype=np.float64)
         submit = np.asarray(sim.submit, dtype=np.float64)
         acct = sim.acct
-        frame = pd.DataFrame(
-            {
-                "job_id": np.asarray(sim.ids, dtype=np.int64),
-                "submit": submit,
-                "start": start,
-                "end": end,
-                "requested_time": np.asarray(sim.req, dtype=np.float64),
-                "procs": np.asarray(sim.procs, dtype=np.int64),
-                "nodes": np.asarray(sim.nodes, dtype=np.int64),
-                "alloc": acct.alloc_texts(sim.n),
-                "user": cols["user"][order],
-                "group": cols["group"][order],
-                "app": cols["app"][order],
-                "queue": cols["queue"][order],
-                "partition": cols["partition"][order],
-                "status": cols["status"][order],
-                "killed": np.frombuffer(sim.killed, dtype=np.uint8).astype(bool),
-                "reservation": np.frombuffer(sim.reservation, dtype=np.float64).copy(),
-                "start_pass": np.frombuffer(sim.start_pass, dtype=np.int64).copy(),
-            }
-        )
+        frame: dict[str, Any] = {
+            "job_id": np.asarray(sim.ids, dtype=np.int64),
+            "submit": submit,
+            "start": start,
+            "end": end,
+            "requested_time": np.asarray(sim.req, dtype=np.float64),
+            "procs": np.asarray(sim.procs, dtype=np.int64),
+            "nodes": np.asarray(sim.nodes, dtype=np.int64),
+            "alloc": np.asarray(acct.alloc_texts(sim.n), dtype=object),
+            "user": cols["user"][order],
+            "group": cols["group"][order],
+            "app": cols["app"][order],
+            "queue": cols["queue"][order],
+            "partition": cols["partition"][order],
+            "status": cols["status"][order],
+            "killed": np.frombuffer(sim.killed, dtype=np.uint8).astype(bool),
+            "reservation": np.frombuffer(sim.reservation, dtype=np.float64).copy(),
+            "start_pass": np.frombuffer(sim.start_pass, dtype=np.int64).copy(),
+        }
         deps = sim.dependency_texts()
         if deps is not None:
-            frame["deps"], frame["think"] = deps[0], np.asarray(deps[1], dtype=np.float64)
+            frame["deps"] = np.asarray(deps[0], dtype=object)
+            frame["think"] = np.asarray(deps[1], dtype=np.float64)
         if acct.shared:
             frame["nodes"] = np.asarray(
                 [sum(b - a for a, b in acct.allocation(j)) for j in range(sim.n)], dtype=np.int64
             )
             node_cores = np.asarray(acct.cores, dtype=np.int64)
             frame["node_cores"] = node_cores
-            frame["cores"] = node_cores * frame["nodes"].to_numpy()
+            frame["cores"] = node_cores * frame["nodes"]
             frame["placement"] = np.where(
                 node_cores == sim.cluster.cores_per_node, "compact", "spread"
-            )
+            ).astype(object)
             # the order jobs took their cores in (which cores of a shared node each got)
             rank = np.full(sim.n, -1, dtype=np.int64)
             rank[np.frombuffer(sim.start_order, dtype=np.int64)] = np.arange(
@@ -109,22 +149,28 @@ class Result:
             frame[name] = arr[order]
         model_cols = sim.speed_model.result_columns()
         for name, arr in model_cols.items():
-            frame[name] = arr
-        if getattr(sim, "truncated", False):  # a run stopped at a time: metrics of the started
-            ok = np.isfinite(start)
-            part = job_metrics(frame[ok])
-            for c in part.columns.difference(frame.columns):
-                frame[c] = np.nan
-                frame.loc[ok, c] = part[c]
-        else:
-            frame = job_metrics(frame)
+            frame[name] = np.asarray(arr)
+        # the per-job metrics (the jobs a run stopped at a time never started: NaN)
+        ok = np.isfinite(start) if getattr(sim, "truncated", False) else None
+        checked = _times(  # the checks of job_metrics: finite times, in order
+            {c: frame[c] if ok is None else frame[c][ok] for c in _TIME_COLUMNS}
+        )
+        part = job_columns(*checked)
+        for name, values in part.items():
+            if ok is None:
+                frame[name] = values
+            else:
+                frame[name] = np.full(len(start), np.nan)
+                frame[name][ok] = values
+        names = (
+            list(JOB_TABLE_COLUMNS)
+            + [c for c in ("deps", "think", "node_cores", "cores", "placement") if c in frame]
+            + list(model_cols)
+            + extra_cols
+        )
         return cls(
-            jobs=frame[
-                list(JOB_TABLE_COLUMNS)
-                + [c for c in ("deps", "think", "node_cores", "cores", "placement") if c in frame]
-                + list(model_cols)
-                + extra_cols
-            ],
+            jobs=None,
+            columns={name: frame[name] for name in names},
             cluster=sim.cluster,
             scheduler=sim.scheduler.describe(),
             wall_time=sim.wall_time,
@@ -146,17 +192,18 @@ class Result:
 
         if self.stored_metrics is not None:
             return dict(self.stored_metrics)
-        if not len(self.jobs):
+        n = self.n_jobs
+        if not n:
             return {"n_jobs": 0}
-        jobs = self.started_jobs
-        if not len(jobs):
-            return {"n_jobs": 0, "jobs_not_started": len(self.jobs)}
+        jobs, started = self._started()
+        if not started:
+            return {"n_jobs": 0, "jobs_not_started": n}
         m = dict(summary(jobs, self.cluster.total_cores))
-        if len(jobs) < len(self.jobs):
-            m["jobs_not_started"] = len(self.jobs) - len(jobs)
+        if started < n:
+            m["jobs_not_started"] = n - started
         m.update(colocation_summary(jobs, self.cluster))
-        if self.wall_time == self.wall_time and len(self.jobs):
-            m.update(simulator_speed(m["makespan"], self.wall_time, len(self.jobs)))
+        if self.wall_time == self.wall_time and n:
+            m.update(simulator_speed(m["makespan"], self.wall_time, n))
             m["wall_time_s"] = self.wall_time
         return m
 
@@ -167,6 +214,17 @@ class Result:
         if not self.options.get("truncated"):
             return self.jobs
         return self.jobs[np.isfinite(self.jobs["start"].to_numpy(dtype=float))]
+
+    def _started(self) -> tuple[Any, int]:
+        """(:attr:`started_jobs` as :attr:`table` holds them, how many)."""
+        t = self.table
+        if self.__dict__.get("jobs") is not None:
+            t = self.started_jobs
+            return t, len(t)
+        if self.options.get("truncated"):
+            ok = np.isfinite(np.asarray(t["start"], dtype=float))
+            t = {name: v[ok] for name, v in t.items()}
+        return t, rows(t)
 
     def groups(self, column: str = "user") -> pd.DataFrame:
         """Metrics per user (``column``: also ``group``, ``queue``, ``partition``), one row
@@ -185,7 +243,7 @@ class Result:
         from ..validator import validate_jobs
 
         kwargs.setdefault("guarantees", self.guarantees)
-        jobs = self.started_jobs
+        jobs = self._started()[0]
         if self.options.get("truncated"):
             # a run stopped at a time: the jobs that started keep every invariant (capacity,
             # dependencies, no start before submission); the policy's guarantees (EASY's head,
@@ -199,11 +257,12 @@ class Result:
     def _run_times_as_input(self) -> list[str]:
         """Each job ran as long as the input says: its run time, or (killed at its walltime)
         at least its requested time and at most its run time."""
-        j = self.jobs
-        ran = (j["end"] - j["start"]).to_numpy(dtype=float)
+        j = self.table
+        ran = np.asarray(j["end"], dtype=float) - np.asarray(j["start"], dtype=float)
         want = np.asarray(self.input_run, dtype=float)
-        req = j["requested_time"].to_numpy(dtype=float)
-        killed = j["killed"].to_numpy(dtype=bool)
+        req = np.asarray(j["requested_time"], dtype=float)
+        killed = np.asarray(j["killed"], dtype=bool)
+        ids = np.asarray(j["job_id"])
         tol = 1e-6 * np.maximum(1.0, want)
         bad = np.where(
             killed,
@@ -213,7 +272,7 @@ class Result:
         out = []
         for k in np.flatnonzero(bad)[:5]:
             out.append(
-                f"job {int(j['job_id'].iat[k])} ran {ran[k]:g} s but the input says {want[k]:g} s"
+                f"job {int(ids[k])} ran {ran[k]:g} s but the input says {want[k]:g} s"
                 + (f" (killed at its requested {req[k]:g} s)" if killed[k] else "")
                 + ": its run time was changed during the run"
             )
@@ -235,7 +294,7 @@ class Result:
         header = dict(self.header)
         header["Scheduler"] = self.scheduler
         header.update(cluster_header(self.cluster))
-        write_swf(path, self.jobs, header, integers=integers)
+        write_swf(path, self.table, header, integers=integers)
 
     def to_batsim_csv(self, path: str | Path) -> None:
         """Write a Batsim-style ``jobs.csv`` that evalys can read and draw.
@@ -245,7 +304,7 @@ class Result:
         """
         from ..workload.batsim import write_jobs_csv
 
-        write_jobs_csv(path, self.jobs, cores_per_node=self.cluster.cores_per_node)
+        write_jobs_csv(path, self.table, cores_per_node=self.cluster.cores_per_node)
 
     def save(
         self, out_dir: str | Path, force: bool = False, swf_integers: bool = False
@@ -268,9 +327,11 @@ class Result:
         """Write the four files into the existing directory ``out_dir``, not atomically: for
         callers that make the directory atomic themselves (:meth:`save`, the experiments'
         store)."""
+        from ..outputs import write_parquet
+
         out = Path(out_dir)
         paths = self._paths(out)
-        self.jobs.to_parquet(paths[0], index=False)
+        write_parquet(paths[0], self.table)
         self.to_batsim_csv(paths[1])
         self.to_swf(paths[2], integers=swf_integers)
         meta = {
@@ -286,7 +347,7 @@ class Result:
             "header": self.header,
             "metrics": {k: _jsonable(v) for k, v in self.metrics.items()},
             # "by_user", "by_group", ...
-            **(self.stored_groups or group_metrics(self.started_jobs)),
+            **(self.stored_groups or group_metrics(self._started()[0])),
         }
         paths[3].write_text(json.dumps(meta, indent=2) + "\n")
         return paths
@@ -336,6 +397,8 @@ class Result:
 
 def _read_parquet(path: Path) -> pd.DataFrame:
     """A jobs.parquet as a DataFrame; a corrupt or foreign file is an InputError naming it."""
+    import pandas as pd
+
     from ..errors import InputError
 
     try:
@@ -352,12 +415,3 @@ def _read_parquet(path: Path) -> pd.DataFrame:
 def _names(value: Any) -> tuple[str, ...]:
     """A policy's ``guarantees`` as a tuple of names (a single name may be given as a string)."""
     return (value,) if isinstance(value, str) else tuple(value or ())
-
-
-def _jsonable(v: Any) -> Any:
-    if isinstance(v, (np.floating, float)):
-        v = float(v)
-        return v if math.isfinite(v) else None
-    if isinstance(v, np.integer):
-        return int(v)
-    return v

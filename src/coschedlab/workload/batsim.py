@@ -69,17 +69,20 @@ import csv
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from ..core_ids import assign_core_ids, core_ids_to_nodes
 from ..errors import InputError
 from ..intervals import parse_intervals
+from ..metrics import column
 from .swf import MAX_PROCS, MAX_TIME
+
+if TYPE_CHECKING:  # pragma: no cover (the reader imports pandas and pyarrow.compute)
+    import pandas as pd
 
 __all__ = [
     "BATSIM_COLUMNS",
@@ -143,41 +146,42 @@ def _alloc_text(value: object) -> str:
 
 def write_jobs_csv(
     path: str | os.PathLike,
-    frame: pd.DataFrame,
+    frame: Any,
     *,
     workload_name: str = "w0",
     cores_per_node: int | None = None,
 ) -> None:
-    """Write ``frame`` (a simulated result) as a Batsim ``jobs.csv`` (see module docstring).
+    """Write ``frame`` (a simulated result: a DataFrame or a mapping of column arrays) as a
+    Batsim ``jobs.csv`` (see module docstring).
 
     With ``cores_per_node`` and a ``node_cores`` column (a run on shared nodes), the resources
     are cores: ``allocated_resources`` holds core ids (see :data:`CORE_COLUMNS`).
     """
-    missing = [c for c in ("submit", "start", "end", "procs") if c not in frame.columns]
+    missing = [c for c in ("submit", "start", "end", "procs") if c not in frame]
     if missing:
         raise InputError(f"jobs frame is missing column(s) {missing} for a Batsim jobs.csv")
-    n = len(frame)
 
     def num(col: str) -> np.ndarray:
-        return frame[col].to_numpy(dtype=np.float64, na_value=np.nan)
+        return column(frame, col)
 
     submit, start, end = num("submit"), num("start"), num("end")
-    if "job_id" in frame.columns:
-        job_id = frame["job_id"].to_numpy()
-    elif "id" in frame.columns:
-        job_id = frame["id"].to_numpy()
+    n = len(submit)
+    if "job_id" in frame:
+        job_id = np.asarray(frame["job_id"])
+    elif "id" in frame:
+        job_id = np.asarray(frame["id"])
     else:
         job_id = np.arange(n)
     execution = end - start
     turnaround = end - submit
     with np.errstate(divide="ignore", invalid="ignore"):
         stretch = turnaround / execution
-    if "status" in frame.columns:
-        status = frame["status"].to_numpy(dtype=np.float64, na_value=1.0)
-    else:
-        status = np.ones(n)
-    if "killed" in frame.columns:
-        killed = frame["killed"].fillna(False).to_numpy(dtype=bool)
+    status = num("status") if "status" in frame else np.ones(n)
+    status = np.where(np.isnan(status), 1.0, status)
+    if "killed" in frame:
+        k = frame["killed"]
+        fillna = getattr(k, "fillna", None)  # pandas: a missing value is not killed
+        killed = fillna(False).to_numpy(dtype=bool) if fillna else np.asarray(k, dtype=bool)
     else:
         killed = np.zeros(n, dtype=bool)
     success = ((status == 1) & ~killed).astype(np.int64)
@@ -190,56 +194,57 @@ def write_jobs_csv(
             np.where(status == 5, "COMPLETED_KILLED", "COMPLETED_FAILED"),
         ),
     )
-    if "profile" in frame.columns:
-        profile = frame["profile"].astype(str).to_numpy()
-    elif "app" in frame.columns:
-        app = frame["app"].to_numpy()
-        profile = np.array(["" if a is None or a < 0 else str(a) for a in app.tolist()])
+    if "profile" in frame:
+        profile = [str(v) for v in _objects(frame["profile"])]
+    elif "app" in frame:
+        profile = ["" if a is None or a < 0 else str(a) for a in _objects(frame["app"])]
     else:
-        profile = np.full(n, "", dtype=object)
-    resources = (frame["nodes"] if "nodes" in frame.columns else frame["procs"]).to_numpy()
-    requested = num("requested_time") if "requested_time" in frame.columns else execution
-    alloc = (
-        [_alloc_text(a) for a in frame["alloc"].tolist()] if "alloc" in frame.columns else [""] * n
-    )
-    by_core = cores_per_node is not None and "node_cores" in frame.columns
+        profile = [""] * n
+    resources = np.asarray(frame["nodes"] if "nodes" in frame else frame["procs"])
+    requested = num("requested_time") if "requested_time" in frame else execution
+    alloc = [_alloc_text(a) for a in _objects(frame["alloc"])] if "alloc" in frame else [""] * n
+    by_core = cores_per_node is not None and "node_cores" in frame
     if by_core:
-        node_cores = frame["node_cores"].to_numpy(dtype=np.int64)
+        node_cores = np.asarray(frame["node_cores"], dtype=np.int64)
         alloc = assign_core_ids(start, end, alloc, node_cores, int(cores_per_node))
         resources = np.asarray(resources, dtype=np.int64) * node_cores
-    out = pd.DataFrame(
-        {
-            "job_id": job_id,
-            "workload_name": workload_name,
-            "profile": profile,
-            "submission_time": submit,
-            "requested_number_of_resources": resources,
-            "requested_time": requested,
-            "success": success,
-            "final_state": final_state,
-            "starting_time": start,
-            "execution_time": execution,
-            "finish_time": end,
-            "waiting_time": start - submit,
-            "turnaround_time": turnaround,
-            "stretch": stretch,
-            "allocated_resources": alloc,
-            "consumed_energy": -1.0,
-            "metadata": "",
-        },
-        columns=list(BATSIM_COLUMNS),
-    )
+    out: dict[str, Any] = {
+        "job_id": job_id,
+        "workload_name": [workload_name] * n,
+        "profile": profile,
+        "submission_time": submit,
+        "requested_number_of_resources": resources,
+        "requested_time": requested,
+        "success": success,
+        "final_state": final_state,
+        "starting_time": start,
+        "execution_time": execution,
+        "finish_time": end,
+        "waiting_time": start - submit,
+        "turnaround_time": turnaround,
+        "stretch": stretch,
+        "allocated_resources": alloc,
+        "consumed_energy": np.full(n, -1.0),
+        "metadata": [""] * n,
+    }
     if by_core:
-        out["resource_unit"] = "core"
-        out["cores_per_node"] = int(cores_per_node)
-    # pyarrow's C++ writer: ten times faster than DataFrame.to_csv on float columns
-    table = pa.Table.from_pandas(out, preserve_index=False)
+        out["resource_unit"] = ["core"] * n
+        out["cores_per_node"] = np.full(n, int(cores_per_node), dtype=np.int64)
+    # pyarrow's C++ writer: ten times faster than DataFrame.to_csv on float columns; NaN is
+    # written as an empty field (from_pandas), text is quoted
+    table = pa.table([pa.array(v, from_pandas=True) for v in out.values()], names=list(out))
     sink = pa.BufferOutputStream()
     options = pa_csv.WriteOptions(quoting_style="needed", include_header=False)
     pa_csv.write_csv(table, sink, options)
     with open(Path(path), "wb") as f:
-        f.write((",".join(out.columns) + "\n").encode())
+        f.write((",".join(out) + "\n").encode())
         f.write(sink.getvalue().to_pybytes())
+
+
+def _objects(values: Any) -> list:
+    """A column (pandas or NumPy) as a list of Python objects."""
+    tolist = getattr(values, "tolist", None)
+    return tolist() if tolist is not None else list(values)
 
 
 # -- reading -------------------------------------------------------------------------------------
@@ -276,6 +281,9 @@ def read_jobs_csv(path: str | os.PathLike) -> tuple[pd.DataFrame, list[str]]:
     and unfinished jobs are treated. Raises :class:`InputError` (``file:line: what``) on a
     malformed file.
     """
+    import pandas as pd
+    import pyarrow.compute as pc
+
     path = Path(path)
     header, cols = _read_text_columns(path)
     missing = [c for c in READ_COLUMNS if c not in header]
@@ -382,6 +390,8 @@ def read_jobs_csv(path: str | os.PathLike) -> tuple[pd.DataFrame, list[str]]:
 
 def _cores_per_node(cols, keep, where) -> int | None:
     """The ``cores_per_node`` of a file whose ``resource_unit`` is ``core``; None for nodes."""
+    import pyarrow.compute as pc
+
     unit = cols.get("resource_unit")
     if unit is None:
         return None
@@ -455,6 +465,8 @@ def _read_text_columns(path: Path) -> tuple[list[str], dict[str, pa.ChunkedArray
     dup = sorted({c for c in header if header.count(c) > 1})
     if dup:
         raise InputError(f"column {dup[0]!r} appears twice in the header", where=f"{path}:1")
+    import pyarrow.compute as pc
+
     used = [c for c in header if c in _USED]
     try:
         table = pa_csv.read_csv(
@@ -528,6 +540,9 @@ def _line_of(path: Path, k: int) -> int:
 def _numbers(cols, name, where, *, required=False, mask=None, limit=None) -> np.ndarray:
     """A column as float64: empty -> NaN (an error when ``required``, for rows in ``mask``);
     a finite value beyond ``limit`` in magnitude is an error (the SWF reader's sane ranges)."""
+    import pandas as pd
+    import pyarrow.compute as pc
+
     text = cols[name]
     empty = pc.equal(text, "")
     try:
@@ -565,6 +580,9 @@ def _numbers(cols, name, where, *, required=False, mask=None, limit=None) -> np.
 
 
 def _job_ids(cols, keep, path, where) -> np.ndarray:
+    import pandas as pd
+    import pyarrow.compute as pc
+
     ids = cols["job_id"]
     empty = np.flatnonzero(keep & _bools(pc.equal(ids, "")))
     if len(empty):

@@ -585,21 +585,23 @@ def write_swf(
     end before the start. The requested time is rounded too, but never below the written run
     of a job that ran within its request; every other field is rounded to the nearest integer.
     """
-    n = len(frame)
+    from ..metrics import column, rows
+
+    n = rows(frame)  # a DataFrame or a mapping of column arrays
 
     def col(*names: str, default: float = -1.0) -> np.ndarray:
         for name in names:
-            if name in frame.columns:
-                return frame[name].to_numpy(dtype=np.float64, na_value=np.nan)
+            if name in frame:
+                return column(frame, name)
         return np.full(n, default, dtype=np.float64)
 
-    if "job_id" in frame.columns or "id" in frame.columns:
+    if "job_id" in frame or "id" in frame:
         job_id = col("job_id", "id")
     else:
         job_id = np.arange(1, n + 1, dtype=np.float64)
     submit = col("submit")
     procs = col("procs")
-    if "start" in frame.columns and "end" in frame.columns:
+    if "start" in frame and "end" in frame:
         start, end = col("start"), col("end")
         wait = start - submit
         run = end - start
@@ -612,7 +614,7 @@ def write_swf(
     if integers:
         submit, wait, run, requested = integer_times(submit, wait, run, requested)
     req_procs = procs.copy()
-    if "req_procs" in frame.columns:
+    if "req_procs" in frame:
         # keep the trace's own "unknown" marker where the fallback rule gives procs back
         orig = col("req_procs")
         same = (orig <= 0) & (alloc == procs)
