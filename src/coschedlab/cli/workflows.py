@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -236,6 +235,7 @@ def simulate(
     """Simulate a workload with its workflows submitted in one mode (or all three)."""
     from rich.console import Console
 
+    from ..jsonsafe import json_safe
     from ..outputs import atomic_dir, check_target
     from ..schedulers import get_scheduler
     from ..workflows.metrics import completed_in_all
@@ -279,25 +279,11 @@ def simulate(
                 d.mkdir()
                 r.result.write(d)
                 r.workflows.to_csv(d / "workflows.csv", index=False)
-            (tmp / "summary.json").write_text(json.dumps(_plain(summaries), indent=1) + "\n")
+            (tmp / "summary.json").write_text(json.dumps(json_safe(summaries), indent=1) + "\n")
     if as_json:
-        print(json.dumps(_plain(summaries)))
+        print(json.dumps(json_safe(summaries)))
         return
     _print_summaries(summaries, int(mask.sum()))
-
-
-def _plain(d: dict) -> dict:
-    """JSON-safe: NaN and infinities become null, NumPy numbers plain numbers."""
-    out = {}
-    for k, v in d.items():
-        if isinstance(v, dict):
-            out[k] = _plain(v)
-        elif isinstance(v, int | float) and not isinstance(v, bool):
-            v = float(v) if not isinstance(v, int) else v
-            out[k] = v if not isinstance(v, float) or math.isfinite(v) else None
-        else:
-            out[k] = v if isinstance(v, str | bool | type(None)) else float(v)
-    return out
 
 
 def _print_summaries(summaries: dict[str, dict], compared: int) -> None:

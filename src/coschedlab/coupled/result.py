@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 
 from ..engine.result import Result
-from ..errors import InputError
 from ..intervals import format_intervals
+from ..jsonsafe import json_safe
 from ..validator import check_jobs
 from .system import CoupledSimulation
 
@@ -210,36 +210,13 @@ class CoupledResult:
         self.pairs.to_csv(out / "pairs.csv", index=False)
         meta = {
             "systems": self.names,
-            "metrics": _jsonable(self.metrics()),
-            "baseline": _jsonable(baseline) if baseline is not None else None,
-            "info": _jsonable(self.info),
+            "metrics": json_safe(self.metrics()),
+            "baseline": json_safe(baseline) if baseline is not None else None,
+            "info": json_safe(self.info),
             "wall_time": self.wall_time,
         }
         (out / "coupled.json").write_text(json.dumps(meta, indent=2) + "\n")
 
 
-def _jsonable(v: Any) -> Any:
-    """``v`` with NumPy numbers as Python ones and non-finite floats as None, recursively."""
-    if isinstance(v, dict):
-        return {str(k): _jsonable(x) for k, x in v.items()}
-    if isinstance(v, list | tuple):
-        return [_jsonable(x) for x in v]
-    if isinstance(v, np.integer):
-        return int(v)
-    if isinstance(v, float | np.floating):
-        return float(v) if math.isfinite(v) else None
-    return v
-
-
 def _norm(alloc: str) -> str:
     return str(alloc).replace(",", " ").strip()
-
-
-def load_metrics(out: Path) -> dict[str, Any]:
-    """``coupled.json`` of a written coupled result."""
-    from ..errors import read_json
-
-    data = read_json(out / "coupled.json")
-    if not isinstance(data, dict) or "metrics" not in data:
-        raise InputError("not a coupled result (no metrics)", str(out / "coupled.json"))
-    return data

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from ..errors import InputError
+from ..jsonsafe import json_safe
 from ..outputs import atomic_dir
 
 __all__ = ["Segment", "StudyResult", "hours_minutes", "load_result"]
@@ -77,11 +78,11 @@ class StudyResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The result as plain JSON values (a sweep's stored run: :meth:`from_dict`)."""
-        return json.loads(json.dumps({
+        return json.loads(json.dumps(json_safe({
             "config": self.config, "procs": self.procs, "records": self.records,
             "segments": [list(s) for s in self.segments], "front": [list(d) for d in self.front],
             "batches": self.batches, "info": self.info,
-        }, default=_plain))  # fmt: skip
+        }, allow_nan=True)))  # fmt: skip
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> StudyResult:
@@ -123,13 +124,6 @@ def hours_minutes(seconds: float) -> str:
         return f"{whole // 60}m{whole % 60:02d}s"
     minutes = round(seconds / 60)
     return f"{minutes // 60}h{minutes % 60:02d}m"
-
-
-def _plain(x: Any) -> Any:
-    """A numpy scalar or array as a JSON value."""
-    if hasattr(x, "tolist"):
-        return x.tolist()
-    raise TypeError(f"{type(x).__name__} is not a JSON value")
 
 
 def load_result(folder: str | Path) -> StudyResult:
