@@ -27,7 +27,6 @@ non-trivial front as in the seed's Figure 2. ``noise`` adds a seeded Gaussian te
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -139,13 +138,3 @@ class WorkModel:
                 for v, e in zip(out, self._rng(d, 1).normal(0, self.noise, len(out)), strict=True)
             ]
         return tuple(out)
-
-
-def steps_summary(model: WorkModel, designs: Sequence[Design]) -> tuple[float, float]:
-    """Mean timesteps from scratch and from a checkpoint over ``designs``."""
-    if not designs:
-        return 0.0, 0.0
-    return (
-        float(np.mean([model.steps(d, False) for d in designs])),
-        float(np.mean([model.steps(d, True) for d in designs])),
-    )
