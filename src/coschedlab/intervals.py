@@ -82,34 +82,46 @@ def parse_alloc_column(alloc: Iterable) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def _parse_vectorised(texts: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The whole column at once, or None when some text is not plain ``A-B`` / ``N`` items."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
+    """The whole column at once in NumPy, or None when some text is not plain ``A-B`` / ``N``
+    items separated by spaces or commas (ASCII digits of at most 15 places)."""
+    joined = "\n".join(t if isinstance(t, str) else "" for t in texts) + "\n"
     try:
-        arr = pa.array([t if isinstance(t, str) else "" for t in texts], type=pa.string())
-        tokens = pc.split_pattern_regex(pc.utf8_trim(arr, " ,\t\n\r"), r"[\s,]+")
-        rows = pc.list_parent_indices(tokens)
-        items = pc.list_flatten(tokens)
-        keep = pc.not_equal(items, "")
-        rows, items = pc.filter(rows, keep), pc.filter(items, keep)
-        if (
-            len(items)
-            and not pc.all(pc.match_substring_regex(items, r"^[0-9]+(-[0-9]+)?$")).as_py()
-        ):
-            return None
-        single = pc.invert(pc.match_substring(items, "-"))
-        pairs = pc.split_pattern(
-            pc.if_else(single, pc.binary_join_element_wise(items, items, "-"), items), "-"
-        )
-        first = pc.cast(pc.list_element(pairs, 0), pa.int64()).to_numpy(zero_copy_only=False)
-        last = pc.cast(pc.list_element(pairs, 1), pa.int64()).to_numpy(zero_copy_only=False)
-    except (pa.ArrowException, TypeError, ValueError):
+        buf = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    except UnicodeEncodeError:
         return None
+    digit = (buf >= ord("0")) & (buf <= ord("9"))
+    dash = buf == ord("-")
+    sep = np.isin(buf, np.frombuffer(b" \t\r,\n", dtype=np.uint8))
+    if not (digit | dash | sep).all():
+        return None
+    prev_digit = np.r_[False, digit[:-1]]
+    next_digit = np.r_[digit[1:], False]
+    if (dash & ~(prev_digit & next_digit)).any():
+        return None  # a dash not between two numbers
+    first_char = np.flatnonzero(digit & ~prev_digit)  # each number's first and last digit
+    last_char = np.flatnonzero(digit & ~next_digit)
+    if not len(first_char):
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    if (last_char - first_char).max() >= 15:
+        return None
+    run = np.cumsum(digit & ~prev_digit) - 1  # the number each digit belongs to
+    places = last_char[run[digit]] - np.flatnonzero(digit)
+    value = np.add.reduceat(
+        (buf[digit] - ord("0")).astype(np.int64) * 10 ** places.astype(np.int64),
+        first_char - np.cumsum(~digit)[first_char],
+    )
+    before = np.r_[False, dash][first_char]  # the number ends a range A-B
+    after = np.r_[dash, False][last_char + 1]  # the number starts one
+    if (before & after).any():
+        return None  # A-B-C
+    starts = ~before
+    first = value[starts]
+    last = np.where(after, np.r_[value[1:], 0], value)[starts]
     if (last < first).any():
         return None
-    row = np.asarray(rows.to_numpy(zero_copy_only=False), dtype=np.int64)
-    return row, np.asarray(first, dtype=np.int64), np.asarray(last - first + 1, dtype=np.int64)
+    row = np.cumsum(buf == ord("\n"))[first_char[starts]]
+    return row.astype(np.int64), first, last - first + 1
 
 
 def _parse_one_by_one(texts: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

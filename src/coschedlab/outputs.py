@@ -308,9 +308,11 @@ def atomic_file(
         raise
 
 
-def slug(name: str) -> str:
-    """A file-system-safe form of a label (``easy:depth=50`` -> ``easy_depth=50``)."""
-    return re.sub(r"[^A-Za-z0-9_.+=,-]+", "_", name).strip("_") or "scheduler"
+def slug(name: str, keep: str = ".+=,-", fallback: str = "scheduler") -> str:
+    """A file-system-safe form of a label (``easy:depth=50`` -> ``easy_depth=50``): each run of
+    characters other than ASCII letters, digits, ``_`` and those of ``keep`` becomes one
+    ``_``, and none is left at either end; ``fallback`` when nothing is left."""
+    return re.sub(f"[^A-Za-z0-9_{re.escape(keep)}]+", "_", name).strip("_") or fallback
 
 
 # -- the jobs table as Parquet, without pandas ---------------------------------------------------
@@ -351,8 +353,7 @@ def write_parquet(path: str | Path, table: Any) -> None:
     columns, meta = [], []
     for name, a in arrays.items():
         kinds = _PANDAS_TYPES[a.dtype.kind] or (a.dtype.name, a.dtype.name)
-        kind = pa.large_string() if a.dtype.kind == "O" else None
-        columns.append(pa.array(a, type=kind, from_pandas=True))
+        columns.append(arrow_array(a))
         meta.append(
             {"name": name, "field_name": name, "pandas_type": kinds[0],
              "numpy_type": kinds[1], "metadata": None}
@@ -367,3 +368,30 @@ def write_parquet(path: str | Path, table: Any) -> None:
     }
     t = pa.table(columns, names=list(arrays), metadata={"pandas": json.dumps(pandas_meta)})
     pq.write_table(t, path, compression="snappy")
+
+
+def arrow_array(values: Any) -> Any:
+    """A pyarrow array of a NumPy column (whole numbers, floats, booleans, or strings: a
+    ``str`` array or objects that are all strings, as large_string), NaN as null (as
+    ``from_pandas``), built from its buffers: ``pyarrow.array`` of any NumPy array imports
+    pandas (its categorical check), which the simulate command does not need."""
+    import numpy as np
+    import pyarrow as pa
+
+    a = np.asarray(values)
+    n = len(a)
+    if a.dtype.kind in "OU":
+        data = [s.encode() for s in a.tolist()]
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum([len(b) for b in data], out=offsets[1:])
+        buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))]
+        return pa.Array.from_buffers(pa.large_string(), n, buffers)
+    if a.dtype.kind == "b":
+        bits = np.packbits(a, bitorder="little")
+        return pa.Array.from_buffers(pa.bool_(), n, [None, pa.py_buffer(bits)])
+    kind = pa.from_numpy_dtype(a.dtype)
+    a = np.ascontiguousarray(a)
+    valid = None
+    if a.dtype.kind == "f" and np.isnan(a).any():
+        valid = pa.py_buffer(np.packbits(~np.isnan(a), bitorder="little"))
+    return pa.Array.from_buffers(kind, n, [valid, pa.py_buffer(a)])

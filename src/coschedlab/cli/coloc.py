@@ -47,16 +47,19 @@ def parse_frequencies(text: str | None) -> dict[str, float] | None:
 
 
 def load_pool_option(pool: Path | None, heatmap: Path | None, compact_times: Path | None):
-    """The application pool from ``--pool`` or from ``--heatmap`` + ``--compact-times``."""
-    from ..coloc import Pool, load_pool
-
+    """The application pool from ``--pool`` or from ``--heatmap`` + ``--compact-times``
+    (the co-location package, and with it pandas, is imported only then)."""
     if pool is not None and heatmap is not None:
         raise InputError("give --pool or --heatmap, not both")
     if pool is not None:
+        from ..coloc import load_pool
+
         return load_pool(pool)
     if heatmap is not None:
         if compact_times is None:
             raise InputError("--heatmap needs --compact-times (app,procs,compact_time)")
+        from ..coloc import Pool
+
         return Pool.from_heatmap(heatmap, compact_times)
     if compact_times is not None:
         raise InputError("--compact-times goes with --heatmap")

@@ -79,6 +79,7 @@ from ..core_ids import assign_core_ids, core_ids_to_nodes
 from ..errors import InputError
 from ..intervals import parse_intervals
 from ..metrics import column
+from ..outputs import arrow_array
 from .swf import MAX_PROCS, MAX_TIME
 
 if TYPE_CHECKING:  # pragma: no cover (the reader imports pandas and pyarrow.compute)
@@ -232,7 +233,7 @@ def write_jobs_csv(
         out["cores_per_node"] = np.full(n, int(cores_per_node), dtype=np.int64)
     # pyarrow's C++ writer: ten times faster than DataFrame.to_csv on float columns; NaN is
     # written as an empty field (from_pandas), text is quoted
-    table = pa.table([pa.array(v, from_pandas=True) for v in out.values()], names=list(out))
+    table = pa.table([arrow_array(v) for v in out.values()], names=list(out))
     sink = pa.BufferOutputStream()
     options = pa_csv.WriteOptions(quoting_style="needed", include_header=False)
     pa_csv.write_csv(table, sink, options)
