@@ -29,10 +29,51 @@ fi
 if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
-if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
+
+# The compiled modules (every .pyx under src/coschedlab, declared in setup.py) need a C
+# compiler and Python's headers: say so in one line before pip would fail at length.
+check_compiler() {
+    local cc inc
+    cc=${CC:-$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_config_var("CC") or "cc")')}
+    inc=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+    if ! command -v "${cc%% *}" >/dev/null 2>&1; then
+        echo "setup: no C compiler ('${cc%% *}' not found): coschedlab builds compiled modules; install one (Debian: apt-get install gcc) or set CC, and run again" >&2
+        exit 1
+    elif [ ! -f "$inc/Python.h" ]; then
+        echo "setup: Python's C headers are missing ($inc/Python.h): install them (Debian: apt-get install python3-dev) and run again" >&2
+        exit 1
+    elif ! printf '#include <Python.h>\nint main(void) { return 0; }\n' \
+        | $cc -I"$inc" -x c -c -o /dev/null - >/dev/null 2>&1; then
+        echo "setup: the C compiler '$cc' cannot compile against Python's headers ($inc): fix it or set CC, and run again" >&2
+        exit 1
+    fi
+}
+
+if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ] \
+    || [ setup.py -nt .venv/.installed ]; then
+    check_compiler
     .venv/bin/python -m pip install -q --upgrade pip
-    .venv/bin/python -m pip install -q -e ".[dev]"
+    .venv/bin/python -m pip install -q -e ".[dev]"  # builds the compiled modules in place
     touch .venv/.installed
+fi
+
+# An editable install does not rebuild by itself: rebuild in place when a module is missing
+# or any extension source (.pyx, .pxd, .pxi, .c, .h under src/coschedlab) is newer than it.
+suffix=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+stale=""
+while IFS= read -r pyx; do
+    so="${pyx%.pyx}$suffix"
+    if [ ! -e "$so" ] || [ -n "$(find src/coschedlab setup.py \( -name '*.pyx' -o -name '*.pxd' \
+        -o -name '*.pxi' -o -name '*.c' -o -name '*.h' -o -name setup.py \) -newer "$so" \
+        -print -quit)" ]; then
+        stale="$pyx"
+        break
+    fi
+done < <(find src/coschedlab -name '*.pyx')
+if [ -n "$stale" ]; then
+    check_compiler
+    echo "setup: building the compiled modules in place ($stale or a source is newer)" >&2
+    .venv/bin/python setup.py -q build_ext --inplace
 fi
 
 # SimGrid: link its one extension module into the venv (not all of Debian's dist-packages).

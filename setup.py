@@ -1,0 +1,49 @@
+"""The package's compiled extension modules (the rest of the build is in pyproject.toml).
+
+Every ``*.pyx`` under ``src/coschedlab`` is one extension module named by its path
+(``src/coschedlab/_core/swf_parse.pyx`` -> ``coschedlab._core.swf_parse``), compiled by Cython
+with the directives of :data:`DIRECTIVES` (set here once for all modules; a module may
+override one locally, e.g. ``@cython.boundscheck(True)``). A module that needs C sources of
+its own names them in its header (``# distutils: sources = helper.c``). Cython's generated C
+goes to ``build/cython``; the editable install (``pip install -e .``) puts the built module
+next to its ``.pyx``, and ``python setup.py build_ext --inplace`` rebuilds it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+ROOT = Path(__file__).resolve().parent
+SRC = "src"
+
+#: Compiler directives of every module: Python 3 semantics; no bounds or negative-index checks
+#: on typed memoryviews and no zero-division checks (the code indexes within the sizes it
+#: allocates and tests divisors itself).
+DIRECTIVES = {
+    "language_level": 3,
+    "boundscheck": False,
+    "wraparound": False,
+    "initializedcheck": False,
+    "cdivision": True,
+    "embedsignature": True,
+}
+
+
+def extensions() -> list[Extension]:
+    """One Extension per ``.pyx`` under ``src/coschedlab`` (paths relative to this file)."""
+    modules = sorted((ROOT / SRC / "coschedlab").rglob("*.pyx"))
+    exts = [
+        Extension(
+            ".".join(pyx.relative_to(ROOT / SRC).with_suffix("").parts),
+            [pyx.relative_to(ROOT).as_posix()],
+            extra_compile_args=["-O3"],
+        )
+        for pyx in modules
+    ]
+    return cythonize(exts, compiler_directives=DIRECTIVES, build_dir="build/cython", quiet=True)
+
+
+setup(ext_modules=extensions())

@@ -1,0 +1,7 @@
+"""The compiled modules (Cython): every ``*.pyx`` under ``src/coschedlab`` is an extension
+module built by the package's own build (``setup.py``: one list of modules, the compiler
+directives set once), in place by the editable install (``pip install -e .``, which
+``scripts/setup.sh`` runs, and which rebuilds a module whose source is newer than it).
+
+Modules here: :mod:`.swf_parse` (the SWF reader's parse loop).
+"""

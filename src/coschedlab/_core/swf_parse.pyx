@@ -1,0 +1,190 @@
+"""The SWF reader's parse loop, compiled: the job lines of an SWF text as an (n, 18) array.
+
+:func:`coschedlab.workload.swf.read_swf` calls :func:`parse_jobs` and owns the conventions
+and the error messages. The rules of a line are the ones its module docstring states:
+
+* ``\\n``, ``\\r\\n`` and ``\\r`` end a line (``bytes.splitlines``); lines are numbered from 1,
+  comment and blank lines included;
+* ``;`` starts a comment that runs to the end of the line; the rest of the line is split on
+  ASCII whitespace (space, tab, vertical tab, form feed: ``bytes.split``); a line without a
+  token is skipped, any other must have exactly 18;
+* a field is a plain decimal number, ``[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?`` in full,
+  read as the nearest double (as ``float()``: exact arithmetic on 15 significant digits or
+  fewer and a power of ten up to 1e22, else Python's own correctly rounded conversion); it
+  must be finite, and an integer in the integer fields (0-based 0, 4, 7, 10-16).
+"""
+
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.ref cimport PyObject
+from libc.math cimport floor, isfinite
+from libc.stdint cimport int64_t, uint64_t
+
+import numpy as np
+
+cdef extern from "Python.h":
+    double PyOS_string_to_double(
+        const char *s, char **endptr, PyObject *overflow_exception
+    ) except? -1.0
+
+cdef enum:
+    N_FIELDS = 18
+
+# 1 for the fields that must hold integers (job number, processors, status, ids, preceding)
+cdef int IS_INT[N_FIELDS]
+IS_INT[:] = [1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0]
+
+cdef double POW10[23]
+POW10[:] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+            1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
+
+
+cdef inline bint is_blank(char c) noexcept nogil:
+    return c == c' ' or c == c'\t' or c == c'\v' or c == c'\f'
+
+
+cdef inline bint ends_token(char c) noexcept nogil:
+    return is_blank(c) or c == c'\n' or c == c'\r' or c == c';'
+
+
+cdef int read_number(const char *s, Py_ssize_t n, double *out) except -1:
+    """0 if ``s[:n]`` is not a plain decimal number; else 1 and its value in ``*out``."""
+    cdef Py_ssize_t i = 0
+    cdef bint neg = False, slow = False, exp_neg = False
+    cdef uint64_t mant = 0
+    cdef int sig = 0, digits = 0, d
+    cdef long exp10 = 0, exp = 0
+    cdef char *end
+    if i < n and (s[i] == c'+' or s[i] == c'-'):
+        neg = s[i] == c'-'
+        i += 1
+    while i < n and c'0' <= s[i] <= c'9':  # integer part
+        d = s[i] - c'0'
+        if mant or d:
+            sig += 1
+            if sig > 15:
+                slow = True  # the value comes from Python's conversion below
+            else:
+                mant = mant * 10 + d
+        digits += 1
+        i += 1
+    if i < n and s[i] == c'.':
+        i += 1
+        while i < n and c'0' <= s[i] <= c'9':  # fraction
+            d = s[i] - c'0'
+            if mant or d:
+                sig += 1
+                if sig > 15:
+                    slow = True
+            if not slow:
+                mant = mant * 10 + d
+                exp10 -= 1
+            digits += 1
+            i += 1
+    if digits == 0:
+        return 0
+    if i < n and (s[i] == c'e' or s[i] == c'E'):
+        i += 1
+        if i < n and (s[i] == c'+' or s[i] == c'-'):
+            exp_neg = s[i] == c'-'
+            i += 1
+        if not (i < n and c'0' <= s[i] <= c'9'):
+            return 0
+        while i < n and c'0' <= s[i] <= c'9':
+            if exp < 100000:
+                exp = exp * 10 + (s[i] - c'0')
+            else:
+                slow = True
+            i += 1
+        if exp_neg:
+            exp = -exp
+    if i != n:
+        return 0
+    exp += exp10
+    if mant == 0 and not slow:
+        out[0] = 0.0
+        if neg:
+            out[0] = -out[0]
+        return 1
+    if not slow and -22 <= exp <= 22:
+        # one correctly rounded operation on exact operands (mant < 1e15 < 2**53)
+        if exp >= 0:
+            out[0] = <double>mant * POW10[exp]
+        else:
+            out[0] = <double>mant / POW10[-exp]
+        if neg:
+            out[0] = -out[0]
+        return 1
+    # Python's float(): correctly rounded; overflow gives +-inf (refused by the caller)
+    out[0] = PyOS_string_to_double(s, &end, NULL)
+    return 1
+
+
+def parse_jobs(bytes data):
+    """Parse the job lines of an SWF text.
+
+    Returns ``(values, linenos, None)``: ``values`` the (n, 18) float64 array of the job lines
+    in file order (each column contiguous), ``linenos`` their 1-based physical line numbers
+    (int64); or ``(None, None, error)`` at the first bad line, ``error`` being
+    ``(lineno, kind, index, token)``: kind ``"fields"`` (``index`` = the number of fields,
+    ``token`` None), or ``"number"``, ``"finite"``, ``"integer"`` (``index`` = the 0-based
+    field, ``token`` its bytes).
+    """
+    cdef const char *buf = PyBytes_AS_STRING(data)
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t cap = data.count(b"\n") + data.count(b"\r") + 1
+    values = np.empty((N_FIELDS, cap), dtype=np.float64)
+    linenos = np.empty(cap, dtype=np.int64)
+    cdef double[:, ::1] v = values
+    cdef int64_t[::1] ln = linenos
+    cdef Py_ssize_t pos = 0, n = 0, tok_start
+    cdef Py_ssize_t start[N_FIELDS]
+    cdef Py_ssize_t stop[N_FIELDS]
+    cdef int64_t lineno = 0
+    cdef int ntok, f, kind
+    cdef double x
+    cdef char c
+    while pos < size:
+        lineno += 1
+        ntok = 0
+        while pos < size:  # the tokens of one line, up to ';' or the line end
+            c = buf[pos]
+            if c == c'\n' or c == c'\r':
+                break
+            if c == c';':
+                while pos < size and buf[pos] != c'\n' and buf[pos] != c'\r':
+                    pos += 1
+                break
+            if is_blank(c):
+                pos += 1
+                continue
+            tok_start = pos
+            while pos < size and not ends_token(buf[pos]):
+                pos += 1
+            if ntok < N_FIELDS:
+                start[ntok] = tok_start
+                stop[ntok] = pos
+            ntok += 1
+        if pos < size:  # the line end: \r\n is one
+            if buf[pos] == c'\r' and pos + 1 < size and buf[pos + 1] == c'\n':
+                pos += 2
+            else:
+                pos += 1
+        if ntok == 0:
+            continue
+        if ntok != N_FIELDS:
+            return None, None, (lineno, "fields", ntok, None)
+        for f in range(N_FIELDS):
+            kind = 0
+            if not read_number(buf + start[f], stop[f] - start[f], &x):
+                kind = 1
+            elif not isfinite(x):
+                kind = 2
+            elif IS_INT[f] and floor(x) != x:
+                kind = 3
+            if kind:
+                name = ("number", "finite", "integer")[kind - 1]
+                return None, None, (lineno, name, f, data[start[f]:stop[f]])
+            v[f, n] = x
+        ln[n] = lineno
+        n += 1
+    return values[:, :n].T, linenos[:n], None
