@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 from pathlib import Path
 
 import numpy as np
@@ -575,3 +576,140 @@ def test_latin1_header_and_quote_in_job_line(tmp_path):
     assert err.value.what == "field 4 (run time) is '\"10', not a number"
     path.write_bytes(b"; Installation: Caf\xe9\n" + GOOD.encode())
     assert read_swf(path).header["Installation"] == "Café"
+
+
+# -- the compiled parse loop against a plain-Python reference ----------------------------------
+# The reference is the line-by-line parser the package had before its parse loop was compiled
+# (coschedlab._core.swf_parse), kept here only as an oracle: the same values (bit for bit), the
+# same line numbers and, at the first bad line, the same InputError.
+_NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_INT_FIELDS = (0, 4, 7, 10, 11, 12, 13, 14, 15, 16)
+
+
+def reference_parse(data: bytes, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """Job lines as an (n, 18) array and their line numbers, in plain Python."""
+    from coschedlab.workload.swf import FIELD_NAMES, N_FIELDS, _text
+
+    rows: list[list[float]] = []
+    linenos: list[int] = []
+    for lineno, raw in enumerate(data.splitlines(), start=1):
+        tokens = raw.split(b";", 1)[0].split()
+        if not tokens:
+            continue
+        loc = f"{where}:{lineno}"
+        if len(tokens) != N_FIELDS:
+            raise InputError(f"has {len(tokens)} fields, SWF needs {N_FIELDS}", where=loc)
+        row = []
+        for i, tok in enumerate(tokens):
+            shown = f"field {i + 1} ({FIELD_NAMES[i]}) is {_text(tok)!r}"
+            if not _NUMBER.fullmatch(tok):
+                raise InputError(f"{shown}, not a number", where=loc)
+            value = float(tok)
+            if not np.isfinite(value):
+                raise InputError(f"{shown}, not a finite number", where=loc)
+            if i in _INT_FIELDS and value != round(value):
+                raise InputError(f"{shown}, not an integer", where=loc)
+            row.append(value)
+        rows.append(row)
+        linenos.append(lineno)
+    return np.array(rows, dtype=np.float64).reshape(-1, N_FIELDS), np.array(linenos)
+
+
+def assert_same_parse(data: bytes) -> None:
+    """The compiled parse of ``data`` and the reference agree (values bitwise, or the error)."""
+    from coschedlab.workload.swf import _parse_jobs
+
+    try:
+        expected = reference_parse(data, "t.swf")
+    except InputError as exc:
+        with pytest.raises(InputError) as err:
+            _parse_jobs(data, "t.swf")
+        assert (err.value.what, err.value.where) == (exc.what, exc.where)
+        return
+    values, linenos = _parse_jobs(data, "t.swf")
+    assert values.shape == expected[0].shape
+    assert np.ascontiguousarray(values).tobytes() == expected[0].tobytes()  # -0.0 included
+    assert linenos.tolist() == expected[1].tolist()
+
+
+BUNDLED = Path(__file__).resolve().parents[1] / "src" / "coschedlab" / "data"
+
+
+@pytest.mark.parametrize("path", [*sorted(BUNDLED.glob("*.swf.gz")), SDSC], ids=lambda p: p.name)
+def test_compiled_parse_matches_reference_on_traces(path):
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    assert_same_parse(gzip.decompress(path.read_bytes()))
+
+
+@pytest.mark.slow
+@needs_data
+@pytest.mark.parametrize("path", sorted(DATA.glob("*.swf.gz")), ids=lambda p: p.name)
+def test_compiled_parse_matches_reference_on_every_shared_trace(path):
+    assert_same_parse(gzip.decompress(path.read_bytes()))
+
+
+def _number_texts(x: float) -> list[str]:
+    return [repr(x), f"{x:.17g}", f"{x:e}", f"{x:.3f}", f"{x:E}".replace("E+", "E")]
+
+
+# numbers written in every way SWF writers do (and some no writer should), and non-numbers
+NUMBER_TOKENS = [
+    "-1", "0", "-0", "+0", "-0.0", "007", "1.", ".5", "-.5", "+3", "1e5", "1E-5", "1e+22", "1e23",
+    "1e-22", "1e-23", "123456789012345e22", "1234567890123456", "0.1", "2.5e-3",
+    "9007199254740993", "1e400", "-1e400", "1e-400", "4.0", "4.5", "1e0000000000000000001",
+    "0e999", "1.0000000000000000000001", "99999999999999999999999999999.5",
+]  # fmt: skip
+BAD_TOKENS = [
+    "nan", "inf", "-inf", "abc", "1_0", "0x1", "1e", "e5", ".", "-", "+", "1.2.3", "1e5.0", "--1",
+    '"10', "1,5", "\u00e9", "\u00a0", "\x00", "1\x85",
+]  # fmt: skip
+tokens = st.one_of(
+    st.integers(-(10**20), 10**20).map(str),
+    st.floats(allow_nan=False, allow_infinity=False).flatmap(
+        lambda x: st.sampled_from(_number_texts(x))
+    ),
+    st.sampled_from(NUMBER_TOKENS),
+    st.sampled_from(BAD_TOKENS),
+)
+blanks = st.sampled_from([" ", "  ", "\t", " \t ", "\x0b", "\x0c"])
+
+
+@st.composite
+def swf_texts(draw) -> bytes:
+    lines = []
+    for _ in range(draw(st.integers(0, 8))):
+        kind = draw(st.sampled_from(["job"] * 6 + ["comment", "blank", "indented comment"]))
+        if kind == "job":
+            n = draw(st.sampled_from([18] * 8 + [0, 1, 17, 19]))
+            toks = draw(st.lists(tokens, min_size=n, max_size=n))
+            sep = draw(blanks)
+            line = draw(st.sampled_from(["", " ", "\t"])) + sep.join(toks)
+            line += draw(st.sampled_from(["", " ", " ; note", ";x y", "\t;"]))
+        elif kind == "comment":
+            line = "; Note: " + draw(st.text(max_size=10)).replace("\n", " ").replace("\r", " ")
+        elif kind == "blank":
+            line = draw(st.sampled_from(["", "   ", "\t"]))
+        else:
+            line = "   ; indented"
+        lines.append(line)
+    ends = draw(st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=len(lines),
+                         max_size=len(lines)))  # fmt: skip
+    text = "".join(line + end for line, end in zip(lines, ends, strict=True))
+    if lines and draw(st.booleans()):
+        text = text.rstrip("\r\n")  # no line end after the last line
+    return text.encode(draw(st.sampled_from(["utf-8", "latin-1"])), errors="replace")
+
+
+@settings(max_examples=400, deadline=None)
+@given(swf_texts())
+def test_compiled_parse_matches_reference_on_generated_text(data):
+    assert_same_parse(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False), st.integers(0, 4))
+def test_compiled_number_conversion_is_float(x, how):
+    text = _number_texts(x)[how]
+    line = " ".join(["1", text, *["-1"] * 16]).encode()
+    assert_same_parse(line)

@@ -41,10 +41,10 @@ Conventions this module follows (the common ones of the archive's users):
   fields is ignored); blank lines are skipped; ``\\n``, ``\\r\\n`` and ``\\r`` all end a line.
 * Files may be plain or gzip-compressed (detected by the magic bytes, whatever the name).
 
-Reading is vectorised (NumPy's C text parser, ``numpy.loadtxt``; no pandas). Only when that
-fails or finds something wrong does a line-by-line pass run, to report the first bad line as an
-:class:`InputError` whose ``where`` is ``PATH:LINE`` (1-based physical line number, header
-lines included).
+Reading is compiled: the parse loop (:mod:`coschedlab._core.swf_parse`, Cython) turns the job
+lines into one float array and notes each one's line number, stopping at the first bad line,
+reported as an :class:`InputError` whose ``where`` is ``PATH:LINE`` (1-based physical line
+number, header lines included); the checks on the parsed values are vectorised (no pandas).
 
 Writing (:func:`write_swf`) prints integer values as integers and other numbers with at most 6
 decimals, trailing zeros removed, so an integer trace stays integer and a workload read from SWF
@@ -55,16 +55,15 @@ only, times rounded consistently (:func:`integer_times`), for readers that parse
 from __future__ import annotations
 
 import gzip
-import io
 import os
 import re
-import warnings
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .._core.swf_parse import parse_jobs
 from ..bundled import local_path
 from ..errors import InputError, gunzip, refuse_device
 from ..jobs import Workload
@@ -104,10 +103,8 @@ FIELD_NAMES: tuple[str, ...] = (
 N_FIELDS = 18
 # 0-based indices of the fields that must hold integers.
 _INT_FIELDS = (0, 4, 7, 10, 11, 12, 13, 14, 15, 16)
-_NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _KEY_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):(?:\s+(.*))?$")
 _LEADING_INT = re.compile(r"\s*(\d+)")
-_INDENTED_COMMENT = re.compile(rb"(?m)^[ \t\f\v]+;")
 
 # Sane ranges: a time beyond ~317 years or a processor count beyond 2**31 - 1 is a corrupt
 # line, not a job (1e30 as a submit time would erase every run time in float arithmetic;
@@ -153,11 +150,10 @@ def _text(raw: bytes) -> str:
         return raw.decode("latin-1")
 
 
-def _comment_lines(data: bytes) -> tuple[list[str], bool]:
-    """The text of every whole-line comment (after its ';'), in file order, and whether any of
-    them is indented; fast on big files (only looks around the ';' characters)."""
+def _comment_lines(data: bytes) -> list[str]:
+    """The text of every whole-line comment (after its ';'), in file order; fast on big files
+    (only looks around the ';' characters)."""
     out: list[str] = []
-    indented = False
     if b"\r" in data and b"\n" not in data:  # old Mac line ends
         data = data.replace(b"\r", b"\n")
     pos = data.find(b";")
@@ -170,11 +166,10 @@ def _comment_lines(data: bytes) -> tuple[list[str], bool]:
         if end < 0:
             end = len(data)
         if not data[start:pos].strip():
-            indented = indented or pos > start
             line = data[pos + 1 : end]
             out.append(_text(line).rstrip("\r"))
         pos = data.find(b";", end)
-    return out, indented
+    return out
 
 
 def _parse_header(comments: list[str]) -> dict[str, str]:
@@ -197,61 +192,29 @@ def _parse_header(comments: list[str]) -> dict[str, str]:
     return header
 
 
-def _fast_parse(data: bytes) -> np.ndarray | None:
-    """All job lines as an (n, 18) float array, or None if anything looks wrong."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")  # e.g. "Empty input file": let the slow path say
-            values = np.loadtxt(io.BytesIO(data), comments=";", dtype=np.float64, ndmin=2)
-    except (ValueError, UserWarning):
-        return None
-    if values.shape[1] != N_FIELDS:
-        return None
-    if not np.isfinite(values).all():
-        return None
-    ints = values[:, _INT_FIELDS]
-    if not (ints == np.round(ints)).all():
-        return None
-    return values
+#: What the compiled parser's error kinds say about a field.
+_FIELD_ERRORS = {"number": "not a number", "finite": "not a finite number",
+                 "integer": "not an integer"}  # fmt: skip
 
 
-def _slow_parse(data: bytes, where: str) -> tuple[np.ndarray, list[int]]:
-    """Parse line by line; raise InputError at the first bad line. Returns values, line numbers."""
-    rows: list[list[float]] = []
-    linenos: list[int] = []
-    for lineno, raw in enumerate(data.splitlines(), start=1):
-        line = raw.split(b";", 1)[0]
-        tokens = line.split()
-        if not tokens:
-            continue
-        loc = f"{where}:{lineno}"
-        if len(tokens) != N_FIELDS:
-            raise InputError(f"has {len(tokens)} fields, SWF needs {N_FIELDS}", where=loc)
-        row = []
-        for i, tok in enumerate(tokens):
-            shown = _text(tok)
-            if not _NUMBER.fullmatch(tok):
-                raise InputError(
-                    f"field {i + 1} ({FIELD_NAMES[i]}) is {shown!r}, not a number", where=loc
-                )
-            value = float(tok)
-            if not np.isfinite(value):
-                raise InputError(
-                    f"field {i + 1} ({FIELD_NAMES[i]}) is {shown!r}, not a finite number",
-                    where=loc,
-                )
-            if i in _INT_FIELDS and value != round(value):
-                raise InputError(
-                    f"field {i + 1} ({FIELD_NAMES[i]}) is {shown!r}, not an integer", where=loc
-                )
-            row.append(value)
-        rows.append(row)
-        linenos.append(lineno)
-    values = np.array(rows, dtype=np.float64).reshape(-1, N_FIELDS)
-    return values, linenos
+def _parse_jobs(data: bytes, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """All job lines as an (n, 18) float array and their physical line numbers (compiled:
+    :func:`coschedlab._core.swf_parse.parse_jobs`); an :class:`InputError` naming
+    ``where:LINE`` at the first bad line."""
+    values, linenos, error = parse_jobs(data)
+    if error is None:
+        return values, linenos
+    lineno, kind, index, token = error
+    loc = f"{where}:{lineno}"
+    if kind == "fields":
+        raise InputError(f"has {index} fields, SWF needs {N_FIELDS}", where=loc)
+    raise InputError(
+        f"field {index + 1} ({FIELD_NAMES[index]}) is {_text(token)!r}, {_FIELD_ERRORS[kind]}",
+        where=loc,
+    )
 
 
-def _check_ranges(values: np.ndarray, data: bytes, linenos: list[int] | None, where: str) -> None:
+def _check_ranges(values: np.ndarray, linenos: np.ndarray, where: str) -> None:
     """Refuse (file:line) the first value beyond :data:`MAX_TIME`, :data:`MAX_PROCS` or
     :data:`MAX_ANY` in magnitude, and the first negative value other than -1 (unknown) in a
     time, a processor count or the preceding job."""
@@ -265,7 +228,6 @@ def _check_ranges(values: np.ndarray, data: bytes, linenos: list[int] | None, wh
     if not (bad.any() or negative.any()):
         return
     row, field = (int(x[0]) for x in np.nonzero(bad | negative))  # the first in file order
-    linenos = linenos if linenos is not None else _job_linenos(data)
     if negative[row, field]:
         raise InputError(
             f"field {field + 1} ({FIELD_NAMES[field]}) is {values[row, field]:g}: SWF writes "
@@ -278,15 +240,6 @@ def _check_ranges(values: np.ndarray, data: bytes, linenos: list[int] | None, wh
         f"range (|value| <= {limits[field]:,.0f}{unit}); a corrupt line?",
         where=f"{where}:{linenos[row]}",
     )
-
-
-def _job_linenos(data: bytes) -> list[int]:
-    """Physical line numbers of the job lines (for error messages found after parsing)."""
-    return [
-        lineno
-        for lineno, raw in enumerate(data.splitlines(), start=1)
-        if raw.split(b";", 1)[0].split()
-    ]
 
 
 def read_swf(
@@ -310,23 +263,17 @@ def read_swf(
     data = _read_bytes(path).removeprefix(b"\xef\xbb\xbf")  # an editor's UTF-8 BOM
     if not data.strip():
         raise InputError("the file is empty, expected SWF job lines", where=where)
-    comments, indented = _comment_lines(data)
-    header = _parse_header(comments)
-    # indented "  ; comment" lines: unindent them first (the fast parser wants ";" first)
-    values = _fast_parse(_INDENTED_COMMENT.sub(b";", data) if indented else data)
-    linenos: list[int] | None = None
-    if values is None:
-        values, linenos = _slow_parse(data, where)
+    header = _parse_header(_comment_lines(data))
+    values, linenos = _parse_jobs(data, where)
     if len(values) == 0:
         raise InputError("no job lines found (only comments or blank lines)", where=where)
 
-    _check_ranges(values, data, linenos, where)
+    _check_ranges(values, linenos, where)
     job_id = values[:, 0].astype(np.int64)
     ids, first, counts = np.unique(job_id, return_index=True, return_counts=True)
     if (counts > 1).any():
         dup = ids[counts > 1][0]
         rows = np.flatnonzero(job_id == dup)
-        linenos = linenos if linenos is not None else _job_linenos(data)
         raise InputError(
             f"job number {int(dup)} appears again (first on line {linenos[rows[0]]})",
             where=f"{where}:{linenos[rows[1]]}",
@@ -354,7 +301,6 @@ def read_swf(
         if bad_any.any():
             row = int(np.flatnonzero(bad_any)[0])
             reason = next(r for r, bad in reasons if bad[row])
-            linenos = linenos if linenos is not None else _job_linenos(data)
             raise InputError(
                 f"job {int(job_id[row])} cannot run: {reason} ({int(bad_any.sum())} job(s) "
                 "cannot; without --strict they are dropped and counted)",
