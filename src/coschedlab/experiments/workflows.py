@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..outputs import slug
 from ..schema import open_spec, show
 from .executors import checked_executor
 from .store import JsonSweep
@@ -105,10 +106,11 @@ class WorkflowSpec:
         out: dict[str, dict[str, Any]] = {}
         for wf in self.workflows:
             name = load_workflow(wf, coarse=self.coarse).name
+            stem = slug(name, keep=".+=", fallback="workflow")
             for v in self.values:
                 for seed in self.seeds:
                     for mode in self.modes:
-                        key = f"{_slug(name)}-{self.kind}{_fmt(v)}-s{seed}-{mode}"
+                        key = f"{stem}-{self.kind}{_fmt(v)}-s{seed}-{mode}"
                         out[key] = {
                             **common,
                             "workflow": wf,
@@ -130,10 +132,6 @@ class WorkflowSpec:
                     "mode": "chained",
                 }
         return out
-
-
-def _slug(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "._+=" else "_" for c in text)
 
 
 def _fmt(v: float) -> str:

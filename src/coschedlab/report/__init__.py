@@ -15,14 +15,13 @@ number: it shows each run's metrics as given (a result's metrics.json, i.e.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..outputs import REPORT_FILES
+from ..outputs import REPORT_FILES, slug
 from . import figures, interactive, runs, series, style, timeaxis
 from .runs import Run, as_runs
 from .series import app_names_from_header
@@ -42,10 +41,6 @@ __all__ = [
     "timeaxis",
     "write_report",
 ]
-
-
-def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "run"
 
 
 def write_report(
@@ -100,15 +95,15 @@ def _replace_report(final: Path, drawn: list[Path]) -> list[Path]:
 
 def _draw(checked: dict, out: Path, app_names: Any, axis: Any) -> list[Path]:
     paths: list[Path] = []
-    slugs: set[str] = set()
+    stems: set[str] = set()
     for name, (frame, cluster, metrics, _users) in checked.items():
-        slug = _slug(name)
-        while slug in slugs:
-            slug += "_"
-        slugs.add(slug)
+        stem = slug(name, keep=".-", fallback="run")
+        while stem in stems:
+            stem += "_"
+        stems.add(stem)
         names = app_names or frame.attrs.get("app_names")
         kw = {"app_names": names, "metrics": metrics, "axis": axis, "name": name}
-        paths += figures.save_figures(frame, cluster, out, prefix=f"{slug}_", **kw)
+        paths += figures.save_figures(frame, cluster, out, prefix=f"{stem}_", **kw)
     comp = out / "comparison.png"
     figures.comparison(checked, axis=axis).savefig(comp)
     paths.append(comp)
