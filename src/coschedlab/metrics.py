@@ -63,7 +63,6 @@ __all__ = [
     "group_label",
     "group_metrics",
     "group_table",
-    "group_text",
     "improvement",
     "job_metrics",
     "queue_length_series",
@@ -695,37 +694,3 @@ def group_table(table: pd.DataFrame, n: int = 10) -> pd.DataFrame:
 def _weighted(values: pd.Series, weights: pd.Series) -> float:
     w = weights.to_numpy(dtype=np.float64)
     return float(np.dot(values.to_numpy(dtype=np.float64), w) / w.sum()) if w.sum() else np.nan
-
-
-def group_text(table: pd.DataFrame, n: int = 10, width: int = 80) -> str:
-    """:func:`group_table` as plain text no wider than ``width``: numbers are never cut; when
-    the table is too wide, the killed, p95 wait and bounded slowdown columns are dropped, in
-    that order."""
-    shown = group_table(table, n)
-    fmt = {
-        "jobs": "{:.0f}",
-        "core_h": "{:.1f}",
-        "share_%": "{:.1f}",
-        "wait_h": "{:.2f}",
-        "wait_p95_h": "{:.2f}",
-        "bsld": "{:.1f}",
-        "killed": "{:.0f}",
-    }
-    cells = {
-        c: [c] + [str(v) if c not in fmt else "-" if v != v else fmt[c].format(v) for v in values]
-        for c, values in shown.items()
-    }
-    widths = {c: max(map(len, v)) for c, v in cells.items()}
-    for drop in ("killed", "wait_p95_h", "bsld"):
-        if sum(widths.values()) + 2 * (len(widths) - 1) <= width:
-            break
-        widths.pop(drop, None)
-    names = list(widths)
-    rows = [
-        "  ".join(
-            cells[c][i].ljust(widths[c]) if k == 0 else cells[c][i].rjust(widths[c])
-            for k, c in enumerate(names)
-        ).rstrip()
-        for i in range(len(shown) + 1)
-    ]
-    return "\n".join(rows)
