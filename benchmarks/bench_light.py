@@ -1,0 +1,148 @@
+"""The whole ``simulate`` command against the whole textbook program, in the same run.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_light.py [TRACE] [--repeat 5] [--no-breakdown]
+
+Runs, alternately and each as a fresh process, ``coschedlab simulate TRACE -s easy --out DIR``
+and ``benchmarks/textbook_easy.py TRACE`` (standard library only: reads the .swf.gz, simulates
+EASY, prints), and prints for each the best wall time and the best CPU time (user + system of
+the process) of ``--repeat`` runs, and the ratio command / textbook (issue 31's target:
+<= 0.75). Then, unless ``--no-breakdown``, one more run of the command in a fresh interpreter
+with timers around its phases (imports, reading, simulation, validation, each output file) and
+the modules that took longest to import. TRACE defaults to SDSC-SP2-1998 (59,715 jobs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _bench_common import machine_line
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = ROOT / ".venv" / "bin" / "python"
+EXE = ROOT / ".venv" / "bin" / "coschedlab"
+DEFAULT_TRACE = Path("/work/shared/data/swf/SDSC-SP2-1998-4.2-cln.swf.gz")
+TARGET = 0.75
+
+
+def timed(cmd: list[str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one fresh process running ``cmd``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+BREAKDOWN = r"""
+import contextlib, functools, io, sys, time
+t0 = time.perf_counter()
+import coschedlab.cli.main
+import_s = time.perf_counter() - t0
+main_mod = sys.modules["coschedlab.cli.main"]
+from coschedlab import outputs
+from coschedlab.cli import core
+from coschedlab.engine import kernel
+from coschedlab.engine.result import Result
+from coschedlab.workload import batsim, swf
+timings, order = {}, []
+def wrap(obj, name, label):
+    order.append(label)
+    f = getattr(obj, name)
+    @functools.wraps(f)
+    def g(*a, **k):
+        t = time.perf_counter()
+        try:
+            return f(*a, **k)
+        finally:
+            timings[label] = timings.get(label, 0.0) + time.perf_counter() - t
+    setattr(obj, name, g)
+wrap(core, "load_trace", "read the trace (read_swf + drop_oversized)")
+wrap(core, "_progress_run", "simulate() (set-up, run, result columns)")
+wrap(kernel.Simulation, "run", "  of which Simulation.run (= wall_time)")
+wrap(Result, "validate", "validate")
+wrap(Result, "write", "write the four files")
+wrap(outputs, "write_parquet", "  of which jobs.parquet")
+wrap(batsim, "write_jobs_csv", "  of which jobs.csv")
+wrap(swf, "write_swf", "  of which result.swf")
+sys.argv = ["coschedlab", "simulate", sys.argv[1], "-s", "easy", "--out", sys.argv[2]]
+t1 = time.perf_counter()
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main_mod.main()
+    except SystemExit:
+        pass
+total = time.perf_counter() - t1
+print(f"  {'import coschedlab.cli.main':<46}{import_s:8.3f} s")
+print(f"  {'main() (everything after that import)':<46}{total:8.3f} s")
+for k in order:
+    if k in timings:
+        print(f"  {k:<46}{timings[k]:8.3f} s")
+print("  pandas imported:", "pandas" in sys.modules)
+"""
+
+
+def breakdown(trace: Path) -> None:
+    """Phases of one command run, and its slowest imports (``-X importtime``)."""
+    with tempfile.TemporaryDirectory(prefix="bench_light_") as tmp:
+        subprocess.run([str(PY), "-c", BREAKDOWN, str(trace), f"{tmp}/a"], check=True)
+        done = subprocess.run(
+            [str(PY), "-X", "importtime", "-m", "coschedlab.cli", "simulate", str(trace),
+             "-s", "easy", "--out", f"{tmp}/b"],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+    rows = []
+    for line in done.stderr.splitlines():
+        if line.startswith("import time:") and line.count("|") == 2:
+            self_us, cum_us, name = line.removeprefix("import time:").split("|")
+            if self_us.strip().isdigit():
+                rows.append((int(cum_us), int(self_us), name.rstrip()))
+    total = sum(r[1] for r in rows) / 1e6
+    print(f"  imports in the command: {total:.3f} s in all (self times, -X importtime);")
+    top = [r for r in rows if not r[2].startswith("  ")]  # top-level imports
+    for cum, _, name in sorted(top, reverse=True)[:8]:
+        print(f"    {name.strip():<40}{cum / 1e6:8.3f} s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("trace", nargs="?", type=Path, default=DEFAULT_TRACE)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--no-breakdown", action="store_true")
+    args = ap.parse_args(argv)
+    print(f"# bench_light: {args.trace.name}")
+    print(f"# {machine_line()}")
+    textbook = [str(PY), str(Path(__file__).with_name("textbook_easy.py")), str(args.trace)]
+    best = {"command": [math.inf, math.inf], "textbook": [math.inf, math.inf]}
+    with tempfile.TemporaryDirectory(prefix="bench_light_") as tmp:
+        command = [str(EXE), "simulate", str(args.trace), "-s", "easy", "--out", tmp, "--force"]
+        for _ in range(args.repeat):  # alternately, so that both see the same load
+            for name, cmd in (("command", command), ("textbook", textbook)):
+                wall, cpu = timed(cmd)
+                best[name][0] = min(best[name][0], wall)
+                best[name][1] = min(best[name][1], cpu)
+    (cw, cc), (tw, tc) = best["command"], best["textbook"]
+    print(f"whole command `coschedlab simulate {args.trace.name} -s easy --out DIR`: "
+          f"{cw:.3f} s wall, {cc:.3f} s CPU (best of {args.repeat})")  # fmt: skip
+    print(f"whole textbook program `textbook_easy.py`:  {tw:.3f} s wall, {tc:.3f} s CPU")
+    for what, ratio in (("wall", cw / tw), ("CPU", cc / tc)):
+        verdict = "MET" if ratio <= TARGET else "MISSED"
+        print(f"  command / textbook by {what} time: {ratio:.2f}x (target <= {TARGET}: {verdict})")
+    if not args.no_breakdown:
+        print("phases of one command run (in-process timers, fresh interpreter):")
+        breakdown(args.trace)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
