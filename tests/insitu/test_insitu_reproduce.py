@@ -3,8 +3,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from coschedlab.experiments.insitu import reproduce
 from coschedlab.insitu.reproduce import build_tasks
+from coschedlab.insitu.sweep import reproduce
 
 pytest.importorskip("simgrid")
 

@@ -340,8 +340,8 @@ def reproduce(
     from rich.console import Console
 
     from ..experiments.executors import parse_executor
-    from ..experiments.insitu import reproduce as run_repro
     from ..insitu.simulate import check_options
+    from ..insitu.sweep import reproduce as run_repro
     from .progress import progress_bar
 
     where = parse_executor(executor) if executor is not None else None

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, check_seed
-from ..insitu.mapping import SCENARIOS
-from ..insitu.reproduce import HEURISTIC_PAIRS, SWEEPS, build_tasks, results_frame, write_outputs
-from ..insitu.runner import run_config
-from ..insitu.simulate import check_size
-from .runner import Task, run_tasks
-from .spec import MAX_REPETITIONS
-from .store import JsonStore
+from ..experiments.runner import Task, run_tasks
+from ..experiments.spec import MAX_REPETITIONS
+from ..experiments.store import JsonStore
+from .mapping import SCENARIOS
+from .reproduce import HEURISTIC_PAIRS, SWEEPS, build_tasks, results_frame, write_outputs
+from .runner import run_config
+from .simulate import check_size
 
 __all__ = ["reproduce"]
 
@@ -72,7 +72,7 @@ def reproduce(
     """Run (or resume) the sweeps into ``out/runs`` and write CSVs and figures into ``out``.
     Every argument is checked before the first run (a bad one is an InputError naming it)."""
     check_arguments(out, trials, jobs, sweeps, steps, seed)
-    from ..insitu.model import bandwidth_key
+    from .model import bandwidth_key
 
     alloc_bandwidth = bandwidth_key(alloc_bandwidth, "--alloc-bandwidth")
     configs, member = build_tasks(
