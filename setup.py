@@ -43,7 +43,13 @@ def extensions() -> list[Extension]:
         )
         for pyx in modules
     ]
-    return cythonize(exts, compiler_directives=DIRECTIVES, build_dir="build/cython", quiet=True)
+    return cythonize(
+        exts,
+        compiler_directives=DIRECTIVES,
+        include_path=[SRC],  # `cimport coschedlab._core.NAME` finds NAME.pxd
+        build_dir="build/cython",
+        quiet=True,
+    )
 
 
 setup(ext_modules=extensions())
