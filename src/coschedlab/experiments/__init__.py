@@ -5,7 +5,6 @@
 - :mod:`.store`: one directory per finished run, written atomically; resume checks;
 - :mod:`.runner`: the one resumable sweep runner (:func:`run_tasks`), used by every sweep;
 - :mod:`.comparison`: a comparison's runs on it (:func:`run_comparison`);
-- :mod:`.insitu`: the in situ reproduction's runs on it;
 - :mod:`.compare` and :mod:`.plots`: the comparison table, ``comparison.csv`` and figures.
 """
 

@@ -17,7 +17,7 @@ runs the tasks whose key the store does not hold yet:
   :class:`Outcome` records where (host, process) and how long the run took.
 
 The comparison of :mod:`.compare` (``coschedlab compare``) and the in situ reproduction
-(:mod:`.insitu`, ``coschedlab insitu reproduce``) are two sweeps on it.
+(:mod:`coschedlab.insitu.sweep`, ``coschedlab insitu reproduce``) are two sweeps on it.
 """
 
 from __future__ import annotations
