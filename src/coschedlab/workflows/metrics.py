@@ -26,8 +26,13 @@ its requested processors (a pilot: its tasks' own cores), what this module repor
 whole-node allocation (issue 28).
 
 Regular jobs submitted in the window and ended by the run's stop (pre-fill excluded): slowdown =
-(end - submit) / (end - start), grouped by requested core-hours [0, 48), [48, 960), >= 960,
-medians compared.
+(end - submit) / (end - start), the unbounded slowdown of :mod:`coschedlab.metrics` (NaN for a
+run of 0 s), grouped by requested core-hours [0, 48), [48, 960), >= 960, medians compared.
+
+The utilization here differs from :func:`coschedlab.metrics.summary`'s on purpose: the paper's
+counts allocated whole nodes inside the analysis window (ScSF's ``cpus_alloc``), the core's
+each job's processors (or assigned cores) from the first submit to the last end; only this
+one has an actual utilization (pilot jobs' idle cores taken out).
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from ..metrics import job_columns
 
 __all__ = [
     "SIZE_GROUPS",
@@ -203,8 +210,8 @@ def regular_slowdowns(run) -> pd.DataFrame:
     keep = (ids < ex.first_wf_id) & (ids > n_fill) & (sub >= t0) & (sub < t1) & (end <= run.stop)
     j = jobs[keep]
     req_ch = j["procs"].to_numpy() * j["requested_time"].to_numpy() / 3600.0
-    run_t = (j["end"] - j["start"]).to_numpy()
-    slow = (j["end"] - j["submit"]).to_numpy() / np.where(run_t > 0, run_t, np.nan)
+    times = (j[c].to_numpy(np.float64) for c in ("submit", "start", "end"))
+    slow = job_columns(*times)["slowdown"]  # the core's: NaN for a run of 0 s
     group = np.empty(len(j), dtype=object)
     for name, lo, hi in SIZE_GROUPS:
         group[(req_ch >= lo) & (req_ch < hi)] = name
