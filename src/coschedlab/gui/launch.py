@@ -48,7 +48,8 @@ __all__ = [
 SPECS = "specs"
 #: how long a cancelled command has to stop after Ctrl-C before it is terminated (s)
 CANCEL_GRACE_S = 10.0
-#: how long checking a comparison's spec (its policy files loaded) may take (s)
+#: how long checking a spec before its command starts (a comparison's, its policy files
+#: loaded, or a sweep's) may take (s)
 CHECK_S = 60.0
 
 

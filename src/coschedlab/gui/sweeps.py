@@ -21,8 +21,6 @@ from typing import Any
 from ..errors import InputError
 from .components import error_text, field, section, table
 
-#: how long reading a sweep's spec before it starts may take (s)
-CHECK_S = 60.0
 #: the largest sweep the dashboard starts (runs, or designs a study simulates per run):
 #: larger ones are the command line's, on a cluster (``--executor``)
 MAX_RUNS = 10_000
@@ -115,7 +113,7 @@ def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
     from dash import Input, Output, State, no_update
 
     from .components import on_cancel, on_upload
-    from .launch import AlreadyRunning, launched, running_into, start, sweep_status
+    from .launch import CHECK_S, AlreadyRunning, launched, running_into, start, sweep_status
 
     ws = ctx.workspace
     i = kind.id
