@@ -356,15 +356,25 @@ def test_a_job_preceding_itself_or_a_negative_think_time_is_refused(tmp_path):
 
 def test_a_run_whose_durations_a_policy_changed_fails_validation():
     """Issue 31: a policy reached the kernel through a view callable (``start_now.__self__``)
-    and set every duration to 1 s; the validator said the run was valid. Python cannot seal
-    one process (docs/semantics.md); the validator now compares each job's run time with the
-    input as read before the first pass, so such a run fails."""
+    and set every duration to 1 s; the validator said the run was valid. The view is now a
+    compiled class whose link to the kernel is a C field: no attribute or action leads there.
+    Python cannot seal one process (docs/semantics.md: ``gc`` still finds the kernel); the
+    validator compares each job's run time with the input as read before the first pass, so
+    such a run fails."""
+    import gc
+
+    from coschedlab.engine.kernel import Simulation
 
     class Tamper(Scheduler):
         name = "tamper"
 
         def schedule(self, view):
-            kernel = view.start_now.__self__
+            actions = (view.start_now, view.wake_at, view.record_reservation, view.speedup)
+            assert all(a.__self__ is view for a in actions)
+            assert not hasattr(view, "_kernel") and not hasattr(view.machine, "_acct")
+            reachable = [v for _, v in _values(view)] + [view.machine]
+            assert not any(isinstance(v, Simulation) for v in reachable)
+            (kernel,) = [o for o in gc.get_referrers(view) if isinstance(o, Simulation)]
             for j in range(len(kernel.duration)):
                 kernel.duration[j] = 1.0
             return [j for j in view.queue if view.nodes[j] <= view.free][:1]

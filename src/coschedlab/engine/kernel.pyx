@@ -1,3 +1,5 @@
+# cython: annotation_typing=False
+# distutils: language = c++
 """The event-driven kernel: the clock, the queue and the running jobs (docs/semantics.md).
 
 The kernel owns time and resources; the policy only decides. At every instant the kernel
@@ -10,7 +12,10 @@ no pass runs at a superseded end.
 
 Jobs are numbered 0..n-1 in queue order (submit time, then job id). Node accounting (whole
 nodes or shared cores) is one :class:`~.accounting.NodeAccounting`; the kernel never branches
-on which.
+on which, except to call the compiled :class:`~.wholenodes.WholeNodes` without a Python call.
+
+Compiled (Cython): the kernel is a C-level class; completions are a C++ binary heap of
+``(end, job)`` pairs; the view's link to the kernel is a C field (:mod:`.view`).
 """
 
 from __future__ import annotations
@@ -24,15 +29,20 @@ from numbers import Integral
 from time import perf_counter
 from typing import Any, Protocol
 
+from libcpp.queue cimport priority_queue
+from libcpp.utility cimport pair
+
 import numpy as np
 
 from ..errors import InputError, failure_where
 from ..jobs import Workload
 from ..platform import Cluster
-from .accounting import NodeAccounting, SharedCores, WholeNodes
+from .accounting import NodeAccounting, SharedCores
+from .wholenodes cimport WholeNodes
+from .view cimport MachineView, View
 from .placement import Placement
 from .speed import SpeedModel
-from .view import FrozenList, MachineView, View
+from .view import FrozenList
 
 NAN = math.nan
 INF = math.inf
@@ -42,7 +52,6 @@ _insert = list.insert
 _delitem = list.__delitem__
 _clear = list.clear
 _setitem = list.__setitem__
-_set = object.__setattr__
 
 
 class SchedulerError(InputError):
@@ -88,7 +97,10 @@ class Policy(Protocol):
     def describe(self) -> str: ...
 
 
-class Simulation:
+ctypedef pair[double, long] Entry  # (-end, -j): a max-heap pops the earliest end, lowest j
+
+
+cdef class Simulation:
     """One simulation run of ``workload`` on ``cluster`` under ``scheduler``.
 
     ``kill_at_walltime`` ends a job at its requested time when it would run longer (off by
@@ -107,6 +119,26 @@ class Simulation:
     NaN start and end, running jobs their planned end; :attr:`truncated` says whether any job
     was cut off.
     """
+
+    cdef public object workload, cluster, scheduler, kill_at_walltime, speed_model, progress
+    cdef public object order, killed, _deadlines, ids, submit, req, nodes, procs, duration
+    cdef public object run_time, input_run, start, end, reservation, start_pass, start_order
+    cdef public object acct, queue, joined, est_sorted, _started_in_pass, gate, demoted, held
+    cdef public object _hold_est, _hidden, _finished, _timers, _releases, _queued, _arrived
+    cdef public object parents, think, _deps_left, _ready_at, _dependents
+    cdef dict __dict__
+    cdef public double now, until, wall_time, _t0
+    cdef public long n, passes, overrides, completed, ignored_dependencies, _arr_i
+    cdef public bint late_kill, _moving_ends, truncated, _rerun
+    cdef priority_queue[Entry] _heap  # completions
+    cdef WholeNodes _whole  # the accounting when it is whole nodes (None: shared cores)
+    cdef View _view
+
+    @property
+    def view(self) -> View:
+        """The policy's read-only view."""
+        return self._view
+
 
     def __init__(
         self,
@@ -210,7 +242,6 @@ class Simulation:
         self.completed = 0
         self.wall_time = NAN
         self._timers: list[float] = []
-        self._heap: list[tuple[float, int]] = []
         self._releases: list[tuple[float, int]] = []  # (time, j): dependencies met, think time
         self._queued = bytearray(n)
         self._arrived = bytearray(n)
@@ -221,7 +252,8 @@ class Simulation:
         self._ready_at: list[float] = []
         self._dependents: dict[int, list[int]] = {}
         self._index_deps(workload, dependencies)
-        self.view = self._make_view()
+        self._whole = self.acct if isinstance(self.acct, WholeNodes) else None
+        self._view = self._make_view()
 
     # -- set-up -------------------------------------------------------------------------------
     def _index_deps(self, workload: Workload, swf: bool) -> None:
@@ -309,40 +341,36 @@ class Simulation:
     def _make_view(self) -> View:
         sm = self.speed_model
         predicted = getattr(sm, "predicted", None)
-        return View(
-            now=0.0,
-            free=self.acct.idle,
-            queue=self.queue,
-            joined=self.joined,
-            queued=memoryview(self._queued).toreadonly(),
-            submit=self.submit,
-            req=self.req,
-            nodes=self.nodes,
-            procs=self.procs,
-            ids=self.ids,
-            apps=self._table("app"),
-            users=self._table("user"),
-            groups=self._table("group"),
-            queues=self._table("queue"),
-            partitions=self._table("partition"),
-            start=self.start,
-            est_sorted=self.est_sorted,
-            machine=MachineView(self.acct, self.cluster),
-            cluster=self.cluster,
-            n=self.n,
-            completed=0,
-            overrides=0,
-            demoted=frozenset(),
-            has_dependencies=self._deps_left is not None,
-            start_now=self._start_now,
-            wake_at=self._wake_at,
-            record_reservation=self._record_reservation,
-            speedup=(lambda j, others: predicted(j, others))
-            if predicted is not None
-            else (lambda j, others: None),
-            coloc=None,
-            remaining=self._remaining if getattr(self.scheduler, "clairvoyant", False) else None,
-        )
+        cdef View v = View.__new__(View)
+        v._kernel = self
+        v._predicted = predicted
+        v.now = 0.0
+        v.free = self.acct.idle
+        v.queue = self.queue
+        v.joined = self.joined
+        v.queued = memoryview(self._queued).toreadonly()
+        v.submit = self.submit
+        v.req = self.req
+        v.nodes = self.nodes
+        v.procs = self.procs
+        v.ids = self.ids
+        v.apps = self._table("app")
+        v.users = self._table("user")
+        v.groups = self._table("group")
+        v.queues = self._table("queue")
+        v.partitions = self._table("partition")
+        v.start = self.start
+        v.est_sorted = self.est_sorted
+        v.machine = MachineView(self.acct, self.cluster)
+        v.cluster = self.cluster
+        v.n = self.n
+        v.completed = 0
+        v.overrides = 0
+        v.demoted = frozenset()
+        v.has_dependencies = self._deps_left is not None
+        v.coloc = None
+        v.remaining = v._remaining if getattr(self.scheduler, "clairvoyant", False) else None
+        return v
 
     # -- the policy's actions ------------------------------------------------------------------
     def _remaining(self, j: int) -> float:
@@ -364,7 +392,7 @@ class Simulation:
             self._apply_one(decision)
         elif self._gated(decision):
             self._rerun = True
-        _set(self.view, "free", self.acct.idle)
+        self._view.free = self.acct.idle
 
     # -- the run ------------------------------------------------------------------------------
     def run(self) -> Simulation:
@@ -378,17 +406,36 @@ class Simulation:
         :mod:`coschedlab.coupled`): see :class:`Stepper`."""
         return Stepper(self)
 
+    # -- the completion heap (C++): entries (-end, -j), so the top is the earliest end ---------
+    cdef inline void _push(self, double t, long j) noexcept:
+        self._heap.push(Entry(-t, -j))
+
+    cdef inline double _top_t(self) noexcept:
+        return -self._heap.top().first if not self._heap.empty() else INF
+
+    cdef inline long _top_j(self) noexcept:
+        return -self._heap.top().second
+
+    cdef void _drop_stale(self) noexcept:
+        """Pop superseded ends (moved by the speed model, or of jobs that ended)."""
+        cdef list end = self.end
+        cdef bytearray finished = self._finished
+        cdef long j
+        while not self._heap.empty():
+            j = -self._heap.top().second
+            if <double>end[j] != -self._heap.top().first or finished[j]:
+                self._heap.pop()
+            else:
+                break
+
     def _next_time(self) -> float:
         """The next event: an arrival, a completion, a wake-up or a dependant's release."""
-        heap = self._heap
         if self._moving_ends:  # a superseded end is not an event
-            cur_end, finished = self.end, self._finished
-            while heap and (cur_end[heap[0][1]] != heap[0][0] or finished[heap[0][1]]):
-                heappop(heap)
+            self._drop_stale()
         i = self._arr_i
         t = self.submit[i] if i < self.n else INF
-        if heap and heap[0][0] < t:
-            t = heap[0][0]
+        if self._top_t() < t:
+            t = self._top_t()
         timers = self._timers
         if timers and timers[0] < t:
             t = timers[0]
@@ -401,7 +448,7 @@ class Simulation:
         """No completion, arrival or dependency release is pending: only wake-ups (a policy's
         timers) could make an event. Meaningful between instants of a stepped run."""
         self._next_time()  # drops superseded completions
-        return not self._heap and self._arr_i >= self.n and not self._releases
+        return self._heap.empty() and self._arr_i >= self.n and not self._releases
 
     def conclude(self) -> Simulation:
         """The end-of-run checks (a queue left on an idle machine, jobs never eligible) and
@@ -428,14 +475,13 @@ class Simulation:
         receives the instant ``t`` to process (no later than that); it processes the
         completions and arrivals at ``t``, yields whether it had any, and receives whether to
         run its scheduling pass now."""
-        self._t0 = perf_counter()
-        self.speed_model.bind(self)
-        view = self.view
-        _set(view, "coloc", getattr(self.speed_model, "info", None))
-        self.scheduler.setup(view)
-        n = self.n
-        submit = self.submit
-        heap = self._heap
+        self._prepare()
+        cdef long n = self.n, done, step, next_report, arr_i, j
+        cdef double t, e, until, own = INF
+        cdef bint dynamic
+        cdef tuple submit = self.submit
+        cdef list cur_end
+        cdef bytearray finished, queued, arrived, killed
         timers = self._timers
         releases = self._releases
         queue = self.queue
@@ -452,6 +498,7 @@ class Simulation:
         cur_end = self.end  # the speed model may move an end: older heap entries are stale
         finished = bytearray(n)
         dynamic = self._moving_ends
+        whole = self._whole
         deadlines = self._deadlines
         killed = self.killed
         self._finished = finished
@@ -462,11 +509,10 @@ class Simulation:
         while True:
             # the next event (:meth:`_next_time`, written out: this runs once per event)
             if dynamic:  # a superseded end is not an event
-                while heap and (cur_end[heap[0][1]] != heap[0][0] or finished[heap[0][1]]):
-                    heappop(heap)
-            t = submit[arr_i] if arr_i < n else INF
-            if heap and heap[0][0] < t:
-                t = heap[0][0]
+                self._drop_stale()
+            t = <double>submit[arr_i] if arr_i < n else INF
+            if self._top_t() < t:
+                t = self._top_t()
             if timers and timers[0] < t:
                 t = timers[0]
             if releases and releases[0][0] < t:
@@ -490,11 +536,12 @@ class Simulation:
                     killed[j] = 1
                     if cur_end[j] > t:
                         cur_end[j] = t
-                        heappush(heap, (t, j))
+                        self._push(t, j)
             # 1. all completions at t
-            while heap and heap[0][0] == t:
-                e, j = heappop(heap)
-                if dynamic and (cur_end[j] != e or finished[j]):  # moved by the speed model
+            while not self._heap.empty() and self._top_t() == t:
+                j = self._top_j()
+                self._heap.pop()
+                if dynamic and (<double>cur_end[j] != t or finished[j]):  # moved (speed model)
                     continue
                 self._finish(j, t)
                 finished[j] = 1
@@ -534,12 +581,20 @@ class Simulation:
                 progress(done, n)
                 next_report = done + step
 
-    def _one_pass(self, t: float) -> None:
+    def _prepare(self) -> None:
+        """Before the first event: bind the speed model, show its co-location inputs in the
+        view, set up the policy (every event loop calls this once)."""
+        self._t0 = perf_counter()
+        self.speed_model.bind(self)
+        self._view.coloc = getattr(self.speed_model, "info", None)
+        self.scheduler.setup(self._view)
+
+    def _one_pass(self, double t) -> None:
         """One ungated scheduling pass at ``t``: the policy decides, the decisions apply."""
-        view = self.view
-        _set(view, "now", t)
-        _set(view, "free", self.acct.idle)
-        _set(view, "completed", self.completed)
+        cdef View view = self._view
+        view.now = t
+        view.free = self.acct.idle
+        view.completed = self.completed
         try:
             decisions = self.scheduler.schedule(view)
         except (Exception, SystemExit) as exc:
@@ -644,7 +699,11 @@ class Simulation:
     def _start(
         self, j: int, now: float, placement: Placement | None = None, taken: bool = False
     ) -> None:
-        if not taken:
+        if taken:
+            pass
+        elif placement is None and self._whole is not None:
+            self._whole.take_c(j, self.nodes[j])
+        else:
             self.acct.take(j, self.nodes[j], placement)
         _setitem(self.start, j, now)
         self.start_pass[j] = self.passes
@@ -655,17 +714,20 @@ class Simulation:
         sm = self.speed_model
         if sm.dynamic:
             end = self.end[j] = sm.end_time(j, now)
-            heappush(self._heap, (end, j))
+            self._push(end, j)
             self._reschedule(sm.on_start(j, now))
         else:
             end = self.end[j] = now + self.duration[j]
-            heappush(self._heap, (end, j))
+            self._push(end, j)
         if self.late_kill:
             heappush(self._deadlines, (now + self.req[j], j))
 
     def _finish(self, j: int, now: float) -> None:
         self.completed += 1
-        self.acct.release(j)
+        if self._whole is not None:
+            self._whole.release_c(j)
+        else:
+            self.acct.release(j)
         est = self.est_sorted
         _delitem(est, bisect_left(est, (self.start[j] + self.req[j], j)))
         if self._deps_left is not None and j in self._dependents:
@@ -698,7 +760,7 @@ class Simulation:
                 new_end = now
             if self.end[k] != new_end:
                 self.end[k] = new_end
-                heappush(self._heap, (new_end, k))
+                self._push(new_end, k)
 
     # -- gated passes and holds (coupled co-scheduling) ----------------------------------------
     def extra_pass(self, hide: Iterable[int] | None = None) -> None:
@@ -710,7 +772,8 @@ class Simulation:
         job out of the queue. Without a gate this is an ordinary pass. ``hide``: queued jobs
         this pass does not show the policy (a coupled mate attempt's other paired jobs); such a
         pass leaves :attr:`demoted` for the system's own pass."""
-        view, queue, queued = self.view, self.queue, self._queued
+        cdef View view = self._view
+        queue, queued = self.queue, self._queued
         schedule = self.scheduler.schedule
         hidden = self._hidden = []
         for j in hide or ():
@@ -724,11 +787,11 @@ class Simulation:
         gate = self.gate
         try:
             while True:
-                _set(view, "now", self.now)
-                _set(view, "free", acct.idle)
-                _set(view, "completed", self.completed)
-                _set(view, "overrides", self.overrides)
-                _set(view, "demoted", self.demoted)
+                view.now = self.now
+                view.free = acct.idle
+                view.completed = self.completed
+                view.overrides = self.overrides
+                view.demoted = self.demoted
                 self._rerun = False
                 try:
                     decisions = schedule(view)
@@ -751,9 +814,9 @@ class Simulation:
                 queued[j] = 1
                 _insert(queue, bisect_right(queue, j), j)
             hidden.clear()
-            _set(view, "overrides", self.overrides)
+            view.overrides = self.overrides
             self.demoted = keep
-            _set(view, "demoted", frozenset())
+            view.demoted = frozenset()
         self.passes += 1
         if self.joined:
             _delitem(self.joined, slice(None))
