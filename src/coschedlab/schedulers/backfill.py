@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from .base import Scheduler, check_bool, check_positive
+from .cadence import Ticks
 from .easy import NodeCounts, ScanMemo, shadow_time
 from .profile import Profile
 from .registry import register
@@ -91,6 +92,8 @@ class Backfill(Scheduler):
         self._slot: dict[int, float] = {}
         self._next_backfill = -INF
         self._woken = -INF
+        # Slurm's bf_interval cadence (:class:`.cadence.Ticks`), on exact multiples of T
+        self._ticks = None if self.interval is None else Ticks(self.interval, slack=0.0)
         self._reserved = bytearray(view.n)  # heads whose reservation is recorded
         self._memo = ScanMemo(self.order_key is None and self.depth is None and not self.interval)
         self._scanned_to = -1  # the last job the last scan looked at
@@ -120,10 +123,10 @@ class Backfill(Scheduler):
         head = q[i]
         now = view.now
         backfill = free > 0 and i + 1 < nq
-        if self.interval is not None:
+        if self._ticks is not None:
             if now >= self._next_backfill:
-                # a backfill pass is due (Slurm's bf_interval cadence: multiples of T)
-                self._next_backfill = (math.floor(now / self.interval) + 1) * self.interval
+                # a backfill pass is due (the first pass at or after a multiple of T)
+                self._next_backfill = self._ticks.after(now)
             else:
                 if backfill and self._woken != self._next_backfill:
                     view.wake_at(self._next_backfill)

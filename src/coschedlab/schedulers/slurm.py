@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING
 from ..engine.placement import Placement
 from ..errors import InputError
 from .base import Scheduler, check_bool, check_choice, check_positive
+from .cadence import Ticks
 from .nodespace import BackfillMap
 from .priority import Multifactor, limit_minutes
 from .profile import Profile
@@ -169,6 +170,11 @@ class Slurm(Scheduler):
         self._calc = -INF  # time of the last recalculation
         self._next_calc = -INF
         self._next_bf = -INF
+        # the backfill thread's clock and the main scheduler's (:class:`.cadence.Ticks`)
+        self._bf_ticks = Ticks(self.bf_interval, self.bf_phase)
+        self._sched_ticks = (
+            None if self.sched_interval is None else Ticks(self.sched_interval, self.sched_phase)
+        )
         self._wakes: set[float] = set()
         inherit = self.inherit or {}
         self._inherit: dict[int, tuple[float, int, float]] = {}
@@ -256,11 +262,6 @@ class Slurm(Scheduler):
             self._wakes.add(t)
             view.wake_at(t)
 
-    def _next_tick(self, now: float, interval: float, phase: float) -> float:
-        """The first time ``k x interval + phase`` at or after ``now``."""
-        k = math.ceil((now - phase) / interval - 1e-9)
-        return k * interval + phase
-
     def schedule(self, view: View) -> list[int]:
         """One pass; jobs in ``view.demoted`` (released coupled holds) are ordered last."""
         low = view.demoted
@@ -298,10 +299,10 @@ class Slurm(Scheduler):
         free = view.free
         started: list[int] = []
         # 2. the main scheduler: at every event, or on its own clock (sched_interval)
-        if self.sched_interval is None:
+        if self._sched_ticks is None:
             main = True
         else:
-            tick = self._next_tick(now, self.sched_interval, self.sched_phase)
+            tick = self._sched_ticks.at_or_after(now)
             main = abs(tick - now) < 1e-9
             state = self._state(view)
             if main and state is not None and state == self._seen_main:
@@ -317,22 +318,20 @@ class Slurm(Scheduler):
             return started
         # 3. backfill, every bf_interval seconds (at bf_phase past each multiple)
         if self._next_bf == -INF:  # the first backfill: the first tick from now on
-            self._next_bf = self._next_tick(now, self.bf_interval, self.bf_phase)
+            self._next_bf = self._bf_ticks.at_or_after(now)
         state = self._state(view)
         fresh = state is None or state != self._seen_bf
         if now < self._next_bf - 1e-9:
             if free > 0 and fresh:
                 self._wake(view, self._next_bf)
             return started
-        tick = self._next_tick(now, self.bf_interval, self.bf_phase)
+        tick = self._bf_ticks.at_or_after(now)
         if tick > now + 1e-9:  # a tick passed with nothing free: the thread runs on its clock
             self._next_bf = tick
             if free > 0 and fresh:
                 self._wake(view, tick)
             return started
-        # the first tick after now
-        k = math.floor((now - self.bf_phase) / self.bf_interval + 1e-9) + 1
-        self._next_bf = k * self.bf_interval + self.bf_phase
+        self._next_bf = self._bf_ticks.after(now)  # the first tick after now
         if not fresh:  # nothing new since the last pass: it would start nothing
             return started
         self.backfill_passes += 1
