@@ -3,8 +3,8 @@
 Jobs are taken in priority order; a job starts now if it fits now and for its whole requested
 time without touching an earlier job's reservation; otherwise, while reservations remain
 (``reservations``: 1 for EASY, all for conservative), it reserves its earliest slot on the
-availability profile (:mod:`.profile`; Mu'alem and Feitelson 2001; pybatsim's
-``reservation_depth``).
+availability profile (:func:`.profile.reservation_scan`, the scan of Slurm's backfill pass too;
+Mu'alem and Feitelson 2001; pybatsim's ``reservation_depth``).
 
 With one reservation the profile is not needed: the reservation is EASY's shadow time, computed
 in closed form by :func:`.easy.shadow_time` (the fast path, on by default; the test-suite checks
@@ -23,7 +23,7 @@ from ..errors import InputError
 from .base import Scheduler, check_bool, check_positive
 from .cadence import Ticks
 from .easy import NodeCounts, ScanMemo, shadow_time
-from .profile import Profile
+from .profile import Profile, reservation_scan
 from .registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -98,6 +98,8 @@ class Backfill(Scheduler):
         self._memo = ScanMemo(self.order_key is None and self.depth is None and not self.interval)
         self._scanned_to = -1  # the last job the last scan looked at
         easy = self.reservations == 1 and not self.compress and self.closed_form
+        if not easy:  # how long each job holds its nodes on the profile
+            self._length = [r or INSTANT for r in view.req]
         self.schedule = self._easy if easy else self._profile  # type: ignore[method-assign]
 
     def schedule(self, view: View) -> list[int]:
@@ -179,34 +181,22 @@ class Backfill(Scheduler):
         return sorted(q, key=lambda j: (slot.get(j, INF), rank[j]))
 
     def _profile(self, view: View) -> list[int]:
+        """The reservation scan (:func:`.profile.reservation_scan`) on the profile of the
+        running jobs' estimated ends."""
         now = view.now
-        nodes, req = view.nodes, view.req
+        nodes = view.nodes
         free = view.free
         prof = Profile(now, free, [(e, nodes[j]) for e, j in view.est_sorted])
-        limit = self.reservations
         full = self.compress
-        reserved = 0
-        started: list[int] = []
-        slot = self._slot
-        for j in self.pass_order(view):
-            if free == 0 and not full and (limit is None or reserved >= limit):
-                break  # nothing else can start now; later slots are recomputed next pass
-            nj = nodes[j]
-            d = req[j] or INSTANT
-            t = prof.earliest(nj, d)
-            if t == now and nj <= free:
-                started.append(j)
-                free -= nj
-                prof.reserve(now, d, nj)
-                if full:
-                    slot.pop(j, None)
-            elif limit is None or reserved < limit:
-                prof.reserve(t, d, nj)
-                reserved += 1
-                if full:
-                    slot[j] = t
-                view.record_reservation(j, t)
-        return started
+        # with a limited number of reservations (or compression) the scan goes on while
+        # nothing is free, until they are made; with all of them it stops there (nothing
+        # else can start now, later slots are recomputed next pass)
+        started = reservation_scan(
+            prof, self.pass_order(view), nodes, self._length, free, now,
+            view.record_reservation, self.reservations, full or self.reservations is not None,
+            self._slot if full else None,
+        )  # fmt: skip
+        return [j for j, _ in started]
 
 
 @register("easy")

@@ -2,11 +2,12 @@
 backfill pass in which every tested job holds a reservation (sched/backfill).
 
 Composed from the core's pieces: the priority is :class:`.priority.Multifactor`, the backfill
-pass reserves on the availability :class:`.profile.Profile` (the mechanism conservative
-backfilling uses), limited to the first ``bf_max_job_test`` pending jobs and run only every
-``bf_interval`` seconds. Options carry Slurm's parameter names (slurm.conf); the defaults are
-the configuration of the WoAS experiments (Rodrigo et al., HPDC'17, Section 4.2; REFERENCE.md
-section 4), not Slurm's own defaults.
+pass is the reservation scan conservative backfilling uses (:func:`.profile.reservation_scan`
+on the availability :class:`.profile.Profile`), limited to the first ``bf_max_job_test``
+pending jobs and run only every ``bf_interval`` seconds (:class:`.cadence.Ticks`). Options
+carry Slurm's parameter names (slurm.conf); the defaults are the configuration of the WoAS
+experiments (Rodrigo et al., HPDC'17, Section 4.2; REFERENCE.md section 4), not Slurm's own
+defaults.
 
 One pass at time ``now`` (Slurm 22.05's ``schedule()`` then ``_attempt_backfill()``):
 
@@ -46,6 +47,7 @@ from __future__ import annotations
 import math
 from bisect import insort
 from collections.abc import Callable, Mapping
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from ..engine.placement import Placement
@@ -54,7 +56,7 @@ from .base import Scheduler, check_bool, check_choice, check_positive
 from .cadence import Ticks
 from .nodespace import BackfillMap
 from .priority import Multifactor, limit_minutes
-from .profile import Profile
+from .profile import Profile, reservation_scan
 from .registry import register
 from .slurm_conf import conf_option
 
@@ -405,13 +407,14 @@ class Slurm(Scheduler):
         started at once on the nodes planned for them). Returns the jobs to start, the
         nodes left free and whether every pending job was tested."""
         nodes, limit, rnd = view.nodes, self._limit, self._round
+        space: BackfillMap | _Counts
         if self.bf_nodes:  # the jobs of this pass already started (start_now): running
             running = [  # Slurm's end_time: start + the time limit
                 (self._end(view, est, r), r,
                  [k for a, b in view.machine.allocation(r) for k in range(a, b)])
                 for est, r in view.est_sorted
             ]  # fmt: skip
-            space: BackfillMap | _Counts = BackfillMap(
+            space = BackfillMap(
                 now, view.cluster.nodes, running, self.bf_resolution, self.bf_window * 60.0
             )
         else:
@@ -421,37 +424,26 @@ class Slurm(Scheduler):
         queued = view.queued
         out: list[int] = []
         just = set(started)
-        tested = reserved = 0
-        limit_r = self.bf_job_part_count_reserve
-        for _, j in self._order:
-            if not queued[j] or j in just:
-                continue
-            tested += 1
-            if tested > self.bf_max_job_test:
-                return out, free, False
-            nj = nodes[j]
-            t, where = space.test(nj, limit[j])
-            if t <= now and where and nj <= free:
-                space.start(where, j, limit[j])
-                self.started_by[j] = "backfill"
-                free -= nj
-                if self.bf_nodes:
-                    view.start_now(Placement(j, nodes=where))
-                else:
-                    out.append(j)
-                if free == 0:
-                    break
-            elif where and (limit_r is None or reserved < limit_r):
-                space.reserve(where, t, limit[j])
-                reserved += 1
-                view.record_reservation(j, t)
-        return out, free, True
+        most = self.bf_max_job_test
+        pending = (j for _, j in self._order if queued[j] and j not in just)
+        first = list(islice(pending, most + 1))  # one more tells whether any is left untested
+        for j, where in reservation_scan(
+            space, first[:most], nodes, limit, free, now, view.record_reservation,
+            self.bf_job_part_count_reserve,
+        ):  # fmt: skip
+            self.started_by[j] = "backfill"
+            free -= nodes[j]
+            if self.bf_nodes:
+                view.start_now(Placement(j, nodes=where))
+            else:
+                out.append(j)
+        # the scan stops when nothing is free; else it tested the first ``most`` jobs
+        return out, free, free == 0 or len(first) <= most
 
 
 class _Counts:
-    """The node-count :class:`.profile.Profile` behind :class:`.nodespace.BackfillMap`'s
-    operations (``where`` is a node count instead of node ids; durations rounded up to
-    ``bf_resolution``)."""
+    """The node-count :class:`.profile.Profile` as the backfill pass's space (``where`` is a
+    node count), durations rounded up to ``bf_resolution``, no slot beyond the window."""
 
     __slots__ = ("prof", "now", "rnd", "window")
 
@@ -461,11 +453,11 @@ class _Counts:
         self.prof, self.now, self.rnd, self.window = prof, now, rnd, now + window
 
     def test(self, need: int, limit: float) -> tuple[float, int]:
-        t = self.prof.earliest(need, self.rnd(self.now + limit) - self.now)
+        t, _ = self.prof.test(need, self.rnd(self.now + limit) - self.now)
         return (t, need) if t <= self.window else (INF, 0)
 
-    def reserve(self, need: int, start: float, limit: float) -> None:
-        self.prof.reserve(start, self.rnd(self.now + limit) - self.now, need)
+    def hold(self, need: int, start: float, limit: float) -> None:
+        self.prof.hold(need, start, self.rnd(self.now + limit) - self.now)
 
     def start(self, need: int, order: int, limit: float) -> None:
-        self.reserve(need, self.now, limit)
+        self.hold(need, self.now, limit)
