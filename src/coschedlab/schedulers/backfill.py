@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING
 from ..errors import InputError
 from .base import Scheduler, check_bool, check_positive
 from .cadence import Ticks
-from .easy import NodeCounts, ScanMemo, shadow_time
+from .easy import NodeCounts, ScanMemo, admit, shadow_time
 from .profile import Profile, reservation_scan
 from .registry import register
+from .strict import start_in_order
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine.view import View
@@ -110,18 +111,20 @@ class Backfill(Scheduler):
 
     # -- one reservation in closed form (EASY) ---------------------------------------------------
     def _easy(self, view: View) -> list[int]:
+        """EASY (Lifka 1995; Mu'alem and Feitelson 2001; :mod:`.easy`): the jobs that fit
+        from the head in order (:func:`.strict.start_in_order`), the head's shadow time
+        (:func:`.easy.shadow_time`), then the later jobs that fit now by rule (a) or (b)
+        (:func:`.easy.admit`)."""
         q = self.ordered_queue(view)
         nodes = view.nodes
         free = view.free
+        started = start_in_order(view, q, free)
+        i = len(started)
         nq = len(q)
-        started: list[int] = []
-        i = 0
-        while i < nq and nodes[q[i]] <= free:
-            started.append(q[i])
-            free -= nodes[q[i]]
-            i += 1
         if i == nq:
             return started
+        for j in started:
+            free -= nodes[j]
         head = q[i]
         now = view.now
         backfill = free > 0 and i + 1 < nq
@@ -134,17 +137,14 @@ class Backfill(Scheduler):
                     view.wake_at(self._next_backfill)
                     self._woken = self._next_backfill
                 backfill = False
-        first_time = not self._reserved[head]
-        if not (backfill or first_time):
-            return started
-        req = view.req
-        just = [(now + req[j], j) for j in started]
-        shadow, extra = shadow_time(view, nodes[head], NodeCounts(free, nodes), just)
-        if first_time:
+        shadow = extra = None  # computed when needed: a new head, or a job that fits now
+        if not self._reserved[head]:
+            shadow, extra = self._shadow(view, head, free, started)
             view.record_reservation(head, shadow)
             self._reserved[head] = 1
         if not backfill:
             return started
+        req = view.req
         use_extra = self.extra
         limit = nq if self.depth is None else min(nq, i + 1 + self.depth)
         first = i + 1
@@ -153,23 +153,29 @@ class Backfill(Scheduler):
         if self._memo.same(view, head) and not started:
             first = max(first, bisect_right(q, self._scanned_to))
         self._scanned_to = q[-1]
-        # EASY's step 2 (:func:`.easy.admit`, written out: this loop runs over whole queues
-        # and a call per job doubles its cost): rule (a) ends by S, rule (b) fits in extra
+        # EASY's step 2 for the jobs that fit now: rule (a) ends by S, rule (b) fits in extra
         for j in islice(q, first, limit):
             nj = nodes[j]
             if nj > free:
                 continue
-            if now + req[j] <= shadow:
-                pass
-            elif use_extra and nj <= extra:
-                extra -= nj
-            else:
+            if shadow is None:  # before any job started by these rules: free is as above
+                shadow, extra = self._shadow(view, head, free, started)
+            left = admit(now, req[j], shadow, nj, extra, use_extra)
+            if left < 0:
                 continue
+            extra = left
             started.append(j)
             free -= nj
             if free == 0:
                 break
         return started
+
+    def _shadow(self, view: View, head: int, free: int, started: list[int]) -> tuple[float, int]:
+        """EASY's shadow time and extra nodes (:func:`.easy.shadow_time`) for ``head`` with
+        ``free`` nodes idle, the jobs of ``started`` running from now."""
+        now, req = view.now, view.req
+        just = [(now + req[j], j) for j in started] if started else ()
+        return shadow_time(view, view.nodes[head], NodeCounts(free, view.nodes), just)
 
     # -- the availability profile ------------------------------------------------------------------
     def pass_order(self, view: View) -> list[int]:
