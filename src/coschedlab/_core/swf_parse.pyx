@@ -131,7 +131,9 @@ def parse_jobs(bytes data):
     """
     cdef const char *buf = PyBytes_AS_STRING(data)
     cdef Py_ssize_t size = PyBytes_GET_SIZE(data)
-    cdef Py_ssize_t cap = data.count(b"\n") + data.count(b"\r") + 1
+    cdef Py_ssize_t cap = data.count(b"\n") + 1  # line ends + 1: at least the job lines
+    if b"\r" in data:
+        cap += data.count(b"\r") - data.count(b"\r\n")
     values = np.empty((N_FIELDS, cap), dtype=np.float64)
     linenos = np.empty(cap, dtype=np.int64)
     cdef double[:, ::1] v = values
@@ -173,6 +175,8 @@ def parse_jobs(bytes data):
             continue
         if ntok != N_FIELDS:
             return None, None, (lineno, "fields", ntok, None)
+        if n == cap:  # cannot happen (cap counts the line ends); never write past the arrays
+            raise RuntimeError("swf_parse: more job lines than lines")
         for f in range(N_FIELDS):
             kind = 0
             if not read_number(buf + start[f], stop[f] - start[f], &x):

@@ -3,8 +3,8 @@
 Jobs are taken in priority order; a job starts now if it fits now and for its whole requested
 time without touching an earlier job's reservation; otherwise, while reservations remain
 (``reservations``: 1 for EASY, all for conservative), it reserves its earliest slot on the
-availability profile (:mod:`.profile`; Mu'alem and Feitelson 2001; pybatsim's
-``reservation_depth``).
+availability profile (:func:`.profile.reservation_scan`, the scan of Slurm's backfill pass too;
+Mu'alem and Feitelson 2001; pybatsim's ``reservation_depth``).
 
 With one reservation the profile is not needed: the reservation is EASY's shadow time, computed
 in closed form by :func:`.easy.shadow_time` (the fast path, on by default; the test-suite checks
@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from .base import Scheduler, check_bool, check_positive
-from .easy import NodeCounts, ScanMemo, shadow_time
-from .profile import Profile
+from .cadence import Ticks
+from .easy import NodeCounts, ScanMemo, admit, shadow_time
+from .profile import Profile, reservation_scan
 from .registry import register
+from .strict import start_in_order
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine.view import View
@@ -91,10 +93,14 @@ class Backfill(Scheduler):
         self._slot: dict[int, float] = {}
         self._next_backfill = -INF
         self._woken = -INF
+        # Slurm's bf_interval cadence (:class:`.cadence.Ticks`), on exact multiples of T
+        self._ticks = None if self.interval is None else Ticks(self.interval, slack=0.0)
         self._reserved = bytearray(view.n)  # heads whose reservation is recorded
         self._memo = ScanMemo(self.order_key is None and self.depth is None and not self.interval)
         self._scanned_to = -1  # the last job the last scan looked at
         easy = self.reservations == 1 and not self.compress and self.closed_form
+        if not easy:  # how long each job holds its nodes on the profile
+            self._length = [r or INSTANT for r in view.req]
         self.schedule = self._easy if easy else self._profile  # type: ignore[method-assign]
 
     def schedule(self, view: View) -> list[int]:
@@ -105,41 +111,40 @@ class Backfill(Scheduler):
 
     # -- one reservation in closed form (EASY) ---------------------------------------------------
     def _easy(self, view: View) -> list[int]:
+        """EASY (Lifka 1995; Mu'alem and Feitelson 2001; :mod:`.easy`): the jobs that fit
+        from the head in order (:func:`.strict.start_in_order`), the head's shadow time
+        (:func:`.easy.shadow_time`), then the later jobs that fit now by rule (a) or (b)
+        (:func:`.easy.admit`)."""
         q = self.ordered_queue(view)
         nodes = view.nodes
         free = view.free
+        started = start_in_order(view, q, free)
+        i = len(started)
         nq = len(q)
-        started: list[int] = []
-        i = 0
-        while i < nq and nodes[q[i]] <= free:
-            started.append(q[i])
-            free -= nodes[q[i]]
-            i += 1
         if i == nq:
             return started
+        for j in started:
+            free -= nodes[j]
         head = q[i]
         now = view.now
         backfill = free > 0 and i + 1 < nq
-        if self.interval is not None:
+        if self._ticks is not None:
             if now >= self._next_backfill:
-                # a backfill pass is due (Slurm's bf_interval cadence: multiples of T)
-                self._next_backfill = (math.floor(now / self.interval) + 1) * self.interval
+                # a backfill pass is due (the first pass at or after a multiple of T)
+                self._next_backfill = self._ticks.after(now)
             else:
                 if backfill and self._woken != self._next_backfill:
                     view.wake_at(self._next_backfill)
                     self._woken = self._next_backfill
                 backfill = False
-        first_time = not self._reserved[head]
-        if not (backfill or first_time):
-            return started
-        req = view.req
-        just = [(now + req[j], j) for j in started]
-        shadow, extra = shadow_time(view, nodes[head], NodeCounts(free, nodes), just)
-        if first_time:
+        shadow = extra = None  # computed when needed: a new head, or a job that fits now
+        if not self._reserved[head]:
+            shadow, extra = self._shadow(view, head, free, started)
             view.record_reservation(head, shadow)
             self._reserved[head] = 1
         if not backfill:
             return started
+        req = view.req
         use_extra = self.extra
         limit = nq if self.depth is None else min(nq, i + 1 + self.depth)
         first = i + 1
@@ -148,23 +153,29 @@ class Backfill(Scheduler):
         if self._memo.same(view, head) and not started:
             first = max(first, bisect_right(q, self._scanned_to))
         self._scanned_to = q[-1]
-        # EASY's step 2 (:func:`.easy.admit`, written out: this loop runs over whole queues
-        # and a call per job doubles its cost): rule (a) ends by S, rule (b) fits in extra
+        # EASY's step 2 for the jobs that fit now: rule (a) ends by S, rule (b) fits in extra
         for j in islice(q, first, limit):
             nj = nodes[j]
             if nj > free:
                 continue
-            if now + req[j] <= shadow:
-                pass
-            elif use_extra and nj <= extra:
-                extra -= nj
-            else:
+            if shadow is None:  # before any job started by these rules: free is as above
+                shadow, extra = self._shadow(view, head, free, started)
+            left = admit(now, req[j], shadow, nj, extra, use_extra)
+            if left < 0:
                 continue
+            extra = left
             started.append(j)
             free -= nj
             if free == 0:
                 break
         return started
+
+    def _shadow(self, view: View, head: int, free: int, started: list[int]) -> tuple[float, int]:
+        """EASY's shadow time and extra nodes (:func:`.easy.shadow_time`) for ``head`` with
+        ``free`` nodes idle, the jobs of ``started`` running from now."""
+        now, req = view.now, view.req
+        just = [(now + req[j], j) for j in started] if started else ()
+        return shadow_time(view, view.nodes[head], NodeCounts(free, view.nodes), just)
 
     # -- the availability profile ------------------------------------------------------------------
     def pass_order(self, view: View) -> list[int]:
@@ -176,34 +187,22 @@ class Backfill(Scheduler):
         return sorted(q, key=lambda j: (slot.get(j, INF), rank[j]))
 
     def _profile(self, view: View) -> list[int]:
+        """The reservation scan (:func:`.profile.reservation_scan`) on the profile of the
+        running jobs' estimated ends."""
         now = view.now
-        nodes, req = view.nodes, view.req
+        nodes = view.nodes
         free = view.free
         prof = Profile(now, free, [(e, nodes[j]) for e, j in view.est_sorted])
-        limit = self.reservations
         full = self.compress
-        reserved = 0
-        started: list[int] = []
-        slot = self._slot
-        for j in self.pass_order(view):
-            if free == 0 and not full and (limit is None or reserved >= limit):
-                break  # nothing else can start now; later slots are recomputed next pass
-            nj = nodes[j]
-            d = req[j] or INSTANT
-            t = prof.earliest(nj, d)
-            if t == now and nj <= free:
-                started.append(j)
-                free -= nj
-                prof.reserve(now, d, nj)
-                if full:
-                    slot.pop(j, None)
-            elif limit is None or reserved < limit:
-                prof.reserve(t, d, nj)
-                reserved += 1
-                if full:
-                    slot[j] = t
-                view.record_reservation(j, t)
-        return started
+        # with a limited number of reservations (or compression) the scan goes on while
+        # nothing is free, until they are made; with all of them it stops there (nothing
+        # else can start now, later slots are recomputed next pass)
+        started = reservation_scan(
+            prof, self.pass_order(view), nodes, self._length, free, now,
+            view.record_reservation, self.reservations, full or self.reservations is not None,
+            self._slot if full else None,
+        )  # fmt: skip
+        return [j for j, _ in started]
 
 
 @register("easy")

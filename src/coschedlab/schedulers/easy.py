@@ -155,7 +155,9 @@ def admit(now: float, req: float, shadow: float, loss: int, extra: int, use_extr
     """EASY's step 2 for a job that fits now: the ``extra`` left if it may start, else -1.
 
     (a) it ends by the shadow time (``now + req <= shadow``): ``extra`` unchanged; (b) with
-    ``use_extra``, what it still holds at S (``loss``) fits in ``extra``: ``extra - loss``.
+    ``use_extra``, what it still holds at S (``loss``) fits in ``extra``: ``extra - loss``
+    (Lifka 1995; Mu'alem and Feitelson 2001). The one statement of the two rules: the
+    whole-node scan (:class:`.backfill.Backfill`) and the co-schedulers' class scan call it.
     """
     if now + req <= shadow:
         return extra

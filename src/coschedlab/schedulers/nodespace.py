@@ -222,6 +222,9 @@ class BackfillMap:
                 del sl[k + 1]
                 break
 
+    #: the name :func:`.profile.reservation_scan` knows it by (:class:`.profile.Space`)
+    hold = reserve
+
     def start(self, nodes: list[int], order: int, limit: float) -> None:
         """A job started now on ``nodes``: busy until now + its limit (the select plugin's view;
         the node-space map gets no record of it, as ``_bf_reserve_running`` skips

@@ -1,18 +1,25 @@
-"""The availability profile: free nodes as a step function of future time.
+"""The availability profile: free nodes as a step function of future time, and the one
+reservation scan of backfilling.
 
 One mechanism for every reservation-based policy (Mu'alem & Feitelson 2001; pybatsim's
 ``reservation_depth``): built from the running jobs' estimated ends, then each job in priority
-order either starts now or takes its earliest slot that fits for its whole requested time.
-EASY is one reservation, conservative backfilling is all of them.
+order either starts now or takes its earliest slot that fits for its whole requested time
+(:func:`reservation_scan`). EASY is one reservation, conservative backfilling is all of them,
+Slurm's backfill pass (``_attempt_backfill``) is the first ``bf_max_job_test`` jobs, each
+reserved. The scan works on a *space*: the profile itself (node counts) or
+:class:`.nodespace.BackfillMap` (which nodes, as a real Slurm's node-space map).
 """
 
 from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol
 
 INF = math.inf
+
+__all__ = ["Profile", "Space", "reservation_scan"]
 
 
 class Profile:
@@ -39,7 +46,17 @@ class Profile:
         self.free = free
 
     def earliest(self, need: int, duration: float) -> float:
-        """Earliest breakpoint from which ``need`` nodes stay free for ``duration``."""
+        """Earliest breakpoint from which ``need`` nodes stay free for ``duration`` (inf:
+        never)."""
+        return self.test(need, duration)[0]
+
+    def reserve(self, t: float, duration: float, need: int) -> None:
+        """Take ``need`` nodes during ``[t, t + duration)`` (t is a breakpoint or later)."""
+        self.hold(need, t, duration)
+
+    # -- the :class:`Space` of :func:`reservation_scan` (``where``: a node count) -------------
+    def test(self, need: int, duration: float) -> tuple[float, int]:
+        """``(earliest(need, duration), need)``; at inf too (a slot there holds nothing)."""
         times, free = self.times, self.free
         n = len(times)
         i = 0
@@ -54,12 +71,12 @@ class Profile:
                     break
                 k += 1
             else:
-                return times[i]
+                return times[i], need
             i = k + 1
-        return INF
+        return INF, need
 
-    def reserve(self, t: float, duration: float, need: int) -> None:
-        """Take ``need`` nodes during ``[t, t + duration)`` (t is a breakpoint or later)."""
+    def hold(self, need: int, t: float, duration: float) -> None:
+        """:meth:`reserve` in :class:`Space`'s argument order."""
         times, free = self.times, self.free
         i = bisect_left(times, t)
         if i == len(times) or times[i] != t:
@@ -73,6 +90,73 @@ class Profile:
         for m in range(i, k):
             free[m] -= need
 
+    def start(self, need: int, order: int, duration: float) -> None:
+        """Take ``need`` nodes from now (the profile's first breakpoint) for ``duration``."""
+        self.hold(need, self.times[0], duration)
+
     def __repr__(self) -> str:
         steps = ", ".join(f"{t:g}:{f}" for t, f in zip(self.times, self.free, strict=True))
         return f"Profile({steps})"
+
+
+class Space(Protocol):
+    """Where a backfill pass plans, as :func:`reservation_scan` uses it: :class:`Profile`
+    (``where``: a node count) or :class:`.nodespace.BackfillMap` (``where``: node ids).
+    ``where`` is falsy when a job gets no slot."""
+
+    def test(self, need: int, limit: float) -> tuple[float, Any]:
+        """``(t, where)``: the earliest start of a job of ``need`` nodes and ``limit`` seconds."""
+        ...
+
+    def start(self, where: Any, order: int, limit: float) -> None:
+        """The job (``order``: its index) starts now on ``where``."""
+        ...
+
+    def hold(self, where: Any, start: float, limit: float) -> None:
+        """The job holds ``where`` from ``start`` for ``limit`` seconds (a reservation)."""
+        ...
+
+
+def reservation_scan(
+    space: Space,
+    jobs: Iterable[int],
+    nodes: Sequence[int],
+    limit: Sequence[float],
+    free: int,
+    now: float,
+    record: Callable[[int, float], None],
+    reservations: int | None = None,
+    while_full: bool = False,
+    slots: dict[int, float] | None = None,
+) -> list[tuple[int, Any]]:
+    """Backfilling's reservation scan (Mu'alem & Feitelson 2001; Slurm's ``_attempt_backfill``).
+
+    Each job ``j`` of ``jobs``, in priority order, holding ``nodes[j]`` nodes for ``limit[j]``
+    seconds, starts now if its whole time fits from now on ``space`` and it fits in the
+    ``free`` nodes; else it takes its earliest slot, while ``reservations`` remain (None: every
+    job), and ``record(j, t)`` gets the slot's start. The scan stops when nothing is free,
+    unless ``while_full`` (later jobs still take their slots while reservations remain).
+    ``slots`` (compression) keeps each reserved job's slot, dropped when it starts. Returns
+    ``(j, where)`` of the jobs to start now, in order.
+    """
+    started: list[tuple[int, Any]] = []
+    reserved = 0
+    for j in jobs:
+        if free == 0 and not (while_full and (reservations is None or reserved < reservations)):
+            break
+        nj = nodes[j]
+        d = limit[j]
+        t, where = space.test(nj, d)
+        if t <= now and where and nj <= free:
+            space.start(where, j, d)
+            free -= nj
+            started.append((j, where))
+            if slots is not None:
+                slots.pop(j, None)
+        elif where and (reservations is None or reserved < reservations):
+            space.hold(where, t, d)
+            reserved += 1
+            if slots is not None:
+                slots[j] = t
+            record(j, t)
+    return started

@@ -2,11 +2,12 @@
 backfill pass in which every tested job holds a reservation (sched/backfill).
 
 Composed from the core's pieces: the priority is :class:`.priority.Multifactor`, the backfill
-pass reserves on the availability :class:`.profile.Profile` (the mechanism conservative
-backfilling uses), limited to the first ``bf_max_job_test`` pending jobs and run only every
-``bf_interval`` seconds. Options carry Slurm's parameter names (slurm.conf); the defaults are
-the configuration of the WoAS experiments (Rodrigo et al., HPDC'17, Section 4.2; REFERENCE.md
-section 4), not Slurm's own defaults.
+pass is the reservation scan conservative backfilling uses (:func:`.profile.reservation_scan`
+on the availability :class:`.profile.Profile`), limited to the first ``bf_max_job_test``
+pending jobs and run only every ``bf_interval`` seconds (:class:`.cadence.Ticks`). Options
+carry Slurm's parameter names (slurm.conf); the defaults are the configuration of the WoAS
+experiments (Rodrigo et al., HPDC'17, Section 4.2; REFERENCE.md section 4), not Slurm's own
+defaults.
 
 One pass at time ``now`` (Slurm 22.05's ``schedule()`` then ``_attempt_backfill()``):
 
@@ -46,14 +47,16 @@ from __future__ import annotations
 import math
 from bisect import insort
 from collections.abc import Callable, Mapping
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from ..engine.placement import Placement
 from ..errors import InputError
 from .base import Scheduler, check_bool, check_choice, check_positive
+from .cadence import Ticks
 from .nodespace import BackfillMap
 from .priority import Multifactor, limit_minutes
-from .profile import Profile
+from .profile import Profile, reservation_scan
 from .registry import register
 from .slurm_conf import conf_option
 
@@ -169,6 +172,11 @@ class Slurm(Scheduler):
         self._calc = -INF  # time of the last recalculation
         self._next_calc = -INF
         self._next_bf = -INF
+        # the backfill thread's clock and the main scheduler's (:class:`.cadence.Ticks`)
+        self._bf_ticks = Ticks(self.bf_interval, self.bf_phase)
+        self._sched_ticks = (
+            None if self.sched_interval is None else Ticks(self.sched_interval, self.sched_phase)
+        )
         self._wakes: set[float] = set()
         inherit = self.inherit or {}
         self._inherit: dict[int, tuple[float, int, float]] = {}
@@ -256,11 +264,6 @@ class Slurm(Scheduler):
             self._wakes.add(t)
             view.wake_at(t)
 
-    def _next_tick(self, now: float, interval: float, phase: float) -> float:
-        """The first time ``k x interval + phase`` at or after ``now``."""
-        k = math.ceil((now - phase) / interval - 1e-9)
-        return k * interval + phase
-
     def schedule(self, view: View) -> list[int]:
         """One pass; jobs in ``view.demoted`` (released coupled holds) are ordered last."""
         low = view.demoted
@@ -298,10 +301,10 @@ class Slurm(Scheduler):
         free = view.free
         started: list[int] = []
         # 2. the main scheduler: at every event, or on its own clock (sched_interval)
-        if self.sched_interval is None:
+        if self._sched_ticks is None:
             main = True
         else:
-            tick = self._next_tick(now, self.sched_interval, self.sched_phase)
+            tick = self._sched_ticks.at_or_after(now)
             main = abs(tick - now) < 1e-9
             state = self._state(view)
             if main and state is not None and state == self._seen_main:
@@ -317,22 +320,20 @@ class Slurm(Scheduler):
             return started
         # 3. backfill, every bf_interval seconds (at bf_phase past each multiple)
         if self._next_bf == -INF:  # the first backfill: the first tick from now on
-            self._next_bf = self._next_tick(now, self.bf_interval, self.bf_phase)
+            self._next_bf = self._bf_ticks.at_or_after(now)
         state = self._state(view)
         fresh = state is None or state != self._seen_bf
         if now < self._next_bf - 1e-9:
             if free > 0 and fresh:
                 self._wake(view, self._next_bf)
             return started
-        tick = self._next_tick(now, self.bf_interval, self.bf_phase)
+        tick = self._bf_ticks.at_or_after(now)
         if tick > now + 1e-9:  # a tick passed with nothing free: the thread runs on its clock
             self._next_bf = tick
             if free > 0 and fresh:
                 self._wake(view, tick)
             return started
-        # the first tick after now
-        k = math.floor((now - self.bf_phase) / self.bf_interval + 1e-9) + 1
-        self._next_bf = k * self.bf_interval + self.bf_phase
+        self._next_bf = self._bf_ticks.after(now)  # the first tick after now
         if not fresh:  # nothing new since the last pass: it would start nothing
             return started
         self.backfill_passes += 1
@@ -406,13 +407,14 @@ class Slurm(Scheduler):
         started at once on the nodes planned for them). Returns the jobs to start, the
         nodes left free and whether every pending job was tested."""
         nodes, limit, rnd = view.nodes, self._limit, self._round
+        space: BackfillMap | _Counts
         if self.bf_nodes:  # the jobs of this pass already started (start_now): running
             running = [  # Slurm's end_time: start + the time limit
                 (self._end(view, est, r), r,
                  [k for a, b in view.machine.allocation(r) for k in range(a, b)])
                 for est, r in view.est_sorted
             ]  # fmt: skip
-            space: BackfillMap | _Counts = BackfillMap(
+            space = BackfillMap(
                 now, view.cluster.nodes, running, self.bf_resolution, self.bf_window * 60.0
             )
         else:
@@ -422,37 +424,26 @@ class Slurm(Scheduler):
         queued = view.queued
         out: list[int] = []
         just = set(started)
-        tested = reserved = 0
-        limit_r = self.bf_job_part_count_reserve
-        for _, j in self._order:
-            if not queued[j] or j in just:
-                continue
-            tested += 1
-            if tested > self.bf_max_job_test:
-                return out, free, False
-            nj = nodes[j]
-            t, where = space.test(nj, limit[j])
-            if t <= now and where and nj <= free:
-                space.start(where, j, limit[j])
-                self.started_by[j] = "backfill"
-                free -= nj
-                if self.bf_nodes:
-                    view.start_now(Placement(j, nodes=where))
-                else:
-                    out.append(j)
-                if free == 0:
-                    break
-            elif where and (limit_r is None or reserved < limit_r):
-                space.reserve(where, t, limit[j])
-                reserved += 1
-                view.record_reservation(j, t)
-        return out, free, True
+        most = self.bf_max_job_test
+        pending = (j for _, j in self._order if queued[j] and j not in just)
+        first = list(islice(pending, most + 1))  # one more tells whether any is left untested
+        for j, where in reservation_scan(
+            space, first[:most], nodes, limit, free, now, view.record_reservation,
+            self.bf_job_part_count_reserve,
+        ):  # fmt: skip
+            self.started_by[j] = "backfill"
+            free -= nodes[j]
+            if self.bf_nodes:
+                view.start_now(Placement(j, nodes=where))
+            else:
+                out.append(j)
+        # the scan stops when nothing is free; else it tested the first ``most`` jobs
+        return out, free, free == 0 or len(first) <= most
 
 
 class _Counts:
-    """The node-count :class:`.profile.Profile` behind :class:`.nodespace.BackfillMap`'s
-    operations (``where`` is a node count instead of node ids; durations rounded up to
-    ``bf_resolution``)."""
+    """The node-count :class:`.profile.Profile` as the backfill pass's space (``where`` is a
+    node count), durations rounded up to ``bf_resolution``, no slot beyond the window."""
 
     __slots__ = ("prof", "now", "rnd", "window")
 
@@ -462,11 +453,11 @@ class _Counts:
         self.prof, self.now, self.rnd, self.window = prof, now, rnd, now + window
 
     def test(self, need: int, limit: float) -> tuple[float, int]:
-        t = self.prof.earliest(need, self.rnd(self.now + limit) - self.now)
+        t, _ = self.prof.test(need, self.rnd(self.now + limit) - self.now)
         return (t, need) if t <= self.window else (INF, 0)
 
-    def reserve(self, need: int, start: float, limit: float) -> None:
-        self.prof.reserve(start, self.rnd(self.now + limit) - self.now, need)
+    def hold(self, need: int, start: float, limit: float) -> None:
+        self.prof.hold(need, start, self.rnd(self.now + limit) - self.now)
 
     def start(self, need: int, order: int, limit: float) -> None:
-        self.reserve(need, self.now, limit)
+        self.hold(need, self.now, limit)
