@@ -16,6 +16,11 @@ on which, except to call the compiled :class:`~.wholenodes.WholeNodes` without a
 
 Compiled (Cython): the kernel is a C-level class; completions are a C++ binary heap of
 ``(end, job)`` pairs; the view's link to the kernel is a C field (:mod:`.view`).
+A built-in scheduler with a compiled pass (:mod:`.cpass`; EASY, fcfs, sjf, firstfit in
+:mod:`coschedlab.schedulers.passes`) is called directly at each pass on the kernel's C arrays
+(the queue, the running jobs by estimated end, nodes and requested times): no Python call and
+no Python object per pass for the queue and the running list, which Python sees through the
+view as read-only sequences. Other policies get ``schedule(view)`` on the Python lists.
 """
 
 from __future__ import annotations
@@ -29,8 +34,11 @@ from numbers import Integral
 from time import perf_counter
 from typing import Any, Protocol
 
+from libc.math cimport INFINITY
+from libcpp.algorithm cimport lower_bound, upper_bound
 from libcpp.queue cimport priority_queue
 from libcpp.utility cimport pair
+from libcpp.vector cimport vector
 
 import numpy as np
 
@@ -38,6 +46,7 @@ from ..errors import InputError, failure_where
 from ..jobs import Workload
 from ..platform import Cluster
 from .accounting import NodeAccounting, SharedCores
+from .cpass cimport CompiledPass, Est, PassState
 from .wholenodes cimport WholeNodes
 from .view cimport MachineView, View
 from .placement import Placement
@@ -133,6 +142,14 @@ cdef class Simulation:
     cdef priority_queue[Entry] _heap  # completions
     cdef WholeNodes _whole  # the accounting when it is whole nodes (None: shared cores)
     cdef View _view
+    # a compiled policy (:mod:`.cpass`): the queue and the running jobs live in C arrays only
+    cdef CompiledPass _cpass  # None: a Python policy (the FrozenLists above are the state)
+    cdef bint _c
+    cdef vector[long] _cq  # waiting jobs, ascending index (= queue order)
+    cdef vector[Est] _cest  # running jobs (start + requested, j), sorted
+    cdef vector[long] _cnodes, _cstarted
+    cdef vector[double] _creq, _csubmit
+    cdef double[::1] _cresv
 
     @property
     def view(self) -> View:
@@ -456,8 +473,8 @@ cdef class Simulation:
         self.wall_time = perf_counter() - self._t0
         if self.truncated:
             return self
-        queue, n, done = self.queue, self.n, self.completed
-        if queue:
+        queue, n, done = self._view.queue, self.n, self.completed
+        if len(queue):
             j = queue[0]
             raise SchedulerError(
                 f"scheduler {self.scheduler.describe()} left {len(queue)} jobs waiting on an "
@@ -506,6 +523,7 @@ cdef class Simulation:
         until = self.until
         gate = self.gate  # set before the run (a coupled system's), never during it
         one_pass = self._one_pass
+        c = self._c
         while True:
             # the next event (:meth:`_next_time`, written out: this runs once per event)
             if dynamic:  # a superseded end is not an event
@@ -551,28 +569,33 @@ cdef class Simulation:
                 j = arr_i
                 arr_i += 1
                 arrived[j] = 1
-                if deps_left is None:
-                    _append(queue, j)
-                    _append(joined, j)
-                    queued[j] = 1
-                elif deps_left[j] == 0:
-                    if ready_at[j] > t:
+                if deps_left is None or deps_left[j] == 0:
+                    if deps_left is not None and ready_at[j] > t:
                         heappush(releases, (ready_at[j], j))
+                    elif c:
+                        self._cq.push_back(j)
+                        queued[j] = 1
                     else:
                         _append(queue, j)
                         _append(joined, j)
                         queued[j] = 1
             while releases and releases[0][0] <= t:
                 j = heappop(releases)[1]
-                _insert(queue, bisect_right(queue, j), j)
-                _append(joined, j)
+                if c:
+                    self._c_enqueue(j)
+                else:
+                    _insert(queue, bisect_right(queue, j), j)
+                    _append(joined, j)
                 queued[j] = 1
             while timers and timers[0] <= t:
                 heappop(timers)
             # 3. one scheduling pass
             if stepped and not (yield t == own):
                 continue
-            if queue:
+            if c:
+                if not self._cq.empty():
+                    self._c_pass(t)
+            elif queue:
                 if gate is not None:
                     self.extra_pass()
                 else:
@@ -588,6 +611,87 @@ cdef class Simulation:
         self.speed_model.bind(self)
         self._view.coloc = getattr(self.speed_model, "info", None)
         self.scheduler.setup(self._view)
+        self._bind_compiled()
+
+    def _bind_compiled(self) -> None:
+        """Call the policy's compiled pass (:mod:`.cpass`) directly when it has one and the run
+        has no gate: the queue and the running jobs then live in C arrays only, and the view
+        shows them as read-only sequences (:class:`CQueue`, :class:`CRunning`). A subclass
+        with an event loop of its own (ELiSE's clock) keeps the Python lists and passes."""
+        cdef long j
+        cp = getattr(self.scheduler, "compiled_pass", None)
+        if type(self) is not Simulation or self.gate is not None or self.queue:
+            return
+        if not isinstance(cp, CompiledPass):
+            return
+        self._cpass = cp
+        self._c = True
+        self._cnodes.resize(self.n)
+        self._creq.resize(self.n)
+        self._csubmit.resize(self.n)
+        for j in range(self.n):
+            self._cnodes[j] = self.nodes[j]
+            self._creq[j] = self.req[j]
+            self._csubmit[j] = self.submit[j]
+        self._cresv = self.reservation
+        self._view.queue = CQueue.__new__(CQueue)
+        (<CQueue>self._view.queue)._sim = self
+        self._view.est_sorted = CRunning.__new__(CRunning)
+        (<CRunning>self._view.est_sorted)._sim = self
+
+    cdef void _c_pass(self, double t) except *:
+        """One pass of the compiled policy at ``t``: it reads the kernel's arrays and lists the
+        jobs to start; they start (each checked) and leave the queue."""
+        cdef PassState st
+        cdef long k, j, w
+        cdef bytearray queued = self._queued
+        cdef View view = self._view
+        st.now = t
+        st.free = self.acct.idle
+        st.completed = self.completed
+        st.overrides = self.overrides
+        st.queue = self._cq.data()
+        st.nq = self._cq.size()
+        st.est = self._cest.data()
+        st.nest = self._cest.size()
+        st.nodes = self._cnodes.data()
+        st.req = self._creq.data()
+        st.submit = self._csubmit.data()
+        st.reservation = &self._cresv[0]
+        self._cstarted.clear()
+        st.started = &self._cstarted
+        st.wake = INFINITY
+        view.now = t
+        view.free = st.free
+        view.completed = self.completed
+        self._cpass.run(&st)
+        if st.wake < INFINITY:
+            self._wake_at(st.wake)
+        for k in range(<long>self._cstarted.size()):
+            j = self._cstarted[k]
+            if not queued[j] or self._cnodes[j] > self.acct.idle:
+                raise SchedulerError(
+                    f"scheduler {self.scheduler.describe()}: its compiled pass started job "
+                    f"{self.ids[j]}, which is not queued or does not fit, at t={t:g}"
+                )
+            queued[j] = 0
+            self._start(j, t, None)
+        if self._cstarted.size():
+            w = 0
+            for k in range(<long>self._cq.size()):
+                j = self._cq[k]
+                if queued[j]:
+                    self._cq[w] = j
+                    w += 1
+            self._cq.resize(w)
+        self.passes += 1
+
+    cdef inline void _c_enqueue(self, long j) noexcept:
+        """Job ``j`` joins the C queue at its place (ascending index)."""
+        if self._cq.empty() or self._cq.back() < j:
+            self._cq.push_back(j)
+        else:
+            self._cq.insert(upper_bound(self._cq.begin(), self._cq.end(), j), j)
 
     def _one_pass(self, double t) -> None:
         """One ungated scheduling pass at ``t``: the policy decides, the decisions apply."""
@@ -699,6 +803,7 @@ cdef class Simulation:
     def _start(
         self, j: int, now: float, placement: Placement | None = None, taken: bool = False
     ) -> None:
+        cdef Est e
         if taken:
             pass
         elif placement is None and self._whole is not None:
@@ -708,9 +813,13 @@ cdef class Simulation:
         _setitem(self.start, j, now)
         self.start_pass[j] = self.passes
         self.start_order.append(j)
-        est = self.est_sorted
-        item = (now + self.req[j], j)
-        _insert(est, bisect_right(est, item), item)
+        if self._c:
+            e = Est(now + self._creq[j], j)
+            self._cest.insert(upper_bound(self._cest.begin(), self._cest.end(), e), e)
+        else:
+            est = self.est_sorted
+            item = (now + self.req[j], j)
+            _insert(est, bisect_right(est, item), item)
         sm = self.speed_model
         if sm.dynamic:
             end = self.end[j] = sm.end_time(j, now)
@@ -723,13 +832,18 @@ cdef class Simulation:
             heappush(self._deadlines, (now + self.req[j], j))
 
     def _finish(self, j: int, now: float) -> None:
+        cdef Est e
         self.completed += 1
         if self._whole is not None:
             self._whole.release_c(j)
         else:
             self.acct.release(j)
-        est = self.est_sorted
-        _delitem(est, bisect_left(est, (self.start[j] + self.req[j], j)))
+        if self._c:
+            e = Est(<double>self.start[j] + self._creq[j], j)
+            self._cest.erase(lower_bound(self._cest.begin(), self._cest.end(), e))
+        else:
+            est = self.est_sorted
+            _delitem(est, bisect_left(est, (self.start[j] + self.req[j], j)))
         if self._deps_left is not None and j in self._dependents:
             self._release_dependents(j, now)
         sm = self.speed_model
@@ -749,8 +863,11 @@ cdef class Simulation:
             if ready[d] > now:
                 heappush(self._releases, (ready[d], d))
             else:
-                _insert(queue, bisect_right(queue, d), d)
-                _append(self.joined, d)
+                if self._c:
+                    self._c_enqueue(d)
+                else:
+                    _insert(queue, bisect_right(queue, d), d)
+                    _append(self.joined, d)
                 self._queued[d] = 1
 
     def _reschedule(self, changes: dict[int, float]) -> None:
@@ -773,6 +890,7 @@ cdef class Simulation:
         this pass does not show the policy (a coupled mate attempt's other paired jobs); such a
         pass leaves :attr:`demoted` for the system's own pass."""
         cdef View view = self._view
+        self._python_lists("a gated pass")
         queue, queued = self.queue, self._queued
         schedule = self.scheduler.schedule
         hidden = self._hidden = []
@@ -850,6 +968,14 @@ cdef class Simulation:
         if end is not None:
             _delitem(self.est_sorted, bisect_left(self.est_sorted, (end, j)))
 
+    def _python_lists(self, what: str) -> None:
+        """Refuse ``what`` (coupled co-scheduling's operations) in a run whose queue lives in C
+        arrays: a gate must be set before the run, and then the policy's Python pass runs."""
+        if self._c:
+            raise SchedulerError(
+                f"{what} in a run under a compiled pass (set the gate before the run)"
+            )
+
     def start_held(self, j: int) -> None:
         """Start held job ``j`` now on the nodes it holds (its mate started)."""
         self._unlist_hold(j)
@@ -857,6 +983,7 @@ cdef class Simulation:
 
     def release_hold(self, j: int) -> None:
         """Give back the nodes held job ``j`` holds; it waits in the queue again."""
+        self._python_lists("release_hold")
         self._unlist_hold(j)
         self.acct.release(j)
         self._queued[j] = 1
@@ -887,6 +1014,66 @@ cdef class Simulation:
             out["until"] = self.until
             out["truncated"] = self.truncated
         return out
+
+
+cdef class CQueue:
+    """The waiting jobs (``view.queue``) when the kernel keeps them in a C array (a compiled
+    policy runs): a read-only sequence of job indices in queue order; slices are lists."""
+
+    cdef Simulation _sim
+
+    def __len__(self) -> int:
+        return self._sim._cq.size()
+
+    def __getitem__(self, k):
+        cdef long n = self._sim._cq.size(), i
+        if isinstance(k, slice):
+            return [self._sim._cq[i] for i in range(*k.indices(n))]
+        i = k
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("queue index out of range")
+        return self._sim._cq[i]
+
+    def __iter__(self):
+        return iter(self[:])
+
+    def __contains__(self, j) -> bool:
+        return j in self[:]
+
+    def __repr__(self) -> str:
+        return f"CQueue({self[:]!r})"
+
+
+cdef class CRunning:
+    """The running jobs (``view.est_sorted``) when the kernel keeps them in a C array: a
+    read-only sequence of sorted ``(start + requested time, j)`` pairs; slices are lists."""
+
+    cdef Simulation _sim
+
+    def __len__(self) -> int:
+        return self._sim._cest.size()
+
+    def __getitem__(self, k):
+        cdef long n = self._sim._cest.size(), i
+        if isinstance(k, slice):
+            return [
+                (self._sim._cest[i].first, self._sim._cest[i].second)
+                for i in range(*k.indices(n))
+            ]
+        i = k
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("est_sorted index out of range")
+        return (self._sim._cest[i].first, self._sim._cest[i].second)
+
+    def __iter__(self):
+        return iter(self[:])
+
+    def __repr__(self) -> str:
+        return f"CRunning({self[:]!r})"
 
 
 class Stepper:
