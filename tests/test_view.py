@@ -389,3 +389,43 @@ def test_a_run_whose_durations_a_policy_changed_fails_validation():
     for kill in (True, "next-event"):
         killed = simulate(over, Cluster(4), "fcfs", kill_at_walltime=kill)
         assert killed.jobs["killed"].tolist() == [True, False] and killed.validate() == []
+
+
+def test_a_compiled_pass_shows_python_the_kernels_c_queue_as_read_only_sequences():
+    """Under a built-in's compiled pass the kernel keeps the queue and the running jobs in C
+    arrays; the view shows them as read-only sequences (read at progress reports here) that
+    agree with the per-job tables and lead nowhere."""
+    import math
+
+    from coschedlab.engine.kernel import Simulation
+
+    seen = []
+
+    class Spy(EASY):
+        name = "spy"
+
+        def setup(self, view):
+            super().setup(view)
+            self.view = view
+
+    spy = Spy()
+
+    def look(done, total):
+        v = spy.view
+        q, est = list(v.queue), list(v.est_sorted)
+        assert len(q) == len(v.queue) and len(est) == len(v.est_sorted)
+        assert q == sorted(q) and all(v.queued[j] and math.isnan(v.start[j]) for j in q)
+        assert est == sorted((v.start[j] + v.req[j], j) for _, j in est)
+        if q:
+            assert v.queue[0] == q[0] and v.queue[-1] == q[-1] and v.queue[1:] == q[1:]
+        seen.append((len(q), len(est)))
+
+    rows = [(i, i // 3, 50.0 + 7 * (i % 5), 60.0 + 9 * (i % 4), 1 + i % 3) for i in range(300)]
+    r = simulate(workload(*rows), Cluster(4), spy, progress=look)
+    assert spy.compiled_pass is not None and r.validate() == []
+    assert any(q and est for q, est in seen)  # jobs waited and ran at some report
+    for seq in (spy.view.queue, spy.view.est_sorted):
+        assert not hasattr(seq, "_sim") and not hasattr(seq, "append")
+        assert not any(isinstance(getattr(seq, a, None), Simulation) for a in dir(seq))
+        with pytest.raises((AttributeError, TypeError)):
+            seq[0] = 1
