@@ -427,10 +427,12 @@ class Slurm(Scheduler):
         most = self.bf_max_job_test
         pending = (j for _, j in self._order if queued[j] and j not in just)
         first = list(islice(pending, most + 1))  # one more tells whether any is left untested
-        for j, where in reservation_scan(
+        places: list = []
+        got = reservation_scan(
             space, first[:most], nodes, limit, free, now, view.record_reservation,
-            self.bf_job_part_count_reserve,
-        ):  # fmt: skip
+            self.bf_job_part_count_reserve, places=places,
+        )  # fmt: skip
+        for j, where in zip(got, places, strict=True):
             self.started_by[j] = "backfill"
             free -= nodes[j]
             if self.bf_nodes:
