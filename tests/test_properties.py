@@ -123,7 +123,11 @@ def test_validator_catches_a_broken_schedule(w, cluster, data):
 
 COMPILED = ["fcfs", "sjf", "fcfs:order=lxf", "firstfit", "firstfit:order=wfp", "easy",
             "easy:extra=false", "easy:depth=2", "easy:interval=17", "easy:order=sjf",
-            "easy:order=wfp", "easy:order=lxf", "backfill"]  # fmt: skip
+            "easy:order=wfp", "easy:order=lxf", "backfill", "conservative",
+            "conservative:compress=true", "conservative:order=sjf", "conservative:order=wfp",
+            "conservative:order=lxf:compress=true", "backfill:reservations=3",
+            "backfill:reservations=2:compress=true", "backfill:reservations=1:order=sjf",
+            "backfill:reservations=1:compress=true"]  # fmt: skip
 
 
 def python_pass(spec):
@@ -131,13 +135,14 @@ def python_pass(spec):
     from coschedlab.schedulers import get_scheduler
 
     sched = get_scheduler(spec)
-    method = "_easy" if hasattr(sched, "_easy") else "schedule"
+    methods = [m for m in ("_easy", "_profile") if hasattr(sched, m)] or ["schedule"]
     base = type(sched)
 
-    def own(self, view):
-        return getattr(base, method)(self, view)
+    def own(method):
+        return lambda self, view: getattr(base, method)(self, view)
 
-    sched.__class__ = type("PythonPass", (base,), {method: own, "name": base.name})
+    body = {m: own(m) for m in methods}
+    sched.__class__ = type("PythonPass", (base,), {**body, "name": base.name})
     return sched
 
 

@@ -13,13 +13,16 @@ they go.
 """
 
 from libc.math cimport INFINITY, floor, pow
-from libcpp.algorithm cimport sort, upper_bound
+from libcpp.algorithm cimport lower_bound, sort, upper_bound
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
 from coschedlab.engine.cpass cimport CompiledPass, Est, PassState
 
 ctypedef pair[double, long] Keyed
+
+# a zero requested time holds its nodes for an instant on the profile (backfill.INSTANT)
+cdef double INSTANT = 1e-6
 
 cdef inline bint before(const Est& x, const Est& y) noexcept:
     """``x < y`` as tuples."""
@@ -216,4 +219,131 @@ cdef class EasyPass(OrderedPass):
             free -= nj
             if free == 0:
                 break
+        return 0
+
+
+cdef class ProfilePass(OrderedPass):
+    """Backfilling on the availability profile (Mu'alem and Feitelson 2001): conservative
+    (every job reserved), ``backfill`` with ``reservations`` (None: all) and ``compress``. The
+    compiled :func:`.profile.reservation_scan` on :class:`.profile.Profile`, with the same
+    arithmetic and in the same order, so the schedules and reservations are the Python scan's
+    (:meth:`.backfill.Backfill._profile`)."""
+
+    cdef long reservations  # -1: every job
+    cdef bint compress, while_full
+    cdef vector[double] times, slot
+    cdef vector[long] free
+    cdef vector[Keyed] ranked
+    cdef vector[long] by_slot
+
+    def __init__(self, long n, str order="fcfs", reservations=None, bint compress=False):
+        OrderedPass.__init__(self, order)
+        self.reservations = -1 if reservations is None else reservations
+        self.compress = compress
+        # with a limited number of reservations (or compression) the scan goes on while
+        # nothing is free, until they are made (Backfill._profile)
+        self.while_full = compress or reservations is not None
+        self.slot.assign(n, INFINITY)
+
+    cdef void build(self, PassState* s):
+        """:class:`.profile.Profile` of ``s.free`` idle nodes and the running jobs' ends."""
+        cdef long k, n
+        cdef double t
+        self.times.clear()
+        self.free.clear()
+        self.times.push_back(s.now)
+        self.free.push_back(s.free)
+        for k in range(s.nest):
+            t = s.est[k].first
+            n = s.nodes[s.est[k].second]
+            if t <= s.now:
+                self.free[0] += n
+            elif t == self.times.back():
+                self.free[self.free.size() - 1] += n
+            else:
+                self.times.push_back(t)
+                self.free.push_back(self.free.back() + n)
+
+    cdef double test(self, long need, double duration) noexcept:
+        """:meth:`.profile.Profile.test`: the earliest breakpoint from which ``need`` nodes
+        stay free for ``duration`` (inf: never)."""
+        cdef long n = self.times.size(), i = 0, k
+        cdef double end
+        cdef bint ok
+        while i < n:
+            if self.free[i] < need:
+                i += 1
+                continue
+            end = self.times[i] + duration
+            k = i + 1
+            ok = True
+            while k < n and self.times[k] < end:
+                if self.free[k] < need:
+                    ok = False
+                    break
+                k += 1
+            if ok:
+                return self.times[i]
+            i = k + 1
+        return INFINITY
+
+    cdef void hold(self, long need, double t, double duration):
+        """:meth:`.profile.Profile.hold`: take ``need`` nodes during ``[t, t + duration)``."""
+        cdef long i, k, m
+        cdef double end
+        i = lower_bound(self.times.begin(), self.times.end(), t) - self.times.begin()
+        if i == <long>self.times.size() or self.times[i] != t:
+            self.times.insert(self.times.begin() + i, t)
+            self.free.insert(self.free.begin() + i, self.free[i - 1])
+        end = t + duration
+        k = lower_bound(self.times.begin() + i, self.times.end(), end) - self.times.begin()
+        if k == <long>self.times.size() or self.times[k] != end:
+            self.times.insert(self.times.begin() + k, end)
+            self.free.insert(self.free.begin() + k, self.free[k - 1])
+        for m in range(i, k):
+            self.free[m] -= need
+
+    cdef const long* pass_order(self, PassState* s) except? NULL:
+        """:meth:`.backfill.Backfill.pass_order`: the ordered queue, with compression the
+        previously reserved jobs first in the order of their slots."""
+        cdef const long* q = self.ordered_queue(s)
+        cdef long k
+        if not self.compress:
+            return q
+        self.ranked.resize(s.nq)
+        for k in range(s.nq):
+            self.ranked[k] = Keyed(self.slot[q[k]], k)
+        sort(self.ranked.begin(), self.ranked.end())
+        self.by_slot.resize(s.nq)
+        for k in range(s.nq):
+            self.by_slot[k] = q[self.ranked[k].second]
+        return self.by_slot.data()
+
+    cdef int run(self, PassState* s) except -1:
+        cdef const long* q = self.pass_order(s)
+        cdef long k, j, nj, reserved = 0, free = s.free
+        cdef double d, t, now = s.now
+        self.build(s)
+        for k in range(s.nq):
+            if free == 0 and not (
+                self.while_full and (self.reservations < 0 or reserved < self.reservations)
+            ):
+                break
+            j = q[k]
+            nj = s.nodes[j]
+            d = s.req[j] if s.req[j] != 0 else INSTANT
+            t = self.test(nj, d)
+            if t <= now and nj != 0 and nj <= free:
+                self.hold(nj, self.times[0], d)
+                free -= nj
+                s.started.push_back(j)
+                if self.compress:
+                    self.slot[j] = INFINITY
+            elif nj != 0 and (self.reservations < 0 or reserved < self.reservations):
+                self.hold(nj, t, d)
+                reserved += 1
+                if self.compress:
+                    self.slot[j] = t
+                if s.reservation[j] != s.reservation[j]:  # record_reservation: first only
+                    s.reservation[j] = t
         return 0
