@@ -12,7 +12,7 @@ kernel's C queue too (the order as a key array, the gate as item 6's extension p
 they go.
 """
 
-from libc.math cimport INFINITY, floor, pow
+from libc.math cimport INFINITY, ceil, floor, pow
 from libcpp.algorithm cimport lower_bound, sort, upper_bound
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
@@ -222,47 +222,30 @@ cdef class EasyPass(OrderedPass):
         return 0
 
 
-cdef class ProfilePass(OrderedPass):
-    """Backfilling on the availability profile (Mu'alem and Feitelson 2001): conservative
-    (every job reserved), ``backfill`` with ``reservations`` (None: all) and ``compress``. The
-    compiled :func:`.profile.reservation_scan` on :class:`.profile.Profile`, with the same
-    arithmetic and in the same order, so the schedules and reservations are the Python scan's
-    (:meth:`.backfill.Backfill._profile`)."""
+cdef class CProfile:
+    """:class:`.profile.Profile` in C (free nodes as a step function of future time): the same
+    breakpoints, the same arithmetic, hence the same slots."""
 
-    cdef long reservations  # -1: every job
-    cdef bint compress, while_full
-    cdef vector[double] times, slot
+    cdef vector[double] times
     cdef vector[long] free
-    cdef vector[Keyed] ranked
-    cdef vector[long] by_slot
 
-    def __init__(self, long n, str order="fcfs", reservations=None, bint compress=False):
-        OrderedPass.__init__(self, order)
-        self.reservations = -1 if reservations is None else reservations
-        self.compress = compress
-        # with a limited number of reservations (or compression) the scan goes on while
-        # nothing is free, until they are made (Backfill._profile)
-        self.while_full = compress or reservations is not None
-        self.slot.assign(n, INFINITY)
-
-    cdef void build(self, PassState* s):
-        """:class:`.profile.Profile` of ``s.free`` idle nodes and the running jobs' ends."""
-        cdef long k, n
-        cdef double t
+    cdef void reset(self, double now, long free):
+        """Start at ``now`` with ``free`` nodes, nothing released later."""
         self.times.clear()
         self.free.clear()
-        self.times.push_back(s.now)
-        self.free.push_back(s.free)
-        for k in range(s.nest):
-            t = s.est[k].first
-            n = s.nodes[s.est[k].second]
-            if t <= s.now:
-                self.free[0] += n
-            elif t == self.times.back():
-                self.free[self.free.size() - 1] += n
-            else:
-                self.times.push_back(t)
-                self.free.push_back(self.free.back() + n)
+        self.times.push_back(now)
+        self.free.push_back(free)
+
+    cdef void release(self, double t, long n):
+        """``n`` nodes free from ``t`` on (releases come in time order; at or before the
+        first breakpoint: released then)."""
+        if t <= self.times[0]:
+            self.free[0] += n
+        elif t == self.times.back():
+            self.free[self.free.size() - 1] += n
+        else:
+            self.times.push_back(t)
+            self.free.push_back(self.free.back() + n)
 
     cdef double test(self, long need, double duration) noexcept:
         """:meth:`.profile.Profile.test`: the earliest breakpoint from which ``need`` nodes
@@ -303,6 +286,31 @@ cdef class ProfilePass(OrderedPass):
         for m in range(i, k):
             self.free[m] -= need
 
+
+cdef class ProfilePass(OrderedPass):
+    """Backfilling on the availability profile (Mu'alem and Feitelson 2001): conservative
+    (every job reserved), ``backfill`` with ``reservations`` (None: all) and ``compress``. The
+    compiled :func:`.profile.reservation_scan` on :class:`.profile.Profile`, with the same
+    arithmetic and in the same order, so the schedules and reservations are the Python scan's
+    (:meth:`.backfill.Backfill._profile`)."""
+
+    cdef long reservations  # -1: every job
+    cdef bint compress, while_full
+    cdef CProfile prof
+    cdef vector[double] slot
+    cdef vector[Keyed] ranked
+    cdef vector[long] by_slot
+
+    def __init__(self, long n, str order="fcfs", reservations=None, bint compress=False):
+        OrderedPass.__init__(self, order)
+        self.reservations = -1 if reservations is None else reservations
+        self.compress = compress
+        # with a limited number of reservations (or compression) the scan goes on while
+        # nothing is free, until they are made (Backfill._profile)
+        self.while_full = compress or reservations is not None
+        self.slot.assign(n, INFINITY)
+        self.prof = CProfile()
+
     cdef const long* pass_order(self, PassState* s) except? NULL:
         """:meth:`.backfill.Backfill.pass_order`: the ordered queue, with compression the
         previously reserved jobs first in the order of their slots."""
@@ -323,7 +331,10 @@ cdef class ProfilePass(OrderedPass):
         cdef const long* q = self.pass_order(s)
         cdef long k, j, nj, reserved = 0, free = s.free
         cdef double d, t, now = s.now
-        self.build(s)
+        cdef CProfile prof = self.prof
+        prof.reset(now, free)
+        for k in range(s.nest):
+            prof.release(s.est[k].first, s.nodes[s.est[k].second])
         for k in range(s.nq):
             if free == 0 and not (
                 self.while_full and (self.reservations < 0 or reserved < self.reservations)
@@ -332,18 +343,88 @@ cdef class ProfilePass(OrderedPass):
             j = q[k]
             nj = s.nodes[j]
             d = s.req[j] if s.req[j] != 0 else INSTANT
-            t = self.test(nj, d)
+            t = prof.test(nj, d)
             if t <= now and nj != 0 and nj <= free:
-                self.hold(nj, self.times[0], d)
+                prof.hold(nj, now, d)
                 free -= nj
                 s.started.push_back(j)
                 if self.compress:
                     self.slot[j] = INFINITY
             elif nj != 0 and (self.reservations < 0 or reserved < self.reservations):
-                self.hold(nj, t, d)
+                prof.hold(nj, t, d)
                 reserved += 1
                 if self.compress:
                     self.slot[j] = t
                 if s.reservation[j] != s.reservation[j]:  # record_reservation: first only
                     s.reservation[j] = t
         return 0
+
+
+cdef class CountScan:
+    """Slurm's backfill pass on its node-count profile (:meth:`.slurm.Slurm._backfill` without
+    ``bf_nodes``), compiled: the reservation scan of :func:`.profile.reservation_scan` on a
+    :class:`CProfile`, each job's time limit rounded up to ``bf_resolution`` past ``now``, no
+    slot beyond the window. Slurm's pass itself (priorities, cadence, the main scheduler)
+    stays Python and calls :meth:`scan` once per backfill pass."""
+
+    cdef CProfile prof
+    cdef vector[long] nodes
+    cdef vector[double] limit
+    cdef double resolution
+
+    def __init__(self, nodes, limit, double resolution):
+        cdef long j
+        self.prof = CProfile()
+        self.nodes.resize(len(nodes))
+        self.limit.resize(len(nodes))
+        for j in range(len(nodes)):
+            self.nodes[j] = nodes[j]
+            self.limit[j] = limit[j]
+        self.resolution = resolution
+
+    cdef inline double round_up(self, double t) noexcept:
+        """``Slurm._round``: up to a multiple of ``bf_resolution`` (1e-9 slack)."""
+        return ceil(t / self.resolution - 1e-9) * self.resolution
+
+    def scan(self, double now, long free, est_sorted, start, list just, list tested,
+             double window, reservations, record):
+        """Start now or reserve each job of ``tested`` in order (``record(j, t)`` for each
+        reservation, only the first ``reservations`` of them unless None) on the profile of
+        ``free`` idle nodes and the releases: each running job (``est_sorted``) at its
+        ``start`` + time limit (a job with no start, a held one of a coupled run: its
+        estimate) and the jobs ``just`` started by this pass from ``now``, rounded up. Stops
+        when nothing is free. Returns the jobs to start now, in order."""
+        cdef CProfile prof = self.prof
+        cdef vector[Keyed] rel
+        cdef long k, j, nj, reserved = 0
+        cdef long most = -1 if reservations is None else reservations
+        cdef double d, t, e, st, last = now + window
+        cdef list started = []
+        for e, j in est_sorted:
+            st = start[j]
+            if st == st:
+                e = st + self.limit[j]
+            rel.push_back(Keyed(self.round_up(e), self.nodes[j]))
+        for j in just:
+            rel.push_back(Keyed(self.round_up(now + self.limit[j]), self.nodes[j]))
+        sort(rel.begin(), rel.end())
+        prof.reset(now, free)
+        for k in range(<long>rel.size()):
+            prof.release(rel[k].first, <long>rel[k].second)
+        for j in tested:
+            if free == 0:
+                break
+            nj = self.nodes[j]
+            d = self.round_up(now + self.limit[j]) - now
+            t = prof.test(nj, d)
+            if not t <= last:  # beyond the window: no slot
+                continue
+            if t <= now and nj != 0 and nj <= free:
+                prof.hold(nj, now, d)
+                free -= nj
+                started.append(j)
+            elif nj != 0 and (most < 0 or reserved < most):
+                prof.hold(nj, t, d)
+                reserved += 1
+                record(j, t)
+        return started
