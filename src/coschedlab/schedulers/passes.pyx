@@ -370,6 +370,7 @@ cdef class CountScan:
     cdef CProfile prof
     cdef vector[long] nodes
     cdef vector[double] limit
+    cdef vector[char] just
     cdef double resolution
 
     def __init__(self, nodes, limit, double resolution):
@@ -380,26 +381,41 @@ cdef class CountScan:
         for j in range(len(nodes)):
             self.nodes[j] = nodes[j]
             self.limit[j] = limit[j]
+        self.just.assign(len(nodes), 0)
         self.resolution = resolution
 
     cdef inline double round_up(self, double t) noexcept:
         """``Slurm._round``: up to a multiple of ``bf_resolution`` (1e-9 slack)."""
         return ceil(t / self.resolution - 1e-9) * self.resolution
 
-    def scan(self, double now, long free, est_sorted, start, list just, list tested,
-             double window, reservations, record):
-        """Start now or reserve each job of ``tested`` in order (``record(j, t)`` for each
-        reservation, only the first ``reservations`` of them unless None) on the profile of
-        ``free`` idle nodes and the releases: each running job (``est_sorted``) at its
-        ``start`` + time limit (a job with no start, a held one of a coupled run: its
-        estimate) and the jobs ``just`` started by this pass from ``now``, rounded up. Stops
-        when nothing is free. Returns the jobs to start now, in order."""
+    def scan(self, double now, long free, est_sorted, start, list just, list order, queued,
+             long tests, double window, reservations, record):
+        """Start now or reserve each of the first ``tests`` pending jobs of ``order`` (``(key,
+        j)`` pairs in priority order: those ``queued`` and not in ``just``) in turn
+        (``record(j, t)`` for each reservation, only the first ``reservations`` of them unless
+        None) on the profile of ``free`` idle nodes and the releases: each running job
+        (``est_sorted``) at its ``start`` + time limit (a job with no start, a held one of a
+        coupled run: its estimate) and the jobs ``just`` started by this pass from ``now``,
+        rounded up. Stops when nothing is free. Returns the jobs to start now, in order, and
+        whether a pending job was left untested."""
         cdef CProfile prof = self.prof
         cdef vector[Keyed] rel
+        cdef vector[long] tested
         cdef long k, j, nj, reserved = 0
         cdef long most = -1 if reservations is None else reservations
         cdef double d, t, e, st, last = now + window
         cdef list started = []
+        cdef bint more = False
+        for j in just:
+            self.just[j] = 1
+        for _, j in order:
+            if queued[j] and not self.just[j]:
+                if <long>tested.size() == tests:
+                    more = True
+                    break
+                tested.push_back(j)
+        for j in just:
+            self.just[j] = 0
         for e, j in est_sorted:
             st = start[j]
             if st == st:
@@ -411,9 +427,10 @@ cdef class CountScan:
         prof.reset(now, free)
         for k in range(<long>rel.size()):
             prof.release(rel[k].first, <long>rel[k].second)
-        for j in tested:
+        for k in range(<long>tested.size()):
             if free == 0:
                 break
+            j = tested[k]
             nj = self.nodes[j]
             d = self.round_up(now + self.limit[j]) - now
             t = prof.test(nj, d)
@@ -427,4 +444,4 @@ cdef class CountScan:
                 prof.hold(nj, t, d)
                 reserved += 1
                 record(j, t)
-        return started
+        return started, more

@@ -414,26 +414,26 @@ class Slurm(Scheduler):
                 now, view.cluster.nodes, running, self.bf_resolution, self.bf_window * 60.0
             )
         queued = view.queued
-        just = set(started)
         most = self.bf_max_job_test
-        tested: list[int] = []  # the first bf_max_job_test pending jobs
-        more = False  # and whether any is left untested
-        for _, j in self._order:
-            if queued[j] and j not in just:
-                if len(tested) == most:
-                    more = True
-                    break
-                tested.append(j)
         places: list | None = None
         if self.bf_nodes:
+            just = set(started)
+            tested: list[int] = []  # the first bf_max_job_test pending jobs
+            more = False  # and whether any is left untested
+            for _, j in self._order:
+                if queued[j] and j not in just:
+                    if len(tested) == most:
+                        more = True
+                        break
+                    tested.append(j)
             places = []
             out = reservation_scan(
                 space, tested, nodes, limit, free, now, view.record_reservation,
                 self.bf_job_part_count_reserve, places=places,
             )  # fmt: skip
         else:  # the node-count profile's scan, compiled (:class:`.passes.CountScan`)
-            out = self._counts.scan(
-                now, free, view.est_sorted, view.start, started, tested,
+            out, more = self._counts.scan(
+                now, free, view.est_sorted, view.start, started, self._order, queued, most,
                 self.bf_window * 60.0, self.bf_job_part_count_reserve, view.record_reservation,
             )  # fmt: skip
         for j in out:
