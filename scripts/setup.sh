@@ -46,6 +46,10 @@ check_compiler() {
         | $cc -I"$inc" -x c -c -o /dev/null - >/dev/null 2>&1; then
         echo "setup: the C compiler '$cc' cannot compile against Python's headers ($inc): fix it or set CC, and run again" >&2
         exit 1
+    elif ! printf '#include <Python.h>\n#include <vector>\nint main(void) { std::vector<int> v; return 0; }\n' \
+        | $cc -I"$inc" -x c++ -c -o /dev/null - >/dev/null 2>&1; then
+        echo "setup: '$cc' cannot compile C++ (the compiled kernel uses C++'s standard containers): install g++ (Debian: apt-get install g++) or set CC, and run again" >&2
+        exit 1
     fi
 }
 

@@ -10,6 +10,7 @@ with its reason; the list can only shrink: an entry that no longer occurs fails 
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 from functools import cache
 from pathlib import Path
@@ -103,7 +104,8 @@ def _layer_of(module: str) -> int | None:
 
 def _modules() -> dict[str, Path]:
     out = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
+    paths = [*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.pyx"), *PACKAGE.rglob("*.pxd")]
+    for path in sorted(paths):
         parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts = parts[:-1]
@@ -129,8 +131,43 @@ def _type_checking(node: ast.If) -> bool:
     )
 
 
+_CYTHON_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(?P<mod>[.\w]+)[ \t]+c?import[ \t]+(?P<names>\([^)]*\)|[^\n#]+)"
+    r"|c?import[ \t]+(?P<plain>[^\n#]+))",
+    re.MULTILINE,
+)
+
+
+def _cython_imports_of(name: str, path: Path) -> list[tuple[str, int]]:
+    """The coschedlab modules a Cython module (``.pyx``/``.pxd``) imports or cimports, with
+    their lines: read with a regular expression (Cython is not Python's grammar); every
+    import counts, as a compiled module has no TYPE_CHECKING blocks."""
+    package = name.split(".")[:-1]
+    text = path.read_text()
+    out: list[tuple[str, int]] = []
+    for m in _CYTHON_IMPORT.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        if m["plain"]:
+            targets = [t.split(" as ")[0].strip() for t in m["plain"].split(",")]
+        else:
+            mod = m["mod"]
+            level = len(mod) - len(mod.lstrip("."))
+            if level:
+                base = package[: len(package) - (level - 1)]
+                rest = mod.lstrip(".")
+                mod = ".".join(["coschedlab", *base, *([rest] if rest else [])])
+            names = m["names"].strip("() \t\n").replace("\n", " ").split(",")
+            targets = [f"{mod}.{n.split(' as ')[0].strip()}" for n in names if n.strip()]
+            targets = [t if _is_module(t.removeprefix("coschedlab.")) else mod for t in targets]
+        out += [(t.removeprefix("coschedlab."), line) for t in targets
+                if t.startswith("coschedlab.")]  # fmt: skip
+    return out
+
+
 def _imports_of(name: str, path: Path) -> list[tuple[str, int]]:
     """The coschedlab modules ``name`` (at ``path``) imports, with their lines."""
+    if path.suffix in (".pyx", ".pxd"):
+        return _cython_imports_of(name, path)
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     out: list[tuple[str, int]] = []
     todo: list[ast.AST] = [ast.parse(path.read_text(), str(path))]

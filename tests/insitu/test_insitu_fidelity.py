@@ -95,7 +95,8 @@ def hand_timeline(
 @pytest.mark.parametrize("pool_nodes", [1, 2])
 def test_known_answer_stage_timeline(engine, pool_nodes):
     plan = make_plan(tiny(pool_nodes))
-    res = simulate(plan, "paper", engine)
+    # without the job manager's messages (microseconds on this 1 GB/s link)
+    res = simulate(plan, "paper", engine, control=False if engine == "activities" else None)
     # ptask shares the disk task by task (A2's reads are one task): 0.02 s; activities flow by
     # flow: n' + 1 equal shares, A2's n' pieces of 0.5 GB end at 3 x 0.5 / 100 = 0.015 s
     a2_disk = 0.015 if (engine == "activities" and pool_nodes == 2) else 0.02
@@ -157,7 +158,7 @@ def test_engines_agree_within_one_percent(s, a, extra, scenario, pair, seed):
     ens = generate_ensemble(s, a, 4.0, s + 1 + extra, seed=seed, steps=5)
     plan = make_plan(ens, scenario, *pair)
     fast = simulate(plan, "paper", "ptask", io="fluid")
-    slow = simulate(plan, "paper", "activities", io="fluid")
+    slow = simulate(plan, "paper", "activities", io="fluid", control=False)
     assert fast.makespan == pytest.approx(slow.makespan, rel=0.01)
     assert check_dependencies(slow, plan) == [] and check_dependencies(fast, plan) == []
 
@@ -171,7 +172,7 @@ def test_engines_agree_store_and_forward_with_even_reads(scenario, nodes):
     ens = generate_ensemble(4, 4, 4.0, nodes, seed=1, steps=8)
     plan = make_plan(ens, scenario)
     fast = simulate(plan, "paper", "ptask").makespan
-    slow = simulate(plan, "paper", "activities").makespan
+    slow = simulate(plan, "paper", "activities", control=False).makespan
     assert fast == pytest.approx(slow, rel=0.01)
 
 
@@ -181,7 +182,7 @@ def test_engines_agree_on_increasing_25_with_mixed_node_counts():
     plan = make_plan(ens, "increasing-25")
     assert len({b.nodes for b in plan.allocation.blocks}) > 1
     fast = simulate(plan, "paper", "ptask", io="fluid").makespan
-    slow = simulate(plan, "paper", "activities", io="fluid").makespan
+    slow = simulate(plan, "paper", "activities", io="fluid", control=False).makespan
     assert fast == pytest.approx(slow, rel=0.01)
 
 
@@ -346,6 +347,16 @@ def test_comparison_of_the_authors_with_themselves_is_exact():
 GOLDEN = Path(__file__).parent / "data" / "authors_simulator_runs.csv"
 
 
+def _cases() -> list[tuple]:
+    """The script's CASES (its EXTRA_CASES are pool reads that ``ptask`` keeps together)."""
+    import sys
+
+    sys.path.insert(0, str(GOLDEN.parent))
+    from run_authors_simulator import CASES
+
+    return CASES
+
+
 def _golden_rows() -> list[dict[str, str]]:
     with GOLDEN.open() as f:
         return list(csv.DictReader(f))
@@ -369,7 +380,29 @@ def test_ptask_matches_the_authors_wrench_simulator_on_the_same_plan(row):
     plan = make_plan(ens, row["scenario"], row["node"], row["core"])
     ours = simulate(plan, "paper", "ptask").makespan
     assert ours == pytest.approx(float(row["ours_ptask"]), rel=1e-5)  # stored to 4 decimals
-    assert ours == pytest.approx(float(row["authors_wrench"]), rel=0.035)
+    case = (*(int(row[k]) for k in "SAVN"), row["scenario"], row["node"], row["core"])
+    if row["seed"] == "1" and row["steps"] == "10" and case in _cases():  # not EXTRA_CASES
+        assert ours == pytest.approx(float(row["authors_wrench"]), rel=0.035)
+
+
+@pytest.mark.parametrize(
+    "row",
+    [r for r in _golden_rows() if int(r["steps"]) <= 30 and int(r["A"]) == 1],
+    ids=lambda r: "-".join(list(r.values())[:9]),
+)
+def test_activities_with_the_job_manager_follows_their_staggered_pool_reads(row):
+    # their job manager (on UserHost, behind the shared link) submits one job at a time with
+    # 1 kB messages: the 4 pool nodes of an EV analysis start their reads microseconds apart,
+    # the first reads with fewer flows on the link, ends first and starts earlier still, until
+    # the reads run staggered (30 steps: theirs 25.60 s, ptask 31.47, activities 25.55)
+    ens = generate_ensemble(4, 1, 4.0, 16, seed=int(row["seed"]), steps=int(row["steps"]))
+    plan = make_plan(ens, row["scenario"], row["node"], row["core"])
+    ours = simulate(plan, "paper", "activities").makespan
+    assert ours == pytest.approx(float(row["ours_activities"]), rel=1e-5)
+    assert ours == pytest.approx(float(row["authors_wrench"]), rel=0.01)
+    unsync = simulate(plan, "paper", "activities", control=False).makespan
+    if row["node"] == "ev" and row["steps"] == "30":  # without the messages: never staggered
+        assert unsync > 1.15 * float(row["authors_wrench"])
 
 
 def test_the_golden_runs_cover_the_worst_points_and_agree_with_activities():
@@ -377,8 +410,8 @@ def test_the_golden_runs_cover_the_worst_points_and_agree_with_activities():
     keys = {(r["S"], r["A"], r["V"], r["N"], r["scenario"], r["node"]) for r in rows}
     assert ("4", "4", "4", "16", "decreasing-25", "co") in keys
     assert ("2", "4", "4", "64", "decreasing-50", "co") in keys
-    for r in rows:  # the literal engine agrees with their simulator as well
-        assert float(r["ours_activities"]) == pytest.approx(float(r["authors_wrench"]), rel=0.04)
+    for r in rows:  # the literal engine with their job manager's messages agrees closely
+        assert float(r["ours_activities"]) == pytest.approx(float(r["authors_wrench"]), rel=0.01)
 
 
 def test_decreasing_25_at_n16_is_no_longer_a_quarter_under_the_published_mean():

@@ -799,12 +799,14 @@ def run_tasks(
 
     def record(outcome: Outcome) -> None:
         task = by_key[outcome.key]
-        summary.executed.append(outcome.key)
+        # counted once stored: an interrupt (Ctrl-C) while a result is being written leaves
+        # neither the run (atomic writes) nor its count, so the report agrees with the store
         if outcome.error is None:
             store.save(task, outcome)
         else:
-            summary.failed[outcome.key] = outcome.error
             store.save_error(task, outcome)
+            summary.failed[outcome.key] = outcome.error
+        summary.executed.append(outcome.key)
         if report is not None:
             report.write()
         if on_done is not None:

@@ -21,6 +21,10 @@ Two engines:
 ``activities`` (literal, slow)
     SimGrid's default network model (LV08; CM02 without cross-traffic for ``per-node``), one
     Exec per piece, one Io per piece on a 100 GB/s disk, one Comm per (source, destination) pair.
+    On the ``paper`` layout it also sends the authors' job manager messages (1 kB per job
+    submission and completion over the shared link, one submission at a time), which let the
+    pieces of a pool analysis drift apart and stagger their reads as in their simulator
+    (``ptask`` keeps them together: up to +23% on an EV pool analysis of 4 nodes, 30 steps).
 
 Two network layouts: ``paper`` (one shared link of bandwidth B crosses every route between two
 distinct nodes, the authors' platform) and ``per-node`` (each node has its own link of bandwidth
@@ -55,6 +59,10 @@ LATENCY = {"paper": 0.0, "per-node": 20e-6}
 LOOPBACKS = ("per-node", "shared")
 IO_MODELS = ("store-and-forward", "fluid")
 GIGA = 1e9
+#: The control messages of the authors' WRENCH job manager (bytes): submitting a job to a node's
+#: compute service (request and answer) and the job's completion notice, 1024 each by default
+#: (WRENCH 2.1 include/wrench/services/compute/bare_metal/BareMetalComputeService.h:78-80).
+CONTROL_BYTES = 1024.0
 STAGES = ("S", "W", "R", "A")
 #: Our stage letters and the authors' job names (their src/Controller.cpp): compute job, data
 #: write job, data read job, analysis job.
@@ -177,6 +185,7 @@ def _run(
     bw_factor: float | None,
     loopback: str | None = None,
     io: str = "store-and-forward",
+    control: bool | None = None,
 ) -> SimResult:
     """Build the platform, start one actor per component, run SimGrid (call in a fresh process).
 
@@ -188,7 +197,15 @@ def _run(
     ``loopback="shared"`` routes every node's local transfers through ONE 1000 GB/s link, as
     the authors' generated platform declares it; ``per-node`` (default) gives each node its own.
     The authors' IDEAL runs (simulated / model 1.022-1.045 on 64 and 128 nodes) rule the shared
-    reading out: it gives 1.056-1.155 on the same points, per-node 1.016-1.019 (docs/insitu.md)."""
+    reading out: it gives 1.056-1.155 on the same points, per-node 1.016-1.019 (docs/insitu.md).
+
+    ``control`` (``activities`` on the ``paper`` layout only; default on there) simulates the
+    authors' job manager: every job of a node piece starts when the manager's submission
+    (request and answer, :data:`CONTROL_BYTES` each, one submission at a time) reaches the node
+    over the shared link, and its children are released when its completion notice has crossed
+    it. These microseconds are what lets the pieces of a pool analysis drift apart in their
+    simulator: a node that starts its read first reads with fewer flows on the link, ends
+    first, and starts its next read earlier still, until the reads are staggered."""
     check_options(network, engine, io)
     loopback = loopback or "per-node"
     if loopback not in LOOPBACKS:
@@ -262,6 +279,21 @@ def _run(
                     [sg.LinkInRoute(own[i]), sg.LinkInRoute(own[j])],
                     True,
                 )
+    # the authors' job manager runs on UserHost, whose route to every node is the shared link
+    # (solver/generator.py:109,125-127): its messages share the link with the data flows
+    ctl = None
+    if control is None:
+        control = network == "paper" and not ptask
+    if control and (network != "paper" or ptask):
+        raise InputError(
+            "the job manager's messages are simulated with --network paper and "
+            "the activities engine only",
+            where="control",
+        )
+    if control:
+        ctl = zone.create_host("controller", p.core_speed * GIGA)
+        for h in hosts:
+            zone.add_route(ctl.netpoint, h.netpoint, None, None, [sg.LinkInRoute(shared)], True)
     zone.seal()
 
     ranges = _node_ranges(plan)
@@ -376,6 +408,30 @@ def _run(
 
     # --- activities engine: one actor per per-node piece, blocking single activities ---
     piece_sem: dict[tuple[str, int], Any] = {}
+    jm_box = sg.Mailbox.by_name("job-manager")
+
+    def job_manager() -> None:
+        """The authors' WRENCH job manager: one job submission at a time, each a request to
+        the node's compute service (the job starts when it arrives) and its answer."""
+        sg.Actor.self().daemonize()
+        while True:
+            host, go = jm_box.get()
+            sg.Comm.sendto(ctl, hosts[host], int(CONTROL_BYTES))
+            go.release()
+            sg.Comm.sendto(hosts[host], ctl, int(CONTROL_BYTES))
+
+    def submit(host: int) -> None:
+        """Wait for the job manager to submit this piece's next job (once its parents are
+        done), when the control messages are simulated."""
+        if ctl is not None:
+            go = sg.Semaphore(0)
+            jm_box.put((host, go), 0)
+            go.acquire()
+
+    def done(host: int) -> None:
+        """The job's completion notice to the job manager, which then submits its children."""
+        if ctl is not None:
+            sg.Comm.sendto(hosts[host], ctl, int(CONTROL_BYTES))
 
     def local_io(host: int, nbytes: int, write: bool) -> None:
         """A local write (loopback to the storage service, then its disk) or read (disk, then
@@ -402,16 +458,20 @@ def _run(
         wbytes = int(ens.simulation(name).data * GIGA / n)
         readers = [(a, q) for a in coupled[name] for q in range(int(place[a][1]))]
         for k in range(1, steps + 1):
+            submit(host)
             t0 = now()
             sg.this_actor.execute(flops)
             t1 = now()
             records.append((name, k, "S", t0, t1, p))
+            done(host)
             if k > 1:
                 for _ in readers:
                     piece_sem[(name, p)].acquire()
+            submit(host)
             t2 = now()
             local_io(host, wbytes, True)
             records.append((name, k, "W", t2, now(), p))
+            done(host)
             for r in readers:
                 piece_sem[r].release()
 
@@ -430,6 +490,7 @@ def _run(
         for k in range(1, steps + 1):
             for _ in sidx:
                 piece_sem[(name, q)].acquire()
+            submit(host)
             t0 = now()
             if colocated:
                 local_io(host, int(data / n), False)
@@ -447,10 +508,14 @@ def _run(
                 sg.Comm.wait_all(comms)
             t1 = now()
             records.append((name, k, "R", t0, t1, q))
+            done(host)
             for p in range(len(sidx)):
                 piece_sem[(sim, p)].release()
+            submit(host)
+            t1 = now()
             sg.this_actor.execute(flops)
             records.append((name, k, "A", t1, now(), q))
+            done(host)
 
     works = {a.name: a.work for a in ens.analyses}
     # the flows of every pool analysis' read (n n'); their gcd is the unit of link shares
@@ -488,6 +553,8 @@ def _run(
         for a in ens.analyses:
             for q, h in enumerate(ranges[place[a.name][0]]):
                 sg.Actor.create(f"ana-{a.name}-{q}", hosts[h], ana_piece, a.name, a.simulation, q)
+        if ctl is not None:
+            sg.Actor.create("job-manager", ctl, job_manager)
     e.run()
     pieces = list(records)
     merged: dict[tuple[str, int, str], list[float]] = {}  # per stage: first start, last end
@@ -538,11 +605,12 @@ def _child(
     loopback: str | None,
     io: str,
     conn: Any,
+    control: bool | None = None,
 ) -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 2)  # SimGrid prints its configuration banner on stderr
-        conn.send(("ok", _run(plan, network, engine, bw_factor, loopback, io)))
+        conn.send(("ok", _run(plan, network, engine, bw_factor, loopback, io, control)))
     except BaseException as exc:  # pragma: no cover - reported to the parent
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
     finally:
@@ -571,22 +639,27 @@ def simulate(
     in_process: bool = False,
     loopback: str | None = None,
     io: str = "store-and-forward",
+    control: bool | None = None,
 ) -> SimResult:
     """Simulate ``plan`` in SimGrid and return the simulated makespan and stage timelines.
 
     ``network`` defaults to the ensemble's platform layout. By default the run happens in a
     fresh child process (SimGrid allows one Engine per process); ``in_process=True`` runs it here
-    (once per process).
+    (once per process). ``control``: simulate the authors' job manager messages (default:
+    with the ``activities`` engine on the ``paper`` layout; see :func:`_run`).
     """
     network = network or plan.ensemble.platform.network
     check_options(network, engine, io)
     ens = plan.ensemble
     check_size(ens.n_steps, len(ens.simulations) + len(ens.analyses))
     if in_process:
-        return _run(plan, network, engine, bw_factor, loopback, io)
+        return _run(plan, network, engine, bw_factor, loopback, io, control)
     ctx = mp.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(plan, network, engine, bw_factor, loopback, io, child))
+    proc = ctx.Process(
+        target=_child,
+        args=(plan, network, engine, bw_factor, loopback, io, child, control),
+    )
     proc.start()
     child.close()
     try:

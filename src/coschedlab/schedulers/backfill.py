@@ -210,12 +210,11 @@ class Backfill(Scheduler):
         # with a limited number of reservations (or compression) the scan goes on while
         # nothing is free, until they are made; with all of them it stops there (nothing
         # else can start now, later slots are recomputed next pass)
-        started = reservation_scan(
+        return reservation_scan(
             prof, self.pass_order(view), nodes, self._length, free, now,
             view.record_reservation, self.reservations, full or self.reservations is not None,
             self._slot if full else None,
         )  # fmt: skip
-        return [j for j, _ in started]
 
 
 @register("easy")

@@ -128,7 +128,8 @@ def reservation_scan(
     reservations: int | None = None,
     while_full: bool = False,
     slots: dict[int, float] | None = None,
-) -> list[tuple[int, Any]]:
+    places: list[Any] | None = None,
+) -> list[int]:
     """Backfilling's reservation scan (Mu'alem & Feitelson 2001; Slurm's ``_attempt_backfill``).
 
     Each job ``j`` of ``jobs``, in priority order, holding ``nodes[j]`` nodes for ``limit[j]``
@@ -137,24 +138,27 @@ def reservation_scan(
     job), and ``record(j, t)`` gets the slot's start. The scan stops when nothing is free,
     unless ``while_full`` (later jobs still take their slots while reservations remain).
     ``slots`` (compression) keeps each reserved job's slot, dropped when it starts. Returns
-    ``(j, where)`` of the jobs to start now, in order.
+    the jobs to start now, in order (``places`` gets the ``where`` of each).
     """
-    started: list[tuple[int, Any]] = []
+    started: list[int] = []
     reserved = 0
+    test, hold = space.test, space.hold
     for j in jobs:
         if free == 0 and not (while_full and (reservations is None or reserved < reservations)):
             break
         nj = nodes[j]
         d = limit[j]
-        t, where = space.test(nj, d)
+        t, where = test(nj, d)
         if t <= now and where and nj <= free:
             space.start(where, j, d)
             free -= nj
-            started.append((j, where))
+            started.append(j)
+            if places is not None:
+                places.append(where)
             if slots is not None:
                 slots.pop(j, None)
         elif where and (reservations is None or reserved < reservations):
-            space.hold(where, t, d)
+            hold(where, t, d)
             reserved += 1
             if slots is not None:
                 slots[j] = t

@@ -47,7 +47,6 @@ from __future__ import annotations
 import math
 from bisect import insort
 from collections.abc import Callable, Mapping
-from itertools import islice
 from typing import TYPE_CHECKING
 
 from ..engine.placement import Placement
@@ -422,23 +421,30 @@ class Slurm(Scheduler):
             ends += [(rnd(now + limit[j]), nodes[j]) for j in started]
             space = _Counts(Profile(now, free, sorted(ends)), now, rnd, self.bf_window * 60.0)
         queued = view.queued
-        out: list[int] = []
         just = set(started)
         most = self.bf_max_job_test
-        pending = (j for _, j in self._order if queued[j] and j not in just)
-        first = list(islice(pending, most + 1))  # one more tells whether any is left untested
-        for j, where in reservation_scan(
-            space, first[:most], nodes, limit, free, now, view.record_reservation,
-            self.bf_job_part_count_reserve,
-        ):  # fmt: skip
+        tested: list[int] = []  # the first bf_max_job_test pending jobs
+        more = False  # and whether any is left untested
+        for _, j in self._order:
+            if queued[j] and j not in just:
+                if len(tested) == most:
+                    more = True
+                    break
+                tested.append(j)
+        places: list | None = [] if self.bf_nodes else None
+        out = reservation_scan(
+            space, tested, nodes, limit, free, now, view.record_reservation,
+            self.bf_job_part_count_reserve, places=places,
+        )  # fmt: skip
+        for j in out:
             self.started_by[j] = "backfill"
             free -= nodes[j]
-            if self.bf_nodes:
+        if places is not None:  # started at once, on the nodes planned for them
+            for j, where in zip(out, places, strict=True):
                 view.start_now(Placement(j, nodes=where))
-            else:
-                out.append(j)
+            out = []
         # the scan stops when nothing is free; else it tested the first ``most`` jobs
-        return out, free, free == 0 or len(first) <= most
+        return out, free, free == 0 or not more
 
 
 class _Counts:
@@ -453,8 +459,8 @@ class _Counts:
         self.prof, self.now, self.rnd, self.window = prof, now, rnd, now + window
 
     def test(self, need: int, limit: float) -> tuple[float, int]:
-        t, _ = self.prof.test(need, self.rnd(self.now + limit) - self.now)
-        return (t, need) if t <= self.window else (INF, 0)
+        slot = self.prof.test(need, self.rnd(self.now + limit) - self.now)  # (t, need)
+        return slot if slot[0] <= self.window else (INF, 0)
 
     def hold(self, need: int, start: float, limit: float) -> None:
         self.prof.hold(need, start, self.rnd(self.now + limit) - self.now)

@@ -3,7 +3,8 @@
 The authors' simulator (Analytics4MD/insitu-ensemble-simulator, WRENCH 2.1 on SimGrid 3.32) is
 built OUTSIDE this repository; this script only writes its inputs (the YAML configuration their
 ``Controller.cpp`` reads and the platform their ``solver/generator.py`` writes), runs the binary
-and records its makespan with ours (``ptask`` and ``activities`` engines, default options) in
+and records its makespan with ours (``ptask`` and ``activities`` engines, default options;
+``activities`` sends their job manager's messages) in
 ``authors_simulator_runs.csv`` beside this file.
 
 Run: .venv/bin/python tests/insitu/data/run_authors_simulator.py BINARY [--steps 10]
@@ -42,6 +43,19 @@ CASES = [
     (4, 4, 2, 16, "increasing-50", "co", "co"),
     (4, 4, 4, 16, "increasing-25", "ev", "co"),
     (4, 4, 4, 16, "increasing-50", "co", "ev"),
+]
+#: (..., seed, steps): a pool analysis on 4 nodes whose reads drift apart in their simulator
+#: (their job manager's messages; 30 and 100 steps show the staggered regime)
+EXTRA_CASES = [
+    (4, 1, 4, 16, "decreasing-25", "ev", "co", 0, 10),
+    (4, 1, 4, 16, "decreasing-25", "ev", "co", 0, 30),
+    (4, 1, 4, 16, "decreasing-25", "ev", "co", 0, 100),
+    (4, 1, 4, 16, "decreasing-25", "co", "co", 0, 30),
+    (4, 1, 4, 16, "increasing-75", "co", "co", 0, 10),
+    (4, 1, 4, 16, "increasing-75", "co", "co", 1, 10),
+    (4, 1, 4, 16, "increasing-75", "ev", "co", 0, 10),
+    (4, 1, 4, 16, "increasing-75", "ev", "co", 1, 10),
+    (4, 4, 4, 16, "decreasing-25", "ev", "co", 1, 30),
 ]
 
 
@@ -138,8 +152,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     opts = ap.parse_args()
     rows = []
-    for s, a, v, n, scenario, node, core in CASES:
-        ens = generate_ensemble(s, a, float(v), n, seed=opts.seed, steps=opts.steps)
+    cases = [(*c, opts.seed, opts.steps) for c in CASES] + EXTRA_CASES
+    for s, a, v, n, scenario, node, core, seed, steps in cases:
+        ens = generate_ensemble(s, a, float(v), n, seed=seed, steps=steps)
         plan = make_plan(ens, scenario, node, core)
         theirs = run_authors(opts.binary, plan)
         ours = {e: simulate(plan, "paper", e).makespan for e in ("ptask", "activities")}
@@ -152,8 +167,8 @@ def main() -> None:
                 "scenario": scenario,
                 "node": node,
                 "core": core,
-                "seed": opts.seed,
-                "steps": opts.steps,
+                "seed": seed,
+                "steps": steps,
                 "authors_wrench": round(theirs, 4),
                 "ours_ptask": round(ours["ptask"], 4),
                 "ours_activities": round(ours["activities"], 4),
