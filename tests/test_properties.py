@@ -119,3 +119,42 @@ def test_validator_catches_a_broken_schedule(w, cluster, data):
     broken = jobs.copy()
     broken.loc[k, "start"] = jobs.loc[k, "submit"] - 1.0  # before its submission
     assert any("before its submission" in e for e in validate_jobs(broken, cluster))
+
+
+COMPILED = ["fcfs", "sjf", "fcfs:order=lxf", "firstfit", "firstfit:order=wfp", "easy",
+            "easy:extra=false", "easy:depth=2", "easy:interval=17", "easy:order=sjf",
+            "easy:order=wfp", "easy:order=lxf", "backfill"]  # fmt: skip
+
+
+def python_pass(spec):
+    """``spec``'s scheduler with its Python pass: a subclass overriding the pass runs it."""
+    from coschedlab.schedulers import get_scheduler
+
+    sched = get_scheduler(spec)
+    method = "_easy" if hasattr(sched, "_easy") else "schedule"
+    base = type(sched)
+
+    def own(self, view):
+        return getattr(base, method)(self, view)
+
+    sched.__class__ = type("PythonPass", (base,), {method: own, "name": base.name})
+    return sched
+
+
+@given(w=workloads(), cluster=clusters, spec=st.sampled_from(COMPILED), kill=st.booleans())
+def test_the_compiled_pass_gives_the_python_pass_schedule(w, cluster, spec, kill):
+    # the kernel calls the built-in's compiled pass (its queue in C arrays); a subclass that
+    # overrides the pass gets the Python one through the view: same starts and reservations
+    from coschedlab.schedulers import get_scheduler
+
+    w = fit(w, cluster)
+    fast = get_scheduler(spec)
+    compiled = simulate(w, cluster, fast, kill_at_walltime=kill)
+    assert fast.compiled_pass is not None
+    slow = python_pass(spec)
+    python = simulate(w, cluster, slow, kill_at_walltime=kill)
+    assert slow.compiled_pass is None
+    assert compiled.jobs.start.tolist() == python.jobs.start.tolist()
+    assert compiled.jobs.reservation.fillna(-1).tolist() == (
+        python.jobs.reservation.fillna(-1).tolist()
+    )

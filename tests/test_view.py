@@ -84,6 +84,7 @@ def test_a_policy_cannot_change_the_view_and_the_run_is_intact():
                 "queue +=": lambda: view.queue.__iadd__([0]),
                 "est_sorted.clear": lambda: view.est_sorted.clear(),
                 "queued[j] = 0": lambda: view.queued.__setitem__(view.queue[0], 0),
+                "start[j] = 0": lambda: view.start.__setitem__(view.queue[0], 0.0),
                 "free = 99": lambda: setattr(view, "free", 99),
                 "now = 0": lambda: setattr(view, "now", 0.0),
                 "new attribute": lambda: setattr(view, "x", 1),
@@ -93,12 +94,14 @@ def test_a_policy_cannot_change_the_view_and_the_run_is_intact():
                 with pytest.raises((TypeError, AttributeError)):
                     f()
                 tried.append(what)
+            head = view.queue[0]  # a queued job's start: a float, NaN
+            assert type(view.start[head]) is float and view.start[head] != view.start[head]
             return [j for j in view.queue[:1] if view.nodes[j] <= view.free]
 
     w = secret_workload()
     r = simulate(w, Cluster(4), Vandal())
     ref = simulate(w, Cluster(4), "fcfs")
-    assert len(tried) >= 16
+    assert len(tried) >= 17
     assert r.jobs.start.tolist() == ref.jobs.start.tolist()
     assert r.validate() == []
 
@@ -356,15 +359,25 @@ def test_a_job_preceding_itself_or_a_negative_think_time_is_refused(tmp_path):
 
 def test_a_run_whose_durations_a_policy_changed_fails_validation():
     """Issue 31: a policy reached the kernel through a view callable (``start_now.__self__``)
-    and set every duration to 1 s; the validator said the run was valid. Python cannot seal
-    one process (docs/semantics.md); the validator now compares each job's run time with the
-    input as read before the first pass, so such a run fails."""
+    and set every duration to 1 s; the validator said the run was valid. The view is now a
+    compiled class whose link to the kernel is a C field: no attribute or action leads there.
+    Python cannot seal one process (docs/semantics.md: ``gc`` still finds the kernel); the
+    validator compares each job's run time with the input as read before the first pass, so
+    such a run fails."""
+    import gc
+
+    from coschedlab.engine.kernel import Simulation
 
     class Tamper(Scheduler):
         name = "tamper"
 
         def schedule(self, view):
-            kernel = view.start_now.__self__
+            actions = (view.start_now, view.wake_at, view.record_reservation, view.speedup)
+            assert all(a.__self__ is view for a in actions)
+            assert not hasattr(view, "_kernel") and not hasattr(view.machine, "_acct")
+            reachable = [v for _, v in _values(view)] + [view.machine]
+            assert not any(isinstance(v, Simulation) for v in reachable)
+            (kernel,) = [o for o in gc.get_referrers(view) if isinstance(o, Simulation)]
             for j in range(len(kernel.duration)):
                 kernel.duration[j] = 1.0
             return [j for j in view.queue if view.nodes[j] <= view.free][:1]
@@ -379,3 +392,43 @@ def test_a_run_whose_durations_a_policy_changed_fails_validation():
     for kill in (True, "next-event"):
         killed = simulate(over, Cluster(4), "fcfs", kill_at_walltime=kill)
         assert killed.jobs["killed"].tolist() == [True, False] and killed.validate() == []
+
+
+def test_a_compiled_pass_shows_python_the_kernels_c_queue_as_read_only_sequences():
+    """Under a built-in's compiled pass the kernel keeps the queue and the running jobs in C
+    arrays; the view shows them as read-only sequences (read at progress reports here) that
+    agree with the per-job tables and lead nowhere."""
+    import math
+
+    from coschedlab.engine.kernel import Simulation
+
+    seen = []
+
+    class Spy(EASY):
+        name = "spy"
+
+        def setup(self, view):
+            super().setup(view)
+            self.view = view
+
+    spy = Spy()
+
+    def look(done, total):
+        v = spy.view
+        q, est = list(v.queue), list(v.est_sorted)
+        assert len(q) == len(v.queue) and len(est) == len(v.est_sorted)
+        assert q == sorted(q) and all(v.queued[j] and math.isnan(v.start[j]) for j in q)
+        assert est == sorted((v.start[j] + v.req[j], j) for _, j in est)
+        if q:
+            assert v.queue[0] == q[0] and v.queue[-1] == q[-1] and v.queue[1:] == q[1:]
+        seen.append((len(q), len(est)))
+
+    rows = [(i, i // 3, 50.0 + 7 * (i % 5), 60.0 + 9 * (i % 4), 1 + i % 3) for i in range(300)]
+    r = simulate(workload(*rows), Cluster(4), spy, progress=look)
+    assert spy.compiled_pass is not None and r.validate() == []
+    assert any(q and est for q, est in seen)  # jobs waited and ran at some report
+    for seq in (spy.view.queue, spy.view.est_sorted):
+        assert not hasattr(seq, "_sim") and not hasattr(seq, "append")
+        assert not any(isinstance(getattr(seq, a, None), Simulation) for a in dir(seq))
+        with pytest.raises((AttributeError, TypeError)):
+            seq[0] = 1

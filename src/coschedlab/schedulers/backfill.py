@@ -10,6 +10,15 @@ With one reservation the profile is not needed: the reservation is EASY's shadow
 in closed form by :func:`.easy.shadow_time` (the fast path, on by default; the test-suite checks
 that it and the profile give identical schedules). ``easy`` and ``conservative`` are presets of
 :class:`Backfill`.
+
+Which EASY runs: the compiled pass (:class:`.passes.EasyPass`, set up as ``compiled_pass`` and
+called by the kernel on its C arrays) whenever the queue order is a built-in one and no
+subclass overrides ``schedule``, ``_easy``, ``_shadow`` or ``ordered_queue``, in every run
+without a gate. :meth:`Backfill._easy` runs the others: a custom order key, such subclasses,
+coupled runs (their gate re-asks the policy through the view, :meth:`.Simulation.extra_pass`)
+and ELiSE's clock (its own event loop on the Python lists). The plan: it goes once the kernel
+takes a custom order as a key array and the gate becomes the kernel's own extension point
+(issue 31 item 6); a subclass that overrides the pass is a user policy and keeps its own.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ from ..errors import InputError
 from .base import Scheduler, check_bool, check_positive
 from .cadence import Ticks
 from .easy import NodeCounts, ScanMemo, admit, shadow_time
+from .passes import EasyPass
 from .profile import Profile, reservation_scan
 from .registry import register
 from .strict import start_in_order
@@ -102,6 +112,9 @@ class Backfill(Scheduler):
         if not easy:  # how long each job holds its nodes on the profile
             self._length = [r or INSTANT for r in view.req]
         self.schedule = self._easy if easy else self._profile  # type: ignore[method-assign]
+        self.compiled_pass = None
+        if easy and self._compilable(Backfill, "schedule", "_easy", "_shadow"):
+            self.compiled_pass = EasyPass(view.n, self.order, self.extra, self.depth, self.interval)
 
     def schedule(self, view: View) -> list[int]:
         """Start jobs now (the method chosen at :meth:`setup`: closed form or profile)."""

@@ -104,6 +104,9 @@ class Scheduler:
     #: option values a file gave this instance (``slurm:conf=FILE``): :meth:`params` compares
     #: with them instead of the constructor's defaults, so the spec names the file, not them
     file_options: dict[str, Any] = {}
+    #: the pass the kernel calls instead of :meth:`schedule` (a built-in's compiled
+    #: :class:`~coschedlab.engine.cpass.CompiledPass`, made at :meth:`setup`; None: none)
+    compiled_pass: Any = None
 
     def __init__(self, order: str | OrderKey = "fcfs") -> None:
         if isinstance(order, str):
@@ -134,6 +137,18 @@ class Scheduler:
             low = view.demoted
             q = [j for j in q if j not in low] + [j for j in q if j in low]
         return q
+
+    def _compilable(self, owner: type, *methods: str) -> bool:
+        """Whether this instance's pass may be the compiled one: a built-in queue order and
+        none of ``methods`` (of class ``owner``) nor :meth:`ordered_queue` overridden by a
+        subclass (those run the Python methods they override)."""
+        cls = type(self)
+        return (
+            isinstance(self.order, str)
+            and self.order_key is ORDERS.get(self.order, False)
+            and cls.ordered_queue is Scheduler.ordered_queue
+            and all(getattr(cls, m) is getattr(owner, m) for m in methods)
+        )
 
     def params(self) -> dict[str, Any]:
         """The options that distinguish this instance: every keyword of the constructor whose

@@ -5,6 +5,11 @@ backfills: the first job that does not fit blocks every job behind it. ``firstfi
 job that fits, in priority order, with no reservation at all (greedy backfilling; with
 ``order=wfp`` it is the policy of Cobalt's cluster simulator, the analysis system of Tang et
 al. 2011).
+
+Their passes run compiled (:mod:`.passes`, ``StrictPass`` and ``FirstFitPass``, called by the
+kernel) for the built-in orders in runs without a gate; the ``schedule`` methods here run the
+rest (a custom order key, a subclass overriding ``schedule`` or ``ordered_queue``, coupled
+runs' gated passes, ELiSE's clock), as :mod:`.backfill` says for EASY.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .base import Scheduler
+from .passes import FirstFitPass, StrictPass
 from .registry import register
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,6 +41,10 @@ def start_in_order(view: View, queue: Sequence[int], free: int) -> list[int]:
 class FCFS(Scheduler):
     """First come, first served, strictly (no backfilling)."""
 
+    def setup(self, view: View) -> None:
+        ok = self._compilable(FCFS, "schedule")
+        self.compiled_pass = StrictPass(self.order) if ok else None
+
     def schedule(self, view: View) -> list[int]:
         return start_in_order(view, self.ordered_queue(view), view.free)
 
@@ -50,6 +60,10 @@ class SJF(FCFS):
 @register("firstfit")
 class FirstFit(Scheduler):
     """Every job that fits now, in priority order (no reservation: a large job may starve)."""
+
+    def setup(self, view: View) -> None:
+        ok = self._compilable(FirstFit, "schedule")
+        self.compiled_pass = FirstFitPass(self.order) if ok else None
 
     def schedule(self, view: View) -> list[int]:
         nodes = view.nodes

@@ -24,7 +24,6 @@ running jobs (ELiSE's cost), where the kernel pays for the jobs that change.
 from __future__ import annotations
 
 import math
-from time import perf_counter
 
 from ...engine.kernel import SchedulerError, Simulation
 
@@ -45,12 +44,8 @@ class EliseClockSimulation(Simulation):
     def _loop(self, stepped: bool):  # noqa: ANN202  (the kernel's generator protocol)
         if stepped:
             raise ValueError("ELiSE's clock drives a single simulation only")
-        self._t0 = perf_counter()
+        self._prepare()
         sm = self.speed_model
-        sm.bind(self)
-        view = self.view
-        object.__setattr__(view, "coloc", getattr(sm, "info", None))
-        self.scheduler.setup(view)
         n, submit, req, start = self.n, self.submit, self.req, self.start
         run_time, end, killed = self.run_time, self.end, self.killed
         queue, joined, queued = self.queue, self.joined, self._queued

@@ -1,3 +1,5 @@
+# cython: annotation_typing=False
+# distutils: language = c++
 """The event-driven kernel: the clock, the queue and the running jobs (docs/semantics.md).
 
 The kernel owns time and resources; the policy only decides. At every instant the kernel
@@ -10,7 +12,15 @@ no pass runs at a superseded end.
 
 Jobs are numbered 0..n-1 in queue order (submit time, then job id). Node accounting (whole
 nodes or shared cores) is one :class:`~.accounting.NodeAccounting`; the kernel never branches
-on which.
+on which, except to call the compiled :class:`~.wholenodes.WholeNodes` without a Python call.
+
+Compiled (Cython): the kernel is a C-level class; completions are a C++ binary heap of
+``(end, job)`` pairs; the view's link to the kernel is a C field (:mod:`.view`).
+A built-in scheduler with a compiled pass (:mod:`.cpass`; EASY, fcfs, sjf, firstfit in
+:mod:`coschedlab.schedulers.passes`) is called directly at each pass on the kernel's C arrays
+(the queue, the running jobs by estimated end, nodes and requested times): no Python call and
+no Python object per pass for the queue and the running list, which Python sees through the
+view as read-only sequences. Other policies get ``schedule(view)`` on the Python lists.
 """
 
 from __future__ import annotations
@@ -24,15 +34,24 @@ from numbers import Integral
 from time import perf_counter
 from typing import Any, Protocol
 
+from libc.math cimport INFINITY
+from libcpp.algorithm cimport lower_bound, upper_bound
+from libcpp.queue cimport priority_queue
+from libcpp.utility cimport pair
+from libcpp.vector cimport vector
+
 import numpy as np
 
 from ..errors import InputError, failure_where
 from ..jobs import Workload
 from ..platform import Cluster
-from .accounting import NodeAccounting, SharedCores, WholeNodes
+from .accounting import NodeAccounting, SharedCores
+from .cpass cimport CompiledPass, Est, PassState
+from .wholenodes cimport WholeNodes
+from .view cimport MachineView, View
 from .placement import Placement
 from .speed import SpeedModel
-from .view import FrozenList, MachineView, View
+from .view import FrozenList
 
 NAN = math.nan
 INF = math.inf
@@ -42,7 +61,6 @@ _insert = list.insert
 _delitem = list.__delitem__
 _clear = list.clear
 _setitem = list.__setitem__
-_set = object.__setattr__
 
 
 class SchedulerError(InputError):
@@ -88,7 +106,10 @@ class Policy(Protocol):
     def describe(self) -> str: ...
 
 
-class Simulation:
+ctypedef pair[double, long] Entry  # (-end, -j): a max-heap pops the earliest end, lowest j
+
+
+cdef class Simulation:
     """One simulation run of ``workload`` on ``cluster`` under ``scheduler``.
 
     ``kill_at_walltime`` ends a job at its requested time when it would run longer (off by
@@ -107,6 +128,39 @@ class Simulation:
     NaN start and end, running jobs their planned end; :attr:`truncated` says whether any job
     was cut off.
     """
+
+    cdef public object workload, cluster, scheduler, kill_at_walltime, speed_model, progress
+    cdef public object order, killed, _deadlines, ids, submit, req, nodes, procs, duration
+    cdef public object run_time, input_run, start, end, reservation, start_pass, start_order
+    cdef public object acct, queue, joined, est_sorted, _started_in_pass, gate, demoted, held
+    cdef public object _hold_est, _hidden, _finished, _timers, _releases, _queued, _arrived
+    cdef public object parents, think, _deps_left, _ready_at, _dependents
+    cdef dict __dict__
+    cdef public double now, until, wall_time, _t0
+    cdef public long n, passes, overrides, completed, ignored_dependencies, _arr_i
+    cdef public bint late_kill, _moving_ends, truncated, _rerun
+    cdef priority_queue[Entry] _heap  # completions
+    cdef WholeNodes _whole  # the accounting when it is whole nodes (None: shared cores)
+    cdef View _view
+    # a compiled policy (:mod:`.cpass`): the queue and the running jobs live in C arrays only
+    cdef CompiledPass _cpass  # None: a Python policy (the FrozenLists above are the state)
+    cdef bint _c
+    cdef vector[long] _cq  # waiting jobs, ascending index (= queue order)
+    cdef vector[Est] _cest  # running jobs (start + requested, j), sorted
+    cdef vector[long] _cnodes, _cstarted
+    cdef vector[double] _creq, _csubmit
+    cdef double[::1] _cresv
+    # per job: start, end (NaN before), the engine's actual durations (C views of the arrays
+    # ``start``, ``end``, ``duration``)
+    cdef double[::1] _st, _en, _du
+    cdef long long[::1] _sp  # per job: the pass that started it
+    cdef bint _dynamic  # the speed model's ``dynamic`` (its calls at each start and end)
+
+    @property
+    def view(self) -> View:
+        """The policy's read-only view."""
+        return self._view
+
 
     def __init__(
         self,
@@ -134,7 +188,8 @@ class Simulation:
         self.speed_model = speed_model or SpeedModel()
         #: ends can be superseded (moved by the speed model, or cut by a late kill): a stale
         #: heap entry is no event
-        self._moving_ends = self.speed_model.dynamic or self.late_kill
+        self._dynamic = self.speed_model.dynamic
+        self._moving_ends = self._dynamic or self.late_kill
         self.progress = progress
         if until is not None and not (isinstance(until, int | float) and until == until):
             raise InputError(f"until must be a time in seconds, got {until!r}")
@@ -175,15 +230,19 @@ class Simulation:
         self.nodes: tuple[int, ...] = tuple(nodes.tolist())
         self.procs: tuple[int, ...] = tuple(procs.tolist())
         # what only the engine sees: actual run times
-        self.duration: list[float] = duration.tolist()
+        self.duration = array("d", np.asarray(duration, dtype=np.float64).tobytes())
         self.run_time = array("d", run.tobytes())
         #: the input's run times as read, before any pass (immutable): the result's validator
         #: compares each job's run with them (a run whose durations were changed fails)
         self.input_run = run.astype(np.float64).tobytes()
-        self.start = FrozenList([NAN] * n)
-        self.end: list[float] = [NAN] * n
+        self.start = array("d", [NAN]) * n
+        self.end = array("d", [NAN]) * n
+        self._st = self.start
+        self._en = self.end
+        self._du = self.duration
         self.reservation = array("d", [NAN]) * n
         self.start_pass = array("q", [-1]) * n
+        self._sp = self.start_pass
         self.start_order = array("q")  # jobs in the order they started (within a pass too)
         self.acct: NodeAccounting = (
             SharedCores(cluster, n) if shared_nodes else WholeNodes(cluster, n)
@@ -210,7 +269,6 @@ class Simulation:
         self.completed = 0
         self.wall_time = NAN
         self._timers: list[float] = []
-        self._heap: list[tuple[float, int]] = []
         self._releases: list[tuple[float, int]] = []  # (time, j): dependencies met, think time
         self._queued = bytearray(n)
         self._arrived = bytearray(n)
@@ -221,7 +279,8 @@ class Simulation:
         self._ready_at: list[float] = []
         self._dependents: dict[int, list[int]] = {}
         self._index_deps(workload, dependencies)
-        self.view = self._make_view()
+        self._whole = self.acct if isinstance(self.acct, WholeNodes) else None
+        self._view = self._make_view()
 
     # -- set-up -------------------------------------------------------------------------------
     def _index_deps(self, workload: Workload, swf: bool) -> None:
@@ -309,40 +368,36 @@ class Simulation:
     def _make_view(self) -> View:
         sm = self.speed_model
         predicted = getattr(sm, "predicted", None)
-        return View(
-            now=0.0,
-            free=self.acct.idle,
-            queue=self.queue,
-            joined=self.joined,
-            queued=memoryview(self._queued).toreadonly(),
-            submit=self.submit,
-            req=self.req,
-            nodes=self.nodes,
-            procs=self.procs,
-            ids=self.ids,
-            apps=self._table("app"),
-            users=self._table("user"),
-            groups=self._table("group"),
-            queues=self._table("queue"),
-            partitions=self._table("partition"),
-            start=self.start,
-            est_sorted=self.est_sorted,
-            machine=MachineView(self.acct, self.cluster),
-            cluster=self.cluster,
-            n=self.n,
-            completed=0,
-            overrides=0,
-            demoted=frozenset(),
-            has_dependencies=self._deps_left is not None,
-            start_now=self._start_now,
-            wake_at=self._wake_at,
-            record_reservation=self._record_reservation,
-            speedup=(lambda j, others: predicted(j, others))
-            if predicted is not None
-            else (lambda j, others: None),
-            coloc=None,
-            remaining=self._remaining if getattr(self.scheduler, "clairvoyant", False) else None,
-        )
+        cdef View v = View.__new__(View)
+        v._kernel = self
+        v._predicted = predicted
+        v.now = 0.0
+        v.free = self.acct.idle
+        v.queue = self.queue
+        v.joined = self.joined
+        v.queued = memoryview(self._queued).toreadonly()
+        v.submit = self.submit
+        v.req = self.req
+        v.nodes = self.nodes
+        v.procs = self.procs
+        v.ids = self.ids
+        v.apps = self._table("app")
+        v.users = self._table("user")
+        v.groups = self._table("group")
+        v.queues = self._table("queue")
+        v.partitions = self._table("partition")
+        v.start = memoryview(self.start).toreadonly()
+        v.est_sorted = self.est_sorted
+        v.machine = MachineView(self.acct, self.cluster)
+        v.cluster = self.cluster
+        v.n = self.n
+        v.completed = 0
+        v.overrides = 0
+        v.demoted = frozenset()
+        v.has_dependencies = self._deps_left is not None
+        v.coloc = None
+        v.remaining = v._remaining if getattr(self.scheduler, "clairvoyant", False) else None
+        return v
 
     # -- the policy's actions ------------------------------------------------------------------
     def _remaining(self, j: int) -> float:
@@ -364,7 +419,7 @@ class Simulation:
             self._apply_one(decision)
         elif self._gated(decision):
             self._rerun = True
-        _set(self.view, "free", self.acct.idle)
+        self._view.free = self.acct.idle
 
     # -- the run ------------------------------------------------------------------------------
     def run(self) -> Simulation:
@@ -378,17 +433,36 @@ class Simulation:
         :mod:`coschedlab.coupled`): see :class:`Stepper`."""
         return Stepper(self)
 
+    # -- the completion heap (C++): entries (-end, -j), so the top is the earliest end ---------
+    cdef inline void _push(self, double t, long j) noexcept:
+        self._heap.push(Entry(-t, -j))
+
+    cdef inline double _top_t(self) noexcept:
+        return -self._heap.top().first if not self._heap.empty() else INF
+
+    cdef inline long _top_j(self) noexcept:
+        return -self._heap.top().second
+
+    cdef void _drop_stale(self) noexcept:
+        """Pop superseded ends (moved by the speed model, or of jobs that ended)."""
+        cdef double[::1] end = self._en
+        cdef bytearray finished = self._finished
+        cdef long j
+        while not self._heap.empty():
+            j = -self._heap.top().second
+            if end[j] != -self._heap.top().first or finished[j]:
+                self._heap.pop()
+            else:
+                break
+
     def _next_time(self) -> float:
         """The next event: an arrival, a completion, a wake-up or a dependant's release."""
-        heap = self._heap
         if self._moving_ends:  # a superseded end is not an event
-            cur_end, finished = self.end, self._finished
-            while heap and (cur_end[heap[0][1]] != heap[0][0] or finished[heap[0][1]]):
-                heappop(heap)
+            self._drop_stale()
         i = self._arr_i
         t = self.submit[i] if i < self.n else INF
-        if heap and heap[0][0] < t:
-            t = heap[0][0]
+        if self._top_t() < t:
+            t = self._top_t()
         timers = self._timers
         if timers and timers[0] < t:
             t = timers[0]
@@ -401,7 +475,7 @@ class Simulation:
         """No completion, arrival or dependency release is pending: only wake-ups (a policy's
         timers) could make an event. Meaningful between instants of a stepped run."""
         self._next_time()  # drops superseded completions
-        return not self._heap and self._arr_i >= self.n and not self._releases
+        return self._heap.empty() and self._arr_i >= self.n and not self._releases
 
     def conclude(self) -> Simulation:
         """The end-of-run checks (a queue left on an idle machine, jobs never eligible) and
@@ -409,8 +483,8 @@ class Simulation:
         self.wall_time = perf_counter() - self._t0
         if self.truncated:
             return self
-        queue, n, done = self.queue, self.n, self.completed
-        if queue:
+        queue, n, done = self._view.queue, self.n, self.completed
+        if len(queue):
             j = queue[0]
             raise SchedulerError(
                 f"scheduler {self.scheduler.describe()} left {len(queue)} jobs waiting on an "
@@ -428,14 +502,13 @@ class Simulation:
         receives the instant ``t`` to process (no later than that); it processes the
         completions and arrivals at ``t``, yields whether it had any, and receives whether to
         run its scheduling pass now."""
-        self._t0 = perf_counter()
-        self.speed_model.bind(self)
-        view = self.view
-        _set(view, "coloc", getattr(self.speed_model, "info", None))
-        self.scheduler.setup(view)
-        n = self.n
-        submit = self.submit
-        heap = self._heap
+        self._prepare()
+        cdef long n = self.n, done, step, next_report, arr_i, j
+        cdef double t, e, until, own = INF
+        cdef bint dynamic
+        cdef tuple submit = self.submit
+        cdef double[::1] cur_end
+        cdef bytearray finished, queued, arrived, killed
         timers = self._timers
         releases = self._releases
         queue = self.queue
@@ -449,9 +522,10 @@ class Simulation:
         step = max(64, min(4096, n // 200))
         next_report = step
         arr_i = 0
-        cur_end = self.end  # the speed model may move an end: older heap entries are stale
+        cur_end = self._en  # the speed model may move an end: older heap entries are stale
         finished = bytearray(n)
         dynamic = self._moving_ends
+        whole = self._whole
         deadlines = self._deadlines
         killed = self.killed
         self._finished = finished
@@ -459,14 +533,14 @@ class Simulation:
         until = self.until
         gate = self.gate  # set before the run (a coupled system's), never during it
         one_pass = self._one_pass
+        c = self._c
         while True:
             # the next event (:meth:`_next_time`, written out: this runs once per event)
             if dynamic:  # a superseded end is not an event
-                while heap and (cur_end[heap[0][1]] != heap[0][0] or finished[heap[0][1]]):
-                    heappop(heap)
-            t = submit[arr_i] if arr_i < n else INF
-            if heap and heap[0][0] < t:
-                t = heap[0][0]
+                self._drop_stale()
+            t = <double>submit[arr_i] if arr_i < n else INF
+            if self._top_t() < t:
+                t = self._top_t()
             if timers and timers[0] < t:
                 t = timers[0]
             if releases and releases[0][0] < t:
@@ -490,13 +564,14 @@ class Simulation:
                     killed[j] = 1
                     if cur_end[j] > t:
                         cur_end[j] = t
-                        heappush(heap, (t, j))
+                        self._push(t, j)
             # 1. all completions at t
-            while heap and heap[0][0] == t:
-                e, j = heappop(heap)
-                if dynamic and (cur_end[j] != e or finished[j]):  # moved by the speed model
+            while not self._heap.empty() and self._top_t() == t:
+                j = self._top_j()
+                self._heap.pop()
+                if dynamic and (cur_end[j] != t or finished[j]):  # moved (speed model)
                     continue
-                self._finish(j, t)
+                self._finish_c(j, t)
                 finished[j] = 1
                 done += 1
             # 2. all arrivals at t, and jobs whose think time after their parents is over
@@ -504,28 +579,33 @@ class Simulation:
                 j = arr_i
                 arr_i += 1
                 arrived[j] = 1
-                if deps_left is None:
-                    _append(queue, j)
-                    _append(joined, j)
-                    queued[j] = 1
-                elif deps_left[j] == 0:
-                    if ready_at[j] > t:
+                if deps_left is None or deps_left[j] == 0:
+                    if deps_left is not None and ready_at[j] > t:
                         heappush(releases, (ready_at[j], j))
+                    elif c:
+                        self._cq.push_back(j)
+                        queued[j] = 1
                     else:
                         _append(queue, j)
                         _append(joined, j)
                         queued[j] = 1
             while releases and releases[0][0] <= t:
                 j = heappop(releases)[1]
-                _insert(queue, bisect_right(queue, j), j)
-                _append(joined, j)
+                if c:
+                    self._c_enqueue(j)
+                else:
+                    _insert(queue, bisect_right(queue, j), j)
+                    _append(joined, j)
                 queued[j] = 1
             while timers and timers[0] <= t:
                 heappop(timers)
             # 3. one scheduling pass
             if stepped and not (yield t == own):
                 continue
-            if queue:
+            if c:
+                if not self._cq.empty():
+                    self._c_pass(t)
+            elif queue:
                 if gate is not None:
                     self.extra_pass()
                 else:
@@ -534,12 +614,103 @@ class Simulation:
                 progress(done, n)
                 next_report = done + step
 
-    def _one_pass(self, t: float) -> None:
+    def _prepare(self) -> None:
+        """Before the first event: bind the speed model, show its co-location inputs in the
+        view, set up the policy (every event loop calls this once)."""
+        self._t0 = perf_counter()
+        self.speed_model.bind(self)
+        self._view.coloc = getattr(self.speed_model, "info", None)
+        self.scheduler.setup(self._view)
+        self._bind_compiled()
+
+    def _bind_compiled(self) -> None:
+        """Call the policy's compiled pass (:mod:`.cpass`) directly when it has one and the run
+        has no gate: the queue and the running jobs then live in C arrays only, and the view
+        shows them as read-only sequences (:class:`CQueue`, :class:`CRunning`). A subclass
+        with an event loop of its own (ELiSE's clock) keeps the Python lists and passes."""
+        cdef long j
+        cp = getattr(self.scheduler, "compiled_pass", None)
+        if type(self) is not Simulation or self.gate is not None or self.queue:
+            return
+        if not isinstance(cp, CompiledPass):
+            return
+        self._cpass = cp
+        self._c = True
+        self._cnodes.resize(self.n)
+        self._creq.resize(self.n)
+        self._csubmit.resize(self.n)
+        for j in range(self.n):
+            self._cnodes[j] = self.nodes[j]
+            self._creq[j] = self.req[j]
+            self._csubmit[j] = self.submit[j]
+        self._cresv = self.reservation
+        self._view.queue = CQueue.__new__(CQueue)
+        (<CQueue>self._view.queue)._sim = self
+        self._view.est_sorted = CRunning.__new__(CRunning)
+        (<CRunning>self._view.est_sorted)._sim = self
+
+    cdef void _c_pass(self, double t) except *:
+        """One pass of the compiled policy at ``t``: it reads the kernel's arrays and lists the
+        jobs to start; they start (each checked) and leave the queue."""
+        cdef PassState st
+        cdef long k, j, w
+        cdef bytearray queued = self._queued
+        cdef View view = self._view
+        st.now = t
+        st.free = self._whole.idle if self._whole is not None else self.acct.idle
+        st.completed = self.completed
+        st.overrides = self.overrides
+        st.queue = self._cq.data()
+        st.nq = self._cq.size()
+        st.est = self._cest.data()
+        st.nest = self._cest.size()
+        st.nodes = self._cnodes.data()
+        st.req = self._creq.data()
+        st.submit = self._csubmit.data()
+        st.reservation = &self._cresv[0]
+        self._cstarted.clear()
+        st.started = &self._cstarted
+        st.wake = INFINITY
+        view.now = t
+        view.free = st.free
+        view.completed = self.completed
+        self._cpass.run(&st)
+        if st.wake < INFINITY:
+            self._wake_at(st.wake)
+        for k in range(<long>self._cstarted.size()):
+            j = self._cstarted[k]
+            if not queued[j] or self._cnodes[j] > (
+                self._whole.idle if self._whole is not None else self.acct.idle
+            ):
+                raise SchedulerError(
+                    f"scheduler {self.scheduler.describe()}: its compiled pass started job "
+                    f"{self.ids[j]}, which is not queued or does not fit, at t={t:g}"
+                )
+            queued[j] = 0
+            self._start_c(j, t, None, False)
+        if self._cstarted.size():
+            w = 0
+            for k in range(<long>self._cq.size()):
+                j = self._cq[k]
+                if queued[j]:
+                    self._cq[w] = j
+                    w += 1
+            self._cq.resize(w)
+        self.passes += 1
+
+    cdef inline void _c_enqueue(self, long j) noexcept:
+        """Job ``j`` joins the C queue at its place (ascending index)."""
+        if self._cq.empty() or self._cq.back() < j:
+            self._cq.push_back(j)
+        else:
+            self._cq.insert(upper_bound(self._cq.begin(), self._cq.end(), j), j)
+
+    def _one_pass(self, double t) -> None:
         """One ungated scheduling pass at ``t``: the policy decides, the decisions apply."""
-        view = self.view
-        _set(view, "now", t)
-        _set(view, "free", self.acct.idle)
-        _set(view, "completed", self.completed)
+        cdef View view = self._view
+        view.now = t
+        view.free = self.acct.idle
+        view.completed = self.completed
         try:
             decisions = self.scheduler.schedule(view)
         except (Exception, SystemExit) as exc:
@@ -615,7 +786,7 @@ class Simulation:
         """Start checked decision ``j`` in this pass (it leaves the queue when the pass ends)."""
         self._queued[j] = 0
         self._started_in_pass.append(j)
-        self._start(j, self.now, placement)
+        self._start_c(j, self.now, placement, False)
 
     def _apply(self, decisions: Iterable[int | Placement]) -> None:
         queued, nodes, acct, n, now = self._queued, self.nodes, self.acct, self.n, self.now
@@ -626,7 +797,7 @@ class Simulation:
             if type(d) is int and 0 <= d < n and queued[d] and nodes[d] <= acct.idle:
                 queued[d] = 0
                 started.append(d)
-                self._start(d, now, None)
+                self._start_c(d, now, None, False)
             else:
                 self._apply_one(d)
         queue = self.queue
@@ -644,35 +815,62 @@ class Simulation:
     def _start(
         self, j: int, now: float, placement: Placement | None = None, taken: bool = False
     ) -> None:
-        if not taken:
+        """Start job ``j`` at ``now`` (for subclasses; the kernel calls :meth:`_start_c`)."""
+        self._start_c(j, now, placement, taken)
+
+    cdef void _start_c(self, long j, double now, object placement, bint taken) except *:
+        cdef Est e
+        cdef double end
+        if taken:
+            pass
+        elif placement is None and self._whole is not None:
+            self._whole.take_c(j, self._cnodes[j] if self._c else self.nodes[j])
+        else:
             self.acct.take(j, self.nodes[j], placement)
-        _setitem(self.start, j, now)
-        self.start_pass[j] = self.passes
+        self._st[j] = now
+        self._sp[j] = self.passes
         self.start_order.append(j)
-        est = self.est_sorted
-        item = (now + self.req[j], j)
-        _insert(est, bisect_right(est, item), item)
-        sm = self.speed_model
-        if sm.dynamic:
-            end = self.end[j] = sm.end_time(j, now)
-            heappush(self._heap, (end, j))
+        if self._c:
+            e = Est(now + self._creq[j], j)
+            self._cest.insert(upper_bound(self._cest.begin(), self._cest.end(), e), e)
+        else:
+            est = self.est_sorted
+            item = (now + <double>self.req[j], j)
+            _insert(est, bisect_right(est, item), item)
+        if self._dynamic:
+            sm = self.speed_model
+            end = sm.end_time(j, now)
+            self._en[j] = end
+            self._push(end, j)
             self._reschedule(sm.on_start(j, now))
         else:
-            end = self.end[j] = now + self.duration[j]
-            heappush(self._heap, (end, j))
+            end = now + self._du[j]
+            self._en[j] = end
+            self._push(end, j)
         if self.late_kill:
-            heappush(self._deadlines, (now + self.req[j], j))
+            heappush(self._deadlines, (now + <double>self.req[j], j))
 
     def _finish(self, j: int, now: float) -> None:
+        """Job ``j`` ends at ``now`` (for subclasses; the kernel calls :meth:`_finish_c`)."""
+        self._finish_c(j, now)
+
+    cdef void _finish_c(self, long j, double now) except *:
+        cdef Est e
         self.completed += 1
-        self.acct.release(j)
-        est = self.est_sorted
-        _delitem(est, bisect_left(est, (self.start[j] + self.req[j], j)))
+        if self._whole is not None:
+            self._whole.release_c(j)
+        else:
+            self.acct.release(j)
+        if self._c:
+            e = Est(self._st[j] + self._creq[j], j)
+            self._cest.erase(lower_bound(self._cest.begin(), self._cest.end(), e))
+        else:
+            est = self.est_sorted
+            _delitem(est, bisect_left(est, (self._st[j] + <double>self.req[j], j)))
         if self._deps_left is not None and j in self._dependents:
             self._release_dependents(j, now)
-        sm = self.speed_model
-        if sm.dynamic:
-            self._reschedule(sm.on_end(j, now))
+        if self._dynamic:
+            self._reschedule(self.speed_model.on_end(j, now))
 
     def _release_dependents(self, j: int, now: float) -> None:
         left, ready = self._deps_left, self._ready_at
@@ -687,8 +885,11 @@ class Simulation:
             if ready[d] > now:
                 heappush(self._releases, (ready[d], d))
             else:
-                _insert(queue, bisect_right(queue, d), d)
-                _append(self.joined, d)
+                if self._c:
+                    self._c_enqueue(d)
+                else:
+                    _insert(queue, bisect_right(queue, d), d)
+                    _append(self.joined, d)
                 self._queued[d] = 1
 
     def _reschedule(self, changes: dict[int, float]) -> None:
@@ -698,7 +899,7 @@ class Simulation:
                 new_end = now
             if self.end[k] != new_end:
                 self.end[k] = new_end
-                heappush(self._heap, (new_end, k))
+                self._push(new_end, k)
 
     # -- gated passes and holds (coupled co-scheduling) ----------------------------------------
     def extra_pass(self, hide: Iterable[int] | None = None) -> None:
@@ -710,7 +911,9 @@ class Simulation:
         job out of the queue. Without a gate this is an ordinary pass. ``hide``: queued jobs
         this pass does not show the policy (a coupled mate attempt's other paired jobs); such a
         pass leaves :attr:`demoted` for the system's own pass."""
-        view, queue, queued = self.view, self.queue, self._queued
+        cdef View view = self._view
+        self._python_lists("a gated pass")
+        queue, queued = self.queue, self._queued
         schedule = self.scheduler.schedule
         hidden = self._hidden = []
         for j in hide or ():
@@ -724,11 +927,11 @@ class Simulation:
         gate = self.gate
         try:
             while True:
-                _set(view, "now", self.now)
-                _set(view, "free", acct.idle)
-                _set(view, "completed", self.completed)
-                _set(view, "overrides", self.overrides)
-                _set(view, "demoted", self.demoted)
+                view.now = self.now
+                view.free = acct.idle
+                view.completed = self.completed
+                view.overrides = self.overrides
+                view.demoted = self.demoted
                 self._rerun = False
                 try:
                     decisions = schedule(view)
@@ -751,9 +954,9 @@ class Simulation:
                 queued[j] = 1
                 _insert(queue, bisect_right(queue, j), j)
             hidden.clear()
-            _set(view, "overrides", self.overrides)
+            view.overrides = self.overrides
             self.demoted = keep
-            _set(view, "demoted", frozenset())
+            view.demoted = frozenset()
         self.passes += 1
         if self.joined:
             _delitem(self.joined, slice(None))
@@ -787,13 +990,22 @@ class Simulation:
         if end is not None:
             _delitem(self.est_sorted, bisect_left(self.est_sorted, (end, j)))
 
+    def _python_lists(self, what: str) -> None:
+        """Refuse ``what`` (coupled co-scheduling's operations) in a run whose queue lives in C
+        arrays: a gate must be set before the run, and then the policy's Python pass runs."""
+        if self._c:
+            raise SchedulerError(
+                f"{what} in a run under a compiled pass (set the gate before the run)"
+            )
+
     def start_held(self, j: int) -> None:
         """Start held job ``j`` now on the nodes it holds (its mate started)."""
         self._unlist_hold(j)
-        self._start(j, self.now, None, taken=True)
+        self._start_c(j, self.now, None, True)
 
     def release_hold(self, j: int) -> None:
         """Give back the nodes held job ``j`` holds; it waits in the queue again."""
+        self._python_lists("release_hold")
         self._unlist_hold(j)
         self.acct.release(j)
         self._queued[j] = 1
@@ -824,6 +1036,66 @@ class Simulation:
             out["until"] = self.until
             out["truncated"] = self.truncated
         return out
+
+
+cdef class CQueue:
+    """The waiting jobs (``view.queue``) when the kernel keeps them in a C array (a compiled
+    policy runs): a read-only sequence of job indices in queue order; slices are lists."""
+
+    cdef Simulation _sim
+
+    def __len__(self) -> int:
+        return self._sim._cq.size()
+
+    def __getitem__(self, k):
+        cdef long n = self._sim._cq.size(), i
+        if isinstance(k, slice):
+            return [self._sim._cq[i] for i in range(*k.indices(n))]
+        i = k
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("queue index out of range")
+        return self._sim._cq[i]
+
+    def __iter__(self):
+        return iter(self[:])
+
+    def __contains__(self, j) -> bool:
+        return j in self[:]
+
+    def __repr__(self) -> str:
+        return f"CQueue({self[:]!r})"
+
+
+cdef class CRunning:
+    """The running jobs (``view.est_sorted``) when the kernel keeps them in a C array: a
+    read-only sequence of sorted ``(start + requested time, j)`` pairs; slices are lists."""
+
+    cdef Simulation _sim
+
+    def __len__(self) -> int:
+        return self._sim._cest.size()
+
+    def __getitem__(self, k):
+        cdef long n = self._sim._cest.size(), i
+        if isinstance(k, slice):
+            return [
+                (self._sim._cest[i].first, self._sim._cest[i].second)
+                for i in range(*k.indices(n))
+            ]
+        i = k
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("est_sorted index out of range")
+        return (self._sim._cest[i].first, self._sim._cest[i].second)
+
+    def __iter__(self):
+        return iter(self[:])
+
+    def __repr__(self) -> str:
+        return f"CRunning({self[:]!r})"
 
 
 class Stepper:

@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """What a policy sees: a read-only :class:`View` of the queue, the machine and the clock.
 
 The kernel owns time and resources; a policy only decides. At every scheduling pass the kernel
@@ -19,7 +20,8 @@ non-clairvoyant policy may know:
 ``users[j]``         the SWF's user, group, queue and partition numbers of job ``j``:
                      ``users[j]``, ``groups[j]``, ``queues[j]``, ``partitions[j]`` (-1 unknown;
                      ``queues`` is the trace's queue number, ``queue`` the waiting jobs)
-``start[j]``         start time of a started job (NaN before)
+``start[j]``         start time of a started job (NaN before): a read-only sequence of floats
+                     over the kernel's C array
 ``est_sorted``       running jobs as sorted ``(start + requested time, j)`` pairs (read-only)
 ``machine``          read-only queries of the node accounting (:class:`MachineView`)
 ``cluster``          the machine's shape; ``n`` jobs in all; ``completed`` jobs ended so far
@@ -36,18 +38,20 @@ depend on where it went), ``wake_at(t)`` (a pass at time ``t``), ``record_reserv
 ``j`` beside the jobs ``others``; None without a co-location model).
 
 Actual run times are not reachable from the view, and nothing in it can be changed by the
-policy: per-job tables are tuples, the queue and the running list are :class:`FrozenList`,
-assigning an attribute raises.
+policy: per-job tables are tuples, the queue and the running list are :class:`FrozenList`
+(or, while a built-in's compiled pass runs, read-only sequences over the kernel's C arrays,
+:class:`~.kernel.CQueue` and :class:`~.kernel.CRunning`; ``joined`` then stays empty),
+assigning an attribute raises. The view and :class:`MachineView` are compiled classes whose
+links to the kernel and its accounting are C fields: no attribute, and no action's
+``__self__``, leads a policy from the view to kernel state.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ..intervals import Intervals
 from ..platform import Cluster
-from .placement import Placement
 
 __all__ = ["FrozenList", "MachineView", "ReadOnlyError", "View"]
 
@@ -72,18 +76,14 @@ class FrozenList(list):
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only  # type: ignore[assignment]
 
 
-class MachineView:
+cdef class MachineView:
     """Read-only queries of the node accounting (whole nodes or shared cores)."""
 
-    __slots__ = ("_acct", "_seg", "shared", "cores_per_node")
-
     def __init__(self, accounting: Any, cluster: Cluster) -> None:
-        object.__setattr__(self, "_acct", accounting)
-        object.__setattr__(self, "_seg", getattr(accounting, "nodes", None))
-        object.__setattr__(self, "shared", accounting.shared)
-        object.__setattr__(self, "cores_per_node", cluster.cores_per_node)
-
-    __setattr__ = _read_only  # type: ignore[assignment]
+        self._acct = accounting
+        self._seg = getattr(accounting, "nodes", None)
+        self.shared = accounting.shared
+        self.cores_per_node = cluster.cores_per_node
 
     @property
     def idle(self) -> int:
@@ -145,35 +145,38 @@ class MachineView:
         return self._shared().projection(threshold)
 
 
-class View:
-    """The read-only view a policy gets at every pass (see the module docstring)."""
+cdef class View:
+    """The read-only view a policy gets at every pass (see the module docstring).
 
-    __slots__ = (
-        "now", "free", "queue", "joined", "queued", "submit", "req", "nodes", "procs", "ids",
-        "apps", "users", "groups", "queues", "partitions", "start", "est_sorted", "machine",
-        "cluster", "n", "completed", "overrides", "demoted", "has_dependencies",
-        "start_now", "wake_at", "record_reservation", "speedup", "coloc", "remaining",
-    )  # fmt: skip
-    #: the four actions are the kernel's own callables, held in slots (one call, no wrapper):
-    #: ``start_now(decision)``: apply a decision at once, during the pass (for policies whose
-    #: later decisions depend on where earlier jobs went; the job leaves the queue when the
-    #: pass ends); ``wake_at(t)``: a scheduling pass at ``t`` even if no job arrives or ends
-    #: then; ``record_reservation(j, t)``: record the first reservation given to ``j`` (checked
-    #: by the validator); ``speedup(j, others)``: the co-location model's predicted speedup of
-    #: ``j`` beside all of ``others`` (None without one). ``coloc``: what a policy may know of
-    #: the co-location model, the measured pair and spread-alone speedups of the jobs'
-    #: applications (:class:`coschedlab.coloc.speed.ColocInfo`; None without one).
-    #: ``remaining(j)``: the actual time running job ``j`` has left, for a policy that
-    #: declares ``clairvoyant = True`` only (a reproduction of a simulator whose policy read
-    #: it, ELiSE's Conservative Scheduler); None for every other policy
-    start_now: Callable[[int | Placement], None]
-    wake_at: Callable[[float], None]
-    record_reservation: Callable[[int, float], None]
-    speedup: Callable[[int, tuple[int, ...] | list[int]], float | None]
+    Its fields are set by the kernel only (C-level assignments); its four actions are methods
+    that call the kernel through a C field, so ``start_now.__self__`` is the view itself.
+    ``coloc``: what a policy may know of the co-location model, the measured pair and
+    spread-alone speedups of the jobs' applications
+    (:class:`coschedlab.coloc.speed.ColocInfo`; None without one). ``remaining(j)``: the
+    actual time running job ``j`` has left, for a policy that declares ``clairvoyant = True``
+    only (a reproduction of a simulator whose policy read it, ELiSE's Conservative
+    Scheduler); None for every other policy.
+    """
 
-    def __init__(self, **fields: Any) -> None:
-        for name, value in fields.items():
-            object.__setattr__(self, name, value)
+    def start_now(self, decision) -> None:
+        """Apply a decision at once, during the pass (for policies whose later decisions depend
+        on where earlier jobs went; the job leaves the queue when the pass ends)."""
+        self._kernel._start_now(decision)
 
-    __setattr__ = _read_only  # type: ignore[assignment]
-    __delattr__ = _read_only  # type: ignore[assignment]
+    def wake_at(self, double t) -> None:
+        """A scheduling pass at ``t`` even if no job arrives or ends then."""
+        self._kernel._wake_at(t)
+
+    def record_reservation(self, long j, double t) -> None:
+        """Record the first reservation given to ``j`` (checked by the validator)."""
+        self._kernel._record_reservation(j, t)
+
+    def speedup(self, j, others):
+        """The co-location model's predicted speedup of ``j`` beside all of ``others`` (None
+        without one)."""
+        if self._predicted is None:
+            return None
+        return self._predicted(j, others)
+
+    def _remaining(self, j):
+        return self._kernel._remaining(j)

@@ -1,0 +1,23 @@
+"""C declarations of :mod:`coschedlab.engine.view` (the kernel sets the view's fields)."""
+
+
+cdef class MachineView:
+    cdef object _acct
+    cdef object _seg
+    cdef readonly bint shared
+    cdef readonly long cores_per_node
+
+
+cdef class View:
+    cdef object _kernel     # the kernel: reached from C only
+    cdef object _predicted  # the speed model's predicted(j, others), or None
+    cdef readonly double now
+    cdef readonly long free
+    cdef readonly object queue, joined, queued, submit, req, nodes, procs, ids, apps, users
+    cdef readonly object groups, queues, partitions, start, est_sorted
+    cdef readonly MachineView machine
+    cdef readonly object cluster
+    cdef readonly long n, completed, overrides
+    cdef readonly object demoted
+    cdef readonly bint has_dependencies
+    cdef readonly object coloc, remaining
