@@ -1038,6 +1038,16 @@ cdef class Simulation:
         return out
 
 
+cdef long _position(object k, long n, str what) except -1:
+    """Index ``k`` of a read-only sequence of length ``n`` (negative from the end), checked."""
+    cdef long i = k
+    if i < 0:
+        i += n
+    if not 0 <= i < n:
+        raise IndexError(f"{what} index out of range")
+    return i
+
+
 cdef class CQueue:
     """The waiting jobs (``view.queue``) when the kernel keeps them in a C array (a compiled
     policy runs): a read-only sequence of job indices in queue order; slices are lists."""
@@ -1051,12 +1061,7 @@ cdef class CQueue:
         cdef long n = self._sim._cq.size(), i
         if isinstance(k, slice):
             return [self._sim._cq[i] for i in range(*k.indices(n))]
-        i = k
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("queue index out of range")
-        return self._sim._cq[i]
+        return self._sim._cq[_position(k, n, "queue")]
 
     def __iter__(self):
         return iter(self[:])
@@ -1084,11 +1089,7 @@ cdef class CRunning:
                 (self._sim._cest[i].first, self._sim._cest[i].second)
                 for i in range(*k.indices(n))
             ]
-        i = k
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("est_sorted index out of range")
+        i = _position(k, n, "est_sorted")
         return (self._sim._cest[i].first, self._sim._cest[i].second)
 
     def __iter__(self):
