@@ -123,61 +123,12 @@ def time_textbook_process(trace: Path, repeat: int) -> tuple[float, float, str]:
     return s, cpu, out
 
 
-BREAKDOWN = r"""
-import contextlib, functools, io, sys, time
-t0 = time.perf_counter()
-import coschedlab.cli.main
-import_s = time.perf_counter() - t0
-main_mod = sys.modules["coschedlab.cli.main"]
-import pandas as pd
-from coschedlab.cli import core
-from coschedlab.engine import kernel
-from coschedlab.engine.result import Result
-timings = {}
-order = []
-def wrap(obj, name, label):
-    order.append(label)
-    f = getattr(obj, name, None)
-    if f is None:
-        return
-    @functools.wraps(f)
-    def g(*a, **k):
-        t = time.perf_counter()
-        try:
-            return f(*a, **k)
-        finally:
-            timings[label] = timings.get(label, 0.0) + time.perf_counter() - t
-    setattr(obj, name, g)
-wrap(core, "load_trace", "read the trace (read_swf + drop_oversized)")
-wrap(core, "_progress_run", "simulate() (set-up + run + result table)")
-wrap(kernel.Simulation, "run", "  of which Simulation.run (= wall_time)")
-wrap(Result, "from_simulation", "  of which Result.from_simulation")
-wrap(Result, "validate", "validate (on by default)")
-wrap(Result, "save", "save the four output files")
-wrap(pd.DataFrame, "to_parquet", "  of which jobs.parquet")
-wrap(Result, "to_batsim_csv", "  of which jobs.csv")
-wrap(Result, "to_swf", "  of which result.swf")
-sys.argv = ["coschedlab", "simulate", sys.argv[1], "-s", "easy", "--out", sys.argv[2]]
-t1 = time.perf_counter()
-with contextlib.redirect_stdout(io.StringIO()):
-    try:
-        main_mod.main()
-    except SystemExit:
-        pass
-total = time.perf_counter() - t1
-print(f"  {'import coschedlab.cli.main':<46}{import_s:8.3f} s")
-print(f"  {'main() (everything after the imports)':<46}{total:8.3f} s")
-for k in order:
-    if k in timings:
-        print(f"  {k:<46}{timings[k]:8.3f} s")
-"""
-
-
 def breakdown(trace: Path) -> None:
-    """Where the whole command's time goes: the CLI run in a fresh process with phase timers."""
-    py = ROOT / ".venv" / "bin" / "python"
-    with tempfile.TemporaryDirectory(prefix="bench_core_bd_") as tmp:
-        subprocess.run([str(py), "-c", BREAKDOWN, str(trace), tmp], check=True)
+    """Where the whole command's time goes: ``bench_light.breakdown`` (the CLI run in a fresh
+    process with phase timers, and its slowest imports)."""
+    from bench_light import breakdown as command_breakdown
+
+    command_breakdown(trace)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -84,6 +84,7 @@ def test_a_policy_cannot_change_the_view_and_the_run_is_intact():
                 "queue +=": lambda: view.queue.__iadd__([0]),
                 "est_sorted.clear": lambda: view.est_sorted.clear(),
                 "queued[j] = 0": lambda: view.queued.__setitem__(view.queue[0], 0),
+                "start[j] = 0": lambda: view.start.__setitem__(view.queue[0], 0.0),
                 "free = 99": lambda: setattr(view, "free", 99),
                 "now = 0": lambda: setattr(view, "now", 0.0),
                 "new attribute": lambda: setattr(view, "x", 1),
@@ -93,12 +94,14 @@ def test_a_policy_cannot_change_the_view_and_the_run_is_intact():
                 with pytest.raises((TypeError, AttributeError)):
                     f()
                 tried.append(what)
+            head = view.queue[0]  # a queued job's start: a float, NaN
+            assert type(view.start[head]) is float and view.start[head] != view.start[head]
             return [j for j in view.queue[:1] if view.nodes[j] <= view.free]
 
     w = secret_workload()
     r = simulate(w, Cluster(4), Vandal())
     ref = simulate(w, Cluster(4), "fcfs")
-    assert len(tried) >= 16
+    assert len(tried) >= 17
     assert r.jobs.start.tolist() == ref.jobs.start.tolist()
     assert r.validate() == []
 

@@ -150,6 +150,11 @@ cdef class Simulation:
     cdef vector[long] _cnodes, _cstarted
     cdef vector[double] _creq, _csubmit
     cdef double[::1] _cresv
+    # per job: start, end (NaN before), the engine's actual durations (C views of the arrays
+    # ``start``, ``end``, ``duration``)
+    cdef double[::1] _st, _en, _du
+    cdef long long[::1] _sp  # per job: the pass that started it
+    cdef bint _dynamic  # the speed model's ``dynamic`` (its calls at each start and end)
 
     @property
     def view(self) -> View:
@@ -183,7 +188,8 @@ cdef class Simulation:
         self.speed_model = speed_model or SpeedModel()
         #: ends can be superseded (moved by the speed model, or cut by a late kill): a stale
         #: heap entry is no event
-        self._moving_ends = self.speed_model.dynamic or self.late_kill
+        self._dynamic = self.speed_model.dynamic
+        self._moving_ends = self._dynamic or self.late_kill
         self.progress = progress
         if until is not None and not (isinstance(until, int | float) and until == until):
             raise InputError(f"until must be a time in seconds, got {until!r}")
@@ -224,15 +230,19 @@ cdef class Simulation:
         self.nodes: tuple[int, ...] = tuple(nodes.tolist())
         self.procs: tuple[int, ...] = tuple(procs.tolist())
         # what only the engine sees: actual run times
-        self.duration: list[float] = duration.tolist()
+        self.duration = array("d", np.asarray(duration, dtype=np.float64).tobytes())
         self.run_time = array("d", run.tobytes())
         #: the input's run times as read, before any pass (immutable): the result's validator
         #: compares each job's run with them (a run whose durations were changed fails)
         self.input_run = run.astype(np.float64).tobytes()
-        self.start = FrozenList([NAN] * n)
-        self.end: list[float] = [NAN] * n
+        self.start = array("d", [NAN]) * n
+        self.end = array("d", [NAN]) * n
+        self._st = self.start
+        self._en = self.end
+        self._du = self.duration
         self.reservation = array("d", [NAN]) * n
         self.start_pass = array("q", [-1]) * n
+        self._sp = self.start_pass
         self.start_order = array("q")  # jobs in the order they started (within a pass too)
         self.acct: NodeAccounting = (
             SharedCores(cluster, n) if shared_nodes else WholeNodes(cluster, n)
@@ -376,7 +386,7 @@ cdef class Simulation:
         v.groups = self._table("group")
         v.queues = self._table("queue")
         v.partitions = self._table("partition")
-        v.start = self.start
+        v.start = memoryview(self.start).toreadonly()
         v.est_sorted = self.est_sorted
         v.machine = MachineView(self.acct, self.cluster)
         v.cluster = self.cluster
@@ -435,12 +445,12 @@ cdef class Simulation:
 
     cdef void _drop_stale(self) noexcept:
         """Pop superseded ends (moved by the speed model, or of jobs that ended)."""
-        cdef list end = self.end
+        cdef double[::1] end = self._en
         cdef bytearray finished = self._finished
         cdef long j
         while not self._heap.empty():
             j = -self._heap.top().second
-            if <double>end[j] != -self._heap.top().first or finished[j]:
+            if end[j] != -self._heap.top().first or finished[j]:
                 self._heap.pop()
             else:
                 break
@@ -497,7 +507,7 @@ cdef class Simulation:
         cdef double t, e, until, own = INF
         cdef bint dynamic
         cdef tuple submit = self.submit
-        cdef list cur_end
+        cdef double[::1] cur_end
         cdef bytearray finished, queued, arrived, killed
         timers = self._timers
         releases = self._releases
@@ -512,7 +522,7 @@ cdef class Simulation:
         step = max(64, min(4096, n // 200))
         next_report = step
         arr_i = 0
-        cur_end = self.end  # the speed model may move an end: older heap entries are stale
+        cur_end = self._en  # the speed model may move an end: older heap entries are stale
         finished = bytearray(n)
         dynamic = self._moving_ends
         whole = self._whole
@@ -559,9 +569,9 @@ cdef class Simulation:
             while not self._heap.empty() and self._top_t() == t:
                 j = self._top_j()
                 self._heap.pop()
-                if dynamic and (<double>cur_end[j] != t or finished[j]):  # moved (speed model)
+                if dynamic and (cur_end[j] != t or finished[j]):  # moved (speed model)
                     continue
-                self._finish(j, t)
+                self._finish_c(j, t)
                 finished[j] = 1
                 done += 1
             # 2. all arrivals at t, and jobs whose think time after their parents is over
@@ -647,7 +657,7 @@ cdef class Simulation:
         cdef bytearray queued = self._queued
         cdef View view = self._view
         st.now = t
-        st.free = self.acct.idle
+        st.free = self._whole.idle if self._whole is not None else self.acct.idle
         st.completed = self.completed
         st.overrides = self.overrides
         st.queue = self._cq.data()
@@ -669,13 +679,15 @@ cdef class Simulation:
             self._wake_at(st.wake)
         for k in range(<long>self._cstarted.size()):
             j = self._cstarted[k]
-            if not queued[j] or self._cnodes[j] > self.acct.idle:
+            if not queued[j] or self._cnodes[j] > (
+                self._whole.idle if self._whole is not None else self.acct.idle
+            ):
                 raise SchedulerError(
                     f"scheduler {self.scheduler.describe()}: its compiled pass started job "
                     f"{self.ids[j]}, which is not queued or does not fit, at t={t:g}"
                 )
             queued[j] = 0
-            self._start(j, t, None)
+            self._start_c(j, t, None, False)
         if self._cstarted.size():
             w = 0
             for k in range(<long>self._cq.size()):
@@ -774,7 +786,7 @@ cdef class Simulation:
         """Start checked decision ``j`` in this pass (it leaves the queue when the pass ends)."""
         self._queued[j] = 0
         self._started_in_pass.append(j)
-        self._start(j, self.now, placement)
+        self._start_c(j, self.now, placement, False)
 
     def _apply(self, decisions: Iterable[int | Placement]) -> None:
         queued, nodes, acct, n, now = self._queued, self.nodes, self.acct, self.n, self.now
@@ -785,7 +797,7 @@ cdef class Simulation:
             if type(d) is int and 0 <= d < n and queued[d] and nodes[d] <= acct.idle:
                 queued[d] = 0
                 started.append(d)
-                self._start(d, now, None)
+                self._start_c(d, now, None, False)
             else:
                 self._apply_one(d)
         queue = self.queue
@@ -803,35 +815,46 @@ cdef class Simulation:
     def _start(
         self, j: int, now: float, placement: Placement | None = None, taken: bool = False
     ) -> None:
+        """Start job ``j`` at ``now`` (for subclasses; the kernel calls :meth:`_start_c`)."""
+        self._start_c(j, now, placement, taken)
+
+    cdef void _start_c(self, long j, double now, object placement, bint taken) except *:
         cdef Est e
+        cdef double end
         if taken:
             pass
         elif placement is None and self._whole is not None:
-            self._whole.take_c(j, self.nodes[j])
+            self._whole.take_c(j, self._cnodes[j] if self._c else self.nodes[j])
         else:
             self.acct.take(j, self.nodes[j], placement)
-        _setitem(self.start, j, now)
-        self.start_pass[j] = self.passes
+        self._st[j] = now
+        self._sp[j] = self.passes
         self.start_order.append(j)
         if self._c:
             e = Est(now + self._creq[j], j)
             self._cest.insert(upper_bound(self._cest.begin(), self._cest.end(), e), e)
         else:
             est = self.est_sorted
-            item = (now + self.req[j], j)
+            item = (now + <double>self.req[j], j)
             _insert(est, bisect_right(est, item), item)
-        sm = self.speed_model
-        if sm.dynamic:
-            end = self.end[j] = sm.end_time(j, now)
+        if self._dynamic:
+            sm = self.speed_model
+            end = sm.end_time(j, now)
+            self._en[j] = end
             self._push(end, j)
             self._reschedule(sm.on_start(j, now))
         else:
-            end = self.end[j] = now + self.duration[j]
+            end = now + self._du[j]
+            self._en[j] = end
             self._push(end, j)
         if self.late_kill:
-            heappush(self._deadlines, (now + self.req[j], j))
+            heappush(self._deadlines, (now + <double>self.req[j], j))
 
     def _finish(self, j: int, now: float) -> None:
+        """Job ``j`` ends at ``now`` (for subclasses; the kernel calls :meth:`_finish_c`)."""
+        self._finish_c(j, now)
+
+    cdef void _finish_c(self, long j, double now) except *:
         cdef Est e
         self.completed += 1
         if self._whole is not None:
@@ -839,16 +862,15 @@ cdef class Simulation:
         else:
             self.acct.release(j)
         if self._c:
-            e = Est(<double>self.start[j] + self._creq[j], j)
+            e = Est(self._st[j] + self._creq[j], j)
             self._cest.erase(lower_bound(self._cest.begin(), self._cest.end(), e))
         else:
             est = self.est_sorted
-            _delitem(est, bisect_left(est, (self.start[j] + self.req[j], j)))
+            _delitem(est, bisect_left(est, (self._st[j] + <double>self.req[j], j)))
         if self._deps_left is not None and j in self._dependents:
             self._release_dependents(j, now)
-        sm = self.speed_model
-        if sm.dynamic:
-            self._reschedule(sm.on_end(j, now))
+        if self._dynamic:
+            self._reschedule(self.speed_model.on_end(j, now))
 
     def _release_dependents(self, j: int, now: float) -> None:
         left, ready = self._deps_left, self._ready_at
@@ -979,7 +1001,7 @@ cdef class Simulation:
     def start_held(self, j: int) -> None:
         """Start held job ``j`` now on the nodes it holds (its mate started)."""
         self._unlist_hold(j)
-        self._start(j, self.now, None, taken=True)
+        self._start_c(j, self.now, None, True)
 
     def release_hold(self, j: int) -> None:
         """Give back the nodes held job ``j`` holds; it waits in the queue again."""
@@ -1016,6 +1038,16 @@ cdef class Simulation:
         return out
 
 
+cdef long _position(object k, long n, str what) except -1:
+    """Index ``k`` of a read-only sequence of length ``n`` (negative from the end), checked."""
+    cdef long i = k
+    if i < 0:
+        i += n
+    if not 0 <= i < n:
+        raise IndexError(f"{what} index out of range")
+    return i
+
+
 cdef class CQueue:
     """The waiting jobs (``view.queue``) when the kernel keeps them in a C array (a compiled
     policy runs): a read-only sequence of job indices in queue order; slices are lists."""
@@ -1029,12 +1061,7 @@ cdef class CQueue:
         cdef long n = self._sim._cq.size(), i
         if isinstance(k, slice):
             return [self._sim._cq[i] for i in range(*k.indices(n))]
-        i = k
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("queue index out of range")
-        return self._sim._cq[i]
+        return self._sim._cq[_position(k, n, "queue")]
 
     def __iter__(self):
         return iter(self[:])
@@ -1062,11 +1089,7 @@ cdef class CRunning:
                 (self._sim._cest[i].first, self._sim._cest[i].second)
                 for i in range(*k.indices(n))
             ]
-        i = k
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("est_sorted index out of range")
+        i = _position(k, n, "est_sorted")
         return (self._sim._cest[i].first, self._sim._cest[i].second)
 
     def __iter__(self):

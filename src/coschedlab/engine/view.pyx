@@ -20,7 +20,8 @@ non-clairvoyant policy may know:
 ``users[j]``         the SWF's user, group, queue and partition numbers of job ``j``:
                      ``users[j]``, ``groups[j]``, ``queues[j]``, ``partitions[j]`` (-1 unknown;
                      ``queues`` is the trace's queue number, ``queue`` the waiting jobs)
-``start[j]``         start time of a started job (NaN before)
+``start[j]``         start time of a started job (NaN before): a read-only sequence of floats
+                     over the kernel's C array
 ``est_sorted``       running jobs as sorted ``(start + requested time, j)`` pairs (read-only)
 ``machine``          read-only queries of the node accounting (:class:`MachineView`)
 ``cluster``          the machine's shape; ``n`` jobs in all; ``completed`` jobs ended so far
