@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 from conftest import workloads
@@ -123,7 +125,11 @@ def test_validator_catches_a_broken_schedule(w, cluster, data):
 
 COMPILED = ["fcfs", "sjf", "fcfs:order=lxf", "firstfit", "firstfit:order=wfp", "easy",
             "easy:extra=false", "easy:depth=2", "easy:interval=17", "easy:order=sjf",
-            "easy:order=wfp", "easy:order=lxf", "backfill"]  # fmt: skip
+            "easy:order=wfp", "easy:order=lxf", "backfill", "conservative",
+            "conservative:compress=true", "conservative:order=sjf", "conservative:order=wfp",
+            "conservative:order=lxf:compress=true", "backfill:reservations=3",
+            "backfill:reservations=2:compress=true", "backfill:reservations=1:order=sjf",
+            "backfill:reservations=1:compress=true"]  # fmt: skip
 
 
 def python_pass(spec):
@@ -131,13 +137,14 @@ def python_pass(spec):
     from coschedlab.schedulers import get_scheduler
 
     sched = get_scheduler(spec)
-    method = "_easy" if hasattr(sched, "_easy") else "schedule"
+    methods = [m for m in ("_easy", "_profile") if hasattr(sched, m)] or ["schedule"]
     base = type(sched)
 
-    def own(self, view):
-        return getattr(base, method)(self, view)
+    def own(method):
+        return lambda self, view: getattr(base, method)(self, view)
 
-    sched.__class__ = type("PythonPass", (base,), {method: own, "name": base.name})
+    body = {m: own(m) for m in methods}
+    sched.__class__ = type("PythonPass", (base,), {**body, "name": base.name})
     return sched
 
 
@@ -158,3 +165,73 @@ def test_the_compiled_pass_gives_the_python_pass_schedule(w, cluster, spec, kill
     assert compiled.jobs.reservation.fillna(-1).tolist() == (
         python.jobs.reservation.fillna(-1).tolist()
     )
+
+
+class _CountsOracle:
+    """Slurm's node-count space in Python (the oracle of :class:`.passes.CountScan`): the
+    profile's test and hold with durations rounded up to the resolution past ``now``, no slot
+    beyond the window."""
+
+    def __init__(self, prof, now, res, window):
+        self.prof, self.now, self.res, self.window = prof, now, res, now + window
+
+    def rnd(self, t):
+        return math.ceil(t / self.res - 1e-9) * self.res
+
+    def test(self, need, limit):
+        slot = self.prof.test(need, self.rnd(self.now + limit) - self.now)
+        return slot if slot[0] <= self.window else (math.inf, 0)
+
+    def hold(self, need, start, limit):
+        self.prof.hold(need, start, self.rnd(self.now + limit) - self.now)
+
+    def start(self, need, order, limit):
+        self.hold(need, self.now, limit)
+
+
+@given(
+    data=st.data(),
+    n=st.integers(1, 25),
+    machine=st.integers(1, 16),
+    res=st.sampled_from([1.0, 60.0, 300.0]),
+    window=st.sampled_from([600.0, 3600.0, 86400.0]),
+    reserve=st.sampled_from([None, 1, 2]),
+    tests=st.integers(1, 30),
+)
+def test_slurm_count_scan_matches_the_python_scan(data, n, machine, res, window, reserve, tests):
+    # Slurm's compiled backfill scan on its count profile gives the Python reservation scan's
+    # starts and reservations (running jobs with and without a start, jobs just started)
+    from coschedlab.schedulers.passes import CountScan
+    from coschedlab.schedulers.profile import Profile, reservation_scan
+
+    now = data.draw(st.floats(0, 1e5))
+    nodes = data.draw(st.lists(st.integers(1, machine), min_size=n, max_size=n))
+    limit = [60.0 * m for m in data.draw(st.lists(st.integers(0, 120), min_size=n, max_size=n))]
+    roles = data.draw(st.lists(st.sampled_from("rwqj"), min_size=n, max_size=n))
+    start = [now - data.draw(st.floats(0, 9000)) if r == "r" else math.nan for r in roles]
+    est = sorted(
+        (start[j] + limit[j] if roles[j] == "r" else now + data.draw(st.floats(-50, 9000)), j)
+        for j in range(n)
+        if roles[j] in "rw"
+    )
+    just = [j for j in range(n) if roles[j] == "j"]
+    queued = [r == "q" for r in roles]
+    order = sorted((data.draw(st.integers(0, 5)), j) for j in range(n))
+    free = data.draw(st.integers(0, machine))
+    got: dict[int, float] = {}
+    started, more = CountScan(nodes, limit, res).scan(
+        now, free, est, start, just, order, queued, tests, window, reserve, got.__setitem__
+    )
+    oracle = _CountsOracle(None, now, res, window)
+    ends = [(oracle.rnd(e if start[j] != start[j] else start[j] + limit[j]), nodes[j])
+            for e, j in est]  # fmt: skip
+    ends += [(oracle.rnd(now + limit[j]), nodes[j]) for j in just]
+    oracle.prof = Profile(now, free, sorted(ends))
+    pending = [j for _, j in order if queued[j] and j not in just]
+    want: dict[int, float] = {}
+    expected = reservation_scan(
+        oracle, pending[:tests], nodes, limit, free, now, want.__setitem__, reserve
+    )
+    assert started == expected
+    assert got == want
+    assert more == (len(pending) > tests)

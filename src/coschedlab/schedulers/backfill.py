@@ -19,6 +19,12 @@ coupled runs (their gate re-asks the policy through the view, :meth:`.Simulation
 and ELiSE's clock (its own event loop on the Python lists). The plan: it goes once the kernel
 takes a custom order as a key array and the gate becomes the kernel's own extension point
 (issue 31 item 6); a subclass that overrides the pass is a user policy and keeps its own.
+
+Likewise the profile's backfilling (conservative, ``backfill`` with ``reservations`` and
+``compress``) runs as :class:`.passes.ProfilePass`, the compiled :func:`.profile.reservation_scan`
+on the profile, under the same conditions (no subclass overriding ``schedule``, ``_profile`` or
+``pass_order``, a built-in order, no gate). :meth:`Backfill._profile` on the Python scan runs
+the rest; it goes with ``_easy``'s, when the gate becomes the kernel's extension point.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from ..errors import InputError
 from .base import Scheduler, check_bool, check_positive
 from .cadence import Ticks
 from .easy import NodeCounts, ScanMemo, admit, shadow_time
-from .passes import EasyPass
+from .passes import EasyPass, ProfilePass
 from .profile import Profile, reservation_scan
 from .registry import register
 from .strict import start_in_order
@@ -115,6 +121,8 @@ class Backfill(Scheduler):
         self.compiled_pass = None
         if easy and self._compilable(Backfill, "schedule", "_easy", "_shadow"):
             self.compiled_pass = EasyPass(view.n, self.order, self.extra, self.depth, self.interval)
+        elif not easy and self._compilable(Backfill, "schedule", "_profile", "pass_order"):
+            self.compiled_pass = ProfilePass(view.n, self.order, self.reservations, self.compress)
 
     def schedule(self, view: View) -> list[int]:
         """Start jobs now (the method chosen at :meth:`setup`: closed form or profile)."""

@@ -1,7 +1,12 @@
 # distutils: language = c++
 """The built-in schedulers' passes, compiled (issue 31 item 1): EASY, strict list scheduling
-(fcfs, sjf) and first fit, called by the kernel through :class:`~coschedlab.engine.cpass.
-CompiledPass` on its own C arrays, with no Python call per pass or per job.
+(fcfs, sjf), first fit and backfilling on the availability profile (conservative, ``backfill``
+with ``reservations`` and ``compress``: :class:`ProfilePass`), called by the kernel through
+:class:`~coschedlab.engine.cpass.CompiledPass` on its own C arrays, with no Python call per
+pass or per job; and Slurm's backfill scan on its node-count profile (:class:`CountScan`,
+called once per backfill pass by :meth:`.slurm.Slurm._backfill`, whose priorities and
+cadence stay Python). :class:`CProfile` is the one profile in C, :func:`.profile.
+reservation_scan` on :class:`.profile.Profile` the Python one, kept for what is not compiled (below).
 
 Each is the one implementation of its mechanism for the runs it covers: the built-in queue
 orders (``fcfs``, ``sjf``, ``lxf``, ``wfp``, computed here with the same arithmetic as
@@ -9,17 +14,21 @@ orders (``fcfs``, ``sjf``, ``lxf``, ``wfp``, computed here with the same arithme
 :class:`~.backfill.Backfill` and :mod:`.strict` run the others (a custom order key, a subclass
 that overrides the pass or the order, gated passes of coupled runs) until those reach the
 kernel's C queue too (the order as a key array, the gate as item 6's extension point); then
-they go.
+they go. The Python scan also runs Slurm's ``bf_nodes`` pass (:class:`.nodespace.BackfillMap`,
+which nodes rather than how many) and its gated runs go with the kernel's gate point too.
 """
 
-from libc.math cimport INFINITY, floor, pow
-from libcpp.algorithm cimport sort, upper_bound
+from libc.math cimport INFINITY, ceil, floor, pow
+from libcpp.algorithm cimport lower_bound, sort, upper_bound
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
 from coschedlab.engine.cpass cimport CompiledPass, Est, PassState
 
 ctypedef pair[double, long] Keyed
+
+# a zero requested time holds its nodes for an instant on the profile (backfill.INSTANT)
+cdef double INSTANT = 1e-6
 
 cdef inline bint before(const Est& x, const Est& y) noexcept:
     """``x < y`` as tuples."""
@@ -217,3 +226,228 @@ cdef class EasyPass(OrderedPass):
             if free == 0:
                 break
         return 0
+
+
+cdef class CProfile:
+    """:class:`.profile.Profile` in C (free nodes as a step function of future time): the same
+    breakpoints, the same arithmetic, hence the same slots."""
+
+    cdef vector[double] times
+    cdef vector[long] free
+
+    cdef void reset(self, double now, long free):
+        """Start at ``now`` with ``free`` nodes, nothing released later."""
+        self.times.clear()
+        self.free.clear()
+        self.times.push_back(now)
+        self.free.push_back(free)
+
+    cdef void release(self, double t, long n):
+        """``n`` nodes free from ``t`` on (releases come in time order; at or before the
+        first breakpoint: released then)."""
+        if t <= self.times[0]:
+            self.free[0] += n
+        elif t == self.times.back():
+            self.free[self.free.size() - 1] += n
+        else:
+            self.times.push_back(t)
+            self.free.push_back(self.free.back() + n)
+
+    cdef double test(self, long need, double duration) noexcept:
+        """:meth:`.profile.Profile.test`: the earliest breakpoint from which ``need`` nodes
+        stay free for ``duration`` (inf: never)."""
+        cdef long n = self.times.size(), i = 0, k
+        cdef double end
+        cdef bint ok
+        while i < n:
+            if self.free[i] < need:
+                i += 1
+                continue
+            end = self.times[i] + duration
+            k = i + 1
+            ok = True
+            while k < n and self.times[k] < end:
+                if self.free[k] < need:
+                    ok = False
+                    break
+                k += 1
+            if ok:
+                return self.times[i]
+            i = k + 1
+        return INFINITY
+
+    cdef void hold(self, long need, double t, double duration):
+        """:meth:`.profile.Profile.hold`: take ``need`` nodes during ``[t, t + duration)``."""
+        cdef long i, k, m
+        cdef double end
+        i = lower_bound(self.times.begin(), self.times.end(), t) - self.times.begin()
+        if i == <long>self.times.size() or self.times[i] != t:
+            self.times.insert(self.times.begin() + i, t)
+            self.free.insert(self.free.begin() + i, self.free[i - 1])
+        end = t + duration
+        k = lower_bound(self.times.begin() + i, self.times.end(), end) - self.times.begin()
+        if k == <long>self.times.size() or self.times[k] != end:
+            self.times.insert(self.times.begin() + k, end)
+            self.free.insert(self.free.begin() + k, self.free[k - 1])
+        for m in range(i, k):
+            self.free[m] -= need
+
+
+cdef class ProfilePass(OrderedPass):
+    """Backfilling on the availability profile (Mu'alem and Feitelson 2001): conservative
+    (every job reserved), ``backfill`` with ``reservations`` (None: all) and ``compress``. The
+    compiled :func:`.profile.reservation_scan` on :class:`.profile.Profile`, with the same
+    arithmetic and in the same order, so the schedules and reservations are the Python scan's
+    (:meth:`.backfill.Backfill._profile`)."""
+
+    cdef long reservations  # -1: every job
+    cdef bint compress, while_full
+    cdef CProfile prof
+    cdef vector[double] slot
+    cdef vector[Keyed] ranked
+    cdef vector[long] by_slot
+
+    def __init__(self, long n, str order="fcfs", reservations=None, bint compress=False):
+        OrderedPass.__init__(self, order)
+        self.reservations = -1 if reservations is None else reservations
+        self.compress = compress
+        # with a limited number of reservations (or compression) the scan goes on while
+        # nothing is free, until they are made (Backfill._profile)
+        self.while_full = compress or reservations is not None
+        self.slot.assign(n, INFINITY)
+        self.prof = CProfile()
+
+    cdef const long* pass_order(self, PassState* s) except? NULL:
+        """:meth:`.backfill.Backfill.pass_order`: the ordered queue, with compression the
+        previously reserved jobs first in the order of their slots."""
+        cdef const long* q = self.ordered_queue(s)
+        cdef long k
+        if not self.compress:
+            return q
+        self.ranked.resize(s.nq)
+        for k in range(s.nq):
+            self.ranked[k] = Keyed(self.slot[q[k]], k)
+        sort(self.ranked.begin(), self.ranked.end())
+        self.by_slot.resize(s.nq)
+        for k in range(s.nq):
+            self.by_slot[k] = q[self.ranked[k].second]
+        return self.by_slot.data()
+
+    cdef int run(self, PassState* s) except -1:
+        cdef const long* q = self.pass_order(s)
+        cdef long k, j, nj, reserved = 0, free = s.free
+        cdef double d, t, now = s.now
+        cdef CProfile prof = self.prof
+        prof.reset(now, free)
+        for k in range(s.nest):
+            prof.release(s.est[k].first, s.nodes[s.est[k].second])
+        for k in range(s.nq):
+            if free == 0 and not (
+                self.while_full and (self.reservations < 0 or reserved < self.reservations)
+            ):
+                break
+            j = q[k]
+            nj = s.nodes[j]
+            d = s.req[j] if s.req[j] != 0 else INSTANT
+            t = prof.test(nj, d)
+            if t <= now and nj != 0 and nj <= free:
+                prof.hold(nj, now, d)
+                free -= nj
+                s.started.push_back(j)
+                if self.compress:
+                    self.slot[j] = INFINITY
+            elif nj != 0 and (self.reservations < 0 or reserved < self.reservations):
+                prof.hold(nj, t, d)
+                reserved += 1
+                if self.compress:
+                    self.slot[j] = t
+                if s.reservation[j] != s.reservation[j]:  # record_reservation: first only
+                    s.reservation[j] = t
+        return 0
+
+
+cdef class CountScan:
+    """Slurm's backfill pass on its node-count profile (:meth:`.slurm.Slurm._backfill` without
+    ``bf_nodes``), compiled: the reservation scan of :func:`.profile.reservation_scan` on a
+    :class:`CProfile`, each job's time limit rounded up to ``bf_resolution`` past ``now``, no
+    slot beyond the window. Slurm's pass itself (priorities, cadence, the main scheduler)
+    stays Python and calls :meth:`scan` once per backfill pass."""
+
+    cdef CProfile prof
+    cdef vector[long] nodes
+    cdef vector[double] limit
+    cdef vector[char] just
+    cdef double resolution
+
+    def __init__(self, nodes, limit, double resolution):
+        cdef long j
+        self.prof = CProfile()
+        self.nodes.resize(len(nodes))
+        self.limit.resize(len(nodes))
+        for j in range(len(nodes)):
+            self.nodes[j] = nodes[j]
+            self.limit[j] = limit[j]
+        self.just.assign(len(nodes), 0)
+        self.resolution = resolution
+
+    cdef inline double round_up(self, double t) noexcept:
+        """``Slurm._round``: up to a multiple of ``bf_resolution`` (1e-9 slack)."""
+        return ceil(t / self.resolution - 1e-9) * self.resolution
+
+    def scan(self, double now, long free, est_sorted, start, list just, list order, queued,
+             long tests, double window, reservations, record):
+        """Start now or reserve each of the first ``tests`` pending jobs of ``order`` (``(key,
+        j)`` pairs in priority order: those ``queued`` and not in ``just``) in turn
+        (``record(j, t)`` for each reservation, only the first ``reservations`` of them unless
+        None) on the profile of ``free`` idle nodes and the releases: each running job
+        (``est_sorted``) at its ``start`` + time limit (a job with no start, a held one of a
+        coupled run: its estimate) and the jobs ``just`` started by this pass from ``now``,
+        rounded up. Stops when nothing is free. Returns the jobs to start now, in order, and
+        whether a pending job was left untested."""
+        cdef CProfile prof = self.prof
+        cdef vector[Keyed] rel
+        cdef vector[long] tested
+        cdef long k, j, nj, reserved = 0
+        cdef long most = -1 if reservations is None else reservations
+        cdef double d, t, e, st, last = now + window
+        cdef list started = []
+        cdef bint more = False
+        for j in just:
+            self.just[j] = 1
+        for _, j in order:
+            if queued[j] and not self.just[j]:
+                if <long>tested.size() == tests:
+                    more = True
+                    break
+                tested.push_back(j)
+        for j in just:
+            self.just[j] = 0
+        for e, j in est_sorted:
+            st = start[j]
+            if st == st:
+                e = st + self.limit[j]
+            rel.push_back(Keyed(self.round_up(e), self.nodes[j]))
+        for j in just:
+            rel.push_back(Keyed(self.round_up(now + self.limit[j]), self.nodes[j]))
+        sort(rel.begin(), rel.end())
+        prof.reset(now, free)
+        for k in range(<long>rel.size()):
+            prof.release(rel[k].first, <long>rel[k].second)
+        for k in range(<long>tested.size()):
+            if free == 0:
+                break
+            j = tested[k]
+            nj = self.nodes[j]
+            d = self.round_up(now + self.limit[j]) - now
+            t = prof.test(nj, d)
+            if not t <= last:  # beyond the window: no slot
+                continue
+            if t <= now and nj != 0 and nj <= free:
+                prof.hold(nj, now, d)
+                free -= nj
+                started.append(j)
+            elif nj != 0 and (most < 0 or reserved < most):
+                prof.hold(nj, t, d)
+                reserved += 1
+                record(j, t)
+        return started, more

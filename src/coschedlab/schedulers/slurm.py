@@ -2,12 +2,12 @@
 backfill pass in which every tested job holds a reservation (sched/backfill).
 
 Composed from the core's pieces: the priority is :class:`.priority.Multifactor`, the backfill
-pass is the reservation scan conservative backfilling uses (:func:`.profile.reservation_scan`
-on the availability :class:`.profile.Profile`), limited to the first ``bf_max_job_test``
-pending jobs and run only every ``bf_interval`` seconds (:class:`.cadence.Ticks`). Options
-carry Slurm's parameter names (slurm.conf); the defaults are the configuration of the WoAS
-experiments (Rodrigo et al., HPDC'17, Section 4.2; REFERENCE.md section 4), not Slurm's own
-defaults.
+pass is the reservation scan conservative backfilling uses (compiled on the node-count profile,
+:class:`.passes.CountScan`; :func:`.profile.reservation_scan` with ``bf_nodes``), limited to
+the first ``bf_max_job_test`` pending jobs and run only every ``bf_interval`` seconds
+(:class:`.cadence.Ticks`). Options carry Slurm's parameter names (slurm.conf); the defaults
+are the configuration of the WoAS experiments (Rodrigo et al., HPDC'17, Section 4.2;
+REFERENCE.md section 4), not Slurm's own defaults.
 
 One pass at time ``now`` (Slurm 22.05's ``schedule()`` then ``_attempt_backfill()``):
 
@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 from bisect import insort
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..engine.placement import Placement
@@ -54,8 +54,9 @@ from ..errors import InputError
 from .base import Scheduler, check_bool, check_choice, check_positive
 from .cadence import Ticks
 from .nodespace import BackfillMap
+from .passes import CountScan
 from .priority import Multifactor, limit_minutes
-from .profile import Profile, reservation_scan
+from .profile import reservation_scan
 from .registry import register
 from .slurm_conf import conf_option
 
@@ -162,6 +163,7 @@ class Slurm(Scheduler):
             c.cores_per_node,
         )
         self._limit = [limit_minutes(r) * 60.0 for r in view.req]
+        self._counts = CountScan(view.nodes, self._limit, self.bf_resolution)
         self._origin = [0.0] * n
         self._size = [0.0] * n
         self._order: list[tuple[int, int]] = []  # (-priority, j) of pending jobs (lazy removal)
@@ -392,10 +394,6 @@ class Slurm(Scheduler):
         start = view.start[j]
         return est if start != start else start + self._limit[j]
 
-    def _round(self, t: float) -> float:
-        r = self.bf_resolution
-        return math.ceil(t / r - 1e-9) * r
-
     def _backfill(
         self, view: View, now: float, free: int, started: list[int]
     ) -> tuple[list[int], int, bool]:
@@ -405,8 +403,7 @@ class Slurm(Scheduler):
         profile, or with ``bf_nodes`` on the node-level map (Slurm's node-space map, jobs
         started at once on the nodes planned for them). Returns the jobs to start, the
         nodes left free and whether every pending job was tested."""
-        nodes, limit, rnd = view.nodes, self._limit, self._round
-        space: BackfillMap | _Counts
+        nodes, limit = view.nodes, self._limit
         if self.bf_nodes:  # the jobs of this pass already started (start_now): running
             running = [  # Slurm's end_time: start + the time limit
                 (self._end(view, est, r), r,
@@ -416,26 +413,29 @@ class Slurm(Scheduler):
             space = BackfillMap(
                 now, view.cluster.nodes, running, self.bf_resolution, self.bf_window * 60.0
             )
-        else:
-            ends = [(rnd(self._end(view, e, j)), nodes[j]) for e, j in view.est_sorted]
-            ends += [(rnd(now + limit[j]), nodes[j]) for j in started]
-            space = _Counts(Profile(now, free, sorted(ends)), now, rnd, self.bf_window * 60.0)
         queued = view.queued
-        just = set(started)
         most = self.bf_max_job_test
-        tested: list[int] = []  # the first bf_max_job_test pending jobs
-        more = False  # and whether any is left untested
-        for _, j in self._order:
-            if queued[j] and j not in just:
-                if len(tested) == most:
-                    more = True
-                    break
-                tested.append(j)
-        places: list | None = [] if self.bf_nodes else None
-        out = reservation_scan(
-            space, tested, nodes, limit, free, now, view.record_reservation,
-            self.bf_job_part_count_reserve, places=places,
-        )  # fmt: skip
+        places: list | None = None
+        if self.bf_nodes:
+            just = set(started)
+            tested: list[int] = []  # the first bf_max_job_test pending jobs
+            more = False  # and whether any is left untested
+            for _, j in self._order:
+                if queued[j] and j not in just:
+                    if len(tested) == most:
+                        more = True
+                        break
+                    tested.append(j)
+            places = []
+            out = reservation_scan(
+                space, tested, nodes, limit, free, now, view.record_reservation,
+                self.bf_job_part_count_reserve, places=places,
+            )  # fmt: skip
+        else:  # the node-count profile's scan, compiled (:class:`.passes.CountScan`)
+            out, more = self._counts.scan(
+                now, free, view.est_sorted, view.start, started, self._order, queued, most,
+                self.bf_window * 60.0, self.bf_job_part_count_reserve, view.record_reservation,
+            )  # fmt: skip
         for j in out:
             self.started_by[j] = "backfill"
             free -= nodes[j]
@@ -445,25 +445,3 @@ class Slurm(Scheduler):
             out = []
         # the scan stops when nothing is free; else it tested the first ``most`` jobs
         return out, free, free == 0 or not more
-
-
-class _Counts:
-    """The node-count :class:`.profile.Profile` as the backfill pass's space (``where`` is a
-    node count), durations rounded up to ``bf_resolution``, no slot beyond the window."""
-
-    __slots__ = ("prof", "now", "rnd", "window")
-
-    def __init__(
-        self, prof: Profile, now: float, rnd: Callable[[float], float], window: float
-    ) -> None:
-        self.prof, self.now, self.rnd, self.window = prof, now, rnd, now + window
-
-    def test(self, need: int, limit: float) -> tuple[float, int]:
-        slot = self.prof.test(need, self.rnd(self.now + limit) - self.now)  # (t, need)
-        return slot if slot[0] <= self.window else (INF, 0)
-
-    def hold(self, need: int, start: float, limit: float) -> None:
-        self.prof.hold(need, start, self.rnd(self.now + limit) - self.now)
-
-    def start(self, need: int, order: int, limit: float) -> None:
-        self.hold(need, self.now, limit)
