@@ -68,6 +68,16 @@ def main() -> None:
         _fail(f"error: {err}", 1 if isinstance(err, OutputError) else 2, exc)
     except KeyboardInterrupt:
         _fail(INTERRUPTED, 130, None)
+    except ImportError as exc:
+        unbuilt = _unbuilt(exc)
+        if unbuilt is None:
+            raise
+        _fail(
+            f"error: the compiled core is not built ({unbuilt} is missing or does not load: "
+            f"{exc}); run scripts/setup.sh (or make run) to build it",
+            1,
+            exc,
+        )
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except typer.Abort:
@@ -99,6 +109,19 @@ def main() -> None:
 INTERRUPTED = (
     "interrupted; no partial result was written (earlier results are intact; sweeps resume)"
 )
+
+
+def _unbuilt(exc: ImportError) -> str | None:
+    """The compiled module (one of coschedlab's ``.pyx``) that ``exc`` failed to import, or
+    None when the import error is about something else."""
+    from pathlib import Path
+
+    name = exc.name or ""
+    if not name.startswith("coschedlab."):
+        return None
+    root = Path(__file__).resolve().parent.parent
+    source = root.joinpath(*name.split(".")[1:]).with_suffix(".pyx")
+    return name if source.is_file() else None
 
 
 def _where(exc: BaseException) -> str:

@@ -34,6 +34,7 @@ from numbers import Integral
 from time import perf_counter
 from typing import Any, Protocol
 
+from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport INFINITY
 from libcpp.algorithm cimport lower_bound, upper_bound
 from libcpp.queue cimport priority_queue
@@ -503,7 +504,7 @@ cdef class Simulation:
         completions and arrivals at ``t``, yields whether it had any, and receives whether to
         run its scheduling pass now."""
         self._prepare()
-        cdef long n = self.n, done, step, next_report, arr_i, j
+        cdef long n = self.n, done, step, next_report, arr_i, j, events = 0
         cdef double t, e, until, own = INF
         cdef bint dynamic
         cdef tuple submit = self.submit
@@ -535,6 +536,14 @@ cdef class Simulation:
         one_pass = self._one_pass
         c = self._c
         while True:
+            # Ctrl-C: a compiled pass and this loop run no bytecode, so the interpreter would
+            # see a SIGINT only at the next progress report; check at each event (a flag
+            # read), and let other threads run (watchers, progress) every 256 events
+            PyErr_CheckSignals()
+            events += 1
+            if not events & 255:
+                with nogil:
+                    pass
             # the next event (:meth:`_next_time`, written out: this runs once per event)
             if dynamic:  # a superseded end is not an event
                 self._drop_stale()
