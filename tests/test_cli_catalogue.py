@@ -46,6 +46,7 @@ POLICIES = {
     "returns_number.py": "return 5",
     "returns_text.py": "return 'abc'",
     "returns_float.py": "return [0.0]",
+    "returns_failing_generator.py": "return (1 // 0 for _ in view.queue)",
     "returns_none.py": "return [None]",
     "fifo1.py": "return [j for j in list(view.queue)[:1] if view.nodes[j] <= view.free]",
     "fifo2.py": "return [j for j in list(view.queue)[:1] if view.nodes[j] <= view.free]",
@@ -117,6 +118,8 @@ def ws(tmp_path_factory) -> Path:
     )
     (d / "text_field.swf").write_text(SMALL.replace("3 20 -1 70", "3 20 -1 seventy"))
     (d / "binary.swf").write_bytes(b"\x00\xff\xfe garbage \x89PNG\r\n")
+    (d / "nul_field.swf").write_bytes(SMALL.replace(" 60 2 ", " 60\x00 2 ", 1).encode())
+    (d / "overflow_run.swf").write_text(SMALL.replace("3 20 -1 70", "3 20 -1 1e309"))
     (d / "nonutf8.yaml").write_bytes(b"name: \xff\xfe\n")
     pool = json.loads((d / "pool.json").read_text())
     (d / "emptyloads.json").write_text(json.dumps({**pool, "loads": []}))
@@ -510,6 +513,8 @@ CASES = [
     ("swf-huge-procs", "simulate huge_procs.swf --out o1", 2, "huge_procs.swf:4: field 8"),
     ("swf-text-field", "simulate text_field.swf --out o1", 2, "text_field.swf:5"),
     ("swf-binary", "simulate binary.swf --out o1", 2, "binary.swf"),
+    ("swf-nul-in-field", "simulate nul_field.swf --out o1", 2, "nul_field.swf:4: field 4 (run time) is '60\\x00', not a number"),
+    ("swf-overflowing-number", "simulate overflow_run.swf --out o1", 2, "overflow_run.swf:5: field 4 (run time) is '1e309', not a finite number"),
     ("swf-nodes-zero", "simulate small.swf --nodes 0 --out o1", 2, "--nodes"),
     # -- schedulers and policies ----------------------------------------------------------
     ("sched-unknown", "simulate small.swf -s nosuch --out o1", 2, "unknown scheduler 'nosuch'"),
@@ -529,6 +534,7 @@ CASES = [
     ("policy-returns-number", "simulate small.swf -s returns_number.py --out o1", 2, "returns_number.py:7: scheduler p returned 5 at t=0 from schedule(), not a list"),
     ("policy-returns-text", "simulate small.swf -s returns_text.py --out o1", 2, "returned 'abc' at t=0 from schedule(), not a list"),
     ("policy-returns-float", "simulate small.swf -s returns_float.py --out o1", 2, "returned 0.0 at t=0 as a decision"),
+    ("policy-generator-raises", "simulate small.swf -s returns_failing_generator.py --out o1", 2, "returns_failing_generator.py:8: scheduler p failed at t=0: ZeroDivisionError"),
     ("policy-returns-none", "simulate small.swf -s returns_none.py --out o1", 2, "returned None at t=0 as a decision"),
     ("policy-same-name", "simulate small.swf -s fifo1.py -s fifo2.py --out o1", 2, "both describe themselves as 'p'"),
     ("sched-twice", "simulate small.swf -s easy -s easy --out o1", 2, "both describe themselves as 'easy'"),

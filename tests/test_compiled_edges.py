@@ -65,3 +65,23 @@ def test_missing_compiled_module_says_how_to_build(module, tmp_path):
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and "scripts/setup.sh" in lines[0] and module in lines[0], p.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_a_generator_of_decisions_that_raises_is_the_policys_failure():
+    """``schedule`` may return any iterable; a generator that raises midway is the policy's
+    error (one line naming it, its file and line), not an internal error."""
+    from coschedlab import InputError, Scheduler
+
+    class Midway(Scheduler):
+        name = "midway"
+
+        def schedule(self, view):
+            def decisions():
+                yield view.queue[0]
+                raise ValueError("broken midway")
+
+            return decisions()
+
+    w = Workload.from_records([(1, 0, 10, 10, 1), (2, 0, 10, 10, 1)])
+    with pytest.raises(InputError, match=r"midway.*t=0.*ValueError: broken midway"):
+        simulate(w, Cluster(4), Midway())

@@ -742,7 +742,10 @@ cdef class Simulation:
             return []
         if isinstance(decisions, str | bytes) or not hasattr(decisions, "__iter__"):
             raise self._bad(decisions, "from schedule(), not a list of decisions")
-        return list(decisions)
+        try:  # a generator runs the policy's code: what it raises is the policy's failure
+            return list(decisions)
+        except (Exception, SystemExit) as exc:
+            raise policy_failure(self.scheduler.describe(), self.now, exc) from exc
 
     def _bad(self, what: Any, why: str) -> SchedulerError:
         import inspect
