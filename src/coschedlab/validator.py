@@ -193,9 +193,7 @@ def check_jobs(
     if errors:
         rep.not_checked += [f"{g} (the invariants above are broken)" for g in wanted]
         return _trim(rep, max_errors)
-    has_req = (
-        "requested_time" in jobs and np.isfinite(_floats(jobs, "requested_time")).all()
-    )
+    has_req = "requested_time" in jobs and np.isfinite(_floats(jobs, "requested_time")).all()
     order = _queue_order(jobs, ids, submit)
     if "head" in wanted:
         if shared:
