@@ -282,28 +282,17 @@ def elise_cases() -> list[Case]:
         def run(tmp: Path) -> Iterator[tuple[str, bytes, dict]]:
             sys.path.insert(0, str(TESTS / "coloc" / "elise"))
             try:
-                from _golden import load
+                from _golden import run_tasks
             finally:
                 sys.path.remove(str(TESTS / "coloc" / "elise"))
             from coschedlab.coloc.elise.experiment import COMPAT
-            from coschedlab.coloc.elise.run import RunTask, simulate_run
-            from coschedlab.experiments.store import RunKey
+            from coschedlab.coloc.elise.run import simulate_run
 
             compat = frozenset(COMPAT) if compat_name == "all" else frozenset()
-            _case, exp, made, runs = load(ELISE_CASE)
-            scheds = {s.index: s for s in exp.schedulers}
-            for r in runs:
-                inp, jobs, _ = made[r.inp]
-                s = scheds[r.k]
-                table = tuple((j.id, j.app, j.procs, j.run, j.submit, j.wall) for j in jobs)
-                key = RunKey(f"input_{r.inp}", str(r.k), 0)
-                spec = s.spec(compat)
-                task = RunTask(
-                    key, r, table, inp.pool, inp.heatmap, inp.cluster, spec, s.base, compat
-                )
+            for _case, r, s, task in run_tasks(ELISE_CASE, compat):
                 result = simulate_run(task)[0]
                 result.to_batsim_csv(tmp / "jobs.csv")
-                label = f"elise/{ELISE_CASE}-compat-{compat_name}/{r.inp}-{r.k}-{spec}"
+                label = f"elise/{ELISE_CASE}-compat-{compat_name}/{r.inp}-{r.k}-{s.spec(compat)}"
                 yield label, (tmp / "jobs.csv").read_bytes(), result.metrics
 
         return run

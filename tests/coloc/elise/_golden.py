@@ -32,9 +32,9 @@ def load(name: str):
     return case, exp, made, runs
 
 
-def runs_against_elise(name: str, compat: frozenset[str]) -> Iterator[tuple]:
-    """Every run of case ``name`` simulated with ``compat``: (run, ELiSE scheduler, our jobs
-    table indexed by job id, ELiSE's rows, ELiSE's job ids, start and finish times)."""
+def run_tasks(name: str, compat: frozenset[str]) -> Iterator[tuple]:
+    """Every run of case ``name`` as ``coschedlab elise run`` runs it with ``compat``: (case
+    folder, run, ELiSE scheduler, its RunTask)."""
     case, exp, made, runs = load(name)
     scheds = {s.index: s for s in exp.schedulers}
     for run in runs:
@@ -43,6 +43,13 @@ def runs_against_elise(name: str, compat: frozenset[str]) -> Iterator[tuple]:
         table = tuple((j.id, j.app, j.procs, j.run, j.submit, j.wall) for j in jobs)
         task = RunTask(RunKey(f"input_{run.inp}", str(run.k), 0), run, table, inp.pool,
                        inp.heatmap, inp.cluster, s.spec(compat), s.base, compat)  # fmt: skip
+        yield case, run, s, task
+
+
+def runs_against_elise(name: str, compat: frozenset[str]) -> Iterator[tuple]:
+    """Every run of case ``name`` simulated with ``compat``: (run, ELiSE scheduler, our jobs
+    table indexed by job id, ELiSE's rows, ELiSE's job ids, start and finish times)."""
+    for case, run, s, task in run_tasks(name, compat):
         ours = simulate_run(task)[0].jobs.set_index("job_id")
         with open(case / f"elise-{run.inp}-{run.k}.csv") as fd:
             theirs = list(csv.DictReader(fd))
