@@ -114,7 +114,10 @@ def _ours(
         )
         for name, scheme in zip(SYSTEMS, (bg, cl), strict=True)
     ]
-    c = CoupledSimulation(systems, _qsim_pairs(), mate_attempt="yielded", compat=compat).run()
+    c = CoupledSimulation(systems, _qsim_pairs(), mate_attempt="yielded", compat=compat)
+    if hasattr(bg_order, "bind"):  # a key that reads the kernel's demoted jobs (_qsim_ties)
+        bg_order.bind(c.sims[0])
+    c.run()
     return c, CoupledResult.from_simulation(c)
 
 
@@ -208,11 +211,14 @@ def _qsim_ties(bg: str, cl: str) -> OrderKey:
     wfp = ORDERS["wfp"]
     assert wfp is not None
 
+    sims: list = []  # the Blue Gene's kernel, bound by _ours (policies do not see demotion)
+
     def key(view, j: int) -> tuple[float, int]:  # noqa: ANN001
-        if j in view.demoted:
+        if j in sims[0].demoted:
             return (pos.get((view.now, view.ids[j]), math.inf), j)
         return wfp(view, j)
 
+    key.bind = sims.append  # type: ignore[attr-defined]
     return key
 
 

@@ -27,7 +27,8 @@ no event runs no pass, so a system without paired jobs gets exactly the schedule
 machine yields instead. Every ``release`` seconds (system ``i``'s period is ``release + i``:
 Cobalt's 1200 s and 1201 s, ticking from the first submit time of all systems), holds older
 than ``release_age`` (from the job's first hold) are released: the nodes are freed and the job
-is ordered last in that pass (``view.demoted``); it may hold again. After ``max_yields``
+is ordered last in that pass (:meth:`Simulation.demote`: the kernel presents it after every
+other job, whatever the policy); it may hold again. After ``max_yields``
 yields a job holds (unlimited by default, as in Cobalt).
 
 **Progress.** A release at which no job has started on any system since the system's previous
@@ -82,6 +83,7 @@ from ..errors import InputError
 from ..jobs import Workload
 from ..platform import Cluster
 from ..schedulers.base import ORDERS, Scheduler
+from ..schedulers.cadence import Ticks
 from .mates import Pairs
 
 INF = math.inf
@@ -181,6 +183,7 @@ class _State:
     system: System
     mate: dict[int, tuple[int, int]]  # queue index -> (mate's system, mate's queue index)
     period: float  # release period (inf: never)
+    ticks: Ticks | None = None  # the release ticks: first submit + k x period
     first_wait: dict[int, float] = field(default_factory=dict)  # first hold or yield
     first_hold: dict[int, float] = field(default_factory=dict)
     yields: dict[int, int] = field(default_factory=dict)
@@ -304,6 +307,9 @@ class CoupledSimulation:
                     st.system.scheme == "hold" or st.system.max_yields is not None
                 ):
                     st.next_release = self._cobalt_tick(self.first_time + st.period)
+        for st in self.state:
+            if st.period < INF:
+                st.ticks = Ticks(st.period, self.first_time, slack=0.0)
         for i, sim in enumerate(sims):
             sim.gate = _Gate(self, i)
         self.holds: list[Hold] = []
@@ -357,7 +363,7 @@ class CoupledSimulation:
             st.first_hold.setdefault(j, now)
             st.held_nodes += nodes
             if st.next_release == INF and st.period < INF and not self._cobalt:
-                st.next_release = self._next_tick(st.period, now)
+                st.next_release = st.ticks.after(now)  # type: ignore[union-attr]
             return HOLD
         st.yields[j] = st.yields.get(j, 0) + 1
         st.yielded_since_event.add(j)
@@ -376,7 +382,7 @@ class CoupledSimulation:
         hide = [x for x in osim.queue if x != k and x in mates]
         self._attempt = (s2, k)
         try:
-            osim.extra_pass(hide=hide)
+            osim.pass_now(hide)
         finally:
             self._attempt = None
         return osim.start[k] == osim.start[k]
@@ -390,13 +396,8 @@ class CoupledSimulation:
         if st.period == INF:
             return INF
         due = st.first_hold[j] + st.system.release_age
-        tick = self._next_tick(st.period, max(sim.now, due))
+        tick = st.ticks.after(max(sim.now, due))  # type: ignore[union-attr]
         return self._cobalt_tick(tick) if self._cobalt else tick
-
-    def _next_tick(self, period: float, after: float) -> float:
-        """The first release tick strictly after ``after`` (ticks: first submit + k x period)."""
-        k = math.floor((after - self.first_time) / period) + 1
-        return self.first_time + k * period
 
     def _cobalt_tick(self, t: float) -> float:
         """Tick ``t`` if Qsim has it (before the last submission of all systems), else inf."""
@@ -429,12 +430,12 @@ class CoupledSimulation:
             if st.score is not None:
                 for j in due:  # the release's score 0 replaces the sum
                     st.score[j] = 0.0
-            sim.demoted = frozenset(due)
+            sim.demote(due)
             st.next_release = self._cobalt_tick(t + st.period)
             return True
         started = sum(len(x.sim.start_order) for x in self.state)
         if due:
-            sim.demoted = frozenset(due)
+            sim.demote(due)
             # no job started anywhere since the last tick: the set is stalled, and this
             # release's pass holds nothing (the progress guarantee); otherwise Cobalt's rule:
             # the freed nodes may be held again

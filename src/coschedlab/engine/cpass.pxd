@@ -2,10 +2,18 @@
 """The compiled policy hook (issue 31 item 1): a built-in scheduler's pass called by the kernel.
 
 A built-in scheduler whose mechanism is compiled carries a :class:`CompiledPass` (its
-``compiled_pass`` attribute, made at ``setup``). When it has one and the run has no gate
-(coupled co-scheduling), the kernel calls :meth:`CompiledPass.run` at every scheduling pass
-instead of ``schedule(view)``: no Python call per pass or per job, and the kernel's state is
-handed over as C pointers into its own arrays (:struct:`PassState`), never as Python objects.
+``compiled_pass`` attribute, made at ``setup``). When it has one, the kernel calls
+:meth:`CompiledPass.run` at every scheduling pass instead of ``schedule(view)``: no Python call
+per pass or per job, and the kernel's state is handed over as C pointers into its own arrays
+(:struct:`PassState`), never as Python objects.
+
+The kernel presents the queue **in the pass's priority order** (``order``: the kernel sorts by
+the built-in key, or by the scheduler's ``order_key`` when ``order`` is :data:`CUSTOM`), with
+the jobs a gate demoted after all others and the jobs it holds or hid absent: a pass walks
+``s.queue`` as given and knows nothing of gates. With a gate the kernel may call ``run``
+again in the same pass (after a hold or a yield, with the job gone from the queue); ``epoch``
+changes whenever the kernel changed the queue or the nodes other than by arrivals, completions
+and the pass's own starts, so a pass caching verdicts between calls keys them on it.
 """
 
 from libcpp.utility cimport pair
@@ -13,14 +21,23 @@ from libcpp.vector cimport vector
 
 ctypedef pair[double, long] Est  # a running job: (start + requested time, j)
 
+#: ``CompiledPass.order`` codes: the built-in queue orders (the arithmetic of
+#: :data:`coschedlab.schedulers.base.ORDERS`), and a custom key the kernel calls in Python
+cdef enum:
+    FCFS = 0
+    SJF = 1
+    LXF = 2
+    WFP = 3
+    CUSTOM = -1
+
 
 cdef struct PassState:
     # read only (the kernel's arrays; valid during the call)
     double now
     long free              # whole idle nodes
     long completed         # jobs ended so far
-    long overrides         # decisions the kernel did not apply as returned (view.overrides)
-    const long* queue      # waiting jobs in (submit, id) order, i.e. ascending index
+    long epoch             # changes of the queue or nodes made by the kernel (module doc)
+    const long* queue      # waiting jobs in the pass's priority order (module doc)
     long nq
     const Est* est         # running jobs, sorted (view.est_sorted)
     long nest
@@ -34,4 +51,5 @@ cdef struct PassState:
 
 
 cdef class CompiledPass:
+    cdef public int order  # the queue order the kernel presents (FCFS, ..., CUSTOM)
     cdef int run(self, PassState* s) except -1

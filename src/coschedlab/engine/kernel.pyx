@@ -16,11 +16,22 @@ on which, except to call the compiled :class:`~.wholenodes.WholeNodes` without a
 
 Compiled (Cython): the kernel is a C-level class; completions are a C++ binary heap of
 ``(end, job)`` pairs; the view's link to the kernel is a C field (:mod:`.view`).
-A built-in scheduler with a compiled pass (:mod:`.cpass`; EASY, fcfs, sjf, firstfit in
-:mod:`coschedlab.schedulers.passes`) is called directly at each pass on the kernel's C arrays
-(the queue, the running jobs by estimated end, nodes and requested times): no Python call and
-no Python object per pass for the queue and the running list, which Python sees through the
-view as read-only sequences. Other policies get ``schedule(view)`` on the Python lists.
+A built-in scheduler with a compiled pass (:mod:`.cpass`; EASY, fcfs, sjf, firstfit,
+conservative and backfill in :mod:`coschedlab.schedulers.passes`) is called directly at each
+pass on the kernel's C arrays (the queue in the pass's priority order, the running jobs by
+estimated end, nodes and requested times): no Python call and no Python object per pass for
+the queue and the running list, which Python sees through the view as read-only sequences.
+Other policies get ``schedule(view)`` on the Python lists.
+
+**The gate** (:class:`Gate`, the kernel's one extension point for coupled co-scheduling,
+:mod:`coschedlab.coupled`): set before the run, it rules on each job a pass decides to start
+(:data:`START`, :data:`HOLD`: take its nodes without starting, :data:`YIELD`: skip it for the
+rest of the pass); after a hold or a yield the pass's later decisions are dropped and the
+policy is asked again with that job gone. The gate's driver may :meth:`Simulation.demote`
+jobs (ordered after all others in the next pass), start or release held jobs and run a pass
+hiding some jobs (:meth:`Simulation.pass_now`). The kernel applies all of it to the queue it
+presents: demoted jobs last, held and yielded jobs absent. Policies, compiled or Python, see
+only that queue and know nothing of coupling (the view has no gate field).
 """
 
 from __future__ import annotations
@@ -35,8 +46,8 @@ from time import perf_counter
 from typing import Any, Protocol
 
 from cpython.exc cimport PyErr_CheckSignals
-from libc.math cimport INFINITY
-from libcpp.algorithm cimport lower_bound, upper_bound
+from libc.math cimport INFINITY, pow
+from libcpp.algorithm cimport lower_bound, sort, upper_bound
 from libcpp.queue cimport priority_queue
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
@@ -47,7 +58,7 @@ from ..errors import InputError, failure_where
 from ..jobs import Workload
 from ..platform import Cluster
 from .accounting import NodeAccounting, SharedCores
-from .cpass cimport CompiledPass, Est, PassState
+from .cpass cimport CUSTOM, FCFS, LXF, SJF, CompiledPass, Est, PassState
 from .wholenodes cimport WholeNodes
 from .view cimport MachineView, View
 from .placement import Placement
@@ -82,12 +93,12 @@ def policy_failure(describe: str, now: float, exc: BaseException) -> InputError:
     return SchedulerError(f"scheduler {describe} failed at t={now:g}: {what}", where)
 
 
-#: gate verdicts (:meth:`Simulation.extra_pass`)
+#: gate verdicts (:class:`Gate`)
 START, HOLD, YIELD = 0, 1, 2
 
 
 class Gate(Protocol):
-    """Decides, for each job a pass picks, whether it starts now (:meth:`Simulation.extra_pass`)."""
+    """Decides, for each job a pass picks, whether it starts now (module docstring)."""
 
     def decide(self, j: int) -> int:
         """:data:`START`, :data:`HOLD` (take its nodes, do not start) or :data:`YIELD`."""
@@ -133,13 +144,14 @@ cdef class Simulation:
     cdef public object workload, cluster, scheduler, kill_at_walltime, speed_model, progress
     cdef public object order, killed, _deadlines, ids, submit, req, nodes, procs, duration
     cdef public object run_time, input_run, start, end, reservation, start_pass, start_order
-    cdef public object acct, queue, joined, est_sorted, _started_in_pass, gate, demoted, held
+    cdef public object acct, queue, joined, est_sorted, _started_in_pass, gate, held
     cdef public object _hold_est, _hidden, _finished, _timers, _releases, _queued, _arrived
+    cdef public object _low, _lowjobs
     cdef public object parents, think, _deps_left, _ready_at, _dependents
     cdef dict __dict__
     cdef public double now, until, wall_time, _t0
-    cdef public long n, passes, overrides, completed, ignored_dependencies, _arr_i
-    cdef public bint late_kill, _moving_ends, truncated, _rerun
+    cdef public long n, passes, epoch, completed, ignored_dependencies, _arr_i
+    cdef public bint late_kill, _moving_ends, truncated, _rerun, _tailed
     cdef priority_queue[Entry] _heap  # completions
     cdef WholeNodes _whole  # the accounting when it is whole nodes (None: shared cores)
     cdef View _view
@@ -147,6 +159,8 @@ cdef class Simulation:
     cdef CompiledPass _cpass  # None: a Python policy (the FrozenLists above are the state)
     cdef bint _c
     cdef vector[long] _cq  # waiting jobs, ascending index (= queue order)
+    cdef vector[long] _cord  # the queue as presented to the pass (its order, demoted last)
+    cdef vector[pair[double, long]] _ckeyed
     cdef vector[Est] _cest  # running jobs (start + requested, j), sorted
     cdef vector[long] _cnodes, _cstarted
     cdef vector[double] _creq, _csubmit
@@ -257,12 +271,16 @@ cdef class Simulation:
         #: decides, per job a pass picks, whether it starts, holds its nodes or yields
         #: (:data:`START`, :data:`HOLD`, :data:`YIELD`); None: every decision starts
         self.gate: Gate | None = None
-        #: jobs the next pass should order last (released holds: Tang et al.'s "lowest
-        #: priority at this scheduling point"); cleared after that pass
-        self.demoted: frozenset[int] = frozenset()
+        #: jobs the next pass presents last (:meth:`demote`): a flag per job and the list
+        self._low = bytearray(n)
+        self._lowjobs: list[int] = []
+        self._tailed = False  # the Python queue is presented with the demoted jobs last
         self.held: dict[int, float] = {}  # job -> time its hold began
         self._hold_est: dict[int, float] = {}  # held job -> its entry in est_sorted
-        self.overrides = 0  # decisions not applied as returned, and starts outside a pass
+        #: changes of the queue or nodes by the kernel other than arrivals, completions and
+        #: the pass's own starts (a gate's holds, yields, releases, starts of held jobs): the
+        #: compiled passes key their memos on it (``PassState.epoch``)
+        self.epoch = 0
         self._hidden: list[int] = []  # jobs that yielded in this pass
         self._arr_i = 0  # the next arrival (the loop's own counter, published for _next_time)
         self._finished = bytearray(0)
@@ -393,8 +411,6 @@ cdef class Simulation:
         v.cluster = self.cluster
         v.n = self.n
         v.completed = 0
-        v.overrides = 0
-        v.demoted = frozenset()
         v.has_dependencies = self._deps_left is not None
         v.coloc = None
         v.remaining = v._remaining if getattr(self.scheduler, "clairvoyant", False) else None
@@ -414,6 +430,18 @@ cdef class Simulation:
     def _record_reservation(self, j: int, t: float) -> None:
         if self.reservation[j] != self.reservation[j]:  # NaN: first one only
             self.reservation[j] = t
+
+    def _ordered(self, key: Any) -> Any:
+        """The queue as presented (demoted jobs last), each part sorted by ``key(view, j)``
+        (None: as presented)."""
+        cdef View view = self._view
+        q = view.queue
+        if not self._lowjobs:
+            return q if key is None else sorted(q, key=lambda j: key(view, j))
+        low = self._low
+        if key is None:  # the Python queue is presented so during a pass; the C one is not
+            return q if self._tailed else sorted(q, key=lambda j: low[j])
+        return sorted(q, key=lambda j: (low[j], key(view, j)))
 
     def _start_now(self, decision: int | Placement) -> None:
         if self.gate is None:
@@ -534,6 +562,7 @@ cdef class Simulation:
         until = self.until
         gate = self.gate  # set before the run (a coupled system's), never during it
         one_pass = self._one_pass
+        lowjobs = self._lowjobs
         c = self._c
         while True:
             # Ctrl-C: a compiled pass and this loop run no bytecode, so the interpreter would
@@ -613,12 +642,12 @@ cdef class Simulation:
                 continue
             if c:
                 if not self._cq.empty():
-                    self._c_pass(t)
+                    if gate is None and not lowjobs:
+                        self._c_pass(t)
+                    else:
+                        one_pass(t)
             elif queue:
-                if gate is not None:
-                    self.extra_pass()
-                else:
-                    one_pass(t)
+                one_pass(t)
             if progress is not None and done >= next_report:
                 progress(done, n)
                 next_report = done + step
@@ -633,13 +662,13 @@ cdef class Simulation:
         self._bind_compiled()
 
     def _bind_compiled(self) -> None:
-        """Call the policy's compiled pass (:mod:`.cpass`) directly when it has one and the run
-        has no gate: the queue and the running jobs then live in C arrays only, and the view
-        shows them as read-only sequences (:class:`CQueue`, :class:`CRunning`). A subclass
-        with an event loop of its own (ELiSE's clock) keeps the Python lists and passes."""
+        """Call the policy's compiled pass (:mod:`.cpass`) directly when it has one: the queue
+        and the running jobs then live in C arrays only, and the view shows them as read-only
+        sequences (:class:`CQueue`, :class:`CRunning`; ``queue`` too). A subclass with an
+        event loop of its own (ELiSE's clock) keeps the Python lists and passes."""
         cdef long j
         cp = getattr(self.scheduler, "compiled_pass", None)
-        if type(self) is not Simulation or self.gate is not None or self.queue:
+        if type(self) is not Simulation or self.queue:
             return
         if not isinstance(cp, CompiledPass):
             return
@@ -655,21 +684,74 @@ cdef class Simulation:
         self._cresv = self.reservation
         self._view.queue = CQueue.__new__(CQueue)
         (<CQueue>self._view.queue)._sim = self
+        self.queue = self._view.queue
         self._view.est_sorted = CRunning.__new__(CRunning)
         (<CRunning>self._view.est_sorted)._sim = self
 
-    cdef void _c_pass(self, double t) except *:
-        """One pass of the compiled policy at ``t``: it reads the kernel's arrays and lists the
-        jobs to start; they start (each checked) and leave the queue."""
+    cdef const long* _c_present(self) except? NULL:
+        """The C queue as the compiled pass sees it: in its order (``CompiledPass.order``: a
+        built-in key computed here, with the arithmetic of ``schedulers.base.ORDERS``, or the
+        scheduler's ``order_key`` called in Python), ties by index, demoted jobs last."""
+        cdef int order = self._cpass.order
+        cdef bint low = len(self._lowjobs) > 0
+        cdef bytearray flags = self._low
+        cdef long k, j, part, nq = self._cq.size()
+        cdef double r, key, now = self.now
+        cdef View view
+        if order == FCFS and not low:
+            return self._cq.data()
+        self._cord.clear()
+        if order == CUSTOM:
+            view = self._view
+            okey = self.scheduler.order_key
+            q = [self._cq[k] for k in range(nq)]
+            try:  # sorted by the key (stable), demoted last: no closure in a cdef function
+                if low:
+                    keys = [(flags[j], okey(view, j)) for j in q]
+                else:
+                    keys = [okey(view, j) for j in q]
+                ranks = sorted(range(nq), key=keys.__getitem__)
+            except (Exception, SystemExit) as exc:
+                raise policy_failure(self.scheduler.describe(), now, exc) from exc
+            for k in ranks:
+                self._cord.push_back(q[k])
+            return self._cord.data()
+        for part in range(2 if low else 1):
+            self._ckeyed.clear()
+            for k in range(nq):
+                j = self._cq[k]
+                if low and flags[j] != part:
+                    continue
+                if order == FCFS:
+                    key = 0.0
+                elif order == SJF:
+                    key = self._creq[j]
+                else:
+                    r = self._creq[j] if self._creq[j] != 0 else 1.0
+                    if order == LXF:  # largest expansion factor first
+                        key = -(now - self._csubmit[j] + r) / r
+                    else:  # WFP: (queued time / requested time)^3 x nodes, highest first
+                        key = -pow((now - self._csubmit[j]) / r, 3.0) * <double>self._cnodes[j]
+                self._ckeyed.push_back(pair[double, long](key, j))
+            if order != FCFS:
+                sort(self._ckeyed.begin(), self._ckeyed.end())
+            for k in range(<long>self._ckeyed.size()):
+                self._cord.push_back(self._ckeyed[k].second)
+        return self._cord.data()
+
+    cdef void _c_call(self, double t) except *:
+        """Call the compiled pass at ``t`` on the kernel's arrays: the jobs it starts are in
+        ``_cstarted``, in order (not yet applied)."""
         cdef PassState st
-        cdef long k, j, w
-        cdef bytearray queued = self._queued
         cdef View view = self._view
         st.now = t
         st.free = self._whole.idle if self._whole is not None else self.acct.idle
         st.completed = self.completed
-        st.overrides = self.overrides
-        st.queue = self._cq.data()
+        st.epoch = self.epoch
+        view.now = t
+        view.free = st.free
+        view.completed = self.completed
+        st.queue = self._c_present()
         st.nq = self._cq.size()
         st.est = self._cest.data()
         st.nest = self._cest.size()
@@ -680,12 +762,16 @@ cdef class Simulation:
         self._cstarted.clear()
         st.started = &self._cstarted
         st.wake = INFINITY
-        view.now = t
-        view.free = st.free
-        view.completed = self.completed
         self._cpass.run(&st)
         if st.wake < INFINITY:
             self._wake_at(st.wake)
+
+    cdef void _c_pass(self, double t) except *:
+        """One pass of the compiled policy at ``t`` without a gate (:meth:`_one_pass`'s
+        common case, in C): the jobs it lists start (each checked) and leave the queue."""
+        cdef long k, j
+        cdef bytearray queued = self._queued
+        self._c_call(t)
         for k in range(<long>self._cstarted.size()):
             j = self._cstarted[k]
             if not queued[j] or self._cnodes[j] > (
@@ -698,14 +784,33 @@ cdef class Simulation:
             queued[j] = 0
             self._start_c(j, t, None, False)
         if self._cstarted.size():
-            w = 0
+            self._compact()
+        self.passes += 1
+
+    cdef void _compact(self) except *:
+        """Drop from the queue the jobs no longer queued (started, held, hidden)."""
+        cdef long k, j, w = 0
+        cdef bytearray queued = self._queued
+        if self._c:
             for k in range(<long>self._cq.size()):
                 j = self._cq[k]
                 if queued[j]:
                     self._cq[w] = j
                     w += 1
             self._cq.resize(w)
-        self.passes += 1
+        else:
+            queue = self.queue
+            _setitem(queue, slice(None), [j for j in queue if queued[j]])
+
+    def _enqueue(self, j: int, join: bool) -> None:
+        """Job ``j`` (queued again) joins the queue at its place; in ``joined`` if ``join``
+        (the Python lists only: the C queue has no ``joined``)."""
+        if self._c:
+            self._c_enqueue(j)
+        else:
+            _insert(self.queue, bisect_right(self.queue, j), j)
+            if join:
+                _append(self.joined, j)
 
     cdef inline void _c_enqueue(self, long j) noexcept:
         """Job ``j`` joins the C queue at its place (ascending index)."""
@@ -714,23 +819,107 @@ cdef class Simulation:
         else:
             self._cq.insert(upper_bound(self._cq.begin(), self._cq.end(), j), j)
 
-    def _one_pass(self, double t) -> None:
-        """One ungated scheduling pass at ``t``: the policy decides, the decisions apply."""
+    def _one_pass(self, double t, hide: Iterable[int] | None = None) -> None:
+        """The scheduling pass at ``t`` (the one implementation, for every policy and gate).
+
+        The policy decides (its compiled pass on the C arrays, or ``schedule(view)``) and its
+        decisions apply in order. With a :class:`Gate`, each goes through ``gate.decide``
+        (Tang et al. 2011, Algorithm 1, RunJob): a job the gate lets START starts; one that
+        HOLDs takes its nodes without starting (they count as busy); one that YIELDs is skipped
+        for the rest of this pass. After a hold or a yield the policy's later decisions are
+        dropped (they assumed that job started) and the policy is asked again with the job out
+        of the queue. The queue is presented with the demoted jobs (:meth:`demote`) last; a
+        pass that is not ``hide``'s clears them. ``hide``: queued jobs this pass does not show
+        (:meth:`pass_now`). Yielded and hidden jobs return to the queue when the pass ends
+        and are in the next pass's ``view.joined``."""
         cdef View view = self._view
-        view.now = t
-        view.free = self.acct.idle
-        view.completed = self.completed
+        cdef bint c = self._c
+        gate = self.gate
+        if gate is None and hide is None and not self._lowjobs:  # the common case
+            if c:
+                self._c_pass(t)
+                return
+            view.now = t
+            view.free = self.acct.idle
+            view.completed = self.completed
+            try:
+                decisions = self.scheduler.schedule(view)
+            except (Exception, SystemExit) as exc:
+                raise policy_failure(self.scheduler.describe(), t, exc) from exc
+            if type(decisions) is not list:
+                decisions = self._decided(decisions)
+            if decisions or self._started_in_pass:
+                self._apply(decisions)
+            self.passes += 1
+            if self.joined:
+                _clear(self.joined)
+            return
+        queued = self._queued
+        queue = self.queue
+        hidden = self._hidden = []
+        for j in hide or ():
+            if queued[j]:
+                queued[j] = 0
+                hidden.append(j)
+        if hidden:
+            self._compact()
         try:
-            decisions = self.scheduler.schedule(view)
-        except (Exception, SystemExit) as exc:
-            raise policy_failure(self.scheduler.describe(), t, exc) from exc
-        if type(decisions) is not list:
-            decisions = self._decided(decisions)
-        if decisions or self._started_in_pass:
-            self._apply(decisions)
+            while True:
+                self._rerun = False
+                if c:
+                    self._c_call(t)
+                    decisions = [self._cstarted[k] for k in range(<long>self._cstarted.size())]
+                else:
+                    self._present()
+                    view.now = t
+                    view.free = self.acct.idle
+                    view.completed = self.completed
+                    try:
+                        decisions = self.scheduler.schedule(view)
+                    except (Exception, SystemExit) as exc:
+                        raise policy_failure(self.scheduler.describe(), t, exc) from exc
+                    decisions = self._decided(decisions)
+                for d in decisions:
+                    if gate is None:
+                        self._apply_one(d)
+                    elif self._gated(d):
+                        self._rerun = True
+                        break
+                self._started_in_pass.clear()
+                self._compact()
+                if not (self._rerun and len(queue)):
+                    break
+        finally:
+            if self._tailed:  # back to (submit, id) order
+                _setitem(queue, slice(None), sorted(queue))
+                self._tailed = False
+            back = list(hidden)
+            if back:  # back in the queue: a change the policy did not make
+                self.epoch += 1
+            for j in back:
+                queued[j] = 1
+                self._enqueue(j, False)
+            hidden.clear()
+            if hide is None and self._lowjobs:
+                for j in self._lowjobs:
+                    self._low[j] = 0
+                self._lowjobs = []
+                self.epoch += 1
         self.passes += 1
         if self.joined:
             _clear(self.joined)
+        if not c:  # they joined the queue again (after this pass): the next pass's joined
+            for j in back:
+                _append(self.joined, j)
+
+    def _present(self) -> None:
+        """The Python queue as the policy sees it: the demoted jobs last."""
+        if not self._lowjobs:
+            return
+        low = self._low
+        queue = self.queue
+        _setitem(queue, slice(None), [j for j in queue if not low[j]] + [j for j in queue if low[j]])
+        self._tailed = True
 
     def _decided(self, decisions: Any) -> list:
         """What a pass's ``schedule`` returned, as a list of decisions: a list as it is, None is
@@ -913,65 +1102,27 @@ cdef class Simulation:
                 self.end[k] = new_end
                 self._push(new_end, k)
 
-    # -- gated passes and holds (coupled co-scheduling) ----------------------------------------
-    def extra_pass(self, hide: Iterable[int] | None = None) -> None:
-        """One scheduling pass now, each decision through :attr:`gate` (Tang et al. 2011,
-        Algorithm 1, RunJob): a job the gate lets START starts; one that HOLDs takes its
-        nodes without starting (they count as busy); one that YIELDs is skipped for the rest
-        of this pass. After a hold or a yield the policy's later decisions are dropped (they
-        assumed that job started) and the policy is asked again: the pass goes on with the
-        job out of the queue. Without a gate this is an ordinary pass. ``hide``: queued jobs
-        this pass does not show the policy (a coupled mate attempt's other paired jobs); such a
-        pass leaves :attr:`demoted` for the system's own pass."""
-        cdef View view = self._view
-        self._python_lists("a gated pass")
-        queue, queued = self.queue, self._queued
-        schedule = self.scheduler.schedule
-        hidden = self._hidden = []
-        for j in hide or ():
-            if queued[j]:
-                queued[j] = 0
-                hidden.append(j)
-        if hidden:
-            _setitem(queue, slice(None), [j for j in queue if queued[j]])
-        keep = self.demoted if hide is not None else frozenset()
-        acct = self.acct
-        gate = self.gate
-        try:
-            while True:
-                view.now = self.now
-                view.free = acct.idle
-                view.completed = self.completed
-                view.overrides = self.overrides
-                view.demoted = self.demoted
-                self._rerun = False
-                try:
-                    decisions = schedule(view)
-                except (Exception, SystemExit) as exc:
-                    raise policy_failure(self.scheduler.describe(), self.now, exc) from exc
-                for d in self._decided(decisions):
-                    if gate is None:
-                        self._apply_one(d)
-                    elif self._gated(d):
-                        self._rerun = True
-                        break
-                self._started_in_pass.clear()
-                _setitem(queue, slice(None), [j for j in queue if queued[j]])
-                if not (self._rerun and queue):
-                    break
-        finally:
-            if hidden:  # back in the queue: a change the policy did not make
-                self.overrides += 1
-            for j in hidden:
-                queued[j] = 1
-                _insert(queue, bisect_right(queue, j), j)
-            hidden.clear()
-            view.overrides = self.overrides
-            self.demoted = keep
-            view.demoted = frozenset()
-        self.passes += 1
-        if self.joined:
-            _delitem(self.joined, slice(None))
+    # -- the gate's side (coupled co-scheduling; the module docstring) -------------------------
+    def pass_now(self, hide: Iterable[int] = ()) -> None:
+        """One scheduling pass now (:meth:`_one_pass`, the loop's own), not showing the queued
+        jobs ``hide``, for a gate's driver (a coupled mate attempt: the target's system's
+        policy over its queue without its other paired jobs). The demoted jobs stay demoted
+        for this system's own pass."""
+        self._one_pass(self.now, list(hide))
+
+    def demote(self, jobs: Iterable[int]) -> None:
+        """Present ``jobs`` after all other queued jobs in the next pass (a released hold:
+        Tang et al.'s "lowest priority at this scheduling point"); replaces any earlier set."""
+        for j in self._lowjobs:
+            self._low[j] = 0
+        self._lowjobs = sorted(set(jobs))
+        for j in self._lowjobs:
+            self._low[j] = 1
+
+    @property
+    def demoted(self) -> frozenset[int]:
+        """The jobs :meth:`demote` set for the next pass."""
+        return frozenset(self._lowjobs)
 
     def _gated(self, d: int | Placement) -> bool:
         """Apply decision ``d`` as the gate says; whether it was held or yielded."""
@@ -980,7 +1131,9 @@ cdef class Simulation:
         if verdict == START:
             self._begin(j, placement)
             return False
-        self.overrides += 1
+        if verdict != HOLD and verdict != YIELD:
+            raise ValueError(f"gate verdict must be START, HOLD or YIELD, got {verdict!r}")
+        self.epoch += 1
         self._queued[j] = 0
         if verdict == HOLD:
             self.acct.take(j, self.nodes[j], placement)
@@ -988,27 +1141,33 @@ cdef class Simulation:
             end = self.gate.held(j)  # type: ignore[union-attr]
             if end < INF:
                 self._hold_est[j] = end
-                _insert(self.est_sorted, bisect_right(self.est_sorted, (end, j)), (end, j))
-        elif verdict == YIELD:
-            self._hidden.append(j)
+                self._est_add(end, j)
         else:
-            raise ValueError(f"gate verdict must be START, HOLD or YIELD, got {verdict!r}")
+            self._hidden.append(j)
         return True
+
+    def _est_add(self, double end, long j) -> None:
+        """``(end, j)`` joins the running list (``view.est_sorted``)."""
+        cdef Est e = Est(end, j)
+        if self._c:
+            self._cest.insert(upper_bound(self._cest.begin(), self._cest.end(), e), e)
+        else:
+            _insert(self.est_sorted, bisect_right(self.est_sorted, (end, j)), (end, j))
+
+    def _est_del(self, double end, long j) -> None:
+        """``(end, j)`` leaves the running list."""
+        cdef Est e = Est(end, j)
+        if self._c:
+            self._cest.erase(lower_bound(self._cest.begin(), self._cest.end(), e))
+        else:
+            _delitem(self.est_sorted, bisect_left(self.est_sorted, (end, j)))
 
     def _unlist_hold(self, j: int) -> None:
         del self.held[j]
-        self.overrides += 1
+        self.epoch += 1
         end = self._hold_est.pop(j, None)
         if end is not None:
-            _delitem(self.est_sorted, bisect_left(self.est_sorted, (end, j)))
-
-    def _python_lists(self, what: str) -> None:
-        """Refuse ``what`` (coupled co-scheduling's operations) in a run whose queue lives in C
-        arrays: a gate must be set before the run, and then the policy's Python pass runs."""
-        if self._c:
-            raise SchedulerError(
-                f"{what} in a run under a compiled pass (set the gate before the run)"
-            )
+            self._est_del(end, j)
 
     def start_held(self, j: int) -> None:
         """Start held job ``j`` now on the nodes it holds (its mate started)."""
@@ -1016,13 +1175,12 @@ cdef class Simulation:
         self._start_c(j, self.now, None, True)
 
     def release_hold(self, j: int) -> None:
-        """Give back the nodes held job ``j`` holds; it waits in the queue again."""
-        self._python_lists("release_hold")
+        """Give back the nodes held job ``j`` holds; it waits in the queue again (and is in
+        ``view.joined`` at the next pass, as a job that joined the queue)."""
         self._unlist_hold(j)
         self.acct.release(j)
         self._queued[j] = 1
-        _insert(self.queue, bisect_right(self.queue, j), j)
-        _append(self.joined, j)
+        self._enqueue(j, True)
 
     # -- reading the outcome --------------------------------------------------------------------
     def dependency_texts(self) -> tuple[list[str], list[float]] | None:

@@ -17,7 +17,6 @@ cdef class View:
     cdef readonly object groups, queues, partitions, start, est_sorted
     cdef readonly MachineView machine
     cdef readonly object cluster
-    cdef readonly long n, completed, overrides
-    cdef readonly object demoted
+    cdef readonly long n, completed
     cdef readonly bint has_dependencies
     cdef readonly object coloc, remaining

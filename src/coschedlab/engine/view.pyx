@@ -9,7 +9,9 @@ non-clairvoyant policy may know:
 ===================  ==========================================================================
 ``now``              the current time
 ``free``             whole idle nodes
-``queue``            waiting jobs in (submit, id) order (read-only list)
+``queue``            waiting jobs in (submit, id) order (read-only list); in a coupled run, jobs
+                     the kernel's gate demoted come last and jobs it holds are absent (policies
+                     need not know: ``ordered(key)`` and ``Scheduler.ordered_queue`` keep that)
 ``joined``           the jobs that joined the queue since the previous pass, in the order they
                      joined (dependants released by this instant's completions, then
                      arrivals); a policy that keeps its own ordered queue inserts these
@@ -25,14 +27,11 @@ non-clairvoyant policy may know:
 ``est_sorted``       running jobs as sorted ``(start + requested time, j)`` pairs (read-only)
 ``machine``          read-only queries of the node accounting (:class:`MachineView`)
 ``cluster``          the machine's shape; ``n`` jobs in all; ``completed`` jobs ended so far
-``overrides``        times the kernel did not apply a decision as returned or started a job
-                     outside a pass (coupled co-scheduling's holds and yields; 0 otherwise):
-                     a policy caching verdicts between passes keys them on it
-``demoted``          jobs to order last in this pass (a released hold's "lowest priority at
-                     this scheduling point"; empty otherwise); ``ordered_queue`` honours it
 ===================  ==========================================================================
 
-and four actions: ``start_now(decision)`` (apply a decision at once, when later decisions
+one query, ``ordered(key)`` (the queue sorted by ``key(view, j)``, the jobs the kernel
+presents last still last; ``key=None``: ``queue`` itself), and four actions:
+``start_now(decision)`` (apply a decision at once, when later decisions
 depend on where it went), ``wake_at(t)`` (a pass at time ``t``), ``record_reservation(j, t)``
 (a promise the validator checks) and ``speedup(j, others)`` (the speed model's prediction for
 ``j`` beside the jobs ``others``; None without a co-location model).
@@ -157,6 +156,11 @@ cdef class View:
     only (a reproduction of a simulator whose policy read it, ELiSE's Conservative
     Scheduler); None for every other policy.
     """
+
+    def ordered(self, key=None):
+        """The waiting jobs sorted by ``key(view, j)`` (stable), the jobs the kernel presents
+        last (a gate's demoted jobs) after the others; ``key=None``: ``queue`` as presented."""
+        return self._kernel._ordered(key)
 
     def start_now(self, decision) -> None:
         """Apply a decision at once, during the pass (for policies whose later decisions depend

@@ -120,9 +120,13 @@ class Backfill(Scheduler):
         self.schedule = self._easy if easy else self._profile  # type: ignore[method-assign]
         self.compiled_pass = None
         if easy and self._compilable(Backfill, "schedule", "_easy", "_shadow"):
-            self.compiled_pass = EasyPass(view.n, self.order, self.extra, self.depth, self.interval)
+            self.compiled_pass = EasyPass(
+                view.n, self.order_name(), self.extra, self.depth, self.interval
+            )
         elif not easy and self._compilable(Backfill, "schedule", "_profile", "pass_order"):
-            self.compiled_pass = ProfilePass(view.n, self.order, self.reservations, self.compress)
+            self.compiled_pass = ProfilePass(
+                view.n, self.order_name(), self.reservations, self.compress
+            )
 
     def schedule(self, view: View) -> list[int]:
         """Start jobs now (the method chosen at :meth:`setup`: closed form or profile)."""

@@ -126,28 +126,27 @@ class Scheduler:
         raise NotImplementedError
 
     def ordered_queue(self, view: View) -> Sequence[int]:
-        """The queue in this policy's priority order (the view's own list in FCFS order:
-        read only); jobs in ``view.demoted`` last."""
-        if self.order_key is None:
-            q = view.queue
-        else:
-            key = self.order_key
-            q = sorted(view.queue, key=lambda j: key(view, j))
-        if view.demoted:
-            low = view.demoted
-            q = [j for j in q if j not in low] + [j for j in q if j in low]
-        return q
+        """The queue in this policy's priority order (:meth:`View.ordered
+        <coschedlab.engine.view.View.ordered>` by :attr:`order_key`; in FCFS order the view's
+        own list, read only), as the kernel presents it: in a coupled run the jobs its gate
+        demoted stay last."""
+        return view.ordered(self.order_key)
+
+    def order_name(self) -> str:
+        """The queue order a compiled pass is told (:data:`.passes.ORDER_CODES`): the built-in
+        order's name, or ``"custom"`` for any other key (the kernel then sorts by
+        :attr:`order_key` in Python once per pass)."""
+        if isinstance(self.order, str) and self.order_key is ORDERS.get(self.order, False):
+            return self.order
+        return "custom"
 
     def _compilable(self, owner: type, *methods: str) -> bool:
-        """Whether this instance's pass may be the compiled one: a built-in queue order and
-        none of ``methods`` (of class ``owner``) nor :meth:`ordered_queue` overridden by a
-        subclass (those run the Python methods they override)."""
+        """Whether this instance's pass may be the compiled one: none of ``methods`` (of class
+        ``owner``) nor :meth:`ordered_queue` overridden by a subclass (those run the Python
+        methods they override). Any queue order compiles: the kernel sorts the queue."""
         cls = type(self)
-        return (
-            isinstance(self.order, str)
-            and self.order_key is ORDERS.get(self.order, False)
-            and cls.ordered_queue is Scheduler.ordered_queue
-            and all(getattr(cls, m) is getattr(owner, m) for m in methods)
+        return cls.ordered_queue is Scheduler.ordered_queue and all(
+            getattr(cls, m) is getattr(owner, m) for m in methods
         )
 
     def params(self) -> dict[str, Any]:

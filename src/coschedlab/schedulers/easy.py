@@ -171,9 +171,11 @@ class ScanMemo:
 
     ``same(view, head, outside)`` is true when the head is the same job, no job ended and no
     job was started outside the scan (``outside``: the caller's count of such starts) since
-    the last call, the kernel overrode no decision (``view.overrides``: a coupled hold or
-    yield) and no running job is past its estimate. Then a job the last scan did not
-    start still cannot start, and its shadow time and projection still hold.
+    the last call and no running job is past its estimate. Then a job the last scan did not
+    start still cannot start, and its shadow time and projection still hold. (It assumes
+    that the queue and the nodes change only by arrivals, completions and the policy's own
+    starts: the Python scans that use it run without a gate. The compiled EASY pass keys the
+    same memo on the kernel's ``PassState.epoch`` as well, which a gate's changes bump.)
     """
 
     __slots__ = ("key", "enabled")
@@ -183,7 +185,7 @@ class ScanMemo:
         self.enabled = enabled
 
     def same(self, view: View, head: int, outside: int = 0) -> bool:
-        key = (head, view.completed, outside, view.overrides)
+        key = (head, view.completed, outside)
         est = view.est_sorted
         same = self.enabled and key == self.key and (not est or est[0][0] >= view.now)
         self.key = key

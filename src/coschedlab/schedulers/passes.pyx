@@ -18,12 +18,12 @@ they go. The Python scan also runs Slurm's ``bf_nodes`` pass (:class:`.nodespace
 which nodes rather than how many) and its gated runs go with the kernel's gate point too.
 """
 
-from libc.math cimport INFINITY, ceil, floor, pow
+from libc.math cimport INFINITY, ceil, floor
 from libcpp.algorithm cimport lower_bound, sort, upper_bound
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
-from coschedlab.engine.cpass cimport CompiledPass, Est, PassState
+from coschedlab.engine.cpass cimport CUSTOM, FCFS, LXF, SJF, WFP, CompiledPass, Est, PassState
 
 ctypedef pair[double, long] Keyed
 
@@ -35,44 +35,17 @@ cdef inline bint before(const Est& x, const Est& y) noexcept:
     return x.first < y.first or (x.first == y.first and x.second < y.second)
 
 
-#: queue orders the compiled passes compute (the rest run in Python)
-ORDER_CODES = {"fcfs": 0, "sjf": 1, "lxf": 2, "wfp": 3}
+#: the queue orders the kernel presents to a compiled pass (``CompiledPass.order``)
+ORDER_CODES = {"fcfs": FCFS, "sjf": SJF, "lxf": LXF, "wfp": WFP, "custom": CUSTOM}
 
 
 cdef class OrderedPass(CompiledPass):
-    """A pass over the queue in one of the built-in priority orders."""
-
-    cdef int order
-    cdef vector[Keyed] keyed
-    cdef vector[long] ordered
+    """A pass over the queue in one of the built-in priority orders, or a custom key's
+    (``"custom"``: the scheduler's ``order_key``): the kernel presents ``s.queue`` sorted so
+    (:mod:`coschedlab.engine.cpass`)."""
 
     def __init__(self, str order="fcfs"):
         self.order = ORDER_CODES[order]
-
-    cdef const long* ordered_queue(self, PassState* s) except? NULL:
-        """The queue in this pass's order (``Scheduler.ordered_queue`` for the built-in keys:
-        sort by ``(key, j)``)."""
-        cdef long k, j
-        cdef double r, key
-        if self.order == 0:
-            return s.queue
-        self.keyed.resize(s.nq)
-        for k in range(s.nq):
-            j = s.queue[k]
-            if self.order == 1:  # sjf: requested time
-                key = s.req[j]
-            else:
-                r = s.req[j] if s.req[j] != 0 else 1.0
-                if self.order == 2:  # lxf: largest expansion factor first
-                    key = -(s.now - s.submit[j] + r) / r
-                else:  # wfp: (queued time / requested time)^3 x nodes, highest first
-                    key = -pow((s.now - s.submit[j]) / r, 3.0) * <double>s.nodes[j]
-            self.keyed[k] = Keyed(key, j)
-        sort(self.keyed.begin(), self.keyed.end())
-        self.ordered.resize(s.nq)
-        for k in range(s.nq):
-            self.ordered[k] = self.keyed[k].second
-        return self.ordered.data()
 
 
 cdef class StrictPass(OrderedPass):
@@ -80,7 +53,7 @@ cdef class StrictPass(OrderedPass):
     (:func:`.strict.start_in_order`)."""
 
     cdef int run(self, PassState* s) except -1:
-        cdef const long* q = self.ordered_queue(s)
+        cdef const long* q = s.queue
         cdef long k, j, free = s.free
         for k in range(s.nq):
             j = q[k]
@@ -95,7 +68,7 @@ cdef class FirstFitPass(OrderedPass):
     """firstfit: every job that fits now, in priority order (:class:`.strict.FirstFit`)."""
 
     cdef int run(self, PassState* s) except -1:
-        cdef const long* q = self.ordered_queue(s)
+        cdef const long* q = s.queue
         cdef long k, j, free = s.free
         for k in range(s.nq):
             if free == 0:
@@ -119,7 +92,7 @@ cdef class EasyPass(OrderedPass):
     cdef double interval  # 0: backfill at every pass
     cdef double next_backfill, woken
     cdef vector[char] reserved
-    cdef long key_head, key_completed, key_overrides, scanned_to
+    cdef long key_head, key_completed, key_epoch, scanned_to
     cdef vector[Est] just
 
     def __init__(self, long n, str order="fcfs", bint extra=True, depth=None, interval=None):
@@ -130,7 +103,7 @@ cdef class EasyPass(OrderedPass):
         self.next_backfill = -INFINITY
         self.woken = -INFINITY
         self.reserved.assign(n, 0)
-        self.memo_on = self.order == 0 and depth is None and interval is None
+        self.memo_on = self.order == FCFS and depth is None and interval is None
         self.has_key = False
         self.scanned_to = -1
 
@@ -163,7 +136,7 @@ cdef class EasyPass(OrderedPass):
         return found, count - need
 
     cdef int run(self, PassState* s) except -1:
-        cdef const long* q = self.ordered_queue(s)
+        cdef const long* q = s.queue
         cdef long nq = s.nq, i = 0, j, nj, head, limit, first, k, extra = 0
         cdef long free = s.free
         cdef double now = s.now, shadow = 0.0
@@ -197,11 +170,11 @@ cdef class EasyPass(OrderedPass):
         # ScanMemo.same: nothing changed since the last scan, only new jobs need a look
         same = (
             self.memo_on and self.has_key and self.key_head == head
-            and self.key_completed == s.completed and self.key_overrides == s.overrides
+            and self.key_completed == s.completed and self.key_epoch == s.epoch
             and (s.nest == 0 or s.est[0].first >= now)
         )
         self.has_key = True
-        self.key_head, self.key_completed, self.key_overrides = head, s.completed, s.overrides
+        self.key_head, self.key_completed, self.key_epoch = head, s.completed, s.epoch
         if same and i == 0:
             k = upper_bound(q, q + nq, self.scanned_to) - q
             if k > first:
@@ -320,7 +293,7 @@ cdef class ProfilePass(OrderedPass):
     cdef const long* pass_order(self, PassState* s) except? NULL:
         """:meth:`.backfill.Backfill.pass_order`: the ordered queue, with compression the
         previously reserved jobs first in the order of their slots."""
-        cdef const long* q = self.ordered_queue(s)
+        cdef const long* q = s.queue
         cdef long k
         if not self.compress:
             return q

@@ -169,7 +169,6 @@ class Slurm(Scheduler):
         self._order: list[tuple[int, int]] = []  # (-priority, j) of pending jobs (lazy removal)
         self._known = bytearray(n)  # jobs that joined (their age origin and size recorded)
         self._listed = bytearray(n)  # jobs in self._order
-        self._overrides = 0  # view.overrides at the last pass
         self._calc = -INF  # time of the last recalculation
         self._next_calc = -INF
         self._next_bf = -INF
@@ -189,6 +188,7 @@ class Slurm(Scheduler):
         #: passes of each kind (for tests and reports)
         self.backfill_passes = 0
         self.started_by: dict[int, str] = {}
+        self._taken: list[int] = []  # the jobs the last pass started (checked at the next)
         # what the passes last saw (arrivals, completions, overrides, priorities, starts): a
         # pass over the same state starts nothing, so a tick with nothing new is skipped
         self._arrived = 0
@@ -222,15 +222,6 @@ class Slurm(Scheduler):
     def _join(self, view: View, j: int, now: float) -> None:
         insort(self._order, self._key(view, j, now))
         self._listed[j] = 1
-
-    def _resync(self, view: View, now: float) -> None:
-        """The kernel overrode decisions (a coupled system's holds and yields): put back in the
-        pending order the queued jobs it lost (each keeps the age origin it joined with)."""
-        self._overrides = view.overrides
-        listed = self._listed
-        for j in view.queue:
-            if not listed[j]:
-                self._join(view, j, now)
 
     def _recalculate(self, view: View, now: float) -> None:
         period = self.priority_calc_period
@@ -266,16 +257,16 @@ class Slurm(Scheduler):
             view.wake_at(t)
 
     def schedule(self, view: View) -> list[int]:
-        """One pass; jobs in ``view.demoted`` (released coupled holds) are ordered last."""
-        low = view.demoted
-        if not low:
-            return self._pass(view)
-        order = self._order
-        self._order = [k for k in order if k[1] not in low] + [k for k in order if k[1] in low]
-        try:
-            return self._pass(view)
-        finally:
-            self._order.sort()
+        """One pass (Slurm orders its pending jobs by its own priorities). A job the last pass
+        started that is still queued (the kernel did not apply the decision: a coupled gate's
+        hold or yield) is pending again, with the age origin it joined with."""
+        if self._taken:
+            queued, listed, now = view.queued, self._listed, view.now
+            for j in self._taken:
+                if queued[j] and not listed[j]:
+                    self._join(view, j, now)
+            self._taken = []
+        return self._pass(view)
 
     def _state(self, view: View) -> tuple | None:
         """What a pass of the node-level model depends on besides the clock (None when the
@@ -284,16 +275,20 @@ class Slurm(Scheduler):
         est = view.est_sorted
         if not self.bf_nodes or (est and est[0][0] <= view.now):
             return None
-        return (self._arrived, view.completed, view.overrides, self._calc, len(self.started_by))
+        return (
+            self._arrived, view.completed, view.free, len(est), self._calc, len(self.started_by)
+        )  # fmt: skip
 
     def _pass(self, view: View) -> list[int]:
         now = view.now
         self._arrived += len(view.joined)
+        # a job joins the pending order when it joins the queue, and again when it left the
+        # queue without starting (a coupled gate's hold, then release) and came back; each
+        # keeps the age origin it first joined with
+        listed = self._listed
         for j in view.joined:
-            if not self._known[j]:
+            if not listed[j]:
                 self._join(view, j, now)
-        if view.overrides != self._overrides:
-            self._resync(view, now)
         if self.priority == "multifactor" and now >= self._next_calc:
             self._recalculate(view, now)
         if self._wakes:
@@ -375,6 +370,7 @@ class Slurm(Scheduler):
                 if nodes[j] > free:
                     break
                 self.started_by[j] = "sched"
+                self._taken.append(j)
                 free -= nodes[j]
                 if self.bf_nodes:  # placed now (the kernel's best fit is select/linear's)
                     view.start_now(j)
@@ -438,6 +434,7 @@ class Slurm(Scheduler):
             )  # fmt: skip
         for j in out:
             self.started_by[j] = "backfill"
+            self._taken.append(j)
             free -= nodes[j]
         if places is not None:  # started at once, on the nodes planned for them
             for j, where in zip(out, places, strict=True):

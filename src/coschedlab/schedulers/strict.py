@@ -43,7 +43,7 @@ class FCFS(Scheduler):
 
     def setup(self, view: View) -> None:
         ok = self._compilable(FCFS, "schedule")
-        self.compiled_pass = StrictPass(self.order) if ok else None
+        self.compiled_pass = StrictPass(self.order_name()) if ok else None
 
     def schedule(self, view: View) -> list[int]:
         return start_in_order(view, self.ordered_queue(view), view.free)
@@ -63,7 +63,7 @@ class FirstFit(Scheduler):
 
     def setup(self, view: View) -> None:
         ok = self._compilable(FirstFit, "schedule")
-        self.compiled_pass = FirstFitPass(self.order) if ok else None
+        self.compiled_pass = FirstFitPass(self.order_name()) if ok else None
 
     def schedule(self, view: View) -> list[int]:
         nodes = view.nodes
