@@ -10,6 +10,7 @@ from conftest import workloads
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from reference_easy import reference_schedule
+from reference_passes import python_pass
 
 from coschedlab import Cluster, simulate, validate_jobs
 from coschedlab.schedulers import Backfill
@@ -132,26 +133,10 @@ COMPILED = ["fcfs", "sjf", "fcfs:order=lxf", "firstfit", "firstfit:order=wfp", "
             "backfill:reservations=1:compress=true"]  # fmt: skip
 
 
-def python_pass(spec):
-    """``spec``'s scheduler with its Python pass: a subclass overriding the pass runs it."""
-    from coschedlab.schedulers import get_scheduler
-
-    sched = get_scheduler(spec)
-    methods = [m for m in ("_easy", "_profile") if hasattr(sched, m)] or ["schedule"]
-    base = type(sched)
-
-    def own(method):
-        return lambda self, view: getattr(base, method)(self, view)
-
-    body = {m: own(m) for m in methods}
-    sched.__class__ = type("PythonPass", (base,), {**body, "name": base.name})
-    return sched
-
-
 @given(w=workloads(), cluster=clusters, spec=st.sampled_from(COMPILED), kill=st.booleans())
 def test_the_compiled_pass_gives_the_python_pass_schedule(w, cluster, spec, kill):
-    # the kernel calls the built-in's compiled pass (its queue in C arrays); a subclass that
-    # overrides the pass gets the Python one through the view: same starts and reservations
+    # the kernel calls the built-in's compiled pass (its queue in C arrays); the Python pass
+    # it replaced (tests/reference_passes.py) runs through the view: same starts, reservations
     from coschedlab.schedulers import get_scheduler
 
     w = fit(w, cluster)

@@ -8,8 +8,9 @@ per pass or per job, and the kernel's state is handed over as C pointers into it
 (:struct:`PassState`), never as Python objects.
 
 The kernel presents the queue **in the pass's priority order** (``order``: the kernel sorts by
-the built-in key, or by the scheduler's ``order_key`` when ``order`` is :data:`CUSTOM`), with
-the jobs a gate demoted after all others and the jobs it holds or hid absent: a pass walks
+the built-in key, or by the scheduler's ``order_key`` when ``order`` is ``CUSTOM``; with
+``OWN`` it shows what the scheduler's own ``ordered_queue(view)`` returns), with the jobs a
+gate demoted after all others (not under ``OWN``) and the jobs it holds or hid absent: a pass walks
 ``s.queue`` as given and knows nothing of gates. With a gate the kernel may call ``run``
 again in the same pass (after a hold or a yield, with the job gone from the queue); ``epoch``
 changes whenever the kernel changed the queue or the nodes other than by arrivals, completions
@@ -29,6 +30,7 @@ cdef enum:
     LXF = 2
     WFP = 3
     CUSTOM = -1
+    OWN = -2  # the scheduler's own ``ordered_queue(view)`` (a subclass's), called in Python
 
 
 cdef struct PassState:

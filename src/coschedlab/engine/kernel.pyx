@@ -58,7 +58,7 @@ from ..errors import InputError, failure_where
 from ..jobs import Workload
 from ..platform import Cluster
 from .accounting import NodeAccounting, SharedCores
-from .cpass cimport CUSTOM, FCFS, LXF, SJF, CompiledPass, Est, PassState
+from .cpass cimport CUSTOM, FCFS, LXF, OWN, SJF, CompiledPass, Est, PassState
 from .wholenodes cimport WholeNodes
 from .view cimport MachineView, View
 from .placement import Placement
@@ -157,9 +157,11 @@ cdef class Simulation:
     cdef View _view
     # a compiled policy (:mod:`.cpass`): the queue and the running jobs live in C arrays only
     cdef CompiledPass _cpass  # None: a Python policy (the FrozenLists above are the state)
-    cdef bint _c
+    cdef bint _c  # the queue and running list live in C arrays (the compiled pass's own run)
+    cdef bint _bridge  # a compiled pass in a run that keeps the Python lists (ELiSE's clock)
     cdef vector[long] _cq  # waiting jobs, ascending index (= queue order)
     cdef vector[long] _cord  # the queue as presented to the pass (its order, demoted last)
+    cdef long _nord  # how many jobs the pass is shown
     cdef vector[pair[double, long]] _ckeyed
     cdef vector[Est] _cest  # running jobs (start + requested, j), sorted
     cdef vector[long] _cnodes, _cstarted
@@ -665,15 +667,13 @@ cdef class Simulation:
         """Call the policy's compiled pass (:mod:`.cpass`) directly when it has one: the queue
         and the running jobs then live in C arrays only, and the view shows them as read-only
         sequences (:class:`CQueue`, :class:`CRunning`; ``queue`` too). A subclass with an
-        event loop of its own (ELiSE's clock) keeps the Python lists and passes."""
+        event loop of its own (ELiSE's clock) keeps the Python lists: its passes copy them
+        into the C arrays and call the same compiled pass (:meth:`_bridge_call`)."""
         cdef long j
         cp = getattr(self.scheduler, "compiled_pass", None)
-        if type(self) is not Simulation or self.queue:
-            return
-        if not isinstance(cp, CompiledPass):
+        if not isinstance(cp, CompiledPass) or self.queue:
             return
         self._cpass = cp
-        self._c = True
         self._cnodes.resize(self.n)
         self._creq.resize(self.n)
         self._csubmit.resize(self.n)
@@ -682,11 +682,28 @@ cdef class Simulation:
             self._creq[j] = self.req[j]
             self._csubmit[j] = self.submit[j]
         self._cresv = self.reservation
+        if type(self) is not Simulation:
+            self._bridge = True
+            return
+        self._c = True
         self._view.queue = CQueue.__new__(CQueue)
         (<CQueue>self._view.queue)._sim = self
         self.queue = self._view.queue
         self._view.est_sorted = CRunning.__new__(CRunning)
         (<CRunning>self._view.est_sorted)._sim = self
+
+    def _bridge_call(self, double t) -> list:
+        """The compiled pass in a run on the Python lists: they are copied into the C arrays
+        (O(queue + running) per pass), the pass runs, its starts are returned as decisions."""
+        cdef long k
+        self._cq.clear()
+        for j in (sorted(self.queue) if self._tailed else self.queue):
+            self._cq.push_back(j)
+        self._cest.clear()
+        for e, j in self.est_sorted:
+            self._cest.push_back(Est(e, j))
+        self._c_call(t)
+        return [self._cstarted[k] for k in range(<long>self._cstarted.size())]
 
     cdef const long* _c_present(self) except? NULL:
         """The C queue as the compiled pass sees it: in its order (``CompiledPass.order``: a
@@ -698,9 +715,20 @@ cdef class Simulation:
         cdef long k, j, part, nq = self._cq.size()
         cdef double r, key, now = self.now
         cdef View view
+        self._nord = nq
         if order == FCFS and not low:
             return self._cq.data()
         self._cord.clear()
+        if order == OWN:  # the scheduler's own ordered_queue (a subclass's), as it returns it
+            view = self._view
+            try:
+                q = list(self.scheduler.ordered_queue(view))
+            except (Exception, SystemExit) as exc:
+                raise policy_failure(self.scheduler.describe(), now, exc) from exc
+            for j in q:
+                self._cord.push_back(j)
+            self._nord = len(q)
+            return self._cord.data()
         if order == CUSTOM:
             view = self._view
             okey = self.scheduler.order_key
@@ -752,7 +780,7 @@ cdef class Simulation:
         view.free = st.free
         view.completed = self.completed
         st.queue = self._c_present()
-        st.nq = self._cq.size()
+        st.nq = self._nord
         st.est = self._cest.data()
         st.nest = self._cest.size()
         st.nodes = self._cnodes.data()
@@ -839,15 +867,18 @@ cdef class Simulation:
             if c:
                 self._c_pass(t)
                 return
-            view.now = t
-            view.free = self.acct.idle
-            view.completed = self.completed
-            try:
-                decisions = self.scheduler.schedule(view)
-            except (Exception, SystemExit) as exc:
-                raise policy_failure(self.scheduler.describe(), t, exc) from exc
-            if type(decisions) is not list:
-                decisions = self._decided(decisions)
+            if self._bridge:
+                decisions = self._bridge_call(t)
+            else:
+                view.now = t
+                view.free = self.acct.idle
+                view.completed = self.completed
+                try:
+                    decisions = self.scheduler.schedule(view)
+                except (Exception, SystemExit) as exc:
+                    raise policy_failure(self.scheduler.describe(), t, exc) from exc
+                if type(decisions) is not list:
+                    decisions = self._decided(decisions)
             if decisions or self._started_in_pass:
                 self._apply(decisions)
             self.passes += 1
@@ -869,6 +900,8 @@ cdef class Simulation:
                 if c:
                     self._c_call(t)
                     decisions = [self._cstarted[k] for k in range(<long>self._cstarted.size())]
+                elif self._bridge:
+                    decisions = self._bridge_call(t)
                 else:
                     self._present()
                     view.now = t

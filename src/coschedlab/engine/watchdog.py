@@ -116,8 +116,8 @@ def pass_time_limit(
 
     own = "schedule" in getattr(scheduler, "__dict__", {})
     scheduler.schedule = timed
-    # a policy may bind its pass at setup (``self.schedule = self._easy``: the backfilling
-    # family does): time whatever setup leaves there
+    # a policy may bind its pass at setup (``self.schedule = self._mine``, as the backfilling
+    # family once did): time whatever setup leaves there
     original_setup = scheduler.setup
     own_setup = "setup" in getattr(scheduler, "__dict__", {})
 

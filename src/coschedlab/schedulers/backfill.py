@@ -11,37 +11,28 @@ in closed form by :func:`.easy.shadow_time` (the fast path, on by default; the t
 that it and the profile give identical schedules). ``easy`` and ``conservative`` are presets of
 :class:`Backfill`.
 
-Which EASY runs: the compiled pass (:class:`.passes.EasyPass`, set up as ``compiled_pass`` and
-called by the kernel on its C arrays) whenever the queue order is a built-in one and no
-subclass overrides ``schedule``, ``_easy``, ``_shadow`` or ``ordered_queue``, in every run
-without a gate. :meth:`Backfill._easy` runs the others: a custom order key, such subclasses,
-coupled runs (their gate re-asks the policy through the view, :meth:`.Simulation.extra_pass`)
-and ELiSE's clock (its own event loop on the Python lists). The plan: it goes once the kernel
-takes a custom order as a key array and the gate becomes the kernel's own extension point
-(issue 31 item 6); a subclass that overrides the pass is a user policy and keeps its own.
-
-Likewise the profile's backfilling (conservative, ``backfill`` with ``reservations`` and
-``compress``) runs as :class:`.passes.ProfilePass`, the compiled :func:`.profile.reservation_scan`
-on the profile, under the same conditions (no subclass overriding ``schedule``, ``_profile`` or
-``pass_order``, a built-in order, no gate). :meth:`Backfill._profile` on the Python scan runs
-the rest; it goes with ``_easy``'s, when the gate becomes the kernel's extension point.
+The pass is compiled, one implementation for every run: :class:`.passes.EasyPass` (closed
+form) or :class:`.passes.ProfilePass` (the compiled :func:`.profile.reservation_scan` on the
+profile), made at :meth:`Backfill.setup` and called by the kernel on its C arrays with the
+queue in the policy's order: a built-in order, any ``order_key`` callable (the kernel sorts
+by it once per pass) or a subclass's own ``ordered_queue``; in coupled runs the kernel's gate
+holds, yields and demotes jobs in the queue it presents (the pass knows nothing of it); on
+ELiSE's clock the kernel copies its Python lists into the pass's arrays. A subclass that
+overrides ``schedule`` writes its own pass from the building blocks (:func:`.strict.
+start_in_order`, :func:`.easy.shadow_time`, :func:`.easy.admit`, :func:`.profile.
+reservation_scan`). The Python passes the compiled ones replaced are the test-suite's oracles
+(tests/reference_passes.py).
 """
 
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
-from itertools import islice
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from .base import Scheduler, check_bool, check_positive
-from .cadence import Ticks
-from .easy import NodeCounts, ScanMemo, admit, shadow_time
 from .passes import EasyPass, ProfilePass
-from .profile import Profile, reservation_scan
 from .registry import register
-from .strict import start_in_order
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine.view import View
@@ -106,127 +97,23 @@ class Backfill(Scheduler):
         self.guarantees = tuple(g)
 
     def setup(self, view: View) -> None:
-        self._slot: dict[int, float] = {}
-        self._next_backfill = -INF
-        self._woken = -INF
-        # Slurm's bf_interval cadence (:class:`.cadence.Ticks`), on exact multiples of T
-        self._ticks = None if self.interval is None else Ticks(self.interval, slack=0.0)
-        self._reserved = bytearray(view.n)  # heads whose reservation is recorded
-        self._memo = ScanMemo(self.order_key is None and self.depth is None and not self.interval)
-        self._scanned_to = -1  # the last job the last scan looked at
         easy = self.reservations == 1 and not self.compress and self.closed_form
-        if not easy:  # how long each job holds its nodes on the profile
-            self._length = [r or INSTANT for r in view.req]
-        self.schedule = self._easy if easy else self._profile  # type: ignore[method-assign]
         self.compiled_pass = None
-        if easy and self._compilable(Backfill, "schedule", "_easy", "_shadow"):
-            self.compiled_pass = EasyPass(
-                view.n, self.order_name(), self.extra, self.depth, self.interval
-            )
-        elif not easy and self._compilable(Backfill, "schedule", "_profile", "pass_order"):
-            self.compiled_pass = ProfilePass(
-                view.n, self.order_name(), self.reservations, self.compress
+        if self._compilable(Backfill, "schedule"):
+            self.compiled_pass = (
+                EasyPass(view.n, self.order_name(), self.extra, self.depth, self.interval)
+                if easy
+                else ProfilePass(view.n, self.order_name(), self.reservations, self.compress)
             )
 
     def schedule(self, view: View) -> list[int]:
-        """Start jobs now (the method chosen at :meth:`setup`: closed form or profile)."""
-        if self.reservations == 1 and not self.compress and self.closed_form:
-            return self._easy(view)
-        return self._profile(view)
-
-    # -- one reservation in closed form (EASY) ---------------------------------------------------
-    def _easy(self, view: View) -> list[int]:
-        """EASY (Lifka 1995; Mu'alem and Feitelson 2001; :mod:`.easy`): the jobs that fit
-        from the head in order (:func:`.strict.start_in_order`), the head's shadow time
-        (:func:`.easy.shadow_time`), then the later jobs that fit now by rule (a) or (b)
-        (:func:`.easy.admit`)."""
-        q = self.ordered_queue(view)
-        nodes = view.nodes
-        free = view.free
-        started = start_in_order(view, q, free)
-        i = len(started)
-        nq = len(q)
-        if i == nq:
-            return started
-        for j in started:
-            free -= nodes[j]
-        head = q[i]
-        now = view.now
-        backfill = free > 0 and i + 1 < nq
-        if self._ticks is not None:
-            if now >= self._next_backfill:
-                # a backfill pass is due (the first pass at or after a multiple of T)
-                self._next_backfill = self._ticks.after(now)
-            else:
-                if backfill and self._woken != self._next_backfill:
-                    view.wake_at(self._next_backfill)
-                    self._woken = self._next_backfill
-                backfill = False
-        shadow = extra = None  # computed when needed: a new head, or a job that fits now
-        if not self._reserved[head]:
-            shadow, extra = self._shadow(view, head, free, started)
-            view.record_reservation(head, shadow)
-            self._reserved[head] = 1
-        if not backfill:
-            return started
-        req = view.req
-        use_extra = self.extra
-        limit = nq if self.depth is None else min(nq, i + 1 + self.depth)
-        first = i + 1
-        # nothing changed since the last scan: every job it did not start still cannot start
-        # ("now" only grew), so only the jobs that arrived since need a look
-        if self._memo.same(view, head) and not started:
-            first = max(first, bisect_right(q, self._scanned_to))
-        self._scanned_to = q[-1]
-        # EASY's step 2 for the jobs that fit now: rule (a) ends by S, rule (b) fits in extra
-        for j in islice(q, first, limit):
-            nj = nodes[j]
-            if nj > free:
-                continue
-            if shadow is None:  # before any job started by these rules: free is as above
-                shadow, extra = self._shadow(view, head, free, started)
-            left = admit(now, req[j], shadow, nj, extra, use_extra)
-            if left < 0:
-                continue
-            extra = left
-            started.append(j)
-            free -= nj
-            if free == 0:
-                break
-        return started
-
-    def _shadow(self, view: View, head: int, free: int, started: list[int]) -> tuple[float, int]:
-        """EASY's shadow time and extra nodes (:func:`.easy.shadow_time`) for ``head`` with
-        ``free`` nodes idle, the jobs of ``started`` running from now."""
-        now, req = view.now, view.req
-        just = [(now + req[j], j) for j in started] if started else ()
-        return shadow_time(view, view.nodes[head], NodeCounts(free, view.nodes), just)
-
-    # -- the availability profile ------------------------------------------------------------------
-    def pass_order(self, view: View) -> list[int]:
-        q = self.ordered_queue(view)
-        if not self.compress:
-            return q
-        slot = self._slot
-        rank = {j: r for r, j in enumerate(q)}
-        return sorted(q, key=lambda j: (slot.get(j, INF), rank[j]))
-
-    def _profile(self, view: View) -> list[int]:
-        """The reservation scan (:func:`.profile.reservation_scan`) on the profile of the
-        running jobs' estimated ends."""
-        now = view.now
-        nodes = view.nodes
-        free = view.free
-        prof = Profile(now, free, [(e, nodes[j]) for e, j in view.est_sorted])
-        full = self.compress
-        # with a limited number of reservations (or compression) the scan goes on while
-        # nothing is free, until they are made; with all of them it stops there (nothing
-        # else can start now, later slots are recomputed next pass)
-        return reservation_scan(
-            prof, self.pass_order(view), nodes, self._length, free, now,
-            view.record_reservation, self.reservations, full or self.reservations is not None,
-            self._slot if full else None,
-        )  # fmt: skip
+        """The kernel runs this policy's compiled pass (:attr:`compiled_pass`) instead; a
+        subclass that overrides ``schedule`` writes its own pass (from :func:`.strict.
+        start_in_order`, :func:`.easy.shadow_time`, :func:`.easy.admit`,
+        :func:`.profile.reservation_scan`)."""
+        raise NotImplementedError(
+            f"{self.describe()}'s pass is compiled: the kernel calls its compiled_pass"
+        )
 
 
 @register("easy")

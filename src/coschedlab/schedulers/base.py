@@ -134,20 +134,21 @@ class Scheduler:
 
     def order_name(self) -> str:
         """The queue order a compiled pass is told (:data:`.passes.ORDER_CODES`): the built-in
-        order's name, or ``"custom"`` for any other key (the kernel then sorts by
-        :attr:`order_key` in Python once per pass)."""
+        order's name; ``"custom"`` for any other key (the kernel sorts by :attr:`order_key`
+        in Python once per pass); ``"own"`` when a subclass overrides :meth:`ordered_queue`
+        (the kernel shows the pass what it returns)."""
+        if type(self).ordered_queue is not Scheduler.ordered_queue:
+            return "own"
         if isinstance(self.order, str) and self.order_key is ORDERS.get(self.order, False):
             return self.order
         return "custom"
 
     def _compilable(self, owner: type, *methods: str) -> bool:
         """Whether this instance's pass may be the compiled one: none of ``methods`` (of class
-        ``owner``) nor :meth:`ordered_queue` overridden by a subclass (those run the Python
-        methods they override). Any queue order compiles: the kernel sorts the queue."""
+        ``owner``) overridden by a subclass (that subclass runs its own Python pass). Any queue
+        order compiles, a subclass's :meth:`ordered_queue` too: the kernel orders the queue."""
         cls = type(self)
-        return cls.ordered_queue is Scheduler.ordered_queue and all(
-            getattr(cls, m) is getattr(owner, m) for m in methods
-        )
+        return all(getattr(cls, m) is getattr(owner, m) for m in methods)
 
     def params(self) -> dict[str, Any]:
         """The options that distinguish this instance: every keyword of the constructor whose

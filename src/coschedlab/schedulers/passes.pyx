@@ -8,14 +8,13 @@ called once per backfill pass by :meth:`.slurm.Slurm._backfill`, whose prioritie
 cadence stay Python). :class:`CProfile` is the one profile in C, :func:`.profile.
 reservation_scan` on :class:`.profile.Profile` the Python one, kept for what is not compiled (below).
 
-Each is the one implementation of its mechanism for the runs it covers: the built-in queue
-orders (``fcfs``, ``sjf``, ``lxf``, ``wfp``, computed here with the same arithmetic as
-:data:`coschedlab.schedulers.base.ORDERS`) and runs without a gate. The Python methods of
-:class:`~.backfill.Backfill` and :mod:`.strict` run the others (a custom order key, a subclass
-that overrides the pass or the order, gated passes of coupled runs) until those reach the
-kernel's C queue too (the order as a key array, the gate as item 6's extension point); then
-they go. The Python scan also runs Slurm's ``bf_nodes`` pass (:class:`.nodespace.BackfillMap`,
-which nodes rather than how many) and its gated runs go with the kernel's gate point too.
+Each is the one implementation of its mechanism, for every run: any queue order (the kernel
+presents ``s.queue`` sorted by the policy's order, :mod:`coschedlab.engine.cpass`), coupled
+runs (the kernel's gate holds, yields and demotes jobs in the queue it presents) and ELiSE's
+clock (the kernel copies its Python lists into the arrays). The Python passes they replaced
+are the test-suite's oracles (tests/reference_passes.py). The Python scan
+(:func:`.profile.reservation_scan`) still runs Slurm's ``bf_nodes`` pass
+(:class:`.nodespace.BackfillMap`: which nodes rather than how many).
 """
 
 from libc.math cimport INFINITY, ceil, floor
@@ -23,7 +22,7 @@ from libcpp.algorithm cimport lower_bound, sort, upper_bound
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
-from coschedlab.engine.cpass cimport CUSTOM, FCFS, LXF, SJF, WFP, CompiledPass, Est, PassState
+from coschedlab.engine.cpass cimport CUSTOM, FCFS, LXF, OWN, SJF, WFP, CompiledPass, Est, PassState
 
 ctypedef pair[double, long] Keyed
 
@@ -36,7 +35,7 @@ cdef inline bint before(const Est& x, const Est& y) noexcept:
 
 
 #: the queue orders the kernel presents to a compiled pass (``CompiledPass.order``)
-ORDER_CODES = {"fcfs": FCFS, "sjf": SJF, "lxf": LXF, "wfp": WFP, "custom": CUSTOM}
+ORDER_CODES = {"fcfs": FCFS, "sjf": SJF, "lxf": LXF, "wfp": WFP, "custom": CUSTOM, "own": OWN}
 
 
 cdef class OrderedPass(CompiledPass):
@@ -85,7 +84,7 @@ cdef class EasyPass(OrderedPass):
     :class:`.backfill.Backfill` with one reservation: the jobs that fit from the head, the
     head's shadow time and extra nodes (:func:`.easy.shadow_time`), then later jobs that fit
     now by rule (a) or (b) (:func:`.easy.admit`); ``extra``, ``depth``, ``interval`` and the
-    scan memo (:class:`.easy.ScanMemo`) as in ``Backfill._easy``."""
+    scan memo (:class:`.easy.ScanMemo`, keyed on ``s.epoch`` too)."""
 
     cdef bint use_extra, memo_on, has_key
     cdef long depth  # -1: no limit
@@ -271,7 +270,7 @@ cdef class ProfilePass(OrderedPass):
     (every job reserved), ``backfill`` with ``reservations`` (None: all) and ``compress``. The
     compiled :func:`.profile.reservation_scan` on :class:`.profile.Profile`, with the same
     arithmetic and in the same order, so the schedules and reservations are the Python scan's
-    (:meth:`.backfill.Backfill._profile`)."""
+    (tests/reference_passes.py: ``PyBackfill._profile``, the oracle)."""
 
     cdef long reservations  # -1: every job
     cdef bint compress, while_full
@@ -285,7 +284,7 @@ cdef class ProfilePass(OrderedPass):
         self.reservations = -1 if reservations is None else reservations
         self.compress = compress
         # with a limited number of reservations (or compression) the scan goes on while
-        # nothing is free, until they are made (Backfill._profile)
+        # nothing is free, until they are made
         self.while_full = compress or reservations is not None
         self.slot.assign(n, INFINITY)
         self.prof = CProfile()

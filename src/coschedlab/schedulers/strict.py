@@ -6,10 +6,10 @@ job that fits, in priority order, with no reservation at all (greedy backfilling
 ``order=wfp`` it is the policy of Cobalt's cluster simulator, the analysis system of Tang et
 al. 2011).
 
-Their passes run compiled (:mod:`.passes`, ``StrictPass`` and ``FirstFitPass``, called by the
-kernel) for the built-in orders in runs without a gate; the ``schedule`` methods here run the
-rest (a custom order key, a subclass overriding ``schedule`` or ``ordered_queue``, coupled
-runs' gated passes, ELiSE's clock), as :mod:`.backfill` says for EASY.
+Their passes are compiled (:mod:`.passes`, ``StrictPass`` and ``FirstFitPass``, called by the
+kernel with the queue in the policy's order, any order key, in every run, coupled ones too);
+the Python passes they replaced are the test-suite's oracles (tests/reference_passes.py).
+:func:`start_in_order` stays as a building block for user policies.
 """
 
 from __future__ import annotations
@@ -46,7 +46,9 @@ class FCFS(Scheduler):
         self.compiled_pass = StrictPass(self.order_name()) if ok else None
 
     def schedule(self, view: View) -> list[int]:
-        return start_in_order(view, self.ordered_queue(view), view.free)
+        """The kernel runs the compiled pass (:class:`.passes.StrictPass`) instead; a subclass
+        that overrides ``schedule`` writes its own (e.g. from :func:`start_in_order`)."""
+        raise NotImplementedError(f"{self.describe()}'s pass is compiled")
 
 
 @register("sjf")
@@ -66,13 +68,5 @@ class FirstFit(Scheduler):
         self.compiled_pass = FirstFitPass(self.order_name()) if ok else None
 
     def schedule(self, view: View) -> list[int]:
-        nodes = view.nodes
-        free = view.free
-        started = []
-        for j in self.ordered_queue(view):
-            if free == 0:
-                break
-            if nodes[j] <= free:
-                free -= nodes[j]
-                started.append(j)
-        return started
+        """The kernel runs the compiled pass (:class:`.passes.FirstFitPass`) instead."""
+        raise NotImplementedError(f"{self.describe()}'s pass is compiled")
