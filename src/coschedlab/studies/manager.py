@@ -16,11 +16,17 @@ reports each finished run with :meth:`Manager.finish`, and, when preemption is o
   one waiting run of each reuse class that has no finished or running run, so that every
   later run has a result to reuse.
 * **Resource Allocator.** Workers are numbered ``0..P-1``; a group is the lowest-numbered
-  free workers (a preempted run keeps its workers and adds the claimed ones).
+  free workers, those no run has used yet first (so that no worker stays outside the
+  idle-process database below for long; the seed does not say which workers a group gets); a
+  preempted run keeps its workers and adds claimed ones of the idle-process database.
 * **Reuse.** A run starts from the final state of the nearest finished run of its reuse class
   (:meth:`~coschedlab.studies.store.ResultStore.nearest`) when reuse is on.
 * **Preemption** (configuration E). Workers are *spare* when the Task Queue cannot use them
-  now (the batch is all issued, or nothing waits). A running run that has done a fraction
+  now (the batch is all issued, or nothing waits) and they are in the idle-process database:
+  the workers of a run that finished and were not assigned a new one (the seed, Section 4.4:
+  "Every time a process group finishes its simulation and is not assigned a new one, the
+  information about its processors are written into the database"; workers no run has used
+  yet are not in it). A running run that has done a fraction
   ``sigma`` of the work between its last checkpoint and the next moves to a larger group
   (the fastest tabulated count within its workers plus the spare ones) when
   ``alpha < 1 - sigma``, ``alpha`` the ratio of the time per timestep on the new group to
@@ -123,6 +129,7 @@ class Manager:
     sampler: Sampler = field(init=False)
     queue: deque = field(init=False, default_factory=deque)
     free: list[int] = field(init=False)
+    idle: set[int] = field(init=False, default_factory=set)  # the idle-process database
     running: dict[int, _Running] = field(init=False, default_factory=dict)
     issued: int = field(init=False, default=0)
     batches: int = field(init=False, default=0)
@@ -170,9 +177,17 @@ class Manager:
         return not self.queue
 
     # -- the task queue and the allocator ---------------------------------------------------
-    def _take(self, g: int) -> tuple[int, ...]:
-        self.free.sort()
-        taken, self.free = self.free[:g], self.free[g:]
+    def _take(self, g: int, idle_only: bool = False) -> tuple[int, ...]:
+        """The ``g`` lowest free workers (of those in the idle database with
+        ``idle_only``); they leave the idle database."""
+        if idle_only:
+            pool = sorted(self.idle)
+        else:  # those no run has used yet first (module doc)
+            pool = sorted(self.free, key=lambda w: (w in self.idle, w))
+        taken = pool[:g]
+        gone = set(taken)
+        self.free = [w for w in self.free if w not in gone]
+        self.idle -= gone
         return tuple(taken)
 
     def _source(self, d: Design) -> Design | None:
@@ -232,6 +247,7 @@ class Manager:
         """Record finished run ``run`` (its workers become free) and ask the sampler."""
         r = self.running.pop(run)
         self.free.extend(r.workers)
+        self.idle.update(r.workers)
         self.store.add(
             StoredRun(r.design, tuple(float(v) for v in objectives), int(steps), checkpoint,
                       record or {}),
@@ -241,8 +257,8 @@ class Manager:
 
     # -- preemption ---------------------------------------------------------------------------
     def spare(self) -> int:
-        """Free workers the Task Queue cannot use now (module doc)."""
-        if not self.free:
+        """Workers of the idle database the Task Queue cannot use now (module doc)."""
+        if not self.idle:
             return 0
         if self.config.batching:
             usable = bool(self._batch) or (
@@ -250,7 +266,7 @@ class Manager:
             )
         else:
             usable = bool(self.queue)
-        return 0 if usable else len(self.free)
+        return 0 if usable else len(self.idle)
 
     def expansion(self, run: int, spare: int) -> int | None:
         """The larger group run ``run`` could move to with ``spare`` more workers: the
@@ -265,7 +281,7 @@ class Manager:
     def expand(self, run: int, size: int) -> tuple[int, ...]:
         """Give run ``run`` spare workers up to ``size``; its whole new group is returned."""
         r = self.running[run]
-        r.workers.extend(self._take(size - len(r.workers)))
+        r.workers.extend(self._take(size - len(r.workers), idle_only=True))
         return tuple(r.workers)
 
     def workers(self, run: int) -> tuple[int, ...]:

@@ -13,8 +13,10 @@ model's factor for the machine's size (:class:`~coschedlab.studies.model.WorkMod
 When preemption is on and workers are spare, each running run (most work left first) is
 asked whether moving to the larger group pays now
 (:func:`~coschedlab.studies.manager.beneficial`); if not, it is asked again at its next
-checkpoint. A move restarts the run from its last checkpoint after ``restart`` seconds
-(regrouping) plus the model's ``start_time`` of the new group; the work since the
+checkpoint. Spare workers are offered from the first instant on (the first batch can leave
+some, as every later one). A move restarts the run from its last checkpoint after ``restart``
+seconds (regrouping) plus the model's ``restart_time`` of the new group (its start-up there,
+or nothing when the model's ``preemption_cost`` is ``"redo"``); the work since the
 checkpoint is redone.
 """
 
@@ -147,7 +149,7 @@ def simulate_study(
             r.moves.append([now, len(r.workers), new, sigma, alpha])
             r.workers = mgr.expand(r.start.run, new)
             r.wall = now
-            r.seg_start = now + (restart + model.start_time(new)) * slow
+            r.seg_start = now + (restart + model.restart_time(new)) * slow
             r.at_seg = last
             r.step_time = step_time(new)
             r.version += 1
@@ -162,6 +164,8 @@ def simulate_study(
 
     for s in mgr.starts():
         launch(s)
+    if config.preempt:  # the first batch may leave workers spare, as every later one
+        offer_spare()
     finished = 0
     while events:
         now, kind, _, run, version = heapq.heappop(events)

@@ -23,6 +23,7 @@ model:                       # the simulated executor's work model
   overhead: 318              # seconds of a run (or restart) outside its timesteps ...
   overhead_procs: 32         # ... on 32 processors, in proportion to them (0: on any)
   slowdown: {64: 1.0583}     # every run's time x this factor on a 64-processor machine
+  preemption_cost: startup   # a moved run pays its start-up again; redo: re-done work only
   targets: [[0.0, 0.2], [0.5, 0.8]]   # one per objective, unit-scaled design coordinates
 command: "{python} -m coschedlab.studies.heat {params} --nprocs {nprocs} ..."  # real executor
 ```
@@ -47,7 +48,7 @@ from ..errors import InputError
 from ..schema import Checker, open_spec
 from .batching import MOST_SIMULATIONS, ScalingTable, load_scaling
 from .manager import CONFIGS, Config
-from .model import WorkModel
+from .model import PREEMPTION_COSTS, WorkModel
 from .sampling import DesignSpace
 
 __all__ = ["StudySpec", "load_spec"]
@@ -55,7 +56,7 @@ __all__ = ["StudySpec", "load_spec"]
 KEYS = ("name", "design", "objectives", "reuse", "scaling", "processors", "per_run",
         "checkpoint_every", "restart", "step", "config", "model", "command")  # fmt: skip
 MODEL_KEYS = ("scratch", "reuse", "spread", "seed", "time_scale", "overhead", "overhead_procs",
-              "slowdown", "targets", "noise", "normalize")  # fmt: skip
+              "slowdown", "preemption_cost", "targets", "noise", "normalize")  # fmt: skip
 MOST_DESIGNS = MOST_SIMULATIONS
 
 
@@ -258,6 +259,11 @@ def load_spec(path: str | Path) -> StudySpec:
                     m.get("overhead_procs", 0), "model.overhead_procs", minimum=0
                 ),
                 slowdown=tuple(sorted(slowdown)),
+                preemption_cost=ck.choice(
+                    m.get("preemption_cost", "startup"),
+                    "model.preemption_cost",
+                    PREEMPTION_COSTS,
+                ),
                 targets=tuple(pts),
                 noise=ck.number(m.get("noise", 0.0), "model.noise"),
                 normalize=ck.boolean(m.get("normalize", True), "model.normalize"),
