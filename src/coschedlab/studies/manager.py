@@ -36,6 +36,7 @@ reports each finished run with :meth:`Manager.finish`, and, when preemption is o
 
 from __future__ import annotations
 
+import heapq
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -128,8 +129,8 @@ class Manager:
     barrier: bool = True  # a new batch only when the previous one has finished
     sampler: Sampler = field(init=False)
     queue: deque = field(init=False, default_factory=deque)
-    free: list[int] = field(init=False)
-    idle: set[int] = field(init=False, default_factory=set)  # the idle-process database
+    unused: deque = field(init=False)  # free workers no run has used yet, ascending
+    idle: list[int] = field(init=False, default_factory=list)  # the idle-process database (heap)
     running: dict[int, _Running] = field(init=False, default_factory=dict)
     issued: int = field(init=False, default=0)
     batches: int = field(init=False, default=0)
@@ -153,7 +154,7 @@ class Manager:
             if self.config.sampler == "active"
             else GridSampler(self.space)
         )
-        self.free = list(range(self.procs))
+        self.unused = deque(range(self.procs))
 
     # -- the sampler ------------------------------------------------------------------------
     def _refill(self) -> None:
@@ -177,17 +178,16 @@ class Manager:
         return not self.queue
 
     # -- the task queue and the allocator ---------------------------------------------------
+    def free(self) -> int:
+        """How many workers run nothing."""
+        return len(self.unused) + len(self.idle)
+
     def _take(self, g: int, idle_only: bool = False) -> tuple[int, ...]:
-        """The ``g`` lowest free workers (of those in the idle database with
-        ``idle_only``); they leave the idle database."""
-        if idle_only:
-            pool = sorted(self.idle)
-        else:  # those no run has used yet first (module doc)
-            pool = sorted(self.free, key=lambda w: (w in self.idle, w))
-        taken = pool[:g]
-        gone = set(taken)
-        self.free = [w for w in self.free if w not in gone]
-        self.idle -= gone
+        """``g`` free workers: those no run has used yet first (not with ``idle_only``),
+        then the lowest-numbered of the idle database, which they leave (module doc)."""
+        n = 0 if idle_only else min(g, len(self.unused))
+        taken = [self.unused.popleft() for _ in range(n)]
+        taken += [heapq.heappop(self.idle) for _ in range(g - n)]
         return tuple(taken)
 
     def _source(self, d: Design) -> Design | None:
@@ -232,12 +232,12 @@ class Manager:
             self._refill()
         out: list[Start] = []
         if not self.config.batching:
-            while self.queue and len(self.free) >= self.per_run:
+            while self.queue and self.free() >= self.per_run:
                 out.append(self._launch(self.queue.popleft(), self.per_run, 0))
             return out
         if not self._batch and (not self.running or not self.barrier) and self.queue:
             self._new_batch()
-        while self._batch and len(self.free) >= self._group:
+        while self._batch and self.free() >= self._group:
             out.append(self._launch(self._batch.popleft(), self._group, self.batches))
         return out
 
@@ -246,8 +246,8 @@ class Manager:
                commit: bool = True) -> None:  # fmt: skip
         """Record finished run ``run`` (its workers become free) and ask the sampler."""
         r = self.running.pop(run)
-        self.free.extend(r.workers)
-        self.idle.update(r.workers)
+        for w in r.workers:  # into the idle-process database
+            heapq.heappush(self.idle, w)
         self.store.add(
             StoredRun(r.design, tuple(float(v) for v in objectives), int(steps), checkpoint,
                       record or {}),
