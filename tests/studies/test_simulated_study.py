@@ -243,6 +243,29 @@ def test_workers_no_run_has_used_are_not_claimed():
     check_invariants(r, model, 12, cfg, reuse_axes=())
 
 
+@pytest.mark.parametrize(("alpha", "moves"), [("scaling", False), ("perfect-scaling", True)])
+def test_alpha_by_the_table_or_assuming_perfect_scaling(alpha, moves):
+    # a batch of 2 on 32 of 64 processors each; the short run ends and its 32 workers enter
+    # the idle database. Table 4 makes 64 processors 3x slower than 32 (alpha 3.03: stay);
+    # the paper's "assuming perfect scaling, alpha = original / expanded group size" is 0.5.
+    space = DesignSpace.of({"a": [0, 1]})
+    cfg = Config("x", "grid", batching=True, preempt=True)
+    model = WorkModel(space, SEED_TABLE, spread=0.9, seed=3, targets=((0.0,), (1.0,)))
+    r = simulate_study(model, cfg, 64, 32, alpha=alpha)
+    long, short = sorted(r.records, key=lambda x: -x["steps"])
+    assert long["first_procs"] == 32
+    assert bool(long["moves"]) is moves
+    if moves:
+        (t, old, new, sigma, a), *_ = long["moves"]
+        assert (old, new, a) == (32, 64, 0.5) and t >= short["end"]
+        assert long["end"] > short["end"] + (long["steps"] - short["end"] / 0.6) * 0.6
+
+
+def test_an_unknown_alpha_is_refused():
+    with pytest.raises(InputError, match="alpha must be one of scaling, perfect-scaling"):
+        simulate_study(helium(), CONFIGS["E"], 32, 32, alpha="ideal")
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     st.lists(st.tuples(st.integers(0, 4), st.integers(0, 3), st.integers(0, 4)), min_size=1,

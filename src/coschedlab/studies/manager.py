@@ -30,7 +30,10 @@ reports each finished run with :meth:`Manager.finish`, and, when preemption is o
   ``sigma`` of the work between its last checkpoint and the next moves to a larger group
   (the fastest tabulated count within its workers plus the spare ones) when
   ``alpha < 1 - sigma``, ``alpha`` the ratio of the time per timestep on the new group to
-  that on the old (Section 4.4); it restarts from its last checkpoint and the work since is
+  that on the old by the scaling table (``alpha="scaling"``: "The scaling behavior can help
+  decide when it is beneficial to preempt") or the old group size over the new
+  (``"perfect-scaling"``: "i.e., assuming perfect scaling, alpha = original group size /
+  expanded group size") (Section 4.4); it restarts from its last checkpoint and the work since is
   lost. Runs with the most work left are offered spare workers first.
 """
 
@@ -46,7 +49,10 @@ from .batching import ScalingTable, optimal_batches
 from .sampling import ActiveParetoSampler, Design, DesignSpace, GridSampler, Sampler
 from .store import ResultStore, StoredRun
 
-__all__ = ["CONFIGS", "Config", "Manager", "Start", "beneficial", "config_of"]
+__all__ = ["ALPHAS", "CONFIGS", "Config", "Manager", "Start", "beneficial", "config_of"]
+
+#: how ``alpha`` is reckoned (module doc)
+ALPHAS = ("scaling", "perfect-scaling")
 
 
 @dataclass(frozen=True)
@@ -127,6 +133,7 @@ class Manager:
     store: ResultStore
     step: int = 2  # the active sampler's coarse step
     barrier: bool = True  # a new batch only when the previous one has finished
+    alpha: str = "scaling"  # how the preemption rule's alpha is reckoned (module doc)
     sampler: Sampler = field(init=False)
     queue: deque = field(init=False, default_factory=deque)
     unused: deque = field(init=False)  # free workers no run has used yet, ascending
@@ -149,6 +156,8 @@ class Manager:
                 f"processors per run ({self.per_run}) must be a tabulated count of the "
                 f"scaling table and at most the study's {self.procs}"
             )
+        if self.alpha not in ALPHAS:
+            raise InputError(f"alpha must be one of {', '.join(ALPHAS)}, got {self.alpha!r}")
         self.sampler = (
             ActiveParetoSampler(self.space, step=self.step)
             if self.config.sampler == "active"
@@ -277,6 +286,14 @@ class Manager:
             if g < p <= g + spare and (best is None or t < best[1]):
                 best = (p, t)
         return None if best is None else best[0]
+
+    def speedup_ratio(self, run: int, size: int) -> float:
+        """The preemption rule's ``alpha`` for moving run ``run`` to ``size`` workers
+        (module doc)."""
+        g = len(self.running[run].workers)
+        if self.alpha == "perfect-scaling":
+            return g / size
+        return self.scaling.time(size) / self.scaling.time(g)
 
     def expand(self, run: int, size: int) -> tuple[int, ...]:
         """Give run ``run`` spare workers up to ``size``; its whole new group is returned."""

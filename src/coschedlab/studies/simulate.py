@@ -69,16 +69,17 @@ def simulate_study(
     step: int = 2,
     barrier: bool = True,
     store: ResultStore | None = None,
+    alpha: str = "scaling",
     on_finish: Callable[[int, int], None] | None = None,
 ) -> StudyResult:
     """Simulate a study of ``model.space`` on ``procs`` processors under ``config`` (module
     doc); ``per_run`` processors per run without batching, a checkpoint every
-    ``checkpoint_every`` timesteps, ``restart`` seconds per preemption.
+    ``checkpoint_every`` timesteps, ``restart`` seconds per preemption, the rule's ``alpha``
+    reckoned as :class:`~coschedlab.studies.manager.Manager` says.
     ``on_finish(done, issued)`` reports progress."""
     store = store or ResultStore(model.space, reuse if config.reuse else ())
-    mgr = Manager(
-        model.space, config, model.scaling, procs, per_run, store, step=step, barrier=barrier
-    )
+    mgr = Manager(model.space, config, model.scaling, procs, per_run, store, step=step,
+                  barrier=barrier, alpha=alpha)  # fmt: skip
     events: list[tuple[float, int, int, int, int]] = []  # time, kind, seq, run, version
     seq = 0
     runs: dict[int, _Run] = {}
@@ -142,7 +143,7 @@ def simulate_study(
         done = r.done_at(now)
         last = math.floor(done / checkpoint_every + 1e-9) * checkpoint_every
         sigma = max(0.0, done - last) / checkpoint_every  # (a checkpoint within rounding: 0)
-        alpha = step_time(new) / r.step_time
+        alpha = mgr.speedup_ratio(r.start.run, new)
         if beneficial(alpha, sigma):
             close_segment(r, now, "run")
             r.lost += max(0.0, done - last)
