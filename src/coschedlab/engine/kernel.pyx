@@ -46,9 +46,11 @@ import numpy as np
 from ..errors import InputError, failure_where
 from ..jobs import Workload
 from ..platform import Cluster
-from .accounting import NodeAccounting, SharedCores
+from .accounting import NodeAccounting
 from .cpass cimport CompiledPass, Est, PassState
 from .wholenodes cimport WholeNodes
+from .segments cimport SharedCores
+from .cspeed cimport NeighbourSpeed
 from .view cimport MachineView, View
 from .placement import Placement
 from .speed import SpeedModel
@@ -156,6 +158,10 @@ cdef class Simulation:
     cdef double[::1] _st, _en, _du
     cdef long long[::1] _sp  # per job: the pass that started it
     cdef bint _dynamic  # the speed model's ``dynamic`` (its calls at each start and end)
+    # co-location, compiled: the shared-core accounting and a neighbour speed model whose
+    # per-event work the kernel calls in C (None: the Python calls above)
+    cdef SharedCores _shared
+    cdef NeighbourSpeed _cspeed
 
     @property
     def view(self) -> View:
@@ -281,6 +287,7 @@ cdef class Simulation:
         self._dependents: dict[int, list[int]] = {}
         self._index_deps(workload, dependencies)
         self._whole = self.acct if isinstance(self.acct, WholeNodes) else None
+        self._shared = self.acct if isinstance(self.acct, SharedCores) else None
         self._view = self._make_view()
 
     # -- set-up -------------------------------------------------------------------------------
@@ -629,6 +636,13 @@ cdef class Simulation:
         self._t0 = perf_counter()
         self.speed_model.bind(self)
         self._view.coloc = getattr(self.speed_model, "info", None)
+        sm = self.speed_model
+        self._cspeed = None
+        if isinstance(sm, NeighbourSpeed) and all(  # unless a subclass redefines a step
+            getattr(type(sm), name) is getattr(NeighbourSpeed, name)
+            for name in ("end_time", "on_start", "on_end")
+        ):
+            self._cspeed = sm
         self.scheduler.setup(self._view)
         self._bind_compiled()
 
@@ -837,6 +851,8 @@ cdef class Simulation:
             pass
         elif placement is None and self._whole is not None:
             self._whole.take_c(j, self._cnodes[j] if self._c else self.nodes[j])
+        elif self._shared is not None:
+            self._shared.take_c(j, self.nodes[j], placement)
         else:
             self.acct.take(j, self.nodes[j], placement)
         self._st[j] = now
@@ -849,7 +865,13 @@ cdef class Simulation:
             est = self.est_sorted
             item = (now + <double>self.req[j], j)
             _insert(est, bisect_right(est, item), item)
-        if self._dynamic:
+        if self._cspeed is not None:
+            end = self._cspeed.begin_c(j, now)
+            self._en[j] = end
+            self._push(end, j)
+            self._cspeed.arrived_c(j, now)
+            self._moved()
+        elif self._dynamic:
             sm = self.speed_model
             end = sm.end_time(j, now)
             self._en[j] = end
@@ -871,6 +893,8 @@ cdef class Simulation:
         self.completed += 1
         if self._whole is not None:
             self._whole.release_c(j)
+        elif self._shared is not None:
+            self._shared.release_c(j)
         else:
             self.acct.release(j)
         if self._c:
@@ -881,7 +905,10 @@ cdef class Simulation:
             _delitem(est, bisect_left(est, (self._st[j] + <double>self.req[j], j)))
         if self._deps_left is not None and j in self._dependents:
             self._release_dependents(j, now)
-        if self._dynamic:
+        if self._cspeed is not None:
+            self._cspeed.left_c(j, now)
+            self._moved()
+        elif self._dynamic:
             self._reschedule(self.speed_model.on_end(j, now))
 
     def _release_dependents(self, j: int, now: float) -> None:
@@ -903,6 +930,19 @@ cdef class Simulation:
                     _insert(queue, bisect_right(queue, d), d)
                     _append(self.joined, d)
                 self._queued[d] = 1
+
+    cdef void _moved(self) noexcept:
+        """:meth:`_reschedule` of the compiled speed model's changes."""
+        cdef double now = self.now, new_end
+        cdef long i, k
+        for i in range(<long>self._cspeed.changes.size()):
+            k = self._cspeed.changes[i].first
+            new_end = self._cspeed.changes[i].second
+            if new_end < now:
+                new_end = now
+            if self._en[k] != new_end:
+                self._en[k] = new_end
+                self._push(new_end, k)
 
     def _reschedule(self, changes: dict[int, float]) -> None:
         now = self.now

@@ -24,6 +24,27 @@ cdef class SharedNodes:
     cdef long _merge(self, long i) noexcept
     cdef list _partly_free(self, long cores, long limit)
     cpdef long count_with(self, long cores)
-    cdef int place_c(self, long j, object intervals, long cores) except -1
-    cdef int release_c(self, long j, object intervals, long cores) except -1
+    cdef int place_c(self, long j, const long* iv, long niv, long cores) except -1
+    cdef int release_c(self, long j, const long* iv, long niv, long cores) except -1
     cdef vector[long]* neighbours_c(self, long j) except NULL
+
+
+cdef class SharedCores:
+    cdef readonly SharedNodes nodes
+    cdef readonly long cpn
+    cdef readonly object cores  # array('q'): cores per node of every job (live)
+    cdef long long[::1] cr
+    cdef vector[long] flat  # node intervals of every job, flat: a0 b0 a1 b1 ...
+    cdef vector[long] off   # where job j's intervals start in flat
+    cdef vector[long] cnt   # how many intervals job j holds
+
+    cdef int take_c(self, long j, long nodes, object placement) except -1
+    cdef int release_c(self, long j) except -1
+
+
+cdef class CoreProjection:
+    cdef public long n, threshold, count
+    cdef vector[long] st, fr
+
+    cdef long loss_c(self, const long* iv, long niv, long cores) noexcept
+    cdef long add_c(self, const long* iv, long niv, long cores) noexcept

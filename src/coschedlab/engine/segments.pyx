@@ -14,14 +14,27 @@ from libcpp.vector cimport vector
 
 import numpy as np
 
+from array import array
+
+from ..intervals import format_intervals
 from .placement import normalize
 
-__all__ = ["CoreProjection", "SharedNodes"]
+__all__ = ["CoreProjection", "SharedCores", "SharedNodes"]
 
 
 cdef inline long _bisect(vector[long]& v, long x, long lo) noexcept:
     """Python's ``bisect_right(v, x, lo)``."""
     return upper_bound(v.begin() + lo, v.end(), x) - v.begin()
+
+
+cdef vector[long] _flat(object intervals) except *:
+    """Intervals ``[(a, b), ...]`` as one flat C array ``a0 b0 a1 b1 ...``."""
+    cdef vector[long] out
+    cdef long a, b
+    for a, b in intervals:
+        out.push_back(a)
+        out.push_back(b)
+    return out
 
 
 cdef inline tuple _tuple(vector[long]& v):
@@ -225,8 +238,8 @@ cdef class SharedNodes:
         self.fr.insert(self.fr.begin() + i + 1, f)
         self.jb.insert(self.jb.begin() + i + 1, copy)
 
-    cdef int place_c(self, long j, object intervals, long cores) except -1:
-        cdef long a, b, i = 0, e, m, length, f, total = 0, k, x, cpn = self.cpn
+    cdef int place_c(self, long j, const long* iv, long niv, long cores) except -1:
+        cdef long a, b, i = 0, e, m, length, f, total = 0, k, x, cpn = self.cpn, r
         cdef vector[long] near
         if j < 0:
             raise ValueError(f"job numbers are >= 0, got {j}")
@@ -235,7 +248,9 @@ cdef class SharedNodes:
             self.nb.resize(2 * j + 16)
             self.mark.resize(2 * j + 16, 0)
         self.stamp += 1
-        for a, b in intervals:
+        for r in range(niv):
+            a = iv[2 * r]
+            b = iv[2 * r + 1]
             i = _bisect(self.st, a, i) - 1
             if self.st[i] != a:  # split: the run now starts at a
                 self._split(i, a)
@@ -271,13 +286,15 @@ cdef class SharedNodes:
         self.running[j] = 1
         return 0
 
-    cdef int release_c(self, long j, object intervals, long cores) except -1:
-        cdef long a, b, i = 0, first, m, e, length, f, total = 0, k, x, cpn = self.cpn
+    cdef int release_c(self, long j, const long* iv, long niv, long cores) except -1:
+        cdef long a, b, i = 0, first, m, e, length, f, total = 0, k, x, cpn = self.cpn, r
         cdef vector[long]* held
         cdef vector[long]* other
         if not (0 <= j < <long>self.running.size() and self.running[j]):
             raise KeyError(f"job {j} is not running")
-        for a, b in intervals:
+        for r in range(niv):
+            a = iv[2 * r]
+            b = iv[2 * r + 1]
             i = _bisect(self.st, a, i) - 1
             first = i
             m = self.st.size()
@@ -341,11 +358,13 @@ cdef class SharedNodes:
     def place(self, long j, intervals, long cores) -> None:
         """Put job ``j`` on ``intervals`` (sorted, disjoint, not touching) with ``cores`` cores
         on each node; the caller checked they fit."""
-        self.place_c(j, intervals, cores)
+        cdef vector[long] iv = _flat(intervals)
+        self.place_c(j, iv.data(), iv.size() // 2, cores)
 
     def release(self, long j, intervals, long cores) -> None:
         """Give back the cores job ``j`` held on ``intervals`` (as given to :meth:`place`)."""
-        self.release_c(j, intervals, cores)
+        cdef vector[long] iv = _flat(intervals)
+        self.release_c(j, iv.data(), iv.size() // 2, cores)
 
     def neighbours_of(self, long j) -> set[int]:
         """The jobs beside running job ``j`` (on any of its nodes), kept up to date as jobs
@@ -355,7 +374,7 @@ cdef class SharedNodes:
     def claim(self, p) -> list[tuple[int, int]]:
         """Apply placement ``p`` (checked); returns its nodes as sorted intervals."""
         iv = normalize(p.intervals)
-        self.place_c(p.job, iv, p.cores)
+        self.place(p.job, iv, p.cores)
         return iv
 
     def projection(self, long threshold) -> CoreProjection:
@@ -369,9 +388,6 @@ cdef class CoreProjection:
     shared nodes): add or remove cores on node intervals and count the nodes that have at
     least ``threshold`` free (``count``). A copy of the segments of :class:`SharedNodes`,
     split further where needed; it never changes the real accounting."""
-
-    cdef public long n, threshold, count
-    cdef vector[long] st, fr
 
     def __init__(self, SharedNodes sh, long threshold) -> None:
         self.n = sh.n
@@ -391,8 +407,21 @@ cdef class CoreProjection:
     def loss(self, intervals, long cores) -> int:
         """How many nodes would drop below the watched free cores if ``cores`` were taken on
         every node of ``intervals`` (read only: nothing is split or changed)."""
-        cdef long a, b, i, m = self.st.size(), f, e, lost = 0, thr = self.threshold
-        for a, b in intervals:
+        cdef vector[long] iv = _flat(intervals)
+        return self.loss_c(iv.data(), iv.size() // 2, cores)
+
+    def add(self, intervals, long cores) -> int:
+        """Add ``cores`` free cores (negative: take them) on every node of ``intervals``;
+        returns the new count of nodes with at least the watched free cores."""
+        cdef vector[long] iv = _flat(sorted(intervals))
+        return self.add_c(iv.data(), iv.size() // 2, cores)
+
+    cdef long loss_c(self, const long* iv, long niv, long cores) noexcept:
+        """:meth:`loss` of flat intervals ``a0 b0 a1 b1 ...``."""
+        cdef long a, b, i, m = self.st.size(), f, e, lost = 0, thr = self.threshold, r
+        for r in range(niv):
+            a = iv[2 * r]
+            b = iv[2 * r + 1]
             i = _bisect(self.st, a, 0) - 1
             while i < m and self.st[i] < b:
                 f = self.fr[i]
@@ -402,11 +431,12 @@ cdef class CoreProjection:
                 i += 1
         return lost
 
-    def add(self, intervals, long cores) -> int:
-        """Add ``cores`` free cores (negative: take them) on every node of ``intervals``;
-        returns the new count of nodes with at least the watched free cores."""
-        cdef long a, b, i = 0, m, e, f, g, thr = self.threshold, count = self.count
-        for a, b in sorted(intervals):
+    cdef long add_c(self, const long* iv, long niv, long cores) noexcept:
+        """:meth:`add` of flat intervals ``a0 b0 a1 b1 ...``, sorted."""
+        cdef long a, b, i = 0, m, e, f, g, thr = self.threshold, count = self.count, r
+        for r in range(niv):
+            a = iv[2 * r]
+            b = iv[2 * r + 1]
             i = _bisect(self.st, a, i) - 1
             if self.st[i] != a:
                 f = self.fr[i]
@@ -431,3 +461,88 @@ cdef class CoreProjection:
                 i += 1
         self.count = count
         return count
+
+
+cdef class SharedCores:
+    """Core-level accounting on shared nodes (co-location), one implementation of the
+    :class:`~.accounting.NodeAccounting` interface: ``nodes`` is the segments
+    (:class:`SharedNodes`). A job given as a plain number takes whole idle nodes (the lowest);
+    a :class:`~.placement.Placement` takes its cores on its nodes. Allocations are one flat C
+    array of node intervals; ``cores`` (cores per node of each job) is a live ``array('q')``.
+    The kernel calls :meth:`take_c` and :meth:`release_c` without a Python call."""
+
+    shared = True  #: jobs may share nodes (placements allowed)
+
+    def __init__(self, cluster, long n_jobs) -> None:
+        self.nodes = SharedNodes(cluster.nodes, cluster.cores_per_node)
+        self.cpn = cluster.cores_per_node
+        self.cores = array("q", [self.cpn]) * n_jobs
+        self.cr = self.cores
+        self.off.assign(n_jobs, 0)
+        self.cnt.assign(n_jobs, 0)
+
+    @property
+    def idle(self) -> int:
+        """Whole idle nodes."""
+        return self.nodes.n_idle
+
+    def check(self, long j, placement, long procs) -> str | None:
+        """Why ``placement`` for job ``j`` is impossible now, or None if it fits."""
+        if placement.n_nodes * placement.cores < procs:
+            return (
+                f"gave {placement.n_nodes} nodes x {placement.cores} cores for {procs} processors"
+            )
+        return self.nodes.check(placement)
+
+    cdef int take_c(self, long j, long nodes, object placement) except -1:
+        cdef SharedNodes sh = self.nodes
+        cdef long i = 0, a, b, k = nodes, m = sh.st.size(), cpn = self.cpn, c
+        self.off[j] = self.flat.size()
+        if placement is None:
+            if k > sh.n_idle:
+                raise ValueError(f"asked for {k} idle nodes, {sh.n_idle} idle")
+            while k > 0:  # the k lowest idle nodes
+                while sh.fr[i] != cpn:
+                    i += 1
+                a = sh.st[i]
+                b = sh._end(i)
+                if b - a > k:
+                    b = a + k
+                self.flat.push_back(a)
+                self.flat.push_back(b)
+                k -= b - a
+                i += 1
+            c = cpn
+        else:
+            for a, b in normalize(placement.intervals):
+                self.flat.push_back(a)
+                self.flat.push_back(b)
+            c = placement.cores
+            self.cr[j] = c
+        self.cnt[j] = (self.flat.size() - self.off[j]) // 2
+        sh.place_c(j, self.flat.data() + self.off[j], self.cnt[j], c)
+        return 0
+
+    cdef int release_c(self, long j) except -1:
+        return self.nodes.release_c(j, self.flat.data() + self.off[j], self.cnt[j], self.cr[j])
+
+    def take(self, long j, long nodes, placement) -> None:
+        """Give job ``j`` its nodes: ``nodes`` whole idle nodes, or ``placement`` (checked)."""
+        self.take_c(j, nodes, placement)
+
+    def release(self, long j) -> None:
+        """Job ``j`` ended: free what it held."""
+        self.release_c(j)
+
+    def allocation(self, long j) -> list[tuple[int, int]]:
+        """The node intervals job ``j`` holds (held, for a job that ended; [] never started)."""
+        cdef long o = self.off[j], r
+        return [(self.flat[o + 2 * r], self.flat[o + 2 * r + 1]) for r in range(self.cnt[j])]
+
+    def cores_of(self, long j) -> int:
+        """Cores per node job ``j`` holds."""
+        return self.cr[j]
+
+    def alloc_texts(self, long n) -> list[str]:
+        """Batsim allocation text of jobs ``0..n-1`` (``""`` for a job that never started)."""
+        return [format_intervals(self.allocation(j)) for j in range(n)]
