@@ -49,6 +49,7 @@ from ..errors import InputError
 from ..schedulers.base import Scheduler, check_bool, check_choice, check_positive
 from ..schedulers.easy import CoreCounts, ScanMemo, admit, shadow_time
 from ..schedulers.registry import register
+from .copass import ColocPass
 from .spread import spread_cores, spread_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -116,6 +117,23 @@ class CoScheduler(Scheduler):
         self._classes(view)
         self._proj: tuple[CoreCounts, float] | None = None
         self._volatile = False  # the last shadow time was taken with the head fitting now
+        self._cpass = (
+            ColocPass(view, self._cores, self._k, self.extra, self.depth, self.backfill,
+                      self.fallback)
+            if self.uses_compiled_pass()
+            else None
+        )  # fmt: skip
+
+    def uses_compiled_pass(self) -> bool:
+        """Whether this co-scheduler's passes run compiled (:mod:`.copass`): its nodes go in
+        the default order and it keeps the mechanism (deploy, choose, backfill); a custom
+        deploy order is still asked once per pass. The others (a node order hook: best-pair,
+        the ranks family; bester's own backfill; subclasses) run the Python class scan below."""
+        cls = type(self)
+        return not (self._ordered or self.orders_idle_nodes) and all(
+            getattr(cls, name) is getattr(CoScheduler, name)
+            for name in ("schedule", "choose", "_backfill", "_shadow", "cores_for")
+        )
 
     def shape(self, j: int) -> tuple[int, int]:
         """``(cores per node, nodes)`` job ``j`` gets from this co-scheduler (during a run)."""
@@ -173,6 +191,10 @@ class CoScheduler(Scheduler):
         return Placement(j, intervals=chosen, cores=c)
 
     def schedule(self, view: View) -> list:
+        if self._cpass is not None:
+            own = type(self).deploy_order is CoScheduler.deploy_order
+            self._cpass.run(view, None if own else self.deploy_order(view))
+            return []
         self._sync(view)
         for j in self.deploy_order(view):
             p = self.choose(view, j)
@@ -293,7 +315,7 @@ class CoScheduler(Scheduler):
                     proj, shadow = self._proj
                     if shadow == INF:
                         return
-                if now + cls_req[cid] <= shadow:
+                if admit(now, cls_req[cid], shadow, 0, 0, False) == 0:  # rule (a)
                     best = j
                 elif extra and cls_choice[cid] not in broke:
                     rule_b.append((j, cid))
