@@ -99,4 +99,3 @@ class OracleSpeed(ColocationSpeed):
         changes: dict[int, float] = {}
         self._update_neighbours(j, now, changes, arrived=False)
         return changes
-

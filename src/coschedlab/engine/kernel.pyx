@@ -51,6 +51,7 @@ from .cpass cimport CompiledPass, Est, PassState
 from .wholenodes cimport WholeNodes
 from .segments cimport SharedCores
 from .cspeed cimport NeighbourSpeed
+from .cshared cimport SharedPass, Starter
 from .view cimport MachineView, View
 from .placement import Placement
 from .speed import SpeedModel
@@ -162,6 +163,7 @@ cdef class Simulation:
     # per-event work the kernel calls in C (None: the Python calls above)
     cdef SharedCores _shared
     cdef NeighbourSpeed _cspeed
+    cdef bint _cshared  # the compiled pass starts jobs itself (:class:`.cshared.SharedPass`)
 
     @property
     def view(self) -> View:
@@ -657,6 +659,13 @@ cdef class Simulation:
             return
         if not isinstance(cp, CompiledPass):
             return
+        if isinstance(cp, SharedPass):  # it starts jobs on shared nodes through the kernel
+            if self._shared is None:
+                return
+            starter = _KernelStarter.__new__(_KernelStarter)
+            (<_KernelStarter>starter).sim = self
+            (<SharedPass>cp).starter = starter
+            self._cshared = True
         self._cpass = cp
         self._c = True
         self._cnodes.resize(self.n)
@@ -700,7 +709,7 @@ cdef class Simulation:
         self._cpass.run(&st)
         if st.wake < INFINITY:
             self._wake_at(st.wake)
-        for k in range(<long>self._cstarted.size()):
+        for k in range(0 if self._cshared else <long>self._cstarted.size()):
             j = self._cstarted[k]
             if not queued[j] or self._cnodes[j] > (
                 self._whole.idle if self._whole is not None else self.acct.idle
@@ -720,6 +729,27 @@ cdef class Simulation:
                     w += 1
             self._cq.resize(w)
         self.passes += 1
+
+    cdef int _shared_start(self, long j, const long* iv, long niv, long cores) except -1:
+        """A shared compiled pass starts queued job ``j`` now on ``niv`` flat node intervals
+        with ``cores`` cores on each (checked by the accounting)."""
+        cdef bytearray queued = self._queued
+        if not (0 <= j < self.n and queued[j]):
+            raise SchedulerError(
+                f"scheduler {self.scheduler.describe()}: its compiled pass started job index "
+                f"{j}, which is not queued, at t={self.now:g}"
+            )
+        try:
+            self._shared.take_iv_c(j, iv, niv, cores)
+        except ValueError as exc:
+            raise SchedulerError(
+                f"scheduler {self.scheduler.describe()}: its compiled pass started job "
+                f"{self.ids[j]} at t={self.now:g} where it does not fit: {exc}"
+            ) from None
+        queued[j] = 0
+        self._start_c(j, self.now, None, True)
+        self._cstarted.push_back(j)
+        return 0
 
     cdef inline void _c_enqueue(self, long j) noexcept:
         """Job ``j`` joins the C queue at its place (ascending index)."""
@@ -1088,6 +1118,19 @@ cdef class Simulation:
             out["until"] = self.until
             out["truncated"] = self.truncated
         return out
+
+
+cdef class _KernelStarter(Starter):
+    """The kernel's :class:`.cshared.Starter`: a shared compiled pass starts jobs through it."""
+
+    cdef Simulation sim
+
+    cdef int start_c(self, long j, const long* iv, long niv, long cores) except -1:
+        return self.sim._shared_start(j, iv, niv, cores)
+
+    cdef const Est* running(self, long* n) noexcept:
+        n[0] = self.sim._cest.size()
+        return self.sim._cest.data()
 
 
 cdef long _position(object k, long n, str what) except -1:

@@ -39,6 +39,7 @@ cdef class SharedCores:
     cdef vector[long] cnt   # how many intervals job j holds
 
     cdef int take_c(self, long j, long nodes, object placement) except -1
+    cdef int take_iv_c(self, long j, const long* iv, long niv, long cores) except -1
     cdef int release_c(self, long j) except -1
 
 

@@ -513,14 +513,39 @@ cdef class SharedCores:
                 k -= b - a
                 i += 1
             c = cpn
-        else:
-            for a, b in normalize(placement.intervals):
+        else:  # checked (:meth:`check`): its intervals are sorted and joined
+            for a, b in placement.intervals:
                 self.flat.push_back(a)
                 self.flat.push_back(b)
             c = placement.cores
             self.cr[j] = c
         self.cnt[j] = (self.flat.size() - self.off[j]) // 2
         sh.place_c(j, self.flat.data() + self.off[j], self.cnt[j], c)
+        return 0
+
+    cdef int take_iv_c(self, long j, const long* iv, long niv, long cores) except -1:
+        """Give job ``j`` ``cores`` cores on every node of ``niv`` flat intervals (sorted,
+        disjoint); a ValueError, and nothing taken, if they do not fit now."""
+        cdef SharedNodes sh = self.nodes
+        cdef long r, a, b, i, m = sh.st.size()
+        if not 0 < cores <= self.cpn:
+            raise ValueError(f"{cores} cores per node on {self.cpn}-core nodes")
+        for r in range(niv):
+            a = iv[2 * r]
+            b = iv[2 * r + 1]
+            if not (0 <= a < b <= sh.n) or (r and a < iv[2 * r - 1]):
+                raise ValueError(f"nodes {a}-{b - 1} out of order or out of the machine")
+            i = sh.seg_c(a)
+            while i < m and sh.st[i] < b:
+                if sh.fr[i] < cores:
+                    raise ValueError(f"node {max(a, sh.st[i])} has {sh.fr[i]} free cores")
+                i += 1
+        self.off[j] = self.flat.size()
+        for r in range(2 * niv):
+            self.flat.push_back(iv[r])
+        self.cnt[j] = niv
+        self.cr[j] = cores
+        sh.place_c(j, self.flat.data() + self.off[j], niv, cores)
         return 0
 
     cdef int release_c(self, long j) except -1:
