@@ -5,3 +5,7 @@ directives set once), in place by the editable install (``pip install -e .``, wh
 
 Modules here: :mod:`.swf_parse` (the SWF reader's parse loop).
 """
+
+from .._build import check_built
+
+check_built()  # imported before any compiled module: one older than its source is said
