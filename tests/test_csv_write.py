@@ -53,7 +53,7 @@ def test_random_bit_patterns_and_edges():
     rng = np.random.default_rng(7)
     bits = rng.integers(0, 2**64 - 1, 200_000, dtype=np.uint64, endpoint=True)
     edges = [0.0, -0.0, 1e-7, 1e-6, 9.999999e-7, 1e10, 9999999999.0, 9999999999.5, 1e16,
-             2.0**53, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 0.1 + 0.2]  # fmt: skip
+             2.0**53, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 0.3]  # fmt: skip
     f = np.concatenate([bits.view(np.float64), edges, np.negative(edges)])
     assert _ours(len(f), [(FLOAT, f)]) == _arrow({"f": f})
 
