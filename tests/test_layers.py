@@ -21,11 +21,13 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "coschedlab"
 #: Modules DESIGN.md does not name are placed where what they do puts them (comments).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # what the runtime may depend on ("errors / outputs / schema"), and the helpers they use:
-    # bundled files (schema and errors read them), the JSON cleaner, text-table formatting
-    ("base", ("errors", "outputs", "schema", "bundled", "jsonsafe", "tables")),
+    # bundled files (schema and errors read them), the JSON cleaner, text-table formatting;
+    # _build checks that the compiled modules are newer than their sources
+    ("base", ("errors", "outputs", "schema", "bundled", "jsonsafe", "tables", "_build")),
     ("runtime", ("experiments.runner", "experiments.executors", "experiments.store")),
     # plain data: the validator reads job tables only; intervals/core_ids parse allocations;
-    # generate makes workloads; _core.swf_parse is read_swf's compiled parse loop
+    # generate makes workloads; _core.swf_parse is read_swf's compiled parse loop,
+    # _core.csv_write the jobs.csv writer's rows, _core.easy_head the validator's head scan
     (
         "model",
         (
@@ -39,6 +41,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "core_ids",
             "validator",
             "_core.swf_parse",
+            "_core.csv_write",
+            "_core.easy_head",
         ),
     ),  # fmt: skip
     ("engine", ("engine", "_core")),

@@ -432,13 +432,16 @@ def _check_easy_head(
     t_h and the start overran its estimate (EASY cannot know such an end; with
     ``kill_at_walltime`` no job overruns).
     """
+    from ._core.easy_head import late_heads
+
     submit = release[order]
     start = start[order]
     end = end[order]
     req = req[order]
-    nodes = nodes[order].tolist()
-    passes = passes[order] if passes is not None else None
+    nodes = np.ascontiguousarray(nodes[order], dtype=np.int64)
+    passes = np.ascontiguousarray(passes[order], dtype=np.int64) if passes is not None else None
     joined = join_pass[order] if join_pass is not None and passes is not None else None
+    joined = np.ascontiguousarray(joined, dtype=np.int64) if joined is not None else None
     ids = ids[order]
     n = len(order)
     prefix = np.maximum.accumulate(np.concatenate([[-np.inf], start[:-1]])) if n else start
@@ -450,78 +453,22 @@ def _check_easy_head(
     o_order = np.argsort(o_est, kind="stable")
     o_est = o_est[o_order]
     o_end_max = np.maximum.accumulate(end[overrun][o_order]) if len(o_est) else o_est
-    by_start = np.argsort(start, kind="stable").tolist()
-    by_end = np.argsort(end, kind="stable").tolist()
-    # the loop below reads one element at a time: plain lists (NumPy scalars cost ~5x more)
-    o_est_l, o_end_max_l = o_est.tolist(), o_end_max.tolist()
-    release_l = submit.tolist()
-    prefix_l = prefix.tolist()
-    t_head_l = t_head.tolist()
-    overrun_l = overrun.tolist()
-    ids_l = ids.tolist()
-    joined_l = joined.tolist() if joined is not None else None
-    passes = passes.tolist() if passes is not None else None
-    start, end, req = start.tolist(), end.tolist(), req.tolist()
-    si = ei = 0
-    running: list[tuple[float, int]] = []  # (estimated end, index)
-    is_running = bytearray(n)
-    n_overrun = 0
-    errors = []
-    top, top_pass = -np.inf, -1  # latest start among the jobs before j, and its last pass
-    for j in range(n):
-        if j and passes is not None:
-            sj = start[j - 1]
-            if sj > top:
-                top, top_pass = sj, int(passes[j - 1])
-            elif sj == top:
-                top_pass = max(top_pass, int(passes[j - 1]))
-        th = t_head_l[j]
-        if start[j] <= th + EPS:
-            continue
-        while si < n and start[by_start[si]] <= th:
-            k = by_start[si]
-            si += 1
-            insort(running, (start[k] + req[k], k))
-            is_running[k] = 1
-            n_overrun += overrun_l[k]
-        while ei < n and end[by_end[ei]] <= th:
-            k = by_end[ei]
-            ei += 1
-            if is_running[k]:
-                del running[bisect_left(running, (start[k] + req[k], k))]
-                is_running[k] = 0
-                n_overrun -= overrun_l[k]
-        if n_overrun:
-            continue
-        i = bisect_left(o_est_l, start[j])  # estimates before the start
-        if i and o_end_max_l[i - 1] > th:
-            continue  # a job running in [t_h, start) overran its estimate: not knowable
-        head_pass = top_pass if passes is not None and prefix_l[j] >= th else -1
-        if joined_l is not None and release_l[j] >= th:
-            head_pass = max(head_pass, int(joined_l[j]))
-        avail = capacity
-        items = []
-        for est, k in running:
-            if k > j and start[k] == th and (passes is None or passes[k] >= head_pass):
-                continue  # backfilled around j in the pass where it became head
-            avail -= nodes[k]
-            items.append((max(est, th), nodes[k]))
-        need = nodes[j]
-        shadow = th if avail >= need else np.inf
-        for est, cnt in items:
-            if est > shadow:
-                break
-            avail += cnt
-            if shadow == np.inf and avail >= need:
-                shadow = est
-        if start[j] > shadow + EPS:
-            errors.append(
-                f"EASY delayed head job {ids_l[j]}: head at t={th}, shadow time {shadow}, "
-                f"started at {start[j]}"
-            )
-            if len(errors) >= 20:
-                break
-    return errors
+    by_start = np.argsort(start, kind="stable").astype(np.int64)
+    by_end = np.argsort(end, kind="stable").astype(np.int64)
+
+    def c(a: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(a, dtype=np.float64)
+
+    late = late_heads(
+        c(submit), c(start), c(end), c(req), nodes, c(prefix), c(t_head),
+        np.ascontiguousarray(overrun, dtype=np.uint8), c(o_est), c(o_end_max), by_start,
+        by_end, passes, joined, int(capacity),
+    )  # fmt: skip
+    return [
+        f"EASY delayed head job {ids[j].item() if hasattr(ids[j], 'item') else ids[j]}: "
+        f"head at t={th}, shadow time {shadow}, started at {float(start[j])}"
+        for j, th, shadow in late
+    ]
 
 
 def _check_reservations(
