@@ -66,7 +66,7 @@ import numpy as np
 from .._core.swf_parse import parse_jobs
 from ..bundled import local_path
 from ..errors import InputError, gunzip, refuse_device
-from ..jobs import Workload
+from ..jobs import MAX_PROCS, MAX_TIME, Workload
 from ..platform import Cluster
 
 __all__ = [
@@ -106,12 +106,9 @@ _INT_FIELDS = (0, 4, 7, 10, 11, 12, 13, 14, 15, 16)
 _KEY_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):(?:\s+(.*))?$")
 _LEADING_INT = re.compile(r"\s*(\d+)")
 
-# Sane ranges: a time beyond ~317 years or a processor count beyond 2**31 - 1 is a corrupt
-# line, not a job (1e30 as a submit time would erase every run time in float arithmetic;
-# 1e20 processors would wrap around in an integer cast). Largest values seen in the Parallel
-# Workloads Archive: times 2.1e9 (requested "unlimited"), processors 9,216, memory 3.9e7.
-MAX_TIME = 1e10
-MAX_PROCS = 2**31 - 1
+# Sane ranges (MAX_TIME, MAX_PROCS: coschedlab.jobs', which every Workload keeps): a value
+# beyond them is a corrupt line, not a job. Largest values seen in the Parallel Workloads
+# Archive: times 2.1e9 (requested "unlimited"), processors 9,216, memory 3.9e7.
 MAX_ANY = 1e15
 # 0-based indices: times (submit, wait, run, requested, think) and processor counts
 _TIME_FIELDS = (1, 2, 3, 8, 17)
