@@ -1,4 +1,4 @@
-"""The compiled jobs.csv rows (``coschedlab._core.csv_write``) against pyarrow's CSV writer,
+"""The compiled jobs.csv rows (``coschedlab._core.textrows``) against pyarrow's CSV writer,
 which wrote jobs.csv before and stays the oracle: the same bytes for any doubles (NaN,
 infinities, -0, subnormals, every exponent), 64-bit integers and texts (quotes, commas, line
 ends, non-ASCII)."""
@@ -13,7 +13,7 @@ import pyarrow.csv as pa_csv
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coschedlab._core.csv_write import CODE, CONST, FLOAT, INT, QUOTED_INT, TEXT, write_rows
+from coschedlab._core.textrows import CODE, CONST, FLOAT, INT, QUOTED_INT, TEXT, write_rows
 
 
 def _arrow(columns: dict) -> bytes:

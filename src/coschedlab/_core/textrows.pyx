@@ -1,8 +1,10 @@
-"""Batsim's jobs.csv rows, compiled: the columns of a result formatted and written in chunks.
+"""The rows of the output files, compiled: columns formatted and written in chunks of about
+1 MiB, no Python object made per row.
 
-:func:`coschedlab.workload.batsim.write_jobs_csv` builds the columns and calls
-:func:`write_rows`; the text is the one pyarrow's CSV writer gives for the same table
-(``quoting_style="needed"``, the format jobs.csv always had):
+:func:`write_rows` writes Batsim's jobs.csv rows
+(:func:`coschedlab.workload.batsim.write_jobs_csv` builds the columns); the text is the one
+pyarrow's CSV writer gives for the same table (``quoting_style="needed"``, the format jobs.csv
+always had):
 
 * a float prints as the shortest text that reads back as the same double (Python's ``repr``
   digits), in plain decimal when its decimal exponent is within [-6, 10), else as
@@ -11,14 +13,16 @@
 * an integer prints in decimal;
 * text is quoted (``"``), a quote inside doubled.
 
-No Python object is made per row: numbers are formatted into a buffer that is handed to the
-file in chunks of about 1 MiB.
+:func:`write_fixed_width` writes SWF's job lines (:func:`coschedlab.workload.swf.write_swf`):
+right-aligned columns, each as wide as its widest cell, one space between them; a number
+prints as an integer when whole, else with at most 6 decimals (the fraction rounded half to
+even at the sixth) and no trailing zero; non-finite values print as -1.
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.mem cimport PyMem_Free
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
-from libc.math cimport floor, isfinite, isnan, signbit, fabs
+from libc.math cimport fabs, floor, isfinite, isnan, nearbyint, signbit
 from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
@@ -295,3 +299,117 @@ def write_rows(write, Py_ssize_t n, list columns):
     finally:
         free(kinds)
         free(data)
+
+
+cdef inline void _swf_cell(double a, int64_t *digits, int *nfrac, int *ndig, bint *neg) noexcept:
+    """The parts of SWF's text of ``a`` (finite, ``|a| < 9e12``)."""
+    cdef double m = fabs(a), whole = floor(m)
+    cdef int64_t fp = <int64_t>nearbyint((m - whole) * 1e6), ip, d
+    cdef int k
+    ip = <int64_t>whole
+    if fp >= 1000000:
+        fp = 0
+        ip += 1
+    neg[0] = a < 0 and (ip > 0 or fp > 0)
+    k = 0
+    if fp > 0:
+        k = 6
+        while fp % 10 == 0:
+            fp //= 10
+            k -= 1
+    nfrac[0] = k
+    d = ip
+    for _ in range(k):
+        d *= 10
+    digits[0] = d + fp
+    k = 1
+    d = digits[0]
+    while d >= 10 and k < 19:
+        d //= 10
+        k += 1
+    ndig[0] = max(k, nfrac[0] + 1)
+
+
+def write_fixed_width(write, Py_ssize_t n, list columns):
+    """Write ``n`` SWF job lines through ``write``. Each column is a float64 array of values
+    below 9e12 in magnitude (non-finite: -1), formatted here, or bytes: the same cell on every
+    row, or an ``(n, width)`` uint8 array of cells formatted by the caller."""
+    cdef Py_ssize_t ncol = len(columns), i, c, k
+    cdef int w, nfrac, ndig, pad, r
+    cdef int64_t digits, d
+    cdef bint neg
+    cdef double a
+    cdef _Out out = _Out(write)
+    cdef list keep = []
+    cdef int *kinds = <int *>malloc(max(ncol, 1) * sizeof(int))  # 0 number, 1 cell, 2 cells
+    cdef int *width = <int *>malloc(max(ncol, 1) * sizeof(int))
+    cdef const void **data = <const void **>malloc(max(ncol, 1) * sizeof(void *))
+    cdef const double[::1] f
+    cdef const uint8_t[:, ::1] m
+    cdef bytes b
+    cdef char tmp[24]
+    if kinds == NULL or width == NULL or data == NULL:
+        free(kinds); free(width); free(data)
+        raise MemoryError()
+    try:
+        for c in range(ncol):
+            v = columns[c]
+            data[c] = NULL
+            if isinstance(v, bytes):
+                kinds[c] = 1
+                keep.append(v)
+                width[c] = len(<bytes>v)
+                data[c] = PyBytes_AS_STRING(<bytes>v)
+            elif getattr(v, "ndim", 1) == 2:
+                kinds[c] = 2
+                v = np.ascontiguousarray(v, dtype=np.uint8)
+                keep.append(v)
+                width[c] = v.shape[1]
+                if n:
+                    m = v
+                    data[c] = &m[0, 0]
+            else:
+                kinds[c] = 0
+                v = np.ascontiguousarray(v, dtype=np.float64)
+                keep.append(v)
+                f = v
+                w = 1
+                for i in range(n):
+                    a = f[i] if isfinite(f[i]) else -1.0
+                    _swf_cell(a, &digits, &nfrac, &ndig, &neg)
+                    w = max(w, ndig + (nfrac > 0) + neg)
+                width[c] = w
+                if n:
+                    data[c] = &f[0]
+        for i in range(n):
+            for c in range(ncol):
+                w = width[c]
+                out.room(w + 1)
+                if kinds[c] == 1:
+                    memcpy(out.buf + out.n, data[c], w)
+                    out.n += w
+                elif kinds[c] == 2:
+                    memcpy(out.buf + out.n, <const char *>data[c] + i * w, w)
+                    out.n += w
+                else:
+                    a = (<const double *>data[c])[i]
+                    if not isfinite(a):
+                        a = -1.0
+                    _swf_cell(a, &digits, &nfrac, &ndig, &neg)
+                    pad = w - ndig - (nfrac > 0) - neg
+                    for k in range(pad):
+                        out.put(c' ')
+                    if neg:
+                        out.put(c'-')
+                    d = digits
+                    for r in range(ndig):  # right to left into tmp
+                        tmp[r] = <char>(c'0' + d % 10)
+                        d //= 10
+                    for r in range(ndig - 1, -1, -1):
+                        if nfrac and r == nfrac - 1:
+                            out.put(c'.')
+                        out.put(tmp[r])
+                out.put(c'\n' if c == ncol - 1 else c' ')
+        out.flush()
+    finally:
+        free(kinds); free(width); free(data)

@@ -73,7 +73,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._core.csv_write import CODE, CONST, FLOAT, INT, QUOTED_INT, TEXT, write_rows
+from .._core.textrows import CODE, CONST, FLOAT, INT, QUOTED_INT, TEXT, write_rows
 from ..core_ids import assign_core_ids, core_ids_to_nodes
 from ..errors import InputError
 from ..intervals import parse_intervals
