@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("runtime", ("experiments.runner", "experiments.executors", "experiments.store")),
     # plain data: the validator reads job tables only; intervals/core_ids parse allocations;
     # generate makes workloads; _core.swf_parse is read_swf's compiled parse loop,
-    # _core.textrows the jobs.csv writer's rows, _core.easy_head the validator's head scan
+    # _core.textrows the jobs.csv writer's rows, _core.checks the validator's head scan
     (
         "model",
         (
@@ -42,7 +42,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "validator",
             "_core.swf_parse",
             "_core.textrows",
-            "_core.easy_head",
+            "_core.checks",
         ),
     ),  # fmt: skip
     ("engine", ("engine", "_core")),

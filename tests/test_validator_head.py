@@ -1,4 +1,4 @@
-"""The compiled EASY head check (``coschedlab._core.easy_head``, called by the validator)
+"""The compiled EASY head check (``coschedlab._core.checks``, called by the validator)
 against the plain-Python scan it replaced (tests/validator_oracle.py): the same verdicts and
 the same messages on random valid schedules of the built-in schedulers and on corrupted ones
 (starts moved later or earlier, passes and dependencies included)."""
@@ -93,3 +93,30 @@ def test_the_oracle_and_the_scan_both_see_a_delayed_head(monkeypatch):
     got, want = _both(jobs, cluster, ("head",), monkeypatch)
     assert len(got.violations) == 1 and "EASY delayed head job 2" in got.violations[0]
     assert got.violations == want.violations
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_node_overlap_scan_is_the_numpy_one(data):
+    """The compiled whole-node overlap scan against the NumPy sort it replaced, on random
+    allocations (overlapping or not, out of the machine, wrong counts) and times."""
+    from validator_oracle import check_nodes as oracle_nodes
+
+    n = data.draw(st.integers(1, 25))
+    capacity = data.draw(st.integers(1, 12))
+    start = np.array(data.draw(st.lists(st.integers(0, 30), min_size=n, max_size=n)), dtype=float)
+    run = np.array(data.draw(st.lists(st.integers(0, 15), min_size=n, max_size=n)), dtype=float)
+    allocs, nodes = [], []
+    for _ in range(n):
+        parts, held = [], 0
+        for _ in range(data.draw(st.integers(0, 3))):
+            a = data.draw(st.integers(0, capacity))  # capacity itself: outside the machine
+            b = a + data.draw(st.integers(0, 3))
+            parts.append(f"{a}-{b}" if b > a else f"{a}")
+            held += b - a + 1
+        allocs.append(" ".join(parts))
+        nodes.append(held + (data.draw(st.integers(-1, 1)) if data.draw(st.booleans()) else 0))
+    nodes = np.array(nodes, dtype=np.int64)
+    ids = np.arange(1, n + 1)
+    args = (allocs, start, start + run, nodes, capacity, ids)
+    assert V._check_nodes(*args) == oracle_nodes(*args)

@@ -1,11 +1,13 @@
-"""The validator's EASY head check in plain Python: the code the compiled scan
-(``coschedlab._core.easy_head``) replaced, kept as its oracle (test_validator_head.py)."""
+"""The validator's scans in plain Python and NumPy: the code the compiled scans
+(``coschedlab._core.checks``) replaced, kept as their oracles (test_validator_head.py)."""
 
 from __future__ import annotations
 
 from bisect import bisect_left, insort
 
 import numpy as np
+
+from coschedlab import validator as V
 
 EPS = 1e-9
 
@@ -115,3 +117,36 @@ def check_easy_head(
             if len(errors) >= 20:
                 break
     return errors
+
+
+def check_nodes(allocs, start, end, nodes, capacity, ids, cores=None, cpn=1) -> list[str]:
+    """Per node, jobs never hold more than its cores at once (whole nodes: never two jobs at
+    once); each job holds exactly its node count, all within the machine."""
+    ij, a, length = V._parse_allocs(allocs, ids)
+    held = np.bincount(ij, weights=length, minlength=len(allocs)).astype(np.int64)
+    wrong = np.flatnonzero(held != nodes)
+    if len(wrong):
+        k = wrong[0]
+        return [f"job {ids[k]} holds {held[k]} nodes ({allocs[k]!r}), not the {nodes[k]} it needs"]
+    if not len(a):
+        return []
+    # one row per (node, job): expand the intervals without a Python loop
+    first = np.repeat(a - np.cumsum(length) + length, length)
+    node = np.arange(int(length.sum()), dtype=np.int64) + first
+    job = np.repeat(ij, length)
+    if node.min() < 0 or node.max() >= capacity:
+        k = job[np.argmax((node < 0) | (node >= capacity))]
+        return [f"job {ids[k]} holds a node outside 0..{capacity - 1} ({allocs[k]!r})"]
+    if cores is not None:
+        return V._check_node_cores(node, job, start, end, cores, cpn, ids)
+    s, e = start[job], end[job]
+    order = np.lexsort((e, s, node))
+    node, job, s, e = node[order], job[order], s[order], e[order]
+    same = node[1:] == node[:-1]
+    # sorted by start on each node, any overlap shows between two neighbours
+    clash = np.flatnonzero(same & (s[1:] < e[:-1] - EPS))
+    if len(clash):
+        c = clash[0]
+        return [f"node {node[c]} is given to job {ids[job[c]]} [{s[c]}, {e[c]}) and to job "
+                f"{ids[job[c + 1]]} [{s[c + 1]}, {e[c + 1]}) at once"]  # fmt: skip
+    return []

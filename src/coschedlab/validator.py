@@ -369,26 +369,30 @@ def _check_nodes(allocs, start, end, nodes, capacity, ids, cores=None, cpn=1) ->
         return [f"job {ids[k]} holds {held[k]} nodes ({allocs[k]!r}), not the {nodes[k]} it needs"]
     if not len(a):
         return []
-    # one row per (node, job): expand the intervals without a Python loop
-    first = np.repeat(a - np.cumsum(length) + length, length)
-    node = np.arange(int(length.sum()), dtype=np.int64) + first
-    job = np.repeat(ij, length)
-    if node.min() < 0 or node.max() >= capacity:
-        k = job[np.argmax((node < 0) | (node >= capacity))]
+    out = (length > 0) & ((a < 0) | (a + length > capacity))
+    if out.any():  # the first interval (in table order) with a node outside the machine
+        k = ij[np.argmax(out)]
         return [f"job {ids[k]} holds a node outside 0..{capacity - 1} ({allocs[k]!r})"]
     if cores is not None:
-        return _check_node_cores(node, job, start, end, cores, cpn, ids)
-    s, e = start[job], end[job]
-    order = np.lexsort((e, s, node))
-    node, job, s, e = node[order], job[order], s[order], e[order]
-    same = node[1:] == node[:-1]
-    # sorted by start on each node, any overlap shows between two neighbours
-    clash = np.flatnonzero(same & (s[1:] < e[:-1] - EPS))
-    if len(clash):
-        c = clash[0]
-        return [f"node {node[c]} is given to job {ids[job[c]]} [{s[c]}, {e[c]}) and to job "
-                f"{ids[job[c + 1]]} [{s[c + 1]}, {e[c + 1]}) at once"]  # fmt: skip
-    return []
+        # one row per (node, job): expand the intervals without a Python loop
+        first = np.repeat(a - np.cumsum(length) + length, length)
+        node = np.arange(int(length.sum()), dtype=np.int64) + first
+        return _check_node_cores(node, np.repeat(ij, length), start, end, cores, cpn, ids)
+    from ._core.checks import first_node_clash
+
+    # whole nodes: on each node, sorted by start, any overlap shows between two neighbours
+    s, e = np.ascontiguousarray(start, dtype=np.float64), np.ascontiguousarray(end, dtype=float)
+    ij = np.ascontiguousarray(ij, dtype=np.int64)
+    order = np.lexsort((np.arange(len(ij)), e[ij], s[ij])).astype(np.int64)
+    clash = first_node_clash(
+        ij, np.ascontiguousarray(a, dtype=np.int64), np.ascontiguousarray(length, dtype=np.int64),
+        order, s, e, int(capacity),
+    )  # fmt: skip
+    if clash is None:
+        return []
+    v, p, j = clash
+    return [f"node {v} is given to job {ids[p]} [{s[p]}, {e[p]}) and to job {ids[j]} "
+            f"[{s[j]}, {e[j]}) at once"]  # fmt: skip
 
 
 def _check_node_cores(node, job, start, end, cores, cpn, ids) -> list[str]:
@@ -432,7 +436,7 @@ def _check_easy_head(
     t_h and the start overran its estimate (EASY cannot know such an end; with
     ``kill_at_walltime`` no job overruns).
     """
-    from ._core.easy_head import late_heads
+    from ._core.checks import late_heads
 
     submit = release[order]
     start = start[order]

@@ -1,10 +1,14 @@
-"""The validator's EASY head check, compiled: the scan of
-:func:`coschedlab.validator._check_easy_head`, which prepares the arrays (queue order, the
-instant each job became the head, the overrunning jobs) and words the violations.
+"""The validator's scans, compiled. They only read the schedule (the validator stays
+independent of the kernel); :mod:`coschedlab.validator` prepares the arrays and words the
+violations.
 
-It only reads the schedule (the validator stays independent of the kernel): for each job in
-queue order that started after it became the head, the jobs running then (kept sorted by
-estimated end) give the shadow time; a start later than it is a violation.
+* :func:`late_heads`, the scan of :func:`coschedlab.validator._check_easy_head`: for each job
+  in queue order that started after it became the head, the jobs running then (kept sorted by
+  estimated end) give the shadow time; a start later than it is a violation.
+* :func:`first_node_clash`, the whole-node overlap of
+  :func:`coschedlab.validator._check_nodes`: the intervals of nodes the jobs held, taken in
+  (start, end) order, and on each node the job before; two neighbours that overlap are a
+  violation, the one on the lowest node reported.
 """
 
 from libc.math cimport INFINITY
@@ -146,3 +150,39 @@ def late_heads(
     finally:
         free(run_est); free(run_k); free(item_est); free(item_cnt); free(is_running)
     return errors
+
+
+def first_node_clash(
+    const int64_t[::1] row,
+    const int64_t[::1] first,
+    const int64_t[::1] count,
+    const int64_t[::1] order,
+    const double[::1] start,
+    const double[::1] end,
+    int64_t capacity,
+):
+    """The first overlap of two jobs on one node, as ``(node, earlier job, later job)``
+    (rows), or None. Interval ``i`` gives job ``row[i]`` the nodes ``first[i]`` to
+    ``first[i] + count[i] - 1`` (all within ``0..capacity-1``); ``order`` sorts the intervals
+    by (start, end, position). On each node the jobs are compared with the one before them in
+    that order (as a sort by node, start and end would put them); the clash reported is the
+    first one of the lowest node that has any."""
+    cdef Py_ssize_t m = len(order), t, i
+    cdef int64_t v, prev, best = capacity, best_a = -1, best_b = -1, j
+    cdef int64_t *last = <int64_t *>malloc(max(capacity, 1) * sizeof(int64_t))
+    if last == NULL:
+        raise MemoryError()
+    try:
+        for v in range(capacity):
+            last[v] = -1
+        for t in range(m):
+            i = order[t]
+            j = row[i]
+            for v in range(first[i], first[i] + count[i]):
+                prev = last[v]
+                if prev >= 0 and v < best and start[j] < end[prev] - EPS:
+                    best, best_a, best_b = v, prev, j
+                last[v] = j
+    finally:
+        free(last)
+    return None if best_a < 0 else (best, best_a, best_b)
