@@ -27,7 +27,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("runtime", ("experiments.runner", "experiments.executors", "experiments.store")),
     # plain data: the validator reads job tables only; intervals/core_ids parse allocations;
     # generate makes workloads; _core.swf_parse is read_swf's compiled parse loop,
-    # _core.textrows the jobs.csv writer's rows, _core.checks the validator's head scan
+    # _core.textrows the writers' rows, _core.checks the validator's scans, _core.kahan the
+    # metrics' per-group sums
     (
         "model",
         (
@@ -43,6 +44,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "_core.swf_parse",
             "_core.textrows",
             "_core.checks",
+            "_core.kahan",
         ),
     ),  # fmt: skip
     ("engine", ("engine", "_core")),
