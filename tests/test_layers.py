@@ -23,12 +23,24 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # what the runtime may depend on ("errors / outputs / schema"), and the helpers they use:
     # bundled files (schema and errors read them), the JSON cleaner, text-table formatting;
     # _build checks that the compiled modules are newer than their sources
-    ("base", ("errors", "outputs", "schema", "bundled", "jsonsafe", "tables", "_build")),
+    # (and _core.textrows, the writers' compiled rows and Arrow text buffers, a leaf module)
+    (
+        "base",
+        (
+            "errors",
+            "outputs",
+            "schema",
+            "bundled",
+            "jsonsafe",
+            "tables",
+            "_build",
+            "_core.textrows",
+        ),
+    ),
     ("runtime", ("experiments.runner", "experiments.executors", "experiments.store")),
     # plain data: the validator reads job tables only; intervals/core_ids parse allocations;
     # generate makes workloads; _core.swf_parse is read_swf's compiled parse loop,
-    # _core.textrows the writers' rows, _core.checks the validator's scans, _core.kahan the
-    # metrics' per-group sums
+    # _core.checks the validator's scans, _core.kahan the metrics' per-group sums
     (
         "model",
         (
@@ -42,7 +54,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "core_ids",
             "validator",
             "_core.swf_parse",
-            "_core.textrows",
             "_core.checks",
             "_core.kahan",
         ),

@@ -79,3 +79,25 @@ def test_a_long_text_and_many_rows_cross_the_chunks():
     texts = [long if k == 5 else str(k) for k in range(n)]
     f = np.arange(n) / 7
     assert _ours(n, [(FLOAT, f), (TEXT, texts, str)]) == _arrow({"f": f, "t": texts})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=12), max_size=30))
+def test_utf8_column_is_the_encoded_texts(texts):
+    """Arrow's string buffers of a text column (jobs.parquet's alloc) without a bytes object
+    per text: the offsets and bytes of the texts encoded one by one."""
+    from coschedlab._core.textrows import utf8_column
+
+    offsets, data = utf8_column(texts)
+    encoded = [t.encode() for t in texts]
+    assert bytes(data) == b"".join(encoded)
+    assert offsets.tolist() == [0, *np.cumsum([len(b) for b in encoded]).tolist()]
+
+
+def test_utf8_column_refuses_what_is_not_text():
+    import pytest
+
+    from coschedlab._core.textrows import utf8_column
+
+    with pytest.raises(TypeError, match="text 1 is NoneType"):
+        utf8_column(["a", None])
