@@ -9,8 +9,8 @@ and ``benchmarks/textbook_easy.py TRACE`` (standard library only: reads the .swf
 EASY, prints), and prints for each the best wall time and the best CPU time (user + system of
 the process) of ``--repeat`` runs, and the ratio command / textbook (issue 31's target:
 <= 0.75). Then, unless ``--no-breakdown``, one more run of the command in a fresh interpreter
-with timers around its phases (imports, reading, simulation, validation, each output file) and
-the modules that took longest to import. TRACE defaults to SDSC-SP2-1998 (59,715 jobs).
+with CPU timers around its phases (imports, reading, simulation, validation, each output
+file) and the modules that took longest to import. TRACE defaults to SDSC-SP2-1998 (59,715 jobs).
 ``--before SRC`` also runs the command with ``PYTHONPATH=SRC`` (another tree's ``src``, e.g.
 main's), alternately with the others, so that before and after come from the same run.
 """
@@ -49,9 +49,9 @@ def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float]:
 
 BREAKDOWN = r"""
 import contextlib, functools, io, sys, time
-t0 = time.perf_counter()
+t0 = time.process_time()
 import coschedlab.cli.main
-import_s = time.perf_counter() - t0
+import_s = time.process_time() - t0
 main_mod = sys.modules["coschedlab.cli.main"]
 from coschedlab import outputs
 from coschedlab.cli import core
@@ -63,15 +63,16 @@ def wrap(obj, name, label):
     f = getattr(obj, name)
     @functools.wraps(f)
     def g(*a, **k):
-        t = time.perf_counter()
+        t = time.process_time()
         try:
             return f(*a, **k)
         finally:
-            timings[label] = timings.get(label, 0.0) + time.perf_counter() - t
+            timings[label] = timings.get(label, 0.0) + time.process_time() - t
     setattr(obj, name, g)
 wrap(core, "load_trace", "read the trace (read_swf + drop_oversized)")
 wrap(core, "_progress_run", "simulate() (set-up, run, result columns)")
 # the compiled kernel's methods cannot be wrapped: its loop time is the result's wall_time
+# (wall-clock, the one figure here that is not CPU time)
 order.append("  of which the event loop (= wall_time)")
 _validate = Result.validate
 def _validate_and_note(self, *a, **k):
@@ -84,13 +85,13 @@ wrap(outputs, "write_parquet", "  of which jobs.parquet")
 wrap(batsim, "write_jobs_csv", "  of which jobs.csv")
 wrap(swf, "write_swf", "  of which result.swf")
 sys.argv = ["coschedlab", "simulate", sys.argv[1], "-s", "easy", "--out", sys.argv[2]]
-t1 = time.perf_counter()
+t1 = time.process_time()
 with contextlib.redirect_stdout(io.StringIO()):
     try:
         main_mod.main()
     except SystemExit:
         pass
-total = time.perf_counter() - t1
+total = time.process_time() - t1
 print(f"  {'import coschedlab.cli.main':<46}{import_s:8.3f} s")
 print(f"  {'main() (everything after that import)':<46}{total:8.3f} s")
 for k in order:
@@ -156,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         verdict = "MET" if ratio <= TARGET else "MISSED"
         print(f"  command / textbook by {what} time: {ratio:.2f}x (target <= {TARGET}: {verdict})")
     if not args.no_breakdown:
-        print("phases of one command run (in-process timers, fresh interpreter):")
+        print("phases of one command run (CPU time of the process, fresh interpreter):")
         breakdown(args.trace)
     return 0
 
