@@ -21,6 +21,7 @@ HEAVY = (
     "distributed",
     "scipy",
     "yaml",
+    "multiprocessing",  # only a sweep's workers need it
     # the other commands' modules: the command line registers the command it runs alone
     "coschedlab.cli.compare",
     "coschedlab.cli.coupled",
