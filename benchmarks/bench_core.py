@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     results = {}
     cpus = {}
-    for name in ("fcfs", "easy", "conservative"):
+    for name in ("fcfs", "easy", "conservative", "slurm"):
         best, best_cpu = None, math.inf
         for _ in range(repeat):
             c0 = time.process_time()
@@ -190,6 +190,10 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"(sim s = Result.wall_time, best of {repeat}; jobs/s and days/hour from it; cpu s* = "
         f"CPU time of the whole simulate() call, result table included, best of {repeat})"
+    )
+    print(
+        f"slurm / easy, CPU of simulate(): {cpus['slurm'] / cpus['easy']:.1f}x "
+        f"({cpus['slurm']:.3f} s / {cpus['easy']:.3f} s; target of issue 31: <= 2x)"
     )
     easy_s = results["easy"].wall_time
     print(
