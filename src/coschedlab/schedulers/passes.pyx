@@ -400,7 +400,7 @@ cdef class CountScan:
     cdef long scan_c(self, double now, long free, vector[Keyed]& ends, const long* tested,
                      long ntested, double window, long most, vector[long]& out,
                      vector[Keyed]& reserved_at) except -1:
-        """The scan: ``ends`` holds each running job's (latest end, nodes) (rounded up here);
+        """The scan: ``ends`` holds each running job's (latest end rounded up, nodes), sorted;
         each of the ``tested`` jobs in turn starts now (appended to ``out``) or reserves its
         slot (``(t, j)`` appended to ``reserved_at``; only the first ``most`` unless -1) on
         the profile of ``free`` idle nodes and those releases. Stops when nothing is free.
@@ -408,9 +408,6 @@ cdef class CountScan:
         cdef CProfile prof = self.prof
         cdef long k, j, nj, reserved = 0
         cdef double d, t, last = now + window
-        for k in range(<long>ends.size()):
-            ends[k].first = self.round_up(ends[k].first)
-        sort(ends.begin(), ends.end())
         prof.reset(now, free)
         for k in range(<long>ends.size()):
             prof.release(ends[k].first, <long>ends[k].second)
@@ -466,6 +463,9 @@ cdef class CountScan:
             ends.push_back(Keyed(e, self.nodes[j]))
         for j in just:
             ends.push_back(Keyed(now + self.limit[j], self.nodes[j]))
+        for k in range(<long>ends.size()):
+            ends[k].first = self.round_up(ends[k].first)
+        sort(ends.begin(), ends.end())
         self.scan_c(now, free, ends, tested.data(), tested.size(), window,
                     -1 if reservations is None else reservations, out, reserved_at)
         for k in range(<long>reserved_at.size()):
@@ -514,6 +514,8 @@ cdef class SlurmPass(CompiledPass):
     cdef double calc, next_calc, next_bf, skip_from
     cdef cset[double] todo, pushed  # wake-ups to ask for, asked for
     cdef cset[double] timers  # the Python pass's wake-ups (a pass at each while jobs wait)
+    cdef vector[Keyed] rel  # the running jobs' releases (rounded end, nodes), sorted
+    cdef long rel_completed, rel_starts, starts, starts0
     cdef long seen_completed
     cdef vector[long] tested, out
     cdef vector[Keyed] ends, reserved_at
@@ -562,6 +564,9 @@ cdef class SlurmPass(CompiledPass):
                 self.size[j] = 1.0 - s if favor_small else s
         self.joined = 0
         self.seen_completed = 0
+        self.rel_completed = -1
+        self.rel_starts = -1
+        self.starts = 0
         self.calc = -INFINITY
         self.next_calc = -INFINITY
         self.next_bf = -INFINITY
@@ -665,17 +670,7 @@ cdef class SlurmPass(CompiledPass):
         cdef double now = s.now, window = self.window
         cdef bint deep = True, need_profile = False, h_holds = False, h_now = False
         cdef long block = 0
-        # the releases, rounded (the running jobs, and those this pass starts, from now)
-        self.ends.clear()
-        for k in range(s.nest):
-            j = s.est[k].second
-            self.ends.push_back(Keyed(self.counts.round_up(self.started_at[j] + self.limit[j]),
-                                      self.counts.nodes[j]))
-        for k in range(<long>s.started.size()):
-            j = deref(s.started)[k]
-            self.ends.push_back(Keyed(self.counts.round_up(now + self.limit[j]),
-                                      self.counts.nodes[j]))
-        sort(self.ends.begin(), self.ends.end())
+        self.releases(s)  # the running jobs, and those this pass starts (from now)
         nrel = self.ends.size()
         cum = free  # free at t1 with the releases merged into it (at or before t1)
         k = 0
@@ -792,6 +787,7 @@ cdef class SlurmPass(CompiledPass):
         cdef double now = s.now, tick
         cdef long free = s.free, k, j, nq = s.nq
         cdef bint main
+        self.starts0 = self.starts
         if self.skip_from < INFINITY:
             self.catch_up(now)
         elif (
@@ -872,7 +868,29 @@ cdef class SlurmPass(CompiledPass):
             self.order.erase(self.order.begin(), self.order.begin() + k)
         return free
 
+    cdef void releases(self, PassState* s) noexcept:
+        """``self.ends``: the releases of the running jobs (cached while no job starts or
+        ends) and of those this pass starts (from now), each at its start + time limit
+        rounded up, sorted."""
+        cdef long k, j
+        cdef Keyed e
+        if s.completed != self.rel_completed or self.starts0 != self.rel_starts:
+            self.rel_completed, self.rel_starts = s.completed, self.starts0
+            self.rel.clear()
+            for k in range(s.nest):
+                j = s.est[k].second
+                self.rel.push_back(Keyed(
+                    self.counts.round_up(self.started_at[j] + self.limit[j]),
+                    self.counts.nodes[j]))
+            sort(self.rel.begin(), self.rel.end())
+        self.ends = self.rel
+        for k in range(<long>s.started.size()):
+            j = deref(s.started)[k]
+            e = Keyed(self.counts.round_up(s.now + self.limit[j]), self.counts.nodes[j])
+            self.ends.insert(upper_bound(self.ends.begin(), self.ends.end(), e), e)
+
     cdef inline void start(self, PassState* s, long j) noexcept:
+        self.starts += 1
         self.pending[j] = 0
         self.joined -= 1
         self.started_at[j] = s.now
@@ -882,7 +900,7 @@ cdef class SlurmPass(CompiledPass):
         """``Slurm._backfill`` on the node-count profile: the first ``bf_max_job_test`` pending
         jobs, the running ones released at start + time limit (those started by this pass's
         main scheduler from now)."""
-        cdef long k, j, n0 = s.started.size()
+        cdef long k, j
         cdef double now = s.now
         self.tested.clear()
         for k in range(<long>self.order.size()):
@@ -891,13 +909,7 @@ cdef class SlurmPass(CompiledPass):
                 if <long>self.tested.size() == self.most:
                     break
                 self.tested.push_back(j)
-        self.ends.clear()
-        for k in range(s.nest):
-            j = s.est[k].second
-            self.ends.push_back(Keyed(self.started_at[j] + self.limit[j], self.counts.nodes[j]))
-        for k in range(n0):
-            j = deref(s.started)[k]
-            self.ends.push_back(Keyed(now + self.limit[j], self.counts.nodes[j]))
+        self.releases(s)
         self.out.clear()
         self.reserved_at.clear()
         free = self.counts.scan_c(now, free, self.ends, self.tested.data(), self.tested.size(),
@@ -907,9 +919,5 @@ cdef class SlurmPass(CompiledPass):
             if s.reservation[j] != s.reservation[j]:  # record_reservation: first only
                 s.reservation[j] = self.reserved_at[k].first
         for k in range(<long>self.out.size()):
-            j = self.out[k]
-            self.pending[j] = 0
-            self.joined -= 1
-            self.started_at[j] = now
-            s.started.push_back(j)
+            self.start(s, self.out[k])
         return free
