@@ -1,21 +1,22 @@
 # distutils: language = c++
 """The built-in schedulers' passes, compiled (issue 31 item 1): EASY, strict list scheduling
-(fcfs, sjf), first fit and backfilling on the availability profile (conservative, ``backfill``
-with ``reservations`` and ``compress``: :class:`ProfilePass`), called by the kernel through
-:class:`~coschedlab.engine.cpass.CompiledPass` on its own C arrays, with no Python call per
-pass or per job; and Slurm's backfill scan on its node-count profile (:class:`CountScan`,
-called once per backfill pass by :meth:`.slurm.Slurm._backfill`, whose priorities and
-cadence stay Python). :class:`CProfile` is the one profile in C, :func:`.profile.
-reservation_scan` on :class:`.profile.Profile` the Python one, kept for what is not compiled (below).
+(fcfs, sjf), first fit, backfilling on the availability profile (conservative, ``backfill``
+with ``reservations`` and ``compress``: :class:`ProfilePass`) and Slurm's whole pass on its
+node-count profile (priorities, main scheduler, backfill thread and their clocks:
+:class:`SlurmPass`), called by the kernel through :class:`~coschedlab.engine.cpass.
+CompiledPass` on its own C arrays, with no Python call per pass or per job. :class:`CProfile`
+is the one profile in C, :func:`.profile.reservation_scan` on :class:`.profile.Profile` the
+Python one, kept for what is not compiled (below).
 
 Each is the one implementation of its mechanism for the runs it covers: the built-in queue
 orders (``fcfs``, ``sjf``, ``lxf``, ``wfp``, computed here with the same arithmetic as
 :data:`coschedlab.schedulers.base.ORDERS`) and runs without a gate. The Python methods of
-:class:`~.backfill.Backfill` and :mod:`.strict` run the others (a custom order key, a subclass
-that overrides the pass or the order, gated passes of coupled runs) until those reach the
-kernel's C queue too (the order as a key array, the gate as item 6's extension point); then
-they go. The Python scan also runs Slurm's ``bf_nodes`` pass (:class:`.nodespace.BackfillMap`,
-which nodes rather than how many) and its gated runs go with the kernel's gate point too.
+:class:`~.backfill.Backfill`, :mod:`.strict` and :class:`~.slurm.Slurm` run the others (a
+custom order key, a subclass that overrides the pass or the order, gated passes of coupled
+runs) until those reach the kernel's C queue too (the order as a key array, the gate as item
+6's extension point); then they go. The Python pass also runs Slurm's ``bf_nodes`` (:class:`
+.nodespace.BackfillMap`, which nodes rather than how many, jobs started on the nodes planned
+for them), whose count-profile scan is :meth:`CountScan.scan`, this module's scan.
 """
 
 from cython.operator cimport dereference as deref

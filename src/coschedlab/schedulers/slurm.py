@@ -5,7 +5,13 @@ Composed from the core's pieces: the priority is :class:`.priority.Multifactor`,
 pass is the reservation scan conservative backfilling uses (compiled on the node-count profile,
 :class:`.passes.CountScan`; :func:`.profile.reservation_scan` with ``bf_nodes``), limited to
 the first ``bf_max_job_test`` pending jobs and run only every ``bf_interval`` seconds
-(:class:`.cadence.Ticks`). Options carry Slurm's parameter names (slurm.conf); the defaults
+(:class:`.cadence.Ticks`). On the node-count profile the whole pass is compiled
+(:class:`.passes.SlurmPass`, called by the kernel without a Python call per pass, with the
+arithmetic of the Python pass below; it does not wake for the backfill ticks at which it can
+prove that nothing starts and no reservation is recorded). The Python pass runs ``bf_nodes``
+(the node-space map places jobs on nodes), the gated passes of coupled runs (``demoted``,
+``overrides``) and subclasses that override it; tests/test_properties.py holds the two to the
+same schedules. Options carry Slurm's parameter names (slurm.conf); the defaults
 are the configuration of the WoAS experiments (Rodrigo et al., HPDC'17, Section 4.2;
 REFERENCE.md section 4), not Slurm's own defaults.
 
