@@ -1,4 +1,4 @@
-"""Speed of the batch core on a real trace: parse, simulate (FCFS, EASY, conservative), CLI.
+"""Speed of the batch core on a real trace: parse, simulate (FCFS, EASY, conservative, Slurm), CLI.
 
 Usage::
 
@@ -10,7 +10,8 @@ TRACE defaults to the full SDSC-SP2-1998 trace (128 nodes). The script prints
 * the time of ``read_swf`` (best of ``--repeat``);
 * per scheduler the simulation time (``Result.wall_time``: the event loop only, trace already
   parsed; best of ``--repeat``), jobs/s, days of makespan per wall-clock hour and the ratio to
-  ELiSE's published speed on this trace (EASY 117.77, FCFS 116.87 days/hour, Ryzen 5 1600);
+  ELiSE's published speed on this trace (EASY 117.77, FCFS 116.87 days/hour, Ryzen 5 1600),
+  and slurm's CPU time over easy's (issue 31's target: at most 2x);
 * the whole command ``coschedlab simulate TRACE -s easy --out DIR`` (best of ``--repeat``, a
   fresh process each time, so interpreter start-up, imports, parsing, simulation, validation
   and writing the four output files are all in it), and the bare ``import coschedlab.cli`` time;
