@@ -266,28 +266,49 @@ def slurm_options(draw):
 
 @st.composite
 def slurm_workloads(draw, max_jobs: int = 30):
-    """Jobs of minutes to an hour, some overrunning their limit, in bursts and gaps."""
-    from conftest import workload
+    """Jobs of minutes to an hour, some overrunning their limit, in bursts and gaps; some
+    waiting for earlier jobs (plus a think time), so that they join the queue out of order."""
+    from coschedlab import Workload
 
     rows = []
     t = 0
+    deps = draw(st.booleans())
     for i in range(draw(st.integers(1, max_jobs))):
         t += draw(st.sampled_from([0, 0, 1, 17, 60, 600, 3000]))
         run = draw(st.integers(0, 3600))
         req = max(0, run + draw(st.integers(-300, 1800)))
-        rows.append((i + 1, t, run, req, draw(st.integers(1, 8))))
-    return workload(*rows)
+        row = {"id": i + 1, "submit": t, "run": run, "requested_time": req}
+        row["procs"] = draw(st.integers(1, 8))
+        if deps and i:
+            row["deps"] = tuple(draw(st.lists(st.integers(1, i), max_size=2, unique=True)))
+            row["think_time"] = float(draw(st.sampled_from([-1, 0, 45])))
+        rows.append(row)
+    return Workload.from_records(rows)
 
 
-@given(w=slurm_workloads(), nodes=st.integers(1, 8), opts=slurm_options(), kill=st.booleans())
-def test_the_compiled_slurm_pass_gives_the_python_pass_schedule(w, nodes, opts, kill):
+@given(
+    w=slurm_workloads(),
+    nodes=st.integers(1, 8),
+    opts=slurm_options(),
+    kill=st.booleans(),
+    data=st.data(),
+)
+def test_the_compiled_slurm_pass_gives_the_python_pass_schedule(w, nodes, opts, kill, data):
     # SlurmPass (priorities, main scheduler, backfill thread, its clocks; ticks at which
     # nothing can happen are not passes) against the Python pass: the same starts, the
-    # same first reservations and the same number of backfill passes
+    # same first reservations and the same number of backfill passes (jobs with
+    # dependencies, inherited priority factors as WoAS tasks have)
     from coschedlab.schedulers import Slurm
 
     cluster = Cluster(nodes, 1, 1)
     w = fit(w, cluster)
+    ids = w.id.tolist()
+    heirs = data.draw(st.lists(st.sampled_from(ids), unique=True)) if ids else []
+    opts["inherit"] = {
+        j: (data.draw(st.sampled_from([0.0, 100.0, 5000.0])), data.draw(st.integers(1, nodes)),
+            data.draw(st.sampled_from([60.0, 3600.0])))
+        for j in heirs
+    }  # fmt: skip
     fast = Slurm(**opts)
     compiled = simulate(w, cluster, fast, kill_at_walltime=kill)
     assert fast.compiled_pass is not None

@@ -517,7 +517,7 @@ cdef class SlurmPass(CompiledPass):
     cdef cset[double] timers  # the Python pass's wake-ups (a pass at each while jobs wait)
     cdef vector[Keyed] rel  # the running jobs' releases (rounded end, nodes), sorted
     cdef long rel_completed, rel_starts, starts, starts0
-    cdef long seen_completed
+    cdef long seen_completed, seen_arrived
     cdef vector[long] tested, out
     cdef vector[Keyed] ends, reserved_at
     cdef public long backfill_passes
@@ -565,6 +565,7 @@ cdef class SlurmPass(CompiledPass):
                 self.size[j] = 1.0 - s if favor_small else s
         self.joined = 0
         self.seen_completed = 0
+        self.seen_arrived = 0
         self.rel_completed = -1
         self.rel_starts = -1
         self.starts = 0
@@ -792,11 +793,12 @@ cdef class SlurmPass(CompiledPass):
         if self.skip_from < INFINITY:
             self.catch_up(now)
         elif (
-            s.completed == self.seen_completed and nq == self.joined
-            and self.timers.count(now) == 0
+            s.completed == self.seen_completed and s.arrived == self.seen_arrived
+            and nq == self.joined and self.timers.count(now) == 0
         ):  # the end of a skip that an event cut short: no pass of the Python pass's
             return self.finish(s)
         self.seen_completed = s.completed
+        self.seen_arrived = s.arrived
         if nq > self.joined:  # jobs new to the pass (arrivals, released dependants)
             for k in range(nq):
                 j = s.queue[k]
