@@ -19,6 +19,7 @@ cdef struct PassState:
     double now
     long free              # whole idle nodes
     long completed         # jobs ended so far
+    long arrived           # jobs submitted so far (joined the queue or not)
     long overrides         # decisions the kernel did not apply as returned (view.overrides)
     const long* queue      # waiting jobs in (submit, id) order, i.e. ascending index
     long nq

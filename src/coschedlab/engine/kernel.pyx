@@ -622,6 +622,7 @@ cdef class Simulation:
                 continue
             if c:
                 if not self._cq.empty():
+                    self._arr_i = arr_i
                     self._c_pass(t)
             elif queue:
                 if gate is not None:
@@ -691,6 +692,7 @@ cdef class Simulation:
         st.now = t
         st.free = self._whole.idle if self._whole is not None else self.acct.idle
         st.completed = self.completed
+        st.arrived = self._arr_i
         st.overrides = self.overrides
         st.queue = self._cq.data()
         st.nq = self._cq.size()
