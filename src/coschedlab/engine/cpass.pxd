@@ -7,7 +7,7 @@ A built-in scheduler whose mechanism is compiled carries a :class:`CompiledPass`
 per pass or per job, and the kernel's state is handed over as C pointers into its own arrays
 (:struct:`PassState`), never as Python objects.
 
-The kernel presents the queue **in the pass's priority order** (``order``: the kernel sorts by
+The kernel presents the queue **in the pass's priority order** (``queue_order``: the kernel sorts by
 the built-in key, or by the scheduler's ``order_key`` when ``order`` is ``CUSTOM``; with
 ``OWN`` it shows what the scheduler's own ``ordered_queue(view)`` returns), with the jobs a
 gate demoted after all others (not under ``OWN``) and the jobs it holds or hid absent: a pass walks
@@ -38,6 +38,7 @@ cdef struct PassState:
     double now
     long free              # whole idle nodes
     long completed         # jobs ended so far
+    long arrived           # jobs submitted so far (joined the queue or not)
     long epoch             # changes of the queue or nodes made by the kernel (module doc)
     const long* queue      # waiting jobs in the pass's priority order (module doc)
     long nq
@@ -53,5 +54,8 @@ cdef struct PassState:
 
 
 cdef class CompiledPass:
-    cdef public int order  # the queue order the kernel presents (FCFS, ..., CUSTOM)
+    cdef public int queue_order  # the queue order the kernel presents (FCFS, ..., OWN)
+    # the pass reads the queue afresh at each call (no pending list of its own): the kernel
+    # may ask it again within a pass (a gate's hold or yield) and so serve gated runs with it
+    cdef public bint reaskable
     cdef int run(self, PassState* s) except -1

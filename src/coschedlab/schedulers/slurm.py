@@ -5,7 +5,13 @@ Composed from the core's pieces: the priority is :class:`.priority.Multifactor`,
 pass is the reservation scan conservative backfilling uses (compiled on the node-count profile,
 :class:`.passes.CountScan`; :func:`.profile.reservation_scan` with ``bf_nodes``), limited to
 the first ``bf_max_job_test`` pending jobs and run only every ``bf_interval`` seconds
-(:class:`.cadence.Ticks`). Options carry Slurm's parameter names (slurm.conf); the defaults
+(:class:`.cadence.Ticks`). On the node-count profile the whole pass is compiled
+(:class:`.passes.SlurmPass`, called by the kernel without a Python call per pass, with the
+arithmetic of the Python pass below; it does not wake for the backfill ticks at which it can
+prove that nothing starts and no reservation is recorded). The Python pass runs ``bf_nodes``
+(the node-space map places jobs on nodes), the gated passes of coupled runs (``demoted``,
+``overrides``) and subclasses that override it; tests/test_properties.py holds the two to the
+same schedules. Options carry Slurm's parameter names (slurm.conf); the defaults
 are the configuration of the WoAS experiments (Rodrigo et al., HPDC'17, Section 4.2;
 REFERENCE.md section 4), not Slurm's own defaults.
 
@@ -49,12 +55,14 @@ from bisect import insort
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..engine.placement import Placement
 from ..errors import InputError
 from .base import Scheduler, check_bool, check_choice, check_positive
 from .cadence import Ticks
 from .nodespace import BackfillMap
-from .passes import CountScan
+from .passes import CountScan, SlurmPass
 from .priority import Multifactor, limit_minutes
 from .profile import reservation_scan
 from .registry import register
@@ -65,6 +73,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 INF = math.inf
 __all__ = ["Slurm"]
+
+#: the methods of the Python pass: a subclass overriding one of them runs the Python pass
+_PASS_METHODS = (
+    "schedule", "_pass", "_main", "_backfill", "_key", "_join", "_recalculate", "_end",
+    "_state", "_wake", "_wake_for_priorities",
+)  # fmt: skip
 
 
 @register("slurm")
@@ -151,7 +165,10 @@ class Slurm(Scheduler):
 
     # -- set-up ---------------------------------------------------------------------------------
     def setup(self, view: View) -> None:
-        n = view.n
+        """Make the compiled pass (:class:`.passes.SlurmPass`) that the kernel calls when it
+        can (the node-count profile, no gate, the pass not overridden); the Python pass below
+        (``bf_nodes``, coupled runs' gated passes, subclasses) sets itself up at its first
+        call."""
         c = view.cluster
         self.factors = Multifactor(
             self.priority_weight_age,
@@ -162,7 +179,43 @@ class Slurm(Scheduler):
             c.total_cores,
             c.cores_per_node,
         )
-        self._limit = [limit_minutes(r) * 60.0 for r in view.req]
+        req = np.asarray(view.req, dtype=float)
+        # limit_minutes(r) * 60, the same arithmetic
+        self._limits = np.maximum(1.0, np.ceil(req / 60.0 - 1e-9)) * 60.0
+        inherit = self.inherit or {}
+        self._inherit: dict[int, tuple[float, int, float]] = {}
+        if inherit:
+            index = {jid: j for j, jid in enumerate(view.ids)}
+            for jid, (origin, cpus, limit) in inherit.items():
+                if jid in index:
+                    self._inherit[index[jid]] = (float(origin), int(cpus), float(limit))
+        self._view = view
+        self._python = False  # the Python pass's state is made at its first call
+        self.compiled_pass = None
+        if not self.bf_nodes and self._compilable(Slurm, *_PASS_METHODS):
+            origin = np.full(view.n, np.nan)
+            cp = SlurmPass(
+                view.nodes, view.procs, self._limits, origin, float(c.total_cores),
+                c.cores_per_node, self.priority, self.priority_weight_age,
+                self.priority_weight_job_size, self.priority_max_age, self.priority_favor_small,
+                self.small_relative_to_time, self.priority_calc_period, self.backfill,
+                self.bf_interval, self.bf_max_job_test, self.bf_resolution,
+                self.bf_window * 60.0, self.bf_job_part_count_reserve, self.bf_phase,
+                self.sched_interval, self.sched_phase,
+            )  # fmt: skip
+            for j, (origin_j, cpus, limit) in self._inherit.items():
+                cp.set_origin(j, origin_j)
+                cp.set_size(j, self._inherited_size(view, cpus, limit))
+            self.compiled_pass = cp
+
+    def _inherited_size(self, view: View, cpus: int, limit: float) -> float:
+        return self.factors.size(view.cluster.nodes_for(cpus), cpus, limit_minutes(limit) * 60.0)
+
+    def _setup_python(self, view: View) -> None:
+        """The Python pass's state (its first call: a gated or ``bf_nodes`` run)."""
+        n = view.n
+        self._python = True
+        self._limit = self._limits.tolist()
         self._counts = CountScan(view.nodes, self._limit, self.bf_resolution)
         self._origin = [0.0] * n
         self._size = [0.0] * n
@@ -178,15 +231,7 @@ class Slurm(Scheduler):
             None if self.sched_interval is None else Ticks(self.sched_interval, self.sched_phase)
         )
         self._wakes: set[float] = set()
-        inherit = self.inherit or {}
-        self._inherit: dict[int, tuple[float, int, float]] = {}
-        if inherit:
-            index = {jid: j for j, jid in enumerate(view.ids)}
-            for jid, (origin, cpus, limit) in inherit.items():
-                if jid in index:
-                    self._inherit[index[jid]] = (float(origin), int(cpus), float(limit))
-        #: passes of each kind (for tests and reports)
-        self.backfill_passes = 0
+        self._backfill_passes = 0
         self.started_by: dict[int, str] = {}
         self._taken: list[int] = []  # the jobs the last pass started (checked at the next)
         # what the passes last saw (arrivals, completions, overrides, priorities, starts): a
@@ -194,6 +239,13 @@ class Slurm(Scheduler):
         self._arrived = 0
         self._seen_main: tuple | None = None
         self._seen_bf: tuple | None = None
+
+    @property
+    def backfill_passes(self) -> int:
+        """Backfill passes of the last run (for tests and reports)."""
+        if getattr(self, "_python", True) or self.compiled_pass is None:
+            return getattr(self, "_backfill_passes", 0)
+        return self.compiled_pass.backfill_passes
 
     # -- priorities -------------------------------------------------------------------------------
     def _key(self, view: View, j: int, now: float) -> tuple[float, int]:
@@ -212,9 +264,7 @@ class Slurm(Scheduler):
             else:
                 origin, cpus, limit = inh
                 self._origin[j] = origin
-                self._size[j] = f.size(
-                    view.cluster.nodes_for(cpus), cpus, limit_minutes(limit) * 60.0
-                )
+                self._size[j] = self._inherited_size(view, cpus, limit)
         origin = self._origin[j]
         # Algorithm 1: a task copies its workflow job's factors as last computed
         return (-f.priority(origin, self._size[j], max(self._calc, min(origin, now))), j)
@@ -244,11 +294,13 @@ class Slurm(Scheduler):
     def priority_of(self, j: int, t: float) -> int:
         """Job ``j``'s (view index) multifactor priority at ``t`` from its recorded factors
         (age origin: eligibility, or the inherited submit time; size: its own or inherited)."""
-        return self.factors.priority(self._origin[j], self._size[j], max(t, self._origin[j]))
+        origin = self.age_origin(j)
+        size = self._size[j] if self._python else self.compiled_pass.size_factor(j)
+        return self.factors.priority(origin, size, max(t, origin))
 
     def age_origin(self, j: int) -> float:
         """When job ``j``'s age started counting (eligibility, or the inherited submit time)."""
-        return self._origin[j]
+        return self._origin[j] if self._python else self.compiled_pass.age_origin(j)
 
     # -- the pass ---------------------------------------------------------------------------------
     def _wake(self, view: View, t: float) -> None:
@@ -260,6 +312,8 @@ class Slurm(Scheduler):
         """One pass (Slurm orders its pending jobs by its own priorities). A job the last pass
         started that is still queued (the kernel did not apply the decision: a coupled gate's
         hold or yield) is pending again, with the age origin it joined with."""
+        if not self._python:
+            self._setup_python(view)
         if self._taken:
             queued, listed, now = view.queued, self._listed, view.now
             for j in self._taken:
@@ -332,7 +386,7 @@ class Slurm(Scheduler):
         self._next_bf = self._bf_ticks.after(now)  # the first tick after now
         if not fresh:  # nothing new since the last pass: it would start nothing
             return started
-        self.backfill_passes += 1
+        self._backfill_passes += 1
         if free > 0:
             before = len(self.started_by)
             got, free, complete = self._backfill(view, now, free, started)
