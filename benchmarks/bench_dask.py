@@ -27,9 +27,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from coschedlab.experiments.executors import ExecutorSpec
-from coschedlab.experiments.runner import QUIET_DASK, Task, dask_env, run_tasks
 from coschedlab.experiments.store import JsonStore
+from coschedlab.sweeps.cluster import QUIET_DASK, dask_env
+from coschedlab.sweeps.executors import ExecutorSpec
+from coschedlab.sweeps.runner import run_tasks
+from coschedlab.sweeps.tasks import Task
 
 
 def tiny(x: int) -> dict:

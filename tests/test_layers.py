@@ -23,7 +23,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # what the runtime may depend on ("errors / outputs / schema"), and the helpers they use:
     # bundled files (schema and errors read them), the JSON cleaner, text-table formatting
     ("base", ("errors", "outputs", "schema", "bundled", "jsonsafe", "tables")),
-    ("runtime", ("experiments.runner", "experiments.executors", "experiments.store")),
+    ("runtime", ("sweeps", "experiments.store")),
     # plain data: the validator reads job tables only; intervals/core_ids parse allocations;
     # generate makes workloads; _core.swf_parse is read_swf's compiled parse loop
     (

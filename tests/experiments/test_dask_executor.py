@@ -21,9 +21,11 @@ pytest.importorskip("distributed")
 
 from coschedlab.errors import InputError  # noqa: E402
 from coschedlab.experiments import load_spec, run_comparison  # noqa: E402
-from coschedlab.experiments.executors import ExecutorSpec, parse_executor  # noqa: E402
-from coschedlab.experiments.runner import QUIET_DASK, Task, dask_env, run_tasks  # noqa: E402
 from coschedlab.experiments.store import JsonStore  # noqa: E402
+from coschedlab.sweeps.cluster import QUIET_DASK, dask_env
+from coschedlab.sweeps.executors import ExecutorSpec, parse_executor  # noqa: E402
+from coschedlab.sweeps.runner import run_tasks
+from coschedlab.sweeps.tasks import Task  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -269,7 +271,7 @@ def test_the_spec_executor_key_is_checked(tmp_path):
 def test_batch_system_executors_write_the_expected_job_script(text, wants):
     import signal as sig
 
-    from coschedlab.experiments.runner import jobqueue_cluster
+    from coschedlab.sweeps.cluster import jobqueue_cluster
 
     before = sig.getsignal(sig.SIGINT)
     cluster, jobs = jobqueue_cluster(parse_executor(text))
@@ -328,7 +330,7 @@ def test_quiet_settings_reach_workers_through_their_environment():
 def test_silenced_loggers_are_restored_after_the_cluster():
     import logging
 
-    from coschedlab.experiments.runner import _silenced
+    from coschedlab.sweeps.cluster import _silenced
 
     lg = logging.getLogger("tornado.application")
     lg.setLevel(logging.WARNING)

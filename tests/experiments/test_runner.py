@@ -8,8 +8,10 @@ import os
 import pytest
 
 from coschedlab.errors import InputError
-from coschedlab.experiments.runner import MemoryStore, Task, run_tasks
 from coschedlab.experiments.store import JsonStore
+from coschedlab.sweeps.runner import run_tasks
+from coschedlab.sweeps.store import Store
+from coschedlab.sweeps.tasks import Task
 
 
 def square(x: int) -> dict:
@@ -69,7 +71,7 @@ def test_a_failing_run_is_recorded_and_the_others_finish(tmp_path, jobs):
 
 
 def test_fresh_process_gives_every_run_its_own_process():
-    store = MemoryStore()
+    store = Store(None)
     summary = run_tasks(
         [Task(i, my_pid, (i,)) for i in range(4)], store, jobs=1, fresh_process=True
     )
@@ -80,6 +82,6 @@ def test_fresh_process_gives_every_run_its_own_process():
 
 def test_keys_must_be_unique_and_jobs_positive(tmp_path):
     with pytest.raises(InputError, match="share the key"):
-        run_tasks([Task("a", square, (1,)), Task("a", square, (2,))], MemoryStore())
+        run_tasks([Task("a", square, (1,)), Task("a", square, (2,))], Store(None))
     with pytest.raises(InputError, match="--jobs must be at least 1"):
-        run_tasks([Task("a", square, (1,))], MemoryStore(), jobs=0)
+        run_tasks([Task("a", square, (1,))], Store(None), jobs=0)

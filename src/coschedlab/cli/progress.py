@@ -190,7 +190,7 @@ def run_sweep_shown(
     err: Console, title: str, n: int, target: object, sweep: Callable[..., tuple]
 ) -> tuple:
     """Run a resumable sweep with the progress bar: ``sweep(on_start=, on_done=)`` returns
-    ``(summary, rows)`` (:func:`coschedlab.experiments.runner.run_tasks`' summary). Prints
+    ``(summary, rows)`` (:func:`coschedlab.sweeps.runner.run_tasks`' summary). Prints
     what is already stored and every failed run; an interrupted sweep says how to resume and
     exits 130; no finished run at all is an input error."""
     from ..errors import InputError
@@ -256,7 +256,7 @@ def run_spec_sweep(
 
     from ..bundled import bundled, is_bundled
     from ..errors import InputError
-    from ..experiments.executors import parse_executor
+    from ..sweeps.executors import parse_executor
 
     if jobs is not None and jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {jobs}")

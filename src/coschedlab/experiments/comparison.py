@@ -1,9 +1,9 @@
 """Run a comparison: every workload x scheduler x repetition of a spec, on the one runner.
 
 Each run rebuilds its workload and scheduler from a picklable :class:`RunTask`, simulates and
-validates (:func:`simulate_task`); the runner (:func:`.runner.run_tasks`) stores it as soon as
-it ends (:class:`.store.RunStore`), so an interrupted comparison resumes where it stopped. A
-run that fails leaves ``error.txt`` in its directory and the others go on.
+validates (:func:`simulate_task`); the runner (:func:`~coschedlab.sweeps.runner.run_tasks`)
+stores it as soon as it ends (:class:`.store.RunStore`), so an interrupted comparison resumes
+where it stopped. A run that fails leaves ``error.txt`` in its directory and the others go on.
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from ..platform import Cluster
+from ..sweeps.progress import PROGRESS_DIR
+from ..sweeps.runner import run_tasks
+from ..sweeps.tasks import Outcome, Summary, Task
 from . import store
-from .runner import PROGRESS_DIR, Outcome, Summary, Task, run_tasks
 from .spec import SchedulerSpec, Spec, WorkloadSpec
 from .store import RunKey, RunStore
 
@@ -84,8 +86,8 @@ def simulate_task(task: RunTask) -> tuple[Any, dict[str, Any]]:
 
 
 def progress_name(key: RunKey) -> str:
-    """The file in :data:`~.runner.PROGRESS_DIR` where run ``key`` reports its progress
-    (the dashboard's live bar per run): ``{"done": jobs, "total": jobs}``."""
+    """The file in :data:`~coschedlab.sweeps.progress.PROGRESS_DIR` where run ``key`` reports
+    its progress (the dashboard's live bar per run): ``{"done": jobs, "total": jobs}``."""
     return f"{key.workload}__{key.scheduler}__rep{key.rep}.json"
 
 
@@ -134,7 +136,8 @@ def run_comparison(
     ``jobs``: worker processes (default ``os.cpu_count()``, 1 = in this process). ``fresh``
     removes the old runs first; otherwise a directory made from a different spec is refused
     (:func:`~.store.check_spec`). ``executor``: where the runs execute (default: the spec's,
-    else the local pool). See :func:`.runner.run_tasks` for the callbacks and Ctrl-C.
+    else the local pool). See :func:`~coschedlab.sweeps.runner.run_tasks` for the callbacks
+    and Ctrl-C.
     """
     out = Path(out)
     if fresh:

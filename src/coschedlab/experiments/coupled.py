@@ -51,7 +51,7 @@ import pandas as pd
 from ..bundled import bundled, is_bundled
 from ..errors import InputError
 from ..schema import Checker, open_spec, show
-from .executors import checked_executor
+from ..sweeps.executors import checked_executor
 from .store import JsonSweep
 
 __all__ = [

@@ -142,7 +142,8 @@ def remove_leftovers(out: Path) -> int:
 
 
 class RunStore:
-    """The runner's store (:class:`.runner.Store`) of a comparison directory: a run's value is
+    """The runner's store (:class:`~coschedlab.sweeps.store.Store`) of a comparison
+    directory: a run's value is
     ``(Result, info)``, written by :func:`save_run` with where and how long it ran."""
 
     def __init__(self, out: Path) -> None:
@@ -264,12 +265,13 @@ def run_json_sweep(
     executor: Any = None,
     on_info: Any = None,
 ) -> tuple[Any, list[dict[str, Any]]]:
-    """Run (or resume) ``tasks`` (:class:`~.runner.Task`) into ``out/runs`` with ``described``
+    """Run (or resume) ``tasks`` (:class:`~coschedlab.sweeps.tasks.Task`) into ``out/runs``
+    with ``described``
     as ``out/spec.json`` (and ``"sweep": what``, which names the kind of sweep to readers such
     as the dashboard); the runner's summary and every finished run's record, in task order.
     ``shape(record)`` raises KeyError or TypeError for a record that is not a run of this
     sweep (a damaged file: one line naming it)."""
-    from .runner import run_tasks
+    from ..sweeps.runner import run_tasks
 
     out = mark(out)
     doc = {"sweep": what, **described}
@@ -352,7 +354,7 @@ class JsonSweep:
         """Run (or resume) every configuration of ``spec`` into ``out/runs``: the runner's
         summary and the finished runs' records; ``executor``: where the runs execute (default:
         the spec's ``executor``, else the local pool)."""
-        from .runner import Task
+        from ..sweeps.tasks import Task
 
         if jobs is not None and jobs < 1:
             raise InputError(f"--jobs must be at least 1, got {jobs}")

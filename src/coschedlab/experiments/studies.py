@@ -16,7 +16,7 @@ import pandas as pd
 from ..studies.reproduce import simulate_one, table5_rows
 from ..studies.result import StudyResult
 from ..studies.spec import StudySpec
-from .runner import Task
+from ..sweeps.tasks import Task
 from .store import check_json_sweep, run_json_sweep
 
 __all__ = [

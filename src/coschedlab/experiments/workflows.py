@@ -36,7 +36,7 @@ import pandas as pd
 from ..errors import InputError
 from ..outputs import slug
 from ..schema import open_spec, show
-from .executors import checked_executor
+from ..sweeps.executors import checked_executor
 from .store import JsonSweep
 
 __all__ = ["WorkflowSpec", "aggregate", "load_workflow_spec", "run_sweep", "summary_table"]

@@ -67,7 +67,9 @@ def search(
     """Every scenario x heuristic pair of the ensemble ``path`` simulated, best first (by
     simulated makespan), and the runner's summary. :class:`InputError` when a simulation
     fails or no plan is feasible."""
-    from ..experiments.runner import MemoryStore, Task, run_tasks
+    from ..sweeps.runner import run_tasks
+    from ..sweeps.store import Store
+    from ..sweeps.tasks import Task
     from .mapping import SCENARIOS
     from .reproduce import HEURISTIC_PAIRS
     from .simulate import check_size
@@ -80,7 +82,7 @@ def search(
     combos = [(sc, n, c) for sc in SCENARIOS for n, c in HEURISTIC_PAIRS]
     tasks = [Task(f"{sc}_{n}_{c}", search_one, (path, sc, n, c, planning, sim))
              for sc, n, c in combos]  # fmt: skip
-    store = MemoryStore()
+    store = Store(None)  # in memory
     summary = run_tasks(tasks, store, jobs=jobs, fresh_process=True, quiet=True,
                         on_done=on_done)  # fmt: skip
     if summary.interrupted:

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, check_seed
-from ..experiments.runner import Task, run_tasks
 from ..experiments.spec import MAX_REPETITIONS
 from ..experiments.store import JsonStore
+from ..sweeps.runner import run_tasks
+from ..sweeps.tasks import Task
 from .mapping import SCENARIOS
 from .reproduce import HEURISTIC_PAIRS, SWEEPS, build_tasks, results_frame, write_outputs
 from .runner import run_config

@@ -29,11 +29,12 @@ import pandas as pd
 
 from ...errors import InputError
 from ...experiments.comparison import check_valid
-from ...experiments.runner import Outcome, Summary, Task, run_tasks
 from ...experiments.store import RunKey, RunStore, completed, load_run, run_dir
 from ...jobs import Workload
 from ...outputs import MARKER, atomic_file, first_foreign, is_empty, mark, slug
 from ...platform import Cluster
+from ...sweeps.runner import run_tasks
+from ...sweeps.tasks import Outcome, Summary, Task
 from .experiment import Experiment, Run, describe, dump, expand
 from .generators import workload_csv
 
