@@ -23,7 +23,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # what the runtime may depend on ("errors / outputs / schema"), and the helpers they use:
     # bundled files (schema and errors read them), the JSON cleaner, text-table formatting
     ("base", ("errors", "outputs", "schema", "bundled", "jsonsafe", "tables")),
-    ("runtime", ("sweeps", "experiments.store")),
+    ("runtime", ("sweeps",)),
     # plain data: the validator reads job tables only; intervals/core_ids parse allocations;
     # generate makes workloads; _core.swf_parse is read_swf's compiled parse loop
     (
@@ -51,13 +51,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 #: Imports from a higher layer that exist today: (importer, imported module) -> why.
 KNOWN_UPWARD: dict[tuple[str, str], str] = {
-    ("experiments.store", "engine.result"): (
-        "RunStore, the comparison's store of core Results, lives in the runtime's store "
-        "module; it moves out with the one store of issue 32"
-    ),
-    ("experiments.store", "experiments.spec"): (
-        "check_spec compares a comparison's Spec; moves with RunStore (issue 32)"
-    ),
     ("metrics", "coloc.spread"): (
         "co-location metrics (colocation_summary, spread_reasons) live in metrics because "
         "engine.result's Result.metrics calls them; they move to coloc once the speed model "

@@ -21,10 +21,10 @@ pytest.importorskip("distributed")
 
 from coschedlab.errors import InputError  # noqa: E402
 from coschedlab.experiments import load_spec, run_comparison  # noqa: E402
-from coschedlab.experiments.store import JsonStore  # noqa: E402
 from coschedlab.sweeps.cluster import QUIET_DASK, dask_env
 from coschedlab.sweeps.executors import ExecutorSpec, parse_executor  # noqa: E402
 from coschedlab.sweeps.runner import run_tasks
+from coschedlab.sweeps.store import Store  # noqa: E402
 from coschedlab.sweeps.tasks import Task  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -145,7 +145,7 @@ def test_a_comparison_on_dask_equals_the_local_pool_byte_for_byte(cluster, tmp_p
 
 def test_killing_a_worker_mid_sweep_loses_and_duplicates_nothing(cluster, tmp_path):
     log = tmp_path / "calls.log"
-    store = JsonStore(tmp_path / "runs")
+    store = Store(tmp_path / "runs")
     tasks = [Task(f"k{i:02d}", _dask_tasks.slow_square, (i, 0.3, str(log))) for i in range(24)]
     done = []
 
@@ -170,7 +170,7 @@ def test_killing_a_worker_mid_sweep_loses_and_duplicates_nothing(cluster, tmp_pa
 
 
 def test_a_run_that_kills_every_worker_fails_clearly_and_the_others_finish(tmp_path):
-    store = JsonStore(tmp_path / "runs")
+    store = Store(tmp_path / "runs")
     """One worker and no retries by Dask: the runs queued beside the killer die with it
     every time, and must not be blamed for it (they are retried alone)."""
     tasks = [Task(f"k{i}", _dask_tasks.exit_worker, (i,)) for i in range(6)]
@@ -182,7 +182,7 @@ def test_a_run_that_kills_every_worker_fails_clearly_and_the_others_finish(tmp_p
 
 def test_shared_inputs_are_shipped_once_per_worker(cluster, tmp_path):
     table = list(range(200_000))
-    store = JsonStore(tmp_path / "runs")
+    store = Store(tmp_path / "runs")
     tasks = [Task(f"k{i}", _dask_tasks.total, (table, i)) for i in range(10)]
     assert run_tasks(tasks, store, executor=ExecutorSpec("dask", str(cluster.file))).ok
     rows = store.load()
@@ -194,7 +194,7 @@ def test_input_files_are_shipped_and_the_results_name_the_clients_paths(cluster,
     and what the runs return names the files as the client knows them."""
     data = tmp_path / "input.swf"
     data.write_text("; a trace\n1 0 0 10 4\n")
-    store = JsonStore(tmp_path / "runs")
+    store = Store(tmp_path / "runs")
     tasks = [Task(f"k{i}", _dask_tasks.read_input, ({"file": str(data), "i": i},))
              for i in range(4)]  # fmt: skip
     assert run_tasks(tasks, store, executor=ExecutorSpec("dask", str(cluster.file))).ok

@@ -8,7 +8,6 @@ import os
 import pytest
 
 from coschedlab.errors import InputError
-from coschedlab.experiments.store import JsonStore
 from coschedlab.sweeps.runner import run_tasks
 from coschedlab.sweeps.store import Store
 from coschedlab.sweeps.tasks import Task
@@ -35,7 +34,7 @@ def my_pid(_: int) -> int:
 
 
 def test_resume_runs_exactly_the_missing_runs(tmp_path):
-    store = JsonStore(tmp_path / "runs")
+    store = Store(tmp_path / "runs")
     tasks = [Task(f"k{i}", interrupts_on, (i, 4)) for i in range(8)]
     first = run_tasks(tasks, store, jobs=1)
     assert first.interrupted and first.executed == ["k0", "k1", "k2", "k3"]
@@ -54,7 +53,7 @@ def test_resume_runs_exactly_the_missing_runs(tmp_path):
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_failing_run_is_recorded_and_the_others_finish(tmp_path, jobs):
-    store = JsonStore(tmp_path / "runs")
+    store = Store(tmp_path / "runs")
     done = []
     summary = run_tasks(
         [Task(f"k{i}", fails_on_three, (i,)) for i in range(6)],

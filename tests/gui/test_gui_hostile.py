@@ -234,14 +234,14 @@ def test_a_damaged_stored_sweep_says_so_and_odd_figures_are_not_inlined(ws):
 
 
 def test_output_folders_inside_another_sweep_and_other_kinds_are_refused(ws):
-    from coschedlab.experiments.store import check_json_sweep
+    from coschedlab.sweeps.sweep import check_folder
 
     (ws.root / "cmp").mkdir()
     (ws.root / "cmp" / "spec.json").write_text('{"runs": {"schedulers": {}, "workloads": {}}}')
     with pytest.raises(InputError, match="inside the stored sweep cmp"):
         ws.output("cmp/inner")
     with pytest.raises(InputError, match="holds a comparison sweep, not a workflow sweep"):
-        check_json_sweep(ws.root / "cmp", "workflow", None, ())
+        check_folder(ws.root / "cmp", "workflow", None, ())
 
 
 def test_in_situ_ensembles_too_large_to_plan_in_the_page_are_refused(ws):

@@ -13,16 +13,13 @@ from __future__ import annotations
 from .compare import comparison_table, run_metrics, write_analysis
 from .comparison import RunTask, plan, run_comparison
 from .spec import SchedulerSpec, Spec, WorkloadSpec, load_spec, spec_from_dict
-from .store import RunKey, completed
 
 __all__ = [
-    "RunKey",
     "RunTask",
     "SchedulerSpec",
     "Spec",
     "WorkloadSpec",
     "comparison_table",
-    "completed",
     "load_spec",
     "plan",
     "run_comparison",

@@ -1,9 +1,9 @@
 """Run a comparison: every workload x scheduler x repetition of a spec, on the one runner.
 
 Each run rebuilds its workload and scheduler from a picklable :class:`RunTask`, simulates and
-validates (:func:`simulate_task`); the runner (:func:`~coschedlab.sweeps.runner.run_tasks`)
-stores it as soon as it ends (:class:`.store.RunStore`), so an interrupted comparison resumes
-where it stopped. A run that fails leaves ``error.txt`` in its directory and the others go on.
+validates (:func:`simulate_task`); the one driver (:data:`SWEEP`) stores it as soon as it ends
+(in the comparison's :data:`.store.RESULT_DIRS`), so an interrupted comparison resumes where
+it stopped. A run that fails leaves ``error.txt`` in its directory and the others go on.
 """
 
 from __future__ import annotations
@@ -14,14 +14,18 @@ from pathlib import Path
 from typing import Any
 
 from ..platform import Cluster
+from ..sweeps.capability import Capability, register
 from ..sweeps.progress import PROGRESS_DIR
-from ..sweeps.runner import run_tasks
+from ..sweeps.store import RunKey
+from ..sweeps.sweep import Sweep
 from ..sweeps.tasks import Outcome, Summary, Task
 from . import store
 from .spec import SchedulerSpec, Spec, WorkloadSpec
-from .store import RunKey, RunStore
+from .store import RESULT_DIRS
 
-__all__ = ["RunTask", "check_valid", "plan", "run_comparison", "simulate_task"]
+__all__ = [
+    "CAPABILITY", "SWEEP", "RunTask", "check_valid", "plan", "run_comparison", "simulate_task",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -120,6 +124,24 @@ def _progress_file(task: RunTask) -> Callable[[int, int], None] | None:
     return report
 
 
+#: the comparison as a sweep of the one driver: its runs in directories under ``OUT``, its
+#: spec.json the merged definitions of its runs (:func:`~.store.check_spec`)
+SWEEP = Sweep(
+    "comparison", simulate_task, layout=RESULT_DIRS, runs="", quiet=False,
+    check=store.check_spec_compatible, record=store.check_spec, legacy_key="runs",
+)  # fmt: skip
+
+
+def _load(path: Path) -> Spec:
+    from .spec import load_spec
+
+    return load_spec(path)
+
+
+#: ``coschedlab compare`` (its own command, and the dashboard's run page)
+CAPABILITY = register(Capability("comparison", SWEEP, _load, generated=False))
+
+
 def run_comparison(
     spec: Spec,
     out: Path,
@@ -142,7 +164,8 @@ def run_comparison(
     out = Path(out)
     if fresh:
         store.clear(out, spec)
-    store.check_spec(out, spec)
     tasks = [Task(t.key, simulate_task, (t,)) for t in plan(spec)]
-    return run_tasks(tasks, RunStore(out), jobs=jobs, on_start=on_start, on_done=on_done,
-                     executor=executor or spec.executor, on_info=on_info)  # fmt: skip
+    summary, _ = SWEEP.run(spec, out, tasks=tasks, jobs=jobs, on_start=on_start,
+                           on_done=on_done, executor=executor or spec.executor,
+                           on_info=on_info)  # fmt: skip
+    return summary

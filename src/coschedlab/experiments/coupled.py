@@ -51,11 +51,13 @@ import pandas as pd
 from ..bundled import bundled, is_bundled
 from ..errors import InputError
 from ..schema import Checker, open_spec, show
+from ..sweeps.capability import Capability, Table, read_table, register
 from ..sweeps.executors import checked_executor
-from .store import JsonSweep
+from ..sweeps.sweep import Sweep
 
 __all__ = [
-    "CoupledSpec", "aggregate", "load_coupled_spec", "run_one", "run_sweep", "summary_table",
+    "CAPABILITY", "CoupledSpec", "aggregate", "load_coupled_spec", "report", "run_one",
+    "run_sweep", "summary", "summary_table",
 ]  # fmt: skip
 
 COMBOS = ("HH", "HY", "YH", "YY")
@@ -429,9 +431,9 @@ def _shape(row: dict[str, Any]) -> None:
                 raise TypeError(k)
 
 
-SWEEP = JsonSweep("coupled", describe, FIXED, run_one, _shape)
+SWEEP = Sweep("coupled", run_one, describe, FIXED, _shape, legacy_key="schemes")
 #: ``check_output(out, spec)``: ``out`` can hold this sweep (new, empty, or its own directory
-#: with the same :data:`FIXED` settings); ``run_sweep(spec, out, jobs, on_start, on_done)``
+#: with the same :data:`FIXED` settings); ``run_sweep(spec, out, jobs=, executor=, ...)``
 check_output = SWEEP.check_output
 run_sweep = SWEEP.run
 
@@ -512,3 +514,45 @@ def summary_table(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
         for _, r in df.iterrows()
     ]
     return columns, rows
+
+
+def summary(out: Path) -> Table | None:
+    """The table of the sweep in ``out`` (from its summary.csv; None before there is one)."""
+    df = read_table(out / "summary.csv")
+    return None if df is None else (SUMMARY_TITLE, *summary_table(df))
+
+
+def report(spec: CoupledSpec, target: Path, rows: list[dict[str, Any]]) -> list[Path]:
+    """summary.csv and the figures of a finished (or partial) sweep; the files written."""
+    from ..coupled.plots import FIGURES, study_figure
+    from ..outputs import atomic_file
+
+    df = aggregate(rows)
+    if df.empty:
+        raise InputError("no coupled run finished (see runs/*.error.txt)", str(target))
+    written = []
+    with atomic_file(target / "summary.csv", force=True) as tmp:
+        df.to_csv(tmp, index=False, float_format="%.6g")
+    written.append(target / "summary.csv")
+    for study in ("load", "proportion"):
+        for stem, metric, label, scale, base in FIGURES:
+            fig = study_figure(df, study, metric, label, scale, base)
+            if fig is None:
+                continue
+            path = target / f"{study}_{stem}.png"
+            with atomic_file(path, force=True) as tmp:
+                fig.savefig(tmp, format="png", dpi=110)
+            written.append(path)
+    return written
+
+
+#: ``coschedlab coupled compare``: scheme x load and scheme x paired proportion, x seed
+CAPABILITY = register(Capability(
+    "coupled", SWEEP, load_coupled_spec, summary, report,
+    bundled=(("coupled-small (bundled)", "coschedlab:sweeps/coupled_small.yaml"),),
+    title="Sweep: schemes x loads x pairing (stored, resumable)",
+    help="Run the scheme x load and scheme x paired-proportion sweep (resuming: finished runs "
+    "are kept); write summary.csv and the figures (like the paper's Figs 3-10); print the "
+    "table.",
+    upload="coupled-sweep", prefix="cp", default_out="sweeps/coupled-small",
+))  # fmt: skip

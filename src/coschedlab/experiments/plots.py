@@ -15,8 +15,9 @@ from matplotlib.figure import Figure
 from ..engine.result import Result
 from ..report import figures, write_report
 from ..report.style import figure, scheduler_colors, wrap_label
+from ..sweeps.store import RunKey, completed
 from .spec import Spec
-from .store import RunKey, completed, load_run
+from .store import load_run
 
 __all__ = ["improvement_figure", "write_plots"]
 

@@ -321,7 +321,7 @@ def progress(out: Path, spec: Any, live: Path | None = None) -> list[RunState]:
     import json
 
     from ..experiments.comparison import progress_name
-    from ..experiments.store import RunKey
+    from ..sweeps.store import RunKey
 
     states = []
     for w in spec.workloads:

@@ -46,7 +46,7 @@ class SweepKind:
     """A capability's sweep as its page shows it.
 
     ``prefix`` prefixes the component ids; ``what`` is the kind stored in the sweep's
-    spec.json (:func:`~coschedlab.experiments.store.sweep_kind`); ``upload`` the workspace's
+    spec.json (:func:`~coschedlab.sweeps.sweep.sweep_kind`); ``upload`` the workspace's
     reader of an uploaded spec; ``bundled`` the (label, ``coschedlab:NAME``) specs offered;
     ``args(spec, out)`` the command line's arguments (after ``coschedlab``); ``check(spec,
     out)`` (a top-level function, run in a process of its own) refuses what the command
@@ -203,7 +203,7 @@ def sweep_view(kind: SweepKind, ws: Any, out: Path) -> Any:
     figures (the PNG files the command wrote, largest first)."""
     from dash import html
 
-    from ..experiments.store import sweep_kind
+    from ..sweeps.sweep import sweep_kind
 
     if sweep_kind(out) != kind.what:
         raise InputError(f"{ws.relative(out)} holds no {kind.what} sweep")

@@ -141,10 +141,10 @@ class Workspace:
 
     def outputs(self, kind: str = "comparison", depth: int = 4) -> list[str]:
         """Output directories in the workspace holding a sweep of ``kind`` (a ``spec.json``
-        that :func:`~coschedlab.experiments.store.sweep_kind` reads as it: "comparison",
+        that :func:`~coschedlab.sweeps.sweep.sweep_kind` reads as it: "comparison",
         "workflow", "coupled", "study reproduction"), workspace-relative, sorted; hidden
         folders and uploads skipped."""
-        from ..experiments.store import sweep_kind
+        from ..sweeps.sweep import sweep_kind
 
         found = []
 

@@ -4,8 +4,9 @@ A :class:`Store` keeps each finished run under its folder, laid out by a :class:
 
 * :data:`JSON` (the default): ``<folder>/<key>.json`` holding the run's record, a failed run
   ``<key>.error.txt`` beside it;
-* a capability's own layout (the comparison's: a directory per run holding its result files,
-  :class:`coschedlab.experiments.comparison.ResultDirs`).
+* :class:`RunDirs`: a directory per run, ``<folder>/<a>/<b>/rep<k>/`` (a :class:`RunKey`),
+  holding the files its result writes, ``run.json`` and ``metrics.json`` (the comparison's
+  and ELiSE's runs of the core simulator).
 
 A run is written into a hidden temporary sibling and renamed into place in one step, so a
 killed process never leaves a half-written run that looks finished; a stored run that cannot
@@ -17,14 +18,19 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..outputs import TMP_PREFIX, atomic_dir, atomic_file
+from ..errors import InputError
+from ..outputs import OLD_PREFIX, TMP_PREFIX, atomic_dir, atomic_file
 from .tasks import Outcome, Task
 
-__all__ = ["JSON", "JsonFiles", "Layout", "Store", "readable"]
+__all__ = [
+    "JSON", "JsonFiles", "Layout", "RunDirs", "RunKey", "Store", "completed", "readable",
+    "run_dir",
+]  # fmt: skip
 
 
 def readable(path: Path, key: str | None = None) -> bool:
@@ -97,6 +103,83 @@ class JsonFiles:
 
 #: the default layout: one JSON document per run
 JSON = JsonFiles()
+
+
+@dataclass(frozen=True, order=True)
+class RunKey:
+    """One run of a :class:`RunDirs` sweep: workload name, scheduler directory name (slug of
+    its label), repetition."""
+
+    workload: str
+    scheduler: str
+    rep: int
+
+    def __str__(self) -> str:
+        return f"{self.workload}/{self.scheduler}/rep{self.rep}"
+
+
+def run_dir(out: Path, key: RunKey) -> Path:
+    """Where the run ``key`` lives."""
+    return Path(out) / key.workload / key.scheduler / f"rep{key.rep}"
+
+
+def completed(out: Path) -> set[RunKey]:
+    """The runs stored under ``out`` that finished (their directory holds a readable
+    ``metrics.json``; a damaged one is run again)."""
+    done: set[RunKey] = set()
+    out = Path(out)
+    if not out.is_dir():
+        return done
+    for metrics in out.glob("*/*/rep*/metrics.json"):
+        rep_dir = metrics.parent
+        suffix = rep_dir.name[3:]
+        if not suffix.isdigit() or rep_dir.name.startswith(TMP_PREFIX):
+            continue
+        if not readable(metrics, "metrics"):
+            continue
+        done.add(RunKey(rep_dir.parent.parent.name, rep_dir.parent.name, int(suffix)))
+    return done
+
+
+class RunDirs:
+    """Runs as directories (:func:`run_dir`): a run's value is ``(result, info)``, ``result``
+    writing its files into a directory (``result.write(dir)``, ``metrics.json`` among them)
+    and ``info`` going to ``run.json`` with where and how long the run took; a failed run's
+    directory holds ``error.txt``. ``load(dir)`` reads a result back."""
+
+    directory = True
+
+    def __init__(self, load: Callable[[Path], Any]) -> None:
+        self.load = load
+
+    def path(self, folder: Path, key: RunKey) -> Path:
+        return run_dir(folder, key)
+
+    def finished(self, folder: Path) -> set:
+        return completed(folder)
+
+    def leftovers(self, folder: Path) -> list[Path]:
+        return [p for prefix in (TMP_PREFIX, OLD_PREFIX) for p in folder.glob(f"*/*/{prefix}*")]
+
+    def write(self, tmp: Path, outcome: Outcome) -> None:
+        result, info = outcome.value
+        info = {**info, "seconds": round(outcome.seconds, 3), "host": outcome.host,
+                "pid": outcome.pid}  # fmt: skip
+        result.write(tmp)
+        (tmp / "run.json").write_text(json.dumps(info, indent=2, default=str) + "\n")
+
+    def error_path(self, folder: Path, key: RunKey) -> Path:
+        return run_dir(folder, key) / "error.txt"
+
+    def read(self, folder: Path, key: RunKey) -> Any:
+        """A stored run's result; a damaged one is an InputError saying how to redo it."""
+        where = run_dir(folder, key)
+        try:
+            return self.load(where)
+        except InputError as exc:
+            raise InputError(
+                f"{exc}; delete {where} and run the command again to redo that run"
+            ) from None
 
 
 class Store:

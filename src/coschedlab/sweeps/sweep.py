@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..outputs import check_target, is_empty, mark
+from .executors import ExecutorSpec
 from .runner import run_tasks
 from .store import JSON, Layout, Store
 from .tasks import Summary, Task
@@ -170,10 +171,12 @@ class Sweep:
                 (mark(out) / SPEC_FILE).write_text(json.dumps(doc, default=str, indent=1) + "\n")
         todo = list(self.tasks(spec) if tasks is None else tasks)
         store = self.store(out)
+        if executor is None:  # the spec's own, when it names one
+            executor = getattr(spec, "executor", None)
+            executor = executor if isinstance(executor, ExecutorSpec) else None
         summary = run_tasks(
             todo, store, jobs=jobs, fresh_process=self.fresh_process, quiet=self.quiet,
-            on_start=on_start, on_done=on_done,
-            executor=executor or getattr(spec, "executor", None), on_info=on_info,
+            on_start=on_start, on_done=on_done, executor=executor, on_info=on_info,
         )  # fmt: skip
         if self.layout.directory and store.folder is not None:
             return summary, []
