@@ -45,7 +45,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("policies", ("schedulers",)),
     # the comparison sweep (spec, workloads, comparison, compare, plots) is the batch
     # simulation core's capability, as the other capabilities' sweeps in experiments/
-    ("capabilities", ("coloc", "insitu", "workflows", "coupled", "studies", "experiments")),
+    # capabilities: the registrations of the built-in ones are one module of this layer
+    (
+        "capabilities",
+        ("coloc", "insitu", "workflows", "coupled", "studies", "experiments", "capabilities"),
+    ),
     ("interfaces", ("cli", "gui", "api")),
 )
 
@@ -74,14 +78,6 @@ KNOWN_CIRCLES: dict[tuple[str, str], str] = {
     ("gui.tether", "cli.main"): (
         "the dashboard runs a sweep as the command line in a tethered child process, and "
         "`coschedlab gui` starts the dashboard; goes when both are generated from the registry"
-    ),
-    ("coloc.elise.run", "experiments.comparison"): (
-        "ELiSE runs reuse the comparison's check_valid; moves to the runtime with the one "
-        "driver of issue 32"
-    ),
-    ("coloc.elise.run", "experiments.workloads"): (
-        "ELiSE runs reuse the comparison's cached_pool (experiments.workloads reads pools with "
-        "coloc.pool); belongs in coloc.pool"
     ),
 }
 

@@ -9,15 +9,11 @@ from typer.exceptions import TyperException
 
 from ..errors import InputError, OutputError
 from . import coloc, compare, core, coupled, data, elise, gui, insitu, study, validate, workflows
+from .sweeps import add_sweep_commands
 
-app = typer.Typer(
-    name="coschedlab",
-    help="Design, simulate and plan co-scheduling on HPC systems.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode="markdown",
-)
+#: the command groups (a capability's generated ``compare`` joins its group, or makes one)
+GROUPS = {"insitu": insitu.app, "workflows": workflows.app, "coupled": coupled.app,
+          "study": study.app, "elise": elise.app}  # fmt: skip
 
 
 def _version(value: bool) -> None:
@@ -28,7 +24,6 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-@app.callback()
 def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="print the version and exit"
@@ -37,20 +32,28 @@ def _root(
     """Design, simulate and plan co-scheduling on HPC systems."""
 
 
-app.command()(core.simulate)
-app.command()(core.schedulers)
-app.command()(validate.validate)
-app.command()(core.demo)
-app.command()(data.data)
-app.command()(coloc.generate)
-app.command()(coloc.report)
-app.command()(compare.compare)
-app.command()(gui.gui)
-app.add_typer(insitu.app, name="insitu")
-app.add_typer(workflows.app, name="workflows")
-app.add_typer(coupled.app, name="coupled")
-app.add_typer(study.app, name="study")
-app.add_typer(elise.app, name="elise")
+def make_app() -> typer.Typer:
+    """The command line: its own commands and groups, and the sweep commands of every
+    registered capability (:func:`~.sweeps.add_sweep_commands`)."""
+    app = typer.Typer(
+        name="coschedlab",
+        help="Design, simulate and plan co-scheduling on HPC systems.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode="markdown",
+    )
+    app.callback()(_root)
+    for command in (core.simulate, core.schedulers, validate.validate, core.demo, data.data,
+                    coloc.generate, coloc.report, compare.compare, gui.gui):  # fmt: skip
+        app.command()(command)
+    for name, group in GROUPS.items():
+        app.add_typer(group, name=name)
+    add_sweep_commands(app, GROUPS)
+    return app
+
+
+app = make_app()
 
 
 def main() -> None:

@@ -14,17 +14,16 @@ from pathlib import Path
 from typing import Any
 
 from ..platform import Cluster
-from ..sweeps.capability import Capability, register
 from ..sweeps.progress import PROGRESS_DIR
 from ..sweeps.store import RunKey
 from ..sweeps.sweep import Sweep
-from ..sweeps.tasks import Outcome, Summary, Task
+from ..sweeps.tasks import Outcome, Summary, Task, check_valid
 from . import store
 from .spec import SchedulerSpec, Spec, WorkloadSpec
 from .store import RESULT_DIRS
 
 __all__ = [
-    "CAPABILITY", "SWEEP", "RunTask", "check_valid", "plan", "run_comparison", "simulate_task",
+    "SWEEP", "RunTask", "plan", "run_comparison", "simulate_task",
 ]  # fmt: skip
 
 
@@ -53,14 +52,6 @@ def plan(spec: Spec) -> list[RunTask]:
                 key = RunKey(w.name, s.slug, rep)
                 tasks.append(RunTask(key, w, s, seed, spec.kill_at_walltime))
     return tasks
-
-
-def check_valid(result: Any) -> None:
-    """A sweep's run that breaks an invariant is an error (the validator's first 20 lines)."""
-    violations = result.validate()
-    if violations:
-        shown = "\n".join(violations[:20])
-        raise RuntimeError(f"the schedule breaks {len(violations)} invariant(s):\n{shown}")
 
 
 def simulate_task(task: RunTask) -> tuple[Any, dict[str, Any]]:
@@ -131,15 +122,6 @@ SWEEP = Sweep(
     check=store.check_spec_compatible, record=store.check_spec, legacy_key="runs",
 )  # fmt: skip
 
-
-def _load(path: Path) -> Spec:
-    from .spec import load_spec
-
-    return load_spec(path)
-
-
-#: ``coschedlab compare`` (its own command, and the dashboard's run page)
-CAPABILITY = register(Capability("comparison", SWEEP, _load, generated=False))
 
 
 def run_comparison(

@@ -51,13 +51,13 @@ import pandas as pd
 from ..bundled import bundled, is_bundled
 from ..errors import InputError
 from ..schema import Checker, open_spec, show
-from ..sweeps.capability import Capability, Table, read_table, register
+from ..sweeps.capability import Table, read_table
 from ..sweeps.executors import checked_executor
 from ..sweeps.sweep import Sweep
 
 __all__ = [
-    "CAPABILITY", "CoupledSpec", "aggregate", "load_coupled_spec", "report", "run_one",
-    "run_sweep", "summary", "summary_table",
+    "CoupledSpec", "aggregate", "load_coupled_spec", "report", "run_one",
+    "run_sweep", "summary",
 ]  # fmt: skip
 
 COMBOS = ("HH", "HY", "YH", "YY")
@@ -491,13 +491,15 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-#: the title of :func:`summary_table`
-SUMMARY_TITLE = "mean over seeds; wait and sync in minutes; d: change vs no pairing"
 
 
-def summary_table(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
-    """The sweep's table as the command line prints it and the dashboard shows it: columns
-    and text cells, one row per (study, x, system, scheme) of :func:`aggregate`'s frame."""
+def summary(out: Path) -> Table | None:
+    """The sweep's table as the command line prints it and the dashboard shows it: title,
+    columns and text cells, one row per (study, x, system, scheme) of :func:`aggregate`'s
+    frame stored in ``out``'s summary.csv (None before there is one)."""
+    df = read_table(out / "summary.csv")
+    if df is None:
+        return None
     columns = ["study", "x", "sys", "combo", "wait", "d wait", "bsld", "sync", "SU loss"]
     rows = [
         [
@@ -513,13 +515,7 @@ def summary_table(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
         ]  # fmt: skip
         for _, r in df.iterrows()
     ]
-    return columns, rows
-
-
-def summary(out: Path) -> Table | None:
-    """The table of the sweep in ``out`` (from its summary.csv; None before there is one)."""
-    df = read_table(out / "summary.csv")
-    return None if df is None else (SUMMARY_TITLE, *summary_table(df))
+    return "mean over seeds; wait and sync in minutes; d: change vs no pairing", columns, rows
 
 
 def report(spec: CoupledSpec, target: Path, rows: list[dict[str, Any]]) -> list[Path]:
@@ -545,14 +541,3 @@ def report(spec: CoupledSpec, target: Path, rows: list[dict[str, Any]]) -> list[
             written.append(path)
     return written
 
-
-#: ``coschedlab coupled compare``: scheme x load and scheme x paired proportion, x seed
-CAPABILITY = register(Capability(
-    "coupled", SWEEP, load_coupled_spec, summary, report,
-    bundled=(("coupled-small (bundled)", "coschedlab:sweeps/coupled_small.yaml"),),
-    title="Sweep: schemes x loads x pairing (stored, resumable)",
-    help="Run the scheme x load and scheme x paired-proportion sweep (resuming: finished runs "
-    "are kept); write summary.csv and the figures (like the paper's Figs 3-10); print the "
-    "table.",
-    upload="coupled-sweep", prefix="cp", default_out="sweeps/coupled-small",
-))  # fmt: skip

@@ -94,7 +94,7 @@ def _app_names(spec: Spec, workload: str) -> dict[int, str] | None:
     w = next(w for w in spec.workloads if w.name == workload)
     if w.kind != "pool":
         return None
-    from .workloads import cached_pool
+    from ..coloc.pool import cached_pool
 
     return dict(enumerate(cached_pool(w.path).names))
 

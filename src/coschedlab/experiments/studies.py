@@ -17,12 +17,12 @@ from ..errors import InputError
 from ..studies.reproduce import simulate_one, table5_rows
 from ..studies.result import StudyResult
 from ..studies.spec import StudySpec
-from ..sweeps.capability import Capability, Table, limit, read_table, register
+from ..sweeps.capability import Table, limit, read_table
 from ..sweeps.sweep import Sweep
 from ..sweeps.tasks import Task
 
 __all__ = [
-    "CAPABILITY", "check_command", "check_output", "described", "run_one", "run_sweep",
+    "check_command", "check_output", "described", "run_one", "run_sweep",
     "summary", "table5_cells", "table_of", "tasks_of",
 ]  # fmt: skip
 
@@ -160,19 +160,3 @@ def summary(out: Path) -> Table | None:
     df = read_table(out / "table5.csv")
     return None if df is None else ("Table 5: ours (paper)", *table5_cells(df))
 
-
-def _load(path: Path) -> StudySpec:
-    from ..studies.spec import load_spec
-
-    return load_spec(path)
-
-
-#: ``coschedlab study reproduce``: configurations O, A-E on 32 and 64 workers (SimX Table 5)
-CAPABILITY = register(Capability(
-    "study", SWEEP, _load, summary, generated=False,
-    bundled=(("helium (bundled)", "coschedlab:helium_study.yaml"),),
-    title="Sweep: reproduce Table 5 (O, A-E on 32 and 64 workers; stored, resumable)",
-    upload="study", prefix="st", default_out="sweeps/helium-table5",
-    args=lambda spec, out: ["study", "reproduce", "--out", out, "--spec", spec],
-    check=check_command,
-))  # fmt: skip

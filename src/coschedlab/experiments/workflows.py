@@ -36,13 +36,13 @@ import pandas as pd
 from ..errors import InputError
 from ..outputs import slug
 from ..schema import open_spec, show
-from ..sweeps.capability import Capability, Table, read_table, register
+from ..sweeps.capability import Table, read_table
 from ..sweeps.executors import checked_executor
 from ..sweeps.sweep import Sweep
 
 __all__ = [
-    "CAPABILITY", "WorkflowSpec", "aggregate", "load_workflow_spec", "report", "run_sweep",
-    "summary", "summary_table",
+    "WorkflowSpec", "aggregate", "load_workflow_spec", "report", "run_sweep",
+    "summary",
 ]  # fmt: skip
 
 MAX_SEEDS = 10_000
@@ -401,12 +401,18 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return df
 
 
-def summary_table(df: pd.DataFrame, key: str) -> tuple[list[str], list[list[str]]]:
-    """The sweep's table as the command line prints it and the dashboard shows it: columns
-    and text cells, one row per (workflow, ``key`` value, mode) of :func:`aggregate`'s frame
-    (``key``: "share" or "period")."""
+
+
+def summary(out: Path) -> Table | None:
+    """The sweep's table as the command line prints it and the dashboard shows it: title,
+    columns and text cells, one row per (workflow, share or period, mode) of
+    :func:`aggregate`'s frame stored in ``out``'s summary.csv (None before there is one)."""
     from ..tables import number
 
+    df = read_table(out / "summary.csv")
+    if df is None:
+        return None
+    key = "share" if "share" in df.columns else "period"
     columns = ["workflow", key, "mode", "n", "wait h", "run h", "turn h", "act.util %"]
     rows = [
         [
@@ -421,15 +427,6 @@ def summary_table(df: pd.DataFrame, key: str) -> tuple[list[str], list[list[str]
         ]  # fmt: skip
         for _, r in df.iterrows()
     ]
-    return columns, rows
-
-
-def summary(out: Path) -> Table | None:
-    """The table of the sweep in ``out`` (from its summary.csv; None before there is one)."""
-    df = read_table(out / "summary.csv")
-    if df is None:
-        return None
-    columns, rows = summary_table(df, "share" if "share" in df.columns else "period")
     return f"{out.name}: medians over window workflows completed in every mode", columns, rows
 
 
@@ -464,13 +461,3 @@ def report(spec: WorkflowSpec, target: Path, rows: list[dict[str, Any]]) -> list
         written.append(target / name)
     return written
 
-
-#: ``coschedlab workflows compare``: workflow x share (or period) x seed x mode
-CAPABILITY = register(Capability(
-    "workflows", SWEEP, load_workflow_spec, summary, report,
-    bundled=(("woas-small (bundled)", "coschedlab:sweeps/woas_small.yaml"),),
-    title="Sweep: workflows x shares x modes (stored, resumable)",
-    help="Run a workflow x share x seed x mode sweep (resuming: finished runs are kept), "
-    "write summary.csv, the utilization-gain table and the figures, and print the summary.",
-    upload="workflow-sweep", prefix="wf", default_out="sweeps/woas-small",
-))  # fmt: skip

@@ -10,7 +10,6 @@ from typing import Any
 
 from ..errors import InputError, check_seed
 from ..experiments.spec import MAX_REPETITIONS
-from ..sweeps.capability import Capability, register
 from ..sweeps.sweep import Sweep
 from ..sweeps.tasks import Task
 from .mapping import SCENARIOS
@@ -18,7 +17,7 @@ from .reproduce import HEURISTIC_PAIRS, SWEEPS, build_tasks, results_frame, writ
 from .runner import run_config
 from .simulate import check_size
 
-__all__ = ["CAPABILITY", "SWEEP", "reproduce"]
+__all__ = ["SWEEP", "reproduce"]
 
 
 def _checked(out: Path, spec: object) -> None:
@@ -27,8 +26,6 @@ def _checked(out: Path, spec: object) -> None:
 
 #: the reproduction as a sweep of the one driver: a SimGrid process per run
 SWEEP = Sweep("in situ reproduction", run_config, fresh_process=True, check=_checked)
-#: ``coschedlab insitu reproduce`` (its own command and page)
-CAPABILITY = register(Capability("insitu", SWEEP, generated=False))
 
 
 def check_arguments(

@@ -4,10 +4,11 @@ interfaces are generated from the registry: the command line's sweep command
 (``coschedlab NAME compare SPEC``), the dashboard's sweep section and page, the readers of
 uploaded specs, and :func:`~.sweep.sweep_kind`.
 
-A new capability is its package, one :func:`register` call (in the module named in
-:data:`BUILTIN`, or anywhere before the interfaces are built: a test, a plugin) and its docs.
-The runtime knows capabilities only through this registry: :data:`BUILTIN` names modules,
-imported on first use, never at import time.
+The built-in capabilities register in :mod:`coschedlab.capabilities` (:data:`BUILTIN`,
+imported on first use); anything else registers before the interfaces are built (a test, a
+plugin). A capability's parts may be named ``"module:attribute"`` (imported when first used):
+the command line starts without importing every capability. A new capability is its package,
+its registration and its docs.
 """
 
 from __future__ import annotations
@@ -22,57 +23,53 @@ from ..errors import InputError
 from .sweep import Sweep
 
 __all__ = [
-    "BUILTIN", "Capability", "Table", "capabilities", "capability", "check_sweep", "read_spec",
-    "limit", "read_table", "register", "unregister",
+    "BUILTIN", "Capability", "Table", "capabilities", "capability", "check_sweep", "limit",
+    "read_table", "readers", "register", "resolve", "unregister",
 ]  # fmt: skip
 
 #: the modules registering the built-in capabilities (imported by :func:`capabilities`)
-BUILTIN = (
-    "coschedlab.experiments.comparison",
-    "coschedlab.experiments.workflows",
-    "coschedlab.experiments.coupled",
-    "coschedlab.experiments.studies",
-    "coschedlab.insitu.sweep",
-)
+BUILTIN = ("coschedlab.capabilities",)
 
 #: a summary table as the command line prints it and the dashboard shows it
 Table = tuple[str, list[str], list[list[str]]]
 
 
-def _no_table(out: Path) -> Table | None:
-    return None
-
-
-def _no_report(spec: Any, out: Path, rows: list[Any]) -> list[Path]:
-    return []
+def resolve(part: Any) -> Any:
+    """``part`` itself, or the object a ``"module:attribute"`` text names."""
+    if not isinstance(part, str):
+        return part
+    module, _, name = part.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 @dataclass(frozen=True)
 class Capability:
-    """A capability as the interfaces see it.
+    """A capability as the interfaces see it; the parts marked (lazy) may be given as
+    ``"module:attribute"``.
 
     ``name``: the command group (``coschedlab NAME ...``) and the dashboard page's name;
-    ``sweep``: its :class:`~.sweep.Sweep` (run one, result shape, store, resume);
-    ``load_spec(path)``: reads and checks a sweep spec (YAML; errors name file:line); the spec
-    gives ``name``, ``output`` and ``configs()`` (key -> configuration);
-    ``summary(out)``: the summary table of a finished sweep in ``out`` (title, columns, text
-    rows; None while there is none); ``report(spec, out, rows)``: writes its tables and figures
-    from the finished runs' records, returns the files written; ``bundled``: (label,
-    ``coschedlab:NAME``) specs offered; ``title``: what the dashboard's sweep section says;
-    ``help``: the command's help; ``upload``: the name of its uploaded specs' reader;
-    ``prefix``: the dashboard's component ids; ``most``: the most runs the dashboard starts
-    (more are the command line's, on a cluster); ``generated``: whether the command line's
-    ``compare`` command and the dashboard's page are generated (False: the capability's own
-    command and page use the registry's parts); ``args(spec, out)``: the command line's
-    arguments of a sweep (after ``coschedlab``; default ``NAME compare SPEC --out OUT``);
-    ``check(spec, out)``: what the command refuses before it starts (default: read the spec,
-    count its runs against ``most``, check the folder)."""
+    ``sweep`` (lazy): its :class:`~.sweep.Sweep` (run one, result shape, store, resume);
+    ``load_spec(path)`` (lazy): reads and checks a sweep spec (YAML; errors name file:line),
+    which gives ``name``, ``output`` and ``configs()`` (key -> configuration);
+    ``summary(out)`` (lazy): the summary table of the sweep in ``out`` (title, columns, text
+    rows; None while there is none); ``report(spec, out, rows)`` (lazy): writes its tables
+    and figures from the finished runs' records, returns the files written; ``bundled``:
+    (label, ``coschedlab:NAME``) specs offered; ``title``: the dashboard's sweep section;
+    ``help``: the command's help; ``upload``: the name of its uploaded specs (the dashboard's
+    reader); ``prefix``: the dashboard's component ids; ``default_out``: the dashboard's
+    output folder; ``most``: the most runs the dashboard starts (more are the command line's,
+    on a cluster); ``generated``: whether its ``compare`` command and dashboard page are
+    generated (False: the capability's own command and page use the registry's parts);
+    ``args(spec, out)``: the command line's arguments of a sweep (after ``coschedlab``;
+    default ``NAME compare SPEC --out OUT``); ``check(spec, out)`` (lazy): what the command
+    refuses before it starts (default: read the spec, count its runs against ``most``,
+    check the folder)."""
 
     name: str
-    sweep: Sweep
-    load_spec: Callable[[Path], Any] | None = None
-    summary: Callable[[Path], Table | None] = _no_table
-    report: Callable[[Any, Path, list[Any]], list[Path]] = _no_report
+    sweep: Sweep | str
+    load_spec: Callable[[Path], Any] | str | None = None
+    summary: Callable[[Path], Table | None] | str | None = None
+    report: Callable[[Any, Path, list[Any]], list[Path]] | str | None = None
     bundled: tuple[tuple[str, str], ...] = ()
     title: str = ""
     help: str = ""
@@ -82,12 +79,30 @@ class Capability:
     most: int = 10_000
     generated: bool = True
     args: Callable[[str, str], list[str]] | None = None
-    check: Callable[[str, str], None] | None = None
+    check: Callable[[str, str], None] | str | None = None
+
+    def the_sweep(self) -> Sweep:
+        """Its :class:`~.sweep.Sweep` (imported on first use)."""
+        return resolve(self.sweep)
 
     @property
     def what(self) -> str:
         """The kind of sweep (spec.json's ``"sweep"``)."""
-        return self.sweep.what
+        return self.the_sweep().what
+
+    def read(self, path: Path | str) -> Any:
+        """Its sweep spec ``path``, read and checked."""
+        if self.load_spec is None:
+            raise InputError(f"{self.name} sweeps have no spec file")
+        return resolve(self.load_spec)(Path(path))
+
+    def table(self, out: Path) -> Table | None:
+        """The summary table of the sweep in ``out`` (None while there is none)."""
+        return None if self.summary is None else resolve(self.summary)(Path(out))
+
+    def write_report(self, spec: Any, out: Path, rows: list[Any]) -> list[Path]:
+        """Write its tables and figures of a finished (or partial) sweep; the files."""
+        return [] if self.report is None else resolve(self.report)(spec, Path(out), rows)
 
     def command_args(self, spec: str, out: str) -> list[str]:
         """The command line's arguments running (or resuming) a sweep of ``spec`` into
@@ -100,13 +115,11 @@ class Capability:
         """What the sweep command refuses before it starts (the dashboard runs it in a
         process of its own, through :func:`check_sweep`)."""
         if self.check is not None:
-            self.check(spec, out)
+            resolve(self.check)(spec, out)
             return
-        if self.load_spec is None:
-            raise InputError(f"{self.name} has no sweep spec to check")
-        s = self.load_spec(Path(spec))
+        s = self.read(spec)
         limit(len(s.configs()), self.most, "runs", f"{self.name} compare")
-        self.sweep.check_output(Path(out), s)
+        self.the_sweep().check_output(Path(out), s)
 
 
 def limit(count: int, most: int, what: str, command: str) -> None:
@@ -157,13 +170,11 @@ def check_sweep(name: str, spec: str, out: str) -> None:
     capability(name).check_command(spec, out)
 
 
-def read_spec(name: str, path: str | Path) -> Any:
-    """Read the sweep spec ``path`` with the loader of the capability whose uploads are
-    named ``name`` (the dashboard's reader of an uploaded spec)."""
-    for cap in capabilities():
-        if cap.upload == name and cap.load_spec is not None:
-            return cap.load_spec(Path(path))
-    raise ValueError(f"unknown upload kind {name!r}")
+def readers() -> dict[str, str]:
+    """The reader (``module:function`` of a path) of each capability's uploaded specs, by
+    upload name (the dashboard's :data:`~coschedlab.gui.workspace.READERS` gains them)."""
+    return {cap.upload: cap.load_spec for cap in capabilities()
+            if cap.upload and isinstance(cap.load_spec, str)}  # fmt: skip
 
 
 def read_table(path: Path) -> Any:

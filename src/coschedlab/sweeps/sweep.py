@@ -43,8 +43,9 @@ def sweep_kind(out: Path | str) -> str | None:
     from .capability import capabilities
 
     for cap in capabilities():
-        if cap.sweep.legacy_key is not None and cap.sweep.legacy_key in doc:
-            return cap.sweep.what
+        sweep = cap.the_sweep()
+        if sweep.legacy_key is not None and sweep.legacy_key in doc:
+            return sweep.what
     return None
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Callback", "Outcome", "Summary", "Task", "call"]
+__all__ = ["Callback", "Outcome", "Summary", "Task", "call", "check_valid"]
 
 
 @dataclass(frozen=True)
@@ -79,3 +79,11 @@ def call(task: Task, quiet: bool = False) -> Outcome:
 
 
 Callback = Callable[[Outcome], None]
+
+
+def check_valid(result: Any) -> None:
+    """A sweep's run that breaks an invariant is an error (the validator's first 20 lines)."""
+    violations = result.validate()
+    if violations:
+        shown = "\n".join(violations[:20])
+        raise RuntimeError(f"the schedule breaks {len(violations)} invariant(s):\n{shown}")

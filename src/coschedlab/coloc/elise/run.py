@@ -29,13 +29,12 @@ import pandas as pd
 
 from ...engine.result import Result
 from ...errors import InputError
-from ...experiments.comparison import check_valid
 from ...jobs import Workload
 from ...outputs import MARKER, atomic_file, first_foreign, is_empty, mark, slug
 from ...platform import Cluster
 from ...sweeps.store import RunDirs, RunKey, completed, run_dir
 from ...sweeps.sweep import Sweep
-from ...sweeps.tasks import Outcome, Summary, Task
+from ...sweeps.tasks import Outcome, Summary, Task, check_valid
 from .experiment import Experiment, Run, describe, dump, expand
 from .generators import workload_csv
 
@@ -89,8 +88,8 @@ def workload_of(task: RunTask, names: list[str]) -> Workload:
 def simulate_run(task: RunTask) -> tuple[Any, dict[str, Any]]:
     """Simulate and validate one run of the experiment (a worker's task)."""
     from ...api import simulate
-    from ...experiments.workloads import cached_pool
     from ..heatmap import Heatmap
+    from ..pool import cached_pool
     from ..speed import ColocationSpeed
 
     pool = cached_pool(task.pool)
