@@ -11,18 +11,6 @@
 - :mod:`.sweep`: the one driver (:class:`Sweep`): output check, spec.json, resume.
 
 It depends only on errors / outputs / schema (and the JSON and table helpers): capabilities
-are known to it only through the registry (:mod:`.capability`).
+are known to it only through the registry (:mod:`.capability`). Import from the modules
+(this package imports none of them: the command line starts without the runner).
 """
-
-from __future__ import annotations
-
-from .executors import ExecutorSpec, parse_executor
-from .runner import run_tasks
-from .store import Store
-from .sweep import Sweep, check_folder, sweep_kind
-from .tasks import Outcome, Summary, Task
-
-__all__ = [
-    "ExecutorSpec", "Outcome", "Store", "Summary", "Sweep", "Task", "check_folder",
-    "parse_executor", "run_tasks", "sweep_kind",
-]  # fmt: skip

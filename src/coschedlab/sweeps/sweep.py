@@ -19,7 +19,6 @@ from typing import Any
 from ..errors import InputError
 from ..outputs import check_target, is_empty, mark
 from .executors import ExecutorSpec
-from .runner import run_tasks
 from .store import JSON, Layout, Store
 from .tasks import Summary, Task
 
@@ -170,6 +169,8 @@ class Sweep:
             else:
                 doc = {"sweep": self.what, **self.describe(spec)}
                 (mark(out) / SPEC_FILE).write_text(json.dumps(doc, default=str, indent=1) + "\n")
+        from .runner import run_tasks
+
         todo = list(self.tasks(spec) if tasks is None else tasks)
         store = self.store(out)
         if executor is None:  # the spec's own, when it names one
