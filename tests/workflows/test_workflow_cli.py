@@ -79,7 +79,7 @@ TINY = (
 )
 
 
-@pytest.mark.slow  # the JsonSweep resume is also tested in tests/experiments; 11 s
+@pytest.mark.slow  # the Sweep resume is also tested in tests/experiments; 11 s
 def test_compare_resumes_only_its_own_sweep(tmp_path):
     (tmp_path / "s.yaml").write_text(TINY)
     out = str(tmp_path / "o")

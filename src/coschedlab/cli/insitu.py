@@ -339,9 +339,9 @@ def reproduce(
     Fig. 4, Fig. 5 and Table II figures into OUT. Interrupted runs resume."""
     from rich.console import Console
 
-    from ..experiments.executors import parse_executor
     from ..insitu.simulate import check_options
     from ..insitu.sweep import reproduce as run_repro
+    from ..sweeps.executors import parse_executor
     from .progress import progress_bar
 
     where = parse_executor(executor) if executor is not None else None
