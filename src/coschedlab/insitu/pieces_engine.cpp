@@ -1,0 +1,286 @@
+// See pieces_engine.hpp. The stage model and the job manager are documented in
+// coschedlab/insitu/simulate.py (_run); this file is its per-piece engine, statement for
+// statement in the order the actors issue their activities (SimGrid is deterministic: the same
+// order gives the same timeline).
+#include "pieces_engine.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <unordered_set>
+#include <utility>
+
+namespace sg4 = simgrid::s4u;
+
+namespace coschedlab_insitu {
+
+namespace {
+
+struct State {
+  const PieceConfig* cfg;
+  const std::vector<PieceComponent>* comps;
+  std::vector<sg4::Host*> hosts;
+  std::vector<sg4::Disk*> disks;
+  bool shared_lo = false;
+  sg4::Host* ctl = nullptr;
+  std::deque<sg4::SemaphorePtr> queue;  // the job manager's submissions, first come first served
+  sg4::SemaphorePtr pending;
+  std::vector<std::vector<sg4::SemaphorePtr>> sem;  // per (component, piece)
+  std::vector<PieceRecord> records;
+  // the data flows on the shared link now and the messages in flight
+  std::unordered_set<const void*> flows;
+  int messages = 0;
+
+  double now() const { return sg4::Engine::get_clock(); }
+
+  void record(int c, int k, int stage, double a, double b, int p) {
+    records.push_back(PieceRecord{c, k, stage, p, a, b});
+  }
+
+  // one control message over the shared link: it lasts as long as a comm of its size at the
+  // link's current share (every flow on the link gets an equal share: the data flows now, the
+  // messages in flight and itself), without being one: a comm would re-solve the link's sharing
+  // for every message (hundreds of flows, tens of thousands of messages)
+  void message() {
+    int m = static_cast<int>(flows.size()) + messages + 1;
+    messages++;
+    sg4::this_actor::sleep_for(cfg->control_bytes * m / cfg->message_rate);
+    messages--;
+  }
+
+  // the authors' WRENCH job manager: one job submission at a time, a request to the node's
+  // compute service (the job starts when it arrives) and its answer
+  void job_manager() {
+    sg4::Actor::self()->daemonize();
+    while (true) {
+      pending->acquire();
+      auto go = queue.front();
+      queue.pop_front();
+      message();  // the request: the job starts when it reaches the node
+      go->release();
+      message();  // the answer
+    }
+  }
+
+  // wait for the job manager to submit this piece's next job (its parents are done)
+  void submit() {
+    if (ctl == nullptr)
+      return;
+    auto go = sg4::Semaphore::create(0);
+    queue.push_back(go);
+    pending->release();
+    go->acquire();
+  }
+
+  // the job's completion notice to the job manager, which then submits its children
+  void done() {
+    if (ctl != nullptr)
+      message();
+  }
+
+  void local_io(int host, uint64_t nbytes, bool write) {
+    if (cfg->store_forward) {
+      if (write) {
+        sg4::Comm::sendto(hosts[host], hosts[host], nbytes);
+        disks[host]->write(nbytes);
+      } else {
+        disks[host]->read(nbytes);
+        sg4::Comm::sendto(hosts[host], hosts[host], nbytes);
+      }
+      return;
+    }
+    if (!shared_lo) {
+      if (write)
+        disks[host]->write(nbytes);
+      else
+        disks[host]->read(nbytes);
+      return;
+    }
+    auto io = write ? disks[host]->write_async(nbytes) : disks[host]->read_async(nbytes);
+    sg4::Comm::sendto(hosts[host], hosts[host], nbytes);
+    io->wait();
+  }
+
+  // a data flow between two nodes (followed on the shared link by the fluid message model)
+  sg4::CommPtr remote(int src, int dst, uint64_t amount) {
+    auto comm = sg4::Comm::sendto_async(hosts[src], hosts[dst], amount);
+    if (ctl != nullptr)
+      flows.insert(comm->get_impl());
+    return comm;
+  }
+
+  void sim_piece(int c, int p) {
+    const auto& comp = (*comps)[c];
+    int host = comp.hosts[p];
+    auto wbytes = static_cast<uint64_t>(comp.bytes);
+    size_t n_readers = comp.readers.size() / 2;
+    for (int k = 1; k <= cfg->steps; k++) {
+      submit();
+      double t0 = now();
+      sg4::this_actor::execute(comp.flops);
+      record(c, k, 0, t0, now(), p);
+      done();
+      if (k > 1)
+        for (size_t r = 0; r < n_readers; r++)
+          sem[c][p]->acquire();
+      submit();
+      double t2 = now();
+      local_io(host, wbytes, true);
+      record(c, k, 1, t2, now(), p);
+      done();
+      for (size_t r = 0; r < n_readers; r++)
+        sem[comp.readers[2 * r]][comp.readers[2 * r + 1]]->release();
+    }
+  }
+
+  void ana_piece(int c, int q) {
+    const auto& comp = (*comps)[c];
+    const auto& sim = (*comps)[comp.sim];
+    int host = comp.hosts[q];
+    auto amount = static_cast<uint64_t>(comp.bytes);
+    for (int k = 1; k <= cfg->steps; k++) {
+      for (size_t s = 0; s < sim.hosts.size(); s++)
+        sem[c][q]->acquire();
+      submit();
+      double t0 = now();
+      if (comp.colocated) {
+        local_io(host, amount, false);
+      } else if (cfg->store_forward) {  // each read: the source's disk, then the link
+        std::vector<sg4::IoPtr> ios;
+        std::vector<int> srcs;
+        for (int src : sim.hosts) {
+          ios.push_back(disks[src]->read_async(amount));
+          srcs.push_back(src);
+        }
+        std::vector<sg4::CommPtr> comms;
+        while (!ios.empty()) {
+          auto j = static_cast<size_t>(sg4::Io::wait_any(ios));
+          ios.erase(ios.begin() + j);
+          int src = srcs[j];
+          srcs.erase(srcs.begin() + j);
+          comms.push_back(remote(src, host, amount));
+        }
+        sg4::Comm::wait_all(comms);
+      } else {
+        std::vector<sg4::CommPtr> comms;
+        for (int src : sim.hosts)
+          comms.push_back(remote(src, host, amount));
+        sg4::Comm::wait_all(comms);
+      }
+      record(c, k, 2, t0, now(), q);
+      done();
+      for (size_t p = 0; p < sim.hosts.size(); p++)
+        sem[comp.sim][p]->release();
+      submit();
+      double t1 = now();
+      sg4::this_actor::execute(comp.flops);
+      record(c, k, 3, t1, now(), q);
+      done();
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<PieceRecord> run_pieces(const PieceConfig& cfg,
+                                    const std::vector<PieceComponent>& comps) {
+  std::vector<std::string> args = {"coschedlab", "--log=root.thres:critical",
+                                   "--log=xbt_cfg.thres:critical"};
+  if (!cfg.paper) {
+    args.emplace_back("--cfg=network/model:CM02");
+    args.emplace_back("--cfg=network/crosstraffic:0");
+  }
+  std::vector<char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  sg4::Engine e(&argc, argv.data());
+
+  State st;
+  st.cfg = &cfg;
+  st.comps = &comps;
+  auto* zone = sg4::create_full_zone("cluster");
+  for (int i = 0; i < cfg.n_hosts; i++) {
+    auto* h = zone->create_host("node-" + std::to_string(i), cfg.speed);
+    h->set_core_count(cfg.cores);
+    st.hosts.push_back(h);
+  }
+  sg4::Link* shared_lo = nullptr;
+  if (cfg.shared_loopback_bw > 0) {
+    shared_lo = zone->create_link("loopback", cfg.shared_loopback_bw)->set_latency(0);
+    shared_lo->seal();
+    st.shared_lo = true;
+  }
+  for (int i = 0; i < cfg.n_hosts; i++) {
+    auto* h = st.hosts[i];
+    st.disks.push_back(
+        h->create_disk("disk-" + std::to_string(i), cfg.disk_bw, cfg.disk_bw)->seal());
+    sg4::Link* local = shared_lo;
+    if (local == nullptr) {
+      local = zone->create_link("loopback-" + std::to_string(i), cfg.loopback_bw);
+      local->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
+      local->set_latency(0)->seal();
+    }
+    zone->add_route(h->get_netpoint(), h->get_netpoint(), nullptr, nullptr,
+                    {sg4::LinkInRoute(local)}, false);
+  }
+  sg4::Link* shared = nullptr;
+  if (cfg.paper) {
+    shared = zone->create_link("shared", cfg.bandwidth)->set_latency(cfg.latency);
+    shared->seal();
+    for (int i = 0; i < cfg.n_hosts; i++)
+      for (int j = i + 1; j < cfg.n_hosts; j++)
+        zone->add_route(st.hosts[i]->get_netpoint(), st.hosts[j]->get_netpoint(), nullptr,
+                        nullptr, {sg4::LinkInRoute(shared)}, true);
+  } else {
+    std::vector<sg4::Link*> own;
+    for (int i = 0; i < cfg.n_hosts; i++) {
+      auto* l = zone->create_link("link-" + std::to_string(i), cfg.bandwidth)
+                    ->set_latency(cfg.latency / 2);
+      l->seal();
+      own.push_back(l);
+    }
+    for (int i = 0; i < cfg.n_hosts; i++)
+      for (int j = i + 1; j < cfg.n_hosts; j++)
+        zone->add_route(st.hosts[i]->get_netpoint(), st.hosts[j]->get_netpoint(), nullptr,
+                        nullptr, {sg4::LinkInRoute(own[i]), sg4::LinkInRoute(own[j])}, true);
+  }
+  if (cfg.control) {  // the job manager on UserHost (its messages: see message())
+    st.ctl = zone->create_host("controller", cfg.speed);
+    st.pending = sg4::Semaphore::create(0);
+  }
+  zone->seal();
+
+  st.sem.resize(comps.size());
+  for (size_t c = 0; c < comps.size(); c++)
+    for (size_t p = 0; p < comps[c].hosts.size(); p++)
+      st.sem[c].push_back(sg4::Semaphore::create(0));
+  State* s = &st;
+  for (int pass = 0; pass < 2; pass++)  // the simulations' pieces first, then the analyses'
+    for (size_t c = 0; c < comps.size(); c++) {
+      if (comps[c].is_sim != (pass == 0))
+        continue;
+      for (size_t p = 0; p < comps[c].hosts.size(); p++) {
+        int ci = static_cast<int>(c);
+        int pi = static_cast<int>(p);
+        std::string name = std::string(pass == 0 ? "sim-" : "ana-") + std::to_string(c) + "-" +
+                           std::to_string(p);
+        if (pass == 0)
+          sg4::Actor::create(name, st.hosts[comps[c].hosts[p]], [s, ci, pi] { s->sim_piece(ci, pi); });
+        else
+          sg4::Actor::create(name, st.hosts[comps[c].hosts[p]], [s, ci, pi] { s->ana_piece(ci, pi); });
+      }
+    }
+  if (st.ctl != nullptr) {
+    sg4::Activity::on_completion_cb(
+        [s](sg4::Activity const& a) { s->flows.erase(a.get_impl()); });
+  }
+  if (st.ctl != nullptr)
+    sg4::Actor::create("job-manager", st.ctl, [s] { s->job_manager(); });
+  e.run();
+  return std::move(st.records);
+}
+
+}  // namespace coschedlab_insitu
