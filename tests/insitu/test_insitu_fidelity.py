@@ -374,7 +374,7 @@ def test_default_engine_matches_the_authors_wrench_simulator_on_the_same_plan(ro
     # tests/insitu/data/run_authors_simulator.py on our plan: every analysis node reads
     # V/(n n') from every simulation node, the shared link is shared flow by flow, and their
     # job manager's 1 kB messages stagger the reads of a pool analysis's nodes (EV pool of 4
-    # nodes, 100 steps: theirs 77.81 s, ptask 104.04, the default 77.54)
+    # nodes, 100 steps: theirs 77.81 s, ptask 104.04, the default 77.54); within 0.36%
     plan = _golden_plan(row)
     ours = simulate(plan).makespan  # the defaults: activities engine, paper layout
     assert ours == pytest.approx(float(row["ours_activities"]), rel=1e-5)  # stored to 4 decimals
@@ -424,23 +424,23 @@ def test_the_job_manager_staggers_the_pool_reads(row):
     [r for r in _golden_rows() if int(r["A"]) == 1 and int(r["steps"]) == 10],
     ids=lambda r: "-".join(list(r.values())[:9]),
 )
-def test_compiled_messages_follow_the_literal_comms(row):
-    # the oracle (tests/insitu/activities_oracle.py: the Python engine, every message a real
-    # SimGrid comm) against the compiled engine (a message lasts as long as that comm at the
-    # link's share when it starts): the same job manager within 0.25%
+def test_compiled_engine_follows_the_python_oracle(row):
+    # the oracle (tests/insitu/activities_oracle.py: the Python engine, the shared link and
+    # every message SimGrid's own comms) against the compiled engine (the shared link as a
+    # processor-sharing server): the same timelines up to the solvers' rounding, with and
+    # without the job manager's messages
     from activities_oracle import run_in_child
 
     plan = _golden_plan(row)
     literal = run_in_child(plan).makespan
     assert literal == pytest.approx(float(row["ours_activities_comms"]), rel=1e-5)
-    assert simulate(plan).makespan == pytest.approx(literal, rel=0.0025)
-    # without the messages the two are the same program: equal timelines
+    assert simulate(plan).makespan == pytest.approx(literal, rel=2e-5)
     a, b = (
         {(c, k, st, q): (t0, t1) for c, k, st, t0, t1, q in r.pieces}
         for r in (run_in_child(plan, control=False), simulate(plan, control=False))
     )
     assert a.keys() == b.keys()
-    assert max(abs(a[key][i] - b[key][i]) for key in a for i in (0, 1)) < 1e-9
+    assert max(abs(a[key][i] - b[key][i]) for key in a for i in (0, 1)) < 1e-6
 
 
 def test_the_golden_runs_cover_the_worst_points_and_agree_with_the_default():

@@ -35,7 +35,7 @@ cdef extern from "pieces_engine.hpp" namespace "coschedlab_insitu":
         cbool store_forward
         cbool control
         double control_bytes
-        double message_rate
+        double shared_flow_rate
         int steps
 
     cdef cppclass PieceRecord:
@@ -65,7 +65,7 @@ def run(dict cfg, list comps):
     c.store_forward = cfg["store_forward"]
     c.control = cfg["control"]
     c.control_bytes = cfg["control_bytes"]
-    c.message_rate = cfg["message_rate"]
+    c.shared_flow_rate = cfg["shared_flow_rate"]
     c.steps = cfg["steps"]
     for d in comps:
         pc.is_sim = d["is_sim"]

@@ -8,8 +8,10 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <memory>
+#include <queue>
 #include <string>
-#include <unordered_set>
 #include <utility>
 
 namespace sg4 = simgrid::s4u;
@@ -17,6 +19,74 @@ namespace sg4 = simgrid::s4u;
 namespace coschedlab_insitu {
 
 namespace {
+
+// The shared link of the paper layout as a processor-sharing server. Every flow that crosses it
+// (a remote read between two nodes, a job manager message) crosses nothing else, and LV08
+// gives every such flow the same share: rate_one / m each when m flows are on it (rate_one =
+// B x 0.97 / 1.05: the bandwidth factor and the 5% reverse cross-traffic on the same link).
+// A flow ends when the bytes served per flow since it started (the virtual time) reach its
+// size. SimGrid's LMM re-solves the link's m sharing variables at every start and end (m in
+// the hundreds when a pool's reads are staggered); this costs O(log m) per event.
+class SharedLink {
+ public:
+  explicit SharedLink(double rate_one) : rate_one_(rate_one), wake_(sg4::Semaphore::create(0)) {}
+
+  // start a flow of `bytes` now; acquire the returned semaphore to wait for its end
+  sg4::SemaphorePtr start(double bytes) {
+    advance();
+    auto done = sg4::Semaphore::create(0);
+    flows_.push({vt_ + bytes, seq_++, done});
+    wake_->release();
+    return done;
+  }
+
+  int flows() const { return static_cast<int>(flows_.size()); }
+
+  // the server actor: ends the flows whose bytes are served, sleeps until the next end or the
+  // next start
+  void serve() {
+    sg4::Actor::self()->daemonize();
+    while (true) {
+      advance();
+      while (!flows_.empty() && remaining_time(flows_.top()) <= 1e-12) {
+        flows_.top().done->release();
+        flows_.pop();
+      }
+      if (flows_.empty())
+        wake_->acquire();
+      else
+        wake_->acquire_timeout(remaining_time(flows_.top()));
+    }
+  }
+
+ private:
+  struct Flow {
+    double end_vt;
+    long seq;  // first started, first ended among equal ends
+    sg4::SemaphorePtr done;
+    bool operator>(const Flow& o) const {
+      return end_vt > o.end_vt || (end_vt == o.end_vt && seq > o.seq);
+    }
+  };
+
+  double remaining_time(const Flow& f) const {
+    return (f.end_vt - vt_) * static_cast<double>(flows_.size()) / rate_one_;
+  }
+
+  void advance() {
+    double now = sg4::Engine::get_clock();
+    if (!flows_.empty())
+      vt_ += (now - last_) * rate_one_ / static_cast<double>(flows_.size());
+    last_ = now;
+  }
+
+  double rate_one_;
+  sg4::SemaphorePtr wake_;
+  std::priority_queue<Flow, std::vector<Flow>, std::greater<Flow>> flows_;
+  double vt_ = 0.0;
+  double last_ = 0.0;
+  long seq_ = 0;
+};
 
 struct State {
   const PieceConfig* cfg;
@@ -29,9 +99,7 @@ struct State {
   sg4::SemaphorePtr pending;
   std::vector<std::vector<sg4::SemaphorePtr>> sem;  // per (component, piece)
   std::vector<PieceRecord> records;
-  // the data flows on the shared link now and the messages in flight
-  std::unordered_set<const void*> flows;
-  int messages = 0;
+  std::unique_ptr<SharedLink> link;  // the paper layout's shared link (else SimGrid's links)
 
   double now() const { return sg4::Engine::get_clock(); }
 
@@ -39,16 +107,8 @@ struct State {
     records.push_back(PieceRecord{c, k, stage, p, a, b});
   }
 
-  // one control message over the shared link: it lasts as long as a comm of its size at the
-  // link's current share (every flow on the link gets an equal share: the data flows now, the
-  // messages in flight and itself), without being one: a comm would re-solve the link's sharing
-  // for every message (hundreds of flows, tens of thousands of messages)
-  void message() {
-    int m = static_cast<int>(flows.size()) + messages + 1;
-    messages++;
-    sg4::this_actor::sleep_for(cfg->control_bytes * m / cfg->message_rate);
-    messages--;
-  }
+  // one control message over the shared link (UserHost's route to every node)
+  void message() { link->start(cfg->control_bytes)->acquire(); }
 
   // the authors' WRENCH job manager: one job submission at a time, a request to the node's
   // compute service (the job starts when it arrives) and its answer
@@ -103,12 +163,23 @@ struct State {
     io->wait();
   }
 
-  // a data flow between two nodes (followed on the shared link by the fluid message model)
-  sg4::CommPtr remote(int src, int dst, uint64_t amount) {
-    auto comm = sg4::Comm::sendto_async(hosts[src], hosts[dst], amount);
-    if (ctl != nullptr)
-      flows.insert(comm->get_impl());
-    return comm;
+
+  // the remote transfers of one read: on the shared link, or SimGrid comms (per-node layout)
+  struct Transfers {
+    std::vector<sg4::CommPtr> comms;
+    std::vector<sg4::SemaphorePtr> flows;
+    void wait() {
+      sg4::Comm::wait_all(comms);
+      for (auto& f : flows)
+        f->acquire();
+    }
+  };
+
+  void remote(Transfers& tr, int src, int dst, uint64_t amount) {
+    if (link)
+      tr.flows.push_back(link->start(static_cast<double>(amount)));
+    else
+      tr.comms.push_back(sg4::Comm::sendto_async(hosts[src], hosts[dst], amount));
   }
 
   void sim_piece(int c, int p) {
@@ -154,20 +225,20 @@ struct State {
           ios.push_back(disks[src]->read_async(amount));
           srcs.push_back(src);
         }
-        std::vector<sg4::CommPtr> comms;
+        Transfers tr;
         while (!ios.empty()) {
           auto j = static_cast<size_t>(sg4::Io::wait_any(ios));
           ios.erase(ios.begin() + j);
           int src = srcs[j];
           srcs.erase(srcs.begin() + j);
-          comms.push_back(remote(src, host, amount));
+          remote(tr, src, host, amount);
         }
-        sg4::Comm::wait_all(comms);
+        tr.wait();
       } else {
-        std::vector<sg4::CommPtr> comms;
+        Transfers tr;
         for (int src : sim.hosts)
-          comms.push_back(remote(src, host, amount));
-        sg4::Comm::wait_all(comms);
+          remote(tr, src, host, amount);
+        tr.wait();
       }
       record(c, k, 2, t0, now(), q);
       done();
@@ -226,15 +297,8 @@ std::vector<PieceRecord> run_pieces(const PieceConfig& cfg,
     zone->add_route(h->get_netpoint(), h->get_netpoint(), nullptr, nullptr,
                     {sg4::LinkInRoute(local)}, false);
   }
-  sg4::Link* shared = nullptr;
-  if (cfg.paper) {
-    shared = zone->create_link("shared", cfg.bandwidth)->set_latency(cfg.latency);
-    shared->seal();
-    for (int i = 0; i < cfg.n_hosts; i++)
-      for (int j = i + 1; j < cfg.n_hosts; j++)
-        zone->add_route(st.hosts[i]->get_netpoint(), st.hosts[j]->get_netpoint(), nullptr,
-                        nullptr, {sg4::LinkInRoute(shared)}, true);
-  } else {
+  // paper layout: the shared link is SharedLink (its routes would carry nothing)
+  if (!cfg.paper) {
     std::vector<sg4::Link*> own;
     for (int i = 0; i < cfg.n_hosts; i++) {
       auto* l = zone->create_link("link-" + std::to_string(i), cfg.bandwidth)
@@ -251,6 +315,7 @@ std::vector<PieceRecord> run_pieces(const PieceConfig& cfg,
     st.ctl = zone->create_host("controller", cfg.speed);
     st.pending = sg4::Semaphore::create(0);
   }
+  sg4::Host* server_host = cfg.paper ? zone->create_host("shared-link", cfg.speed) : nullptr;
   zone->seal();
 
   st.sem.resize(comps.size());
@@ -273,9 +338,10 @@ std::vector<PieceRecord> run_pieces(const PieceConfig& cfg,
           sg4::Actor::create(name, st.hosts[comps[c].hosts[p]], [s, ci, pi] { s->ana_piece(ci, pi); });
       }
     }
-  if (st.ctl != nullptr) {
-    sg4::Activity::on_completion_cb(
-        [s](sg4::Activity const& a) { s->flows.erase(a.get_impl()); });
+  if (cfg.paper) {  // the shared link's server, on a host of its own (it uses no resource)
+    st.link = std::make_unique<SharedLink>(cfg.shared_flow_rate);
+    auto* l = st.link.get();
+    sg4::Actor::create("shared-link", server_host, [l] { l->serve(); });
   }
   if (st.ctl != nullptr)
     sg4::Actor::create("job-manager", st.ctl, [s] { s->job_manager(); });

@@ -1,6 +1,6 @@
 // The `activities` engine of coschedlab.insitu.simulate in C++ (SimGrid s4u): one actor per
-// per-node piece, one Exec / disk Io / Comm per piece and stage, the authors' job manager
-// messages. Compiled so that SimGrid switches between actors with its raw contexts (the Python
+// per-node piece, one Exec / disk Io / transfer per piece and stage, the authors' job manager
+// and its messages; the paper layout's shared link as a processor-sharing server. Compiled so that SimGrid switches between actors with its raw contexts (the Python
 // bindings force one thread per actor: ~40 us per switch, 7-40x slower). Wrapped by pieces.pyx.
 #pragma once
 
@@ -22,8 +22,8 @@ struct PieceConfig {
   int n_hosts;
   double speed;        // flop/s per core
   int cores;
-  double bandwidth;    // bytes/s of the shared link (paper) or of each node link (per-node)
-  double latency;      // s: of the shared link (paper), per route (per-node)
+  double bandwidth;    // bytes/s of each node link (per-node)
+  double latency;      // s per route (per-node; the paper layout's shared link has none)
   double disk_bw;      // bytes/s
   double loopback_bw;  // bytes/s of each node's own loopback
   double shared_loopback_bw;  // > 0: one loopback link shared by every node, of this bandwidth
@@ -31,7 +31,7 @@ struct PieceConfig {
   bool store_forward;  // disk then network (else both at once)
   bool control;        // the job manager and its messages (paper layout)
   double control_bytes;  // bytes per message
-  double message_rate;   // bytes/s of a lone flow on the shared link
+  double shared_flow_rate;  // paper layout: bytes/s of a lone flow on the shared link
   int steps;
 };
 

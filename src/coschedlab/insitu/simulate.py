@@ -12,16 +12,18 @@ is one single-core execution of work/(n c) flop (a SimGrid Exec uses one core).
 Two engines:
 
 ``activities`` (default; compiled: pieces.pyx, pieces_engine.cpp)
-    SimGrid's default network model (LV08; CM02 without cross-traffic for ``per-node``), one
-    actor per per-node piece, one Exec per piece, one Io per piece on a 100 GB/s disk, one Comm
-    per (source, destination) pair. On the ``paper`` layout it also runs the authors' job
-    manager (one job submission at a time; 1 kB per submission request, answer and completion
-    notice over the shared link), which lets the pieces of a pool analysis drift apart and
-    stagger their reads as in their simulator: within 0.37% of their WRENCH binary on the 22
-    plans of tests/insitu/data/authors_simulator_runs.csv. A message lasts as long as a 1 kB
-    comm at the shared link's current share (every flow on the link gets an equal share under
-    LV08) without being a comm: within 0.21% of the literal comms (tests/insitu/
-    activities_oracle.py, the Python engine this one replaced) at a fraction of the cost.
+    SimGrid's default models (LV08; CM02 without cross-traffic for ``per-node``), one actor per
+    per-node piece, one Exec per piece, one Io per piece on a 100 GB/s disk, one transfer per
+    (source, destination) pair. On the ``paper`` layout it also runs the authors' job manager
+    (one job submission at a time; 1 kB per submission request, answer and completion notice
+    over the shared link), which lets the pieces of a pool analysis drift apart and stagger
+    their reads as in their simulator: within 0.36% of their WRENCH binary on the 22 plans of
+    tests/insitu/data/authors_simulator_runs.csv. The paper layout's shared link is the only
+    resource its flows cross, and LV08 gives each the same share (B x 0.97/1.05 / m for m
+    flows): the engine serves them as a processor-sharing server (O(log m) per flow event,
+    where SimGrid's solver re-shares all m flows; m reaches hundreds once a pool's reads are
+    staggered), the same timelines as SimGrid's comms within 0.001%
+    (tests/insitu/activities_oracle.py: the Python engine this one replaced, 7-40x slower).
 ``ptask`` (kept to reproduce the bundled docs/insitu_reproduction, produced with it)
     ``host/model:ptask_L07``. One component stage = one parallel task covering its n per-node
     pieces, which therefore progress in lockstep: no staggered pool reads (+6% / +23% / +34%
@@ -502,7 +504,7 @@ def _run_pieces(
         "store_forward": store_forward,
         "control": bool(control),
         "control_bytes": CONTROL_BYTES,
-        "message_rate": p.bandwidth * GIGA * factor * LV08_LONE_FLOW,
+        "shared_flow_rate": p.bandwidth * GIGA * factor * LV08_LONE_FLOW,
         "steps": ens.n_steps,
     }
     pieces_out = [
