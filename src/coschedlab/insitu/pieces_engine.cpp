@@ -40,22 +40,25 @@ class SharedLink {
     return done;
   }
 
-  int flows() const { return static_cast<int>(flows_.size()); }
-
   // the server actor: ends the flows whose bytes are served, sleeps until the next end or the
   // next start
   void serve() {
     sg4::Actor::self()->daemonize();
+    bool stalled = false;  // the last wait timed out without moving the clock
     while (true) {
       advance();
-      while (!flows_.empty() && remaining_time(flows_.top()) <= 1e-12) {
+      while (!flows_.empty() && (remaining_time(flows_.top()) <= 1e-12 || stalled)) {
         flows_.top().done->release();
         flows_.pop();
+        stalled = false;  // a remainder below the clock's resolution: ended now
       }
-      if (flows_.empty())
+      if (flows_.empty()) {
         wake_->acquire();
-      else
-        wake_->acquire_timeout(remaining_time(flows_.top()));
+        continue;
+      }
+      double before = sg4::Engine::get_clock();
+      stalled = wake_->acquire_timeout(remaining_time(flows_.top())) &&
+                sg4::Engine::get_clock() == before;
     }
   }
 
