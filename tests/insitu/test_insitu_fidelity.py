@@ -473,7 +473,7 @@ def test_decreasing_25_at_n16_is_no_longer_a_quarter_under_the_published_mean():
     assert abs(ours / theirs - 1) < 0.12
 
 
-@pytest.mark.slow  # 140 SimGrid runs of 100 steps: about 5 min on 2 cores
+@pytest.mark.slow  # 140 SimGrid runs of 100 steps: 42 min on 2 loaded cores (ptask: ~5 min)
 def test_bandwidth_bound_points_within_5_and_10_percent_of_the_published_means():
     import sys
 
