@@ -15,7 +15,7 @@ __all__ = ["PLANNING", "SIMULATION", "plan_file", "search", "search_one"]
 #: default planning options: bandwidth model, allocation bandwidth, rounding
 PLANNING = ("B3", "B3", "authors")
 #: default simulation options: network, engine, io
-SIMULATION = ("paper", "ptask", "store-and-forward")
+SIMULATION = ("paper", "activities", "store-and-forward")
 
 
 def plan_file(

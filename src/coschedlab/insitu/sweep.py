@@ -68,7 +68,7 @@ def reproduce(
     sweeps: tuple[str, ...] = tuple(SWEEPS),
     steps: int = 100,
     network: str = "paper",
-    engine: str = "ptask",
+    engine: str = "activities",
     seed: int = 0,
     progress: Callable[[int, int], None] | None = None,
     scenarios: tuple[str, ...] = SCENARIOS,
