@@ -22,6 +22,10 @@ cdef struct PassState:
     long overrides         # decisions the kernel did not apply as returned (view.overrides)
     const long* queue      # waiting jobs in (submit, id) order, i.e. ascending index
     long nq
+    const long* joined     # jobs that joined the queue since the last pass (view.joined)
+    long njoined
+    const long* ended      # jobs that ended since the last pass
+    long nended
     const Est* est         # running jobs, sorted (view.est_sorted)
     long nest
     const long* nodes      # per job: whole nodes needed

@@ -147,6 +147,8 @@ cdef class Simulation:
     cdef CompiledPass _cpass  # None: a Python policy (the FrozenLists above are the state)
     cdef bint _c
     cdef vector[long] _cq  # waiting jobs, ascending index (= queue order)
+    cdef vector[long] _cjoined  # jobs that joined _cq since the last pass (view.joined)
+    cdef vector[long] _cended  # jobs that ended since the last pass
     cdef vector[Est] _cest  # running jobs (start + requested, j), sorted
     cdef vector[long] _cnodes, _cstarted
     cdef vector[double] _creq, _csubmit
@@ -593,6 +595,7 @@ cdef class Simulation:
                         heappush(releases, (ready_at[j], j))
                     elif c:
                         self._cq.push_back(j)
+                        self._cjoined.push_back(j)
                         queued[j] = 1
                     else:
                         _append(queue, j)
@@ -671,6 +674,10 @@ cdef class Simulation:
         st.overrides = self.overrides
         st.queue = self._cq.data()
         st.nq = self._cq.size()
+        st.joined = self._cjoined.data()
+        st.njoined = self._cjoined.size()
+        st.ended = self._cended.data()
+        st.nended = self._cended.size()
         st.est = self._cest.data()
         st.nest = self._cest.size()
         st.nodes = self._cnodes.data()
@@ -684,6 +691,8 @@ cdef class Simulation:
         view.free = st.free
         view.completed = self.completed
         self._cpass.run(&st)
+        self._cjoined.clear()
+        self._cended.clear()
         if st.wake < INFINITY:
             self._wake_at(st.wake)
         for k in range(<long>self._cstarted.size()):
@@ -709,6 +718,7 @@ cdef class Simulation:
 
     cdef inline void _c_enqueue(self, long j) noexcept:
         """Job ``j`` joins the C queue at its place (ascending index)."""
+        self._cjoined.push_back(j)
         if self._cq.empty() or self._cq.back() < j:
             self._cq.push_back(j)
         else:
@@ -876,6 +886,7 @@ cdef class Simulation:
         if self._c:
             e = Est(self._st[j] + self._creq[j], j)
             self._cest.erase(lower_bound(self._cest.begin(), self._cest.end(), e))
+            self._cended.push_back(j)
         else:
             est = self.est_sorted
             _delitem(est, bisect_left(est, (self._st[j] + <double>self.req[j], j)))

@@ -366,12 +366,48 @@ cdef class ProfilePass(OrderedPass):
         return 0
 
 
+cdef inline double round_up(double t, double resolution) noexcept:
+    """``Slurm._round``: up to a multiple of ``bf_resolution`` (1e-9 slack)."""
+    return ceil(t / resolution - 1e-9) * resolution
+
+
+cdef long count_scan(CProfile prof, double now, long free, vector[long]& tested,
+                     const long* nodes, const double* limit, double resolution, double last,
+                     long most, vector[long]& started, vector[Keyed]& reserved_at) except -1:
+    """Slurm's backfill scan on its node-count profile (the one implementation, for
+    :class:`CountScan` and :class:`SlurmPass`): on ``prof`` (``free`` idle nodes at ``now``
+    and the running jobs' releases), each ``tested`` job in turn starts now if its limit
+    (rounded up to ``resolution`` past ``now``) fits from now, else reserves its earliest slot
+    up to ``last`` (only the first ``most`` of them unless -1). Appends the jobs to start to
+    ``started`` and ``(slot, j)`` of each reservation to ``reserved_at``; stops when nothing
+    is free. Returns the nodes left free."""
+    cdef long k, j, nj, reserved = 0
+    cdef double d, t
+    for k in range(<long>tested.size()):
+        if free == 0:
+            break
+        j = tested[k]
+        nj = nodes[j]
+        d = round_up(now + limit[j], resolution) - now
+        t = prof.test(nj, d)
+        if not t <= last:  # beyond the window: no slot
+            continue
+        if t <= now and nj != 0 and nj <= free:
+            prof.hold(nj, now, d)
+            free -= nj
+            started.push_back(j)
+        elif nj != 0 and (most < 0 or reserved < most):
+            prof.hold(nj, t, d)
+            reserved += 1
+            reserved_at.push_back(Keyed(t, j))
+    return free
+
+
 cdef class CountScan:
     """Slurm's backfill pass on its node-count profile (:meth:`.slurm.Slurm._backfill` without
-    ``bf_nodes``), compiled: the reservation scan of :func:`.profile.reservation_scan` on a
-    :class:`CProfile`, each job's time limit rounded up to ``bf_resolution`` past ``now``, no
-    slot beyond the window. Slurm's pass itself (priorities, cadence, the main scheduler)
-    stays Python and calls :meth:`scan` once per backfill pass."""
+    ``bf_nodes``), for the Python pass (``bf_nodes`` off but ``sched_interval`` set, or a run
+    the compiled :class:`SlurmPass` does not cover): :func:`count_scan` on Python inputs,
+    called once per backfill pass."""
 
     cdef CProfile prof
     cdef vector[long] nodes
@@ -390,10 +426,6 @@ cdef class CountScan:
         self.just.assign(len(nodes), 0)
         self.resolution = resolution
 
-    cdef inline double round_up(self, double t) noexcept:
-        """``Slurm._round``: up to a multiple of ``bf_resolution`` (1e-9 slack)."""
-        return ceil(t / self.resolution - 1e-9) * self.resolution
-
     def scan(self, double now, long free, est_sorted, start, list just, list order, queued,
              long tests, double window, reservations, record):
         """Start now or reserve each of the first ``tests`` pending jobs of ``order`` (``(key,
@@ -404,13 +436,10 @@ cdef class CountScan:
         coupled run: its estimate) and the jobs ``just`` started by this pass from ``now``,
         rounded up. Stops when nothing is free. Returns the jobs to start now, in order, and
         whether a pending job was left untested."""
-        cdef CProfile prof = self.prof
-        cdef vector[Keyed] rel
-        cdef vector[long] tested
-        cdef long k, j, nj, reserved = 0
-        cdef long most = -1 if reservations is None else reservations
-        cdef double d, t, e, st, last = now + window
-        cdef list started = []
+        cdef vector[Keyed] rel, reserved_at
+        cdef vector[long] tested, out
+        cdef long k, j
+        cdef double e, st
         cdef bint more = False
         for j in just:
             self.just[j] = 1
@@ -426,28 +455,286 @@ cdef class CountScan:
             st = start[j]
             if st == st:
                 e = st + self.limit[j]
-            rel.push_back(Keyed(self.round_up(e), self.nodes[j]))
+            rel.push_back(Keyed(round_up(e, self.resolution), self.nodes[j]))
         for j in just:
-            rel.push_back(Keyed(self.round_up(now + self.limit[j]), self.nodes[j]))
+            rel.push_back(Keyed(round_up(now + self.limit[j], self.resolution), self.nodes[j]))
         sort(rel.begin(), rel.end())
-        prof.reset(now, free)
+        self.prof.reset(now, free)
         for k in range(<long>rel.size()):
-            prof.release(rel[k].first, <long>rel[k].second)
-        for k in range(<long>tested.size()):
-            if free == 0:
-                break
-            j = tested[k]
-            nj = self.nodes[j]
-            d = self.round_up(now + self.limit[j]) - now
-            t = prof.test(nj, d)
-            if not t <= last:  # beyond the window: no slot
-                continue
-            if t <= now and nj != 0 and nj <= free:
-                prof.hold(nj, now, d)
-                free -= nj
-                started.append(j)
-            elif nj != 0 and (most < 0 or reserved < most):
-                prof.hold(nj, t, d)
-                reserved += 1
-                record(j, t)
-        return started, more
+            self.prof.release(rel[k].first, <long>rel[k].second)
+        count_scan(self.prof, now, free, tested, self.nodes.data(), self.limit.data(),
+                   self.resolution, now + window, -1 if reservations is None else reservations,
+                   out, reserved_at)
+        for k in range(<long>reserved_at.size()):
+            record(reserved_at[k].second, reserved_at[k].first)
+        return [out[k] for k in range(<long>out.size())], more
+
+
+ctypedef pair[long, long] Ranked  # a pending job's place: (-priority, j)
+
+
+cdef inline double ticks_at_or_after(double t, double interval, double phase) noexcept:
+    """:meth:`.cadence.Ticks.at_or_after` (slack 1e-9)."""
+    return ceil((t - phase) / interval - 1e-9) * interval + phase
+
+
+cdef inline double ticks_after(double t, double interval, double phase) noexcept:
+    """:meth:`.cadence.Ticks.after` (slack 1e-9)."""
+    return (floor((t - phase) / interval + 1e-9) + 1) * interval + phase
+
+
+cdef class SlurmPass(CompiledPass):
+    """:class:`.slurm.Slurm`'s pass, compiled, for its runs on the node-count profile with the
+    main scheduler at every event (``bf_nodes`` off, no ``sched_interval``; the WoAS
+    experiments' configuration): multifactor (or FIFO) priority with its recalculation every
+    ``priority_calc_period``, the WoAS inheritance of priority factors, the main scheduler in
+    priority order, and every ``bf_interval`` the backfill scan (:func:`count_scan`). The same
+    arithmetic, order and lazily pruned pending list as :meth:`.slurm.Slurm._pass`, hence the
+    same schedules, reservations and wake-ups (tests/schedulers/test_slurm_pass.py compares
+    the two on random workloads)."""
+
+    cdef CountScan counts
+    cdef bint multifactor, backfill, favor_small, relative_to_time
+    cdef double weight_age, weight_size, max_age, period, interval, phase, window
+    cdef double total_cpus, cores_per_node
+    cdef long tests, reserve  # reserve -1: every tested job
+    cdef vector[long] procs, inh_cpus, inh_nodes
+    cdef vector[double] inh_origin, inh_limit
+    cdef vector[double] origin, size, released
+    cdef vector[char] known, pending
+    cdef vector[Ranked] order, reorder
+    # the running jobs' releases on the profile, (start + time limit rounded up, j), sorted
+    cdef vector[Keyed] running
+    cdef vector[Keyed] reserved_at
+    cdef vector[long] tested
+    cdef double calc, next_calc, next_bf, woken
+    #: backfill passes run (``Slurm.backfill_passes``)
+    cdef public long backfill_passes
+    #: whether the kernel called this pass (else the run used the Python one)
+    cdef public bint ran
+
+    def __init__(self, sched, view, inherit):
+        """From a set-up :class:`.slurm.Slurm` ``sched`` (its options and ``_limit``), the
+        ``view`` and the inheritance table by view index (``{j: (origin, cpus, limit)}``)."""
+        cdef long n = view.n, j
+        c = view.cluster
+        self.counts = CountScan(view.nodes, sched._limit, sched.bf_resolution)
+        self.multifactor = sched.priority == "multifactor"
+        self.backfill = sched.backfill
+        self.weight_age = sched.priority_weight_age
+        self.weight_size = sched.priority_weight_job_size
+        self.max_age = sched.priority_max_age
+        self.favor_small = sched.priority_favor_small
+        self.relative_to_time = sched.small_relative_to_time
+        self.period = sched.priority_calc_period
+        self.interval = sched.bf_interval
+        self.phase = sched.bf_phase
+        self.window = sched.bf_window * 60.0
+        self.tests = sched.bf_max_job_test
+        reserve = sched.bf_job_part_count_reserve
+        self.reserve = -1 if reserve is None else reserve
+        self.total_cpus = c.total_cores
+        self.cores_per_node = c.cores_per_node
+        self.procs.resize(n)
+        procs = view.procs
+        for j in range(n):
+            self.procs[j] = procs[j]
+        self.inh_origin.assign(n, float("nan"))
+        self.inh_cpus.assign(n, 0)
+        self.inh_nodes.assign(n, 0)
+        self.inh_limit.assign(n, 0.0)
+        cdef long cpus, cpn = c.cores_per_node
+        for j, (o, cpus, limit) in inherit.items():
+            self.inh_origin[j] = o
+            self.inh_cpus[j] = cpus
+            # Cluster.nodes_for (C division truncates: the Python one for cpus <= 0)
+            self.inh_nodes[j] = (cpus + cpn - 1) // cpn if cpus > 0 else c.nodes_for(cpus)
+            self.inh_limit[j] = limit_seconds(limit)
+        self.origin.assign(n, 0.0)
+        self.size.assign(n, 0.0)
+        self.released.assign(n, 0.0)
+        self.known.assign(n, 0)
+        self.pending.assign(n, 0)
+        self.calc = -INFINITY
+        self.next_calc = -INFINITY
+        self.next_bf = -INFINITY
+        self.woken = -INFINITY
+        self.backfill_passes = 0
+        self.ran = False
+
+    # -- priorities (:class:`.priority.Multifactor`, the same arithmetic) ------------------------
+    cdef inline double size_factor(self, long nodes, long cpus, double limit) noexcept:
+        """:meth:`.priority.Multifactor.size` (``limit`` in seconds)."""
+        cdef double s, a = <double>nodes * self.cores_per_node
+        if <double>cpus > a:
+            a = <double>cpus
+        s = a / self.total_cpus
+        if self.relative_to_time:
+            s = s / minutes(limit)
+        s = min(1.0, max(0.0, s))
+        return 1.0 - s if self.favor_small else s
+
+    cdef inline long priority(self, double origin, double size, double t) noexcept:
+        """:meth:`.priority.Multifactor.priority`."""
+        cdef double age
+        if self.max_age <= 0:
+            age = 1.0
+        else:
+            age = min(1.0, max(0.0, (t - origin) / self.max_age))
+        return <long>(self.weight_age * age + self.weight_size * size)
+
+    cdef Ranked key(self, long j, double now, const long* nodes) noexcept:
+        """``Slurm._key``: ``j``'s place; the first time, its age origin and size."""
+        cdef double o
+        if not self.multifactor:
+            self.known[j] = 1
+            return Ranked(0, j)
+        if not self.known[j]:
+            self.known[j] = 1
+            o = self.inh_origin[j]
+            if o != o:
+                self.origin[j] = now
+                self.size[j] = self.size_factor(nodes[j], self.procs[j], self.counts.limit[j])
+            else:
+                self.origin[j] = o
+                self.size[j] = self.size_factor(self.inh_nodes[j], self.inh_cpus[j],
+                                                self.inh_limit[j])
+        o = self.origin[j]
+        return Ranked(-self.priority(o, self.size[j], max(self.calc, min(o, now))), j)
+
+    cdef void recalculate(self, double now) noexcept:
+        """``Slurm._recalculate``: every pending job's priority at the period's start."""
+        cdef double t = floor(now / self.period) * self.period
+        cdef long k, j
+        self.calc = t
+        self.next_calc = t + self.period
+        self.reorder.clear()
+        for k in range(<long>self.order.size()):
+            j = self.order[k].second
+            if self.pending[j]:
+                self.reorder.push_back(Ranked(
+                    -self.priority(self.origin[j], self.size[j], max(t, self.origin[j])), j))
+        sort(self.reorder.begin(), self.reorder.end())
+        self.order.swap(self.reorder)
+
+    def origin_of(self, long j) -> float:
+        """Job ``j``'s recorded age origin (``Slurm.age_origin``)."""
+        return self.origin[j]
+
+    def size_of(self, long j) -> float:
+        """Job ``j``'s recorded job-size factor."""
+        return self.size[j]
+
+    # -- the pass ---------------------------------------------------------------------------------
+    cdef inline void wake(self, PassState* s, double t) noexcept:
+        if t != self.woken:  # asked once (``Slurm._wake``)
+            self.woken = t
+            s.wake = t
+
+    cdef inline long take(self, PassState* s, long j, long free) noexcept:
+        """Start ``j`` now (main scheduler): its release joins the profile's."""
+        self.pending[j] = 0
+        s.started.push_back(j)
+        self.running_add(j, s.now)
+        return free - s.nodes[j]
+
+    cdef inline void running_add(self, long j, double now) noexcept:
+        cdef double t = round_up(now + self.counts.limit[j], self.counts.resolution)
+        cdef Keyed e = Keyed(t, j)
+        self.released[j] = t
+        self.running.insert(upper_bound(self.running.begin(), self.running.end(), e), e)
+
+    cdef int run(self, PassState* s) except -1:
+        cdef double now = s.now, tick
+        cdef long k, j, n_order, free = s.free
+        cdef Ranked r
+        self.ran = True
+        for k in range(s.nended):
+            j = s.ended[k]
+            self.running.erase(lower_bound(self.running.begin(), self.running.end(),
+                                           Keyed(self.released[j], j)))
+        for k in range(s.njoined):
+            j = s.joined[k]
+            if not self.known[j]:
+                r = self.key(j, now, s.nodes)
+                self.order.insert(upper_bound(self.order.begin(), self.order.end(), r), r)
+                self.pending[j] = 1
+        if self.multifactor and now >= self.next_calc:
+            self.recalculate(now)
+        # the main scheduler: priority order, stop at the first job that does not fit
+        k = 0
+        n_order = self.order.size()
+        while k < n_order:
+            j = self.order[k].second
+            if self.pending[j]:
+                if s.nodes[j] > free:
+                    break
+                free = self.take(s, j, free)
+            k += 1
+        if k:
+            self.order.erase(self.order.begin(), self.order.begin() + k)
+        if self.order.empty() or not self.backfill:
+            return 0
+        # backfill every bf_interval seconds, on the backfill thread's clock
+        if self.next_bf == -INFINITY:
+            self.next_bf = ticks_at_or_after(now, self.interval, self.phase)
+        if now < self.next_bf - 1e-9:
+            if free > 0:
+                self.wake(s, self.next_bf)
+            return 0
+        tick = ticks_at_or_after(now, self.interval, self.phase)
+        if tick > now + 1e-9:  # a tick passed with nothing free
+            self.next_bf = tick
+            if free > 0:
+                self.wake(s, tick)
+            return 0
+        self.next_bf = ticks_after(now, self.interval, self.phase)
+        self.backfill_passes += 1
+        if free > 0:
+            free = self.backfill_scan(s, free)
+        if free > 0 and not self.order.empty():
+            self.wake(s, self.next_bf)
+        return 0
+
+    cdef long backfill_scan(self, PassState* s, long free) except -1:
+        """``Slurm._backfill`` on the node-count profile: the first ``bf_max_job_test`` pending
+        jobs; the running jobs (and those the main scheduler just started) release their nodes
+        at start + time limit, rounded up."""
+        cdef long k, j, n0
+        cdef double now = s.now
+        cdef CProfile prof = self.counts.prof
+        self.tested.clear()
+        for k in range(<long>self.order.size()):
+            j = self.order[k].second
+            if self.pending[j]:
+                if <long>self.tested.size() == self.tests:
+                    break
+                self.tested.push_back(j)
+        prof.reset(now, free)
+        for k in range(<long>self.running.size()):
+            prof.release(self.running[k].first, s.nodes[self.running[k].second])
+        n0 = s.started.size()
+        self.reserved_at.clear()
+        free = count_scan(prof, now, free, self.tested, s.nodes, self.counts.limit.data(),
+                          self.counts.resolution, now + self.window, self.reserve,
+                          s.started[0], self.reserved_at)
+        for k in range(n0, <long>s.started.size()):
+            j = s.started[0][k]
+            self.pending[j] = 0
+            self.running_add(j, now)
+        for k in range(<long>self.reserved_at.size()):
+            j = self.reserved_at[k].second
+            if s.reservation[j] != s.reservation[j]:  # record_reservation: the first only
+                s.reservation[j] = self.reserved_at[k].first
+        return free
+
+
+cdef inline double minutes(double seconds) noexcept:
+    """:func:`.priority.limit_minutes`: whole minutes, rounded up, at least one."""
+    cdef double m = ceil(seconds / 60.0 - 1e-9)
+    return m if m > 1.0 else 1.0
+
+
+cdef inline double limit_seconds(double seconds) noexcept:
+    """Slurm's time limit of a requested time: :func:`.priority.limit_minutes` x 60."""
+    return minutes(seconds) * 60.0

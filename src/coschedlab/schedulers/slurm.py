@@ -49,12 +49,14 @@ from bisect import insort
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..engine.placement import Placement
 from ..errors import InputError
 from .base import Scheduler, check_bool, check_choice, check_positive
 from .cadence import Ticks
 from .nodespace import BackfillMap
-from .passes import CountScan
+from .passes import CountScan, SlurmPass
 from .priority import Multifactor, limit_minutes
 from .profile import reservation_scan
 from .registry import register
@@ -162,7 +164,9 @@ class Slurm(Scheduler):
             c.total_cores,
             c.cores_per_node,
         )
-        self._limit = [limit_minutes(r) * 60.0 for r in view.req]
+        # Slurm's time limits (:func:`.priority.limit_minutes` x 60, the same arithmetic)
+        req = np.asarray(view.req, dtype=np.float64)
+        self._limit = (np.maximum(1.0, np.ceil(req / 60.0 - 1e-9)) * 60.0).tolist()
         self._counts = CountScan(view.nodes, self._limit, self.bf_resolution)
         self._origin = [0.0] * n
         self._size = [0.0] * n
@@ -181,19 +185,49 @@ class Slurm(Scheduler):
         self._wakes: set[float] = set()
         inherit = self.inherit or {}
         self._inherit: dict[int, tuple[float, int, float]] = {}
-        if inherit:
-            index = {jid: j for j, jid in enumerate(view.ids)}
-            for jid, (origin, cpus, limit) in inherit.items():
-                if jid in index:
-                    self._inherit[index[jid]] = (float(origin), int(cpus), float(limit))
+        if inherit and n:  # job id -> view index, for the ids of this run
+            ids = np.asarray(view.ids, dtype=np.int64)
+            by_id = np.argsort(ids)
+            keys = np.fromiter(inherit, dtype=np.int64, count=len(inherit))
+            index = by_id[np.minimum(np.searchsorted(ids, keys, sorter=by_id), n - 1)]
+            hits = ids[index] == keys
+            for jid, j in zip(keys[hits].tolist(), index[hits].tolist(), strict=True):
+                origin, cpus, limit = inherit[jid]
+                self._inherit[j] = (float(origin), int(cpus), float(limit))
         #: passes of each kind (for tests and reports)
-        self.backfill_passes = 0
+        self._backfill_passes = 0
         self.started_by: dict[int, str] = {}
         # what the passes last saw (arrivals, completions, overrides, priorities, starts): a
         # pass over the same state starts nothing, so a tick with nothing new is skipped
         self._arrived = 0
         self._seen_main: tuple | None = None
         self._seen_bf: tuple | None = None
+        # the compiled pass, for the node-count profile with the main scheduler at every event
+        # (the kernel calls it when the run has no gate; else the Python pass below runs)
+        self.compiled_pass = None
+        if (
+            not self.bf_nodes
+            and self.sched_interval is None
+            and self._compilable(Slurm, *self._PASS_METHODS)
+        ):
+            self.compiled_pass = SlurmPass(self, view, self._inherit)
+
+    #: the methods a subclass overrides to run its own pass (then the Python one runs)
+    _PASS_METHODS = (
+        "schedule", "_pass", "_key", "_join", "_recalculate", "_main", "_backfill", "_end",
+        "_wake", "_state", "_wake_for_priorities",
+    )  # fmt: skip
+
+    def _compiled(self) -> SlurmPass | None:
+        """The compiled pass when the kernel ran it (None: the Python pass ran)."""
+        cp = self.compiled_pass
+        return cp if cp is not None and cp.ran else None
+
+    @property
+    def backfill_passes(self) -> int:
+        """Backfill passes run so far."""
+        cp = self._compiled()
+        return self._backfill_passes if cp is None else cp.backfill_passes
 
     # -- priorities -------------------------------------------------------------------------------
     def _key(self, view: View, j: int, now: float) -> tuple[float, int]:
@@ -253,11 +287,15 @@ class Slurm(Scheduler):
     def priority_of(self, j: int, t: float) -> int:
         """Job ``j``'s (view index) multifactor priority at ``t`` from its recorded factors
         (age origin: eligibility, or the inherited submit time; size: its own or inherited)."""
-        return self.factors.priority(self._origin[j], self._size[j], max(t, self._origin[j]))
+        cp = self._compiled()
+        origin = self._origin[j] if cp is None else cp.origin_of(j)
+        size = self._size[j] if cp is None else cp.size_of(j)
+        return self.factors.priority(origin, size, max(t, origin))
 
     def age_origin(self, j: int) -> float:
         """When job ``j``'s age started counting (eligibility, or the inherited submit time)."""
-        return self._origin[j]
+        cp = self._compiled()
+        return self._origin[j] if cp is None else cp.origin_of(j)
 
     # -- the pass ---------------------------------------------------------------------------------
     def _wake(self, view: View, t: float) -> None:
@@ -337,7 +375,7 @@ class Slurm(Scheduler):
         self._next_bf = self._bf_ticks.after(now)  # the first tick after now
         if not fresh:  # nothing new since the last pass: it would start nothing
             return started
-        self.backfill_passes += 1
+        self._backfill_passes += 1
         if free > 0:
             before = len(self.started_by)
             got, free, complete = self._backfill(view, now, free, started)
