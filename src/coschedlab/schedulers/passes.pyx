@@ -3,10 +3,13 @@
 (fcfs, sjf), first fit and backfilling on the availability profile (conservative, ``backfill``
 with ``reservations`` and ``compress``: :class:`ProfilePass`), called by the kernel through
 :class:`~coschedlab.engine.cpass.CompiledPass` on its own C arrays, with no Python call per
-pass or per job; and Slurm's backfill scan on its node-count profile (:class:`CountScan`,
-called once per backfill pass by :meth:`.slurm.Slurm._backfill`, whose priorities and
-cadence stay Python). :class:`CProfile` is the one profile in C, :func:`.profile.
-reservation_scan` on :class:`.profile.Profile` the Python one, kept for what is not compiled (below).
+pass or per job; and Slurm's pass (:class:`SlurmPass`: multifactor priority with the WoAS
+inheritance, the main scheduler, the backfill scan on the node-count profile every
+``bf_interval``) for its runs on the count profile with the main scheduler at every event.
+Slurm's backfill scan (:func:`count_scan`) is also called by the Python pass, through
+:class:`CountScan`, for ``sched_interval`` runs. :class:`CProfile` is the one profile in C,
+:func:`.profile.reservation_scan` on :class:`.profile.Profile` the Python one, kept for what is
+not compiled (below).
 
 Each is the one implementation of its mechanism for the runs it covers: the built-in queue
 orders (``fcfs``, ``sjf``, ``lxf``, ``wfp``, computed here with the same arithmetic as
@@ -15,7 +18,9 @@ orders (``fcfs``, ``sjf``, ``lxf``, ``wfp``, computed here with the same arithme
 that overrides the pass or the order, gated passes of coupled runs) until those reach the
 kernel's C queue too (the order as a key array, the gate as item 6's extension point); then
 they go. The Python scan also runs Slurm's ``bf_nodes`` pass (:class:`.nodespace.BackfillMap`,
-which nodes rather than how many) and its gated runs go with the kernel's gate point too.
+which nodes rather than how many); :meth:`.slurm.Slurm._pass` runs Slurm's ``bf_nodes`` and
+``sched_interval`` runs and its gated ones (tests/test_slurm_pass.py holds it to the compiled
+pass's schedules); they go with the kernel's gate point too.
 """
 
 from libc.math cimport INFINITY, ceil, floor, pow

@@ -3,10 +3,14 @@ backfill pass in which every tested job holds a reservation (sched/backfill).
 
 Composed from the core's pieces: the priority is :class:`.priority.Multifactor`, the backfill
 pass is the reservation scan conservative backfilling uses (compiled on the node-count profile,
-:class:`.passes.CountScan`; :func:`.profile.reservation_scan` with ``bf_nodes``), limited to
+:func:`.passes.count_scan`; :func:`.profile.reservation_scan` with ``bf_nodes``), limited to
 the first ``bf_max_job_test`` pending jobs and run only every ``bf_interval`` seconds
-(:class:`.cadence.Ticks`). Options carry Slurm's parameter names (slurm.conf); the defaults
-are the configuration of the WoAS experiments (Rodrigo et al., HPDC'17, Section 4.2;
+(:class:`.cadence.Ticks`). On the node-count profile with the main scheduler at every event
+(the default, the WoAS experiments' configuration) the whole pass is compiled
+(:class:`.passes.SlurmPass`, the same arithmetic and order, called by the kernel without a
+Python call); :meth:`Slurm._pass` runs ``bf_nodes``, ``sched_interval``, gated (coupled) runs
+and subclasses that override the pass. Options carry Slurm's parameter names (slurm.conf); the
+defaults are the configuration of the WoAS experiments (Rodrigo et al., HPDC'17, Section 4.2;
 REFERENCE.md section 4), not Slurm's own defaults.
 
 One pass at time ``now`` (Slurm 22.05's ``schedule()`` then ``_attempt_backfill()``):
