@@ -235,43 +235,28 @@ cdef class EasyPass(OrderedPass):
 
 cdef class CProfile:
     """:class:`.profile.Profile` in C (free nodes as a step function of future time): the same
-    breakpoints, the same arithmetic, hence the same slots.
-
-    ``base`` is the profile before any hold (the free nodes and the releases only, at each
-    breakpoint): non-decreasing, and never below the held profile, so :meth:`test` starts at
-    the first breakpoint where it reaches ``need`` (a binary search; before it no slot can
-    start) instead of walking the breakpoints from now."""
+    breakpoints, the same arithmetic, hence the same slots."""
 
     cdef vector[double] times
     cdef vector[long] free
-    cdef vector[long] base
-    cdef bint monotone  # base non-decreasing (no negative release)
 
     cdef void reset(self, double now, long free):
         """Start at ``now`` with ``free`` nodes, nothing released later."""
         self.times.clear()
         self.free.clear()
-        self.base.clear()
         self.times.push_back(now)
         self.free.push_back(free)
-        self.base.push_back(free)
-        self.monotone = True
 
     cdef void release(self, double t, long n):
         """``n`` nodes free from ``t`` on (releases come in time order; at or before the
         first breakpoint: released then)."""
-        if n < 0:
-            self.monotone = False
         if t <= self.times[0]:
             self.free[0] += n
-            self.base[0] += n
         elif t == self.times.back():
             self.free[self.free.size() - 1] += n
-            self.base[self.base.size() - 1] += n
         else:
             self.times.push_back(t)
             self.free.push_back(self.free.back() + n)
-            self.base.push_back(self.base.back() + n)
 
     cdef double test(self, long need, double duration) noexcept:
         """:meth:`.profile.Profile.test`: the earliest breakpoint from which ``need`` nodes
@@ -279,9 +264,6 @@ cdef class CProfile:
         cdef long n = self.times.size(), i = 0, k
         cdef double end
         cdef bint ok
-        if self.monotone and self.base[0] < need:
-            # the first breakpoint whose base reaches need (free <= base before it)
-            i = lower_bound(self.base.begin(), self.base.end(), need) - self.base.begin()
         while i < n:
             if self.free[i] < need:
                 i += 1
@@ -307,13 +289,11 @@ cdef class CProfile:
         if i == <long>self.times.size() or self.times[i] != t:
             self.times.insert(self.times.begin() + i, t)
             self.free.insert(self.free.begin() + i, self.free[i - 1])
-            self.base.insert(self.base.begin() + i, self.base[i - 1])
         end = t + duration
         k = lower_bound(self.times.begin() + i, self.times.end(), end) - self.times.begin()
         if k == <long>self.times.size() or self.times[k] != end:
             self.times.insert(self.times.begin() + k, end)
             self.free.insert(self.free.begin() + k, self.free[k - 1])
-            self.base.insert(self.base.begin() + k, self.base[k - 1])
         for m in range(i, k):
             self.free[m] -= need
 
