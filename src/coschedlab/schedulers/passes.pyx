@@ -23,6 +23,7 @@ which nodes rather than how many); :meth:`.slurm.Slurm._pass` runs Slurm's ``bf_
 pass's schedules); they go with the kernel's gate point too.
 """
 
+from cython.operator cimport dereference as deref
 from libc.math cimport INFINITY, ceil, floor, pow
 from libcpp.algorithm cimport lower_bound, sort, upper_bound
 from libcpp.utility cimport pair
@@ -654,10 +655,14 @@ cdef class SlurmPass(CompiledPass):
         cdef long k, j, n_order, free = s.free
         cdef Ranked r
         self.ran = True
+        cdef vector[Keyed].iterator at
         for k in range(s.nended):
             j = s.ended[k]
-            self.running.erase(lower_bound(self.running.begin(), self.running.end(),
-                                           Keyed(self.released[j], j)))
+            at = lower_bound(self.running.begin(), self.running.end(), Keyed(self.released[j], j))
+            if at == self.running.end() or deref(at).second != j:
+                raise RuntimeError(f"slurm's compiled pass: job index {j} ended but it never "
+                                   "started it (a job started outside the pass)")
+            self.running.erase(at)
         for k in range(s.njoined):
             j = s.joined[k]
             if not self.known[j]:
