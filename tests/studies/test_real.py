@@ -288,22 +288,27 @@ def test_heat_study_with_reuse(tmp_path):
 
 
 def test_preemption_resumes_bitwise(tmp_path):
-    """Preemption on, one run and a spare worker: the run moves to two workers after a
-    checkpoint and resumes from it; its objectives equal an uninterrupted run's exactly."""
-    space = DesignSpace.of({"diffusivity": [3.0], "velocity": [0.5]})
+    """Preemption on, a long and a short run on one worker each: when the short one ends its
+    worker enters the idle-process database (the seed, Section 4.4), the long run moves to
+    two workers after a checkpoint and resumes from it; its objectives equal an
+    uninterrupted run's exactly."""
+    space = DesignSpace.of({"diffusivity": [3.0, 0.5], "velocity": [0.5]})  # 10091, 3616 steps
     cmd = HEAT.replace("{grid}", "64")
     res = run_real_study(space, Config("P", preempt=True), 2, 1, cmd, tmp_path / "p",
                          checkpoint_every=500, scaling=ScalingTable.of({1: 1.0, 2: 0.5}),
                          poll=0.01)  # fmt: skip
-    (r,) = res.records
-    want = heat.solve(space.params((0, 0)), checkpoint_every=0)
+    runs = {tuple(r["design"]): r for r in res.records}
+    r, short = runs[(0, 0)], runs[(1, 0)]
+    want = heat.solve(space.params((0, 0)), checkpoint_every=0, grid=64)
     assert r["preemptions"] == 1 and r["first_procs"] == 1 and r["last_procs"] == 2
+    assert short["preemptions"] == 0
     assert r["mode"] == "resume"
     assert r["objectives"] == want["objectives"] and r["steps"] == want["steps"]
     assert 0 <= r["lost_steps"] < 500
-    bars = sorted((s.worker, s.start, s.end) for s in res.segments)
+    bars = sorted((s.worker, s.start, s.end) for s in res.segments if s.run == r["run"])
     assert [w for w, _, _ in bars] == [0, 0, 1]
     assert bars[0][2] == bars[1][1] == bars[2][1]  # the move: one instant for both workers
+    assert bars[2][1] >= short["end"]  # only once the short run's worker is idle
     assert res.metrics["preemptions"] == 1
     out = json.loads((tmp_path / "p" / "runs" / "d0-0.out").read_text())
     assert out["start_step"] > 0 and out["start_step"] % 500 == 0 and out["nprocs"] == 2

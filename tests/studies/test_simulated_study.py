@@ -72,6 +72,22 @@ def check_invariants(result, model, procs, config, reuse_axes=(1,)):
         for _, old, new, sigma, alpha in r["moves"]:
             assert new > old and alpha < 1 - sigma
             assert 0 <= sigma < 1
+    # a preempted run claims only workers of the idle-process database: each had served a
+    # run that finished (a worker leaves a run only when it ends) and none since
+    runs = {r["run"]: r for r in result.records}
+    bars_of = defaultdict(list)
+    for seg in result.segments:
+        bars_of[seg.run].append(seg)
+    for r in result.records:
+        for t, *_ in r["moves"]:
+            before = {s.worker for s in bars_of[r["run"]] if s.end == t}
+            after = {s.worker for s in bars_of[r["run"]] if s.start == t}
+            assert before < after
+            for w in after - before:
+                prior = [s for s in result.segments if s.worker == w and s.end <= t + 1e-9]
+                assert prior, f"worker {w} joined run {r['run']} without having served a run"
+                last = max(prior, key=lambda s: s.end)
+                assert last.run != r["run"] and runs[last.run]["end"] == last.end
     m = result.metrics
     assert 0 < m["utilization"] <= 1 + 1e-9
 
@@ -208,6 +224,46 @@ def test_a_run_moves_only_when_the_rule_holds_then_at_its_next_checkpoint():
         # the run ends when the steps left after the checkpoint run at 0.6 s, plus restart
         ckpt = math.floor(t / every + 1e-9) * every
         assert long["end"] == pytest.approx(t + restart + (long["steps"] - ckpt) * 0.6)
+
+
+def test_workers_no_run_has_used_are_not_claimed():
+    # two designs in one batch on 4 of 12 processors each: 4 workers no run uses. The paper's
+    # idle-process database holds only "a process group [that] finishes its simulation and
+    # is not assigned a new one" (Section 4.4): the long run moves only when the short one
+    # ends, and onto its workers only (all 8 free ones would give it 12).
+    table = parse_scaling("4:1.0,8:0.6,12:0.5")
+    space = DesignSpace.of({"a": [0, 1]})
+    cfg = Config("x", "grid", batching=True, preempt=True)
+    model = WorkModel(space, table, spread=0.9, seed=3, targets=((0.0,), (1.0,)))
+    r = simulate_study(model, cfg, 12, 8)
+    long, short = sorted(r.records, key=lambda x: -x["steps"])
+    assert long["first_procs"] == 4 and long["last_procs"] == 8
+    assert long["moves"][0][0] >= short["end"]
+    assert {s.worker for s in r.segments} == set(range(8))  # 8-11 never served a run
+    check_invariants(r, model, 12, cfg, reuse_axes=())
+
+
+@pytest.mark.parametrize(("alpha", "moves"), [("scaling", False), ("perfect-scaling", True)])
+def test_alpha_by_the_table_or_assuming_perfect_scaling(alpha, moves):
+    # a batch of 2 on 32 of 64 processors each; the short run ends and its 32 workers enter
+    # the idle database. Table 4 makes 64 processors 3x slower than 32 (alpha 3.03: stay);
+    # the paper's "assuming perfect scaling, alpha = original / expanded group size" is 0.5.
+    space = DesignSpace.of({"a": [0, 1]})
+    cfg = Config("x", "grid", batching=True, preempt=True)
+    model = WorkModel(space, SEED_TABLE, spread=0.9, seed=3, targets=((0.0,), (1.0,)))
+    r = simulate_study(model, cfg, 64, 32, alpha=alpha)
+    long, short = sorted(r.records, key=lambda x: -x["steps"])
+    assert long["first_procs"] == 32
+    assert bool(long["moves"]) is moves
+    if moves:
+        (t, old, new, sigma, a), *_ = long["moves"]
+        assert (old, new, a) == (32, 64, 0.5) and t >= short["end"]
+        assert long["end"] > short["end"] + (long["steps"] - short["end"] / 0.6) * 0.6
+
+
+def test_an_unknown_alpha_is_refused():
+    with pytest.raises(InputError, match="alpha must be one of scaling, perfect-scaling"):
+        simulate_study(helium(), CONFIGS["E"], 32, 32, alpha="ideal")
 
 
 @settings(max_examples=100, deadline=None)

@@ -16,20 +16,30 @@ reports each finished run with :meth:`Manager.finish`, and, when preemption is o
   one waiting run of each reuse class that has no finished or running run, so that every
   later run has a result to reuse.
 * **Resource Allocator.** Workers are numbered ``0..P-1``; a group is the lowest-numbered
-  free workers (a preempted run keeps its workers and adds the claimed ones).
+  free workers, those no run has used yet first (so that no worker stays outside the
+  idle-process database below for long; the seed does not say which workers a group gets); a
+  preempted run keeps its workers and adds claimed ones of the idle-process database.
 * **Reuse.** A run starts from the final state of the nearest finished run of its reuse class
   (:meth:`~coschedlab.studies.store.ResultStore.nearest`) when reuse is on.
 * **Preemption** (configuration E). Workers are *spare* when the Task Queue cannot use them
-  now (the batch is all issued, or nothing waits). A running run that has done a fraction
+  now (the batch is all issued, or nothing waits) and they are in the idle-process database:
+  the workers of a run that finished and were not assigned a new one (the seed, Section 4.4:
+  "Every time a process group finishes its simulation and is not assigned a new one, the
+  information about its processors are written into the database"; workers no run has used
+  yet are not in it). A running run that has done a fraction
   ``sigma`` of the work between its last checkpoint and the next moves to a larger group
   (the fastest tabulated count within its workers plus the spare ones) when
   ``alpha < 1 - sigma``, ``alpha`` the ratio of the time per timestep on the new group to
-  that on the old (Section 4.4); it restarts from its last checkpoint and the work since is
+  that on the old by the scaling table (``alpha="scaling"``: "The scaling behavior can help
+  decide when it is beneficial to preempt") or the old group size over the new
+  (``"perfect-scaling"``: "i.e., assuming perfect scaling, alpha = original group size /
+  expanded group size") (Section 4.4); it restarts from its last checkpoint and the work since is
   lost. Runs with the most work left are offered spare workers first.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -39,7 +49,10 @@ from .batching import ScalingTable, optimal_batches
 from .sampling import ActiveParetoSampler, Design, DesignSpace, GridSampler, Sampler
 from .store import ResultStore, StoredRun
 
-__all__ = ["CONFIGS", "Config", "Manager", "Start", "beneficial", "config_of"]
+__all__ = ["ALPHAS", "CONFIGS", "Config", "Manager", "Start", "beneficial", "config_of"]
+
+#: how ``alpha`` is reckoned (module doc)
+ALPHAS = ("scaling", "perfect-scaling")
 
 
 @dataclass(frozen=True)
@@ -120,9 +133,11 @@ class Manager:
     store: ResultStore
     step: int = 2  # the active sampler's coarse step
     barrier: bool = True  # a new batch only when the previous one has finished
+    alpha: str = "scaling"  # how the preemption rule's alpha is reckoned (module doc)
     sampler: Sampler = field(init=False)
     queue: deque = field(init=False, default_factory=deque)
-    free: list[int] = field(init=False)
+    unused: deque = field(init=False)  # free workers no run has used yet, ascending
+    idle: list[int] = field(init=False, default_factory=list)  # the idle-process database (heap)
     running: dict[int, _Running] = field(init=False, default_factory=dict)
     issued: int = field(init=False, default=0)
     batches: int = field(init=False, default=0)
@@ -141,12 +156,14 @@ class Manager:
                 f"processors per run ({self.per_run}) must be a tabulated count of the "
                 f"scaling table and at most the study's {self.procs}"
             )
+        if self.alpha not in ALPHAS:
+            raise InputError(f"alpha must be one of {', '.join(ALPHAS)}, got {self.alpha!r}")
         self.sampler = (
             ActiveParetoSampler(self.space, step=self.step)
             if self.config.sampler == "active"
             else GridSampler(self.space)
         )
-        self.free = list(range(self.procs))
+        self.unused = deque(range(self.procs))
 
     # -- the sampler ------------------------------------------------------------------------
     def _refill(self) -> None:
@@ -170,9 +187,16 @@ class Manager:
         return not self.queue
 
     # -- the task queue and the allocator ---------------------------------------------------
-    def _take(self, g: int) -> tuple[int, ...]:
-        self.free.sort()
-        taken, self.free = self.free[:g], self.free[g:]
+    def free(self) -> int:
+        """How many workers run nothing."""
+        return len(self.unused) + len(self.idle)
+
+    def _take(self, g: int, idle_only: bool = False) -> tuple[int, ...]:
+        """``g`` free workers: those no run has used yet first (not with ``idle_only``),
+        then the lowest-numbered of the idle database, which they leave (module doc)."""
+        n = 0 if idle_only else min(g, len(self.unused))
+        taken = [self.unused.popleft() for _ in range(n)]
+        taken += [heapq.heappop(self.idle) for _ in range(g - n)]
         return tuple(taken)
 
     def _source(self, d: Design) -> Design | None:
@@ -217,12 +241,12 @@ class Manager:
             self._refill()
         out: list[Start] = []
         if not self.config.batching:
-            while self.queue and len(self.free) >= self.per_run:
+            while self.queue and self.free() >= self.per_run:
                 out.append(self._launch(self.queue.popleft(), self.per_run, 0))
             return out
         if not self._batch and (not self.running or not self.barrier) and self.queue:
             self._new_batch()
-        while self._batch and len(self.free) >= self._group:
+        while self._batch and self.free() >= self._group:
             out.append(self._launch(self._batch.popleft(), self._group, self.batches))
         return out
 
@@ -231,7 +255,8 @@ class Manager:
                commit: bool = True) -> None:  # fmt: skip
         """Record finished run ``run`` (its workers become free) and ask the sampler."""
         r = self.running.pop(run)
-        self.free.extend(r.workers)
+        for w in r.workers:  # into the idle-process database
+            heapq.heappush(self.idle, w)
         self.store.add(
             StoredRun(r.design, tuple(float(v) for v in objectives), int(steps), checkpoint,
                       record or {}),
@@ -241,8 +266,8 @@ class Manager:
 
     # -- preemption ---------------------------------------------------------------------------
     def spare(self) -> int:
-        """Free workers the Task Queue cannot use now (module doc)."""
-        if not self.free:
+        """Workers of the idle database the Task Queue cannot use now (module doc)."""
+        if not self.idle:
             return 0
         if self.config.batching:
             usable = bool(self._batch) or (
@@ -250,7 +275,7 @@ class Manager:
             )
         else:
             usable = bool(self.queue)
-        return 0 if usable else len(self.free)
+        return 0 if usable else len(self.idle)
 
     def expansion(self, run: int, spare: int) -> int | None:
         """The larger group run ``run`` could move to with ``spare`` more workers: the
@@ -262,10 +287,18 @@ class Manager:
                 best = (p, t)
         return None if best is None else best[0]
 
+    def speedup_ratio(self, run: int, size: int) -> float:
+        """The preemption rule's ``alpha`` for moving run ``run`` to ``size`` workers
+        (module doc)."""
+        g = len(self.running[run].workers)
+        if self.alpha == "perfect-scaling":
+            return g / size
+        return self.scaling.time(size) / self.scaling.time(g)
+
     def expand(self, run: int, size: int) -> tuple[int, ...]:
         """Give run ``run`` spare workers up to ``size``; its whole new group is returned."""
         r = self.running[run]
-        r.workers.extend(self._take(size - len(r.workers)))
+        r.workers.extend(self._take(size - len(r.workers), idle_only=True))
         return tuple(r.workers)
 
     def workers(self, run: int) -> tuple[int, ...]:

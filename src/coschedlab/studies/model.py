@@ -7,7 +7,12 @@ A run of a timestepping code takes ``start_time(p) + steps x t(p) x time_scale``
 timesteps (start-up, reading and writing its state): ``overhead`` seconds, in proportion to
 ``p`` when ``overhead_procs`` is set (``overhead`` is then the time on ``overhead_procs``
 processors). The seed's 34.3-minute mean run on 32 processors is 2900 timesteps x 0.60 s
-plus 318 s. A restart after a preemption pays ``start_time`` of its new group again.
+plus 318 s. What a preemption costs beyond the work re-done since the last checkpoint is
+``preemption_cost``: ``"startup"`` (the default) restarts the run on its new group, which pays
+``start_time`` there again (the seed's Section 5: "the overhead required to perform the
+reconfigurations"); ``"redo"`` charges the re-done work only (Section 4.4: "at a cost of
+having to re-do the work that the original process group has done from the time it left the
+last checkpoint", the cost its rule ``alpha < 1 - sigma`` weighs) (:meth:`restart_time`).
 ``slowdown`` maps a machine size to a factor on every run's time there (the seed's runs are
 36.3 / 34.3 times longer on its 64-worker machine: :meth:`WorkModel.machine_factor`).
 
@@ -35,7 +40,10 @@ from ..errors import InputError
 from .batching import ScalingTable
 from .sampling import Design, DesignSpace
 
-__all__ = ["WorkModel", "unit_coords"]
+__all__ = ["PREEMPTION_COSTS", "WorkModel", "unit_coords"]
+
+#: what a preemption costs beyond the re-done work (module doc)
+PREEMPTION_COSTS = ("startup", "redo")
 
 
 def unit_coords(space: DesignSpace, d: Design) -> np.ndarray:
@@ -57,6 +65,7 @@ class WorkModel:
     overhead: float = 0.0
     overhead_procs: int = 0
     slowdown: tuple[tuple[int, float], ...] = ()
+    preemption_cost: str = "startup"
     targets: tuple[tuple[float, ...], ...] = ((0.2, 0.3), (0.7, 0.8))
     noise: float = 0.0
     normalize: bool = True
@@ -78,6 +87,11 @@ class WorkModel:
                 raise InputError(
                     f"slowdown on {procs} processors must be a positive factor, got {f}"
                 )
+        if self.preemption_cost not in PREEMPTION_COSTS:
+            raise InputError(
+                f"preemption_cost must be one of {', '.join(PREEMPTION_COSTS)}, "
+                f"got {self.preemption_cost!r}"
+            )
         if not 0 <= self.spread <= 2:
             raise InputError(f"spread must be from 0 to 2, got {self.spread}")
         dims = len(self.space.names)
@@ -122,6 +136,12 @@ class WorkModel:
         if self.overhead_procs:
             return self.overhead * p / self.overhead_procs
         return self.overhead
+
+    def restart_time(self, p: int) -> float:
+        """Seconds a preempted run's new group of ``p`` processors spends before it steps
+        again, beyond the spec's ``restart``: ``start_time(p)``, or 0 when
+        ``preemption_cost`` is ``"redo"`` (module doc)."""
+        return self.start_time(p) if self.preemption_cost == "startup" else 0.0
 
     def machine_factor(self, procs: int) -> float:
         """The factor every run's time is multiplied by on a machine of ``procs`` processors

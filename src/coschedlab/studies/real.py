@@ -248,6 +248,7 @@ def run_real_study(
     barrier: bool = True,
     grace: float = 10.0,
     checkpoint_suffix: str = ".npz",
+    alpha: str = "scaling",
 ) -> StudyResult:
     """Run a study of ``space`` for real on ``procs`` workers under ``config`` (module doc):
     ``command`` is the run template, ``out_dir`` holds the store, checkpoints and logs;
@@ -290,7 +291,7 @@ def run_real_study(
     try:
         return _Executor(space, config, procs, per_run, tpl, out, store, scaling,
                          checkpoint_every, step, poll, on_finish, objectives_count, barrier,
-                         grace, checkpoint_suffix).run()  # fmt: skip
+                         grace, checkpoint_suffix, alpha).run()  # fmt: skip
     finally:
         store.close()
         lock.close()
@@ -303,12 +304,13 @@ class _Executor:
                  tpl: CommandTemplate, out: Path, store: ResultStore, scaling: ScalingTable,
                  checkpoint_every: int, step: int, poll: float,
                  on_finish: Callable[[int, int], None] | None, objectives_count: int | None,
-                 barrier: bool, grace: float, suffix: str) -> None:  # fmt: skip
+                 barrier: bool, grace: float, suffix: str,
+                 alpha: str = "scaling") -> None:  # fmt: skip
         self.space, self.config, self.procs, self.tpl, self.out = space, config, procs, tpl, out
         self.store, self.scaling, self.every, self.poll = store, scaling, checkpoint_every, poll
         self.on_finish, self.grace, self.suffix = on_finish, grace, suffix
         self.mgr = Manager(space, config, scaling, procs, per_run, store, step=step,
-                           barrier=barrier)  # fmt: skip
+                           barrier=barrier, alpha=alpha)  # fmt: skip
         self.runs: dict[int, _Run] = {}
         self.records: list[dict] = []
         self.segments: list[Segment] = []
@@ -606,7 +608,7 @@ class _Executor:
             if new is None or self._exited(r):
                 continue
             self._observe(r)
-            alpha = self.scaling.time(new) / self.scaling.time(len(r.workers))
+            alpha = self.mgr.speedup_ratio(r.start.run, new)
             if not beneficial(alpha, self._progress(r, time.time())):
                 continue
             rc = self._stop(r)

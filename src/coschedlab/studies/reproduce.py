@@ -48,7 +48,7 @@ def simulate_one(
     s = spec.with_procs(workers)
     return simulate_study(model, CONFIGS[config], workers, s.per_run, reuse=s.reuse,
                           checkpoint_every=s.checkpoint_every, restart=s.restart,
-                          step=s.step)  # fmt: skip
+                          step=s.step, alpha=s.alpha)  # fmt: skip
 
 
 def table5(

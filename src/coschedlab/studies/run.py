@@ -47,7 +47,7 @@ def run_study(
 
         result = simulate_study(spec.model, cfg, spec.processors, spec.per_run,
                                 reuse=spec.reuse, checkpoint_every=spec.checkpoint_every,
-                                restart=spec.restart, step=spec.step,
+                                restart=spec.restart, step=spec.step, alpha=spec.alpha,
                                 on_finish=on_finish)  # fmt: skip
     elif executor == "real":
         from .real import run_real_study
@@ -57,7 +57,7 @@ def run_study(
         result = run_real_study(spec.space, cfg, spec.processors, spec.per_run, spec.command,
                                 workdir, reuse=spec.reuse,
                                 checkpoint_every=spec.checkpoint_every, step=spec.step,
-                                scaling=spec.scaling, on_finish=on_finish,
+                                scaling=spec.scaling, on_finish=on_finish, alpha=spec.alpha,
                                 objectives_count=len(spec.objectives))  # fmt: skip
     result.info.update({"study": spec.name, "executor": executor, "config": cfg.describe(),
                         "spec": str(spec.source), "per_run": spec.per_run,

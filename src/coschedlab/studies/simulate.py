@@ -13,8 +13,10 @@ model's factor for the machine's size (:class:`~coschedlab.studies.model.WorkMod
 When preemption is on and workers are spare, each running run (most work left first) is
 asked whether moving to the larger group pays now
 (:func:`~coschedlab.studies.manager.beneficial`); if not, it is asked again at its next
-checkpoint. A move restarts the run from its last checkpoint after ``restart`` seconds
-(regrouping) plus the model's ``start_time`` of the new group; the work since the
+checkpoint. Spare workers are offered from the first instant on (the first batch can leave
+some, as every later one). A move restarts the run from its last checkpoint after ``restart``
+seconds (regrouping) plus the model's ``restart_time`` of the new group (its start-up there,
+or nothing when the model's ``preemption_cost`` is ``"redo"``); the work since the
 checkpoint is redone.
 """
 
@@ -67,16 +69,17 @@ def simulate_study(
     step: int = 2,
     barrier: bool = True,
     store: ResultStore | None = None,
+    alpha: str = "scaling",
     on_finish: Callable[[int, int], None] | None = None,
 ) -> StudyResult:
     """Simulate a study of ``model.space`` on ``procs`` processors under ``config`` (module
     doc); ``per_run`` processors per run without batching, a checkpoint every
-    ``checkpoint_every`` timesteps, ``restart`` seconds per preemption.
+    ``checkpoint_every`` timesteps, ``restart`` seconds per preemption, the rule's ``alpha``
+    reckoned as :class:`~coschedlab.studies.manager.Manager` says.
     ``on_finish(done, issued)`` reports progress."""
     store = store or ResultStore(model.space, reuse if config.reuse else ())
-    mgr = Manager(
-        model.space, config, model.scaling, procs, per_run, store, step=step, barrier=barrier
-    )
+    mgr = Manager(model.space, config, model.scaling, procs, per_run, store, step=step,
+                  barrier=barrier, alpha=alpha)  # fmt: skip
     events: list[tuple[float, int, int, int, int]] = []  # time, kind, seq, run, version
     seq = 0
     runs: dict[int, _Run] = {}
@@ -140,14 +143,14 @@ def simulate_study(
         done = r.done_at(now)
         last = math.floor(done / checkpoint_every + 1e-9) * checkpoint_every
         sigma = max(0.0, done - last) / checkpoint_every  # (a checkpoint within rounding: 0)
-        alpha = step_time(new) / r.step_time
+        alpha = mgr.speedup_ratio(r.start.run, new)
         if beneficial(alpha, sigma):
             close_segment(r, now, "run")
             r.lost += max(0.0, done - last)
             r.moves.append([now, len(r.workers), new, sigma, alpha])
             r.workers = mgr.expand(r.start.run, new)
             r.wall = now
-            r.seg_start = now + (restart + model.start_time(new)) * slow
+            r.seg_start = now + (restart + model.restart_time(new)) * slow
             r.at_seg = last
             r.step_time = step_time(new)
             r.version += 1
@@ -162,6 +165,8 @@ def simulate_study(
 
     for s in mgr.starts():
         launch(s)
+    if config.preempt:  # the first batch may leave workers spare, as every later one
+        offer_spare()
     finished = 0
     while events:
         now, kind, _, run, version = heapq.heappop(events)

@@ -12,6 +12,7 @@ processors: 32               # P, the study's partition
 per_run: 32                  # processors per run without batching (default: the fastest)
 checkpoint_every: 100        # timesteps between checkpoints
 restart: 60                  # seconds a preemption costs (regroup, read the checkpoint)
+alpha: scaling               # the rule's alpha: scaling table, or perfect-scaling (g / g')
 step: 2                      # the active sampler's coarse step
 config: E                    # O, A, B, C, D or E (the command line may override)
 model:                       # the simulated executor's work model
@@ -23,6 +24,7 @@ model:                       # the simulated executor's work model
   overhead: 318              # seconds of a run (or restart) outside its timesteps ...
   overhead_procs: 32         # ... on 32 processors, in proportion to them (0: on any)
   slowdown: {64: 1.0583}     # every run's time x this factor on a 64-processor machine
+  preemption_cost: startup   # a moved run pays its start-up again; redo: re-done work only
   targets: [[0.0, 0.2], [0.5, 0.8]]   # one per objective, unit-scaled design coordinates
 command: "{python} -m coschedlab.studies.heat {params} --nprocs {nprocs} ..."  # real executor
 ```
@@ -46,16 +48,16 @@ import numpy as np
 from ..errors import InputError
 from ..schema import Checker, open_spec
 from .batching import MOST_SIMULATIONS, ScalingTable, load_scaling
-from .manager import CONFIGS, Config
-from .model import WorkModel
+from .manager import ALPHAS, CONFIGS, Config
+from .model import PREEMPTION_COSTS, WorkModel
 from .sampling import DesignSpace
 
 __all__ = ["StudySpec", "load_spec"]
 
 KEYS = ("name", "design", "objectives", "reuse", "scaling", "processors", "per_run",
-        "checkpoint_every", "restart", "step", "config", "model", "command")  # fmt: skip
+        "checkpoint_every", "restart", "alpha", "step", "config", "model", "command")  # fmt: skip
 MODEL_KEYS = ("scratch", "reuse", "spread", "seed", "time_scale", "overhead", "overhead_procs",
-              "slowdown", "targets", "noise", "normalize")  # fmt: skip
+              "slowdown", "preemption_cost", "targets", "noise", "normalize")  # fmt: skip
 MOST_DESIGNS = MOST_SIMULATIONS
 
 
@@ -77,6 +79,7 @@ class StudySpec:
     model: WorkModel | None
     command: str | None
     source: str = ""
+    alpha: str = "scaling"
 
     def with_procs(self, procs: int) -> StudySpec:
         """The same study on ``procs`` processors (per run: the fastest count that fits,
@@ -207,6 +210,7 @@ def load_spec(path: str | Path) -> StudySpec:
             )
     every = ck.integer(raw.get("checkpoint_every", 100), "checkpoint_every", minimum=1)
     restart = ck.number(raw.get("restart", 0.0), "restart")
+    alpha = ck.choice(raw.get("alpha", "scaling"), "alpha", ALPHAS)
     step = ck.integer(raw.get("step", 2), "step", minimum=1)
     cfg = raw.get("config", "E")
     cfg = cfg.strip().upper() if isinstance(cfg, str) else cfg
@@ -258,6 +262,11 @@ def load_spec(path: str | Path) -> StudySpec:
                     m.get("overhead_procs", 0), "model.overhead_procs", minimum=0
                 ),
                 slowdown=tuple(sorted(slowdown)),
+                preemption_cost=ck.choice(
+                    m.get("preemption_cost", "startup"),
+                    "model.preemption_cost",
+                    PREEMPTION_COSTS,
+                ),
                 targets=tuple(pts),
                 noise=ck.number(m.get("noise", 0.0), "model.noise"),
                 normalize=ck.boolean(m.get("normalize", True), "model.normalize"),
@@ -271,4 +280,4 @@ def load_spec(path: str | Path) -> StudySpec:
         raise ck.fail("the spec needs 'model' (simulated) or 'command' (real), or both")
     name = ck.name(raw.get("name", Path(path).stem), "name")
     return StudySpec(name, space, objectives, reuse, scaling, procs, per_run, every, restart,
-                     step, config, model, command, str(path))  # fmt: skip
+                     step, config, model, command, str(path), alpha)  # fmt: skip
