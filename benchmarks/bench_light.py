@@ -9,14 +9,17 @@ and ``benchmarks/textbook_easy.py TRACE`` (standard library only: reads the .swf
 EASY, prints), and prints for each the best wall time and the best CPU time (user + system of
 the process) of ``--repeat`` runs, and the ratio command / textbook (issue 31's target:
 <= 0.75). Then, unless ``--no-breakdown``, one more run of the command in a fresh interpreter
-with timers around its phases (imports, reading, simulation, validation, each output file) and
-the modules that took longest to import. TRACE defaults to SDSC-SP2-1998 (59,715 jobs).
+with CPU timers around its phases (imports, reading, simulation, validation, each output
+file) and the modules that took longest to import. TRACE defaults to SDSC-SP2-1998 (59,715 jobs).
+``--before SRC`` also runs the command with ``PYTHONPATH=SRC`` (another tree's ``src``, e.g.
+main's), alternately with the others, so that before and after come from the same run.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import resource
 import subprocess
 import sys
@@ -33,11 +36,11 @@ DEFAULT_TRACE = Path("/work/shared/data/swf/SDSC-SP2-1998-4.2-cln.swf.gz")
 TARGET = 0.75
 
 
-def timed(cmd: list[str]) -> tuple[float, float]:
+def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float]:
     """(wall, CPU) seconds of one fresh process running ``cmd``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -46,9 +49,9 @@ def timed(cmd: list[str]) -> tuple[float, float]:
 
 BREAKDOWN = r"""
 import contextlib, functools, io, sys, time
-t0 = time.perf_counter()
+t0 = time.process_time()
 import coschedlab.cli.main
-import_s = time.perf_counter() - t0
+import_s = time.process_time() - t0
 main_mod = sys.modules["coschedlab.cli.main"]
 from coschedlab import outputs
 from coschedlab.cli import core
@@ -60,15 +63,16 @@ def wrap(obj, name, label):
     f = getattr(obj, name)
     @functools.wraps(f)
     def g(*a, **k):
-        t = time.perf_counter()
+        t = time.process_time()
         try:
             return f(*a, **k)
         finally:
-            timings[label] = timings.get(label, 0.0) + time.perf_counter() - t
+            timings[label] = timings.get(label, 0.0) + time.process_time() - t
     setattr(obj, name, g)
 wrap(core, "load_trace", "read the trace (read_swf + drop_oversized)")
 wrap(core, "_progress_run", "simulate() (set-up, run, result columns)")
 # the compiled kernel's methods cannot be wrapped: its loop time is the result's wall_time
+# (wall-clock, the one figure here that is not CPU time)
 order.append("  of which the event loop (= wall_time)")
 _validate = Result.validate
 def _validate_and_note(self, *a, **k):
@@ -81,13 +85,13 @@ wrap(outputs, "write_parquet", "  of which jobs.parquet")
 wrap(batsim, "write_jobs_csv", "  of which jobs.csv")
 wrap(swf, "write_swf", "  of which result.swf")
 sys.argv = ["coschedlab", "simulate", sys.argv[1], "-s", "easy", "--out", sys.argv[2]]
-t1 = time.perf_counter()
+t1 = time.process_time()
 with contextlib.redirect_stdout(io.StringIO()):
     try:
         main_mod.main()
     except SystemExit:
         pass
-total = time.perf_counter() - t1
+total = time.process_time() - t1
 print(f"  {'import coschedlab.cli.main':<46}{import_s:8.3f} s")
 print(f"  {'main() (everything after that import)':<46}{total:8.3f} s")
 for k in order:
@@ -124,27 +128,36 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("trace", nargs="?", type=Path, default=DEFAULT_TRACE)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--no-breakdown", action="store_true")
+    ap.add_argument("--before", type=Path, default=None, help="another tree's src, same run")
     args = ap.parse_args(argv)
     print(f"# bench_light: {args.trace.name}")
     print(f"# {machine_line()}")
     textbook = [str(PY), str(Path(__file__).with_name("textbook_easy.py")), str(args.trace)]
     best = {"command": [math.inf, math.inf], "textbook": [math.inf, math.inf]}
+    runs = [("command", None), ("textbook", None)]
+    if args.before is not None:
+        best["command (before)"] = [math.inf, math.inf]
+        runs.append(("command (before)", {**os.environ, "PYTHONPATH": str(args.before)}))
     with tempfile.TemporaryDirectory(prefix="bench_light_") as tmp:
         command = [str(EXE), "simulate", str(args.trace), "-s", "easy", "--out", tmp, "--force"]
-        for _ in range(args.repeat):  # alternately, so that both see the same load
-            for name, cmd in (("command", command), ("textbook", textbook)):
-                wall, cpu = timed(cmd)
+        for _ in range(args.repeat):  # alternately, so that all see the same load
+            for name, env in runs:
+                wall, cpu = timed(textbook if name == "textbook" else command, env)
                 best[name][0] = min(best[name][0], wall)
                 best[name][1] = min(best[name][1], cpu)
     (cw, cc), (tw, tc) = best["command"], best["textbook"]
     print(f"whole command `coschedlab simulate {args.trace.name} -s easy --out DIR`: "
           f"{cw:.3f} s wall, {cc:.3f} s CPU (best of {args.repeat})")  # fmt: skip
     print(f"whole textbook program `textbook_easy.py`:  {tw:.3f} s wall, {tc:.3f} s CPU")
+    if args.before is not None:
+        bw, bc = best["command (before)"]
+        print(f"the command with {args.before} (before): {bw:.3f} s wall, {bc:.3f} s CPU "
+              f"({bc / tc:.2f}x the textbook program by CPU)")  # fmt: skip
     for what, ratio in (("wall", cw / tw), ("CPU", cc / tc)):
         verdict = "MET" if ratio <= TARGET else "MISSED"
         print(f"  command / textbook by {what} time: {ratio:.2f}x (target <= {TARGET}: {verdict})")
     if not args.no_breakdown:
-        print("phases of one command run (in-process timers, fresh interpreter):")
+        print("phases of one command run (CPU time of the process, fresh interpreter):")
         breakdown(args.trace)
     return 0
 

@@ -24,6 +24,15 @@ and the parent prints the growth exponent between consecutive sizes,
 
 Targets (the issue): 1M jobs in under 90 s and 2 GB, time growing no worse than about n log n.
 ``--quick`` runs 10k and 100k only.
+
+``--command N`` (issue 31's target for the whole command) measures instead the whole
+``coschedlab simulate FILE -s easy --out DIR`` on N synthetic jobs (default 1,000,000) written
+once as SWF to a temporary folder, as a fresh process, against the whole C program of
+``textbook_easy.c`` (parse its text input + simulate; ``cc -O2``) on the same jobs: CPU time
+(user + system) and peak RSS of each process (``os.wait4``), best of ``--repeat``, and the
+ratios (targets: command <= 5x the C program's CPU, peak RSS <= 300 MB). ``--before SRC``
+also runs the command with ``PYTHONPATH=SRC`` (another tree's ``src``, e.g. main's),
+alternately with this tree's, so that before and after come from the same run.
 """
 
 from __future__ import annotations
@@ -40,6 +49,9 @@ from pathlib import Path
 from _bench_common import machine_line
 
 TARGET_1M_S = 90.0
+TARGET_COMMAND_RATIO = 5.0
+TARGET_COMMAND_MB = 300.0
+ROOT = Path(__file__).resolve().parents[1]
 TARGET_1M_MB = 2048.0
 SLACK = 0.15  # allowed exponent above n log n's before we call it worse than n log n
 
@@ -82,6 +94,86 @@ def child(n: int, nodes: int, load: float, seed: int) -> None:
     print(json.dumps(out))
 
 
+def _run(cmd: list[str], stdin: Path | None = None, env: dict | None = None) -> tuple[float, float]:
+    """(CPU seconds, peak RSS MB) of one fresh process running ``cmd`` (its own rusage)."""
+    import os
+
+    with open(stdin or os.devnull, "rb") as f:
+        proc = subprocess.Popen(cmd, stdin=f, stdout=subprocess.DEVNULL, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{cmd[0]} failed with exit code {proc.returncode}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def write_inputs(folder: Path, n: int, nodes: int, load: float, seed: int) -> None:
+    """``w.swf`` (the synthetic workload as SWF) and ``c.txt`` (the C program's input: the
+    same jobs in queue order, whole nodes) in ``folder``."""
+    import numpy as np
+
+    from coschedlab.workload.swf import write_workload_swf
+    from coschedlab.workload.synthetic import synthetic_workload
+
+    w = synthetic_workload(n, nodes, seed=seed, load=load)
+    write_workload_swf(folder / "w.swf", w)
+    c = w.columns
+    order = np.lexsort((c["id"], c["submit"]))
+    rows = np.column_stack([c["submit"][order], c["run"][order],
+                            c["requested_time"][order], c["procs"][order]])  # fmt: skip
+    with open(folder / "c.txt", "w") as f:
+        f.write(f"{n} {nodes}\n")
+        np.savetxt(f, rows, fmt=["%.17g", "%.17g", "%.17g", "%d"])
+
+
+def command(n: int, nodes: int, load: float, seed: int, repeat: int, before: Path | None) -> None:
+    """The whole ``simulate`` command on ``n`` jobs against the whole C program."""
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="bench_scaling_") as tmp:
+        t = Path(tmp)
+        # the inputs are made by a child: a child's peak RSS counts its parent's memory from
+        # before its exec (fork), so this process stays small
+        subprocess.run([sys.executable, __file__, "--write-inputs", tmp, "--nodes", str(nodes),
+                        "--load", str(load), "--seed", str(seed), "--sizes", str(n)],
+                       check=True)  # fmt: skip
+        exe = t / "textbook_easy"
+        subprocess.run(["cc", "-O2", "-o", exe, Path(__file__).with_name("textbook_easy.c"),
+                        "-lm"], check=True)  # fmt: skip
+        coschedlab = ROOT / ".venv" / "bin" / "coschedlab"
+        trees = {"command": os.environ.get("PYTHONPATH")}
+        if before is not None:
+            trees = {"command (before)": str(before), "command": trees["command"]}
+        best: dict[str, list[float]] = {k: [math.inf, math.inf] for k in ("C program", *trees)}
+        for _ in range(repeat):  # alternately, so that all see the same load
+            cpu, mb = _run([str(exe)], stdin=t / "c.txt")
+            best["C program"] = [min(best["C program"][0], cpu), min(best["C program"][1], mb)]
+            for name, path in trees.items():
+                env = dict(os.environ)
+                if path:
+                    env["PYTHONPATH"] = path
+                cmd = [str(coschedlab), "simulate", str(t / "w.swf"), "-s", "easy",
+                       "--out", str(t / "out"), "--force"]  # fmt: skip
+                cpu, mb = _run(cmd, env=env)
+                best[name] = [min(best[name][0], cpu), min(best[name][1], mb)]
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    c_cpu = best["C program"][0]
+    print(f"whole programs on {n:,} jobs, {nodes:,} nodes, EASY (best of {repeat}, CPU = user + "
+          "system):")  # fmt: skip
+    for name, (cpu, mb) in best.items():
+        ratio = "" if name == "C program" else f"  {cpu / c_cpu:6.1f}x the C program"
+        print(f"  {name:<18}{cpu:8.2f} s CPU {mb:8,.0f} MB peak RSS{ratio}")
+    print(f"  (a peak RSS is at least this script's own, {own:,.0f} MB: a child counts its "
+          "parent's memory until its exec)")  # fmt: skip
+    cpu, mb = best["command"]
+    print(
+        f"target: command <= {TARGET_COMMAND_RATIO:g}x the C program -> "
+        f"{'MET' if cpu / c_cpu <= TARGET_COMMAND_RATIO else 'MISSED'}; peak RSS <= "
+        f"{TARGET_COMMAND_MB:g} MB -> {'MET' if mb <= TARGET_COMMAND_MB else 'MISSED'}"
+    )
+
+
 def nlogn_exponent(n1: int, n2: int) -> float:
     return math.log((n2 * math.log(n2)) / (n1 * math.log(n1))) / math.log(n2 / n1)
 
@@ -95,7 +187,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=1800.0, help="per size, seconds")
     ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--command", type=int, nargs="?", const=1_000_000, default=None,
+                    help="the whole simulate command on N jobs (default 1M) against the C "
+                    "program")  # fmt: skip
+    ap.add_argument("--repeat", type=int, default=3, help="with --command")
+    ap.add_argument("--before", type=Path, default=None, help="with --command: another src")
+    ap.add_argument("--write-inputs", type=Path, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.write_inputs is not None:
+        write_inputs(args.write_inputs, int(args.sizes), args.nodes, args.load, args.seed)
+        return 0
+    if args.command is not None:
+        print(f"# bench_scaling --command: {machine_line()}")
+        command(args.command, args.nodes, args.load, args.seed, args.repeat, args.before)
+        return 0
     if args.child is not None:
         child(args.child, args.nodes, args.load, args.seed)
         return 0

@@ -21,11 +21,26 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "coschedlab"
 #: Modules DESIGN.md does not name are placed where what they do puts them (comments).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # what the runtime may depend on ("errors / outputs / schema"), and the helpers they use:
-    # bundled files (schema and errors read them), the JSON cleaner, text-table formatting
-    ("base", ("errors", "outputs", "schema", "bundled", "jsonsafe", "tables")),
+    # bundled files (schema and errors read them), the JSON cleaner, text-table formatting;
+    # _build checks that the compiled modules are newer than their sources
+    # (and _core.textrows, the writers' compiled rows and Arrow text buffers, a leaf module)
+    (
+        "base",
+        (
+            "errors",
+            "outputs",
+            "schema",
+            "bundled",
+            "jsonsafe",
+            "tables",
+            "_build",
+            "_core.textrows",
+        ),
+    ),
     ("runtime", ("experiments.runner", "experiments.executors", "experiments.store")),
     # plain data: the validator reads job tables only; intervals/core_ids parse allocations;
-    # generate makes workloads; _core.swf_parse is read_swf's compiled parse loop
+    # generate makes workloads; _core.swf_parse is read_swf's compiled parse loop,
+    # _core.checks the validator's scans, _core.kahan the metrics' per-group sums
     (
         "model",
         (
@@ -39,6 +54,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "core_ids",
             "validator",
             "_core.swf_parse",
+            "_core.checks",
+            "_core.kahan",
         ),
     ),  # fmt: skip
     ("engine", ("engine", "_core")),

@@ -21,6 +21,17 @@ HEAVY = (
     "distributed",
     "scipy",
     "yaml",
+    "multiprocessing",  # only a sweep's workers need it
+    # the other commands' modules: the command line registers the command it runs alone
+    "coschedlab.cli.compare",
+    "coschedlab.cli.coupled",
+    "coschedlab.cli.data",
+    "coschedlab.cli.elise",
+    "coschedlab.cli.gui",
+    "coschedlab.cli.insitu",
+    "coschedlab.cli.study",
+    "coschedlab.cli.validate",
+    "coschedlab.cli.workflows",
 )
 
 RUNNER = """

@@ -519,7 +519,7 @@ def test_indented_comment_lines_inside_the_jobs(tmp_path):
     )
 )
 def test_vectorised_number_text_matches_python(values):
-    from coschedlab.workload.swf import _format_python, _number_cells
+    from swf_oracle import _format_python, _number_cells
 
     a = np.array(values)
     fast = [row.tobytes().decode() for row in _number_cells(a)]
@@ -527,6 +527,52 @@ def test_vectorised_number_text_matches_python(values):
     assert [s.strip() for s in fast] == [s.strip() for s in slow]
     for text, v in zip(fast, values, strict=True):
         assert abs(float(text) - v) <= 5e-7 * max(1.0, abs(v) * 1e-9)
+
+
+_cells = st.one_of(
+    st.floats(-1e13, 1e13),
+    st.sampled_from([np.nan, np.inf, -np.inf]),
+    st.integers(-(10**12), 10**12).map(float),
+    st.integers(-(10**7), 10**7).map(lambda k: k / 64),
+    st.sampled_from([0.0, -0.0, 0.5, -0.25, 1e-7, -1e-7, 0.9999999, 0.0000005, 2.5e-6, 9e12]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 6).flatmap(lambda k: st.lists(
+    st.lists(_cells, min_size=k, max_size=k), min_size=1, max_size=25)))  # fmt: skip
+def test_compiled_job_lines_are_the_vectorised_ones(table):
+    """The compiled rows (write_fixed_width, with write_swf's choice of cells) against the
+    vectorised NumPy lines they replaced (tests/swf_oracle.py), byte for byte."""
+    import io
+
+    from swf_oracle import _fixed_width_lines
+
+    from coschedlab._core.textrows import write_fixed_width
+    from coschedlab.workload.swf import _fixed_width_columns
+
+    columns = [np.array(c) for c in zip(*table, strict=True)]
+    buf = io.BytesIO()
+    write_fixed_width(buf.write, len(table), _fixed_width_columns(columns))
+    assert buf.getvalue() == _fixed_width_lines(columns)
+
+
+def test_gzip_output_is_the_one_of_the_whole_text(tmp_path):
+    """result.swf.gz written in chunks is the same file as the whole text compressed once."""
+    import gzip
+
+    frame = {"job_id": np.arange(1, 30001), "submit": np.arange(30000) * 1.5,
+             "start": np.arange(30000) * 2.0, "end": np.arange(30000) * 2.0 + 7,
+             "procs": np.ones(30000)}  # fmt: skip
+    write_swf(tmp_path / "a.swf", frame)
+    write_swf(tmp_path / "a.swf.gz", frame)
+    text = (tmp_path / "a.swf").read_bytes()
+    with (
+        open(tmp_path / "b.swf.gz", "wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as gz,
+    ):
+        gz.write(text)
+    assert (tmp_path / "a.swf.gz").read_bytes() == (tmp_path / "b.swf.gz").read_bytes()
 
 
 @pytest.mark.slow

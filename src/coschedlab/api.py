@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from . import _core  # noqa: F401 (first: a compiled module older than its source is said)
 from .engine.kernel import Simulation
 from .engine.result import Result
 from .engine.speed import SpeedModel

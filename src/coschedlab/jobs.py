@@ -58,6 +58,16 @@ COLUMNS: dict[str, type] = {
 }
 _JOB_FIELDS = [f.name for f in fields(Job)]
 
+#: Sane ranges (the SWF reader's, and every Workload's): a time beyond ~317 years or a
+#: processor count beyond 2**31 - 1 is a corrupt value, not a job (1e18 as a submit time would
+#: erase every run time in float arithmetic; 1e20 processors would wrap around in an integer
+#: cast).
+MAX_TIME = 1e10
+MAX_PROCS = 2**31 - 1
+#: the columns held to :data:`MAX_TIME` (seconds) and :data:`MAX_PROCS`
+_LIMITS = {"submit": MAX_TIME, "run": MAX_TIME, "requested_time": MAX_TIME,
+           "think_time": MAX_TIME, "procs": MAX_PROCS}  # fmt: skip
+
 
 @dataclass
 class Workload:
@@ -99,6 +109,20 @@ class Workload:
         if unknown:
             raise InputError(f"workload has unknown columns {sorted(unknown)}")
         self.columns = cols
+        for name, limit in _LIMITS.items():
+            a = cols[name]
+            if not len(a):
+                continue
+            big = np.abs(a) > limit
+            if name != "procs":
+                big &= np.isfinite(a)  # NaN and infinities: the kernel names them
+            if big.any():
+                k = int(np.argmax(big))
+                unit, value = ("", int(a[k])) if name == "procs" else (" s", f"{a[k]:g}")
+                raise InputError(
+                    f"job {int(cols['id'][k])}: {name} is {value}, beyond the sane "
+                    f"range (|value| <= {limit:,.0f}{unit}); a corrupt value?"
+                )
         ids = np.sort(cols["id"])
         dup = np.flatnonzero(ids[1:] == ids[:-1])
         if len(dup):

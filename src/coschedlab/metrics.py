@@ -580,14 +580,10 @@ def _group_sums(labels: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     exactly in any order: one vectorised pass; other values need the sequential loop."""
     if np.all(values == np.rint(values)) and float(np.abs(values).sum()) < 2.0**53:
         return np.bincount(labels, weights=values, minlength=n)
-    s = [0.0] * n
-    c = [0.0] * n
-    for g, x in zip(labels.tolist(), values.tolist(), strict=True):
-        y = x - c[g]
-        t = s[g] + y
-        c[g] = (t - s[g]) - y
-        s[g] = t
-    return np.asarray(s, dtype=np.float64)
+    from ._core.kahan import group_sums  # the sequential loop, compiled
+
+    labels = np.ascontiguousarray(labels, dtype=np.int64)
+    return group_sums(labels, np.ascontiguousarray(values, dtype=np.float64), n)
 
 
 def _group_quantile(

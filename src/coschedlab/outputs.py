@@ -381,10 +381,10 @@ def arrow_array(values: Any) -> Any:
     a = np.asarray(values)
     n = len(a)
     if a.dtype.kind in "OU":
-        data = [s.encode() for s in a.tolist()]
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum([len(b) for b in data], out=offsets[1:])
-        buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))]
+        from ._core.textrows import utf8_column  # compiled: no bytes object per text
+
+        offsets, data = utf8_column(a.tolist())
+        buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
         return pa.Array.from_buffers(pa.large_string(), n, buffers)
     if a.dtype.kind == "b":
         bits = np.packbits(a, bitorder="little")

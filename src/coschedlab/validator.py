@@ -369,26 +369,30 @@ def _check_nodes(allocs, start, end, nodes, capacity, ids, cores=None, cpn=1) ->
         return [f"job {ids[k]} holds {held[k]} nodes ({allocs[k]!r}), not the {nodes[k]} it needs"]
     if not len(a):
         return []
-    # one row per (node, job): expand the intervals without a Python loop
-    first = np.repeat(a - np.cumsum(length) + length, length)
-    node = np.arange(int(length.sum()), dtype=np.int64) + first
-    job = np.repeat(ij, length)
-    if node.min() < 0 or node.max() >= capacity:
-        k = job[np.argmax((node < 0) | (node >= capacity))]
+    out = (length > 0) & ((a < 0) | (a + length > capacity))
+    if out.any():  # the first interval (in table order) with a node outside the machine
+        k = ij[np.argmax(out)]
         return [f"job {ids[k]} holds a node outside 0..{capacity - 1} ({allocs[k]!r})"]
     if cores is not None:
-        return _check_node_cores(node, job, start, end, cores, cpn, ids)
-    s, e = start[job], end[job]
-    order = np.lexsort((e, s, node))
-    node, job, s, e = node[order], job[order], s[order], e[order]
-    same = node[1:] == node[:-1]
-    # sorted by start on each node, any overlap shows between two neighbours
-    clash = np.flatnonzero(same & (s[1:] < e[:-1] - EPS))
-    if len(clash):
-        c = clash[0]
-        return [f"node {node[c]} is given to job {ids[job[c]]} [{s[c]}, {e[c]}) and to job "
-                f"{ids[job[c + 1]]} [{s[c + 1]}, {e[c + 1]}) at once"]  # fmt: skip
-    return []
+        # one row per (node, job): expand the intervals without a Python loop
+        first = np.repeat(a - np.cumsum(length) + length, length)
+        node = np.arange(int(length.sum()), dtype=np.int64) + first
+        return _check_node_cores(node, np.repeat(ij, length), start, end, cores, cpn, ids)
+    from ._core.checks import first_node_clash
+
+    # whole nodes: on each node, sorted by start, any overlap shows between two neighbours
+    s, e = np.ascontiguousarray(start, dtype=np.float64), np.ascontiguousarray(end, dtype=float)
+    ij = np.ascontiguousarray(ij, dtype=np.int64)
+    order = np.lexsort((np.arange(len(ij)), e[ij], s[ij])).astype(np.int64)
+    clash = first_node_clash(
+        ij, np.ascontiguousarray(a, dtype=np.int64), np.ascontiguousarray(length, dtype=np.int64),
+        order, s, e, int(capacity),
+    )  # fmt: skip
+    if clash is None:
+        return []
+    v, p, j = clash
+    return [f"node {v} is given to job {ids[p]} [{s[p]}, {e[p]}) and to job {ids[j]} "
+            f"[{s[j]}, {e[j]}) at once"]  # fmt: skip
 
 
 def _check_node_cores(node, job, start, end, cores, cpn, ids) -> list[str]:
@@ -432,13 +436,16 @@ def _check_easy_head(
     t_h and the start overran its estimate (EASY cannot know such an end; with
     ``kill_at_walltime`` no job overruns).
     """
+    from ._core.checks import late_heads
+
     submit = release[order]
     start = start[order]
     end = end[order]
     req = req[order]
-    nodes = nodes[order].tolist()
-    passes = passes[order] if passes is not None else None
+    nodes = np.ascontiguousarray(nodes[order], dtype=np.int64)
+    passes = np.ascontiguousarray(passes[order], dtype=np.int64) if passes is not None else None
     joined = join_pass[order] if join_pass is not None and passes is not None else None
+    joined = np.ascontiguousarray(joined, dtype=np.int64) if joined is not None else None
     ids = ids[order]
     n = len(order)
     prefix = np.maximum.accumulate(np.concatenate([[-np.inf], start[:-1]])) if n else start
@@ -450,78 +457,22 @@ def _check_easy_head(
     o_order = np.argsort(o_est, kind="stable")
     o_est = o_est[o_order]
     o_end_max = np.maximum.accumulate(end[overrun][o_order]) if len(o_est) else o_est
-    by_start = np.argsort(start, kind="stable").tolist()
-    by_end = np.argsort(end, kind="stable").tolist()
-    # the loop below reads one element at a time: plain lists (NumPy scalars cost ~5x more)
-    o_est_l, o_end_max_l = o_est.tolist(), o_end_max.tolist()
-    release_l = submit.tolist()
-    prefix_l = prefix.tolist()
-    t_head_l = t_head.tolist()
-    overrun_l = overrun.tolist()
-    ids_l = ids.tolist()
-    joined_l = joined.tolist() if joined is not None else None
-    passes = passes.tolist() if passes is not None else None
-    start, end, req = start.tolist(), end.tolist(), req.tolist()
-    si = ei = 0
-    running: list[tuple[float, int]] = []  # (estimated end, index)
-    is_running = bytearray(n)
-    n_overrun = 0
-    errors = []
-    top, top_pass = -np.inf, -1  # latest start among the jobs before j, and its last pass
-    for j in range(n):
-        if j and passes is not None:
-            sj = start[j - 1]
-            if sj > top:
-                top, top_pass = sj, int(passes[j - 1])
-            elif sj == top:
-                top_pass = max(top_pass, int(passes[j - 1]))
-        th = t_head_l[j]
-        if start[j] <= th + EPS:
-            continue
-        while si < n and start[by_start[si]] <= th:
-            k = by_start[si]
-            si += 1
-            insort(running, (start[k] + req[k], k))
-            is_running[k] = 1
-            n_overrun += overrun_l[k]
-        while ei < n and end[by_end[ei]] <= th:
-            k = by_end[ei]
-            ei += 1
-            if is_running[k]:
-                del running[bisect_left(running, (start[k] + req[k], k))]
-                is_running[k] = 0
-                n_overrun -= overrun_l[k]
-        if n_overrun:
-            continue
-        i = bisect_left(o_est_l, start[j])  # estimates before the start
-        if i and o_end_max_l[i - 1] > th:
-            continue  # a job running in [t_h, start) overran its estimate: not knowable
-        head_pass = top_pass if passes is not None and prefix_l[j] >= th else -1
-        if joined_l is not None and release_l[j] >= th:
-            head_pass = max(head_pass, int(joined_l[j]))
-        avail = capacity
-        items = []
-        for est, k in running:
-            if k > j and start[k] == th and (passes is None or passes[k] >= head_pass):
-                continue  # backfilled around j in the pass where it became head
-            avail -= nodes[k]
-            items.append((max(est, th), nodes[k]))
-        need = nodes[j]
-        shadow = th if avail >= need else np.inf
-        for est, cnt in items:
-            if est > shadow:
-                break
-            avail += cnt
-            if shadow == np.inf and avail >= need:
-                shadow = est
-        if start[j] > shadow + EPS:
-            errors.append(
-                f"EASY delayed head job {ids_l[j]}: head at t={th}, shadow time {shadow}, "
-                f"started at {start[j]}"
-            )
-            if len(errors) >= 20:
-                break
-    return errors
+    by_start = np.argsort(start, kind="stable").astype(np.int64)
+    by_end = np.argsort(end, kind="stable").astype(np.int64)
+
+    def c(a: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(a, dtype=np.float64)
+
+    late = late_heads(
+        c(submit), c(start), c(end), c(req), nodes, c(prefix), c(t_head),
+        np.ascontiguousarray(overrun, dtype=np.uint8), c(o_est), c(o_end_max), by_start,
+        by_end, passes, joined, int(capacity),
+    )  # fmt: skip
+    return [
+        f"EASY delayed head job {ids[j].item() if hasattr(ids[j], 'item') else ids[j]}: "
+        f"head at t={th}, shadow time {shadow}, started at {float(start[j])}"
+        for j, th, shadow in late
+    ]
 
 
 def _check_reservations(

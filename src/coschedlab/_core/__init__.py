@@ -3,5 +3,12 @@ module built by the package's own build (``setup.py``: one list of modules, the 
 directives set once), in place by the editable install (``pip install -e .``, which
 ``scripts/setup.sh`` runs, and which rebuilds a module whose source is newer than it).
 
-Modules here: :mod:`.swf_parse` (the SWF reader's parse loop).
+Modules here: :mod:`.swf_parse` (the SWF reader's parse loop), :mod:`.textrows` (the rows of
+jobs.csv and result.swf, and Arrow text buffers for jobs.parquet), :mod:`.checks` (the
+validator's scans), :mod:`.kahan` (the metrics' per-group sums). Importing this package
+first checks that no compiled module is older than its source (:mod:`coschedlab._build`).
 """
+
+from .._build import check_built
+
+check_built()  # imported before any compiled module: one older than its source is said

@@ -255,6 +255,7 @@ def simulate(
     result.swf and metrics.json (one sub-directory per scheduler when several). With --pool
     (or --heatmap) jobs share nodes and run at the heatmap's co-location speed. The outputs
     appear together when every run is done; an earlier result is replaced only with --force."""
+    from .. import api  # noqa: F401 (the compiled core: not built or stale is said first)
     from ..bundled import file_name
     from ..outputs import atomic_dir, check_target, slug
     from ..schedulers import get_scheduler

@@ -7,17 +7,20 @@ import sys
 import typer
 from typer.exceptions import TyperException
 
+from .._build import StaleBuild, check_built
 from ..errors import InputError, OutputError
-from . import coloc, compare, core, coupled, data, elise, gui, insitu, study, validate, workflows
 
-app = typer.Typer(
-    name="coschedlab",
-    help="Design, simulate and plan co-scheduling on HPC systems.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode="markdown",
-)
+#: the top-level commands (name -> the module of ``cli`` that defines the function of that
+#: name) and the sub-command groups (name -> the module whose ``app`` they are), in the order
+#: of ``--help``
+COMMANDS: dict[str, str] = {
+    "simulate": "core", "schedulers": "core", "validate": "validate", "demo": "core",
+    "data": "data", "generate": "coloc", "report": "coloc", "compare": "compare", "gui": "gui",
+}  # fmt: skip
+GROUPS: dict[str, str] = {
+    "insitu": "insitu", "workflows": "workflows", "coupled": "coupled", "study": "study",
+    "elise": "elise",
+}  # fmt: skip
 
 
 def _version(value: bool) -> None:
@@ -28,7 +31,6 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-@app.callback()
 def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="print the version and exit"
@@ -37,26 +39,51 @@ def _root(
     """Design, simulate and plan co-scheduling on HPC systems."""
 
 
-app.command()(core.simulate)
-app.command()(core.schedulers)
-app.command()(validate.validate)
-app.command()(core.demo)
-app.command()(data.data)
-app.command()(coloc.generate)
-app.command()(coloc.report)
-app.command()(compare.compare)
-app.command()(gui.gui)
-app.add_typer(insitu.app, name="insitu")
-app.add_typer(workflows.app, name="workflows")
-app.add_typer(coupled.app, name="coupled")
-app.add_typer(study.app, name="study")
-app.add_typer(elise.app, name="elise")
+def build_app(command: str | None = None) -> typer.Typer:
+    """The typer app with every command, or with ``command`` alone (what one invocation
+    needs: the other commands' modules, and what they import, are not loaded)."""
+    from importlib import import_module
+
+    the_app = typer.Typer(
+        name="coschedlab",
+        help="Design, simulate and plan co-scheduling on HPC systems.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode="markdown",
+    )
+    the_app.callback()(_root)
+    for name, module in COMMANDS.items():
+        if command in (None, name):
+            the_app.command()(getattr(import_module(f".{module}", __package__), name))
+    for name, module in GROUPS.items():
+        if command in (None, name):
+            the_app.add_typer(import_module(f".{module}", __package__).app, name=name)
+    return the_app
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``app``: the whole app, made on first use (PEP 562)."""
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    app = globals()["app"] = build_app()
+    return app
+
+
+def _app_for(argv: list[str]) -> typer.Typer:
+    """The app one command line needs: its command alone when it names one, else the whole
+    app (``--help``, ``--version``, a mistyped command)."""
+    if "app" in globals():  # made already (and perhaps extended): use it
+        return globals()["app"]
+    first = argv[0] if argv else None
+    return build_app(first if first in COMMANDS or first in GROUPS else None)
 
 
 def main() -> None:
     """Run the CLI; user errors print one line and exit with code 2."""
     try:
-        code = app(standalone_mode=False, prog_name="coschedlab")
+        check_built()
+        code = _app_for(sys.argv[1:])(standalone_mode=False, prog_name="coschedlab")
     except InputError as exc:
         _fail(f"error: {exc}", 2, exc)
     except OutputError as exc:  # the machine failed (full disk): exit 1
@@ -68,6 +95,8 @@ def main() -> None:
         _fail(f"error: {err}", 1 if isinstance(err, OutputError) else 2, exc)
     except KeyboardInterrupt:
         _fail(INTERRUPTED, 130, None)
+    except StaleBuild as exc:  # a compiled module older than its source
+        _fail(f"error: {exc}", 1, exc)
     except ImportError as exc:
         unbuilt = _unbuilt(exc)
         if unbuilt is None:

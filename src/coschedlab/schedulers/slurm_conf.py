@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import multiprocessing
 import re
 import sys
 from collections.abc import Callable
@@ -445,7 +444,12 @@ _SAID: set[str] = set()
 def say_once(note: str | None) -> None:
     """Print ``note`` on stderr (``note: ...``) the first time this process meets it; worker
     processes of a sweep stay quiet (the parent said it when it checked the spec)."""
-    if note is None or note in _SAID or multiprocessing.parent_process() is not None:
+    if note is None or note in _SAID:
+        return
+    # a worker of a sweep was started by multiprocessing, which it has imported; a process
+    # without it is not one (and does not pay for importing it on every command)
+    mp = sys.modules.get("multiprocessing")
+    if mp is not None and mp.parent_process() is not None:
         return
     _SAID.add(note)
     print(f"note: {note}", file=sys.stderr)

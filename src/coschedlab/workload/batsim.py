@@ -72,18 +72,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.csv as pa_csv
 
+from .._core.textrows import CODE, CONST, FLOAT, INT, QUOTED_INT, TEXT, write_rows
 from ..core_ids import assign_core_ids, core_ids_to_nodes
 from ..errors import InputError
 from ..intervals import parse_intervals
 from ..metrics import column
-from ..outputs import arrow_array
 from .swf import MAX_PROCS, MAX_TIME
 
-if TYPE_CHECKING:  # pragma: no cover (the reader imports pandas and pyarrow.compute)
+if TYPE_CHECKING:  # pragma: no cover (the reader imports pandas and pyarrow)
     import pandas as pd
+    import pyarrow as pa
 
 __all__ = [
     "BATSIM_COLUMNS",
@@ -186,60 +185,79 @@ def write_jobs_csv(
     else:
         killed = np.zeros(n, dtype=bool)
     success = ((status == 1) & ~killed).astype(np.int64)
-    final_state = np.where(
-        killed,
-        "COMPLETED_WALLTIME_REACHED",
-        np.where(
-            status == 1,
-            "COMPLETED_SUCCESSFULLY",
-            np.where(status == 5, "COMPLETED_KILLED", "COMPLETED_FAILED"),
-        ),
-    )
+    # final_state: an index into _STATES
+    state = np.where(status == 1, 0, np.where(status == 5, 1, 2)).astype(np.uint8)
+    state[killed] = 3
     if "profile" in frame:
-        profile = [str(v) for v in _objects(frame["profile"])]
+        profile = (TEXT, [str(v) for v in _objects(frame["profile"])], str)
     elif "app" in frame:
-        profile = ["" if a is None or a < 0 else str(a) for a in _objects(frame["app"])]
+        app = np.asarray(frame["app"])
+        if app.dtype.kind in "iu":  # "" for -1 (unknown), else the number, quoted
+            profile = (QUOTED_INT, app.astype(np.int64, copy=False))
+        else:
+            texts = ["" if a is None or a < 0 else str(a) for a in _objects(frame["app"])]
+            profile = (TEXT, texts, str)
     else:
-        profile = [""] * n
+        profile = (CONST, b'""')
     resources = np.asarray(frame["nodes"] if "nodes" in frame else frame["procs"])
     requested = num("requested_time") if "requested_time" in frame else execution
-    alloc = [_alloc_text(a) for a in _objects(frame["alloc"])] if "alloc" in frame else [""] * n
+    alloc = (TEXT, _objects(frame["alloc"]), _alloc_text) if "alloc" in frame else (CONST, b'""')
     by_core = cores_per_node is not None and "node_cores" in frame
     if by_core:
         node_cores = np.asarray(frame["node_cores"], dtype=np.int64)
-        alloc = assign_core_ids(start, end, alloc, node_cores, int(cores_per_node))
+        texts = [_alloc_text(a) for a in _objects(frame["alloc"])]
+        alloc = (TEXT, assign_core_ids(start, end, texts, node_cores, int(cores_per_node)), str)
         resources = np.asarray(resources, dtype=np.int64) * node_cores
-    out: dict[str, Any] = {
-        "job_id": job_id,
-        "workload_name": [workload_name] * n,
+    out: dict[str, tuple] = {
+        "job_id": _number(job_id),
+        "workload_name": (CONST, _quoted(workload_name)),
         "profile": profile,
-        "submission_time": submit,
-        "requested_number_of_resources": resources,
-        "requested_time": requested,
-        "success": success,
-        "final_state": final_state,
-        "starting_time": start,
-        "execution_time": execution,
-        "finish_time": end,
-        "waiting_time": start - submit,
-        "turnaround_time": turnaround,
-        "stretch": stretch,
+        "submission_time": (FLOAT, submit),
+        "requested_number_of_resources": _number(resources),
+        "requested_time": (FLOAT, requested),
+        "success": (INT, success),
+        "final_state": (CODE, state, _STATES),
+        "starting_time": (FLOAT, start),
+        "execution_time": (FLOAT, execution),
+        "finish_time": (FLOAT, end),
+        "waiting_time": (FLOAT, start - submit),
+        "turnaround_time": (FLOAT, turnaround),
+        "stretch": (FLOAT, stretch),
         "allocated_resources": alloc,
-        "consumed_energy": np.full(n, -1.0),
-        "metadata": [""] * n,
+        "consumed_energy": (CONST, b"-1"),
+        "metadata": (CONST, b'""'),
     }
     if by_core:
-        out["resource_unit"] = ["core"] * n
-        out["cores_per_node"] = np.full(n, int(cores_per_node), dtype=np.int64)
-    # pyarrow's C++ writer: ten times faster than DataFrame.to_csv on float columns; NaN is
-    # written as an empty field (from_pandas), text is quoted
-    table = pa.table([arrow_array(v) for v in out.values()], names=list(out))
-    sink = pa.BufferOutputStream()
-    options = pa_csv.WriteOptions(quoting_style="needed", include_header=False)
-    pa_csv.write_csv(table, sink, options)
+        out["resource_unit"] = (CONST, b'"core"')
+        out["cores_per_node"] = (CONST, str(int(cores_per_node)).encode())
+    # compiled: the rows are formatted in chunks straight to the file (the text pyarrow's CSV
+    # writer gave: shortest round-trip floats, NaN as an empty field, text quoted)
     with open(Path(path), "wb") as f:
         f.write((",".join(out) + "\n").encode())
-        f.write(sink.getvalue().to_pybytes())
+        write_rows(f.write, n, list(out.values()))
+
+
+#: final_state's texts, quoted, in the order of write_jobs_csv's codes
+_STATES = tuple(
+    f'"{s}"'.encode()
+    for s in ("COMPLETED_SUCCESSFULLY", "COMPLETED_KILLED", "COMPLETED_FAILED",
+              "COMPLETED_WALLTIME_REACHED")
+)  # fmt: skip
+
+
+def _quoted(text: str) -> bytes:
+    """``text`` as a quoted CSV field (a quote inside doubled)."""
+    return ('"' + text.replace('"', '""') + '"').encode()
+
+
+def _number(values: Any) -> tuple:
+    """A numeric column for :func:`write_rows`: whole numbers as integers, else floats."""
+    a = np.asarray(values)
+    if a.dtype.kind in "iub":
+        return (INT, a.astype(np.int64, copy=False))
+    if a.dtype.kind == "f":
+        return (FLOAT, a)
+    return (TEXT, [str(v) for v in a.tolist()], str)
 
 
 def _objects(values: Any) -> list:
@@ -283,6 +301,7 @@ def read_jobs_csv(path: str | os.PathLike) -> tuple[pd.DataFrame, list[str]]:
     malformed file.
     """
     import pandas as pd
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     path = Path(path)
@@ -391,6 +410,7 @@ def read_jobs_csv(path: str | os.PathLike) -> tuple[pd.DataFrame, list[str]]:
 
 def _cores_per_node(cols, keep, where) -> int | None:
     """The ``cores_per_node`` of a file whose ``resource_unit`` is ``core``; None for nodes."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     unit = cols.get("resource_unit")
@@ -466,7 +486,9 @@ def _read_text_columns(path: Path) -> tuple[list[str], dict[str, pa.ChunkedArray
     dup = sorted({c for c in header if header.count(c) > 1})
     if dup:
         raise InputError(f"column {dup[0]!r} appears twice in the header", where=f"{path}:1")
+    import pyarrow as pa
     import pyarrow.compute as pc
+    import pyarrow.csv as pa_csv
 
     used = [c for c in header if c in _USED]
     try:
@@ -542,6 +564,7 @@ def _numbers(cols, name, where, *, required=False, mask=None, limit=None) -> np.
     """A column as float64: empty -> NaN (an error when ``required``, for rows in ``mask``);
     a finite value beyond ``limit`` in magnitude is an error (the SWF reader's sane ranges)."""
     import pandas as pd
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     text = cols[name]
@@ -582,6 +605,7 @@ def _numbers(cols, name, where, *, required=False, mask=None, limit=None) -> np.
 
 def _job_ids(cols, keep, path, where) -> np.ndarray:
     import pandas as pd
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     ids = cols["job_id"]

@@ -64,9 +64,10 @@ from typing import Any
 import numpy as np
 
 from .._core.swf_parse import parse_jobs
+from .._core.textrows import write_fixed_width
 from ..bundled import local_path
 from ..errors import InputError, gunzip, refuse_device
-from ..jobs import Workload
+from ..jobs import MAX_PROCS, MAX_TIME, Workload
 from ..platform import Cluster
 
 __all__ = [
@@ -106,12 +107,9 @@ _INT_FIELDS = (0, 4, 7, 10, 11, 12, 13, 14, 15, 16)
 _KEY_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):(?:\s+(.*))?$")
 _LEADING_INT = re.compile(r"\s*(\d+)")
 
-# Sane ranges: a time beyond ~317 years or a processor count beyond 2**31 - 1 is a corrupt
-# line, not a job (1e30 as a submit time would erase every run time in float arithmetic;
-# 1e20 processors would wrap around in an integer cast). Largest values seen in the Parallel
-# Workloads Archive: times 2.1e9 (requested "unlimited"), processors 9,216, memory 3.9e7.
-MAX_TIME = 1e10
-MAX_PROCS = 2**31 - 1
+# Sane ranges (MAX_TIME, MAX_PROCS: coschedlab.jobs', which every Workload keeps): a value
+# beyond them is a corrupt line, not a job. Largest values seen in the Parallel Workloads
+# Archive: times 2.1e9 (requested "unlimited"), processors 9,216, memory 3.9e7.
 MAX_ANY = 1e15
 # 0-based indices: times (submit, wait, run, requested, think) and processor counts
 _TIME_FIELDS = (1, 2, 3, 8, 17)
@@ -419,69 +417,21 @@ def _format_python(a: np.ndarray) -> np.ndarray:
     return np.strings.rjust(col, width).astype(f"S{width}").view(np.uint8).reshape(len(a), width)
 
 
-def _number_cells(values: np.ndarray) -> np.ndarray:
-    """A column as an (n, width) uint8 matrix of right-aligned ASCII text.
-
-    Integer values print as integers, others with at most 6 decimals and no trailing zeros;
-    NaN and infinities print as -1 (unknown). Vectorised: one pass per character column.
-    """
-    a = np.asarray(values, dtype=np.float64)
-    a = np.where(np.isfinite(a), a, -1.0)
-    n = len(a)
-    if n == 0:
-        return np.empty((0, 1), dtype=np.uint8)
-    if (a == a[0]).all():  # e.g. a column of -1: format once
-        cell = _format_python(a[:1])
-        return np.broadcast_to(cell, (n, cell.shape[1]))
-    if np.abs(a).max() >= 9e12:
-        return _format_python(a)
-    m = np.abs(a)
-    whole = np.floor(m)
-    fp = np.round((m - whole) * 1e6).astype(np.int64)  # exact: m - whole is exact
-    carry = fp >= 1_000_000
-    fp[carry] = 0
-    ip = whole.astype(np.int64) + carry
-    neg = (a < 0) & ((ip > 0) | (fp > 0))
-    nfrac = np.where(fp > 0, 6, 0)
-    for k in range(1, 7):  # strip trailing zeros of the fraction
-        nfrac -= (fp > 0) & (fp % 10**k == 0)
-    has_frac = nfrac > 0
-    # all printed digits as one integer: int part then the kept fraction digits
-    digits = ip * 10**nfrac + fp // 10 ** (6 - nfrac)
-    n_digits = np.ones(n, dtype=np.int64)
-    for k in range(1, 19):
-        n_digits += digits >= 10**k
-    n_digits = np.maximum(n_digits, nfrac + 1)  # "0.5", not ".5"
-    width = int((n_digits + has_frac + neg).max())
-    cells = np.empty((n, width), dtype=np.uint8)
-    cur = digits
-    for r in range(width):  # r-th character from the right
-        is_point = has_frac & (nfrac == r)
-        index = r - (has_frac & (nfrac < r))
-        char = np.where(
-            index < n_digits,
-            48 + cur % 10,
-            np.where(neg & (index == n_digits), ord("-"), ord(" ")),
-        )
-        cells[:, width - 1 - r] = np.where(is_point, ord("."), char)
-        cur = np.where(is_point, cur, cur // 10)
-    return cells
-
-
-def _fixed_width_lines(columns: list[np.ndarray]) -> bytes:
-    """Right-aligned columns separated by one space, one row per line (vectorised)."""
-    n = len(columns[0])
-    if n == 0:
-        return b""
-    cells = [_number_cells(col) for col in columns]
-    line_len = sum(c.shape[1] for c in cells) + len(cells)
-    buf = np.full((n, line_len), ord(" "), dtype=np.uint8)
-    pos = 0
-    for c in cells:
-        buf[:, pos : pos + c.shape[1]] = c
-        pos += c.shape[1] + 1
-    buf[:, -1] = ord("\n")
-    return buf.tobytes()
+def _fixed_width_columns(columns: list[np.ndarray]) -> list:
+    """The columns as :func:`~coschedlab._core.textrows.write_fixed_width` takes them: a column
+    of one value (all -1, say) as its one cell, one with a value of 9e12 or more in magnitude
+    as cells formatted in Python, any other as the numbers (formatted there)."""
+    out = []
+    for values in columns:
+        a = np.asarray(values, dtype=np.float64)
+        a = np.where(np.isfinite(a), a, -1.0)
+        if len(a) and (a == a[0]).all():
+            out.append(_format_python(a[:1]).tobytes())
+        elif len(a) and np.abs(a).max() >= 9e12:
+            out.append(_format_python(a))
+        else:
+            out.append(a)
+    return out
 
 
 def _header_lines(header: dict | None, n: int) -> list[str]:
@@ -587,17 +537,17 @@ def write_swf(
     ]
     if integers:
         fields = [np.where(np.isfinite(f), np.rint(f), -1.0) for f in fields]
-    body = _fixed_width_lines(fields)
-    payload = ("\n".join(_header_lines(header, n)) + "\n").encode("utf-8") + body
+    head = ("\n".join(_header_lines(header, n)) + "\n").encode("utf-8")
+    columns = _fixed_width_columns(fields)
     path = Path(path)
-    if path.suffix == ".gz":
-        with (
-            open(path, "wb") as raw,
-            gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as gz,
-        ):
-            gz.write(payload)
-    else:
-        path.write_bytes(payload)
+    with open(path, "wb") as raw:
+        if path.suffix == ".gz":
+            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as gz:
+                gz.write(head)
+                write_fixed_width(gz.write, n, columns)
+        else:  # the rows in chunks, formatted in compiled code
+            raw.write(head)
+            write_fixed_width(raw.write, n, columns)
 
 
 def integer_times(

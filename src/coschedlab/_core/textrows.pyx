@@ -1,0 +1,438 @@
+"""The rows of the output files, compiled: columns formatted and written in chunks of about
+1 MiB, no Python object made per row.
+
+:func:`write_rows` writes Batsim's jobs.csv rows
+(:func:`coschedlab.workload.batsim.write_jobs_csv` builds the columns); the text is the one
+pyarrow's CSV writer gives for the same table (``quoting_style="needed"``, the format jobs.csv
+always had):
+
+* a float prints as the shortest text that reads back as the same double (Python's ``repr``
+  digits), in plain decimal when its decimal exponent is within [-6, 10), else as
+  ``D[.DDD]e+X`` / ``e-X`` (no padding of the exponent); NaN is an empty field, infinities
+  ``inf`` and ``-inf``, and -0.0 is ``-0``;
+* an integer prints in decimal;
+* text is quoted (``"``), a quote inside doubled.
+
+:func:`write_fixed_width` writes SWF's job lines (:func:`coschedlab.workload.swf.write_swf`):
+right-aligned columns, each as wide as its widest cell, one space between them; a number
+prints as an integer when whole, else with at most 6 decimals (the fraction rounded half to
+even at the sixth) and no trailing zero; non-finite values print as -1.
+"""
+
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.mem cimport PyMem_Free
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize
+from libc.math cimport fabs, floor, isfinite, isnan, nearbyint, signbit
+from libc.stdint cimport int64_t, uint8_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
+
+import numpy as np
+
+cdef extern from "Python.h":
+    char *PyOS_double_to_string(
+        double val, char format_code, int precision, int flags, int *ptype
+    ) except NULL
+
+#: column kinds (the first item of each column given to :func:`write_rows`)
+FLOAT = 0  # float64 array
+INT = 1  # int64 array
+CONST = 2  # the same bytes on every row (already formatted, quoted when text)
+TEXT = 3  # a list of str (other objects: through the column's ``to_text`` callable), quoted
+QUOTED_INT = 4  # int64 array, quoted; a negative value is an empty text ("")
+CODE = 5  # uint8 array of indices into a tuple of formatted bytes
+
+DEF CHUNK = 1 << 20
+
+
+cdef class _Out:
+    cdef char *buf
+    cdef Py_ssize_t n, cap
+    cdef object write
+
+    def __cinit__(self, write):
+        self.cap = CHUNK + 4096
+        self.buf = <char *>malloc(self.cap)
+        if self.buf == NULL:
+            raise MemoryError()
+        self.n = 0
+        self.write = write
+
+    def __dealloc__(self):
+        free(self.buf)
+
+    cdef int flush(self) except -1:
+        if self.n:
+            self.write(PyBytes_FromStringAndSize(self.buf, self.n))
+            self.n = 0
+        return 0
+
+    cdef inline int room(self, Py_ssize_t k) except -1:
+        """Make room for ``k`` more bytes (flush first when they do not fit)."""
+        if self.n + k > self.cap:
+            self.flush()
+            if k > self.cap:
+                free(self.buf)
+                self.buf = <char *>malloc(k)
+                if self.buf == NULL:
+                    raise MemoryError()
+                self.cap = k
+        return 0
+
+    cdef inline void put(self, char c) noexcept:
+        self.buf[self.n] = c
+        self.n += 1
+
+    cdef int put_bytes(self, const char *s, Py_ssize_t k) except -1:
+        self.room(k)
+        memcpy(self.buf + self.n, s, k)
+        self.n += k
+        return 0
+
+    cdef void put_int(self, int64_t v) noexcept:
+        """Decimal digits of ``v`` (the caller made room for 20 bytes)."""
+        cdef char tmp[24]
+        cdef int k = 0
+        cdef unsigned long long u
+        if v < 0:
+            self.put(c'-')
+            u = <unsigned long long>(-(v + 1)) + 1
+        else:
+            u = <unsigned long long>v
+        while True:
+            tmp[k] = <char>(c'0' + u % 10)
+            k += 1
+            u //= 10
+            if u == 0:
+                break
+        while k:
+            k -= 1
+            self.put(tmp[k])
+
+    cdef int put_float(self, double v) except -1:
+        """``v`` as pyarrow writes a double (see the module docstring)."""
+        cdef char *r
+        cdef char digits[32]
+        cdef int nd = 0, exp10 = 0, i = 0, point = -1, e_at = -1, k, lead
+        cdef bint seen = False
+        self.room(40)
+        if isnan(v):
+            return 0
+        if not isfinite(v):
+            if v < 0:
+                self.put(c'-')
+            self.put_bytes(b"inf", 3)
+            return 0
+        if v == floor(v) and fabs(v) < 1e10:  # a whole number of at most 10 digits
+            if v == 0 and signbit(v):
+                self.put(c'-')
+            self.put_int(<int64_t>v)
+            return 0
+        # the shortest round-trip digits, from Python's repr, then arrow's layout
+        r = PyOS_double_to_string(fabs(v), b'r', 0, 0, NULL)
+        try:
+            while r[i] != 0:
+                if r[i] == c'.':
+                    point = nd
+                elif r[i] == c'e' or r[i] == c'E':
+                    e_at = i
+                    break
+                else:
+                    digits[nd] = r[i]
+                    nd += 1
+                i += 1
+            if point < 0:
+                point = nd
+            if e_at >= 0:  # d.ddde[+-]X: the point after the first digit
+                exp10 = _atoi(r + e_at + 1)
+                point = 1 + exp10
+        finally:
+            PyMem_Free(r)
+        # value = 0.D1D2... * 10**point; drop leading and trailing zeros of the digits
+        lead = 0
+        while lead < nd - 1 and digits[lead] == c'0':
+            lead += 1
+            point -= 1
+        while nd - 1 > lead and digits[nd - 1] == c'0':
+            nd -= 1
+        exp10 = point - 1  # the decimal exponent of the first digit
+        if v < 0:
+            self.put(c'-')
+        if -6 <= exp10 < 10:
+            if exp10 >= 0:
+                for k in range(exp10 + 1):
+                    self.put(digits[lead + k] if lead + k < nd else c'0')
+                if lead + exp10 + 1 < nd:
+                    self.put(c'.')
+                    for k in range(lead + exp10 + 1, nd):
+                        self.put(digits[k])
+            else:
+                self.put(c'0')
+                self.put(c'.')
+                for k in range(-exp10 - 1):
+                    self.put(c'0')
+                for k in range(lead, nd):
+                    self.put(digits[k])
+        else:
+            self.put(digits[lead])
+            if nd - lead > 1:
+                self.put(c'.')
+                for k in range(lead + 1, nd):
+                    self.put(digits[k])
+            self.put(c'e')
+            self.put(c'-' if exp10 < 0 else c'+')
+            self.put_int(exp10 if exp10 >= 0 else -exp10)
+        return 0
+
+    cdef int put_text(self, object s) except -1:
+        """``s`` (a str) quoted, a quote inside doubled."""
+        cdef Py_ssize_t k, j
+        cdef const char *p = PyUnicode_AsUTF8AndSize(s, &k)
+        self.room(2 * k + 2)
+        self.put(c'"')
+        for j in range(k):
+            if p[j] == c'"':
+                self.put(c'"')
+            self.put(p[j])
+        self.put(c'"')
+        return 0
+
+
+cdef int _atoi(const char *s) noexcept:
+    cdef int sign = 1, v = 0, i = 0
+    if s[0] == c'+':
+        i = 1
+    elif s[0] == c'-':
+        sign = -1
+        i = 1
+    while c'0' <= s[i] <= c'9':
+        v = 10 * v + (s[i] - c'0')
+        i += 1
+    return sign * v
+
+
+def write_rows(write, Py_ssize_t n, list columns):
+    """Write ``n`` rows of ``columns`` through ``write`` (a file's ``write``), comma-separated,
+    one ``\\n``-ended line per row. Each column is ``(kind, values[, extra])``: ``FLOAT`` and
+    ``INT`` arrays, ``CONST`` bytes, ``TEXT`` a list of str with ``extra`` the callable that
+    makes the text of any other object, ``QUOTED_INT`` an int64 array, ``CODE`` a uint8 array
+    with ``extra`` the tuple of the formatted bytes of each code."""
+    cdef Py_ssize_t ncol = len(columns), i, c
+    cdef int kind
+    cdef _Out out = _Out(write)
+    cdef int *kinds = <int *>malloc(max(ncol, 1) * sizeof(int))
+    cdef const void **data = <const void **>malloc(max(ncol, 1) * sizeof(void *))
+    cdef const double[::1] f
+    cdef const int64_t[::1] q
+    cdef const uint8_t[::1] u
+    cdef object v, values
+    cdef bytes b
+    cdef list keep = []  # the arrays whose buffers ``data`` points into
+    cdef list texts = [None] * ncol, consts = [None] * ncol, labels = [None] * ncol
+    cdef list convert = [None] * ncol
+    if kinds == NULL or data == NULL:
+        free(kinds)
+        free(data)
+        raise MemoryError()
+    try:
+        for c in range(ncol):
+            kind = kinds[c] = columns[c][0]
+            values = columns[c][1]
+            data[c] = NULL
+            if kind in (FLOAT, INT, QUOTED_INT, CODE):
+                dtype = {FLOAT: np.float64, CODE: np.uint8}.get(kind, np.int64)
+                values = np.ascontiguousarray(values, dtype=dtype)
+                if len(values) != n:
+                    raise ValueError(f"column {c} has {len(values)} rows, not {n}")
+                keep.append(values)
+                if n:
+                    if kind == FLOAT:
+                        f = values
+                        data[c] = &f[0]
+                    elif kind == CODE:
+                        u = values
+                        data[c] = &u[0]
+                        labels[c] = tuple(columns[c][2])
+                    else:
+                        q = values
+                        data[c] = &q[0]
+            elif kind == CONST:
+                consts[c] = bytes(values)
+            elif kind == TEXT:
+                texts[c] = list(values)
+                convert[c] = columns[c][2]
+                if len(texts[c]) != n:
+                    raise ValueError(f"column {c} has {len(texts[c])} rows, not {n}")
+            else:
+                raise ValueError(f"column {c}: unknown kind {kind}")
+        for i in range(n):
+            for c in range(ncol):
+                if c:
+                    out.room(1)
+                    out.put(c',')
+                kind = kinds[c]
+                if kind == FLOAT:
+                    out.put_float((<const double *>data[c])[i])
+                elif kind == INT:
+                    out.room(21)
+                    out.put_int((<const int64_t *>data[c])[i])
+                elif kind == QUOTED_INT:
+                    out.room(23)
+                    out.put(c'"')
+                    if (<const int64_t *>data[c])[i] >= 0:
+                        out.put_int((<const int64_t *>data[c])[i])
+                    out.put(c'"')
+                elif kind == CONST:
+                    b = <bytes>consts[c]
+                    out.put_bytes(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b))
+                elif kind == CODE:
+                    b = <bytes>(<tuple>labels[c])[(<const uint8_t *>data[c])[i]]
+                    out.put_bytes(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b))
+                else:  # TEXT
+                    v = (<list>texts[c])[i]
+                    if type(v) is not str:
+                        v = convert[c](v)
+                    out.put_text(v)
+            out.room(1)
+            out.put(c'\n')
+        out.flush()
+    finally:
+        free(kinds)
+        free(data)
+
+
+cdef inline void _swf_cell(double a, int64_t *digits, int *nfrac, int *ndig, bint *neg) noexcept:
+    """The parts of SWF's text of ``a`` (finite, ``|a| < 9e12``)."""
+    cdef double m = fabs(a), whole = floor(m)
+    cdef int64_t fp = <int64_t>nearbyint((m - whole) * 1e6), ip, d
+    cdef int k
+    ip = <int64_t>whole
+    if fp >= 1000000:
+        fp = 0
+        ip += 1
+    neg[0] = a < 0 and (ip > 0 or fp > 0)
+    k = 0
+    if fp > 0:
+        k = 6
+        while fp % 10 == 0:
+            fp //= 10
+            k -= 1
+    nfrac[0] = k
+    d = ip
+    for _ in range(k):
+        d *= 10
+    digits[0] = d + fp
+    k = 1
+    d = digits[0]
+    while d >= 10 and k < 19:
+        d //= 10
+        k += 1
+    ndig[0] = max(k, nfrac[0] + 1)
+
+
+def write_fixed_width(write, Py_ssize_t n, list columns):
+    """Write ``n`` SWF job lines through ``write``. Each column is a float64 array of values
+    below 9e12 in magnitude (non-finite: -1), formatted here, or bytes: the same cell on every
+    row, or an ``(n, width)`` uint8 array of cells formatted by the caller."""
+    cdef Py_ssize_t ncol = len(columns), i, c, k
+    cdef int w, nfrac, ndig, pad, r
+    cdef int64_t digits, d
+    cdef bint neg
+    cdef double a
+    cdef _Out out = _Out(write)
+    cdef list keep = []
+    cdef int *kinds = <int *>malloc(max(ncol, 1) * sizeof(int))  # 0 number, 1 cell, 2 cells
+    cdef int *width = <int *>malloc(max(ncol, 1) * sizeof(int))
+    cdef const void **data = <const void **>malloc(max(ncol, 1) * sizeof(void *))
+    cdef const double[::1] f
+    cdef const uint8_t[:, ::1] m
+    cdef bytes b
+    cdef char tmp[24]
+    if kinds == NULL or width == NULL or data == NULL:
+        free(kinds); free(width); free(data)
+        raise MemoryError()
+    try:
+        for c in range(ncol):
+            v = columns[c]
+            data[c] = NULL
+            if isinstance(v, bytes):
+                kinds[c] = 1
+                keep.append(v)
+                width[c] = len(<bytes>v)
+                data[c] = PyBytes_AS_STRING(<bytes>v)
+            elif getattr(v, "ndim", 1) == 2:
+                kinds[c] = 2
+                v = np.ascontiguousarray(v, dtype=np.uint8)
+                keep.append(v)
+                width[c] = v.shape[1]
+                if n:
+                    m = v
+                    data[c] = &m[0, 0]
+            else:
+                kinds[c] = 0
+                v = np.ascontiguousarray(v, dtype=np.float64)
+                keep.append(v)
+                f = v
+                w = 1
+                for i in range(n):
+                    a = f[i] if isfinite(f[i]) else -1.0
+                    _swf_cell(a, &digits, &nfrac, &ndig, &neg)
+                    w = max(w, ndig + (nfrac > 0) + neg)
+                width[c] = w
+                if n:
+                    data[c] = &f[0]
+        for i in range(n):
+            for c in range(ncol):
+                w = width[c]
+                out.room(w + 1)
+                if kinds[c] == 1:
+                    memcpy(out.buf + out.n, data[c], w)
+                    out.n += w
+                elif kinds[c] == 2:
+                    memcpy(out.buf + out.n, <const char *>data[c] + i * w, w)
+                    out.n += w
+                else:
+                    a = (<const double *>data[c])[i]
+                    if not isfinite(a):
+                        a = -1.0
+                    _swf_cell(a, &digits, &nfrac, &ndig, &neg)
+                    pad = w - ndig - (nfrac > 0) - neg
+                    for k in range(pad):
+                        out.put(c' ')
+                    if neg:
+                        out.put(c'-')
+                    d = digits
+                    for r in range(ndig):  # right to left into tmp
+                        tmp[r] = <char>(c'0' + d % 10)
+                        d //= 10
+                    for r in range(ndig - 1, -1, -1):
+                        if nfrac and r == nfrac - 1:
+                            out.put(c'.')
+                        out.put(tmp[r])
+                out.put(c'\n' if c == ncol - 1 else c' ')
+        out.flush()
+    finally:
+        free(kinds); free(width); free(data)
+
+
+def utf8_column(list texts):
+    """``texts`` (all str) as Arrow's string buffers: ``(offsets, data)``, the int64 offsets
+    (``len(texts) + 1``) of each text's UTF-8 bytes in ``data``; no bytes object per text."""
+    cdef Py_ssize_t n = len(texts), i, k, total = 0
+    cdef const char *p
+    cdef object s
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    cdef int64_t[::1] off = offsets
+    for i in range(n):
+        s = texts[i]
+        if type(s) is not str:
+            raise TypeError(f"text {i} is {type(s).__name__}, not str")
+        PyUnicode_AsUTF8AndSize(s, &k)
+        total += k
+        off[i + 1] = total
+    data = bytearray(total)
+    cdef char *d = data
+    for i in range(n):
+        p = PyUnicode_AsUTF8AndSize(texts[i], &k)
+        memcpy(d + off[i], p, k)
+    return offsets, data
