@@ -23,8 +23,14 @@ import coschedlab
 from coschedlab.coloc import load_pool
 from coschedlab.generate import generate_workload
 
-POOL = (
-    Path(__file__).resolve().parents[2] / "shared" / "data" / "coloc" / "lm-aris.compute-NAS.json"
+#: the ARIS NPB pool: shared/ beside the repository (a worktree elsewhere: /work/shared)
+POOL = next(
+    (
+        p
+        for d in (Path(__file__).resolve().parents[2], Path("/work"))
+        if (p := d / "shared" / "data" / "coloc" / "lm-aris.compute-NAS.json").exists()
+    ),
+    Path(__file__).resolve().parents[2] / "shared" / "data" / "coloc" / "lm-aris.compute-NAS.json",
 )
 ELISE_DAYS_PER_HOUR = 0.63
 

@@ -1,4 +1,4 @@
-"""Speed of the batch core on a real trace: parse, simulate (FCFS, EASY, conservative), CLI.
+"""Speed of the batch core on a real trace: parse, simulate (FCFS, EASY, conservative, Slurm), CLI.
 
 Usage::
 
@@ -10,7 +10,8 @@ TRACE defaults to the full SDSC-SP2-1998 trace (128 nodes). The script prints
 * the time of ``read_swf`` (best of ``--repeat``);
 * per scheduler the simulation time (``Result.wall_time``: the event loop only, trace already
   parsed; best of ``--repeat``), jobs/s, days of makespan per wall-clock hour and the ratio to
-  ELiSE's published speed on this trace (EASY 117.77, FCFS 116.87 days/hour, Ryzen 5 1600);
+  ELiSE's published speed on this trace (EASY 117.77, FCFS 116.87 days/hour, Ryzen 5 1600),
+  and slurm's CPU time over easy's (issue 31's target: at most 2x);
 * the whole command ``coschedlab simulate TRACE -s easy --out DIR`` (best of ``--repeat``, a
   fresh process each time, so interpreter start-up, imports, parsing, simulation, validation
   and writing the four output files are all in it), and the bare ``import coschedlab.cli`` time;
@@ -153,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     results = {}
     cpus = {}
-    for name in ("fcfs", "easy", "conservative"):
+    for name in ("fcfs", "easy", "conservative", "slurm"):
         best, best_cpu = None, math.inf
         for _ in range(repeat):
             c0 = time.process_time()
@@ -190,6 +191,10 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"(sim s = Result.wall_time, best of {repeat}; jobs/s and days/hour from it; cpu s* = "
         f"CPU time of the whole simulate() call, result table included, best of {repeat})"
+    )
+    print(
+        f"slurm / easy, CPU of simulate(): {cpus['slurm'] / cpus['easy']:.1f}x "
+        f"({cpus['slurm']:.3f} s / {cpus['easy']:.3f} s; target of issue 31: <= 2x)"
     )
     easy_s = results["easy"].wall_time
     print(

@@ -235,3 +235,94 @@ def test_slurm_count_scan_matches_the_python_scan(data, n, machine, res, window,
     assert started == expected
     assert got == want
     assert more == (len(pending) > tests)
+
+
+@st.composite
+def slurm_options(draw):
+    """Slurm options that make its clocks, rounding, window and limits matter on the small
+    workloads of :func:`slurm_workloads`."""
+    opts = {
+        "priority": draw(st.sampled_from(["multifactor", "fifo"])),
+        "priority_calc_period": draw(st.sampled_from([45.0, 300.0])),
+        "priority_max_age": draw(st.sampled_from([900.0, 7 * 86400.0])),
+        "priority_weight_age": draw(st.sampled_from([0.0, 5e7, 1000.0])),
+        "priority_weight_job_size": draw(st.sampled_from([0.0, 6e8, 1000.0])),
+        "priority_favor_small": draw(st.booleans()),
+        "small_relative_to_time": draw(st.booleans()),
+        "backfill": draw(st.sampled_from([True, True, True, False])),
+        "bf_interval": draw(st.sampled_from([7.0, 30.0, 60.5])),
+        "bf_max_job_test": draw(st.sampled_from([1, 2, 5, 50])),
+        "bf_resolution": draw(st.sampled_from([1.0, 60.0, 300.0])),
+        "bf_window": draw(st.sampled_from([5.0, 30.0, 1440.0])),
+        "bf_job_part_count_reserve": draw(st.sampled_from([None, None, 1, 2])),
+    }
+    opts["bf_phase"] = draw(st.sampled_from([0.0, 3.5])) % opts["bf_interval"]
+    sched = draw(st.sampled_from([None, None, 1.0, 7.0]))
+    if sched is not None:
+        opts["sched_interval"] = sched
+        opts["sched_phase"] = draw(st.sampled_from([0.0, 0.5]))
+    return opts
+
+
+@st.composite
+def slurm_workloads(draw, max_jobs: int = 30):
+    """Jobs of minutes to an hour, some overrunning their limit, in bursts and gaps; some
+    waiting for earlier jobs (plus a think time), so that they join the queue out of order."""
+    from coschedlab import Workload
+
+    rows = []
+    t = 0
+    deps = draw(st.booleans())
+    for i in range(draw(st.integers(1, max_jobs))):
+        t += draw(st.sampled_from([0, 0, 1, 17, 60, 600, 3000]))
+        run = draw(st.integers(0, 3600))
+        req = max(0, run + draw(st.integers(-300, 1800)))
+        row = {"id": i + 1, "submit": t, "run": run, "requested_time": req}
+        row["procs"] = draw(st.integers(1, 8))
+        if deps and i:
+            row["deps"] = tuple(draw(st.lists(st.integers(1, i), max_size=2, unique=True)))
+            row["think_time"] = float(draw(st.sampled_from([-1, 0, 45])))
+        rows.append(row)
+    return Workload.from_records(rows)
+
+
+@given(
+    w=slurm_workloads(),
+    nodes=st.integers(1, 8),
+    opts=slurm_options(),
+    kill=st.booleans(),
+    data=st.data(),
+)
+def test_the_compiled_slurm_pass_gives_the_python_pass_schedule(w, nodes, opts, kill, data):
+    # SlurmPass (priorities, main scheduler, backfill thread, its clocks; ticks at which
+    # nothing can happen are not passes) against the Python pass: the same starts, the
+    # same first reservations and the same number of backfill passes (jobs with
+    # dependencies, inherited priority factors as WoAS tasks have)
+    from coschedlab.schedulers import Slurm
+
+    cluster = Cluster(nodes, 1, 1)
+    w = fit(w, cluster)
+    ids = w.id.tolist()
+    heirs = data.draw(st.lists(st.sampled_from(ids), unique=True)) if ids else []
+    opts["inherit"] = {
+        j: (data.draw(st.sampled_from([0.0, 100.0, 5000.0])), data.draw(st.integers(1, nodes)),
+            data.draw(st.sampled_from([60.0, 3600.0])))
+        for j in heirs
+    }  # fmt: skip
+    fast = Slurm(**opts)
+    compiled = simulate(w, cluster, fast, kill_at_walltime=kill)
+    assert fast.compiled_pass is not None
+    slow = Slurm(**opts)
+    python_schedule = lambda self, view: Slurm.schedule(self, view)  # noqa: E731
+    slow.__class__ = type("PythonPass", (Slurm,), {"schedule": python_schedule, "name": "slurm"})
+    python = simulate(w, cluster, slow, kill_at_walltime=kill)
+    assert slow.compiled_pass is None
+    assert compiled.jobs.start.tolist() == python.jobs.start.tolist()
+    assert compiled.jobs.reservation.fillna(-1).tolist() == (
+        python.jobs.reservation.fillna(-1).tolist()
+    )
+    assert fast.backfill_passes == slow.backfill_passes
+    jobs = python.jobs
+    for j in range(len(jobs)):
+        assert fast.age_origin(j) == slow.age_origin(j)
+        assert fast.priority_of(j, 1e5) == slow.priority_of(j, 1e5)

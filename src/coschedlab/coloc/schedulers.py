@@ -42,13 +42,12 @@ import math
 from bisect import bisect_left, bisect_right, insort
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..engine.placement import Placement
 from ..errors import InputError
 from ..schedulers.base import Scheduler, check_bool, check_choice, check_positive
 from ..schedulers.easy import CoreCounts, ScanMemo, admit, shadow_time
 from ..schedulers.registry import register
+from .copass import ColocPass, filler_order
 from .spread import spread_cores, spread_nodes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -107,8 +106,6 @@ class CoScheduler(Scheduler):
         # cores per node and nodes of every job (cores_for depends on the job alone)
         self._cores = [self.cores_for(view, j) for j in range(view.n)]
         self._k = [-(-p // c) for p, c in zip(view.procs, self._cores, strict=True)]
-        self._procs_arr = np.asarray(view.procs, dtype=np.int64)
-        self._ids_arr = np.asarray(view.ids, dtype=np.float64)
         self._ordered = type(self).node_order is not CoScheduler.node_order
         self._deployed = 0  # jobs started by deploy passes (they change the shadow time)
         self._memo = ScanMemo(self.incremental)
@@ -116,6 +113,29 @@ class CoScheduler(Scheduler):
         self._classes(view)
         self._proj: tuple[CoreCounts, float] | None = None
         self._volatile = False  # the last shadow time was taken with the head fitting now
+        self._cpass = (
+            ColocPass(view, self._cores, self._k, self.extra, self.depth, self.backfill,
+                      self.fallback, type(self).deploy_order is Filler.deploy_order)
+            if self.uses_compiled_pass()
+            else None
+        )  # fmt: skip
+        #: the kernel calls it directly (no Python call per pass)
+        self.compiled_pass = self._cpass
+
+    def uses_compiled_pass(self) -> bool:
+        """Whether this co-scheduler's passes run compiled (:mod:`.copass`): its nodes go in
+        the default order, its jobs in queue order or Filler's, and it keeps the mechanism
+        (deploy, choose, backfill). The others (a node order hook: best-pair, the ranks
+        family; bester's own backfill; other deploy orders) run the Python class scan below."""
+        cls = type(self)
+        return (
+            not (self._ordered or self.orders_idle_nodes)
+            and cls.deploy_order in (CoScheduler.deploy_order, Filler.deploy_order)
+            and all(
+                getattr(cls, name) is getattr(CoScheduler, name)
+                for name in ("schedule", "choose", "_backfill", "_shadow", "cores_for")
+            )
+        )
 
     def shape(self, j: int) -> tuple[int, int]:
         """``(cores per node, nodes)`` job ``j`` gets from this co-scheduler (during a run)."""
@@ -173,6 +193,9 @@ class CoScheduler(Scheduler):
         return Placement(j, intervals=chosen, cores=c)
 
     def schedule(self, view: View) -> list:
+        if self._cpass is not None:  # (a kernel with a loop of its own: ELiSE's clock)
+            self._cpass.run_view(view)
+            return []
         self._sync(view)
         for j in self.deploy_order(view):
             p = self.choose(view, j)
@@ -293,7 +316,7 @@ class CoScheduler(Scheduler):
                     proj, shadow = self._proj
                     if shadow == INF:
                         return
-                if now + cls_req[cid] <= shadow:
+                if admit(now, cls_req[cid], shadow, 0, 0, False) == 0:  # rule (a)
                     best = j
                 elif extra and cls_choice[cid] not in broke:
                     rule_b.append((j, cid))
@@ -355,22 +378,7 @@ class Filler(CoScheduler):
     matters for the order."""
 
     def deploy_order(self, view: View) -> list[int]:
-        free = view.machine.total_free
-        q = np.asarray(view.queue, dtype=np.int64)
-        procs = getattr(self, "_procs_arr", None)
-        if procs is None:  # deploy_order called outside a run
-            procs = np.asarray(view.procs, dtype=np.int64)
-        if free > 0:
-            diff = free - procs[q]
-            f0 = np.where(diff >= 0, 1.0 - diff / free, -1.0)
-        else:
-            f0 = np.ones(len(q))
-        ids = getattr(self, "_ids_arr", None)
-        if ids is None:
-            ids = np.asarray(view.ids, dtype=np.float64)
-        f1 = np.maximum(ids[q] + 1.0, 1.0) / max(len(q), 1)
-        key = f0 / f1
-        return q[np.argsort(-key, kind="stable")].tolist()
+        return filler_order(view.queue, view.procs, view.ids, view.machine.total_free)
 
 
 @register("best-pair")

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..engine.cspeed import NeighbourSpeed
 from ..engine.speed import SpeedModel
 from ..errors import InputError
 from ..jobs import app_names_from_header
@@ -100,12 +101,16 @@ class ColocInfo:
         return self._app[j] >= 0
 
 
-class ColocationSpeed(SpeedModel):
+class ColocationSpeed(NeighbourSpeed, SpeedModel):
     """Speed of co-located jobs from a pairwise speedup heatmap (dynamic: neighbours change).
 
     ``alone``: measured spread-alone speedups by application name; ``alone_rule``:
     ``"measured"`` (those, else the best pair speedup) or ``"elise"`` (the larger of the two,
-    as ELiSE's code computes it)."""
+    as ELiSE's code computes it).
+
+    The per-event work (a job's speedup beside its neighbours, the moved ends of its
+    neighbours at each start and end) is compiled (:class:`~..engine.cspeed.NeighbourSpeed`,
+    called by the kernel in C); this class sets its inputs and answers policies' questions."""
 
     dynamic = True
 
@@ -145,8 +150,6 @@ class ColocationSpeed(SpeedModel):
         super().bind(sim)
         if not sim.acct.shared:
             raise InputError("the co-location speed model needs shared nodes")
-        self._sh = sim.acct.nodes  # the segments: neighbours of every running job
-        self._node_cores = sim.acct.cores
         names = app_names_of(sim.workload, list(self.heatmap.names))
         index = {n: i for i, n in enumerate(self.heatmap.names)}
         rows = [index.get(n, -1) if n is not None else -1 for n in names]
@@ -155,28 +158,8 @@ class ColocationSpeed(SpeedModel):
         last = self._m.shape[1] - 1
         self._col = [a if a >= 0 else last for a in self.app]
         self._rows = self._m.tolist()  # plain lists: one lookup per neighbour, no NumPy call
-        n = sim.n
-        self.speed = [1.0] * n
-        self.work = [0.0] * n
-        self.t_upd = [0.0] * n
-        self.met = [0] * n  # jobs met on a shared node (each pair counted once per job)
-        self.cpn = sim.cluster.cores_per_node
         self.info = ColocInfo(self.app, self.heatmap.values.tolist(), self._alone, self._row_mean)
-
-    def target(self, j: int) -> float:
-        """Speedup job ``j`` has now, given its neighbours (ELiSE section 3.5)."""
-        if self._node_cores[j] == self.cpn:
-            return 1.0
-        a = self.app[j]
-        if a < 0:
-            return 1.0
-        s = self._alone[a]
-        row, col = self._rows[a], self._col
-        for k in self._sh.neighbours_of(j):
-            v = row[col[k]]
-            if v < s:
-                s = v
-        return s
+        self._setup(sim, self.app, self._col, self._rows, self._alone)
 
     def predicted(self, j: int, others: tuple[int, ...] | list[int]) -> float:
         """Predicted speedup of job ``j`` beside all of ``others`` (the minimum pair speedup;
@@ -186,70 +169,6 @@ class ColocationSpeed(SpeedModel):
             return 1.0 if others else math.inf
         row, col = self._rows[a], self._col
         return min((row[col[k]] for k in others), default=math.inf)
-
-    def _end(self, j: int) -> float:
-        sim = self.sim
-        end = self.t_upd[j] + self.work[j] / self.speed[j]
-        if sim.kill_at_walltime and not sim.late_kill:  # (a late kill is the kernel's)
-            cap = sim.start[j] + sim.req[j]
-            if end > cap:
-                sim.killed[j] = 1
-                return cap
-            sim.killed[j] = 0
-        return end
-
-    def end_time(self, j: int, now: float) -> float:
-        self.speed[j] = self.target(j)
-        self.work[j] = self.sim.run_time[j]
-        self.t_upd[j] = now
-        return self._end(j)
-
-    def _update_neighbours(
-        self, j: int, now: float, changes: dict[int, float], arrived: bool
-    ) -> None:
-        """Neighbours of ``j`` after ``j`` arrived beside them or left them.
-
-        The speedup is a minimum, so an arrival can only lower it to ``M[k][j]`` (no rescan);
-        a departure changes it only where ``j`` was the binding neighbour (rescan those).
-        """
-        speed, work, t_upd = self.speed, self.work, self.t_upd
-        rows, col, app, cpn = self._rows, self._col, self.app, self.cpn
-        node_cores = self._node_cores
-        cj = col[j]
-        for k in self._sh.neighbours_of(j):
-            a = app[k]
-            if a < 0 or node_cores[k] == cpn:
-                continue  # compact or unknown application: speedup 1 whatever the neighbours
-            pair = rows[a][cj]
-            if arrived:
-                if pair >= speed[k]:
-                    continue
-                s = pair
-            else:
-                if pair > speed[k]:
-                    continue
-                s = self.target(k)
-            if s != speed[k]:
-                work[k] -= (now - t_upd[k]) * speed[k]
-                t_upd[k] = now
-                speed[k] = s
-                changes[k] = self._end(k)
-
-    def on_start(self, j: int, now: float) -> dict[int, float]:
-        changes: dict[int, float] = {}
-        beside = self._sh.neighbours_of(j)
-        if beside:  # j meets the jobs already there (later arrivals count at their start)
-            met = self.met
-            met[j] += len(beside)
-            for k in beside:
-                met[k] += 1
-            self._update_neighbours(j, now, changes, arrived=True)
-        return changes
-
-    def on_end(self, j: int, now: float) -> dict[int, float]:
-        changes: dict[int, float] = {}
-        self._update_neighbours(j, now, changes, arrived=False)
-        return changes
 
     def result_columns(self) -> dict:
         sim = self.sim

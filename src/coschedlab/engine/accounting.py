@@ -8,24 +8,23 @@ reads ``idle`` (whole idle nodes, the ``free`` a whole-node policy sees) and
 * :class:`~.wholenodes.WholeNodes` (compiled): the batch core. A job gets
   ``ceil(procs / cores_per_node)`` whole nodes, best fit (:class:`~.nodepool.NodePool`);
   allocations are kept as one flat C array (a few bytes per job).
-* :class:`SharedCores`: co-location (ELiSE). Nodes are shared core by core
-  (:class:`~.segments.SharedNodes`); a policy may return :class:`~.placement.Placement`
-  decisions; a plain job number still means whole idle nodes.
+* :class:`~.segments.SharedCores` (compiled): co-location (ELiSE). Nodes are shared core by
+  core (:class:`~.segments.SharedNodes`); a policy may return
+  :class:`~.placement.Placement` decisions; a plain job number still means whole idle nodes.
 """
 
 from __future__ import annotations
 
 from ..intervals import Intervals, format_intervals
-from ..platform import Cluster
-from .placement import Placement, normalize
-from .segments import SharedNodes
+from .placement import Placement
+from .segments import SharedCores
 from .wholenodes import WholeNodes
 
 __all__ = ["NodeAccounting", "SharedCores", "WholeNodes"]
 
 
 class NodeAccounting:
-    """What the kernel needs from node accounting (both implementations below)."""
+    """What the kernel needs from node accounting (both implementations, compiled)."""
 
     shared = False  #: True when jobs may share nodes (placements allowed)
     idle: int  #: whole idle nodes
@@ -53,47 +52,3 @@ class NodeAccounting:
     def alloc_texts(self, n: int) -> list[str]:
         """Batsim allocation text of jobs ``0..n-1`` (``""`` for a job that never started)."""
         return [format_intervals(self.allocation(j)) for j in range(n)]
-
-
-class SharedCores(NodeAccounting):
-    """Core-level accounting on shared nodes (co-location); ``nodes`` is the segments."""
-
-    shared = True
-    __slots__ = ("nodes", "cpn", "alloc", "cores")
-
-    def __init__(self, cluster: Cluster, n_jobs: int) -> None:
-        self.nodes = SharedNodes(cluster.nodes, cluster.cores_per_node)
-        self.cpn = cluster.cores_per_node
-        self.alloc: list[Intervals | None] = [None] * n_jobs
-        self.cores: list[int] = [self.cpn] * n_jobs
-
-    @property
-    def idle(self) -> int:
-        return self.nodes.n_idle
-
-    def check(self, j: int, placement: Placement, procs: int) -> str | None:
-        if placement.n_nodes * placement.cores < procs:
-            return (
-                f"gave {placement.n_nodes} nodes x {placement.cores} cores for {procs} processors"
-            )
-        return self.nodes.check(placement)
-
-    def take(self, j: int, nodes: int, placement: Placement | None) -> None:
-        sh = self.nodes
-        if placement is None:
-            where = sh.idle_intervals(nodes)
-            sh.place(j, where, self.cpn)
-        else:
-            where = normalize(placement.intervals)
-            sh.place(j, where, placement.cores)
-            self.cores[j] = placement.cores
-        self.alloc[j] = where
-
-    def release(self, j: int) -> None:
-        self.nodes.release(j, self.alloc[j], self.cores[j])
-
-    def allocation(self, j: int) -> Intervals:
-        return self.alloc[j] or []
-
-    def cores_of(self, j: int) -> int:
-        return self.cores[j]

@@ -19,13 +19,10 @@ cdef struct PassState:
     double now
     long free              # whole idle nodes
     long completed         # jobs ended so far
+    long arrived           # jobs submitted so far (joined the queue or not)
     long overrides         # decisions the kernel did not apply as returned (view.overrides)
     const long* queue      # waiting jobs in (submit, id) order, i.e. ascending index
     long nq
-    const long* joined     # jobs that joined the queue since the last pass (view.joined)
-    long njoined
-    const long* ended      # jobs that ended since the last pass
-    long nended
     const Est* est         # running jobs, sorted (view.est_sorted)
     long nest
     const long* nodes      # per job: whole nodes needed

@@ -46,9 +46,12 @@ import numpy as np
 from ..errors import InputError, failure_where
 from ..jobs import Workload
 from ..platform import Cluster
-from .accounting import NodeAccounting, SharedCores
+from .accounting import NodeAccounting
 from .cpass cimport CompiledPass, Est, PassState
 from .wholenodes cimport WholeNodes
+from .segments cimport SharedCores
+from .cspeed cimport NeighbourSpeed
+from .cshared cimport SharedPass, Starter
 from .view cimport MachineView, View
 from .placement import Placement
 from .speed import SpeedModel
@@ -147,8 +150,6 @@ cdef class Simulation:
     cdef CompiledPass _cpass  # None: a Python policy (the FrozenLists above are the state)
     cdef bint _c
     cdef vector[long] _cq  # waiting jobs, ascending index (= queue order)
-    cdef vector[long] _cjoined  # jobs that joined _cq since the last pass (view.joined)
-    cdef vector[long] _cended  # jobs that ended since the last pass
     cdef vector[Est] _cest  # running jobs (start + requested, j), sorted
     cdef vector[long] _cnodes, _cstarted
     cdef vector[double] _creq, _csubmit
@@ -158,6 +159,11 @@ cdef class Simulation:
     cdef double[::1] _st, _en, _du
     cdef long long[::1] _sp  # per job: the pass that started it
     cdef bint _dynamic  # the speed model's ``dynamic`` (its calls at each start and end)
+    # co-location, compiled: the shared-core accounting and a neighbour speed model whose
+    # per-event work the kernel calls in C (None: the Python calls above)
+    cdef SharedCores _shared
+    cdef NeighbourSpeed _cspeed
+    cdef bint _cshared  # the compiled pass starts jobs itself (:class:`.cshared.SharedPass`)
 
     @property
     def view(self) -> View:
@@ -283,6 +289,7 @@ cdef class Simulation:
         self._dependents: dict[int, list[int]] = {}
         self._index_deps(workload, dependencies)
         self._whole = self.acct if isinstance(self.acct, WholeNodes) else None
+        self._shared = self.acct if isinstance(self.acct, SharedCores) else None
         self._view = self._make_view()
 
     # -- set-up -------------------------------------------------------------------------------
@@ -595,7 +602,6 @@ cdef class Simulation:
                         heappush(releases, (ready_at[j], j))
                     elif c:
                         self._cq.push_back(j)
-                        self._cjoined.push_back(j)
                         queued[j] = 1
                     else:
                         _append(queue, j)
@@ -616,6 +622,7 @@ cdef class Simulation:
                 continue
             if c:
                 if not self._cq.empty():
+                    self._arr_i = arr_i
                     self._c_pass(t)
             elif queue:
                 if gate is not None:
@@ -632,6 +639,13 @@ cdef class Simulation:
         self._t0 = perf_counter()
         self.speed_model.bind(self)
         self._view.coloc = getattr(self.speed_model, "info", None)
+        sm = self.speed_model
+        self._cspeed = None
+        if isinstance(sm, NeighbourSpeed) and all(  # unless a subclass redefines a step
+            getattr(type(sm), name) is getattr(NeighbourSpeed, name)
+            for name in ("end_time", "on_start", "on_end")
+        ):
+            self._cspeed = sm
         self.scheduler.setup(self._view)
         self._bind_compiled()
 
@@ -646,6 +660,13 @@ cdef class Simulation:
             return
         if not isinstance(cp, CompiledPass):
             return
+        if isinstance(cp, SharedPass):  # it starts jobs on shared nodes through the kernel
+            if self._shared is None:
+                return
+            starter = _KernelStarter.__new__(_KernelStarter)
+            (<_KernelStarter>starter).sim = self
+            (<SharedPass>cp).starter = starter
+            self._cshared = True
         self._cpass = cp
         self._c = True
         self._cnodes.resize(self.n)
@@ -671,13 +692,10 @@ cdef class Simulation:
         st.now = t
         st.free = self._whole.idle if self._whole is not None else self.acct.idle
         st.completed = self.completed
+        st.arrived = self._arr_i
         st.overrides = self.overrides
         st.queue = self._cq.data()
         st.nq = self._cq.size()
-        st.joined = self._cjoined.data()
-        st.njoined = self._cjoined.size()
-        st.ended = self._cended.data()
-        st.nended = self._cended.size()
         st.est = self._cest.data()
         st.nest = self._cest.size()
         st.nodes = self._cnodes.data()
@@ -691,11 +709,9 @@ cdef class Simulation:
         view.free = st.free
         view.completed = self.completed
         self._cpass.run(&st)
-        self._cjoined.clear()
-        self._cended.clear()
         if st.wake < INFINITY:
             self._wake_at(st.wake)
-        for k in range(<long>self._cstarted.size()):
+        for k in range(0 if self._cshared else <long>self._cstarted.size()):
             j = self._cstarted[k]
             if not queued[j] or self._cnodes[j] > (
                 self._whole.idle if self._whole is not None else self.acct.idle
@@ -716,9 +732,29 @@ cdef class Simulation:
             self._cq.resize(w)
         self.passes += 1
 
+    cdef int _shared_start(self, long j, const long* iv, long niv, long cores) except -1:
+        """A shared compiled pass starts queued job ``j`` now on ``niv`` flat node intervals
+        with ``cores`` cores on each (checked by the accounting)."""
+        cdef bytearray queued = self._queued
+        if not (0 <= j < self.n and queued[j]):
+            raise SchedulerError(
+                f"scheduler {self.scheduler.describe()}: its compiled pass started job index "
+                f"{j}, which is not queued, at t={self.now:g}"
+            )
+        try:
+            self._shared.take_iv_c(j, iv, niv, cores)
+        except ValueError as exc:
+            raise SchedulerError(
+                f"scheduler {self.scheduler.describe()}: its compiled pass started job "
+                f"{self.ids[j]} at t={self.now:g} where it does not fit: {exc}"
+            ) from None
+        queued[j] = 0
+        self._start_c(j, self.now, None, True)
+        self._cstarted.push_back(j)
+        return 0
+
     cdef inline void _c_enqueue(self, long j) noexcept:
         """Job ``j`` joins the C queue at its place (ascending index)."""
-        self._cjoined.push_back(j)
         if self._cq.empty() or self._cq.back() < j:
             self._cq.push_back(j)
         else:
@@ -847,6 +883,8 @@ cdef class Simulation:
             pass
         elif placement is None and self._whole is not None:
             self._whole.take_c(j, self._cnodes[j] if self._c else self.nodes[j])
+        elif self._shared is not None:
+            self._shared.take_c(j, self.nodes[j], placement)
         else:
             self.acct.take(j, self.nodes[j], placement)
         self._st[j] = now
@@ -859,7 +897,13 @@ cdef class Simulation:
             est = self.est_sorted
             item = (now + <double>self.req[j], j)
             _insert(est, bisect_right(est, item), item)
-        if self._dynamic:
+        if self._cspeed is not None:
+            end = self._cspeed.begin_c(j, now)
+            self._en[j] = end
+            self._push(end, j)
+            self._cspeed.arrived_c(j, now)
+            self._moved()
+        elif self._dynamic:
             sm = self.speed_model
             end = sm.end_time(j, now)
             self._en[j] = end
@@ -881,18 +925,22 @@ cdef class Simulation:
         self.completed += 1
         if self._whole is not None:
             self._whole.release_c(j)
+        elif self._shared is not None:
+            self._shared.release_c(j)
         else:
             self.acct.release(j)
         if self._c:
             e = Est(self._st[j] + self._creq[j], j)
             self._cest.erase(lower_bound(self._cest.begin(), self._cest.end(), e))
-            self._cended.push_back(j)
         else:
             est = self.est_sorted
             _delitem(est, bisect_left(est, (self._st[j] + <double>self.req[j], j)))
         if self._deps_left is not None and j in self._dependents:
             self._release_dependents(j, now)
-        if self._dynamic:
+        if self._cspeed is not None:
+            self._cspeed.left_c(j, now)
+            self._moved()
+        elif self._dynamic:
             self._reschedule(self.speed_model.on_end(j, now))
 
     def _release_dependents(self, j: int, now: float) -> None:
@@ -914,6 +962,19 @@ cdef class Simulation:
                     _insert(queue, bisect_right(queue, d), d)
                     _append(self.joined, d)
                 self._queued[d] = 1
+
+    cdef void _moved(self) noexcept:
+        """:meth:`_reschedule` of the compiled speed model's changes."""
+        cdef double now = self.now, new_end
+        cdef long i, k
+        for i in range(<long>self._cspeed.changes.size()):
+            k = self._cspeed.changes[i].first
+            new_end = self._cspeed.changes[i].second
+            if new_end < now:
+                new_end = now
+            if self._en[k] != new_end:
+                self._en[k] = new_end
+                self._push(new_end, k)
 
     def _reschedule(self, changes: dict[int, float]) -> None:
         now = self.now
@@ -1059,6 +1120,19 @@ cdef class Simulation:
             out["until"] = self.until
             out["truncated"] = self.truncated
         return out
+
+
+cdef class _KernelStarter(Starter):
+    """The kernel's :class:`.cshared.Starter`: a shared compiled pass starts jobs through it."""
+
+    cdef Simulation sim
+
+    cdef int start_c(self, long j, const long* iv, long niv, long cores) except -1:
+        return self.sim._shared_start(j, iv, niv, cores)
+
+    cdef const Est* running(self, long* n) noexcept:
+        n[0] = self.sim._cest.size()
+        return self.sim._cest.data()
 
 
 cdef long _position(object k, long n, str what) except -1:

@@ -29,6 +29,8 @@ import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .rules import admit
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine.placement import Placement
     from ..engine.view import View
@@ -149,21 +151,6 @@ def shadow_time(
     if found == INF:
         return INF, 0
     return found, count - need
-
-
-def admit(now: float, req: float, shadow: float, loss: int, extra: int, use_extra: bool) -> int:
-    """EASY's step 2 for a job that fits now: the ``extra`` left if it may start, else -1.
-
-    (a) it ends by the shadow time (``now + req <= shadow``): ``extra`` unchanged; (b) with
-    ``use_extra``, what it still holds at S (``loss``) fits in ``extra``: ``extra - loss``
-    (Lifka 1995; Mu'alem and Feitelson 2001). The one statement of the two rules: the
-    whole-node scan (:class:`.backfill.Backfill`) and the co-schedulers' class scan call it.
-    """
-    if now + req <= shadow:
-        return extra
-    if use_extra and loss <= extra:
-        return extra - loss
-    return -1
 
 
 class ScanMemo:

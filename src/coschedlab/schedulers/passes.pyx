@@ -1,31 +1,28 @@
 # distutils: language = c++
 """The built-in schedulers' passes, compiled (issue 31 item 1): EASY, strict list scheduling
-(fcfs, sjf), first fit and backfilling on the availability profile (conservative, ``backfill``
-with ``reservations`` and ``compress``: :class:`ProfilePass`), called by the kernel through
-:class:`~coschedlab.engine.cpass.CompiledPass` on its own C arrays, with no Python call per
-pass or per job; and Slurm's pass (:class:`SlurmPass`: multifactor priority with the WoAS
-inheritance, the main scheduler, the backfill scan on the node-count profile every
-``bf_interval``) for its runs on the count profile with the main scheduler at every event.
-Slurm's backfill scan (:func:`count_scan`) is also called by the Python pass, through
-:class:`CountScan`, for ``sched_interval`` runs. :class:`CProfile` is the one profile in C,
-:func:`.profile.reservation_scan` on :class:`.profile.Profile` the Python one, kept for what is
-not compiled (below).
+(fcfs, sjf), first fit, backfilling on the availability profile (conservative, ``backfill``
+with ``reservations`` and ``compress``: :class:`ProfilePass`) and Slurm's whole pass on its
+node-count profile (priorities, main scheduler, backfill thread and their clocks:
+:class:`SlurmPass`), called by the kernel through :class:`~coschedlab.engine.cpass.
+CompiledPass` on its own C arrays, with no Python call per pass or per job. :class:`CProfile`
+is the one profile in C, :func:`.profile.reservation_scan` on :class:`.profile.Profile` the
+Python one, kept for what is not compiled (below).
 
 Each is the one implementation of its mechanism for the runs it covers: the built-in queue
 orders (``fcfs``, ``sjf``, ``lxf``, ``wfp``, computed here with the same arithmetic as
 :data:`coschedlab.schedulers.base.ORDERS`) and runs without a gate. The Python methods of
-:class:`~.backfill.Backfill` and :mod:`.strict` run the others (a custom order key, a subclass
-that overrides the pass or the order, gated passes of coupled runs) until those reach the
-kernel's C queue too (the order as a key array, the gate as item 6's extension point); then
-they go. The Python scan also runs Slurm's ``bf_nodes`` pass (:class:`.nodespace.BackfillMap`,
-which nodes rather than how many); :meth:`.slurm.Slurm._pass` runs Slurm's ``bf_nodes`` and
-``sched_interval`` runs and its gated ones (tests/test_slurm_pass.py holds it to the compiled
-pass's schedules); they go with the kernel's gate point too.
+:class:`~.backfill.Backfill`, :mod:`.strict` and :class:`~.slurm.Slurm` run the others (a
+custom order key, a subclass that overrides the pass or the order, gated passes of coupled
+runs) until those reach the kernel's C queue too (the order as a key array, the gate as item
+6's extension point); then they go. The Python pass also runs Slurm's ``bf_nodes`` (:class:`
+.nodespace.BackfillMap`, which nodes rather than how many, jobs started on the nodes planned
+for them), whose count-profile scan is :meth:`CountScan.scan`, this module's scan.
 """
 
 from cython.operator cimport dereference as deref
-from libc.math cimport INFINITY, ceil, floor, pow
+from libc.math cimport INFINITY, ceil, fabs, floor, pow
 from libcpp.algorithm cimport lower_bound, sort, upper_bound
+from libcpp.set cimport set as cset
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
@@ -372,53 +369,18 @@ cdef class ProfilePass(OrderedPass):
         return 0
 
 
-cdef inline double round_up(double t, double resolution) noexcept:
-    """``Slurm._round``: up to a multiple of ``bf_resolution`` (1e-9 slack)."""
-    return ceil(t / resolution - 1e-9) * resolution
-
-
-cdef long count_scan(CProfile prof, double now, long free, vector[long]& tested,
-                     const long* nodes, const double* limit, double resolution, double last,
-                     long most, vector[long]& started, vector[Keyed]& reserved_at) except -1:
-    """Slurm's backfill scan on its node-count profile (the one implementation, for
-    :class:`CountScan` and :class:`SlurmPass`): on ``prof`` (``free`` idle nodes at ``now``
-    and the running jobs' releases), each ``tested`` job in turn starts now if its limit
-    (rounded up to ``resolution`` past ``now``) fits from now, else reserves its earliest slot
-    up to ``last`` (only the first ``most`` of them unless -1). Appends the jobs to start to
-    ``started`` and ``(slot, j)`` of each reservation to ``reserved_at``; stops when nothing
-    is free. Returns the nodes left free."""
-    cdef long k, j, nj, reserved = 0
-    cdef double d, t
-    for k in range(<long>tested.size()):
-        if free == 0:
-            break
-        j = tested[k]
-        nj = nodes[j]
-        d = round_up(now + limit[j], resolution) - now
-        t = prof.test(nj, d)
-        if not t <= last:  # beyond the window: no slot
-            continue
-        if t <= now and nj != 0 and nj <= free:
-            prof.hold(nj, now, d)
-            free -= nj
-            started.push_back(j)
-        elif nj != 0 and (most < 0 or reserved < most):
-            prof.hold(nj, t, d)
-            reserved += 1
-            reserved_at.push_back(Keyed(t, j))
-    return free
-
-
 cdef class CountScan:
     """Slurm's backfill pass on its node-count profile (:meth:`.slurm.Slurm._backfill` without
-    ``bf_nodes``), for the Python pass (``bf_nodes`` off but ``sched_interval`` set, or a run
-    the compiled :class:`SlurmPass` does not cover): :func:`count_scan` on Python inputs,
-    called once per backfill pass."""
+    ``bf_nodes``), compiled: the reservation scan of :func:`.profile.reservation_scan` on a
+    :class:`CProfile`, each job's time limit rounded up to ``bf_resolution`` past ``now``, no
+    slot beyond the window. :class:`SlurmPass` calls :meth:`scan_c` on the kernel's arrays;
+    the Python pass (``bf_nodes``, gated runs) calls :meth:`scan`."""
 
     cdef CProfile prof
     cdef vector[long] nodes
     cdef vector[double] limit
     cdef vector[char] just
+    cdef vector[Keyed] rel
     cdef double resolution
 
     def __init__(self, nodes, limit, double resolution):
@@ -432,6 +394,43 @@ cdef class CountScan:
         self.just.assign(len(nodes), 0)
         self.resolution = resolution
 
+    cdef inline double round_up(self, double t) noexcept:
+        """``Slurm._round``: up to a multiple of ``bf_resolution`` (1e-9 slack)."""
+        return ceil(t / self.resolution - 1e-9) * self.resolution
+
+    cdef long scan_c(self, double now, long free, vector[Keyed]& ends, const long* tested,
+                     long ntested, double window, long most, vector[long]& out,
+                     vector[Keyed]& reserved_at) except -1:
+        """The scan: ``ends`` holds each running job's (latest end rounded up, nodes), sorted;
+        each of the ``tested`` jobs in turn starts now (appended to ``out``) or reserves its
+        slot (``(t, j)`` appended to ``reserved_at``; only the first ``most`` unless -1) on
+        the profile of ``free`` idle nodes and those releases. Stops when nothing is free.
+        Returns the nodes left free."""
+        cdef CProfile prof = self.prof
+        cdef long k, j, nj, reserved = 0
+        cdef double d, t, last = now + window
+        prof.reset(now, free)
+        for k in range(<long>ends.size()):
+            prof.release(ends[k].first, <long>ends[k].second)
+        for k in range(ntested):
+            if free == 0:
+                break
+            j = tested[k]
+            nj = self.nodes[j]
+            d = self.round_up(now + self.limit[j]) - now
+            t = prof.test(nj, d)
+            if not t <= last:  # beyond the window: no slot
+                continue
+            if t <= now and nj != 0 and nj <= free:
+                prof.hold(nj, now, d)
+                free -= nj
+                out.push_back(j)
+            elif nj != 0 and (most < 0 or reserved < most):
+                prof.hold(nj, t, d)
+                reserved += 1
+                reserved_at.push_back(Keyed(t, j))
+        return free
+
     def scan(self, double now, long free, est_sorted, start, list just, list order, queued,
              long tests, double window, reservations, record):
         """Start now or reserve each of the first ``tests`` pending jobs of ``order`` (``(key,
@@ -442,8 +441,9 @@ cdef class CountScan:
         coupled run: its estimate) and the jobs ``just`` started by this pass from ``now``,
         rounded up. Stops when nothing is free. Returns the jobs to start now, in order, and
         whether a pending job was left untested."""
-        cdef vector[Keyed] rel, reserved_at
+        cdef vector[Keyed] ends
         cdef vector[long] tested, out
+        cdef vector[Keyed] reserved_at
         cdef long k, j
         cdef double e, st
         cdef bint more = False
@@ -461,290 +461,466 @@ cdef class CountScan:
             st = start[j]
             if st == st:
                 e = st + self.limit[j]
-            rel.push_back(Keyed(round_up(e, self.resolution), self.nodes[j]))
+            ends.push_back(Keyed(e, self.nodes[j]))
         for j in just:
-            rel.push_back(Keyed(round_up(now + self.limit[j], self.resolution), self.nodes[j]))
-        sort(rel.begin(), rel.end())
-        self.prof.reset(now, free)
-        for k in range(<long>rel.size()):
-            self.prof.release(rel[k].first, <long>rel[k].second)
-        count_scan(self.prof, now, free, tested, self.nodes.data(), self.limit.data(),
-                   self.resolution, now + window, -1 if reservations is None else reservations,
-                   out, reserved_at)
+            ends.push_back(Keyed(now + self.limit[j], self.nodes[j]))
+        for k in range(<long>ends.size()):
+            ends[k].first = self.round_up(ends[k].first)
+        sort(ends.begin(), ends.end())
+        self.scan_c(now, free, ends, tested.data(), tested.size(), window,
+                    -1 if reservations is None else reservations, out, reserved_at)
         for k in range(<long>reserved_at.size()):
             record(reserved_at[k].second, reserved_at[k].first)
         return [out[k] for k in range(<long>out.size())], more
 
 
-ctypedef pair[long, long] Ranked  # a pending job's place: (-priority, j)
-
-
-cdef inline double ticks_at_or_after(double t, double interval, double phase) noexcept:
-    """:meth:`.cadence.Ticks.at_or_after` (slack 1e-9)."""
+cdef inline double tick_at_or_after(double t, double interval, double phase) noexcept:
+    """:meth:`.cadence.Ticks.at_or_after` (slack 1e-9), the same arithmetic."""
     return ceil((t - phase) / interval - 1e-9) * interval + phase
 
 
-cdef inline double ticks_after(double t, double interval, double phase) noexcept:
-    """:meth:`.cadence.Ticks.after` (slack 1e-9)."""
+cdef inline double tick_after(double t, double interval, double phase) noexcept:
+    """:meth:`.cadence.Ticks.after` (slack 1e-9), the same arithmetic."""
     return (floor((t - phase) / interval + 1e-9) + 1) * interval + phase
 
 
 cdef class SlurmPass(CompiledPass):
-    """:class:`.slurm.Slurm`'s pass, compiled, for its runs on the node-count profile with the
-    main scheduler at every event (``bf_nodes`` off, no ``sched_interval``; the WoAS
-    experiments' configuration): multifactor (or FIFO) priority with its recalculation every
-    ``priority_calc_period``, the WoAS inheritance of priority factors, the main scheduler in
-    priority order, and every ``bf_interval`` the backfill scan (:func:`count_scan`). The same
-    arithmetic, order and lazily pruned pending list as :meth:`.slurm.Slurm._pass`, hence the
-    same schedules, reservations and wake-ups (tests/schedulers/test_slurm_pass.py compares
-    the two on random workloads)."""
+    """Slurm's whole pass (:class:`.slurm.Slurm` on the node-count profile), compiled: the
+    multifactor (or FIFO) priorities and their recalculation every ``priority_calc_period``,
+    the main scheduler (at every event, or on its ``sched_interval`` clock), the backfill
+    thread every ``bf_interval`` (the scan of :meth:`CountScan.scan_c`), with the Python
+    pass's arithmetic, order, lazy removal and wake-ups, so the schedules and reservations are
+    the same (tests/test_properties.py compares them).
 
+    One thing differs, and only in what is not the schedule: a backfill tick at which nothing
+    can happen is not a pass. With the main scheduler at every event, after a pass in which
+    the first pending job does not fit the free nodes and each of the first ``bf_max_job_test``
+    pending jobs neither fits them nor lacks its (first, recorded) reservation, the ticks
+    that follow start nothing and record nothing while no event comes: the free nodes and the
+    pending jobs stay as they are, and so does the order until the next priority
+    recalculation (when every pending job is like that, whatever the order). Such ticks are
+    not woken; the next pass (an event, or the first tick at or after the recalculation) first
+    accounts for them as the Python pass would have (its backfill clock and
+    :attr:`backfill_passes`)."""
+
+    cdef bint fifo, backfill, has_sched
+    cdef double w_age, w_size, max_age, period
+    cdef double bf_interval, bf_phase, sched_interval, sched_phase, window
+    cdef long most, reserve  # reserve -1: every tested job
     cdef CountScan counts
-    cdef bint multifactor, backfill, favor_small, relative_to_time
-    cdef double weight_age, weight_size, max_age, period, interval, phase, window
-    cdef double total_cpus, cores_per_node
-    cdef long tests, reserve  # reserve -1: every tested job
-    cdef vector[long] procs, inh_cpus, inh_nodes
-    cdef vector[double] inh_origin, inh_limit
-    cdef vector[double] origin, size, released
+    cdef vector[double] limit, origin, size, started_at
     cdef vector[char] known, pending
-    cdef vector[Ranked] order, reorder
-    # the running jobs' releases on the profile, (start + time limit rounded up, j), sorted
-    cdef vector[Keyed] running
-    cdef vector[Keyed] reserved_at
-    cdef vector[long] tested
-    cdef double calc, next_calc, next_bf, woken
-    #: backfill passes run (``Slurm.backfill_passes``)
+    cdef vector[Keyed] order  # (-priority, j), lazily cleaned as the Python pass's
+    cdef long joined  # jobs joined and not started by this pass
+    cdef double calc, next_calc, next_bf, skip_from
+    cdef cset[double] todo, pushed  # wake-ups to ask for, asked for
+    cdef cset[double] timers  # the Python pass's wake-ups (a pass at each while jobs wait)
+    cdef vector[Keyed] rel  # the running jobs' releases (rounded end, nodes), sorted
+    cdef long rel_completed, rel_starts, starts, starts0
+    cdef long seen_completed, seen_arrived
+    cdef vector[long] tested, out
+    cdef vector[Keyed] ends, reserved_at
     cdef public long backfill_passes
-    #: whether the kernel called this pass (else the run used the Python one)
-    cdef public bint ran
+    cdef public long skipped  # ticks accounted for without a pass (for tests and reports)
 
-    def __init__(self, sched, view, inherit):
-        """From a set-up :class:`.slurm.Slurm` ``sched`` (its options and ``_limit``), the
-        ``view`` and the inheritance table by view index (``{j: (origin, cpus, limit)}``)."""
-        cdef long n = view.n, j
-        c = view.cluster
-        self.counts = CountScan(view.nodes, sched._limit, sched.bf_resolution)
-        self.multifactor = sched.priority == "multifactor"
-        self.backfill = sched.backfill
-        self.weight_age = sched.priority_weight_age
-        self.weight_size = sched.priority_weight_job_size
-        self.max_age = sched.priority_max_age
-        self.favor_small = sched.priority_favor_small
-        self.relative_to_time = sched.small_relative_to_time
-        self.period = sched.priority_calc_period
-        self.interval = sched.bf_interval
-        self.phase = sched.bf_phase
-        self.window = sched.bf_window * 60.0
-        self.tests = sched.bf_max_job_test
-        reserve = sched.bf_job_part_count_reserve
-        self.reserve = -1 if reserve is None else reserve
-        self.total_cpus = c.total_cores
-        self.cores_per_node = c.cores_per_node
-        self.procs.resize(n)
-        procs = view.procs
-        for j in range(n):
-            self.procs[j] = procs[j]
-        self.inh_origin.assign(n, float("nan"))
-        self.inh_cpus.assign(n, 0)
-        self.inh_nodes.assign(n, 0)
-        self.inh_limit.assign(n, 0.0)
-        cdef long cpus, cpn = c.cores_per_node
-        for j, (o, cpus, limit) in inherit.items():
-            self.inh_origin[j] = o
-            self.inh_cpus[j] = cpus
-            # Cluster.nodes_for (C division truncates: the Python one for cpus <= 0)
-            self.inh_nodes[j] = (cpus + cpn - 1) // cpn if cpus > 0 else c.nodes_for(cpus)
-            self.inh_limit[j] = limit_seconds(limit)
-        self.origin.assign(n, 0.0)
-        self.size.assign(n, 0.0)
-        self.released.assign(n, 0.0)
+    def __init__(self, nodes, procs, limit, origin, double total_cpus, long cores_per_node,
+                 str priority, double weight_age, double weight_job_size, double max_age,
+                 bint favor_small, bint small_relative_to_time, double calc_period,
+                 bint backfill, double bf_interval, long bf_max_job_test, double bf_resolution,
+                 double bf_window, bf_job_part_count_reserve, double bf_phase, sched_interval,
+                 double sched_phase):
+        """Per job: ``nodes``, ``procs`` (cpus), ``limit`` (the time limit in whole minutes,
+        in seconds), ``origin`` (an inherited age origin, NaN: its eligibility); the
+        options are :class:`.slurm.Slurm`'s (``bf_window`` in seconds)."""
+        cdef long n = len(nodes), j, c
+        cdef double s, lim
+        self.fifo = priority == "fifo"
+        self.w_age, self.w_size, self.max_age = weight_age, weight_job_size, max_age
+        self.period = calc_period
+        self.backfill = backfill
+        self.bf_interval, self.bf_phase = bf_interval, bf_phase
+        self.has_sched = sched_interval is not None
+        self.sched_interval = sched_interval if self.has_sched else 0.0
+        self.sched_phase = sched_phase
+        self.most = bf_max_job_test
+        self.reserve = -1 if bf_job_part_count_reserve is None else bf_job_part_count_reserve
+        self.window = bf_window
+        self.counts = CountScan(nodes, limit, bf_resolution)
+        self.limit = self.counts.limit
+        self.origin.resize(n)
+        self.size.resize(n)
+        self.started_at.assign(n, INFINITY)
         self.known.assign(n, 0)
         self.pending.assign(n, 0)
+        for j in range(n):
+            self.origin[j] = origin[j]
+        if not self.fifo:  # Multifactor.size, the same arithmetic (its own or inherited)
+            for j in range(n):
+                c = max(<long>nodes[j] * cores_per_node, <long>procs[j])
+                s = c / total_cpus
+                if small_relative_to_time:
+                    lim = self.limit[j]
+                    s /= max(1.0, ceil(lim / 60.0 - 1e-9))
+                s = min(1.0, max(0.0, s))
+                self.size[j] = 1.0 - s if favor_small else s
+        self.joined = 0
+        self.seen_completed = 0
+        self.seen_arrived = 0
+        self.rel_completed = -1
+        self.rel_starts = -1
+        self.starts = 0
         self.calc = -INFINITY
         self.next_calc = -INFINITY
         self.next_bf = -INFINITY
-        self.woken = -INFINITY
+        self.skip_from = INFINITY
         self.backfill_passes = 0
-        self.ran = False
+        self.skipped = 0
 
-    # -- priorities (:class:`.priority.Multifactor`, the same arithmetic) ------------------------
-    cdef inline double size_factor(self, long nodes, long cpus, double limit) noexcept:
-        """:meth:`.priority.Multifactor.size` (``limit`` in seconds)."""
-        cdef double s, a = <double>nodes * self.cores_per_node
-        if <double>cpus > a:
-            a = <double>cpus
-        s = a / self.total_cpus
-        if self.relative_to_time:
-            s = s / minutes(limit)
-        s = min(1.0, max(0.0, s))
-        return 1.0 - s if self.favor_small else s
+    def set_origin(self, long j, double origin):
+        """Job ``j``'s inherited age origin (else: when it joins the queue)."""
+        self.origin[j] = origin
 
-    cdef inline long priority(self, double origin, double size, double t) noexcept:
-        """:meth:`.priority.Multifactor.priority`."""
-        cdef double age
-        if self.max_age <= 0:
-            age = 1.0
-        else:
-            age = min(1.0, max(0.0, (t - origin) / self.max_age))
-        return <long>(self.weight_age * age + self.weight_size * size)
+    def set_size(self, long j, double size):
+        """Job ``j``'s size factor (an inherited one, computed by :class:`.priority.Multifactor`)."""
+        self.size[j] = size
 
-    cdef Ranked key(self, long j, double now, const long* nodes) noexcept:
-        """``Slurm._key``: ``j``'s place; the first time, its age origin and size."""
+    def age_origin(self, long j) -> float:
+        """When job ``j``'s age started counting (0: it never joined, or FIFO priority)."""
+        return self.origin[j] if self.known[j] and not self.fifo else 0.0
+
+    def size_factor(self, long j) -> float:
+        """Job ``j``'s job-size factor (0: it never joined, or FIFO priority)."""
+        return self.size[j] if self.known[j] and not self.fifo else 0.0
+
+    # -- priorities ----------------------------------------------------------------------------
+    cdef inline double key(self, long j, double t) noexcept:
+        """-priority at ``t`` (:meth:`.priority.Multifactor.priority`, truncated to an integer)."""
+        cdef double age = (t - self.origin[j]) / self.max_age
+        age = min(1.0, max(0.0, age))
+        return -<double>(<long long>(self.w_age * age + self.w_size * self.size[j]))
+
+    cdef void join(self, long j, double now) noexcept:
+        """``Slurm._join``: record the age origin, insert at the job's place in the order."""
+        cdef Keyed k
         cdef double o
-        if not self.multifactor:
-            self.known[j] = 1
-            return Ranked(0, j)
-        if not self.known[j]:
-            self.known[j] = 1
-            o = self.inh_origin[j]
-            if o != o:
+        self.known[j] = 1
+        self.pending[j] = 1
+        self.joined += 1
+        if self.fifo:
+            k = Keyed(0.0, j)
+        else:
+            if self.origin[j] != self.origin[j]:
                 self.origin[j] = now
-                self.size[j] = self.size_factor(nodes[j], self.procs[j], self.counts.limit[j])
-            else:
-                self.origin[j] = o
-                self.size[j] = self.size_factor(self.inh_nodes[j], self.inh_cpus[j],
-                                                self.inh_limit[j])
-        o = self.origin[j]
-        return Ranked(-self.priority(o, self.size[j], max(self.calc, min(o, now))), j)
+            o = self.origin[j]
+            k = Keyed(self.key(j, max(self.calc, min(o, now))), j)
+        self.order.insert(upper_bound(self.order.begin(), self.order.end(), k), k)
 
     cdef void recalculate(self, double now) noexcept:
         """``Slurm._recalculate``: every pending job's priority at the period's start."""
         cdef double t = floor(now / self.period) * self.period
-        cdef long k, j
+        cdef long k, w = 0, j
         self.calc = t
         self.next_calc = t + self.period
-        self.reorder.clear()
         for k in range(<long>self.order.size()):
             j = self.order[k].second
             if self.pending[j]:
-                self.reorder.push_back(Ranked(
-                    -self.priority(self.origin[j], self.size[j], max(t, self.origin[j])), j))
-        sort(self.reorder.begin(), self.reorder.end())
-        self.order.swap(self.reorder)
+                self.order[w] = Keyed(self.key(j, max(t, self.origin[j])), j)
+                w += 1
+        self.order.resize(w)
+        sort(self.order.begin(), self.order.end())
 
-    def origin_of(self, long j) -> float:
-        """Job ``j``'s recorded age origin (``Slurm.age_origin``)."""
-        return self.origin[j]
+    # -- wake-ups ------------------------------------------------------------------------------
+    cdef void want(self, double t) noexcept:
+        """``Slurm._wake``: a pass at ``t`` (asked of the kernel once)."""
+        self.timers.insert(t)
+        if self.pushed.count(t) == 0:
+            self.todo.insert(t)
 
-    def size_of(self, long j) -> float:
-        """Job ``j``'s recorded job-size factor."""
-        return self.size[j]
+    cdef inline double first_tick(self, double x, double w) noexcept:
+        """The first backfill tick ``T = k x bf_interval + bf_phase`` with ``T + w >= x``."""
+        cdef double k = ceil((x - w - self.bf_phase) / self.bf_interval)
+        if x == INFINITY:
+            return INFINITY
+        while k * self.bf_interval + self.bf_phase + w < x:
+            k += 1
+        while (k - 1) * self.bf_interval + self.bf_phase + w >= x:
+            k -= 1
+        return k * self.bf_interval + self.bf_phase
 
-    # -- the pass ---------------------------------------------------------------------------------
-    cdef inline void wake(self, PassState* s, double t) noexcept:
-        if t != self.woken:  # asked once (``Slurm._wake``)
-            self.woken = t
-            s.wake = t
+    cdef double quiet_until(self, PassState* s, double t1, long free) except? -1:
+        """From the backfill tick ``t1`` on, while no event comes (the free nodes, the running
+        and the pending jobs as they are now), the ticks before the returned time start
+        nothing and record nothing (``t1``: none is known to be so; inf: none of them does
+        anything). The proof, for the ticks ``T`` before the first release (a running job's
+        start + time limit, rounded up) after ``t1``, whose free-node profile then keeps its
+        shape (``P``: the free nodes from the releases alone, nondecreasing):
 
-    cdef inline long take(self, PassState* s, long j, long free) noexcept:
-        """Start ``j`` now (main scheduler): its release joins the profile's."""
-        self.pending[j] = 0
-        s.started.push_back(j)
-        self.running_add(j, s.now)
-        return free - s.nodes[j]
+        * the first pending job does not fit ``free`` (the main scheduler stops at it);
+        * each of the first ``bf_max_job_test`` pending jobs (those the backfill tests) that
+          does not fit ``free`` cannot start; it has its reservation recorded, or its slot is
+          at or after the first point where ``P`` reaches its size, beyond the window until
+          ``T + bf_window`` reaches that point;
+        * each tested job that fits ``free`` has its reservation recorded and is not the first
+          (``h``), whose slot is the first point ``p`` where ``P`` reaches its size (within
+          the window: it holds its nodes from there); it is blocked at ``p`` when ``P(p) -
+          nodes(h)`` is less than its size and ``p`` lies before its rounded end
+          ``round_up(T + limit)`` at ``t1`` (later ticks end later);
+        * the order holds until the next priority recalculation, unless no pending job at all
+          fits ``free`` or lacks its reservation (any order is then as quiet)."""
+        cdef long k, j, nj, tested = 0, nrel, h = -1, nh = 0, cum, first_after
+        cdef double stop = INFINITY, e_next = INFINITY, p_h = INFINITY, t
+        cdef double now = s.now, window = self.window
+        cdef bint deep = True, need_profile = False, h_holds = False, h_now = False
+        cdef long block = 0
+        self.releases(s)  # the running jobs, and those this pass starts (from now)
+        nrel = self.ends.size()
+        cum = free  # free at t1 with the releases merged into it (at or before t1)
+        k = 0
+        while k < nrel and self.ends[k].first <= t1:
+            cum += self.ends[k].second
+            k += 1
+        first_after = k
+        if k < nrel:
+            e_next = self.ends[k].first
+        for k in range(<long>self.order.size()):
+            j = self.order[k].second
+            if not self.pending[j]:
+                continue
+            nj = self.counts.nodes[j]
+            if tested >= self.most:  # beyond the tested ones: only the order could bring them
+                if nj <= free or s.reservation[j] != s.reservation[j]:
+                    deep = False
+                    break
+                continue
+            if h < 0:
+                h, nh = j, nj
+                if nj <= free or nj == 0:
+                    return t1
+                p_h = self.slot_lower(cum, first_after, nj, t1, &h_now)
+                h_holds = p_h < INFINITY and (h_now or p_h <= t1 + window)
+                if h_holds:
+                    block = (cum if h_now else self.profile_at(cum, first_after, p_h)) - nh
+            if nj <= free:
+                deep = False
+                need_profile = True
+                if s.reservation[j] != s.reservation[j] or j == h or nj == 0 or not h_holds:
+                    return t1
+                if block >= nj:
+                    return t1
+                if not h_now and not p_h < self.counts.round_up(t1 + self.limit[j]):
+                    return t1
+            elif s.reservation[j] != s.reservation[j]:
+                deep = False
+                need_profile = True
+                t = self.slot_lower(cum, first_after, nj, t1, NULL)
+                if t <= t1 + window:
+                    return t1
+                if t < INFINITY:  # recorded, at the earliest, at the first tick T + window >= t
+                    stop = min(stop, self.first_tick(t, window))
+            tested += 1
+        if deep:
+            return INFINITY
+        if need_profile:
+            stop = min(stop, self.first_tick(e_next, 0.0))
+        if not self.fifo:
+            stop = min(stop, self.first_tick(self.next_calc, 0.0))
+        return stop
 
-    cdef inline void running_add(self, long j, double now) noexcept:
-        cdef double t = round_up(now + self.counts.limit[j], self.counts.resolution)
-        cdef Keyed e = Keyed(t, j)
-        self.released[j] = t
-        self.running.insert(upper_bound(self.running.begin(), self.running.end(), e), e)
+    cdef double slot_lower(self, long cum, long first_after, long need, double t1,
+                           bint* at_now) noexcept:
+        """The first point of the release-only profile (``cum`` free at ``t1``, then the
+        releases from ``first_after``) with ``need`` free: its time (``at_now``: the tick
+        itself), inf when none."""
+        cdef long k
+        if cum >= need:
+            if at_now != NULL:
+                at_now[0] = True
+            return t1
+        if at_now != NULL:
+            at_now[0] = False
+        for k in range(first_after, <long>self.ends.size()):
+            cum += self.ends[k].second
+            if cum >= need:
+                return self.ends[k].first
+        return INFINITY
 
+    cdef long profile_at(self, long cum, long first_after, double t) noexcept:
+        """The release-only profile's free nodes at ``t`` (after ``t1``)."""
+        cdef long k
+        for k in range(first_after, <long>self.ends.size()):
+            if self.ends[k].first > t:
+                break
+            cum += self.ends[k].second
+        return cum
+
+    cdef void want_tick(self, PassState* s, double t, long free) noexcept:
+        """Ask for the backfill tick ``t``, or, when the ticks from ``t`` on are quiet
+        (:meth:`quiet_until`), for the first one that may not be (none: while nothing
+        happens); the next pass accounts for those not woken (:meth:`catch_up`)."""
+        cdef double stop
+        if self.has_sched or self.joined == 0:
+            self.want(t)
+            return
+        stop = self.quiet_until(s, t, free)
+        if stop <= t:
+            self.want(t)
+            return
+        self.skip_from = t
+        if stop < INFINITY and self.pushed.count(stop) == 0:
+            self.todo.insert(stop)  # a tick of the Python pass's chain, unless an event comes
+
+    cdef void catch_up(self, double now) noexcept:
+        """The ticks not woken since ``skip_from`` and before ``now``: each would have been a
+        backfill pass that did nothing but move the backfill clock and ask for the next."""
+        cdef double t = self.skip_from, last = -INFINITY
+        self.skip_from = INFINITY
+        while t < now:
+            last = t
+            self.backfill_passes += 1
+            self.skipped += 1
+            t = tick_after(t, self.bf_interval, self.bf_phase)
+        if last > -INFINITY:
+            self.next_bf = tick_after(last, self.bf_interval, self.bf_phase)
+        # the wake-up the last of them (or the pass that stopped waking) asked for
+        self.want(t)
+
+    # -- the pass ------------------------------------------------------------------------------
     cdef int run(self, PassState* s) except -1:
         cdef double now = s.now, tick
-        cdef long k, j, n_order, free = s.free
-        cdef Ranked r
-        self.ran = True
-        cdef vector[Keyed].iterator at
-        for k in range(s.nended):
-            j = s.ended[k]
-            at = lower_bound(self.running.begin(), self.running.end(), Keyed(self.released[j], j))
-            if at == self.running.end() or deref(at).second != j:
-                raise RuntimeError(f"slurm's compiled pass: job index {j} ended but it never "
-                                   "started it (a job started outside the pass)")
-            self.running.erase(at)
-        for k in range(s.njoined):
-            j = s.joined[k]
-            if not self.known[j]:
-                r = self.key(j, now, s.nodes)
-                self.order.insert(upper_bound(self.order.begin(), self.order.end(), r), r)
-                self.pending[j] = 1
-        if self.multifactor and now >= self.next_calc:
+        cdef long free = s.free, k, j, nq = s.nq
+        cdef bint main
+        self.starts0 = self.starts
+        if self.skip_from < INFINITY:
+            self.catch_up(now)
+        elif (
+            s.completed == self.seen_completed and s.arrived == self.seen_arrived
+            and nq == self.joined and self.timers.count(now) == 0
+        ):  # the end of a skip that an event cut short: no pass of the Python pass's
+            return self.finish(s)
+        self.seen_completed = s.completed
+        self.seen_arrived = s.arrived
+        if nq > self.joined:  # jobs new to the pass (arrivals, released dependants)
+            for k in range(nq):
+                j = s.queue[k]
+                if not self.known[j]:
+                    self.join(j, now)
+        if not self.fifo and now >= self.next_calc:
             self.recalculate(now)
-        # the main scheduler: priority order, stop at the first job that does not fit
-        k = 0
-        n_order = self.order.size()
-        while k < n_order:
-            j = self.order[k].second
-            if self.pending[j]:
-                if s.nodes[j] > free:
-                    break
-                free = self.take(s, j, free)
-            k += 1
-        if k:
-            self.order.erase(self.order.begin(), self.order.begin() + k)
+        # 2. the main scheduler: at every event, or on its own clock (sched_interval)
+        if not self.has_sched:
+            main = True
+        else:
+            tick = tick_at_or_after(now, self.sched_interval, self.sched_phase)
+            main = fabs(tick - now) < 1e-9
+            if not main and free > 0:
+                self.want(tick)
+        if main:
+            free = self.main(s, free)
         if self.order.empty() or not self.backfill:
-            return 0
-        # backfill every bf_interval seconds, on the backfill thread's clock
+            return self.finish(s)
+        # 3. backfill, every bf_interval seconds (at bf_phase past each multiple)
         if self.next_bf == -INFINITY:
-            self.next_bf = ticks_at_or_after(now, self.interval, self.phase)
+            self.next_bf = tick_at_or_after(now, self.bf_interval, self.bf_phase)
         if now < self.next_bf - 1e-9:
             if free > 0:
-                self.wake(s, self.next_bf)
-            return 0
-        tick = ticks_at_or_after(now, self.interval, self.phase)
-        if tick > now + 1e-9:  # a tick passed with nothing free
+                self.want_tick(s, self.next_bf, free)
+            return self.finish(s)
+        tick = tick_at_or_after(now, self.bf_interval, self.bf_phase)
+        if tick > now + 1e-9:  # a tick passed with nothing free: the thread runs on its clock
             self.next_bf = tick
             if free > 0:
-                self.wake(s, tick)
-            return 0
-        self.next_bf = ticks_after(now, self.interval, self.phase)
+                self.want_tick(s, tick, free)
+            return self.finish(s)
+        self.next_bf = tick_after(now, self.bf_interval, self.bf_phase)
         self.backfill_passes += 1
         if free > 0:
             free = self.backfill_scan(s, free)
         if free > 0 and not self.order.empty():
-            self.wake(s, self.next_bf)
+            self.want_tick(s, self.next_bf, free)
+        return self.finish(s)
+
+    cdef int finish(self, PassState* s) except -1:
+        """Hand the kernel the earliest wake-up not yet asked for (the next one is asked at the
+        pass it brings: a pass comes at each asked time while jobs wait)."""
+        cdef double t
+        while not self.pushed.empty() and deref(self.pushed.begin()) <= s.now:
+            self.pushed.erase(self.pushed.begin())
+        while not self.todo.empty() and deref(self.todo.begin()) <= s.now:
+            self.todo.erase(self.todo.begin())
+        while not self.timers.empty() and deref(self.timers.begin()) <= s.now:
+            self.timers.erase(self.timers.begin())
+        if not self.todo.empty():
+            t = deref(self.todo.begin())
+            self.todo.erase(self.todo.begin())
+            self.pushed.insert(t)
+            s.wake = t
         return 0
+
+    cdef long main(self, PassState* s, long free) except -1:
+        """``Slurm._main``: priority order, stop at the first job that does not fit."""
+        cdef long k = 0, j, n = self.order.size()
+        while k < n:
+            j = self.order[k].second
+            if self.pending[j]:
+                if self.counts.nodes[j] > free:
+                    break
+                free -= self.counts.nodes[j]
+                self.start(s, j)
+            k += 1
+        if k:
+            self.order.erase(self.order.begin(), self.order.begin() + k)
+        return free
+
+    cdef void releases(self, PassState* s) noexcept:
+        """``self.ends``: the releases of the running jobs (cached while no job starts or
+        ends) and of those this pass starts (from now), each at its start + time limit
+        rounded up, sorted."""
+        cdef long k, j
+        cdef Keyed e
+        if s.completed != self.rel_completed or self.starts0 != self.rel_starts:
+            self.rel_completed, self.rel_starts = s.completed, self.starts0
+            self.rel.clear()
+            for k in range(s.nest):
+                j = s.est[k].second
+                self.rel.push_back(Keyed(
+                    self.counts.round_up(self.started_at[j] + self.limit[j]),
+                    self.counts.nodes[j]))
+            sort(self.rel.begin(), self.rel.end())
+        self.ends = self.rel
+        for k in range(<long>s.started.size()):
+            j = deref(s.started)[k]
+            e = Keyed(self.counts.round_up(s.now + self.limit[j]), self.counts.nodes[j])
+            self.ends.insert(upper_bound(self.ends.begin(), self.ends.end(), e), e)
+
+    cdef inline void start(self, PassState* s, long j) noexcept:
+        self.starts += 1
+        self.pending[j] = 0
+        self.joined -= 1
+        self.started_at[j] = s.now
+        s.started.push_back(j)
 
     cdef long backfill_scan(self, PassState* s, long free) except -1:
         """``Slurm._backfill`` on the node-count profile: the first ``bf_max_job_test`` pending
-        jobs; the running jobs (and those the main scheduler just started) release their nodes
-        at start + time limit, rounded up."""
-        cdef long k, j, n0
+        jobs, the running ones released at start + time limit (those started by this pass's
+        main scheduler from now)."""
+        cdef long k, j
         cdef double now = s.now
-        cdef CProfile prof = self.counts.prof
         self.tested.clear()
         for k in range(<long>self.order.size()):
             j = self.order[k].second
             if self.pending[j]:
-                if <long>self.tested.size() == self.tests:
+                if <long>self.tested.size() == self.most:
                     break
                 self.tested.push_back(j)
-        prof.reset(now, free)
-        for k in range(<long>self.running.size()):
-            prof.release(self.running[k].first, s.nodes[self.running[k].second])
-        n0 = s.started.size()
+        self.releases(s)
+        self.out.clear()
         self.reserved_at.clear()
-        free = count_scan(prof, now, free, self.tested, s.nodes, self.counts.limit.data(),
-                          self.counts.resolution, now + self.window, self.reserve,
-                          s.started[0], self.reserved_at)
-        for k in range(n0, <long>s.started.size()):
-            j = s.started[0][k]
-            self.pending[j] = 0
-            self.running_add(j, now)
+        free = self.counts.scan_c(now, free, self.ends, self.tested.data(), self.tested.size(),
+                                  self.window, self.reserve, self.out, self.reserved_at)
         for k in range(<long>self.reserved_at.size()):
             j = self.reserved_at[k].second
-            if s.reservation[j] != s.reservation[j]:  # record_reservation: the first only
+            if s.reservation[j] != s.reservation[j]:  # record_reservation: first only
                 s.reservation[j] = self.reserved_at[k].first
+        for k in range(<long>self.out.size()):
+            self.start(s, self.out[k])
         return free
-
-
-cdef inline double minutes(double seconds) noexcept:
-    """:func:`.priority.limit_minutes`: whole minutes, rounded up, at least one."""
-    cdef double m = ceil(seconds / 60.0 - 1e-9)
-    return m if m > 1.0 else 1.0
-
-
-cdef inline double limit_seconds(double seconds) noexcept:
-    """Slurm's time limit of a requested time: :func:`.priority.limit_minutes` x 60."""
-    return minutes(seconds) * 60.0

@@ -3,14 +3,16 @@ backfill pass in which every tested job holds a reservation (sched/backfill).
 
 Composed from the core's pieces: the priority is :class:`.priority.Multifactor`, the backfill
 pass is the reservation scan conservative backfilling uses (compiled on the node-count profile,
-:func:`.passes.count_scan`; :func:`.profile.reservation_scan` with ``bf_nodes``), limited to
+:class:`.passes.CountScan`; :func:`.profile.reservation_scan` with ``bf_nodes``), limited to
 the first ``bf_max_job_test`` pending jobs and run only every ``bf_interval`` seconds
-(:class:`.cadence.Ticks`). On the node-count profile with the main scheduler at every event
-(the default, the WoAS experiments' configuration) the whole pass is compiled
-(:class:`.passes.SlurmPass`, the same arithmetic and order, called by the kernel without a
-Python call); :meth:`Slurm._pass` runs ``bf_nodes``, ``sched_interval``, gated (coupled) runs
-and subclasses that override the pass. Options carry Slurm's parameter names (slurm.conf); the
-defaults are the configuration of the WoAS experiments (Rodrigo et al., HPDC'17, Section 4.2;
+(:class:`.cadence.Ticks`). On the node-count profile the whole pass is compiled
+(:class:`.passes.SlurmPass`, called by the kernel without a Python call per pass, with the
+arithmetic of the Python pass below; it does not wake for the backfill ticks at which it can
+prove that nothing starts and no reservation is recorded). The Python pass runs ``bf_nodes``
+(the node-space map places jobs on nodes), the gated passes of coupled runs (``demoted``,
+``overrides``) and subclasses that override it; tests/test_properties.py holds the two to the
+same schedules. Options carry Slurm's parameter names (slurm.conf); the defaults
+are the configuration of the WoAS experiments (Rodrigo et al., HPDC'17, Section 4.2;
 REFERENCE.md section 4), not Slurm's own defaults.
 
 One pass at time ``now`` (Slurm 22.05's ``schedule()`` then ``_attempt_backfill()``):
@@ -71,6 +73,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 INF = math.inf
 __all__ = ["Slurm"]
+
+#: the methods of the Python pass: a subclass overriding one of them runs the Python pass
+_PASS_METHODS = (
+    "schedule", "_pass", "_main", "_backfill", "_key", "_join", "_recalculate", "_end",
+    "_state", "_wake", "_wake_for_priorities", "_resync",
+)  # fmt: skip
 
 
 @register("slurm")
@@ -157,7 +165,10 @@ class Slurm(Scheduler):
 
     # -- set-up ---------------------------------------------------------------------------------
     def setup(self, view: View) -> None:
-        n = view.n
+        """Make the compiled pass (:class:`.passes.SlurmPass`) that the kernel calls when it
+        can (the node-count profile, no gate, the pass not overridden); the Python pass below
+        (``bf_nodes``, coupled runs' gated passes, subclasses) sets itself up at its first
+        call."""
         c = view.cluster
         self.factors = Multifactor(
             self.priority_weight_age,
@@ -168,9 +179,43 @@ class Slurm(Scheduler):
             c.total_cores,
             c.cores_per_node,
         )
-        # Slurm's time limits (:func:`.priority.limit_minutes` x 60, the same arithmetic)
-        req = np.asarray(view.req, dtype=np.float64)
-        self._limit = (np.maximum(1.0, np.ceil(req / 60.0 - 1e-9)) * 60.0).tolist()
+        req = np.asarray(view.req, dtype=float)
+        # limit_minutes(r) * 60, the same arithmetic
+        self._limits = np.maximum(1.0, np.ceil(req / 60.0 - 1e-9)) * 60.0
+        inherit = self.inherit or {}
+        self._inherit: dict[int, tuple[float, int, float]] = {}
+        if inherit:
+            index = {jid: j for j, jid in enumerate(view.ids)}
+            for jid, (origin, cpus, limit) in inherit.items():
+                if jid in index:
+                    self._inherit[index[jid]] = (float(origin), int(cpus), float(limit))
+        self._view = view
+        self._python = False  # the Python pass's state is made at its first call
+        self.compiled_pass = None
+        if not self.bf_nodes and self._compilable(Slurm, *_PASS_METHODS):
+            origin = np.full(view.n, np.nan)
+            cp = SlurmPass(
+                view.nodes, view.procs, self._limits, origin, float(c.total_cores),
+                c.cores_per_node, self.priority, self.priority_weight_age,
+                self.priority_weight_job_size, self.priority_max_age, self.priority_favor_small,
+                self.small_relative_to_time, self.priority_calc_period, self.backfill,
+                self.bf_interval, self.bf_max_job_test, self.bf_resolution,
+                self.bf_window * 60.0, self.bf_job_part_count_reserve, self.bf_phase,
+                self.sched_interval, self.sched_phase,
+            )  # fmt: skip
+            for j, (origin_j, cpus, limit) in self._inherit.items():
+                cp.set_origin(j, origin_j)
+                cp.set_size(j, self._inherited_size(view, cpus, limit))
+            self.compiled_pass = cp
+
+    def _inherited_size(self, view: View, cpus: int, limit: float) -> float:
+        return self.factors.size(view.cluster.nodes_for(cpus), cpus, limit_minutes(limit) * 60.0)
+
+    def _setup_python(self, view: View) -> None:
+        """The Python pass's state (its first call: a gated or ``bf_nodes`` run)."""
+        n = view.n
+        self._python = True
+        self._limit = self._limits.tolist()
         self._counts = CountScan(view.nodes, self._limit, self.bf_resolution)
         self._origin = [0.0] * n
         self._size = [0.0] * n
@@ -187,18 +232,6 @@ class Slurm(Scheduler):
             None if self.sched_interval is None else Ticks(self.sched_interval, self.sched_phase)
         )
         self._wakes: set[float] = set()
-        inherit = self.inherit or {}
-        self._inherit: dict[int, tuple[float, int, float]] = {}
-        if inherit and n:  # job id -> view index, for the ids of this run
-            ids = np.asarray(view.ids, dtype=np.int64)
-            by_id = np.argsort(ids)
-            keys = np.fromiter(inherit, dtype=np.int64, count=len(inherit))
-            index = by_id[np.minimum(np.searchsorted(ids, keys, sorter=by_id), n - 1)]
-            hits = ids[index] == keys
-            for jid, j in zip(keys[hits].tolist(), index[hits].tolist(), strict=True):
-                origin, cpus, limit = inherit[jid]
-                self._inherit[j] = (float(origin), int(cpus), float(limit))
-        #: passes of each kind (for tests and reports)
         self._backfill_passes = 0
         self.started_by: dict[int, str] = {}
         # what the passes last saw (arrivals, completions, overrides, priorities, starts): a
@@ -206,32 +239,13 @@ class Slurm(Scheduler):
         self._arrived = 0
         self._seen_main: tuple | None = None
         self._seen_bf: tuple | None = None
-        # the compiled pass, for the node-count profile with the main scheduler at every event
-        # (the kernel calls it when the run has no gate; else the Python pass below runs)
-        self.compiled_pass = None
-        if (
-            not self.bf_nodes
-            and self.sched_interval is None
-            and self._compilable(Slurm, *self._PASS_METHODS)
-        ):
-            self.compiled_pass = SlurmPass(self, view, self._inherit)
-
-    #: the methods a subclass overrides to run its own pass (then the Python one runs)
-    _PASS_METHODS = (
-        "schedule", "_pass", "_key", "_join", "_recalculate", "_main", "_backfill", "_end",
-        "_wake", "_state", "_wake_for_priorities",
-    )  # fmt: skip
-
-    def _compiled(self) -> SlurmPass | None:
-        """The compiled pass when the kernel ran it (None: the Python pass ran)."""
-        cp = self.compiled_pass
-        return cp if cp is not None and cp.ran else None
 
     @property
     def backfill_passes(self) -> int:
-        """Backfill passes run so far."""
-        cp = self._compiled()
-        return self._backfill_passes if cp is None else cp.backfill_passes
+        """Backfill passes of the last run (for tests and reports)."""
+        if getattr(self, "_python", True) or self.compiled_pass is None:
+            return getattr(self, "_backfill_passes", 0)
+        return self.compiled_pass.backfill_passes
 
     # -- priorities -------------------------------------------------------------------------------
     def _key(self, view: View, j: int, now: float) -> tuple[float, int]:
@@ -250,9 +264,7 @@ class Slurm(Scheduler):
             else:
                 origin, cpus, limit = inh
                 self._origin[j] = origin
-                self._size[j] = f.size(
-                    view.cluster.nodes_for(cpus), cpus, limit_minutes(limit) * 60.0
-                )
+                self._size[j] = self._inherited_size(view, cpus, limit)
         origin = self._origin[j]
         # Algorithm 1: a task copies its workflow job's factors as last computed
         return (-f.priority(origin, self._size[j], max(self._calc, min(origin, now))), j)
@@ -291,15 +303,13 @@ class Slurm(Scheduler):
     def priority_of(self, j: int, t: float) -> int:
         """Job ``j``'s (view index) multifactor priority at ``t`` from its recorded factors
         (age origin: eligibility, or the inherited submit time; size: its own or inherited)."""
-        cp = self._compiled()
-        origin = self._origin[j] if cp is None else cp.origin_of(j)
-        size = self._size[j] if cp is None else cp.size_of(j)
+        origin = self.age_origin(j)
+        size = self._size[j] if self._python else self.compiled_pass.size_factor(j)
         return self.factors.priority(origin, size, max(t, origin))
 
     def age_origin(self, j: int) -> float:
         """When job ``j``'s age started counting (eligibility, or the inherited submit time)."""
-        cp = self._compiled()
-        return self._origin[j] if cp is None else cp.origin_of(j)
+        return self._origin[j] if self._python else self.compiled_pass.age_origin(j)
 
     # -- the pass ---------------------------------------------------------------------------------
     def _wake(self, view: View, t: float) -> None:
@@ -309,6 +319,8 @@ class Slurm(Scheduler):
 
     def schedule(self, view: View) -> list[int]:
         """One pass; jobs in ``view.demoted`` (released coupled holds) are ordered last."""
+        if not self._python:
+            self._setup_python(view)
         low = view.demoted
         if not low:
             return self._pass(view)

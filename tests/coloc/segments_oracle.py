@@ -1,4 +1,6 @@
-"""Per-node core accounting as *segments*, so that several jobs can share a node (co-location).
+"""Per-node core accounting as *segments* in plain Python: the oracle of the compiled
+:mod:`coschedlab.engine.segments` (which replaced this code in the package; the tests compare
+the two operation by operation, ``test_compiled_coloc.py``).
 
 :class:`SharedNodes` keeps the machine as maximal runs of nodes holding the same jobs;
 :class:`CoreProjection` is a scratch copy of it for look-ahead questions (EASY's shadow time on
@@ -12,8 +14,8 @@ from itertools import accumulate
 
 import numpy as np
 
-from ..intervals import Intervals
-from .placement import Placement, normalize
+from coschedlab.engine.placement import Placement, normalize
+from coschedlab.intervals import Intervals
 
 __all__ = ["CoreProjection", "SharedNodes"]
 

@@ -1,0 +1,51 @@
+# distutils: language = c++
+"""C declarations of :mod:`coschedlab.engine.segments` (cimported by the co-location speed
+model, which reads the neighbours of a job without a Python call)."""
+
+from libcpp.vector cimport vector
+
+
+cdef class SharedNodes:
+    cdef public long n, cpn, n_idle, total_free, changes
+    cdef vector[long] st      # segment i starts at node st[i] (ends where i + 1 starts)
+    cdef vector[long] fr      # free cores on each node of segment i
+    cdef vector[vector[long]] jb  # jobs on the nodes of segment i, in the order they came
+    cdef vector[long] by_free  # by_free[f]: nodes with exactly f free cores
+    cdef vector[vector[long]] nb  # running job -> the jobs beside it (any order)
+    cdef vector[char] running  # job -> placed and not released
+    cdef vector[long] mark     # scratch: stamps for deduplicating neighbours
+    cdef long stamp
+    cdef long left_job        # the job released last (its neighbours stay in nb)
+    cdef object _runs_key, _runs
+
+    cdef long seg_c(self, long node) noexcept
+    cdef long _end(self, long i) noexcept
+    cdef void _split(self, long i, long at) noexcept
+    cdef long _merge(self, long i) noexcept
+    cdef list _partly_free(self, long cores, long limit)
+    cpdef long count_with(self, long cores)
+    cdef int place_c(self, long j, const long* iv, long niv, long cores) except -1
+    cdef int release_c(self, long j, const long* iv, long niv, long cores) except -1
+    cdef vector[long]* neighbours_c(self, long j) except NULL
+
+
+cdef class SharedCores:
+    cdef readonly SharedNodes nodes
+    cdef readonly long cpn
+    cdef readonly object cores  # array('q'): cores per node of every job (live)
+    cdef long long[::1] cr
+    cdef vector[long] flat  # node intervals of every job, flat: a0 b0 a1 b1 ...
+    cdef vector[long] off   # where job j's intervals start in flat
+    cdef vector[long] cnt   # how many intervals job j holds
+
+    cdef int take_c(self, long j, long nodes, object placement) except -1
+    cdef int take_iv_c(self, long j, const long* iv, long niv, long cores) except -1
+    cdef int release_c(self, long j) except -1
+
+
+cdef class CoreProjection:
+    cdef public long n, threshold, count
+    cdef vector[long] st, fr
+
+    cdef long loss_c(self, const long* iv, long niv, long cores) noexcept
+    cdef long add_c(self, const long* iv, long niv, long cores) noexcept

@@ -1,0 +1,208 @@
+"""The compiled co-location mechanisms against their Python oracles, on random workloads.
+
+* the segments (:class:`coschedlab.engine.segments.SharedNodes`, :class:`CoreProjection`)
+  against ``segments_oracle.py`` (the Python code they replaced), operation by operation;
+* the shared-core accounting (:class:`coschedlab.engine.segments.SharedCores`) against the
+  oracle's segments driven as the old accounting drove them;
+* the co-schedulers' compiled pass (:mod:`coschedlab.coloc.copass`), called by the kernel and
+  from Python, against the Python class scan of :mod:`coschedlab.coloc.schedulers`;
+* the speed model's per-event work (:class:`coschedlab.engine.cspeed.NeighbourSpeed`, called
+  by the kernel in C) against ``speed_oracle.py`` (the same model in Python, called by the
+  kernel as any Python speed model): whole co-scheduled runs, every job's start, end, speedup,
+  neighbours met and kill flag equal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import segments_oracle as oracle
+from _coloc_data import pool_ab
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from speed_oracle import OracleSpeed
+from test_coloc_engine import busy, coloc_workloads
+
+from coschedlab import Cluster, simulate
+from coschedlab.coloc.schedulers import EasyColoc, Filler
+from coschedlab.coloc.speed import ColocationSpeed
+from coschedlab.engine.kernel import Simulation
+from coschedlab.engine.placement import Placement
+from coschedlab.engine.result import Result
+from coschedlab.engine.segments import SharedCores, SharedNodes
+
+
+@st.composite
+def segment_ops(draw):
+    """A machine and a random sequence of placements (node sets, cores) and releases."""
+    n = draw(st.integers(1, 14))
+    cpn = draw(st.integers(1, 6))
+    ops = []
+    for _ in range(draw(st.integers(1, 50))):
+        nodes = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))
+        release = draw(st.sampled_from([None, "first", "last"]))
+        ops.append((nodes, draw(st.integers(1, cpn)), release))
+    return n, cpn, ops
+
+
+def same_state(c: SharedNodes, o: oracle.SharedNodes, running: dict) -> None:
+    """Every query of the compiled segments answers as the oracle's."""
+    assert c.segments() == o.segments()
+    assert (c.n_idle, c.total_free) == (o.n_idle, o.total_free)
+    assert c.nodes_by_free == o.nodes_by_free and c.room() == o.room()
+    assert c.free.tolist() == o.free.tolist()
+    for cores in range(0, c.cpn + 2):
+        assert c.count_with(cores) == o.count_with(cores)
+        assert c.partly_free(cores) == o.partly_free(cores)
+        assert c.free_runs(cores) == o.free_runs(cores)
+        for limit in (1, 3):
+            assert c.partly_free(cores, limit) == o.partly_free(cores, limit)
+    for k in {0, min(1, c.n_idle), c.n_idle}:
+        assert c.idle_intervals(k) == o.idle_intervals(k)
+    for j in running:
+        assert c.neighbours_of(j) == o.neighbours_of(j)
+    for x in range(c.n):
+        assert c.occupants(x) == o.occupants(x) and c.free_cores(x) == o.free_cores(x)
+
+
+@settings(max_examples=150)
+@given(segment_ops())
+def test_compiled_segments_equal_the_python_oracle(case):
+    n, cpn, ops = case
+    c, o = SharedNodes(n, cpn), oracle.SharedNodes(n, cpn)
+    running: dict[int, tuple] = {}
+    for job, (nodes, cores, release) in enumerate(ops):
+        if release and running:
+            k = min(running) if release == "first" else max(running)
+            iv, ck = running.pop(k)
+            c.release(k, iv, ck)
+            o.release(k, iv, ck)
+            assert c.neighbours_of(k) == o.neighbours_of(k)  # the job released last
+        p, q = Placement(job, nodes, cores), Placement(job, nodes, cores)
+        why = c.check(p)
+        assert why == o.check(q)
+        if why is None:
+            iv = c.claim(p)
+            assert iv == o.claim(q)
+            running[job] = (iv, cores)
+        same_state(c, o, running)
+
+
+@settings(max_examples=150)
+@given(segment_ops(), st.data())
+def test_compiled_projection_equals_the_python_oracle(case, data):
+    # what-if moves on a copy of the segments: the counts, the losses and the copy itself
+    n, cpn, ops = case
+    c, o = SharedNodes(n, cpn), oracle.SharedNodes(n, cpn)
+    for job, (nodes, cores, _) in enumerate(ops[: len(ops) // 2]):
+        p = Placement(job, nodes, cores)
+        if c.check(p) is None:
+            iv = c.claim(p)
+            o.place(job, iv, cores)
+    thr = data.draw(st.integers(0, cpn + 1))
+    pc, po = c.projection(thr), o.projection(thr)
+    assert pc.count == po.count
+    for nodes, cores, _ in ops[len(ops) // 2 :]:
+        iv = Placement(0, nodes, cores).intervals
+        assert pc.loss(iv, cores) == po.loss(iv, cores)
+        sign = data.draw(st.sampled_from([1, -1]))
+        assert pc.add(iv, sign * cores) == po.add(iv, sign * cores)
+        assert (pc.starts, pc.free) == (po.starts, po.free)
+
+
+@given(segment_ops())
+def test_compiled_shared_cores_equal_the_oracle_accounting(case):
+    # take (whole idle nodes or a placement) and release, as the old Python accounting did
+    # on the oracle's segments: allocations, cores per node, the segments
+    n, cpn, ops = case
+    cluster = Cluster(n, 1, cpn)
+    acct = SharedCores(cluster, len(ops))
+    o = oracle.SharedNodes(n, cpn)
+    alloc: dict[int, tuple] = {}
+    for job, (nodes, cores, release) in enumerate(ops):
+        if release and alloc:
+            k = min(alloc) if release == "first" else max(alloc)
+            acct.release(k)
+            o.release(k, *alloc.pop(k))
+        if release == "last":  # whole idle nodes
+            k = min(len(nodes), o.n_idle)
+            if not k:
+                continue
+            acct.take(job, k, None)
+            iv, c = o.idle_intervals(k), cpn
+            o.place(job, iv, cpn)
+        else:
+            p = Placement(job, nodes, cores)
+            if acct.check(job, p, 1) is not None:
+                continue
+            acct.take(job, 0, p)
+            iv, c = o.claim(p), cores
+        alloc[job] = (iv, c)
+        assert acct.allocation(job) == iv and acct.cores_of(job) == c
+        assert acct.nodes.segments() == o.segments() and acct.idle == o.n_idle
+
+
+COLS = ["start", "end", "speedup", "neighbours", "killed", "alloc"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    w=st.one_of(coloc_workloads(), busy),
+    spec=st.sampled_from(["easy-coloc", "filler", "best-pair", "ranks", "jungle"]),
+    ab=st.floats(0.4, 2.5),
+    ba=st.floats(0.4, 2.5),
+    kill=st.sampled_from([False, True, "next-event"]),
+    rule=st.sampled_from(["measured", "elise"]),
+)
+def test_compiled_speed_model_equals_the_python_oracle(w, spec, ab, ba, kill, rule):
+    pool = pool_ab(ab, ba)
+    runs = []
+    for cls in (ColocationSpeed, OracleSpeed):
+        model = cls.from_pool(pool, rule)
+        r = simulate(w, Cluster(8, 2, 2), spec, speed_model=model, shared_nodes=True,
+                     kill_at_walltime=kill)  # fmt: skip
+        runs.append(r.jobs[COLS])
+    assert runs[0].equals(runs[1])
+    assert np.isfinite(runs[0].end).all()
+
+
+class PythonLoop(Simulation):
+    """The kernel with its loop as a subclass's: the compiled co-pass is then called from the
+    scheduler's ``schedule`` (``run_view``, jobs started through the view)."""
+
+
+def python_scan(cls):
+    """``cls`` on the Python class scan (its compiled pass off)."""
+    return type("Python" + cls.__name__, (cls,), {"uses_compiled_pass": lambda self: False})
+
+
+PASS_COLS = ["start", "end", "alloc", "reservation", "neighbours", "killed"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    w=busy,
+    cls=st.sampled_from([EasyColoc, Filler]),
+    extra=st.booleans(),
+    depth=st.sampled_from([None, 1, 3]),
+    fallback=st.booleans(),
+    backfill=st.booleans(),
+    placement=st.sampled_from(["spread", "spread", "compact"]),
+    kill=st.booleans(),
+)
+def test_compiled_co_pass_equals_the_python_scan(
+    w, cls, extra, depth, fallback, backfill, placement, kill
+):
+    # the compiled pass called by the kernel, the same pass called from Python, and the
+    # Python class scan (tests/coloc/reference_coloc.py checks that one against the plain scan)
+    opts = dict(extra=extra, depth=depth, fallback=fallback, backfill=backfill,
+                placement=placement)  # fmt: skip
+    cluster, pool = Cluster(8, 2, 2), pool_ab(1.3, 0.7)
+    runs = []
+    for sim_cls, sched in ((Simulation, cls(**opts)), (PythonLoop, cls(**opts)),
+                           (Simulation, python_scan(cls)(**opts))):  # fmt: skip
+        sim = sim_cls(w, cluster, sched, speed_model=ColocationSpeed.from_pool(pool),
+                      shared_nodes=True, kill_at_walltime=kill)  # fmt: skip
+        sim.run()
+        runs.append(Result.from_simulation(sim).jobs[PASS_COLS])
+    assert runs[0].equals(runs[2]) and runs[1].equals(runs[2])
+    assert np.isfinite(runs[0].end).all()
