@@ -4,7 +4,10 @@ Every ``*.pyx`` under ``src/coschedlab`` is one extension module named by its pa
 (``src/coschedlab/_core/swf_parse.pyx`` -> ``coschedlab._core.swf_parse``), compiled by Cython
 with the directives of :data:`DIRECTIVES` (set here once for all modules; a module may
 override one locally, e.g. ``@cython.boundscheck(True)``). A module that needs C sources of
-its own names them in its header (``# distutils: sources = helper.c``). Cython's generated C
+its own names them in its header (``# distutils: sources = helper.c``). A module linked to
+SimGrid's C++ library (``# distutils: libraries = simgrid``: the in situ ``activities`` engine)
+is built only where SimGrid's headers are installed (Debian ``libsimgrid-dev``, beside
+``python3-simgrid``); without it that engine reports what is missing. Cython's generated C
 goes to ``build/cython``; the editable install (``pip install -e .``) puts the built module
 next to its ``.pyx``, and ``python setup.py build_ext --inplace`` rebuilds it.
 """
@@ -32,9 +35,23 @@ DIRECTIVES = {
 }
 
 
+#: where SimGrid's C++ headers are looked for
+SIMGRID_HEADERS = ("/usr/include", "/usr/local/include", "/opt/simgrid/include")
+
+
+def _needs_missing_simgrid(pyx: Path) -> bool:
+    """The module links to SimGrid's C++ library and its headers are not installed."""
+    head = pyx.read_text().split("\n", 5)[:5]
+    if not any(line.startswith("# distutils: libraries") and "simgrid" in line for line in head):
+        return False
+    return not any((Path(d) / "simgrid" / "s4u.hpp").exists() for d in SIMGRID_HEADERS)
+
+
 def extensions() -> list[Extension]:
     """One Extension per ``.pyx`` under ``src/coschedlab`` (paths relative to this file)."""
-    modules = sorted((ROOT / SRC / "coschedlab").rglob("*.pyx"))
+    modules = sorted(
+        pyx for pyx in (ROOT / SRC / "coschedlab").rglob("*.pyx") if not _needs_missing_simgrid(pyx)
+    )
     exts = [
         Extension(
             ".".join(pyx.relative_to(ROOT / SRC).with_suffix("").parts),

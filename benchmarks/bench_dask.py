@@ -27,9 +27,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from coschedlab.experiments.executors import ExecutorSpec
-from coschedlab.experiments.runner import QUIET_DASK, Task, dask_env, run_tasks
-from coschedlab.experiments.store import JsonStore
+from coschedlab.sweeps.cluster import QUIET_DASK, dask_env
+from coschedlab.sweeps.executors import ExecutorSpec
+from coschedlab.sweeps.runner import run_tasks
+from coschedlab.sweeps.store import Store
+from coschedlab.sweeps.tasks import Task
 
 
 def tiny(x: int) -> dict:
@@ -80,13 +82,13 @@ def tiny_runs(runs: int, workers: int, tmp: Path) -> None:
 
     tasks = [Task(f"k{i:06d}", bench_dask.tiny, (i,)) for i in range(runs)]
     t0 = time.perf_counter()
-    assert run_tasks(tasks, JsonStore(tmp / "local"), jobs=workers).ok
+    assert run_tasks(tasks, Store(tmp / "local"), jobs=workers).ok
     local = (time.perf_counter() - t0) / runs
     file, procs = start_cluster(tmp, workers)
     try:
         t0 = time.perf_counter()
         assert run_tasks(
-            tasks, JsonStore(tmp / "dask"), executor=ExecutorSpec("dask", str(file))
+            tasks, Store(tmp / "dask"), executor=ExecutorSpec("dask", str(file))
         ).ok
         dask = (time.perf_counter() - t0) / runs
     finally:
@@ -104,7 +106,7 @@ def client_sweep(file: str, runs: int, out: str) -> None:
 
     tasks = [Task(f"k{i:06d}", bench_dask.tiny, (i,)) for i in range(runs)]
     t0 = time.perf_counter()
-    assert run_tasks(tasks, JsonStore(Path(out)), executor=ExecutorSpec("dask", file)).ok
+    assert run_tasks(tasks, Store(Path(out)), executor=ExecutorSpec("dask", file)).ok
     per_run = (time.perf_counter() - t0) / runs
     print(per_run, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 

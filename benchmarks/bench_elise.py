@@ -67,8 +67,8 @@ def coschedlab_times(case: str, seed: int) -> dict:
     from coschedlab.coloc.elise.run import RunTask, workload_of
     from coschedlab.coloc.speed import ColocationSpeed
     from coschedlab.engine.kernel import Simulation
-    from coschedlab.experiments.store import RunKey
     from coschedlab.schedulers.registry import get_scheduler
+    from coschedlab.sweeps.store import RunKey
 
     cwd = os.getcwd()
     os.chdir(GOLDEN / "cases" / case)

@@ -3,7 +3,7 @@
 The 140 points: the four sweeps of the paper (20 distinct configurations) x the 7 non-IDEAL
 scenarios, CO-ALLOC nodes and cores. Ours: one run per point with the ensemble of seed 1 and the
 default options (``coschedlab insitu simulate --network paper``: allocation at B'3, the authors'
-rounding, ``ptask`` engine, store and forward, 100 steps). Theirs: the mean of their 5 trials
+rounding, ``activities`` engine, store and forward, 100 steps). Theirs: the mean of their 5 trials
 (``analysis/data_new.csv``, bundled as ``coschedlab.insitu.authors.authors_runs("fig4")``).
 ``--trials K`` predicts each point by the mean of K runs (seeds seed..seed+K-1), as the authors
 averaged 5 random ensembles; the default is one run. Prints the counts within 5% and 10% and
@@ -12,7 +12,7 @@ simulator would reach on fresh random ensembles (``replication_band``: each poin
 the authors' own mean and spread over their 5 trials).
 
 Run: .venv/bin/python benchmarks/insitu_fidelity.py [--jobs 2] [--seed 1] [--trials 1]
-     [--csv OUT.csv] [--engine ptask|activities] [--only S,A,V,N ...]
+     [--csv OUT.csv] [--engine activities|ptask] [--only S,A,V,N ...]
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def counts(both: pd.DataFrame) -> tuple[int, int, int]:
 
 def measure(
     seed: int = 1,
-    engine: str = "ptask",
+    engine: str = "activities",
     jobs: int = 2,
     confs: list[tuple[int, ...]] | None = None,
     trials: int = 1,
@@ -133,7 +133,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--trials", type=int, default=1, help="runs (seeds) averaged per point")
-    ap.add_argument("--engine", default="ptask")
+    ap.add_argument("--engine", default="activities")
     ap.add_argument("--csv", default=None, help="write every point to this CSV")
     ap.add_argument("--worst", type=int, default=15)
     ap.add_argument("--only", nargs="*", default=None, help="configurations S,A,V,N")

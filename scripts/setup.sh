@@ -5,16 +5,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 
-# Debian packages: SimGrid's Python bindings (required); Chromium and its driver for the
+# Debian packages: SimGrid's Python bindings and C++ headers (required: the in situ default
+# engine is compiled against libsimgrid); Chromium and its driver for the
 # dashboard's browser tests (optional: where apt cannot install them, those tests are skipped
 # and say why; the dashboard itself opens in any browser)
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 missing() { for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || echo "$pkg"; done; }
-need=$(missing python3-simgrid chromium chromium-driver xvfb xdotool)
+need=$(missing python3-simgrid libsimgrid-dev chromium chromium-driver xvfb xdotool)
 if [ -n "$need" ]; then
     $SUDO apt-get update -qq || true
-    if [ -n "$(missing python3-simgrid)" ]; then
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-simgrid >/dev/null
+    if [ -n "$(missing python3-simgrid libsimgrid-dev)" ]; then
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-simgrid \
+            libsimgrid-dev >/dev/null
     fi
     if [ -n "$(missing chromium chromium-driver)" ]; then
         DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver \

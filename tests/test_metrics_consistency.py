@@ -18,10 +18,10 @@ from coschedlab.cli.coloc import report as report_command
 from coschedlab.coloc import App, Heatmap, Pool
 from coschedlab.experiments.compare import comparison_table, run_metrics
 from coschedlab.experiments.spec import spec_from_dict
-from coschedlab.experiments.store import RunKey, run_dir
 from coschedlab.metrics import job_metrics
 from coschedlab.report import figures
 from coschedlab.report.figures import time_unit
+from coschedlab.sweeps.store import RunKey, run_dir
 
 KEY = RunKey("w", "easy", 0)
 

@@ -129,7 +129,7 @@ def test_simulate_writes_both_systems_and_the_baseline(traces, tmp_path):
     assert again.returncode == 2 and "--force" in again.stderr
 
 
-@pytest.mark.slow  # the JsonSweep resume is also tested in tests/experiments; 14 s
+@pytest.mark.slow  # the Sweep resume is also tested in tests/experiments; 14 s
 def test_compare_sweeps_resumes_and_refuses_another_sweeps_directory(traces, tmp_path):
     a, b = traces
     spec = tmp_path / "s.yaml"

@@ -21,9 +21,11 @@ pytest.importorskip("distributed")
 
 from coschedlab.errors import InputError  # noqa: E402
 from coschedlab.experiments import load_spec, run_comparison  # noqa: E402
-from coschedlab.experiments.executors import ExecutorSpec, parse_executor  # noqa: E402
-from coschedlab.experiments.runner import QUIET_DASK, Task, dask_env, run_tasks  # noqa: E402
-from coschedlab.experiments.store import JsonStore  # noqa: E402
+from coschedlab.sweeps.cluster import QUIET_DASK, dask_env
+from coschedlab.sweeps.executors import ExecutorSpec, parse_executor  # noqa: E402
+from coschedlab.sweeps.runner import run_tasks
+from coschedlab.sweeps.store import Store  # noqa: E402
+from coschedlab.sweeps.tasks import Task  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -143,7 +145,7 @@ def test_a_comparison_on_dask_equals_the_local_pool_byte_for_byte(cluster, tmp_p
 
 def test_killing_a_worker_mid_sweep_loses_and_duplicates_nothing(cluster, tmp_path):
     log = tmp_path / "calls.log"
-    store = JsonStore(tmp_path / "runs")
+    store = Store(tmp_path / "runs")
     tasks = [Task(f"k{i:02d}", _dask_tasks.slow_square, (i, 0.3, str(log))) for i in range(24)]
     done = []
 
@@ -168,7 +170,7 @@ def test_killing_a_worker_mid_sweep_loses_and_duplicates_nothing(cluster, tmp_pa
 
 
 def test_a_run_that_kills_every_worker_fails_clearly_and_the_others_finish(tmp_path):
-    store = JsonStore(tmp_path / "runs")
+    store = Store(tmp_path / "runs")
     """One worker and no retries by Dask: the runs queued beside the killer die with it
     every time, and must not be blamed for it (they are retried alone)."""
     tasks = [Task(f"k{i}", _dask_tasks.exit_worker, (i,)) for i in range(6)]
@@ -180,7 +182,7 @@ def test_a_run_that_kills_every_worker_fails_clearly_and_the_others_finish(tmp_p
 
 def test_shared_inputs_are_shipped_once_per_worker(cluster, tmp_path):
     table = list(range(200_000))
-    store = JsonStore(tmp_path / "runs")
+    store = Store(tmp_path / "runs")
     tasks = [Task(f"k{i}", _dask_tasks.total, (table, i)) for i in range(10)]
     assert run_tasks(tasks, store, executor=ExecutorSpec("dask", str(cluster.file))).ok
     rows = store.load()
@@ -192,7 +194,7 @@ def test_input_files_are_shipped_and_the_results_name_the_clients_paths(cluster,
     and what the runs return names the files as the client knows them."""
     data = tmp_path / "input.swf"
     data.write_text("; a trace\n1 0 0 10 4\n")
-    store = JsonStore(tmp_path / "runs")
+    store = Store(tmp_path / "runs")
     tasks = [Task(f"k{i}", _dask_tasks.read_input, ({"file": str(data), "i": i},))
              for i in range(4)]  # fmt: skip
     assert run_tasks(tasks, store, executor=ExecutorSpec("dask", str(cluster.file))).ok
@@ -269,7 +271,7 @@ def test_the_spec_executor_key_is_checked(tmp_path):
 def test_batch_system_executors_write_the_expected_job_script(text, wants):
     import signal as sig
 
-    from coschedlab.experiments.runner import jobqueue_cluster
+    from coschedlab.sweeps.cluster import jobqueue_cluster
 
     before = sig.getsignal(sig.SIGINT)
     cluster, jobs = jobqueue_cluster(parse_executor(text))
@@ -328,7 +330,7 @@ def test_quiet_settings_reach_workers_through_their_environment():
 def test_silenced_loggers_are_restored_after_the_cluster():
     import logging
 
-    from coschedlab.experiments.runner import _silenced
+    from coschedlab.sweeps.cluster import _silenced
 
     lg = logging.getLogger("tornado.application")
     lg.setLevel(logging.WARNING)

@@ -14,8 +14,8 @@ import typer
 from _experiments_data import base_spec, write_boom, write_spec
 
 from coschedlab.errors import InputError
-from coschedlab.experiments import completed, load_spec, run_comparison, write_analysis
-from coschedlab.experiments.store import RunKey, run_dir
+from coschedlab.experiments import load_spec, run_comparison, write_analysis
+from coschedlab.sweeps.store import RunKey, completed, run_dir
 
 N_RUNS = 3 * 2 * 2  # workloads x schedulers x repetitions
 

@@ -151,8 +151,9 @@ def test_scheduler_labels_and_files(tmp_path: Path, doc: dict) -> None:
 
 
 def test_every_name_a_comparison_writes_is_reserved_for_workloads():
-    from coschedlab.experiments import runner, store
+    from coschedlab.experiments import store
     from coschedlab.experiments.spec import RESERVED_NAMES
+    from coschedlab.sweeps import progress
 
-    written = {*store.ANALYSIS_OUTPUTS, store.SPEC_FILE, runner.SWEEP_FILE}
+    written = {*store.ANALYSIS_OUTPUTS, store.SPEC_FILE, progress.SWEEP_FILE}
     assert written <= set(RESERVED_NAMES)

@@ -8,8 +8,9 @@ import os
 import pytest
 
 from coschedlab.errors import InputError
-from coschedlab.experiments.runner import MemoryStore, Task, run_tasks
-from coschedlab.experiments.store import JsonStore
+from coschedlab.sweeps.runner import run_tasks
+from coschedlab.sweeps.store import Store
+from coschedlab.sweeps.tasks import Task
 
 
 def square(x: int) -> dict:
@@ -33,7 +34,7 @@ def my_pid(_: int) -> int:
 
 
 def test_resume_runs_exactly_the_missing_runs(tmp_path):
-    store = JsonStore(tmp_path / "runs")
+    store = Store(tmp_path / "runs")
     tasks = [Task(f"k{i}", interrupts_on, (i, 4)) for i in range(8)]
     first = run_tasks(tasks, store, jobs=1)
     assert first.interrupted and first.executed == ["k0", "k1", "k2", "k3"]
@@ -52,7 +53,7 @@ def test_resume_runs_exactly_the_missing_runs(tmp_path):
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_failing_run_is_recorded_and_the_others_finish(tmp_path, jobs):
-    store = JsonStore(tmp_path / "runs")
+    store = Store(tmp_path / "runs")
     done = []
     summary = run_tasks(
         [Task(f"k{i}", fails_on_three, (i,)) for i in range(6)],
@@ -69,7 +70,7 @@ def test_a_failing_run_is_recorded_and_the_others_finish(tmp_path, jobs):
 
 
 def test_fresh_process_gives_every_run_its_own_process():
-    store = MemoryStore()
+    store = Store(None)
     summary = run_tasks(
         [Task(i, my_pid, (i,)) for i in range(4)], store, jobs=1, fresh_process=True
     )
@@ -80,6 +81,6 @@ def test_fresh_process_gives_every_run_its_own_process():
 
 def test_keys_must_be_unique_and_jobs_positive(tmp_path):
     with pytest.raises(InputError, match="share the key"):
-        run_tasks([Task("a", square, (1,)), Task("a", square, (2,))], MemoryStore())
+        run_tasks([Task("a", square, (1,)), Task("a", square, (2,))], Store(None))
     with pytest.raises(InputError, match="--jobs must be at least 1"):
-        run_tasks([Task("a", square, (1,))], MemoryStore(), jobs=0)
+        run_tasks([Task("a", square, (1,))], Store(None), jobs=0)

@@ -193,16 +193,18 @@ def test_a_scheduler_a_sweep_spec_names_is_loaded_outside_the_server(ws):
     (folder / "ends.py").write_text("import os\nos._exit(7)\n")
     (folder / "spec.yaml").write_text(WF_SPEC + "scheduler: uploads/mine/ends.py\n")
     from coschedlab.gui.isolated import call_isolated, dotted
-    from coschedlab.gui.pages.workflows import _sweep_check
+    from coschedlab.sweeps.capability import check_sweep
 
     with pytest.raises(InputError, match="ended the process"):
-        call_isolated(dotted(_sweep_check), str(folder / "spec.yaml"), str(ws.root / "o"),
-                      cwd=ws.root, timeout=60, where="spec.yaml")  # fmt: skip
+        call_isolated(dotted(check_sweep), "workflows", str(folder / "spec.yaml"),
+                      str(ws.root / "o"), cwd=ws.root, timeout=60, where="spec.yaml")  # fmt: skip
 
 
 def test_sweeps_too_large_for_the_dashboard_are_refused_before_they_start(ws):
-    from coschedlab.gui.pages.coupled import _sweep_check as coupled_check
-    from coschedlab.gui.pages.workflows import _sweep_check as workflow_check
+    from coschedlab.sweeps.capability import capability
+
+    coupled_check = capability("coupled").check_command
+    workflow_check = capability("workflows").check_command
 
     big = ws.root / "big.yaml"
     shares = ", ".join(f"{0.0001 * (k + 1):.4f}" for k in range(4000))
@@ -216,8 +218,10 @@ def test_sweeps_too_large_for_the_dashboard_are_refused_before_they_start(ws):
 
 
 def test_a_damaged_stored_sweep_says_so_and_odd_figures_are_not_inlined(ws):
-    from coschedlab.gui.pages.workflows import SWEEP
     from coschedlab.gui.sweeps import sweep_view
+    from coschedlab.sweeps.capability import capability
+
+    SWEEP = capability("workflows")
 
     out = ws.root / "sw"
     (out / "runs").mkdir(parents=True)
@@ -234,14 +238,14 @@ def test_a_damaged_stored_sweep_says_so_and_odd_figures_are_not_inlined(ws):
 
 
 def test_output_folders_inside_another_sweep_and_other_kinds_are_refused(ws):
-    from coschedlab.experiments.store import check_json_sweep
+    from coschedlab.sweeps.sweep import check_folder
 
     (ws.root / "cmp").mkdir()
     (ws.root / "cmp" / "spec.json").write_text('{"runs": {"schedulers": {}, "workloads": {}}}')
     with pytest.raises(InputError, match="inside the stored sweep cmp"):
         ws.output("cmp/inner")
     with pytest.raises(InputError, match="holds a comparison sweep, not a workflow sweep"):
-        check_json_sweep(ws.root / "cmp", "workflow", None, ())
+        check_folder(ws.root / "cmp", "workflow", None, ())
 
 
 def test_in_situ_ensembles_too_large_to_plan_in_the_page_are_refused(ws):

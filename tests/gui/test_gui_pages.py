@@ -116,12 +116,14 @@ def test_the_workflows_page_says_when_the_modes_look_alike():
 
 def test_a_sweep_shows_the_command_that_resumes_it_with_its_spec(ws):
     from coschedlab.gui.launch import command_line
-    from coschedlab.gui.pages.workflows import SWEEP
     from coschedlab.gui.sweeps import resume_hint, sweep_name
+    from coschedlab.sweeps.capability import capability
+
+    SWEEP = capability("workflows")
 
     out = ws.root / "sweeps" / "w"
     spec = str(bundled("coschedlab:sweeps/woas_small.yaml"))
-    said = command_line(ws, SWEEP.args(spec, str(out)))
+    said = command_line(ws, SWEEP.command_args(spec, str(out)))
     assert said == "coschedlab workflows compare coschedlab:sweeps/woas_small.yaml --out sweeps/w"
     unknown = resume_hint(SWEEP, ws, out)  # made by the command line: the spec unknown
     assert "SPEC.yaml being the spec that made it" in unknown
@@ -129,7 +131,7 @@ def test_a_sweep_shows_the_command_that_resumes_it_with_its_spec(ws):
     (ws.root / "specs" / f"{sweep_name(SWEEP, ws, out)}.command").write_text(said + "\n")
     assert resume_hint(SWEEP, ws, out) == f"at the command line (resumes it): {said}"
     upload = ws.root / "uploads" / "ab12" / "my sweep.yaml"
-    assert command_line(ws, SWEEP.args(str(upload), str(out))) == (
+    assert command_line(ws, SWEEP.command_args(str(upload), str(out))) == (
         "coschedlab workflows compare 'uploads/ab12/my sweep.yaml' --out sweeps/w"
     )
 

@@ -65,7 +65,7 @@ def test_per_node_layout_is_faster_for_in_transit():
 
 
 def test_engines_agree(small):
-    # the fast L07 ptask engine (calibrated) and the literal LV08 per-piece engine
+    # the L07 ptask engine (calibrated) and the default LV08 per-piece engine
     for scenario in ("ideal", "in-transit"):
         plan = make_plan(small, scenario)
         fast = simulate(plan, "paper", "ptask").makespan

@@ -13,10 +13,10 @@ import pytest
 
 from coschedlab.errors import InputError
 from coschedlab.experiments import studies as sweep
-from coschedlab.experiments.executors import parse_executor
 from coschedlab.studies.reproduce import simulate_one, table5
 from coschedlab.studies.result import StudyResult
 from coschedlab.studies.spec import load_spec
+from coschedlab.sweeps.executors import parse_executor
 
 HELIUM = Path(str(files("coschedlab") / "data" / "helium_study.yaml"))
 CELLS = dict(workers=(32,), configs="OB")

@@ -36,9 +36,9 @@ def compare(
     """Run every workload x scheduler x repetition of SPEC (resuming: finished runs are kept),
     print the comparison table and write comparison.csv and the plots."""
     from ..experiments import load_spec, run_comparison, write_analysis
-    from ..experiments.executors import parse_executor
-    from ..experiments.runner import Outcome
-    from ..experiments.store import run_dir
+    from ..sweeps.executors import parse_executor
+    from ..sweeps.store import run_dir
+    from ..sweeps.tasks import Outcome
 
     where = parse_executor(executor) if executor is not None else None
     s = load_spec(spec)

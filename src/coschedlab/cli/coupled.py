@@ -8,7 +8,6 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import InputError
-from .options import ExecutorOpt, JobsOpt, SweepOutOpt
 
 app = typer.Typer(
     help="Paired jobs on coupled systems (a machine and its analysis cluster) start together.",
@@ -121,62 +120,3 @@ def simulate(
         with atomic_dir(out, force) as tmp:
             r.write(tmp, base)
         err.print(f"wrote {out}/ (one directory per system, holds.csv, pairs.csv, coupled.json)")
-
-
-@app.command()
-def compare(
-    spec: Annotated[Path, typer.Argument(help="sweep spec (YAML, see docs/coupled.md)")],
-    jobs: JobsOpt = None,
-    out: SweepOutOpt = None,
-    executor: ExecutorOpt = None,
-) -> None:
-    """Run the scheme x load and scheme x paired-proportion sweep (resuming: finished runs are
-    kept); write summary.csv and the figures (like the paper's Figs 3-10); print the table."""
-    from ..experiments.coupled import check_output, load_coupled_spec, run_sweep
-    from .progress import run_spec_sweep
-
-    run_spec_sweep(
-        spec,
-        out,
-        jobs,
-        executor,
-        load_coupled_spec,
-        check_output,
-        run_sweep,
-        lambda s, target, rows: write_report(target, rows),
-    )
-
-
-def write_report(target: Path, rows: list) -> list[Path]:
-    """summary.csv and the figures of a finished (or partial) sweep; the table on stdout."""
-    from rich.console import Console
-    from rich.table import Table
-
-    from ..coupled.plots import FIGURES, study_figure
-    from ..experiments.coupled import SUMMARY_TITLE, aggregate, summary_table
-    from ..outputs import atomic_file
-
-    df = aggregate(rows)
-    if df.empty:
-        raise InputError("no coupled run finished (see runs/*.error.txt)", str(target))
-    written = []
-    with atomic_file(target / "summary.csv", force=True) as tmp:
-        df.to_csv(tmp, index=False, float_format="%.6g")
-    written.append(target / "summary.csv")
-    for study in ("load", "proportion"):
-        for stem, metric, label, scale, base in FIGURES:
-            fig = study_figure(df, study, metric, label, scale, base)
-            if fig is None:
-                continue
-            path = target / f"{study}_{stem}.png"
-            with atomic_file(path, force=True) as tmp:
-                fig.savefig(tmp, format="png", dpi=110)
-            written.append(path)
-    columns, cells = summary_table(df)
-    t = Table(title=SUMMARY_TITLE)
-    for col in columns:
-        t.add_column(col, justify="left" if col in ("study", "sys", "combo") else "right")
-    for row in cells:
-        t.add_row(*row)
-    Console(width=80).print(t)
-    return written

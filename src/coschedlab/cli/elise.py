@@ -55,7 +55,7 @@ def run(
     from ..coloc.elise.experiment import expand, parse_compat, read_experiment
     from ..coloc.elise.run import OWN_DIR, check_output, output_folder, run_experiment
     from ..errors import InputError, check_seed
-    from ..experiments.executors import parse_executor
+    from ..sweeps.executors import parse_executor
     from ..tables import Col, fit_table
     from .progress import report_step, run_sweep_shown
 

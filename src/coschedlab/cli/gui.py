@@ -72,8 +72,8 @@ def gui(
 
     from rich.console import Console
 
-    from ..experiments.executors import parse_executor
     from ..gui import Context, Workspace, make_app
+    from ..sweeps.executors import parse_executor
 
     err = Console(stderr=True)
     if not 0 <= port <= 65535:

@@ -176,9 +176,11 @@ def simulate(
     engine: Annotated[
         str,
         typer.Option(
-            "--engine", help="ptask (fast, L07) | activities (LV08, one activity per piece)"
+            "--engine",
+            help="activities (LV08, one actor per node piece, the authors' job manager) | "
+            "ptask (L07, pieces in lockstep; the bundled reproduction's engine)",
         ),
-    ] = "ptask",
+    ] = "activities",
     io: Annotated[
         str,
         typer.Option(
@@ -323,7 +325,9 @@ def reproduce(
     ] = ("nodes,simulations,analyses,data"),
     steps: Annotated[int, typer.Option("--steps")] = 100,
     network: Annotated[str, typer.Option("--network", help="paper | per-node")] = "paper",
-    engine: Annotated[str, typer.Option("--engine", help="ptask | activities")] = "ptask",
+    engine: Annotated[
+        str, typer.Option("--engine", help="activities | ptask (the bundled results' engine)")
+    ] = "activities",
     seed: Annotated[int, typer.Option("--seed")] = 0,
     alloc_bandwidth: Annotated[
         str,
@@ -339,9 +343,9 @@ def reproduce(
     Fig. 4, Fig. 5 and Table II figures into OUT. Interrupted runs resume."""
     from rich.console import Console
 
-    from ..experiments.executors import parse_executor
     from ..insitu.simulate import check_options
     from ..insitu.sweep import reproduce as run_repro
+    from ..sweeps.executors import parse_executor
     from .progress import progress_bar
 
     where = parse_executor(executor) if executor is not None else None

@@ -56,10 +56,22 @@ def build_app(command: str | None = None) -> typer.Typer:
     for name, module in COMMANDS.items():
         if command in (None, name):
             the_app.command()(getattr(import_module(f".{module}", __package__), name))
+    groups = {}
     for name, module in GROUPS.items():
         if command in (None, name):
-            the_app.add_typer(import_module(f".{module}", __package__).app, name=name)
+            groups[name] = import_module(f".{module}", __package__).app
+            the_app.add_typer(groups[name], name=name)
+    if command not in COMMANDS:  # the registered capabilities' sweep commands
+        from .sweeps import add_sweep_commands
+
+        add_sweep_commands(the_app, groups, only=command)
     return the_app
+
+
+def make_app() -> typer.Typer:
+    """The whole command line: its own commands and groups, and the sweep commands of every
+    registered capability (:func:`~.sweeps.add_sweep_commands`)."""
+    return build_app()
 
 
 def __getattr__(name: str) -> typer.Typer:

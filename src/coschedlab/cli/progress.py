@@ -15,7 +15,7 @@ from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, Ta
 from rich.text import Text
 
 __all__ = [
-    "Bar", "eta", "hms", "progress_bar", "report_step", "run_spec_sweep", "run_sweep_shown",
+    "Bar", "eta", "hms", "progress_bar", "report_step", "run_sweep_shown",
     "status",
 ]  # fmt: skip
 
@@ -190,7 +190,7 @@ def run_sweep_shown(
     err: Console, title: str, n: int, target: object, sweep: Callable[..., tuple]
 ) -> tuple:
     """Run a resumable sweep with the progress bar: ``sweep(on_start=, on_done=)`` returns
-    ``(summary, rows)`` (:func:`coschedlab.experiments.runner.run_tasks`' summary). Prints
+    ``(summary, rows)`` (:func:`coschedlab.sweeps.runner.run_tasks`' summary). Prints
     what is already stored and every failed run; an interrupted sweep says how to resume and
     exits 130; no finished run at all is an input error."""
     from ..errors import InputError
@@ -235,46 +235,3 @@ def report_step(err: Console, target: object) -> Iterator[None]:
         )
         raise SystemExit(130) from None
 
-
-def run_spec_sweep(
-    spec: object,
-    out: object,
-    jobs: int | None,
-    executor: str | None,
-    load: Callable[[object], object],
-    check_output: Callable[[object, object], None],
-    run_sweep: Callable[..., tuple],
-    write_report: Callable[[object, object, list], list],
-) -> None:
-    """A resumable spec sweep command (``workflows compare``, ``coupled compare``): read the
-    spec (a file or ``coschedlab:NAME``) with ``load``, check ``--out`` (default: the spec's
-    ``output``), run the sweep (``run_sweep``) with the progress bar, write the report with
-    ``write_report(spec, target, rows)`` and say what was written; failed runs exit 2."""
-    from pathlib import Path
-
-    from rich.console import Console
-
-    from ..bundled import bundled, is_bundled
-    from ..errors import InputError
-    from ..experiments.executors import parse_executor
-
-    if jobs is not None and jobs < 1:
-        raise InputError(f"--jobs must be at least 1, got {jobs}")
-    where = parse_executor(executor) if executor is not None else None
-    s: Any = load(bundled(str(spec)) if is_bundled(str(spec)) else spec)
-    target = Path(out if out is not None else s.output)  # type: ignore[arg-type]
-    check_output(target, s)
-    err = Console(stderr=True)
-
-    def info(text: str) -> None:
-        err.print(text, soft_wrap=True)
-
-    summary, rows = run_sweep_shown(
-        err, s.name, len(s.configs()), target,
-        lambda **cb: run_sweep(s, target, jobs=jobs, executor=where, on_info=info, **cb),
-    )  # fmt: skip
-    with report_step(err, target):
-        written = write_report(s, target, rows)
-    err.print("wrote " + ", ".join(str(p) for p in written), soft_wrap=True)
-    if summary.failed:
-        raise InputError(f"{len(summary.failed)} runs failed (see {target}/runs/*.error.txt)")

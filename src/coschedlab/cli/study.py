@@ -304,9 +304,9 @@ def reproduce(
     from rich.table import Table
 
     from ..experiments import studies as sweep
-    from ..experiments.executors import parse_executor
     from ..outputs import atomic_dir, atomic_file, check_target
     from ..studies.plots import scheduling_graph, table5_figure
+    from ..sweeps.executors import parse_executor
     from .progress import report_step, run_sweep_shown
 
     if jobs is not None and jobs < 1:

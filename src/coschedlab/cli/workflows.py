@@ -11,7 +11,6 @@ import typer
 
 from ..errors import InputError
 from ..tables import count, number
-from .options import ExecutorOpt, JobsOpt, SweepOutOpt
 
 app = typer.Typer(
     help="Workflows as chained jobs, pilot jobs or WoAS jobs in a loaded machine.",
@@ -301,66 +300,3 @@ def _print_summaries(summaries: dict[str, dict], compared: int) -> None:
     for row in summary_cells(summaries):
         t.add_row(*row)
     con.print(t)
-
-
-@app.command()
-def compare(
-    spec: Annotated[Path, typer.Argument(help="sweep spec (YAML, see docs/workflows.md)")],
-    jobs: JobsOpt = None,
-    out: SweepOutOpt = None,
-    executor: ExecutorOpt = None,
-) -> None:
-    """Run a workflow x share x seed x mode sweep (resuming: finished runs are kept), write
-    summary.csv, the utilization-gain table and the figures, and print the summary."""
-    from ..experiments.workflows import check_output, load_workflow_spec, run_sweep
-    from .progress import run_spec_sweep
-
-    run_spec_sweep(
-        spec, out, jobs, executor, load_workflow_spec, check_output, run_sweep, write_report
-    )
-
-
-def write_report(s: Any, target: Path, rows: list) -> list[Path]:
-    """summary.csv, table3.md and the figures of a finished (or partial) sweep."""
-    from rich.console import Console
-
-    from ..experiments.workflows import aggregate
-    from ..outputs import atomic_file
-    from ..workflows import plots
-
-    df = aggregate(rows)
-    if df.empty:
-        raise InputError("no workflow run finished (see runs/*.error.txt)", str(target))
-    written = []
-    with atomic_file(target / "summary.csv", force=True) as tmp:
-        df.to_csv(tmp, index=False, float_format="%.6g")
-    written.append(target / "summary.csv")
-    key = s.kind
-    table = plots.gain_table(df, key)
-    if table:
-        with atomic_file(target / "utilization_gain.md", force=True) as tmp:
-            tmp.write_text(table)
-        written.append(target / "utilization_gain.md")
-    for name, fig in (
-        ("groups.png", plots.group_figures(df)),
-        ("speedup.png", plots.speedup_figure(df, key)),
-        ("slowdown_small.png", plots.slowdown_figure(df, key)),
-    ):
-        if fig is None:
-            continue
-        with atomic_file(target / name, force=True) as tmp:
-            fig.savefig(tmp, format="png", dpi=110)
-        written.append(target / name)
-    from rich.table import Table
-
-    from ..experiments.workflows import summary_table
-
-    columns, cells = summary_table(df, key)
-    t = Table(title=f"{s.name}: medians over window workflows completed in every mode")
-    for col in columns:
-        t.add_column(col, justify="left" if col in ("workflow", "mode") else "right")
-    for row in cells:
-        t.add_row(*row)
-    con = Console(width=80)
-    con.print(t)
-    return written

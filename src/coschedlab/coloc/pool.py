@@ -30,6 +30,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -301,6 +302,22 @@ def load_pool(path: str | Path) -> Pool:
 
 
 # -- compact-time tables ------------------------------------------------------------------------
+def file_stamp(path: str | Path) -> tuple[int, int]:
+    """What tells a file's versions apart (size, modification time): a cache key."""
+    st = Path(path).stat()
+    return st.st_size, st.st_mtime_ns
+
+
+@lru_cache(maxsize=16)
+def _read_pool(path: str, stamp: tuple[int, int]) -> Pool:
+    return load_pool(path)
+
+
+def cached_pool(path: str) -> Pool:
+    """The pool in ``path`` (read once per process, again when the file changes)."""
+    return _read_pool(path, file_stamp(path))
+
+
 def _apps_from_frame(frame: pd.DataFrame, where: str | None = None) -> list[App]:
     missing = [c for c in ("app", "procs", "compact_time") if c not in frame.columns]
     if missing:

@@ -8,7 +8,8 @@ bytes per job, so million-job runs stay small); the kernel calls :meth:`take_c` 
 :meth:`release_c` without a Python call.
 """
 
-from ..intervals import format_intervals
+from libcpp.string cimport string, to_string
+
 from .placement import normalize
 
 __all__ = ["WholeNodes"]
@@ -82,13 +83,25 @@ cdef class WholeNodes:
 
     def alloc_texts(self, long n) -> list[str]:
         """Batsim allocation text of jobs ``0..n-1`` (``""`` for a job that never started)."""
-        cdef long j, a, b
+        cdef long j, a, b, i, o
+        cdef string text
         texts = [""] * n
         for j in range(n):
             if self.cnt[j] == 1:
                 a = self.flat[self.off[j]]
                 b = self.flat[self.off[j] + 1] - 1
                 texts[j] = f"{a}" if a == b else f"{a}-{b}"
-            elif self.cnt[j] > 1:
-                texts[j] = format_intervals(self.allocation(j))
+            elif self.cnt[j] > 1:  # :func:`.intervals.format_intervals`, in C
+                text.clear()
+                o = self.off[j]
+                for i in range(o, o + 2 * self.cnt[j], 2):
+                    a = self.flat[i]
+                    b = self.flat[i + 1] - 1
+                    if i > o:
+                        text.push_back(b" ")
+                    text.append(to_string(a))
+                    if b != a:
+                        text.push_back(b"-")
+                        text.append(to_string(b))
+                texts[j] = text.decode("ascii")
         return texts

@@ -3,8 +3,8 @@
 - :mod:`.spec`: the YAML spec, validated strictly (:func:`load_spec`);
 - :mod:`.workloads`: the workload of one run (pool-generated or SWF trace);
 - :mod:`.store`: one directory per finished run, written atomically; resume checks;
-- :mod:`.runner`: the one resumable sweep runner (:func:`run_tasks`), used by every sweep;
-- :mod:`.comparison`: a comparison's runs on it (:func:`run_comparison`);
+- :mod:`.comparison`: a comparison's runs on the one runner of :mod:`coschedlab.sweeps`
+  (:func:`run_comparison`);
 - :mod:`.compare` and :mod:`.plots`: the comparison table, ``comparison.csv`` and figures.
 """
 
@@ -12,26 +12,18 @@ from __future__ import annotations
 
 from .compare import comparison_table, run_metrics, write_analysis
 from .comparison import RunTask, plan, run_comparison
-from .runner import Outcome, Summary, Task, run_tasks
 from .spec import SchedulerSpec, Spec, WorkloadSpec, load_spec, spec_from_dict
-from .store import RunKey, completed
 
 __all__ = [
-    "Outcome",
-    "RunKey",
     "RunTask",
     "SchedulerSpec",
     "Spec",
-    "Summary",
-    "Task",
     "WorkloadSpec",
     "comparison_table",
-    "completed",
     "load_spec",
     "plan",
     "run_comparison",
     "run_metrics",
-    "run_tasks",
     "spec_from_dict",
     "write_analysis",
 ]

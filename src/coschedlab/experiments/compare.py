@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 from rich.console import Group
 
+from ..sweeps.store import RunKey, completed, run_dir
 from .spec import Spec
-from .store import RunKey, completed, run_dir
 
 __all__ = [
     "METRICS",

@@ -1,9 +1,9 @@
 """Run a comparison: every workload x scheduler x repetition of a spec, on the one runner.
 
 Each run rebuilds its workload and scheduler from a picklable :class:`RunTask`, simulates and
-validates (:func:`simulate_task`); the runner (:func:`.runner.run_tasks`) stores it as soon as
-it ends (:class:`.store.RunStore`), so an interrupted comparison resumes where it stopped. A
-run that fails leaves ``error.txt`` in its directory and the others go on.
+validates (:func:`simulate_task`); the one driver (:data:`SWEEP`) stores it as soon as it ends
+(in the comparison's :data:`.store.RESULT_DIRS`), so an interrupted comparison resumes where
+it stopped. A run that fails leaves ``error.txt`` in its directory and the others go on.
 """
 
 from __future__ import annotations
@@ -14,12 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from ..platform import Cluster
+from ..sweeps.progress import PROGRESS_DIR
+from ..sweeps.store import RunKey
+from ..sweeps.sweep import Sweep
+from ..sweeps.tasks import Outcome, Summary, Task, check_valid
 from . import store
-from .runner import PROGRESS_DIR, Outcome, Summary, Task, run_tasks
 from .spec import SchedulerSpec, Spec, WorkloadSpec
-from .store import RunKey, RunStore
+from .store import RESULT_DIRS
 
-__all__ = ["RunTask", "check_valid", "plan", "run_comparison", "simulate_task"]
+__all__ = [
+    "SWEEP", "RunTask", "plan", "run_comparison", "simulate_task",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -49,14 +54,6 @@ def plan(spec: Spec) -> list[RunTask]:
     return tasks
 
 
-def check_valid(result: Any) -> None:
-    """A sweep's run that breaks an invariant is an error (the validator's first 20 lines)."""
-    violations = result.validate()
-    if violations:
-        shown = "\n".join(violations[:20])
-        raise RuntimeError(f"the schedule breaks {len(violations)} invariant(s):\n{shown}")
-
-
 def simulate_task(task: RunTask) -> tuple[Any, dict[str, Any]]:
     """Simulate and validate one run: its :class:`~coschedlab.engine.result.Result` and the
     facts for ``run.json``. A schedule that breaks an invariant is an error."""
@@ -84,8 +81,8 @@ def simulate_task(task: RunTask) -> tuple[Any, dict[str, Any]]:
 
 
 def progress_name(key: RunKey) -> str:
-    """The file in :data:`~.runner.PROGRESS_DIR` where run ``key`` reports its progress
-    (the dashboard's live bar per run): ``{"done": jobs, "total": jobs}``."""
+    """The file in :data:`~coschedlab.sweeps.progress.PROGRESS_DIR` where run ``key`` reports
+    its progress (the dashboard's live bar per run): ``{"done": jobs, "total": jobs}``."""
     return f"{key.workload}__{key.scheduler}__rep{key.rep}.json"
 
 
@@ -118,6 +115,15 @@ def _progress_file(task: RunTask) -> Callable[[int, int], None] | None:
     return report
 
 
+#: the comparison as a sweep of the one driver: its runs in directories under ``OUT``, its
+#: spec.json the merged definitions of its runs (:func:`~.store.check_spec`)
+SWEEP = Sweep(
+    "comparison", simulate_task, layout=RESULT_DIRS, runs="", quiet=False,
+    check=store.check_spec_compatible, record=store.check_spec, legacy_key="runs",
+)  # fmt: skip
+
+
+
 def run_comparison(
     spec: Spec,
     out: Path,
@@ -134,12 +140,14 @@ def run_comparison(
     ``jobs``: worker processes (default ``os.cpu_count()``, 1 = in this process). ``fresh``
     removes the old runs first; otherwise a directory made from a different spec is refused
     (:func:`~.store.check_spec`). ``executor``: where the runs execute (default: the spec's,
-    else the local pool). See :func:`.runner.run_tasks` for the callbacks and Ctrl-C.
+    else the local pool). See :func:`~coschedlab.sweeps.runner.run_tasks` for the callbacks
+    and Ctrl-C.
     """
     out = Path(out)
     if fresh:
         store.clear(out, spec)
-    store.check_spec(out, spec)
     tasks = [Task(t.key, simulate_task, (t,)) for t in plan(spec)]
-    return run_tasks(tasks, RunStore(out), jobs=jobs, on_start=on_start, on_done=on_done,
-                     executor=executor or spec.executor, on_info=on_info)  # fmt: skip
+    summary, _ = SWEEP.run(spec, out, tasks=tasks, jobs=jobs, on_start=on_start,
+                           on_done=on_done, executor=executor or spec.executor,
+                           on_info=on_info)  # fmt: skip
+    return summary

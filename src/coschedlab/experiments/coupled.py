@@ -51,11 +51,13 @@ import pandas as pd
 from ..bundled import bundled, is_bundled
 from ..errors import InputError
 from ..schema import Checker, open_spec, show
-from .executors import checked_executor
-from .store import JsonSweep
+from ..sweeps.capability import Table, read_table
+from ..sweeps.executors import checked_executor
+from ..sweeps.sweep import Sweep
 
 __all__ = [
-    "CoupledSpec", "aggregate", "load_coupled_spec", "run_one", "run_sweep", "summary_table",
+    "CoupledSpec", "aggregate", "load_coupled_spec", "report", "run_one",
+    "run_sweep", "summary",
 ]  # fmt: skip
 
 COMBOS = ("HH", "HY", "YH", "YY")
@@ -429,9 +431,9 @@ def _shape(row: dict[str, Any]) -> None:
                 raise TypeError(k)
 
 
-SWEEP = JsonSweep("coupled", describe, FIXED, run_one, _shape)
+SWEEP = Sweep("coupled", run_one, describe, FIXED, _shape, legacy_key="schemes")
 #: ``check_output(out, spec)``: ``out`` can hold this sweep (new, empty, or its own directory
-#: with the same :data:`FIXED` settings); ``run_sweep(spec, out, jobs, on_start, on_done)``
+#: with the same :data:`FIXED` settings); ``run_sweep(spec, out, jobs=, executor=, ...)``
 check_output = SWEEP.check_output
 run_sweep = SWEEP.run
 
@@ -489,13 +491,15 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-#: the title of :func:`summary_table`
-SUMMARY_TITLE = "mean over seeds; wait and sync in minutes; d: change vs no pairing"
 
 
-def summary_table(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
-    """The sweep's table as the command line prints it and the dashboard shows it: columns
-    and text cells, one row per (study, x, system, scheme) of :func:`aggregate`'s frame."""
+def summary(out: Path) -> Table | None:
+    """The sweep's table as the command line prints it and the dashboard shows it: title,
+    columns and text cells, one row per (study, x, system, scheme) of :func:`aggregate`'s
+    frame stored in ``out``'s summary.csv (None before there is one)."""
+    df = read_table(out / "summary.csv")
+    if df is None:
+        return None
     columns = ["study", "x", "sys", "combo", "wait", "d wait", "bsld", "sync", "SU loss"]
     rows = [
         [
@@ -511,4 +515,29 @@ def summary_table(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
         ]  # fmt: skip
         for _, r in df.iterrows()
     ]
-    return columns, rows
+    return "mean over seeds; wait and sync in minutes; d: change vs no pairing", columns, rows
+
+
+def report(spec: CoupledSpec, target: Path, rows: list[dict[str, Any]]) -> list[Path]:
+    """summary.csv and the figures of a finished (or partial) sweep; the files written."""
+    from ..coupled.plots import FIGURES, study_figure
+    from ..outputs import atomic_file
+
+    df = aggregate(rows)
+    if df.empty:
+        raise InputError("no coupled run finished (see runs/*.error.txt)", str(target))
+    written = []
+    with atomic_file(target / "summary.csv", force=True) as tmp:
+        df.to_csv(tmp, index=False, float_format="%.6g")
+    written.append(target / "summary.csv")
+    for study in ("load", "proportion"):
+        for stem, metric, label, scale, base in FIGURES:
+            fig = study_figure(df, study, metric, label, scale, base)
+            if fig is None:
+                continue
+            path = target / f"{study}_{stem}.png"
+            with atomic_file(path, force=True) as tmp:
+                fig.savefig(tmp, format="png", dpi=110)
+            written.append(path)
+    return written
+

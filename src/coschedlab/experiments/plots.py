@@ -15,8 +15,9 @@ from matplotlib.figure import Figure
 from ..engine.result import Result
 from ..report import figures, write_report
 from ..report.style import figure, scheduler_colors, wrap_label
+from ..sweeps.store import RunKey, completed
 from .spec import Spec
-from .store import RunKey, completed, load_run
+from .store import load_run
 
 __all__ = ["improvement_figure", "write_plots"]
 
@@ -93,7 +94,7 @@ def _app_names(spec: Spec, workload: str) -> dict[int, str] | None:
     w = next(w for w in spec.workloads if w.name == workload)
     if w.kind != "pool":
         return None
-    from .workloads import cached_pool
+    from ..coloc.pool import cached_pool
 
     return dict(enumerate(cached_pool(w.path).names))
 

@@ -24,7 +24,7 @@ from ..errors import InputError
 from ..outputs import slug
 from ..platform import MAX_CORES, MAX_NODES, Cluster
 from ..schema import Checker, load_yaml, show
-from .executors import checked_executor
+from ..sweeps.executors import checked_executor
 
 __all__ = [
     "PLOTS",

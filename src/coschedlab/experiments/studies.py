@@ -13,14 +13,17 @@ from typing import Any
 
 import pandas as pd
 
+from ..errors import InputError
 from ..studies.reproduce import simulate_one, table5_rows
 from ..studies.result import StudyResult
 from ..studies.spec import StudySpec
-from .runner import Task
-from .store import check_json_sweep, run_json_sweep
+from ..sweeps.capability import Table, limit, read_table
+from ..sweeps.sweep import Sweep
+from ..sweeps.tasks import Task
 
 __all__ = [
-    "check_output", "described", "run_one", "run_sweep", "table5_cells", "table_of", "tasks_of",
+    "check_command", "check_output", "described", "run_one", "run_sweep",
+    "summary", "table5_cells", "table_of", "tasks_of",
 ]  # fmt: skip
 
 #: the kind of sweep (messages, and ``"sweep"`` in its spec.json)
@@ -37,7 +40,7 @@ def described(spec: StudySpec) -> dict[str, Any]:
 
 def check_output(out: Path, spec: StudySpec) -> None:
     """``out`` can hold this sweep: new, empty, or a reproduction of the same spec."""
-    check_json_sweep(out, WHAT, described(spec), FIXED)
+    SWEEP.check_output(out, spec)
 
 
 def seeds_of(spec: StudySpec, seeds: int) -> list[int]:
@@ -73,6 +76,10 @@ def _shape(record: dict[str, Any]) -> None:
     record["config"]["workers"], record["metrics"]["total_time"], record["result"]["segments"]
 
 
+#: the reproduction as a sweep of the one driver
+SWEEP = Sweep(WHAT, run_one, described, FIXED, _shape, legacy_key="spec_sha256")
+
+
 def run_sweep(
     spec: StudySpec,
     out: Path,
@@ -82,11 +89,10 @@ def run_sweep(
     **runner: Any,
 ) -> tuple[Any, list[dict[str, Any]]]:
     """Run (or resume) the reproduction into ``out/runs``: the runner's summary and every
-    finished run's record; ``runner``: :func:`~.store.run_json_sweep`'s ``jobs``,
-    ``executor``, ``on_start``, ``on_done``, ``on_info``."""
-    check_output(out, spec)
+    finished run's record; ``runner``: :meth:`~coschedlab.sweeps.sweep.Sweep.run`'s
+    ``jobs``, ``executor``, ``on_start``, ``on_done``, ``on_info``."""
     tasks = tasks_of(spec, workers, configs, seeds_of(spec, seeds))
-    return run_json_sweep(out, tasks, described(spec), _shape, what=WHAT, **runner)
+    return SWEEP.run(spec, out, tasks=tasks, **runner)
 
 
 def table_of(
@@ -131,3 +137,26 @@ def table5_cells(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
             f"{r.mean_run_min:.1f} ({r.paper_mean_run_min:.1f})", gain,
         ])  # fmt: skip
     return ["P", "cfg", "total", "util.", "mean run (min)", "gain"], rows
+
+
+#: the most designs a sweep the dashboard starts simulates per run
+MOST_DESIGNS = 10_000
+
+
+def check_command(spec: str, out: str) -> None:
+    """What ``coschedlab study reproduce`` refuses before it starts (the dashboard runs it in
+    a process of its own)."""
+    from ..studies.spec import load_spec
+
+    s = load_spec(spec)
+    if s.model is None:
+        raise InputError("the spec has no 'model' to simulate", Path(spec).name)
+    limit(len(s.space.designs()), MOST_DESIGNS, "designs", "study reproduce")
+    check_output(Path(out), s)
+
+
+def summary(out: Path) -> Table | None:
+    """Table 5 of the reproduction in ``out`` (from its table5.csv; None before there is one)."""
+    df = read_table(out / "table5.csv")
+    return None if df is None else ("Table 5: ours (paper)", *table5_cells(df))
+

@@ -36,10 +36,14 @@ import pandas as pd
 from ..errors import InputError
 from ..outputs import slug
 from ..schema import open_spec, show
-from .executors import checked_executor
-from .store import JsonSweep
+from ..sweeps.capability import Table, read_table
+from ..sweeps.executors import checked_executor
+from ..sweeps.sweep import Sweep
 
-__all__ = ["WorkflowSpec", "aggregate", "load_workflow_spec", "run_sweep", "summary_table"]
+__all__ = [
+    "WorkflowSpec", "aggregate", "load_workflow_spec", "report", "run_sweep",
+    "summary",
+]  # fmt: skip
 
 MAX_SEEDS = 10_000
 _KEYS = (
@@ -302,9 +306,9 @@ def _shape(row: dict[str, Any]) -> None:
     row["config"]["kind"], row["summary"]["mode"]  # noqa: B018 (a KeyError: not a run)
 
 
-SWEEP = JsonSweep("workflow", describe, FIXED, run_one, _shape)
+SWEEP = Sweep("workflow", run_one, describe, FIXED, _shape, legacy_key="modes")
 #: ``check_output(out, spec)``: ``out`` can hold this sweep (new, empty, or its own directory
-#: with the same :data:`FIXED` settings); ``run_sweep(spec, out, jobs, on_start, on_done)``
+#: with the same :data:`FIXED` settings); ``run_sweep(spec, out, jobs=, executor=, ...)``
 check_output = SWEEP.check_output
 run_sweep = SWEEP.run
 
@@ -397,12 +401,18 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return df
 
 
-def summary_table(df: pd.DataFrame, key: str) -> tuple[list[str], list[list[str]]]:
-    """The sweep's table as the command line prints it and the dashboard shows it: columns
-    and text cells, one row per (workflow, ``key`` value, mode) of :func:`aggregate`'s frame
-    (``key``: "share" or "period")."""
+
+
+def summary(out: Path) -> Table | None:
+    """The sweep's table as the command line prints it and the dashboard shows it: title,
+    columns and text cells, one row per (workflow, share or period, mode) of
+    :func:`aggregate`'s frame stored in ``out``'s summary.csv (None before there is one)."""
     from ..tables import number
 
+    df = read_table(out / "summary.csv")
+    if df is None:
+        return None
+    key = "share" if "share" in df.columns else "period"
     columns = ["workflow", key, "mode", "n", "wait h", "run h", "turn h", "act.util %"]
     rows = [
         [
@@ -417,4 +427,37 @@ def summary_table(df: pd.DataFrame, key: str) -> tuple[list[str], list[list[str]
         ]  # fmt: skip
         for _, r in df.iterrows()
     ]
-    return columns, rows
+    return f"{out.name}: medians over window workflows completed in every mode", columns, rows
+
+
+def report(spec: WorkflowSpec, target: Path, rows: list[dict[str, Any]]) -> list[Path]:
+    """summary.csv, the utilization-gain table and the figures of a finished (or partial)
+    sweep; the files written."""
+    from ..outputs import atomic_file
+    from ..workflows import plots
+
+    df = aggregate(rows)
+    if df.empty:
+        raise InputError("no workflow run finished (see runs/*.error.txt)", str(target))
+    written = []
+    with atomic_file(target / "summary.csv", force=True) as tmp:
+        df.to_csv(tmp, index=False, float_format="%.6g")
+    written.append(target / "summary.csv")
+    key = spec.kind
+    table = plots.gain_table(df, key)
+    if table:
+        with atomic_file(target / "utilization_gain.md", force=True) as tmp:
+            tmp.write_text(table)
+        written.append(target / "utilization_gain.md")
+    for name, fig in (
+        ("groups.png", plots.group_figures(df)),
+        ("speedup.png", plots.speedup_figure(df, key)),
+        ("slowdown_small.png", plots.slowdown_figure(df, key)),
+    ):
+        if fig is None:
+            continue
+        with atomic_file(target / name, force=True) as tmp:
+            fig.savefig(tmp, format="png", dpi=110)
+        written.append(target / name)
+    return written
+

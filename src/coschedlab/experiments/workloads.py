@@ -9,27 +9,16 @@ Trace workloads are the trace's usable jobs (those that fit the cluster), the fi
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 
-from ..coloc.pool import Pool, load_pool
+from ..coloc.pool import Pool, cached_pool, file_stamp
 from ..errors import InputError
 from ..generate import generate_workload
 from ..jobs import Workload
 from .spec import WorkloadSpec
 
-__all__ = ["build_workload", "cached_pool"]
-
-
-def _stamp(path: str) -> tuple[int, int]:
-    st = Path(path).stat()
-    return st.st_size, st.st_mtime_ns
-
-
-@lru_cache(maxsize=16)
-def _read_pool(path: str, stamp: tuple[int, int]) -> Pool:
-    return load_pool(path)
+__all__ = ["build_workload"]
 
 
 @lru_cache(maxsize=8)
@@ -39,14 +28,9 @@ def _read_trace(path: str, stamp: tuple[int, int]) -> Workload:
     return read_swf(path)
 
 
-def cached_pool(path: str) -> Pool:
-    """The pool in ``path`` (read once per process, again when the file changes)."""
-    return _read_pool(path, _stamp(path))
-
-
 def _cached_trace(path: str) -> Workload:
     """The trace in ``path``; callers take copies (``select``), never modify it."""
-    return _read_trace(path, _stamp(path))
+    return _read_trace(path, file_stamp(path))
 
 
 def _pool_weights(w: WorkloadSpec, pool: Pool) -> dict[str, float] | None:

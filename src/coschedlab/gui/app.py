@@ -8,8 +8,8 @@ alternative, a small ASGI app with hand-written JavaScript around plotly.js, wou
 maintain a front end.
 
 Pages are modules of :mod:`coschedlab.gui.pages`, each with ``PATH``, ``TITLE``,
-``layout(ctx)`` and ``register(app, ctx)`` (its callbacks); a capability adds its page by
-adding a module to :data:`~coschedlab.gui.pages.PAGES`, reusing :mod:`.components`.
+``layout(ctx)`` and ``register(app, ctx)`` (its callbacks); a registered capability without
+a module gets a generated page (:func:`~coschedlab.gui.pages.pages`).
 """
 
 from __future__ import annotations
@@ -44,8 +44,9 @@ def make_app(ctx: Context, token: str | None = None) -> Any:
     from dash import Dash, Input, Output, dcc, html
 
     from .guard import TokenGate, install_request_checks
-    from .pages import PAGES
+    from .pages import pages
 
+    every = pages()
     app = Dash(
         __name__,
         title="coschedlab",
@@ -59,7 +60,7 @@ def make_app(ctx: Context, token: str | None = None) -> Any:
     app.server.config["MAX_CONTENT_LENGTH"] = (MAX_UPLOAD_BYTES * 4) // 3 + (1 << 20)
     nav = html.Nav(
         [html.Span("coschedlab", className="brand")]
-        + [dcc.Link(p.TITLE, href=p.PATH, id=f"nav-{p.NAME}", className="nav") for p in PAGES]
+        + [dcc.Link(p.TITLE, href=p.PATH, id=f"nav-{p.NAME}", className="nav") for p in every]
         + [html.Span(f"workspace: {ctx.workspace.root}", className="where")],
         className="bar",
     )
@@ -67,7 +68,7 @@ def make_app(ctx: Context, token: str | None = None) -> Any:
         [dcc.Location(id="url"), nav,
          html.Div(id=ERROR_BANNER, className="error banner"), html.Main(id="page")],
     )  # fmt: skip
-    by_path = {p.PATH: p for p in PAGES}
+    by_path = {p.PATH: p for p in every}
 
     @app.callback(Output("page", "children"), Output(ERROR_BANNER, "children"),
                   Input("url", "pathname"))  # fmt: skip
@@ -82,7 +83,7 @@ def make_app(ctx: Context, token: str | None = None) -> Any:
     def dismissed(_n: int | None) -> str:
         return ""
 
-    for page in PAGES:
+    for page in every:
         page.register(app, ctx)
     install_request_checks(app)
     if token is not None:

@@ -9,8 +9,8 @@ the command line reads what the dashboard made (``coschedlab compare specs/NAME.
 OUT`` resumes or re-analyses it) and the dashboard reads what the command line made.
 
 Progress is read from files, not from the process: the runner's counts
-(:func:`~coschedlab.experiments.runner.sweep_progress`, in the launch's ``live`` folder,
-given to the command as :data:`~coschedlab.experiments.runner.PROGRESS_DIR`) and, for a
+(:func:`~coschedlab.sweeps.progress.sweep_progress`, in the launch's ``live`` folder,
+given to the command as :data:`~coschedlab.sweeps.progress.PROGRESS_DIR`) and, for a
 comparison, the output directory itself (a run is finished when its ``metrics.json``
 exists, failed when its ``error.txt`` does) and each running run's jobs done. Cancel sends
 the process group SIGINT, as Ctrl-C would: every finished run stays stored, and running the
@@ -35,7 +35,7 @@ from typing import Any
 import yaml
 
 from ..errors import InputError
-from ..experiments.runner import PROGRESS_DIR
+from ..sweeps.progress import PROGRESS_DIR
 from . import tether
 from .workspace import Workspace
 
@@ -121,7 +121,7 @@ class Launch:
 
     def counts(self) -> dict[str, Any] | None:
         """The sweep's counts, elapsed time and ETA (None before the runner reports)."""
-        from ..experiments.runner import sweep_progress
+        from ..sweeps.progress import sweep_progress
 
         return sweep_progress(self.live)
 
@@ -321,7 +321,7 @@ def progress(out: Path, spec: Any, live: Path | None = None) -> list[RunState]:
     import json
 
     from ..experiments.comparison import progress_name
-    from ..experiments.store import RunKey
+    from ..sweeps.store import RunKey
 
     states = []
     for w in spec.workloads:

@@ -3,17 +3,16 @@ folder, run the command line's sweep command on it (progress with the time left,
 resume), and open any stored sweep of that kind in the workspace (its table, as the command
 line prints it, and its figures).
 
-One :class:`SweepKind` per capability (workflows compare, coupled compare, study
-reproduce) says which command, which spec reader and which table; :func:`sweep_section`
-builds the layout and :func:`register_sweep` its callbacks, so every page shows its sweep
-the same way.
+Everything comes from the capability's registration (:mod:`coschedlab.sweeps.capability`):
+which command, which spec reader, which table. :func:`sweep_section` builds the layout and
+:func:`register_sweep` its callbacks, so every page shows its sweep the same way; a
+capability without a page of its own gets one (:func:`sweep_page`).
 """
 
 from __future__ import annotations
 
 import base64
 import functools
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,60 +20,24 @@ from typing import Any
 from ..errors import InputError
 from .components import error_text, field, section, table
 
-#: the largest sweep the dashboard starts (runs, or designs a study simulates per run):
-#: larger ones are the command line's, on a cluster (``--executor``)
-MAX_RUNS = 10_000
-MAX_DESIGNS = 10_000
-
 __all__ = [
-    "SweepKind", "limit", "register_sweep", "resume_hint", "stored_table", "sweep_name",
-    "sweep_section", "sweep_view",
+    "SweepPage", "register_sweep", "resume_hint", "sweep_name", "sweep_page", "sweep_section",
+    "sweep_view",
 ]  # fmt: skip
 
 
-def limit(count: int, most: int, what: str, command: str) -> None:
-    """Refuse a sweep of more than ``most`` ``what`` in the dashboard (one line naming the
-    command that runs it, where a cluster can take it)."""
-    if count > most:
-        raise InputError(f"this sweep has {count:,} {what}: the dashboard starts at most "
-                         f"{most:,} (run it with coschedlab {command}, on a cluster with "
-                         "--executor)")  # fmt: skip
+def _id(cap: Any, name: str) -> str:
+    """The id of the sweep section's component ``name`` on the page of ``cap``."""
+    return f"{cap.prefix or cap.name}-sweep-{name}"
 
 
-@dataclass(frozen=True)
-class SweepKind:
-    """A capability's sweep as its page shows it.
-
-    ``prefix`` prefixes the component ids; ``what`` is the kind stored in the sweep's
-    spec.json (:func:`~coschedlab.experiments.store.sweep_kind`); ``upload`` the workspace's
-    reader of an uploaded spec; ``bundled`` the (label, ``coschedlab:NAME``) specs offered;
-    ``args(spec, out)`` the command line's arguments (after ``coschedlab``); ``check(spec,
-    out)`` (a top-level function, run in a process of its own) refuses what the command
-    would refuse, before starting it; ``cells(out)`` gives
-    (title, columns, rows) of the stored table, or None while there is none."""
-
-    prefix: str
-    what: str
-    title: str
-    upload: str
-    bundled: tuple[tuple[str, str], ...]
-    default_out: str
-    args: Callable[[str, str], list[str]]
-    check: Callable[[str, str], None]
-    cells: Callable[[Path], tuple[str, list[str], list[list[str]]] | None]
-
-    def id(self, name: str) -> str:
-        """The id of this section's component ``name``."""
-        return f"{self.prefix}-sweep-{name}"
-
-
-def sweep_section(kind: SweepKind, ws: Any) -> Any:
-    """The section of a page that runs and opens sweeps of ``kind``."""
+def sweep_section(kind: Any, ws: Any) -> Any:
+    """The section of a page that runs and opens sweeps of the capability ``kind``."""
     from dash import dcc, html
 
     from .launch import watched
 
-    i = kind.id
+    i = functools.partial(_id, kind)
     specs = [{"label": label, "value": value} for label, value in kind.bundled]
     stored = ws.outputs(kind.what)
     running = watched(ws, kind.what)  # a reload shows the sweep going on
@@ -108,7 +71,7 @@ def sweep_section(kind: SweepKind, ws: Any) -> Any:
     )  # fmt: skip
 
 
-def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
+def register_sweep(app: Any, ctx: Any, kind: Any) -> None:
     """The callbacks of :func:`sweep_section`."""
     from dash import Input, Output, State, no_update
 
@@ -116,7 +79,7 @@ def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
     from .launch import CHECK_S, AlreadyRunning, launched, running_into, start, sweep_status
 
     ws = ctx.workspace
-    i = kind.id
+    i = functools.partial(_id, kind)
 
     on_upload(app, ws, i("upload"), kind.upload, i("error"),
               [(i("spec"), "options"), (i("spec"), "value")],
@@ -132,6 +95,7 @@ def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
     )  # fmt: skip
     def run(_n: int, spec: str | None, out: str | None) -> tuple:
         from ..bundled import data_path, is_bundled
+        from ..sweeps.capability import check_sweep
         from .isolated import call_isolated, dotted
         from .workspace import check_spec_paths
 
@@ -146,10 +110,10 @@ def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
                               cwd=ws.root, timeout=CHECK_S, where=str(spec_path))  # fmt: skip
             # the spec is read as the command will read it, in a process of its own (a
             # scheduler file it names runs module code when loaded)
-            call_isolated(dotted(kind.check), str(spec_path), str(target), cwd=ws.root,
-                          timeout=CHECK_S, where=str(spec_path))  # fmt: skip
+            call_isolated(dotted(check_sweep), kind.name, str(spec_path), str(target),
+                          cwd=ws.root, timeout=CHECK_S, where=str(spec_path))  # fmt: skip
             name = sweep_name(kind, ws, target)
-            start(ws, kind.args(str(spec_path), str(target)), target, name,
+            start(ws, kind.command_args(str(spec_path), str(target)), target, name,
                   jobs=ctx.jobs, executor=ctx.executor, kind=kind.what)  # fmt: skip
         except AlreadyRunning:  # a click that lost the race: watch the sweep it started
             return ws.relative(target), "already running: its progress is below", False
@@ -198,28 +162,28 @@ def register_sweep(app: Any, ctx: Any, kind: SweepKind) -> None:
             return html.Div(error_text(exc), className="error")
 
 
-def sweep_view(kind: SweepKind, ws: Any, out: Path) -> Any:
+def sweep_view(kind: Any, ws: Any, out: Path) -> Any:
     """A stored sweep of ``kind``: how to resume it at the command line, its table and its
     figures (the PNG files the command wrote, largest first)."""
     from dash import html
 
-    from ..experiments.store import sweep_kind
+    from ..sweeps.sweep import sweep_kind
 
     if sweep_kind(out) != kind.what:
         raise InputError(f"{ws.relative(out)} holds no {kind.what} sweep")
     try:
-        shown = kind.cells(out)
+        shown = kind.table(out)
     except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
         if isinstance(exc, InputError):
             raise
         raise InputError("damaged table (a value of the wrong kind): run the sweep again to "
                          "rewrite it", ws.relative(out)) from None  # fmt: skip
-    parts = [html.Div(resume_hint(kind, ws, out), className="hint", id=kind.id("command"))]
+    parts = [html.Div(resume_hint(kind, ws, out), className="hint", id=_id(kind, "command"))]
     if shown is None:
         parts.append(html.Div("no table yet: the sweep has not finished", className="hint"))
     else:
         title, columns, rows = shown
-        parts += [html.H3(title), table(columns, rows, kind.id("table"))]
+        parts += [html.H3(title), table(columns, rows, _id(kind, "table"))]
     figures = []
     for png in sorted(out.glob("*.png")):
         data = _png_data(png, png.stat().st_mtime_ns)
@@ -232,14 +196,14 @@ def sweep_view(kind: SweepKind, ws: Any, out: Path) -> Any:
     return html.Div(parts)
 
 
-def sweep_name(kind: SweepKind, ws: Any, out: Path) -> str:
+def sweep_name(kind: Any, ws: Any, out: Path) -> str:
     """The name of the spec, log and progress files of a sweep of ``kind`` into ``out``."""
     from .launch import launch_name
 
-    return f"{kind.prefix}-sweep_{launch_name(ws, out)}"
+    return f"{kind.prefix or kind.name}-sweep_{launch_name(ws, out)}"
 
 
-def resume_hint(kind: SweepKind, ws: Any, out: Path) -> str:
+def resume_hint(kind: Any, ws: Any, out: Path) -> str:
     """How to resume the sweep in ``out`` at the command line: the command the dashboard ran
     (its spec named as the user names it), or, for a sweep the command line made, the command
     with the place of its spec said in words."""
@@ -251,22 +215,9 @@ def resume_hint(kind: SweepKind, ws: Any, out: Path) -> str:
         said = ""
     if said.startswith("coschedlab "):
         return f"at the command line (resumes it): {said}"
-    command = " ".join(["coschedlab", *kind.args("SPEC.yaml", ws.relative(out))])
+    command = " ".join(["coschedlab", *kind.command_args("SPEC.yaml", ws.relative(out))])
     return (f"at the command line (resumes it): {command}, SPEC.yaml being the spec that "
             "made it (the command line made this sweep: its spec is not recorded)")  # fmt: skip
-
-
-def stored_table(path: Path) -> Any:
-    """A table a sweep command wrote (CSV) as a DataFrame; None when it is not there yet;
-    :class:`InputError` (one line) when it cannot be read."""
-    import pandas as pd
-
-    if not path.is_file():
-        return None
-    try:
-        return pd.read_csv(path)
-    except (ValueError, OSError, UnicodeDecodeError):
-        raise InputError("damaged table: run the sweep again to rewrite it", path.name) from None
 
 
 #: the largest figure a page inlines (a sweep's figures are ~50-200 kB)
@@ -286,3 +237,27 @@ def _png_data(path: Path, _stamp: int) -> str | None:
     if not data.startswith(b"\x89PNG\r\n\x1a\n"):
         return None
     return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+
+
+@dataclass(frozen=True)
+class SweepPage:
+    """The page of a capability that has none of its own: its sweep section alone (what a
+    page module has: ``NAME``, ``PATH``, ``TITLE``, ``layout(ctx)``, ``register(app, ctx)``)."""
+
+    cap: Any
+    NAME: str  # noqa: N815 (a page module's names)
+    PATH: str  # noqa: N815
+    TITLE: str  # noqa: N815
+
+    def layout(self, ctx: Any) -> Any:
+        from dash import html
+
+        return html.Div([html.H2(self.TITLE), sweep_section(self.cap, ctx.workspace)])
+
+    def register(self, app: Any, ctx: Any) -> None:
+        register_sweep(app, ctx, self.cap)
+
+
+def sweep_page(cap: Any) -> SweepPage:
+    """The generated page of the capability ``cap``."""
+    return SweepPage(cap, cap.name, f"/{cap.name}", cap.name.replace("_", " ").capitalize())

@@ -29,10 +29,10 @@ def command(args: list[str]) -> list[str]:
 def main() -> None:
     """Watch the dashboard (exit when it is gone), then run the command line on the
     arguments."""
-    from ..experiments.runner import _exit_with
+    from ..sweeps.pool import exit_with
 
     parent = int(os.environ.get(PARENT) or os.getppid())
-    threading.Thread(target=_exit_with, args=(parent,), name="dashboard-watch",
+    threading.Thread(target=exit_with, args=(parent,), name="dashboard-watch",
                      daemon=True).start()  # fmt: skip
     from ..cli.main import main as cli
 

@@ -141,10 +141,10 @@ class Workspace:
 
     def outputs(self, kind: str = "comparison", depth: int = 4) -> list[str]:
         """Output directories in the workspace holding a sweep of ``kind`` (a ``spec.json``
-        that :func:`~coschedlab.experiments.store.sweep_kind` reads as it: "comparison",
+        that :func:`~coschedlab.sweeps.sweep.sweep_kind` reads as it: "comparison",
         "workflow", "coupled", "study reproduction"), workspace-relative, sorted; hidden
         folders and uploads skipped."""
-        from ..experiments.store import sweep_kind
+        from ..sweeps.sweep import sweep_kind
 
         found = []
 
@@ -232,39 +232,54 @@ def scheduler_text(text: str, what: str = "scheduler") -> str:
     return text.strip()
 
 
-#: the command line's reader of each kind of upload (``module:function`` of a path)
+#: the command line's reader of each kind of upload (``module:function`` of a path); the
+#: registered capabilities' sweep specs are read by their own readers (:func:`readers`)
 READERS = {
     "swf": "coschedlab.workload.swf:read_swf",
     "pool": "coschedlab.coloc.pool:load_pool",
     "ensemble": "coschedlab.insitu.spec:load_ensemble",
     "workflow": "coschedlab.workflows.formats:load_workflow",
-    "workflow-sweep": "coschedlab.experiments.workflows:load_workflow_spec",
-    "coupled-sweep": "coschedlab.experiments.coupled:load_coupled_spec",
-    "study": "coschedlab.studies.spec:load_spec",
     "policy": "coschedlab.schedulers.registry:get_scheduler",  # as simulate -s FILE.py
 }
 
 
+def readers() -> dict[str, str]:
+    """Every kind of upload's reader: :data:`READERS` and each registered capability's
+    sweep spec reader (by its ``upload`` name)."""
+    from ..sweeps.capability import readers as sweep_readers
+
+    return {**READERS, **sweep_readers()}
+
+
 def check_upload(path: Path | str, kind: str) -> None:
-    """Read ``path`` with the command line's reader for ``kind`` (:data:`READERS`; raises
+    """Read ``path`` with the command line's reader for ``kind`` (:func:`readers`; raises
     its :class:`InputError`); the dashboard calls it in a process of its own
     (:func:`~.isolated.call_isolated`): a policy's module code runs when it is loaded."""
     import importlib
 
     path = Path(path)
-    if kind not in READERS:
+    every = readers()
+    if kind not in every:
         raise ValueError(f"unknown upload kind {kind!r}")
     if kind == "policy" and path.suffix != ".py":
         raise InputError("a policy is a Python file (.py)", str(path))
-    module, _, name = READERS[kind].partition(":")
+    module, _, name = every[kind].partition(":")
     reader = getattr(importlib.import_module(module), name)
     reader(str(path) if kind == "policy" else path)
 
 
 #: how long reading an upload may take (s): it runs in a process of its own
 UPLOAD_CHECK_S = 60.0
-#: uploads whose reading may run the user's code (a policy file, a spec naming one)
-SPEC_KINDS = ("workflow-sweep", "coupled-sweep", "study", "ensemble")
+#: uploads whose reading may run the user's code (a policy file, a spec naming one), besides
+#: the registered capabilities' sweep specs (:func:`spec_kinds`)
+SPEC_KINDS = ("ensemble",)
+
+
+def spec_kinds() -> tuple[str, ...]:
+    """The uploads that are specs: :data:`SPEC_KINDS` and every capability's sweep specs."""
+    from ..sweeps.capability import readers as sweep_readers
+
+    return (*sweep_readers(), *SPEC_KINDS)
 
 
 def check_spec_paths(path: Path | str, root: Path | str) -> None:
@@ -307,7 +322,7 @@ def check_spec_paths(path: Path | str, root: Path | str) -> None:
 def check_uploaded(path: str, kind: str, root: str) -> None:
     """Everything an upload of ``kind`` is checked for (:func:`check_spec_paths` for specs,
     then :func:`check_upload`); the dashboard calls it in a process of its own."""
-    if kind in SPEC_KINDS:
+    if kind in spec_kinds():
         check_spec_paths(path, root)
     check_upload(path, kind)
 

@@ -50,7 +50,7 @@ def build_tasks(
     sweeps: tuple[str, ...] = tuple(SWEEPS),
     steps: int = 100,
     network: str = "paper",
-    engine: str = "ptask",
+    engine: str = "activities",
     seed: int = 0,
     scenarios: tuple[str, ...] = SCENARIOS,
     pairs: tuple[tuple[str, str], ...] = HEURISTIC_PAIRS,

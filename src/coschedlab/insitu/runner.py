@@ -1,7 +1,7 @@
 """One in situ run as a pure function of its configuration: plan it and simulate it in SimGrid.
 
 Sweeps of such runs (``coschedlab insitu reproduce``, ``insitu simulate --search``) run on the
-project's one runner, :mod:`coschedlab.experiments.runner`, each in a process of its own
+project's one runner, :mod:`coschedlab.sweeps.runner`, each in a process of its own
 (SimGrid allows one engine per process).
 """
 
@@ -15,7 +15,7 @@ from .plan import make_plan
 from .spec import generate_ensemble
 
 #: what a process started for one run would import first: the runner's forkserver imports
-#: them once (:func:`coschedlab.experiments.runner._context`)
+#: them once (:func:`coschedlab.sweeps.pool.context`)
 PRELOAD = ("coschedlab.insitu.simulate",)
 
 

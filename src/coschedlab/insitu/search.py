@@ -15,7 +15,7 @@ __all__ = ["PLANNING", "SIMULATION", "plan_file", "search", "search_one"]
 #: default planning options: bandwidth model, allocation bandwidth, rounding
 PLANNING = ("B3", "B3", "authors")
 #: default simulation options: network, engine, io
-SIMULATION = ("paper", "ptask", "store-and-forward")
+SIMULATION = ("paper", "activities", "store-and-forward")
 
 
 def plan_file(
@@ -67,7 +67,8 @@ def search(
     """Every scenario x heuristic pair of the ensemble ``path`` simulated, best first (by
     simulated makespan), and the runner's summary. :class:`InputError` when a simulation
     fails or no plan is feasible."""
-    from ..experiments.runner import MemoryStore, Task, run_tasks
+    from ..sweeps.sweep import Sweep
+    from ..sweeps.tasks import Task
     from .mapping import SCENARIOS
     from .reproduce import HEURISTIC_PAIRS
     from .simulate import check_size
@@ -80,15 +81,15 @@ def search(
     combos = [(sc, n, c) for sc in SCENARIOS for n, c in HEURISTIC_PAIRS]
     tasks = [Task(f"{sc}_{n}_{c}", search_one, (path, sc, n, c, planning, sim))
              for sc, n, c in combos]  # fmt: skip
-    store = MemoryStore()
-    summary = run_tasks(tasks, store, jobs=jobs, fresh_process=True, quiet=True,
-                        on_done=on_done)  # fmt: skip
+    # in memory (out=None): the candidates are ranked, not stored
+    sweep = Sweep("in situ search", search_one, fresh_process=True)
+    summary, values = sweep.run(None, None, tasks=tasks, jobs=jobs, on_done=on_done)
     if summary.interrupted:
         raise KeyboardInterrupt
-    if store.errors:
-        key, error = next(iter(store.errors.items()))
+    if summary.failed:
+        key, error = next(iter(summary.failed.items()))
         raise InputError(f"simulating {key} failed: {error}", where=str(path))
-    rows = [store.values[t.key] for t in tasks if store.values.get(t.key) is not None]
+    rows = [v for v in values if v is not None]
     if not rows:
         raise InputError("no feasible plan to simulate", where=str(path))
     rows.sort(

@@ -11,27 +11,35 @@ is one single-core execution of work/(n c) flop (a SimGrid Exec uses one core).
 
 Two engines:
 
-``ptask`` (default, fast)
+``activities`` (default; compiled: pieces.pyx, pieces_engine.cpp)
+    SimGrid's default models (LV08; CM02 without cross-traffic for ``per-node``), one actor per
+    per-node piece, one Exec per piece, one Io per piece on a 100 GB/s disk, one transfer per
+    (source, destination) pair. On the ``paper`` layout it also runs the authors' job manager
+    (one job submission at a time; 1 kB per submission request, answer and completion notice
+    over the shared link), which lets the pieces of a pool analysis drift apart and stagger
+    their reads as in their simulator: within 0.36% of their WRENCH binary on the 22 plans of
+    tests/insitu/data/authors_simulator_runs.csv. The paper layout's shared link is the only
+    resource its flows cross, and LV08 gives each the same share (B x 0.97/1.05 / m for m
+    flows): the engine serves them as a processor-sharing server (O(log m) per flow event,
+    where SimGrid's solver re-shares all m flows; m reaches hundreds once a pool's reads are
+    staggered), the same timelines as SimGrid's comms within 0.001%
+    (tests/insitu/activities_oracle.py: the Python engine this one replaced, 7-40x slower).
+``ptask`` (kept to reproduce the bundled docs/insitu_reproduction, produced with it)
     ``host/model:ptask_L07``. One component stage = one parallel task covering its n per-node
-    pieces (blocks hold identical pieces, so the pieces progress together exactly as n
-    independent pieces would). W(k) and a local R(k) are transfers on the node's storage route
-    (100 GB/s); remote R(k) moves V/(n n') between every (simulation node, analysis node) pair.
-    L07 gives a flow the full link bandwidth, so with the ``paper`` layout the shared link is set
-    to B x 0.97/1.05, the rate a lone flow gets under SimGrid's default LV08 model.
-``activities`` (literal, slow)
-    SimGrid's default network model (LV08; CM02 without cross-traffic for ``per-node``), one
-    Exec per piece, one Io per piece on a 100 GB/s disk, one Comm per (source, destination) pair.
-    On the ``paper`` layout it also sends the authors' job manager messages (1 kB per job
-    submission and completion over the shared link, one submission at a time), which let the
-    pieces of a pool analysis drift apart and stagger their reads as in their simulator
-    (``ptask`` keeps them together: up to +23% on an EV pool analysis of 4 nodes, 30 steps).
+    pieces, which therefore progress in lockstep: no staggered pool reads (+6% / +23% / +34%
+    over the authors' simulator at 10 / 30 / 100 steps on an EV pool analysis of 4 nodes).
+    W(k) and a local R(k) are transfers on the node's storage route (100 GB/s); remote R(k)
+    moves V/(n n') between every (simulation node, analysis node) pair. L07 gives a flow the
+    full link bandwidth, so with the ``paper`` layout the shared link is set to B x 0.97/1.05,
+    the rate a lone flow gets under SimGrid's default LV08 model.
 
 Two network layouts: ``paper`` (one shared link of bandwidth B crosses every route between two
 distinct nodes, the authors' platform) and ``per-node`` (each node has its own link of bandwidth
 B to a non-blocking backbone, the paper's model assumption).
 
-SimGrid is imported here only, inside the functions, and each simulation runs in a fresh child
-process (one SimGrid Engine per process).
+SimGrid is used here only (its Python bindings for ``ptask``, its C++ library through the
+compiled module for ``activities``), inside the functions, and each simulation runs in a fresh
+child process (one SimGrid Engine per process).
 """
 
 from __future__ import annotations
@@ -48,7 +56,7 @@ from .mapping import POOL
 from .plan import Plan
 
 NETWORKS = ("paper", "per-node")
-ENGINES = ("ptask", "activities")
+ENGINES = ("activities", "ptask")
 LV08_BW_FACTOR = 0.97
 #: A lone LV08 flow between two hosts: the 0.97 factor and 5% for the reverse cross-traffic.
 LV08_LONE_FLOW = LV08_BW_FACTOR / 1.05
@@ -187,7 +195,7 @@ def _run(
     io: str = "store-and-forward",
     control: bool | None = None,
 ) -> SimResult:
-    """Build the platform, start one actor per component, run SimGrid (call in a fresh process).
+    """Build the platform, run SimGrid with ``engine`` (call in a fresh process).
 
     ``io="store-and-forward"`` moves a file as WRENCH's storage service does with a full
     buffer: the whole file is read from the disk, then sent (a remote read: the simulation
@@ -211,20 +219,23 @@ def _run(
     if loopback not in LOOPBACKS:
         raise InputError(f"unknown loopback {loopback!r}; use {' or '.join(LOOPBACKS)}")
     store_forward = io == "store-and-forward"
+    if engine == "activities":
+        return _run_pieces(plan, network, bw_factor, loopback, store_forward, control)
+    if control:
+        raise InputError(
+            "the job manager's messages are simulated with --network paper and "
+            "the activities engine only",
+            where="control",
+        )
     import simgrid as sg
 
     t_wall = time.perf_counter()
     ens = plan.ensemble
     p = ens.platform
-    ptask = engine == "ptask"
     args = ["coschedlab", "--log=root.thres:critical", "--log=xbt_cfg.thres:critical"]
-    if ptask:
-        args.append("--cfg=host/model:ptask_L07")
-    elif network == "per-node":
-        args += ["--cfg=network/model:CM02", "--cfg=network/crosstraffic:0"]
-    e = sg.Engine(args)
+    e = sg.Engine([*args, "--cfg=host/model:ptask_L07"])
     if bw_factor is None:
-        bw_factor = LV08_LONE_FLOW if (ptask and network == "paper") else 1.0
+        bw_factor = LV08_LONE_FLOW if network == "paper" else 1.0
     # ptask: a local transfer is one transfer on the node's storage link (the disk); store and
     # forward adds the loopback time (1000 GB/s x 0.97: LV08 counts no cross-traffic on a
     # host's route to itself) to it
@@ -236,24 +247,16 @@ def _run(
         h = zone.create_host(f"node-{i}", p.core_speed * GIGA)
         h.core_count = p.cores
         hosts.append(h)
-    disks = []
     latency = LATENCY[network]
     shared_lo = None
     if loopback == "shared":
         shared_lo = zone.create_link("loopback", LOOPBACK_BW * GIGA * bw_factor).set_latency(0)
         shared_lo.seal()
     for i, h in enumerate(hosts):
-        route = []
-        if ptask:  # the disk as a link: W and a local R cross it
-            route.append(zone.create_link(f"storage-{i}", DISK_BW * GIGA).set_latency(0).seal())
-        else:
-            disks.append(h.create_disk(f"disk-{i}", DISK_BW * GIGA, DISK_BW * GIGA).seal())
+        # the disk as a link: W and a local R cross it
+        route = [zone.create_link(f"storage-{i}", DISK_BW * GIGA).set_latency(0).seal()]
         if shared_lo is not None:
             route.append(shared_lo)
-        elif not ptask:
-            local = zone.create_link(f"loopback-{i}", LOOPBACK_BW * GIGA)
-            local.set_sharing_policy(sg.Link.SharingPolicy.FATPIPE, None)
-            route.append(local.set_latency(0).seal())
         zone.add_route(
             h.netpoint, h.netpoint, None, None, [sg.LinkInRoute(x) for x in route], False
         )
@@ -279,27 +282,11 @@ def _run(
                     [sg.LinkInRoute(own[i]), sg.LinkInRoute(own[j])],
                     True,
                 )
-    # the authors' job manager runs on UserHost, whose route to every node is the shared link
-    # (solver/generator.py:109,125-127): its messages share the link with the data flows
-    ctl = None
-    if control is None:
-        control = network == "paper" and not ptask
-    if control and (network != "paper" or ptask):
-        raise InputError(
-            "the job manager's messages are simulated with --network paper and "
-            "the activities engine only",
-            where="control",
-        )
-    if control:
-        ctl = zone.create_host("controller", p.core_speed * GIGA)
-        for h in hosts:
-            zone.add_route(ctl.netpoint, h.netpoint, None, None, [sg.LinkInRoute(shared)], True)
     zone.seal()
 
     ranges = _node_ranges(plan)
     place = plan.allocation.placement()
     records: list[Any] = []  # (component, step, stage, start, end, piece) while running
-    kinds: dict[str, str] = {}
     steps = ens.n_steps
     coupled = {s.name: [a.name for a in ens.coupled(s.name)] for s in ens.simulations}
     sem_r = {s.name: sg.Semaphore(0) for s in ens.simulations}
@@ -406,117 +393,6 @@ def _run(
             for q in pos:
                 records.append((name, k, "A", t1, t2, q))
 
-    # --- activities engine: one actor per per-node piece, blocking single activities ---
-    piece_sem: dict[tuple[str, int], Any] = {}
-    jm_box = sg.Mailbox.by_name("job-manager")
-
-    def job_manager() -> None:
-        """The authors' WRENCH job manager: one job submission at a time, each a request to
-        the node's compute service (the job starts when it arrives) and its answer."""
-        sg.Actor.self().daemonize()
-        while True:
-            host, go = jm_box.get()
-            sg.Comm.sendto(ctl, hosts[host], int(CONTROL_BYTES))
-            go.release()
-            sg.Comm.sendto(hosts[host], ctl, int(CONTROL_BYTES))
-
-    def submit(host: int) -> None:
-        """Wait for the job manager to submit this piece's next job (once its parents are
-        done), when the control messages are simulated."""
-        if ctl is not None:
-            go = sg.Semaphore(0)
-            jm_box.put((host, go), 0)
-            go.acquire()
-
-    def done(host: int) -> None:
-        """The job's completion notice to the job manager, which then submits its children."""
-        if ctl is not None:
-            sg.Comm.sendto(hosts[host], ctl, int(CONTROL_BYTES))
-
-    def local_io(host: int, nbytes: int, write: bool) -> None:
-        """A local write (loopback to the storage service, then its disk) or read (disk, then
-        loopback): one after the other with store and forward, else at the same time."""
-        if store_forward:
-            if write:
-                sg.Comm.sendto(hosts[host], hosts[host], nbytes)
-                disks[host].write(nbytes)
-            else:
-                disks[host].read(nbytes)
-                sg.Comm.sendto(hosts[host], hosts[host], nbytes)
-            return
-        if shared_lo is None:
-            (disks[host].write if write else disks[host].read)(nbytes)
-            return
-        io = (disks[host].write_async if write else disks[host].read_async)(nbytes)
-        sg.Comm.sendto(hosts[host], hosts[host], nbytes)
-        io.wait()
-
-    def sim_piece(name: str, p: int) -> None:
-        blk, n, c = place[name]
-        host = ranges[blk][p]
-        flops = ens.simulation(name).work * GIGA / (n * c)
-        wbytes = int(ens.simulation(name).data * GIGA / n)
-        readers = [(a, q) for a in coupled[name] for q in range(int(place[a][1]))]
-        for k in range(1, steps + 1):
-            submit(host)
-            t0 = now()
-            sg.this_actor.execute(flops)
-            t1 = now()
-            records.append((name, k, "S", t0, t1, p))
-            done(host)
-            if k > 1:
-                for _ in readers:
-                    piece_sem[(name, p)].acquire()
-            submit(host)
-            t2 = now()
-            local_io(host, wbytes, True)
-            records.append((name, k, "W", t2, now(), p))
-            done(host)
-            for r in readers:
-                piece_sem[r].release()
-
-    def ana_piece(name: str, sim: str, q: int) -> None:
-        blk, n, c = place[name]
-        host = ranges[blk][q]
-        sidx = ranges[place[sim][0]]
-        flops = works[name] * GIGA / (n * c)
-        data = ens.simulation(sim).data * GIGA
-        colocated = blk == place[sim][0]
-        flows = (
-            [] if colocated else [f for f in read_flows(sidx, ranges[blk], data) if f[1] == host]
-        )
-        amount = int(flows[0][2]) if flows else 0
-        srcs0 = [src for src, _, _ in flows]
-        for k in range(1, steps + 1):
-            for _ in sidx:
-                piece_sem[(name, q)].acquire()
-            submit(host)
-            t0 = now()
-            if colocated:
-                local_io(host, int(data / n), False)
-            elif store_forward:  # each read: the source's disk, then the link, all at once
-                ios = [disks[src].read_async(int(b)) for src, _, b in flows]
-                srcs = [src for src, _, _ in flows]
-                comms = []
-                while ios:
-                    j = sg.Io.wait_any(ios)
-                    ios.pop(j)
-                    comms.append(sg.Comm.sendto_async(hosts[srcs.pop(j)], hosts[host], amount))
-                sg.Comm.wait_all(comms)
-            else:
-                comms = [sg.Comm.sendto_async(hosts[s], hosts[host], amount) for s in srcs0]
-                sg.Comm.wait_all(comms)
-            t1 = now()
-            records.append((name, k, "R", t0, t1, q))
-            done(host)
-            for p in range(len(sidx)):
-                piece_sem[(sim, p)].release()
-            submit(host)
-            t1 = now()
-            sg.this_actor.execute(flops)
-            records.append((name, k, "A", t1, now(), q))
-            done(host)
-
     works = {a.name: a.work for a in ens.analyses}
     # the flows of every pool analysis' read (n n'); their gcd is the unit of link shares
     flow_unit = (
@@ -530,41 +406,131 @@ def _run(
         )
         or 1
     )
-    for s in ens.simulations:
-        kinds[s.name] = "sim"
     for a in ens.analyses:
-        kinds[a.name] = "analysis"
-    if ptask:
-        for a in ens.analyses:
-            classes[a.name] = piece_classes(a.name, a.simulation)
-            for key, pos in classes[a.name].items():
-                sem_w_class[key] = sg.Semaphore(0)
-                host = hosts[ranges[place[a.name][0]][pos[0]]]
-                sg.Actor.create(f"ana-{key}", host, ana_actor, a.name, a.simulation, key, pos)
-        for s in ens.simulations:
-            sg.Actor.create(f"sim-{s.name}", hosts[ranges[place[s.name][0]][0]], sim_actor, s.name)
-    else:
-        for comp, (_blk, n, _c) in place.items():
-            for p in range(int(n)):
-                piece_sem[(comp, p)] = sg.Semaphore(0)
-        for s in ens.simulations:
-            for p, h in enumerate(ranges[place[s.name][0]]):
-                sg.Actor.create(f"sim-{s.name}-{p}", hosts[h], sim_piece, s.name, p)
-        for a in ens.analyses:
-            for q, h in enumerate(ranges[place[a.name][0]]):
-                sg.Actor.create(f"ana-{a.name}-{q}", hosts[h], ana_piece, a.name, a.simulation, q)
-        if ctl is not None:
-            sg.Actor.create("job-manager", ctl, job_manager)
+        classes[a.name] = piece_classes(a.name, a.simulation)
+        for key, pos in classes[a.name].items():
+            sem_w_class[key] = sg.Semaphore(0)
+            host = hosts[ranges[place[a.name][0]][pos[0]]]
+            sg.Actor.create(f"ana-{key}", host, ana_actor, a.name, a.simulation, key, pos)
+    for s in ens.simulations:
+        sg.Actor.create(f"sim-{s.name}", hosts[ranges[place[s.name][0]][0]], sim_actor, s.name)
     e.run()
-    pieces = list(records)
-    merged: dict[tuple[str, int, str], list[float]] = {}  # per stage: first start, last end
-    for c, k, st, a, b, _p in records:
+    return _result(records, network, engine, t_wall, plan)
+
+
+def _run_pieces(
+    plan: Plan,
+    network: str,
+    bw_factor: float | None,
+    loopback: str,
+    store_forward: bool,
+    control: bool | None,
+) -> SimResult:
+    """The ``activities`` engine (see :func:`_run`): pieces.pyx / pieces_engine.cpp run one
+    SimGrid actor per per-node piece in C++ (the Python bindings give every actor a thread of
+    its own and are 7-40x slower)."""
+    try:
+        from . import pieces  # compiled against libsimgrid; imports no Python SimGrid
+    except ImportError as exc:
+        raise RuntimeError(
+            "the activities engine is not built: it needs SimGrid's C++ headers at build time "
+            f"(Debian libsimgrid-dev), then `python setup.py build_ext --inplace` ({exc}); "
+            "--engine ptask needs python3-simgrid only"
+        ) from None
+
+    t_wall = time.perf_counter()
+    if control is None:
+        control = network == "paper"
+    if control and network != "paper":
+        raise InputError(
+            "the job manager's messages are simulated with --network paper and "
+            "the activities engine only",
+            where="control",
+        )
+    ens = plan.ensemble
+    p = ens.platform
+    factor = 1.0 if bw_factor is None else bw_factor
+    ranges = _node_ranges(plan)
+    place = plan.allocation.placement()
+    names = [s.name for s in ens.simulations] + [a.name for a in ens.analyses]
+    index = {c: i for i, c in enumerate(names)}
+    comps: list[dict[str, Any]] = []
+    for s in ens.simulations:
+        blk, n, c = place[s.name]
+        readers = [
+            x
+            for a in ens.coupled(s.name)
+            for q in range(int(place[a.name][1]))
+            for x in (index[a.name], q)
+        ]
+        comps.append(
+            {
+                "is_sim": True,
+                "sim": -1,
+                "hosts": ranges[blk],
+                "flops": s.work * GIGA / (n * c),
+                "bytes": float(int(s.data * GIGA / n)),
+                "colocated": False,
+                "readers": readers,
+            }
+        )
+    for a in ens.analyses:
+        blk, n, c = place[a.name]
+        sblk = place[a.simulation][0]
+        data = ens.simulation(a.simulation).data * GIGA
+        colocated = blk == sblk
+        amount = data / n if colocated else data / (len(ranges[sblk]) * len(ranges[blk]))
+        comps.append(
+            {
+                "is_sim": False,
+                "sim": index[a.simulation],
+                "hosts": ranges[blk],
+                "flops": a.work * GIGA / (n * c),
+                "bytes": float(int(amount)),
+                "colocated": colocated,
+                "readers": [],
+            }
+        )
+    cfg = {
+        "n_hosts": sum(int(b.nodes) for b in plan.allocation.blocks),
+        "speed": p.core_speed * GIGA,
+        "cores": p.cores,
+        "bandwidth": p.bandwidth * GIGA * factor,
+        "latency": LATENCY[network],
+        "disk_bw": DISK_BW * GIGA,
+        "loopback_bw": LOOPBACK_BW * GIGA,
+        "shared_loopback_bw": LOOPBACK_BW * GIGA * factor if loopback == "shared" else 0.0,
+        "paper": network == "paper",
+        "store_forward": store_forward,
+        "control": bool(control),
+        "control_bytes": CONTROL_BYTES,
+        "shared_flow_rate": p.bandwidth * GIGA * factor * LV08_LONE_FLOW,
+        "steps": ens.n_steps,
+    }
+    pieces_out = [
+        (names[c], k, STAGES[st], a, b, q) for c, k, st, a, b, q in pieces.run(cfg, comps)
+    ]
+    return _result(pieces_out, network, "activities", t_wall, plan)
+
+
+def _result(
+    pieces: list[tuple[str, int, str, float, float, int]],
+    network: str,
+    engine: str,
+    t_wall: float,
+    plan: Plan,
+) -> SimResult:
+    """The :class:`SimResult` of per-piece records: per stage, the first start and last end."""
+    merged: dict[tuple[str, int, str], list[float]] = {}
+    for c, k, st, a, b, _p in pieces:
         m = merged.setdefault((c, k, st), [a, b])
         m[0], m[1] = min(m[0], a), max(m[1], b)
-    records[:] = [(c, k, st, a, b) for (c, k, st), (a, b) in merged.items()]
+    records = [(c, k, st, a, b) for (c, k, st), (a, b) in merged.items()]
+    kinds = {s.name: "sim" for s in plan.ensemble.simulations}
+    kinds.update({a.name: "analysis" for a in plan.ensemble.analyses})
     makespan = max(r[4] for r in records)
     return SimResult(
-        makespan, network, engine, time.perf_counter() - t_wall, records, kinds, pieces
+        makespan, network, engine, time.perf_counter() - t_wall, records, kinds, list(pieces)
     )
 
 
@@ -634,7 +600,7 @@ def check_options(network: str, engine: str, io: str = "store-and-forward") -> N
 def simulate(
     plan: Plan,
     network: str | None = None,
-    engine: str = "ptask",
+    engine: str = "activities",
     bw_factor: float | None = None,
     in_process: bool = False,
     loopback: str | None = None,
@@ -645,8 +611,9 @@ def simulate(
 
     ``network`` defaults to the ensemble's platform layout. By default the run happens in a
     fresh child process (SimGrid allows one Engine per process); ``in_process=True`` runs it here
-    (once per process). ``control``: simulate the authors' job manager messages (default:
-    with the ``activities`` engine on the ``paper`` layout; see :func:`_run`).
+    (once per process). ``engine``: ``activities`` (default) or ``ptask`` (see the module).
+    ``control``: simulate the authors' job manager messages (default: with the ``activities``
+    engine on the ``paper`` layout; see :func:`_run`).
     """
     network = network or plan.ensemble.platform.network
     check_options(network, engine, io)

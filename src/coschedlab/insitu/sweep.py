@@ -9,15 +9,23 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, check_seed
-from ..experiments.runner import Task, run_tasks
 from ..experiments.spec import MAX_REPETITIONS
-from ..experiments.store import JsonStore
+from ..sweeps.sweep import Sweep
+from ..sweeps.tasks import Task
 from .mapping import SCENARIOS
 from .reproduce import HEURISTIC_PAIRS, SWEEPS, build_tasks, results_frame, write_outputs
 from .runner import run_config
 from .simulate import check_size
 
-__all__ = ["reproduce"]
+__all__ = ["SWEEP", "reproduce"]
+
+
+def _checked(out: Path, spec: object) -> None:
+    """The folder check of :data:`SWEEP`: :func:`check_arguments` made it, with the rest."""
+
+
+#: the reproduction as a sweep of the one driver: a SimGrid process per run
+SWEEP = Sweep("in situ reproduction", run_config, fresh_process=True, check=_checked)
 
 
 def check_arguments(
@@ -60,7 +68,7 @@ def reproduce(
     sweeps: tuple[str, ...] = tuple(SWEEPS),
     steps: int = 100,
     network: str = "paper",
-    engine: str = "ptask",
+    engine: str = "activities",
     seed: int = 0,
     progress: Callable[[int, int], None] | None = None,
     scenarios: tuple[str, ...] = SCENARIOS,
@@ -81,7 +89,6 @@ def reproduce(
     # large runs first: the pool stays busy to the end
     order = sorted(configs, key=lambda k: -(configs[k]["S"] * (1 + configs[k]["A"])))
     tasks = [Task(k, run_config, (configs[k],)) for k in order]
-    store = JsonStore(Path(out) / "runs")
     state = {"done": 0, "total": len(tasks)}
 
     def started(todo: int, total: int) -> None:
@@ -94,20 +101,11 @@ def reproduce(
         if progress is not None:
             progress(state["done"], state["total"])
 
-    summary = run_tasks(
-        tasks,
-        store,
-        jobs=jobs,
-        fresh_process=True,
-        quiet=True,
-        on_start=started,
-        on_done=finished,
-        executor=executor,
-        on_info=on_info,
-    )
+    summary, _ = SWEEP.run(None, Path(out), tasks=tasks, jobs=jobs or None, on_start=started,
+                           on_done=finished, executor=executor, on_info=on_info)  # fmt: skip
     if summary.interrupted:
         raise KeyboardInterrupt
-    rows = store.load(configs)
+    rows = SWEEP.store(Path(out)).load(configs)  # in the order of the configurations
     if not rows:
         raise InputError("no run finished", where=str(out))
     df = results_frame(rows, member)

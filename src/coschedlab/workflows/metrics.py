@@ -110,14 +110,14 @@ def workflow_table(run) -> pd.DataFrame:
     waste (core-s of whole nodes, pilot jobs only), completed (ended by the run's stop: the
     window's end plus the drain), in_window (submitted inside the window: the only ones the
     summaries count)."""
-    ww, ex, jobs = run.workload, run.expanded, run.result.jobs
-    ids = jobs["job_id"].to_numpy()
+    ww, ex, jobs = run.workload, run.expanded, _columns(run)
+    ids = jobs["job_id"]
     first = ex.first_wf_id
     sel = ids >= first
     k = ids[sel] - first
     w_of = ex.job_wf[k]
-    start = jobs["start"].to_numpy()[sel]
-    end = jobs["end"].to_numpy()[sel]
+    start = jobs["start"][sel]
+    end = jobs["end"][sel]
     n = ww.n_workflows
     stop = run.stop
     b = np.full(n, np.inf)
@@ -165,12 +165,12 @@ def workflow_table(run) -> pd.DataFrame:
 def system_metrics(run) -> dict[str, float]:
     """Utilization, actual utilization, pilot waste (allocated whole nodes) and the actual
     utilization in requested cores, over the analysis window (see the module docstring)."""
-    ww, ex, jobs = run.workload, run.expanded, run.result.jobs
+    ww, ex, jobs = run.workload, run.expanded, _columns(run)
     t0, t1 = ww.window
     cap = ww.cluster.total_cores * (t1 - t0)
-    start = jobs["start"].to_numpy()
-    end = jobs["end"].to_numpy()
-    procs = jobs["procs"].to_numpy()
+    start = jobs["start"]
+    end = jobs["end"]
+    procs = jobs["procs"]
     held = held_cores(ww.cluster, procs).astype(np.float64)
     ran = np.isfinite(start)  # a run stopped at a time never started some jobs
     span = np.where(ran, _overlap(start, end, t0, t1), 0.0)
@@ -178,7 +178,7 @@ def system_metrics(run) -> dict[str, float]:
     requested = float((procs * span).sum())
     idle = idle_requested = 0.0
     if ex.mode == "pilot":
-        ids = jobs["job_id"].to_numpy()
+        ids = jobs["job_id"]
         steps: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         for row in np.flatnonzero((ids >= ex.first_wf_id) & (span > 0)):
             k = ww.submits[ex.job_wf[ids[row] - ex.first_wf_id]][1]
@@ -200,24 +200,31 @@ def system_metrics(run) -> dict[str, float]:
 def regular_slowdowns(run) -> pd.DataFrame:
     """Regular jobs submitted inside the analysis window (no pre-fill): requested core-hours,
     size group, slowdown."""
-    ww, ex, jobs = run.workload, run.expanded, run.result.jobs
-    ids = jobs["job_id"].to_numpy()
+    ww, ex, jobs = run.workload, run.expanded, _columns(run)
+    ids = jobs["job_id"]
     n_fill = int(ww.filler.sum())
     t0, t1 = ww.window
-    sub = jobs["submit"].to_numpy()
-    end = jobs["end"].to_numpy()
+    sub = jobs["submit"]
+    end = jobs["end"]
     # jobs that ended inside the simulated period (the paper reads them from Slurm's logs)
     keep = (ids < ex.first_wf_id) & (ids > n_fill) & (sub >= t0) & (sub < t1) & (end <= run.stop)
-    j = jobs[keep]
-    req_ch = j["procs"].to_numpy() * j["requested_time"].to_numpy() / 3600.0
-    times = (j[c].to_numpy(np.float64) for c in ("submit", "start", "end"))
+    req_ch = jobs["procs"][keep] * jobs["requested_time"][keep] / 3600.0
+    times = (jobs[c][keep].astype(np.float64) for c in ("submit", "start", "end"))
     slow = job_columns(*times)["slowdown"]  # the core's: NaN for a run of 0 s
-    group = np.empty(len(j), dtype=object)
+    group = np.empty(len(req_ch), dtype=object)
     for name, lo, hi in SIZE_GROUPS:
         group[(req_ch >= lo) & (req_ch < hi)] = name
     return pd.DataFrame(
-        {"job_id": j["job_id"].to_numpy(), "req_core_h": req_ch, "group": group, "slowdown": slow}
+        {"job_id": ids[keep], "req_core_h": req_ch, "group": group, "slowdown": slow}
     )
+
+
+def _columns(run) -> dict[str, np.ndarray]:
+    """The run's per-job columns the metrics read, as NumPy arrays (the result's own arrays
+    while its pandas table has not been made: no table, no string columns, for a summary)."""
+    table = run.result.table
+    names = ("job_id", "submit", "start", "end", "procs", "requested_time")
+    return {c: np.asarray(table[c]) for c in names}
 
 
 def counted(table: Any) -> np.ndarray:

@@ -139,7 +139,7 @@ def simulate_mode(
     result = Result.from_simulation(sim)
     events = {
         "jobs": sim.n,
-        "jobs_started": int(np.isfinite(result.jobs["start"].to_numpy(dtype=float)).sum()),
+        "jobs_started": int(np.isfinite(np.asarray(result.table["start"], dtype=float)).sum()),
         "passes": sim.passes,
         "wall_time_s": sim.wall_time,
         "scheduler": sched.describe(),

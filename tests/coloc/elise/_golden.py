@@ -13,7 +13,7 @@ import yaml
 
 from coschedlab.coloc.elise.experiment import expand, read_experiment
 from coschedlab.coloc.elise.run import RunTask, simulate_run
-from coschedlab.experiments.store import RunKey
+from coschedlab.sweeps.store import RunKey
 
 HERE = Path(__file__).resolve().parent
 CASES: dict = yaml.safe_load((HERE / "cases.yaml").read_text())

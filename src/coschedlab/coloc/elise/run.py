@@ -27,13 +27,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...engine.result import Result
 from ...errors import InputError
-from ...experiments.comparison import check_valid
-from ...experiments.runner import Outcome, Summary, Task, run_tasks
-from ...experiments.store import RunKey, RunStore, completed, load_run, run_dir
 from ...jobs import Workload
 from ...outputs import MARKER, atomic_file, first_foreign, is_empty, mark, slug
 from ...platform import Cluster
+from ...sweeps.store import RunDirs, RunKey, completed, run_dir
+from ...sweeps.sweep import Sweep
+from ...sweeps.tasks import Outcome, Summary, Task, check_valid
 from .experiment import Experiment, Run, describe, dump, expand
 from .generators import workload_csv
 
@@ -87,8 +88,8 @@ def workload_of(task: RunTask, names: list[str]) -> Workload:
 def simulate_run(task: RunTask) -> tuple[Any, dict[str, Any]]:
     """Simulate and validate one run of the experiment (a worker's task)."""
     from ...api import simulate
-    from ...experiments.workloads import cached_pool
     from ..heatmap import Heatmap
+    from ..pool import cached_pool
     from ..speed import ColocationSpeed
 
     pool = cached_pool(task.pool)
@@ -126,6 +127,15 @@ def simulate_run(task: RunTask) -> tuple[Any, dict[str, Any]]:
         "compat": sorted(task.compat),
     }
     return result, info
+
+
+def _checked_here(out: Path, exp: Any) -> None:
+    """:func:`run_experiment` checks the folder and writes its spec.json itself."""
+
+
+#: an ELiSE experiment as a sweep of the one driver, its runs stored as the comparison's
+SWEEP = Sweep("elise", simulate_run, layout=RunDirs(Result.load), runs="", quiet=False,
+              check=_checked_here, record=_checked_here)  # fmt: skip
 
 
 def output_folder(exp: Experiment, out: Path | None) -> Path:
@@ -221,9 +231,8 @@ def run_experiment(
                 key, run, table, inp.pool, inp.heatmap, inp.cluster, spec, s.base, compat
             )
             tasks.append(Task(key, simulate_run, (task,)))
-    summary = run_tasks(
-        tasks, RunStore(runs_dir), jobs=jobs, on_start=on_start, on_done=on_done, executor=executor
-    )
+    summary, _ = SWEEP.run(exp, runs_dir, tasks=tasks, jobs=jobs, on_start=on_start,
+                           on_done=on_done, executor=executor)  # fmt: skip
     if not summary.ok:
         return summary, None
     table = write_elise_files(exp, out, made, tasks)
@@ -243,7 +252,7 @@ def write_elise_files(exp: Experiment, out: Path, made: list, tasks: list[Task])
         run = task.run
         if task.key not in done:
             continue
-        result = load_run(runs_dir, task.key)
+        result = SWEEP.layout.read(runs_dir, task.key)
         jobs = result.jobs
         inp, elise_jobs, _ = made[run.inp]
         names = {j.id: j.app for j in elise_jobs}

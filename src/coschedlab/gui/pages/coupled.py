@@ -5,19 +5,12 @@ instant, and the coupled run against the same systems without pairing: the table
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
+from ...sweeps.capability import capability
 from ..components import error_text, field, figure, on_upload, section, table
-from ..sweeps import (
-    MAX_RUNS,
-    SweepKind,
-    limit,
-    register_sweep,
-    stored_table,
-    sweep_section,
-)
+from ..sweeps import register_sweep, sweep_section
 from ..workspace import scheduler_text
 
 NAME = "coupled"
@@ -49,36 +42,6 @@ def system_specs(ws: Any, text: str | None) -> list[str]:
     return specs
 
 
-def _sweep_check(spec: str, out: str) -> None:
-    """What the sweep command refuses before it starts (run in a process of its own)."""
-    from ...experiments.coupled import check_output, load_coupled_spec
-
-    s = load_coupled_spec(spec)
-    limit(len(s.configs()), MAX_RUNS, "runs", "coupled compare")
-    check_output(Path(out), s)
-
-
-def _sweep_cells(out: Path) -> tuple[str, list[str], list[list[str]]] | None:
-    from ...experiments.coupled import SUMMARY_TITLE, summary_table
-
-    df = stored_table(out / "summary.csv")
-    return None if df is None else (SUMMARY_TITLE, *summary_table(df))
-
-
-#: ``coschedlab coupled compare``: scheme x load and scheme x paired proportion, x seed
-SWEEP = SweepKind(
-    prefix="cp",
-    what="coupled",
-    title="Sweep: schemes x loads x pairing (stored, resumable)",
-    upload="coupled-sweep",
-    bundled=(("coupled-small (bundled)", "coschedlab:sweeps/coupled_small.yaml"),),
-    default_out="sweeps/coupled-small",
-    args=lambda spec, out: ["coupled", "compare", spec, "--out", out],
-    check=_sweep_check,
-    cells=_sweep_cells,
-)
-
-
 def layout(ctx: Any) -> Any:
     from dash import dcc, html
 
@@ -107,7 +70,7 @@ def layout(ctx: Any) -> Any:
             html.Div(id="cp-error", className="error"),
         ),
         dcc.Loading(html.Div(id="cp-result")),
-        sweep_section(SWEEP, ctx.workspace),
+        sweep_section(capability("coupled"), ctx.workspace),
     ])  # fmt: skip
 
 
@@ -115,7 +78,7 @@ def register(app: Any, ctx: Any) -> None:
     from dash import Input, Output, State, html, no_update
 
     ws = ctx.workspace
-    register_sweep(app, ctx, SWEEP)
+    register_sweep(app, ctx, capability("coupled"))
 
     def added(path: Any, name: str, text: str | None) -> tuple:
         stem = "".join(c if c.isalnum() else "_" for c in name.split(".")[0]) or "upload"

@@ -12,15 +12,9 @@ from typing import Any
 
 from ...bundled import data_path
 from ...errors import InputError
+from ...sweeps.capability import capability
 from ..components import error_text, field, on_upload, section, table
-from ..sweeps import (
-    MAX_DESIGNS,
-    SweepKind,
-    limit,
-    register_sweep,
-    stored_table,
-    sweep_section,
-)
+from ..sweeps import register_sweep, sweep_section
 
 NAME = "studies"
 PATH = "/studies"
@@ -68,39 +62,6 @@ def _png(draw: Any, *args: Any) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _sweep_check(spec: str, out: str) -> None:
-    """What the sweep command refuses before it starts (run in a process of its own)."""
-    from ...experiments.studies import check_output
-    from ...studies.spec import load_spec
-
-    s = load_spec(spec)
-    if s.model is None:
-        raise InputError("the spec has no 'model' to simulate", Path(spec).name)
-    limit(len(s.space.designs()), MAX_DESIGNS, "designs", "study reproduce")
-    check_output(Path(out), s)
-
-
-def _sweep_cells(out: Path) -> tuple[str, list[str], list[list[str]]] | None:
-    from ...experiments.studies import table5_cells
-
-    df = stored_table(out / "table5.csv")
-    return None if df is None else ("Table 5: ours (paper)", *table5_cells(df))
-
-
-#: ``coschedlab study reproduce``: configurations O, A-E on 32 and 64 workers (SimX Table 5)
-SWEEP = SweepKind(
-    prefix="st",
-    what="study reproduction",
-    title="Sweep: reproduce Table 5 (O, A-E on 32 and 64 workers; stored, resumable)",
-    upload="study",
-    bundled=(("helium (bundled)", f"coschedlab:{HELIUM}"),),
-    default_out="sweeps/helium-table5",
-    args=lambda spec, out: ["study", "reproduce", "--out", out, "--spec", spec],
-    check=_sweep_check,
-    cells=_sweep_cells,
-)
-
-
 def layout(ctx: Any) -> Any:
     from dash import dcc, html
 
@@ -122,7 +83,7 @@ def layout(ctx: Any) -> Any:
             dcc.Store(id="st-path"),
         ),
         dcc.Loading(html.Div(id="st-result")),
-        sweep_section(SWEEP, ctx.workspace),
+        sweep_section(capability("study"), ctx.workspace),
     ])  # fmt: skip
 
 
@@ -130,7 +91,7 @@ def register(app: Any, ctx: Any) -> None:
     from dash import Input, Output, State, html, no_update
 
     ws = ctx.workspace
-    register_sweep(app, ctx, SWEEP)
+    register_sweep(app, ctx, capability("study"))
 
     on_upload(app, ws, "st-upload", "study", "st-error",
               [("st-path", "data"), ("st-file", "children")],

@@ -9,19 +9,12 @@ from __future__ import annotations
 import base64
 import io
 import math
-from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
+from ...sweeps.capability import capability
 from ..components import error_text, field, on_upload, section, table
-from ..sweeps import (
-    MAX_RUNS,
-    SweepKind,
-    limit,
-    register_sweep,
-    stored_table,
-    sweep_section,
-)
+from ..sweeps import register_sweep, sweep_section
 
 NAME = "workflows"
 PATH = "/workflows"
@@ -83,39 +76,6 @@ def simulate_modes(form: dict[str, Any]) -> tuple[Any, dict[str, dict], int, int
     return wf, summaries, summaries["chained"]["workflows_submitted"], int(mask.sum())
 
 
-def _sweep_check(spec: str, out: str) -> None:
-    """What the sweep command refuses before it starts (run in a process of its own)."""
-    from ...experiments.workflows import check_output, load_workflow_spec
-
-    s = load_workflow_spec(spec)
-    limit(len(s.configs()), MAX_RUNS, "runs", "workflows compare")
-    check_output(Path(out), s)
-
-
-def _sweep_cells(out: Path) -> tuple[str, list[str], list[list[str]]] | None:
-    from ...experiments.workflows import summary_table
-
-    df = stored_table(out / "summary.csv")
-    if df is None:
-        return None
-    columns, rows = summary_table(df, "share" if "share" in df.columns else "period")
-    return f"{out.name}: medians over window workflows completed in every mode", columns, rows
-
-
-#: ``coschedlab workflows compare``: workflow x share (or period) x seed x mode
-SWEEP = SweepKind(
-    prefix="wf",
-    what="workflow",
-    title="Sweep: workflows x shares x modes (stored, resumable)",
-    upload="workflow-sweep",
-    bundled=(("woas-small (bundled)", "coschedlab:sweeps/woas_small.yaml"),),
-    default_out="sweeps/woas-small",
-    args=lambda spec, out: ["workflows", "compare", spec, "--out", out],
-    check=_sweep_check,
-    cells=_sweep_cells,
-)
-
-
 def layout(ctx: Any) -> Any:
     from dash import dcc, html
 
@@ -145,7 +105,7 @@ def layout(ctx: Any) -> Any:
             dcc.Store(id="wf-path"),
         ),
         dcc.Loading(html.Div(id="wf-result")),
-        sweep_section(SWEEP, ctx.workspace),
+        sweep_section(capability("workflows"), ctx.workspace),
     ])  # fmt: skip
 
 
@@ -153,7 +113,7 @@ def register(app: Any, ctx: Any) -> None:
     from dash import Input, Output, State, html, no_update
 
     ws = ctx.workspace
-    register_sweep(app, ctx, SWEEP)
+    register_sweep(app, ctx, capability("workflows"))
 
     on_upload(app, ws, "wf-upload", "workflow", "wf-error",
               [("wf-name", "options"), ("wf-name", "value")],

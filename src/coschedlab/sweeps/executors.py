@@ -19,7 +19,7 @@ runs are pure functions of their task, so a run lost with a worker is simply run
 another one (Dask's own rescheduling, up to ``retries`` times on a ``dask-local`` cluster,
 the scheduler's ``allowed-failures`` elsewhere); a run Dask gives up on is run once more
 alone, and fails with a clear message (the sweep goes on) only if it kills its worker then
-too, so runs that merely sat beside a crashing run are not blamed (:mod:`.runner`).
+too, so runs that merely sat beside a crashing run are not blamed (:mod:`.cluster`).
 """
 
 from __future__ import annotations

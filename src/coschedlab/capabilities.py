@@ -1,0 +1,61 @@
+"""The built-in capabilities, each registered as ONE :class:`~coschedlab.sweeps.capability.
+Capability` object: the command line's sweep commands, the dashboard's sweep sections and
+pages, the readers of uploaded specs and ``sweep_kind`` are generated from them.
+
+Their parts are named ``"module:attribute"`` (imported when first used), so that the command
+line starts without importing every capability. A new capability adds its object here.
+"""
+
+from __future__ import annotations
+
+from .sweeps.capability import Capability, register
+
+__all__ = ["COMPARISON", "COUPLED", "INSITU", "STUDY", "WORKFLOWS"]
+
+#: ``coschedlab compare`` (its own command, and the dashboard's run page)
+COMPARISON = register(Capability(
+    "comparison", "coschedlab.experiments.comparison:SWEEP",
+    load_spec="coschedlab.experiments.spec:load_spec", generated=False,
+))  # fmt: skip
+
+#: ``coschedlab workflows compare``: workflow x share (or period) x seed x mode
+WORKFLOWS = register(Capability(
+    "workflows", "coschedlab.experiments.workflows:SWEEP",
+    load_spec="coschedlab.experiments.workflows:load_workflow_spec",
+    summary="coschedlab.experiments.workflows:summary",
+    report="coschedlab.experiments.workflows:report",
+    bundled=(("woas-small (bundled)", "coschedlab:sweeps/woas_small.yaml"),),
+    title="Sweep: workflows x shares x modes (stored, resumable)",
+    help="Run a workflow x share x seed x mode sweep (resuming: finished runs are kept), "
+    "write summary.csv, the utilization-gain table and the figures, and print the summary.",
+    upload="workflow-sweep", prefix="wf", default_out="sweeps/woas-small",
+))  # fmt: skip
+
+#: ``coschedlab coupled compare``: scheme x load and scheme x paired proportion, x seed
+COUPLED = register(Capability(
+    "coupled", "coschedlab.experiments.coupled:SWEEP",
+    load_spec="coschedlab.experiments.coupled:load_coupled_spec",
+    summary="coschedlab.experiments.coupled:summary",
+    report="coschedlab.experiments.coupled:report",
+    bundled=(("coupled-small (bundled)", "coschedlab:sweeps/coupled_small.yaml"),),
+    title="Sweep: schemes x loads x pairing (stored, resumable)",
+    help="Run the scheme x load and scheme x paired-proportion sweep (resuming: finished runs "
+    "are kept); write summary.csv and the figures (like the paper's Figs 3-10); print the "
+    "table.",
+    upload="coupled-sweep", prefix="cp", default_out="sweeps/coupled-small",
+))  # fmt: skip
+
+#: ``coschedlab study reproduce``: configurations O, A-E on 32 and 64 workers (SimX Table 5)
+STUDY = register(Capability(
+    "study", "coschedlab.experiments.studies:SWEEP",
+    load_spec="coschedlab.studies.spec:load_spec",
+    summary="coschedlab.experiments.studies:summary", generated=False,
+    bundled=(("helium (bundled)", "coschedlab:helium_study.yaml"),),
+    title="Sweep: reproduce Table 5 (O, A-E on 32 and 64 workers; stored, resumable)",
+    upload="study", prefix="st", default_out="sweeps/helium-table5",
+    args=lambda spec, out: ["study", "reproduce", "--out", out, "--spec", spec],
+    check="coschedlab.experiments.studies:check_command",
+))  # fmt: skip
+
+#: ``coschedlab insitu reproduce`` (its own command and page)
+INSITU = register(Capability("insitu", "coschedlab.insitu.sweep:SWEEP", generated=False))

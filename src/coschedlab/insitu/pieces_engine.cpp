@@ -1,0 +1,362 @@
+// See pieces_engine.hpp. The stage model and the job manager are documented in
+// coschedlab/insitu/simulate.py (_run); this file is its per-piece engine, statement for
+// statement in the order the actors issue their activities (SimGrid is deterministic: the same
+// order gives the same timeline).
+#include "pieces_engine.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <queue>
+#include <string>
+#include <utility>
+
+namespace sg4 = simgrid::s4u;
+
+namespace coschedlab_insitu {
+
+namespace {
+
+// The shared link of the paper layout as a processor-sharing server. Every flow that crosses it
+// (a remote read between two nodes, a job manager message) crosses nothing else, and LV08
+// gives every such flow the same share: rate_one / m each when m flows are on it (rate_one =
+// B x 0.97 / 1.05: the bandwidth factor and the 5% reverse cross-traffic on the same link).
+// A flow ends when the bytes served per flow since it started (the virtual time) reach its
+// size. SimGrid's LMM re-solves the link's m sharing variables at every start and end (m in
+// the hundreds when a pool's reads are staggered); this costs O(log m) per event.
+class SharedLink {
+ public:
+  explicit SharedLink(double rate_one) : rate_one_(rate_one), wake_(sg4::Semaphore::create(0)) {}
+
+  // start a flow of `bytes` now; acquire the returned semaphore to wait for its end
+  sg4::SemaphorePtr start(double bytes) {
+    advance();
+    auto done = sg4::Semaphore::create(0);
+    flows_.push({vt_ + bytes, seq_++, done});
+    wake_->release();
+    return done;
+  }
+
+  // the server actor: ends the flows whose bytes are served, sleeps until the next end or the
+  // next start
+  void serve() {
+    sg4::Actor::self()->daemonize();
+    bool stalled = false;  // the last wait timed out without moving the clock
+    while (true) {
+      advance();
+      while (!flows_.empty() && (remaining_time(flows_.top()) <= 1e-12 || stalled)) {
+        flows_.top().done->release();
+        flows_.pop();
+        stalled = false;  // a remainder below the clock's resolution: ended now
+      }
+      if (flows_.empty()) {
+        wake_->acquire();
+        continue;
+      }
+      double before = sg4::Engine::get_clock();
+      stalled = wake_->acquire_timeout(remaining_time(flows_.top())) &&
+                sg4::Engine::get_clock() == before;
+    }
+  }
+
+ private:
+  struct Flow {
+    double end_vt;
+    long seq;  // first started, first ended among equal ends
+    sg4::SemaphorePtr done;
+    bool operator>(const Flow& o) const {
+      return end_vt > o.end_vt || (end_vt == o.end_vt && seq > o.seq);
+    }
+  };
+
+  double remaining_time(const Flow& f) const {
+    return (f.end_vt - vt_) * static_cast<double>(flows_.size()) / rate_one_;
+  }
+
+  void advance() {
+    double now = sg4::Engine::get_clock();
+    if (!flows_.empty())
+      vt_ += (now - last_) * rate_one_ / static_cast<double>(flows_.size());
+    last_ = now;
+  }
+
+  double rate_one_;
+  sg4::SemaphorePtr wake_;
+  std::priority_queue<Flow, std::vector<Flow>, std::greater<Flow>> flows_;
+  double vt_ = 0.0;
+  double last_ = 0.0;
+  long seq_ = 0;
+};
+
+struct State {
+  const PieceConfig* cfg;
+  const std::vector<PieceComponent>* comps;
+  std::vector<sg4::Host*> hosts;
+  std::vector<sg4::Disk*> disks;
+  bool shared_lo = false;
+  sg4::Host* ctl = nullptr;
+  std::deque<sg4::SemaphorePtr> queue;  // the job manager's submissions, first come first served
+  sg4::SemaphorePtr pending;
+  std::vector<std::vector<sg4::SemaphorePtr>> sem;  // per (component, piece)
+  std::vector<PieceRecord> records;
+  std::unique_ptr<SharedLink> link;  // the paper layout's shared link (else SimGrid's links)
+
+  double now() const { return sg4::Engine::get_clock(); }
+
+  void record(int c, int k, int stage, double a, double b, int p) {
+    records.push_back(PieceRecord{c, k, stage, p, a, b});
+  }
+
+  // one control message over the shared link (UserHost's route to every node)
+  void message() { link->start(cfg->control_bytes)->acquire(); }
+
+  // one piece's compute: a single-core execution of `flops`. The pieces on a node never ask
+  // for more cores than it has (each component holds at least one core of every node it runs
+  // on; one execution per piece), so it lasts flops / speed whatever else runs there: a wait,
+  // which SimGrid handles at a fraction of an Exec's cost (an Exec's completion scans a list
+  // as long as the executions running on the platform)
+  void compute(double flops) { sg4::this_actor::sleep_for(flops / cfg->speed); }
+
+  // the authors' WRENCH job manager: one job submission at a time, a request to the node's
+  // compute service (the job starts when it arrives) and its answer
+  void job_manager() {
+    sg4::Actor::self()->daemonize();
+    while (true) {
+      pending->acquire();
+      auto go = queue.front();
+      queue.pop_front();
+      message();  // the request: the job starts when it reaches the node
+      go->release();
+      message();  // the answer
+    }
+  }
+
+  // wait for the job manager to submit this piece's next job (its parents are done)
+  void submit() {
+    if (ctl == nullptr)
+      return;
+    auto go = sg4::Semaphore::create(0);
+    queue.push_back(go);
+    pending->release();
+    go->acquire();
+  }
+
+  // the job's completion notice to the job manager, which then submits its children
+  void done() {
+    if (ctl != nullptr)
+      message();
+  }
+
+  void local_io(int host, uint64_t nbytes, bool write) {
+    if (cfg->store_forward) {
+      if (write) {
+        sg4::Comm::sendto(hosts[host], hosts[host], nbytes);
+        disks[host]->write(nbytes);
+      } else {
+        disks[host]->read(nbytes);
+        sg4::Comm::sendto(hosts[host], hosts[host], nbytes);
+      }
+      return;
+    }
+    if (!shared_lo) {
+      if (write)
+        disks[host]->write(nbytes);
+      else
+        disks[host]->read(nbytes);
+      return;
+    }
+    auto io = write ? disks[host]->write_async(nbytes) : disks[host]->read_async(nbytes);
+    sg4::Comm::sendto(hosts[host], hosts[host], nbytes);
+    io->wait();
+  }
+
+
+  // the remote transfers of one read: on the shared link, or SimGrid comms (per-node layout)
+  struct Transfers {
+    std::vector<sg4::CommPtr> comms;
+    std::vector<sg4::SemaphorePtr> flows;
+    void wait() {
+      sg4::Comm::wait_all(comms);
+      for (auto& f : flows)
+        f->acquire();
+    }
+  };
+
+  void remote(Transfers& tr, int src, int dst, uint64_t amount) {
+    if (link)
+      tr.flows.push_back(link->start(static_cast<double>(amount)));
+    else
+      tr.comms.push_back(sg4::Comm::sendto_async(hosts[src], hosts[dst], amount));
+  }
+
+  void sim_piece(int c, int p) {
+    const auto& comp = (*comps)[c];
+    int host = comp.hosts[p];
+    auto wbytes = static_cast<uint64_t>(comp.bytes);
+    size_t n_readers = comp.readers.size() / 2;
+    for (int k = 1; k <= cfg->steps; k++) {
+      submit();
+      double t0 = now();
+      compute(comp.flops);
+      record(c, k, 0, t0, now(), p);
+      done();
+      if (k > 1)
+        for (size_t r = 0; r < n_readers; r++)
+          sem[c][p]->acquire();
+      submit();
+      double t2 = now();
+      local_io(host, wbytes, true);
+      record(c, k, 1, t2, now(), p);
+      done();
+      for (size_t r = 0; r < n_readers; r++)
+        sem[comp.readers[2 * r]][comp.readers[2 * r + 1]]->release();
+    }
+  }
+
+  void ana_piece(int c, int q) {
+    const auto& comp = (*comps)[c];
+    const auto& sim = (*comps)[comp.sim];
+    int host = comp.hosts[q];
+    auto amount = static_cast<uint64_t>(comp.bytes);
+    for (int k = 1; k <= cfg->steps; k++) {
+      for (size_t s = 0; s < sim.hosts.size(); s++)
+        sem[c][q]->acquire();
+      submit();
+      double t0 = now();
+      if (comp.colocated) {
+        local_io(host, amount, false);
+      } else if (cfg->store_forward) {  // each read: the source's disk, then the link
+        std::vector<sg4::IoPtr> ios;
+        std::vector<int> srcs;
+        for (int src : sim.hosts) {
+          ios.push_back(disks[src]->read_async(amount));
+          srcs.push_back(src);
+        }
+        Transfers tr;
+        while (!ios.empty()) {
+          auto j = static_cast<size_t>(sg4::Io::wait_any(ios));
+          ios.erase(ios.begin() + j);
+          int src = srcs[j];
+          srcs.erase(srcs.begin() + j);
+          remote(tr, src, host, amount);
+        }
+        tr.wait();
+      } else {
+        Transfers tr;
+        for (int src : sim.hosts)
+          remote(tr, src, host, amount);
+        tr.wait();
+      }
+      record(c, k, 2, t0, now(), q);
+      done();
+      for (size_t p = 0; p < sim.hosts.size(); p++)
+        sem[comp.sim][p]->release();
+      submit();
+      double t1 = now();
+      compute(comp.flops);
+      record(c, k, 3, t1, now(), q);
+      done();
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<PieceRecord> run_pieces(const PieceConfig& cfg,
+                                    const std::vector<PieceComponent>& comps) {
+  std::vector<std::string> args = {"coschedlab", "--log=root.thres:critical",
+                                   "--log=xbt_cfg.thres:critical"};
+  if (!cfg.paper) {
+    args.emplace_back("--cfg=network/model:CM02");
+    args.emplace_back("--cfg=network/crosstraffic:0");
+  }
+  std::vector<char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  sg4::Engine e(&argc, argv.data());
+
+  State st;
+  st.cfg = &cfg;
+  st.comps = &comps;
+  auto* zone = sg4::create_full_zone("cluster");
+  for (int i = 0; i < cfg.n_hosts; i++) {
+    auto* h = zone->create_host("node-" + std::to_string(i), cfg.speed);
+    h->set_core_count(cfg.cores);
+    st.hosts.push_back(h);
+  }
+  sg4::Link* shared_lo = nullptr;
+  if (cfg.shared_loopback_bw > 0) {
+    shared_lo = zone->create_link("loopback", cfg.shared_loopback_bw)->set_latency(0);
+    shared_lo->seal();
+    st.shared_lo = true;
+  }
+  for (int i = 0; i < cfg.n_hosts; i++) {
+    auto* h = st.hosts[i];
+    st.disks.push_back(
+        h->create_disk("disk-" + std::to_string(i), cfg.disk_bw, cfg.disk_bw)->seal());
+    sg4::Link* local = shared_lo;
+    if (local == nullptr) {
+      local = zone->create_link("loopback-" + std::to_string(i), cfg.loopback_bw);
+      local->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
+      local->set_latency(0)->seal();
+    }
+    zone->add_route(h->get_netpoint(), h->get_netpoint(), nullptr, nullptr,
+                    {sg4::LinkInRoute(local)}, false);
+  }
+  // paper layout: the shared link is SharedLink (its routes would carry nothing)
+  if (!cfg.paper) {
+    std::vector<sg4::Link*> own;
+    for (int i = 0; i < cfg.n_hosts; i++) {
+      auto* l = zone->create_link("link-" + std::to_string(i), cfg.bandwidth)
+                    ->set_latency(cfg.latency / 2);
+      l->seal();
+      own.push_back(l);
+    }
+    for (int i = 0; i < cfg.n_hosts; i++)
+      for (int j = i + 1; j < cfg.n_hosts; j++)
+        zone->add_route(st.hosts[i]->get_netpoint(), st.hosts[j]->get_netpoint(), nullptr,
+                        nullptr, {sg4::LinkInRoute(own[i]), sg4::LinkInRoute(own[j])}, true);
+  }
+  if (cfg.control) {  // the job manager on UserHost (its messages: see message())
+    st.ctl = zone->create_host("controller", cfg.speed);
+    st.pending = sg4::Semaphore::create(0);
+  }
+  sg4::Host* server_host = cfg.paper ? zone->create_host("shared-link", cfg.speed) : nullptr;
+  zone->seal();
+
+  st.sem.resize(comps.size());
+  for (size_t c = 0; c < comps.size(); c++)
+    for (size_t p = 0; p < comps[c].hosts.size(); p++)
+      st.sem[c].push_back(sg4::Semaphore::create(0));
+  State* s = &st;
+  for (int pass = 0; pass < 2; pass++)  // the simulations' pieces first, then the analyses'
+    for (size_t c = 0; c < comps.size(); c++) {
+      if (comps[c].is_sim != (pass == 0))
+        continue;
+      for (size_t p = 0; p < comps[c].hosts.size(); p++) {
+        int ci = static_cast<int>(c);
+        int pi = static_cast<int>(p);
+        std::string name = std::string(pass == 0 ? "sim-" : "ana-") + std::to_string(c) + "-" +
+                           std::to_string(p);
+        if (pass == 0)
+          sg4::Actor::create(name, st.hosts[comps[c].hosts[p]], [s, ci, pi] { s->sim_piece(ci, pi); });
+        else
+          sg4::Actor::create(name, st.hosts[comps[c].hosts[p]], [s, ci, pi] { s->ana_piece(ci, pi); });
+      }
+    }
+  if (cfg.paper) {  // the shared link's server, on a host of its own (it uses no resource)
+    st.link = std::make_unique<SharedLink>(cfg.shared_flow_rate);
+    auto* l = st.link.get();
+    sg4::Actor::create("shared-link", server_host, [l] { l->serve(); });
+  }
+  if (st.ctl != nullptr)
+    sg4::Actor::create("job-manager", st.ctl, [s] { s->job_manager(); });
+  e.run();
+  return std::move(st.records);
+}
+
+}  // namespace coschedlab_insitu

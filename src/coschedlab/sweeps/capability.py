@@ -1,0 +1,190 @@
+"""The capability registry: each capability registers ONE :class:`Capability` object (its
+sweep spec loader, its sweep, its summary table and figures, its bundled specs), and the
+interfaces are generated from the registry: the command line's sweep command
+(``coschedlab NAME compare SPEC``), the dashboard's sweep section and page, the readers of
+uploaded specs, and :func:`~.sweep.sweep_kind`.
+
+The built-in capabilities register in :mod:`coschedlab.capabilities` (:data:`BUILTIN`,
+imported on first use); anything else registers before the interfaces are built (a test, a
+plugin). A capability's parts may be named ``"module:attribute"`` (imported when first used):
+the command line starts without importing every capability. A new capability is its package,
+its registration and its docs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from .sweep import Sweep
+
+__all__ = [
+    "BUILTIN", "Capability", "Table", "capabilities", "capability", "check_sweep", "limit",
+    "read_table", "readers", "register", "resolve", "unregister",
+]  # fmt: skip
+
+#: the modules registering the built-in capabilities (imported by :func:`capabilities`)
+BUILTIN = ("coschedlab.capabilities",)
+
+#: a summary table as the command line prints it and the dashboard shows it
+Table = tuple[str, list[str], list[list[str]]]
+
+
+def resolve(part: Any) -> Any:
+    """``part`` itself, or the object a ``"module:attribute"`` text names."""
+    if not isinstance(part, str):
+        return part
+    module, _, name = part.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+@dataclass(frozen=True)
+class Capability:
+    """A capability as the interfaces see it; the parts marked (lazy) may be given as
+    ``"module:attribute"``.
+
+    ``name``: the command group (``coschedlab NAME ...``) and the dashboard page's name;
+    ``sweep`` (lazy): its :class:`~.sweep.Sweep` (run one, result shape, store, resume);
+    ``load_spec(path)`` (lazy): reads and checks a sweep spec (YAML; errors name file:line),
+    which gives ``name``, ``output`` and ``configs()`` (key -> configuration);
+    ``summary(out)`` (lazy): the summary table of the sweep in ``out`` (title, columns, text
+    rows; None while there is none); ``report(spec, out, rows)`` (lazy): writes its tables
+    and figures from the finished runs' records, returns the files written; ``bundled``:
+    (label, ``coschedlab:NAME``) specs offered; ``title``: the dashboard's sweep section;
+    ``help``: the command's help; ``upload``: the name of its uploaded specs (the dashboard's
+    reader); ``prefix``: the dashboard's component ids; ``default_out``: the dashboard's
+    output folder; ``most``: the most runs the dashboard starts (more are the command line's,
+    on a cluster); ``generated``: whether its ``compare`` command and dashboard page are
+    generated (False: the capability's own command and page use the registry's parts);
+    ``args(spec, out)``: the command line's arguments of a sweep (after ``coschedlab``;
+    default ``NAME compare SPEC --out OUT``); ``check(spec, out)`` (lazy): what the command
+    refuses before it starts (default: read the spec, count its runs against ``most``,
+    check the folder)."""
+
+    name: str
+    sweep: Sweep | str
+    load_spec: Callable[[Path], Any] | str | None = None
+    summary: Callable[[Path], Table | None] | str | None = None
+    report: Callable[[Any, Path, list[Any]], list[Path]] | str | None = None
+    bundled: tuple[tuple[str, str], ...] = ()
+    title: str = ""
+    help: str = ""
+    upload: str = ""
+    prefix: str = ""
+    default_out: str = ""
+    most: int = 10_000
+    generated: bool = True
+    args: Callable[[str, str], list[str]] | None = None
+    check: Callable[[str, str], None] | str | None = None
+
+    def the_sweep(self) -> Sweep:
+        """Its :class:`~.sweep.Sweep` (imported on first use)."""
+        return resolve(self.sweep)
+
+    @property
+    def what(self) -> str:
+        """The kind of sweep (spec.json's ``"sweep"``)."""
+        return self.the_sweep().what
+
+    def read(self, path: Path | str) -> Any:
+        """Its sweep spec ``path``, read and checked."""
+        if self.load_spec is None:
+            raise InputError(f"{self.name} sweeps have no spec file")
+        return resolve(self.load_spec)(Path(path))
+
+    def table(self, out: Path) -> Table | None:
+        """The summary table of the sweep in ``out`` (None while there is none)."""
+        return None if self.summary is None else resolve(self.summary)(Path(out))
+
+    def write_report(self, spec: Any, out: Path, rows: list[Any]) -> list[Path]:
+        """Write its tables and figures of a finished (or partial) sweep; the files."""
+        return [] if self.report is None else resolve(self.report)(spec, Path(out), rows)
+
+    def command_args(self, spec: str, out: str) -> list[str]:
+        """The command line's arguments running (or resuming) a sweep of ``spec`` into
+        ``out`` (after ``coschedlab``)."""
+        if self.args is not None:
+            return self.args(spec, out)
+        return [self.name, "compare", spec, "--out", out]
+
+    def check_command(self, spec: str, out: str) -> None:
+        """What the sweep command refuses before it starts (the dashboard runs it in a
+        process of its own, through :func:`check_sweep`)."""
+        if self.check is not None:
+            resolve(self.check)(spec, out)
+            return
+        s = self.read(spec)
+        limit(len(s.configs()), self.most, "runs", f"{self.name} compare")
+        self.the_sweep().check_output(Path(out), s)
+
+
+def limit(count: int, most: int, what: str, command: str) -> None:
+    """Refuse a sweep of more than ``most`` ``what`` in the dashboard (one line naming the
+    command that runs it, where a cluster can take it)."""
+    if count > most:
+        raise InputError(f"this sweep has {count:,} {what}: the dashboard starts at most "
+                         f"{most:,} (run it with coschedlab {command}, on a cluster with "
+                         "--executor)")  # fmt: skip
+
+
+_REGISTRY: dict[str, Capability] = {}
+_LOADED = [False]
+
+
+def register(cap: Capability) -> Capability:
+    """Register ``cap`` (by its name; registering the same name again replaces it)."""
+    _REGISTRY[cap.name] = cap
+    return cap
+
+
+def unregister(name: str) -> None:
+    """Remove the capability ``name`` (a test's toy capability)."""
+    _REGISTRY.pop(name, None)
+
+
+def capabilities() -> list[Capability]:
+    """Every registered capability (the built-in ones imported on first use), by name."""
+    if not _LOADED[0]:
+        _LOADED[0] = True
+        for module in BUILTIN:
+            importlib.import_module(module)
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+
+
+def capability(name: str) -> Capability:
+    """The registered capability ``name``."""
+    for cap in capabilities():
+        if cap.name == name:
+            return cap
+    raise InputError(f"no capability {name!r}; known: "
+                     f"{', '.join(c.name for c in capabilities())}")  # fmt: skip
+
+
+def check_sweep(name: str, spec: str, out: str) -> None:
+    """:meth:`Capability.check_command` of the capability ``name`` (a top-level function:
+    the dashboard calls it in a process of its own)."""
+    capability(name).check_command(spec, out)
+
+
+def readers() -> dict[str, str]:
+    """The reader (``module:function`` of a path) of each capability's uploaded specs, by
+    upload name (the dashboard's :data:`~coschedlab.gui.workspace.READERS` gains them)."""
+    return {cap.upload: cap.load_spec for cap in capabilities()
+            if cap.upload and isinstance(cap.load_spec, str)}  # fmt: skip
+
+
+def read_table(path: Path) -> Any:
+    """A table a sweep wrote (CSV) as a DataFrame; None when it is not there yet;
+    :class:`InputError` (one line) when it cannot be read."""
+    import pandas as pd
+
+    if not path.is_file():
+        return None
+    try:
+        return pd.read_csv(path)
+    except (ValueError, OSError, UnicodeDecodeError):
+        raise InputError("damaged table: run the sweep again to rewrite it", path.name) from None

@@ -1,0 +1,140 @@
+"""The capability protocol: a toy capability registered here, and nowhere else, gets its
+command line sweep command (``coschedlab toy compare SPEC``: runs, resumes, prints its table)
+and its dashboard page (its sweep section and callbacks); the built-in capabilities' parts
+all resolve."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from coschedlab.schema import load_yaml
+from coschedlab.sweeps.capability import (
+    Capability,
+    capabilities,
+    capability,
+    register,
+    resolve,
+    unregister,
+)
+from coschedlab.sweeps.sweep import Sweep, sweep_kind
+
+
+@dataclass(frozen=True)
+class ToySpec:
+    name: str
+    values: tuple[int, ...]
+    output: Path
+
+    def configs(self) -> dict[str, dict[str, Any]]:
+        return {f"v{v}": {"value": v} for v in self.values}
+
+
+def load_toy(path: Path) -> ToySpec:
+    doc = load_yaml(Path(path))
+    return ToySpec(doc["name"], tuple(doc["values"]), Path(doc.get("output", "out/toy")))
+
+
+def square(config: dict[str, Any]) -> dict[str, Any]:
+    return {"config": config, "square": config["value"] ** 2}
+
+
+def shape(record: dict[str, Any]) -> None:
+    record["config"]["value"], record["square"]  # noqa: B018
+
+
+def report(spec: ToySpec, out: Path, rows: list[dict[str, Any]]) -> list[Path]:
+    path = out / "squares.json"
+    path.write_text(json.dumps({r["config"]["value"]: r["square"] for r in rows}))
+    return [path]
+
+
+def summary(out: Path) -> tuple[str, list[str], list[list[str]]] | None:
+    path = out / "squares.json"
+    if not path.is_file():
+        return None
+    squares = json.loads(path.read_text())
+    return "toy squares", ["value", "square"], [[k, str(v)] for k, v in sorted(squares.items())]
+
+
+TOY = Capability(
+    "toy", Sweep("toy", square, lambda spec: {"toy": spec.name}, ("toy",), shape),
+    load_spec=load_toy, summary=summary, report=report, help="Square every value.",
+    title="Sweep: squares", prefix="toy", default_out="sweeps/toy",
+)  # fmt: skip
+
+
+@pytest.fixture
+def toy():
+    register(TOY)
+    yield TOY
+    unregister("toy")
+
+
+@pytest.fixture
+def spec(tmp_path):
+    path = tmp_path / "toy.yaml"
+    path.write_text("name: toy\nvalues: [1, 2, 3]\n")
+    return path
+
+
+def test_an_unregistered_capability_has_no_command(spec, tmp_path):
+    from coschedlab.cli.main import make_app
+
+    assert "toy" not in [c.name for c in capabilities()]
+    r = CliRunner().invoke(make_app(), ["toy", "compare", str(spec)])
+    assert r.exit_code != 0
+
+
+def test_a_registered_capability_gets_its_command_which_runs_and_resumes(toy, spec, tmp_path):
+    from coschedlab.cli.main import make_app
+
+    out = tmp_path / "o"
+    app = make_app()
+    help_text = CliRunner().invoke(app, ["toy", "compare", "--help"]).output
+    assert "Square every value." in help_text
+    r = CliRunner().invoke(app, ["toy", "compare", str(spec), "--out", str(out), "-j", "1"])
+    assert r.exit_code == 0, r.output
+    assert "toy squares" in r.output and "9" in r.output
+    assert sweep_kind(out) == "toy"
+    assert sorted(p.name for p in (out / "runs").glob("*.json")) == ["v1.json", "v2.json",
+                                                                      "v3.json"]  # fmt: skip
+    (out / "runs" / "v2.json").unlink()  # as if interrupted: one run is missing
+    r = CliRunner().invoke(app, ["toy", "compare", str(spec), "--out", str(out), "-j", "1"])
+    assert r.exit_code == 0, r.output
+    assert "2 of 3 runs already stored; 1 to do" in r.output
+    assert json.loads((out / "squares.json").read_text()) == {"1": 1, "2": 4, "3": 9}
+
+
+def test_a_registered_capability_gets_its_dashboard_page(toy, tmp_path):
+    from coschedlab.gui.app import Context, make_app
+    from coschedlab.gui.pages import pages
+    from coschedlab.gui.workspace import Workspace
+
+    page = next(p for p in pages() if p.NAME == "toy")
+    assert page.PATH == "/toy"
+    ctx = Context(Workspace(tmp_path))
+    shown = str(page.layout(ctx))
+    assert "Sweep: squares" in shown and "toy-sweep-run" in shown and "sweeps/toy" in shown
+    app = make_app(ctx)
+    outputs = " ".join(app.callback_map)
+    assert "toy-sweep-active.data" in outputs and "toy-sweep-result.children" in outputs
+
+
+def test_every_built_in_capability_resolves():
+    names = [c.name for c in capabilities()]
+    assert names == sorted(["comparison", "coupled", "insitu", "study", "workflows"])
+    for cap in capabilities():
+        sweep = cap.the_sweep()
+        assert isinstance(sweep, Sweep) and sweep.what
+        for part in (cap.load_spec, cap.summary, cap.report, cap.check):
+            assert part is None or callable(resolve(part))
+    assert capability("workflows").what == "workflow"
+    assert capability("study").command_args("S.yaml", "o") == [
+        "study", "reproduce", "--out", "o", "--spec", "S.yaml",
+    ]  # fmt: skip
