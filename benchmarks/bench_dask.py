@@ -87,9 +87,7 @@ def tiny_runs(runs: int, workers: int, tmp: Path) -> None:
     file, procs = start_cluster(tmp, workers)
     try:
         t0 = time.perf_counter()
-        assert run_tasks(
-            tasks, Store(tmp / "dask"), executor=ExecutorSpec("dask", str(file))
-        ).ok
+        assert run_tasks(tasks, Store(tmp / "dask"), executor=ExecutorSpec("dask", str(file))).ok
         dask = (time.perf_counter() - t0) / runs
     finally:
         stop(procs)

@@ -234,4 +234,3 @@ def report_step(err: Console, target: object) -> Iterator[None]:
             soft_wrap=True,
         )
         raise SystemExit(130) from None
-

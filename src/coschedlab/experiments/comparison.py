@@ -123,7 +123,6 @@ SWEEP = Sweep(
 )  # fmt: skip
 
 
-
 def run_comparison(
     spec: Spec,
     out: Path,

@@ -491,8 +491,6 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-
-
 def summary(out: Path) -> Table | None:
     """The sweep's table as the command line prints it and the dashboard shows it: title,
     columns and text cells, one row per (study, x, system, scheme) of :func:`aggregate`'s
@@ -540,4 +538,3 @@ def report(spec: CoupledSpec, target: Path, rows: list[dict[str, Any]]) -> list[
                 fig.savefig(tmp, format="png", dpi=110)
             written.append(path)
     return written
-

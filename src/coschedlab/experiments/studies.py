@@ -159,4 +159,3 @@ def summary(out: Path) -> Table | None:
     """Table 5 of the reproduction in ``out`` (from its table5.csv; None before there is one)."""
     df = read_table(out / "table5.csv")
     return None if df is None else ("Table 5: ours (paper)", *table5_cells(df))
-

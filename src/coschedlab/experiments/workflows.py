@@ -401,8 +401,6 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return df
 
 
-
-
 def summary(out: Path) -> Table | None:
     """The sweep's table as the command line prints it and the dashboard shows it: title,
     columns and text cells, one row per (workflow, share or period, mode) of
@@ -460,4 +458,3 @@ def report(spec: WorkflowSpec, target: Path, rows: list[dict[str, Any]]) -> list
             fig.savefig(tmp, format="png", dpi=110)
         written.append(target / name)
     return written
-
