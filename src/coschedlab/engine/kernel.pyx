@@ -922,18 +922,7 @@ cdef class Simulation:
             if c:
                 self._c_pass(t)
                 return
-            if self._bridge:
-                decisions = self._bridge_call(t)
-            else:
-                view.now = t
-                view.free = self.acct.idle
-                view.completed = self.completed
-                try:
-                    decisions = self.scheduler.schedule(view)
-                except (Exception, SystemExit) as exc:
-                    raise policy_failure(self.scheduler.describe(), t, exc) from exc
-                if type(decisions) is not list:
-                    decisions = self._decided(decisions)
+            decisions = self._bridge_call(t) if self._bridge else self._ask(t)
             if decisions or self._started_in_pass:
                 self._apply(decisions)
             self.passes += 1
@@ -959,14 +948,7 @@ cdef class Simulation:
                     decisions = self._bridge_call(t)
                 else:
                     self._present()
-                    view.now = t
-                    view.free = self.acct.idle
-                    view.completed = self.completed
-                    try:
-                        decisions = self.scheduler.schedule(view)
-                    except (Exception, SystemExit) as exc:
-                        raise policy_failure(self.scheduler.describe(), t, exc) from exc
-                    decisions = self._decided(decisions)
+                    decisions = self._ask(t)
                 for d in decisions:
                     if gate is None:
                         self._apply_one(d)
@@ -1008,6 +990,18 @@ cdef class Simulation:
         queue = self.queue
         _setitem(queue, slice(None), [j for j in queue if not low[j]] + [j for j in queue if low[j]])
         self._tailed = True
+
+    def _ask(self, double t) -> list:
+        """The Python policy's decisions at ``t`` (its failure named, with the time)."""
+        cdef View view = self._view
+        view.now = t
+        view.free = self.acct.idle
+        view.completed = self.completed
+        try:
+            decisions = self.scheduler.schedule(view)
+        except (Exception, SystemExit) as exc:
+            raise policy_failure(self.scheduler.describe(), t, exc) from exc
+        return decisions if type(decisions) is list else self._decided(decisions)
 
     def _decided(self, decisions: Any) -> list:
         """What a pass's ``schedule`` returned, as a list of decisions: a list as it is, None is
