@@ -27,6 +27,7 @@ from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
 from coschedlab.engine.cpass cimport CUSTOM, FCFS, LXF, OWN, SJF, WFP, CompiledPass, Est, PassState
+from coschedlab.schedulers.rules cimport admit_c
 
 ctypedef pair[double, long] Keyed
 
@@ -141,7 +142,7 @@ cdef class EasyPass(OrderedPass):
 
     cdef int run(self, PassState* s) except -1:
         cdef const long* q = s.queue
-        cdef long nq = s.nq, i = 0, j, nj, head, limit, first, k, extra = 0
+        cdef long nq = s.nq, i = 0, j, nj, head, limit, first, k, extra = 0, left
         cdef long free = s.free
         cdef double now = s.now, shadow = 0.0
         cdef bint backfill, have = False, same
@@ -192,12 +193,10 @@ cdef class EasyPass(OrderedPass):
             if not have:  # before any job started by these rules: free is as above
                 shadow, extra = self.shadow(s, q, i, head, free)
                 have = True
-            if now + s.req[j] <= shadow:  # rule (a)
-                pass
-            elif self.use_extra and nj <= extra:  # rule (b)
-                extra -= nj
-            else:
+            left = admit_c(now, s.req[j], shadow, nj, extra, self.use_extra)  # rules (a), (b)
+            if left < 0:
                 continue
+            extra = left
             s.started.push_back(j)
             free -= nj
             if free == 0:
