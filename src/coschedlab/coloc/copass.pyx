@@ -308,9 +308,27 @@ cdef class ColocPass(SharedPass):
             self._backfill()
         return 0
 
+    cdef bint _gives_back(
+        self, CoreProjection proj, double est, long kk, double now, long k_h, double* shadow
+    ) noexcept:
+        """Running job ``kk`` gives its cores back to the head's projection at its estimated
+        end ``est`` (``now`` when past); the first end at which the head's ``k_h`` cores per
+        node are free becomes ``shadow``. False once ``est`` is past ``shadow`` (the walk over
+        the running jobs, in estimated-end order, stops there)."""
+        cdef SharedCores acct = self.acct
+        if est < now:
+            est = now
+        if est > shadow[0]:
+            return False
+        if (
+            proj.add_c(acct.flat.data() + acct.off[kk], acct.cnt[kk], acct.cr[kk]) >= k_h
+            and shadow[0] == INFINITY
+        ):
+            shadow[0] = est
+        return True
+
     cdef int _backfill(self) except -1:
         cdef SharedNodes sh = self.sh
-        cdef SharedCores acct = self.acct
         cdef CoreProjection proj
         cdef long i, j, head, k_h, last, c, kk, nq = self.q.size(), loss, ne = 0, e
         cdef double now = self.now, shadow = INFINITY, est
@@ -375,32 +393,16 @@ cdef class ColocPass(SharedPass):
             volatile = proj.count >= k_h  # (a head that fits now: Filler's order left it)
             run = self.starter.running(&ne)
             for e in range(ne):
-                est = run[e].first
-                kk = run[e].second
-                if est < now:
-                    est = now
-                if est > shadow:
+                if not self._gives_back(proj, run[e].first, run[e].second, now, k_h, &shadow):
                     break
-                if (
-                    proj.add_c(acct.flat.data() + acct.off[kk], acct.cnt[kk], acct.cr[kk]) >= k_h
-                    and shadow == INFINITY
-                ):
-                    shadow = est
             if self.s.reservation[head] != self.s.reservation[head]:  # the first one only
                 self.s.reservation[head] = shadow
         else:
             proj = CoreProjection(sh, self.cores[head])
             volatile = proj.count >= k_h
             for est, kk in self.view.est_sorted:
-                if est < now:
-                    est = now
-                if est > shadow:
+                if not self._gives_back(proj, est, kk, now, k_h, &shadow):
                     break
-                if (
-                    proj.add_c(acct.flat.data() + acct.off[kk], acct.cnt[kk], acct.cr[kk]) >= k_h
-                    and shadow == INFINITY
-                ):
-                    shadow = est
             self.view.record_reservation(head, shadow)
         if shadow == INFINITY:
             return 0
