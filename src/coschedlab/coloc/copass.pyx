@@ -166,19 +166,7 @@ cdef class ColocPass(SharedPass):
     # -- where a job would go ---------------------------------------------------------------
     cdef void _idle(self, long need) noexcept:
         """Append the ``need`` lowest idle nodes to :attr:`iv` (there are that many)."""
-        cdef SharedNodes sh = self.sh
-        cdef long i = 0, a, b, cpn = self.cpn
-        while need > 0:
-            while sh.fr[i] != cpn:
-                i += 1
-            a = sh.st[i]
-            b = sh._end(i)
-            if b - a > need:
-                b = a + need
-            self.iv.push_back(a)
-            self.iv.push_back(b)
-            need -= b - a
-            i += 1
+        self.sh.lowest_idle_c(need, &self.iv)
 
     cdef long choose_c(self, long j) noexcept:
         """Where job ``j`` would go now, in :attr:`iv` (sorted, touching intervals joined);

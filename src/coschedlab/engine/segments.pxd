@@ -27,6 +27,7 @@ cdef class SharedNodes:
     cdef int place_c(self, long j, const long* iv, long niv, long cores) except -1
     cdef int release_c(self, long j, const long* iv, long niv, long cores) except -1
     cdef vector[long]* neighbours_c(self, long j) except NULL
+    cdef void lowest_idle_c(self, long need, vector[long]* out) noexcept
 
 
 cdef class SharedCores:

@@ -350,6 +350,22 @@ cdef class SharedNodes:
         self.jb.erase(self.jb.begin() + i)
         return 1
 
+    cdef void lowest_idle_c(self, long need, vector[long]* out) noexcept:
+        """Append the ``need`` lowest idle nodes to ``out`` as intervals ``a b`` (sorted,
+        touching ones apart as the segments are); there must be that many idle nodes."""
+        cdef long i = 0, a, b
+        while need > 0:
+            while self.fr[i] != self.cpn:
+                i += 1
+            a = self.st[i]
+            b = self._end(i)
+            if b - a > need:
+                b = a + need
+            out.push_back(a)
+            out.push_back(b)
+            need -= b - a
+            i += 1
+
     cdef vector[long]* neighbours_c(self, long j) except NULL:
         if 0 <= j < <long>self.running.size() and (self.running[j] or j == self.left_job):
             return &self.nb[j]
@@ -496,22 +512,12 @@ cdef class SharedCores:
 
     cdef int take_c(self, long j, long nodes, object placement) except -1:
         cdef SharedNodes sh = self.nodes
-        cdef long i = 0, a, b, k = nodes, m = sh.st.size(), cpn = self.cpn, c
+        cdef long a, b, k = nodes, cpn = self.cpn, c
         self.off[j] = self.flat.size()
         if placement is None:
             if k > sh.n_idle:
                 raise ValueError(f"asked for {k} idle nodes, {sh.n_idle} idle")
-            while k > 0:  # the k lowest idle nodes
-                while sh.fr[i] != cpn:
-                    i += 1
-                a = sh.st[i]
-                b = sh._end(i)
-                if b - a > k:
-                    b = a + k
-                self.flat.push_back(a)
-                self.flat.push_back(b)
-                k -= b - a
-                i += 1
+            sh.lowest_idle_c(k, &self.flat)
             c = cpn
         else:  # checked (:meth:`check`): its intervals are sorted and joined
             for a, b in placement.intervals:
