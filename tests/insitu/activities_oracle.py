@@ -26,6 +26,7 @@ from coschedlab.insitu.simulate import (
     SimResult,
     _node_ranges,
     _result,
+    add_network,
     read_flows,
 )
 
@@ -70,29 +71,7 @@ def run_activities(
             local.set_sharing_policy(sg.Link.SharingPolicy.FATPIPE, None)
             local = local.set_latency(0).seal()
         zone.add_route(h.netpoint, h.netpoint, None, None, [sg.LinkInRoute(local)], False)
-    bw = p.bandwidth * GIGA
-    shared = None
-    if network == "paper":
-        shared = zone.create_link("shared", bw).set_latency(latency).seal()
-        for i in range(used):
-            for j in range(i + 1, used):
-                zone.add_route(
-                    hosts[i].netpoint, hosts[j].netpoint, None, None, [sg.LinkInRoute(shared)], True
-                )
-    else:
-        own = [
-            zone.create_link(f"link-{i}", bw).set_latency(latency / 2).seal() for i in range(used)
-        ]
-        for i in range(used):
-            for j in range(i + 1, used):
-                zone.add_route(
-                    hosts[i].netpoint,
-                    hosts[j].netpoint,
-                    None,
-                    None,
-                    [sg.LinkInRoute(own[i]), sg.LinkInRoute(own[j])],
-                    True,
-                )
+    shared = add_network(sg, zone, hosts, p.bandwidth * GIGA, latency, network)
     # the authors' job manager runs on UserHost, whose route to every node is the shared link
     ctl = None
     if control is None:

@@ -173,6 +173,34 @@ def _node_ranges(plan: Plan) -> dict[str, list[int]]:
     return out
 
 
+def add_network(sg: Any, zone: Any, hosts: list[Any], bw: float, latency: float,
+                network: str) -> Any:  # fmt: skip
+    """The routes between every two of ``hosts`` in SimGrid ``zone`` (module ``sg``): the
+    ``paper`` layout's ONE shared link of bandwidth ``bw`` (returned), or (``per-node``) a link
+    of ``bw`` per node with half the latency each, two links a route (None returned)."""
+    n = len(hosts)
+    if network == "paper":
+        shared = zone.create_link("shared", bw).set_latency(latency).seal()
+        for i in range(n):
+            for j in range(i + 1, n):
+                zone.add_route(
+                    hosts[i].netpoint, hosts[j].netpoint, None, None, [sg.LinkInRoute(shared)], True
+                )
+        return shared
+    own = [zone.create_link(f"link-{i}", bw).set_latency(latency / 2).seal() for i in range(n)]
+    for i in range(n):
+        for j in range(i + 1, n):
+            zone.add_route(
+                hosts[i].netpoint,
+                hosts[j].netpoint,
+                None,
+                None,
+                [sg.LinkInRoute(own[i]), sg.LinkInRoute(own[j])],
+                True,
+            )
+    return None
+
+
 def read_flows(
     sim_nodes: list[int], ana_nodes: list[int], data: float
 ) -> list[tuple[int, int, float]]:
@@ -260,28 +288,7 @@ def _run(
         zone.add_route(
             h.netpoint, h.netpoint, None, None, [sg.LinkInRoute(x) for x in route], False
         )
-    bw = p.bandwidth * GIGA * bw_factor
-    if network == "paper":
-        shared = zone.create_link("shared", bw).set_latency(latency).seal()
-        for i in range(used):
-            for j in range(i + 1, used):
-                zone.add_route(
-                    hosts[i].netpoint, hosts[j].netpoint, None, None, [sg.LinkInRoute(shared)], True
-                )
-    else:
-        own = [
-            zone.create_link(f"link-{i}", bw).set_latency(latency / 2).seal() for i in range(used)
-        ]
-        for i in range(used):
-            for j in range(i + 1, used):
-                zone.add_route(
-                    hosts[i].netpoint,
-                    hosts[j].netpoint,
-                    None,
-                    None,
-                    [sg.LinkInRoute(own[i]), sg.LinkInRoute(own[j])],
-                    True,
-                )
+    add_network(sg, zone, hosts, p.bandwidth * GIGA * bw_factor, latency, network)
     zone.seal()
 
     ranges = _node_ranges(plan)
