@@ -520,14 +520,10 @@ def report(spec: CoupledSpec, target: Path, rows: list[dict[str, Any]]) -> list[
     """summary.csv and the figures of a finished (or partial) sweep; the files written."""
     from ..coupled.plots import FIGURES, study_figure
     from ..outputs import atomic_file
+    from ..sweeps.capability import write_summary
 
     df = aggregate(rows)
-    if df.empty:
-        raise InputError("no coupled run finished (see runs/*.error.txt)", str(target))
-    written = []
-    with atomic_file(target / "summary.csv", force=True) as tmp:
-        df.to_csv(tmp, index=False, float_format="%.6g")
-    written.append(target / "summary.csv")
+    written = [write_summary(df, target, "coupled")]
     for study in ("load", "proportion"):
         for stem, metric, label, scale, base in FIGURES:
             fig = study_figure(df, study, metric, label, scale, base)

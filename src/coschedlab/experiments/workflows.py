@@ -432,15 +432,11 @@ def report(spec: WorkflowSpec, target: Path, rows: list[dict[str, Any]]) -> list
     """summary.csv, the utilization-gain table and the figures of a finished (or partial)
     sweep; the files written."""
     from ..outputs import atomic_file
+    from ..sweeps.capability import write_summary
     from ..workflows import plots
 
     df = aggregate(rows)
-    if df.empty:
-        raise InputError("no workflow run finished (see runs/*.error.txt)", str(target))
-    written = []
-    with atomic_file(target / "summary.csv", force=True) as tmp:
-        df.to_csv(tmp, index=False, float_format="%.6g")
-    written.append(target / "summary.csv")
+    written = [write_summary(df, target, "workflow")]
     key = spec.kind
     table = plots.gain_table(df, key)
     if table:

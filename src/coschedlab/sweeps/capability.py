@@ -24,7 +24,7 @@ from .sweep import Sweep
 
 __all__ = [
     "BUILTIN", "Capability", "Table", "capabilities", "capability", "check_sweep", "limit",
-    "read_table", "readers", "register", "resolve", "unregister",
+    "read_table", "readers", "register", "resolve", "unregister", "write_summary",
 ]  # fmt: skip
 
 #: the modules registering the built-in capabilities (imported by :func:`capabilities`)
@@ -175,6 +175,18 @@ def readers() -> dict[str, str]:
     upload name (the dashboard's :data:`~coschedlab.gui.workspace.READERS` gains them)."""
     return {cap.upload: cap.load_spec for cap in capabilities()
             if cap.upload and isinstance(cap.load_spec, str)}  # fmt: skip
+
+
+def write_summary(df: Any, target: Path, what: str) -> Path:
+    """``target/summary.csv`` from the aggregated runs ``df`` (written atomically, replacing
+    the sweep's own earlier one); :class:`InputError` when no ``what`` run finished."""
+    from ..outputs import atomic_file
+
+    if df.empty:
+        raise InputError(f"no {what} run finished (see runs/*.error.txt)", str(target))
+    with atomic_file(target / "summary.csv", force=True) as tmp:
+        df.to_csv(tmp, index=False, float_format="%.6g")
+    return target / "summary.csv"
 
 
 def read_table(path: Path) -> Any:
