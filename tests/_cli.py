@@ -1,10 +1,16 @@
-"""The command line run as a user runs it: a fresh process, output captured."""
+"""The command line run as a user runs it: a fresh process (``cli``), or, where a test's point
+is what a command writes, prints and exits with, the same entry point in this process
+(``cli_here``: no interpreter start-up and package import per call); output captured."""
 
 from __future__ import annotations
 
+import io
+import os
 import re
 import subprocess
 import sys
+import traceback
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 
@@ -16,6 +22,43 @@ def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
         text=True,
         cwd=cwd,
         timeout=120,
+    )
+
+
+def cli_here(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """``coschedlab ARGS`` run by ``coschedlab.cli.main.main`` in this process, from ``cwd``, as
+    ``cli`` runs it: stdout/stderr as text (not a terminal, 80 columns), the exit code; an
+    exception escaping ``main`` is exit code 1 with its traceback on stderr, as in a process."""
+    from coschedlab.cli.main import main
+
+    out, err = (io.TextIOWrapper(io.BytesIO(), "utf-8", write_through=True) for _ in "oe")
+    old_argv, old_cwd, old_columns = sys.argv, os.getcwd(), os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "80"  # what a process whose output is a pipe falls back to
+    sys.argv = ["coschedlab", *args]
+    code = 0
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                main()
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+                if isinstance(exc.code, str):
+                    print(exc.code, file=sys.stderr)
+            except Exception:
+                traceback.print_exc()
+                code = 1
+    finally:
+        sys.argv = old_argv
+        os.chdir(old_cwd)
+        if old_columns is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = old_columns
+    out.flush(), err.flush()
+    return subprocess.CompletedProcess(
+        ["coschedlab", *args], code, out.buffer.getvalue().decode(), err.buffer.getvalue().decode()
     )
 
 

@@ -18,7 +18,7 @@ from coschedlab.workflows.formats import load_workflow
 from coschedlab.workload.swf import read_swf
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _cli import cli  # noqa: E402
+from _cli import cli, cli_here  # noqa: E402
 from experiments._experiments_data import write_trace  # noqa: E402
 
 DATA = Path(str(resources.files("coschedlab") / "data"))
@@ -81,23 +81,25 @@ def test_data_lists_and_locates_the_bundled_files():
 
 
 def test_simulate_names_its_default_folder_after_the_bundled_trace(tmp_path):
-    p = cli("simulate", KTH, "-s", "fcfs", cwd=tmp_path)
+    p = cli_here("simulate", KTH, "-s", "fcfs", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert [d.name for d in (tmp_path / "out" / "simulate").iterdir()] == ["KTH-SP2-1996-2.1-cln"]
 
 
 def test_a_folder_does_not_hide_a_bundled_study(tmp_path):
     (tmp_path / "helium").mkdir()  # what `study run helium --out helium` leaves
-    p = cli("study", "run", "helium", "-c", "O", "--out", "out/h", cwd=tmp_path)
+    p = cli_here("study", "run", "helium", "-c", "O", "--out", "out/h", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "out" / "h").is_dir()
 
 
 def test_report_writes_under_out_by_default(tmp_path):
     trace = write_trace(tmp_path / "t.swf")
-    assert cli("simulate", str(trace), "-s", "easy", "--out", "res", cwd=tmp_path).returncode == 0
+    assert (
+        cli_here("simulate", str(trace), "-s", "easy", "--out", "res", cwd=tmp_path).returncode == 0
+    )
     for _ in range(2):
-        p = cli("report", "res", cwd=tmp_path)
+        p = cli_here("report", "res", cwd=tmp_path)
         assert p.returncode == 0, p.stderr
     assert sorted(d.name for d in (tmp_path / "out" / "report").iterdir()) == ["res", "res-2"]
     assert {f.name for f in (tmp_path / "res").iterdir()} <= {

@@ -1,4 +1,5 @@
-"""The command line as a user meets it: outputs, one-line errors with exit code 2."""
+"""The command line as a user meets it: outputs, one-line errors with exit code 2 (a fresh
+process for the first tests, the entry point in this process for the others)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from _cli import cli
+from _cli import cli, cli_here
 
 ROOT = Path(__file__).resolve().parents[1]
 KTH = ROOT / "src" / "coschedlab" / "data" / "KTH-SP2-1996-2.1-cln.swf.gz"
@@ -42,7 +43,7 @@ def test_simulate_writes_every_output(small_trace, tmp_path):
 
 def test_user_scheduler_file_works_through_the_cli(small_trace, tmp_path):
     example = ROOT / "examples" / "smallest_first_backfill.py"
-    p = cli("simulate", str(small_trace), "-s", str(example), "--out", str(tmp_path / "o"))
+    p = cli_here("simulate", str(small_trace), "-s", str(example), "--out", str(tmp_path / "o"))
     assert p.returncode == 0, p.stderr
     assert "smallest-first" in p.stdout
 
@@ -65,7 +66,7 @@ def test_bad_input_is_one_line_and_exit_code_2(small_trace, tmp_path, args, mess
     bad.write_text("; MaxNodes: 4\n1 0 -1 5 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1\n"
                    "2 0 -1 abc 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1\n")  # fmt: skip
     args = [a.format(trace=small_trace, bad=bad, tmp=tmp_path) for a in args]
-    p = cli(*args)
+    p = cli_here(*args)
     assert p.returncode == 2, (p.stdout, p.stderr)
     assert message in p.stderr
     assert "Traceback" not in p.stderr
@@ -91,14 +92,15 @@ POOL = ROOT.parent / "shared" / "data" / "coloc" / "lm-remake-g5k.nancy.grvingt-
 def generate_and_simulate(tmp_path, jobs, arrival, nodes, *schedulers):
     """`coschedlab generate` from POOL, then `simulate --pool` on a 2 x 16-core machine."""
     w = tmp_path / "w.swf"
-    p = cli("generate", "--pool", str(POOL), "--jobs", str(jobs), "--arrival", arrival,
-            "--seed", "4", "--out", str(w))  # fmt: skip
+    p = cli_here("generate", "--pool", str(POOL), "--jobs", str(jobs), "--arrival", arrival,
+                 "--seed", "4", "--out", str(w))  # fmt: skip
     assert p.returncode == 0, p.stderr
     assert "; Applications: 0=" in w.read_text()
     out = tmp_path / "sim"
     args = [a for s in schedulers for a in ("-s", s)]
-    p = cli("simulate", str(w), "--pool", str(POOL), "--nodes", str(nodes), "--sockets", "2",
-            "--cores-per-node", "32", "--kill-at-walltime", *args, "--out", str(out))  # fmt: skip
+    p = cli_here("simulate", str(w), "--pool", str(POOL), "--nodes", str(nodes), "--sockets", "2",
+                 "--cores-per-node", "32", "--kill-at-walltime", *args,
+                 "--out", str(out))  # fmt: skip
     return p, out
 
 
@@ -110,7 +112,9 @@ def test_generate_simulate_with_pool_and_report(tmp_path):
     assert "gain %" in p.stdout and "speedup" in p.stdout
     jobs = pd.read_parquet(out / "easy-coloc" / "jobs.parquet")
     assert set(jobs.placement) <= {"spread", "compact"} and jobs.speedup.notna().any()
-    p = cli("report", str(out / "easy"), str(out / "easy-coloc"), "--out", str(tmp_path / "rep"))
+    p = cli_here(
+        "report", str(out / "easy"), str(out / "easy-coloc"), "--out", str(tmp_path / "rep")
+    )
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "rep" / "report.html").stat().st_size > 100_000
     assert (tmp_path / "rep" / "easy-coloc_gantt.png").stat().st_size > 10_000
@@ -122,14 +126,16 @@ def test_user_co_scheduler_file_works_through_the_cli(tmp_path):
     p, out = generate_and_simulate(tmp_path, 80, "poisson:5", 16, example)
     assert p.returncode == 0, p.stderr
     assert "best-fit" in p.stdout
-    p = cli("validate", str(out))
+    p = cli_here("validate", str(out))
     assert p.returncode == 0 and "all invariants hold" in p.stdout
 
 
 def test_generate_bad_arrival_is_one_line(tmp_path):
     if not POOL.is_file():
         pytest.skip("shared data not present")
-    p = cli("generate", "--pool", str(POOL), "--arrival", "sometimes", "--out", str(tmp_path / "w"))
+    p = cli_here(
+        "generate", "--pool", str(POOL), "--arrival", "sometimes", "--out", str(tmp_path / "w")
+    )
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
     assert "arrival" in p.stderr
 
@@ -149,10 +155,10 @@ def test_jobs_that_cannot_run_are_dropped_and_counted_or_refused_with_strict(tmp
             "3 6 -1 -1 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1",  # unknown run time
         ],
     )
-    p = cli("simulate", str(trace), "--out", str(tmp_path / "a"))
+    p = cli_here("simulate", str(trace), "--out", str(tmp_path / "a"))
     assert p.returncode == 0, p.stderr
     assert "2 dropped" in p.stdout and "1 larger than the machine" in p.stdout
-    p = cli("simulate", str(trace), "--strict", "--out", str(tmp_path / "b"))
+    p = cli_here("simulate", str(trace), "--strict", "--out", str(tmp_path / "b"))
     assert p.returncode == 2
     assert p.stderr.strip().splitlines() == [
         f"error: {trace}:4: job 2 cannot run: larger than the machine (2 job(s) cannot; "
@@ -162,7 +168,7 @@ def test_jobs_that_cannot_run_are_dropped_and_counted_or_refused_with_strict(tmp
 
 def test_strict_names_a_job_larger_than_a_machine_given_by_option(tmp_path):
     trace = _trace(tmp_path, ["1 0 -1 10 3 -1 -1 3 20 -1 1 1 1 -1 -1 -1 -1 -1"])
-    p = cli("simulate", str(trace), "--nodes", "2", "--strict", "--out", str(tmp_path / "o"))
+    p = cli_here("simulate", str(trace), "--nodes", "2", "--strict", "--out", str(tmp_path / "o"))
     assert p.returncode == 2, p.stdout
     assert p.stderr.startswith(f"error: {trace}:3: job 1 cannot run: larger than the machine")
 
@@ -177,11 +183,11 @@ def test_dependencies_option_enforces_preceding_job_and_think_time(tmp_path):
     )
     for flag, expected in (([], 5.0), (["--dependencies"], 130.0)):
         out = tmp_path / ("dep" if flag else "free")
-        p = cli("simulate", str(trace), "-s", "easy", *flag, "--out", str(out))
+        p = cli_here("simulate", str(trace), "-s", "easy", *flag, "--out", str(out))
         assert p.returncode == 0, p.stderr
         jobs = pd.read_parquet(out / "jobs.parquet").set_index("job_id")
         assert jobs.start[2] == expected
-    p = cli("validate", str(tmp_path / "dep"))
+    p = cli_here("validate", str(tmp_path / "dep"))
     assert p.returncode == 0, p.stdout + p.stderr
 
 
@@ -195,7 +201,7 @@ def test_a_policy_declaring_an_unknown_guarantee_is_refused_before_the_run(tmp_p
         "    def schedule(self, view):\n"
         "        return start_in_order(view, view.queue, view.free)\n"
     )
-    p = cli("simulate", str(small_trace), "-s", str(policy), "--out", str(tmp_path / "o"))
+    p = cli_here("simulate", str(small_trace), "-s", str(policy), "--out", str(tmp_path / "o"))
     assert p.returncode == 2
     assert p.stderr.strip() == (
         "error: scheduler p declares unknown guarantee 'heads'; known guarantees: head, "
@@ -212,7 +218,7 @@ def test_a_dependency_cycle_is_one_line_exit_2(tmp_path):
             "2 1 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 1 0",
         ],
     )
-    p = cli("simulate", str(trace), "--dependencies", "--out", str(tmp_path / "o"))
+    p = cli_here("simulate", str(trace), "--dependencies", "--out", str(tmp_path / "o"))
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert "jobs 1 -> 2 -> 1 wait for each other (a dependency cycle)" in p.stderr
     assert str(trace) in p.stderr

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _cli import cli
+from _cli import cli_here
 from conftest import workloads
 from hypothesis import given
 from hypothesis import strategies as st
@@ -124,10 +124,14 @@ def test_through_the_command_line(tmp_path):
         )
     trace.write_text("\n".join(lines) + "\n")
 
-    p = cli("simulate", str(trace), "-s", f"{EXAMPLE}:half_life=60", "--out", str(tmp_path / "o"))
+    p = cli_here(
+        "simulate", str(trace), "-s", f"{EXAMPLE}:half_life=60", "--out", str(tmp_path / "o")
+    )
     assert p.returncode == 0, p.stderr
     assert "fair-share:half_life=60" in p.stdout
-    p = cli("simulate", str(trace), "-s", f"{EXAMPLE}:half_life=-5", "--out", str(tmp_path / "x"))
+    p = cli_here(
+        "simulate", str(trace), "-s", f"{EXAMPLE}:half_life=-5", "--out", str(tmp_path / "x")
+    )
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert p.stderr.strip().splitlines() == [
         "error: option half_life must be a positive number, got -5"

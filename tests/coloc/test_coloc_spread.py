@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _cli import cli
+from _cli import cli_here
 from _coloc_data import TINY_LOADS, jobs, pool_ab, write_pool
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -131,21 +131,23 @@ def tiny_pool(tmp_path: Path) -> Path:
 
 def test_generate_then_simulate_runs_on_the_generators_machine(tiny_pool, tmp_path):
     w = tmp_path / "w.swf"
-    p = cli("generate", "--pool", str(tiny_pool), "--jobs", "12", "--arrival", "poisson:3",
-            "--nodes", "7", "--cores-per-node", "12", "--sockets", "3",
-            "--out", str(w))  # fmt: skip
+    p = cli_here("generate", "--pool", str(tiny_pool), "--jobs", "12", "--arrival", "poisson:3",
+                 "--nodes", "7", "--cores-per-node", "12", "--sockets", "3",
+                 "--out", str(w))  # fmt: skip
     assert p.returncode == 0, p.stderr
     machine = Cluster(7, 3, 4)
     assert cluster_from_header(read_swf(w).header) == machine
     out = tmp_path / "o"
-    p = cli("simulate", str(w), "--pool", str(tiny_pool), "-s", "easy-coloc", "--out", str(out))
+    p = cli_here(
+        "simulate", str(w), "--pool", str(tiny_pool), "-s", "easy-coloc", "--out", str(out)
+    )
     assert p.returncode == 0, p.stderr
     assert f"on {machine}" in " ".join(p.stdout.split())
     assert "spread %" in " ".join(p.stdout.split())
     assert cluster_from_header(read_swf(out / "result.swf").header) == machine
     # options override the header, and the result says what it ran on
-    p = cli("simulate", str(w), "--pool", str(tiny_pool), "--cores-per-node", "8",
-            "-s", "easy-coloc", "--out", str(out / "o8"))  # fmt: skip
+    p = cli_here("simulate", str(w), "--pool", str(tiny_pool), "--cores-per-node", "8",
+                 "-s", "easy-coloc", "--out", str(out / "o8"))  # fmt: skip
     assert p.returncode == 0, p.stderr
     ran = Cluster(7, 1, 8)  # 3 sockets do not divide 8 cores: one socket
     assert f"on {ran}" in " ".join(p.stdout.split())
@@ -155,11 +157,12 @@ def test_generate_then_simulate_runs_on_the_generators_machine(tiny_pool, tmp_pa
 def test_co_scheduler_that_spreads_nothing_says_why(tiny_pool, tmp_path):
     # B has 8 processes: on 2 nodes x 2 sockets x 2 cores it needs 4 half nodes, never spread
     w = tmp_path / "w.swf"
-    p = cli("generate", "--pool", str(tiny_pool), "--jobs", "6", "--procs", "8", "--nodes", "2",
-            "--cores-per-node", "4", "--sockets", "2", "--out", str(w))  # fmt: skip
+    p = cli_here("generate", "--pool", str(tiny_pool), "--jobs", "6", "--procs", "8",
+                 "--nodes", "2", "--cores-per-node", "4", "--sockets", "2",
+                 "--out", str(w))  # fmt: skip
     assert p.returncode == 0, p.stderr
-    p = cli("simulate", str(w), "--pool", str(tiny_pool), "-s", "easy", "-s", "easy-coloc",
-            "--out", str(tmp_path / "o"))  # fmt: skip
+    p = cli_here("simulate", str(w), "--pool", str(tiny_pool), "-s", "easy", "-s", "easy-coloc",
+                 "--out", str(tmp_path / "o"))  # fmt: skip
     assert p.returncode == 0, p.stderr
     notes = [x for x in p.stdout.splitlines() if x.startswith("note:")]
     assert notes == [
@@ -186,7 +189,7 @@ def test_co_scheduler_that_spreads_nothing_says_why(tiny_pool, tmp_path):
 )
 def test_generate_bad_input_is_one_line(tiny_pool, tmp_path, args, message):
     out = tmp_path / "w.swf"
-    p = cli("generate", "--pool", str(tiny_pool), "--names", "A,B", *args, "--out", str(out))
+    p = cli_here("generate", "--pool", str(tiny_pool), "--names", "A,B", *args, "--out", str(out))
     assert p.returncode == 2, (p.stdout, p.stderr)
     assert message in p.stderr and "Traceback" not in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1

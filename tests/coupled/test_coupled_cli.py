@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 import pytest
-from _cli import cli
+from _cli import cli, cli_here
 
 from coschedlab.coupled import pair_by_vicinity, pair_every, parse_pairing, read_pairs
 from coschedlab.errors import InputError
@@ -103,7 +103,7 @@ def traces(tmp_path):
 def test_simulate_writes_both_systems_and_the_baseline(traces, tmp_path):
     a, b = traces
     out = tmp_path / "run"
-    done = cli(
+    done = cli_here(
         "coupled", "simulate", "--system", f"{a}:scheme=hold,name=big",
         "--system", f"{b}:scheme=yield,name=small", "--pairs", "vicinity:10", "--out", str(out),
     )  # fmt: skip
@@ -123,9 +123,11 @@ def test_simulate_writes_both_systems_and_the_baseline(traces, tmp_path):
             jobs[p.system].loc[p.job_id, "start"] == jobs[p.mate_system].loc[p.mate_job_id, "start"]
         )
     # the written per-system result validates with the core command
-    assert cli("validate", str(out / "big")).returncode == 0
+    assert cli_here("validate", str(out / "big")).returncode == 0
     # an earlier result is never replaced silently
-    again = cli("coupled", "simulate", "--system", str(a), "--system", str(b), "--out", str(out))
+    again = cli_here(
+        "coupled", "simulate", "--system", str(a), "--system", str(b), "--out", str(out)
+    )
     assert again.returncode == 2 and "--force" in again.stderr
 
 

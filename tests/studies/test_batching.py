@@ -89,11 +89,11 @@ def test_bad_scaling_tables(text, says):
 
 
 def test_cli_batch_from_a_csv_file(tmp_path):
-    from _cli import cli
+    from _cli import cli_here
 
     f = tmp_path / "arches.csv"
     f.write_text("processors,seconds_per_timestep\n4,1.95\n8,1.14\n16,0.80\n32,0.60\n64,1.82\n")
-    done = cli("study", "batch", "--scaling", str(f), "--jobs", "6", "--procs", "32")
+    done = cli_here("study", "batch", "--scaling", str(f), "--jobs", "6", "--procs", "32")
     assert done.returncode == 0, done.stderr
     assert "optimal: 1.94n s in 2 batches" in done.stdout
     assert max(len(line) for line in done.stdout.splitlines()) <= 80
@@ -101,9 +101,9 @@ def test_cli_batch_from_a_csv_file(tmp_path):
 
 def test_cli_batch_of_a_large_study_reads_at_a_glance():
     """Equal batches in a row share one line; big times and counts never in e-notation."""
-    from _cli import cli
+    from _cli import cli_here
 
-    done = cli(
+    done = cli_here(
         "study", "batch", "--scaling", "4:1.95,8:1.14,16:0.80,32:0.60", "-n", "60000", "-p", "32"
     )
     assert done.returncode == 0, done.stderr

@@ -22,13 +22,17 @@ ROOT = Path(__file__).resolve().parents[2]
 COSCHEDLAB = [sys.executable, "-m", "coschedlab.cli"]
 
 
+sys.path.insert(0, str(ROOT / "tests"))
+from _cli import cli_here  # noqa: E402
+
+
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([*COSCHEDLAB, *args], cwd=cwd, capture_output=True, text=True,
                           timeout=300)  # fmt: skip
 
 
 def test_study_run_writes_each_configuration(tmp_path):
-    done = cli("study", "run", "helium", "-c", "O", "-c", "E", "--out", "h", cwd=tmp_path)
+    done = cli_here("study", "run", "helium", "-c", "O", "-c", "E", "--out", "h", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert max(len(line) for line in done.stdout.splitlines()) <= 80
     for c in "OE":
@@ -41,7 +45,7 @@ def test_study_run_writes_each_configuration(tmp_path):
     assert m["info"]["config"].startswith("active sampler")
     total = hours_minutes(same["total_time"])
     assert total in done.stdout  # the table shows the study's own total
-    again = cli("study", "report", "h", cwd=tmp_path)
+    again = cli_here("study", "report", "h", cwd=tmp_path)
     assert again.returncode == 0 and total in again.stdout
 
 

@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
-from _cli import cli  # noqa: E402
+from _cli import cli, cli_here  # noqa: E402
 
 
 def test_show_json_matches_the_model():
@@ -24,7 +24,7 @@ def test_show_json_matches_the_model():
 
 
 def test_show_fits_80_columns_and_draws_the_profile(tmp_path):
-    r = cli("workflows", "show", "floodplain", "--plot", str(tmp_path / "p.png"))
+    r = cli_here("workflows", "show", "floodplain", "--plot", str(tmp_path / "p.png"))
     assert r.returncode == 0, r.stderr
     assert max(len(line) for line in r.stdout.splitlines()) <= 80
     assert "critical path  32.50 h" in r.stdout
@@ -32,12 +32,14 @@ def test_show_fits_80_columns_and_draws_the_profile(tmp_path):
 
 
 def test_generate_simulate_and_compare(tmp_path):
-    gen = cli("workflows", "generate", "-w", "B4", "--share", "0.3", "--machine", "80x24",
-              "--window", "21600", "--warmup", "3600", "--target-wait", "1800",
-              "--out", str(tmp_path / "wl"))  # fmt: skip
+    gen = cli_here("workflows", "generate", "-w", "B4", "--share", "0.3", "--machine", "80x24",
+                   "--window", "21600", "--warmup", "3600", "--target-wait", "1800",
+                   "--out", str(tmp_path / "wl"))  # fmt: skip
     assert gen.returncode == 0, gen.stderr
     assert "regular jobs" in gen.stderr
-    sim = cli("workflows", "simulate", str(tmp_path / "wl"), "--json", "--out", str(tmp_path / "r"))
+    sim = cli_here(
+        "workflows", "simulate", str(tmp_path / "wl"), "--json", "--out", str(tmp_path / "r")
+    )
     assert sim.returncode == 0, sim.stderr
     summaries = json.loads(sim.stdout)
     assert set(summaries) == {"chained", "pilot", "woas"}
@@ -47,9 +49,9 @@ def test_generate_simulate_and_compare(tmp_path):
     for mode in summaries:
         assert (tmp_path / "r" / mode / "workflows.csv").is_file()
     # the runs stop at the window's end: validate checks what started, and says so
-    v = cli("validate", str(tmp_path / "r" / "woas"))
+    v = cli_here("validate", str(tmp_path / "r" / "woas"))
     assert v.returncode == 0 and "stopped at" in v.stdout and "all invariants hold" in v.stdout
-    again = cli("workflows", "simulate", str(tmp_path / "wl"), "--out", str(tmp_path / "r"))
+    again = cli_here("workflows", "simulate", str(tmp_path / "wl"), "--out", str(tmp_path / "r"))
     assert again.returncode == 2 and "already holds a result" in again.stderr
 
 

@@ -1,4 +1,6 @@
-"""``coschedlab elise``: the commands of docs/elise.md run as written, outputs, resuming."""
+"""``coschedlab elise``: the commands of docs/elise.md run as written, outputs, resuming (the
+entry point in this process: tests/test_docs_commands.py runs the documents' commands in fresh
+processes)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tests"))
-from _cli import cli, doc_commands  # noqa: E402
+from _cli import cli_here, doc_commands  # noqa: E402
 
 
 def elise_doc_commands() -> list[str]:
@@ -21,7 +23,7 @@ def elise_doc_commands() -> list[str]:
 
 
 def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    p = cli(*args, cwd=cwd)
+    p = cli_here(*args, cwd=cwd)
     assert p.returncode == 0 and "Traceback" not in p.stderr, (args, p.stdout, p.stderr)
     return p
 
@@ -66,7 +68,7 @@ def test_a_second_run_resumes_and_a_changed_one_is_refused(tmp_path):
     again = run(args, case)
     assert "9 of 9 runs already stored; 0 to do" in " ".join(again.stderr.split())
     assert sim.read_text() == first
-    p = cli(*args, "--seed", "3", cwd=case)
+    p = cli_here(*args, "--seed", "3", cwd=case)
     assert p.returncode == 2 and "seed differs" in p.stderr
     assert sim.read_text() == first
     run([*args, "--seed", "3", "--fresh"], case)
