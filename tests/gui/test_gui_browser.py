@@ -25,6 +25,9 @@ pytestmark = pytest.mark.skipif(
 )
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+from _cli import cli_here  # noqa: E402
+
 SHOTS = ROOT / "out" / "gui-screenshots"
 BAD_SWF = "; a trace\n1 0 5 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n2 10 five 100 4\n"
 POOL = "coschedlab:pools/lm-aris.compute-NAS.json"
@@ -158,9 +161,7 @@ def test_run_two_schedulers_and_compare_with_the_command_line(server, browser, t
         f"schedulers: [easy, easy-coloc]\nworkloads:\n  - {{name: pool, pool: '{POOL}', "
         f"jobs: 60, arrival: 'poisson:30', select: {{procs: {fit}}}}}\n"
     )
-    done = subprocess.run([sys.executable, "-m", "coschedlab.cli", "compare", str(spec),
-                           "--out", str(tmp_path / "cli"), "--jobs", "1"],
-                          capture_output=True, text=True)  # fmt: skip
+    done = cli_here("compare", str(spec), "--out", str(tmp_path / "cli"), "--jobs", "1")
     assert done.returncode == 0, done.stderr
     import pandas as pd
 
@@ -302,9 +303,7 @@ def test_a_workflow_sweep_runs_from_its_page_as_the_command_line_runs_it(server,
     assert hint == ("at the command line (resumes it): coschedlab workflows compare "
                     f"{stored.relative_to(ws)} --out sweeps/tiny")  # fmt: skip
     shot(browser, "9-workflow-sweep")
-    cli = subprocess.run([sys.executable, "-m", "coschedlab.cli", "workflows", "compare",
-                          str(spec), "--out", str(tmp_path / "cli"), "--jobs", "1"],
-                         capture_output=True, text=True)  # fmt: skip
+    cli = cli_here("workflows", "compare", str(spec), "--out", str(tmp_path / "cli"), "-j", "1")
     assert cli.returncode == 0, cli.stderr
     ours = ws / "sweeps" / "tiny"
     assert (ours / "summary.csv").read_text() == (tmp_path / "cli" / "summary.csv").read_text()
