@@ -4,6 +4,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -13,9 +14,17 @@ if importlib.util.find_spec("simgrid") is None:
     pytest.skip("SimGrid's Python bindings are not installed", allow_module_level=True)
 
 CLI = [sys.executable, "-c", "from coschedlab.cli import main; main()"]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from _cli import cli_here  # noqa: E402
 
 
 def run(*args):
+    """``coschedlab insitu ARGS`` in this process (``cli_here``)."""
+    return cli_here("insitu", *map(str, args))
+
+
+def run_process(*args):
+    """``coschedlab insitu ARGS`` in a fresh process."""
     return subprocess.run(
         [*CLI, "insitu", *map(str, args)], capture_output=True, text=True, timeout=120
     )
@@ -34,7 +43,7 @@ def ensemble_file(tmp_path_factory):
 
 
 def test_generate_is_deterministic(ensemble_file):
-    a = run(*GENERATE)
+    a = run_process(*GENERATE)  # another process: no state of this one carried over
     assert a.stdout == ensemble_file.read_text()
 
 
