@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from _cli import doc_commands  # noqa: E402
+from _cli import cli_here, doc_commands  # noqa: E402
 
 from coschedlab.metrics import improvement
 
@@ -38,16 +38,11 @@ def readme_coloc_commands() -> list[str]:
 
 
 def run(command: str, cwd: Path) -> subprocess.CompletedProcess:
-    """Run a documented command as written."""
+    """Run a documented command as written, by the command line's entry point in this process
+    (tests/test_docs_commands.py runs the documents' commands in fresh processes)."""
     args = shlex.split(command)
     assert args[0] == "coschedlab"
-    p = subprocess.run(
-        [sys.executable, "-m", "coschedlab.cli", *args[1:]],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=300,
-    )
+    p = cli_here(*args[1:], cwd=cwd)
     assert p.returncode == 0, (command, p.stdout, p.stderr)
     assert "Traceback" not in p.stderr
     return p
