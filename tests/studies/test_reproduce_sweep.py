@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from coschedlab.errors import InputError
-from coschedlab.experiments import studies as sweep
+from coschedlab.studies import sweep
 from coschedlab.studies.reproduce import simulate_one, table5
 from coschedlab.studies.result import StudyResult
 from coschedlab.studies.spec import load_spec

@@ -303,7 +303,7 @@ def reproduce(
     from rich.console import Console
     from rich.table import Table
 
-    from ..experiments import studies as sweep
+    from ..studies import sweep
     from ..outputs import atomic_dir, atomic_file, check_target
     from ..studies.plots import scheduling_graph, table5_figure
     from ..sweeps.executors import parse_executor

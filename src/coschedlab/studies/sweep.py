@@ -14,9 +14,9 @@ from typing import Any
 import pandas as pd
 
 from ..errors import InputError
-from ..studies.reproduce import simulate_one, table5_rows
-from ..studies.result import StudyResult
-from ..studies.spec import StudySpec
+from .reproduce import simulate_one, table5_rows
+from .result import StudyResult
+from .spec import StudySpec
 from ..sweeps.capability import Table, limit, read_table
 from ..sweeps.sweep import Sweep
 from ..sweeps.tasks import Task
@@ -121,7 +121,7 @@ def table_of(
 def table5_cells(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     """Table 5 as the command line prints it and the dashboard shows it (ours, the paper's
     in brackets): columns and text cells of :func:`table_of`'s frame (or its table5.csv)."""
-    from ..studies.result import hours_minutes as hm
+    from .result import hours_minutes as hm
 
     def missing(x: Any) -> bool:
         return x is None or x != x  # NaN: the first configuration has no gain
@@ -146,7 +146,7 @@ MOST_DESIGNS = 10_000
 def check_command(spec: str, out: str) -> None:
     """What ``coschedlab study reproduce`` refuses before it starts (the dashboard runs it in
     a process of its own)."""
-    from ..studies.spec import load_spec
+    from .spec import load_spec
 
     s = load_spec(spec)
     if s.model is None:

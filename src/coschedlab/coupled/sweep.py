@@ -141,7 +141,7 @@ def _trace(ck: Checker, raw: dict, key: str, default: str, base: Path) -> str:
 
 def load_coupled_spec(path: str | Path) -> CoupledSpec:
     """Read and check a sweep spec; errors name the file, line and key."""
-    from ..coupled.workloads import KTH_NODES, THETA_NODES
+    from .workloads import KTH_NODES, THETA_NODES
     from ..schedulers import get_scheduler
 
     path = Path(path)
@@ -268,7 +268,7 @@ def _calibrate(
     proportions: tuple[float, ...], proportion_load: float,
 ) -> str | None:  # fmt: skip
     """The spec's ``calibrate`` (None or ``"paper"``), checked against what it was fitted on."""
-    from ..coupled.workloads import paper_small_load
+    from .workloads import paper_small_load
 
     value = raw.get("calibrate")
     if value is None or value == "none":
@@ -303,7 +303,7 @@ def large_workload(trace: str, month: int, nodes: int, load: float | None = None
     import calendar
     import time
 
-    from ..coupled.workloads import large_at_load, month_of
+    from .workloads import large_at_load, month_of
     from ..workload.swf import read_swf
 
     path = _bundled(trace)
@@ -328,7 +328,7 @@ def _pool(trace: str, nodes: int):
 
 def _bundled(trace: str) -> str:
     """The file of a bundled trace name (``theta``, ``kth``), else ``trace`` itself."""
-    from ..coupled.workloads import KTH, THETA
+    from .workloads import KTH, THETA
 
     return {"theta": THETA, "kth": KTH}.get(trace, trace)
 
@@ -336,7 +336,7 @@ def _bundled(trace: str) -> str:
 def large_nodes(config: dict[str, Any]) -> int:
     """The large machine's nodes: ``large_nodes``, times
     :data:`~coschedlab.coupled.workloads.PAPER_LARGE_SCALE` under ``calibrate: paper``."""
-    from ..coupled.workloads import PAPER_LARGE_SCALE
+    from .workloads import PAPER_LARGE_SCALE
 
     scale = PAPER_LARGE_SCALE if config.get("calibrate") == "paper" else 1
     return int(config["large_nodes"]) * scale
@@ -344,8 +344,8 @@ def large_nodes(config: dict[str, Any]) -> int:
 
 def study_workloads(config: dict[str, Any]):
     """The two workloads and the pairing of ``config`` (a pure function of it)."""
-    from ..coupled.mates import Pairs, pair_by_vicinity, pair_every
-    from ..coupled.workloads import (
+    from .mates import Pairs, pair_by_vicinity, pair_every
+    from .workloads import (
         PAPER_LARGE_LOAD,
         paper_small_load,
         stretch_to_load,
@@ -381,9 +381,9 @@ def study_workloads(config: dict[str, Any]):
 
 def run_one(config: dict[str, Any]) -> dict[str, Any]:
     """Simulate one configuration: the metrics of both systems (a pure function of ``config``)."""
-    from ..coupled.result import CoupledResult
-    from ..coupled.system import CoupledSimulation, System
-    from ..coupled.workloads import cluster_of
+    from .result import CoupledResult
+    from .system import CoupledSimulation, System
+    from .workloads import cluster_of
     from ..schedulers import get_scheduler
 
     large, small, pairs = study_workloads(config)
@@ -518,7 +518,7 @@ def summary(out: Path) -> Table | None:
 
 def report(spec: CoupledSpec, target: Path, rows: list[dict[str, Any]]) -> list[Path]:
     """summary.csv and the figures of a finished (or partial) sweep; the files written."""
-    from ..coupled.plots import FIGURES, study_figure
+    from .plots import FIGURES, study_figure
     from ..outputs import atomic_file
     from ..sweeps.capability import write_summary
 
