@@ -303,8 +303,8 @@ def reproduce(
     from rich.console import Console
     from rich.table import Table
 
-    from ..studies import sweep
     from ..outputs import atomic_dir, atomic_file, check_target
+    from ..studies import sweep
     from ..studies.plots import scheduling_graph, table5_figure
     from ..sweeps.executors import parse_executor
     from .progress import report_step, run_sweep_shown

@@ -141,8 +141,8 @@ def _trace(ck: Checker, raw: dict, key: str, default: str, base: Path) -> str:
 
 def load_coupled_spec(path: str | Path) -> CoupledSpec:
     """Read and check a sweep spec; errors name the file, line and key."""
-    from .workloads import KTH_NODES, THETA_NODES
     from ..schedulers import get_scheduler
+    from .workloads import KTH_NODES, THETA_NODES
 
     path = Path(path)
     ck, raw = open_spec(path, _KEYS, "docs/coupled.md")
@@ -303,8 +303,8 @@ def large_workload(trace: str, month: int, nodes: int, load: float | None = None
     import calendar
     import time
 
-    from .workloads import large_at_load, month_of
     from ..workload.swf import read_swf
+    from .workloads import large_at_load, month_of
 
     path = _bundled(trace)
     w = read_swf(path, max_procs=nodes)
@@ -381,10 +381,10 @@ def study_workloads(config: dict[str, Any]):
 
 def run_one(config: dict[str, Any]) -> dict[str, Any]:
     """Simulate one configuration: the metrics of both systems (a pure function of ``config``)."""
+    from ..schedulers import get_scheduler
     from .result import CoupledResult
     from .system import CoupledSimulation, System
     from .workloads import cluster_of
-    from ..schedulers import get_scheduler
 
     large, small, pairs = study_workloads(config)
     combo = config["combo"] if config["combo"] != "none" else "HH"
@@ -518,9 +518,9 @@ def summary(out: Path) -> Table | None:
 
 def report(spec: CoupledSpec, target: Path, rows: list[dict[str, Any]]) -> list[Path]:
     """summary.csv and the figures of a finished (or partial) sweep; the files written."""
-    from .plots import FIGURES, study_figure
     from ..outputs import atomic_file
     from ..sweeps.capability import write_summary
+    from .plots import FIGURES, study_figure
 
     df = aggregate(rows)
     written = [write_summary(df, target, "coupled")]

@@ -14,12 +14,12 @@ from typing import Any
 import pandas as pd
 
 from ..errors import InputError
-from .reproduce import simulate_one, table5_rows
-from .result import StudyResult
-from .spec import StudySpec
 from ..sweeps.capability import Table, limit, read_table
 from ..sweeps.sweep import Sweep
 from ..sweeps.tasks import Task
+from .reproduce import simulate_one, table5_rows
+from .result import StudyResult
+from .spec import StudySpec
 
 __all__ = [
     "check_command", "check_output", "described", "run_one", "run_sweep",
