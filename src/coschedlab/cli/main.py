@@ -92,7 +92,16 @@ def _app_for(argv: list[str]) -> typer.Typer:
 
 
 def main() -> None:
-    """Run the CLI; user errors print one line and exit with code 2."""
+    """Run the CLI; user errors print one line and exit with code 2. Started by the
+    dashboard (:data:`~coschedlab.sweeps.PARENT` set), it ends with the dashboard."""
+    import os
+
+    from ..sweeps import PARENT
+
+    if os.environ.get(PARENT):
+        from ..sweeps.pool import watch_parent
+
+        watch_parent()
     try:
         check_built()
         code = _app_for(sys.argv[1:])(standalone_mode=False, prog_name="coschedlab")
