@@ -171,7 +171,7 @@ def check_target(
         if path.exists() and not path.is_file():
             raise InputError(f"{option} {path} is not a regular file; give a file name")
     if probe:
-        _check_writable(path.parent, option)
+        _check_writable(path, option)
     return path
 
 
@@ -235,8 +235,10 @@ def clean_stale(path: str | Path) -> None:
             pass  # another process cleaned it, or it cannot be: the target still works
 
 
-def _check_writable(parent: Path, option: str) -> None:
-    """Create ``parent`` if needed and prove a file can be made in it."""
+def _check_writable(path: Path, option: str) -> None:
+    """Create ``path``'s parent if needed and prove a file can be made in it; else one line
+    saying that ``path`` cannot be created, and why."""
+    parent = path.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
         probe = parent / f"{TMP_PREFIX}probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
@@ -248,7 +250,10 @@ def _check_writable(parent: Path, option: str) -> None:
         raise InputError(f"{option}: {exc.filename}: a parent is a file, not a directory") from None
     except OSError as exc:
         exc.filename = str(parent)  # the directory, not the probe inside it
-        raise os_error(exc, str(parent)) from None
+        err = os_error(exc, str(parent))
+        if isinstance(err, InputError):  # the machine's failures (full disk) stay as they are
+            err = InputError(f"{option} {path} cannot be created ({err})")
+        raise err from None
 
 
 @contextmanager

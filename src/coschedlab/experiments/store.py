@@ -29,6 +29,7 @@ from ..outputs import (
     OUR_FILES,
     TMP_PREFIX,
     atomic_file,
+    check_target,
     first_foreign,
     is_empty,
     mark,
@@ -111,6 +112,8 @@ def check_spec_compatible(out: Path, spec: Spec) -> dict[str, Any]:
     """:func:`check_spec` without writing anything: raises :class:`InputError` when ``out``
     cannot hold ``spec``'s runs; else the union of the stored and new run definitions."""
     out = Path(out)
+    if not out.exists():
+        check_target(out)  # a new folder: it can be made
     _refuse_other_sweeps(out)
     new = spec.describe()
     old = _stored(out)
