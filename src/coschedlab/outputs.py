@@ -43,7 +43,6 @@ __all__ = [
     "clean_stale",
     "first_foreign",
     "is_empty",
-    "is_ours",
     "mark",
     "os_error",
     "write_parquet",
@@ -84,11 +83,6 @@ def os_error(exc: OSError, what: str = "") -> Exception:
     if exc.errno in (errno.EACCES, errno.EPERM):
         return InputError(f"{reason}; choose an --out you may write", name)
     return InputError(reason, name)
-
-
-def is_ours(path: Path) -> bool:
-    """True when every file under the directory ``path`` is one coschedlab writes."""
-    return first_foreign(path) is None
 
 
 def first_foreign(path: Path, patterns: tuple[str, ...] | None = None) -> Path | None:

@@ -66,7 +66,7 @@ def test_another_study_is_refused(spec, tmp_path):
     other = tmp_path / "other.yaml"
     other.write_text(HELIUM.read_text().replace("seed: 1", "seed: 2"))
     with pytest.raises(InputError, match="another sweep"):
-        sweep.check_output(out, load_spec(other))
+        sweep.SWEEP.check_output(out, load_spec(other))
 
 
 @pytest.mark.slow  # a LocalCluster: about 15 s

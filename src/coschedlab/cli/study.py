@@ -301,13 +301,13 @@ def reproduce(
     import shutil
 
     from rich.console import Console
-    from rich.table import Table
 
     from ..outputs import atomic_dir, atomic_file, check_target
     from ..studies import sweep
     from ..studies.plots import scheduling_graph, table5_figure
     from ..sweeps.executors import parse_executor
     from .progress import report_step, run_sweep_shown
+    from .sweeps import print_table
 
     if jobs is not None and jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {jobs}")
@@ -318,7 +318,7 @@ def reproduce(
     if force and out.exists():
         check_target(out, force)  # never a user's own files
         shutil.rmtree(out)
-    sweep.check_output(out, s)
+    sweep.SWEEP.check_output(out, s)
     err = Console(stderr=True)
 
     def info(text: str) -> None:
@@ -343,11 +343,5 @@ def reproduce(
                 r.write(tmp)
                 scheduling_graph(r, tmp / "schedule.png")
     title = "Table 5: ours (paper)" + (f", mean of {seeds} seeds" if seeds > 1 else "")
-    columns, cells = sweep.table5_cells(df)
-    t = Table(title=title)
-    for col in columns:
-        t.add_column(col, justify="right")
-    for row in cells:
-        t.add_row(*row)
-    Console(width=80).print(t)
+    print_table(title, *sweep.table5_cells(df))
     print(f"written to {out}")

@@ -56,8 +56,7 @@ from ..sweeps.executors import checked_executor
 from ..sweeps.sweep import Sweep
 
 __all__ = [
-    "CoupledSpec", "aggregate", "load_coupled_spec", "report", "run_one",
-    "run_sweep", "summary",
+    "SWEEP", "CoupledSpec", "aggregate", "load_coupled_spec", "report", "run_one", "summary",
 ]  # fmt: skip
 
 COMBOS = ("HH", "HY", "YH", "YY")
@@ -431,11 +430,8 @@ def _shape(row: dict[str, Any]) -> None:
                 raise TypeError(k)
 
 
+#: the study as a sweep of the one driver (``SWEEP.run(spec, out, jobs=, ...)``)
 SWEEP = Sweep("coupled", run_one, describe, FIXED, _shape, legacy_key="schemes")
-#: ``check_output(out, spec)``: ``out`` can hold this sweep (new, empty, or its own directory
-#: with the same :data:`FIXED` settings); ``run_sweep(spec, out, jobs=, executor=, ...)``
-check_output = SWEEP.check_output
-run_sweep = SWEEP.run
 
 
 #: the metrics averaged over seeds, per system

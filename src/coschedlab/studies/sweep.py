@@ -22,7 +22,7 @@ from .result import StudyResult
 from .spec import StudySpec
 
 __all__ = [
-    "check_command", "check_output", "described", "run_one", "run_sweep",
+    "SWEEP", "check_command", "described", "run_one", "run_sweep",
     "summary", "table5_cells", "table_of", "tasks_of",
 ]  # fmt: skip
 
@@ -36,11 +36,6 @@ def described(spec: StudySpec) -> dict[str, Any]:
     """What ``OUT/spec.json`` holds: the study and a digest of its spec file."""
     text = Path(spec.source).read_bytes() if spec.source and Path(spec.source).is_file() else b""
     return {"study": spec.name, "spec_sha256": hashlib.sha256(text).hexdigest()}
-
-
-def check_output(out: Path, spec: StudySpec) -> None:
-    """``out`` can hold this sweep: new, empty, or a reproduction of the same spec."""
-    SWEEP.check_output(out, spec)
 
 
 def seeds_of(spec: StudySpec, seeds: int) -> list[int]:
@@ -152,7 +147,7 @@ def check_command(spec: str, out: str) -> None:
     if s.model is None:
         raise InputError("the spec has no 'model' to simulate", Path(spec).name)
     limit(len(s.space.designs()), MOST_DESIGNS, "designs", "study reproduce")
-    check_output(Path(out), s)
+    SWEEP.check_output(Path(out), s)
 
 
 def summary(out: Path) -> Table | None:

@@ -40,10 +40,7 @@ from ..sweeps.capability import Table, read_table
 from ..sweeps.executors import checked_executor
 from ..sweeps.sweep import Sweep
 
-__all__ = [
-    "WorkflowSpec", "aggregate", "load_workflow_spec", "report", "run_sweep",
-    "summary",
-]  # fmt: skip
+__all__ = ["SWEEP", "WorkflowSpec", "aggregate", "load_workflow_spec", "report", "summary"]
 
 MAX_SEEDS = 10_000
 _KEYS = (
@@ -306,11 +303,8 @@ def _shape(row: dict[str, Any]) -> None:
     row["config"]["kind"], row["summary"]["mode"]  # noqa: B018 (a KeyError: not a run)
 
 
+#: the experiments as a sweep of the one driver (``SWEEP.run(spec, out, jobs=, ...)``)
 SWEEP = Sweep("workflow", run_one, describe, FIXED, _shape, legacy_key="modes")
-#: ``check_output(out, spec)``: ``out`` can hold this sweep (new, empty, or its own directory
-#: with the same :data:`FIXED` settings); ``run_sweep(spec, out, jobs=, executor=, ...)``
-check_output = SWEEP.check_output
-run_sweep = SWEEP.run
 
 
 # -- pooling the seeds ----------------------------------------------------------------------------
