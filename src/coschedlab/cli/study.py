@@ -82,24 +82,13 @@ def _spec(text: str) -> Any:
 
 
 def _table(rows: list[dict], title: str) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from ..studies.result import hours_minutes as hm
+    from .sweeps import print_table
 
-    t = Table(title=title)
-    for col in ("config", "runs", "total", "util.", "mean run", "reused", "moves"):
-        t.add_column(col, justify="right")
-    for m in rows:
-        t.add_row(
-            m["config"], str(m["runs"]), _hm(m["total_time"]), f"{m['utilization']:.1%}",
-            _hm(m["mean_run_time"]), str(m["reused"]), str(m["preemptions"]),
-        )  # fmt: skip
-    Console(width=80).print(t)
-
-
-def _hm(seconds: float) -> str:
-    from ..studies.result import hours_minutes
-
-    return hours_minutes(seconds)
+    print_table(title, ["config", "runs", "total", "util.", "mean run", "reused", "moves"], [
+        [m["config"], str(m["runs"]), hm(m["total_time"]), f"{m['utilization']:.1%}",
+         hm(m["mean_run_time"]), str(m["reused"]), str(m["preemptions"])] for m in rows
+    ])  # fmt: skip
 
 
 @app.command()
