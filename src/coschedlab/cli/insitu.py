@@ -90,20 +90,6 @@ def _print_plan(plan: Any) -> None:
     )
 
 
-def _plan(
-    path: Path,
-    scenario: str | None,
-    node: str | None,
-    core: str | None,
-    bw: str,
-    alloc_bw: str = "B3",
-    rounding: str = "authors",
-) -> Any:
-    from ..insitu.search import plan_file
-
-    return plan_file(path, scenario, node, core, bw, alloc_bw, rounding)
-
-
 @app.command()
 def generate(
     simulations: Annotated[int, typer.Option("--simulations", help="number of simulations S")],
@@ -152,7 +138,9 @@ def plan(
     as_json: JsonOpt = False,
 ) -> None:
     """Print the mapping, the allocation table and the model makespan."""
-    p = _plan(
+    from ..insitu.search import plan_file
+
+    p = plan_file(
         ensemble, scenario, node_alloc, core_alloc, bandwidth_model, alloc_bandwidth, rounding
     )
     if as_json:
@@ -211,12 +199,13 @@ def simulate(
     ] = False,
 ) -> None:
     """Run SimGrid on the plan: simulated makespan, idle times, stage timelines."""
+    from ..insitu.search import plan_file
     from ..insitu.simulate import check_options, check_size
     from ..insitu.simulate import simulate as run_sim
 
     if jobs < 0:
         raise InputError(f"--jobs must be >= 0 (0: all CPUs), got {jobs}")
-    p = _plan(
+    p = plan_file(
         ensemble, scenario, node_alloc, core_alloc, bandwidth_model, alloc_bandwidth, rounding
     )
     net = network or p.ensemble.platform.network

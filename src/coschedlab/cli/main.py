@@ -68,12 +68,6 @@ def build_app(command: str | None = None) -> typer.Typer:
     return the_app
 
 
-def make_app() -> typer.Typer:
-    """The whole command line: its own commands and groups, and the sweep commands of every
-    registered capability (:func:`~.sweeps.add_sweep_commands`)."""
-    return build_app()
-
-
 def __getattr__(name: str) -> typer.Typer:
     """``app``: the whole app, made on first use (PEP 562)."""
     if name != "app":

@@ -34,11 +34,11 @@ from ..outputs import (
     is_empty,
     mark,
 )
-from ..sweeps.store import RunDirs, RunKey
+from ..sweeps.store import RunDirs
 from ..sweeps.sweep import sweep_kind
 from .spec import Spec
 
-__all__ = ["RESULT_DIRS", "check_spec", "check_spec_compatible", "clear", "load_run"]
+__all__ = ["RESULT_DIRS", "check_spec", "check_spec_compatible", "clear"]
 
 SPEC_FILE = "spec.json"
 #: Files and directories an analysis writes at the top of OUT (removed by --fresh).
@@ -47,11 +47,6 @@ ANALYSIS_OUTPUTS = ("comparison.csv", "runs.csv", "improvement.png", "plots")
 
 #: the comparison's layout of runs: a directory per run holding its core Result's files
 RESULT_DIRS = RunDirs(Result.load)
-
-
-def load_run(out: Path, key: RunKey) -> Result:
-    """Read back a stored run; a damaged one is an InputError saying how to redo it."""
-    return RESULT_DIRS.read(Path(out), key)
 
 
 # -- the spec of an output directory ----------------------------------------------------------
