@@ -33,26 +33,24 @@ def batch(
     """The optimal batches of JOBS equal simulations on PROCS processors (SimX 4.2): sizes,
     processors per simulation and the time per timestep, against one batch and one by one."""
     from rich.console import Console
-    from rich.table import Table
 
     from ..studies import batch_time, optimal_batches
     from ..studies.batching import load_scaling
+    from .sweeps import print_table
 
     table = load_scaling(scaling)
     b = optimal_batches(jobs, table, procs)
-    t = Table(title=f"{jobs:,} runs on {procs:,} processors; n = timesteps per run")
-    for col in ("batch", "simulations", "procs each", "time"):
-        t.add_column(col, justify="right")
-    first = 1  # equal batches in a row share one line: "2-7,500"
+    rows, first = [], 1  # equal batches in a row share one line: "2-7,500"
     pairs = list(zip(b.sizes, b.groups, strict=True))
     for i, (k, p) in enumerate(pairs, 1):
         if i < len(pairs) and pairs[i] == (k, p):
             continue
         label = f"{first:,}" if first == i else f"{first:,}-{i:,}"
-        t.add_row(label, str(k), str(p), f"{_per_step(batch_time(k, table, procs))}n s")
+        rows.append([label, str(k), str(p), f"{_per_step(batch_time(k, table, procs))}n s"])
         first = i + 1
+    print_table(f"{jobs:,} runs on {procs:,} processors; n = timesteps per run",
+                ["batch", "simulations", "procs each", "time"], rows)  # fmt: skip
     con = Console(width=80)
-    con.print(t)
     one = batch_time(1, table, procs) * jobs
     together = batch_time(jobs, table, procs) if jobs else 0.0
     con.print(f"optimal: {_per_step(b.time)}n s in {len(b.sizes):,} batches")
