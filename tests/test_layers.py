@@ -81,12 +81,7 @@ KNOWN_UPWARD: dict[tuple[str, str], str] = {
 }
 
 #: Imports that close a circle between packages of the same layer: (importer, imported) -> why.
-KNOWN_CIRCLES: dict[tuple[str, str], str] = {
-    ("errors", "bundled"): (
-        "errors.read_bytes reads coschedlab:NAME files through bundled.local_path, and "
-        "bundled raises InputError (a lazy import inside the base layer)"
-    ),
-}
+KNOWN_CIRCLES: dict[tuple[str, str], str] = {}
 
 
 def _layer_of(module: str) -> int | None:
