@@ -12,7 +12,7 @@ from .engine.speed import SpeedModel
 from .errors import InputError
 from .jobs import Workload
 from .platform import Cluster
-from .schedulers import Scheduler
+from .schedulers import Scheduler, get_scheduler
 from .simulation import run_simulation
 
 
@@ -56,6 +56,7 @@ def simulate(
         workload = read_swf(path, cluster=cluster)
     if cluster is None:
         raise InputError("give the cluster (coschedlab.Cluster(nodes, sockets, cores))")
+    sched = get_scheduler(scheduler, **options)  # a bad policy is said before the pool is read
     if pool is not None:
         from .coloc.heatmap import Heatmap
         from .coloc.pool import Pool, load_pool
@@ -72,7 +73,7 @@ def simulate(
         if shared_nodes is None:
             shared_nodes = True
     return run_simulation(
-        workload, cluster, scheduler, kill_at_walltime=kill_at_walltime,
-        speed_model=speed_model, shared_nodes=bool(shared_nodes), dependencies=dependencies,
-        progress=progress, pass_timeout=pass_timeout, **options,
+        workload, cluster, sched, kill_at_walltime=kill_at_walltime, speed_model=speed_model,
+        shared_nodes=bool(shared_nodes), dependencies=dependencies, progress=progress,
+        pass_timeout=pass_timeout,
     )  # fmt: skip
