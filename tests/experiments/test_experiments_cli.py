@@ -3,38 +3,20 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from _cli import cli_here
 from _experiments_data import base_spec, write_spec
 
 from coschedlab.experiments import load_spec, run_comparison, write_analysis
 
-# Runs the real entry point; registers the command if cli/main.py does not (yet).
-_ENTRY = """
-import importlib
-import sys
-main = importlib.import_module("coschedlab.cli.main")
-from coschedlab.cli import compare
-if not any(c.callback is compare.compare for c in main.app.registered_commands):
-    main.app.command()(compare.compare)
-if __name__ == "__main__":
-    main.main()
-"""
-
 
 def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    entry = tmp_path / "entry.py"
-    entry.write_text(_ENTRY)
-    return subprocess.run(
-        [sys.executable, str(entry), "compare", *args],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-    )
+    """``coschedlab compare ARGS`` from ``tmp_path``, by the command line's entry point in this
+    process (``cli_here``)."""
+    return cli_here("compare", *args, cwd=tmp_path)
 
 
 def trace_only(tmp_path: Path, **changes) -> dict:
