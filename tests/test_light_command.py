@@ -22,6 +22,9 @@ HEAVY = (
     "scipy",
     "yaml",
     "multiprocessing",  # only a sweep's workers need it
+    "pydantic",  # typer's coercion of plain option values is done without it
+    "numpy.ma",  # np.unique, np.median and np.percentile import it
+    "importlib.metadata",  # reads every installed distribution
     # the other commands' modules: the command line registers the command it runs alone
     "coschedlab.cli.compare",
     "coschedlab.cli.coupled",
