@@ -211,14 +211,36 @@ def job_metrics(frame: pd.DataFrame, *, tau: float = DEFAULT_TAU) -> pd.DataFram
     return out
 
 
+def percentiles(values: np.ndarray, qs: tuple[float, ...]) -> tuple[float, list[float]]:
+    """``(np.median(values), np.percentile(values, qs))`` of numbers without NaN, the same
+    floats (the same ranks, numpy's linear interpolation and its mean of the two middle values)
+    from one partition, without ``np.median`` and ``np.percentile``'s calls to
+    ``numpy.ma`` (imported on first use: tens of ms of a short command)."""
+    n = len(values)
+    virtual = (n - 1) * np.true_divide(np.asarray(qs), 100)
+    below = np.floor(virtual)
+    top = virtual >= n - 1  # numpy takes the last value (index -1) for both neighbours
+    lo = np.where(top, n - 1, below).astype(np.intp)
+    hi = np.where(top, n - 1, below + 1).astype(np.intp)
+    gamma = virtual - np.where(top, -1.0, below)
+    half = n // 2
+    middle = [half] if n % 2 else [half - 1, half]
+    ordered = np.partition(values, sorted({0, n - 1, *middle, *lo.tolist(), *hi.tolist()}))
+    median = float(ordered[middle[0] : middle[-1] + 1].mean())
+    a, b = ordered[lo], ordered[hi]
+    diff = b - a  # numpy's _lerp: a + diff * t, from b's side where t >= 0.5
+    out = np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
+    return median, [float(x) for x in out]
+
+
 def _stats(prefix: str, values: np.ndarray) -> dict[str, float]:
     values = values[~np.isnan(values)]
     if len(values) == 0:
         return {f"{prefix}_{s}": float("nan") for s in _STATS}
-    p90, p95, p99 = np.percentile(values, [90, 95, 99])
+    median, (p90, p95, p99) = percentiles(values, (90, 95, 99))
     return {
         f"{prefix}_mean": float(values.mean()),
-        f"{prefix}_median": float(np.median(values)),
+        f"{prefix}_median": median,
         f"{prefix}_p90": float(p90),
         f"{prefix}_p95": float(p95),
         f"{prefix}_p99": float(p99),
