@@ -345,7 +345,6 @@ def write_parquet(path: str | Path, table: Any) -> None:
         pd.DataFrame(arrays).to_parquet(path, index=False)
         return
     import json
-    from importlib.metadata import version
 
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -364,10 +363,30 @@ def write_parquet(path: str | Path, table: Any) -> None:
         "columns": meta,
         "attributes": {},
         "creator": {"library": "pyarrow", "version": pa.__version__},
-        "pandas_version": version("pandas"),
+        "pandas_version": pandas_version(),
     }
     t = pa.table(columns, names=list(arrays), metadata={"pandas": json.dumps(pandas_meta)})
     pq.write_table(t, path, compression="snappy")
+
+
+def pandas_version() -> str:
+    """``pandas.__version__`` without importing pandas (nor ``importlib.metadata``, which
+    reads every installed distribution): the version file pandas' own ``__init__`` reads, else
+    the distribution's metadata."""
+    from importlib.util import find_spec
+
+    spec = find_spec("pandas")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        try:
+            text = (Path(folder) / "_version_meson.py").read_text()
+        except OSError:
+            continue
+        found = re.search(r"""^__version__\s*=\s*["']([^"']+)["']""", text, re.MULTILINE)
+        if found:
+            return found[1]
+    from importlib.metadata import version
+
+    return version("pandas")
 
 
 def arrow_array(values: Any) -> Any:
