@@ -559,13 +559,20 @@ def by_group(frame: Jobs, col: str, *, tau: float = DEFAULT_TAU) -> pd.DataFrame
 
 
 def _group_columns(
-    frame: Jobs, col: str, tau: float = DEFAULT_TAU
+    frame: Jobs,
+    col: str,
+    tau: float = DEFAULT_TAU,
+    per_job: dict | None = None,
+    wait_order: np.ndarray | None = None,
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """:func:`by_group` in NumPy: (the values of ``col``, one per row, and the columns), rows
     by core-hours (descending, then by value). Sums and means add each group's jobs in table
     order with Kahan compensation and the 95th percentile interpolates linearly, as pandas'
-    groupby does, so that metrics.json is the same with or without pandas."""
-    submit, start, end = _times(frame)
+    groupby does, so that metrics.json is the same with or without pandas. ``per_job``: the
+    frame's :func:`job_columns` when already made, ``wait_order`` the stable order of its
+    waits (one table grouped by several columns)."""
+    if per_job is None:
+        per_job = job_columns(*_times(frame), tau=tau)
     if col not in frame:
         raise InputError(f"jobs frame has no column {col!r} to group by")
     try:
@@ -574,7 +581,6 @@ def _group_columns(
         raise InputError(f"column {col!r} must hold whole numbers") from None
     if not (np.isfinite(key).all() and (key == np.round(key)).all()):
         raise InputError(f"column {col!r} must hold whole numbers (SWF: -1 for unknown)")
-    per_job = job_columns(submit, start, end, tau=tau)
     values, labels = np.unique(key.astype(np.int64), return_inverse=True)
     n = len(values)
     count = np.bincount(labels, minlength=n).astype(np.int64)
@@ -585,7 +591,7 @@ def _group_columns(
         "core_hours": core_hours,
         "core_share": core_hours / total if total > 0 else np.full(n, np.nan),
         "wait_mean": _group_sums(labels, per_job["wait"], n) / count,
-        "wait_p95": _group_quantile(labels, per_job["wait"], count, 0.95),
+        "wait_p95": _group_quantile(labels, per_job["wait"], count, 0.95, wait_order),
         "bounded_slowdown_mean": _group_sums(labels, per_job["bounded_slowdown"], n) / count,
         "response_mean": _group_sums(labels, per_job["response"], n) / count,
     }
@@ -609,11 +615,20 @@ def _group_sums(labels: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
 
 
 def _group_quantile(
-    labels: np.ndarray, values: np.ndarray, count: np.ndarray, q: float
+    labels: np.ndarray,
+    values: np.ndarray,
+    count: np.ndarray,
+    q: float,
+    by_value: np.ndarray | None = None,
 ) -> np.ndarray:
     """Per-label quantile ``q``, linear between the two nearest ranks (val + (next - val) *
-    frac, as pandas' groupby quantile computes it; the percentile rule of :func:`summary`)."""
-    ordered = values[np.lexsort((values, labels))]
+    frac, as pandas' groupby quantile computes it; the percentile rule of :func:`summary`).
+    ``by_value``: ``np.argsort(values, kind="stable")`` when already made."""
+    if by_value is None:
+        by_value = np.argsort(values, kind="stable")
+    # by label, then by value (ties in row order): np.lexsort((values, labels)), the value
+    # sort shared by the columns a table is grouped by
+    ordered = values[by_value[np.argsort(labels[by_value], kind="stable")]]
     first = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
     pos = q * (count - 1).astype(np.float64)
     lo = first + pos.astype(np.int64)
@@ -636,10 +651,14 @@ def group_metrics(
     per column in :func:`by_group`'s row order (compact: one entry per user), NaN as None.
     :func:`group_frame` turns one back into the table."""
     out: dict[str, dict[str, list]] = {}
+    per_job = wait_order = None
     for col in columns:
         if col not in frame:
             continue
-        keys, table = _group_columns(frame, col, tau)
+        if per_job is None:
+            per_job = job_columns(*_times(frame), tau=tau)
+            wait_order = np.argsort(per_job["wait"], kind="stable")
+        keys, table = _group_columns(frame, col, tau, per_job, wait_order)
         entry: dict[str, list] = {col: [int(v) for v in keys]}
         for name, values in table.items():
             if values.dtype.kind in "iub":
