@@ -411,11 +411,7 @@ cdef class Simulation:
         v.nodes = self.nodes
         v.procs = self.procs
         v.ids = self.ids
-        v.apps = self._table("app")
-        v.users = self._table("user")
-        v.groups = self._table("group")
-        v.queues = self._table("queue")
-        v.partitions = self._table("partition")
+        # apps, users, groups, queues, partitions: made on a policy's first read (_table)
         v.start = memoryview(self.start).toreadonly()
         v.est_sorted = self.est_sorted
         v.machine = MachineView(self.acct, self.cluster)

@@ -184,3 +184,40 @@ cdef class View:
 
     def _remaining(self, j):
         return self._kernel._remaining(j)
+
+    # the SWF's labels per job, made on a policy's first read (the built-ins' compiled passes
+    # never read them: a run does not pay a sort and a tuple per column for them)
+    @property
+    def apps(self):
+        """Application id of each job (-1 unknown): a tuple."""
+        if self._apps is None:
+            self._apps = self._kernel._table("app")
+        return self._apps
+
+    @property
+    def users(self):
+        """The SWF's user number of each job (-1 unknown): a tuple."""
+        if self._users is None:
+            self._users = self._kernel._table("user")
+        return self._users
+
+    @property
+    def groups(self):
+        """The SWF's group number of each job (-1 unknown): a tuple."""
+        if self._groups is None:
+            self._groups = self._kernel._table("group")
+        return self._groups
+
+    @property
+    def queues(self):
+        """The trace's queue number of each job (-1 unknown): a tuple."""
+        if self._queues is None:
+            self._queues = self._kernel._table("queue")
+        return self._queues
+
+    @property
+    def partitions(self):
+        """The SWF's partition number of each job (-1 unknown): a tuple."""
+        if self._partitions is None:
+            self._partitions = self._kernel._table("partition")
+        return self._partitions
