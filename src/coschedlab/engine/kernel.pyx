@@ -248,12 +248,13 @@ cdef class Simulation:
         duration = np.minimum(run, req) if at_limit else run
         self.killed = bytearray((run > req).tobytes() if at_limit else bytes(n))
         self._deadlines: list[tuple[float, int]] = []  # late kill: (start + requested, j)
-        # what policies may see: immutable per-job tables
-        self.ids: tuple[int, ...] = tuple(ids.tolist())
-        self.submit: tuple[float, ...] = tuple(submit.tolist())
-        self.req: tuple[float, ...] = tuple(req.tolist())
-        self.nodes: tuple[int, ...] = tuple(nodes.tolist())
-        self.procs: tuple[int, ...] = tuple(procs.tolist())
+        # what policies may see: read-only per-job arrays (indexing gives Python ints and
+        # floats; a C array per table, not a Python object per job)
+        self.ids = _read_only(ids, np.int64)
+        self.submit = _read_only(submit, np.float64)
+        self.req = _read_only(req, np.float64)
+        self.nodes = _read_only(nodes, np.int64)
+        self.procs = _read_only(procs, np.int64)
         # what only the engine sees: actual run times
         self.duration = array("d", np.asarray(duration, dtype=np.float64).tobytes())
         self.run_time = array("d", run.tobytes())
@@ -457,6 +458,20 @@ cdef class Simulation:
             self._rerun = True
         self._view.free = self.acct.idle
 
+    def release(self) -> None:
+        """Break the kernel <-> view reference cycle once the run's result is made: the kernel's
+        per-job state is freed as soon as the last reference to it goes, not at the next
+        garbage collection (hundreds of MB for a million jobs). The view cannot act after."""
+        cdef View v = self._view
+        if v is not None:
+            v._kernel = None
+            if isinstance(v.queue, CQueue):  # a compiled pass's sequences over the C arrays
+                (<CQueue>v.queue)._sim = None
+            if isinstance(v.est_sorted, CRunning):
+                (<CRunning>v.est_sorted)._sim = None
+        if getattr(self.speed_model, "sim", None) is self:
+            self.speed_model.sim = None
+
     # -- the run ------------------------------------------------------------------------------
     def run(self) -> Simulation:
         """Run to the end: every job starts and ends. Returns ``self``."""
@@ -542,7 +557,7 @@ cdef class Simulation:
         cdef long n = self.n, done, step, next_report, arr_i, j, events = 0
         cdef double t, e, until, own = INF
         cdef bint dynamic
-        cdef tuple submit = self.submit
+        cdef const double[::1] submit = self.submit
         cdef double[::1] cur_end
         cdef bytearray finished, queued, arrived, killed
         timers = self._timers
@@ -1335,6 +1350,19 @@ cdef long _position(object k, long n, str what) except -1:
     return i
 
 
+def _read_only(values: Any, dtype: Any) -> memoryview:
+    """``values`` as a read-only memoryview over a C array of ``dtype`` (a view's per-job
+    table: indexing and iteration give Python numbers, ``np.asarray`` shares the memory)."""
+    return memoryview(np.ascontiguousarray(values, dtype=dtype)).toreadonly()
+
+
+cdef Simulation _live(Simulation sim):
+    """``sim``, or an error once the run's kernel was released (:meth:`Simulation.release`)."""
+    if sim is None:
+        raise RuntimeError("the run is over: its queue and running jobs are no longer kept")
+    return sim
+
+
 cdef class CQueue:
     """The waiting jobs (``view.queue``) when the kernel keeps them in a C array (a compiled
     policy runs): a read-only sequence of job indices in queue order; slices are lists."""
@@ -1342,10 +1370,10 @@ cdef class CQueue:
     cdef Simulation _sim
 
     def __len__(self) -> int:
-        return self._sim._cq.size()
+        return _live(self._sim)._cq.size()
 
     def __getitem__(self, k):
-        cdef long n = self._sim._cq.size(), i
+        cdef long n = _live(self._sim)._cq.size(), i
         if isinstance(k, slice):
             return [self._sim._cq[i] for i in range(*k.indices(n))]
         return self._sim._cq[_position(k, n, "queue")]
@@ -1367,10 +1395,10 @@ cdef class CRunning:
     cdef Simulation _sim
 
     def __len__(self) -> int:
-        return self._sim._cest.size()
+        return _live(self._sim)._cest.size()
 
     def __getitem__(self, k):
-        cdef long n = self._sim._cest.size(), i
+        cdef long n = _live(self._sim)._cest.size(), i
         if isinstance(k, slice):
             return [
                 (self._sim._cest[i].first, self._sim._cest[i].second)
