@@ -364,6 +364,8 @@ def write_parquet(path: str | Path, table: Any) -> None:
     }
     t = pa.table(columns, names=list(arrays), metadata={"pandas": json.dumps(pandas_meta)})
     pq.write_table(t, path, compression="snappy")
+    del t, columns
+    pa.default_memory_pool().release_unused()  # Arrow's allocator keeps freed memory else
 
 
 def _text_buffers(arrays: dict[str, Any]) -> dict[str, tuple] | None:
