@@ -581,7 +581,7 @@ def _group_columns(
         raise InputError(f"column {col!r} must hold whole numbers") from None
     if not (np.isfinite(key).all() and (key == np.round(key)).all()):
         raise InputError(f"column {col!r} must hold whole numbers (SWF: -1 for unknown)")
-    values, labels = np.unique(key.astype(np.int64), return_inverse=True)
+    values, labels = _unique_inverse(key.astype(np.int64))
     n = len(values)
     count = np.bincount(labels, minlength=n).astype(np.int64)
     core_hours = _group_sums(labels, used_cores(frame) * per_job["run"], n) / 3600.0
@@ -600,6 +600,18 @@ def _group_columns(
         out["killed"] = np.bincount(labels, weights=killed, minlength=n).astype(np.int64)
     rows = np.lexsort((values, -core_hours))
     return values[rows], {name: v[rows] for name, v in out.items()}
+
+
+def _unique_inverse(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(key, return_inverse=True)`` of whole numbers: counted over their range when
+    it is small (user, group, queue numbers: no sort), else NumPy's."""
+    if len(key):
+        lo, hi = int(key.min()), int(key.max())
+        if hi - lo <= 4 * len(key) + 1024:
+            present = np.bincount(key - lo, minlength=hi - lo + 1) > 0
+            rank = np.cumsum(present) - 1
+            return np.flatnonzero(present) + lo, rank[key - lo]
+    return np.unique(key, return_inverse=True)
 
 
 def _group_sums(labels: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
@@ -628,7 +640,8 @@ def _group_quantile(
         by_value = np.argsort(values, kind="stable")
     # by label, then by value (ties in row order): np.lexsort((values, labels)), the value
     # sort shared by the columns a table is grouped by
-    ordered = values[by_value[np.argsort(labels[by_value], kind="stable")]]
+    small = labels.astype(np.uint16) if len(count) <= 1 << 16 else labels  # a radix sort
+    ordered = values[by_value[np.argsort(small[by_value], kind="stable")]]
     first = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
     pos = q * (count - 1).astype(np.float64)
     lo = first + pos.astype(np.int64)
