@@ -25,6 +25,7 @@ HEAVY = (
     "pydantic",  # typer's coercion of plain option values is done without it
     "numpy.ma",  # np.unique, np.median and np.percentile import it
     "importlib.metadata",  # reads every installed distribution
+    "rich.progress",  # the progress bar, on a terminal only
     # the other commands' modules: the command line registers the command it runs alone
     "coschedlab.cli.compare",
     "coschedlab.cli.coupled",
