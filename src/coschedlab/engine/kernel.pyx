@@ -225,8 +225,15 @@ cdef class Simulation:
         cols = workload.columns
         order = np.lexsort((cols["id"], cols["submit"]))
         self.order = order
-        ids = cols["id"][order]
-        procs = cols["procs"][order]
+        # a trace already in queue order (most are): the workload's columns themselves (the
+        # per-job tables below are read-only views of them), not copies
+        in_order = bool(n) and bool((order == np.arange(n)).all())
+
+        def queued_order(a):
+            return a if in_order else a[order]
+
+        ids = queued_order(cols["id"])
+        procs = queued_order(cols["procs"])
         if n and procs.min() <= 0:
             bad = int(ids[np.argmin(procs)])
             raise InputError(f"job {bad} asks for {int(procs.min())} processors")
@@ -237,9 +244,9 @@ cdef class Simulation:
                 f"job {int(ids[k])} needs {int(nodes[k])} nodes ({int(procs[k])} processors); "
                 f"the cluster has {cluster.nodes} nodes of {cluster.cores_per_node} cores"
             )
-        run = cols["run"][order]
-        req = cols["requested_time"][order]
-        submit = cols["submit"][order]
+        run = queued_order(cols["run"])
+        req = queued_order(cols["requested_time"])
+        submit = queued_order(cols["submit"])
         for name, arr in (("submit", submit), ("run time", run), ("requested time", req)):
             if n and not (np.isfinite(arr).all() and arr.min() >= 0):
                 k = int(np.argmin(np.where(np.isfinite(arr), arr, -np.inf)))

@@ -63,7 +63,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.swf_parse import parse_jobs
+from .._core.swf_parse import parse_jobs, trim_heap
 from .._core.textrows import write_fixed_width
 from ..bundled import local_path
 from ..errors import InputError, gunzip, refuse_device
@@ -256,6 +256,18 @@ def read_swf(
     Raises :class:`FileNotFoundError` for a missing file and :class:`InputError` (with
     ``where="PATH:LINE"`` for a bad line) for a malformed, empty or job-less file.
     """
+    workload = _read_swf(path, max_procs=max_procs, cluster=cluster, strict=strict)
+    trim_heap()  # the text and the parse array are gone: their pages go back to the system
+    return workload
+
+
+def _read_swf(
+    path: str | os.PathLike,
+    *,
+    max_procs: int | None = None,
+    cluster: Cluster | None = None,
+    strict: bool = False,
+) -> Workload:
     where = str(path)
     path = local_path(path)
     data = _read_bytes(path).removeprefix(b"\xef\xbb\xbf")  # an editor's UTF-8 BOM
@@ -417,15 +429,16 @@ def _format_python(a: np.ndarray) -> np.ndarray:
     return np.strings.rjust(col, width).astype(f"S{width}").view(np.uint8).reshape(len(a), width)
 
 
-def _fixed_width_columns(columns: list[np.ndarray]) -> list:
+def _fixed_width_columns(columns: list[np.ndarray], release: bool = False) -> list:
     """The columns as :func:`~coschedlab._core.textrows.write_fixed_width` takes them: a column
     of one value (all -1, say) as its one cell, one with a value of 9e12 or more in magnitude
-    as cells formatted in Python, any other as the numbers (formatted there). ``columns`` is
-    emptied as it goes (each input column freed once converted, a million-row file does not
-    hold every column twice)."""
+    as cells formatted in Python, any other as the numbers (formatted there). ``release``:
+    empty ``columns`` as it goes (each input column freed once converted: a million-row file
+    does not hold every column twice)."""
     out = []
     for k, values in enumerate(columns):
-        columns[k] = None  # the caller's list lets go of each column once converted
+        if release:
+            columns[k] = None
         a = np.asarray(values, dtype=np.float64)
         del values
         finite = np.isfinite(a)
@@ -553,7 +566,7 @@ def write_swf(
     n = rows(frame)  # a DataFrame or a mapping of column arrays
     fields = _swf_fields(frame, n, integers)
     head = ("\n".join(_header_lines(header, n)) + "\n").encode("utf-8")
-    columns = _fixed_width_columns(fields)
+    columns = _fixed_width_columns(fields, release=True)
     path = Path(path)
     with open(path, "wb") as raw:
         if path.suffix == ".gz":
