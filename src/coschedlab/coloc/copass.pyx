@@ -33,9 +33,29 @@ from coschedlab.engine.segments cimport CoreProjection, SharedCores, SharedNodes
 from coschedlab.engine.view cimport View
 from coschedlab.schedulers.rules cimport admit_c
 
+import numpy as np
+
 from coschedlab.engine.placement import Placement
 
 __all__ = ["ColocPass", "filler_order"]
+
+
+cdef vector[long] _longs(object values) except *:
+    """A C vector of the integers ``values`` (an array or a sequence), copied at once."""
+    cdef const long[::1] a = np.ascontiguousarray(values, dtype=np.int64)
+    cdef vector[long] out
+    if a.shape[0]:
+        out.assign(&a[0], &a[0] + a.shape[0])
+    return out
+
+
+cdef vector[double] _doubles(object values) except *:
+    """A C vector of the numbers ``values`` (an array or a sequence), copied at once."""
+    cdef const double[::1] a = np.ascontiguousarray(values, dtype=np.float64)
+    cdef vector[double] out
+    if a.shape[0]:
+        out.assign(&a[0], &a[0] + a.shape[0])
+    return out
 
 
 ctypedef pair[double, long] Keyed
@@ -127,31 +147,37 @@ cdef class ColocPass(SharedPass):
 
     def __init__(self, View view, cores, k, bint extra, depth, bint backfill,
                  bint fallback, bint filler=False) -> None:  # fmt: skip
-        shapes = {}
         self.acct = view.machine._acct
         self.sh = self.acct.nodes
         self.cpn = view.machine.cores_per_node
-        self.cores = list(cores)
-        self.k = list(k)
-        self.whole = [-(-p // self.cpn) for p in view.procs]
-        self.req = list(view.req)
+        c_arr = np.asarray(cores, dtype=np.int64)
+        k_arr = np.asarray(k, dtype=np.int64)
+        procs = np.asarray(view.procs, dtype=np.int64)
+        self.cores = _longs(c_arr)
+        self.k = _longs(k_arr)
+        self.whole = _longs(-(-procs // self.cpn))
+        self.req = _doubles(view.req)
         self.extra = extra
         self.depth = -1 if depth is None else depth
         self.backfill = backfill
         self.fallback = fallback
         self.deployed = 0
-        for j in range(view.n):
-            self.shape.push_back(shapes.setdefault((cores[j], k[j]), len(shapes)))
-        for c, kk in shapes:  # (in class order: dicts keep insertion order)
-            self.shape_c.push_back(c)
-            self.shape_k.push_back(kk)
-        self.broke.assign(len(shapes), 0)
+        # the (cores, nodes) classes, numbered in order of first appearance
+        key = c_arr * (int(k_arr.max(initial=0)) + 1) + k_arr
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        order = np.argsort(first)  # (first indices are distinct)
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[order] = np.arange(len(first))
+        self.shape = _longs(rank[inverse.reshape(-1)])
+        self.shape_c = _longs(c_arr[first[order]])
+        self.shape_k = _longs(k_arr[first[order]])
+        self.broke.assign(len(first), 0)
         self.stamp = 0
         self.taken.assign(view.n, -1)
         self.pass_id = 0
         self.filler = filler
-        self.procs = list(view.procs)
-        self.ids = [float(x) for x in view.ids]
+        self.procs = _longs(procs)
+        self.ids = _doubles(view.ids)
         self.memo_on = not view.has_dependencies  # (released dependents join mid-queue)
         self.m_valid = False
         self.nstarts = 0
