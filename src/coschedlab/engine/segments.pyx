@@ -254,7 +254,7 @@ cdef class SharedNodes:
 
     cdef int place_c(self, long j, const long* iv, long niv, long cores) except -1:
         cdef long a, b, i = 0, e, m, length, f, total = 0, k, x, cpn = self.cpn, r
-        cdef vector[long] near
+        cdef vector[long]* near
         cdef vector[long]* held
         if j < 0:
             raise ValueError(f"job numbers are >= 0, got {j}")
@@ -263,6 +263,8 @@ cdef class SharedNodes:
             self.nb.resize(2 * j + 16)
             self.mark.resize(2 * j + 16, 0)
         self.stamp += 1
+        near = &self.nb[j]  # the jobs beside j (nb does not grow below)
+        near.clear()
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
@@ -297,8 +299,7 @@ cdef class SharedNodes:
         self.total_free -= total * cores
         self.changes += 1
         for k in range(<long>near.size()):
-            self.nb[near[k]].push_back(j)
-        self.nb[j] = near
+            self.nb[near[0][k]].push_back(j)
         self.running[j] = 1
         return 0
 
