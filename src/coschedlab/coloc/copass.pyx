@@ -30,6 +30,7 @@ from libcpp.vector cimport vector
 
 from coschedlab.engine.cpass cimport Est, PassState
 from coschedlab.engine.cshared cimport SharedPass
+from coschedlab.engine.cspeed cimport NeighbourSpeed
 from coschedlab.engine.segments cimport CoreProjection, SharedCores, SharedNodes
 from coschedlab.engine.view cimport View
 from coschedlab.schedulers.rules cimport admit_c
@@ -38,7 +39,7 @@ import numpy as np
 
 from coschedlab.engine.placement import Placement
 
-__all__ = ["ColocPass", "filler_order"]
+__all__ = ["ColocPass", "filler_order", "pair_predictor"]
 
 
 cdef vector[long] _longs(object values) except *:
@@ -110,6 +111,23 @@ def filler_order(queue, procs, ids, long free) -> list[int]:
     return [out[i].second for i in range(<long>out.size())]
 
 
+def pair_predictor(View view) -> NeighbourSpeed | None:
+    """The compiled speed model whose pair speedups ``view.speedup`` answers with (a
+    :class:`~.speed.ColocationSpeed`, bound), or None (no model, or another one): best-pair's
+    node order then runs compiled on its tables."""
+    from .speed import ColocationSpeed  # (the model's module imports the engine, not this)
+
+    pred = view._predicted
+    model = getattr(pred, "__self__", None)
+    if (
+        isinstance(model, NeighbourSpeed)
+        and getattr(pred, "__func__", None) is ColocationSpeed.predicted
+        and (<NeighbourSpeed>model).sh is view.machine._acct.nodes
+    ):
+        return model
+    return None
+
+
 cdef class ColocPass(SharedPass):
     """One co-scheduler's compiled pass (module doc); made at the scheduler's ``setup``."""
 
@@ -159,9 +177,18 @@ cdef class ColocPass(SharedPass):
     cdef long nlisted, l_epoch
     cdef bint by_index                   # keys are job indices (the queue is ascending)
     cdef vector[pair[long, long]] cand   # scratch: (key, class) of rule (b) candidates
+    # best-pair's node order: partly used nodes by the job's predicted speedup beside the
+    # jobs there (highest first, then by node), from the speed model's tables
+    cdef NeighbourSpeed model            # None: the default order (by node)
+    cdef vector[pair[double, long]] ranked  # scratch: (-speedup, segment)
 
     def __init__(self, View view, cores, k, bint extra, depth, bint backfill,
-                 bint fallback, bint filler=False) -> None:  # fmt: skip
+                 bint fallback, bint filler=False, group=None,
+                 NeighbourSpeed model=None) -> None:  # fmt: skip
+        """``group`` (per job, optional): jobs of different groups are never
+        interchangeable (best-pair: the application, which its node order depends on);
+        ``model``: best-pair's node order on that model's pair speedups
+        (:func:`pair_predictor`), else nodes by id."""
         self.acct = view.machine._acct
         self.sh = self.acct.nodes
         self.cpn = view.machine.cores_per_node
@@ -179,6 +206,10 @@ cdef class ColocPass(SharedPass):
         self.deployed = 0
         # the (cores, nodes) classes, numbered in order of first appearance
         key = c_arr * (int(k_arr.max(initial=0)) + 1) + k_arr
+        if group is not None:  # (cores, nodes, group) shapes
+            groups, gid = np.unique(np.asarray(group, dtype=np.int64), return_inverse=True)
+            key = key * len(groups) + gid.reshape(-1)
+        self.model = model
         _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         order = np.argsort(first)  # (first indices are distinct)
         rank = np.empty(len(first), dtype=np.int64)
@@ -248,6 +279,8 @@ cdef class ColocPass(SharedPass):
             return 0
         for f in range(c, cpn):  # partly used nodes with room: how many
             part += sh.by_free[f]
+        if self.model is not None and part:
+            return self._choose_ranked(j, c, need)
         m = sh.st.size()
         i = 0
         while need and part:  # those nodes, by node id (up to the last of them)
@@ -268,14 +301,54 @@ cdef class ColocPass(SharedPass):
         self._join_iv(npart)
         return c
 
+    cdef long _choose_ranked(self, long j, long c, long need) noexcept:
+        """:meth:`choose_c` with best-pair's node order (:meth:`.schedulers.BestPair.node_order`):
+        the partly used nodes with room go highest predicted speedup of ``j`` beside their jobs
+        first (the smallest pair speedup among them; ties by node), then idle nodes."""
+        cdef SharedNodes sh = self.sh
+        cdef NeighbourSpeed sm = self.model
+        cdef long i, m = sh.st.size(), f, a, b, r, x, cpn = self.cpn, app = sm.app_[j]
+        cdef double s, v
+        cdef const double* row = sm.m_.data() + (app * sm.ncol if app >= 0 else 0)
+        cdef vector[long]* jobs
+        self.ranked.clear()
+        for i in range(m):
+            f = sh.fr[i]
+            if c <= f < cpn:
+                if app < 0:
+                    s = 1.0  # (an unknown application: 1 beside anyone)
+                else:
+                    s = INFINITY
+                    jobs = &sh.sets[sh.jb[i]]
+                    for x in range(<long>jobs.size()):
+                        v = row[sm.col_[jobs[0][x]]]
+                        if v < s:
+                            s = v
+                self.ranked.push_back(pair[double, long](-s, i))
+        csort(self.ranked.begin(), self.ranked.end())  # (segments go by node: ties by node)
+        for r in range(<long>self.ranked.size()):
+            if need == 0:
+                break
+            i = self.ranked[r].second
+            a = sh.st[i]
+            b = sh._end(i)
+            if b - a > need:
+                b = a + need
+            self.iv.push_back(a)
+            self.iv.push_back(b)
+            need -= b - a
+        if need:
+            self._idle(need)
+        self._join_iv(-1)
+        return c
+
     cdef void _join_iv(self, long npart) noexcept:
-        """Merge the first ``npart`` intervals of :attr:`iv` (partly used nodes, by node) with
-        the rest (idle nodes, by node) and join touching intervals (the nodes as the kernel's
-        check keeps them)."""
-        cdef long r = 0, n = self.iv.size() // 2, w = 0, x = 0, y = npart
-        cdef long* v
+        """Sort :attr:`iv` by node and join touching intervals (the nodes as the kernel's
+        check keeps them): its first ``npart`` intervals (partly used nodes) and the rest
+        (idle nodes) are each sorted already; ``npart`` < 0: in any order."""
+        cdef long r, n = self.iv.size() // 2, w = 0, x = 0, y = npart
+        cdef long* v = self.iv.data()
         if npart == 0 or npart == n:  # one run, sorted: join only
-            v = self.iv.data()
             for r in range(n):
                 if w and v[2 * w - 1] == v[2 * r]:
                     v[2 * w - 1] = v[2 * r + 1]
@@ -286,20 +359,24 @@ cdef class ColocPass(SharedPass):
             self.iv.resize(2 * w)
             return
         self.sorted_iv.resize(n)
-        while x < npart or y < n:
-            if y == n or (x < npart and self.iv[2 * x] < self.iv[2 * y]):
-                self.sorted_iv[r] = pair[long, long](self.iv[2 * x], self.iv[2 * x + 1])
-                x += 1
-            else:
-                self.sorted_iv[r] = pair[long, long](self.iv[2 * y], self.iv[2 * y + 1])
-                y += 1
-            r += 1
+        if npart < 0:
+            for r in range(n):
+                self.sorted_iv[r] = pair[long, long](v[2 * r], v[2 * r + 1])
+            csort(self.sorted_iv.begin(), self.sorted_iv.end())
+        else:  # merge the two runs
+            for r in range(n):
+                if y == n or (x < npart and v[2 * x] < v[2 * y]):
+                    self.sorted_iv[r] = pair[long, long](v[2 * x], v[2 * x + 1])
+                    x += 1
+                else:
+                    self.sorted_iv[r] = pair[long, long](v[2 * y], v[2 * y + 1])
+                    y += 1
         for r in range(n):
-            if w and self.iv[2 * w - 1] == self.sorted_iv[r].first:
-                self.iv[2 * w - 1] = self.sorted_iv[r].second
+            if w and v[2 * w - 1] == self.sorted_iv[r].first:
+                v[2 * w - 1] = self.sorted_iv[r].second
             else:
-                self.iv[2 * w] = self.sorted_iv[r].first
-                self.iv[2 * w + 1] = self.sorted_iv[r].second
+                v[2 * w] = self.sorted_iv[r].first
+                v[2 * w + 1] = self.sorted_iv[r].second
                 w += 1
         self.iv.resize(2 * w)
 

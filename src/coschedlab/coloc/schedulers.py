@@ -49,7 +49,7 @@ from ..errors import InputError
 from ..schedulers.base import Scheduler, check_bool, check_choice, check_positive
 from ..schedulers.easy import CoreCounts, ScanMemo, admit, shadow_time
 from ..schedulers.registry import register
-from .copass import ColocPass, filler_order
+from .copass import ColocPass, filler_order, pair_predictor
 from .spread import spread_cores, too_large_to_spread
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -121,9 +121,12 @@ class CoScheduler(Scheduler):
         self._broke: set = set()
         self._proj: tuple[CoreCounts, float] | None = None
         self._volatile = False  # the last shadow time was taken with the head fitting now
+        # best-pair's node order runs compiled on the co-location model's pair speedups
+        self._pairs = pair_predictor(view) if type(self).node_order is BestPair.node_order else None
         self._cpass = (
             ColocPass(view, cores, k, self.extra, self.depth, self.backfill,
-                      self.fallback, type(self).deploy_order is Filler.deploy_order)
+                      self.fallback, type(self).deploy_order is Filler.deploy_order,
+                      group=None if self._pairs is None else view.apps, model=self._pairs)
             if self.uses_compiled_pass()
             else None
         )  # fmt: skip
@@ -134,12 +137,19 @@ class CoScheduler(Scheduler):
 
     def uses_compiled_pass(self) -> bool:
         """Whether this co-scheduler's passes run compiled (:mod:`.copass`): its nodes go in
-        the default order, its jobs in queue order or Filler's, and it keeps the mechanism
-        (deploy, choose, backfill). The others (a node order hook: best-pair, the ranks
-        family; bester's own backfill; other deploy orders) run the Python class scan below."""
+        the default order (or best-pair's, with the compiled co-location model), its jobs in
+        queue order or Filler's, and it keeps the mechanism (deploy, choose, backfill). The
+        others (another node order hook: the ranks family; bester's own backfill; other
+        deploy orders; best-pair with another speed model) run the Python class scan below."""
         cls = type(self)
+        best_pair = (
+            cls.node_order is BestPair.node_order
+            and cls.choice_key is BestPair.choice_key
+            and getattr(self, "_pairs", None) is not None
+        )
         return (
-            not (self._ordered or self.orders_idle_nodes)
+            not self.orders_idle_nodes
+            and (not self._ordered or best_pair)
             and cls.deploy_order in (CoScheduler.deploy_order, Filler.deploy_order)
             and all(
                 getattr(cls, name) is getattr(CoScheduler, name)
