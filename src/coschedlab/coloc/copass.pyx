@@ -1,24 +1,30 @@
 # distutils: language = c++
 """The co-schedulers' pass, compiled: deploy in order while jobs fit, then EASY backfilling on
 shared nodes (:class:`ColocPass`), for the co-schedulers whose nodes go in the default order
-(``easy-coloc``, ``filler``; :meth:`.schedulers.CoScheduler.uses_compiled_pass`).
+(``easy-coloc``, ``filler``) or in best-pair's with the compiled co-location model
+(:meth:`.schedulers.CoScheduler.uses_compiled_pass`).
 
 Per pass it reads the kernel's view and the compiled segments
 (:class:`~coschedlab.engine.segments.SharedNodes`) in C: where each job would go
-(:meth:`.schedulers.CoScheduler.choose`'s rule: partly used nodes with room by node id, then
-the lowest idle nodes; whole idle nodes for a compact job; ``fallback``), the head's shadow
-time on a :class:`~coschedlab.engine.segments.CoreProjection` (the first running job's
-estimated end at which enough nodes have the cores it needs, even when it fits now, as
-ELiSE's backfill computes it), and EASY's two rules for every later job that fits now
-(``admit_c``, the one statement of the rules). The kernel calls it as a
+(:meth:`.schedulers.CoScheduler.choose`'s rule: partly used nodes with room by node id, or
+for best-pair by the job's predicted speedup beside their jobs, then the lowest idle nodes;
+whole idle nodes for a compact job; ``fallback``), the head's shadow time on a
+:class:`~coschedlab.engine.segments.CoreProjection` (the first running job's estimated end at
+which enough nodes have the cores it needs, even when it fits now, as ELiSE's backfill
+computes it), and EASY's two rules for later jobs that fit now (``admit_c``, the one
+statement of the rules). The kernel calls it as a
 :class:`~coschedlab.engine.cshared.SharedPass` (no Python call per pass or per job: jobs start
 through the kernel's C starter); a kernel subclass with a loop of its own (ELiSE's clock)
 calls :meth:`ColocPass.run_view` from the scheduler's ``schedule``, and jobs start through
 ``view.start_now``.
 
-The scan is the plain one (every pass from scratch, in queue order: the oracle of
-``tests/coloc/reference_coloc.py``); in C, a pass over a queue of thousands costs
-microseconds, so the job classes and kept shadow times of the Python scan are not needed.
+The backfill scans job *classes* (cores per node, nodes, requested time, and for best-pair the
+application): jobs of a class are interchangeable for it, so the next job to start is the
+first job of some class, and a pass costs O(classes) per start rather than O(queue). The
+classes are kept between the kernel's passes (arrivals join at the end) and listed afresh
+when the queue changed otherwise. It decides as the plain scan in queue order does (the
+oracle of ``tests/coloc/reference_coloc.py``, and the Python class scan of
+:mod:`.schedulers`, which the schedulers with another node order run).
 """
 
 from libc.limits cimport LONG_MAX
@@ -67,15 +73,16 @@ cdef void _filler_keys(vector[Keyed]& out, const long* q, long nq, const long* p
                        const double* ids, long free) noexcept:  # fmt: skip
     """Filler's deploy order (ELiSE Algorithm 2) of the ``nq`` jobs ``q``, into ``out`` as
     ``(-key, j)`` sorted (stable: queue order among equal keys)."""
-    _filler_unsorted(out, q, nq, procs, ids, free)
+    _filler_unsorted(out, q, nq, procs, ids, free, nq)
     stable_sort(out.begin(), out.end(), _first_less)
 
 
 cdef void _filler_unsorted(vector[Keyed]& out, const long* q, long nq, const long* procs,
-                           const double* ids, long free) noexcept:  # fmt: skip
-    """The keys of :func:`_filler_keys`, in the order of ``q``."""
+                           const double* ids, long free, long length) noexcept:  # fmt: skip
+    """The keys of :func:`_filler_keys`, in the order of ``q``, for a queue of ``length``
+    jobs (``q`` may be part of it)."""
     cdef long i, j, diff
-    cdef double f0, f1, m = nq if nq > 1 else 1
+    cdef double f0, f1, m = length if length > 1 else 1
     out.resize(nq)
     for i in range(nq):
         j = q[i]
@@ -153,6 +160,7 @@ cdef class ColocPass(SharedPass):
     cdef vector[long] procs
     cdef vector[double] ids
     cdef vector[Keyed] keyed
+    cdef vector[long] fq         # scratch: Filler's jobs within the free cores
     cdef vector[long] room       # room[c]: nodes with at least c free cores (now)
     cdef View view               # the view of a Python-called pass (run_view), else None
     cdef PassState* s            # the kernel's state of a C-called pass, else NULL
@@ -180,7 +188,11 @@ cdef class ColocPass(SharedPass):
     # best-pair's node order: partly used nodes by the job's predicted speedup beside the
     # jobs there (highest first, then by node), from the speed model's tables
     cdef NeighbourSpeed model            # None: the default order (by node)
-    cdef vector[pair[double, long]] ranked  # scratch: (-speedup, segment)
+    cdef vector[long] rank_of            # per (row, column) of the model: the rank of that
+                                         # pair speedup among its row's values (0: highest)
+    cdef long nrank                      # ranks per row (at most the columns)
+    cdef vector[long] ranked             # scratch: partly used segments in best-pair's order
+    cdef vector[long] seg_rank, bucket   # scratch: per segment its rank; segments by rank
 
     def __init__(self, View view, cores, k, bint extra, depth, bint backfill,
                  bint fallback, bint filler=False, group=None,
@@ -210,6 +222,8 @@ cdef class ColocPass(SharedPass):
             groups, gid = np.unique(np.asarray(group, dtype=np.int64), return_inverse=True)
             key = key * len(groups) + gid.reshape(-1)
         self.model = model
+        if model is not None:
+            self._rank_pairs()
         _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         order = np.argsort(first)  # (first indices are distinct)
         rank = np.empty(len(first), dtype=np.int64)
@@ -301,35 +315,58 @@ cdef class ColocPass(SharedPass):
         self._join_iv(npart)
         return c
 
+    def _rank_pairs(self) -> None:
+        """:attr:`rank_of`: each pair speedup of the model by its rank in its row (equal
+        values, equal ranks), so that a node's speedup (the smallest beside its jobs) is the
+        largest rank beside them and nodes sort by rank in a counting pass."""
+        cdef NeighbourSpeed sm = self.model
+        cdef long ncol = sm.ncol, rows = sm.m_.size() // ncol if ncol else 0
+        table = np.asarray([sm.m_[i] for i in range(rows * ncol)], dtype=np.float64)
+        table = table.reshape(rows, ncol)
+        ranks = np.zeros((rows, ncol), dtype=np.int64)
+        for a in range(rows):
+            values = np.unique(table[a])[::-1]  # highest first
+            ranks[a] = np.searchsorted(-values, -table[a])
+        self.rank_of = _longs(ranks.reshape(-1))
+        self.nrank = ncol if ncol else 1
+
     cdef long _choose_ranked(self, long j, long c, long need) noexcept:
         """:meth:`choose_c` with best-pair's node order (:meth:`.schedulers.BestPair.node_order`):
         the partly used nodes with room go highest predicted speedup of ``j`` beside their jobs
         first (the smallest pair speedup among them; ties by node), then idle nodes."""
         cdef SharedNodes sh = self.sh
         cdef NeighbourSpeed sm = self.model
-        cdef long i, m = sh.st.size(), f, a, b, r, x, cpn = self.cpn, app = sm.app_[j]
-        cdef double s, v
-        cdef const double* row = sm.m_.data() + (app * sm.ncol if app >= 0 else 0)
+        cdef long i, m = sh.st.size(), f, a, b, x, r, cpn = self.cpn, app = sm.app_[j]
+        cdef long rk, nr = self.nrank, total = 0
+        cdef const long* rank_row = self.rank_of.data() + (app * sm.ncol if app >= 0 else 0)
         cdef vector[long]* jobs
-        self.ranked.clear()
+        self.seg_rank.assign(m, -1)
+        self.bucket.assign(nr + 1, 0)  # counts per rank, then where each rank starts
         for i in range(m):
             f = sh.fr[i]
             if c <= f < cpn:
-                if app < 0:
-                    s = 1.0  # (an unknown application: 1 beside anyone)
-                else:
-                    s = INFINITY
+                rk = 0  # (an unknown application: 1 beside anyone, so all equal)
+                if app >= 0:
                     jobs = &sh.sets[sh.jb[i]]
                     for x in range(<long>jobs.size()):
-                        v = row[sm.col_[jobs[0][x]]]
-                        if v < s:
-                            s = v
-                self.ranked.push_back(pair[double, long](-s, i))
-        csort(self.ranked.begin(), self.ranked.end())  # (segments go by node: ties by node)
-        for r in range(<long>self.ranked.size()):
+                        r = rank_row[sm.col_[jobs[0][x]]]
+                        if r > rk:
+                            rk = r
+                self.seg_rank[i] = rk
+                self.bucket[rk + 1] += 1
+                total += 1
+        for r in range(nr):
+            self.bucket[r + 1] += self.bucket[r]
+        self.ranked.resize(total)
+        for i in range(m):  # counting sort: by rank, by node within a rank
+            rk = self.seg_rank[i]
+            if rk >= 0:
+                self.ranked[self.bucket[rk]] = i
+                self.bucket[rk] += 1
+        for r in range(total):
             if need == 0:
                 break
-            i = self.ranked[r].second
+            i = self.ranked[r]
             a = sh.st[i]
             b = sh._end(i)
             if b - a > need:
@@ -497,13 +534,22 @@ cdef class ColocPass(SharedPass):
 
     cdef int _pass(self) except -1:
         """Deploy the queued jobs in order while they fit, then backfill."""
-        cdef long j, c, i, nq = self.nq
+        cdef long j, c, i, nq = self.nq, free
         self.pass_id += 1
         if self.filler:
             # Filler's order, taken from a heap until a job does not fit: (-key, j) pairs in
-            # lexicographic order are the stable sort by key of a queue in ascending j
-            _filler_unsorted(self.keyed, self.qp, nq, self.procs.data(),
-                             self.ids.data(), self.sh.total_free)  # fmt: skip
+            # lexicographic order are the stable sort by key of a queue in ascending j. Only
+            # jobs within the free cores can start: the others have factor0 -1, so they come
+            # after all of those and the first of them ends the deploy (nothing starts with
+            # no core free)
+            free = self.sh.total_free
+            self.fq.clear()
+            for i in range(nq if free > 0 else 0):
+                j = self.qp[i]
+                if self.procs[j] <= free:
+                    self.fq.push_back(j)
+            _filler_unsorted(self.keyed, self.fq.data(), self.fq.size(), self.procs.data(),
+                             self.ids.data(), free, nq)  # fmt: skip
             make_heap(self.keyed.begin(), self.keyed.end(), _greater)
             while self.keyed.size():
                 pop_heap(self.keyed.begin(), self.keyed.end(), _greater)
