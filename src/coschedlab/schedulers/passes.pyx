@@ -19,9 +19,10 @@ pass; the Python scan (:func:`.profile.reservation_scan`) also runs Slurm's ``bf
 scan is :meth:`CountScan.scan`, this module's scan.
 """
 
+cimport cython
 from cython.operator cimport dereference as deref
 from libc.limits cimport LONG_MAX
-from libc.math cimport INFINITY, NAN, ceil, fabs, floor, llround, pow
+from libc.math cimport INFINITY, NAN, ceil, fabs, floor, fmod, llround, pow
 from libcpp.algorithm cimport is_sorted, lower_bound, sort, upper_bound
 from libcpp.set cimport set as cset
 from libcpp.utility cimport pair
@@ -210,69 +211,94 @@ cdef class EasyPass(OrderedPass):
         return 0
 
 
+cdef struct Step:
+    double t  # a breakpoint
+    long free  # the free nodes from it to the next
+
+
+cdef inline long first_at_or_after(const Step* p, long lo, long hi, double t) noexcept:
+    """The first index in ``[lo, hi)`` whose time is at or after ``t`` (``hi``: none)."""
+    cdef long mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if p[mid].t < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@cython.final
 cdef class CProfile:
     """:class:`.profile.Profile` in C (free nodes as a step function of future time): the same
     breakpoints, the same arithmetic, hence the same slots."""
 
-    cdef vector[double] times
-    cdef vector[long] free
+    cdef vector[Step] steps
 
-    cdef void reset(self, double now, long free):
+    cdef inline void reset(self, double now, long free) noexcept:
         """Start at ``now`` with ``free`` nodes, nothing released later."""
-        self.times.clear()
-        self.free.clear()
-        self.times.push_back(now)
-        self.free.push_back(free)
+        self.steps.resize(1)
+        self.steps[0].t = now
+        self.steps[0].free = free
 
-    cdef void release(self, double t, long n):
+    cdef inline void release(self, double t, long n) noexcept:
         """``n`` nodes free from ``t`` on (releases come in time order; at or before the
         first breakpoint: released then)."""
-        if t <= self.times[0]:
-            self.free[0] += n
-        elif t == self.times.back():
-            self.free[self.free.size() - 1] += n
+        cdef Step e
+        cdef Step* last = &self.steps.back()
+        if t <= self.steps[0].t:
+            self.steps[0].free += n
+        elif t == last.t:
+            last.free += n
         else:
-            self.times.push_back(t)
-            self.free.push_back(self.free.back() + n)
+            e.t = t
+            e.free = last.free + n
+            self.steps.push_back(e)
 
-    cdef double test(self, long need, double duration) noexcept:
+    cdef inline double test(self, long need, double duration) noexcept:
         """:meth:`.profile.Profile.test`: the earliest breakpoint from which ``need`` nodes
         stay free for ``duration`` (inf: never)."""
-        cdef long n = self.times.size(), i = 0, k
+        cdef const Step* p = self.steps.data()
+        cdef long n = self.steps.size(), i = 0, k
         cdef double end
         cdef bint ok
         while i < n:
-            if self.free[i] < need:
+            if p[i].free < need:
                 i += 1
                 continue
-            end = self.times[i] + duration
+            end = p[i].t + duration
             k = i + 1
             ok = True
-            while k < n and self.times[k] < end:
-                if self.free[k] < need:
+            while k < n and p[k].t < end:
+                if p[k].free < need:
                     ok = False
                     break
                 k += 1
             if ok:
-                return self.times[i]
+                return p[i].t
             i = k + 1
         return INFINITY
 
-    cdef void hold(self, long need, double t, double duration):
+    cdef inline void hold(self, long need, double t, double duration) noexcept:
         """:meth:`.profile.Profile.hold`: take ``need`` nodes during ``[t, t + duration)``."""
-        cdef long i, k, m
-        cdef double end
-        i = lower_bound(self.times.begin(), self.times.end(), t) - self.times.begin()
-        if i == <long>self.times.size() or self.times[i] != t:
-            self.times.insert(self.times.begin() + i, t)
-            self.free.insert(self.free.begin() + i, self.free[i - 1])
-        end = t + duration
-        k = lower_bound(self.times.begin() + i, self.times.end(), end) - self.times.begin()
-        if k == <long>self.times.size() or self.times[k] != end:
-            self.times.insert(self.times.begin() + k, end)
-            self.free.insert(self.free.begin() + k, self.free[k - 1])
+        cdef long i, k, m, n = self.steps.size()
+        cdef double end = t + duration
+        cdef Step e
+        cdef Step* p
+        i = first_at_or_after(self.steps.data(), 0, n, t)
+        if i == n or self.steps[i].t != t:
+            e.t = t
+            e.free = self.steps[i - 1].free
+            self.steps.insert(self.steps.begin() + i, e)
+            n += 1
+        k = first_at_or_after(self.steps.data(), i, n, end)
+        if k == n or self.steps[k].t != end:
+            e.t = end
+            e.free = self.steps[k - 1].free
+            self.steps.insert(self.steps.begin() + k, e)
+        p = self.steps.data()
         for m in range(i, k):
-            self.free[m] -= need
+            p[m].free -= need
 
 
 cdef class ProfilePass(OrderedPass):
@@ -361,15 +387,20 @@ cdef class CountScan:
     cdef vector[char] just
     cdef vector[Keyed] rel
     cdef double resolution
+    cdef bint whole  # whole-second resolution, every limit a whole multiple of it
 
     def __init__(self, nodes, limit, double resolution):
         cdef long j
         self.prof = CProfile()
         self.nodes.resize(len(nodes))
         self.limit.resize(len(nodes))
+        self.whole = integral(resolution) and resolution >= 1
         for j in range(len(nodes)):
             self.nodes[j] = nodes[j]
             self.limit[j] = limit[j]
+            self.whole = (
+                self.whole and integral(self.limit[j]) and fmod(self.limit[j], resolution) == 0
+            )
         self.just.assign(len(nodes), 0)
         self.resolution = resolution
 
@@ -388,7 +419,9 @@ cdef class CountScan:
         beyond the window (inf: none)."""
         cdef CProfile prof = self.prof
         cdef long k, j, nj, reserved = 0
-        cdef double d, t, last = now + window
+        cdef double d, t, last = now + window, dn = self.round_up(now) - now
+        # whole seconds: round_up(now + limit) = round_up(now) + limit, exactly
+        cdef bint shift = self.whole and integral(now)
         prof.reset(now, free)
         for k in range(<long>ends.size()):
             prof.release(ends[k].first, <long>ends[k].second)
@@ -397,7 +430,7 @@ cdef class CountScan:
                 break
             j = tested[k]
             nj = self.nodes[j]
-            d = self.round_up(now + self.limit[j]) - now
+            d = self.limit[j] + dn if shift else self.round_up(now + self.limit[j]) - now
             t = prof.test(nj, d)
             if not t <= last:  # beyond the window: no slot
                 if beyond != NULL and t < beyond[0]:
