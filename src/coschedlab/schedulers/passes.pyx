@@ -519,15 +519,13 @@ cdef class SlurmPass(CompiledPass):
     the same (tests/test_properties.py compares them).
 
     One thing differs, and only in what is not the schedule: a backfill tick at which nothing
-    can happen is not a pass. With the main scheduler at every event, after a pass in which
-    the first pending job does not fit the free nodes and each of the first ``bf_max_job_test``
-    pending jobs neither fits them nor lacks its (first, recorded) reservation, the ticks
-    that follow start nothing and record nothing while no event comes: the free nodes and the
-    pending jobs stay as they are, and so does the order until the next priority
-    recalculation (when every pending job is like that, whatever the order). Such ticks are
-    not woken; the next pass (an event, or the first tick at or after the recalculation) first
-    accounts for them as the Python pass would have (its backfill clock and
-    :attr:`backfill_passes`)."""
+    happens is not a pass. With the main scheduler at every event, after each pass that
+    leaves nodes free and jobs waiting, :meth:`lookahead` finds the first backfill tick at
+    which a pass would start a job or record a reservation if no event came (the ticks
+    before it are run dry, most of them proved quiet in classes, without a scan each); only
+    that tick is woken, and the scan made there is kept for its pass. The next pass (an
+    event, or that tick) first accounts for the ticks not woken as the Python pass would
+    have (its backfill clock and :attr:`backfill_passes`)."""
 
     cdef bint fifo, backfill, has_sched
     cdef double w_age, w_size, max_age, period
@@ -552,6 +550,9 @@ cdef class SlurmPass(CompiledPass):
     cdef bint exact
     cdef long classes
     cdef double span, quiet_to, owed
+    # the mean time between events (arrivals, completions; exponentially weighted): a tick
+    # further ahead than that is woken rather than scanned (its scan would mostly be lost)
+    cdef double gap, last_event
     # the look ahead's scan at the tick it found acting, for the pass there (same state)
     cdef double memo_at
     cdef long memo_free, memo_completed, memo_arrived, memo_starts, memo_joined
@@ -614,6 +615,8 @@ cdef class SlurmPass(CompiledPass):
         self.quiet_to = -INFINITY
         self.owed = INFINITY
         self.memo_at = NAN
+        self.gap = 10 * bf_interval
+        self.last_event = NAN
         self.exact = integral(bf_interval) and integral(bf_phase) and integral(bf_resolution)
         for j in range(n):
             self.exact = self.exact and integral(self.limit[j])
@@ -800,13 +803,14 @@ cdef class SlurmPass(CompiledPass):
           fit ``free``.
 
         Without integer clocks or with many classes, each tick is its own class. The dry
-        passes stop at the next arrival (its pass looks again), and after a bounded number of
-        dry passes and recalculations (that tick is then woken: waking is always right)."""
+        passes stop at the next arrival (its pass looks again), after a bounded number of
+        them and of recalculations, and at a tick further ahead than the mean time between
+        events (a dry pass there would mostly be lost to the event): that tick is then woken
+        (waking is always right)."""
         cdef long k, j, c, scans = 0, recalcs = 0
         cdef double T, calc_end, horizon, b, e, u, t
         cdef long long kT
         cdef bint stuck = True
-        self.releases(s)  # the running jobs, and those this pass starts (from now)
         for k in range(<long>self.order.size()):
             j = self.order[k].second
             if self.pending[j] and (
@@ -825,7 +829,9 @@ cdef class SlurmPass(CompiledPass):
             if T >= horizon:
                 return T
             if T >= calc_end:  # the pass at T recalculates the priorities first
-                if recalcs == MAX_RECALCS:
+                if recalcs == MAX_RECALCS or (
+                    T > s.now + self.gap and self.joined > 4 * self.most
+                ):  # (a long queue's order is not worth computing for a likely lost look)
                     return T
                 recalcs += 1
                 t = floor(T / self.period) * self.period
@@ -837,8 +843,10 @@ cdef class SlurmPass(CompiledPass):
             kT = <long long>llround((T - self.bf_phase) / self.bf_interval) if self.exact else 0
             c = kT % self.classes
             if T >= self.until[c]:
-                if scans == MAX_SCANS:
+                if scans == MAX_SCANS or T > s.now + self.gap:
                     return T
+                if scans == 0:
+                    self.releases(s)  # the running jobs, and those this pass starts (now)
                 scans += 1
                 b = INFINITY
                 self.out.clear()
@@ -934,6 +942,10 @@ cdef class SlurmPass(CompiledPass):
             s.completed == self.seen_completed and s.arrived == self.seen_arrived
             and nq == self.joined
         )  # no event since the last pass
+        if not same:
+            if self.last_event == self.last_event:
+                self.gap += (now - self.last_event - self.gap) * 0.125
+            self.last_event = now
         if self.skip_from < INFINITY:
             if same and now < self.quiet_to:  # a tick proved quiet (:meth:`lookahead`)
                 return self.finish(s)
