@@ -15,6 +15,10 @@ gate demoted after all others (not under ``OWN``) and the jobs it holds or hid a
 again in the same pass (after a hold or a yield, with the job gone from the queue); ``epoch``
 changes whenever the kernel changed the queue or the nodes other than by arrivals, completions
 and the pass's own starts, so a pass caching verdicts between calls keys them on it.
+``joined`` and ``ended`` hand a pass that keeps state of its own (Slurm's pending order and
+release list) what changed since its last call, so it need not rescan the queue or the running
+jobs to find out (in the kernel's own run; empty when the kernel copies a subclass's Python
+lists into the arrays, ELiSE's clock, where only ``reaskable`` passes run).
 """
 
 from libcpp.utility cimport pair
@@ -44,6 +48,10 @@ cdef struct PassState:
     long nq
     const Est* est         # running jobs, sorted (view.est_sorted)
     long nest
+    const long* joined     # jobs that joined the queue since the pass was last called
+    long njoined           # (arrivals, released dependants, released holds), as they joined
+    const long* ended      # jobs that ended since the pass was last called, in that order
+    long nended
     const long* nodes      # per job: whole nodes needed
     const double* req      # per job: requested time
     const double* submit   # per job: submit time

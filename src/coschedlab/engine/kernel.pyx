@@ -168,6 +168,7 @@ cdef class Simulation:
     cdef vector[pair[double, long]] _ckeyed
     cdef vector[Est] _cest  # running jobs (start + requested, j), sorted
     cdef vector[long] _cnodes, _cstarted
+    cdef vector[long] _cjoined, _cended  # since the compiled pass's last call (PassState)
     cdef vector[double] _creq, _csubmit
     cdef double[::1] _cresv
     # per job: start, end (NaN before), the engine's actual durations (C views of the arrays
@@ -633,6 +634,7 @@ cdef class Simulation:
                         heappush(releases, (ready_at[j], j))
                     elif c:
                         self._cq.push_back(j)
+                        self._cjoined.push_back(j)
                         queued[j] = 1
                     else:
                         _append(queue, j)
@@ -816,6 +818,10 @@ cdef class Simulation:
         st.nq = self._nord
         st.est = self._cest.data()
         st.nest = self._cest.size()
+        st.joined = self._cjoined.data()
+        st.njoined = self._cjoined.size()
+        st.ended = self._cended.data()
+        st.nended = self._cended.size()
         st.nodes = self._cnodes.data()
         st.req = self._creq.data()
         st.submit = self._csubmit.data()
@@ -824,6 +830,8 @@ cdef class Simulation:
         st.started = &self._cstarted
         st.wake = INFINITY
         self._cpass.run(&st)
+        self._cjoined.clear()
+        self._cended.clear()
         if st.wake < INFINITY:
             self._wake_at(st.wake)
 
@@ -845,8 +853,12 @@ cdef class Simulation:
                 )
             queued[j] = 0
             self._start_c(j, t, None, False)
-        if self._cstarted.size():
+        if self._cstarted.size() > 8:
             self._compact()
+        else:  # a few starts: each leaves the queue (ascending index) at its place
+            for k in range(<long>self._cstarted.size()):
+                j = self._cstarted[k]
+                self._cq.erase(lower_bound(self._cq.begin(), self._cq.end(), j))
         self.passes += 1
 
     cdef void _compact(self) except *:
@@ -901,6 +913,7 @@ cdef class Simulation:
             self._cq.push_back(j)
         else:
             self._cq.insert(upper_bound(self._cq.begin(), self._cq.end(), j), j)
+        self._cjoined.push_back(j)
 
     def _one_pass(self, double t, hide: Iterable[int] | None = None) -> None:
         """The scheduling pass at ``t`` (the one implementation, for every policy and gate).
@@ -1157,6 +1170,7 @@ cdef class Simulation:
         if self._c:
             e = Est(self._st[j] + self._creq[j], j)
             self._cest.erase(lower_bound(self._cest.begin(), self._cest.end(), e))
+            self._cended.push_back(j)
         else:
             est = self.est_sorted
             _delitem(est, bisect_left(est, (self._st[j] + <double>self.req[j], j)))

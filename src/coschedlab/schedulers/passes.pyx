@@ -488,8 +488,9 @@ cdef class SlurmPass(CompiledPass):
     cdef double calc, next_calc, next_bf, skip_from
     cdef cset[double] todo, pushed  # wake-ups to ask for, asked for
     cdef cset[double] timers  # the Python pass's wake-ups (a pass at each while jobs wait)
-    cdef vector[Keyed] rel  # the running jobs' releases (rounded end, nodes), sorted
-    cdef long rel_completed, rel_starts, starts, starts0
+    # the running jobs' releases (rounded end, nodes), sorted: kept as jobs start (at the end
+    # of the pass that starts them) and end (handed over by the kernel, ``PassState.ended``)
+    cdef vector[Keyed] rel
     cdef long seen_completed, seen_arrived
     cdef vector[long] tested, out
     cdef vector[Keyed] ends, reserved_at
@@ -539,9 +540,6 @@ cdef class SlurmPass(CompiledPass):
         self.joined = 0
         self.seen_completed = 0
         self.seen_arrived = 0
-        self.rel_completed = -1
-        self.rel_starts = -1
-        self.starts = 0
         self.calc = -INFINITY
         self.next_calc = -INFINITY
         self.next_bf = -INFINITY
@@ -762,7 +760,7 @@ cdef class SlurmPass(CompiledPass):
         cdef double now = s.now, tick
         cdef long free = s.free, k, j, nq = s.nq
         cdef bint main
-        self.starts0 = self.starts
+        self.ended(s)
         if self.skip_from < INFINITY:
             self.catch_up(now)
         elif (
@@ -772,11 +770,10 @@ cdef class SlurmPass(CompiledPass):
             return self.finish(s)
         self.seen_completed = s.completed
         self.seen_arrived = s.arrived
-        if nq > self.joined:  # jobs new to the pass (arrivals, released dependants)
-            for k in range(nq):
-                j = s.queue[k]
-                if not self.known[j]:
-                    self.join(j, now)
+        for k in range(s.njoined):  # jobs new to the pass (arrivals, released dependants)
+            j = s.joined[k]
+            if not self.known[j]:
+                self.join(j, now)
         if not self.fifo and now >= self.next_calc:
             self.recalculate(now)
         # 2. the main scheduler: at every event, or on its own clock (sched_interval)
@@ -813,9 +810,16 @@ cdef class SlurmPass(CompiledPass):
         return self.finish(s)
 
     cdef int finish(self, PassState* s) except -1:
-        """Hand the kernel the earliest wake-up not yet asked for (the next one is asked at the
-        pass it brings: a pass comes at each asked time while jobs wait)."""
+        """The jobs this pass starts join the release list; hand the kernel the earliest
+        wake-up not yet asked for (the next one is asked at the pass it brings: a pass comes
+        at each asked time while jobs wait)."""
         cdef double t
+        cdef long k, j
+        cdef Keyed e
+        for k in range(<long>s.started.size()):
+            j = deref(s.started)[k]
+            e = Keyed(self.counts.round_up(s.now + self.limit[j]), self.counts.nodes[j])
+            self.rel.insert(upper_bound(self.rel.begin(), self.rel.end(), e), e)
         while not self.pushed.empty() and deref(self.pushed.begin()) <= s.now:
             self.pushed.erase(self.pushed.begin())
         while not self.todo.empty() and deref(self.todo.begin()) <= s.now:
@@ -844,21 +848,22 @@ cdef class SlurmPass(CompiledPass):
             self.order.erase(self.order.begin(), self.order.begin() + k)
         return free
 
-    cdef void releases(self, PassState* s) noexcept:
-        """``self.ends``: the releases of the running jobs (cached while no job starts or
-        ends) and of those this pass starts (from now), each at its start + time limit
-        rounded up, sorted."""
+    cdef void ended(self, PassState* s) noexcept:
+        """The jobs that ended since the last pass (``PassState.ended``) leave the release
+        list (any entry of the same release and size: they are alike)."""
         cdef long k, j
         cdef Keyed e
-        if s.completed != self.rel_completed or self.starts0 != self.rel_starts:
-            self.rel_completed, self.rel_starts = s.completed, self.starts0
-            self.rel.clear()
-            for k in range(s.nest):
-                j = s.est[k].second
-                self.rel.push_back(Keyed(
-                    self.counts.round_up(self.started_at[j] + self.limit[j]),
-                    self.counts.nodes[j]))
-            sort(self.rel.begin(), self.rel.end())
+        for k in range(s.nended):
+            j = s.ended[k]
+            e = Keyed(self.counts.round_up(self.started_at[j] + self.limit[j]),
+                      self.counts.nodes[j])
+            self.rel.erase(lower_bound(self.rel.begin(), self.rel.end(), e))
+
+    cdef void releases(self, PassState* s) noexcept:
+        """``self.ends``: the releases of the running jobs (:attr:`rel`) and of those this
+        pass starts (from now), each at its start + time limit rounded up, sorted."""
+        cdef long k, j
+        cdef Keyed e
         self.ends = self.rel
         for k in range(<long>s.started.size()):
             j = deref(s.started)[k]
@@ -866,7 +871,6 @@ cdef class SlurmPass(CompiledPass):
             self.ends.insert(upper_bound(self.ends.begin(), self.ends.end(), e), e)
 
     cdef inline void start(self, PassState* s, long j) noexcept:
-        self.starts += 1
         self.pending[j] = 0
         self.joined -= 1
         self.started_at[j] = s.now
