@@ -21,7 +21,7 @@ scan is :meth:`CountScan.scan`, this module's scan.
 
 from cython.operator cimport dereference as deref
 from libc.math cimport INFINITY, ceil, fabs, floor, pow
-from libcpp.algorithm cimport lower_bound, sort, upper_bound
+from libcpp.algorithm cimport lower_bound, merge, sort, upper_bound
 from libcpp.set cimport set as cset
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
@@ -493,7 +493,7 @@ cdef class SlurmPass(CompiledPass):
     cdef vector[Keyed] rel
     cdef long seen_completed, seen_arrived
     cdef vector[long] tested, out
-    cdef vector[Keyed] ends, reserved_at
+    cdef vector[Keyed] ends, reserved_at, just_rel
     cdef public long backfill_passes
     cdef public long skipped  # ticks accounted for without a pass (for tests and reports)
 
@@ -814,12 +814,9 @@ cdef class SlurmPass(CompiledPass):
         wake-up not yet asked for (the next one is asked at the pass it brings: a pass comes
         at each asked time while jobs wait)."""
         cdef double t
-        cdef long k, j
-        cdef Keyed e
-        for k in range(<long>s.started.size()):
-            j = deref(s.started)[k]
-            e = Keyed(self.counts.round_up(s.now + self.limit[j]), self.counts.nodes[j])
-            self.rel.insert(upper_bound(self.rel.begin(), self.rel.end(), e), e)
+        if s.started.size():
+            self.releases(s)
+            self.rel.swap(self.ends)
         while not self.pushed.empty() and deref(self.pushed.begin()) <= s.now:
             self.pushed.erase(self.pushed.begin())
         while not self.todo.empty() and deref(self.todo.begin()) <= s.now:
@@ -861,14 +858,18 @@ cdef class SlurmPass(CompiledPass):
 
     cdef void releases(self, PassState* s) noexcept:
         """``self.ends``: the releases of the running jobs (:attr:`rel`) and of those this
-        pass starts (from now), each at its start + time limit rounded up, sorted."""
-        cdef long k, j
-        cdef Keyed e
-        self.ends = self.rel
-        for k in range(<long>s.started.size()):
+        pass starts (from now), each at its start + time limit rounded up, sorted (a merge;
+        ``ends`` keeps its memory from pass to pass)."""
+        cdef long k, j, m = s.started.size(), r = self.rel.size()
+        self.just_rel.clear()
+        for k in range(m):
             j = deref(s.started)[k]
-            e = Keyed(self.counts.round_up(s.now + self.limit[j]), self.counts.nodes[j])
-            self.ends.insert(upper_bound(self.ends.begin(), self.ends.end(), e), e)
+            self.just_rel.push_back(
+                Keyed(self.counts.round_up(s.now + self.limit[j]), self.counts.nodes[j]))
+        sort(self.just_rel.begin(), self.just_rel.end())
+        self.ends.resize(r + m)
+        merge(self.rel.data(), self.rel.data() + r, self.just_rel.data(),
+              self.just_rel.data() + m, self.ends.data())
 
     cdef inline void start(self, PassState* s, long j) noexcept:
         self.pending[j] = 0
