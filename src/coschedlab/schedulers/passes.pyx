@@ -488,12 +488,14 @@ cdef class SlurmPass(CompiledPass):
     cdef double calc, next_calc, next_bf, skip_from
     cdef cset[double] todo, pushed  # wake-ups to ask for, asked for
     cdef cset[double] timers  # the Python pass's wake-ups (a pass at each while jobs wait)
-    # the running jobs' releases (rounded end, nodes), sorted: kept as jobs start (at the end
-    # of the pass that starts them) and end (handed over by the kernel, ``PassState.ended``)
-    cdef vector[Keyed] rel
+    # the releases (rounded end, nodes) of the running jobs and of those this pass started so
+    # far, sorted: kept as jobs start (:meth:`releases`) and end (handed over by the kernel,
+    # ``PassState.ended``); ``merged``: how many of this pass's starts are in it
+    cdef vector[Keyed] ends
+    cdef long merged
     cdef long seen_completed, seen_arrived
     cdef vector[long] tested, out
-    cdef vector[Keyed] ends, reserved_at, just_rel
+    cdef vector[Keyed] reserved_at, just_rel, merged_rel
     cdef public long backfill_passes
     cdef public long skipped  # ticks accounted for without a pass (for tests and reports)
 
@@ -587,9 +589,12 @@ cdef class SlurmPass(CompiledPass):
         self.order.insert(upper_bound(self.order.begin(), self.order.end(), k), k)
 
     cdef void recalculate(self, double now) noexcept:
-        """``Slurm._recalculate``: every pending job's priority at the period's start."""
+        """``Slurm._recalculate``: every pending job's priority at the period's start. The
+        ages grow alike, so the old order is nearly the new one: an insertion sort, which
+        gives up for a full sort once it has moved more entries than the queue holds."""
         cdef double t = floor(now / self.period) * self.period
-        cdef long k, w = 0, j
+        cdef long k, w = 0, j, i, moved = 0
+        cdef Keyed x
         self.calc = t
         self.next_calc = t + self.period
         for k in range(<long>self.order.size()):
@@ -598,7 +603,19 @@ cdef class SlurmPass(CompiledPass):
                 self.order[w] = Keyed(self.key(j, max(t, self.origin[j])), j)
                 w += 1
         self.order.resize(w)
-        sort(self.order.begin(), self.order.end())
+        for k in range(1, w):
+            if not self.order[k] < self.order[k - 1]:
+                continue
+            x = self.order[k]
+            i = k
+            while i > 0 and x < self.order[i - 1]:
+                self.order[i] = self.order[i - 1]
+                i -= 1
+            self.order[i] = x
+            moved += k - i
+            if moved > w:
+                sort(self.order.begin(), self.order.end())
+                return
 
     # -- wake-ups ------------------------------------------------------------------------------
     cdef void want(self, double t) noexcept:
@@ -760,6 +777,7 @@ cdef class SlurmPass(CompiledPass):
         cdef double now = s.now, tick
         cdef long free = s.free, k, j, nq = s.nq
         cdef bint main
+        self.merged = 0
         self.ended(s)
         if self.skip_from < INFINITY:
             self.catch_up(now)
@@ -814,9 +832,7 @@ cdef class SlurmPass(CompiledPass):
         wake-up not yet asked for (the next one is asked at the pass it brings: a pass comes
         at each asked time while jobs wait)."""
         cdef double t
-        if s.started.size():
-            self.releases(s)
-            self.rel.swap(self.ends)
+        self.releases(s)
         while not self.pushed.empty() and deref(self.pushed.begin()) <= s.now:
             self.pushed.erase(self.pushed.begin())
         while not self.todo.empty() and deref(self.todo.begin()) <= s.now:
@@ -854,22 +870,32 @@ cdef class SlurmPass(CompiledPass):
             j = s.ended[k]
             e = Keyed(self.counts.round_up(self.started_at[j] + self.limit[j]),
                       self.counts.nodes[j])
-            self.rel.erase(lower_bound(self.rel.begin(), self.rel.end(), e))
+            self.ends.erase(lower_bound(self.ends.begin(), self.ends.end(), e))
 
     cdef void releases(self, PassState* s) noexcept:
-        """``self.ends``: the releases of the running jobs (:attr:`rel`) and of those this
-        pass starts (from now), each at its start + time limit rounded up, sorted (a merge;
-        ``ends`` keeps its memory from pass to pass)."""
-        cdef long k, j, m = s.started.size(), r = self.rel.size()
+        """Bring ``self.ends`` up to date: the releases of the running jobs and of those this
+        pass starts (from now), each at its start + time limit rounded up, sorted (the starts
+        not merged yet join it: one by one when few, else merged)."""
+        cdef long k, j, m = <long>s.started.size() - self.merged, r = self.ends.size()
+        cdef Keyed e
+        if m <= 0:
+            return
         self.just_rel.clear()
-        for k in range(m):
+        for k in range(self.merged, <long>s.started.size()):
             j = deref(s.started)[k]
             self.just_rel.push_back(
                 Keyed(self.counts.round_up(s.now + self.limit[j]), self.counts.nodes[j]))
+        self.merged = s.started.size()
+        if m <= 4:
+            for k in range(m):
+                e = self.just_rel[k]
+                self.ends.insert(upper_bound(self.ends.begin(), self.ends.end(), e), e)
+            return
         sort(self.just_rel.begin(), self.just_rel.end())
-        self.ends.resize(r + m)
-        merge(self.rel.data(), self.rel.data() + r, self.just_rel.data(),
-              self.just_rel.data() + m, self.ends.data())
+        self.merged_rel.resize(r + m)
+        merge(self.ends.data(), self.ends.data() + r, self.just_rel.data(),
+              self.just_rel.data() + m, self.merged_rel.data())
+        self.ends.swap(self.merged_rel)
 
     cdef inline void start(self, PassState* s, long j) noexcept:
         self.pending[j] = 0
