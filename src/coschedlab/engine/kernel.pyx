@@ -150,7 +150,13 @@ cdef class Simulation:
     cdef public object acct, queue, joined, est_sorted, _started_in_pass, gate, held
     cdef public object _hold_est, _hidden, _finished, _timers, _releases, _queued, _arrived
     cdef public object _low, _lowjobs
-    cdef public object parents, think, _deps_left, _ready_at, _dependents
+    cdef public object think, _parents
+    # dependencies (:meth:`_index_deps`): per job its parents left and when it may start (its
+    # last parent's end + think time); each job's dependents (CSR: ``_dptr[j]..._dptr[j+1]``
+    # of ``_didx``), in the order the parents were given
+    cdef bint _has_deps
+    cdef vector[long] _cleft, _dptr, _didx
+    cdef vector[double] _cready, _cthink
     cdef dict __dict__
     cdef public double now, until, wall_time, _t0
     cdef public long n, passes, epoch, completed, ignored_dependencies, _arr_i
@@ -302,12 +308,10 @@ cdef class Simulation:
         self._releases: list[tuple[float, int]] = []  # (time, j): dependencies met, think time
         self._queued = bytearray(n)
         self._arrived = bytearray(n)
-        self.parents: dict[int, tuple[int, ...]] = {}
+        self._parents = None  # (pptr, pidx): each job's parents, sorted (CSR), or None
         self.think: dict[int, float] = {}
         self.ignored_dependencies = 0
-        self._deps_left: list[int] | None = None
-        self._ready_at: list[float] = []
-        self._dependents: dict[int, list[int]] = {}
+        self._has_deps = False
         self._index_deps(workload, dependencies)
         self._whole = self.acct if isinstance(self.acct, WholeNodes) else None
         self._shared = self.acct if isinstance(self.acct, SharedCores) else None
@@ -316,76 +320,135 @@ cdef class Simulation:
     # -- set-up -------------------------------------------------------------------------------
     def _index_deps(self, workload: Workload, swf: bool) -> None:
         """Parents of every job (queue indices): explicit ``deps`` and, with ``swf``, the
-        preceding job of SWF field 17 with the think time of field 18."""
+        preceding job of SWF field 17 with the think time of field 18 (arrays, no Python
+        object per job)."""
+        cdef long n = self.n, k, m
+        cdef const long long[::1] dptr, didx, lf
+        cdef const double[::1] th
         if not workload.deps and not swf:
             return
-        index = {jid: k for k, jid in enumerate(self.ids)}
-        parents: dict[int, list[int]] = {}
-        for jid, ps in workload.deps.items():
-            parents.setdefault(index[jid], []).extend(index[p] for p in ps)
+        ids = workload.columns["id"][self.order]
+        by_id = np.argsort(ids, kind="stable")
+        sorted_ids = ids[by_id]
+
+        def index_of(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            """Queue indices of job ids ``q`` and whether each is a job of the workload."""
+            pos = np.minimum(np.searchsorted(sorted_ids, q), max(n - 1, 0))
+            found = sorted_ids[pos] == q if n else np.zeros(len(q), bool)
+            return by_id[pos] if n else np.zeros(len(q), np.int64), found
+
+        # (child, parent) pairs in the order given: deps (Workload checked their ids), then
+        # the SWF preceding jobs
+        deps = workload.deps
+        lens = np.fromiter((len(v) for v in deps.values()), np.int64, len(deps))
+        child = np.repeat(index_of(np.fromiter(deps, np.int64, len(deps)))[0], lens)
+        parent = index_of(
+            np.fromiter((p for v in deps.values() for p in v), np.int64, int(lens.sum()))
+        )[0]
+        think = np.zeros(n)
         if swf:
             order = self.order
             prec = workload.columns["preceding"][order]
-            think = workload.columns["think_time"][order]
-            for k in np.flatnonzero(prec >= 0).tolist():
-                p = index.get(int(prec[k]))
-                if p == k:  # the shortest dependency cycle: refused as the longer ones are
+            tt = workload.columns["think_time"][order]
+            ks = np.flatnonzero(prec >= 0)
+            ps, known = index_of(prec[ks])
+            self_wait = known & (ps == ks)
+            bad_think = known & ~self_wait & (tt[ks] < 0) & (tt[ks] != -1)
+            first = np.flatnonzero(self_wait | bad_think)
+            if len(first):  # the first offending job in queue order, as a scan would find
+                i = int(first[0])
+                k = int(ks[i])
+                if self_wait[i]:  # the shortest dependency cycle: refused as longer ones are
                     raise InputError(
                         f"job {self.ids[k]} waits for itself (its preceding job is itself): "
                         "it could never start",
                         where=workload.source,
                     )
-                if p is None:  # a job before the trace's start, or dropped
-                    self.ignored_dependencies += 1
-                    continue
-                parents.setdefault(k, []).append(p)
-                if think[k] < 0 and think[k] != -1:
-                    raise InputError(
-                        f"job {self.ids[k]} has a think time of {think[k]:g} s: -1 (unknown) "
-                        "or a time >= 0",
-                        where=workload.source,
-                    )
-                if think[k] > 0:
-                    self.think[k] = float(think[k])
-        if not parents:
+                raise InputError(
+                    f"job {self.ids[k]} has a think time of {tt[k]:g} s: -1 (unknown) "
+                    "or a time >= 0",
+                    where=workload.source,
+                )
+            self.ignored_dependencies += int((~known).sum())  # before the trace, or dropped
+            ks, ps = ks[known], ps[known]
+            child = np.concatenate([child, ks])
+            parent = np.concatenate([parent, ps])
+            pos_think = ks[tt[ks] > 0]
+            think[pos_think] = tt[pos_think]
+            self.think = dict(zip(pos_think.tolist(), think[pos_think].tolist()))
+        if not len(child):
             return
-        left = [0] * self.n
-        for j, ps in parents.items():
-            ps = sorted(set(ps))
-            self.parents[j] = tuple(ps)
-            left[j] = len(ps)
-            for p in ps:
-                self._dependents.setdefault(p, []).append(j)
-        self._deps_left = left
-        self._ready_at = [0.0] * self.n
-        self._check_acyclic(left)
+        # each child's parents, once each, sorted; its first place among the pairs (the order
+        # the dependents of a job are released in)
+        first_seen = np.full(n, len(child), np.int64)
+        np.minimum.at(first_seen, child, np.arange(len(child), dtype=np.int64))
+        pairs = np.unique(child.astype(np.int64) * max(n, 1) + parent)
+        c, p = pairs // max(n, 1), pairs % max(n, 1)
+        left = np.bincount(c, minlength=n).astype(np.int64)
+        self._parents = (np.concatenate([[0], np.cumsum(left)]).astype(np.int64), p)
+        by_parent = np.lexsort((first_seen[c], p))
+        dptr_a = np.concatenate([[0], np.cumsum(np.bincount(p, minlength=n))]).astype(np.int64)
+        didx_a = np.ascontiguousarray(c[by_parent], dtype=np.int64)
+        dptr, didx, th, lf = dptr_a, didx_a, think, left
+        self._has_deps = True
+        self._cleft.assign(n, 0)
+        for k in range(n):
+            self._cleft[k] = lf[k]
+        self._cready.assign(n, 0.0)
+        self._cthink.assign(n, 0.0)
+        self._dptr.assign(n + 1, 0)
+        for k in range(n):
+            self._cthink[k] = th[k]
+            self._dptr[k + 1] = dptr[k + 1]
+        m = len(didx_a)
+        self._didx.assign(m, 0)
+        for k in range(m):
+            self._didx[k] = didx[k]
+        self._check_acyclic()
 
-    def _check_acyclic(self, left: list[int]) -> None:
+    @property
+    def parents(self) -> dict[int, tuple[int, ...]]:
+        """Each job's parents (queue indices, sorted), for the jobs that have any."""
+        if self._parents is None:
+            return {}
+        pptr, pidx = self._parents
+        has = np.flatnonzero(pptr[1:] > pptr[:-1])
+        return {
+            int(j): tuple(pidx[pptr[j] : pptr[j + 1]].tolist()) for j in has.tolist()
+        }
+
+    def _check_acyclic(self) -> None:
         """An :class:`~coschedlab.errors.InputError` naming the jobs of a dependency cycle
         (none of them could ever start), before the run rather than at its end."""
-        left = list(left)
-        ready = [j for j in range(self.n) if not left[j]]
-        seen = 0
-        while ready:
-            j = ready.pop()
+        cdef vector[long] left = self._cleft
+        cdef vector[long] ready
+        cdef long j, d, i, n = self.n, seen = 0
+        for j in range(n):
+            if not left[j]:
+                ready.push_back(j)
+        while not ready.empty():
+            j = ready.back()
+            ready.pop_back()
             seen += 1
-            for d in self._dependents.get(j, ()):
+            for i in range(self._dptr[j], self._dptr[j + 1]):
+                d = self._didx[i]
                 left[d] -= 1
                 if not left[d]:
-                    ready.append(d)
-        if seen == self.n:
+                    ready.push_back(d)
+        if seen == n:
             return
-        j = next(k for k in range(self.n) if left[k])
+        parents = self.parents
+        j = next(k for k in range(n) if left[k])
         path: list[int] = []
         on_path: dict[int, int] = {}
         while j not in on_path:  # walk up through parents that are also stuck: a cycle
             on_path[j] = len(path)
             path.append(j)
-            j = next(p for p in self.parents[j] if left[p])
+            j = next(p for p in parents[j] if left[p])
         cycle = [self.ids[k] for k in path[on_path[j] :]] + [self.ids[j]]
         raise InputError(
             f"jobs {' -> '.join(map(str, cycle))} wait for each other (a dependency cycle): "
-            f"{self.n - seen} jobs could never start",
+            f"{n - seen} jobs could never start",
             where=self.workload.source,
         )
 
@@ -423,7 +486,7 @@ cdef class Simulation:
         v.cluster = self.cluster
         v.n = self.n
         v.completed = 0
-        v.has_dependencies = self._deps_left is not None
+        v.has_dependencies = self._has_deps
         v.coloc = None
         v.remaining = v._remaining if getattr(self.scheduler, "clairvoyant", False) else None
         return v
@@ -556,8 +619,7 @@ cdef class Simulation:
         joined = self.joined
         queued = self._queued
         arrived = self._arrived
-        deps_left = self._deps_left
-        ready_at = self._ready_at
+        cdef bint has_deps = self._has_deps
         progress = self.progress
         done = 0
         step = max(64, min(4096, n // 200))
@@ -629,9 +691,9 @@ cdef class Simulation:
                 j = arr_i
                 arr_i += 1
                 arrived[j] = 1
-                if deps_left is None or deps_left[j] == 0:
-                    if deps_left is not None and ready_at[j] > t:
-                        heappush(releases, (ready_at[j], j))
+                if not has_deps or self._cleft[j] == 0:
+                    if has_deps and self._cready[j] > t:
+                        heappush(releases, (self._cready[j], j))
                     elif c:
                         self._cq.push_back(j)
                         self._cjoined.push_back(j)
@@ -1174,7 +1236,7 @@ cdef class Simulation:
         else:
             est = self.est_sorted
             _delitem(est, bisect_left(est, (self._st[j] + <double>self.req[j], j)))
-        if self._deps_left is not None and j in self._dependents:
+        if self._has_deps and self._dptr[j + 1] > self._dptr[j]:
             self._release_dependents(j, now)
         if self._cspeed is not None:
             self._cspeed.left_c(j, now)
@@ -1182,25 +1244,29 @@ cdef class Simulation:
         elif self._dynamic:
             self._reschedule(self.speed_model.on_end(j, now))
 
-    def _release_dependents(self, j: int, now: float) -> None:
-        left, ready = self._deps_left, self._ready_at
-        queue, think = self.queue, self.think
-        for d in self._dependents[j]:
-            left[d] -= 1
-            if left[d]:
+    cdef void _release_dependents(self, long j, double now) except *:
+        """Job ``j`` ended at ``now``: each dependent whose last parent it was becomes ready
+        (now + its think time) and, once it has arrived, joins the queue."""
+        cdef long i, d
+        cdef bytearray arrived = self._arrived, queued = self._queued
+        for i in range(self._dptr[j], self._dptr[j + 1]):
+            d = self._didx[i]
+            self._cleft[d] -= 1
+            if self._cleft[d]:
                 continue
-            ready[d] = now + think.get(d, 0.0)  # the last parent ends now
-            if not self._arrived[d]:
+            self._cready[d] = now + self._cthink[d]  # the last parent ends now
+            if not arrived[d]:
                 continue
-            if ready[d] > now:
-                heappush(self._releases, (ready[d], d))
+            if self._cready[d] > now:
+                heappush(self._releases, (self._cready[d], d))
             else:
                 if self._c:
                     self._c_enqueue(d)
                 else:
+                    queue = self.queue
                     _insert(queue, bisect_right(queue, d), d)
                     _append(self.joined, d)
-                self._queued[d] = 1
+                queued[d] = 1
 
     cdef void _moved(self) noexcept:
         """:meth:`_reschedule` of the compiled speed model's changes."""
@@ -1308,19 +1374,24 @@ cdef class Simulation:
     def dependency_texts(self) -> tuple[list[str], list[float]] | None:
         """Per job: its parents' trace ids as text (``"12 15"``) and its think time; None
         without dependencies."""
-        if self._deps_left is None:
+        if not self._has_deps:
             return None
         ids = self.ids
-        deps = [" ".join(str(ids[p]) for p in self.parents.get(j, ())) for j in range(self.n)]
-        think = [self.think.get(j, 0.0) for j in range(self.n)]
-        return deps, think
+        pptr, pidx = self._parents
+        deps = [""] * self.n
+        for j in np.flatnonzero(pptr[1:] > pptr[:-1]).tolist():
+            deps[j] = " ".join([str(ids[p]) for p in pidx[pptr[j] : pptr[j + 1]].tolist()])
+        think = np.zeros(self.n)
+        for j, t in self.think.items():
+            think[j] = t
+        return deps, think.tolist()
 
     def info(self) -> dict[str, Any]:
         """Facts about the run for the result's options."""
         out: dict[str, Any] = {"kill_at_walltime": self.kill_at_walltime}
         if self.view.remaining is not None:
             out["clairvoyant"] = True  # the policy read actual remaining run times
-        if self._deps_left is not None:
+        if self._has_deps:
             out["dependencies"] = True
         if self.ignored_dependencies:
             out["ignored_dependencies"] = self.ignored_dependencies
