@@ -20,7 +20,7 @@ scan is :meth:`CountScan.scan`, this module's scan.
 """
 
 from cython.operator cimport dereference as deref
-from libc.math cimport INFINITY, ceil, fabs, floor, pow
+from libc.math cimport INFINITY, NAN, ceil, fabs, floor, pow
 from libcpp.algorithm cimport lower_bound, merge, sort, upper_bound
 from libcpp.set cimport set as cset
 from libcpp.utility cimport pair
@@ -476,8 +476,9 @@ cdef class SlurmPass(CompiledPass):
     accounts for them as the Python pass would have (its backfill clock and
     :attr:`backfill_passes`)."""
 
-    cdef bint fifo, backfill, has_sched
-    cdef double w_age, w_size, max_age, period
+    cdef bint fifo, backfill, has_sched, favor_small, relative_to_time
+    cdef double w_age, w_size, max_age, period, total_cpus
+    cdef long cores_per_node
     cdef double bf_interval, bf_phase, sched_interval, sched_phase, window
     cdef long most, reserve  # reserve -1: every tested job
     cdef CountScan counts
@@ -499,19 +500,21 @@ cdef class SlurmPass(CompiledPass):
     cdef public long backfill_passes
     cdef public long skipped  # ticks accounted for without a pass (for tests and reports)
 
-    def __init__(self, nodes, procs, limit, origin, double total_cpus, long cores_per_node,
+    def __init__(self, nodes, procs, limit, double total_cpus, long cores_per_node,
                  str priority, double weight_age, double weight_job_size, double max_age,
                  bint favor_small, bint small_relative_to_time, double calc_period,
                  bint backfill, double bf_interval, long bf_max_job_test, double bf_resolution,
                  double bf_window, bf_job_part_count_reserve, double bf_phase, sched_interval,
                  double sched_phase):
-        """Per job: ``nodes``, ``procs`` (cpus), ``limit`` (the time limit in whole minutes,
-        in seconds), ``origin`` (an inherited age origin, NaN: its eligibility); the
-        options are :class:`.slurm.Slurm`'s (``bf_window`` in seconds)."""
-        cdef long n = len(nodes), j, c
-        cdef double s, lim
+        """Per job: ``nodes``, ``procs`` (cpus) and ``limit`` (the time limit in whole
+        minutes, in seconds), sequences; the options are :class:`.slurm.Slurm`'s
+        (``bf_window`` in seconds). Each job's age counts from when it joins the queue and
+        its size is its own, unless :meth:`inherit` says otherwise."""
+        cdef long n = len(nodes), j
         self.fifo = priority == "fifo"
         self.w_age, self.w_size, self.max_age = weight_age, weight_job_size, max_age
+        self.total_cpus, self.cores_per_node = total_cpus, cores_per_node
+        self.favor_small, self.relative_to_time = favor_small, small_relative_to_time
         self.period = calc_period
         self.backfill = backfill
         self.bf_interval, self.bf_phase = bf_interval, bf_phase
@@ -523,22 +526,16 @@ cdef class SlurmPass(CompiledPass):
         self.window = bf_window
         self.counts = CountScan(nodes, limit, bf_resolution)
         self.limit = self.counts.limit
-        self.origin.resize(n)
-        self.size.resize(n)
+        self.origin.assign(n, NAN)
+        self.size.assign(n, 0.0)
         self.started_at.assign(n, INFINITY)
         self.known.assign(n, 0)
         self.pending.assign(n, 0)
-        for j in range(n):
-            self.origin[j] = origin[j]
-        if not self.fifo:  # Multifactor.size, the same arithmetic (its own or inherited)
+        if not self.fifo:  # each job's own size
             for j in range(n):
-                c = max(<long>nodes[j] * cores_per_node, <long>procs[j])
-                s = c / total_cpus
-                if small_relative_to_time:
-                    lim = self.limit[j]
-                    s /= max(1.0, ceil(lim / 60.0 - 1e-9))
-                s = min(1.0, max(0.0, s))
-                self.size[j] = 1.0 - s if favor_small else s
+                self.size[j] = self.size_of(
+                    max(self.counts.nodes[j] * cores_per_node, <long>procs[j]),
+                    max(1.0, ceil(self.limit[j] / 60.0 - 1e-9)))
         self.joined = 0
         self.seen_completed = 0
         self.seen_arrived = 0
@@ -549,13 +546,28 @@ cdef class SlurmPass(CompiledPass):
         self.backfill_passes = 0
         self.skipped = 0
 
-    def set_origin(self, long j, double origin):
-        """Job ``j``'s inherited age origin (else: when it joins the queue)."""
-        self.origin[j] = origin
+    cdef inline double size_of(self, long cpus, double minutes) noexcept:
+        """:meth:`.priority.Multifactor.size`, the same arithmetic: ``cpus`` (the larger of
+        the nodes' cores and the cpus asked) over a limit of ``minutes`` whole minutes."""
+        cdef double s = cpus / self.total_cpus
+        if self.relative_to_time:
+            s /= minutes
+        s = min(1.0, max(0.0, s))
+        return 1.0 - s if self.favor_small else s
 
-    def set_size(self, long j, double size):
-        """Job ``j``'s size factor (an inherited one, computed by :class:`.priority.Multifactor`)."""
-        self.size[j] = size
+    def inherit(self, const long long[::1] jobs, const double[::1] origin,
+                const long long[::1] cpus, const double[::1] limit):
+        """WoAS (Algorithm 1): job ``jobs[k]`` takes its age origin ``origin[k]`` and its size
+        factor from a job of ``cpus[k]`` cpus on whole nodes for ``limit[k]`` seconds."""
+        cdef long k, j, c, nodes
+        for k in range(jobs.shape[0]):
+            j = jobs[k]
+            self.origin[j] = origin[k]
+            if not self.fifo:
+                c = cpus[k]
+                nodes = (c + self.cores_per_node - 1) // self.cores_per_node  # nodes_for
+                self.size[j] = self.size_of(
+                    max(nodes * self.cores_per_node, c), max(1.0, ceil(limit[k] / 60.0 - 1e-9)))
 
     def age_origin(self, long j) -> float:
         """When job ``j``'s age started counting (0: it never joined, or FIFO priority)."""
