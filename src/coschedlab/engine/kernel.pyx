@@ -455,7 +455,12 @@ cdef class Simulation:
     def _table(self, name: str) -> tuple[int, ...]:
         """A workload column in queue order as a per-job tuple for the view (one int object
         per distinct value, so a million-job table costs a pointer per job)."""
-        values, index = np.unique(self.workload.columns[name][self.order], return_inverse=True)
+        col = self.workload.columns[name]
+        if not len(col):
+            return ()
+        if (col == col[0]).all():  # one value (a column the workload does not give)
+            return (col[0].item(),) * len(col)
+        values, index = np.unique(col[self.order], return_inverse=True)
         ints = values.tolist()
         return tuple(map(ints.__getitem__, index.tolist()))
 
