@@ -255,6 +255,12 @@ cdef class Simulation:
         duration = np.minimum(run, req) if at_limit else run
         self.killed = bytearray((run > req).tobytes() if at_limit else bytes(n))
         self._deadlines: list[tuple[float, int]] = []  # late kill: (start + requested, j)
+        #: the per-job columns in queue order as arrays (for the result table)
+        self.queue_columns = {
+            "job_id": ids.astype(np.int64), "submit": submit.astype(np.float64),
+            "requested_time": req.astype(np.float64), "procs": procs.astype(np.int64),
+            "nodes": nodes.astype(np.int64),
+        }  # fmt: skip
         # what policies may see: immutable per-job tables
         self.ids: tuple[int, ...] = tuple(ids.tolist())
         self.submit: tuple[float, ...] = tuple(submit.tolist())

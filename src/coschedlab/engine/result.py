@@ -103,16 +103,17 @@ class Result:
         cols = w.columns
         start = np.asarray(sim.start, dtype=np.float64)
         end = np.asarray(sim.end, dtype=np.float64)
-        submit = np.asarray(sim.submit, dtype=np.float64)
+        q = sim.queue_columns  # the kernel's arrays in queue order (not its tuples)
+        submit = q["submit"].copy()
         acct = sim.acct
         frame: dict[str, Any] = {
-            "job_id": np.asarray(sim.ids, dtype=np.int64),
+            "job_id": q["job_id"].copy(),
             "submit": submit,
             "start": start,
             "end": end,
-            "requested_time": np.asarray(sim.req, dtype=np.float64),
-            "procs": np.asarray(sim.procs, dtype=np.int64),
-            "nodes": np.asarray(sim.nodes, dtype=np.int64),
+            "requested_time": q["requested_time"].copy(),
+            "procs": q["procs"].copy(),
+            "nodes": q["nodes"].copy(),
             "alloc": np.asarray(acct.alloc_texts(sim.n), dtype=object),
             "user": cols["user"][order],
             "group": cols["group"][order],
