@@ -21,10 +21,31 @@ jobs to find out (in the kernel's own run; empty when the kernel copies a subcla
 lists into the arrays, ELiSE's clock, where only ``reaskable`` passes run).
 """
 
+from libc.string cimport memmove
+from libcpp.algorithm cimport lower_bound, upper_bound
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
 ctypedef pair[double, long] Est  # a running job: (start + requested time, j)
+
+
+cdef inline void sorted_insert(vector[Est]& v, Est e) noexcept:
+    """Insert ``e`` into the sorted ``v`` after its equals. The tail moves as bytes (a pair
+    of a double and a long): ``vector.insert`` copies pairs one by one (their assignment is
+    not trivial to the compiler), the cost of every start and end on a busy machine."""
+    cdef size_t i = upper_bound(v.begin(), v.end(), e) - v.begin(), n = v.size()
+    v.push_back(e)
+    if i < n:
+        memmove(&v[i + 1], &v[i], (n - i) * sizeof(Est))
+        v[i] = e
+
+
+cdef inline void sorted_erase(vector[Est]& v, Est e) noexcept:
+    """Remove one entry equal to ``e`` (present) from the sorted ``v`` (:func:`sorted_insert`)."""
+    cdef size_t i = lower_bound(v.begin(), v.end(), e) - v.begin(), n = v.size()
+    if i + 1 < n:
+        memmove(&v[i], &v[i + 1], (n - i - 1) * sizeof(Est))
+    v.pop_back()
 
 #: ``CompiledPass.order`` codes: the built-in queue orders (the arithmetic of
 #: :data:`coschedlab.schedulers.base.ORDERS`), and a custom key the kernel calls in Python

@@ -58,7 +58,9 @@ from ..errors import InputError, failure_where
 from ..jobs import Workload
 from ..platform import Cluster
 from .accounting import NodeAccounting
-from .cpass cimport CUSTOM, FCFS, LXF, OWN, SJF, CompiledPass, Est, PassState
+from .cpass cimport (
+    CUSTOM, FCFS, LXF, OWN, SJF, CompiledPass, Est, PassState, sorted_erase, sorted_insert
+)
 from .wholenodes cimport WholeNodes
 from .segments cimport SharedCores
 from .cspeed cimport NeighbourSpeed
@@ -1203,7 +1205,7 @@ cdef class Simulation:
         self.start_order.append(j)
         if self._c:
             e = Est(now + self._creq[j], j)
-            self._cest.insert(upper_bound(self._cest.begin(), self._cest.end(), e), e)
+            sorted_insert(self._cest, e)
         else:
             est = self.est_sorted
             item = (now + <double>self.req[j], j)
@@ -1242,7 +1244,7 @@ cdef class Simulation:
             self.acct.release(j)
         if self._c:
             e = Est(self._st[j] + self._creq[j], j)
-            self._cest.erase(lower_bound(self._cest.begin(), self._cest.end(), e))
+            sorted_erase(self._cest, e)
             self._cended.push_back(j)
         else:
             est = self.est_sorted
@@ -1349,7 +1351,7 @@ cdef class Simulation:
         """``(end, j)`` joins the running list (``view.est_sorted``)."""
         cdef Est e = Est(end, j)
         if self._c:
-            self._cest.insert(upper_bound(self._cest.begin(), self._cest.end(), e), e)
+            sorted_insert(self._cest, e)
         else:
             _insert(self.est_sorted, bisect_right(self.est_sorted, (end, j)), (end, j))
 
@@ -1357,7 +1359,7 @@ cdef class Simulation:
         """``(end, j)`` leaves the running list."""
         cdef Est e = Est(end, j)
         if self._c:
-            self._cest.erase(lower_bound(self._cest.begin(), self._cest.end(), e))
+            sorted_erase(self._cest, e)
         else:
             _delitem(self.est_sorted, bisect_left(self.est_sorted, (end, j)))
 

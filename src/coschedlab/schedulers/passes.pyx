@@ -26,7 +26,9 @@ from libcpp.set cimport set as cset
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
-from coschedlab.engine.cpass cimport CUSTOM, FCFS, LXF, OWN, SJF, WFP, CompiledPass, Est, PassState
+from coschedlab.engine.cpass cimport (
+    CUSTOM, FCFS, LXF, OWN, SJF, WFP, CompiledPass, Est, PassState, sorted_erase, sorted_insert
+)
 from coschedlab.schedulers.rules cimport admit_c
 
 ctypedef pair[double, long] Keyed
@@ -882,7 +884,7 @@ cdef class SlurmPass(CompiledPass):
             j = s.ended[k]
             e = Keyed(self.counts.round_up(self.started_at[j] + self.limit[j]),
                       self.counts.nodes[j])
-            self.ends.erase(lower_bound(self.ends.begin(), self.ends.end(), e))
+            sorted_erase(self.ends, e)
 
     cdef void releases(self, PassState* s) noexcept:
         """Bring ``self.ends`` up to date: the releases of the running jobs and of those this
@@ -901,7 +903,7 @@ cdef class SlurmPass(CompiledPass):
         if m <= 4:
             for k in range(m):
                 e = self.just_rel[k]
-                self.ends.insert(upper_bound(self.ends.begin(), self.ends.end(), e), e)
+                sorted_insert(self.ends, e)
             return
         sort(self.just_rel.begin(), self.just_rel.end())
         self.merged_rel.resize(r + m)
