@@ -79,9 +79,9 @@ def expand(ww: WorkflowWorkload, mode: str) -> Expanded:
         # every distinct workflow's tasks in one table; each job's row in it
         toff = np.concatenate([[0], np.cumsum([len(t.ids) for t in tpl])]).astype(np.int64)
         row = np.arange(total, dtype=np.int64) + np.repeat(toff[ks] - (base - first), sizes)
-        run = np.concatenate([t.runtime for t in tpl])[row]
-        req = np.concatenate([t.limit for t in tpl])[row]
-        procs = np.concatenate([t.cores for t in tpl])[row]
+        run = np.concatenate([np.zeros(0), *(t.runtime for t in tpl)])[row]
+        req = np.concatenate([np.zeros(0), *(t.limit for t in tpl)])[row]
+        procs = np.concatenate([np.zeros(0, np.int64), *(t.cores for t in tpl)])[row]
         names = np.array([tid for t in tpl for tid in t.ids] or [""], dtype=object)
         job_task = names[row].tolist()
         for b, k in zip(base.tolist(), ks.tolist(), strict=True):
