@@ -150,7 +150,7 @@ cdef class Simulation:
     cdef public object order, killed, _deadlines, ids, submit, req, nodes, procs, duration
     cdef public object run_time, input_run, start, end, reservation, start_pass, start_order
     cdef public object acct, queue, joined, est_sorted, _started_in_pass, gate, held
-    cdef public object _hold_est, _hidden, _finished, _timers, _releases, _queued, _arrived
+    cdef public object _hold_est, _hidden, _finished, _releases, _queued, _arrived
     cdef public object _low, _lowjobs
     cdef public object think, _parents
     # dependencies (:meth:`_index_deps`): per job its parents left and when it may start (its
@@ -164,6 +164,7 @@ cdef class Simulation:
     cdef public long n, passes, epoch, completed, ignored_dependencies, _arr_i
     cdef public bint late_kill, _moving_ends, truncated, _rerun, _tailed
     cdef priority_queue[Entry] _heap  # completions
+    cdef priority_queue[double] _timers  # wake-ups asked for, negated (the top is the first)
     cdef WholeNodes _whole  # the accounting when it is whole nodes (None: shared cores)
     cdef View _view
     # a compiled policy (:mod:`.cpass`): the queue and the running jobs live in C arrays only
@@ -312,7 +313,6 @@ cdef class Simulation:
         self._rerun = False
         self.completed = 0
         self.wall_time = NAN
-        self._timers: list[float] = []
         self._releases: list[tuple[float, int]] = []  # (time, j): dependencies met, think time
         self._queued = bytearray(n)
         self._arrived = bytearray(n)
@@ -511,9 +511,16 @@ cdef class Simulation:
             raise SchedulerError(f"job {self.ids[j]} is not running")
         return self.end[j] - self.now
 
-    def _wake_at(self, t: float) -> None:
+    def _wake_at(self, double t) -> None:
+        """A pass at ``t`` (a policy's :meth:`.view.View.wake_at`); none in the past."""
+        self._wake_c(t)
+
+    cdef inline void _wake_c(self, double t) noexcept:
         if t > self.now:
-            heappush(self._timers, t)
+            self._timers.push(-t)
+
+    cdef inline double _first_timer(self) noexcept:
+        return -self._timers.top() if not self._timers.empty() else INFINITY
 
     def _record_reservation(self, j: int, t: float) -> None:
         if self.reservation[j] != self.reservation[j]:  # NaN: first one only
@@ -580,9 +587,8 @@ cdef class Simulation:
         t = self.submit[i] if i < self.n else INF
         if self._top_t() < t:
             t = self._top_t()
-        timers = self._timers
-        if timers and timers[0] < t:
-            t = timers[0]
+        if self._first_timer() < t:
+            t = self._first_timer()
         releases = self._releases
         if releases and releases[0][0] < t:
             t = releases[0][0]
@@ -626,7 +632,6 @@ cdef class Simulation:
         cdef tuple submit = self.submit
         cdef double[::1] cur_end
         cdef bytearray finished, queued, arrived, killed
-        timers = self._timers
         releases = self._releases
         queue = self.queue
         joined = self.joined
@@ -666,8 +671,8 @@ cdef class Simulation:
             t = <double>submit[arr_i] if arr_i < n else INF
             if self._top_t() < t:
                 t = self._top_t()
-            if timers and timers[0] < t:
-                t = timers[0]
+            if self._first_timer() < t:
+                t = self._first_timer()
             if releases and releases[0][0] < t:
                 t = releases[0][0]
             if stepped:
@@ -723,8 +728,8 @@ cdef class Simulation:
                     _insert(queue, bisect_right(queue, j), j)
                     _append(joined, j)
                 queued[j] = 1
-            while timers and timers[0] <= t:
-                heappop(timers)
+            while not self._timers.empty() and -self._timers.top() <= t:
+                self._timers.pop()
             # 3. one scheduling pass
             if stepped and not (yield t == own):
                 continue
@@ -908,7 +913,7 @@ cdef class Simulation:
         self._cjoined.clear()
         self._cended.clear()
         if st.wake < INFINITY:
-            self._wake_at(st.wake)
+            self._wake_c(st.wake)
 
     cdef void _c_pass(self, double t) except *:
         """One pass of the compiled policy at ``t`` without a gate (:meth:`_one_pass`'s
