@@ -935,7 +935,7 @@ cdef class Simulation:
             self._start_c(j, t, None, False)
         if self._cstarted.size() > 8:
             self._compact()
-        else:  # a few starts: each leaves the queue (ascending index) at its place
+        else:  # a few starts: each leaves the (ascending) C queue at its place (it is there)
             for k in range(<long>self._cstarted.size()):
                 j = self._cstarted[k]
                 self._cq.erase(lower_bound(self._cq.begin(), self._cq.end(), j))
