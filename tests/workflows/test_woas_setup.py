@@ -151,7 +151,7 @@ def test_dependents_join_in_the_order_their_dependencies_were_given():
     pol = _Joined()
     sim = Simulation(w, Cluster(nodes=8), pol)
     sim.run()
-    ids = sim.ids
+    ids = list(sim.ids)
     at = {t: [ids[j] for j in joined] for t, joined in pol.log}
     assert at[10.0] == [4, 2]  # 3 still waits for 5
     assert at[31.0] == [3]

@@ -235,8 +235,15 @@ cdef class Simulation:
         cols = workload.columns
         order = np.lexsort((cols["id"], cols["submit"]))
         self.order = order
-        ids = cols["id"][order]
-        procs = cols["procs"][order]
+        # a trace already in queue order (most are): the workload's columns themselves (the
+        # per-job tables below are read-only views of them), not copies
+        in_order = bool(n) and bool((order == np.arange(n)).all())
+
+        def queued_order(a):
+            return a if in_order else a[order]
+
+        ids = queued_order(cols["id"])
+        procs = queued_order(cols["procs"])
         if n and procs.min() <= 0:
             bad = int(ids[np.argmin(procs)])
             raise InputError(f"job {bad} asks for {int(procs.min())} processors")
@@ -247,9 +254,9 @@ cdef class Simulation:
                 f"job {int(ids[k])} needs {int(nodes[k])} nodes ({int(procs[k])} processors); "
                 f"the cluster has {cluster.nodes} nodes of {cluster.cores_per_node} cores"
             )
-        run = cols["run"][order]
-        req = cols["requested_time"][order]
-        submit = cols["submit"][order]
+        run = queued_order(cols["run"])
+        req = queued_order(cols["requested_time"])
+        submit = queued_order(cols["submit"])
         for name, arr in (("submit", submit), ("run time", run), ("requested time", req)):
             if n and not (np.isfinite(arr).all() and arr.min() >= 0):
                 k = int(np.argmin(np.where(np.isfinite(arr), arr, -np.inf)))
@@ -258,18 +265,13 @@ cdef class Simulation:
         duration = np.minimum(run, req) if at_limit else run
         self.killed = bytearray((run > req).tobytes() if at_limit else bytes(n))
         self._deadlines: list[tuple[float, int]] = []  # late kill: (start + requested, j)
-        #: the per-job columns in queue order as arrays (for the result table)
-        self.queue_columns = {
-            "job_id": ids.astype(np.int64), "submit": submit.astype(np.float64),
-            "requested_time": req.astype(np.float64), "procs": procs.astype(np.int64),
-            "nodes": nodes.astype(np.int64),
-        }  # fmt: skip
-        # what policies may see: immutable per-job tables
-        self.ids: tuple[int, ...] = tuple(ids.tolist())
-        self.submit: tuple[float, ...] = tuple(submit.tolist())
-        self.req: tuple[float, ...] = tuple(req.tolist())
-        self.nodes: tuple[int, ...] = tuple(nodes.tolist())
-        self.procs: tuple[int, ...] = tuple(procs.tolist())
+        # what policies may see: read-only per-job arrays (indexing gives Python ints and
+        # floats; a C array per table, not a Python object per job)
+        self.ids = _read_only(ids, np.int64)
+        self.submit = _read_only(submit, np.float64)
+        self.req = _read_only(req, np.float64)
+        self.nodes = _read_only(nodes, np.int64)
+        self.procs = _read_only(procs, np.int64)
         # what only the engine sees: actual run times
         self.duration = array("d", np.asarray(duration, dtype=np.float64).tobytes())
         self.run_time = array("d", run.tobytes())
@@ -488,11 +490,7 @@ cdef class Simulation:
         v.nodes = self.nodes
         v.procs = self.procs
         v.ids = self.ids
-        v.apps = self._table("app")
-        v.users = self._table("user")
-        v.groups = self._table("group")
-        v.queues = self._table("queue")
-        v.partitions = self._table("partition")
+        # apps, users, groups, queues, partitions: made on a policy's first read (_table)
         v.start = memoryview(self.start).toreadonly()
         v.est_sorted = self.est_sorted
         v.machine = MachineView(self.acct, self.cluster)
@@ -544,6 +542,20 @@ cdef class Simulation:
         elif self._gated(decision):
             self._rerun = True
         self._view.free = self.acct.idle
+
+    def release(self) -> None:
+        """Break the kernel <-> view reference cycle once the run's result is made: the kernel's
+        per-job state is freed as soon as the last reference to it goes, not at the next
+        garbage collection (hundreds of MB for a million jobs). The view cannot act after."""
+        cdef View v = self._view
+        if v is not None:
+            v._kernel = None
+            if isinstance(v.queue, CQueue):  # a compiled pass's sequences over the C arrays
+                (<CQueue>v.queue)._sim = None
+            if isinstance(v.est_sorted, CRunning):
+                (<CRunning>v.est_sorted)._sim = None
+        if getattr(self.speed_model, "sim", None) is self:
+            self.speed_model.sim = None
 
     # -- the run ------------------------------------------------------------------------------
     def run(self) -> Simulation:
@@ -629,7 +641,7 @@ cdef class Simulation:
         cdef long n = self.n, done, step, next_report, arr_i, j, events = 0
         cdef double t, e, until, own = INF
         cdef bint dynamic
-        cdef tuple submit = self.submit
+        cdef const double[::1] submit = self.submit
         cdef double[::1] cur_end
         cdef bytearray finished, queued, arrived, killed
         releases = self._releases
@@ -1442,6 +1454,19 @@ cdef long _position(object k, long n, str what) except -1:
     return i
 
 
+def _read_only(values: Any, dtype: Any) -> memoryview:
+    """``values`` as a read-only memoryview over a C array of ``dtype`` (a view's per-job
+    table: indexing and iteration give Python numbers, ``np.asarray`` shares the memory)."""
+    return memoryview(np.ascontiguousarray(values, dtype=dtype)).toreadonly()
+
+
+cdef Simulation _live(Simulation sim):
+    """``sim``, or an error once the run's kernel was released (:meth:`Simulation.release`)."""
+    if sim is None:
+        raise RuntimeError("the run is over: its queue and running jobs are no longer kept")
+    return sim
+
+
 cdef class CQueue:
     """The waiting jobs (``view.queue``) when the kernel keeps them in a C array (a compiled
     policy runs): a read-only sequence of job indices in queue order; slices are lists."""
@@ -1449,10 +1474,10 @@ cdef class CQueue:
     cdef Simulation _sim
 
     def __len__(self) -> int:
-        return self._sim._cq.size()
+        return _live(self._sim)._cq.size()
 
     def __getitem__(self, k):
-        cdef long n = self._sim._cq.size(), i
+        cdef long n = _live(self._sim)._cq.size(), i
         if isinstance(k, slice):
             return [self._sim._cq[i] for i in range(*k.indices(n))]
         return self._sim._cq[_position(k, n, "queue")]
@@ -1474,10 +1499,10 @@ cdef class CRunning:
     cdef Simulation _sim
 
     def __len__(self) -> int:
-        return self._sim._cest.size()
+        return _live(self._sim)._cest.size()
 
     def __getitem__(self, k):
-        cdef long n = self._sim._cest.size(), i
+        cdef long n = _live(self._sim)._cest.size(), i
         if isinstance(k, slice):
             return [
                 (self._sim._cest[i].first, self._sim._cest[i].second)
