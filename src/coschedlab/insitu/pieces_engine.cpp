@@ -35,10 +35,24 @@ class SharedLink {
   sg4::SemaphorePtr start(double bytes) {
     advance();
     auto done = sg4::Semaphore::create(0);
-    flows_.push({vt_ + bytes, seq_++, done});
+    flows_.push({vt_ + bytes, seq_++, done, NORMAL});
     wake_->release();
     return done;
   }
+
+  // the authors' WRENCH job manager, served by this link: one job submission at a time, a
+  // request to the node's compute service (the job starts when it arrives: `go` is released)
+  // and its answer, each a message of `control_bytes` over the link
+  void submit(sg4::SemaphorePtr go) {
+    jobs_.push_back(std::move(go));
+    if (!jm_busy_) {
+      advance();
+      start_jm(REQUEST);
+      wake_->release();
+    }
+  }
+
+  void set_control_bytes(double b) { control_bytes_ = b; }
 
   // the server actor: ends the flows whose bytes are served, sleeps until the next end or the
   // next start
@@ -48,9 +62,21 @@ class SharedLink {
     while (true) {
       advance();
       while (!flows_.empty() && (remaining_time(flows_.top()) <= 1e-12 || stalled)) {
-        flows_.top().done->release();
+        Flow f = flows_.top();
         flows_.pop();
         stalled = false;  // a remainder below the clock's resolution: ended now
+        if (f.kind == NORMAL) {
+          f.done->release();
+        } else if (f.kind == REQUEST) {  // the job starts; the answer goes back
+          auto go = std::move(jobs_.front());
+          jobs_.pop_front();
+          go->release();
+          start_jm(ANSWER);
+        } else if (!jobs_.empty()) {  // answered: the next submission
+          start_jm(REQUEST);
+        } else {
+          jm_busy_ = false;
+        }
       }
       if (flows_.empty()) {
         wake_->acquire();
@@ -63,14 +89,21 @@ class SharedLink {
   }
 
  private:
+  enum Kind { NORMAL, REQUEST, ANSWER };
   struct Flow {
     double end_vt;
     long seq;  // first started, first ended among equal ends
     sg4::SemaphorePtr done;
+    Kind kind;
     bool operator>(const Flow& o) const {
       return end_vt > o.end_vt || (end_vt == o.end_vt && seq > o.seq);
     }
   };
+
+  void start_jm(Kind kind) {
+    jm_busy_ = true;
+    flows_.push({vt_ + control_bytes_, seq_++, nullptr, kind});
+  }
 
   double remaining_time(const Flow& f) const {
     return (f.end_vt - vt_) * static_cast<double>(flows_.size()) / rate_one_;
@@ -89,6 +122,9 @@ class SharedLink {
   double vt_ = 0.0;
   double last_ = 0.0;
   long seq_ = 0;
+  std::deque<sg4::SemaphorePtr> jobs_;  // the job manager's submissions, first come first served
+  bool jm_busy_ = false;
+  double control_bytes_ = 0.0;
 };
 
 struct State {
@@ -98,8 +134,6 @@ struct State {
   std::vector<sg4::Disk*> disks;
   bool shared_lo = false;
   sg4::Host* ctl = nullptr;
-  std::deque<sg4::SemaphorePtr> queue;  // the job manager's submissions, first come first served
-  sg4::SemaphorePtr pending;
   std::vector<std::vector<sg4::SemaphorePtr>> sem;  // per (component, piece)
   std::vector<PieceRecord> records;
   std::unique_ptr<SharedLink> link;  // the paper layout's shared link (else SimGrid's links)
@@ -120,27 +154,12 @@ struct State {
   // as long as the executions running on the platform)
   void compute(double flops) { sg4::this_actor::sleep_for(flops / cfg->speed); }
 
-  // the authors' WRENCH job manager: one job submission at a time, a request to the node's
-  // compute service (the job starts when it arrives) and its answer
-  void job_manager() {
-    sg4::Actor::self()->daemonize();
-    while (true) {
-      pending->acquire();
-      auto go = queue.front();
-      queue.pop_front();
-      message();  // the request: the job starts when it reaches the node
-      go->release();
-      message();  // the answer
-    }
-  }
-
   // wait for the job manager to submit this piece's next job (its parents are done)
   void submit() {
     if (ctl == nullptr)
       return;
     auto go = sg4::Semaphore::create(0);
-    queue.push_back(go);
-    pending->release();
+    link->submit(go);
     go->acquire();
   }
 
@@ -277,7 +296,9 @@ std::vector<PieceRecord> run_pieces(const PieceConfig& cfg,
   for (auto& a : args)
     argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
-  sg4::Engine e(&argc, argv.data());
+  // never destroyed: tearing the platform and the actors down took 5% of a run, and the
+  // process runs one Engine in its life (SimGrid allows one per process)
+  auto* e = new sg4::Engine(&argc, argv.data());
 
   State st;
   st.cfg = &cfg;
@@ -323,7 +344,6 @@ std::vector<PieceRecord> run_pieces(const PieceConfig& cfg,
   }
   if (cfg.control) {  // the job manager on UserHost (its messages: see message())
     st.ctl = zone->create_host("controller", cfg.speed);
-    st.pending = sg4::Semaphore::create(0);
   }
   sg4::Host* server_host = cfg.paper ? zone->create_host("shared-link", cfg.speed) : nullptr;
   zone->seal();
@@ -350,12 +370,11 @@ std::vector<PieceRecord> run_pieces(const PieceConfig& cfg,
     }
   if (cfg.paper) {  // the shared link's server, on a host of its own (it uses no resource)
     st.link = std::make_unique<SharedLink>(cfg.shared_flow_rate);
+    st.link->set_control_bytes(cfg.control_bytes);
     auto* l = st.link.get();
     sg4::Actor::create("shared-link", server_host, [l] { l->serve(); });
   }
-  if (st.ctl != nullptr)
-    sg4::Actor::create("job-manager", st.ctl, [s] { s->job_manager(); });
-  e.run();
+  e->run();
   return std::move(st.records);
 }
 
