@@ -4,8 +4,11 @@
 // order gives the same timeline).
 #include "pieces_engine.hpp"
 
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u.hpp>
+#include <xbt/config.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -26,17 +29,21 @@ namespace {
 // B x 0.97 / 1.05: the bandwidth factor and the 5% reverse cross-traffic on the same link).
 // A flow ends when the bytes served per flow since it started (the virtual time) reach its
 // size. SimGrid's LMM re-solves the link's m sharing variables at every start and end (m in
-// the hundreds when a pool's reads are staggered); this costs O(log m) per event.
+// the hundreds when a pool's reads are staggered); this costs O(log m) per event. The authors'
+// job manager, whose messages are flows on this link, runs inside it (submit()).
 class SharedLink {
  public:
-  explicit SharedLink(double rate_one) : rate_one_(rate_one), wake_(sg4::Semaphore::create(0)) {}
+  SharedLink(double rate_one, double control_bytes)
+      : rate_one_(rate_one), control_bytes_(control_bytes) {}
 
-  // start a flow of `bytes` now; acquire the returned semaphore to wait for its end
-  sg4::SemaphorePtr start(double bytes) {
+  // start a flow of `bytes` now; acquire the returned semaphore (`done`, else a new one) to
+  // wait for its end
+  sg4::SemaphorePtr start(double bytes, sg4::SemaphorePtr done = nullptr) {
     advance();
-    auto done = sg4::Semaphore::create(0);
+    if (!done)
+      done = sg4::Semaphore::create(0);
     flows_.push({vt_ + bytes, seq_++, done, NORMAL});
-    wake_->release();
+    rearm();
     return done;
   }
 
@@ -48,47 +55,54 @@ class SharedLink {
     if (!jm_busy_) {
       advance();
       start_jm(REQUEST);
-      wake_->release();
-    }
-  }
-
-  void set_control_bytes(double b) { control_bytes_ = b; }
-
-  // the server actor: ends the flows whose bytes are served, sleeps until the next end or the
-  // next start
-  void serve() {
-    sg4::Actor::self()->daemonize();
-    bool stalled = false;  // the last wait timed out without moving the clock
-    while (true) {
-      advance();
-      while (!flows_.empty() && (remaining_time(flows_.top()) <= 1e-12 || stalled)) {
-        Flow f = flows_.top();
-        flows_.pop();
-        stalled = false;  // a remainder below the clock's resolution: ended now
-        if (f.kind == NORMAL) {
-          f.done->release();
-        } else if (f.kind == REQUEST) {  // the job starts; the answer goes back
-          auto go = std::move(jobs_.front());
-          jobs_.pop_front();
-          go->release();
-          start_jm(ANSWER);
-        } else if (!jobs_.empty()) {  // answered: the next submission
-          start_jm(REQUEST);
-        } else {
-          jm_busy_ = false;
-        }
-      }
-      if (flows_.empty()) {
-        wake_->acquire();
-        continue;
-      }
-      double before = sg4::Engine::get_clock();
-      stalled = wake_->acquire_timeout(remaining_time(flows_.top())) &&
-                sg4::Engine::get_clock() == before;
+      rearm();
     }
   }
 
  private:
+  // The server is a kernel timer, not an actor: its callback runs in SimGrid's maestro when
+  // the first flow's bytes are served, ends the flows whose bytes are served (releasing their
+  // waiters directly, without a simcall) and sets the timer of the next end; a start moves the
+  // timer (every flow's share changes). An actor would cost a context switch and a simcall per
+  // start and per end.
+  void fire() {
+    timer_ = nullptr;
+    advance();
+    bool stalled = stalled_;  // the timer was set at the current date: its flow ends now
+    while (!flows_.empty() && (remaining_time(flows_.top()) <= 1e-12 || stalled)) {
+      Flow f = flows_.top();
+      flows_.pop();
+      stalled = false;  // a remainder below the clock's resolution: ended now
+      if (f.kind == NORMAL) {
+        f.done->release();
+      } else if (f.kind == REQUEST) {  // the job starts; the answer goes back
+        auto go = std::move(jobs_.front());
+        jobs_.pop_front();
+        go->release();
+        start_jm(ANSWER);
+      } else if (!jobs_.empty()) {  // answered: the next submission
+        start_jm(REQUEST);
+      } else {
+        jm_busy_ = false;
+      }
+    }
+    rearm();
+  }
+
+  void rearm() {
+    if (timer_ != nullptr) {
+      timer_->remove();
+      timer_ = nullptr;
+    }
+    if (flows_.empty())
+      return;
+    double now = sg4::Engine::get_clock();
+    // SimGrid's own timeout (a sleep) lasts at least surf/precision: the same here
+    double date = now + std::max(remaining_time(flows_.top()), min_wait_);
+    stalled_ = date == now;
+    timer_ = simgrid::kernel::timer::Timer::set(date, [this] { fire(); });
+  }
+
   enum Kind { NORMAL, REQUEST, ANSWER };
   struct Flow {
     double end_vt;
@@ -117,14 +131,16 @@ class SharedLink {
   }
 
   double rate_one_;
-  sg4::SemaphorePtr wake_;
+  double control_bytes_;
+  simgrid::kernel::timer::Timer* timer_ = nullptr;
+  bool stalled_ = false;
+  double min_wait_ = simgrid::config::get_value<double>("surf/precision");
   std::priority_queue<Flow, std::vector<Flow>, std::greater<Flow>> flows_;
   double vt_ = 0.0;
   double last_ = 0.0;
   long seq_ = 0;
   std::deque<sg4::SemaphorePtr> jobs_;  // the job manager's submissions, first come first served
   bool jm_busy_ = false;
-  double control_bytes_ = 0.0;
 };
 
 struct State {
@@ -133,7 +149,6 @@ struct State {
   std::vector<sg4::Host*> hosts;
   std::vector<sg4::Disk*> disks;
   bool shared_lo = false;
-  sg4::Host* ctl = nullptr;
   std::vector<std::vector<sg4::SemaphorePtr>> sem;  // per (component, piece)
   std::vector<PieceRecord> records;
   std::unique_ptr<SharedLink> link;  // the paper layout's shared link (else SimGrid's links)
@@ -145,7 +160,7 @@ struct State {
   }
 
   // one control message over the shared link (UserHost's route to every node)
-  void message() { link->start(cfg->control_bytes)->acquire(); }
+  void message(const sg4::SemaphorePtr& me) { link->start(cfg->control_bytes, me)->acquire(); }
 
   // one piece's compute: a single-core execution of `flops`. The pieces on a node never ask
   // for more cores than it has (each component holds at least one core of every node it runs
@@ -155,18 +170,17 @@ struct State {
   void compute(double flops) { sg4::this_actor::sleep_for(flops / cfg->speed); }
 
   // wait for the job manager to submit this piece's next job (its parents are done)
-  void submit() {
-    if (ctl == nullptr)
+  void submit(const sg4::SemaphorePtr& me) {
+    if (!cfg->control)
       return;
-    auto go = sg4::Semaphore::create(0);
-    link->submit(go);
-    go->acquire();
+    link->submit(me);
+    me->acquire();
   }
 
   // the job's completion notice to the job manager, which then submits its children
-  void done() {
-    if (ctl != nullptr)
-      message();
+  void done(const sg4::SemaphorePtr& me) {
+    if (cfg->control)
+      message(me);
   }
 
   void local_io(int host, uint64_t nbytes, bool write) {
@@ -216,20 +230,21 @@ struct State {
     int host = comp.hosts[p];
     auto wbytes = static_cast<uint64_t>(comp.bytes);
     size_t n_readers = comp.readers.size() / 2;
+    auto me = sg4::Semaphore::create(0);  // its job starts, its messages arrive
     for (int k = 1; k <= cfg->steps; k++) {
-      submit();
+      submit(me);
       double t0 = now();
       compute(comp.flops);
       record(c, k, 0, t0, now(), p);
-      done();
+      done(me);
       if (k > 1)
         for (size_t r = 0; r < n_readers; r++)
           sem[c][p]->acquire();
-      submit();
+      submit(me);
       double t2 = now();
       local_io(host, wbytes, true);
       record(c, k, 1, t2, now(), p);
-      done();
+      done(me);
       for (size_t r = 0; r < n_readers; r++)
         sem[comp.readers[2 * r]][comp.readers[2 * r + 1]]->release();
     }
@@ -240,10 +255,11 @@ struct State {
     const auto& sim = (*comps)[comp.sim];
     int host = comp.hosts[q];
     auto amount = static_cast<uint64_t>(comp.bytes);
+    auto me = sg4::Semaphore::create(0);  // its job starts, its messages arrive
     for (int k = 1; k <= cfg->steps; k++) {
       for (size_t s = 0; s < sim.hosts.size(); s++)
         sem[c][q]->acquire();
-      submit();
+      submit(me);
       double t0 = now();
       if (comp.colocated) {
         local_io(host, amount, false);
@@ -270,14 +286,14 @@ struct State {
         tr.wait();
       }
       record(c, k, 2, t0, now(), q);
-      done();
+      done(me);
       for (size_t p = 0; p < sim.hosts.size(); p++)
         sem[comp.sim][p]->release();
-      submit();
+      submit(me);
       double t1 = now();
       compute(comp.flops);
       record(c, k, 3, t1, now(), q);
-      done();
+      done(me);
     }
   }
 };
@@ -342,10 +358,6 @@ std::vector<PieceRecord> run_pieces(const PieceConfig& cfg,
         zone->add_route(st.hosts[i]->get_netpoint(), st.hosts[j]->get_netpoint(), nullptr,
                         nullptr, {sg4::LinkInRoute(own[i]), sg4::LinkInRoute(own[j])}, true);
   }
-  if (cfg.control) {  // the job manager on UserHost (its messages: see message())
-    st.ctl = zone->create_host("controller", cfg.speed);
-  }
-  sg4::Host* server_host = cfg.paper ? zone->create_host("shared-link", cfg.speed) : nullptr;
   zone->seal();
 
   st.sem.resize(comps.size());
@@ -369,10 +381,7 @@ std::vector<PieceRecord> run_pieces(const PieceConfig& cfg,
       }
     }
   if (cfg.paper) {  // the shared link's server, on a host of its own (it uses no resource)
-    st.link = std::make_unique<SharedLink>(cfg.shared_flow_rate);
-    st.link->set_control_bytes(cfg.control_bytes);
-    auto* l = st.link.get();
-    sg4::Actor::create("shared-link", server_host, [l] { l->serve(); });
+    st.link = std::make_unique<SharedLink>(cfg.shared_flow_rate, cfg.control_bytes);
   }
   e->run();
   return std::move(st.records);
