@@ -6,6 +6,7 @@
 
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u.hpp>
+#include <simgrid/simix.hpp>
 #include <xbt/config.hpp>
 
 #include <algorithm>
@@ -149,7 +150,41 @@ struct State {
   std::vector<sg4::Host*> hosts;
   std::vector<sg4::Disk*> disks;
   bool shared_lo = false;
-  std::vector<std::vector<sg4::SemaphorePtr>> sem;  // per (component, piece)
+  // A piece's wait for the other component's pieces: an analysis piece's R(k) for the W(k) of
+  // every piece of its simulation, a simulation piece's W(k) for the R(k-1) of every piece of
+  // every coupled analysis. `need` passes per step open it (release its semaphore once).
+  struct Gate {
+    int need = 0;
+    int count = 0;
+    sg4::SemaphorePtr sem = sg4::Semaphore::create(0);
+    void pass() {  // in maestro (see pass_all)
+      if (++count == need) {
+        count = 0;
+        sem->release();
+      }
+    }
+    void wait() {
+      if (need > 0)
+        sem->acquire();
+    }
+  };
+  std::vector<std::vector<Gate>> gate;  // per (component, piece)
+
+  // pass the gates of `pieces` ((component, piece) pairs flattened, or the pieces 0..n-1 of
+  // component `c` when `c` >= 0) in one simcall: the releases run in maestro, in order, where
+  // one simcall per release cost a context switch each (n x n' per step and analysis)
+  void pass_all(const std::vector<int>* pieces, int c, size_t n) {
+    if (n == 0)
+      return;
+    simgrid::kernel::actor::simcall_answered([this, pieces, c, n] {
+      for (size_t r = 0; r < n; r++) {
+        if (c >= 0)
+          gate[c][r].pass();
+        else
+          gate[(*pieces)[2 * r]][(*pieces)[2 * r + 1]].pass();
+      }
+    });
+  }
   std::vector<PieceRecord> records;
   std::unique_ptr<SharedLink> link;  // the paper layout's shared link (else SimGrid's links)
 
@@ -238,15 +273,13 @@ struct State {
       record(c, k, 0, t0, now(), p);
       done(me);
       if (k > 1)
-        for (size_t r = 0; r < n_readers; r++)
-          sem[c][p]->acquire();
+        gate[c][p].wait();
       submit(me);
       double t2 = now();
       local_io(host, wbytes, true);
       record(c, k, 1, t2, now(), p);
       done(me);
-      for (size_t r = 0; r < n_readers; r++)
-        sem[comp.readers[2 * r]][comp.readers[2 * r + 1]]->release();
+      pass_all(&comp.readers, -1, n_readers);
     }
   }
 
@@ -257,8 +290,7 @@ struct State {
     auto amount = static_cast<uint64_t>(comp.bytes);
     auto me = sg4::Semaphore::create(0);  // its job starts, its messages arrive
     for (int k = 1; k <= cfg->steps; k++) {
-      for (size_t s = 0; s < sim.hosts.size(); s++)
-        sem[c][q]->acquire();
+      gate[c][q].wait();
       submit(me);
       double t0 = now();
       if (comp.colocated) {
@@ -287,8 +319,7 @@ struct State {
       }
       record(c, k, 2, t0, now(), q);
       done(me);
-      for (size_t p = 0; p < sim.hosts.size(); p++)
-        sem[comp.sim][p]->release();
+      pass_all(nullptr, comp.sim, sim.hosts.size());
       submit(me);
       double t1 = now();
       compute(comp.flops);
@@ -360,10 +391,15 @@ std::vector<PieceRecord> run_pieces(const PieceConfig& cfg,
   }
   zone->seal();
 
-  st.sem.resize(comps.size());
-  for (size_t c = 0; c < comps.size(); c++)
-    for (size_t p = 0; p < comps[c].hosts.size(); p++)
-      st.sem[c].push_back(sg4::Semaphore::create(0));
+  st.gate.resize(comps.size());
+  for (size_t c = 0; c < comps.size(); c++) {
+    const auto& comp = comps[c];
+    int need = static_cast<int>(comp.is_sim ? comp.readers.size() / 2
+                                            : comps[comp.sim].hosts.size());
+    st.gate[c].resize(comp.hosts.size());
+    for (auto& g : st.gate[c])
+      g.need = need;
+  }
   State* s = &st;
   for (int pass = 0; pass < 2; pass++)  // the simulations' pieces first, then the analyses'
     for (size_t c = 0; c < comps.size(); c++) {
