@@ -37,13 +37,11 @@ class SharedLink {
   SharedLink(double rate_one, double control_bytes)
       : rate_one_(rate_one), control_bytes_(control_bytes) {}
 
-  // start a flow of `bytes` now; acquire the returned semaphore (`done`, else a new one) to
-  // wait for its end
-  sg4::SemaphorePtr start(double bytes, sg4::SemaphorePtr done = nullptr) {
+  // start a flow of `bytes` now and release `done` when it ends (with `left`: when it is the
+  // last of `*left` flows to end); returns `done`
+  sg4::SemaphorePtr start(double bytes, sg4::SemaphorePtr done, int* left = nullptr) {
     advance();
-    if (!done)
-      done = sg4::Semaphore::create(0);
-    flows_.push({vt_ + bytes, seq_++, done, NORMAL});
+    flows_.push({vt_ + bytes, seq_++, done, NORMAL, left});
     rearm();
     return done;
   }
@@ -75,7 +73,8 @@ class SharedLink {
       flows_.pop();
       stalled = false;  // a remainder below the clock's resolution: ended now
       if (f.kind == NORMAL) {
-        f.done->release();
+        if (f.left == nullptr || --*f.left == 0)
+          f.done->release();
       } else if (f.kind == REQUEST) {  // the job starts; the answer goes back
         auto go = std::move(jobs_.front());
         jobs_.pop_front();
@@ -110,6 +109,7 @@ class SharedLink {
     long seq;  // first started, first ended among equal ends
     sg4::SemaphorePtr done;
     Kind kind;
+    int* left;  // the flows of its read still running, or none
     bool operator>(const Flow& o) const {
       return end_vt > o.end_vt || (end_vt == o.end_vt && seq > o.seq);
     }
@@ -117,7 +117,7 @@ class SharedLink {
 
   void start_jm(Kind kind) {
     jm_busy_ = true;
-    flows_.push({vt_ + control_bytes_, seq_++, nullptr, kind});
+    flows_.push({vt_ + control_bytes_, seq_++, nullptr, kind, nullptr});
   }
 
   double remaining_time(const Flow& f) const {
@@ -242,22 +242,28 @@ struct State {
   }
 
 
-  // the remote transfers of one read: on the shared link, or SimGrid comms (per-node layout)
+  // the `n` remote transfers of one read: on the shared link (one wake-up when the last
+  // ends), or SimGrid comms (per-node layout)
   struct Transfers {
+    explicit Transfers(size_t n) : left(static_cast<int>(n)) {}
     std::vector<sg4::CommPtr> comms;
-    std::vector<sg4::SemaphorePtr> flows;
+    int left;
+    sg4::SemaphorePtr done = sg4::Semaphore::create(0);
+    bool on_link = false;
     void wait() {
       sg4::Comm::wait_all(comms);
-      for (auto& f : flows)
-        f->acquire();
+      if (on_link)
+        done->acquire();
     }
   };
 
   void remote(Transfers& tr, int src, int dst, uint64_t amount) {
-    if (link)
-      tr.flows.push_back(link->start(static_cast<double>(amount)));
-    else
+    if (link) {
+      tr.on_link = true;
+      link->start(static_cast<double>(amount), tr.done, &tr.left);
+    } else {
       tr.comms.push_back(sg4::Comm::sendto_async(hosts[src], hosts[dst], amount));
+    }
   }
 
   void sim_piece(int c, int p) {
@@ -302,7 +308,7 @@ struct State {
           ios.push_back(disks[src]->read_async(amount));
           srcs.push_back(src);
         }
-        Transfers tr;
+        Transfers tr(sim.hosts.size());
         while (!ios.empty()) {
           auto j = static_cast<size_t>(sg4::Io::wait_any(ios));
           ios.erase(ios.begin() + j);
@@ -312,7 +318,7 @@ struct State {
         }
         tr.wait();
       } else {
-        Transfers tr;
+        Transfers tr(sim.hosts.size());
         for (int src : sim.hosts)
           remote(tr, src, host, amount);
         tr.wait();
