@@ -19,7 +19,7 @@ import statistics
 import time
 
 from coschedlab.coupled import workloads as cw
-from coschedlab.experiments.coupled import load_coupled_spec, run_one
+from coschedlab.coupled.sweep import load_coupled_spec, run_one
 
 TWIN_LOADS = (cw.PAPER_TWIN_LOAD, 0.65)
 

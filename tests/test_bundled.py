@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from coschedlab.bundled import CATALOGUE, bundled, local_path
+from coschedlab.bundled import CATALOGUE, bundled, local_path, read_bytes
 from coschedlab.coloc import load_pool
-from coschedlab.errors import InputError, read_bytes
+from coschedlab.errors import InputError
 from coschedlab.schema import load_yaml
 from coschedlab.workflows.formats import load_workflow
 from coschedlab.workload.swf import read_swf

@@ -84,18 +84,18 @@ def spec(tmp_path):
 
 
 def test_an_unregistered_capability_has_no_command(spec, tmp_path):
-    from coschedlab.cli.main import make_app
+    from coschedlab.cli.main import build_app
 
     assert "toy" not in [c.name for c in capabilities()]
-    r = CliRunner().invoke(make_app(), ["toy", "compare", str(spec)])
+    r = CliRunner().invoke(build_app(), ["toy", "compare", str(spec)])
     assert r.exit_code != 0
 
 
 def test_a_registered_capability_gets_its_command_which_runs_and_resumes(toy, spec, tmp_path):
-    from coschedlab.cli.main import make_app
+    from coschedlab.cli.main import build_app
 
     out = tmp_path / "o"
-    app = make_app()
+    app = build_app()
     help_text = CliRunner().invoke(app, ["toy", "compare", "--help"]).output
     assert "Square every value." in help_text
     r = CliRunner().invoke(app, ["toy", "compare", str(spec), "--out", str(out), "-j", "1"])

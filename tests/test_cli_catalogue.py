@@ -509,6 +509,13 @@ CASES = [
     ("insitu-gantt-exists", "insitu simulate ens.yaml --gantt afile", 2, "--gantt afile already exists"),
     ("insitu-reproduce-out-file", "insitu reproduce --out afile --steps 2", 2, "not a directory"),
     ("insitu-reproduce-out-result", "insitu reproduce --out prev --steps 2", 2, "not a reproduction directory"),
+    # an --out that cannot be made is named as such (not its parent, as "No such file")
+    ("compare-out-uncreatable", "compare spec.yaml --out /proc/nope", 2, "--out /proc/nope cannot be created (/proc: "),
+    ("workflows-out-uncreatable", "workflows compare wf_ok.yaml --out /proc/nope", 2, "--out /proc/nope cannot be created (/proc: "),
+    ("coupled-out-uncreatable", "coupled compare cpl_ok.yaml --out /proc/nope", 2, "--out /proc/nope cannot be created (/proc: "),
+    ("study-reproduce-out-uncreatable", "study reproduce --out /proc/nope", 2, "--out /proc/nope cannot be created (/proc: "),
+    ("insitu-reproduce-out-uncreatable", "insitu reproduce --out /proc/nope --steps 2", 2, "--out /proc/nope cannot be created (/proc: "),
+    ("elise-out-uncreatable", "elise run el_ok.yaml --out /proc/nope", 2, "--out /proc/nope cannot be created (/proc: "),
     # -- traces -----------------------------------------------------------------------------
     ("swf-missing", "simulate missing.swf --out o1", 2, "missing.swf"),
     ("swf-huge-submit", "simulate huge_submit.swf --out o1", 2, "huge_submit.swf:4: field 2 (submit time) is 1e+30"),

@@ -59,7 +59,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),  # fmt: skip
     ("engine", ("engine", "_core")),
-    ("policies", ("schedulers",)),
+    # simulation: one run wired (scheduler, speed model, pass time limit), below the API
+    ("policies", ("schedulers", "simulation")),
     # the comparison sweep (spec, workloads, comparison, compare, plots) is the batch
     # simulation core's capability, as the other capabilities' sweeps in experiments/
     # capabilities: the registrations of the built-in ones are one module of this layer
@@ -77,26 +78,10 @@ KNOWN_UPWARD: dict[tuple[str, str], str] = {
         "engine.result's Result.metrics calls them; they move to coloc once the speed model "
         "supplies its own metrics (engine/ is being rebuilt, issue 31)"
     ),
-    ("coloc.elise.run", "api"): (
-        "an ELiSE run simulates through coschedlab.simulate (the one wiring of scheduler, "
-        "speed model and pool); goes when the registry gives capabilities a run-one below the API"
-    ),
-    ("experiments.comparison", "api"): (
-        "a comparison run simulates through coschedlab.simulate, as coloc.elise.run"
-    ),
 }
 
 #: Imports that close a circle between packages of the same layer: (importer, imported) -> why.
-KNOWN_CIRCLES: dict[tuple[str, str], str] = {
-    ("errors", "bundled"): (
-        "errors.read_bytes reads coschedlab:NAME files through bundled.local_path, and "
-        "bundled raises InputError (a lazy import inside the base layer)"
-    ),
-    ("gui.tether", "cli.main"): (
-        "the dashboard runs a sweep as the command line in a tethered child process, and "
-        "`coschedlab gui` starts the dashboard; goes when both are generated from the registry"
-    ),
-}
+KNOWN_CIRCLES: dict[tuple[str, str], str] = {}
 
 
 def _layer_of(module: str) -> int | None:

@@ -40,7 +40,7 @@ def test_the_stored_reproduction_runs_keep_their_keys(spec, runs):
     """A resumed reproduction finds every run it stored (a changed key would run it again)."""
     import json
 
-    from coschedlab.experiments.workflows import load_workflow_spec
+    from coschedlab.workflows.sweep import load_workflow_spec
 
     keys = set(load_workflow_spec(ROOT / "examples" / spec).configs())
     folder = ROOT / "docs" / "workflows_reproduction" / runs

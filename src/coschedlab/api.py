@@ -7,14 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from . import _core  # noqa: F401 (first: a compiled module older than its source is said)
-from .engine.kernel import Simulation
 from .engine.result import Result
 from .engine.speed import SpeedModel
-from .engine.watchdog import pass_time_limit
 from .errors import InputError
 from .jobs import Workload
 from .platform import Cluster
 from .schedulers import Scheduler, get_scheduler
+from .simulation import run_simulation
 
 
 def simulate(
@@ -57,8 +56,7 @@ def simulate(
         workload = read_swf(path, cluster=cluster)
     if cluster is None:
         raise InputError("give the cluster (coschedlab.Cluster(nodes, sockets, cores))")
-    sched = get_scheduler(scheduler, **options)
-    _check_guarantees(sched)
+    sched = get_scheduler(scheduler, **options)  # a bad policy is said before the pool is read
     if pool is not None:
         from .coloc.heatmap import Heatmap
         from .coloc.pool import Pool, load_pool
@@ -74,29 +72,8 @@ def simulate(
             raise InputError(f"pool must be a Pool, a Heatmap or a path, not {type(pool).__name__}")
         if shared_nodes is None:
             shared_nodes = True
-    sim = Simulation(
-        workload,
-        cluster,
-        sched,
-        kill_at_walltime=kill_at_walltime,
-        speed_model=speed_model,
-        progress=progress,
-        shared_nodes=bool(shared_nodes),
-        dependencies=dependencies,
-    )
-    with pass_time_limit(sched, pass_timeout, sched.describe):
-        sim.run()
-    return Result.from_simulation(sim)
-
-
-def _check_guarantees(sched: Scheduler) -> None:
-    """A policy's declared guarantees are known names (checked before the run, not after)."""
-    from .validator import GUARANTEES
-
-    declared = sched.guarantees
-    for g in (declared,) if isinstance(declared, str) else tuple(declared or ()):
-        if g not in GUARANTEES:
-            raise InputError(
-                f"scheduler {sched.describe()} declares unknown guarantee {g!r}; known "
-                f"guarantees: {', '.join(GUARANTEES)}"
-            )
+    return run_simulation(
+        workload, cluster, sched, kill_at_walltime=kill_at_walltime, speed_model=speed_model,
+        shared_nodes=bool(shared_nodes), dependencies=dependencies, progress=progress,
+        pass_timeout=pass_timeout,
+    )  # fmt: skip

@@ -1,13 +1,15 @@
 """Data files shipped with the package (traces, application pools, studies, sweep specs),
 named ``coschedlab:NAME`` wherever a file is asked for: in specs, on the command line and in
-the dashboard."""
+the dashboard; and the readers of a file so named or a path (:func:`read_bytes`,
+:func:`read_json`)."""
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 from pathlib import Path
 
-from .errors import InputError
+from .errors import InputError, gunzip, refuse_device
 
 __all__ = [
     "CATALOGUE",
@@ -18,6 +20,8 @@ __all__ = [
     "in_words",
     "is_bundled",
     "local_path",
+    "read_bytes",
+    "read_json",
 ]
 
 #: every bundled file and what it holds (``coschedlab data`` prints this)
@@ -98,6 +102,34 @@ def data_path(value: str, base: Path | None = None) -> Path:
     if not file.is_file():
         raise InputError(f"no such file {str(file)!r}")
     return file.resolve()
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """A file's bytes (gunzipped when gzip); a file that cannot be read is an
+    :class:`InputError` naming it; ``coschedlab:NAME`` reads a bundled file."""
+    path = local_path(path)
+    try:
+        refuse_device(path)
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", where=str(path)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", where=str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read ({exc.strerror})", where=str(path)) from None
+    return gunzip(data, str(path))
+
+
+def read_json(path: str | Path) -> object:
+    """Parse a JSON file (gzip allowed); a missing, unreadable or malformed file is an
+    :class:`InputError` naming it."""
+    data = read_bytes(path)
+    try:
+        return json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"not valid JSON ({exc})", where=str(path)) from None
+    except RecursionError:
+        raise InputError("not valid JSON (nested too deeply)", where=str(path)) from None
 
 
 def in_words(text: str) -> str:

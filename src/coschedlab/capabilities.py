@@ -20,10 +20,10 @@ COMPARISON = register(Capability(
 
 #: ``coschedlab workflows compare``: workflow x share (or period) x seed x mode
 WORKFLOWS = register(Capability(
-    "workflows", "coschedlab.experiments.workflows:SWEEP",
-    load_spec="coschedlab.experiments.workflows:load_workflow_spec",
-    summary="coschedlab.experiments.workflows:summary",
-    report="coschedlab.experiments.workflows:report",
+    "workflows", "coschedlab.workflows.sweep:SWEEP",
+    load_spec="coschedlab.workflows.sweep:load_workflow_spec",
+    summary="coschedlab.workflows.sweep:summary",
+    report="coschedlab.workflows.sweep:report",
     bundled=(("woas-small (bundled)", "coschedlab:sweeps/woas_small.yaml"),),
     title="Sweep: workflows x shares x modes (stored, resumable)",
     help="Run a workflow x share x seed x mode sweep (resuming: finished runs are kept), "
@@ -33,10 +33,10 @@ WORKFLOWS = register(Capability(
 
 #: ``coschedlab coupled compare``: scheme x load and scheme x paired proportion, x seed
 COUPLED = register(Capability(
-    "coupled", "coschedlab.experiments.coupled:SWEEP",
-    load_spec="coschedlab.experiments.coupled:load_coupled_spec",
-    summary="coschedlab.experiments.coupled:summary",
-    report="coschedlab.experiments.coupled:report",
+    "coupled", "coschedlab.coupled.sweep:SWEEP",
+    load_spec="coschedlab.coupled.sweep:load_coupled_spec",
+    summary="coschedlab.coupled.sweep:summary",
+    report="coschedlab.coupled.sweep:report",
     bundled=(("coupled-small (bundled)", "coschedlab:sweeps/coupled_small.yaml"),),
     title="Sweep: schemes x loads x pairing (stored, resumable)",
     help="Run the scheme x load and scheme x paired-proportion sweep (resuming: finished runs "
@@ -47,14 +47,14 @@ COUPLED = register(Capability(
 
 #: ``coschedlab study reproduce``: configurations O, A-E on 32 and 64 workers (SimX Table 5)
 STUDY = register(Capability(
-    "study", "coschedlab.experiments.studies:SWEEP",
+    "study", "coschedlab.studies.sweep:SWEEP",
     load_spec="coschedlab.studies.spec:load_spec",
-    summary="coschedlab.experiments.studies:summary", generated=False,
+    summary="coschedlab.studies.sweep:summary", generated=False,
     bundled=(("helium (bundled)", "coschedlab:helium_study.yaml"),),
     title="Sweep: reproduce Table 5 (O, A-E on 32 and 64 workers; stored, resumable)",
     upload="study", prefix="st", default_out="sweeps/helium-table5",
     args=lambda spec, out: ["study", "reproduce", "--out", out, "--spec", spec],
-    check="coschedlab.experiments.studies:check_command",
+    check="coschedlab.studies.sweep:check_command",
 ))  # fmt: skip
 
 #: ``coschedlab insitu reproduce`` (its own command and page)

@@ -7,7 +7,6 @@ message (``where: what``) and exits with code 2, without a traceback.
 from __future__ import annotations
 
 import gzip
-import json
 import os
 import zlib
 from pathlib import Path
@@ -61,36 +60,6 @@ def refuse_device(path: str | Path) -> None:
         return  # the read that follows says why
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         raise InputError("is a device, not a file", where=str(path))
-
-
-def read_bytes(path: str | Path) -> bytes:
-    """A file's bytes (gunzipped when gzip); a file that cannot be read is an
-    :class:`InputError` naming it; ``coschedlab:NAME`` reads a bundled file."""
-    from .bundled import local_path  # bundled.py imports this module
-
-    path = local_path(path)
-    try:
-        refuse_device(path)
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", where=str(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", where=str(path)) from None
-    except OSError as exc:
-        raise InputError(f"cannot read ({exc.strerror})", where=str(path)) from None
-    return gunzip(data, str(path))
-
-
-def read_json(path: str | Path) -> object:
-    """Parse a JSON file (gzip allowed); a missing, unreadable or malformed file is an
-    :class:`InputError` naming it."""
-    data = read_bytes(path)
-    try:
-        return json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"not valid JSON ({exc})", where=str(path)) from None
-    except RecursionError:
-        raise InputError("not valid JSON (nested too deeply)", where=str(path)) from None
 
 
 def failure_where(exc: BaseException) -> str | None:

@@ -43,7 +43,6 @@ __all__ = [
     "clean_stale",
     "first_foreign",
     "is_empty",
-    "is_ours",
     "mark",
     "os_error",
     "write_parquet",
@@ -84,11 +83,6 @@ def os_error(exc: OSError, what: str = "") -> Exception:
     if exc.errno in (errno.EACCES, errno.EPERM):
         return InputError(f"{reason}; choose an --out you may write", name)
     return InputError(reason, name)
-
-
-def is_ours(path: Path) -> bool:
-    """True when every file under the directory ``path`` is one coschedlab writes."""
-    return first_foreign(path) is None
 
 
 def first_foreign(path: Path, patterns: tuple[str, ...] | None = None) -> Path | None:
@@ -171,7 +165,7 @@ def check_target(
         if path.exists() and not path.is_file():
             raise InputError(f"{option} {path} is not a regular file; give a file name")
     if probe:
-        _check_writable(path.parent, option)
+        _check_writable(path, option)
     return path
 
 
@@ -235,8 +229,10 @@ def clean_stale(path: str | Path) -> None:
             pass  # another process cleaned it, or it cannot be: the target still works
 
 
-def _check_writable(parent: Path, option: str) -> None:
-    """Create ``parent`` if needed and prove a file can be made in it."""
+def _check_writable(path: Path, option: str) -> None:
+    """Create ``path``'s parent if needed and prove a file can be made in it; else one line
+    saying that ``path`` cannot be created, and why."""
+    parent = path.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
         probe = parent / f"{TMP_PREFIX}probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
@@ -248,7 +244,10 @@ def _check_writable(parent: Path, option: str) -> None:
         raise InputError(f"{option}: {exc.filename}: a parent is a file, not a directory") from None
     except OSError as exc:
         exc.filename = str(parent)  # the directory, not the probe inside it
-        raise os_error(exc, str(parent)) from None
+        err = os_error(exc, str(parent))
+        if isinstance(err, InputError):  # the machine's failures (full disk) stay as they are
+            err = InputError(f"{option} {path} cannot be created ({err})")
+        raise err from None
 
 
 @contextmanager

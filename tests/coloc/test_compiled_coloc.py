@@ -23,7 +23,7 @@ from speed_oracle import OracleSpeed
 from test_coloc_engine import busy, coloc_workloads
 
 from coschedlab import Cluster, simulate
-from coschedlab.coloc.schedulers import EasyColoc, Filler
+from coschedlab.coloc.schedulers import BestPair, EasyColoc, Filler
 from coschedlab.coloc.speed import ColocationSpeed
 from coschedlab.engine.kernel import Simulation
 from coschedlab.engine.placement import Placement
@@ -181,7 +181,7 @@ PASS_COLS = ["start", "end", "alloc", "reservation", "neighbours", "killed"]
 @settings(max_examples=60, deadline=None)
 @given(
     w=busy,
-    cls=st.sampled_from([EasyColoc, Filler]),
+    cls=st.sampled_from([EasyColoc, Filler, BestPair]),
     extra=st.booleans(),
     depth=st.sampled_from([None, 1, 3]),
     fallback=st.booleans(),
@@ -193,7 +193,8 @@ def test_compiled_co_pass_equals_the_python_scan(
     w, cls, extra, depth, fallback, backfill, placement, kill
 ):
     # the compiled pass called by the kernel, the same pass called from Python, and the
-    # Python class scan (tests/coloc/reference_coloc.py checks that one against the plain scan)
+    # Python class scan (tests/coloc/reference_coloc.py checks that one against the plain scan);
+    # best-pair's node order compiled on the speed model's tables, or BestPair.node_order
     opts = dict(extra=extra, depth=depth, fallback=fallback, backfill=backfill,
                 placement=placement)  # fmt: skip
     cluster, pool = Cluster(8, 2, 2), pool_ab(1.3, 0.7)
@@ -203,6 +204,7 @@ def test_compiled_co_pass_equals_the_python_scan(
         sim = sim_cls(w, cluster, sched, speed_model=ColocationSpeed.from_pool(pool),
                       shared_nodes=True, kill_at_walltime=kill)  # fmt: skip
         sim.run()
+        assert (sched.compiled_pass is not None) == (len(runs) < 2)
         runs.append(Result.from_simulation(sim).jobs[PASS_COLS])
     assert runs[0].equals(runs[2]) and runs[1].equals(runs[2])
     assert np.isfinite(runs[0].end).all()

@@ -15,7 +15,7 @@ import pytest
 
 from coschedlab.api import simulate
 from coschedlab.coupled import workloads as cw
-from coschedlab.experiments.coupled import load_coupled_spec, study_workloads
+from coschedlab.coupled.sweep import load_coupled_spec, study_workloads
 
 POLICY = "easy:order=wfp"
 PAPER = cw.PAPER_BASELINES

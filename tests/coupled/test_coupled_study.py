@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from coschedlab.experiments.coupled import run_one
+from coschedlab.coupled.sweep import run_one
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "docs" / "coupled_reproduction"

@@ -84,3 +84,36 @@ def test_keys_must_be_unique_and_jobs_positive(tmp_path):
         run_tasks([Task("a", square, (1,)), Task("a", square, (2,))], Store(None))
     with pytest.raises(InputError, match="--jobs must be at least 1"):
         run_tasks([Task("a", square, (1,))], Store(None), jobs=0)
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_a_command_ends_with_the_process_that_started_it_only_when_named(tmp_path, named):
+    """The command line watches the process :data:`coschedlab.sweeps.PARENT` names (the
+    dashboard's): it exits within a second or two once that process is gone, and goes on
+    when nothing names it."""
+    import subprocess
+    import sys
+    import time
+
+    from coschedlab.sweeps import PARENT
+
+    watched = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    env = {k: v for k, v in os.environ.items() if k != PARENT}
+    if named:
+        env[PARENT] = str(watched.pid)
+    code = ("import time; from coschedlab.sweeps.pool import watch_parent; watch_parent(); "
+            "time.sleep(20)")  # fmt: skip
+    command = subprocess.Popen([sys.executable, "-c", code], env=env)
+    try:
+        time.sleep(1.0)
+        assert command.poll() is None  # alive while the watched process is
+        watched.kill()
+        watched.wait()
+        deadline = time.monotonic() + (6 if named else 2)  # the watch polls twice a second
+        while command.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert (command.poll() == 1) if named else (command.poll() is None)
+    finally:
+        for p in (watched, command):
+            p.kill()
+            p.wait()

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from coschedlab.errors import InputError
-from coschedlab.experiments import studies as sweep
+from coschedlab.studies import sweep
 from coschedlab.studies.reproduce import simulate_one, table5
 from coschedlab.studies.result import StudyResult
 from coschedlab.studies.spec import load_spec
@@ -66,7 +66,7 @@ def test_another_study_is_refused(spec, tmp_path):
     other = tmp_path / "other.yaml"
     other.write_text(HELIUM.read_text().replace("seed: 1", "seed: 2"))
     with pytest.raises(InputError, match="another sweep"):
-        sweep.check_output(out, load_spec(other))
+        sweep.SWEEP.check_output(out, load_spec(other))
 
 
 @pytest.mark.slow  # a LocalCluster: about 15 s

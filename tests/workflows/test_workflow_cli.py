@@ -55,7 +55,7 @@ def test_generate_simulate_and_compare(tmp_path):
 
 @pytest.mark.parametrize("spec", ["woas_shares.yaml", "woas_groups.yaml", "woas_full.yaml"])
 def test_the_reproduction_specs_load(spec):
-    from coschedlab.experiments.workflows import load_workflow_spec
+    from coschedlab.workflows.sweep import load_workflow_spec
 
     s = load_workflow_spec(ROOT / "examples" / spec)
     assert s.machine == "edison" and set(s.modes) == {"chained", "pilot", "woas"}
@@ -108,7 +108,7 @@ def test_compare_resumes_only_its_own_sweep(tmp_path):
 
 def test_spec_refuses_two_workflows_of_one_name_and_a_machine_too_small(tmp_path):
     from coschedlab.errors import InputError
-    from coschedlab.experiments.workflows import load_workflow_spec
+    from coschedlab.workflows.sweep import load_workflow_spec
 
     for sub in ("a", "b"):
         (tmp_path / sub).mkdir()

@@ -82,7 +82,7 @@ def test_window_workflows_and_jobs_count_when_they_end_in_the_drain():
 
 
 def _row(mode: str, wait: list[float], in_window: list[bool]) -> dict:
-    """A stored run of the sweep (experiments.workflows.run_one's shape)."""
+    """A stored run of the sweep (workflows.sweep.run_one's shape)."""
     n = len(wait)
     return {
         "config": {
@@ -113,7 +113,7 @@ def _row(mode: str, wait: list[float], in_window: list[bool]) -> dict:
 
 
 def test_a_sweep_pools_window_workflows_only():
-    from coschedlab.experiments.workflows import aggregate
+    from coschedlab.workflows.sweep import aggregate
 
     # group A32's case: the early workflows (warm-up) waited 0, the window's 3600 s
     waits = [0.0, 0.0, 0.0, 3600.0, 3600.0]

@@ -10,7 +10,7 @@ import typer
 
 from .core import console, err_console
 from .options import ExecutorOpt, FreshOpt, JobsOpt, SweepOutOpt
-from .progress import progress_bar
+from .progress import run_sweep_shown
 
 
 def _resume_command(
@@ -38,39 +38,20 @@ def compare(
     from ..experiments import load_spec, run_comparison, write_analysis
     from ..sweeps.executors import parse_executor
     from ..sweeps.store import run_dir
-    from ..sweeps.tasks import Outcome
 
     where = parse_executor(executor) if executor is not None else None
     s = load_spec(spec)
     target = out if out is not None else s.output
-    n_runs = len(s.workloads) * len(s.schedulers) * s.repetitions
-    console.print(
-        f"{s.name}: {len(s.workloads)} workload(s) x {len(s.schedulers)} scheduler(s) x "
-        f"{s.repetitions} repetition(s) = {n_runs:,} runs -> {target}/"
-    )
-    with progress_bar(err_console, "runs", n_runs, unit="runs") as bar:
-
-        def started(todo: int, total: int) -> None:
-            if todo < total:
-                console.print(f"{total - todo:,} of {total:,} runs already stored; {todo:,} to do")
-            bar(total - todo, total)
-
-        def finished(outcome: Outcome) -> None:
-            bar(bar.done + 1)
-            if outcome.error:
-                err_console.print(f"[red]{outcome.key}: {outcome.error}[/red]")
-
-        summary = run_comparison(
-            s, target, jobs=jobs, fresh=fresh, on_start=started, on_done=finished,
-            executor=where, on_info=lambda text: err_console.print(text, soft_wrap=True),
-        )  # fmt: skip
-    if summary.interrupted:
-        err_console.print(
-            f"interrupted: {summary.stored} of {summary.total} runs are stored in {target}/; "
-            f"resume with: {_resume_command(spec, out, jobs, executor)}",
-            soft_wrap=True,
-        )
-        raise SystemExit(130)  # said how to resume: main() adds nothing
+    title = (f"{s.name}: {len(s.workloads)} workload(s) x {len(s.schedulers)} scheduler(s) x "
+             f"{s.repetitions} repetition(s)")  # fmt: skip
+    summary, _ = run_sweep_shown(
+        err_console, title, len(s.workloads) * len(s.schedulers) * s.repetitions, target,
+        lambda **cb: (run_comparison(s, target, jobs=jobs, fresh=fresh, executor=where,
+                                     on_info=lambda text: err_console.print(text, soft_wrap=True),
+                                     **cb), []),
+        say=console, resume=f"resume with: {_resume_command(spec, out, jobs, executor)}",
+        rows=False,
+    )  # fmt: skip
     table, paths = write_analysis(s, target)
     if len(table):
         from ..experiments.compare import rich_table

@@ -90,20 +90,6 @@ def _print_plan(plan: Any) -> None:
     )
 
 
-def _plan(
-    path: Path,
-    scenario: str | None,
-    node: str | None,
-    core: str | None,
-    bw: str,
-    alloc_bw: str = "B3",
-    rounding: str = "authors",
-) -> Any:
-    from ..insitu.search import plan_file
-
-    return plan_file(path, scenario, node, core, bw, alloc_bw, rounding)
-
-
 @app.command()
 def generate(
     simulations: Annotated[int, typer.Option("--simulations", help="number of simulations S")],
@@ -152,7 +138,9 @@ def plan(
     as_json: JsonOpt = False,
 ) -> None:
     """Print the mapping, the allocation table and the model makespan."""
-    p = _plan(
+    from ..insitu.search import plan_file
+
+    p = plan_file(
         ensemble, scenario, node_alloc, core_alloc, bandwidth_model, alloc_bandwidth, rounding
     )
     if as_json:
@@ -211,12 +199,13 @@ def simulate(
     ] = False,
 ) -> None:
     """Run SimGrid on the plan: simulated makespan, idle times, stage timelines."""
+    from ..insitu.search import plan_file
     from ..insitu.simulate import check_options, check_size
     from ..insitu.simulate import simulate as run_sim
 
     if jobs < 0:
         raise InputError(f"--jobs must be >= 0 (0: all CPUs), got {jobs}")
-    p = _plan(
+    p = plan_file(
         ensemble, scenario, node_alloc, core_alloc, bandwidth_model, alloc_bandwidth, rounding
     )
     net = network or p.ensemble.platform.network
@@ -273,13 +262,13 @@ def _search(
     path: Path, planning: tuple[str, str, str], sim: tuple[str, str, str], jobs: int, as_json: bool
 ) -> None:
     from rich.console import Console
-    from rich.table import Table
 
     from ..insitu.mapping import SCENARIOS
     from ..insitu.reproduce import HEURISTIC_PAIRS
     from ..insitu.search import search
     from ..tables import number
     from .progress import progress_bar
+    from .sweeps import print_table
 
     n = len(SCENARIOS) * len(HEURISTIC_PAIRS)
     with progress_bar(Console(stderr=True), "search", n, unit="plans") as update:
@@ -295,20 +284,11 @@ def _search(
         keys = ("scenario", "node_alloc", "core_alloc", "model_makespan", "simulated_makespan")
         print(json.dumps({"best": best, "candidates": [{k: r[k] for k in keys} for r in rows]}))
         return
-    t = Table(title=f"search ({sim[0]} network)")
-    for col in ("scenario", "nodes", "cores", "model (s)", "simulated (s)"):
-        t.add_column(col)
-    for r in rows:
-        t.add_row(
-            r["scenario"],
-            r["node_alloc"],
-            r["core_alloc"],
-            number(r["model_makespan"], 1),
-            number(r["simulated_makespan"], 1),
-        )
-    con = Console()
-    con.print(t)
-    con.print(
+    print_table(f"search ({sim[0]} network)",
+                ["scenario", "nodes", "cores", "model (s)", "simulated (s)"],
+                [[r["scenario"], r["node_alloc"], r["core_alloc"], number(r["model_makespan"], 1),
+                  number(r["simulated_makespan"], 1)] for r in rows])  # fmt: skip
+    Console().print(
         f"[bold]best[/]: --scenario {best['scenario']} --node-alloc {best['node_alloc']} "
         f"--core-alloc {best['core_alloc']} -> simulated makespan "
         f"{best['simulated_makespan']:.1f} s"

@@ -68,12 +68,6 @@ def build_app(command: str | None = None) -> typer.Typer:
     return the_app
 
 
-def make_app() -> typer.Typer:
-    """The whole command line: its own commands and groups, and the sweep commands of every
-    registered capability (:func:`~.sweeps.add_sweep_commands`)."""
-    return build_app()
-
-
 def __getattr__(name: str) -> typer.Typer:
     """``app``: the whole app, made on first use (PEP 562)."""
     if name != "app":
@@ -92,7 +86,16 @@ def _app_for(argv: list[str]) -> typer.Typer:
 
 
 def main() -> None:
-    """Run the CLI; user errors print one line and exit with code 2."""
+    """Run the CLI; user errors print one line and exit with code 2. Started by the
+    dashboard (:data:`~coschedlab.sweeps.PARENT` set), it ends with the dashboard."""
+    import os
+
+    from ..sweeps import PARENT
+
+    if os.environ.get(PARENT):
+        from ..sweeps.pool import watch_parent
+
+        watch_parent()
     try:
         check_built()
         code = _app_for(sys.argv[1:])(standalone_mode=False, prog_name="coschedlab")

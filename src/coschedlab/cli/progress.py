@@ -187,20 +187,30 @@ def status(console: Console, text: str) -> Iterator[None]:
 
 
 def run_sweep_shown(
-    err: Console, title: str, n: int, target: object, sweep: Callable[..., tuple]
+    err: Console,
+    title: str,
+    n: int,
+    target: object,
+    sweep: Callable[..., tuple],
+    *,
+    say: Console | None = None,
+    resume: str = "run the same command again to resume",
+    rows: bool = True,
 ) -> tuple:
     """Run a resumable sweep with the progress bar: ``sweep(on_start=, on_done=)`` returns
     ``(summary, rows)`` (:func:`coschedlab.sweeps.runner.run_tasks`' summary). Prints
-    what is already stored and every failed run; an interrupted sweep says how to resume and
-    exits 130; no finished run at all is an input error."""
+    (on ``say``, default ``err``) the runs and what is already stored, and every failed run;
+    an interrupted sweep says how to resume (``resume``) and exits 130; with ``rows``, no
+    finished run at all is an input error."""
     from ..errors import InputError
 
-    err.print(f"{title}: {n:,} runs -> {target}/")
+    say = say or err
+    say.print(f"{title}: {n:,} runs -> {target}/")
     with progress_bar(err, "runs", n, unit="runs") as bar:
 
         def started(todo: int, total: int) -> None:
             if todo < total:
-                err.print(f"{total - todo:,} of {total:,} runs already stored; {todo:,} to do")
+                say.print(f"{total - todo:,} of {total:,} runs already stored; {todo:,} to do")
             bar(total - todo, total)
 
         def finished(outcome: object) -> None:
@@ -208,17 +218,17 @@ def run_sweep_shown(
                 err.print(f"[red]{outcome.key}: {outcome.error}[/red]", soft_wrap=True)  # type: ignore[attr-defined]
             bar(bar.done + 1)
 
-        summary, rows = sweep(on_start=started, on_done=finished)
+        summary, done = sweep(on_start=started, on_done=finished)
     if summary.interrupted:
         err.print(
-            f"interrupted: {summary.stored} of {summary.total} runs stored in {target}/; "
-            f"run the same command again to resume",
+            f"interrupted: {summary.stored} of {summary.total} runs are stored in {target}/; "
+            + resume,
             soft_wrap=True,
         )
-        raise SystemExit(130)
-    if not rows:
+        raise SystemExit(130)  # said how to resume: main() adds nothing
+    if rows and not done:
         raise InputError("no run finished", str(target))
-    return summary, rows
+    return summary, done
 
 
 @contextmanager

@@ -33,26 +33,24 @@ def batch(
     """The optimal batches of JOBS equal simulations on PROCS processors (SimX 4.2): sizes,
     processors per simulation and the time per timestep, against one batch and one by one."""
     from rich.console import Console
-    from rich.table import Table
 
     from ..studies import batch_time, optimal_batches
     from ..studies.batching import load_scaling
+    from .sweeps import print_table
 
     table = load_scaling(scaling)
     b = optimal_batches(jobs, table, procs)
-    t = Table(title=f"{jobs:,} runs on {procs:,} processors; n = timesteps per run")
-    for col in ("batch", "simulations", "procs each", "time"):
-        t.add_column(col, justify="right")
-    first = 1  # equal batches in a row share one line: "2-7,500"
+    rows, first = [], 1  # equal batches in a row share one line: "2-7,500"
     pairs = list(zip(b.sizes, b.groups, strict=True))
     for i, (k, p) in enumerate(pairs, 1):
         if i < len(pairs) and pairs[i] == (k, p):
             continue
         label = f"{first:,}" if first == i else f"{first:,}-{i:,}"
-        t.add_row(label, str(k), str(p), f"{_per_step(batch_time(k, table, procs))}n s")
+        rows.append([label, str(k), str(p), f"{_per_step(batch_time(k, table, procs))}n s"])
         first = i + 1
+    print_table(f"{jobs:,} runs on {procs:,} processors; n = timesteps per run",
+                ["batch", "simulations", "procs each", "time"], rows)  # fmt: skip
     con = Console(width=80)
-    con.print(t)
     one = batch_time(1, table, procs) * jobs
     together = batch_time(jobs, table, procs) if jobs else 0.0
     con.print(f"optimal: {_per_step(b.time)}n s in {len(b.sizes):,} batches")
@@ -82,24 +80,13 @@ def _spec(text: str) -> Any:
 
 
 def _table(rows: list[dict], title: str) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from ..studies.result import hours_minutes as hm
+    from .sweeps import print_table
 
-    t = Table(title=title)
-    for col in ("config", "runs", "total", "util.", "mean run", "reused", "moves"):
-        t.add_column(col, justify="right")
-    for m in rows:
-        t.add_row(
-            m["config"], str(m["runs"]), _hm(m["total_time"]), f"{m['utilization']:.1%}",
-            _hm(m["mean_run_time"]), str(m["reused"]), str(m["preemptions"]),
-        )  # fmt: skip
-    Console(width=80).print(t)
-
-
-def _hm(seconds: float) -> str:
-    from ..studies.result import hours_minutes
-
-    return hours_minutes(seconds)
+    print_table(title, ["config", "runs", "total", "util.", "mean run", "reused", "moves"], [
+        [m["config"], str(m["runs"]), hm(m["total_time"]), f"{m['utilization']:.1%}",
+         hm(m["mean_run_time"]), str(m["reused"]), str(m["preemptions"])] for m in rows
+    ])  # fmt: skip
 
 
 @app.command()
@@ -301,13 +288,13 @@ def reproduce(
     import shutil
 
     from rich.console import Console
-    from rich.table import Table
 
-    from ..experiments import studies as sweep
     from ..outputs import atomic_dir, atomic_file, check_target
+    from ..studies import sweep
     from ..studies.plots import scheduling_graph, table5_figure
     from ..sweeps.executors import parse_executor
     from .progress import report_step, run_sweep_shown
+    from .sweeps import print_table
 
     if jobs is not None and jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {jobs}")
@@ -318,7 +305,7 @@ def reproduce(
     if force and out.exists():
         check_target(out, force)  # never a user's own files
         shutil.rmtree(out)
-    sweep.check_output(out, s)
+    sweep.SWEEP.check_output(out, s)
     err = Console(stderr=True)
 
     def info(text: str) -> None:
@@ -343,11 +330,5 @@ def reproduce(
                 r.write(tmp)
                 scheduling_graph(r, tmp / "schedule.png")
     title = "Table 5: ours (paper)" + (f", mean of {seeds} seeds" if seeds > 1 else "")
-    columns, cells = sweep.table5_cells(df)
-    t = Table(title=title)
-    for col in columns:
-        t.add_column(col, justify="right")
-    for row in cells:
-        t.add_row(*row)
-    Console(width=80).print(t)
+    print_table(title, *sweep.table5_cells(df))
     print(f"written to {out}")

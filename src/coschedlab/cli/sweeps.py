@@ -18,8 +18,10 @@ from .options import ExecutorOpt, JobsOpt, SweepOutOpt
 __all__ = ["add_sweep_commands", "compare_command", "print_table", "run_capability"]
 
 
-def print_table(title: str, columns: list[str], rows: list[list[str]]) -> None:
-    """A summary table on stdout at 80 columns: text columns to the left, numbers right."""
+def print_table(
+    title: str, columns: list[str], rows: list[list[str]], caption: str | None = None
+) -> None:
+    """A table on stdout at 80 columns: text columns to the left, numbers right."""
     from rich.console import Console
     from rich.table import Table
 
@@ -27,7 +29,7 @@ def print_table(title: str, columns: list[str], rows: list[list[str]]) -> None:
         text = cell.strip().rstrip("%").replace(",", "").lstrip("+-")
         return text.replace(".", "", 1).isdigit() or text in ("", "nan", "inf")
 
-    t = Table(title=title)
+    t = Table(title=title, caption=caption)
     for i, col in enumerate(columns):
         text = any(not numeric(r[i]) for r in rows)
         t.add_column(col, justify="left" if text else "right")

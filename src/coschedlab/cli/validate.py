@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..errors import InputError, read_json
+from ..bundled import read_json
+from ..errors import InputError
 from ..platform import Cluster
 from ..validator import GUARANTEES, Report, check_jobs
 

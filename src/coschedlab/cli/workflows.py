@@ -286,17 +286,8 @@ def simulate(
 
 
 def _print_summaries(summaries: dict[str, dict], compared: int) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    con = Console(width=80)
     from ..workflows.metrics import compared_title, summary_cells
+    from .sweeps import print_table
 
     title, caption = compared_title(next(iter(summaries.values())), compared)
-    t = Table(title=title, caption=caption)
-    t.add_column("metric")
-    for m in summaries:
-        t.add_column(m, justify="right")
-    for row in summary_cells(summaries):
-        t.add_row(*row)
-    con.print(t)
+    print_table(title, ["metric", *summaries], summary_cells(summaries), caption)

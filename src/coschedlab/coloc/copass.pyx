@@ -1,41 +1,69 @@
 # distutils: language = c++
 """The co-schedulers' pass, compiled: deploy in order while jobs fit, then EASY backfilling on
 shared nodes (:class:`ColocPass`), for the co-schedulers whose nodes go in the default order
-(``easy-coloc``, ``filler``; :meth:`.schedulers.CoScheduler.uses_compiled_pass`).
+(``easy-coloc``, ``filler``) or in best-pair's with the compiled co-location model
+(:meth:`.schedulers.CoScheduler.uses_compiled_pass`).
 
 Per pass it reads the kernel's view and the compiled segments
 (:class:`~coschedlab.engine.segments.SharedNodes`) in C: where each job would go
-(:meth:`.schedulers.CoScheduler.choose`'s rule: partly used nodes with room by node id, then
-the lowest idle nodes; whole idle nodes for a compact job; ``fallback``), the head's shadow
-time on a :class:`~coschedlab.engine.segments.CoreProjection` (the first running job's
-estimated end at which enough nodes have the cores it needs, even when it fits now, as
-ELiSE's backfill computes it), and EASY's two rules for every later job that fits now
-(``admit_c``, the one statement of the rules). The kernel calls it as a
+(:meth:`.schedulers.CoScheduler.choose`'s rule: partly used nodes with room by node id, or
+for best-pair by the job's predicted speedup beside their jobs, then the lowest idle nodes;
+whole idle nodes for a compact job; ``fallback``), the head's shadow time on a
+:class:`~coschedlab.engine.segments.CoreProjection` (the first running job's estimated end at
+which enough nodes have the cores it needs, even when it fits now, as ELiSE's backfill
+computes it), and EASY's two rules for later jobs that fit now (``admit_c``, the one
+statement of the rules). The kernel calls it as a
 :class:`~coschedlab.engine.cshared.SharedPass` (no Python call per pass or per job: jobs start
 through the kernel's C starter); a kernel subclass with a loop of its own (ELiSE's clock)
 calls :meth:`ColocPass.run_view` from the scheduler's ``schedule``, and jobs start through
 ``view.start_now``.
 
-The scan is the plain one (every pass from scratch, in queue order: the oracle of
-``tests/coloc/reference_coloc.py``); in C, a pass over a queue of thousands costs
-microseconds, so the job classes and kept shadow times of the Python scan are not needed.
+The backfill scans job *classes* (cores per node, nodes, requested time, and for best-pair the
+application): jobs of a class are interchangeable for it, so the next job to start is the
+first job of some class, and a pass costs O(classes) per start rather than O(queue). The
+classes are kept between the kernel's passes (arrivals join at the end) and listed afresh
+when the queue changed otherwise. It decides as the plain scan in queue order does (the
+oracle of ``tests/coloc/reference_coloc.py``, and the Python class scan of
+:mod:`.schedulers`, which the schedulers with another node order run).
 """
 
+from libc.limits cimport LONG_MAX
 from libc.math cimport INFINITY
 from libcpp.algorithm cimport sort as csort
-from libcpp.algorithm cimport make_heap, pop_heap, stable_sort
+from libcpp.algorithm cimport lower_bound, make_heap, pop_heap, stable_sort, upper_bound
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
 from coschedlab.engine.cpass cimport Est, PassState
 from coschedlab.engine.cshared cimport SharedPass
+from coschedlab.engine.cspeed cimport NeighbourSpeed
 from coschedlab.engine.segments cimport CoreProjection, SharedCores, SharedNodes
 from coschedlab.engine.view cimport View
 from coschedlab.schedulers.rules cimport admit_c
 
+import numpy as np
+
 from coschedlab.engine.placement import Placement
 
-__all__ = ["ColocPass", "filler_order"]
+__all__ = ["ColocPass", "filler_order", "pair_predictor"]
+
+
+cdef vector[long] _longs(object values) except *:
+    """A C vector of the integers ``values`` (an array or a sequence), copied at once."""
+    cdef const long[::1] a = np.ascontiguousarray(values, dtype=np.int64)
+    cdef vector[long] out
+    if a.shape[0]:
+        out.assign(&a[0], &a[0] + a.shape[0])
+    return out
+
+
+cdef vector[double] _doubles(object values) except *:
+    """A C vector of the numbers ``values`` (an array or a sequence), copied at once."""
+    cdef const double[::1] a = np.ascontiguousarray(values, dtype=np.float64)
+    cdef vector[double] out
+    if a.shape[0]:
+        out.assign(&a[0], &a[0] + a.shape[0])
+    return out
 
 
 ctypedef pair[double, long] Keyed
@@ -45,15 +73,16 @@ cdef void _filler_keys(vector[Keyed]& out, const long* q, long nq, const long* p
                        const double* ids, long free) noexcept:  # fmt: skip
     """Filler's deploy order (ELiSE Algorithm 2) of the ``nq`` jobs ``q``, into ``out`` as
     ``(-key, j)`` sorted (stable: queue order among equal keys)."""
-    _filler_unsorted(out, q, nq, procs, ids, free)
+    _filler_unsorted(out, q, nq, procs, ids, free, nq)
     stable_sort(out.begin(), out.end(), _first_less)
 
 
 cdef void _filler_unsorted(vector[Keyed]& out, const long* q, long nq, const long* procs,
-                           const double* ids, long free) noexcept:  # fmt: skip
-    """The keys of :func:`_filler_keys`, in the order of ``q``."""
+                           const double* ids, long free, long length) noexcept:  # fmt: skip
+    """The keys of :func:`_filler_keys`, in the order of ``q``, for a queue of ``length``
+    jobs (``q`` may be part of it)."""
     cdef long i, j, diff
-    cdef double f0, f1, m = nq if nq > 1 else 1
+    cdef double f0, f1, m = length if length > 1 else 1
     out.resize(nq)
     for i in range(nq):
         j = q[i]
@@ -89,6 +118,23 @@ def filler_order(queue, procs, ids, long free) -> list[int]:
     return [out[i].second for i in range(<long>out.size())]
 
 
+def pair_predictor(View view) -> NeighbourSpeed | None:
+    """The compiled speed model whose pair speedups ``view.speedup`` answers with (a
+    :class:`~.speed.ColocationSpeed`, bound), or None (no model, or another one): best-pair's
+    node order then runs compiled on its tables."""
+    from .speed import ColocationSpeed  # (the model's module imports the engine, not this)
+
+    pred = view._predicted
+    model = getattr(pred, "__self__", None)
+    if (
+        isinstance(model, NeighbourSpeed)
+        and getattr(pred, "__func__", None) is ColocationSpeed.predicted
+        and (<NeighbourSpeed>model).sh is view.machine._acct.nodes
+    ):
+        return model
+    return None
+
+
 cdef class ColocPass(SharedPass):
     """One co-scheduler's compiled pass (module doc); made at the scheduler's ``setup``."""
 
@@ -99,8 +145,9 @@ cdef class ColocPass(SharedPass):
     cdef long cpn, depth  # depth -1: no limit
     cdef bint extra, backfill, fallback
     cdef vector[long] iv  # scratch: the chosen nodes, flat intervals
-    cdef vector[long] q   # scratch: the jobs queued at the start of the pass
-    cdef vector[long] bq  # scratch: the jobs still queued at the backfill
+    cdef vector[long] q   # scratch: a copy of the queue of a pass called from Python
+    cdef const long* qp   # the queue of this pass (the kernel's array, or q)
+    cdef long nq
     cdef vector[pair[long, long]] sorted_iv
     cdef public long deployed  # jobs started by deploy (not by backfill)
     cdef vector[long] shape      # per job: its (cores, nodes) class
@@ -113,6 +160,7 @@ cdef class ColocPass(SharedPass):
     cdef vector[long] procs
     cdef vector[double] ids
     cdef vector[Keyed] keyed
+    cdef vector[long] fq         # scratch: Filler's jobs within the free cores
     cdef vector[long] room       # room[c]: nodes with at least c free cores (now)
     cdef View view               # the view of a Python-called pass (run_view), else None
     cdef PassState* s            # the kernel's state of a C-called pass, else NULL
@@ -124,35 +172,90 @@ cdef class ColocPass(SharedPass):
     cdef long m_head, m_completed, m_overrides, m_starts, nstarts
     cdef double m_shadow
     cdef CoreProjection m_proj
+    # the queued jobs by class (cores per node, nodes, requested time): jobs of a class are
+    # interchangeable for the backfill (same room, same rule (a), same nodes so same rule
+    # (b)), so its scan looks at the first job of each class, not at every queued job
+    cdef vector[long] cls                # per job: its class
+    cdef vector[long] cls_c, cls_k, cls_shape
+    cdef vector[double] cls_req
+    cdef vector[vector[long]] members    # per class: its queued jobs' keys, ascending
+    cdef vector[long] nonempty, slot     # the classes with members; slot[c]: c's place there
+    cdef vector[char] listed             # per job: in members (keys are job indices)
+    cdef vector[long] pos                # per job: its place in the queue (keys are places)
+    cdef long nlisted, l_epoch
+    cdef bint by_index                   # keys are job indices (the queue is ascending)
+    cdef vector[pair[long, long]] cand   # scratch: (key, class) of rule (b) candidates
+    # best-pair's node order: partly used nodes by the job's predicted speedup beside the
+    # jobs there (highest first, then by node), from the speed model's tables
+    cdef NeighbourSpeed model            # None: the default order (by node)
+    cdef vector[long] rank_of            # per (row, column) of the model: the rank of that
+                                         # pair speedup among its row's values (0: highest)
+    cdef long nrank                      # ranks per row (at most the columns)
+    cdef vector[long] ranked             # scratch: partly used segments in best-pair's order
+    cdef vector[long] seg_rank, bucket   # scratch: per segment its rank; segments by rank
 
     def __init__(self, View view, cores, k, bint extra, depth, bint backfill,
-                 bint fallback, bint filler=False) -> None:  # fmt: skip
-        shapes = {}
+                 bint fallback, bint filler=False, group=None,
+                 NeighbourSpeed model=None) -> None:  # fmt: skip
+        """``group`` (per job, optional): jobs of different groups are never
+        interchangeable (best-pair: the application, which its node order depends on);
+        ``model``: best-pair's node order on that model's pair speedups
+        (:func:`pair_predictor`), else nodes by id."""
         self.acct = view.machine._acct
         self.sh = self.acct.nodes
         self.cpn = view.machine.cores_per_node
-        self.cores = list(cores)
-        self.k = list(k)
-        self.whole = [-(-p // self.cpn) for p in view.procs]
-        self.req = list(view.req)
+        c_arr = np.asarray(cores, dtype=np.int64)
+        k_arr = np.asarray(k, dtype=np.int64)
+        procs = np.asarray(view.procs, dtype=np.int64)
+        self.cores = _longs(c_arr)
+        self.k = _longs(k_arr)
+        self.whole = _longs(-(-procs // self.cpn))
+        self.req = _doubles(view.req)
         self.extra = extra
         self.depth = -1 if depth is None else depth
         self.backfill = backfill
         self.fallback = fallback
         self.deployed = 0
-        for j in range(view.n):
-            self.shape.push_back(shapes.setdefault((cores[j], k[j]), len(shapes)))
-        for c, kk in shapes:  # (in class order: dicts keep insertion order)
-            self.shape_c.push_back(c)
-            self.shape_k.push_back(kk)
-        self.broke.assign(len(shapes), 0)
+        # the (cores, nodes) classes, numbered in order of first appearance
+        key = c_arr * (int(k_arr.max(initial=0)) + 1) + k_arr
+        if group is not None:  # (cores, nodes, group) shapes
+            groups, gid = np.unique(np.asarray(group, dtype=np.int64), return_inverse=True)
+            key = key * len(groups) + gid.reshape(-1)
+        self.model = model
+        if model is not None:
+            self._rank_pairs()
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        order = np.argsort(first)  # (first indices are distinct)
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[order] = np.arange(len(first))
+        shape = rank[inverse.reshape(-1)]
+        self.shape = _longs(shape)
+        self.shape_c = _longs(c_arr[first[order]])
+        self.shape_k = _longs(k_arr[first[order]])
+        self.broke.assign(len(first), 0)
         self.stamp = 0
         self.taken.assign(view.n, -1)
         self.pass_id = 0
         self.filler = filler
-        self.procs = list(view.procs)
-        self.ids = [float(x) for x in view.ids]
+        self.procs = _longs(procs)
+        self.ids = _doubles(view.ids)
         self.memo_on = not view.has_dependencies  # (released dependents join mid-queue)
+        req = np.asarray(view.req, dtype=np.float64)
+        reqs, req_id = np.unique(req, return_inverse=True)
+        key = shape * len(reqs) + req_id.reshape(-1)
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        self.cls = _longs(inverse.reshape(-1))
+        self.cls_c = _longs(c_arr[first])
+        self.cls_k = _longs(k_arr[first])
+        self.cls_req = _doubles(req[first])
+        self.cls_shape = _longs(shape[first])
+        self.members.resize(len(first))
+        self.slot.assign(len(first), -1)
+        self.listed.assign(view.n, 0)
+        self.pos.assign(view.n, -1)
+        self.nlisted = 0
+        self.l_epoch = -1
+        self.by_index = False
         self.m_valid = False
         self.nstarts = 0
 
@@ -174,51 +277,143 @@ cdef class ColocPass(SharedPass):
         with the default node order)."""
         cdef SharedNodes sh = self.sh
         cdef long c = self.cores[j], need = self.k[j], cpn = self.cpn, i, m, f, a, b
+        cdef long part = 0, npart
         self.iv.clear()
         if c == cpn:
             if sh.n_idle < need:
                 return 0
             self._idle(need)
-            self._join_iv()
+            self._join_iv(0)
             return c
         if sh.count_with(c) < need:  # idle nodes count: they have every core free
             if self.fallback and sh.n_idle >= self.whole[j]:  # whole idle nodes instead
                 self._idle(self.whole[j])
-                self._join_iv()
+                self._join_iv(0)
                 return cpn
             return 0
+        for f in range(c, cpn):  # partly used nodes with room: how many
+            part += sh.by_free[f]
+        if self.model is not None and part:
+            return self._choose_ranked(j, c, need)
         m = sh.st.size()
-        for i in range(m):  # partly used nodes with room, by node id
-            if need == 0:
-                break
+        i = 0
+        while need and part:  # those nodes, by node id (up to the last of them)
             f = sh.fr[i]
             if c <= f < cpn:
                 a = sh.st[i]
                 b = sh._end(i)
+                part -= b - a
                 if b - a > need:
                     b = a + need
                 self.iv.push_back(a)
                 self.iv.push_back(b)
                 need -= b - a
+            i += 1
+        npart = self.iv.size() // 2
         if need:
             self._idle(need)
-        self._join_iv()
+        self._join_iv(npart)
         return c
 
-    cdef void _join_iv(self) noexcept:
-        """Sort :attr:`iv` by node (idle nodes may come after partly used ones) and join
-        touching intervals (the nodes as the kernel's check keeps them)."""
-        cdef long r, n = self.iv.size() // 2, w = 0
+    def _rank_pairs(self) -> None:
+        """:attr:`rank_of`: each pair speedup of the model by its rank in its row (equal
+        values, equal ranks), so that a node's speedup (the smallest beside its jobs) is the
+        largest rank beside them and nodes sort by rank in a counting pass."""
+        cdef NeighbourSpeed sm = self.model
+        cdef long ncol = sm.ncol, rows = sm.m_.size() // ncol if ncol else 0
+        table = np.asarray([sm.m_[i] for i in range(rows * ncol)], dtype=np.float64)
+        table = table.reshape(rows, ncol)
+        ranks = np.zeros((rows, ncol), dtype=np.int64)
+        for a in range(rows):
+            values = np.unique(table[a])[::-1]  # highest first
+            ranks[a] = np.searchsorted(-values, -table[a])
+        self.rank_of = _longs(ranks.reshape(-1))
+        self.nrank = ncol if ncol else 1
+
+    cdef long _choose_ranked(self, long j, long c, long need) noexcept:
+        """:meth:`choose_c` with best-pair's node order (:meth:`.schedulers.BestPair.node_order`):
+        the partly used nodes with room go highest predicted speedup of ``j`` beside their jobs
+        first (the smallest pair speedup among them; ties by node), then idle nodes."""
+        cdef SharedNodes sh = self.sh
+        cdef NeighbourSpeed sm = self.model
+        cdef long i, m = sh.st.size(), f, a, b, x, r, cpn = self.cpn, app = sm.app_[j]
+        cdef long rk, nr = self.nrank, total = 0
+        cdef const long* rank_row = self.rank_of.data() + (app * sm.ncol if app >= 0 else 0)
+        cdef vector[long]* jobs
+        self.seg_rank.assign(m, -1)
+        self.bucket.assign(nr + 1, 0)  # counts per rank, then where each rank starts
+        for i in range(m):
+            f = sh.fr[i]
+            if c <= f < cpn:
+                rk = 0  # (an unknown application: 1 beside anyone, so all equal)
+                if app >= 0:
+                    jobs = &sh.sets[sh.jb[i]]
+                    for x in range(<long>jobs.size()):
+                        r = rank_row[sm.col_[jobs[0][x]]]
+                        if r > rk:
+                            rk = r
+                self.seg_rank[i] = rk
+                self.bucket[rk + 1] += 1
+                total += 1
+        for r in range(nr):
+            self.bucket[r + 1] += self.bucket[r]
+        self.ranked.resize(total)
+        for i in range(m):  # counting sort: by rank, by node within a rank
+            rk = self.seg_rank[i]
+            if rk >= 0:
+                self.ranked[self.bucket[rk]] = i
+                self.bucket[rk] += 1
+        for r in range(total):
+            if need == 0:
+                break
+            i = self.ranked[r]
+            a = sh.st[i]
+            b = sh._end(i)
+            if b - a > need:
+                b = a + need
+            self.iv.push_back(a)
+            self.iv.push_back(b)
+            need -= b - a
+        if need:
+            self._idle(need)
+        self._join_iv(-1)
+        return c
+
+    cdef void _join_iv(self, long npart) noexcept:
+        """Sort :attr:`iv` by node and join touching intervals (the nodes as the kernel's
+        check keeps them): its first ``npart`` intervals (partly used nodes) and the rest
+        (idle nodes) are each sorted already; ``npart`` < 0: in any order."""
+        cdef long r, n = self.iv.size() // 2, w = 0, x = 0, y = npart
+        cdef long* v = self.iv.data()
+        if npart == 0 or npart == n:  # one run, sorted: join only
+            for r in range(n):
+                if w and v[2 * w - 1] == v[2 * r]:
+                    v[2 * w - 1] = v[2 * r + 1]
+                else:
+                    v[2 * w] = v[2 * r]
+                    v[2 * w + 1] = v[2 * r + 1]
+                    w += 1
+            self.iv.resize(2 * w)
+            return
         self.sorted_iv.resize(n)
+        if npart < 0:
+            for r in range(n):
+                self.sorted_iv[r] = pair[long, long](v[2 * r], v[2 * r + 1])
+            csort(self.sorted_iv.begin(), self.sorted_iv.end())
+        else:  # merge the two runs
+            for r in range(n):
+                if y == n or (x < npart and v[2 * x] < v[2 * y]):
+                    self.sorted_iv[r] = pair[long, long](v[2 * x], v[2 * x + 1])
+                    x += 1
+                else:
+                    self.sorted_iv[r] = pair[long, long](v[2 * y], v[2 * y + 1])
+                    y += 1
         for r in range(n):
-            self.sorted_iv[r] = pair[long, long](self.iv[2 * r], self.iv[2 * r + 1])
-        csort(self.sorted_iv.begin(), self.sorted_iv.end())
-        for r in range(n):
-            if w and self.iv[2 * w - 1] == self.sorted_iv[r].first:
-                self.iv[2 * w - 1] = self.sorted_iv[r].second
+            if w and v[2 * w - 1] == self.sorted_iv[r].first:
+                v[2 * w - 1] = self.sorted_iv[r].second
             else:
-                self.iv[2 * w] = self.sorted_iv[r].first
-                self.iv[2 * w + 1] = self.sorted_iv[r].second
+                v[2 * w] = self.sorted_iv[r].first
+                v[2 * w + 1] = self.sorted_iv[r].second
                 w += 1
         self.iv.resize(2 * w)
 
@@ -227,6 +422,7 @@ cdef class ColocPass(SharedPass):
         cdef long r, n = self.iv.size() // 2
         self.taken[j] = self.pass_id
         self.nstarts += 1
+        self._unlist(j)
         if self.s != NULL:
             return self.starter.start_c(j, self.iv.data(), n, c)
         self.view.start_now(Placement(
@@ -234,16 +430,83 @@ cdef class ColocPass(SharedPass):
         ))  # fmt: skip
         return 0
 
+    # -- the queued jobs by class ------------------------------------------------------------
+    cdef inline long _job(self, long key) noexcept:
+        return key if self.by_index else self.qp[key]
+
+    cdef void _list(self, long j, long key) noexcept:
+        cdef long c = self.cls[j]
+        if self.members[c].empty():
+            self.slot[c] = self.nonempty.size()
+            self.nonempty.push_back(c)
+        self.members[c].push_back(key)
+        self.nlisted += 1
+        if self.by_index:
+            self.listed[j] = 1
+
+    cdef void _unlist(self, long j) noexcept:
+        """Job ``j`` starts: it leaves its class."""
+        cdef long c = self.cls[j], key = j if self.by_index else self.pos[j], last
+        cdef vector[long]* lst = &self.members[c]
+        lst.erase(lower_bound(lst.begin(), lst.end(), key))
+        self.nlisted -= 1
+        self.listed[j] = 0
+        if lst.empty():  # out of nonempty: the last one takes its slot
+            last = self.nonempty.back()
+            self.nonempty[self.slot[c]] = last
+            self.slot[last] = self.slot[c]
+            self.nonempty.pop_back()
+            self.slot[c] = -1
+
+    cdef void _sync(self, bint keep) noexcept:
+        """The classes hold the jobs of this pass's queue. ``keep``: those of the last pass
+        (the kernel's ascending queue, changed since by arrivals at its end and by this
+        pass's own starts) are kept and the arrivals added; anything else, or a count that
+        does not add up (a released dependent joined mid-queue), lists the queue afresh."""
+        cdef long i, j, t, c, nq = self.nq
+        cdef const long* q = self.qp
+        if keep and self.by_index:
+            i = nq
+            while i > 0 and not self.listed[q[i - 1]]:
+                i -= 1
+            while i < nq:
+                j = q[i]
+                c = self.cls[j]
+                if self.members[c].size() and self.members[c].back() >= j:
+                    break
+                self._list(j, j)
+                i += 1
+            if i == nq and self.nlisted == nq:
+                return
+        for t in range(<long>self.nonempty.size()):  # afresh
+            c = self.nonempty[t]
+            if self.by_index:
+                for j in self.members[c]:
+                    self.listed[j] = 0
+            self.members[c].clear()
+            self.slot[c] = -1
+        self.nonempty.clear()
+        self.nlisted = 0
+        self.by_index = True
+        for i in range(1, nq):
+            if q[i] <= q[i - 1]:
+                self.by_index = False  # (keys are then places in this pass's queue)
+                break
+        for i in range(nq):
+            j = q[i]
+            self.pos[j] = i
+            self._list(j, j if self.by_index else i)
+
     # -- the pass ---------------------------------------------------------------------------
     cdef int run(self, PassState* s) except -1:
         """One pass called by the kernel (its state in ``s``)."""
-        cdef long i
         self.s = s
         self.view = None
         self.now = s.now
-        self.q.resize(s.nq)
-        for i in range(s.nq):
-            self.q[i] = s.queue[i]
+        self.qp = s.queue  # (unchanged during the pass: started jobs leave it afterwards)
+        self.nq = s.nq
+        self._sync(s.epoch == self.l_epoch)
+        self.l_epoch = s.epoch
         try:
             self._pass()
         finally:
@@ -260,6 +523,10 @@ cdef class ColocPass(SharedPass):
         self.q.resize(nq)
         for i in range(nq):
             self.q[i] = queue[i]
+        self.qp = self.q.data()
+        self.nq = nq
+        self._sync(False)  # (a kernel of its own may hold, hide and bring back jobs)
+        self.l_epoch = -1
         try:
             self._pass()
         finally:
@@ -267,13 +534,22 @@ cdef class ColocPass(SharedPass):
 
     cdef int _pass(self) except -1:
         """Deploy the queued jobs in order while they fit, then backfill."""
-        cdef long j, c, i, nq = self.q.size()
+        cdef long j, c, i, nq = self.nq, free
         self.pass_id += 1
         if self.filler:
             # Filler's order, taken from a heap until a job does not fit: (-key, j) pairs in
-            # lexicographic order are the stable sort by key of a queue in ascending j
-            _filler_unsorted(self.keyed, self.q.data(), nq, self.procs.data(),
-                             self.ids.data(), self.sh.total_free)  # fmt: skip
+            # lexicographic order are the stable sort by key of a queue in ascending j. Only
+            # jobs within the free cores can start: the others have factor0 -1, so they come
+            # after all of those and the first of them ends the deploy (nothing starts with
+            # no core free)
+            free = self.sh.total_free
+            self.fq.clear()
+            for i in range(nq if free > 0 else 0):
+                j = self.qp[i]
+                if self.procs[j] <= free:
+                    self.fq.push_back(j)
+            _filler_unsorted(self.keyed, self.fq.data(), self.fq.size(), self.procs.data(),
+                             self.ids.data(), free, nq)  # fmt: skip
             make_heap(self.keyed.begin(), self.keyed.end(), _greater)
             while self.keyed.size():
                 pop_heap(self.keyed.begin(), self.keyed.end(), _greater)
@@ -286,7 +562,7 @@ cdef class ColocPass(SharedPass):
                 self.deployed += 1
         else:
             for i in range(nq):
-                j = self.q[i]
+                j = self.qp[i]
                 c = self.choose_c(j)
                 if not c:
                     break
@@ -315,40 +591,58 @@ cdef class ColocPass(SharedPass):
             shadow[0] = est
         return True
 
+    cdef long _first_after(self, long c, long after) noexcept:
+        """The key of class ``c``'s first queued job after key ``after`` (LONG_MAX: none)."""
+        cdef vector[long]* lst = &self.members[c]
+        cdef long i = upper_bound(lst.begin(), lst.end(), after) - lst.begin()
+        return LONG_MAX if i == <long>lst.size() else lst[0][i]
+
     cdef int _backfill(self) except -1:
         cdef SharedNodes sh = self.sh
         cdef CoreProjection proj
-        cdef long i, j, head, k_h, last, c, kk, nq = self.q.size(), loss, ne = 0, e
+        cdef long i, j, h, head, k_h, c, kk, nq = self.nq, loss, ne = 0, e, t, cl, n_left
+        cdef long after, limit = LONG_MAX - 1, best, key, started  # (LONG_MAX: no job)
         cdef double now = self.now, shadow = INFINITY, est
-        cdef bint any_fits = False, rule_a, past, volatile
+        cdef bint any_fits = False, past, volatile
         cdef long completed, overrides
         cdef const Est* run = NULL
-        # the queued jobs (the head, then at most depth more) while none of those fits now
         self._room()
         for i in range(<long>self.shape_c.size()):
             if self.shape_k[i] <= self.room[self.shape_c[i]]:
                 break
         else:
             return 0  # no job of any shape fits now (a full machine): nothing to backfill
-        self.bq.clear()
-        for i in range(nq):
-            j = self.q[i]
-            if self.taken[j] != self.pass_id:
-                self.bq.push_back(j)
-                if self.bq.size() > 1 and self.k[j] <= self.room[self.cores[j]]:
-                    any_fits = True
-                    break
-                if self.depth >= 0 and <long>self.bq.size() > self.depth:
-                    break
+        # the head: the first queued job not started in this pass; the jobs after it that
+        # backfilling looks at: the next ``depth`` still queued (up to key ``limit``)
+        for h in range(nq):
+            if self.taken[self.qp[h]] != self.pass_id:
+                break
+        else:
+            return 0
+        head = self.qp[h]
+        if self.depth >= 0:
+            n_left = self.depth
+            if n_left == 0:
+                return 0
+            for i in range(h + 1, nq):
+                j = self.qp[i]
+                if self.taken[j] != self.pass_id:
+                    n_left -= 1
+                    if n_left == 0:
+                        limit = j if self.by_index else i
+                        break
+        after = head if self.by_index else h
+        # none of those fits now: nothing to backfill (and no shadow time taken)
+        for t in range(<long>self.nonempty.size()):
+            cl = self.nonempty[t]
+            if (
+                self.cls_k[cl] <= self.room[self.cls_c[cl]]
+                and self._first_after(cl, after) <= limit
+            ):
+                any_fits = True
+                break
         if not any_fits:
             return 0
-        for i in range(i + 1, nq):  # and the rest
-            j = self.q[i]
-            if self.taken[j] != self.pass_id:
-                self.bq.push_back(j)
-        nq = self.bq.size()
-        head = self.bq[0]
-        last = nq if self.depth < 0 else min(nq, 1 + self.depth)
         k_h = self.k[head]
         # nothing changed since the last backfill: its shadow time and projection hold, and
         # so do the rule (b) verdicts it reached after its last start (the machine, the
@@ -394,26 +688,51 @@ cdef class ColocPass(SharedPass):
             self.view.record_reservation(head, shadow)
         if shadow == INFINITY:
             return 0
-        for i in range(1, last):
-            j = self.bq[i]
-            if self.k[j] > self.room[self.cores[j]]:
-                continue
-            # rule (a) alone: admit with nothing held at S and no extra
-            rule_a = admit_c(now, self.req[j], shadow, 0, 0, False) == 0
-            if not (rule_a or self.extra):
-                continue  # not rule (a), and rule (b) is off: no need to place it
-            if not rule_a and self.broke[self.shape[j]] == self.stamp:
-                continue  # a job of the same shape broke rule (b): same nodes, same verdict
-            c = self.choose_c(j)
-            if not rule_a:  # rule (b): with its cores still in use at S, the head still fits
+        # EASY's scan in queue order, a class at a time: the next job to start is the first
+        # (in queue order) that fits now and ends by S (rule a) or, with its cores still in
+        # use at S, leaves the head room (rule b: a verdict per shape, the nodes it would get)
+        while True:
+            best = LONG_MAX  # the first job of a class that passes rule (a)
+            self.cand.clear()  # the first jobs of classes that would need rule (b)
+            for t in range(<long>self.nonempty.size()):
+                cl = self.nonempty[t]
+                if self.cls_k[cl] > self.room[self.cls_c[cl]]:
+                    continue
+                key = self._first_after(cl, after)
+                if key > limit or key > best:
+                    continue
+                if admit_c(now, self.cls_req[cl], shadow, 0, 0, False) == 0:  # rule (a)
+                    best = key
+                elif self.extra and self.broke[self.cls_shape[cl]] != self.stamp:
+                    self.cand.push_back(pair[long, long](key, cl))
+            started = -1
+            csort(self.cand.begin(), self.cand.end())
+            for t in range(<long>self.cand.size()):
+                key = self.cand[t].first
+                cl = self.cand[t].second
+                if key > best:
+                    break
+                if self.broke[self.cls_shape[cl]] == self.stamp:
+                    continue  # a job of the same shape broke rule (b): same nodes, same verdict
+                j = self._job(key)
+                c = self.choose_c(j)
                 loss = proj.loss_c(self.iv.data(), self.iv.size() // 2, c)
-                if admit_c(now, self.req[j], shadow, loss, proj.count - k_h, True) < 0:
-                    self.broke[self.shape[j]] = self.stamp
+                if admit_c(now, self.cls_req[cl], shadow, loss, proj.count - k_h, True) < 0:
+                    self.broke[self.cls_shape[cl]] = self.stamp
                     continue
                 proj.add_c(self.iv.data(), self.iv.size() // 2, -c)
+                started = key
+                break
+            if started < 0:
+                if best == LONG_MAX:
+                    break
+                started = best
+                j = self._job(best)
+                c = self.choose_c(j)
             self.stamp += 1  # the machine changed: verdicts of rule (b) no longer hold
             self._start(j, c)
             self._room()
+            after = started
         if shadow > now and not volatile:  # (a shadow time of "now" moves with the clock)
             self.m_valid = True
             self.m_head, self.m_completed, self.m_overrides = head, completed, overrides

@@ -24,7 +24,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, read_bytes, read_json
+from ..bundled import read_bytes, read_json
+from ..errors import InputError
 
 __all__ = ["Heatmap"]
 

@@ -36,7 +36,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, read_json
+from ..bundled import read_json
+from ..errors import InputError
 from ..platform import Cluster
 from .heatmap import Heatmap
 

@@ -42,16 +42,19 @@ import math
 from bisect import bisect_left, bisect_right, insort
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..engine.placement import Placement
 from ..errors import InputError
 from ..schedulers.base import Scheduler, check_bool, check_choice, check_positive
 from ..schedulers.easy import CoreCounts, ScanMemo, admit, shadow_time
 from ..schedulers.registry import register
-from .copass import ColocPass, filler_order
-from .spread import spread_cores, spread_nodes
+from .copass import ColocPass, filler_order, pair_predictor
+from .spread import spread_cores, too_large_to_spread
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine.view import View
+    from ..platform import Cluster
 
 INF = math.inf
 
@@ -104,32 +107,49 @@ class CoScheduler(Scheduler):
         if self.placement == "spread" and self._half < 1:
             raise InputError(f"{c} has sockets of 1 core: nodes cannot be split in halves")
         # cores per node and nodes of every job (cores_for depends on the job alone)
-        self._cores = [self.cores_for(view, j) for j in range(view.n)]
-        self._k = [-(-p // c) for p, c in zip(view.procs, self._cores, strict=True)]
+        procs = np.asarray(view.procs, dtype=np.int64)
+        if type(self).cores_for is CoScheduler.cores_for:  # the default rule, on arrays
+            cores = self._cores_of(procs, c)
+        else:
+            cores = np.asarray([self.cores_for(view, j) for j in range(view.n)], dtype=np.int64)
+        k = -(-procs // cores)
+        self._cores = cores.tolist()
+        self._k = k.tolist()
         self._ordered = type(self).node_order is not CoScheduler.node_order
         self._deployed = 0  # jobs started by deploy passes (they change the shadow time)
         self._memo = ScanMemo(self.incremental)
         self._broke: set = set()
-        self._classes(view)
         self._proj: tuple[CoreCounts, float] | None = None
         self._volatile = False  # the last shadow time was taken with the head fitting now
+        # best-pair's node order runs compiled on the co-location model's pair speedups
+        self._pairs = pair_predictor(view) if type(self).node_order is BestPair.node_order else None
         self._cpass = (
-            ColocPass(view, self._cores, self._k, self.extra, self.depth, self.backfill,
-                      self.fallback, type(self).deploy_order is Filler.deploy_order)
+            ColocPass(view, cores, k, self.extra, self.depth, self.backfill,
+                      self.fallback, type(self).deploy_order is Filler.deploy_order,
+                      group=None if self._pairs is None else view.apps, model=self._pairs)
             if self.uses_compiled_pass()
             else None
         )  # fmt: skip
+        if self._cpass is None:  # the Python class scan's tables
+            self._classes(view)
         #: the kernel calls it directly (no Python call per pass)
         self.compiled_pass = self._cpass
 
     def uses_compiled_pass(self) -> bool:
         """Whether this co-scheduler's passes run compiled (:mod:`.copass`): its nodes go in
-        the default order, its jobs in queue order or Filler's, and it keeps the mechanism
-        (deploy, choose, backfill). The others (a node order hook: best-pair, the ranks
-        family; bester's own backfill; other deploy orders) run the Python class scan below."""
+        the default order (or best-pair's, with the compiled co-location model), its jobs in
+        queue order or Filler's, and it keeps the mechanism (deploy, choose, backfill). The
+        others (another node order hook: the ranks family; bester's own backfill; other
+        deploy orders; best-pair with another speed model) run the Python class scan below."""
         cls = type(self)
+        best_pair = (
+            cls.node_order is BestPair.node_order
+            and cls.choice_key is BestPair.choice_key
+            and getattr(self, "_pairs", None) is not None
+        )
         return (
-            not (self._ordered or self.orders_idle_nodes)
+            not self.orders_idle_nodes
+            and (not self._ordered or best_pair)
             and cls.deploy_order in (CoScheduler.deploy_order, Filler.deploy_order)
             and all(
                 getattr(cls, name) is getattr(CoScheduler, name)
@@ -155,11 +175,14 @@ class CoScheduler(Scheduler):
 
     def cores_for(self, view: View, j: int) -> int:
         """Cores per node job ``j`` gets: half of every socket (spread) or the whole node."""
+        return int(self._cores_of(np.asarray([view.procs[j]], dtype=np.int64), view.cluster)[0])
+
+    def _cores_of(self, procs: np.ndarray, cluster: Cluster) -> np.ndarray:
+        """:meth:`cores_for`'s rule for jobs of ``procs`` processors: whole nodes when compact
+        or too big to spread on this machine, else half of every socket."""
         if self.placement == "compact":
-            return self._cpn
-        if spread_nodes(view.procs[j], view.cluster) > view.cluster.nodes:
-            return self._cpn  # too big to spread on this machine: whole nodes
-        return self._half
+            return np.full(procs.shape, self._cpn, dtype=np.int64)
+        return np.where(too_large_to_spread(procs, cluster), self._cpn, self._half)
 
     def choice_key(self, view: View, j: int) -> tuple:
         """Jobs with equal keys get the same nodes from :meth:`choose` in the same state."""

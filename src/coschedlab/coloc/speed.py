@@ -47,17 +47,32 @@ def unknown_app_jobs(workload: Workload, names: list[str]) -> np.ndarray:
     return np.flatnonzero([n is None or n not in known for n in app_names_of(workload, names)])
 
 
+def _distinct_names(workload: Workload, names: list[str]) -> tuple[list[str | None], np.ndarray]:
+    """The application name of each distinct app id of ``workload`` (:func:`app_names_of`'s
+    rule) and, per job, the position of its app id among them."""
+    ids, index = np.unique(workload.columns["app"], return_inverse=True)
+    mapping = app_names_from_header(workload.header.get("Applications"))
+    if mapping:
+        distinct = [mapping.get(a) for a in ids.tolist()]
+    else:
+        distinct = [names[a] if 0 <= a < len(names) else None for a in ids.tolist()]
+    return distinct, index.reshape(-1)
+
+
 def app_names_of(workload: Workload, names: list[str]) -> list[str | None]:
     """Application name of each job: the workload header's ``Applications`` map
     (``"0=lu.E.2048 1=..."``, written by the generator) or else app id k -> ``names[k]``."""
-    mapping = app_names_from_header(workload.header.get("Applications"))
-    out: list[str | None] = []
-    for a in workload.columns["app"].tolist():
-        if mapping:
-            out.append(mapping.get(a))
-        else:
-            out.append(names[a] if 0 <= a < len(names) else None)
-    return out
+    distinct, index = _distinct_names(workload, names)
+    return list(map(distinct.__getitem__, index.tolist()))
+
+
+def app_rows_of(workload: Workload, names: list[str]) -> np.ndarray:
+    """Position in ``names`` of each job's application (:func:`app_names_of`), -1 when it
+    is not there (an array, in workload order)."""
+    distinct, index = _distinct_names(workload, names)
+    row = {n: i for i, n in enumerate(names)}
+    rows = np.asarray([-1 if n is None else row.get(n, -1) for n in distinct], dtype=np.int64)
+    return rows[index]
 
 
 class ColocInfo:
@@ -150,13 +165,10 @@ class ColocationSpeed(NeighbourSpeed, SpeedModel):
         super().bind(sim)
         if not sim.acct.shared:
             raise InputError("the co-location speed model needs shared nodes")
-        names = app_names_of(sim.workload, list(self.heatmap.names))
-        index = {n: i for i, n in enumerate(self.heatmap.names)}
-        rows = [index.get(n, -1) if n is not None else -1 for n in names]
-        self.app = [rows[k] for k in sim.order.tolist()]
+        app = app_rows_of(sim.workload, list(self.heatmap.names))[sim.order]
+        self.app = app.tolist()
         # column of each job's application in self._m (unknown -> the row-mean column)
-        last = self._m.shape[1] - 1
-        self._col = [a if a >= 0 else last for a in self.app]
+        self._col = np.where(app >= 0, app, self._m.shape[1] - 1).tolist()
         self._rows = self._m.tolist()  # plain lists: one lookup per neighbour, no NumPy call
         self.info = ColocInfo(self.app, self.heatmap.values.tolist(), self._alone, self._row_mean)
         self._setup(sim, self.app, self._col, self._rows, self._alone)

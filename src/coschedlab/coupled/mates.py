@@ -25,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError, read_bytes
+from ..bundled import read_bytes
+from ..errors import InputError
 from ..jobs import Workload
 
 __all__ = ["Pairs", "pair_by_vicinity", "pair_every", "parse_pairing", "read_pairs"]

@@ -831,7 +831,7 @@ cdef class Simulation:
         """One pass of the compiled policy at ``t`` without a gate (:meth:`_one_pass`'s
         common case, in C): the jobs it lists start (each checked) and leave the queue (a
         shared pass, :class:`.cshared.SharedPass`, started them itself)."""
-        cdef long k, j
+        cdef long k, j, i
         cdef bytearray queued = self._queued
         self._c_call(t)
         for k in range(0 if self._cshared else <long>self._cstarted.size()):
@@ -845,8 +845,10 @@ cdef class Simulation:
                 )
             queued[j] = 0
             self._start_c(j, t, None, False)
-        if self._cstarted.size():
-            self._compact()
+        for k in range(<long>self._cstarted.size()):  # they leave the (ascending) C queue
+            j = self._cstarted[k]
+            i = lower_bound(self._cq.begin(), self._cq.end(), j) - self._cq.begin()
+            self._cq.erase(self._cq.begin() + i)  # (a started job was queued: it is there)
         self.passes += 1
 
     cdef void _compact(self) except *:

@@ -356,7 +356,8 @@ class Result:
     def load(cls, out_dir: str | Path) -> Result:
         """Read a result written by :meth:`save`; a missing, truncated or foreign file is an
         :class:`~coschedlab.errors.InputError` naming it."""
-        from ..errors import InputError, read_json
+        from ..bundled import read_json
+        from ..errors import InputError
 
         out = Path(out_dir)
         if not out.is_dir():

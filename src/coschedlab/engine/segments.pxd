@@ -9,7 +9,10 @@ cdef class SharedNodes:
     cdef public long n, cpn, n_idle, total_free, changes
     cdef vector[long] st      # segment i starts at node st[i] (ends where i + 1 starts)
     cdef vector[long] fr      # free cores on each node of segment i
-    cdef vector[vector[long]] jb  # jobs on the nodes of segment i, in the order they came
+    cdef vector[long] jb      # segment i's jobs: sets[jb[i]] (a handle, so that a split or
+                              # a merge moves one number and reuses a list's memory)
+    cdef vector[vector[long]] sets  # jobs on the nodes of a segment, in the order they came
+    cdef vector[long] spare   # handles of unused lists in sets
     cdef vector[long] by_free  # by_free[f]: nodes with exactly f free cores
     cdef vector[vector[long]] nb  # running job -> the jobs beside it (any order)
     cdef vector[char] running  # job -> placed and not released
@@ -22,6 +25,7 @@ cdef class SharedNodes:
     cdef long _end(self, long i) noexcept
     cdef void _split(self, long i, long at) noexcept
     cdef long _merge(self, long i) noexcept
+    cdef long _copy_set(self, long h) noexcept
     cdef list _partly_free(self, long cores, long limit)
     cpdef long count_with(self, long cores)
     cdef int place_c(self, long j, const long* iv, long niv, long cores) except -1

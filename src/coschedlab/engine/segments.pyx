@@ -68,7 +68,8 @@ cdef class SharedNodes:
         if nodes:
             self.st.push_back(0)
             self.fr.push_back(cores_per_node)
-            self.jb.resize(1)
+            self.jb.push_back(0)
+            self.sets.resize(1)
         self.by_free.assign(cores_per_node + 1, 0)
         self.by_free[cores_per_node] = nodes
         self.n_idle = nodes
@@ -93,7 +94,7 @@ cdef class SharedNodes:
     @property
     def seg_jobs(self) -> list[tuple[int, ...]]:
         """Jobs on the nodes of every segment."""
-        return [_tuple(self.jb[i]) for i in range(<long>self.jb.size())]
+        return [_tuple(self.sets[self.jb[i]]) for i in range(<long>self.jb.size())]
 
     @property
     def nodes_by_free(self) -> list[int]:
@@ -113,7 +114,7 @@ cdef class SharedNodes:
 
     def occupants(self, long node) -> list[int]:
         """The jobs on ``node``."""
-        return list(self.jb[self.seg_c(node)])
+        return list(self.sets[self.jb[self.seg_c(node)]])
 
     @property
     def free(self) -> np.ndarray:
@@ -125,7 +126,9 @@ cdef class SharedNodes:
     def segments(self) -> list[tuple[int, int, int, tuple[int, ...]]]:
         """Every segment as ``(first node, end node, free cores, jobs)``."""
         cdef long i, m = self.st.size()
-        return [(self.st[i], self._end(i), self.fr[i], _tuple(self.jb[i])) for i in range(m)]
+        return [
+            (self.st[i], self._end(i), self.fr[i], _tuple(self.sets[self.jb[i]])) for i in range(m)
+        ]
 
     cpdef long count_with(self, long cores):
         """Nodes (idle or partly used) with at least ``cores`` free cores."""
@@ -173,7 +176,7 @@ cdef class SharedNodes:
             f = self.fr[i]
             if cores <= f < cpn:
                 b = self._end(i)
-                out.append((self.st[i], b, _tuple(self.jb[i])))
+                out.append((self.st[i], b, _tuple(self.sets[self.jb[i]])))
                 got += b - self.st[i]
                 if limit >= 0 and got >= limit:
                     break
@@ -184,7 +187,7 @@ cdef class SharedNodes:
         as ``(first, end, jobs)`` (``jobs`` is ``()`` on idle nodes)."""
         cdef long i, m = self.st.size()
         return [
-            (self.st[i], self._end(i), _tuple(self.jb[i]))
+            (self.st[i], self._end(i), _tuple(self.sets[self.jb[i]]))
             for i in range(m)
             if self.fr[i] >= cores
         ]
@@ -232,15 +235,27 @@ cdef class SharedNodes:
     # -- changes ----------------------------------------------------------------------------
     cdef void _split(self, long i, long at) noexcept:
         """Segment ``i`` splits at node ``at``: a new segment ``i + 1`` starts there."""
-        cdef vector[long] copy = self.jb[i]
-        cdef long f = self.fr[i]
+        cdef long f = self.fr[i], h = self._copy_set(self.jb[i])
         self.st.insert(self.st.begin() + i + 1, at)
         self.fr.insert(self.fr.begin() + i + 1, f)
-        self.jb.insert(self.jb.begin() + i + 1, copy)
+        self.jb.insert(self.jb.begin() + i + 1, h)
+
+    cdef long _copy_set(self, long h) noexcept:
+        """A new handle holding a copy of the jobs of handle ``h`` (an unused list if any)."""
+        cdef long new
+        if self.spare.size():
+            new = self.spare.back()
+            self.spare.pop_back()
+        else:
+            new = self.sets.size()
+            self.sets.resize(new + 1)
+        self.sets[new] = self.sets[h]  # (by index: the resize may have moved the lists)
+        return new
 
     cdef int place_c(self, long j, const long* iv, long niv, long cores) except -1:
         cdef long a, b, i = 0, e, m, length, f, total = 0, k, x, cpn = self.cpn, r
-        cdef vector[long] near
+        cdef vector[long]* near
+        cdef vector[long]* held
         if j < 0:
             raise ValueError(f"job numbers are >= 0, got {j}")
         if j >= <long>self.running.size():
@@ -248,6 +263,8 @@ cdef class SharedNodes:
             self.nb.resize(2 * j + 16)
             self.mark.resize(2 * j + 16, 0)
         self.stamp += 1
+        near = &self.nb[j]  # the jobs beside j (nb does not grow below)
+        near.clear()
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
@@ -270,19 +287,19 @@ cdef class SharedNodes:
                 self.by_free[f] -= length
                 self.by_free[f - cores] += length
                 self.fr[i] = f - cores
-                for k in range(<long>self.jb[i].size()):
-                    x = self.jb[i][k]
+                held = &self.sets[self.jb[i]]
+                for k in range(<long>held.size()):
+                    x = held[0][k]
                     if self.mark[x] != self.stamp:
                         self.mark[x] = self.stamp
                         near.push_back(x)
-                self.jb[i].push_back(j)
+                held.push_back(j)
                 total += length
                 i += 1
         self.total_free -= total * cores
         self.changes += 1
         for k in range(<long>near.size()):
-            self.nb[near[k]].push_back(j)
-        self.nb[j] = near
+            self.nb[near[0][k]].push_back(j)
         self.running[j] = 1
         return 0
 
@@ -307,7 +324,7 @@ cdef class SharedNodes:
                 if f == cpn:
                     self.n_idle += length
                 self.fr[i] = f
-                held = &self.jb[i]
+                held = &self.sets[self.jb[i]]
                 for k in range(<long>held.size()):
                     if held[0][k] == j:
                         held.erase(held.begin() + k)
@@ -336,17 +353,21 @@ cdef class SharedNodes:
         if i <= 0 or i >= <long>self.st.size():
             return 0
         cdef vector[long] x, y
-        if self.fr[i - 1] != self.fr[i] or self.jb[i - 1].size() != self.jb[i].size():
+        cdef vector[long]* left = &self.sets[self.jb[i - 1]]
+        cdef vector[long]* right = &self.sets[self.jb[i]]
+        if self.fr[i - 1] != self.fr[i] or left.size() != right.size():
             return 0
-        if self.jb[i - 1] != self.jb[i]:
-            x = self.jb[i - 1]
-            y = self.jb[i]
+        if left[0] != right[0]:
+            x = left[0]
+            y = right[0]
             csort(x.begin(), x.end())
             csort(y.begin(), y.end())
             if x != y:
                 return 0
         self.st.erase(self.st.begin() + i)
         self.fr.erase(self.fr.begin() + i)
+        right.clear()
+        self.spare.push_back(self.jb[i])
         self.jb.erase(self.jb.begin() + i)
         return 1
 
@@ -533,7 +554,7 @@ cdef class SharedCores:
         """Give job ``j`` ``cores`` cores on every node of ``niv`` flat intervals (sorted,
         disjoint); a ValueError, and nothing taken, if they do not fit now."""
         cdef SharedNodes sh = self.nodes
-        cdef long r, a, b, i, m = sh.st.size()
+        cdef long r, a, b, i = 0, m = sh.st.size()
         if not 0 < cores <= self.cpn:
             raise ValueError(f"{cores} cores per node on {self.cpn}-core nodes")
         for r in range(niv):
@@ -541,7 +562,7 @@ cdef class SharedCores:
             b = iv[2 * r + 1]
             if not (0 <= a < b <= sh.n) or (r and a < iv[2 * r - 1]):
                 raise ValueError(f"nodes {a}-{b - 1} out of order or out of the machine")
-            i = sh.seg_c(a)
+            i = _bisect(sh.st, a, i) - 1  # (sorted intervals: from the last segment seen)
             while i < m and sh.st[i] < b:
                 if sh.fr[i] < cores:
                     raise ValueError(f"node {max(a, sh.st[i])} has {sh.fr[i]} free cores")

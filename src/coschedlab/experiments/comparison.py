@@ -57,15 +57,19 @@ def plan(spec: Spec) -> list[RunTask]:
 def simulate_task(task: RunTask) -> tuple[Any, dict[str, Any]]:
     """Simulate and validate one run: its :class:`~coschedlab.engine.result.Result` and the
     facts for ``run.json``. A schedule that breaks an invariant is an error."""
-    from ..api import simulate
+    from ..simulation import run_simulation
     from .workloads import build_workload
 
     workload, pool = build_workload(task.workload, seed=task.seed)
-    options: dict[str, Any] = {"kill_at_walltime": task.kill_at_walltime}
+    speed = None
     if pool is not None and task.workload.colocation:
-        options["pool"] = pool
-    result = simulate(workload, task.cluster, task.scheduler.spec, progress=_progress_file(task),
-                      **options)  # fmt: skip
+        from ..coloc.speed import ColocationSpeed
+
+        speed = ColocationSpeed.from_pool(pool)
+    result = run_simulation(
+        workload, task.cluster, task.scheduler.spec, kill_at_walltime=task.kill_at_walltime,
+        speed_model=speed, shared_nodes=speed is not None, progress=_progress_file(task),
+    )  # fmt: skip
     check_valid(result)
     info = {
         "key": str(task.key),

@@ -17,7 +17,7 @@ from ..report import figures, write_report
 from ..report.style import figure, scheduler_colors, wrap_label
 from ..sweeps.store import RunKey, completed
 from .spec import Spec
-from .store import load_run
+from .store import RESULT_DIRS
 
 __all__ = ["improvement_figure", "write_plots"]
 
@@ -86,7 +86,7 @@ def _first_runs(spec: Spec, out: Path, workload: str) -> dict[str, Result]:
     for s in spec.schedulers:
         key = RunKey(workload, s.slug, 0)
         if key in done:
-            results[s.label] = load_run(out, key)
+            results[s.label] = RESULT_DIRS.read(out, key)
     return results
 
 

@@ -25,6 +25,7 @@ from ..outputs import slug
 from ..platform import MAX_CORES, MAX_NODES, Cluster
 from ..schema import Checker, load_yaml, show
 from ..sweeps.executors import checked_executor
+from ..sweeps.sweep import MAX_REPETITIONS
 
 __all__ = [
     "PLOTS",
@@ -39,7 +40,6 @@ __all__ = [
 PLOTS = ("comparison", "full", "none")
 #: bounds of what a spec may ask for (far beyond any machine or study; they catch typos that
 #: would otherwise run for days or exhaust the memory)
-MAX_REPETITIONS = 1000
 MAX_DRAWN_JOBS = 5_000_000
 
 _TOP_KEYS = (

@@ -29,15 +29,16 @@ from ..outputs import (
     OUR_FILES,
     TMP_PREFIX,
     atomic_file,
+    check_target,
     first_foreign,
     is_empty,
     mark,
 )
-from ..sweeps.store import RunDirs, RunKey
+from ..sweeps.store import RunDirs
 from ..sweeps.sweep import sweep_kind
 from .spec import Spec
 
-__all__ = ["RESULT_DIRS", "check_spec", "check_spec_compatible", "clear", "load_run"]
+__all__ = ["RESULT_DIRS", "check_spec", "check_spec_compatible", "clear"]
 
 SPEC_FILE = "spec.json"
 #: Files and directories an analysis writes at the top of OUT (removed by --fresh).
@@ -46,11 +47,6 @@ ANALYSIS_OUTPUTS = ("comparison.csv", "runs.csv", "improvement.png", "plots")
 
 #: the comparison's layout of runs: a directory per run holding its core Result's files
 RESULT_DIRS = RunDirs(Result.load)
-
-
-def load_run(out: Path, key: RunKey) -> Result:
-    """Read back a stored run; a damaged one is an InputError saying how to redo it."""
-    return RESULT_DIRS.read(Path(out), key)
 
 
 # -- the spec of an output directory ----------------------------------------------------------
@@ -111,6 +107,8 @@ def check_spec_compatible(out: Path, spec: Spec) -> dict[str, Any]:
     """:func:`check_spec` without writing anything: raises :class:`InputError` when ``out``
     cannot hold ``spec``'s runs; else the union of the stored and new run definitions."""
     out = Path(out)
+    if not out.exists():
+        check_target(out)  # a new folder: it can be made
     _refuse_other_sweeps(out)
     new = spec.describe()
     old = _stored(out)

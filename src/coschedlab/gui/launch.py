@@ -26,6 +26,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -35,8 +36,8 @@ from typing import Any
 import yaml
 
 from ..errors import InputError
+from ..sweeps import PARENT
 from ..sweeps.progress import PROGRESS_DIR
-from . import tether
 from .workspace import Workspace
 
 __all__ = [
@@ -206,20 +207,21 @@ def start(
     resumes: bool = True,
 ) -> Launch:
     """Start ``coschedlab ARGS`` (plus ``--jobs``/``--executor`` when given) in the workspace,
-    writing into ``out``, ended if this process is killed (:mod:`.tether`); its log and
+    writing into ``out``, ended if this process is killed (:data:`~coschedlab.sweeps.PARENT`
+    names it); its log and
     progress folder are ``specs/NAME.log`` and ``specs/NAME.progress`` (``specs/NAME.out``
     holds stdout when ``keep_stdout``), and ``specs/NAME.command`` says the command as a
     user types it (:func:`command_line`), for the page that shows ``out`` later."""
     base = ws.root / SPECS / name
     log, live = base.with_name(f"{name}.log"), base.with_name(f"{name}.progress")
     stdout = base.with_name(f"{name}.out") if keep_stdout else None
-    cmd = tether.command(args)  # it ends if the dashboard is killed
+    cmd = [sys.executable, "-m", "coschedlab.cli", *args]  # ends if the dashboard is killed
     if jobs:
         cmd += ["--jobs", str(jobs)]
     if executor:
         cmd += ["--executor", executor]
     env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", PROGRESS_DIR: str(live),
-           tether.PARENT: str(os.getpid())}  # fmt: skip
+           PARENT: str(os.getpid())}  # fmt: skip
     with _STARTING:  # one start at a time: two clicks never start two commands
         _refuse_running(ws, out)
         base.parent.mkdir(parents=True, exist_ok=True)

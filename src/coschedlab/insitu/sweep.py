@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, check_seed
-from ..experiments.spec import MAX_REPETITIONS
-from ..sweeps.sweep import Sweep
+from ..sweeps.sweep import MAX_REPETITIONS, Sweep
 from ..sweeps.tasks import Task
 from .mapping import SCENARIOS
 from .reproduce import HEURISTIC_PAIRS, SWEEPS, build_tasks, results_frame, write_outputs

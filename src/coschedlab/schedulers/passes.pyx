@@ -19,9 +19,11 @@ pass; the Python scan (:func:`.profile.reservation_scan`) also runs Slurm's ``bf
 scan is :meth:`CountScan.scan`, this module's scan.
 """
 
+cimport cython
 from cython.operator cimport dereference as deref
-from libc.math cimport INFINITY, ceil, fabs, floor, pow
-from libcpp.algorithm cimport lower_bound, sort, upper_bound
+from libc.limits cimport LONG_MAX
+from libc.math cimport INFINITY, NAN, ceil, fabs, floor, fmod, llround, pow
+from libcpp.algorithm cimport is_sorted, lower_bound, sort, upper_bound
 from libcpp.set cimport set as cset
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
@@ -30,6 +32,11 @@ from coschedlab.engine.cpass cimport CUSTOM, FCFS, LXF, OWN, SJF, WFP, CompiledP
 from coschedlab.schedulers.rules cimport admit_c
 
 ctypedef pair[double, long] Keyed
+
+# bounds on the work of one look ahead (SlurmPass.lookahead): dry passes, recalculations
+cdef long MAX_SCANS = 32
+cdef long MAX_RECALCS = 32
+cdef long MAX_CLASSES = 8  # beyond: each tick its own class
 
 # a zero requested time holds its nodes for an instant on the profile (backfill.INSTANT)
 cdef double INSTANT = 1e-6
@@ -204,69 +211,94 @@ cdef class EasyPass(OrderedPass):
         return 0
 
 
+cdef struct Step:
+    double t  # a breakpoint
+    long free  # the free nodes from it to the next
+
+
+cdef inline long first_at_or_after(const Step* p, long lo, long hi, double t) noexcept:
+    """The first index in ``[lo, hi)`` whose time is at or after ``t`` (``hi``: none)."""
+    cdef long mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if p[mid].t < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@cython.final
 cdef class CProfile:
     """:class:`.profile.Profile` in C (free nodes as a step function of future time): the same
     breakpoints, the same arithmetic, hence the same slots."""
 
-    cdef vector[double] times
-    cdef vector[long] free
+    cdef vector[Step] steps
 
-    cdef void reset(self, double now, long free):
+    cdef inline void reset(self, double now, long free) noexcept:
         """Start at ``now`` with ``free`` nodes, nothing released later."""
-        self.times.clear()
-        self.free.clear()
-        self.times.push_back(now)
-        self.free.push_back(free)
+        self.steps.resize(1)
+        self.steps[0].t = now
+        self.steps[0].free = free
 
-    cdef void release(self, double t, long n):
+    cdef inline void release(self, double t, long n) noexcept:
         """``n`` nodes free from ``t`` on (releases come in time order; at or before the
         first breakpoint: released then)."""
-        if t <= self.times[0]:
-            self.free[0] += n
-        elif t == self.times.back():
-            self.free[self.free.size() - 1] += n
+        cdef Step e
+        cdef Step* last = &self.steps.back()
+        if t <= self.steps[0].t:
+            self.steps[0].free += n
+        elif t == last.t:
+            last.free += n
         else:
-            self.times.push_back(t)
-            self.free.push_back(self.free.back() + n)
+            e.t = t
+            e.free = last.free + n
+            self.steps.push_back(e)
 
-    cdef double test(self, long need, double duration) noexcept:
+    cdef inline double test(self, long need, double duration) noexcept:
         """:meth:`.profile.Profile.test`: the earliest breakpoint from which ``need`` nodes
         stay free for ``duration`` (inf: never)."""
-        cdef long n = self.times.size(), i = 0, k
+        cdef const Step* p = self.steps.data()
+        cdef long n = self.steps.size(), i = 0, k
         cdef double end
         cdef bint ok
         while i < n:
-            if self.free[i] < need:
+            if p[i].free < need:
                 i += 1
                 continue
-            end = self.times[i] + duration
+            end = p[i].t + duration
             k = i + 1
             ok = True
-            while k < n and self.times[k] < end:
-                if self.free[k] < need:
+            while k < n and p[k].t < end:
+                if p[k].free < need:
                     ok = False
                     break
                 k += 1
             if ok:
-                return self.times[i]
+                return p[i].t
             i = k + 1
         return INFINITY
 
-    cdef void hold(self, long need, double t, double duration):
+    cdef inline void hold(self, long need, double t, double duration) noexcept:
         """:meth:`.profile.Profile.hold`: take ``need`` nodes during ``[t, t + duration)``."""
-        cdef long i, k, m
-        cdef double end
-        i = lower_bound(self.times.begin(), self.times.end(), t) - self.times.begin()
-        if i == <long>self.times.size() or self.times[i] != t:
-            self.times.insert(self.times.begin() + i, t)
-            self.free.insert(self.free.begin() + i, self.free[i - 1])
-        end = t + duration
-        k = lower_bound(self.times.begin() + i, self.times.end(), end) - self.times.begin()
-        if k == <long>self.times.size() or self.times[k] != end:
-            self.times.insert(self.times.begin() + k, end)
-            self.free.insert(self.free.begin() + k, self.free[k - 1])
+        cdef long i, k, m, n = self.steps.size()
+        cdef double end = t + duration
+        cdef Step e
+        cdef Step* p
+        i = first_at_or_after(self.steps.data(), 0, n, t)
+        if i == n or self.steps[i].t != t:
+            e.t = t
+            e.free = self.steps[i - 1].free
+            self.steps.insert(self.steps.begin() + i, e)
+            n += 1
+        k = first_at_or_after(self.steps.data(), i, n, end)
+        if k == n or self.steps[k].t != end:
+            e.t = end
+            e.free = self.steps[k - 1].free
+            self.steps.insert(self.steps.begin() + k, e)
+        p = self.steps.data()
         for m in range(i, k):
-            self.free[m] -= need
+            p[m].free -= need
 
 
 cdef class ProfilePass(OrderedPass):
@@ -355,15 +387,20 @@ cdef class CountScan:
     cdef vector[char] just
     cdef vector[Keyed] rel
     cdef double resolution
+    cdef bint whole  # whole-second resolution, every limit a whole multiple of it
 
     def __init__(self, nodes, limit, double resolution):
         cdef long j
         self.prof = CProfile()
         self.nodes.resize(len(nodes))
         self.limit.resize(len(nodes))
+        self.whole = integral(resolution) and resolution >= 1
         for j in range(len(nodes)):
             self.nodes[j] = nodes[j]
             self.limit[j] = limit[j]
+            self.whole = (
+                self.whole and integral(self.limit[j]) and fmod(self.limit[j], resolution) == 0
+            )
         self.just.assign(len(nodes), 0)
         self.resolution = resolution
 
@@ -373,15 +410,18 @@ cdef class CountScan:
 
     cdef long scan_c(self, double now, long free, vector[Keyed]& ends, const long* tested,
                      long ntested, double window, long most, vector[long]& out,
-                     vector[Keyed]& reserved_at) except -1:
+                     vector[Keyed]& reserved_at, double* beyond=NULL) except -1:
         """The scan: ``ends`` holds each running job's (latest end rounded up, nodes), sorted;
         each of the ``tested`` jobs in turn starts now (appended to ``out``) or reserves its
         slot (``(t, j)`` appended to ``reserved_at``; only the first ``most`` unless -1) on
         the profile of ``free`` idle nodes and those releases. Stops when nothing is free.
-        Returns the nodes left free."""
+        Returns the nodes left free; ``beyond`` (if given) becomes the earliest slot found
+        beyond the window (inf: none)."""
         cdef CProfile prof = self.prof
         cdef long k, j, nj, reserved = 0
-        cdef double d, t, last = now + window
+        cdef double d, t, last = now + window, dn = self.round_up(now) - now
+        # whole seconds: round_up(now + limit) = round_up(now) + limit, exactly
+        cdef bint shift = self.whole and integral(now)
         prof.reset(now, free)
         for k in range(<long>ends.size()):
             prof.release(ends[k].first, <long>ends[k].second)
@@ -390,9 +430,11 @@ cdef class CountScan:
                 break
             j = tested[k]
             nj = self.nodes[j]
-            d = self.round_up(now + self.limit[j]) - now
+            d = self.limit[j] + dn if shift else self.round_up(now + self.limit[j]) - now
             t = prof.test(nj, d)
             if not t <= last:  # beyond the window: no slot
+                if beyond != NULL and t < beyond[0]:
+                    beyond[0] = t
                 continue
             if t <= now and nj != 0 and nj <= free:
                 prof.hold(nj, now, d)
@@ -447,6 +489,17 @@ cdef class CountScan:
         return [out[k] for k in range(<long>out.size())], more
 
 
+cdef inline bint integral(double x) noexcept:
+    """``x`` is a whole number small enough for exact sums of ticks and limits."""
+    return x == floor(x) and fabs(x) < 2.0 ** 40
+
+
+cdef long gcd(long a, long b) noexcept:
+    while b:
+        a, b = b, a % b
+    return a
+
+
 cdef inline double tick_at_or_after(double t, double interval, double phase) noexcept:
     """:meth:`.cadence.Ticks.at_or_after` (slack 1e-9), the same arithmetic."""
     return ceil((t - phase) / interval - 1e-9) * interval + phase
@@ -466,15 +519,13 @@ cdef class SlurmPass(CompiledPass):
     the same (tests/test_properties.py compares them).
 
     One thing differs, and only in what is not the schedule: a backfill tick at which nothing
-    can happen is not a pass. With the main scheduler at every event, after a pass in which
-    the first pending job does not fit the free nodes and each of the first ``bf_max_job_test``
-    pending jobs neither fits them nor lacks its (first, recorded) reservation, the ticks
-    that follow start nothing and record nothing while no event comes: the free nodes and the
-    pending jobs stay as they are, and so does the order until the next priority
-    recalculation (when every pending job is like that, whatever the order). Such ticks are
-    not woken; the next pass (an event, or the first tick at or after the recalculation) first
-    accounts for them as the Python pass would have (its backfill clock and
-    :attr:`backfill_passes`)."""
+    happens is not a pass. With the main scheduler at every event, after each pass that
+    leaves nodes free and jobs waiting, :meth:`lookahead` finds the first backfill tick at
+    which a pass would start a job or record a reservation if no event came (the ticks
+    before it are run dry, most of them proved quiet in classes, without a scan each); only
+    that tick is woken, and the scan made there is kept for its pass. The next pass (an
+    event, or that tick) first accounts for the ticks not woken as the Python pass would
+    have (its backfill clock and :attr:`backfill_passes`)."""
 
     cdef bint fifo, backfill, has_sched
     cdef double w_age, w_size, max_age, period
@@ -493,6 +544,21 @@ cdef class SlurmPass(CompiledPass):
     cdef long seen_completed, seen_arrived
     cdef vector[long] tested, out
     cdef vector[Keyed] ends, reserved_at
+    # the look ahead (:meth:`lookahead`): integer clocks and limits; classes of ticks with
+    # the same rounded durations (``span``: lcm(bf_interval, bf_resolution), one class per
+    # tick without integer clocks); the tested jobs, a recalculated order, each class's proof
+    cdef bint exact
+    cdef long classes
+    cdef double span, quiet_to, owed
+    # the mean time between events (arrivals, completions; exponentially weighted): a tick
+    # further ahead than that is woken rather than scanned (its scan would mostly be lost)
+    cdef double gap, last_event
+    # the look ahead's scan at the tick it found acting, for the pass there (same state)
+    cdef double memo_at
+    cdef long memo_free, memo_completed, memo_arrived, memo_starts, memo_joined
+    cdef vector[long] look
+    cdef vector[Keyed] relook
+    cdef vector[double] until
     cdef public long backfill_passes
     cdef public long skipped  # ticks accounted for without a pass (for tests and reports)
 
@@ -546,6 +612,20 @@ cdef class SlurmPass(CompiledPass):
         self.next_calc = -INFINITY
         self.next_bf = -INFINITY
         self.skip_from = INFINITY
+        self.quiet_to = -INFINITY
+        self.owed = INFINITY
+        self.memo_at = NAN
+        self.gap = 10 * bf_interval
+        self.last_event = NAN
+        self.exact = integral(bf_interval) and integral(bf_phase) and integral(bf_resolution)
+        for j in range(n):
+            self.exact = self.exact and integral(self.limit[j])
+        self.classes = 1
+        if self.exact:
+            self.classes = <long>bf_resolution // gcd(<long>bf_interval, <long>bf_resolution)
+            if self.classes > MAX_CLASSES:
+                self.exact, self.classes = False, 1
+        self.span = self.classes * bf_interval
         self.backfill_passes = 0
         self.skipped = 0
 
@@ -609,136 +689,221 @@ cdef class SlurmPass(CompiledPass):
         if self.pushed.count(t) == 0:
             self.todo.insert(t)
 
-    cdef inline double first_tick(self, double x, double w) noexcept:
-        """The first backfill tick ``T = k x bf_interval + bf_phase`` with ``T + w >= x``."""
-        cdef double k = ceil((x - w - self.bf_phase) / self.bf_interval)
+    # -- the ticks not woken ---------------------------------------------------------------------
+    cdef inline double tick_of(self, long long k) noexcept:
+        """The backfill tick ``k x bf_interval + bf_phase`` (exact with integer clocks)."""
+        return <double>k * self.bf_interval + self.bf_phase
+
+    cdef long long tick_index(self, double x) noexcept:
+        """The index of the first backfill tick at or after ``x`` (finite; integer clocks)."""
+        cdef long long k = <long long>ceil((x - self.bf_phase) / self.bf_interval)
+        while self.tick_of(k) < x:
+            k += 1
+        while self.tick_of(k - 1) >= x:
+            k -= 1
+        return k
+
+    cdef double class_tick(self, long long after, long c, double x) noexcept:
+        """The first tick of class ``c`` (index mod :attr:`classes`) with an index above
+        ``after`` and a time at or after ``x`` (inf: ``x`` is)."""
+        cdef long long k
         if x == INFINITY:
             return INFINITY
-        while k * self.bf_interval + self.bf_phase + w < x:
-            k += 1
-        while (k - 1) * self.bf_interval + self.bf_phase + w >= x:
-            k -= 1
-        return k * self.bf_interval + self.bf_phase
+        k = after + 1 if x == -INFINITY else max(after + 1, self.tick_index(x))
+        k += ((c - k) % self.classes + self.classes) % self.classes
+        return self.tick_of(k)
 
-    cdef double quiet_until(self, PassState* s, double t1, long free) except? -1:
-        """From the backfill tick ``t1`` on, while no event comes (the free nodes, the running
-        and the pending jobs as they are now), the ticks before the returned time start
-        nothing and record nothing (``t1``: none is known to be so; inf: none of them does
-        anything). The proof, for the ticks ``T`` before the first release (a running job's
-        start + time limit, rounded up) after ``t1``, whose free-node profile then keeps its
-        shape (``P``: the free nodes from the releases alone, nondecreasing):
+    cdef bint pick(self, const vector[Keyed]& order) noexcept:
+        """``self.look``: the first ``bf_max_job_test`` pending jobs of ``order`` (those a pass
+        tests); whether they differ from what it held."""
+        cdef long k, j, m = 0, n = self.look.size()
+        cdef bint changed = False
+        for k in range(<long>order.size()):
+            j = order[k].second
+            if self.pending[j]:
+                if m == self.most:
+                    break
+                if m < n:
+                    if self.look[m] != j:
+                        changed = True
+                        self.look[m] = j
+                else:
+                    changed = True
+                    self.look.push_back(j)
+                m += 1
+        if m < n:
+            changed = True
+            self.look.resize(m)
+        return changed
 
-        * the first pending job does not fit ``free`` (the main scheduler stops at it);
-        * each of the first ``bf_max_job_test`` pending jobs (those the backfill tests) that
-          does not fit ``free`` cannot start; it has its reservation recorded, or its slot is
-          at or after the first point where ``P`` reaches its size, beyond the window until
-          ``T + bf_window`` reaches that point;
-        * each tested job that fits ``free`` has its reservation recorded and is not the first
-          (``h``), whose slot is the first point ``p`` where ``P`` reaches its size (within
-          the window: it holds its nodes from there); it is blocked at ``p`` when ``P(p) -
-          nodes(h)`` is less than its size and ``p`` lies before its rounded end
-          ``round_up(T + limit)`` at ``t1`` (later ticks end later);
-        * the order holds until the next priority recalculation, unless no pending job at all
-          fits ``free`` or lacks its reservation (any order is then as quiet)."""
-        cdef long k, j, nj, tested = 0, nrel, h = -1, nh = 0, cum, first_after
-        cdef double stop = INFINITY, e_next = INFINITY, p_h = INFINITY, t
-        cdef double now = s.now, window = self.window
-        cdef bint deep = True, need_profile = False, h_holds = False, h_now = False
-        cdef long block = 0
-        self.releases(s)  # the running jobs, and those this pass starts (from now)
-        nrel = self.ends.size()
-        cum = free  # free at t1 with the releases merged into it (at or before t1)
-        k = 0
-        while k < nrel and self.ends[k].first <= t1:
-            cum += self.ends[k].second
-            k += 1
-        first_after = k
-        if k < nrel:
-            e_next = self.ends[k].first
+    cdef bint reorder(self, double t, bint first) noexcept:
+        """The pending order a recalculation at ``t`` (a period's start) makes
+        (:meth:`recalculate`'s arithmetic, on a copy: ``self.relook``, made from the pass's
+        order the ``first`` time), its tested jobs in ``self.look``; whether they changed."""
+        cdef long k, j
+        if first:
+            self.relook.clear()
+            for k in range(<long>self.order.size()):
+                j = self.order[k].second
+                if self.pending[j]:
+                    self.relook.push_back(Keyed(self.key(j, max(t, self.origin[j])), j))
+        else:
+            for k in range(<long>self.relook.size()):
+                j = self.relook[k].second
+                self.relook[k].first = self.key(j, max(t, self.origin[j]))
+        if is_sorted(self.relook.begin(), self.relook.end()):
+            return False  # the same order: the same tested jobs
+        sort(self.relook.begin(), self.relook.end())
+        return self.pick(self.relook)
+
+    cdef bint acts(self, PassState* s, double T) noexcept:
+        """The scan just made at ``T`` (``self.out``, ``self.reserved_at``) starts a job or
+        records a reservation, or reserves a slot at ``T`` itself (not proved quiet)."""
+        cdef long k, j
+        if not self.out.empty():
+            return True
+        for k in range(<long>self.reserved_at.size()):
+            j = self.reserved_at[k].second
+            if self.reserved_at[k].first <= T or s.reservation[j] != s.reservation[j]:
+                return True
+        return False
+
+    cdef double lookahead(self, PassState* s, double t1, long free) except? -1:
+        """The first backfill tick from ``t1`` on at which a pass may start a job or record a
+        reservation, while no event comes (the free nodes, the running and the pending jobs as
+        they are now); inf: none. The ticks before it are quiet: each would start nothing and
+        record nothing, only move the backfill clock and ask for the next tick.
+
+        Every pending job that neither fits ``free`` nor lacks its (first, recorded)
+        reservation can do nothing in any order: then none. Else the ticks are followed in
+        time, each pass's order being the one the Python pass would hold (the present one,
+        then, from the first tick at or after each recalculation, the recalculated one), and
+        the pass at a tick ``T`` is run dry (:meth:`CountScan.scan_c` on the same profile; when
+        it would start a job or record a reservation, that is the tick, and its outcome is
+        kept for the pass there, :meth:`backfill_scan`). A quiet dry pass at ``T`` also
+        proves quiet every later tick ``T'`` of its class (below) before the first release
+        after ``T`` and the first tick at which a slot the pass found beyond the window comes
+        within it, while the tested jobs stay the same (proof):
+
+        * with integer clocks and limits, ``T' - T`` a multiple of ``lcm(bf_interval,
+          bf_resolution)`` (the same class) gives every job the same rounded duration
+          ``round_up(T' + limit) - T'`` (``round_up`` is exact on integers);
+        * the profile at ``T'`` is the one at ``T`` on the same breakpoints after ``T``: the
+          releases merged into the first step are the same (none between ``T`` and ``T'``),
+          and so is its free count; every other breakpoint (a release, or the start or end of
+          a hold) is absolute and at or after the first release after ``T``;
+        * by induction over the tested jobs: a job that could not start at ``T`` cannot at
+          ``T'`` (the first step is the same and ``[T', T' + d)`` covers more of the same
+          later profile, so the first breakpoint that failed still fails), its other
+          candidate slots are the same absolute breakpoints with the same duration, hence the
+          same slot and the same hold; a slot within the window stays within it (the window
+          only moves later); one beyond it stays beyond until the bound above; a
+          reservation at ``T`` itself (a job past its planned end) is not proved quiet;
+        * the main scheduler starts nothing while the first pending job (the same) does not
+          fit ``free``.
+
+        Without integer clocks or with many classes, each tick is its own class. The dry
+        passes stop at the next arrival (its pass looks again), after a bounded number of
+        them and of recalculations, and at a tick further ahead than the mean time between
+        events (a dry pass there would mostly be lost to the event): that tick is then woken
+        (waking is always right)."""
+        cdef long k, j, c, scans = 0, recalcs = 0
+        cdef double T, calc_end, horizon, b, e, u, t
+        cdef long long kT
+        cdef bint stuck = True
         for k in range(<long>self.order.size()):
             j = self.order[k].second
-            if not self.pending[j]:
-                continue
-            nj = self.counts.nodes[j]
-            if tested >= self.most:  # beyond the tested ones: only the order could bring them
-                if nj <= free or s.reservation[j] != s.reservation[j]:
-                    deep = False
-                    break
-                continue
-            if h < 0:
-                h, nh = j, nj
-                if nj <= free or nj == 0:
-                    return t1
-                p_h = self.slot_lower(cum, first_after, nj, t1, &h_now)
-                h_holds = p_h < INFINITY and (h_now or p_h <= t1 + window)
-                if h_holds:
-                    block = (cum if h_now else self.profile_at(cum, first_after, p_h)) - nh
-            if nj <= free:
-                deep = False
-                need_profile = True
-                if s.reservation[j] != s.reservation[j] or j == h or nj == 0 or not h_holds:
-                    return t1
-                if block >= nj:
-                    return t1
-                if not h_now and not p_h < self.counts.round_up(t1 + self.limit[j]):
-                    return t1
-            elif s.reservation[j] != s.reservation[j]:
-                deep = False
-                need_profile = True
-                t = self.slot_lower(cum, first_after, nj, t1, NULL)
-                if t <= t1 + window:
-                    return t1
-                if t < INFINITY:  # recorded, at the earliest, at the first tick T + window >= t
-                    stop = min(stop, self.first_tick(t, window))
-            tested += 1
-        if deep:
-            return INFINITY
-        if need_profile:
-            stop = min(stop, self.first_tick(e_next, 0.0))
-        if not self.fifo:
-            stop = min(stop, self.first_tick(self.next_calc, 0.0))
-        return stop
-
-    cdef double slot_lower(self, long cum, long first_after, long need, double t1,
-                           bint* at_now) noexcept:
-        """The first point of the release-only profile (``cum`` free at ``t1``, then the
-        releases from ``first_after``) with ``need`` free: its time (``at_now``: the tick
-        itself), inf when none."""
-        cdef long k
-        if cum >= need:
-            if at_now != NULL:
-                at_now[0] = True
-            return t1
-        if at_now != NULL:
-            at_now[0] = False
-        for k in range(first_after, <long>self.ends.size()):
-            cum += self.ends[k].second
-            if cum >= need:
-                return self.ends[k].first
-        return INFINITY
-
-    cdef long profile_at(self, long cum, long first_after, double t) noexcept:
-        """The release-only profile's free nodes at ``t`` (after ``t1``)."""
-        cdef long k
-        for k in range(first_after, <long>self.ends.size()):
-            if self.ends[k].first > t:
+            if self.pending[j] and (
+                self.counts.nodes[j] <= free or s.reservation[j] != s.reservation[j]
+            ):
+                stuck = False
                 break
-            cum += self.ends[k].second
-        return cum
+        if stuck:
+            return INFINITY
+        self.pick(self.order)
+        horizon = s.submit[s.arrived] if s.arrived < <long>self.known.size() else INFINITY
+        calc_end = INFINITY if self.fifo else self.next_calc
+        self.until.assign(self.classes, -INFINITY)
+        T = t1
+        while True:
+            if T >= horizon:
+                return T
+            if T >= calc_end:  # the pass at T recalculates the priorities first
+                if recalcs == MAX_RECALCS or (
+                    T > s.now + self.gap and self.joined > 4 * self.most
+                ):  # (a long queue's order is not worth computing for a likely lost look)
+                    return T
+                recalcs += 1
+                t = floor(T / self.period) * self.period
+                calc_end = t + self.period
+                if self.reorder(t, recalcs == 1):
+                    self.until.assign(self.classes, -INFINITY)
+            if self.look.empty() or self.counts.nodes[self.look[0]] <= free:
+                return T  # the main scheduler starts the first pending job
+            kT = <long long>llround((T - self.bf_phase) / self.bf_interval) if self.exact else 0
+            c = kT % self.classes
+            if T >= self.until[c]:
+                if scans == MAX_SCANS or T > s.now + self.gap:
+                    return T
+                if scans == 0:
+                    self.releases(s)  # the running jobs, and those this pass starts (now)
+                scans += 1
+                b = INFINITY
+                self.out.clear()
+                self.reserved_at.clear()
+                self.memo_free = self.counts.scan_c(
+                    T, free, self.ends, self.look.data(), self.look.size(), self.window,
+                    self.reserve, self.out, self.reserved_at, &b
+                )
+                if self.acts(s, T):  # the pass at T does this, unless an event comes first
+                    self.memo_at = T
+                    self.memo_completed, self.memo_arrived = s.completed, s.arrived
+                    self.memo_starts, self.memo_joined = self.starts, self.joined
+                    return T
+                if not self.exact:  # this tick only
+                    T = tick_after(T, self.bf_interval, self.bf_phase)
+                    continue
+                # the first release after T (at or before T: merged into the first step)
+                k = upper_bound(
+                    self.ends.begin(), self.ends.end(), Keyed(T, LONG_MAX)
+                ) - self.ends.begin()
+                e = self.ends[k].first if k < <long>self.ends.size() else INFINITY
+                u = e
+                if b < INFINITY:  # the first tick of this class whose window reaches b
+                    t = self.class_tick(kT, c, b - self.window - self.span)
+                    while not b <= t + self.window:
+                        t = self.class_tick(kT, c, t + 1.0)
+                    u = min(u, t)
+                self.until[c] = u
+            # the next tick that may not be proved quiet: of a class whose proof ends, or at
+            # a recalculation, or the horizon
+            u = INFINITY
+            for c in range(self.classes):
+                u = min(u, self.class_tick(kT, c, self.until[c]))
+            if calc_end < u:
+                u = min(u, self.tick_of(max(kT + 1, self.tick_index(calc_end))))
+            if horizon < u:
+                u = min(u, self.tick_of(max(kT + 1, self.tick_index(horizon))))
+            T = u
+            if T == INFINITY:
+                return INFINITY
 
     cdef void want_tick(self, PassState* s, double t, long free) noexcept:
         """Ask for the backfill tick ``t``, or, when the ticks from ``t`` on are quiet
-        (:meth:`quiet_until`), for the first one that may not be (none: while nothing
+        (:meth:`lookahead`), for the first one that may not be (none: while nothing
         happens); the next pass accounts for those not woken (:meth:`catch_up`)."""
         cdef double stop
         if self.has_sched or self.joined == 0:
             self.want(t)
             return
-        stop = self.quiet_until(s, t, free)
+        stop = self.lookahead(s, t, free)
         if stop <= t:
             self.want(t)
             return
         self.skip_from = t
+        self.quiet_to = stop
+        if t == self.owed:  # the tick the skipped ones asked for is itself skipped
+            self.owed = INFINITY
         if stop < INFINITY and self.pushed.count(stop) == 0:
             self.todo.insert(stop)  # a tick of the Python pass's chain, unless an event comes
 
@@ -746,7 +911,15 @@ cdef class SlurmPass(CompiledPass):
         """The ticks not woken since ``skip_from`` and before ``now``: each would have been a
         backfill pass that did nothing but move the backfill clock and ask for the next."""
         cdef double t = self.skip_from, last = -INFINITY
+        cdef long long k0, k1
         self.skip_from = INFINITY
+        if self.exact and t < now:
+            k0 = <long long>llround((t - self.bf_phase) / self.bf_interval)
+            k1 = self.tick_index(now)
+            self.backfill_passes += k1 - k0
+            self.skipped += k1 - k0
+            last = self.tick_of(k1 - 1)
+            t = self.tick_of(k1)
         while t < now:
             last = t
             self.backfill_passes += 1
@@ -754,21 +927,31 @@ cdef class SlurmPass(CompiledPass):
             t = tick_after(t, self.bf_interval, self.bf_phase)
         if last > -INFINITY:
             self.next_bf = tick_after(last, self.bf_interval, self.bf_phase)
-        # the wake-up the last of them (or the pass that stopped waking) asked for
-        self.want(t)
+        # the wake-up the last of them (or the pass that stopped waking) asked for: owed
+        # unless this pass skips it too (:meth:`want_tick`; :meth:`finish` asks for it)
+        self.timers.insert(t)
+        self.owed = t
 
     # -- the pass ------------------------------------------------------------------------------
     cdef int run(self, PassState* s) except -1:
         cdef double now = s.now, tick
         cdef long free = s.free, k, j, nq = s.nq
-        cdef bint main
+        cdef bint main, same
         self.starts0 = self.starts
-        if self.skip_from < INFINITY:
-            self.catch_up(now)
-        elif (
+        same = (
             s.completed == self.seen_completed and s.arrived == self.seen_arrived
-            and nq == self.joined and self.timers.count(now) == 0
-        ):  # the end of a skip that an event cut short: no pass of the Python pass's
+            and nq == self.joined
+        )  # no event since the last pass
+        if not same:
+            if self.last_event == self.last_event:
+                self.gap += (now - self.last_event - self.gap) * 0.125
+            self.last_event = now
+        if self.skip_from < INFINITY:
+            if same and now < self.quiet_to:  # a tick proved quiet (:meth:`lookahead`)
+                return self.finish(s)
+            self.catch_up(now)
+        elif same and self.timers.count(now) == 0:
+            # the end of a skip that an event cut short: no pass of the Python pass's
             return self.finish(s)
         self.seen_completed = s.completed
         self.seen_arrived = s.arrived
@@ -816,6 +999,9 @@ cdef class SlurmPass(CompiledPass):
         """Hand the kernel the earliest wake-up not yet asked for (the next one is asked at the
         pass it brings: a pass comes at each asked time while jobs wait)."""
         cdef double t
+        if self.owed < INFINITY:
+            self.want(self.owed)
+            self.owed = INFINITY
         while not self.pushed.empty() and deref(self.pushed.begin()) <= s.now:
             self.pushed.erase(self.pushed.begin())
         while not self.todo.empty() and deref(self.todo.begin()) <= s.now:
@@ -878,18 +1064,28 @@ cdef class SlurmPass(CompiledPass):
         main scheduler from now)."""
         cdef long k, j
         cdef double now = s.now
-        self.tested.clear()
-        for k in range(<long>self.order.size()):
-            j = self.order[k].second
-            if self.pending[j]:
-                if <long>self.tested.size() == self.most:
-                    break
-                self.tested.push_back(j)
-        self.releases(s)
-        self.out.clear()
-        self.reserved_at.clear()
-        free = self.counts.scan_c(now, free, self.ends, self.tested.data(), self.tested.size(),
-                                  self.window, self.reserve, self.out, self.reserved_at)
+        if (
+            self.memo_at == now and self.memo_completed == s.completed
+            and self.memo_arrived == s.arrived and self.memo_starts == self.starts
+            and self.memo_joined == self.joined
+        ):  # the look ahead's scan at this tick, on the same state (:meth:`lookahead`)
+            free = self.memo_free
+        else:
+            self.tested.clear()
+            for k in range(<long>self.order.size()):
+                j = self.order[k].second
+                if self.pending[j]:
+                    if <long>self.tested.size() == self.most:
+                        break
+                    self.tested.push_back(j)
+            self.releases(s)
+            self.out.clear()
+            self.reserved_at.clear()
+            free = self.counts.scan_c(
+                now, free, self.ends, self.tested.data(), self.tested.size(), self.window,
+                self.reserve, self.out, self.reserved_at
+            )
+        self.memo_at = NAN
         for k in range(<long>self.reserved_at.size()):
             j = self.reserved_at[k].second
             if s.reservation[j] != s.reservation[j]:  # record_reservation: first only

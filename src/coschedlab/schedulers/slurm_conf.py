@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..bundled import local_path
-from ..errors import InputError, read_bytes
+from ..bundled import local_path, read_bytes
+from ..errors import InputError
 
 __all__ = ["SLURM_DEFAULTS", "SlurmConf", "conf_option", "read_conf", "time_seconds"]
 

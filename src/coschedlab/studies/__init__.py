@@ -3,6 +3,8 @@
 many runs of a moldable parallel code on P processors, with an active Pareto sampler, reuse
 of finished runs within reuse classes, optimal batching from the code's scaling table and
 preemption onto idle processors; simulated through a work model or run for real.
+:mod:`.sweep` is the Table 5 reproduction as a resumable sweep (``coschedlab study
+reproduce``).
 
     from coschedlab.studies import load_spec, run_study
     result = run_study(load_spec("study.yaml"), "E")      # simulated

@@ -24,7 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError, read_bytes
+from ..bundled import read_bytes
+from ..errors import InputError
 
 __all__ = [
     "Batching",

@@ -14,3 +14,7 @@ It depends only on errors / outputs / schema (and the JSON and table helpers): c
 are known to it only through the registry (:mod:`.capability`). Import from the modules
 (this package imports none of them: the command line starts without the runner).
 """
+
+#: the environment variable naming a process whose end ends a sweep's command (the
+#: dashboard's pid, for the sweeps it starts: :func:`.pool.watch_parent`)
+PARENT = "COSCHEDLAB_GUI_PID"

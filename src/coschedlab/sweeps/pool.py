@@ -15,9 +15,13 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from . import PARENT
 from .tasks import Callback, Outcome, Task, call
 
-__all__ = ["context", "exit_with", "run_fresh", "run_pool", "run_serial", "stop", "worker_init"]
+__all__ = [
+    "context", "exit_with", "run_fresh", "run_pool", "run_serial", "stop", "watch_parent",
+    "worker_init",
+]  # fmt: skip
 
 
 def worker_init(parent: int) -> None:
@@ -44,6 +48,17 @@ def exit_with(parent: int) -> None:
         time.sleep(0.5)
         if not _alive(parent) or os.getppid() != ppid:
             os._exit(1)
+
+
+def watch_parent() -> None:
+    """Exit within a second once the process :data:`~coschedlab.sweeps.PARENT` names is gone
+    (the dashboard that started this command: a sweep started in a session of its own would
+    go on computing, with its workers, for nobody); its workers then exit as they do when
+    the command dies. Nothing when it names none."""
+    pid = os.environ.get(PARENT)
+    if pid:
+        threading.Thread(target=exit_with, args=(int(pid),), name="dashboard-watch",
+                         daemon=True).start()  # fmt: skip
 
 
 def context(tasks: Iterable[Task] = ()) -> multiprocessing.context.BaseContext:

@@ -22,9 +22,12 @@ from .executors import ExecutorSpec
 from .store import JSON, Layout, Store
 from .tasks import Summary, Task
 
-__all__ = ["Sweep", "check_folder", "sweep_kind"]
+__all__ = ["MAX_REPETITIONS", "Sweep", "check_folder", "sweep_kind"]
 
 SPEC_FILE = "spec.json"
+#: the most repetitions (trials) of one configuration a sweep runs: far beyond any study, it
+#: catches a typo that would run for days
+MAX_REPETITIONS = 1000
 
 
 def sweep_kind(out: Path | str) -> str | None:

@@ -6,7 +6,8 @@ jobs, pilot jobs or WoAS jobs into a loaded machine under a Slurm-like scheduler
 * :mod:`.formats` -- manifests, WfFormat, Pegasus DAX, and coarsening by stage;
 * :mod:`.jobmodel`, :mod:`.workload` -- the Edison-like workload generator;
 * :mod:`.modes` -- the three submission modes; :mod:`.simulate` -- one simulated mode;
-* :mod:`.metrics` -- the paper's metrics; :mod:`.plots` -- its figures.
+* :mod:`.metrics` -- the paper's metrics; :mod:`.plots` -- its figures;
+* :mod:`.sweep` -- the experiments as a resumable sweep (``coschedlab workflows compare``).
 """
 
 from .formats import coarsen, load_workflow, read_dax, read_manifest, read_wfformat

@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..bundled import local_path
-from ..errors import InputError, read_bytes, read_json
+from ..bundled import local_path, read_bytes, read_json
+from ..errors import InputError
 from .library import builtin, names
 from .model import Task, Workflow
 

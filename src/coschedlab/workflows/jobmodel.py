@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError, gunzip, read_bytes
+from ..bundled import read_bytes
+from ..errors import InputError, gunzip
 from ..jobs import Workload
 
 __all__ = ["JobModel", "fit_job_model"]

@@ -179,7 +179,7 @@ class WorkflowWorkload:
     @classmethod
     def load(cls, path: str | Path) -> WorkflowWorkload:
         """Read a directory written by :meth:`save`."""
-        from ..errors import read_json
+        from ..bundled import read_json
         from ..workload.swf import read_swf
         from .formats import read_manifest
 

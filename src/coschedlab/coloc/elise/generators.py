@@ -41,7 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import InputError, read_bytes
+from ...bundled import read_bytes
+from ...errors import InputError
 from ..pool import Pool
 
 __all__ = [

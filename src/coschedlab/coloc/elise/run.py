@@ -30,7 +30,7 @@ import pandas as pd
 from ...engine.result import Result
 from ...errors import InputError
 from ...jobs import Workload
-from ...outputs import MARKER, atomic_file, first_foreign, is_empty, mark, slug
+from ...outputs import MARKER, atomic_file, check_target, first_foreign, is_empty, mark, slug
 from ...platform import Cluster
 from ...sweeps.store import RunDirs, RunKey, completed, run_dir
 from ...sweeps.sweep import Sweep
@@ -87,7 +87,7 @@ def workload_of(task: RunTask, names: list[str]) -> Workload:
 
 def simulate_run(task: RunTask) -> tuple[Any, dict[str, Any]]:
     """Simulate and validate one run of the experiment (a worker's task)."""
-    from ...api import simulate
+    from ...simulation import run_simulation
     from ..heatmap import Heatmap
     from ..pool import cached_pool
     from ..speed import ColocationSpeed
@@ -108,7 +108,7 @@ def simulate_run(task: RunTask) -> tuple[Any, dict[str, Any]]:
         result = Result.from_simulation(sim.run())
     else:
         kill = "next-event" if "late-kill" in task.compat else True
-        result = simulate(
+        result = run_simulation(
             workload,
             task.cluster,
             task.spec,
@@ -160,6 +160,8 @@ def _check_folder(out: Path, described: dict[str, Any], fresh: bool, clear: bool
     Whether runs are stored there already."""
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out} exists and is not a directory; choose a directory")
+    if not out.exists():
+        check_target(out)  # a new folder: it can be made
     if not out.is_dir() or is_empty(out):
         return False
     if (out / MARKER).is_file():

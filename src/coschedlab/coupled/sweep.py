@@ -56,8 +56,7 @@ from ..sweeps.executors import checked_executor
 from ..sweeps.sweep import Sweep
 
 __all__ = [
-    "CoupledSpec", "aggregate", "load_coupled_spec", "report", "run_one",
-    "run_sweep", "summary",
+    "SWEEP", "CoupledSpec", "aggregate", "load_coupled_spec", "report", "run_one", "summary",
 ]  # fmt: skip
 
 COMBOS = ("HH", "HY", "YH", "YY")
@@ -141,8 +140,8 @@ def _trace(ck: Checker, raw: dict, key: str, default: str, base: Path) -> str:
 
 def load_coupled_spec(path: str | Path) -> CoupledSpec:
     """Read and check a sweep spec; errors name the file, line and key."""
-    from ..coupled.workloads import KTH_NODES, THETA_NODES
     from ..schedulers import get_scheduler
+    from .workloads import KTH_NODES, THETA_NODES
 
     path = Path(path)
     ck, raw = open_spec(path, _KEYS, "docs/coupled.md")
@@ -268,7 +267,7 @@ def _calibrate(
     proportions: tuple[float, ...], proportion_load: float,
 ) -> str | None:  # fmt: skip
     """The spec's ``calibrate`` (None or ``"paper"``), checked against what it was fitted on."""
-    from ..coupled.workloads import paper_small_load
+    from .workloads import paper_small_load
 
     value = raw.get("calibrate")
     if value is None or value == "none":
@@ -303,8 +302,8 @@ def large_workload(trace: str, month: int, nodes: int, load: float | None = None
     import calendar
     import time
 
-    from ..coupled.workloads import large_at_load, month_of
     from ..workload.swf import read_swf
+    from .workloads import large_at_load, month_of
 
     path = _bundled(trace)
     w = read_swf(path, max_procs=nodes)
@@ -328,7 +327,7 @@ def _pool(trace: str, nodes: int):
 
 def _bundled(trace: str) -> str:
     """The file of a bundled trace name (``theta``, ``kth``), else ``trace`` itself."""
-    from ..coupled.workloads import KTH, THETA
+    from .workloads import KTH, THETA
 
     return {"theta": THETA, "kth": KTH}.get(trace, trace)
 
@@ -336,7 +335,7 @@ def _bundled(trace: str) -> str:
 def large_nodes(config: dict[str, Any]) -> int:
     """The large machine's nodes: ``large_nodes``, times
     :data:`~coschedlab.coupled.workloads.PAPER_LARGE_SCALE` under ``calibrate: paper``."""
-    from ..coupled.workloads import PAPER_LARGE_SCALE
+    from .workloads import PAPER_LARGE_SCALE
 
     scale = PAPER_LARGE_SCALE if config.get("calibrate") == "paper" else 1
     return int(config["large_nodes"]) * scale
@@ -344,8 +343,8 @@ def large_nodes(config: dict[str, Any]) -> int:
 
 def study_workloads(config: dict[str, Any]):
     """The two workloads and the pairing of ``config`` (a pure function of it)."""
-    from ..coupled.mates import Pairs, pair_by_vicinity, pair_every
-    from ..coupled.workloads import (
+    from .mates import Pairs, pair_by_vicinity, pair_every
+    from .workloads import (
         PAPER_LARGE_LOAD,
         paper_small_load,
         stretch_to_load,
@@ -381,10 +380,10 @@ def study_workloads(config: dict[str, Any]):
 
 def run_one(config: dict[str, Any]) -> dict[str, Any]:
     """Simulate one configuration: the metrics of both systems (a pure function of ``config``)."""
-    from ..coupled.result import CoupledResult
-    from ..coupled.system import CoupledSimulation, System
-    from ..coupled.workloads import cluster_of
     from ..schedulers import get_scheduler
+    from .result import CoupledResult
+    from .system import CoupledSimulation, System
+    from .workloads import cluster_of
 
     large, small, pairs = study_workloads(config)
     combo = config["combo"] if config["combo"] != "none" else "HH"
@@ -431,11 +430,8 @@ def _shape(row: dict[str, Any]) -> None:
                 raise TypeError(k)
 
 
+#: the study as a sweep of the one driver (``SWEEP.run(spec, out, jobs=, ...)``)
 SWEEP = Sweep("coupled", run_one, describe, FIXED, _shape, legacy_key="schemes")
-#: ``check_output(out, spec)``: ``out`` can hold this sweep (new, empty, or its own directory
-#: with the same :data:`FIXED` settings); ``run_sweep(spec, out, jobs=, executor=, ...)``
-check_output = SWEEP.check_output
-run_sweep = SWEEP.run
 
 
 #: the metrics averaged over seeds, per system
@@ -518,9 +514,9 @@ def summary(out: Path) -> Table | None:
 
 def report(spec: CoupledSpec, target: Path, rows: list[dict[str, Any]]) -> list[Path]:
     """summary.csv and the figures of a finished (or partial) sweep; the files written."""
-    from ..coupled.plots import FIGURES, study_figure
     from ..outputs import atomic_file
     from ..sweeps.capability import write_summary
+    from .plots import FIGURES, study_figure
 
     df = aggregate(rows)
     written = [write_summary(df, target, "coupled")]

@@ -40,10 +40,7 @@ from ..sweeps.capability import Table, read_table
 from ..sweeps.executors import checked_executor
 from ..sweeps.sweep import Sweep
 
-__all__ = [
-    "WorkflowSpec", "aggregate", "load_workflow_spec", "report", "run_sweep",
-    "summary",
-]  # fmt: skip
+__all__ = ["SWEEP", "WorkflowSpec", "aggregate", "load_workflow_spec", "report", "summary"]
 
 MAX_SEEDS = 10_000
 _KEYS = (
@@ -94,7 +91,7 @@ class WorkflowSpec:
 
     def configs(self) -> dict[str, dict[str, Any]]:
         """Every run's key -> its configuration (JSON-able: a worker rebuilds it all)."""
-        from ..workflows.formats import load_workflow
+        from .formats import load_workflow
 
         common = {
             "machine": self.machine,
@@ -145,10 +142,10 @@ def _fmt(v: float) -> str:
 def load_workflow_spec(path: str | Path) -> WorkflowSpec:
     """Read and check a sweep spec; errors name the file, line and key."""
     from ..schedulers import get_scheduler
-    from ..workflows.formats import load_workflow
-    from ..workflows.modes import MODES
-    from ..workflows.simulate import DRAIN, check_woas
-    from ..workflows.workload import PRESSURE
+    from .formats import load_workflow
+    from .modes import MODES
+    from .simulate import DRAIN, check_woas
+    from .workload import PRESSURE
 
     path = Path(path)
     ck, raw = open_spec(path, _KEYS, "docs/workflows.md")
@@ -190,7 +187,7 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
     )
     seeds = ck.seeds(raw.get("seeds", 1), "seeds", MAX_SEEDS)
     machine = ck.string(raw.get("machine", "edison"), "machine")
-    from ..workflows.workload import machine_of
+    from .workload import machine_of
 
     try:
         cluster = machine_of(machine)
@@ -244,9 +241,9 @@ def _rounded(values: np.ndarray) -> list[float]:
 def run_one(config: dict[str, Any]) -> dict[str, Any]:
     """Generate the workload of ``config`` and simulate its mode: the summary, the per-workflow
     times and the regular jobs' slowdowns per size group (a pure function of ``config``)."""
-    from ..workflows.formats import load_workflow
-    from ..workflows.simulate import simulate_mode
-    from ..workflows.workload import generate, machine_of
+    from .formats import load_workflow
+    from .simulate import simulate_mode
+    from .workload import generate, machine_of
 
     wfs = (
         []
@@ -306,11 +303,8 @@ def _shape(row: dict[str, Any]) -> None:
     row["config"]["kind"], row["summary"]["mode"]  # noqa: B018 (a KeyError: not a run)
 
 
+#: the experiments as a sweep of the one driver (``SWEEP.run(spec, out, jobs=, ...)``)
 SWEEP = Sweep("workflow", run_one, describe, FIXED, _shape, legacy_key="modes")
-#: ``check_output(out, spec)``: ``out`` can hold this sweep (new, empty, or its own directory
-#: with the same :data:`FIXED` settings); ``run_sweep(spec, out, jobs=, executor=, ...)``
-check_output = SWEEP.check_output
-run_sweep = SWEEP.run
 
 
 # -- pooling the seeds ----------------------------------------------------------------------------
@@ -325,7 +319,7 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
     the pooled regular-job slowdown medians and their ratio to the no-workflow baseline; and
     for WoAS its turnaround speedup over pilot and chained and its actual-utilization gain
     over pilot (percentage points)."""
-    from ..workflows.metrics import counted
+    from .metrics import counted
 
     base: dict[str, list[float]] = {"small": [], "medium": [], "large": []}
     groups: dict[tuple, dict[int, dict[str, Any]]] = {}
@@ -433,7 +427,7 @@ def report(spec: WorkflowSpec, target: Path, rows: list[dict[str, Any]]) -> list
     sweep; the files written."""
     from ..outputs import atomic_file
     from ..sweeps.capability import write_summary
-    from ..workflows import plots
+    from . import plots
 
     df = aggregate(rows)
     written = [write_summary(df, target, "workflow")]

@@ -14,15 +14,15 @@ from typing import Any
 import pandas as pd
 
 from ..errors import InputError
-from ..studies.reproduce import simulate_one, table5_rows
-from ..studies.result import StudyResult
-from ..studies.spec import StudySpec
 from ..sweeps.capability import Table, limit, read_table
 from ..sweeps.sweep import Sweep
 from ..sweeps.tasks import Task
+from .reproduce import simulate_one, table5_rows
+from .result import StudyResult
+from .spec import StudySpec
 
 __all__ = [
-    "check_command", "check_output", "described", "run_one", "run_sweep",
+    "SWEEP", "check_command", "described", "run_one", "run_sweep",
     "summary", "table5_cells", "table_of", "tasks_of",
 ]  # fmt: skip
 
@@ -36,11 +36,6 @@ def described(spec: StudySpec) -> dict[str, Any]:
     """What ``OUT/spec.json`` holds: the study and a digest of its spec file."""
     text = Path(spec.source).read_bytes() if spec.source and Path(spec.source).is_file() else b""
     return {"study": spec.name, "spec_sha256": hashlib.sha256(text).hexdigest()}
-
-
-def check_output(out: Path, spec: StudySpec) -> None:
-    """``out`` can hold this sweep: new, empty, or a reproduction of the same spec."""
-    SWEEP.check_output(out, spec)
 
 
 def seeds_of(spec: StudySpec, seeds: int) -> list[int]:
@@ -121,7 +116,7 @@ def table_of(
 def table5_cells(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     """Table 5 as the command line prints it and the dashboard shows it (ours, the paper's
     in brackets): columns and text cells of :func:`table_of`'s frame (or its table5.csv)."""
-    from ..studies.result import hours_minutes as hm
+    from .result import hours_minutes as hm
 
     def missing(x: Any) -> bool:
         return x is None or x != x  # NaN: the first configuration has no gain
@@ -146,13 +141,13 @@ MOST_DESIGNS = 10_000
 def check_command(spec: str, out: str) -> None:
     """What ``coschedlab study reproduce`` refuses before it starts (the dashboard runs it in
     a process of its own)."""
-    from ..studies.spec import load_spec
+    from .spec import load_spec
 
     s = load_spec(spec)
     if s.model is None:
         raise InputError("the spec has no 'model' to simulate", Path(spec).name)
     limit(len(s.space.designs()), MOST_DESIGNS, "designs", "study reproduce")
-    check_output(Path(out), s)
+    SWEEP.check_output(Path(out), s)
 
 
 def summary(out: Path) -> Table | None:

@@ -1,0 +1,113 @@
+"""Slurm's compiled pass does not wake for the backfill ticks it proves quiet
+(:meth:`coschedlab.schedulers.passes.SlurmPass.lookahead`): the starts, the first
+reservations and the number of backfill passes stay the Python pass's (the oracle, which
+makes every tick a pass), on random workloads with long quiet stretches and on a real trace."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from coschedlab import Cluster, Workload, simulate
+from coschedlab.schedulers import Slurm
+from coschedlab.workload.swf import cluster_from_header, read_swf
+
+KTH = "src/coschedlab/data/KTH-SP2-1996-2.1-cln.swf.gz"
+
+
+def python_slurm(**opts) -> Slurm:
+    """A ``Slurm`` that runs the Python pass (its ``schedule`` overridden: not compilable)."""
+    slow = Slurm(**opts)
+    python_schedule = lambda self, view: Slurm.schedule(self, view)  # noqa: E731
+    slow.__class__ = type("PythonPass", (Slurm,), {"schedule": python_schedule, "name": "slurm"})
+    return slow
+
+
+def same_as_python(w: Workload, cluster: Cluster, opts: dict, kill: bool) -> Slurm:
+    """Run both passes; assert the same starts, reservations and backfill passes; return the
+    compiled pass's scheduler."""
+    fast = Slurm(**opts)
+    compiled = simulate(w, cluster, fast, kill_at_walltime=kill)
+    assert fast.compiled_pass is not None
+    slow = python_slurm(**opts)
+    python = simulate(w, cluster, slow, kill_at_walltime=kill)
+    assert slow.compiled_pass is None
+    assert compiled.jobs.start.tolist() == python.jobs.start.tolist()
+    assert compiled.jobs.reservation.fillna(-1).tolist() == (
+        python.jobs.reservation.fillna(-1).tolist()
+    )
+    assert fast.backfill_passes == slow.backfill_passes
+    return fast
+
+
+@st.composite
+def quiet_workloads(draw, nodes: int):
+    """Jobs of minutes to hours on up to all the nodes, limits up to several times the run
+    (reservations far ahead, beyond short windows), in bursts and gaps: long stretches in
+    which jobs wait with nodes free and nothing starts."""
+    rows = []
+    t = 0
+    for i in range(draw(st.integers(5, 45))):
+        t += draw(st.sampled_from([0, 0, 5, 60, 900, 3600, 20000]))
+        run = draw(st.integers(0, 6 * 3600))
+        req = max(1, run * draw(st.sampled_from([1, 1, 2, 4])) + draw(st.integers(-600, 3600)))
+        procs = draw(st.integers(1, nodes))
+        rows.append({"id": i + 1, "submit": t, "run": run, "requested_time": req, "procs": procs})
+    return Workload.from_records(rows)
+
+
+@st.composite
+def integer_clocks(draw):
+    """Slurm options with whole-second clocks (the look ahead's classes of ticks: 1 to 10 of
+    them, beyond 8 one per tick), short to long windows and few to many tested jobs."""
+    opts = {
+        "priority": draw(st.sampled_from(["multifactor", "multifactor", "fifo"])),
+        "priority_calc_period": draw(st.sampled_from([45.0, 300.0, 600.0])),
+        "priority_max_age": draw(st.sampled_from([900.0, 7 * 86400.0])),
+        "priority_weight_age": draw(st.sampled_from([0.0, 5e7, 1000.0])),
+        "priority_weight_job_size": draw(st.sampled_from([0.0, 6e8, 1000.0])),
+        "priority_favor_small": draw(st.booleans()),
+        "bf_interval": draw(st.sampled_from([30.0, 20.0, 60.0, 45.0, 7.0])),
+        "bf_max_job_test": draw(st.sampled_from([1, 3, 50])),
+        "bf_resolution": draw(st.sampled_from([60.0, 30.0, 1.0, 120.0, 300.0])),
+        "bf_window": draw(st.sampled_from([10.0, 60.0, 240.0, 1440.0])),
+        "bf_job_part_count_reserve": draw(st.sampled_from([None, None, 1, 3])),
+    }
+    opts["bf_phase"] = float(draw(st.sampled_from([0, 10, 29])) % opts["bf_interval"])
+    return opts
+
+
+@given(
+    nodes=st.integers(2, 16),
+    opts=integer_clocks(),
+    kill=st.booleans(),
+    data=st.data(),
+)
+def test_ticks_not_woken_change_nothing(nodes, opts, kill, data):
+    w = data.draw(quiet_workloads(nodes))
+    same_as_python(w, Cluster(nodes, 1, 1), opts, kill)
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [
+        {},
+        {"bf_interval": 20.0},  # three classes of ticks
+        {"bf_window": 30.0, "bf_phase": 7.0},  # slots beyond the window coming within it
+        {"priority": "fifo", "bf_job_part_count_reserve": 1},
+        {"bf_resolution": 300.0},  # ten classes: each tick its own
+        {"bf_interval": 30.5},  # no integer clock: each tick its own
+    ],
+    ids=["default", "interval20", "window30", "fifo-reserve1", "resolution300", "interval30.5"],
+)
+@pytest.mark.parametrize("kill", [True, False], ids=["kill", "overrun"])
+def test_a_real_trace_skips_most_ticks_and_changes_nothing(opts, kill):
+    w = read_swf(KTH)
+    cluster = cluster_from_header(w.header)
+    w = w.drop_oversized(cluster.total_cores)
+    w = w.select(np.arange(len(w)) < 2000)
+    fast = same_as_python(w, cluster, opts, kill)
+    # most backfill ticks are accounted for without a pass (one at each, before)
+    assert fast.compiled_pass.skipped > 0.5 * fast.backfill_passes
