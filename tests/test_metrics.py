@@ -316,3 +316,44 @@ def test_properties(frame):
     assert thr["finished"].is_monotonic_increasing
     r = running_series(frame)
     assert (r["running"] >= 0).all() and r["running"].iloc[-1] == 0
+
+
+# -- the order statistics of summary() without np.median / np.percentile (no numpy.ma) ------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.floats(min_value=-1e12, max_value=1e12, allow_nan=False), min_size=1, max_size=200),
+    st.lists(st.floats(min_value=0, max_value=100), min_size=1, max_size=4),
+)
+def test_percentiles_are_numpys_median_and_percentiles(values, qs):
+    """The same floats as ``np.median`` and ``np.percentile`` (linear), the oracle."""
+    import numpy as np
+
+    from coschedlab.metrics import percentiles
+
+    a = np.array(values, dtype=np.float64)
+    median, got = percentiles(a.copy(), tuple(qs))
+    assert median == float(np.median(a))
+    assert got == [float(x) for x in np.percentile(a, qs)]
+
+
+def test_summary_does_not_import_numpy_ma():
+    """metrics.json's order statistics do not load ``numpy.ma`` (np.unique would)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np\n"
+        "from coschedlab.metrics import summary\n"
+        "t = {'submit': np.arange(9.0), 'start': np.arange(9.0) + 3, 'end': np.arange(9.0) * 2 + 9,"
+        " 'procs': np.ones(9)}\n"
+        "m = summary(t, 4)\n"
+        "assert m['wait_median'] == 3.0, m\n"
+        "print('numpy.ma' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

@@ -212,3 +212,16 @@ def test_report_shows_the_stored_users_table(tmp_path):
     table = html.split("Users by core-hours", 1)[1].split("</table>", 1)[0]
     assert table.count("<tr") == 3  # header + users 7 and 9
     assert "33.33" in table  # user 9: 2 of 6 equal jobs, a third of the core-hours
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=-1, max_value=10**9), min_size=1, max_size=300),
+       st.integers(min_value=1, max_value=10**6))  # fmt: skip
+def test_unique_inverse_is_numpys(values, span):
+    """The counted unique of small ranges (and NumPy's beyond) against ``np.unique``."""
+    from coschedlab.metrics import _unique_inverse
+
+    for key in (np.array(values, dtype=np.int64), np.array(values, dtype=np.int64) % span - 1):
+        got, inverse = _unique_inverse(key)
+        want, want_inverse = np.unique(key, return_inverse=True)
+        assert got.tolist() == want.tolist() and inverse.tolist() == want_inverse.tolist()

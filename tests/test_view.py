@@ -124,12 +124,15 @@ def test_the_view_holds_each_jobs_user_group_queue_and_partition_in_queue_order(
             return list(view.queue)
 
     r = simulate(Workload.from_records(rows), Cluster(4), Look())
-    assert seen["ids"] == (3, 1, 4, 2)
+    assert tuple(seen["ids"]) == (3, 1, 4, 2)
     assert seen["users"] == (-1, 7, 7, 8)
     assert seen["groups"] == (-1, 70, 70, 80)
     assert seen["queues"] == (2, 1, 1, -1)
     assert seen["partitions"] == (-1, 2, 2, 3)
-    assert all(type(v) is tuple for v in seen.values())
+    assert all(type(v) is tuple for k, v in seen.items() if k != "ids")
+    # ids, like submit, req, nodes and procs: a read-only array that gives Python ints
+    assert type(seen["ids"]) is memoryview and seen["ids"].readonly
+    assert all(type(x) is int for x in seen["ids"])
     # the same values as the result table, row for row
     assert tuple(r.jobs.user) == seen["users"] and tuple(r.jobs.queue) == seen["queues"]
 

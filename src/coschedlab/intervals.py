@@ -74,7 +74,8 @@ def parse_alloc_column(alloc: Iterable) -> tuple[np.ndarray, np.ndarray, np.ndar
     by pyarrow's vectorised string kernels; a text they do not accept is parsed again by
     :func:`parse_intervals`, whose error names it.
     """
-    texts = list(alloc)
+    tolist = getattr(alloc, "tolist", None)  # a NumPy column: its items at C speed
+    texts = tolist() if tolist is not None and getattr(alloc, "ndim", 0) == 1 else list(alloc)
     fast = _parse_vectorised(texts)
     if fast is not None:
         return fast
@@ -84,7 +85,10 @@ def parse_alloc_column(alloc: Iterable) -> tuple[np.ndarray, np.ndarray, np.ndar
 def _parse_vectorised(texts: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The whole column at once in NumPy, or None when some text is not plain ``A-B`` / ``N``
     items separated by spaces or commas (ASCII digits of at most 15 places)."""
-    joined = "\n".join(t if isinstance(t, str) else "" for t in texts) + "\n"
+    try:
+        joined = "\n".join(texts) + "\n"  # all str (a result's column): at C speed
+    except TypeError:  # missing entries (None, NaN): no range
+        joined = "\n".join(t if isinstance(t, str) else "" for t in texts) + "\n"
     try:
         buf = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
     except UnicodeEncodeError:

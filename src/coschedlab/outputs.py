@@ -334,17 +334,13 @@ def write_parquet(path: str | Path, table: Any) -> None:
     import numpy as np
 
     arrays = {name: np.asarray(v) for name, v in table.items()}
-    if any(
-        a.dtype.kind not in _PANDAS_TYPES
-        or (a.dtype.kind == "O" and not all(isinstance(x, str) for x in a.tolist()))
-        for a in arrays.values()
-    ):
+    texts = _text_buffers(arrays)
+    if texts is None:
         import pandas as pd
 
         pd.DataFrame(arrays).to_parquet(path, index=False)
         return
     import json
-    from importlib.metadata import version
 
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -352,7 +348,7 @@ def write_parquet(path: str | Path, table: Any) -> None:
     columns, meta = [], []
     for name, a in arrays.items():
         kinds = _PANDAS_TYPES[a.dtype.kind] or (a.dtype.name, a.dtype.name)
-        columns.append(arrow_array(a))
+        columns.append(arrow_array(a, texts.get(name)))
         meta.append(
             {"name": name, "field_name": name, "pandas_type": kinds[0],
              "numpy_type": kinds[1], "metadata": None}
@@ -363,17 +359,58 @@ def write_parquet(path: str | Path, table: Any) -> None:
         "columns": meta,
         "attributes": {},
         "creator": {"library": "pyarrow", "version": pa.__version__},
-        "pandas_version": version("pandas"),
+        "pandas_version": pandas_version(),
     }
     t = pa.table(columns, names=list(arrays), metadata={"pandas": json.dumps(pandas_meta)})
     pq.write_table(t, path, compression="snappy")
+    del t, columns
+    pa.default_memory_pool().release_unused()  # Arrow's allocator keeps freed memory else
 
 
-def arrow_array(values: Any) -> Any:
+def _text_buffers(arrays: dict[str, Any]) -> dict[str, tuple] | None:
+    """Arrow's buffers (:func:`~coschedlab._core.textrows.utf8_column`) of each object
+    column, or None when some column is not one pyarrow alone writes as pandas would (a kind
+    other than numbers, booleans and objects that are all ``str``)."""
+    from ._core.textrows import utf8_column  # compiled: no bytes object per text
+
+    out = {}
+    for name, a in arrays.items():
+        if a.dtype.kind not in _PANDAS_TYPES:
+            return None
+        if a.dtype.kind == "O":
+            try:
+                out[name] = utf8_column(a.tolist())
+            except TypeError:  # not all str (None, bytes, a str subclass)
+                return None
+    return out
+
+
+def pandas_version() -> str:
+    """``pandas.__version__`` without importing pandas (nor ``importlib.metadata``, which
+    reads every installed distribution): the version file pandas' own ``__init__`` reads, else
+    the distribution's metadata."""
+    from importlib.util import find_spec
+
+    spec = find_spec("pandas")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        try:
+            text = (Path(folder) / "_version_meson.py").read_text()
+        except OSError:
+            continue
+        found = re.search(r"""^__version__\s*=\s*["']([^"']+)["']""", text, re.MULTILINE)
+        if found:
+            return found[1]
+    from importlib.metadata import version
+
+    return version("pandas")
+
+
+def arrow_array(values: Any, text: tuple | None = None) -> Any:
     """A pyarrow array of a NumPy column (whole numbers, floats, booleans, or strings: a
     ``str`` array or objects that are all strings, as large_string), NaN as null (as
     ``from_pandas``), built from its buffers: ``pyarrow.array`` of any NumPy array imports
-    pandas (its categorical check), which the simulate command does not need."""
+    pandas (its categorical check), which the simulate command does not need. ``text``: the
+    strings' buffers when already made (:func:`_text_buffers`)."""
     import numpy as np
     import pyarrow as pa
 
@@ -382,7 +419,7 @@ def arrow_array(values: Any) -> Any:
     if a.dtype.kind in "OU":
         from ._core.textrows import utf8_column  # compiled: no bytes object per text
 
-        offsets, data = utf8_column(a.tolist())
+        offsets, data = text if text is not None else utf8_column(a.tolist())
         buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
         return pa.Array.from_buffers(pa.large_string(), n, buffers)
     if a.dtype.kind == "b":

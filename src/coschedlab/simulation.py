@@ -52,7 +52,9 @@ def run_simulation(
     )
     with pass_time_limit(sched, pass_timeout, sched.describe):
         sim.run()
-    return Result.from_simulation(sim)
+    result = Result.from_simulation(sim)
+    sim.release()  # the kernel's memory goes now, not at the next garbage collection
+    return result
 
 
 def _check_guarantees(sched: Scheduler) -> None:

@@ -65,7 +65,7 @@ def test_chained_age_counts_from_eligibility_woas_from_the_workflow():
     from coschedlab.engine.kernel import Simulation
 
     sim = Simulation(ex.workload, ww.cluster, sched).run()
-    s1 = sim.ids.index(ex.first_wf_id + 1)  # view index (submit, id order) of task S1
+    s1 = sim.ids.tolist().index(ex.first_wf_id + 1)  # view index (submit, id order) of task S1
     assert sched.age_origin(s1) == pytest.approx(11575.44)  # S0's end: S1's eligibility
     exw = expand(ww, "woas")
     sw = Slurm(inherit=exw.inherit)
@@ -88,7 +88,7 @@ def test_woas_tasks_have_the_workflow_jobs_priority():
     f = Multifactor(total_cpus=2400, cores_per_node=24)
     size = f.size(-(-wf.max_cores // 24), wf.max_cores, wf.critical_path_limit)
     for k, task in enumerate(wf.tasks):
-        j = sim.ids.index(ex.first_wf_id + k)
+        j = sim.ids.tolist().index(ex.first_wf_id + k)
         assert sched.age_origin(j) == 10.0
         for t in (10.0, 3000.0, 4999.0):
             assert sched.priority_of(j, t) == f.priority(10.0, size, t)

@@ -44,6 +44,9 @@ def build_app(command: str | None = None) -> typer.Typer:
     needs: the other commands' modules, and what they import, are not loaded)."""
     from importlib import import_module
 
+    from .plainparams import install
+
+    install()  # plain option values without pydantic
     the_app = typer.Typer(
         name="coschedlab",
         help="Design, simulate and plan co-scheduling on HPC systems.",

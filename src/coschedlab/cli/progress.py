@@ -8,11 +8,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, Task, TextColumn
-from rich.text import Text
+if TYPE_CHECKING:  # pragma: no cover (rich.progress is imported when a bar is drawn)
+    from rich.console import Console
+    from rich.progress import Progress, ProgressColumn
 
 __all__ = [
     "Bar", "eta", "hms", "progress_bar", "report_step", "run_sweep_shown",
@@ -137,20 +138,30 @@ class Bar:
             )
 
 
-class _Call(ProgressColumn):
-    """A column whose text is ``text()`` (read at every refresh)."""
+@cache
+def _call_column() -> type:
+    """The rich column class whose text is ``text()`` (read at every refresh); made on first
+    use: a command whose output is not a terminal does not import ``rich.progress``."""
+    from rich.progress import ProgressColumn, Task
+    from rich.text import Text
 
-    def __init__(self, text: Callable[[], str], style: str = "") -> None:
-        super().__init__()
-        self.text, self.style = text, style
+    class _Call(ProgressColumn):
+        def __init__(self, text: Callable[[], str], style: str = "") -> None:
+            super().__init__()
+            self.text, self.style = text, style
 
-    def render(self, task: Task) -> Text:
-        return Text(self.text(), style=self.style)
+        def render(self, task: Task) -> Text:
+            return Text(self.text(), style=self.style)
+
+    return _Call
 
 
 def bar_columns(bar: Bar) -> tuple[ProgressColumn, ...]:
     """The columns of every progress bar of the command line: spinner, label, bar,
     done/total, time since the command started, ETA."""
+    from rich.progress import BarColumn, SpinnerColumn, TextColumn
+
+    _Call = _call_column()
     return (
         SpinnerColumn(),
         TextColumn("[progress.description]{task.description}"),
@@ -171,6 +182,8 @@ def progress_bar(
     if not console.is_terminal:
         yield bar
         return
+    from rich.progress import Progress
+
     with Progress(*bar_columns(bar), console=console, transient=True) as shown:
         bar.show(shown)
         yield bar

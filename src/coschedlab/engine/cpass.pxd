@@ -15,12 +15,37 @@ gate demoted after all others (not under ``OWN``) and the jobs it holds or hid a
 again in the same pass (after a hold or a yield, with the job gone from the queue); ``epoch``
 changes whenever the kernel changed the queue or the nodes other than by arrivals, completions
 and the pass's own starts, so a pass caching verdicts between calls keys them on it.
+``joined`` and ``ended`` hand a pass that keeps state of its own (Slurm's pending order and
+release list) what changed since its last call, so it need not rescan the queue or the running
+jobs to find out (in the kernel's own run; empty when the kernel copies a subclass's Python
+lists into the arrays, ELiSE's clock, where only ``reaskable`` passes run).
 """
 
+from libc.string cimport memmove
+from libcpp.algorithm cimport lower_bound, upper_bound
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
 ctypedef pair[double, long] Est  # a running job: (start + requested time, j)
+
+
+cdef inline void sorted_insert(vector[Est]& v, Est e) noexcept:
+    """Insert ``e`` into the sorted ``v`` after its equals. The tail moves as bytes (a pair
+    of a double and a long): ``vector.insert`` copies pairs one by one (their assignment is
+    not trivial to the compiler), the cost of every start and end on a busy machine."""
+    cdef size_t i = upper_bound(v.begin(), v.end(), e) - v.begin(), n = v.size()
+    v.push_back(e)
+    if i < n:
+        memmove(&v[i + 1], &v[i], (n - i) * sizeof(Est))
+        v[i] = e
+
+
+cdef inline void sorted_erase(vector[Est]& v, Est e) noexcept:
+    """Remove one entry equal to ``e`` (present) from the sorted ``v`` (:func:`sorted_insert`)."""
+    cdef size_t i = lower_bound(v.begin(), v.end(), e) - v.begin(), n = v.size()
+    if i + 1 < n:
+        memmove(&v[i], &v[i + 1], (n - i - 1) * sizeof(Est))
+    v.pop_back()
 
 #: ``CompiledPass.order`` codes: the built-in queue orders (the arithmetic of
 #: :data:`coschedlab.schedulers.base.ORDERS`), and a custom key the kernel calls in Python
@@ -44,6 +69,10 @@ cdef struct PassState:
     long nq
     const Est* est         # running jobs, sorted (view.est_sorted)
     long nest
+    const long* joined     # jobs that joined the queue since the pass was last called
+    long njoined           # (arrivals, released dependants, released holds), as they joined
+    const long* ended      # jobs that ended since the pass was last called, in that order
+    long nended
     const long* nodes      # per job: whole nodes needed
     const double* req      # per job: requested time
     const double* submit   # per job: submit time

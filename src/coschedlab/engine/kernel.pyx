@@ -58,7 +58,9 @@ from ..errors import InputError, failure_where
 from ..jobs import Workload
 from ..platform import Cluster
 from .accounting import NodeAccounting
-from .cpass cimport CUSTOM, FCFS, LXF, OWN, SJF, CompiledPass, Est, PassState
+from .cpass cimport (
+    CUSTOM, FCFS, LXF, OWN, SJF, CompiledPass, Est, PassState, sorted_erase, sorted_insert
+)
 from .wholenodes cimport WholeNodes
 from .segments cimport SharedCores
 from .cspeed cimport NeighbourSpeed
@@ -148,14 +150,21 @@ cdef class Simulation:
     cdef public object order, killed, _deadlines, ids, submit, req, nodes, procs, duration
     cdef public object run_time, input_run, start, end, reservation, start_pass, start_order
     cdef public object acct, queue, joined, est_sorted, _started_in_pass, gate, held
-    cdef public object _hold_est, _hidden, _finished, _timers, _releases, _queued, _arrived
+    cdef public object _hold_est, _hidden, _finished, _releases, _queued, _arrived
     cdef public object _low, _lowjobs
-    cdef public object parents, think, _deps_left, _ready_at, _dependents
+    cdef public object think, _parents
+    # dependencies (:meth:`_index_deps`): per job its parents left and when it may start (its
+    # last parent's end + think time); each job's dependents (CSR: ``_dptr[j]..._dptr[j+1]``
+    # of ``_didx``), in the order the parents were given
+    cdef bint _has_deps
+    cdef vector[long] _cleft, _dptr, _didx
+    cdef vector[double] _cready, _cthink
     cdef dict __dict__
     cdef public double now, until, wall_time, _t0
     cdef public long n, passes, epoch, completed, ignored_dependencies, _arr_i
     cdef public bint late_kill, _moving_ends, truncated, _rerun, _tailed
     cdef priority_queue[Entry] _heap  # completions
+    cdef priority_queue[double] _timers  # wake-ups asked for, negated (the top is the first)
     cdef WholeNodes _whole  # the accounting when it is whole nodes (None: shared cores)
     cdef View _view
     # a compiled policy (:mod:`.cpass`): the queue and the running jobs live in C arrays only
@@ -168,6 +177,7 @@ cdef class Simulation:
     cdef vector[pair[double, long]] _ckeyed
     cdef vector[Est] _cest  # running jobs (start + requested, j), sorted
     cdef vector[long] _cnodes, _cstarted
+    cdef vector[long] _cjoined, _cended  # since the compiled pass's last call (PassState)
     cdef vector[double] _creq, _csubmit
     cdef double[::1] _cresv
     # per job: start, end (NaN before), the engine's actual durations (C views of the arrays
@@ -225,8 +235,15 @@ cdef class Simulation:
         cols = workload.columns
         order = np.lexsort((cols["id"], cols["submit"]))
         self.order = order
-        ids = cols["id"][order]
-        procs = cols["procs"][order]
+        # a trace already in queue order (most are): the workload's columns themselves (the
+        # per-job tables below are read-only views of them), not copies
+        in_order = bool(n) and bool((order == np.arange(n)).all())
+
+        def queued_order(a):
+            return a if in_order else a[order]
+
+        ids = queued_order(cols["id"])
+        procs = queued_order(cols["procs"])
         if n and procs.min() <= 0:
             bad = int(ids[np.argmin(procs)])
             raise InputError(f"job {bad} asks for {int(procs.min())} processors")
@@ -237,9 +254,9 @@ cdef class Simulation:
                 f"job {int(ids[k])} needs {int(nodes[k])} nodes ({int(procs[k])} processors); "
                 f"the cluster has {cluster.nodes} nodes of {cluster.cores_per_node} cores"
             )
-        run = cols["run"][order]
-        req = cols["requested_time"][order]
-        submit = cols["submit"][order]
+        run = queued_order(cols["run"])
+        req = queued_order(cols["requested_time"])
+        submit = queued_order(cols["submit"])
         for name, arr in (("submit", submit), ("run time", run), ("requested time", req)):
             if n and not (np.isfinite(arr).all() and arr.min() >= 0):
                 k = int(np.argmin(np.where(np.isfinite(arr), arr, -np.inf)))
@@ -248,12 +265,13 @@ cdef class Simulation:
         duration = np.minimum(run, req) if at_limit else run
         self.killed = bytearray((run > req).tobytes() if at_limit else bytes(n))
         self._deadlines: list[tuple[float, int]] = []  # late kill: (start + requested, j)
-        # what policies may see: immutable per-job tables
-        self.ids: tuple[int, ...] = tuple(ids.tolist())
-        self.submit: tuple[float, ...] = tuple(submit.tolist())
-        self.req: tuple[float, ...] = tuple(req.tolist())
-        self.nodes: tuple[int, ...] = tuple(nodes.tolist())
-        self.procs: tuple[int, ...] = tuple(procs.tolist())
+        # what policies may see: read-only per-job arrays (indexing gives Python ints and
+        # floats; a C array per table, not a Python object per job)
+        self.ids = _read_only(ids, np.int64)
+        self.submit = _read_only(submit, np.float64)
+        self.req = _read_only(req, np.float64)
+        self.nodes = _read_only(nodes, np.int64)
+        self.procs = _read_only(procs, np.int64)
         # what only the engine sees: actual run times
         self.duration = array("d", np.asarray(duration, dtype=np.float64).tobytes())
         self.run_time = array("d", run.tobytes())
@@ -297,16 +315,13 @@ cdef class Simulation:
         self._rerun = False
         self.completed = 0
         self.wall_time = NAN
-        self._timers: list[float] = []
         self._releases: list[tuple[float, int]] = []  # (time, j): dependencies met, think time
         self._queued = bytearray(n)
         self._arrived = bytearray(n)
-        self.parents: dict[int, tuple[int, ...]] = {}
+        self._parents = None  # (pptr, pidx): each job's parents, sorted (CSR), or None
         self.think: dict[int, float] = {}
         self.ignored_dependencies = 0
-        self._deps_left: list[int] | None = None
-        self._ready_at: list[float] = []
-        self._dependents: dict[int, list[int]] = {}
+        self._has_deps = False
         self._index_deps(workload, dependencies)
         self._whole = self.acct if isinstance(self.acct, WholeNodes) else None
         self._shared = self.acct if isinstance(self.acct, SharedCores) else None
@@ -315,83 +330,147 @@ cdef class Simulation:
     # -- set-up -------------------------------------------------------------------------------
     def _index_deps(self, workload: Workload, swf: bool) -> None:
         """Parents of every job (queue indices): explicit ``deps`` and, with ``swf``, the
-        preceding job of SWF field 17 with the think time of field 18."""
+        preceding job of SWF field 17 with the think time of field 18 (arrays, no Python
+        object per job)."""
+        cdef long n = self.n, k, m
+        cdef const long long[::1] dptr, didx, lf
+        cdef const double[::1] th
         if not workload.deps and not swf:
             return
-        index = {jid: k for k, jid in enumerate(self.ids)}
-        parents: dict[int, list[int]] = {}
-        for jid, ps in workload.deps.items():
-            parents.setdefault(index[jid], []).extend(index[p] for p in ps)
+        ids = workload.columns["id"][self.order]
+        by_id = np.argsort(ids, kind="stable")
+        sorted_ids = ids[by_id]
+
+        def index_of(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            """Queue indices of job ids ``q`` and whether each is a job of the workload."""
+            pos = np.minimum(np.searchsorted(sorted_ids, q), max(n - 1, 0))
+            found = sorted_ids[pos] == q if n else np.zeros(len(q), bool)
+            return by_id[pos] if n else np.zeros(len(q), np.int64), found
+
+        # (child, parent) pairs in the order given: deps (Workload checked their ids), then
+        # the SWF preceding jobs
+        deps = workload.deps
+        lens = np.fromiter((len(v) for v in deps.values()), np.int64, len(deps))
+        child = np.repeat(index_of(np.fromiter(deps, np.int64, len(deps)))[0], lens)
+        parent = index_of(
+            np.fromiter((p for v in deps.values() for p in v), np.int64, int(lens.sum()))
+        )[0]
+        think = np.zeros(n)
         if swf:
             order = self.order
             prec = workload.columns["preceding"][order]
-            think = workload.columns["think_time"][order]
-            for k in np.flatnonzero(prec >= 0).tolist():
-                p = index.get(int(prec[k]))
-                if p == k:  # the shortest dependency cycle: refused as the longer ones are
+            tt = workload.columns["think_time"][order]
+            ks = np.flatnonzero(prec >= 0)
+            ps, known = index_of(prec[ks])
+            self_wait = known & (ps == ks)
+            bad_think = known & ~self_wait & (tt[ks] < 0) & (tt[ks] != -1)
+            first = np.flatnonzero(self_wait | bad_think)
+            if len(first):  # the first offending job in queue order, as a scan would find
+                i = int(first[0])
+                k = int(ks[i])
+                if self_wait[i]:  # the shortest dependency cycle: refused as longer ones are
                     raise InputError(
                         f"job {self.ids[k]} waits for itself (its preceding job is itself): "
                         "it could never start",
                         where=workload.source,
                     )
-                if p is None:  # a job before the trace's start, or dropped
-                    self.ignored_dependencies += 1
-                    continue
-                parents.setdefault(k, []).append(p)
-                if think[k] < 0 and think[k] != -1:
-                    raise InputError(
-                        f"job {self.ids[k]} has a think time of {think[k]:g} s: -1 (unknown) "
-                        "or a time >= 0",
-                        where=workload.source,
-                    )
-                if think[k] > 0:
-                    self.think[k] = float(think[k])
-        if not parents:
+                raise InputError(
+                    f"job {self.ids[k]} has a think time of {tt[k]:g} s: -1 (unknown) "
+                    "or a time >= 0",
+                    where=workload.source,
+                )
+            self.ignored_dependencies += int((~known).sum())  # before the trace, or dropped
+            ks, ps = ks[known], ps[known]
+            child = np.concatenate([child, ks])
+            parent = np.concatenate([parent, ps])
+            pos_think = ks[tt[ks] > 0]
+            think[pos_think] = tt[pos_think]
+            self.think = dict(zip(pos_think.tolist(), think[pos_think].tolist()))
+        if not len(child):
             return
-        left = [0] * self.n
-        for j, ps in parents.items():
-            ps = sorted(set(ps))
-            self.parents[j] = tuple(ps)
-            left[j] = len(ps)
-            for p in ps:
-                self._dependents.setdefault(p, []).append(j)
-        self._deps_left = left
-        self._ready_at = [0.0] * self.n
-        self._check_acyclic(left)
+        # each child's parents, once each, sorted; its first place among the pairs (the order
+        # the dependents of a job are released in)
+        first_seen = np.full(n, len(child), np.int64)
+        np.minimum.at(first_seen, child, np.arange(len(child), dtype=np.int64))
+        pairs = np.unique(child.astype(np.int64) * max(n, 1) + parent)
+        c, p = pairs // max(n, 1), pairs % max(n, 1)
+        left = np.bincount(c, minlength=n).astype(np.int64)
+        self._parents = (np.concatenate([[0], np.cumsum(left)]).astype(np.int64), p)
+        by_parent = np.lexsort((first_seen[c], p))
+        dptr_a = np.concatenate([[0], np.cumsum(np.bincount(p, minlength=n))]).astype(np.int64)
+        didx_a = np.ascontiguousarray(c[by_parent], dtype=np.int64)
+        dptr, didx, th, lf = dptr_a, didx_a, think, left
+        self._has_deps = True
+        self._cleft.assign(n, 0)
+        for k in range(n):
+            self._cleft[k] = lf[k]
+        self._cready.assign(n, 0.0)
+        self._cthink.assign(n, 0.0)
+        self._dptr.assign(n + 1, 0)
+        for k in range(n):
+            self._cthink[k] = th[k]
+            self._dptr[k + 1] = dptr[k + 1]
+        m = len(didx_a)
+        self._didx.assign(m, 0)
+        for k in range(m):
+            self._didx[k] = didx[k]
+        self._check_acyclic()
 
-    def _check_acyclic(self, left: list[int]) -> None:
+    @property
+    def parents(self) -> dict[int, tuple[int, ...]]:
+        """Each job's parents (queue indices, sorted), for the jobs that have any."""
+        if self._parents is None:
+            return {}
+        pptr, pidx = self._parents
+        has = np.flatnonzero(pptr[1:] > pptr[:-1])
+        return {
+            int(j): tuple(pidx[pptr[j] : pptr[j + 1]].tolist()) for j in has.tolist()
+        }
+
+    def _check_acyclic(self) -> None:
         """An :class:`~coschedlab.errors.InputError` naming the jobs of a dependency cycle
         (none of them could ever start), before the run rather than at its end."""
-        left = list(left)
-        ready = [j for j in range(self.n) if not left[j]]
-        seen = 0
-        while ready:
-            j = ready.pop()
+        cdef vector[long] left = self._cleft
+        cdef vector[long] ready
+        cdef long j, d, i, n = self.n, seen = 0
+        for j in range(n):
+            if not left[j]:
+                ready.push_back(j)
+        while not ready.empty():
+            j = ready.back()
+            ready.pop_back()
             seen += 1
-            for d in self._dependents.get(j, ()):
+            for i in range(self._dptr[j], self._dptr[j + 1]):
+                d = self._didx[i]
                 left[d] -= 1
                 if not left[d]:
-                    ready.append(d)
-        if seen == self.n:
+                    ready.push_back(d)
+        if seen == n:
             return
-        j = next(k for k in range(self.n) if left[k])
+        parents = self.parents
+        j = next(k for k in range(n) if left[k])
         path: list[int] = []
         on_path: dict[int, int] = {}
         while j not in on_path:  # walk up through parents that are also stuck: a cycle
             on_path[j] = len(path)
             path.append(j)
-            j = next(p for p in self.parents[j] if left[p])
+            j = next(p for p in parents[j] if left[p])
         cycle = [self.ids[k] for k in path[on_path[j] :]] + [self.ids[j]]
         raise InputError(
             f"jobs {' -> '.join(map(str, cycle))} wait for each other (a dependency cycle): "
-            f"{self.n - seen} jobs could never start",
+            f"{n - seen} jobs could never start",
             where=self.workload.source,
         )
 
     def _table(self, name: str) -> tuple[int, ...]:
         """A workload column in queue order as a per-job tuple for the view (one int object
         per distinct value, so a million-job table costs a pointer per job)."""
-        values, index = np.unique(self.workload.columns[name][self.order], return_inverse=True)
+        col = self.workload.columns[name]
+        if not len(col):
+            return ()
+        if (col == col[0]).all():  # one value (a column the workload does not give)
+            return (col[0].item(),) * len(col)
+        values, index = np.unique(col[self.order], return_inverse=True)
         ints = values.tolist()
         return tuple(map(ints.__getitem__, index.tolist()))
 
@@ -411,18 +490,14 @@ cdef class Simulation:
         v.nodes = self.nodes
         v.procs = self.procs
         v.ids = self.ids
-        v.apps = self._table("app")
-        v.users = self._table("user")
-        v.groups = self._table("group")
-        v.queues = self._table("queue")
-        v.partitions = self._table("partition")
+        # apps, users, groups, queues, partitions: made on a policy's first read (_table)
         v.start = memoryview(self.start).toreadonly()
         v.est_sorted = self.est_sorted
         v.machine = MachineView(self.acct, self.cluster)
         v.cluster = self.cluster
         v.n = self.n
         v.completed = 0
-        v.has_dependencies = self._deps_left is not None
+        v.has_dependencies = self._has_deps
         v.coloc = None
         v.remaining = v._remaining if getattr(self.scheduler, "clairvoyant", False) else None
         return v
@@ -434,9 +509,16 @@ cdef class Simulation:
             raise SchedulerError(f"job {self.ids[j]} is not running")
         return self.end[j] - self.now
 
-    def _wake_at(self, t: float) -> None:
+    def _wake_at(self, double t) -> None:
+        """A pass at ``t`` (a policy's :meth:`.view.View.wake_at`); none in the past."""
+        self._wake_c(t)
+
+    cdef inline void _wake_c(self, double t) noexcept:
         if t > self.now:
-            heappush(self._timers, t)
+            self._timers.push(-t)
+
+    cdef inline double _first_timer(self) noexcept:
+        return -self._timers.top() if not self._timers.empty() else INFINITY
 
     def _record_reservation(self, j: int, t: float) -> None:
         if self.reservation[j] != self.reservation[j]:  # NaN: first one only
@@ -460,6 +542,20 @@ cdef class Simulation:
         elif self._gated(decision):
             self._rerun = True
         self._view.free = self.acct.idle
+
+    def release(self) -> None:
+        """Break the kernel <-> view reference cycle once the run's result is made: the kernel's
+        per-job state is freed as soon as the last reference to it goes, not at the next
+        garbage collection (hundreds of MB for a million jobs). The view cannot act after."""
+        cdef View v = self._view
+        if v is not None:
+            v._kernel = None
+            if isinstance(v.queue, CQueue):  # a compiled pass's sequences over the C arrays
+                (<CQueue>v.queue)._sim = None
+            if isinstance(v.est_sorted, CRunning):
+                (<CRunning>v.est_sorted)._sim = None
+        if getattr(self.speed_model, "sim", None) is self:
+            self.speed_model.sim = None
 
     # -- the run ------------------------------------------------------------------------------
     def run(self) -> Simulation:
@@ -503,9 +599,8 @@ cdef class Simulation:
         t = self.submit[i] if i < self.n else INF
         if self._top_t() < t:
             t = self._top_t()
-        timers = self._timers
-        if timers and timers[0] < t:
-            t = timers[0]
+        if self._first_timer() < t:
+            t = self._first_timer()
         releases = self._releases
         if releases and releases[0][0] < t:
             t = releases[0][0]
@@ -546,17 +641,15 @@ cdef class Simulation:
         cdef long n = self.n, done, step, next_report, arr_i, j, events = 0
         cdef double t, e, until, own = INF
         cdef bint dynamic
-        cdef tuple submit = self.submit
+        cdef const double[::1] submit = self.submit
         cdef double[::1] cur_end
         cdef bytearray finished, queued, arrived, killed
-        timers = self._timers
         releases = self._releases
         queue = self.queue
         joined = self.joined
         queued = self._queued
         arrived = self._arrived
-        deps_left = self._deps_left
-        ready_at = self._ready_at
+        cdef bint has_deps = self._has_deps
         progress = self.progress
         done = 0
         step = max(64, min(4096, n // 200))
@@ -590,8 +683,8 @@ cdef class Simulation:
             t = <double>submit[arr_i] if arr_i < n else INF
             if self._top_t() < t:
                 t = self._top_t()
-            if timers and timers[0] < t:
-                t = timers[0]
+            if self._first_timer() < t:
+                t = self._first_timer()
             if releases and releases[0][0] < t:
                 t = releases[0][0]
             if stepped:
@@ -628,11 +721,12 @@ cdef class Simulation:
                 j = arr_i
                 arr_i += 1
                 arrived[j] = 1
-                if deps_left is None or deps_left[j] == 0:
-                    if deps_left is not None and ready_at[j] > t:
-                        heappush(releases, (ready_at[j], j))
+                if not has_deps or self._cleft[j] == 0:
+                    if has_deps and self._cready[j] > t:
+                        heappush(releases, (self._cready[j], j))
                     elif c:
                         self._cq.push_back(j)
+                        self._cjoined.push_back(j)
                         queued[j] = 1
                     else:
                         _append(queue, j)
@@ -646,8 +740,8 @@ cdef class Simulation:
                     _insert(queue, bisect_right(queue, j), j)
                     _append(joined, j)
                 queued[j] = 1
-            while timers and timers[0] <= t:
-                heappop(timers)
+            while not self._timers.empty() and -self._timers.top() <= t:
+                self._timers.pop()
             # 3. one scheduling pass
             if stepped and not (yield t == own):
                 continue
@@ -816,6 +910,10 @@ cdef class Simulation:
         st.nq = self._nord
         st.est = self._cest.data()
         st.nest = self._cest.size()
+        st.joined = self._cjoined.data()
+        st.njoined = self._cjoined.size()
+        st.ended = self._cended.data()
+        st.nended = self._cended.size()
         st.nodes = self._cnodes.data()
         st.req = self._creq.data()
         st.submit = self._csubmit.data()
@@ -824,14 +922,16 @@ cdef class Simulation:
         st.started = &self._cstarted
         st.wake = INFINITY
         self._cpass.run(&st)
+        self._cjoined.clear()
+        self._cended.clear()
         if st.wake < INFINITY:
-            self._wake_at(st.wake)
+            self._wake_c(st.wake)
 
     cdef void _c_pass(self, double t) except *:
         """One pass of the compiled policy at ``t`` without a gate (:meth:`_one_pass`'s
         common case, in C): the jobs it lists start (each checked) and leave the queue (a
         shared pass, :class:`.cshared.SharedPass`, started them itself)."""
-        cdef long k, j, i
+        cdef long k, j
         cdef bytearray queued = self._queued
         self._c_call(t)
         for k in range(0 if self._cshared else <long>self._cstarted.size()):
@@ -845,10 +945,12 @@ cdef class Simulation:
                 )
             queued[j] = 0
             self._start_c(j, t, None, False)
-        for k in range(<long>self._cstarted.size()):  # they leave the (ascending) C queue
-            j = self._cstarted[k]
-            i = lower_bound(self._cq.begin(), self._cq.end(), j) - self._cq.begin()
-            self._cq.erase(self._cq.begin() + i)  # (a started job was queued: it is there)
+        if self._cstarted.size() > 8:
+            self._compact()
+        else:  # a few starts: each leaves the (ascending) C queue at its place (it is there)
+            for k in range(<long>self._cstarted.size()):
+                j = self._cstarted[k]
+                self._cq.erase(lower_bound(self._cq.begin(), self._cq.end(), j))
         self.passes += 1
 
     cdef void _compact(self) except *:
@@ -903,6 +1005,7 @@ cdef class Simulation:
             self._cq.push_back(j)
         else:
             self._cq.insert(upper_bound(self._cq.begin(), self._cq.end(), j), j)
+        self._cjoined.push_back(j)
 
     def _one_pass(self, double t, hide: Iterable[int] | None = None) -> None:
         """The scheduling pass at ``t`` (the one implementation, for every policy and gate).
@@ -1119,7 +1222,7 @@ cdef class Simulation:
         self.start_order.append(j)
         if self._c:
             e = Est(now + self._creq[j], j)
-            self._cest.insert(upper_bound(self._cest.begin(), self._cest.end(), e), e)
+            sorted_insert(self._cest, e)
         else:
             est = self.est_sorted
             item = (now + <double>self.req[j], j)
@@ -1158,11 +1261,12 @@ cdef class Simulation:
             self.acct.release(j)
         if self._c:
             e = Est(self._st[j] + self._creq[j], j)
-            self._cest.erase(lower_bound(self._cest.begin(), self._cest.end(), e))
+            sorted_erase(self._cest, e)
+            self._cended.push_back(j)
         else:
             est = self.est_sorted
             _delitem(est, bisect_left(est, (self._st[j] + <double>self.req[j], j)))
-        if self._deps_left is not None and j in self._dependents:
+        if self._has_deps and self._dptr[j + 1] > self._dptr[j]:
             self._release_dependents(j, now)
         if self._cspeed is not None:
             self._cspeed.left_c(j, now)
@@ -1170,25 +1274,29 @@ cdef class Simulation:
         elif self._dynamic:
             self._reschedule(self.speed_model.on_end(j, now))
 
-    def _release_dependents(self, j: int, now: float) -> None:
-        left, ready = self._deps_left, self._ready_at
-        queue, think = self.queue, self.think
-        for d in self._dependents[j]:
-            left[d] -= 1
-            if left[d]:
+    cdef void _release_dependents(self, long j, double now) except *:
+        """Job ``j`` ended at ``now``: each dependent whose last parent it was becomes ready
+        (now + its think time) and, once it has arrived, joins the queue."""
+        cdef long i, d
+        cdef bytearray arrived = self._arrived, queued = self._queued
+        for i in range(self._dptr[j], self._dptr[j + 1]):
+            d = self._didx[i]
+            self._cleft[d] -= 1
+            if self._cleft[d]:
                 continue
-            ready[d] = now + think.get(d, 0.0)  # the last parent ends now
-            if not self._arrived[d]:
+            self._cready[d] = now + self._cthink[d]  # the last parent ends now
+            if not arrived[d]:
                 continue
-            if ready[d] > now:
-                heappush(self._releases, (ready[d], d))
+            if self._cready[d] > now:
+                heappush(self._releases, (self._cready[d], d))
             else:
                 if self._c:
                     self._c_enqueue(d)
                 else:
+                    queue = self.queue
                     _insert(queue, bisect_right(queue, d), d)
                     _append(self.joined, d)
-                self._queued[d] = 1
+                queued[d] = 1
 
     cdef void _moved(self) noexcept:
         """:meth:`_reschedule` of the compiled speed model's changes."""
@@ -1260,7 +1368,7 @@ cdef class Simulation:
         """``(end, j)`` joins the running list (``view.est_sorted``)."""
         cdef Est e = Est(end, j)
         if self._c:
-            self._cest.insert(upper_bound(self._cest.begin(), self._cest.end(), e), e)
+            sorted_insert(self._cest, e)
         else:
             _insert(self.est_sorted, bisect_right(self.est_sorted, (end, j)), (end, j))
 
@@ -1268,7 +1376,7 @@ cdef class Simulation:
         """``(end, j)`` leaves the running list."""
         cdef Est e = Est(end, j)
         if self._c:
-            self._cest.erase(lower_bound(self._cest.begin(), self._cest.end(), e))
+            sorted_erase(self._cest, e)
         else:
             _delitem(self.est_sorted, bisect_left(self.est_sorted, (end, j)))
 
@@ -1296,19 +1404,24 @@ cdef class Simulation:
     def dependency_texts(self) -> tuple[list[str], list[float]] | None:
         """Per job: its parents' trace ids as text (``"12 15"``) and its think time; None
         without dependencies."""
-        if self._deps_left is None:
+        if not self._has_deps:
             return None
         ids = self.ids
-        deps = [" ".join(str(ids[p]) for p in self.parents.get(j, ())) for j in range(self.n)]
-        think = [self.think.get(j, 0.0) for j in range(self.n)]
-        return deps, think
+        pptr, pidx = self._parents
+        deps = [""] * self.n
+        for j in np.flatnonzero(pptr[1:] > pptr[:-1]).tolist():
+            deps[j] = " ".join([str(ids[p]) for p in pidx[pptr[j] : pptr[j + 1]].tolist()])
+        think = np.zeros(self.n)
+        for j, t in self.think.items():
+            think[j] = t
+        return deps, think.tolist()
 
     def info(self) -> dict[str, Any]:
         """Facts about the run for the result's options."""
         out: dict[str, Any] = {"kill_at_walltime": self.kill_at_walltime}
         if self.view.remaining is not None:
             out["clairvoyant"] = True  # the policy read actual remaining run times
-        if self._deps_left is not None:
+        if self._has_deps:
             out["dependencies"] = True
         if self.ignored_dependencies:
             out["ignored_dependencies"] = self.ignored_dependencies
@@ -1341,6 +1454,19 @@ cdef long _position(object k, long n, str what) except -1:
     return i
 
 
+def _read_only(values: Any, dtype: Any) -> memoryview:
+    """``values`` as a read-only memoryview over a C array of ``dtype`` (a view's per-job
+    table: indexing and iteration give Python numbers, ``np.asarray`` shares the memory)."""
+    return memoryview(np.ascontiguousarray(values, dtype=dtype)).toreadonly()
+
+
+cdef Simulation _live(Simulation sim):
+    """``sim``, or an error once the run's kernel was released (:meth:`Simulation.release`)."""
+    if sim is None:
+        raise RuntimeError("the run is over: its queue and running jobs are no longer kept")
+    return sim
+
+
 cdef class CQueue:
     """The waiting jobs (``view.queue``) when the kernel keeps them in a C array (a compiled
     policy runs): a read-only sequence of job indices in queue order; slices are lists."""
@@ -1348,10 +1474,10 @@ cdef class CQueue:
     cdef Simulation _sim
 
     def __len__(self) -> int:
-        return self._sim._cq.size()
+        return _live(self._sim)._cq.size()
 
     def __getitem__(self, k):
-        cdef long n = self._sim._cq.size(), i
+        cdef long n = _live(self._sim)._cq.size(), i
         if isinstance(k, slice):
             return [self._sim._cq[i] for i in range(*k.indices(n))]
         return self._sim._cq[_position(k, n, "queue")]
@@ -1373,10 +1499,10 @@ cdef class CRunning:
     cdef Simulation _sim
 
     def __len__(self) -> int:
-        return self._sim._cest.size()
+        return _live(self._sim)._cest.size()
 
     def __getitem__(self, k):
-        cdef long n = self._sim._cest.size(), i
+        cdef long n = _live(self._sim)._cest.size(), i
         if isinstance(k, slice):
             return [
                 (self._sim._cest[i].first, self._sim._cest[i].second)

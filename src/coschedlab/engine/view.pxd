@@ -13,8 +13,9 @@ cdef class View:
     cdef object _predicted  # the speed model's predicted(j, others), or None
     cdef readonly double now
     cdef readonly long free
-    cdef readonly object queue, joined, queued, submit, req, nodes, procs, ids, apps, users
-    cdef readonly object groups, queues, partitions, start, est_sorted
+    cdef readonly object queue, joined, queued, submit, req, nodes, procs, ids
+    cdef object _apps, _users, _groups, _queues, _partitions  # made on first read
+    cdef readonly object start, est_sorted
     cdef readonly MachineView machine
     cdef readonly object cluster
     cdef readonly long n, completed

@@ -37,10 +37,11 @@ depend on where it went), ``wake_at(t)`` (a pass at time ``t``), ``record_reserv
 ``j`` beside the jobs ``others``; None without a co-location model).
 
 Actual run times are not reachable from the view, and nothing in it can be changed by the
-policy: per-job tables are tuples, the queue and the running list are :class:`FrozenList`
-(or, while a built-in's compiled pass runs, read-only sequences over the kernel's C arrays,
-:class:`~.kernel.CQueue` and :class:`~.kernel.CRunning`; ``joined`` then stays empty),
-assigning an attribute raises. The view and :class:`MachineView` are compiled classes whose
+policy: per-job tables are read-only (``submit``, ``req``, ``nodes``, ``procs``, ``ids``:
+memoryviews over C arrays, giving Python numbers; the SWF's labels: tuples), the queue and the
+running list are :class:`FrozenList` (or, while a built-in's compiled pass runs, read-only
+sequences over the kernel's C arrays, :class:`~.kernel.CQueue` and :class:`~.kernel.CRunning`;
+``joined`` then stays empty), assigning an attribute raises. The view and :class:`MachineView` are compiled classes whose
 links to the kernel and its accounting are C fields: no attribute, and no action's
 ``__self__``, leads a policy from the view to kernel state.
 """
@@ -184,3 +185,40 @@ cdef class View:
 
     def _remaining(self, j):
         return self._kernel._remaining(j)
+
+    # the SWF's labels per job, made on a policy's first read (the built-ins' compiled passes
+    # never read them: a run does not pay a sort and a tuple per column for them)
+    @property
+    def apps(self):
+        """Application id of each job (-1 unknown): a tuple."""
+        if self._apps is None:
+            self._apps = self._kernel._table("app")
+        return self._apps
+
+    @property
+    def users(self):
+        """The SWF's user number of each job (-1 unknown): a tuple."""
+        if self._users is None:
+            self._users = self._kernel._table("user")
+        return self._users
+
+    @property
+    def groups(self):
+        """The SWF's group number of each job (-1 unknown): a tuple."""
+        if self._groups is None:
+            self._groups = self._kernel._table("group")
+        return self._groups
+
+    @property
+    def queues(self):
+        """The trace's queue number of each job (-1 unknown): a tuple."""
+        if self._queues is None:
+            self._queues = self._kernel._table("queue")
+        return self._queues
+
+    @property
+    def partitions(self):
+        """The SWF's partition number of each job (-1 unknown): a tuple."""
+        if self._partitions is None:
+            self._partitions = self._kernel._table("partition")
+        return self._partitions

@@ -23,12 +23,14 @@ cimport cython
 from cython.operator cimport dereference as deref
 from libc.limits cimport LONG_MAX
 from libc.math cimport INFINITY, NAN, ceil, fabs, floor, fmod, llround, pow
-from libcpp.algorithm cimport is_sorted, lower_bound, sort, upper_bound
+from libcpp.algorithm cimport is_sorted, lower_bound, merge, sort, upper_bound
 from libcpp.set cimport set as cset
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
-from coschedlab.engine.cpass cimport CUSTOM, FCFS, LXF, OWN, SJF, WFP, CompiledPass, Est, PassState
+from coschedlab.engine.cpass cimport (
+    CUSTOM, FCFS, LXF, OWN, SJF, WFP, CompiledPass, Est, PassState, sorted_erase, sorted_insert
+)
 from coschedlab.schedulers.rules cimport admit_c
 
 ctypedef pair[double, long] Keyed
@@ -527,8 +529,9 @@ cdef class SlurmPass(CompiledPass):
     event, or that tick) first accounts for the ticks not woken as the Python pass would
     have (its backfill clock and :attr:`backfill_passes`)."""
 
-    cdef bint fifo, backfill, has_sched
-    cdef double w_age, w_size, max_age, period
+    cdef bint fifo, backfill, has_sched, favor_small, relative_to_time
+    cdef double w_age, w_size, max_age, period, total_cpus
+    cdef long cores_per_node
     cdef double bf_interval, bf_phase, sched_interval, sched_phase, window
     cdef long most, reserve  # reserve -1: every tested job
     cdef CountScan counts
@@ -539,11 +542,14 @@ cdef class SlurmPass(CompiledPass):
     cdef double calc, next_calc, next_bf, skip_from
     cdef cset[double] todo, pushed  # wake-ups to ask for, asked for
     cdef cset[double] timers  # the Python pass's wake-ups (a pass at each while jobs wait)
-    cdef vector[Keyed] rel  # the running jobs' releases (rounded end, nodes), sorted
-    cdef long rel_completed, rel_starts, starts, starts0
+    # the releases (rounded end, nodes) of the running jobs and of those this pass started so
+    # far, sorted: kept as jobs start (:meth:`releases`) and end (handed over by the kernel,
+    # ``PassState.ended``); ``merged``: how many of this pass's starts are in it
+    cdef vector[Keyed] ends
+    cdef long merged, starts
     cdef long seen_completed, seen_arrived
     cdef vector[long] tested, out
-    cdef vector[Keyed] ends, reserved_at
+    cdef vector[Keyed] reserved_at, just_rel, merged_rel
     # the look ahead (:meth:`lookahead`): integer clocks and limits; classes of ticks with
     # the same rounded durations (``span``: lcm(bf_interval, bf_resolution), one class per
     # tick without integer clocks); the tested jobs, a recalculated order, each class's proof
@@ -562,19 +568,21 @@ cdef class SlurmPass(CompiledPass):
     cdef public long backfill_passes
     cdef public long skipped  # ticks accounted for without a pass (for tests and reports)
 
-    def __init__(self, nodes, procs, limit, origin, double total_cpus, long cores_per_node,
+    def __init__(self, nodes, procs, limit, double total_cpus, long cores_per_node,
                  str priority, double weight_age, double weight_job_size, double max_age,
                  bint favor_small, bint small_relative_to_time, double calc_period,
                  bint backfill, double bf_interval, long bf_max_job_test, double bf_resolution,
                  double bf_window, bf_job_part_count_reserve, double bf_phase, sched_interval,
                  double sched_phase):
-        """Per job: ``nodes``, ``procs`` (cpus), ``limit`` (the time limit in whole minutes,
-        in seconds), ``origin`` (an inherited age origin, NaN: its eligibility); the
-        options are :class:`.slurm.Slurm`'s (``bf_window`` in seconds)."""
-        cdef long n = len(nodes), j, c
-        cdef double s, lim
+        """Per job: ``nodes``, ``procs`` (cpus) and ``limit`` (the time limit in whole
+        minutes, in seconds), sequences; the options are :class:`.slurm.Slurm`'s
+        (``bf_window`` in seconds). Each job's age counts from when it joins the queue and
+        its size is its own, unless :meth:`inherit` says otherwise."""
+        cdef long n = len(nodes), j
         self.fifo = priority == "fifo"
         self.w_age, self.w_size, self.max_age = weight_age, weight_job_size, max_age
+        self.total_cpus, self.cores_per_node = total_cpus, cores_per_node
+        self.favor_small, self.relative_to_time = favor_small, small_relative_to_time
         self.period = calc_period
         self.backfill = backfill
         self.bf_interval, self.bf_phase = bf_interval, bf_phase
@@ -586,27 +594,19 @@ cdef class SlurmPass(CompiledPass):
         self.window = bf_window
         self.counts = CountScan(nodes, limit, bf_resolution)
         self.limit = self.counts.limit
-        self.origin.resize(n)
-        self.size.resize(n)
+        self.origin.assign(n, NAN)
+        self.size.assign(n, 0.0)
         self.started_at.assign(n, INFINITY)
         self.known.assign(n, 0)
         self.pending.assign(n, 0)
-        for j in range(n):
-            self.origin[j] = origin[j]
-        if not self.fifo:  # Multifactor.size, the same arithmetic (its own or inherited)
+        if not self.fifo:  # each job's own size
             for j in range(n):
-                c = max(<long>nodes[j] * cores_per_node, <long>procs[j])
-                s = c / total_cpus
-                if small_relative_to_time:
-                    lim = self.limit[j]
-                    s /= max(1.0, ceil(lim / 60.0 - 1e-9))
-                s = min(1.0, max(0.0, s))
-                self.size[j] = 1.0 - s if favor_small else s
+                self.size[j] = self.size_of(
+                    max(self.counts.nodes[j] * cores_per_node, <long>procs[j]),
+                    max(1.0, ceil(self.limit[j] / 60.0 - 1e-9)))
         self.joined = 0
         self.seen_completed = 0
         self.seen_arrived = 0
-        self.rel_completed = -1
-        self.rel_starts = -1
         self.starts = 0
         self.calc = -INFINITY
         self.next_calc = -INFINITY
@@ -629,13 +629,28 @@ cdef class SlurmPass(CompiledPass):
         self.backfill_passes = 0
         self.skipped = 0
 
-    def set_origin(self, long j, double origin):
-        """Job ``j``'s inherited age origin (else: when it joins the queue)."""
-        self.origin[j] = origin
+    cdef inline double size_of(self, long cpus, double minutes) noexcept:
+        """:meth:`.priority.Multifactor.size`, the same arithmetic: ``cpus`` (the larger of
+        the nodes' cores and the cpus asked) over a limit of ``minutes`` whole minutes."""
+        cdef double s = cpus / self.total_cpus
+        if self.relative_to_time:
+            s /= minutes
+        s = min(1.0, max(0.0, s))
+        return 1.0 - s if self.favor_small else s
 
-    def set_size(self, long j, double size):
-        """Job ``j``'s size factor (an inherited one, computed by :class:`.priority.Multifactor`)."""
-        self.size[j] = size
+    def inherit(self, const long long[::1] jobs, const double[::1] origin,
+                const long long[::1] cpus, const double[::1] limit):
+        """WoAS (Algorithm 1): job ``jobs[k]`` takes its age origin ``origin[k]`` and its size
+        factor from a job of ``cpus[k]`` cpus on whole nodes for ``limit[k]`` seconds."""
+        cdef long k, j, c, nodes
+        for k in range(jobs.shape[0]):
+            j = jobs[k]
+            self.origin[j] = origin[k]
+            if not self.fifo:
+                c = cpus[k]
+                nodes = (c + self.cores_per_node - 1) // self.cores_per_node  # nodes_for
+                self.size[j] = self.size_of(
+                    max(nodes * self.cores_per_node, c), max(1.0, ceil(limit[k] / 60.0 - 1e-9)))
 
     def age_origin(self, long j) -> float:
         """When job ``j``'s age started counting (0: it never joined, or FIFO priority)."""
@@ -669,9 +684,12 @@ cdef class SlurmPass(CompiledPass):
         self.order.insert(upper_bound(self.order.begin(), self.order.end(), k), k)
 
     cdef void recalculate(self, double now) noexcept:
-        """``Slurm._recalculate``: every pending job's priority at the period's start."""
+        """``Slurm._recalculate``: every pending job's priority at the period's start. The
+        ages grow alike, so the old order is nearly the new one: an insertion sort, which
+        gives up for a full sort once it has moved more entries than the queue holds."""
         cdef double t = floor(now / self.period) * self.period
-        cdef long k, w = 0, j
+        cdef long k, w = 0, j, i, moved = 0
+        cdef Keyed x
         self.calc = t
         self.next_calc = t + self.period
         for k in range(<long>self.order.size()):
@@ -680,7 +698,19 @@ cdef class SlurmPass(CompiledPass):
                 self.order[w] = Keyed(self.key(j, max(t, self.origin[j])), j)
                 w += 1
         self.order.resize(w)
-        sort(self.order.begin(), self.order.end())
+        for k in range(1, w):
+            if not self.order[k] < self.order[k - 1]:
+                continue
+            x = self.order[k]
+            i = k
+            while i > 0 and x < self.order[i - 1]:
+                self.order[i] = self.order[i - 1]
+                i -= 1
+            self.order[i] = x
+            moved += k - i
+            if moved > w:
+                sort(self.order.begin(), self.order.end())
+                return
 
     # -- wake-ups ------------------------------------------------------------------------------
     cdef void want(self, double t) noexcept:
@@ -937,7 +967,8 @@ cdef class SlurmPass(CompiledPass):
         cdef double now = s.now, tick
         cdef long free = s.free, k, j, nq = s.nq
         cdef bint main, same
-        self.starts0 = self.starts
+        self.merged = 0
+        self.ended(s)
         same = (
             s.completed == self.seen_completed and s.arrived == self.seen_arrived
             and nq == self.joined
@@ -955,11 +986,10 @@ cdef class SlurmPass(CompiledPass):
             return self.finish(s)
         self.seen_completed = s.completed
         self.seen_arrived = s.arrived
-        if nq > self.joined:  # jobs new to the pass (arrivals, released dependants)
-            for k in range(nq):
-                j = s.queue[k]
-                if not self.known[j]:
-                    self.join(j, now)
+        for k in range(s.njoined):  # jobs new to the pass (arrivals, released dependants)
+            j = s.joined[k]
+            if not self.known[j]:
+                self.join(j, now)
         if not self.fifo and now >= self.next_calc:
             self.recalculate(now)
         # 2. the main scheduler: at every event, or on its own clock (sched_interval)
@@ -996,9 +1026,11 @@ cdef class SlurmPass(CompiledPass):
         return self.finish(s)
 
     cdef int finish(self, PassState* s) except -1:
-        """Hand the kernel the earliest wake-up not yet asked for (the next one is asked at the
-        pass it brings: a pass comes at each asked time while jobs wait)."""
+        """The jobs this pass starts join the release list; hand the kernel the earliest
+        wake-up not yet asked for (the next one is asked at the pass it brings: a pass comes
+        at each asked time while jobs wait)."""
         cdef double t
+        self.releases(s)
         if self.owed < INFINITY:
             self.want(self.owed)
             self.owed = INFINITY
@@ -1030,26 +1062,37 @@ cdef class SlurmPass(CompiledPass):
             self.order.erase(self.order.begin(), self.order.begin() + k)
         return free
 
-    cdef void releases(self, PassState* s) noexcept:
-        """``self.ends``: the releases of the running jobs (cached while no job starts or
-        ends) and of those this pass starts (from now), each at its start + time limit
-        rounded up, sorted."""
+    cdef void ended(self, PassState* s) noexcept:
+        """The jobs that ended since the last pass (``PassState.ended``) leave the release
+        list (any entry of the same release and size: they are alike)."""
         cdef long k, j
-        cdef Keyed e
-        if s.completed != self.rel_completed or self.starts0 != self.rel_starts:
-            self.rel_completed, self.rel_starts = s.completed, self.starts0
-            self.rel.clear()
-            for k in range(s.nest):
-                j = s.est[k].second
-                self.rel.push_back(Keyed(
-                    self.counts.round_up(self.started_at[j] + self.limit[j]),
-                    self.counts.nodes[j]))
-            sort(self.rel.begin(), self.rel.end())
-        self.ends = self.rel
-        for k in range(<long>s.started.size()):
+        for k in range(s.nended):
+            j = s.ended[k]
+            sorted_erase(self.ends, Keyed(
+                self.counts.round_up(self.started_at[j] + self.limit[j]), self.counts.nodes[j]))
+
+    cdef void releases(self, PassState* s) noexcept:
+        """Bring ``self.ends`` up to date: the releases of the running jobs and of those this
+        pass starts (from now), each at its start + time limit rounded up, sorted (the starts
+        not merged yet join it: one by one when few, else merged)."""
+        cdef long k, j, m = <long>s.started.size() - self.merged, r = self.ends.size()
+        if m <= 0:
+            return
+        self.just_rel.clear()
+        for k in range(self.merged, <long>s.started.size()):
             j = deref(s.started)[k]
-            e = Keyed(self.counts.round_up(s.now + self.limit[j]), self.counts.nodes[j])
-            self.ends.insert(upper_bound(self.ends.begin(), self.ends.end(), e), e)
+            self.just_rel.push_back(
+                Keyed(self.counts.round_up(s.now + self.limit[j]), self.counts.nodes[j]))
+        self.merged = s.started.size()
+        if m <= 4:
+            for k in range(m):
+                sorted_insert(self.ends, self.just_rel[k])
+            return
+        sort(self.just_rel.begin(), self.just_rel.end())
+        self.merged_rel.resize(r + m)
+        merge(self.ends.data(), self.ends.data() + r, self.just_rel.data(),
+              self.just_rel.data() + m, self.merged_rel.data())
+        self.ends.swap(self.merged_rel)
 
     cdef inline void start(self, PassState* s, long j) noexcept:
         self.starts += 1

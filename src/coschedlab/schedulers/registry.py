@@ -13,7 +13,6 @@ import importlib.util
 import inspect
 import math
 import sys
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,14 @@ from ..errors import InputError, failure_where
 from .base import Scheduler
 
 _REGISTRY: dict[str, type[Scheduler]] = {}
+
+
+def entry_points(**select: str) -> Any:
+    """The installed plug-ins' entry points (``importlib.metadata``, imported when a name is
+    not a built-in's: a run of a built-in scheduler does not pay for it)."""
+    from importlib.metadata import entry_points as installed
+
+    return installed(**select)
 
 
 def register(name: str):

@@ -74,6 +74,27 @@ if TYPE_CHECKING:  # pragma: no cover
 INF = math.inf
 __all__ = ["Slurm"]
 
+
+def _inherited(
+    inherit: Mapping[int, tuple[float, int, float]] | None, view: View
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``inherit`` (job id -> (age origin, cpus, time limit)) as arrays: the view indices of
+    the jobs of this run, in the mapping's order (ids not in the run are left out), and their
+    origins, cpus and limits."""
+    inherit = inherit or {}
+    k = len(inherit)
+    jids = np.fromiter(inherit, np.int64, k)
+    vals = np.fromiter((x for v in inherit.values() for x in v), np.float64, 3 * k).reshape(k, 3)
+    ids = np.fromiter(view.ids, np.int64, view.n)
+    by_id = np.argsort(ids, kind="stable")
+    pos = np.minimum(np.searchsorted(ids[by_id], jids), max(view.n - 1, 0))
+    found = ids[by_id][pos] == jids if view.n else np.zeros(k, bool)
+    origin = np.ascontiguousarray(vals[found, 0])
+    cpus = np.ascontiguousarray(vals[found, 1].astype(np.int64))
+    limit = np.ascontiguousarray(vals[found, 2])
+    return np.ascontiguousarray(by_id[pos][found], dtype=np.int64), origin, cpus, limit
+
+
 #: the methods of the Python pass: a subclass overriding one of them runs the Python pass
 _PASS_METHODS = (
     "schedule", "_pass", "_main", "_backfill", "_key", "_join", "_recalculate", "_end",
@@ -179,23 +200,16 @@ class Slurm(Scheduler):
             c.total_cores,
             c.cores_per_node,
         )
-        req = np.asarray(view.req, dtype=float)
+        req = np.fromiter(view.req, np.float64, view.n)
         # limit_minutes(r) * 60, the same arithmetic
         self._limits = np.maximum(1.0, np.ceil(req / 60.0 - 1e-9)) * 60.0
-        inherit = self.inherit or {}
-        self._inherit: dict[int, tuple[float, int, float]] = {}
-        if inherit:
-            index = {jid: j for j, jid in enumerate(view.ids)}
-            for jid, (origin, cpus, limit) in inherit.items():
-                if jid in index:
-                    self._inherit[index[jid]] = (float(origin), int(cpus), float(limit))
+        self._inherit_arrays = _inherited(self.inherit, view)
         self._view = view
         self._python = False  # the Python pass's state is made at its first call
         self.compiled_pass = None
         if not self.bf_nodes and self._compilable(Slurm, *_PASS_METHODS):
-            origin = np.full(view.n, np.nan)
             cp = SlurmPass(
-                view.nodes, view.procs, self._limits, origin, float(c.total_cores),
+                view.nodes, view.procs, self._limits.tolist(), float(c.total_cores),
                 c.cores_per_node, self.priority, self.priority_weight_age,
                 self.priority_weight_job_size, self.priority_max_age, self.priority_favor_small,
                 self.small_relative_to_time, self.priority_calc_period, self.backfill,
@@ -203,9 +217,7 @@ class Slurm(Scheduler):
                 self.bf_window * 60.0, self.bf_job_part_count_reserve, self.bf_phase,
                 self.sched_interval, self.sched_phase,
             )  # fmt: skip
-            for j, (origin_j, cpus, limit) in self._inherit.items():
-                cp.set_origin(j, origin_j)
-                cp.set_size(j, self._inherited_size(view, cpus, limit))
+            cp.inherit(*self._inherit_arrays)
             self.compiled_pass = cp
 
     def _inherited_size(self, view: View, cpus: int, limit: float) -> float:
@@ -215,6 +227,11 @@ class Slurm(Scheduler):
         """The Python pass's state (its first call: a gated or ``bf_nodes`` run)."""
         n = view.n
         self._python = True
+        jobs, origin, cpus, limit = self._inherit_arrays
+        factors = zip(origin.tolist(), cpus.tolist(), limit.tolist(), strict=True)
+        self._inherit: dict[int, tuple[float, int, float]] = dict(
+            zip(jobs.tolist(), factors, strict=True)
+        )
         self._limit = self._limits.tolist()
         self._counts = CountScan(view.nodes, self._limit, self.bf_resolution)
         self._origin = [0.0] * n

@@ -179,16 +179,22 @@ def system_metrics(run) -> dict[str, float]:
     idle = idle_requested = 0.0
     if ex.mode == "pilot":
         ids = jobs["job_id"]
-        steps: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        for row in np.flatnonzero((ids >= ex.first_wf_id) & (span > 0)):
-            k = ww.submits[ex.job_wf[ids[row] - ex.first_wf_id]][1]
-            if k not in steps:
-                steps[k] = pilot_steps(ww.workflows[k], ww.cluster)
-            edges, level, own = steps[k]
-            at = np.minimum(start[row] + edges, end[row])
-            seg = _overlap(at[:-1], at[1:], t0, t1)
-            idle += held[row] * span[row] - float((level * seg).sum())
-            idle_requested += procs[row] * span[row] - float((own * seg).sum())
+        rows = np.flatnonzero((ids >= ex.first_wf_id) & (span > 0))
+        ks = np.array([k for _, k in ww.submits], np.int64)[ex.job_wf[ids[rows] - ex.first_wf_id]]
+        used = np.zeros(len(rows))  # per pilot job: node-cores and cores its tasks use
+        used_own = np.zeros(len(rows))
+        for k in np.unique(ks).tolist():  # the pilot jobs of each workflow, at once
+            edges, level, own = pilot_steps(ww.workflows[k], ww.cluster)
+            mine = np.flatnonzero(ks == k)
+            r = rows[mine]
+            at = np.minimum(start[r, None] + edges[None, :], end[r, None])
+            seg = _overlap(at[:, :-1], at[:, 1:], t0, t1)
+            used[mine] = (level * seg).sum(axis=1)
+            used_own[mine] = (own * seg).sum(axis=1)
+        # summed job by job, as they come (the same float sums)
+        for i, row in enumerate(rows.tolist()):
+            idle += held[row] * span[row] - float(used[i])
+            idle_requested += procs[row] * span[row] - float(used_own[i])
     return {
         "utilization": alloc / cap,
         "actual_utilization": (alloc - idle) / cap,

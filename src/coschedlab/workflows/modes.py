@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..jobs import Workload
+from .model import Workflow
 from .workload import WorkflowWorkload
 
 __all__ = ["MODES", "Expanded", "expand"]
@@ -51,47 +52,71 @@ def expand(ww: WorkflowWorkload, mode: str) -> Expanded:
     reg = ww.regular.columns
     n_reg = len(ww.regular)
     first = int(reg["id"].max()) + 1 if n_reg else 1
-    sub, run, req, procs, ids = [], [], [], [], []
-    job_wf: list[int] = []
-    job_task: list[str] = []
+    m = len(ww.submits)
+    ts = np.fromiter((t for t, _ in ww.submits), np.float64, m)
+    ks = np.fromiter((k for _, k in ww.submits), np.int64, m)
+    wfs = ww.workflows
     deps: dict[int, tuple[int, ...]] = {}
     inherit: dict[int, tuple[float, int, float]] = {}
-    nid = first
-    for w, (t, k) in enumerate(ww.submits):
-        wf = ww.workflows[k]
-        if mode == "pilot":
-            ids.append(nid)
-            sub.append(t)
-            run.append(wf.pilot_runtime)
-            req.append(max(wf.critical_path_limit, wf.pilot_runtime))
-            procs.append(wf.max_cores)
-            job_wf.append(w)
-            job_task.append("")
-            nid += 1
-            continue
-        task_id = {}
-        for task in wf.tasks:
-            task_id[task.id] = nid
-            nid += 1
-        for task in wf.tasks:
-            j = task_id[task.id]
-            ids.append(j)
-            sub.append(t)
-            run.append(task.runtime)
-            req.append(task.limit)
-            procs.append(task.cores)
-            job_wf.append(w)
-            job_task.append(task.id)
-            if task.deps:
-                deps[j] = tuple(task_id[d] for d in task.deps)
-            if mode == "woas":
-                inherit[j] = (t, wf.max_cores, wf.critical_path_limit)
+    if mode == "pilot":  # one job per workflow
+        pilot_run = np.array([wf.pilot_runtime for wf in wfs], np.float64)
+        pilot_req = np.array(
+            [max(wf.critical_path_limit, wf.pilot_runtime) for wf in wfs], np.float64
+        )
+        width = np.array([wf.max_cores for wf in wfs], np.int64)
+        ids = first + np.arange(m, dtype=np.int64)
+        sub, run, req, procs = ts, pilot_run[ks], pilot_req[ks], width[ks]
+        job_wf = np.arange(m, dtype=np.int64)
+        job_task = [""] * m
+    else:  # one job per task, numbered in task order from the workflow's first
+        tpl = [_Template(wf) for wf in wfs]
+        sizes = np.array([len(wf.tasks) for wf in wfs], np.int64)[ks]
+        base = first + np.concatenate([[0], np.cumsum(sizes)])[:-1].astype(np.int64)
+        total = int(sizes.sum())
+        ids = first + np.arange(total, dtype=np.int64)
+        sub = np.repeat(ts, sizes)
+        job_wf = np.repeat(np.arange(m, dtype=np.int64), sizes)
+        # every distinct workflow's tasks in one table; each job's row in it
+        toff = np.concatenate([[0], np.cumsum([len(t.ids) for t in tpl])]).astype(np.int64)
+        row = np.arange(total, dtype=np.int64) + np.repeat(toff[ks] - (base - first), sizes)
+        run = np.concatenate([np.zeros(0), *(t.runtime for t in tpl)])[row]
+        req = np.concatenate([np.zeros(0), *(t.limit for t in tpl)])[row]
+        procs = np.concatenate([np.zeros(0, np.int64), *(t.cores for t in tpl)])[row]
+        names = np.array([tid for t in tpl for tid in t.ids] or [""], dtype=object)
+        job_task = names[row].tolist()
+        for b, k in zip(base.tolist(), ks.tolist(), strict=True):
+            for c, ps in tpl[k].deps:
+                deps[b + c] = tuple([b + p for p in ps])
+        if mode == "woas":
+            width = np.array([wf.max_cores for wf in wfs], np.int64)[ks]
+            cpl = np.array([wf.critical_path_limit for wf in wfs], np.float64)[ks]
+            factors = zip(
+                sub.tolist(), np.repeat(width, sizes).tolist(), np.repeat(cpl, sizes).tolist(),
+                strict=True,
+            )  # fmt: skip
+            inherit = dict(zip(ids.tolist(), factors, strict=True))
     cols = {
-        "id": np.concatenate([reg["id"], np.asarray(ids, np.int64)]),
+        "id": np.concatenate([reg["id"], ids]),
         "submit": np.concatenate([reg["submit"], np.asarray(sub, np.float64)]),
         "run": np.concatenate([reg["run"], np.asarray(run, np.float64)]),
         "requested_time": np.concatenate([reg["requested_time"], np.asarray(req, np.float64)]),
         "procs": np.concatenate([reg["procs"], np.asarray(procs, np.int64)]),
     }
     wl = Workload(cols, deps=deps, source=f"{ww.regular.source} as {mode}")
-    return Expanded(wl, mode, first, np.asarray(job_wf, np.int64), job_task, inherit)
+    return Expanded(wl, mode, first, job_wf, job_task, inherit)
+
+
+class _Template:
+    """A workflow's task jobs as arrays (in task order), and its dependencies as (task,
+    parents) places in that order: the jobs of each of its submissions."""
+
+    __slots__ = ("cores", "deps", "ids", "limit", "runtime")
+
+    def __init__(self, wf: Workflow) -> None:
+        tasks = wf.tasks
+        place = {t.id: k for k, t in enumerate(tasks)}
+        self.ids = [t.id for t in tasks]
+        self.runtime = np.array([t.runtime for t in tasks], np.float64)
+        self.limit = np.array([t.limit for t in tasks], np.float64)
+        self.cores = np.array([t.cores for t in tasks], np.int64)
+        self.deps = [(k, [place[d] for d in t.deps]) for k, t in enumerate(tasks) if t.deps]

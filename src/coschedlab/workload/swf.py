@@ -63,7 +63,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.swf_parse import parse_jobs
+from .._core.swf_parse import parse_jobs, trim_heap
 from .._core.textrows import write_fixed_width
 from ..bundled import local_path
 from ..errors import InputError, gunzip, refuse_device
@@ -256,6 +256,18 @@ def read_swf(
     Raises :class:`FileNotFoundError` for a missing file and :class:`InputError` (with
     ``where="PATH:LINE"`` for a bad line) for a malformed, empty or job-less file.
     """
+    workload = _read_swf(path, max_procs=max_procs, cluster=cluster, strict=strict)
+    trim_heap()  # the text and the parse array are gone: their pages go back to the system
+    return workload
+
+
+def _read_swf(
+    path: str | os.PathLike,
+    *,
+    max_procs: int | None = None,
+    cluster: Cluster | None = None,
+    strict: bool = False,
+) -> Workload:
     where = str(path)
     path = local_path(path)
     data = _read_bytes(path).removeprefix(b"\xef\xbb\xbf")  # an editor's UTF-8 BOM
@@ -417,14 +429,22 @@ def _format_python(a: np.ndarray) -> np.ndarray:
     return np.strings.rjust(col, width).astype(f"S{width}").view(np.uint8).reshape(len(a), width)
 
 
-def _fixed_width_columns(columns: list[np.ndarray]) -> list:
+def _fixed_width_columns(columns: list[np.ndarray], release: bool = False) -> list:
     """The columns as :func:`~coschedlab._core.textrows.write_fixed_width` takes them: a column
     of one value (all -1, say) as its one cell, one with a value of 9e12 or more in magnitude
-    as cells formatted in Python, any other as the numbers (formatted there)."""
+    as cells formatted in Python, any other as the numbers (formatted there). ``release``:
+    empty ``columns`` as it goes (each input column freed once converted: a million-row file
+    does not hold every column twice)."""
     out = []
-    for values in columns:
+    for k, values in enumerate(columns):
+        if release:
+            columns[k] = None
         a = np.asarray(values, dtype=np.float64)
-        a = np.where(np.isfinite(a), a, -1.0)
+        del values
+        finite = np.isfinite(a)
+        if not finite.all():
+            a = np.where(finite, a, -1.0)
+        del finite
         if len(a) and (a == a[0]).all():
             out.append(_format_python(a[:1]).tobytes())
         elif len(a) and np.abs(a).max() >= 9e12:
@@ -460,30 +480,10 @@ def _header_lines(header: dict | None, n: int) -> list[str]:
     return out
 
 
-def write_swf(
-    path: str | os.PathLike, frame: Any, header: dict | None = None, *, integers: bool = False
-) -> None:
-    """Write jobs as an SWF v2.2 file (gzip-compressed when the name ends in ``.gz``).
-
-    ``frame`` is either a simulated result (``job_id, submit, start, end, procs, ...``: field 3
-    = start - submit, field 4 = end - start, field 5 = procs) or a workload frame
-    (:data:`coschedlab.jobs.COLUMNS` plus, optionally, the ``extra`` columns of
-    :func:`read_swf`: ``trace_wait`` -> field 3, ``run`` -> field 4, ``alloc_procs`` (else
-    ``procs``) -> field 5). Whatever the frame lacks is written as ``-1``, and so are NaNs.
-    ``header`` supplies Computer, Installation, MaxNodes, MaxProcs, UnixStartTime,
-    TimeZoneString and Scheduler (named in the Note); MaxJobs and MaxRecords are the number of
-    rows written.
-
-    ``integers=True`` writes whole numbers only (for readers that parse integers only), by the
-    rule of :func:`integer_times`: the instants submit, start (submit + wait) and end
-    (start + run) are rounded to the nearest second and the wait and run are their differences,
-    so submit + wait + run is the rounded end, the start is never before the submit nor the
-    end before the start. The requested time is rounded too, but never below the written run
-    of a job that ran within its request; every other field is rounded to the nearest integer.
-    """
-    from ..metrics import column, rows
-
-    n = rows(frame)  # a DataFrame or a mapping of column arrays
+def _swf_fields(frame: Any, n: int, integers: bool) -> list[np.ndarray]:
+    """The 18 SWF fields of :func:`write_swf`'s rows, as float arrays (the function's locals
+    go with it: only the list holds them)."""
+    from ..metrics import column
 
     def col(*names: str, default: float = -1.0) -> np.ndarray:
         for name in names:
@@ -537,8 +537,36 @@ def write_swf(
     ]
     if integers:
         fields = [np.where(np.isfinite(f), np.rint(f), -1.0) for f in fields]
+    return fields
+
+
+def write_swf(
+    path: str | os.PathLike, frame: Any, header: dict | None = None, *, integers: bool = False
+) -> None:
+    """Write jobs as an SWF v2.2 file (gzip-compressed when the name ends in ``.gz``).
+
+    ``frame`` is either a simulated result (``job_id, submit, start, end, procs, ...``: field 3
+    = start - submit, field 4 = end - start, field 5 = procs) or a workload frame
+    (:data:`coschedlab.jobs.COLUMNS` plus, optionally, the ``extra`` columns of
+    :func:`read_swf`: ``trace_wait`` -> field 3, ``run`` -> field 4, ``alloc_procs`` (else
+    ``procs``) -> field 5). Whatever the frame lacks is written as ``-1``, and so are NaNs.
+    ``header`` supplies Computer, Installation, MaxNodes, MaxProcs, UnixStartTime,
+    TimeZoneString and Scheduler (named in the Note); MaxJobs and MaxRecords are the number of
+    rows written.
+
+    ``integers=True`` writes whole numbers only (for readers that parse integers only), by the
+    rule of :func:`integer_times`: the instants submit, start (submit + wait) and end
+    (start + run) are rounded to the nearest second and the wait and run are their differences,
+    so submit + wait + run is the rounded end, the start is never before the submit nor the
+    end before the start. The requested time is rounded too, but never below the written run
+    of a job that ran within its request; every other field is rounded to the nearest integer.
+    """
+    from ..metrics import rows
+
+    n = rows(frame)  # a DataFrame or a mapping of column arrays
+    fields = _swf_fields(frame, n, integers)
     head = ("\n".join(_header_lines(header, n)) + "\n").encode("utf-8")
-    columns = _fixed_width_columns(fields)
+    columns = _fixed_width_columns(fields, release=True)
     path = Path(path)
     with open(path, "wb") as raw:
         if path.suffix == ".gz":
