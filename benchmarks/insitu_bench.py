@@ -8,16 +8,24 @@
 3. ``--golden``: the 22 plans of tests/insitu/data/authors_simulator_runs.csv, both engines
    and the Python engine the compiled one replaced (tests/insitu/activities_oracle.py).
 4. An estimate of the whole ``insitu reproduce --trials 5`` with the default engine.
+5. ``--baseline SRC`` (this section only): the default engine of another source tree (``SRC/src``, e.g. a git
+   worktree of an older commit, built in place) against this one, the two interleaved plan by
+   plan: CPU seconds of the SimGrid run (in a fresh interpreter, so machine load does not
+   count) and how far the makespans moved (N=16-128; with ``--golden`` the 22 golden plans too).
 
 Every time is a whole run (plan + fresh SimGrid process), best of ``--repeat`` (default 1),
 the engines interleaved so that they see the same machine load.
 
 Run: .venv/bin/python benchmarks/insitu_bench.py [--quick] [--golden] [--repeat K]
+[--baseline SRC]
 """
 
 from __future__ import annotations
 
 import csv
+import json
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -53,6 +61,63 @@ def timed_oracle(plan, repeat: int = 1) -> tuple[float, float]:
         mk = run_in_child(plan).makespan
         best = min(best, time.perf_counter() - t0)
     return best, mk
+
+
+#: run in a fresh interpreter on a given source tree: CPU seconds and makespan of one run
+_CHILD = """
+import json, sys, time
+from coschedlab.insitu.plan import make_plan
+from coschedlab.insitu.simulate import simulate
+from coschedlab.insitu.spec import generate_ensemble
+s, a, v, n, seed, steps, sc, node, core = json.loads(sys.argv[1])
+plan = make_plan(generate_ensemble(s, a, v, n, seed=seed, steps=steps), sc, node, core)
+c0 = time.process_time()
+mk = simulate(plan, in_process=True).makespan
+print(json.dumps([time.process_time() - c0, mk]))
+"""
+
+
+def cpu_run(src: Path, plan_args: list) -> tuple[float, float]:
+    """(CPU seconds, makespan) of the default engine of source tree ``src`` on one plan."""
+    env = dict(os.environ, PYTHONPATH=str(src / "src"))
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps(plan_args)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    cpu, mk = json.loads(out.strip().splitlines()[-1])
+    return cpu, mk
+
+
+def against_baseline(src: Path, with_golden: bool, repeat: int) -> None:
+    """Section 5: this tree's default engine against ``src``'s, interleaved plan by plan."""
+    here = Path(__file__).resolve().parents[1]
+    print(f"\n5. default engine, CPU s of the SimGrid run: {src} (before) / this tree (after)")
+    plans = [
+        [s, a, 4.0, n, 0, 100, sc, None, None]
+        for s, a, n in ((4, 4, 16), (4, 4, 64), (8, 4, 64), (4, 4, 128))
+        for sc in ("ideal", "increasing-50", "in-transit")
+    ]
+    if with_golden:
+        with (TESTS / "data" / "authors_simulator_runs.csv").open() as f:
+            plans += [
+                [int(r["S"]), int(r["A"]), float(r["V"]), int(r["N"]), int(r["seed"]),
+                 int(r["steps"]), r["scenario"], r["node"], r["core"]]
+                for r in csv.DictReader(f)
+            ]  # fmt: skip
+    print(f"{'S A V N seed steps scenario node core':<44}{'before':>8}{'after':>8}{'ratio':>7}"
+          f"{'makespan moved':>16}")  # fmt: skip
+    tot = [0.0, 0.0]
+    for args in plans:
+        b = min((cpu_run(src, args) for _ in range(repeat)), key=lambda x: x[0])
+        a = min((cpu_run(here, args) for _ in range(repeat)), key=lambda x: x[0])
+        tot[0] += b[0]
+        tot[1] += a[0]
+        label = " ".join(str(x) for x in args if x is not None)
+        print(f"{label:<44}{b[0]:>8.2f}{a[0]:>8.2f}{b[0] / a[0]:>7.2f}{a[1] / b[1] - 1:>+16.1e}")
+    print(f"{'total':<44}{tot[0]:>8.2f}{tot[1]:>8.2f}{tot[0] / tot[1]:>7.2f}")
 
 
 def golden(repeat: int) -> None:
@@ -99,6 +164,10 @@ def golden(repeat: int) -> None:
 def main() -> None:
     quick = "--quick" in sys.argv
     repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
+    if "--baseline" in sys.argv:
+        src = Path(sys.argv[sys.argv.index("--baseline") + 1]).resolve()
+        against_baseline(src, "--golden" in sys.argv, repeat)
+        return
     ens = generate_ensemble(4, 4, 4.0, 16, seed=0)
     print("1. reference configuration S=4, A=4/sim, V=4 GB, N=16, 100 steps (paper layout)")
     print(

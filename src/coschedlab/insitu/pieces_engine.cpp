@@ -4,8 +4,12 @@
 // order gives the same timeline).
 #include "pieces_engine.hpp"
 
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u.hpp>
+#include <simgrid/simix.hpp>
+#include <xbt/config.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -26,51 +30,95 @@ namespace {
 // B x 0.97 / 1.05: the bandwidth factor and the 5% reverse cross-traffic on the same link).
 // A flow ends when the bytes served per flow since it started (the virtual time) reach its
 // size. SimGrid's LMM re-solves the link's m sharing variables at every start and end (m in
-// the hundreds when a pool's reads are staggered); this costs O(log m) per event.
+// the hundreds when a pool's reads are staggered); this costs O(log m) per event. The authors'
+// job manager, whose messages are flows on this link, runs inside it (submit()).
 class SharedLink {
  public:
-  explicit SharedLink(double rate_one) : rate_one_(rate_one), wake_(sg4::Semaphore::create(0)) {}
+  SharedLink(double rate_one, double control_bytes)
+      : rate_one_(rate_one), control_bytes_(control_bytes) {}
 
-  // start a flow of `bytes` now; acquire the returned semaphore to wait for its end
-  sg4::SemaphorePtr start(double bytes) {
+  // start a flow of `bytes` now and release `done` when it ends (with `left`: when it is the
+  // last of `*left` flows to end); returns `done`
+  sg4::SemaphorePtr start(double bytes, sg4::SemaphorePtr done, int* left = nullptr) {
     advance();
-    auto done = sg4::Semaphore::create(0);
-    flows_.push({vt_ + bytes, seq_++, done});
-    wake_->release();
+    flows_.push({vt_ + bytes, seq_++, done, NORMAL, left});
+    rearm();
     return done;
   }
 
-  // the server actor: ends the flows whose bytes are served, sleeps until the next end or the
-  // next start
-  void serve() {
-    sg4::Actor::self()->daemonize();
-    bool stalled = false;  // the last wait timed out without moving the clock
-    while (true) {
+  // the authors' WRENCH job manager, served by this link: one job submission at a time, a
+  // request to the node's compute service (the job starts when it arrives: `go` is released)
+  // and its answer, each a message of `control_bytes` over the link
+  void submit(sg4::SemaphorePtr go) {
+    jobs_.push_back(std::move(go));
+    if (!jm_busy_) {
       advance();
-      while (!flows_.empty() && (remaining_time(flows_.top()) <= 1e-12 || stalled)) {
-        flows_.top().done->release();
-        flows_.pop();
-        stalled = false;  // a remainder below the clock's resolution: ended now
-      }
-      if (flows_.empty()) {
-        wake_->acquire();
-        continue;
-      }
-      double before = sg4::Engine::get_clock();
-      stalled = wake_->acquire_timeout(remaining_time(flows_.top())) &&
-                sg4::Engine::get_clock() == before;
+      start_jm(REQUEST);
+      rearm();
     }
   }
 
  private:
+  // The server is a kernel timer, not an actor: its callback runs in SimGrid's maestro when
+  // the first flow's bytes are served, ends the flows whose bytes are served (releasing their
+  // waiters directly, without a simcall) and sets the timer of the next end; a start moves the
+  // timer (every flow's share changes). An actor would cost a context switch and a simcall per
+  // start and per end.
+  void fire() {
+    timer_ = nullptr;
+    advance();
+    bool stalled = stalled_;  // the timer was set at the current date: its flow ends now
+    while (!flows_.empty() && (remaining_time(flows_.top()) <= 1e-12 || stalled)) {
+      Flow f = flows_.top();
+      flows_.pop();
+      stalled = false;  // a remainder below the clock's resolution: ended now
+      if (f.kind == NORMAL) {
+        if (f.left == nullptr || --*f.left == 0)
+          f.done->release();
+      } else if (f.kind == REQUEST) {  // the job starts; the answer goes back
+        auto go = std::move(jobs_.front());
+        jobs_.pop_front();
+        go->release();
+        start_jm(ANSWER);
+      } else if (!jobs_.empty()) {  // answered: the next submission
+        start_jm(REQUEST);
+      } else {
+        jm_busy_ = false;
+      }
+    }
+    rearm();
+  }
+
+  void rearm() {
+    if (timer_ != nullptr) {
+      timer_->remove();
+      timer_ = nullptr;
+    }
+    if (flows_.empty())
+      return;
+    double now = sg4::Engine::get_clock();
+    // SimGrid's own timeout (a sleep) lasts at least surf/precision: the same here
+    double date = now + std::max(remaining_time(flows_.top()), min_wait_);
+    stalled_ = date == now;
+    timer_ = simgrid::kernel::timer::Timer::set(date, [this] { fire(); });
+  }
+
+  enum Kind { NORMAL, REQUEST, ANSWER };
   struct Flow {
     double end_vt;
     long seq;  // first started, first ended among equal ends
     sg4::SemaphorePtr done;
+    Kind kind;
+    int* left;  // the flows of its read still running, or none
     bool operator>(const Flow& o) const {
       return end_vt > o.end_vt || (end_vt == o.end_vt && seq > o.seq);
     }
   };
+
+  void start_jm(Kind kind) {
+    jm_busy_ = true;
+    flows_.push({vt_ + control_bytes_, seq_++, nullptr, kind, nullptr});
+  }
 
   double remaining_time(const Flow& f) const {
     return (f.end_vt - vt_) * static_cast<double>(flows_.size()) / rate_one_;
@@ -84,11 +132,16 @@ class SharedLink {
   }
 
   double rate_one_;
-  sg4::SemaphorePtr wake_;
+  double control_bytes_;
+  simgrid::kernel::timer::Timer* timer_ = nullptr;
+  bool stalled_ = false;
+  double min_wait_ = simgrid::config::get_value<double>("surf/precision");
   std::priority_queue<Flow, std::vector<Flow>, std::greater<Flow>> flows_;
   double vt_ = 0.0;
   double last_ = 0.0;
   long seq_ = 0;
+  std::deque<sg4::SemaphorePtr> jobs_;  // the job manager's submissions, first come first served
+  bool jm_busy_ = false;
 };
 
 struct State {
@@ -97,10 +150,41 @@ struct State {
   std::vector<sg4::Host*> hosts;
   std::vector<sg4::Disk*> disks;
   bool shared_lo = false;
-  sg4::Host* ctl = nullptr;
-  std::deque<sg4::SemaphorePtr> queue;  // the job manager's submissions, first come first served
-  sg4::SemaphorePtr pending;
-  std::vector<std::vector<sg4::SemaphorePtr>> sem;  // per (component, piece)
+  // A piece's wait for the other component's pieces: an analysis piece's R(k) for the W(k) of
+  // every piece of its simulation, a simulation piece's W(k) for the R(k-1) of every piece of
+  // every coupled analysis. `need` passes per step open it (release its semaphore once).
+  struct Gate {
+    int need = 0;
+    int count = 0;
+    sg4::SemaphorePtr sem = sg4::Semaphore::create(0);
+    void pass() {  // in maestro (see pass_all)
+      if (++count == need) {
+        count = 0;
+        sem->release();
+      }
+    }
+    void wait() {
+      if (need > 0)
+        sem->acquire();
+    }
+  };
+  std::vector<std::vector<Gate>> gate;  // per (component, piece)
+
+  // pass the gates of `pieces` ((component, piece) pairs flattened, or the pieces 0..n-1 of
+  // component `c` when `c` >= 0) in one simcall: the releases run in maestro, in order, where
+  // one simcall per release cost a context switch each (n x n' per step and analysis)
+  void pass_all(const std::vector<int>* pieces, int c, size_t n) {
+    if (n == 0)
+      return;
+    simgrid::kernel::actor::simcall_answered([this, pieces, c, n] {
+      for (size_t r = 0; r < n; r++) {
+        if (c >= 0)
+          gate[c][r].pass();
+        else
+          gate[(*pieces)[2 * r]][(*pieces)[2 * r + 1]].pass();
+      }
+    });
+  }
   std::vector<PieceRecord> records;
   std::unique_ptr<SharedLink> link;  // the paper layout's shared link (else SimGrid's links)
 
@@ -111,7 +195,7 @@ struct State {
   }
 
   // one control message over the shared link (UserHost's route to every node)
-  void message() { link->start(cfg->control_bytes)->acquire(); }
+  void message(const sg4::SemaphorePtr& me) { link->start(cfg->control_bytes, me)->acquire(); }
 
   // one piece's compute: a single-core execution of `flops`. The pieces on a node never ask
   // for more cores than it has (each component holds at least one core of every node it runs
@@ -120,34 +204,18 @@ struct State {
   // as long as the executions running on the platform)
   void compute(double flops) { sg4::this_actor::sleep_for(flops / cfg->speed); }
 
-  // the authors' WRENCH job manager: one job submission at a time, a request to the node's
-  // compute service (the job starts when it arrives) and its answer
-  void job_manager() {
-    sg4::Actor::self()->daemonize();
-    while (true) {
-      pending->acquire();
-      auto go = queue.front();
-      queue.pop_front();
-      message();  // the request: the job starts when it reaches the node
-      go->release();
-      message();  // the answer
-    }
-  }
-
   // wait for the job manager to submit this piece's next job (its parents are done)
-  void submit() {
-    if (ctl == nullptr)
+  void submit(const sg4::SemaphorePtr& me) {
+    if (!cfg->control)
       return;
-    auto go = sg4::Semaphore::create(0);
-    queue.push_back(go);
-    pending->release();
-    go->acquire();
+    link->submit(me);
+    me->acquire();
   }
 
   // the job's completion notice to the job manager, which then submits its children
-  void done() {
-    if (ctl != nullptr)
-      message();
+  void done(const sg4::SemaphorePtr& me) {
+    if (cfg->control)
+      message(me);
   }
 
   void local_io(int host, uint64_t nbytes, bool write) {
@@ -174,22 +242,28 @@ struct State {
   }
 
 
-  // the remote transfers of one read: on the shared link, or SimGrid comms (per-node layout)
+  // the `n` remote transfers of one read: on the shared link (one wake-up when the last
+  // ends), or SimGrid comms (per-node layout)
   struct Transfers {
+    explicit Transfers(size_t n) : left(static_cast<int>(n)) {}
     std::vector<sg4::CommPtr> comms;
-    std::vector<sg4::SemaphorePtr> flows;
+    int left;
+    sg4::SemaphorePtr done = sg4::Semaphore::create(0);
+    bool on_link = false;
     void wait() {
       sg4::Comm::wait_all(comms);
-      for (auto& f : flows)
-        f->acquire();
+      if (on_link)
+        done->acquire();
     }
   };
 
   void remote(Transfers& tr, int src, int dst, uint64_t amount) {
-    if (link)
-      tr.flows.push_back(link->start(static_cast<double>(amount)));
-    else
+    if (link) {
+      tr.on_link = true;
+      link->start(static_cast<double>(amount), tr.done, &tr.left);
+    } else {
       tr.comms.push_back(sg4::Comm::sendto_async(hosts[src], hosts[dst], amount));
+    }
   }
 
   void sim_piece(int c, int p) {
@@ -197,22 +271,21 @@ struct State {
     int host = comp.hosts[p];
     auto wbytes = static_cast<uint64_t>(comp.bytes);
     size_t n_readers = comp.readers.size() / 2;
+    auto me = sg4::Semaphore::create(0);  // its job starts, its messages arrive
     for (int k = 1; k <= cfg->steps; k++) {
-      submit();
+      submit(me);
       double t0 = now();
       compute(comp.flops);
       record(c, k, 0, t0, now(), p);
-      done();
+      done(me);
       if (k > 1)
-        for (size_t r = 0; r < n_readers; r++)
-          sem[c][p]->acquire();
-      submit();
+        gate[c][p].wait();
+      submit(me);
       double t2 = now();
       local_io(host, wbytes, true);
       record(c, k, 1, t2, now(), p);
-      done();
-      for (size_t r = 0; r < n_readers; r++)
-        sem[comp.readers[2 * r]][comp.readers[2 * r + 1]]->release();
+      done(me);
+      pass_all(&comp.readers, -1, n_readers);
     }
   }
 
@@ -221,10 +294,10 @@ struct State {
     const auto& sim = (*comps)[comp.sim];
     int host = comp.hosts[q];
     auto amount = static_cast<uint64_t>(comp.bytes);
+    auto me = sg4::Semaphore::create(0);  // its job starts, its messages arrive
     for (int k = 1; k <= cfg->steps; k++) {
-      for (size_t s = 0; s < sim.hosts.size(); s++)
-        sem[c][q]->acquire();
-      submit();
+      gate[c][q].wait();
+      submit(me);
       double t0 = now();
       if (comp.colocated) {
         local_io(host, amount, false);
@@ -235,7 +308,7 @@ struct State {
           ios.push_back(disks[src]->read_async(amount));
           srcs.push_back(src);
         }
-        Transfers tr;
+        Transfers tr(sim.hosts.size());
         while (!ios.empty()) {
           auto j = static_cast<size_t>(sg4::Io::wait_any(ios));
           ios.erase(ios.begin() + j);
@@ -245,20 +318,19 @@ struct State {
         }
         tr.wait();
       } else {
-        Transfers tr;
+        Transfers tr(sim.hosts.size());
         for (int src : sim.hosts)
           remote(tr, src, host, amount);
         tr.wait();
       }
       record(c, k, 2, t0, now(), q);
-      done();
-      for (size_t p = 0; p < sim.hosts.size(); p++)
-        sem[comp.sim][p]->release();
-      submit();
+      done(me);
+      pass_all(nullptr, comp.sim, sim.hosts.size());
+      submit(me);
       double t1 = now();
       compute(comp.flops);
       record(c, k, 3, t1, now(), q);
-      done();
+      done(me);
     }
   }
 };
@@ -277,7 +349,9 @@ std::vector<PieceRecord> run_pieces(const PieceConfig& cfg,
   for (auto& a : args)
     argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
-  sg4::Engine e(&argc, argv.data());
+  // never destroyed: tearing the platform and the actors down took 5% of a run, and the
+  // process runs one Engine in its life (SimGrid allows one per process)
+  auto* e = new sg4::Engine(&argc, argv.data());
 
   State st;
   st.cfg = &cfg;
@@ -321,17 +395,17 @@ std::vector<PieceRecord> run_pieces(const PieceConfig& cfg,
         zone->add_route(st.hosts[i]->get_netpoint(), st.hosts[j]->get_netpoint(), nullptr,
                         nullptr, {sg4::LinkInRoute(own[i]), sg4::LinkInRoute(own[j])}, true);
   }
-  if (cfg.control) {  // the job manager on UserHost (its messages: see message())
-    st.ctl = zone->create_host("controller", cfg.speed);
-    st.pending = sg4::Semaphore::create(0);
-  }
-  sg4::Host* server_host = cfg.paper ? zone->create_host("shared-link", cfg.speed) : nullptr;
   zone->seal();
 
-  st.sem.resize(comps.size());
-  for (size_t c = 0; c < comps.size(); c++)
-    for (size_t p = 0; p < comps[c].hosts.size(); p++)
-      st.sem[c].push_back(sg4::Semaphore::create(0));
+  st.gate.resize(comps.size());
+  for (size_t c = 0; c < comps.size(); c++) {
+    const auto& comp = comps[c];
+    int need = static_cast<int>(comp.is_sim ? comp.readers.size() / 2
+                                            : comps[comp.sim].hosts.size());
+    st.gate[c].resize(comp.hosts.size());
+    for (auto& g : st.gate[c])
+      g.need = need;
+  }
   State* s = &st;
   for (int pass = 0; pass < 2; pass++)  // the simulations' pieces first, then the analyses'
     for (size_t c = 0; c < comps.size(); c++) {
@@ -349,13 +423,9 @@ std::vector<PieceRecord> run_pieces(const PieceConfig& cfg,
       }
     }
   if (cfg.paper) {  // the shared link's server, on a host of its own (it uses no resource)
-    st.link = std::make_unique<SharedLink>(cfg.shared_flow_rate);
-    auto* l = st.link.get();
-    sg4::Actor::create("shared-link", server_host, [l] { l->serve(); });
+    st.link = std::make_unique<SharedLink>(cfg.shared_flow_rate, cfg.control_bytes);
   }
-  if (st.ctl != nullptr)
-    sg4::Actor::create("job-manager", st.ctl, [s] { s->job_manager(); });
-  e.run();
+  e->run();
   return std::move(st.records);
 }
 

@@ -1,7 +1,9 @@
 // The `activities` engine of coschedlab.insitu.simulate in C++ (SimGrid s4u): one actor per
 // per-node piece, one Exec / disk Io / transfer per piece and stage, the authors' job manager
-// and its messages; the paper layout's shared link as a processor-sharing server. Compiled so that SimGrid switches between actors with its raw contexts (the Python
-// bindings force one thread per actor: ~40 us per switch, 7-40x slower). Wrapped by pieces.pyx.
+// and its messages; the paper layout's shared link as a processor-sharing server (a SimGrid
+// kernel timer, which also runs the job manager). Compiled so that SimGrid switches between
+// actors with its raw contexts (the Python bindings force one thread per actor: ~40 us per
+// switch, 7-40x slower). Wrapped by pieces.pyx.
 #pragma once
 
 #include <vector>
