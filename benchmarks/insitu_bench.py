@@ -11,7 +11,8 @@
 5. ``--baseline SRC`` (this section only): the default engine of another source tree
    (``SRC/src``, e.g. a git worktree of an older commit, built in place) against this one,
    the two interleaved plan by plan: CPU seconds of the SimGrid run (in a fresh interpreter,
-   so machine load does not count) and how far the makespans moved (N=16-128; with ``--golden`` the 22 golden plans too).
+   so machine load does not count) and how far the makespans moved (N=16-128; with
+   ``--golden`` the 22 golden plans too).
 
 Every time is a whole run (plan + fresh SimGrid process), best of ``--repeat`` (default 1),
 the engines interleaved so that they see the same machine load.
