@@ -23,7 +23,9 @@ cimport cython
 from cython.operator cimport dereference as deref
 from libc.limits cimport LONG_MAX
 from libc.math cimport INFINITY, NAN, ceil, fabs, floor, fmod, llround, pow
-from libcpp.algorithm cimport is_sorted, lower_bound, merge, sort, upper_bound
+from libcpp.algorithm cimport (
+    is_sorted, lower_bound, merge, min_element, partial_sort, sort, upper_bound
+)
 from libcpp.set cimport set as cset
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
@@ -781,9 +783,21 @@ cdef class SlurmPass(CompiledPass):
             for k in range(<long>self.relook.size()):
                 j = self.relook[k].second
                 self.relook[k].first = self.key(j, max(t, self.origin[j]))
-        if is_sorted(self.relook.begin(), self.relook.end()):
-            return False  # the same order: the same tested jobs
-        sort(self.relook.begin(), self.relook.end())
+        # only the first ``most`` of the order are tested (every job in it is pending): they
+        # are kept in order, the rest unordered; when they are still the smallest, in order,
+        # the tested jobs are the same
+        cdef long m = <long>self.relook.size()
+        if 0 < self.most < m:
+            m = self.most
+        if is_sorted(self.relook.begin(), self.relook.begin() + m) and (
+            m == <long>self.relook.size()
+            or not (
+                deref(min_element(self.relook.begin() + m, self.relook.end()))
+                < self.relook[m - 1]
+            )
+        ):
+            return False  # the same tested jobs, in the same order
+        partial_sort(self.relook.begin(), self.relook.begin() + m, self.relook.end())
         return self.pick(self.relook)
 
     cdef bint acts(self, PassState* s, double T) noexcept:
