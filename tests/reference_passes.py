@@ -3,8 +3,9 @@
 The package runs one implementation of each built-in pass, the compiled one
 (:mod:`coschedlab.schedulers.passes`, called by the kernel on its C arrays). These are the
 Python passes they replaced, kept here only to check them on random workloads
-(tests/test_properties.py): :func:`python_pass` turns a built-in scheduler into one that runs
-its Python pass through the view (a subclass overriding ``schedule`` runs its own pass).
+(tests/test_properties.py, tests/test_slurm_lookahead.py): :func:`python_pass` turns a
+built-in scheduler into one that runs its Python pass through the view (a subclass overriding
+``schedule`` runs its own pass); :func:`same_as_python` runs Slurm both ways.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from bisect import bisect_right
 from itertools import islice
 from typing import TYPE_CHECKING
 
-from coschedlab.schedulers import get_scheduler
+from coschedlab import Cluster, Workload, simulate
+from coschedlab.schedulers import Slurm, get_scheduler
 from coschedlab.schedulers.backfill import INSTANT, Backfill
 from coschedlab.schedulers.base import Scheduler
 from coschedlab.schedulers.cadence import Ticks
@@ -175,3 +177,28 @@ def python_pass(spec: str) -> Scheduler:
             sched.__class__ = type("PythonPass", (oracle, type(sched)), {"name": sched.name})
             return sched
     raise ValueError(f"no Python pass for {spec}")
+
+
+def python_slurm(**opts) -> Slurm:
+    """A ``Slurm`` that runs the Python pass (its ``schedule`` overridden: not compilable)."""
+    slow = Slurm(**opts)
+    python_schedule = lambda self, view: Slurm.schedule(self, view)  # noqa: E731
+    slow.__class__ = type("PythonPass", (Slurm,), {"schedule": python_schedule, "name": "slurm"})
+    return slow
+
+
+def same_as_python(w: Workload, cluster: Cluster, opts: dict, kill: bool) -> tuple[Slurm, Slurm]:
+    """Run Slurm's compiled pass and its Python pass; assert the same starts, first
+    reservations and backfill passes; return both schedulers (compiled, Python)."""
+    fast = Slurm(**opts)
+    compiled = simulate(w, cluster, fast, kill_at_walltime=kill)
+    assert fast.compiled_pass is not None
+    slow = python_slurm(**opts)
+    python = simulate(w, cluster, slow, kill_at_walltime=kill)
+    assert slow.compiled_pass is None
+    assert compiled.jobs.start.tolist() == python.jobs.start.tolist()
+    assert compiled.jobs.reservation.fillna(-1).tolist() == (
+        python.jobs.reservation.fillna(-1).tolist()
+    )
+    assert fast.backfill_passes == slow.backfill_passes
+    return fast, slow

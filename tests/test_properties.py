@@ -10,7 +10,7 @@ from conftest import workloads
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from reference_easy import reference_schedule
-from reference_passes import python_pass
+from reference_passes import python_pass, same_as_python
 
 from coschedlab import Cluster, simulate, validate_jobs
 from coschedlab.schedulers import Backfill
@@ -283,7 +283,6 @@ def test_the_compiled_slurm_pass_gives_the_python_pass_schedule(w, nodes, opts, 
     # nothing can happen are not passes) against the Python pass: the same starts, the
     # same first reservations and the same number of backfill passes (jobs with
     # dependencies, inherited priority factors as WoAS tasks have)
-    from coschedlab.schedulers import Slurm
 
     cluster = Cluster(nodes, 1, 1)
     w = fit(w, cluster)
@@ -294,20 +293,7 @@ def test_the_compiled_slurm_pass_gives_the_python_pass_schedule(w, nodes, opts, 
             data.draw(st.sampled_from([60.0, 3600.0])))
         for j in heirs
     }  # fmt: skip
-    fast = Slurm(**opts)
-    compiled = simulate(w, cluster, fast, kill_at_walltime=kill)
-    assert fast.compiled_pass is not None
-    slow = Slurm(**opts)
-    python_schedule = lambda self, view: Slurm.schedule(self, view)  # noqa: E731
-    slow.__class__ = type("PythonPass", (Slurm,), {"schedule": python_schedule, "name": "slurm"})
-    python = simulate(w, cluster, slow, kill_at_walltime=kill)
-    assert slow.compiled_pass is None
-    assert compiled.jobs.start.tolist() == python.jobs.start.tolist()
-    assert compiled.jobs.reservation.fillna(-1).tolist() == (
-        python.jobs.reservation.fillna(-1).tolist()
-    )
-    assert fast.backfill_passes == slow.backfill_passes
-    jobs = python.jobs
-    for j in range(len(jobs)):
+    fast, slow = same_as_python(w, cluster, opts, kill)
+    for j in range(len(ids)):
         assert fast.age_origin(j) == slow.age_origin(j)
         assert fast.priority_of(j, 1e5) == slow.priority_of(j, 1e5)

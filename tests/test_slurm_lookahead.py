@@ -9,37 +9,12 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from reference_passes import same_as_python
 
-from coschedlab import Cluster, Workload, simulate
-from coschedlab.schedulers import Slurm
+from coschedlab import Cluster, Workload
 from coschedlab.workload.swf import cluster_from_header, read_swf
 
 KTH = "src/coschedlab/data/KTH-SP2-1996-2.1-cln.swf.gz"
-
-
-def python_slurm(**opts) -> Slurm:
-    """A ``Slurm`` that runs the Python pass (its ``schedule`` overridden: not compilable)."""
-    slow = Slurm(**opts)
-    python_schedule = lambda self, view: Slurm.schedule(self, view)  # noqa: E731
-    slow.__class__ = type("PythonPass", (Slurm,), {"schedule": python_schedule, "name": "slurm"})
-    return slow
-
-
-def same_as_python(w: Workload, cluster: Cluster, opts: dict, kill: bool) -> Slurm:
-    """Run both passes; assert the same starts, reservations and backfill passes; return the
-    compiled pass's scheduler."""
-    fast = Slurm(**opts)
-    compiled = simulate(w, cluster, fast, kill_at_walltime=kill)
-    assert fast.compiled_pass is not None
-    slow = python_slurm(**opts)
-    python = simulate(w, cluster, slow, kill_at_walltime=kill)
-    assert slow.compiled_pass is None
-    assert compiled.jobs.start.tolist() == python.jobs.start.tolist()
-    assert compiled.jobs.reservation.fillna(-1).tolist() == (
-        python.jobs.reservation.fillna(-1).tolist()
-    )
-    assert fast.backfill_passes == slow.backfill_passes
-    return fast
 
 
 @st.composite
@@ -108,6 +83,6 @@ def test_a_real_trace_skips_most_ticks_and_changes_nothing(opts, kill):
     cluster = cluster_from_header(w.header)
     w = w.drop_oversized(cluster.total_cores)
     w = w.select(np.arange(len(w)) < 2000)
-    fast = same_as_python(w, cluster, opts, kill)
+    fast, _ = same_as_python(w, cluster, opts, kill)
     # most backfill ticks are accounted for without a pass (one at each, before)
     assert fast.compiled_pass.skipped > 0.5 * fast.backfill_passes
