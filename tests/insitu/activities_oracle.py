@@ -26,6 +26,7 @@ from coschedlab.insitu.simulate import (
     SimResult,
     _node_ranges,
     _result,
+    add_hosts,
     add_network,
     read_flows,
 )
@@ -50,12 +51,7 @@ def run_activities(
         args += ["--cfg=network/model:CM02", "--cfg=network/crosstraffic:0"]
     e = sg.Engine(args)
     zone = sg.NetZone.create_full_zone("cluster")
-    used = sum(int(b.nodes) for b in plan.allocation.blocks)
-    hosts = []
-    for i in range(used):
-        h = zone.create_host(f"node-{i}", p.core_speed * GIGA)
-        h.core_count = p.cores
-        hosts.append(h)
+    hosts = add_hosts(zone, plan)
     disks = []
     latency = LATENCY[network]
     shared_lo = None

@@ -173,6 +173,18 @@ def _node_ranges(plan: Plan) -> dict[str, list[int]]:
     return out
 
 
+def add_hosts(zone: Any, plan: Plan) -> list[Any]:
+    """The plan's allocated nodes as hosts ``node-0 .. node-(n-1)`` of SimGrid ``zone``, each
+    with the platform's core speed and cores."""
+    p = plan.ensemble.platform
+    hosts = []
+    for i in range(sum(int(b.nodes) for b in plan.allocation.blocks)):
+        h = zone.create_host(f"node-{i}", p.core_speed * GIGA)
+        h.core_count = p.cores
+        hosts.append(h)
+    return hosts
+
+
 def add_network(sg: Any, zone: Any, hosts: list[Any], bw: float, latency: float,
                 network: str) -> Any:  # fmt: skip
     """The routes between every two of ``hosts`` in SimGrid ``zone`` (module ``sg``): the
@@ -269,12 +281,7 @@ def _run(
     # host's route to itself) to it
     lo_scale = 1 + DISK_BW / (LOOPBACK_BW * LV08_BW_FACTOR) if store_forward else 1.0
     zone = sg.NetZone.create_full_zone("cluster")
-    used = sum(int(b.nodes) for b in plan.allocation.blocks)
-    hosts = []
-    for i in range(used):
-        h = zone.create_host(f"node-{i}", p.core_speed * GIGA)
-        h.core_count = p.cores
-        hosts.append(h)
+    hosts = add_hosts(zone, plan)
     latency = LATENCY[network]
     shared_lo = None
     if loopback == "shared":
