@@ -462,6 +462,23 @@ def ws(tmp_path_factory) -> Path:
     (d / "conf_loop.conf").write_text("ClusterName=x\nInclude conf_loop.conf\n")
     (d / "conf_include.conf").write_text("Include nothere.conf\n")
     (d / "conf_binary.conf").write_bytes(b"\xff\xfe\x00")
+    # a new user's and a hostile user's pass over the commands (2026-11-27)
+    laughs = ['- &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    laughs += [f"- &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 9)]
+    bomb = "\n".join("  " + line for line in laughs)  # 9**9 values once expanded
+    (d / "empty_list.yaml").write_text(
+        "schedulers: []\nworkloads:\n  - {name: t, trace: small.swf}\n"
+    )
+    (d / "laughs.yaml").write_text(
+        f"schedulers:\n{bomb}\nworkloads:\n  - {{name: t, trace: small.swf}}\n"
+    )
+    # the anchors first (under model.targets), then a design value quoting the largest: the
+    # study's checker quoted it whole in its message (hours, gigabytes)
+    anchors = "[" + ", ".join(line[2:] for line in laughs) + "]"
+    (d / "laughs_study.yaml").write_text(
+        f"model: {{scratch: 100, reuse: 50, seed: 1, targets: {anchors}}}\n"
+        + nomodel.replace("[0.1, 0.2]", "[*l8]")
+    )
     return d
 
 
@@ -1002,6 +1019,14 @@ CASES = [
     ("elise-out-notours", "elise run el_ok.yaml --out notours", 2, "notours/notes.txt"),
     ("elise-out-notours-fresh", "elise run el_ok.yaml --out notours --fresh", 2, "never written over"),
     ("elise-out-result", "elise run el_ok.yaml --out prev", 2, "holds another result; give --fresh"),
+    # -- a new user's and a hostile user's pass over the commands (2026-11-27) ------------------
+    ("yaml-alias-bomb", "compare laughs.yaml --out o1", 2, "laughs.yaml:8: aliases (*name) expand to more than 1,000,000 values, too many for a YAML spec file"),
+    ("yaml-alias-bomb-quoted", "study run laughs_study.yaml --out sd", 2, "laughs_study.yaml:1: aliases (*name) expand to more than 1,000,000 values"),
+    ("compare-empty-list", "compare empty_list.yaml --out o1", 2, "empty_list.yaml:1: 'schedulers' must be a non-empty list, got an empty list"),
+    ("sched-depth-huge", "simulate small.swf -s easy:depth=99999999999999999999999 --out o1", 2, "option depth must be a whole number from 1 to 2,147,483,647, got 99,999,999,999,999,999,999,999"),
+    ("sched-reservations-huge", "simulate small.swf -s backfill:reservations=9999999999 --out o1", 2, "option reservations must be a whole number from 1 to 2,147,483,647"),
+    ("slurm-max-job-test-huge", "simulate small.swf -s slurm:bf_max_job_test=9999999999 --out o1", 2, "option bf_max_job_test must be a whole number from 1 to 2,147,483,647"),
+    ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 
 
@@ -1146,6 +1171,17 @@ def test_unknown_pool_applications_are_counted(ws, capsys, tmp_path):
 def test_version(capsys, tmp_path):
     code, out, err = run_cli(["--version"], tmp_path, capsys)
     assert code == 0 and out.startswith("coschedlab ")
+
+
+def test_python_dash_m_coschedlab(tmp_path):
+    """``python -m coschedlab`` is the command (it was "No module named coschedlab.__main__")."""
+    done = subprocess.run(
+        [sys.executable, "-m", "coschedlab", "simulate", "nosuch.swf"],
+        cwd=tmp_path, capture_output=True, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},  # this copy, from any folder
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == "error: nosuch.swf: No such file or directory"
 
 
 # -- the machine fails: a full or read-only file system (tmpfs mounts, root only) -----------

@@ -90,8 +90,13 @@ def load_yaml(path: str | Path, what: str = "a YAML file") -> Any:
             f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the file as UTF-8",
             where=f"{path}:{line}",
         ) from None
+    loader = _Loader(text)
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 (a SafeLoader subclass)
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node, path, what)
+        return loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
@@ -99,15 +104,55 @@ def load_yaml(path: str | Path, what: str = "a YAML file") -> Any:
         raise InputError(f"not valid YAML ({problem})", where=where) from None
     except RecursionError:
         raise InputError("not valid YAML (nested too deeply)", where=str(path)) from None
+    finally:
+        loader.dispose()
+
+
+#: the most values a YAML document may hold once its aliases (``*name``) are expanded: far
+#: beyond any spec, far below an alias bomb's billions (nine levels of nine aliases)
+MOST_VALUES = 1_000_000
+
+
+def _check_expansion(root: yaml.Node, path: Path, what: str) -> None:
+    """Refuse a document whose aliases expand to more than :data:`MOST_VALUES` values (every
+    reader of the document, and the quoting of a bad value in a message, would expand them)."""
+    size: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in size:
+            continue
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        else:
+            size[id(node)] = 1
+            continue
+        if children_done:
+            total = 1 + sum(size.get(id(c), 0) for c in children)
+            if total > MOST_VALUES:
+                raise InputError(
+                    f"aliases (*name) expand to more than {MOST_VALUES:,} values, too many "
+                    f"for {what}",
+                    where=f"{path}:{node.start_mark.line + 1}",
+                )
+            size[id(node)] = total
+        else:
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if id(c) not in size)
 
 
 def show(v: Any) -> str:
     """How a bad value is quoted in a message."""
     if isinstance(v, Mapping):
-        return "a mapping"
+        return "a mapping" if v else "an empty mapping"
     if isinstance(v, list):
-        return "a list"
-    return "nothing" if v is None else f"{v!r}"
+        return "a list" if v else "an empty list"
+    if v is None:
+        return "nothing"
+    text = repr(v)
+    return text if len(text) <= 80 else f"{text[:60]}... ({len(text):,} characters)"
 
 
 class Checker:

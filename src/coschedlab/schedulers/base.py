@@ -67,6 +67,11 @@ def check_bool(name: str, value: Any) -> bool:
     return value
 
 
+#: the largest whole-number option (a depth, a count of jobs): the compiled passes hold it in
+#: a C integer, and no queue is longer
+MOST_COUNT = 2**31 - 1
+
+
 def check_positive(name: str, value: Any, *, integer: bool = False, allow_none: bool = True):
     """``value`` if it is a positive (whole, with ``integer``) finite number or None."""
     if value is None and allow_none:
@@ -81,6 +86,10 @@ def check_positive(name: str, value: Any, *, integer: bool = False, allow_none: 
         raise InputError(f"option {name} must be a {kind}, got {value!r}")
     if integer and not isinstance(value, int):
         raise InputError(f"option {name} must be a whole number, got {value!r}")
+    if integer and value > MOST_COUNT:
+        raise InputError(
+            f"option {name} must be a whole number from 1 to {MOST_COUNT:,}, got {value:,}"
+        )
     return value
 
 

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..schema import Checker, open_spec
+from ..schema import Checker, open_spec, show
 from .batching import MOST_SIMULATIONS, ScalingTable, load_scaling
 from .manager import ALPHAS, CONFIGS, Config
 from .model import PREEMPTION_COSTS, WorkModel
@@ -117,7 +117,7 @@ def _values(ck: Checker, v: Any, path: str) -> list[float]:
 
 def _num(ck: Checker, v: Any, path: str) -> float:
     if isinstance(v, bool) or not isinstance(v, int | float) or not np.isfinite(v):
-        raise ck.fail(f"'{path}' must be a finite number, got {v!r}", path)
+        raise ck.fail(f"'{path}' must be a finite number, got {show(v)}", path)
     return float(v)
 
 
