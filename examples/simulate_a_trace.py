@@ -4,7 +4,6 @@ python examples/simulate_a_trace.py [TRACE.swf.gz]
 """
 
 import sys
-from importlib import resources
 
 import coschedlab
 from coschedlab.workload.swf import cluster_from_header, read_swf
@@ -12,7 +11,7 @@ from coschedlab.workload.swf import cluster_from_header, read_swf
 path = (
     sys.argv[1]
     if len(sys.argv) > 1
-    else resources.files("coschedlab") / "data" / ("KTH-SP2-1996-2.1-cln.swf.gz")
+    else "coschedlab:KTH-SP2-1996-2.1-cln.swf.gz"  # bundled data, by its name
 )
 workload = read_swf(path)
 cluster = cluster_from_header(workload.header)

@@ -114,7 +114,9 @@ def _system(
         stretch_to_load,
     )
 
-    path = {"theta": THETA, "kth": KTH}.get(trace, trace)
+    # the bundled traces by their coschedlab: names, which messages and summaries then show
+    bundled = {"theta": THETA, "kth": KTH}
+    path = f"coschedlab:{Path(bundled[trace]).name}" if trace in bundled else trace
     try:  # coschedlab:NAME: read as written (its messages name it so)
         file = local_path(path)
     except InputError as exc:
