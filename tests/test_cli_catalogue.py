@@ -1449,6 +1449,30 @@ def test_ctrl_c_says_so_and_leaves_nothing_half_written(ws, tmp_path):
     assert not list(tmp_path.glob(".tmp-*")) and not list(tmp_path.glob(".old-*"))
 
 
+def test_ctrl_c_while_the_workers_start_prints_one_line(ws, tmp_path):
+    """Ctrl-C (to the terminal's process group) while the forkserver imports the runs'
+    modules and the sweep waits to start its workers: one line and exit code 130. The
+    forkserver printed its KeyboardInterrupt traceback, and a worker it forked after this
+    process had gone printed another (its queue's semaphore gone)."""
+    for name in ("spec.yaml", "trace.swf"):
+        shutil.copy(ws / name, tmp_path / name)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "coschedlab.cli", "compare", "spec.yaml", "--out", "c", "-j", "2"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(
+        "forkserver" in _cmdline(p) for p in _children(proc.pid)
+    ):
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("interrupted"), err
+
+
 def test_interrupted_compare_says_only_how_to_resume(capsys, tmp_path, monkeypatch):
     from experiments._experiments_data import base_spec, write_boom, write_spec
 

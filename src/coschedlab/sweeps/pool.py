@@ -10,9 +10,10 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from typing import Any
 
 from . import PARENT
@@ -77,7 +78,25 @@ def context(tasks: Iterable[Task] = ()) -> multiprocessing.context.BaseContext:
     for name in list(modules):  # and what they declare their runs import first
         modules.update(getattr(sys.modules.get(name), "PRELOAD", ()))
     ctx.set_forkserver_preload(["__main__", __name__, *sorted(modules)])  # type: ignore[list-item]
+    _start_forkserver()
     return ctx
+
+
+def _start_forkserver() -> None:
+    """Start the forkserver with Ctrl-C ignored: it imports the runs' modules for seconds
+    before it ignores Ctrl-C itself, and a Ctrl-C meanwhile (it is in the terminal's process
+    group) printed its KeyboardInterrupt traceback under the sweep's "interrupted" line. The
+    ignored signal is inherited by the process it starts; this one's handler is restored."""
+    from multiprocessing import forkserver
+
+    if threading.current_thread() is not threading.main_thread():
+        forkserver.ensure_running()  # only the main thread may change a signal's handler
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def run_serial(tasks: Iterable[Task], on_done: Callback) -> None:
@@ -95,7 +114,8 @@ def run_pool(tasks: list[Task], jobs: int, fresh: bool, quiet: bool, on_done: Ca
     )
     futures: dict[Future, Task] = {}
     try:
-        futures = {executor.submit(call, t, quiet): t for t in tasks}
+        with _interrupt_held():  # a worker being started is a worker stop() knows of
+            futures = {executor.submit(call, t, quiet): t for t in tasks}
         pending = set(futures)
         while pending:
             done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
@@ -110,6 +130,25 @@ def run_pool(tasks: list[Task], jobs: int, fresh: bool, quiet: bool, on_done: Ca
         stop(executor)
         raise
     executor.shutdown(wait=True)
+
+
+@contextmanager
+def _interrupt_held() -> Iterator[None]:
+    """Hold Ctrl-C until the block ends, then act on it. Submitting starts the workers, and
+    starting one waits for the forkserver (seconds, the first time): a Ctrl-C inside that wait
+    left a worker the forkserver then forked, unknown to :func:`stop`, which printed a
+    traceback once this process had exited."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread receives Ctrl-C
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught and callable(previous):
+        previous(signal.SIGINT, None)  # Python's default handler: KeyboardInterrupt
 
 
 def _fresh_main(conn: Any, task: Task, quiet: bool, parent: int) -> None:
