@@ -466,6 +466,9 @@ def ws(tmp_path_factory) -> Path:
     laughs = ['- &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
     laughs += [f"- &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 9)]
     bomb = "\n".join("  " + line for line in laughs)  # 9**9 values once expanded
+    (d / "ens_nodes_huge.yaml").write_text(
+        ens.replace("nodes: 8", "nodes: 99999999999999999999", 1)
+    )
     (d / "empty_list.yaml").write_text(
         "schedulers: []\nworkloads:\n  - {name: t, trace: small.swf}\n"
     )
@@ -1026,6 +1029,7 @@ CASES = [
     ("sched-depth-huge", "simulate small.swf -s easy:depth=99999999999999999999999 --out o1", 2, "option depth must be a whole number from 1 to 2,147,483,647, got 99,999,999,999,999,999,999,999"),
     ("sched-reservations-huge", "simulate small.swf -s backfill:reservations=9999999999 --out o1", 2, "option reservations must be a whole number from 1 to 2,147,483,647"),
     ("slurm-max-job-test-huge", "simulate small.swf -s slurm:bf_max_job_test=9999999999 --out o1", 2, "option bf_max_job_test must be a whole number from 1 to 2,147,483,647"),
+    ("insitu-platform-nodes-huge", "insitu plan ens_nodes_huge.yaml", 2, "ens_nodes_huge.yaml:7: 'platform.nodes' must be <= 10,000,000, got 99,999,999,999,999,999,999"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 

@@ -17,6 +17,7 @@ import numpy as np
 import yaml
 
 from ..errors import InputError, check_seed
+from ..platform import MAX_CORES, MAX_NODES
 from ..schema import Checker, load_yaml, show
 
 NETWORKS = ("paper", "per-node")
@@ -126,8 +127,12 @@ def ensemble_from_dict(raw: Any, where: str = "ensemble") -> Ensemble:
     p = ck.mapping(ck.require(raw, "platform", ""), "platform")
     ck.keys(p, _PLATFORM_KEYS, "platform")
     platform = Platform(
-        nodes=ck.integer(ck.require(p, "nodes", "platform"), "platform.nodes", minimum=1),
-        cores=ck.integer(p.get("cores", PAPER_CORES), "platform.cores", minimum=1),
+        nodes=ck.integer(
+            ck.require(p, "nodes", "platform"), "platform.nodes", minimum=1, maximum=MAX_NODES
+        ),
+        cores=ck.integer(
+            p.get("cores", PAPER_CORES), "platform.cores", minimum=1, maximum=MAX_CORES
+        ),
         core_speed=ck.number(p.get("core_speed", PAPER_CORE_SPEED), "platform.core_speed", True),
         bandwidth=ck.number(p.get("bandwidth", PAPER_BANDWIDTH), "platform.bandwidth", True),
         network=ck.choice(p.get("network", "paper"), "platform.network", NETWORKS),
