@@ -1030,6 +1030,9 @@ CASES = [
     ("sched-reservations-huge", "simulate small.swf -s backfill:reservations=9999999999 --out o1", 2, "option reservations must be a whole number from 1 to 2,147,483,647"),
     ("slurm-max-job-test-huge", "simulate small.swf -s slurm:bf_max_job_test=9999999999 --out o1", 2, "option bf_max_job_test must be a whole number from 1 to 2,147,483,647"),
     ("insitu-platform-nodes-huge", "insitu plan ens_nodes_huge.yaml", 2, "ens_nodes_huge.yaml:7: 'platform.nodes' must be <= 10,000,000, got 99,999,999,999,999,999,999"),
+    ("generate-jobs-huge", "generate --pool pool.json --nodes 100 --cores-per-node 48 --jobs 99999999999999999999 --out g.swf", 2, "--jobs: must be at most 5,000,000, got 99,999,999,999,999,999,999"),
+    ("pool-with-compact-times", "simulate small.swf --pool pool.json --compact-times compact.csv --out o1", 2, "--compact-times goes with --heatmap (a pool holds its compact times)"),
+    ("generate-pool-with-compact-times", "generate --pool pool.json --compact-times compact.csv --out g.swf", 2, "--compact-times goes with --heatmap"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 

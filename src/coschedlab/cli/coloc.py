@@ -51,6 +51,8 @@ def load_pool_option(pool: Path | None, heatmap: Path | None, compact_times: Pat
     (the co-location package, and with it pandas, is imported only then)."""
     if pool is not None and heatmap is not None:
         raise InputError("give --pool or --heatmap, not both")
+    if pool is not None and compact_times is not None:  # it was ignored
+        raise InputError("--compact-times goes with --heatmap (a pool holds its compact times)")
     if pool is not None:
         from ..coloc import load_pool
 
@@ -105,8 +107,12 @@ def generate(
 
     check_seed(seed)
     check_target(out, force, "file")
+    from ..experiments.spec import MAX_DRAWN_JOBS  # what a comparison spec may draw
+
     if jobs is not None and jobs < 1:
         raise InputError(f"must be at least 1, got {jobs}", where="--jobs")
+    if jobs is not None and jobs > MAX_DRAWN_JOBS:
+        raise InputError(f"must be at most {MAX_DRAWN_JOBS:,}, got {jobs:,}", where="--jobs")
     the_pool = load_pool_option(pool, heatmap, compact_times)
     if the_pool is None:
         raise InputError("give --pool, or --heatmap with --compact-times")
