@@ -1134,6 +1134,19 @@ def test_validate_a_jobs_csv_of_no_jobs_needs_no_machine(capsys, tmp_path):
     assert "jobs.csv: 0 jobs, all invariants hold" in out and "no machine size needed" in out
 
 
+def test_validate_job_ids_beyond_int64_stay_as_written(capsys, tmp_path):
+    """Job ids are names: a Batsim jobs.csv whose whole-number ids exceed int64 is checked
+    with the ids as written (it was an internal ArrowInvalid)."""
+    (tmp_path / "jobs.csv").write_text(
+        "job_id,submission_time,starting_time,finish_time,requested_number_of_resources,"
+        "allocated_resources\n99999999999999999999999,0,0,50,2,0-1\n"
+        "99999999999999999999998,0,10,50,2,0-1\n"
+    )
+    code, out, err = run_cli(["validate", "jobs.csv", "--nodes", "4"], tmp_path, capsys)
+    assert code == 1, err  # the two jobs overlap on nodes 0-1
+    assert "99999999999999999999998" in out and "Traceback" not in err
+
+
 def test_catalogue_ids_are_unique():
     ids = [c[0] for c in CASES]
     assert len(ids) == len(set(ids))

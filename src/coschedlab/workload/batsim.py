@@ -634,6 +634,9 @@ def _job_ids(cols, keep, path, where) -> np.ndarray:
     kept = out.filter(pa.array(keep))
     if len(kept) and _bools(pc.match_substring_regex(kept, _WHOLE)).all():
         whole = np.zeros(len(values), dtype=np.int64)
-        whole[keep] = pc.cast(kept, pa.int64()).to_numpy()
+        try:
+            whole[keep] = pc.cast(kept, pa.int64()).to_numpy()
+        except pa.ArrowInvalid:  # a number beyond int64: the ids stay as written
+            return values
         return whole
     return values
