@@ -469,6 +469,12 @@ def ws(tmp_path_factory) -> Path:
     (d / "ens_nodes_huge.yaml").write_text(
         ens.replace("nodes: 8", "nodes: 99999999999999999999", 1)
     )
+    loads = pool["loads"]
+    for name, key, value in (("pool_procs_huge", "num_of_processes", 10**30),
+                             ("pool_time_huge", "compact_timelogs", [1e300])):  # fmt: skip
+        (d / f"{name}.json").write_text(
+            json.dumps({**pool, "loads": [{**loads[0], key: value}, *loads[1:]]})
+        )
     (d / "empty_list.yaml").write_text(
         "schedulers: []\nworkloads:\n  - {name: t, trace: small.swf}\n"
     )
@@ -1033,6 +1039,8 @@ CASES = [
     ("generate-jobs-huge", "generate --pool pool.json --nodes 100 --cores-per-node 48 --jobs 99999999999999999999 --out g.swf", 2, "--jobs: must be at most 5,000,000, got 99,999,999,999,999,999,999"),
     ("pool-with-compact-times", "simulate small.swf --pool pool.json --compact-times compact.csv --out o1", 2, "--compact-times goes with --heatmap (a pool holds its compact times)"),
     ("generate-pool-with-compact-times", "generate --pool pool.json --compact-times compact.csv --out g.swf", 2, "--compact-times goes with --heatmap"),
+    ("pool-procs-huge", "generate --pool pool_procs_huge.json --nodes 4 --cores-per-node 8 --sockets 2 --out g.swf", 2, "pool_procs_huge.json: load #0 'A': application 'A': procs must be at most 2,147,483,647"),
+    ("pool-time-huge", "simulate small.swf --pool pool_time_huge.json --out o1", 2, "pool_time_huge.json: load #0 'A': compact_timelogs must hold times of at most 10,000,000,000 s, got 1e+300"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 

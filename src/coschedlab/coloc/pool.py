@@ -38,6 +38,7 @@ import pandas as pd
 
 from ..bundled import read_json
 from ..errors import InputError
+from ..jobs import MAX_PROCS, MAX_TIME
 from ..platform import Cluster
 from .heatmap import Heatmap
 
@@ -82,9 +83,15 @@ class App:
             raise InputError(f"application {self.name!r}: procs must be an integer")
         if self.procs < 1:
             raise InputError(f"application {self.name!r}: procs must be >= 1, got {self.procs}")
-        if not (math.isfinite(self.compact_time) and self.compact_time > 0):
+        if self.procs > MAX_PROCS:  # a corrupt value, as in a trace
             raise InputError(
-                f"application {self.name!r}: compact time must be > 0 s, got {self.compact_time}"
+                f"application {self.name!r}: procs must be at most {MAX_PROCS:,}, "
+                f"got {self.procs:,}"
+            )
+        if not (math.isfinite(self.compact_time) and 0 < self.compact_time <= MAX_TIME):
+            raise InputError(
+                f"application {self.name!r}: compact time must be > 0 s and at most "
+                f"{MAX_TIME:,.0f} s, got {self.compact_time}"
             )
         s = self.spread_speedup
         if s is not None and not (math.isfinite(s) and s > 0):
@@ -223,6 +230,8 @@ def _times(value: object, what: str) -> np.ndarray:
         raise InputError(f"{what} must be a non-empty list of numbers")
     if not (np.isfinite(arr).all() and (arr > 0).all()):
         raise InputError(f"{what} must hold positive times, got {arr.tolist()[:5]}")
+    if (arr > MAX_TIME).any():  # a corrupt value, as in a trace
+        raise InputError(f"{what} must hold times of at most {MAX_TIME:,.0f} s, got {arr.max():g}")
     return arr
 
 
