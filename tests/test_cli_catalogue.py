@@ -475,6 +475,11 @@ def ws(tmp_path_factory) -> Path:
         (d / f"{name}.json").write_text(
             json.dumps({**pool, "loads": [{**loads[0], key: value}, *loads[1:]]})
         )
+    cells = {a: ["1.1"] * 8 for a in apps}
+    cells["a2"][1] = "-1.1"  # a2 beside a1
+    (d / "hm_negative.csv").write_text(
+        "app," + ",".join(apps) + "\n" + "".join(f"{a},{','.join(cells[a])}\n" for a in apps)
+    )
     (d / "empty_list.yaml").write_text(
         "schedulers: []\nworkloads:\n  - {name: t, trace: small.swf}\n"
     )
@@ -1041,6 +1046,7 @@ CASES = [
     ("generate-pool-with-compact-times", "generate --pool pool.json --compact-times compact.csv --out g.swf", 2, "--compact-times goes with --heatmap"),
     ("pool-procs-huge", "generate --pool pool_procs_huge.json --nodes 4 --cores-per-node 8 --sockets 2 --out g.swf", 2, "pool_procs_huge.json: load #0 'A': application 'A': procs must be at most 2,147,483,647"),
     ("pool-time-huge", "simulate small.swf --pool pool_time_huge.json --out o1", 2, "pool_time_huge.json: load #0 'A': compact_timelogs must hold times of at most 10,000,000,000 s, got 1e+300"),
+    ("heatmap-negative", "simulate small.swf --heatmap hm_negative.csv --compact-times compact.csv --out o1", 2, "hm_negative.csv: speedup of 'a2' beside 'a1' must be a positive number, got -1.1"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 

@@ -74,7 +74,7 @@ class Heatmap:
             i, j = np.argwhere(bad | np.isinf(values))[0]
             raise InputError(
                 f"speedup of {names[i]!r} beside {names[j]!r} must be a positive number, "
-                f"got {values[i, j]!r}"
+                f"got {float(values[i, j])}"
             )
         values.setflags(write=False)
         self._names = names
