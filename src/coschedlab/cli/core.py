@@ -71,12 +71,16 @@ def load_trace(
         from_header = cluster_from_header(workload.header)
     except InputError as exc:
         raise InputError(f"the header's machine: {exc.what}", where=str(path)) from None
+    given = [f"{k} {str(workload.header[k]).strip()!r}" for k in ("MaxNodes", "MaxProcs")
+             if k in workload.header]  # fmt: skip
+    verb = "are not positive whole numbers" if len(given) > 1 else "is not a positive whole number"
+    missing = (
+        f"{path}: the header's {' and '.join(given)} {verb}"
+        if given
+        else f"{path}: no MaxNodes/MaxProcs in the header"
+    )
     cluster = machine_options(
-        nodes,
-        cores_per_node,
-        sockets,
-        from_header,
-        f"{path}: no MaxNodes/MaxProcs in the header; give --nodes",
+        nodes, cores_per_node, sockets, from_header, f"{missing}; give --nodes"
     )
     if strict and (workload.dropped or (workload.procs > cluster.total_cores).any()):
         read_swf(path, cluster=cluster, strict=True)  # names the first such job's line
