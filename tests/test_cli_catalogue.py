@@ -478,6 +478,7 @@ def ws(tmp_path_factory) -> Path:
     (d / "header_words.swf").write_text(
         SMALL.replace("MaxNodes: 4", "MaxNodes: four").replace("MaxProcs: 4", "MaxProcs: -1")
     )
+    (d / "trace_dir.yaml").write_text(cmp_base.replace("trace: small.swf", "trace: empty"))
     cells = {a: ["1.1"] * 8 for a in apps}
     cells["a2"][1] = "-1.1"  # a2 beside a1
     (d / "hm_negative.csv").write_text(
@@ -1051,6 +1052,7 @@ CASES = [
     ("pool-time-huge", "simulate small.swf --pool pool_time_huge.json --out o1", 2, "pool_time_huge.json: load #0 'A': compact_timelogs must hold times of at most 10,000,000,000 s, got 1e+300"),
     ("heatmap-negative", "simulate small.swf --heatmap hm_negative.csv --compact-times compact.csv --out o1", 2, "hm_negative.csv: speedup of 'a2' beside 'a1' must be a positive number, got -1.1"),
     ("header-not-numbers", "simulate header_words.swf --out o1", 2, "header_words.swf: the header's MaxNodes 'four' and MaxProcs '-1' are not positive whole numbers; give --nodes"),
+    ("compare-trace-directory", "compare trace_dir.yaml --out o1", 2, "/empty' is a directory, not a file"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 

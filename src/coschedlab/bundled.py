@@ -99,6 +99,8 @@ def data_path(value: str, base: Path | None = None) -> Path:
     file = Path(value).expanduser()
     if base is not None and not file.is_absolute():
         file = base / file
+    if file.is_dir():
+        raise InputError(f"{str(file)!r} is a directory, not a file")
     if not file.is_file():
         raise InputError(f"no such file {str(file)!r}")
     return file.resolve()
