@@ -1167,6 +1167,25 @@ def test_validate_job_ids_beyond_int64_stay_as_written(capsys, tmp_path):
     assert "99999999999999999999998" in out and "Traceback" not in err
 
 
+def test_a_gzip_bomb_is_refused_before_it_fills_the_memory(capsys, tmp_path, monkeypatch):
+    """A small gzip file that decompresses to more than the limit (4 GiB; 100 kB here) is one
+    line naming it; it was decompressed whole, whatever its size."""
+    import gzip
+
+    import coschedlab.errors
+
+    monkeypatch.setattr(coschedlab.errors, "MAX_GUNZIPPED", 100_000)
+    (tmp_path / "bomb.swf.gz").write_bytes(gzip.compress(SMALL.encode() + b" " * 1_000_000))
+    assert (tmp_path / "bomb.swf.gz").stat().st_size < 5_000
+    code, out, err = run_cli(["simulate", "bomb.swf.gz", "--out", "o"], tmp_path, capsys)
+    assert code == 2, err
+    assert err.strip().startswith("error: bomb.swf.gz: decompresses to more than "), err
+    assert err.strip().endswith(" GiB: not a trace (a gzip bomb?)"), err
+    (tmp_path / "ok.swf.gz").write_bytes(gzip.compress(SMALL.encode()) * 2)  # two members
+    code, out, err = run_cli(["simulate", "ok.swf.gz", "--out", "o"], tmp_path, capsys)
+    assert code == 2 and "job number 1 appears again" in err, err  # read whole: both members
+
+
 def test_catalogue_ids_are_unique():
     ids = [c[0] for c in CASES]
     assert len(ids) == len(set(ids))

@@ -6,7 +6,6 @@ message (``where: what``) and exits with code 2, without a traceback.
 
 from __future__ import annotations
 
-import gzip
 import os
 import zlib
 from pathlib import Path
@@ -38,15 +37,40 @@ def check_seed(seed: int, where: str = "--seed") -> int:
     return seed
 
 
+#: the most bytes a gzip file may decompress to: a trace of some 40 million jobs, far beyond any
+#: real one; a few megabytes of gzip that decompress to more (a "gzip bomb") would exhaust the
+#: memory before any line is read
+MAX_GUNZIPPED = 4 << 30
+
+
 def gunzip(data: bytes, where: str) -> bytes:
     """``data`` decompressed when it is gzip (its magic bytes), else as it is; a broken gzip
-    file is an :class:`InputError` naming ``where``."""
+    file, or one decompressing to more than :data:`MAX_GUNZIPPED` bytes, is an
+    :class:`InputError` naming ``where``."""
     if data[:2] != b"\x1f\x8b":
         return data
+    parts: list[bytes] = []
+    total, rest = 0, data
     try:
-        return gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+        while rest:  # one gzip member after the other, as gzip.decompress reads them
+            member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            part = member.decompress(rest, MAX_GUNZIPPED + 1 - total)
+            total += len(part)
+            if total > MAX_GUNZIPPED or member.unconsumed_tail:
+                raise InputError(
+                    f"decompresses to more than {MAX_GUNZIPPED >> 30} GiB: not a trace (a gzip "
+                    "bomb?)",
+                    where=where,
+                )
+            if not member.eof:
+                raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+            parts.append(part)
+            rest = member.unused_data
+            if not rest.strip(b"\x00"):  # gzip allows zero padding after the last member
+                break
+    except (EOFError, zlib.error) as exc:
         raise InputError(f"broken gzip file: {exc}", where=where) from None
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def refuse_device(path: str | Path) -> None:
