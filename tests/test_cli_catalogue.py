@@ -479,6 +479,10 @@ def ws(tmp_path_factory) -> Path:
         SMALL.replace("MaxNodes: 4", "MaxNodes: four").replace("MaxProcs: 4", "MaxProcs: -1")
     )
     (d / "trace_dir.yaml").write_text(cmp_base.replace("trace: small.swf", "trace: empty"))
+    (d / "yaml_nul.yaml").write_text(cmp_base + "\x00\n")
+    (d / "yaml_list_key.yaml").write_text(cmp_base + "? [a, b]\n: x\n")
+    (d / "long_title.yaml").write_text("name: " + "a" * 100_000 + "\n" + cmp_base)  # minutes
+    (d / "long_label.yaml").write_text(cmp_base.replace("name: t,", f"name: {'t' * 300},"))
     cells = {a: ["1.1"] * 8 for a in apps}
     cells["a2"][1] = "-1.1"  # a2 beside a1
     (d / "hm_negative.csv").write_text(
@@ -1053,6 +1057,10 @@ CASES = [
     ("heatmap-negative", "simulate small.swf --heatmap hm_negative.csv --compact-times compact.csv --out o1", 2, "hm_negative.csv: speedup of 'a2' beside 'a1' must be a positive number, got -1.1"),
     ("header-not-numbers", "simulate header_words.swf --out o1", 2, "header_words.swf: the header's MaxNodes 'four' and MaxProcs '-1' are not positive whole numbers; give --nodes"),
     ("compare-trace-directory", "compare trace_dir.yaml --out o1", 2, "/empty' is a directory, not a file"),
+    ("yaml-nul", "compare yaml_nul.yaml --out o1", 2, "yaml_nul.yaml:4: not valid YAML (character #x0000 is not allowed)"),
+    ("yaml-list-key", "compare yaml_list_key.yaml --out o1", 2, "yaml_list_key.yaml:4: not valid YAML (a key must be a name, not a list)"),
+    ("compare-title-long", "compare long_title.yaml --out o1", 2, "long_title.yaml:1: 'name' must be at most 100 characters, got 100,000"),
+    ("compare-label-long", "compare long_label.yaml --out o1", 2, "long_label.yaml:3: 'workloads[0].name' must be at most 100 characters, got 300"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 

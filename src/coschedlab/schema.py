@@ -49,6 +49,11 @@ def _mapping(loader: _Loader, node: yaml.MappingNode) -> _LineDict:
     out.lines, out.line = {}, node.start_mark.line + 1
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
+        if isinstance(key, list | dict):  # ``? [a, b]``: a key YAML allows, no spec has
+            mark = key_node.start_mark
+            raise yaml.constructor.ConstructorError(
+                None, None, f"a key must be a name, not {show(key)}", mark
+            )
         if key in out:
             mark = key_node.start_mark
             raise yaml.constructor.ConstructorError(
@@ -90,13 +95,19 @@ def load_yaml(path: str | Path, what: str = "a YAML file") -> Any:
             f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the file as UTF-8",
             where=f"{path}:{line}",
         ) from None
-    loader = _Loader(text)
+    loader = None
     try:
+        loader = _Loader(text)  # its reader refuses a NUL or other special character
         node = loader.get_single_node()
         if node is None:
             return None
         _check_expansion(node, path, what)
         return loader.construct_document(node)
+    except yaml.reader.ReaderError as exc:  # a NUL or other control character
+        line = text[: exc.position].count("\n") + 1
+        char = f"character #x{exc.character:04x}" if isinstance(exc.character, int) else "a byte"
+        where = f"{path}:{line}"
+        raise InputError(f"not valid YAML ({char} is not allowed)", where=where) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
@@ -105,7 +116,8 @@ def load_yaml(path: str | Path, what: str = "a YAML file") -> Any:
     except RecursionError:
         raise InputError("not valid YAML (nested too deeply)", where=str(path)) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 #: the most values a YAML document may hold once its aliases (``*name``) are expanded: far
@@ -153,6 +165,13 @@ def show(v: Any) -> str:
         return "nothing"
     text = repr(v)
     return text if len(text) <= 80 else f"{text[:60]}... ({len(text):,} characters)"
+
+
+#: the longest string a spec may give (a path, a command), and the longest name or title: a
+#: name becomes a directory (the file system's limit is 255 bytes) and titles are drawn (a
+#: title of 100,000 characters took minutes to lay out)
+MOST_CHARACTERS = 4096
+MOST_NAME = 100
 
 
 class Checker:
@@ -241,9 +260,13 @@ class Checker:
             raise self.fail(f"'{path}' must be true or false, got {show(v)}", path)
         return v
 
-    def string(self, v: Any, path: str) -> str:
+    def string(self, v: Any, path: str, most: int = MOST_CHARACTERS) -> str:
         if not isinstance(v, str) or not v.strip():
             raise self.fail(f"'{path}' must be a non-empty string, got {show(v)}", path)
+        if len(v.strip()) > most:
+            raise self.fail(
+                f"'{path}' must be at most {most:,} characters, got {len(v.strip()):,}", path
+            )
         return v.strip()
 
     def choice(self, v: Any, path: str, choices: tuple[str, ...]) -> str:
@@ -252,7 +275,7 @@ class Checker:
         return v
 
     def name(self, v: Any, path: str) -> str:
-        text = self.string(v, path)
+        text = self.string(v, path, MOST_NAME)
         if not _NAME_RE.match(text):
             raise self.fail(
                 f"'{path}' must use letters, digits and _ . + = , - only "

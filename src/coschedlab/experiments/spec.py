@@ -23,7 +23,7 @@ from ..bundled import data_path
 from ..errors import InputError
 from ..outputs import slug
 from ..platform import MAX_CORES, MAX_NODES, Cluster
-from ..schema import Checker, load_yaml, show
+from ..schema import MOST_NAME, Checker, load_yaml, show
 from ..sweeps.executors import checked_executor
 from ..sweeps.sweep import MAX_REPETITIONS
 
@@ -224,7 +224,7 @@ def spec_from_dict(raw: Any, path: str | Path, load_schedulers: bool = True) -> 
             hint = f"did you mean '{close[0]}'?" if close else f"labels: {', '.join(labels)}"
             raise ck.fail(f"'baseline' must be one of the scheduler labels ({hint})")
         baseline = by_spec[0]
-    name = ck.string(raw.get("name", path.stem), "name")
+    name = ck.string(raw.get("name", path.stem), "name", MOST_NAME)
     output = (
         Path(ck.string(raw["output"], "output"))
         if "output" in raw
@@ -276,7 +276,7 @@ def _schedulers(v: Any, base: Path, ck: Checker, load: bool = True) -> tuple[Sch
             if "spec" not in item:
                 raise ck.fail(f"missing key '{path}.spec'")
             text = ck.string(item["spec"], f"{path}.spec")
-            label = ck.string(item["name"], f"{path}.name") if "name" in item else None
+            label = ck.string(item["name"], f"{path}.name", MOST_NAME) if "name" in item else None
         else:
             text, label = ck.string(item, path), None
         sched_name = parse_spec(text)[0]
