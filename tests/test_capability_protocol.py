@@ -165,9 +165,7 @@ def woas_again():
     unregister("woas-again")
 
 
-def test_an_existing_capability_registered_again_gets_command_page_and_reader(
-    woas_again, tmp_path
-):
+def test_an_existing_capability_registered_again_gets_command_page_reader(woas_again, tmp_path):
     from coschedlab.cli.main import build_app
     from coschedlab.gui.app import Context, make_app
     from coschedlab.gui.pages import pages
@@ -196,3 +194,25 @@ def test_an_existing_capability_registered_again_gets_command_page_and_reader(
     (tmp_path / "bad.yaml").write_text("machine: 60x24\nworkflows: [A2]\nshares: nope\n")
     with pytest.raises(InputError):
         check_upload(tmp_path / "bad.yaml", "woas-again-sweep")
+
+
+def test_a_capability_naming_a_page_gets_its_section_there_and_no_page_of_its_own(tmp_path):
+    from dataclasses import replace
+
+    from coschedlab.gui.app import Context
+    from coschedlab.gui.pages import pages
+    from coschedlab.gui.workspace import Workspace
+
+    register(replace(TOY, page="coupled"))
+    try:
+        every = pages()
+        assert "toy" not in [p.NAME for p in every]
+        coupled = next(p for p in every if p.NAME == "coupled")
+        shown = str(coupled.layout(Context(Workspace(tmp_path))))
+        assert "toy-sweep-run" in shown and "cp-run" in shown  # the page's own form kept
+        # the built-in ones: the study's section ends the studies page
+        studies = str(next(p for p in every if p.NAME == "studies").layout(
+            Context(Workspace(tmp_path))))  # fmt: skip
+        assert "st-sweep-run" in studies and "st-run" in studies
+    finally:
+        unregister("toy")

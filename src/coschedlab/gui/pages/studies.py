@@ -12,9 +12,7 @@ from typing import Any
 
 from ...bundled import data_path
 from ...errors import InputError
-from ...sweeps.capability import capability
 from ..components import error_text, field, on_upload, section, table
-from ..sweeps import register_sweep, sweep_section
 
 NAME = "studies"
 PATH = "/studies"
@@ -83,7 +81,6 @@ def layout(ctx: Any) -> Any:
             dcc.Store(id="st-path"),
         ),
         dcc.Loading(html.Div(id="st-result")),
-        sweep_section(capability("study"), ctx.workspace),
     ])  # fmt: skip
 
 
@@ -91,7 +88,6 @@ def register(app: Any, ctx: Any) -> None:
     from dash import Input, Output, State, html, no_update
 
     ws = ctx.workspace
-    register_sweep(app, ctx, capability("study"))
 
     on_upload(app, ws, "st-upload", "study", "st-error",
               [("st-path", "data"), ("st-file", "children")],
