@@ -1,7 +1,9 @@
 """The capability protocol: a toy capability registered here, and nowhere else, gets its
 command line sweep command (``coschedlab toy compare SPEC``: runs, resumes, prints its table)
-and its dashboard page (its sweep section and callbacks); the built-in capabilities' parts
-all resolve."""
+and its dashboard page (its sweep section and callbacks), or its section on the page it names;
+an existing capability (workflows) registered again under another name, with nothing but its
+registration, gets the same, and its reader of uploaded specs; the built-in capabilities'
+parts all resolve."""
 
 from __future__ import annotations
 
