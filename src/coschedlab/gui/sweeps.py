@@ -255,7 +255,8 @@ class SweepPage:
         from dash import html
 
         page = html.Div([html.H2(self.TITLE)]) if self.own is None else self.own.layout(ctx)
-        page.children = [*page.children, sweep_section(self.cap, ctx.workspace)]
+        kept = page.children if isinstance(page.children, list | tuple) else [page.children]
+        page.children = [*kept, sweep_section(self.cap, ctx.workspace)]
         return page
 
     def register(self, app: Any, ctx: Any) -> None:
