@@ -54,7 +54,7 @@ import coschedlab.cli.main
 import_s = time.process_time() - t0
 main_mod = sys.modules["coschedlab.cli.main"]
 from coschedlab import outputs
-from coschedlab.cli import core
+from coschedlab.cli import batch as core
 from coschedlab.engine.result import Result
 from coschedlab.workload import batsim, swf
 timings, order = {}, []

@@ -293,12 +293,17 @@ def _end_process(exc: SystemExit) -> None:
         status = code & 0xFF
     else:
         return  # a message to print: Python's exit prints it
-    atexit._run_exitfuncs()
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except (OSError, ValueError):
         return
+    atexit._run_exitfuncs()  # (they are run once: Python's exit would find none left)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        status = 120  # as Python's exit when it cannot flush them
     os._exit(status)
 
 
