@@ -127,12 +127,12 @@ def test_an_unreadable_file_goes_to_typer(tmp_path, monkeypatch):
 #: a program that runs the ``coschedlab`` program's entry point, with an atexit handler and
 #: an object whose finaliser prints only if the interpreter tears its modules down
 PROGRAM = """
-import atexit, sys
+import atexit, os, sys
 class Torn:
     def __del__(self):
         print("torn down", flush=True)
 keep = Torn()
-atexit.register(lambda: print("atexit ran"))
+atexit.register(lambda: print("atexit ran, BLAS threads:", os.environ.get("OPENBLAS_NUM_THREADS")))
 sys.argv = ["coschedlab", *sys.argv[1:]]
 from coschedlab.cli import main
 main()
@@ -140,9 +140,10 @@ main()
 
 
 def _program(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     return subprocess.run(
         [sys.executable, "-c", PROGRAM, *args], capture_output=True, text=True, cwd=cwd,
-        timeout=300,
+        timeout=300, env=env,
     )  # fmt: skip
 
 
@@ -150,7 +151,7 @@ def test_a_plain_simulate_ends_without_teardown(tmp_path):
     trace = "coschedlab:KTH-SP2-1996-2.1-cln.swf.gz"
     done = _program("simulate", trace, "-s", "fcfs", "--out", "o", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.rstrip().endswith("outputs in o/\natexit ran")
+    assert done.stdout.rstrip().endswith("outputs in o/\natexit ran, BLAS threads: 1")
     assert "torn down" not in done.stdout
     assert sorted(p.name for p in (tmp_path / "o").iterdir() if p.name[0] != ".") == [
         "jobs.csv", "jobs.parquet", "metrics.json", "result.swf",
@@ -159,11 +160,22 @@ def test_a_plain_simulate_ends_without_teardown(tmp_path):
     again = _program("simulate", trace, "-s", "fcfs", "--out", "o", cwd=tmp_path)
     assert again.returncode == 2
     assert "already holds a result; give --force" in again.stderr
-    assert again.stdout.strip() == "atexit ran"
+    assert again.stdout.strip() == "atexit ran, BLAS threads: 1"
 
 
 def test_other_commands_end_as_before(tmp_path):
-    """The test above can fail: a command typer runs is torn down as Python does."""
+    """The test above can fail: a command typer runs is torn down as Python does, with
+    NumPy's threads as they were."""
     done = _program("simulate", "--help", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "atexit ran" in done.stdout and "torn down" in done.stdout
+    assert "atexit ran, BLAS threads: None\ntorn down" in done.stdout
+
+
+def test_a_users_policy_file_keeps_blas_threads(tmp_path):
+    (tmp_path / "mine.py").write_text(
+        "from coschedlab.schedulers import FCFS\n\nclass Mine(FCFS):\n    pass\n"
+    )
+    trace = "coschedlab:KTH-SP2-1996-2.1-cln.swf.gz"
+    done = _program("simulate", trace, "-s", "mine.py", "--out", "o", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("atexit ran, BLAS threads: None")

@@ -171,6 +171,12 @@ def plain_simulate(argv: list[str]) -> dict[str, Any] | None:
     return args
 
 
+def _user_file(spec: str) -> bool:
+    """Does scheduler ``spec`` name a Python file (user code, which may use BLAS)?"""
+    name = spec.split(":", 1)[0]
+    return name.endswith(".py") or "/" in name or os.sep in name
+
+
 def _unreadable(path: str) -> bool:
     """Is ``path`` there but not readable (typer refuses it, with its own message)?"""
     try:
@@ -185,7 +191,8 @@ def main(exit_process: bool = False) -> None:
     dashboard (:data:`~coschedlab.sweeps.PARENT` set), it ends with the dashboard.
     ``exit_process`` (the ``coschedlab`` program): a plain ``simulate`` ends the process
     once its outputs are closed and its atexit handlers have run, without the interpreter's
-    teardown (freeing every object one by one)."""
+    teardown (freeing every object one by one), and NumPy's BLAS on one thread unless
+    a scheduler is a user's file or ``OPENBLAS_NUM_THREADS`` is set."""
     from ..sweeps import PARENT
 
     if os.environ.get(PARENT):
@@ -193,6 +200,10 @@ def main(exit_process: bool = False) -> None:
 
         watch_parent()
     plain = plain_simulate(sys.argv[1:]) if "app" not in globals() else None
+    if exit_process and plain is not None and not any(map(_user_file, plain["scheduler"])):
+        # no BLAS in the command: OpenBLAS's threads, started (and spinning) when NumPy
+        # loads, would only burn CPU (~0.04 s); a user's policy file keeps them
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if plain is None or not exit_process:
         _run(plain)
         return
