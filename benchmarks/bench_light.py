@@ -103,8 +103,10 @@ print("  pandas imported:", "pandas" in sys.modules)
 
 def breakdown(trace: Path) -> None:
     """Phases of one command run, and its slowest imports (``-X importtime``)."""
+    # as the coschedlab program runs a plain simulate (cli.main.main): BLAS on one thread
+    env = {"OPENBLAS_NUM_THREADS": "1", **os.environ}
     with tempfile.TemporaryDirectory(prefix="bench_light_") as tmp:
-        subprocess.run([str(PY), "-c", BREAKDOWN, str(trace), f"{tmp}/a"], check=True)
+        subprocess.run([str(PY), "-c", BREAKDOWN, str(trace), f"{tmp}/a"], check=True, env=env)
         done = subprocess.run(
             [str(PY), "-X", "importtime", "-m", "coschedlab.cli", "simulate", str(trace),
              "-s", "easy", "--out", f"{tmp}/b"],
