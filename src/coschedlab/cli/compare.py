@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from .core import console, err_console
+from .batch import console, err_console
 from .options import ExecutorOpt, FreshOpt, JobsOpt, SweepOutOpt, executor_of
 from .progress import run_sweep_shown
 

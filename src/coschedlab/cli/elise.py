@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from .core import console, err_console
+from .batch import console, err_console
 from .options import ExecutorOpt, FreshOpt, JobsOpt, executor_of
 
 app = typer.Typer(
