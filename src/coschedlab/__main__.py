@@ -1,5 +1,5 @@
-"""``python -m coschedlab``: the ``coschedlab`` command (as ``python -m coschedlab.cli``)."""
+"""``python -m coschedlab``: the ``coschedlab`` program (as ``python -m coschedlab.cli``)."""
 
-from .cli.main import main
+from .cli import main
 
 main()
