@@ -128,7 +128,11 @@ def read_json(path: str | Path) -> object:
     data = read_bytes(path)
     try:
         return json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except json.JSONDecodeError as exc:  # file:line, as every other message
+        raise InputError(
+            f"not valid JSON ({exc.msg}, column {exc.colno})", where=f"{path}:{exc.lineno}"
+        ) from None
+    except UnicodeDecodeError as exc:
         raise InputError(f"not valid JSON ({exc})", where=str(path)) from None
     except RecursionError:
         raise InputError("not valid JSON (nested too deeply)", where=str(path)) from None

@@ -80,7 +80,7 @@ def test_bad_files(tmp_path):
     p.write_text("{not json")
     with pytest.raises(InputError, match="not valid JSON") as info:
         load_pool(p)
-    assert info.value.where == str(p)
+    assert info.value.where == f"{p}:1"
     p.write_text(json.dumps({"machine": "m"}))
     with pytest.raises(InputError, match="'loads'"):
         load_pool(p)
