@@ -479,6 +479,7 @@ def ws(tmp_path_factory) -> Path:
         SMALL.replace("MaxNodes: 4", "MaxNodes: four").replace("MaxProcs: 4", "MaxProcs: -1")
     )
     (d / "trace_dir.yaml").write_text(cmp_base.replace("trace: small.swf", "trace: empty"))
+    (d / "long_field.swf").write_text(SMALL.replace("3 20 -1 70", "3 20 -1 " + "7" * 5000))
     (d / "yaml_nul.yaml").write_text(cmp_base + "\x00\n")
     (d / "yaml_list_key.yaml").write_text(cmp_base + "? [a, b]\n: x\n")
     (d / "long_title.yaml").write_text("name: " + "a" * 100_000 + "\n" + cmp_base)  # minutes
@@ -1061,6 +1062,7 @@ CASES = [
     ("yaml-list-key", "compare yaml_list_key.yaml --out o1", 2, "yaml_list_key.yaml:4: not valid YAML (a key must be a name, not a list)"),
     ("compare-title-long", "compare long_title.yaml --out o1", 2, "long_title.yaml:1: 'name' must be at most 100 characters, got 100,000"),
     ("compare-label-long", "compare long_label.yaml --out o1", 2, "long_label.yaml:3: 'workloads[0].name' must be at most 100 characters, got 300"),
+    ("swf-long-field", "simulate long_field.swf --out o1", 2, "long_field.swf:5: field 4 (run time) is '777777777777777777777777777777'... (5,000 characters), not a finite number"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 

@@ -206,9 +206,10 @@ def _parse_jobs(data: bytes, where: str) -> tuple[np.ndarray, np.ndarray]:
     loc = f"{where}:{lineno}"
     if kind == "fields":
         raise InputError(f"has {index} fields, SWF needs {N_FIELDS}", where=loc)
+    text = _text(token)
+    quoted = repr(text) if len(text) <= 40 else f"{text[:30]!r}... ({len(text):,} characters)"
     raise InputError(
-        f"field {index + 1} ({FIELD_NAMES[index]}) is {_text(token)!r}, {_FIELD_ERRORS[kind]}",
-        where=loc,
+        f"field {index + 1} ({FIELD_NAMES[index]}) is {quoted}, {_FIELD_ERRORS[kind]}", where=loc
     )
 
 
