@@ -480,6 +480,7 @@ def ws(tmp_path_factory) -> Path:
     )
     (d / "trace_dir.yaml").write_text(cmp_base.replace("trace: small.swf", "trace: empty"))
     (d / "long_field.swf").write_text(SMALL.replace("3 20 -1 70", "3 20 -1 " + "7" * 5000))
+    (d / "cluster_small.yaml").write_text("cluster: {nodes: 1}\n" + cmp_base)
     (d / "yaml_nul.yaml").write_text(cmp_base + "\x00\n")
     (d / "yaml_list_key.yaml").write_text(cmp_base + "? [a, b]\n: x\n")
     (d / "long_title.yaml").write_text("name: " + "a" * 100_000 + "\n" + cmp_base)  # minutes
@@ -1063,6 +1064,7 @@ CASES = [
     ("compare-title-long", "compare long_title.yaml --out o1", 2, "long_title.yaml:1: 'name' must be at most 100 characters, got 100,000"),
     ("compare-label-long", "compare long_label.yaml --out o1", 2, "long_label.yaml:3: 'workloads[0].name' must be at most 100 characters, got 300"),
     ("swf-long-field", "simulate long_field.swf --out o1", 2, "long_field.swf:5: field 4 (run time) is '777777777777777777777777777777'... (5,000 characters), not a finite number"),
+    ("compare-no-job-fits", "compare cluster_small.yaml --out o1", 2, "cluster_small.yaml:4: 'workloads[0]': no job of "),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 

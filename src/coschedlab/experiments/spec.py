@@ -331,8 +331,13 @@ def _workload(
     file = _data_path(ck.string(d[kind], f"{path}.{kind}"), base, f"{path}.{kind}", ck)
     if kind == "trace":
         limit = ck.integer(d["limit"], f"{path}.limit", minimum=1) if "limit" in d else None
+        from ..workload.swf import read_swf
+
+        trace = read_swf(file)
         if cluster is None:
-            cluster = _trace_cluster(file, path, ck)
+            cluster = _trace_cluster(trace.header, path, ck)
+        if not (trace.procs <= cluster.total_cores).any():  # else every run fails (exit 1)
+            raise ck.fail(f"'{path}': no job of {file} fits the cluster ({cluster})", path)
         return WorkloadSpec(name=name, kind=kind, path=file, cluster=cluster, limit=limit)
     if cluster is None:
         raise ck.fail(f"'{path}' is a pool workload: give 'cluster' (top level or in it)")
@@ -363,10 +368,10 @@ def _workload(
     return w
 
 
-def _trace_cluster(file: str, path: str, ck: Checker) -> Cluster:
-    from ..workload.swf import cluster_from_header, read_swf
+def _trace_cluster(header: dict, path: str, ck: Checker) -> Cluster:
+    from ..workload.swf import cluster_from_header
 
-    cluster = cluster_from_header(read_swf(file).header)
+    cluster = cluster_from_header(header)
     if cluster is None:
         raise ck.fail(f"'{path}': the trace has no MaxNodes/MaxProcs header; give 'cluster'")
     return cluster
