@@ -28,12 +28,12 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .errors import InputError
-from .intervals import parse_alloc_column, parse_intervals
+from .intervals import AllocColumn, parse_alloc_column, parse_intervals
 from .metrics import Jobs, column, rows
 from .platform import Cluster
 
@@ -177,14 +177,14 @@ def check_jobs(
     what = "per-node cores" if shared else "per-node overlap"
     if "alloc" not in jobs:
         rep.not_checked.append(f"{what} (no alloc column)")
-    elif not any(isinstance(a, str) and a.strip() for a in jobs["alloc"].tolist()):
+    elif not _any_allocation(jobs["alloc"]):
         rep.not_checked.append(f"{what} (no allocation recorded)")
     elif int(nodes.sum()) > 20_000_000:
         rep.not_checked.append(f"{what} (more than 20 million node allocations)")
     else:
         rep.checked.append(what)
         errors += _check_nodes(
-            jobs["alloc"].tolist(), start, end, nodes, cluster.nodes, ids, cores,
+            _allocs(jobs["alloc"]), start, end, nodes, cluster.nodes, ids, cores,
             cluster.cores_per_node,
         )  # fmt: skip
 
@@ -343,6 +343,19 @@ def _check_capacity(start, end, nodes, capacity, ids, what="nodes") -> list[str]
         return [f"{used[over[0]]} {what} in use at t={times[order[over[0]]]} on a machine "
                 f"of {capacity} {what} (when job {ids[k]} starts)"]  # fmt: skip
     return []
+
+
+def _any_allocation(column: Any) -> bool:
+    """True when some job of the ``alloc`` column holds a node (a non-blank text)."""
+    if isinstance(column, AllocColumn):
+        return column.held()
+    return any(isinstance(a, str) and a.strip() for a in column.tolist())
+
+
+def _allocs(column: Any) -> Any:
+    """The ``alloc`` column as :func:`_check_nodes` reads it: a run's intervals as they are,
+    else the texts as a list."""
+    return column if isinstance(column, AllocColumn) else column.tolist()
 
 
 def _parse_allocs(allocs: list, ids: np.ndarray):

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..intervals import AllocColumn
 from ..jsonsafe import json_safe as _jsonable
 from ..metrics import _times, group_metrics, job_columns, rows
 from ..platform import Cluster
@@ -39,7 +40,11 @@ class _JobsFrame:
         if frame is None and obj.columns is not None:
             import pandas as pd
 
-            frame = obj.__dict__["jobs"] = pd.DataFrame(obj.columns)
+            columns = {
+                name: np.asarray(v) if isinstance(v, AllocColumn) else v
+                for name, v in obj.columns.items()
+            }
+            frame = obj.__dict__["jobs"] = pd.DataFrame(columns)
         return frame
 
     def __set__(self, obj: Any, value: Any) -> None:
@@ -119,7 +124,7 @@ class Result:
             "requested_time": np.asarray(sim.req, dtype=np.float64),
             "procs": np.asarray(sim.procs, dtype=np.int64),
             "nodes": np.asarray(sim.nodes, dtype=np.int64),
-            "alloc": np.asarray(acct.alloc_texts(sim.n), dtype=object),
+            "alloc": acct.alloc_column(sim.n),  # intervals: the texts are made when written
             "user": cols["user"][order],
             "group": cols["group"][order],
             "app": cols["app"][order],

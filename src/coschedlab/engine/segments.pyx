@@ -16,7 +16,7 @@ import numpy as np
 
 from array import array
 
-from ..intervals import format_intervals
+from ..intervals import AllocColumn
 from .placement import normalize
 
 __all__ = ["CoreProjection", "SharedCores", "SharedNodes"]
@@ -595,6 +595,7 @@ cdef class SharedCores:
         """Cores per node job ``j`` holds."""
         return self.cr[j]
 
-    def alloc_texts(self, long n) -> list[str]:
-        """Batsim allocation text of jobs ``0..n-1`` (``""`` for a job that never started)."""
-        return [format_intervals(self.allocation(j)) for j in range(n)]
+    def alloc_column(self, long n):
+        """The ``alloc`` column of jobs ``0..n-1``
+        (:class:`~coschedlab.intervals.AllocColumn`)."""
+        return AllocColumn.from_intervals([self.allocation(j) for j in range(n)])

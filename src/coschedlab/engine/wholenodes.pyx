@@ -8,8 +8,11 @@ bytes per job, so million-job runs stay small); the kernel calls :meth:`take_c` 
 :meth:`release_c` without a Python call.
 """
 
-from libcpp.string cimport string, to_string
+from libc.stdint cimport int32_t, int64_t
 
+import numpy as np
+
+from ..intervals import AllocColumn
 from .placement import normalize
 
 __all__ = ["WholeNodes"]
@@ -81,27 +84,23 @@ cdef class WholeNodes:
         """Cores per node job ``j`` holds: all of them."""
         return self.cpn
 
-    def alloc_texts(self, long n) -> list[str]:
-        """Batsim allocation text of jobs ``0..n-1`` (``""`` for a job that never started)."""
-        cdef long j, a, b, i, o
-        cdef string text
-        texts = [""] * n
+    def alloc_column(self, long n):
+        """The ``alloc`` column of jobs ``0..n-1`` (:class:`~coschedlab.intervals.AllocColumn`:
+        their intervals, copied out as 32-bit node ids; no text made until written)."""
+        cdef long j, k, m = 0
         for j in range(n):
-            if self.cnt[j] == 1:
-                a = self.flat[self.off[j]]
-                b = self.flat[self.off[j] + 1] - 1
-                texts[j] = f"{a}" if a == b else f"{a}-{b}"
-            elif self.cnt[j] > 1:  # :func:`.intervals.format_intervals`, in C
-                text.clear()
-                o = self.off[j]
-                for i in range(o, o + 2 * self.cnt[j], 2):
-                    a = self.flat[i]
-                    b = self.flat[i + 1] - 1
-                    if i > o:
-                        text.push_back(b" ")
-                    text.append(to_string(a))
-                    if b != a:
-                        text.push_back(b"-")
-                        text.append(to_string(b))
-                texts[j] = text.decode("ascii")
-        return texts
+            m += 2 * self.cnt[j]
+        off = np.empty(n, dtype=np.int64)
+        cnt = np.empty(n, dtype=np.int32)
+        flat = np.empty(m, dtype=np.int32)
+        cdef int64_t[::1] o = off
+        cdef int32_t[::1] c = cnt
+        cdef int32_t[::1] f = flat
+        m = 0
+        for j in range(n):  # packed in job order
+            o[j] = m
+            c[j] = self.cnt[j]
+            for k in range(self.off[j], self.off[j] + 2 * self.cnt[j]):
+                f[m] = <int32_t>self.flat[k]
+                m += 1
+        return AllocColumn(off, cnt, flat)
