@@ -190,7 +190,7 @@ class Workload:
     def select(self, mask: np.ndarray) -> Workload:
         """The jobs where ``mask`` is true (dependencies on removed jobs are dropped)."""
         cols = {k: v[mask] for k, v in self.columns.items()}
-        kept = set(cols["id"].tolist())
+        kept = set(cols["id"].tolist()) if self.deps else set()  # (1M ids: ~60 MB of set)
         deps = {j: tuple(d for d in ds if d in kept) for j, ds in self.deps.items() if j in kept}
         deps = {j: ds for j, ds in deps.items() if ds}
         extra = {k: v[mask] for k, v in self.extra.items()}
@@ -210,8 +210,11 @@ class Workload:
         return w
 
     def drop_oversized(self, max_procs: int, reason: str = "larger than the machine") -> Workload:
-        """Drop (and count in ``dropped``) the jobs asking for more than ``max_procs``."""
+        """Drop (and count in ``dropped``) the jobs asking for more than ``max_procs``: a new
+        workload, or this one when none does."""
         mask = self.columns["procs"] <= max_procs
+        if mask.all():
+            return self  # nothing to drop: no copy of every column
         w = self.select(mask)
         if (~mask).any():
             w.dropped[reason] += int((~mask).sum())

@@ -191,7 +191,8 @@ class Result:
             guarantees=_names(getattr(sim.scheduler, "guarantees", ())),
             input_run=None
             if sim.speed_model.dynamic
-            else np.frombuffer(sim.input_run, dtype=np.float64).copy(),
+            # read-only over the kernel's immutable bytes: no copy
+            else np.frombuffer(sim.input_run, dtype=np.float64),
         )
 
     # -- metrics ----------------------------------------------------------------------------

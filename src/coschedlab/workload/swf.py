@@ -212,6 +212,10 @@ def _parse_jobs(data: bytes, where: str) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
+#: rows :func:`_check_ranges` looks at at once
+_CHECK_ROWS = 1 << 16
+
+
 def _check_ranges(values: np.ndarray, linenos: np.ndarray, where: str) -> None:
     """Refuse (file:line) the first value beyond :data:`MAX_TIME`, :data:`MAX_PROCS` or
     :data:`MAX_ANY` in magnitude, and the first negative value other than -1 (unknown) in a
@@ -219,13 +223,18 @@ def _check_ranges(values: np.ndarray, linenos: np.ndarray, where: str) -> None:
     limits = np.full(N_FIELDS, MAX_ANY)
     limits[list(_TIME_FIELDS)] = MAX_TIME
     limits[list(_PROC_FIELDS)] = MAX_PROCS
-    bad = np.abs(values) > limits
     fields = list(_MINUS_ONE_FIELDS)
-    negative = np.zeros_like(bad)
-    negative[:, fields] = (values[:, fields] < 0) & (values[:, fields] != -1)
-    if not (bad.any() or negative.any()):
+    for at in range(0, max(len(values), 1), _CHECK_ROWS):  # in chunks: no (n, 18) temporaries
+        part = values[at : at + _CHECK_ROWS]
+        bad = np.abs(part) > limits
+        negative = np.zeros_like(bad)
+        negative[:, fields] = (part[:, fields] < 0) & (part[:, fields] != -1)
+        if bad.any() or negative.any():
+            break
+    else:
         return
     row, field = (int(x[0]) for x in np.nonzero(bad | negative))  # the first in file order
+    row += at
     if negative[row, field]:
         raise InputError(
             f"field {field + 1} ({FIELD_NAMES[field]}) is {values[row, field]:g}: SWF writes "
@@ -271,10 +280,11 @@ def _read_swf(
     where = str(path)
     path = local_path(path)
     data = _read_bytes(path).removeprefix(b"\xef\xbb\xbf")  # an editor's UTF-8 BOM
-    if not data.strip():
+    if not data or data.isspace():  # (not strip(): a copy of the whole text)
         raise InputError("the file is empty, expected SWF job lines", where=where)
     header = _parse_header(_comment_lines(data))
     values, linenos = _parse_jobs(data, where)
+    del data  # the file's text (a million jobs: ~80 MB) is parsed: it goes now
     if len(values) == 0:
         raise InputError("no job lines found (only comments or blank lines)", where=where)
 
