@@ -234,7 +234,10 @@ def percentiles(values: np.ndarray, qs: tuple[float, ...]) -> tuple[float, list[
 
 
 def _stats(prefix: str, values: np.ndarray) -> dict[str, float]:
-    values = values[~np.isnan(values)]
+    nan = np.isnan(values)
+    if nan.any():  # (no copy when there is none)
+        values = values[~nan]
+    del nan
     if len(values) == 0:
         return {f"{prefix}_{s}": float("nan") for s in _STATS}
     median, (p90, p95, p99) = percentiles(values, (90, 95, 99))
@@ -263,11 +266,10 @@ def summary(frame: pd.DataFrame, total_cores: int, *, tau: float = DEFAULT_TAU) 
     submit, start, end = _times(frame)
     if len(submit) == 0:
         raise InputError("no jobs: cannot summarise an empty jobs frame")
+    # each per-job array made when needed and dropped once summarised (a million jobs: the
+    # peak is a few of them, not all at once)
     cores = _cores(frame)
     run = end - start
-    response = end - submit
-    wait = start - submit
-    slowdown, bounded = _slowdowns(response, run, tau)
     first, last = float(submit.min()), float(end.max())
     makespan = last - first
     work = float(np.dot(cores, run))
@@ -278,7 +280,17 @@ def summary(frame: pd.DataFrame, total_cores: int, *, tau: float = DEFAULT_TAU) 
         if last_start > first
         else utilization
     )
+    del cores
     throughput = len(submit) / (makespan / 3600.0) if makespan > 0 else float("nan")
+    stats = _stats("wait", start - submit)
+    response = end - submit
+    stats.update(_stats("response", response))
+    slowdown, bounded = _slowdowns(response, run, tau)
+    del response, run
+    undefined = int(np.isnan(slowdown).sum())
+    stats.update(_stats("slowdown", slowdown))
+    del slowdown
+    stats.update(_stats("bounded_slowdown", bounded))
     out: dict = {
         "n_jobs": len(submit),
         "first_submit": first,
@@ -287,15 +299,9 @@ def summary(frame: pd.DataFrame, total_cores: int, *, tau: float = DEFAULT_TAU) 
         "utilization": utilization,
         "utilization_until_queue_empty": until_empty,
         "throughput_jobs_per_hour": throughput,
-        "slowdown_undefined": int(np.isnan(slowdown).sum()),
+        "slowdown_undefined": undefined,
     }
-    for name, values in (
-        ("wait", wait),
-        ("response", response),
-        ("slowdown", slowdown),
-        ("bounded_slowdown", bounded),
-    ):
-        out.update(_stats(name, values))
+    out.update(stats)
     return out
 
 
@@ -335,13 +341,20 @@ def step_sum(starts: np.ndarray, ends: np.ndarray, weights: np.ndarray | float =
     times = np.concatenate((starts, ends))
     delta = np.concatenate((w, -w))
     ok = np.isfinite(times)
-    times, delta = times[ok], delta[ok]
+    if not ok.all():
+        times, delta = times[ok], delta[ok]
+    del ok
     if not len(times):
         return Series(np.zeros(0), np.zeros(0))
+    # each temporary dropped once used (a million jobs: two million events, 16 MB an array)
     order = np.argsort(times, kind="stable")
-    times, level = times[order], np.cumsum(delta[order])
+    times = times[order]
+    level = delta[order]
+    del delta, order
+    np.cumsum(level, out=level)
     last = np.r_[times[1:] != times[:-1], True]  # last event of each instant
     v = level[last]
+    del level
     v[np.abs(v) < 1e-9 * max(1.0, float(np.abs(w).max(initial=0)))] = 0.0
     return Series(times[last], v)
 
