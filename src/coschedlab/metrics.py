@@ -251,7 +251,13 @@ def _stats(prefix: str, values: np.ndarray) -> dict[str, float]:
     }
 
 
-def summary(frame: pd.DataFrame, total_cores: int, *, tau: float = DEFAULT_TAU) -> dict:
+def summary(
+    frame: pd.DataFrame,
+    total_cores: int,
+    *,
+    tau: float = DEFAULT_TAU,
+    per_job: Mapping[str, np.ndarray] | None = None,
+) -> dict:
     """Run-level metrics (module docstring) as a flat dict of Python numbers.
 
     Keys: n_jobs, first_submit, last_end, makespan, utilization,
@@ -259,6 +265,8 @@ def summary(frame: pd.DataFrame, total_cores: int, *, tau: float = DEFAULT_TAU) 
     (NaN when the makespan is 0), slowdown_undefined (jobs with run 0), and for each of wait,
     response, slowdown and bounded_slowdown: ``_mean, _median, _p90, _p95, _p99, _max``
     (e.g. ``wait_p95``). Raises :class:`InputError` for an empty frame or bad values.
+    ``per_job``: the frame's :func:`job_columns` (with this ``tau``) when already made, used
+    as they are (a simulated result's: no second copy of each).
     """
     tau = _check_tau(tau)
     if total_cores is None or int(total_cores) != total_cores or total_cores < 1:
@@ -269,7 +277,7 @@ def summary(frame: pd.DataFrame, total_cores: int, *, tau: float = DEFAULT_TAU) 
     # each per-job array made when needed and dropped once summarised (a million jobs: the
     # peak is a few of them, not all at once)
     cores = _cores(frame)
-    run = end - start
+    run = end - start if per_job is None else per_job["run"]
     first, last = float(submit.min()), float(end.max())
     makespan = last - first
     work = float(np.dot(cores, run))
@@ -282,10 +290,13 @@ def summary(frame: pd.DataFrame, total_cores: int, *, tau: float = DEFAULT_TAU) 
     )
     del cores
     throughput = len(submit) / (makespan / 3600.0) if makespan > 0 else float("nan")
-    stats = _stats("wait", start - submit)
-    response = end - submit
+    stats = _stats("wait", start - submit if per_job is None else per_job["wait"])
+    response = end - submit if per_job is None else per_job["response"]
     stats.update(_stats("response", response))
-    slowdown, bounded = _slowdowns(response, run, tau)
+    if per_job is None:
+        slowdown, bounded = _slowdowns(response, run, tau)
+    else:
+        slowdown, bounded = per_job["slowdown"], per_job["bounded_slowdown"]
     del response, run
     undefined = int(np.isnan(slowdown).sum())
     stats.update(_stats("slowdown", slowdown))
@@ -670,19 +681,24 @@ def group_label(value: int) -> str:
 
 
 def group_metrics(
-    frame: Jobs, columns: tuple[str, ...] = GROUP_COLUMNS, *, tau: float = DEFAULT_TAU
+    frame: Jobs,
+    columns: tuple[str, ...] = GROUP_COLUMNS,
+    *,
+    tau: float = DEFAULT_TAU,
+    per_job: Mapping[str, np.ndarray] | None = None,
 ) -> dict[str, dict[str, list]]:
     """:func:`by_group` for each of ``columns`` the frame has, as metrics.json stores them:
     ``{"by_user": {"user": [ids...], "jobs": [...], "core_hours": [...], ...}, ...}``, one list
     per column in :func:`by_group`'s row order (compact: one entry per user), NaN as None.
-    :func:`group_frame` turns one back into the table."""
+    :func:`group_frame` turns one back into the table. ``per_job``: as :func:`summary`'s."""
     out: dict[str, dict[str, list]] = {}
-    per_job = wait_order = None
+    wait_order = None
     for col in columns:
         if col not in frame:
             continue
-        if per_job is None:
-            per_job = job_columns(*_times(frame), tau=tau)
+        if wait_order is None:
+            if per_job is None:
+                per_job = job_columns(*_times(frame), tau=tau)
             wait_order = np.argsort(per_job["wait"], kind="stable")
         keys, table = _group_columns(frame, col, tau, per_job, wait_order)
         entry: dict[str, list] = {col: [int(v) for v in keys]}

@@ -210,7 +210,7 @@ class Result:
         jobs, started = self._started()
         if not started:
             return {"n_jobs": 0, "jobs_not_started": n}
-        m = dict(summary(jobs, self.cluster.total_cores))
+        m = dict(summary(jobs, self.cluster.total_cores, per_job=self._per_job(jobs)))
         if started < n:
             m["jobs_not_started"] = n - started
         m.update(colocation_summary(jobs, self.cluster))
@@ -226,6 +226,22 @@ class Result:
         if not self.options.get("truncated"):
             return self.jobs
         return self.jobs[np.isfinite(self.jobs["start"].to_numpy(dtype=float))]
+
+    def _per_job(self, table: Any) -> dict[str, np.ndarray] | None:
+        """The per-job metric columns (:func:`~coschedlab.metrics.job_columns`) of ``table``
+        (:meth:`_started`'s) as this simulated result made them, for the metrics to use as they
+        are; None when the table is the pandas one (it may have been changed since)."""
+        if self.__dict__.get("jobs") is not None or self.columns is None:
+            return None
+        names = ("wait", "response", "run", "slowdown", "bounded_slowdown")
+        if not all(name in table for name in names):
+            return None
+        return {name: table[name] for name in names}
+
+    def _group_metrics(self) -> dict[str, Any]:
+        """The per-user/group/queue/partition metrics of metrics.json."""
+        jobs = self._started()[0]
+        return group_metrics(jobs, per_job=self._per_job(jobs))
 
     def _started(self) -> tuple[Any, int]:
         """(:attr:`started_jobs` as :attr:`table` holds them, how many)."""
@@ -359,7 +375,7 @@ class Result:
             "header": self.header,
             "metrics": {k: _jsonable(v) for k, v in self.metrics.items()},
             # "by_user", "by_group", ...
-            **(self.stored_groups or group_metrics(self._started()[0])),
+            **(self.stored_groups or self._group_metrics()),
         }
         paths[3].write_text(json.dumps(meta, indent=2) + "\n")
         return paths
