@@ -257,6 +257,33 @@ cdef inline char *_put_alloc(
 DEF _ALLOC_ROOM = 26
 
 
+cdef inline Py_ssize_t _node_len(int64_t v) noexcept:
+    """Characters :func:`_put_node` writes for ``v``."""
+    cdef Py_ssize_t k = 1
+    if v < 0:
+        k += 1
+        v = -v
+    while v >= 10:
+        v //= 10
+        k += 1
+    return k
+
+
+cdef inline Py_ssize_t _alloc_len(
+    const int64_t *off, const int32_t *cnt, const int32_t *flat, Py_ssize_t j
+) noexcept:
+    """Characters :func:`_put_alloc` writes for job ``j``."""
+    cdef int64_t o = off[j], i, a, b
+    cdef Py_ssize_t k = 0
+    for i in range(o, o + 2 * <int64_t>cnt[j], 2):
+        a = flat[i]
+        b = <int64_t>flat[i + 1] - 1
+        k += _node_len(a) + (i > o)
+        if b != a:
+            k += 1 + _node_len(b)
+    return k
+
+
 cdef tuple _alloc_arrays(object column):
     """The ``(off, cnt, flat)`` arrays of an allocation column, contiguous and typed."""
     off, cnt, flat = column
@@ -279,24 +306,17 @@ def alloc_text(column, Py_ssize_t start, Py_ssize_t stop):
     cdef Py_ssize_t n = cnt.shape[0], j, total = 0
     if not 0 <= start <= stop <= n:
         raise IndexError(f"jobs {start}..{stop} of {n}")
-    for j in range(start, stop):
-        total += cnt[j]
     offsets = np.zeros(stop - start + 1, dtype=np.int64)
     cdef int64_t[::1] o = offsets
-    cdef char *buf = <char *>malloc(max(total * _ALLOC_ROOM, 1))
-    cdef char *p = buf
-    if buf == NULL:
-        raise MemoryError()
-    try:
-        for j in range(start, stop):
-            if cnt[j]:
-                p = _put_alloc(p, &off[0], &cnt[0], &flat[0], j)
-            o[j - start + 1] = p - buf
-        data = bytearray(p - buf)
-        if p > buf:
-            memcpy(<char *>data, buf, p - buf)
-    finally:
-        free(buf)
+    for j in range(start, stop):  # the exact size first: the text written once, in place
+        if cnt[j]:
+            total += _alloc_len(&off[0], &cnt[0], &flat[0], j)
+        o[j - start + 1] = total
+    data = bytearray(total)
+    cdef char *buf = data
+    for j in range(start, stop):
+        if cnt[j]:
+            _put_alloc(buf + o[j - start], &off[0], &cnt[0], &flat[0], j)
     return offsets, data
 
 
