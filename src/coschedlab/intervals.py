@@ -88,8 +88,9 @@ def parse_alloc_column(alloc: Iterable) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 class AllocColumn:
     """A run's ``alloc`` column kept as node intervals, not as one ``str`` per job (a million
-    jobs: ~25 MB instead of ~80): job ``j`` holds the ``cnt[j]`` intervals
-    ``[flat[i], flat[i + 1])`` for ``i`` from ``off[j]`` in steps of 2. The writers format the
+    jobs: ~20 MB instead of ~80): job ``j`` holds the ``cnt[j]`` intervals
+    ``[flat[i], flat[i + 1])`` that follow those of the jobs before it (``i`` from ``off[j]``
+    in steps of 2). The writers format the
     texts in compiled code, in chunks (:meth:`text_buffers`); the validator reads the
     intervals (:meth:`ranges`); indexing, :meth:`tolist` and ``numpy.asarray`` give the texts
     (:func:`format_intervals`'s) for everything else."""
@@ -97,10 +98,15 @@ class AllocColumn:
     ndim = 1
     dtype = np.dtype(object)
 
-    def __init__(self, off: np.ndarray, cnt: np.ndarray, flat: np.ndarray) -> None:
-        self.off = np.ascontiguousarray(off, dtype=np.int64)
+    def __init__(self, cnt: np.ndarray, flat: np.ndarray) -> None:
         self.cnt = np.ascontiguousarray(cnt, dtype=np.int32)
         self.flat = np.ascontiguousarray(flat, dtype=np.int32)
+
+    @property
+    def off(self) -> np.ndarray:
+        """Where each job's intervals start in :attr:`flat` (made when asked for)."""
+        cnt = self.cnt.astype(np.int64)
+        return 2 * (np.cumsum(cnt) - cnt)
 
     @classmethod
     def from_intervals(cls, allocations: Iterable[Intervals]) -> AllocColumn:
@@ -110,9 +116,7 @@ class AllocColumn:
             cnt.append(len(held))
             for a, b in held:
                 flat += (a, b)
-        cnt_a = np.asarray(cnt, dtype=np.int64)
-        off = 2 * (np.cumsum(cnt_a) - cnt_a)
-        return cls(off, cnt_a, np.asarray(flat, dtype=np.int64))
+        return cls(np.asarray(cnt, dtype=np.int64), np.asarray(flat, dtype=np.int64))
 
     @property
     def shape(self) -> tuple[int]:
@@ -163,12 +167,9 @@ class AllocColumn:
     def ranges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(row, first_node, count)`` of every interval, jobs in order, as
         :func:`parse_alloc_column` gives them from the texts."""
-        cnt = self.cnt.astype(np.int64)
-        row = np.repeat(np.arange(len(cnt), dtype=np.int64), cnt)
-        before = np.cumsum(cnt) - cnt  # intervals of the jobs before each
-        at = np.repeat(self.off, cnt) + 2 * (np.arange(len(row), dtype=np.int64) - before[row])
-        first = self.flat[at].astype(np.int64)
-        return row, first, self.flat[at + 1].astype(np.int64) - first
+        row = np.repeat(np.arange(len(self.cnt), dtype=np.int64), self.cnt)
+        first = self.flat[0::2].astype(np.int64)  # packed: the intervals in job order
+        return row, first, self.flat[1::2].astype(np.int64) - first
 
 
 def _parse_vectorised(texts: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:

@@ -8,7 +8,7 @@ bytes per job, so million-job runs stay small); the kernel calls :meth:`take_c` 
 :meth:`release_c` without a Python call.
 """
 
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t
 
 import numpy as np
 
@@ -90,17 +90,14 @@ cdef class WholeNodes:
         cdef long j, k, m = 0
         for j in range(n):
             m += 2 * self.cnt[j]
-        off = np.empty(n, dtype=np.int64)
         cnt = np.empty(n, dtype=np.int32)
         flat = np.empty(m, dtype=np.int32)
-        cdef int64_t[::1] o = off
         cdef int32_t[::1] c = cnt
         cdef int32_t[::1] f = flat
         m = 0
         for j in range(n):  # packed in job order
-            o[j] = m
             c[j] = self.cnt[j]
             for k in range(self.off[j], self.off[j] + 2 * self.cnt[j]):
                 f[m] = <int32_t>self.flat[k]
                 m += 1
-        return AllocColumn(off, cnt, flat)
+        return AllocColumn(cnt, flat)
