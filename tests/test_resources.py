@@ -149,3 +149,77 @@ def test_a_policy_can_name_whole_nodes():
                         ([(7, 9)], "not all idle")):  # fmt: skip
         with pytest.raises(SchedulerError, match=says):
             simulate(workload((1, 0, 10, 10, 2)), Cluster(8), Top(where))
+
+
+class _PoolOracle:
+    """The pool's rule in plain Python: a sorted list of free runs ``[a, b)``."""
+
+    def __init__(self, n: int) -> None:
+        self.runs = [(0, n)] if n else []
+
+    def take(self, k: int) -> list[tuple[int, int]]:
+        out = []
+        while k > 0:
+            fits = [(b - a, a) for a, b in self.runs if b - a >= k]
+            if fits:
+                _, a = min(fits)
+            else:  # the longest run, lowest ids
+                _, a = min((-(b - a), a) for a, b in self.runs)
+            b = dict(self.runs)[a]
+            self.runs.remove((a, b))
+            if b - a <= k:
+                out.append((a, b))
+                k -= b - a
+            else:
+                out.append((a, a + k))
+                self.runs.append((a + k, b))
+                k = 0
+        self.runs.sort()
+        return out
+
+    def give(self, a: int, b: int) -> None:
+        self.runs.append((a, b))
+        self.runs.sort()
+        merged: list[tuple[int, int]] = []
+        for x, y in self.runs:
+            if merged and merged[-1][1] == x:
+                merged[-1] = (merged[-1][0], y)
+            else:
+                merged.append((x, y))
+        self.runs = merged
+
+
+@given(n=st.integers(1, 3000), seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 400))
+def test_many_runs_take_and_give_as_the_oracle(n, seed, steps):
+    """Long sequences on up to 3,000 nodes (hundreds of runs: the best-fit index deep): every
+    take returns the oracle's intervals, every state has the oracle's runs."""
+    import random
+
+    rng = random.Random(seed)
+    pool, oracle, held = NodePool(n), _PoolOracle(n), []
+    for _ in range(steps):
+        if held and (pool.free == 0 or rng.random() < 0.45):
+            for a, b in held.pop(rng.randrange(len(held))):
+                pool.give_range(a, b)
+                oracle.give(a, b)
+        else:
+            k = min(pool.free, rng.choice((1, 1, 1, 2, 3, 5, 8, 40, n // 3 + 1)))
+            got = pool.take(k)
+            assert got == oracle.take(k)
+            held.append(got)
+        assert pool.intervals == oracle.runs
+        assert pool.free == sum(b - a for a, b in oracle.runs)
+    for a, b in oracle.runs[:3]:  # a run's nodes are held; a used node is not
+        assert pool.holds(a, b) and not pool.holds(a, b + 1) or b == n
+
+
+def test_giving_back_free_nodes_is_refused():
+    import pytest
+
+    pool = NodePool(10)
+    pool.take_range(2, 6)
+    for a, b in ((1, 3), (5, 7), (0, 11), (4, 4)):
+        with pytest.raises(ValueError, match="were not all taken"):
+            pool.give_range(a, b)
+    pool.give_range(2, 6)
+    assert pool.intervals == [(0, 10)] and pool.free == 10

@@ -1,18 +1,27 @@
 # distutils: language = c++
 """C declarations of :mod:`coschedlab.engine.nodepool` (cimported by the kernel's accounting)."""
 
-from libcpp.map cimport map as cmap
-from libcpp.set cimport set as cset
-from libcpp.utility cimport pair
+from libc.stdint cimport int32_t, uint64_t
 from libcpp.vector cimport vector
 
 
 cdef class NodePool:
-    cdef cmap[long, long] iv            # free intervals: start -> end (half-open)
-    cdef cset[pair[long, long]] runs  # (length, start) of every free interval: best fit
+    # per node id, sized once (nothing allocated per take or give):
+    cdef vector[int32_t] end_of    # [s]: end of the free run starting at s (-1: none starts there)
+    cdef vector[int32_t] start_of  # [e - 1]: start of the free run ending at e (-1: none)
+    cdef vector[int32_t] lo_kid, hi_kid  # best-fit index: a treap of the runs by (length, start)
+    cdef vector[uint64_t] heads    # bit s: a free run starts at s (the run holding a node)
+    cdef int32_t root              # the treap's root run (-1: no free node)
+    cdef readonly long n
     cdef public long free
 
     cdef int take_c(self, long k, vector[long]& out) except -1
     cdef bint holds_c(self, long a, long b)
     cdef int take_range_c(self, long a, long b) except -1
     cdef void give_range_c(self, long a, long b) noexcept
+    cdef bint _before(self, int32_t x, int32_t y) noexcept
+    cdef void _add(self, int32_t s, int32_t e) noexcept
+    cdef void _drop(self, int32_t s) noexcept
+    cdef int32_t _fit(self, long k) noexcept
+    cdef int32_t _run_at(self, long a) noexcept
+    cdef int _check_given(self, long a, long b) except -1
