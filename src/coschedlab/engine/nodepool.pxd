@@ -1,10 +1,12 @@
 # distutils: language = c++
 """C declarations of :mod:`coschedlab.engine.nodepool` (cimported by the kernel's accounting)."""
 
+cimport cython
 from libc.stdint cimport int32_t, uint64_t
 from libcpp.vector cimport vector
 
 
+@cython.final
 cdef class NodePool:
     # per node id, sized once (nothing allocated per take or give):
     cdef vector[int32_t] end_of    # [s]: end of the free run starting at s (-1: none starts there)

@@ -1,12 +1,14 @@
 # distutils: language = c++
 """C declarations of :mod:`coschedlab.engine.wholenodes`."""
 
+cimport cython
 from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
 
 from coschedlab.engine.nodepool cimport NodePool
 
 
+@cython.final
 cdef class WholeNodes:
     cdef readonly NodePool pool
     cdef readonly long cpn
