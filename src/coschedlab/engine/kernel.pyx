@@ -49,6 +49,7 @@ from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport INFINITY, pow
 from libcpp.algorithm cimport lower_bound, sort, upper_bound
 from libcpp.queue cimport priority_queue
+from libcpp.string cimport string, to_string
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
@@ -1401,20 +1402,31 @@ cdef class Simulation:
         self._enqueue(j, True)
 
     # -- reading the outcome --------------------------------------------------------------------
-    def dependency_texts(self) -> tuple[list[str], list[float]] | None:
-        """Per job: its parents' trace ids as text (``"12 15"``) and its think time; None
-        without dependencies."""
+    def dependency_texts(self) -> tuple[list[str], np.ndarray] | None:
+        """Per job: its parents' trace ids as text (``"12 15"``, written in C) and its think
+        time (an array); None without dependencies."""
+        cdef const long long[::1] pptr, pidx, ids
+        cdef long j, i
+        cdef string text
         if not self._has_deps:
             return None
-        ids = self.ids
-        pptr, pidx = self._parents
+        ids = np.ascontiguousarray(self.ids, dtype=np.int64)
+        pptr = np.ascontiguousarray(self._parents[0], dtype=np.int64)
+        pidx = np.ascontiguousarray(self._parents[1], dtype=np.int64)
         deps = [""] * self.n
-        for j in np.flatnonzero(pptr[1:] > pptr[:-1]).tolist():
-            deps[j] = " ".join([str(ids[p]) for p in pidx[pptr[j] : pptr[j + 1]].tolist()])
+        for j in range(self.n):
+            if pptr[j + 1] == pptr[j]:
+                continue
+            text.clear()
+            for i in range(pptr[j], pptr[j + 1]):
+                if i > pptr[j]:
+                    text.push_back(b" ")
+                text.append(to_string(ids[pidx[i]]))
+            deps[j] = text.decode("ascii")
         think = np.zeros(self.n)
         for j, t in self.think.items():
             think[j] = t
-        return deps, think.tolist()
+        return deps, think
 
     def info(self) -> dict[str, Any]:
         """Facts about the run for the result's options."""
