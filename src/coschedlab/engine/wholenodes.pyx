@@ -5,21 +5,23 @@ nodes, best fit (:class:`~.nodepool.NodePool`).
 
 One implementation of the :class:`~.accounting.NodeAccounting` interface (the other is
 :class:`~.accounting.SharedCores`). Allocations are node intervals of 32-bit ids written one
-after the other in fixed blocks (8 bytes per interval plus 12 per job, nothing copied as a run
-grows, so million-job runs stay small); the kernel calls :meth:`take_c` and :meth:`release_c`
+after the other in mapped blocks of 1 MiB (8 bytes per interval plus 12 per job; nothing copied
+as a run grows, only the pages written count: million-job runs stay small); the kernel calls :meth:`take_c` and :meth:`release_c`
 without a Python call.
 """
 
 from libc.stdint cimport int32_t
-from libc.stdlib cimport free, malloc
 from libcpp.string cimport string, to_string
+from posix.mman cimport (
+    MAP_ANONYMOUS, MAP_FAILED, MAP_PRIVATE, PROT_READ, PROT_WRITE, mmap, munmap,
+)
 
 from .placement import normalize
 
 __all__ = ["WholeNodes"]
 
 cdef enum:
-    BLOCK_BITS = 16  # 65,536 ints (256 KiB) per block; an even size: an interval never straddles
+    BLOCK_BITS = 18  # 262,144 ints (1 MiB) per block; an even size: an interval never straddles
     BLOCK = 1 << BLOCK_BITS
 
 
@@ -39,19 +41,22 @@ cdef class WholeNodes:
     def __dealloc__(self):
         cdef long k
         for k in range(<long>self.blocks.size()):
-            free(self.blocks[k])
+            munmap(self.blocks[k], BLOCK * sizeof(int32_t))
 
     cdef int _put(self, long a, long b) except -1:
-        """Write the interval ``[a, b)`` after the last one."""
-        cdef int32_t* block
+        """Write the interval ``[a, b)`` after the last one. Blocks are mapped pages of their
+        own (``mmap``): only the pages written count, and they never pin the heap, so memory
+        the rest of a run frees goes back to the system."""
+        cdef void* block
         if not self.used & (BLOCK - 1):
-            block = <int32_t*>malloc(BLOCK * sizeof(int32_t))
-            if block == NULL:
+            block = mmap(NULL, BLOCK * sizeof(int32_t), PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            if block == MAP_FAILED:
                 raise MemoryError()
-            self.blocks.push_back(block)
-        block = self.blocks[self.used >> BLOCK_BITS]
-        block[self.used & (BLOCK - 1)] = <int32_t>a
-        block[(self.used & (BLOCK - 1)) + 1] = <int32_t>b
+            self.blocks.push_back(<int32_t*>block)
+        cdef int32_t* at = self.blocks[self.used >> BLOCK_BITS] + (self.used & (BLOCK - 1))
+        at[0] = <int32_t>a
+        at[1] = <int32_t>b
         self.used += 2
         return 0
 
