@@ -223,3 +223,28 @@ def test_giving_back_free_nodes_is_refused():
             pool.give_range(a, b)
     pool.give_range(2, 6)
     assert pool.intervals == [(0, 10)] and pool.free == 10
+
+
+def test_whole_node_allocations_past_one_block():
+    """WholeNodes writes intervals in blocks of 131,072: 140,000 jobs (and a job of two pieces at
+    each end) read back as they were taken, the texts too."""
+    from coschedlab.engine.wholenodes import WholeNodes
+    from coschedlab.platform import Cluster
+
+    n = 140_000
+    acct = WholeNodes(Cluster(nodes=7), n + 3)
+    want = {}
+    for j in range(n):
+        k = 1 + j % 7
+        acct.take(j, k, None)
+        want[j] = [(0, k)]
+        acct.release(j)
+    for j in (n, n + 1):  # nodes 0-2, then 3 (free: 4-6 after)
+        acct.take(j, 3 if j == n else 1, None)
+    acct.release(n)
+    acct.take(n + 2, 6, None)  # the longest runs whole, lowest ids first: 0-2, then 4-6
+    want.update({n: [(0, 3)], n + 1: [(3, 4)], n + 2: [(0, 3), (4, 7)]})
+    assert [acct.allocation(j) for j in range(n + 3)] == [want[j] for j in range(n + 3)]
+    texts = acct.alloc_texts(n + 3)
+    assert texts[:8] == ["0", "0-1", "0-2", "0-3", "0-4", "0-5", "0-6", "0"]
+    assert texts[n:] == ["0-2", "3", "0-2 4-6"]
