@@ -45,6 +45,7 @@ from numbers import Integral
 from time import perf_counter
 from typing import Any, Protocol
 
+from cpython cimport array as carray
 from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport INFINITY, pow
 from libcpp.algorithm cimport lower_bound, sort, upper_bound
@@ -166,6 +167,7 @@ cdef class Simulation:
     cdef public bint late_kill, _moving_ends, truncated, _rerun, _tailed
     cdef priority_queue[Entry] _heap  # completions
     cdef priority_queue[double] _timers  # wake-ups asked for, negated (the top is the first)
+    cdef carray.array _sorder  # ``start_order`` itself, appended to in C
     cdef WholeNodes _whole  # the accounting when it is whole nodes (None: shared cores)
     cdef View _view
     # a compiled policy (:mod:`.cpass`): the queue and the running jobs live in C arrays only
@@ -288,6 +290,7 @@ cdef class Simulation:
         self.start_pass = array("q", [-1]) * n
         self._sp = self.start_pass
         self.start_order = array("q")  # jobs in the order they started (within a pass too)
+        self._sorder = self.start_order
         self.acct: NodeAccounting = (
             SharedCores(cluster, n) if shared_nodes else WholeNodes(cluster, n)
         )
@@ -1210,6 +1213,7 @@ cdef class Simulation:
     cdef void _start_c(self, long j, double now, object placement, bint taken) except *:
         cdef Est e
         cdef double end
+        cdef Py_ssize_t k
         if taken:
             pass
         elif placement is None and self._whole is not None:
@@ -1220,7 +1224,9 @@ cdef class Simulation:
             self.acct.take(j, self.nodes[j], placement)
         self._st[j] = now
         self._sp[j] = self.passes
-        self.start_order.append(j)
+        k = len(self._sorder)
+        carray.resize_smart(self._sorder, k + 1)
+        self._sorder.data.as_longlongs[k] = j
         if self._c:
             e = Est(now + self._creq[j], j)
             sorted_insert(self._cest, e)
