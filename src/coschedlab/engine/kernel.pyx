@@ -41,6 +41,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from heapq import heappop, heappush
+from itertools import chain
 from numbers import Integral
 from time import perf_counter
 from typing import Any, Protocol
@@ -354,10 +355,10 @@ cdef class Simulation:
         # (child, parent) pairs in the order given: deps (Workload checked their ids), then
         # the SWF preceding jobs
         deps = workload.deps
-        lens = np.fromiter((len(v) for v in deps.values()), np.int64, len(deps))
+        lens = np.fromiter(map(len, deps.values()), np.int64, len(deps))
         child = np.repeat(index_of(np.fromiter(deps, np.int64, len(deps)))[0], lens)
         parent = index_of(
-            np.fromiter((p for v in deps.values() for p in v), np.int64, int(lens.sum()))
+            np.fromiter(chain.from_iterable(deps.values()), np.int64, int(lens.sum()))
         )[0]
         think = np.zeros(n)
         if swf:
