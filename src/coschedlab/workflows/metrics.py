@@ -147,7 +147,8 @@ def workflow_columns(run) -> dict[str, Any]:
         for i in dict.fromkeys(i for _, i in ww.submits):
             edges, level, _ = pilot_steps(ww.workflows[i], ww.cluster)
             used[i] = float((level * np.diff(edges)).sum())
-        held = np.array([held_cores(ww.cluster, wf.max_cores) for wf in wfs], dtype=float)
+        width = np.array([wf.max_cores for wf in wfs], dtype=np.int64)
+        held = held_cores(ww.cluster, width).astype(float)
         waste = held * (e - b) - np.array([used[i] for _, i in ww.submits])
         waste[~done] = np.nan
     return {
