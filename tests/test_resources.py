@@ -248,3 +248,16 @@ def test_whole_node_allocations_past_one_block():
     texts = acct.alloc_texts(n + 3)
     assert texts[:8] == ["0", "0-1", "0-2", "0-3", "0-4", "0-5", "0-6", "0"]
     assert texts[n:] == ["0-2", "3", "0-2 4-6"]
+
+
+def test_an_empty_pool_holds_nothing():
+    import pytest
+
+    pool = NodePool(0)
+    assert pool.free == 0 and pool.intervals == [] and not pool.holds(0, 1)
+    with pytest.raises(ValueError, match="1 free|0 free"):
+        pool.take(1)
+    with pytest.raises(ValueError, match="were not all taken"):
+        pool.give_range(0, 1)
+    with pytest.raises(ValueError, match="not all free"):
+        pool.take_range(0, 1)

@@ -8,12 +8,13 @@ from libcpp.vector cimport vector
 
 @cython.final
 cdef class NodePool:
-    # per node id, sized once (nothing allocated per take or give):
-    cdef vector[int32_t] end_of    # [s]: end of the free run starting at s (-1: none starts there)
-    cdef vector[int32_t] start_of  # [e - 1]: start of the free run ending at e (-1: none)
-    cdef vector[int32_t] lo_kid, hi_kid  # best-fit index: a treap of the runs by (length, start)
-    cdef vector[uint64_t] heads    # bit s: a free run starts at s (the run holding a node)
-    cdef int32_t root              # the treap's root run (-1: no free node)
+    # per node id, zeroed pages allocated once (nothing allocated per take or give; 0: none):
+    cdef int32_t* end_of    # [s]: end of the free run starting at s
+    cdef int32_t* start_of  # [e - 1]: 1 + start of the free run ending at e
+    cdef int32_t* lo_kid    # best fit: a treap of the runs by (length, start); a run is
+    cdef int32_t* hi_kid    # u = 1 + its start, [u]: the u of its children
+    cdef uint64_t* heads    # bit s: a free run starts at s (the run holding a node)
+    cdef int32_t root       # the treap's root (its u; 0: no free node)
     cdef readonly long n
     cdef public long free
 

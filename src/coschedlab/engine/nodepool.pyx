@@ -9,15 +9,17 @@ few pieces as possible. This keeps long runs for large jobs and allocations cont
 loaded 100,000-node machine taking the lowest free ids gives a job 14 pieces on average.
 Releasing merges runs back.
 
-Nothing is allocated per take or give: every array is indexed by node id and sized once
-(18 bytes per node). A run ``[s, e)`` is written at its two ends (``end_of[s] = e``,
-``start_of[e - 1] = s``), so releasing merges with its neighbours in O(1); best fit is a treap of
-the runs keyed by ``(length, start)`` whose links are arrays indexed by the run's start
-(O(log runs) per run taken or made); a bitmap of run starts finds the run holding a given node
-(a policy's placement) by scanning words down from it.
+Nothing is allocated per take or give: every array is indexed by node id and allocated once,
+zeroed by the system (``calloc``: a page costs memory only once a run has touched it; 18
+bytes per node at most). A run ``[s, e)`` is written at its two ends (``end_of[s] = e``,
+``start_of[e - 1] = s + 1``), so releasing merges with its neighbours in O(1); best fit is a
+treap of the runs keyed by ``(length, start)`` whose links are arrays indexed by the run's
+start (O(log runs) per run taken or made); a bitmap of run starts finds the run holding a given
+node (a policy's placement) by scanning words down from it.
 """
 
 from libc.stdint cimport int32_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free
 
 from collections.abc import MutableSequence
 
@@ -44,45 +46,54 @@ cdef inline uint32_t _prio(int32_t x) noexcept nogil:
 cdef class NodePool:
     """Free node ids of a machine of ``n`` nodes."""
 
-    def __init__(self, long n) -> None:
+    def __cinit__(self, long n) -> None:
         if not 0 <= n < 2**31 - 1:
             raise ValueError(f"a node pool holds 0 to {2**31 - 2} nodes, not {n}")
+        self.end_of = <int32_t*>calloc(n + 1, sizeof(int32_t))
+        self.start_of = <int32_t*>calloc(n + 1, sizeof(int32_t))
+        self.lo_kid = <int32_t*>calloc(n + 1, sizeof(int32_t))
+        self.hi_kid = <int32_t*>calloc(n + 1, sizeof(int32_t))
+        self.heads = <uint64_t*>calloc((n >> 6) + 1, sizeof(uint64_t))
+        if not (self.end_of and self.start_of and self.lo_kid and self.hi_kid and self.heads):
+            raise MemoryError()
         self.n = n
         self.free = 0
-        self.root = NONE
-        self.end_of.assign(n, NONE)
-        self.start_of.assign(n, NONE)
-        self.lo_kid.assign(n, NONE)
-        self.hi_kid.assign(n, NONE)
-        self.heads.assign((n >> 6) + 1, 0)
+        self.root = 0
         if n:
-            self._add(0, n)
+            self._add(0, <int32_t>n)
             self.free = n
 
-    # -- the runs and their best-fit index --------------------------------------------------
+    def __dealloc__(self):
+        free(self.end_of)
+        free(self.start_of)
+        free(self.lo_kid)
+        free(self.hi_kid)
+        free(self.heads)
+
+    # -- the runs and their best-fit index (a run is its u = 1 + start there) -----------------
     cdef bint _before(self, int32_t x, int32_t y) noexcept:
-        """Run ``x`` comes before run ``y`` by (length, start)."""
-        cdef int32_t lx = self.end_of[x] - x, ly = self.end_of[y] - y
+        """Run ``u = x`` comes before run ``u = y`` by (length, start)."""
+        cdef int32_t lx = self.end_of[x - 1] - x, ly = self.end_of[y - 1] - y
         return lx < ly or (lx == ly and x < y)
 
     cdef void _add(self, int32_t s, int32_t e) noexcept:
         """The nodes ``[s, e)`` form a free run (no free neighbour)."""
+        cdef int32_t u = s + 1, t
         cdef int32_t* slot = &self.root
-        cdef int32_t t
         cdef int32_t* lo
         cdef int32_t* hi
-        cdef uint32_t p = _prio(s)
+        cdef uint32_t p = _prio(u)
         self.end_of[s] = e
-        self.start_of[e - 1] = s
+        self.start_of[e - 1] = u
         self.heads[s >> 6] |= (<uint64_t>1) << (s & 63)
-        while slot[0] != NONE and _prio(slot[0]) > p:
+        while slot[0] and _prio(slot[0]) > p:
             t = slot[0]
-            slot = &self.lo_kid[t] if self._before(s, t) else &self.hi_kid[t]
-        t = slot[0]  # split the subtree at s: smaller runs under lo_kid[s], larger under hi_kid
-        lo = &self.lo_kid[s]
-        hi = &self.hi_kid[s]
-        while t != NONE:
-            if self._before(t, s):
+            slot = &self.lo_kid[t] if self._before(u, t) else &self.hi_kid[t]
+        t = slot[0]  # split the subtree at u: smaller runs under lo_kid[u], larger under hi_kid
+        lo = &self.lo_kid[u]
+        hi = &self.hi_kid[u]
+        while t:
+            if self._before(t, u):
                 lo[0] = t
                 lo = &self.hi_kid[t]
                 t = self.hi_kid[t]
@@ -90,20 +101,20 @@ cdef class NodePool:
                 hi[0] = t
                 hi = &self.lo_kid[t]
                 t = self.lo_kid[t]
-        lo[0] = NONE
-        hi[0] = NONE
-        slot[0] = s
+        lo[0] = 0
+        hi[0] = 0
+        slot[0] = u
 
     cdef void _drop(self, int32_t s) noexcept:
         """The free run starting at ``s`` stops being one (taken, or merged into another)."""
+        cdef int32_t u = s + 1, a, b, t
         cdef int32_t* slot = &self.root
-        cdef int32_t a, b, t
-        while slot[0] != s:
+        while slot[0] != u:
             t = slot[0]
-            slot = &self.lo_kid[t] if self._before(s, t) else &self.hi_kid[t]
-        a = self.lo_kid[s]  # merge its two subtrees in its place
-        b = self.hi_kid[s]
-        while a != NONE and b != NONE:
+            slot = &self.lo_kid[t] if self._before(u, t) else &self.hi_kid[t]
+        a = self.lo_kid[u]  # merge its two subtrees in its place
+        b = self.hi_kid[u]
+        while a and b:
             if _prio(a) > _prio(b):
                 slot[0] = a
                 slot = &self.hi_kid[a]
@@ -112,31 +123,34 @@ cdef class NodePool:
                 slot[0] = b
                 slot = &self.lo_kid[b]
                 b = self.lo_kid[b]
-        slot[0] = a if a != NONE else b
-        self.start_of[self.end_of[s] - 1] = NONE
-        self.end_of[s] = NONE
+        slot[0] = a if a else b
+        self.lo_kid[u] = 0
+        self.hi_kid[u] = 0
+        self.start_of[self.end_of[s] - 1] = 0
+        self.end_of[s] = 0
         self.heads[s >> 6] &= ~((<uint64_t>1) << (s & 63))
 
     cdef int32_t _fit(self, long k) noexcept:
-        """The first run by (length, start) of at least ``k`` nodes (NONE: none)."""
-        cdef int32_t t = self.root, best = NONE
-        while t != NONE:
-            if self.end_of[t] - t >= k:
+        """The start of the first run by (length, start) of at least ``k`` nodes (NONE:
+        none)."""
+        cdef int32_t t = self.root, best = 0
+        while t:
+            if self.end_of[t - 1] - (t - 1) >= k:
                 best = t
                 t = self.lo_kid[t]
             else:
                 t = self.hi_kid[t]
-        return best
+        return best - 1
 
     cdef int32_t _run_at(self, long a) noexcept:
         """The start of the last free run starting at or below node ``a`` (NONE: none)."""
-        cdef long w = a >> 6
+        cdef long w
         cdef uint64_t bits
-        if a < 0:
+        if a < 0 or self.n == 0:
             return NONE
         if a >= self.n:
             a = self.n - 1
-            w = a >> 6
+        w = a >> 6
         bits = self.heads[w] & ((<uint64_t>2 << (a & 63)) - 1)
         while bits == 0:
             if w == 0:
@@ -158,9 +172,9 @@ cdef class NodePool:
             s = self._fit(k)
             if s == NONE:  # none holds the rest: the longest run, lowest ids
                 t = self.root
-                while self.hi_kid[t] != NONE:
+                while self.hi_kid[t]:
                     t = self.hi_kid[t]
-                s = self._fit(self.end_of[t] - t)
+                s = self._fit(self.end_of[t - 1] - (t - 1))
             e = self.end_of[s]
             self._drop(s)
             pieces += 1
@@ -193,11 +207,11 @@ cdef class NodePool:
 
     cdef void give_range_c(self, long a, long b) noexcept:
         cdef int32_t lo = <int32_t>a, hi = <int32_t>b, s
-        if b < self.n and self.end_of[b] != NONE:  # a free run starts where this one ends
+        if b < self.n and self.end_of[b]:  # a free run starts where this one ends
             hi = self.end_of[b]
             self._drop(<int32_t>b)
-        if a > 0 and self.start_of[a - 1] != NONE:  # one ends where this one starts
-            lo = self.start_of[a - 1]
+        if a > 0 and self.start_of[a - 1]:  # one ends where this one starts
+            lo = self.start_of[a - 1] - 1
             self._drop(lo)
         self._add(lo, hi)
         self.free += b - a
@@ -248,7 +262,7 @@ cdef class NodePool:
         cdef long w, s
         cdef uint64_t bits
         out = []
-        for w in range(<long>self.heads.size()):
+        for w in range((self.n >> 6) + 1):
             bits = self.heads[w]
             while bits:
                 s = (w << 6) + __builtin_ctzll(bits)
