@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from reference_passes import same_as_python
 
-from coschedlab import Cluster, Workload
+from coschedlab import Cluster, Workload, simulate
+from coschedlab.schedulers.slurm import Slurm
 from coschedlab.workload.swf import cluster_from_header, read_swf
 
 KTH = "src/coschedlab/data/KTH-SP2-1996-2.1-cln.swf.gz"
@@ -86,3 +87,32 @@ def test_a_real_trace_skips_most_ticks_and_changes_nothing(opts, kill):
     fast, _ = same_as_python(w, cluster, opts, kill)
     # most backfill ticks are accounted for without a pass (one at each, before)
     assert fast.compiled_pass.skipped > 0.5 * fast.backfill_passes
+
+
+def test_a_release_that_passes_ends_the_proof():
+    """A running job past its planned end (kill off) has its nodes in the first step of every
+    later profile: the ticks proved quiet before its planned end say nothing of those after
+    (the look ahead's bound "the first release after T"). Here, FIFO on 10 nodes, one class of
+    ticks: A (3 nodes, planned end 600) overruns, R (5 nodes) ends at 3000; K (9 nodes) is
+    reserved at 3000, J (4 nodes, 1200 s) at 600 and D (2 nodes, 600 s) at 1800. From 600 on,
+    J holds the first step; from the first tick after 1800, J's 1200 s no longer fit before
+    K's hold, J moves after it, and D starts there (1860) on the two idle nodes: a start that
+    no event brings, which a proof carried past 600 would miss."""
+    rows = [
+        (1, 0, 100000, 600, 3),  # A: overruns its limit
+        (2, 0, 3000, 3000, 5),  # R
+        (3, 10, 1020, 1020, 9),  # K
+        (4, 10, 1200, 1200, 4),  # J
+        (5, 10, 600, 600, 2),  # D
+    ]
+    w = Workload.from_records(
+        [
+            {"id": i, "submit": t, "run": run, "requested_time": req, "procs": n}
+            for i, t, run, req, n in rows
+        ]
+    )
+    opts = {"priority": "fifo", "bf_interval": 60.0, "bf_resolution": 60.0}
+    fast, _ = same_as_python(w, Cluster(10, 1, 1), opts, kill=False)
+    result = simulate(w, Cluster(10, 1, 1), Slurm(**opts), kill_at_walltime=False)
+    assert result.jobs.start.tolist()[4] == 1860.0  # D, backfilled with no event at 1860
+    assert fast.compiled_pass.skipped > 0  # ticks were proved quiet, before 600
