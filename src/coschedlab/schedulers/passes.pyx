@@ -903,9 +903,10 @@ cdef class SlurmPass(CompiledPass):
         Without integer clocks or with many classes, each tick is its own class. The dry
         passes stop at the next arrival or the kernel's next completion
         (``PassState.next_end``: its pass looks again), after a bounded number of
-        them and of recalculations, and at a tick further ahead than the mean time between
-        events (a dry pass there would mostly be lost to the event): that tick is then woken
-        (waking is always right)."""
+        them and of recalculations, and, when this pass starts jobs (whose ends the kernel
+        does not hold yet), at a tick further ahead than the mean time between events (a dry
+        pass there would mostly be lost to the event): that tick is then woken (waking is
+        always right)."""
         cdef long k, j, c, scans = 0, recalcs = 0
         cdef double T, calc_end, horizon, b, e, u, t, E
         cdef long long kT
@@ -943,7 +944,7 @@ cdef class SlurmPass(CompiledPass):
             kT = <long long>llround((T - self.bf_phase) / self.bf_interval) if self.exact else 0
             c = kT % self.classes
             if T >= self.until[c]:
-                if scans == MAX_SCANS or T > s.now + self.gap:
+                if scans == MAX_SCANS or (T > s.now + self.gap and not s.started.empty()):
                     return T
                 if scans == 0:
                     self.releases(s)  # the running jobs, and those this pass starts (now)
