@@ -21,14 +21,16 @@ KTH = "src/coschedlab/data/KTH-SP2-1996-2.1-cln.swf.gz"
 @st.composite
 def quiet_workloads(draw, nodes: int):
     """Jobs of minutes to hours on up to all the nodes, limits up to several times the run
-    (reservations far ahead, beyond short windows), in bursts and gaps: long stretches in
-    which jobs wait with nodes free and nothing starts."""
+    (reservations far ahead, beyond short windows) or a quarter of it (jobs long past their
+    planned ends without kill: holds that move with the tick), in bursts and gaps: long
+    stretches in which jobs wait with nodes free and nothing starts."""
     rows = []
     t = 0
     for i in range(draw(st.integers(5, 45))):
         t += draw(st.sampled_from([0, 0, 5, 60, 900, 3600, 20000]))
         run = draw(st.integers(0, 6 * 3600))
-        req = max(1, run * draw(st.sampled_from([1, 1, 2, 4])) + draw(st.integers(-600, 3600)))
+        times = draw(st.sampled_from([0, 1, 1, 2, 4]))  # 0: a quarter (overruns, kill off)
+        req = max(1, (run // 4 if times == 0 else run * times) + draw(st.integers(-600, 3600)))
         procs = draw(st.integers(1, nodes))
         rows.append({"id": i + 1, "submit": t, "run": run, "requested_time": req, "procs": procs})
     return Workload.from_records(rows)
@@ -142,3 +144,30 @@ def test_ticks_with_a_job_past_its_planned_end_are_proved_quiet():
     fast, _ = same_as_python(w, Cluster(10, 1, 1), {"priority": "fifo"}, kill=False)
     assert fast.backfill_passes > 1600
     assert fast.compiled_pass.skipped > 0.9 * fast.backfill_passes  # (each one a pass, before)
+
+
+def test_a_hold_from_the_end_of_a_moving_hold_moves_too():
+    """A hold that starts where a moving hold ends moves with the tick as well, and bounds the
+    proof by its own end (:meth:`.passes.SlurmPass.lookahead`). FIFO on 10 nodes: A (5 nodes,
+    planned end 600) overruns, R (3 nodes) ends at 3000; K (9 nodes) is reserved at 3000;
+    from 600 on, K0 (3 nodes, 300 s) is held from each tick, J (6 nodes, 1200 s) from K0's
+    end and D (2 nodes, 900 s) after J. At the first tick at which J's hold would reach K's
+    (1470, with the durations of its class of ticks), J moves after K and D starts on the two
+    idle nodes, with no event: a proof bounded by K0's end alone would miss it."""
+    rows = [
+        (1, 0, 100000, 600, 5),  # A: overruns its limit
+        (2, 0, 3000, 3000, 3),  # R
+        (3, 10, 1020, 1020, 9),  # K
+        (4, 10, 300, 300, 3),  # K0
+        (5, 10, 1200, 1200, 6),  # J
+        (6, 10, 900, 900, 2),  # D
+    ]
+    w = Workload.from_records(
+        [
+            {"id": i, "submit": t, "run": run, "requested_time": req, "procs": n}
+            for i, t, run, req, n in rows
+        ]
+    )
+    same_as_python(w, Cluster(10, 1, 1), {"priority": "fifo"}, kill=False)
+    result = simulate(w, Cluster(10, 1, 1), Slurm(priority="fifo"), kill_at_walltime=False)
+    assert result.jobs.start.tolist()[5] == 1470.0  # D, backfilled with no event at 1470
