@@ -13,8 +13,8 @@ from coschedlab.insitu.plan import make_plan
 from coschedlab.insitu.simulate import check_dependencies, simulate
 from coschedlab.insitu.spec import generate_ensemble
 
-# SimGrid looked up, not imported: its Python bindings imported in this process make every
-# later in situ simulation (a forked child) about 20x slower (in-transit S=4: 2 s -> 50 s)
+# SimGrid looked up, not imported: its Python bindings change process-wide settings (the
+# context factory, which runs now set themselves: test_context_factory.py) and need not load
 if importlib.util.find_spec("simgrid") is None:
     pytest.skip("SimGrid's Python bindings are not installed", allow_module_level=True)
 

@@ -9,6 +9,7 @@
 only in a process that runs no other SimGrid Engine (SimGrid allows one per process)."""
 
 from libcpp cimport bool as cbool
+from libcpp.string cimport string
 from libcpp.vector cimport vector
 
 
@@ -43,6 +44,7 @@ cdef extern from "pieces_engine.hpp" namespace "coschedlab_insitu":
         double start, end
 
     vector[PieceRecord] run_pieces(const PieceConfig& cfg, const vector[PieceComponent]& comps) except + nogil
+    string c_context_factory "coschedlab_insitu::context_factory"() except +
 
 
 def run(dict cfg, list comps):
@@ -79,3 +81,10 @@ def run(dict cfg, list comps):
     with nogil:
         out = run_pieces(c, cv)
     return [(r.component, r.step, r.stage, r.start, r.end, r.piece) for r in out]
+
+
+def context_factory() -> str:
+    """The context factory in SimGrid's configuration now (after :func:`run`: the one it
+    used). Runs set it themselves: a process that imported SimGrid's Python bindings holds
+    ``thread``, which made every run ~6-20x slower."""
+    return c_context_factory().decode()

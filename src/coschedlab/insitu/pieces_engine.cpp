@@ -20,6 +20,13 @@
 
 namespace sg4 = simgrid::s4u;
 
+// SimGrid's own default: raw contexts where it has them (x86), else ucontext
+#if defined(__x86_64__) || defined(__i386__)
+#define CONTEXT_FACTORY "raw"
+#else
+#define CONTEXT_FACTORY "ucontext"
+#endif
+
 namespace coschedlab_insitu {
 
 namespace {
@@ -340,7 +347,11 @@ struct State {
 std::vector<PieceRecord> run_pieces(const PieceConfig& cfg,
                                     const std::vector<PieceComponent>& comps) {
   std::vector<std::string> args = {"coschedlab", "--log=root.thres:critical",
-                                   "--log=xbt_cfg.thres:critical"};
+                                   "--log=xbt_cfg.thres:critical",
+                                   // explicit: a parent process that imported SimGrid's Python
+                                   // bindings set it to `thread` for its life, and a child it
+                                   // forks inherits that (runs ~6-20x slower)
+                                   "--cfg=contexts/factory:" CONTEXT_FACTORY};
   if (!cfg.paper) {
     args.emplace_back("--cfg=network/model:CM02");
     args.emplace_back("--cfg=network/crosstraffic:0");
@@ -427,6 +438,10 @@ std::vector<PieceRecord> run_pieces(const PieceConfig& cfg,
   }
   e->run();
   return std::move(st.records);
+}
+
+std::string context_factory() {
+  return simgrid::config::get_value<std::string>("contexts/factory");
 }
 
 }  // namespace coschedlab_insitu

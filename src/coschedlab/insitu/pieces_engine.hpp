@@ -6,6 +6,7 @@
 // switch, 7-40x slower). Wrapped by pieces.pyx.
 #pragma once
 
+#include <string>
 #include <vector>
 
 namespace coschedlab_insitu {
@@ -44,5 +45,8 @@ struct PieceRecord {
 
 std::vector<PieceRecord> run_pieces(const PieceConfig& cfg,
                                     const std::vector<PieceComponent>& comps);
+
+// the context factory SimGrid's configuration holds now (after a run: the one it used)
+std::string context_factory();
 
 }  // namespace coschedlab_insitu
