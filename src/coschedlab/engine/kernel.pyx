@@ -907,6 +907,7 @@ cdef class Simulation:
         st.free = self._whole.idle if self._whole is not None else self.acct.idle
         st.completed = self.completed
         st.arrived = self._arr_i
+        st.next_end = self._top_t()
         st.epoch = self.epoch
         view.now = t
         view.free = st.free
