@@ -27,10 +27,13 @@ oracle of ``tests/coloc/reference_coloc.py``, and the Python class scan of
 :mod:`.schedulers`, which the schedulers with another node order run).
 """
 
+from cython.operator cimport dereference as deref
 from libc.limits cimport LONG_MAX
 from libc.math cimport INFINITY
 from libcpp.algorithm cimport sort as csort
 from libcpp.algorithm cimport lower_bound, make_heap, pop_heap, stable_sort, upper_bound
+from libcpp.map cimport map as cmap
+from libcpp.unordered_map cimport unordered_map
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
@@ -64,6 +67,26 @@ cdef vector[double] _doubles(object values) except *:
     if a.shape[0]:
         out.assign(&a[0], &a[0] + a.shape[0])
     return out
+
+
+cdef long _number(const vector[long]& key, vector[long]& out, vector[long]& first) noexcept:
+    """Number the distinct values of ``key`` in order of first appearance: ``out[j]`` the
+    number of ``key[j]``, ``first[c]`` the first position holding value number ``c``; returns
+    how many (one hash look-up per job, where ``np.unique`` sorted them)."""
+    cdef unordered_map[long, long] seen
+    cdef long j, n = key.size(), c
+    out.resize(n)
+    first.clear()
+    for j in range(n):
+        it = seen.find(key[j])
+        if it == seen.end():
+            c = first.size()
+            seen[key[j]] = c
+            first.push_back(j)
+        else:
+            c = deref(it).second
+        out[j] = c
+    return first.size()
 
 
 ctypedef pair[double, long] Keyed
@@ -216,7 +239,7 @@ cdef class ColocPass(SharedPass):
         self.backfill = backfill
         self.fallback = fallback
         self.deployed = 0
-        # the (cores, nodes) classes, numbered in order of first appearance
+        # the (cores, nodes) shapes, numbered in order of first appearance
         key = c_arr * (int(k_arr.max(initial=0)) + 1) + k_arr
         if group is not None:  # (cores, nodes, group) shapes
             groups, gid = np.unique(np.asarray(group, dtype=np.int64), return_inverse=True)
@@ -224,15 +247,8 @@ cdef class ColocPass(SharedPass):
         self.model = model
         if model is not None:
             self._rank_pairs()
-        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-        order = np.argsort(first)  # (first indices are distinct)
-        rank = np.empty(len(first), dtype=np.int64)
-        rank[order] = np.arange(len(first))
-        shape = rank[inverse.reshape(-1)]
-        self.shape = _longs(shape)
-        self.shape_c = _longs(c_arr[first[order]])
-        self.shape_k = _longs(k_arr[first[order]])
-        self.broke.assign(len(first), 0)
+        self._classes(_longs(key))
+        self.broke.assign(self.shape_c.size(), 0)
         self.stamp = 0
         self.taken.assign(view.n, -1)
         self.pass_id = 0
@@ -240,17 +256,8 @@ cdef class ColocPass(SharedPass):
         self.procs = _longs(procs)
         self.ids = _doubles(view.ids)
         self.memo_on = not view.has_dependencies  # (released dependents join mid-queue)
-        req = np.asarray(view.req, dtype=np.float64)
-        reqs, req_id = np.unique(req, return_inverse=True)
-        key = shape * len(reqs) + req_id.reshape(-1)
-        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-        self.cls = _longs(inverse.reshape(-1))
-        self.cls_c = _longs(c_arr[first])
-        self.cls_k = _longs(k_arr[first])
-        self.cls_req = _doubles(req[first])
-        self.cls_shape = _longs(shape[first])
-        self.members.resize(len(first))
-        self.slot.assign(len(first), -1)
+        self.members.resize(self.cls_c.size())
+        self.slot.assign(self.cls_c.size(), -1)
         self.listed.assign(view.n, 0)
         self.pos.assign(view.n, -1)
         self.nlisted = 0
@@ -258,6 +265,39 @@ cdef class ColocPass(SharedPass):
         self.by_index = False
         self.m_valid = False
         self.nstarts = 0
+
+    cdef void _classes(self, const vector[long]& key) noexcept:
+        """The jobs' shapes (distinct ``key``: cores, nodes and for best-pair the group) and
+        classes (shape and requested time), each numbered in order of first appearance."""
+        cdef vector[long] first
+        cdef cmap[pair[long, double], long] seen
+        cdef pair[long, double] kr
+        cdef long j, n = key.size(), c, s
+        _number(key, self.shape, first)
+        self.shape_c.clear()
+        self.shape_k.clear()
+        for j in first:
+            self.shape_c.push_back(self.cores[j])
+            self.shape_k.push_back(self.k[j])
+        self.cls.resize(n)
+        self.cls_c.clear()
+        self.cls_k.clear()
+        self.cls_req.clear()
+        self.cls_shape.clear()
+        for j in range(n):
+            s = self.shape[j]
+            kr = pair[long, double](s, self.req[j])
+            it = seen.find(kr)
+            if it == seen.end():
+                c = self.cls_c.size()
+                seen[kr] = c
+                self.cls_c.push_back(self.cores[j])
+                self.cls_k.push_back(self.k[j])
+                self.cls_req.push_back(self.req[j])
+                self.cls_shape.push_back(s)
+            else:
+                c = deref(it).second
+            self.cls[j] = c
 
     cdef void _room(self) noexcept:
         cdef long f, acc = 0

@@ -50,7 +50,15 @@ def unknown_app_jobs(workload: Workload, names: list[str]) -> np.ndarray:
 def _distinct_names(workload: Workload, names: list[str]) -> tuple[list[str | None], np.ndarray]:
     """The application name of each distinct app id of ``workload`` (:func:`app_names_of`'s
     rule) and, per job, the position of its app id among them."""
-    ids, index = np.unique(workload.columns["app"], return_inverse=True)
+    app = np.asarray(workload.columns["app"])
+    if app.dtype.kind in "iu" and len(app) and 0 <= app.min() and app.max() < 4 * len(app):
+        # small non-negative ids (the usual case): np.unique's result by counting, not sorting
+        ids = np.flatnonzero(np.bincount(app))
+        number = np.zeros(int(ids[-1]) + 1, dtype=np.int64)
+        number[ids] = np.arange(len(ids))
+        index = number[app]
+    else:
+        ids, index = np.unique(app, return_inverse=True)
     mapping = app_names_from_header(workload.header.get("Applications"))
     if mapping:
         distinct = [mapping.get(a) for a in ids.tolist()]
