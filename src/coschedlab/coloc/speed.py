@@ -51,7 +51,7 @@ def _distinct_names(workload: Workload, names: list[str]) -> tuple[list[str | No
     """The application name of each distinct app id of ``workload`` (:func:`app_names_of`'s
     rule) and, per job, the position of its app id among them."""
     app = np.asarray(workload.columns["app"])
-    if app.dtype.kind in "iu" and len(app) and 0 <= app.min() and app.max() < 4 * len(app):
+    if app.dtype.kind in "iu" and len(app) and app.min() >= 0 and app.max() < 4 * len(app):
         # small non-negative ids (the usual case): np.unique's result by counting, not sorting
         ids = np.flatnonzero(np.bincount(app))
         number = np.zeros(int(ids[-1]) + 1, dtype=np.int64)
