@@ -27,6 +27,20 @@ cdef inline long _bisect(vector[long]& v, long x, long lo) noexcept:
     return upper_bound(v.begin() + lo, v.end(), x) - v.begin()
 
 
+cdef inline long _gallop(vector[long]& v, long x, long lo) noexcept:
+    """:func:`_bisect`, searching forward from ``lo`` in steps that double: a job's next
+    interval usually starts a few segments after the last one, so this looks at a few
+    neighbouring entries where a binary search over the rest jumps across the array."""
+    cdef long m = v.size(), step = 1, hi = lo
+    while hi < m and v[hi] <= x:
+        lo = hi + 1
+        hi += step
+        step *= 2
+    if hi > m:
+        hi = m
+    return upper_bound(v.begin() + lo, v.begin() + hi, x) - v.begin()
+
+
 cdef vector[long] _flat(object intervals) except *:
     """Intervals ``[(a, b), ...]`` as one flat C array ``a0 b0 a1 b1 ...``."""
     cdef vector[long] out
@@ -268,7 +282,7 @@ cdef class SharedNodes:
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
-            i = _bisect(self.st, a, i) - 1
+            i = _gallop(self.st, a, i) - 1
             if self.st[i] != a:  # split: the run now starts at a
                 self._split(i, a)
                 i += 1
@@ -312,7 +326,7 @@ cdef class SharedNodes:
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
-            i = _bisect(self.st, a, i) - 1
+            i = _gallop(self.st, a, i) - 1
             first = i
             m = self.st.size()
             while i < m and self.st[i] < b:
@@ -474,7 +488,7 @@ cdef class CoreProjection:
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
-            i = _bisect(self.st, a, i) - 1
+            i = _gallop(self.st, a, i) - 1
             if self.st[i] != a:
                 f = self.fr[i]
                 i += 1
@@ -562,7 +576,7 @@ cdef class SharedCores:
             b = iv[2 * r + 1]
             if not (0 <= a < b <= sh.n) or (r and a < iv[2 * r - 1]):
                 raise ValueError(f"nodes {a}-{b - 1} out of order or out of the machine")
-            i = _bisect(sh.st, a, i) - 1  # (sorted intervals: from the last segment seen)
+            i = _gallop(sh.st, a, i) - 1  # (sorted intervals: from the last segment seen)
             while i < m and sh.st[i] < b:
                 if sh.fr[i] < cores:
                     raise ValueError(f"node {max(a, sh.st[i])} has {sh.fr[i]} free cores")
