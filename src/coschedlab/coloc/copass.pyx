@@ -318,6 +318,9 @@ cdef class ColocPass(SharedPass):
         cdef SharedNodes sh = self.sh
         cdef long c = self.cores[j], need = self.k[j], cpn = self.cpn, i, m, f, a, b
         cdef long part = 0, npart
+        cdef const long* fr
+        cdef const long* st
+        cdef unsigned long width
         self.iv.clear()
         if c == cpn:
             if sh.n_idle < need:
@@ -337,17 +340,22 @@ cdef class ColocPass(SharedPass):
             return self._choose_ranked(j, c, need)
         m = sh.st.size()
         i = 0
-        while need and part:  # those nodes, by node id (up to the last of them)
-            f = sh.fr[i]
-            if c <= f < cpn:
-                a = sh.st[i]
-                b = sh._end(i)
-                part -= b - a
-                if b - a > need:
-                    b = a + need
-                self.iv.push_back(a)
-                self.iv.push_back(b)
-                need -= b - a
+        # those nodes, by node id (up to the last of them): a tight skip over the segments
+        # without room (f - c, unsigned, is below cpn - c exactly when c <= f < cpn)
+        fr = sh.fr.data()
+        st = sh.st.data()
+        width = cpn - c
+        while need and part:
+            while <unsigned long>(fr[i] - c) >= width:
+                i += 1
+            a = st[i]
+            b = st[i + 1] if i + 1 < m else sh.n
+            part -= b - a
+            if b - a > need:
+                b = a + need
+            self.iv.push_back(a)
+            self.iv.push_back(b)
+            need -= b - a
             i += 1
         npart = self.iv.size() // 2
         if need:
