@@ -352,11 +352,12 @@ cdef class SharedNodes:
                 i -= self._merge(first)
         self.total_free += total * cores
         self.changes += 1
-        for k in range(<long>self.nb[j].size()):
+        for k in range(<long>self.nb[j].size()):  # (lists in any order: the last fills in)
             other = &self.nb[self.nb[j][k]]
             for x in range(<long>other.size()):
                 if other[0][x] == j:
-                    other.erase(other.begin() + x)
+                    other[0][x] = other.back()
+                    other.pop_back()
                     break
         self.running[j] = 0
         self.left_job = j
