@@ -32,7 +32,6 @@ from libc.limits cimport LONG_MAX
 from libc.math cimport INFINITY
 from libcpp.algorithm cimport sort as csort
 from libcpp.algorithm cimport lower_bound, make_heap, pop_heap, stable_sort, upper_bound
-from libcpp.map cimport map as cmap
 from libcpp.unordered_map cimport unordered_map
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
@@ -269,35 +268,38 @@ cdef class ColocPass(SharedPass):
     cdef void _classes(self, const vector[long]& key) noexcept:
         """The jobs' shapes (distinct ``key``: cores, nodes and for best-pair the group) and
         classes (shape and requested time), each numbered in order of first appearance."""
-        cdef vector[long] first
-        cdef cmap[pair[long, double], long] seen
-        cdef pair[long, double] kr
-        cdef long j, n = key.size(), c, s
+        cdef vector[long] first, rid, key2
+        cdef unordered_map[double, long] reqs
+        cdef long j, n = key.size(), c, r
         _number(key, self.shape, first)
         self.shape_c.clear()
         self.shape_k.clear()
         for j in first:
             self.shape_c.push_back(self.cores[j])
             self.shape_k.push_back(self.k[j])
-        self.cls.resize(n)
+        # classes: (shape, requested time), the times numbered first
+        rid.resize(n)
+        for j in range(n):
+            it = reqs.find(self.req[j])
+            if it == reqs.end():
+                r = reqs.size()
+                reqs[self.req[j]] = r
+            else:
+                r = deref(it).second
+            rid[j] = r
+        key2.resize(n)
+        for j in range(n):
+            key2[j] = self.shape[j] * <long>reqs.size() + rid[j]
+        _number(key2, self.cls, first)
         self.cls_c.clear()
         self.cls_k.clear()
         self.cls_req.clear()
         self.cls_shape.clear()
-        for j in range(n):
-            s = self.shape[j]
-            kr = pair[long, double](s, self.req[j])
-            it = seen.find(kr)
-            if it == seen.end():
-                c = self.cls_c.size()
-                seen[kr] = c
-                self.cls_c.push_back(self.cores[j])
-                self.cls_k.push_back(self.k[j])
-                self.cls_req.push_back(self.req[j])
-                self.cls_shape.push_back(s)
-            else:
-                c = deref(it).second
-            self.cls[j] = c
+        for j in first:
+            self.cls_c.push_back(self.cores[j])
+            self.cls_k.push_back(self.k[j])
+            self.cls_req.push_back(self.req[j])
+            self.cls_shape.push_back(self.shape[j])
 
     cdef void _room(self) noexcept:
         cdef long f, acc = 0

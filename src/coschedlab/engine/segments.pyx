@@ -459,7 +459,7 @@ cdef class CoreProjection:
     def loss(self, intervals, long cores) -> int:
         """How many nodes would drop below the watched free cores if ``cores`` were taken on
         every node of ``intervals`` (read only: nothing is split or changed)."""
-        cdef vector[long] iv = _flat(intervals)
+        cdef vector[long] iv = _flat(sorted(intervals))
         return self.loss_c(iv.data(), iv.size() // 2, cores)
 
     def add(self, intervals, long cores) -> int:
@@ -469,12 +469,12 @@ cdef class CoreProjection:
         return self.add_c(iv.data(), iv.size() // 2, cores)
 
     cdef long loss_c(self, const long* iv, long niv, long cores) noexcept:
-        """:meth:`loss` of flat intervals ``a0 b0 a1 b1 ...``."""
-        cdef long a, b, i, m = self.st.size(), f, e, lost = 0, thr = self.threshold, r
+        """:meth:`loss` of flat intervals ``a0 b0 a1 b1 ...``, sorted and disjoint."""
+        cdef long a, b, i = 0, m = self.st.size(), f, e, lost = 0, thr = self.threshold, r
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
-            i = _bisect(self.st, a, 0) - 1
+            i = _gallop(self.st, a, i) - 1
             while i < m and self.st[i] < b:
                 f = self.fr[i]
                 if f >= thr > f - cores:
