@@ -27,12 +27,11 @@ oracle of ``tests/coloc/reference_coloc.py``, and the Python class scan of
 :mod:`.schedulers`, which the schedulers with another node order run).
 """
 
-from cython.operator cimport dereference as deref
 from libc.limits cimport LONG_MAX
+from libc.string cimport memcpy
 from libc.math cimport INFINITY
 from libcpp.algorithm cimport sort as csort
 from libcpp.algorithm cimport lower_bound, make_heap, pop_heap, stable_sort, upper_bound
-from libcpp.unordered_map cimport unordered_map
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
@@ -71,20 +70,37 @@ cdef vector[double] _doubles(object values) except *:
 cdef long _number(const vector[long]& key, vector[long]& out, vector[long]& first) noexcept:
     """Number the distinct values of ``key`` in order of first appearance: ``out[j]`` the
     number of ``key[j]``, ``first[c]`` the first position holding value number ``c``; returns
-    how many (one hash look-up per job, where ``np.unique`` sorted them)."""
-    cdef unordered_map[long, long] seen
-    cdef long j, n = key.size(), c
+    how many. One look-up per job in an open-addressing table (Fibonacci hashing, linear
+    probing, at most half full), where ``np.unique`` sorted the jobs."""
+    cdef vector[long] slot
+    cdef long j, n = key.size(), c, x, bits = 6, r
+    cdef unsigned long h, mask = (1UL << bits) - 1
     out.resize(n)
     first.clear()
+    slot.assign(mask + 1, -1)
     for j in range(n):
-        it = seen.find(key[j])
-        if it == seen.end():
-            c = first.size()
-            seen[key[j]] = c
-            first.push_back(j)
-        else:
-            c = deref(it).second
+        x = key[j]
+        h = (<unsigned long>x * 11400714819323198485UL) >> (64 - bits)
+        while True:
+            c = slot[h]
+            if c < 0:
+                c = first.size()
+                first.push_back(j)
+                slot[h] = c
+                break
+            if key[first[c]] == x:
+                break
+            h = (h + 1) & mask
         out[j] = c
+        if 2 * <long>first.size() > <long>mask:  # more than half full: twice as large
+            bits += 1
+            mask = (1UL << bits) - 1
+            slot.assign(mask + 1, -1)
+            for r in range(<long>first.size()):
+                h = (<unsigned long>key[first[r]] * 11400714819323198485UL) >> (64 - bits)
+                while slot[h] >= 0:
+                    h = (h + 1) & mask
+                slot[h] = r
     return first.size()
 
 
@@ -268,28 +284,25 @@ cdef class ColocPass(SharedPass):
     cdef void _classes(self, const vector[long]& key) noexcept:
         """The jobs' shapes (distinct ``key``: cores, nodes and for best-pair the group) and
         classes (shape and requested time), each numbered in order of first appearance."""
-        cdef vector[long] first, rid, key2
-        cdef unordered_map[double, long] reqs
-        cdef long j, n = key.size(), c, r
+        cdef vector[long] first, rid, key2, bits
+        cdef long j, n = key.size(), nreq
+        cdef double t
         _number(key, self.shape, first)
         self.shape_c.clear()
         self.shape_k.clear()
         for j in first:
             self.shape_c.push_back(self.cores[j])
             self.shape_k.push_back(self.k[j])
-        # classes: (shape, requested time), the times numbered first
-        rid.resize(n)
+        # classes: (shape, requested time), the times numbered first (by their bits; -0.0
+        # is 0.0, as np.unique counts them)
+        bits.resize(n)
         for j in range(n):
-            it = reqs.find(self.req[j])
-            if it == reqs.end():
-                r = reqs.size()
-                reqs[self.req[j]] = r
-            else:
-                r = deref(it).second
-            rid[j] = r
+            t = self.req[j] if self.req[j] != 0 else 0.0
+            memcpy(&bits[j], &t, sizeof(double))
+        nreq = _number(bits, rid, first)
         key2.resize(n)
         for j in range(n):
-            key2[j] = self.shape[j] * <long>reqs.size() + rid[j]
+            key2[j] = self.shape[j] * nreq + rid[j]
         _number(key2, self.cls, first)
         self.cls_c.clear()
         self.cls_k.clear()
