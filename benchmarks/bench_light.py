@@ -54,7 +54,7 @@ import coschedlab.cli.main
 import_s = time.process_time() - t0
 main_mod = sys.modules["coschedlab.cli.main"]
 from coschedlab import outputs
-from coschedlab.cli import core
+from coschedlab.cli import batch as core
 from coschedlab.engine.result import Result
 from coschedlab.workload import batsim, swf
 timings, order = {}, []
@@ -103,8 +103,10 @@ print("  pandas imported:", "pandas" in sys.modules)
 
 def breakdown(trace: Path) -> None:
     """Phases of one command run, and its slowest imports (``-X importtime``)."""
+    # as the coschedlab program runs a plain simulate (cli.main.main): BLAS on one thread
+    env = {"OPENBLAS_NUM_THREADS": "1", **os.environ}
     with tempfile.TemporaryDirectory(prefix="bench_light_") as tmp:
-        subprocess.run([str(PY), "-c", BREAKDOWN, str(trace), f"{tmp}/a"], check=True)
+        subprocess.run([str(PY), "-c", BREAKDOWN, str(trace), f"{tmp}/a"], check=True, env=env)
         done = subprocess.run(
             [str(PY), "-X", "importtime", "-m", "coschedlab.cli", "simulate", str(trace),
              "-s", "easy", "--out", f"{tmp}/b"],

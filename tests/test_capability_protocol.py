@@ -1,7 +1,9 @@
 """The capability protocol: a toy capability registered here, and nowhere else, gets its
 command line sweep command (``coschedlab toy compare SPEC``: runs, resumes, prints its table)
-and its dashboard page (its sweep section and callbacks); the built-in capabilities' parts
-all resolve."""
+and its dashboard page (its sweep section and callbacks), or its section on the page it names;
+an existing capability (workflows) registered again under another name, with nothing but its
+registration, gets the same, and its reader of uploaded specs; the built-in capabilities'
+parts all resolve."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from coschedlab.errors import InputError
 from coschedlab.schema import load_yaml
 from coschedlab.sweeps.capability import (
     Capability,
@@ -138,3 +141,80 @@ def test_every_built_in_capability_resolves():
     assert capability("study").command_args("S.yaml", "o") == [
         "study", "reproduce", "--out", "o", "--spec", "S.yaml",
     ]  # fmt: skip
+
+
+#: a workflows sweep of four short runs (3 modes + the baseline)
+TINY_WORKFLOWS = (
+    "machine: 60x24\nworkflows: [A2]\nshares: [0.2]\nwindow: 3600\nwarmup: 0\n"
+    "target_wait: 600\nseeds: 1\n"
+)
+
+
+@pytest.fixture
+def woas_again():
+    """The workflows capability registered a second time, under another name: its
+    registration's parts and nothing else (no command, page or reader written for it)."""
+    cap = register(Capability(
+        "woas-again", "coschedlab.workflows.sweep:SWEEP",
+        load_spec="coschedlab.workflows.sweep:load_workflow_spec",
+        summary="coschedlab.workflows.sweep:summary",
+        report="coschedlab.workflows.sweep:report",
+        bundled=(("woas-small (bundled)", "coschedlab:sweeps/woas_small.yaml"),),
+        title="Sweep: the workflows again", help="The workflow sweep, registered again.",
+        upload="woas-again-sweep", prefix="wa",
+    ))  # fmt: skip
+    yield cap
+    unregister("woas-again")
+
+
+def test_an_existing_capability_registered_again_gets_command_page_reader(woas_again, tmp_path):
+    from coschedlab.cli.main import build_app
+    from coschedlab.gui.app import Context, make_app
+    from coschedlab.gui.pages import pages
+    from coschedlab.gui.workspace import Workspace, check_upload
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text(TINY_WORKFLOWS)
+    out = tmp_path / "o"
+    app = build_app()
+    assert "registered again" in CliRunner().invoke(app, ["woas-again", "--help"]).output
+    r = CliRunner().invoke(app, ["woas-again", "compare", str(spec), "--out", str(out), "-j", "1"])
+    assert r.exit_code == 0, r.output
+    assert sweep_kind(out) == "workflow"
+    assert len(list((out / "runs").glob("*.json"))) == 4  # 3 modes + the baseline
+    title, _, rows = resolve("coschedlab.workflows.sweep:summary")(out)
+    assert title in r.output and rows and all(row[0] in r.output for row in rows)
+    # its page: its own section, the bundled spec offered, the stored sweep listed
+    ctx = Context(Workspace(tmp_path))
+    page = next(p for p in pages() if p.NAME == "woas-again")
+    shown = str(page.layout(ctx))
+    assert "Sweep: the workflows again" in shown and "woas_small.yaml" in shown
+    assert "wa-sweep-active.data" in " ".join(make_app(ctx).callback_map)
+    assert "value='o'" in shown  # the stored sweep in tmp_path/o, offered to open
+    # its reader of uploaded specs: the workflows' spec checks
+    check_upload(spec, "woas-again-sweep")
+    (tmp_path / "bad.yaml").write_text("machine: 60x24\nworkflows: [A2]\nshares: nope\n")
+    with pytest.raises(InputError):
+        check_upload(tmp_path / "bad.yaml", "woas-again-sweep")
+
+
+def test_a_capability_naming_a_page_gets_its_section_there_and_no_page_of_its_own(tmp_path):
+    from dataclasses import replace
+
+    from coschedlab.gui.app import Context
+    from coschedlab.gui.pages import pages
+    from coschedlab.gui.workspace import Workspace
+
+    register(replace(TOY, page="coupled"))
+    try:
+        every = pages()
+        assert "toy" not in [p.NAME for p in every]
+        coupled = next(p for p in every if p.NAME == "coupled")
+        shown = str(coupled.layout(Context(Workspace(tmp_path))))
+        assert "toy-sweep-run" in shown and "cp-run" in shown  # the page's own form kept
+        # the built-in ones: the study's section ends the studies page
+        studies = str(next(p for p in every if p.NAME == "studies").layout(
+            Context(Workspace(tmp_path))))  # fmt: skip
+        assert "st-sweep-run" in studies and "st-run" in studies
+    finally:
+        unregister("toy")

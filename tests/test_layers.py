@@ -17,6 +17,17 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "coschedlab"
 
+
+def _registered_packages() -> tuple[str, ...]:
+    """The packages the built-in capabilities' registrations name (``"coschedlab.PKG..."`` in
+    capabilities.py, read with ``ast``): each is a capability of the layer of that name."""
+    tree = ast.parse((PACKAGE / "capabilities.py").read_text())
+    named = {m[1] for node in ast.walk(tree) if isinstance(node, ast.Constant)
+             and isinstance(node.value, str)
+             and (m := re.match(r"coschedlab\.(\w+)[.:]", node.value))}  # fmt: skip
+    return tuple(sorted(named))
+
+
 #: DESIGN.md's layers, bottom first; a module belongs to the longest prefix that names it.
 #: Modules DESIGN.md does not name are placed where what they do puts them (comments).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -63,11 +74,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("policies", ("schedulers", "simulation")),
     # the comparison sweep (spec, workloads, comparison, compare, plots) is the batch
     # simulation core's capability, as the other capabilities' sweeps in experiments/
-    # capabilities: the registrations of the built-in ones are one module of this layer
-    (
-        "capabilities",
-        ("coloc", "insitu", "workflows", "coupled", "studies", "experiments", "capabilities"),
-    ),
+    # capabilities: the registrations of the built-in ones are one module of this layer, and
+    # every package they name is a capability (a new one is placed by its registration)
+    ("capabilities", ("coloc", "capabilities", *_registered_packages())),
     ("interfaces", ("cli", "gui", "api")),
 )
 

@@ -26,6 +26,10 @@ HEAVY = (
     "numpy.ma",  # np.unique, np.median and np.percentile import it
     "importlib.metadata",  # reads every installed distribution
     "rich.progress",  # the progress bar, on a terminal only
+    "typer",  # a plain command line is parsed without it (cli.main.plain_simulate)
+    "pyarrow.parquet",  # jobs.parquet is written by pyarrow's writer itself, and so
+    "pyarrow.fs",  # without the file systems pyarrow.parquet imports,
+    "ssl",  # and with them ssl
     # the other commands' modules: the command line registers the command it runs alone
     "coschedlab.cli.compare",
     "coschedlab.cli.coupled",
@@ -152,3 +156,30 @@ def test_a_result_shares_the_workloads_columns_read_only():
     assert np.shares_memory(user, w.columns["user"])
     with pytest.raises(ValueError):
         user[0] = 1
+
+
+def test_the_parquet_writer_writes_pyarrow_parquets_bytes(tmp_path):
+    """``outputs.write_arrow_table`` (pyarrow's writer without ``pyarrow.parquet``) writes
+    what ``pyarrow.parquet.write_table(..., compression="snappy")`` writes: numbers, nulls,
+    booleans, texts, several row groups' worth of rows, and no row."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from coschedlab.outputs import write_arrow_table
+
+    n = 70_000
+    table = pa.table(
+        {
+            "id": pa.array(range(n), pa.int64()),
+            "x": pa.array([None if k % 7 == 0 else k / 3 for k in range(n)], pa.float64()),
+            "flag": pa.array([k % 3 == 0 for k in range(n)]),
+            "text": pa.array([f"node{k % 97}" for k in range(n)], pa.large_string()),
+        },
+        metadata={"pandas": "{}"},
+    )
+    for name, t in (("some", table), ("none", table.slice(0, 0))):
+        write_arrow_table(t, tmp_path / f"{name}.parquet")
+        pq.write_table(t, tmp_path / f"{name}-pq.parquet", compression="snappy")
+        ours = (tmp_path / f"{name}.parquet").read_bytes()
+        assert ours == (tmp_path / f"{name}-pq.parquet").read_bytes()
+    assert pq.read_table(tmp_path / "some.parquet").equals(table)

@@ -104,7 +104,7 @@ def _result(**metrics: float) -> object:
 
 def test_no_gain_column_without_a_baseline(monkeypatch) -> None:
     import coschedlab.metrics
-    from coschedlab.cli.core import metrics_table
+    from coschedlab.cli.batch import metrics_table
 
     one = _render(metrics_table({"policy.py": _result()}, "t", 200), 200)
     assert "gain" not in one and "policy.py" in one

@@ -52,7 +52,7 @@ STUDY = register(Capability(
     summary="coschedlab.studies.sweep:summary", generated=False,
     bundled=(("helium (bundled)", "coschedlab:helium_study.yaml"),),
     title="Sweep: reproduce Table 5 (O, A-E on 32 and 64 workers; stored, resumable)",
-    upload="study", prefix="st", default_out="sweeps/helium-table5",
+    upload="study", prefix="st", default_out="sweeps/helium-table5", page="studies",
     args=lambda spec, out: ["study", "reproduce", "--out", out, "--spec", spec],
     check="coschedlab.studies.sweep:check_command",
 ))  # fmt: skip

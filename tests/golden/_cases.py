@@ -5,7 +5,7 @@ coupled run one per system, a workflow run one per mode), each with its headline
 
 * ``trace/...``: a bundled real trace (or the shared SDSC-SP2 the tests read) cut to its first
   ``PREFIX`` job lines (the full trace under ``@pytest.mark.slow``), read by the command's own
-  :func:`coschedlab.cli.core.load_trace`, simulated by :func:`coschedlab.api.simulate` (what
+  :func:`coschedlab.cli.batch.load_trace`, simulated by :func:`coschedlab.api.simulate` (what
   ``coschedlab simulate`` calls) and written by :meth:`Result.to_batsim_csv` (what
   ``Result.write`` writes as jobs.csv); the co-schedulers with the bundled ARIS NPB pool on the
   trace's machine as 4-core nodes of 2 sockets (``--nodes N --cores-per-node 4 --sockets 2``);
@@ -207,8 +207,8 @@ def run_trace(
     """``coschedlab simulate TRACE -s SPEC [--nodes --cores-per-node --sockets] [--pool]
     [--kill-at-walltime]``'s jobs.csv, run in process by the command's own functions."""
     from coschedlab.api import simulate
+    from coschedlab.cli.batch import load_trace
     from coschedlab.cli.coloc import load_pool_option
-    from coschedlab.cli.core import load_trace
 
     path = prefix_swf(trace, n, tmp / f"{trace.name.split('.')[0]}-{n}.swf")
     workload, cluster = load_trace(path, *machine)

@@ -7,9 +7,16 @@ import time
 #: when the command started (``time.monotonic()``): progress bars count elapsed time from it
 STARTED = time.monotonic()
 
-from .main import main  # noqa: E402 (STARTED first)
+from .main import main as _main  # noqa: E402 (STARTED first)
 
 __all__ = ["app", "main"]
+
+
+def main() -> None:
+    """The ``coschedlab`` program (its entry point, and ``python -m coschedlab.cli``):
+    :func:`.main.main`, a plain ``simulate`` ending the process without the interpreter's
+    teardown."""
+    _main(exit_process=True)
 
 
 def __getattr__(name: str) -> object:

@@ -1,5 +1,5 @@
 """``python -m coschedlab.cli``."""
 
-from .main import main
+from . import main
 
 main()

@@ -101,7 +101,7 @@ def generate(
     from ..generate import generate_workload
     from ..outputs import check_target
     from ..workload.swf import write_workload_swf
-    from .core import machine_options
+    from .batch import machine_options
 
     check_seed(seed)
     check_target(out, force, "file")
@@ -188,7 +188,7 @@ def report(
         if names is None and r.header.get("Applications"):
             names = app_names_from_header(r.header["Applications"])
     from ..outputs import check_target, mark
-    from .core import new_output_dir
+    from .batch import new_output_dir
 
     target = out or new_output_dir(Path("out/report"), results[0].resolve())
 

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from .core import console, err_console
-from .options import ExecutorOpt, FreshOpt, JobsOpt, SweepOutOpt
+from .batch import console, err_console
+from .options import ExecutorOpt, FreshOpt, JobsOpt, SweepOutOpt, executor_of
 from .progress import run_sweep_shown
 
 
@@ -36,10 +36,9 @@ def compare(
     """Run every workload x scheduler x repetition of SPEC (resuming: finished runs are kept),
     print the comparison table and write comparison.csv and the plots."""
     from ..experiments import load_spec, run_comparison, write_analysis
-    from ..sweeps.executors import parse_executor
     from ..sweeps.store import run_dir
 
-    where = parse_executor(executor) if executor is not None else None
+    where = executor_of(jobs, executor)
     s = load_spec(spec)
     target = out if out is not None else s.output
     title = (f"{s.name}: {len(s.workloads)} workload(s) x {len(s.schedulers)} scheduler(s) x "

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from .core import console, err_console
-from .options import ExecutorOpt, FreshOpt, JobsOpt
+from .batch import console, err_console
+from .options import ExecutorOpt, FreshOpt, JobsOpt, executor_of
 
 app = typer.Typer(
     help="Run ELiSE's experiment files (the YAML of ELiSE's framework/batch/submit.py) "
@@ -55,15 +55,12 @@ def run(
     from ..coloc.elise.experiment import expand, parse_compat, read_experiment
     from ..coloc.elise.run import OWN_DIR, check_output, output_folder, run_experiment
     from ..errors import InputError, check_seed
-    from ..sweeps.executors import parse_executor
     from ..tables import Col, fit_table
     from .progress import report_step, run_sweep_shown
 
     check_seed(seed)
-    if jobs is not None and jobs < 1:
-        raise InputError(f"--jobs must be at least 1, got {jobs}")
+    where = executor_of(jobs, executor)
     flags = parse_compat(compat)
-    where = parse_executor(executor) if executor is not None else None
     exp = read_experiment(experiment)
     target = output_folder(exp, out)
     made, runs = expand(exp, seed)

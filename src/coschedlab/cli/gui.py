@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ..errors import InputError
-from .options import ExecutorOpt, JobsOpt
+from .options import ExecutorOpt, JobsOpt, executor_of
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
@@ -73,15 +73,11 @@ def gui(
     from rich.console import Console
 
     from ..gui import Context, Workspace, make_app
-    from ..sweeps.executors import parse_executor
 
     err = Console(stderr=True)
     if not 0 <= port <= 65535:
         raise InputError(f"--port must be 0-65535, got {port}")
-    if jobs is not None and jobs < 1:
-        raise InputError(f"--jobs must be at least 1, got {jobs}")
-    if executor is not None:
-        parse_executor(executor)  # a bad value is refused now, not at the first run
+    executor_of(jobs, executor)  # a bad value is refused now, not at the first run
     if window and open_browser:
         raise InputError("--window and --open: choose one")
     if token is not None and no_token:

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import InputError
-from .options import ExecutorOpt
+from .options import ExecutorOpt, executor_of
 
 app = typer.Typer(help="Plan and simulate in situ workflow ensembles.", no_args_is_help=True)
 
@@ -325,10 +325,9 @@ def reproduce(
 
     from ..insitu.simulate import check_options
     from ..insitu.sweep import reproduce as run_repro
-    from ..sweeps.executors import parse_executor
     from .progress import progress_bar
 
-    where = parse_executor(executor) if executor is not None else None
+    where = executor_of(None, executor)  # --jobs 0: every CPU
     check_options(network, engine)
     chosen = tuple(s.strip() for s in sweeps.split(",") if s.strip())
     con = Console(stderr=True)

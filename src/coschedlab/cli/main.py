@@ -1,11 +1,15 @@
-"""Entry point: the top-level typer app and the error handling shared by all commands."""
+"""Entry point: the top-level typer app and the error handling shared by all commands.
+
+A plain ``simulate`` command line (:func:`plain_simulate`) is run without typer, which is
+imported, and the app built, for every other one (``--help``, a usage error, any other command
+or option form): same values, same messages and exit codes."""
 
 from __future__ import annotations
 
+import os
 import sys
-
-import typer
-from typer.exceptions import TyperException
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .._build import StaleBuild, check_built
 from ..errors import InputError, OutputError
@@ -22,27 +26,40 @@ GROUPS: dict[str, str] = {
     "elise": "elise",
 }  # fmt: skip
 
+if TYPE_CHECKING:  # pragma: no cover (typer is imported when the app is built)
+    import typer
+
 
 def _version(value: bool) -> None:
     if value:
         from importlib.metadata import version
 
+        import typer
+
         print(f"coschedlab {version('coschedlab')}")
         raise typer.Exit(0)
 
 
-def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="print the version and exit"
-    ),
-) -> None:
-    """Design, simulate and plan co-scheduling on HPC systems."""
+def _root_callback() -> Any:
+    """The app's callback (``--version``)."""
+    import typer
+
+    def _root(
+        version: bool = typer.Option(
+            False, "--version", callback=_version, is_eager=True, help="print the version and exit"
+        ),
+    ) -> None:
+        """Design, simulate and plan co-scheduling on HPC systems."""
+
+    return _root
 
 
 def build_app(command: str | None = None) -> typer.Typer:
     """The typer app with every command, or with ``command`` alone (what one invocation
     needs: the other commands' modules, and what they import, are not loaded)."""
     from importlib import import_module
+
+    import typer
 
     from .plainparams import install
 
@@ -55,7 +72,7 @@ def build_app(command: str | None = None) -> typer.Typer:
         pretty_exceptions_enable=False,
         rich_markup_mode="markdown",
     )
-    the_app.callback()(_root)
+    the_app.callback()(_root_callback())
     for name, module in COMMANDS.items():
         if command in (None, name):
             the_app.command()(getattr(import_module(f".{module}", __package__), name))
@@ -88,20 +105,126 @@ def _app_for(argv: list[str]) -> typer.Typer:
     return build_app(first if first in COMMANDS or first in GROUPS else None)
 
 
-def main() -> None:
-    """Run the CLI; user errors print one line and exit with code 2. Started by the
-    dashboard (:data:`~coschedlab.sweeps.PARENT` set), it ends with the dashboard."""
-    import os
+#: ``simulate``'s options that :func:`plain_simulate` takes (option -> (parameter, kind));
+#: any other option, or another form of these (``--out=DIR``, ``-sNAME``), goes to typer
+_SIMULATE_OPTIONS: dict[str, tuple[str, str]] = {
+    "-s": ("scheduler", "list[str]"), "--scheduler": ("scheduler", "list[str]"),
+    "--nodes": ("nodes", "int"), "--cores-per-node": ("cores_per_node", "int"),
+    "--sockets": ("sockets", "int"), "--pool": ("pool", "path"), "--heatmap": ("heatmap", "path"),
+    "--compact-times": ("compact_times", "path"), "--out": ("out", "path"),
+    "--pass-timeout": ("pass_timeout", "float"),
+    "--kill-at-walltime": ("kill_at_walltime", True), "--dependencies": ("dependencies", True),
+    "--strict": ("strict", True), "--force": ("force", True),
+    "--swf-integers": ("swf_integers", True), "--validate": ("validate", True),
+    "--no-validate": ("validate", False),
+}  # fmt: skip
 
+
+def plain_simulate(argv: list[str]) -> dict[str, Any] | None:
+    """The arguments of :func:`~coschedlab.cli.batch.run_simulate` for a plain ``simulate``
+    command line (one trace; options of :data:`_SIMULATE_OPTIONS` each given once, ``-s``
+    any number of times, as separate words; values that typer takes as they are), or None:
+    typer parses that command line (help, usage errors, every other form), as it would
+    this one, to the same values."""
+    from .plainparams import NOT_PLAIN, plain_value
+
+    if not argv or argv[0] != "simulate":
+        return None
+    args: dict[str, Any] = {}
+    schedulers: list[str] = []
+    k = 1
+    while k < len(argv):
+        word = argv[k]
+        k += 1
+        if not word.startswith("-"):
+            if "trace" in args or not word:
+                return None
+            args["trace"] = word
+            continue
+        name, kind = _SIMULATE_OPTIONS.get(word, (None, None))
+        if name is None or (name in args and name != "scheduler"):
+            return None
+        if isinstance(kind, bool):  # a flag
+            if name in args:
+                return None
+            args[name] = kind
+            continue
+        if k == len(argv) or argv[k].startswith("-"):
+            return None  # no value, or one typer reads its own way
+        value = argv[k]
+        k += 1
+        if name == "scheduler":
+            schedulers.append(value)
+            continue
+        got = plain_value("str" if kind == "path" else kind, value)
+        if got is NOT_PLAIN or not value:
+            return None
+        args[name] = got
+    if "trace" not in args:
+        return None
+    for name in ("trace", "pool", "heatmap", "compact_times", "out"):
+        if name in args:
+            if _unreadable(args[name]):
+                return None  # typer's message
+            args[name] = Path(args[name])
+    args["scheduler"] = schedulers or ["easy"]
+    return args
+
+
+def _user_file(spec: str) -> bool:
+    """Does scheduler ``spec`` name a Python file (user code, which may use BLAS)?"""
+    name = spec.split(":", 1)[0]
+    return name.endswith(".py") or "/" in name or os.sep in name
+
+
+def _unreadable(path: str) -> bool:
+    """Is ``path`` there but not readable (typer refuses it, with its own message)?"""
+    try:
+        os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return not os.access(path, os.R_OK)
+
+
+def main(exit_process: bool = False) -> None:
+    """Run the CLI; user errors print one line and exit with code 2. Started by the
+    dashboard (:data:`~coschedlab.sweeps.PARENT` set), it ends with the dashboard.
+    ``exit_process`` (the ``coschedlab`` program): a plain ``simulate`` ends the process
+    once its outputs are closed and its atexit handlers have run, without the interpreter's
+    teardown (freeing every object one by one), and NumPy's BLAS on one thread unless
+    a scheduler is a user's file or ``OPENBLAS_NUM_THREADS`` is set."""
     from ..sweeps import PARENT
 
     if os.environ.get(PARENT):
         from ..sweeps.pool import watch_parent
 
         watch_parent()
+    plain = plain_simulate(sys.argv[1:]) if "app" not in globals() else None
+    if exit_process and plain is not None and not any(map(_user_file, plain["scheduler"])):
+        # no BLAS in the command: OpenBLAS's threads, started (and spinning) when NumPy
+        # loads, would only burn CPU (~0.04 s); a user's policy file keeps them
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if plain is None or not exit_process:
+        _run(plain)
+        return
+    try:
+        _run(plain)
+    except SystemExit as exc:
+        _end_process(exc)
+        raise
+
+
+def _run(plain: dict[str, Any] | None) -> None:
+    """Run the command line (``plain``: a plain ``simulate``'s arguments, run without
+    typer); always ends with ``SystemExit``."""
     try:
         check_built()
-        code = _app_for(sys.argv[1:])(standalone_mode=False, prog_name="coschedlab")
+        if plain is not None:
+            from .batch import run_simulate
+
+            code = run_simulate(**plain)
+        else:
+            code = _app_for(sys.argv[1:])(standalone_mode=False, prog_name="coschedlab")
     except InputError as exc:
         _fail(f"error: {exc}", 2, exc)
     except OutputError as exc:  # the machine failed (full disk): exit 1
@@ -125,23 +248,9 @@ def main() -> None:
             1,
             exc,
         )
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        sys.exit(1)
-    except TyperException as exc:  # usage errors: bad option, missing argument
-        show = getattr(exc, "show", None)
-        if type(exc).__name__ == "NoArgsIsHelpError" and show is not None:
-            show()  # a command given nothing prints its help
-        else:  # one line, as every other error: what, and where to read more
-            ctx = getattr(exc, "ctx", None)
-            path = getattr(ctx, "command_path", None)
-            hint = f" (see {path} --help)" if path else ""
-            message = " ".join(exc.format_message().split())
-            print(f"error: {message}{hint}", file=sys.stderr)
-        sys.exit(exc.exit_code if exc.exit_code else 2)
-    except Exception as exc:  # a bug: one line, the traceback on request
-        where = _where(exc)
+    except Exception as exc:
+        _typer_exit(exc)  # typer's exits and usage errors
+        where = _where(exc)  # else a bug: one line, the traceback on request
         _fail(
             f"internal error: {type(exc).__name__}: {exc} ({where}); please report it "
             "(COSCHEDLAB_TRACEBACK=1 shows the traceback)",
@@ -153,6 +262,62 @@ def main() -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
+def _typer_exit(exc: Exception) -> None:
+    """Exit as typer's ``Exit``, ``Abort`` or usage error ``exc`` says; return when ``exc``
+    is none of those (typer not imported: it is none of them)."""
+    if "typer" not in sys.modules:
+        return
+    import typer
+    from typer.exceptions import TyperException
+
+    if isinstance(exc, typer.Exit):
+        sys.exit(exc.exit_code)
+    if isinstance(exc, typer.Abort):
+        sys.exit(1)
+    if isinstance(exc, TyperException):  # usage errors: bad option, missing argument
+        show = getattr(exc, "show", None)
+        if type(exc).__name__ == "NoArgsIsHelpError" and show is not None:
+            show()  # a command given nothing prints its help
+        else:  # one line, as every other error: what, and where to read more
+            ctx = getattr(exc, "ctx", None)
+            path = getattr(ctx, "command_path", None)
+            hint = f" (see {path} --help)" if path else ""
+            message = " ".join(exc.format_message().split())
+            print(f"error: {message}{hint}", file=sys.stderr)
+        sys.exit(exc.exit_code if exc.exit_code else 2)
+
+
+def _end_process(exc: SystemExit) -> None:
+    """End the process with ``exc``'s exit status without the interpreter's teardown: the
+    atexit handlers run and the standard streams are flushed first, as at a normal exit.
+    Returns (the caller re-raises ``exc``: a normal exit) when another thread still runs or
+    a stream cannot be flushed (a closed pipe: Python's own exit reports it)."""
+    import atexit
+    import threading
+
+    if any(t is not threading.main_thread() and not t.daemon for t in threading.enumerate()):
+        return
+    code = exc.code
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code & 0xFF
+    else:
+        return  # a message to print: Python's exit prints it
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    atexit._run_exitfuncs()  # (they are run once: Python's exit would find none left)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        status = 120  # as Python's exit when it cannot flush them
+    os._exit(status)
+
+
 INTERRUPTED = (
     "interrupted; no partial result was written (earlier results are intact; sweeps resume)"
 )
@@ -161,8 +326,6 @@ INTERRUPTED = (
 def _unbuilt(exc: ImportError) -> str | None:
     """The compiled module (one of coschedlab's ``.pyx``) that ``exc`` failed to import, or
     None when the import error is about something else."""
-    from pathlib import Path
-
     name = exc.name or ""
     if not name.startswith("coschedlab."):
         return None

@@ -1,9 +1,10 @@
-"""Options shared by the sweep commands (``compare``, ``workflows compare``)."""
+"""Options shared by the sweep commands (``compare``, ``NAME compare``, ``study reproduce``,
+``elise run``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -27,3 +28,14 @@ SweepOutOpt = Annotated[
     Path | None,
     typer.Option("--out", "-o", help="output directory (default: the spec's 'output')"),
 ]
+
+
+def executor_of(jobs: int | None, executor: str | None) -> Any:
+    """A sweep command's ``--executor`` parsed (None: the spec's, else local), its ``--jobs``
+    checked first."""
+    from ..errors import InputError
+    from ..sweeps.executors import parse_executor
+
+    if jobs is not None and jobs < 1:
+        raise InputError(f"--jobs must be at least 1, got {jobs}")
+    return parse_executor(executor) if executor is not None else None

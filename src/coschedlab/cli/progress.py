@@ -17,7 +17,6 @@ if TYPE_CHECKING:  # pragma: no cover (rich.progress is imported when a bar is d
 
 __all__ = [
     "Bar", "eta", "hms", "progress_bar", "report_step", "run_sweep_shown",
-    "status",
 ]  # fmt: skip
 
 #: the fewest done units the rate of :func:`eta` is measured over (then a tenth of the total)
@@ -108,10 +107,6 @@ class Bar:
             self._progress.remove_task(self._task)
             self._task = self._progress.add_task(label, total=self.total)
 
-    def eta(self) -> float | None:
-        """Seconds left now (:func:`eta`)."""
-        return eta(self.samples, self.total, self.clock())
-
     def counts(self) -> str:
         """``done/total unit`` (``?`` for an unknown total)."""
         total = "?" if self.total is None else f"{self.total:,}"
@@ -187,16 +182,6 @@ def progress_bar(
     with Progress(*bar_columns(bar), console=console, transient=True) as shown:
         bar.show(shown)
         yield bar
-
-
-@contextmanager
-def status(console: Console, text: str) -> Iterator[None]:
-    """A spinner with ``text`` on a terminal while the block runs (nothing otherwise)."""
-    if not console.is_terminal:
-        yield
-        return
-    with console.status(text):
-        yield
 
 
 def run_sweep_shown(

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import InputError
-from .options import ExecutorOpt, JobsOpt
+from .options import ExecutorOpt, JobsOpt, executor_of
 
 app = typer.Typer(
     help="Studies of many runs of a moldable simulation code (SimX): sampling, reuse, "
@@ -80,13 +80,10 @@ def _spec(text: str) -> Any:
 
 
 def _table(rows: list[dict], title: str) -> None:
-    from ..studies.result import hours_minutes as hm
+    from ..studies.result import metrics_cells
     from .sweeps import print_table
 
-    print_table(title, ["config", "runs", "total", "util.", "mean run", "reused", "moves"], [
-        [m["config"], str(m["runs"]), hm(m["total_time"]), f"{m['utilization']:.1%}",
-         hm(m["mean_run_time"]), str(m["reused"]), str(m["preemptions"])] for m in rows
-    ])  # fmt: skip
+    print_table(title, *metrics_cells(rows))
 
 
 @app.command()
@@ -289,16 +286,12 @@ def reproduce(
 
     from rich.console import Console
 
-    from ..outputs import atomic_dir, atomic_file, check_target
+    from ..outputs import check_target
     from ..studies import sweep
-    from ..studies.plots import scheduling_graph, table5_figure
-    from ..sweeps.executors import parse_executor
-    from .progress import report_step, run_sweep_shown
-    from .sweeps import print_table
+    from .progress import report_step
+    from .sweeps import print_table, run_shown
 
-    if jobs is not None and jobs < 1:
-        raise InputError(f"--jobs must be at least 1, got {jobs}")
-    where = parse_executor(executor) if executor is not None else None
+    where = executor_of(jobs, executor)
     s = _spec(spec)
     if s.model is None:
         raise InputError("the spec has no 'model' to simulate", s.source)
@@ -306,29 +299,13 @@ def reproduce(
         check_target(out, force)  # never a user's own files
         shutil.rmtree(out)
     sweep.SWEEP.check_output(out, s)
-    err = Console(stderr=True)
-
-    def info(text: str) -> None:
-        err.print(text, soft_wrap=True)
-
-    n = len(sweep.tasks_of(s, (32, 64), "OABCDE", sweep.seeds_of(s, seeds)))
-    summary, rows = run_sweep_shown(
-        err, f"Table 5 of {s.name}", n, out,
-        lambda **cb: sweep.run_sweep(s, out, seeds=seeds, jobs=jobs, executor=where,
-                                     on_info=info, **cb),
-    )  # fmt: skip
+    tasks = sweep.tasks_of(s, (32, 64), "OABCDE", sweep.seeds_of(s, seeds))
+    summary, rows = run_shown(sweep.SWEEP, s, out, f"Table 5 of {s.name}", len(tasks), jobs,
+                              where, tasks=tasks)  # fmt: skip
     if summary.failed:
         raise InputError(f"{len(summary.failed)} runs failed (see {out}/runs/*.error.txt)")
-    with report_step(err, out):
-        df, own = sweep.table_of(rows, s, seeds=seeds)
-        with atomic_file(out / "table5.csv", force=True) as tmp:
-            df.to_csv(tmp, index=False)
-        with atomic_file(out / "table5.png", force=True) as tmp:
-            table5_figure(df, tmp)
-        for (p, c), r in sorted(own.items()):
-            with atomic_dir(out / f"{p}-{c}", force=True) as tmp:
-                r.write(tmp)
-                scheduling_graph(r, tmp / "schedule.png")
+    with report_step(Console(stderr=True), out):
+        df = sweep.report(s, out, rows, seeds=seeds)
     title = "Table 5: ours (paper)" + (f", mean of {seeds} seeds" if seeds > 1 else "")
     print_table(title, *sweep.table5_cells(df))
     print(f"written to {out}")

@@ -13,9 +13,11 @@ from typing import Annotated, Any
 
 import typer
 
-from .options import ExecutorOpt, JobsOpt, SweepOutOpt
+from .options import ExecutorOpt, JobsOpt, SweepOutOpt, executor_of
 
-__all__ = ["add_sweep_commands", "compare_command", "print_table", "run_capability"]
+__all__ = [
+    "add_sweep_commands", "compare_command", "print_table", "run_capability", "run_shown",
+]  # fmt: skip
 
 
 def print_table(
@@ -38,6 +40,26 @@ def print_table(
     Console(width=80).print(t)
 
 
+def run_shown(sweep: Any, s: Any, target: Path, title: str, n: int, jobs: int | None,
+              where: Any, **more: Any) -> tuple[Any, list[Any]]:  # fmt: skip
+    """Run (or resume) ``sweep`` of the spec ``s`` into ``target`` with the progress bar
+    (``title``, ``n`` runs; its notes on stderr; ``more``: :meth:`~coschedlab.sweeps.sweep.
+    Sweep.run`'s ``tasks``): the runner's summary and the finished runs' records."""
+    from rich.console import Console
+
+    from .progress import run_sweep_shown
+
+    err = Console(stderr=True)
+
+    def info(text: str) -> None:
+        err.print(text, soft_wrap=True)
+
+    return run_sweep_shown(
+        err, title, n, target,
+        lambda **cb: sweep.run(s, target, jobs=jobs, executor=where, on_info=info, **more, **cb),
+    )  # fmt: skip
+
+
 def run_capability(cap: Any, spec: Path, jobs: int | None, out: Path | None,
                    executor: str | None) -> None:  # fmt: skip
     """A capability's sweep command: read the spec (a file or ``coschedlab:NAME``), check
@@ -47,25 +69,15 @@ def run_capability(cap: Any, spec: Path, jobs: int | None, out: Path | None,
 
     from ..bundled import bundled, is_bundled
     from ..errors import InputError
-    from ..sweeps.executors import parse_executor
-    from .progress import report_step, run_sweep_shown
+    from .progress import report_step
 
-    if jobs is not None and jobs < 1:
-        raise InputError(f"--jobs must be at least 1, got {jobs}")
-    where = parse_executor(executor) if executor is not None else None
+    where = executor_of(jobs, executor)
     s: Any = cap.read(bundled(str(spec)) if is_bundled(str(spec)) else spec)
     target = Path(out if out is not None else s.output)
     sweep = cap.the_sweep()
     sweep.check_output(target, s)
+    summary, rows = run_shown(sweep, s, target, s.name, len(s.configs()), jobs, where)
     err = Console(stderr=True)
-
-    def info(text: str) -> None:
-        err.print(text, soft_wrap=True)
-
-    summary, rows = run_sweep_shown(
-        err, s.name, len(s.configs()), target,
-        lambda **cb: sweep.run(s, target, jobs=jobs, executor=where, on_info=info, **cb),
-    )  # fmt: skip
     with report_step(err, target):
         written = cap.write_report(s, target, rows)
         shown = cap.table(target)

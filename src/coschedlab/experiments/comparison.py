@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..platform import Cluster
-from ..sweeps.progress import PROGRESS_DIR
+from ..sweeps.progress import progress_file, put
 from ..sweeps.store import RunKey
 from ..sweeps.sweep import Sweep
 from ..sweeps.tasks import Outcome, Summary, Task, check_valid
@@ -68,7 +68,7 @@ def simulate_task(task: RunTask) -> tuple[Any, dict[str, Any]]:
         speed = ColocationSpeed.from_pool(pool)
     result = run_simulation(
         workload, task.cluster, task.scheduler.spec, kill_at_walltime=task.kill_at_walltime,
-        speed_model=speed, shared_nodes=speed is not None, progress=_progress_file(task),
+        speed_model=speed, shared_nodes=speed is not None, progress=_progress_callback(task),
     )  # fmt: skip
     check_valid(result)
     info = {
@@ -90,17 +90,14 @@ def progress_name(key: RunKey) -> str:
     return f"{key.workload}__{key.scheduler}__rep{key.rep}.json"
 
 
-def _progress_file(task: RunTask) -> Callable[[int, int], None] | None:
+def _progress_callback(task: RunTask) -> Callable[[int, int], None] | None:
     """The kernel's progress callback writing the run's progress file (at most 4 times a
-    second), when :data:`PROGRESS_DIR` names an existing directory here; else None."""
-    import json
-    import os
+    second; :func:`~coschedlab.sweeps.progress.progress_file`), or None."""
     import time
 
-    folder = os.environ.get(PROGRESS_DIR)
-    if not folder or not os.path.isdir(folder):
+    path = progress_file(progress_name(task.key))
+    if path is None:
         return None
-    path = os.path.join(folder, progress_name(task.key))
     last = [0.0]
 
     def report(done: int, total: int) -> None:
@@ -108,13 +105,7 @@ def _progress_file(task: RunTask) -> Callable[[int, int], None] | None:
         if now - last[0] < 0.25 and done < total:
             return
         last[0] = now
-        tmp = f"{path}.{os.getpid()}.tmp"
-        try:
-            with open(tmp, "w") as f:
-                json.dump({"done": done, "total": total}, f)
-            os.replace(tmp, path)
-        except OSError:  # progress is a courtesy: never fail a run for it
-            pass
+        put(path, {"done": done, "total": total})
 
     return report
 

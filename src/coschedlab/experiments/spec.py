@@ -202,8 +202,7 @@ def spec_from_dict(raw: Any, path: str | Path, load_schedulers: bool = True) -> 
     raw = ck.mapping(raw, "the spec")
     ck.keys(raw, _TOP_KEYS, "")
     for key in ("schedulers", "workloads"):
-        if key not in raw:
-            raise ck.fail(f"missing key '{key}'")
+        ck.require(raw, key, "")
     default_cluster = _cluster(raw["cluster"], "cluster", ck) if "cluster" in raw else None
     schedulers = _schedulers(raw["schedulers"], base, ck, load_schedulers)
     workloads = tuple(
@@ -251,10 +250,8 @@ def spec_from_dict(raw: Any, path: str | Path, load_schedulers: bool = True) -> 
 def _cluster(v: Any, path: str, ck: Checker) -> Cluster:
     d = ck.mapping(v, path)
     ck.keys(d, _CLUSTER_KEYS, path)
-    if "nodes" not in d:
-        raise ck.fail(f"missing key '{path}.nodes'")
     return Cluster(
-        nodes=ck.integer(d["nodes"], f"{path}.nodes", 1, MAX_NODES),
+        nodes=ck.integer(ck.require(d, "nodes", path), f"{path}.nodes", 1, MAX_NODES),
         sockets_per_node=ck.integer(
             d.get("sockets_per_node", 1), f"{path}.sockets_per_node", 1, MAX_CORES
         ),  # fmt: skip
@@ -273,9 +270,7 @@ def _schedulers(v: Any, base: Path, ck: Checker, load: bool = True) -> tuple[Sch
         path = f"schedulers[{i}]"
         if isinstance(item, Mapping):
             ck.keys(item, _SCHED_KEYS, path)
-            if "spec" not in item:
-                raise ck.fail(f"missing key '{path}.spec'")
-            text = ck.string(item["spec"], f"{path}.spec")
+            text = ck.string(ck.require(item, "spec", path), f"{path}.spec")
             label = ck.string(item["name"], f"{path}.name") if "name" in item else None
         else:
             text, label = ck.string(item, path), None
@@ -329,9 +324,7 @@ def _workload(
         if isinstance(key, str) and key not in allowed and key in _POOL_KEYS + _TRACE_KEYS:
             raise ck.fail(f"key '{path}.{key}' does not apply to a {kind} workload")
     ck.keys(d, allowed, path)
-    if "name" not in d:
-        raise ck.fail(f"missing key '{path}.name'")
-    name = ck.name(d["name"], f"{path}.name")
+    name = ck.name(ck.require(d, "name", path), f"{path}.name")
     if name in RESERVED_NAMES:
         raise ck.fail(f"'{path}.name' {name!r} is reserved for an output; choose another name")
     cluster = _cluster(d["cluster"], f"{path}.cluster", ck) if "cluster" in d else default_cluster
@@ -394,9 +387,7 @@ def _weights(v: Any, path: str, ck: Checker) -> tuple[tuple[str, float], ...]:
 def _select(v: Any, path: str, ck: Checker) -> tuple[int, ...]:
     d = ck.mapping(v, path)
     ck.keys(d, _SELECT_KEYS, path)
-    if "procs" not in d:
-        raise ck.fail(f"missing key '{path}.procs'")
-    procs = d["procs"]
+    procs = ck.require(d, "procs", path)
     items = [procs] if isinstance(procs, int) and not isinstance(procs, bool) else procs
     items = ck.items(items, f"{path}.procs")
     return tuple(ck.integer(p, f"{path}.procs[{i}]", minimum=1) for i, p in enumerate(items))

@@ -241,23 +241,33 @@ def _png_data(path: Path, _stamp: int) -> str | None:
 
 @dataclass(frozen=True)
 class SweepPage:
-    """The page of a capability that has none of its own: its sweep section alone (what a
-    page module has: ``NAME``, ``PATH``, ``TITLE``, ``layout(ctx)``, ``register(app, ctx)``)."""
+    """A page ending with the sweep section of the capability ``cap``: the page module ``own``
+    followed by the section, or (no module) the section alone (what a page module has:
+    ``NAME``, ``PATH``, ``TITLE``, ``layout(ctx)``, ``register(app, ctx)``)."""
 
     cap: Any
     NAME: str  # noqa: N815 (a page module's names)
     PATH: str  # noqa: N815
     TITLE: str  # noqa: N815
+    own: Any = None
 
     def layout(self, ctx: Any) -> Any:
         from dash import html
 
-        return html.Div([html.H2(self.TITLE), sweep_section(self.cap, ctx.workspace)])
+        page = html.Div([html.H2(self.TITLE)]) if self.own is None else self.own.layout(ctx)
+        kept = page.children if isinstance(page.children, list | tuple) else [page.children]
+        page.children = [*kept, sweep_section(self.cap, ctx.workspace)]
+        return page
 
     def register(self, app: Any, ctx: Any) -> None:
+        if self.own is not None:
+            self.own.register(app, ctx)
         register_sweep(app, ctx, self.cap)
 
 
-def sweep_page(cap: Any) -> SweepPage:
-    """The generated page of the capability ``cap``."""
+def sweep_page(cap: Any, own: Any = None) -> SweepPage:
+    """The page of the capability ``cap``: the page module ``own`` and its sweep section, or
+    a generated page (the section alone)."""
+    if own is not None:
+        return SweepPage(cap, own.NAME, own.PATH, own.TITLE, own)
     return SweepPage(cap, cap.name, f"/{cap.name}", cap.name.replace("_", " ").capitalize())

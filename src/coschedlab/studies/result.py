@@ -20,7 +20,7 @@ from ..errors import InputError
 from ..jsonsafe import json_safe
 from ..outputs import atomic_dir
 
-__all__ = ["Segment", "StudyResult", "hours_minutes", "load_result"]
+__all__ = ["Segment", "StudyResult", "hours_minutes", "load_result", "metrics_cells"]
 
 
 class Segment(NamedTuple):
@@ -124,6 +124,16 @@ def hours_minutes(seconds: float) -> str:
         return f"{whole // 60}m{whole % 60:02d}s"
     minutes = round(seconds / 60)
     return f"{minutes // 60}h{minutes % 60:02d}m"
+
+
+def metrics_cells(metrics: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """The table of configurations' :attr:`StudyResult.metrics` (one row each) as
+    ``coschedlab study run`` prints it and the dashboard shows it: columns and text cells."""
+    hm = hours_minutes
+    return ["config", "runs", "total", "util.", "mean run", "reused", "moves"], [
+        [m["config"], str(m["runs"]), hm(m["total_time"]), f"{m['utilization']:.1%}",
+         hm(m["mean_run_time"]), str(m["reused"]), str(m["preemptions"])] for m in metrics
+    ]  # fmt: skip
 
 
 def load_result(folder: str | Path) -> StudyResult:

@@ -22,7 +22,7 @@ from .result import StudyResult
 from .spec import StudySpec
 
 __all__ = [
-    "SWEEP", "check_command", "described", "run_one", "run_sweep",
+    "SWEEP", "check_command", "described", "report", "run_one", "run_sweep",
     "summary", "table5_cells", "table_of", "tasks_of",
 ]  # fmt: skip
 
@@ -111,6 +111,25 @@ def table_of(
         if c["seed"] == spec.model.seed:
             own[cell] = StudyResult.from_dict(r["result"])
     return table5_rows(lambda p, c: cells[(p, c)], workers, configs), own
+
+
+def report(spec: StudySpec, out: Path, rows: list[dict[str, Any]], seeds: int = 1) -> pd.DataFrame:
+    """Write the reproduction's report into ``out`` from its finished runs' records:
+    table5.csv and table5.png (the mean over ``seeds``), and a folder per run of the spec's
+    own seed (its result and scheduling graph); Table 5's frame."""
+    from ..outputs import atomic_dir, atomic_file
+    from .plots import scheduling_graph, table5_figure
+
+    df, own = table_of(rows, spec, seeds=seeds)
+    with atomic_file(out / "table5.csv", force=True) as tmp:
+        df.to_csv(tmp, index=False)
+    with atomic_file(out / "table5.png", force=True) as tmp:
+        table5_figure(df, tmp)
+    for (p, c), r in sorted(own.items()):
+        with atomic_dir(out / f"{p}-{c}", force=True) as tmp:
+            r.write(tmp)
+            scheduling_graph(r, tmp / "schedule.png")
+    return df
 
 
 def table5_cells(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:

@@ -57,9 +57,11 @@ class Capability:
     (label, ``coschedlab:NAME``) specs offered; ``title``: the dashboard's sweep section;
     ``help``: the command's help; ``upload``: the name of its uploaded specs (the dashboard's
     reader); ``prefix``: the dashboard's component ids; ``default_out``: the dashboard's
-    output folder; ``most``: the most runs the dashboard starts (more are the command line's,
-    on a cluster); ``generated``: whether its ``compare`` command and dashboard page are
-    generated (False: the capability's own command and page use the registry's parts);
+    output folder; ``page``: the dashboard page its sweep section ends (default its name: a
+    page module of that name, else a page generated for it); ``most``: the most runs the
+    dashboard starts (more are the command line's, on a cluster); ``generated``: whether its
+    ``compare`` command is generated (False: its own command uses the registry's parts; it
+    has a sweep section on its page when it has a ``title``);
     ``args(spec, out)``: the command line's arguments of a sweep (after ``coschedlab``;
     default ``NAME compare SPEC --out OUT``); ``check(spec, out)`` (lazy): what the command
     refuses before it starts (default: read the spec, count its runs against ``most``,
@@ -76,6 +78,7 @@ class Capability:
     upload: str = ""
     prefix: str = ""
     default_out: str = ""
+    page: str = ""
     most: int = 10_000
     generated: bool = True
     args: Callable[[str, str], list[str]] | None = None

@@ -13,7 +13,7 @@ from typing import Any
 
 from .tasks import Summary
 
-__all__ = ["PROGRESS_DIR", "SWEEP_FILE", "SweepReport", "sweep_progress"]
+__all__ = ["PROGRESS_DIR", "SWEEP_FILE", "SweepReport", "progress_file", "put", "sweep_progress"]
 
 #: a directory (an environment variable naming it) where a sweep reports how far it is, for
 #: a watcher such as the dashboard: :data:`SWEEP_FILE` there holds the sweep's counts, and the
@@ -23,6 +23,24 @@ PROGRESS_DIR = "COSCHEDLAB_PROGRESS_DIR"
 #: "started", "updated", "interrupted"}`` (runs; ``stored``: found stored when it started;
 #: ``done``: finished since, failed ones included; times: seconds since the epoch)
 SWEEP_FILE = "sweep.json"
+
+
+def progress_file(name: str) -> str | None:
+    """The file ``name`` in :data:`PROGRESS_DIR` when it names a directory here, else None."""
+    folder = os.environ.get(PROGRESS_DIR)
+    return os.path.join(folder, name) if folder and os.path.isdir(folder) else None
+
+
+def put(path: str, doc: dict[str, Any]) -> None:
+    """``doc`` into ``path`` (JSON, atomically); a failure is passed over: progress is a
+    courtesy, never a reason to fail a run or a sweep."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w") as f:
+            json.dump(doc, f)
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 @dataclass
@@ -36,10 +54,10 @@ class SweepReport:
     @classmethod
     def here(cls, summary: Summary) -> SweepReport | None:
         """The report of ``summary`` when :data:`PROGRESS_DIR` names a directory, else None."""
-        folder = os.environ.get(PROGRESS_DIR)
-        if not folder or not os.path.isdir(folder):
+        path = progress_file(SWEEP_FILE)
+        if path is None:
             return None
-        report = cls(os.path.join(folder, SWEEP_FILE), summary)
+        report = cls(path, summary)
         report.write()
         return report
 
@@ -51,13 +69,7 @@ class SweepReport:
             "failed": len(s.failed), "started": self.started, "updated": time.time(),
             "interrupted": s.interrupted, "finished": final,
         }  # fmt: skip
-        tmp = f"{self.path}.{os.getpid()}.tmp"
-        try:
-            with open(tmp, "w") as f:
-                json.dump(doc, f)
-            os.replace(tmp, self.path)
-        except OSError:  # progress is a courtesy: never fail a sweep for it
-            pass
+        put(self.path, doc)
 
 
 def sweep_progress(folder: str | Path) -> dict[str, Any] | None:

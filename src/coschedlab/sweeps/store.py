@@ -21,14 +21,14 @@ import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from ..errors import InputError
 from ..outputs import OLD_PREFIX, TMP_PREFIX, atomic_dir, atomic_file
 from .tasks import Outcome, Task
 
 __all__ = [
-    "JSON", "JsonFiles", "Layout", "RunDirs", "RunKey", "Store", "completed", "readable",
+    "JSON", "Layout", "RunDirs", "RunKey", "Store", "completed", "readable",
     "run_dir",
 ]  # fmt: skip
 
@@ -43,66 +43,44 @@ def readable(path: Path, key: str | None = None) -> bool:
     return isinstance(doc, dict) and (key is None or isinstance(doc.get(key), dict))
 
 
-class Layout(Protocol):
-    """How a sweep's runs are laid out in the store's folder."""
+class Layout:
+    """How a sweep's runs are laid out in the store's folder; this one (:data:`JSON`, the
+    default): one JSON document per run, ``<folder>/<key>.json``, a failed run's message in
+    ``<key>.error.txt`` (:class:`RunDirs`: a directory per run)."""
 
     #: True: a run is a directory (written with atomic_dir); False: one file
-    directory: bool
-
-    def path(self, folder: Path, key: Any) -> Path:
-        """Where the run ``key`` lives."""
-        ...
-
-    def finished(self, folder: Path) -> set:
-        """The keys of the readable finished runs under ``folder``."""
-        ...
-
-    def leftovers(self, folder: Path) -> list[Path]:
-        """What killed writes left under ``folder`` (temporary siblings)."""
-        ...
-
-    def write(self, tmp: Path, outcome: Outcome) -> None:
-        """Write the finished run ``outcome`` into ``tmp`` (a directory or a file name)."""
-        ...
-
-    def error_path(self, folder: Path, key: Any) -> Path:
-        """Where a failed run's message goes (the run does not count as finished)."""
-        ...
-
-    def read(self, folder: Path, key: Any) -> Any:
-        """A stored run's value."""
-        ...
-
-
-class JsonFiles:
-    """Runs as JSON documents: ``<folder>/<key>.json`` (the default :class:`Layout`)."""
-
     directory = False
 
     def path(self, folder: Path, key: Any) -> Path:
+        """Where the run ``key`` lives."""
         return folder / f"{key}.json"
 
     def finished(self, folder: Path) -> set:
+        """The keys of the readable finished runs under ``folder``."""
         if not folder.is_dir():
             return set()
         return {f.stem for f in folder.glob("*.json")
                 if not f.name.startswith(".") and readable(f)}  # fmt: skip
 
     def leftovers(self, folder: Path) -> list[Path]:
+        """What killed writes left under ``folder`` (temporary siblings)."""
         return sorted(folder.glob(f"{TMP_PREFIX}*"))
 
     def write(self, tmp: Path, outcome: Outcome) -> None:
+        """Write the finished run ``outcome`` into ``tmp`` (a directory or a file name)."""
         tmp.write_text(json.dumps(outcome.value, sort_keys=True))
 
     def error_path(self, folder: Path, key: Any) -> Path:
+        """Where a failed run's message goes (the run does not count as finished)."""
         return folder / f"{key}.error.txt"
 
     def read(self, folder: Path, key: Any) -> Any:
+        """A stored run's value."""
         return json.loads(self.path(folder, key).read_text())
 
 
 #: the default layout: one JSON document per run
-JSON = JsonFiles()
+JSON = Layout()
 
 
 @dataclass(frozen=True, order=True)
@@ -141,7 +119,7 @@ def completed(out: Path) -> set[RunKey]:
     return done
 
 
-class RunDirs:
+class RunDirs(Layout):
     """Runs as directories (:func:`run_dir`): a run's value is ``(result, info)``, ``result``
     writing its files into a directory (``result.write(dir)``, ``metrics.json`` among them)
     and ``info`` going to ``run.json`` with where and how long the run took; a failed run's

@@ -8,9 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import InputError
-from ...sweeps.capability import capability
 from ..components import error_text, field, figure, on_upload, section, table
-from ..sweeps import register_sweep, sweep_section
 from ..workspace import scheduler_text
 
 NAME = "coupled"
@@ -70,7 +68,6 @@ def layout(ctx: Any) -> Any:
             html.Div(id="cp-error", className="error"),
         ),
         dcc.Loading(html.Div(id="cp-result")),
-        sweep_section(capability("coupled"), ctx.workspace),
     ])  # fmt: skip
 
 
@@ -78,7 +75,6 @@ def register(app: Any, ctx: Any) -> None:
     from dash import Input, Output, State, html, no_update
 
     ws = ctx.workspace
-    register_sweep(app, ctx, capability("coupled"))
 
     def added(path: Any, name: str, text: str | None) -> tuple:
         stem = "".join(c if c.isalnum() else "_" for c in name.split(".")[0]) or "upload"

@@ -12,9 +12,7 @@ from typing import Any
 
 from ...bundled import data_path
 from ...errors import InputError
-from ...sweeps.capability import capability
 from ..components import error_text, field, on_upload, section, table
-from ..sweeps import register_sweep, sweep_section
 
 NAME = "studies"
 PATH = "/studies"
@@ -83,7 +81,6 @@ def layout(ctx: Any) -> Any:
             dcc.Store(id="st-path"),
         ),
         dcc.Loading(html.Div(id="st-result")),
-        sweep_section(capability("study"), ctx.workspace),
     ])  # fmt: skip
 
 
@@ -91,7 +88,6 @@ def register(app: Any, ctx: Any) -> None:
     from dash import Input, Output, State, html, no_update
 
     ws = ctx.workspace
-    register_sweep(app, ctx, capability("study"))
 
     on_upload(app, ws, "st-upload", "study", "st-error",
               [("st-path", "data"), ("st-file", "children")],
@@ -104,7 +100,7 @@ def register(app: Any, ctx: Any) -> None:
     )  # fmt: skip
     def simulated(_n, path: str | None, configs: list[str], procs: Any) -> tuple:
         from ...studies.plots import pareto_figure, scheduling_graph
-        from ...studies.result import hours_minutes as _hm
+        from ...studies.result import metrics_cells
 
         try:
             spec_path = data_path(ws.data_file(path or f"coschedlab:{HELIUM}", "study spec"))
@@ -115,13 +111,9 @@ def register(app: Any, ctx: Any) -> None:
             results, spec = study_rows(spec_path, list(configs or []), n)
         except InputError as exc:
             return no_update, error_text(exc)
-        rows = [[m["config"], str(m["runs"]), _hm(m["total_time"]), f"{m['utilization']:.1%}",
-                 _hm(m["mean_run_time"]), str(m["reused"]), str(m["preemptions"])]
-                for m in (r.metrics for r in results)]  # fmt: skip
-        cols = ["config", "runs", "total", "util.", "mean run", "reused", "moves"]
         parts = [html.H3(f"{spec.name}: {len(spec.space.designs())} designs, "
                          f"{spec.processors} processors, simulated"),
-                 table(cols, rows, "st-table")]  # fmt: skip
+                 table(*metrics_cells([r.metrics for r in results]), "st-table")]  # fmt: skip
         for r in results:
             parts += [
                 html.H3(f"configuration {r.config}"),

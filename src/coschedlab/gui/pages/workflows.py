@@ -12,9 +12,7 @@ import math
 from typing import Any
 
 from ...errors import InputError
-from ...sweeps.capability import capability
 from ..components import error_text, field, on_upload, section, table
-from ..sweeps import register_sweep, sweep_section
 
 NAME = "workflows"
 PATH = "/workflows"
@@ -105,7 +103,6 @@ def layout(ctx: Any) -> Any:
             dcc.Store(id="wf-path"),
         ),
         dcc.Loading(html.Div(id="wf-result")),
-        sweep_section(capability("workflows"), ctx.workspace),
     ])  # fmt: skip
 
 
@@ -113,7 +110,6 @@ def register(app: Any, ctx: Any) -> None:
     from dash import Input, Output, State, html, no_update
 
     ws = ctx.workspace
-    register_sweep(app, ctx, capability("workflows"))
 
     on_upload(app, ws, "wf-upload", "workflow", "wf-error",
               [("wf-name", "options"), ("wf-name", "value")],

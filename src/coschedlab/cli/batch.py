@@ -1,0 +1,306 @@
+"""The work of ``coschedlab simulate`` (read, simulate, validate, write, print), without
+typer: the command line's fast path (:func:`coschedlab.cli.main.main`) calls
+:func:`run_simulate` with a plain command line's values; the typer command
+(:func:`coschedlab.cli.core.simulate`) calls it with any other."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console, Group
+
+from ..errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover (imported where used: the CLI starts fast)
+    from ..engine.result import Result
+    from ..jobs import Workload
+    from ..platform import Cluster
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def machine_options(
+    nodes: int | None,
+    cores_per_node: int | None,
+    sockets: int | None,
+    default: Cluster | None,
+    missing: str,
+) -> Cluster:
+    """The machine of ``--nodes/--cores-per-node/--sockets``, each part not given taken from
+    ``default`` (a trace header's or a pool's machine): cores per node else 1, sockets else
+    ``default``'s when they divide the cores per node, else 1. No nodes anywhere: InputError
+    ``missing``."""
+    from ..platform import Cluster
+
+    for name, value in (("--nodes", nodes), ("--cores-per-node", cores_per_node),
+                        ("--sockets", sockets)):  # fmt: skip
+        if value is not None and value < 1:
+            raise InputError(f"{name} must be positive, got {value}")
+    if nodes is None and default is None:
+        raise InputError(missing)
+    n = nodes if nodes is not None else default.nodes
+    cpn = cores_per_node or (default.cores_per_node if default else 1)
+    if sockets is None:
+        kept = default.sockets_per_node if default else 1
+        sockets = kept if cpn % kept == 0 else 1
+    if cpn % sockets:
+        raise InputError(f"--cores-per-node {cpn} does not split into {sockets} sockets")
+    return Cluster(n, sockets, cpn // sockets)
+
+
+def load_trace(
+    path: Path,
+    nodes: int | None,
+    cores_per_node: int | None,
+    sockets: int | None = None,
+    strict: bool = False,
+) -> tuple[Workload, Cluster]:
+    """Read an SWF trace; the machine comes from the options, each part not given from the
+    header (:func:`machine_options`). Jobs that cannot run are dropped and counted, or with
+    ``strict`` the first is an error (file:line)."""
+    from ..workload.swf import cluster_from_header, read_swf
+
+    workload = read_swf(path)
+    try:
+        from_header = cluster_from_header(workload.header)
+    except InputError as exc:
+        raise InputError(f"the header's machine: {exc.what}", where=str(path)) from None
+    cluster = machine_options(
+        nodes,
+        cores_per_node,
+        sockets,
+        from_header,
+        f"{path}: no MaxNodes/MaxProcs in the header; give --nodes",
+    )
+    if strict and (workload.dropped or (workload.procs > cluster.total_cores).any()):
+        read_swf(path, cluster=cluster, strict=True)  # names the first such job's line
+    workload = workload.drop_oversized(cluster.total_cores)
+    from .._core.swf_parse import trim_heap
+
+    trim_heap()  # the reader's and the drop's temporaries: their pages back to the system
+    if not len(workload):
+        raise InputError(f"{path}: no job left to simulate ({workload.summary()})")
+    return workload, cluster
+
+
+def _progress_run(
+    workload: Workload,
+    cluster: Cluster,
+    spec: str,
+    kill: bool,
+    pool: object = None,
+    dependencies: bool = False,
+    pass_timeout: float | None = None,
+) -> Result:
+    """One simulation, with a progress bar (jobs done, elapsed, ETA) on a terminal."""
+    from ..api import simulate as run_simulation
+    from .progress import progress_bar
+
+    opts = {
+        "kill_at_walltime": kill,
+        "pool": pool,
+        "dependencies": dependencies,
+        "pass_timeout": pass_timeout,
+    }
+    with progress_bar(err_console, f"{spec}", len(workload), unit="jobs") as update:
+        return run_simulation(workload, cluster, spec, progress=update, **opts)
+
+
+def metrics_table(results: dict[str, Result], title: str, width: int | None = None) -> Group:
+    """One row per scheduler: the headline metrics and the simulator's speed; with
+    co-location also the mean job speedup, the share slower than compact, the share spread
+    and (with more than one scheduler) the makespan gain over the first one (``-`` on its
+    own row). Fitted to ``width`` (default: the console's), never cutting a number."""
+    from ..metrics import improvement
+    from ..tables import Col, fit_table
+    from ..tables import number as _fmt
+
+    coloc = any("speedup_mean" in r.metrics for r in results.values())
+    gains = coloc and len(results) > 1  # one scheduler: no baseline to gain over
+    names = ["makespan h", "util %", "wait mean h", "wait p95 h", "bsld mean", "bsld p95"]
+    if coloc:
+        names += ["speedup", "slower %", "spread %"] + (["gain %"] if gains else [])
+    names += ["valid", "sim s", "jobs/s", "days/hour"]
+    cols = [Col("scheduler", "left", wrap=True), *(Col(n) for n in names)]
+    base = next(iter(results.values()), None)
+    rows = []
+    for name, r in results.items():
+        m = r.metrics
+        valid = getattr(r, "_violations", None)
+        extra = []
+        if coloc:
+            extra = [
+                _fmt(m.get("speedup_mean", math.nan), 3),
+                _fmt(100 * m.get("slower_than_compact", math.nan)),
+                _fmt(100 * m.get("spread_share", math.nan)),
+            ]
+            if gains:
+                gain = None if r is base else improvement(r.jobs, base.jobs)
+                extra.append("-" if gain is None else _fmt(gain["makespan_improvement"], 1))
+        rows.append(
+            [
+                name,
+                _fmt(m["makespan"] / 3600),
+                _fmt(100 * m["utilization"]),
+                _fmt(m["wait_mean"] / 3600, 2),
+                _fmt(m["wait_p95"] / 3600, 2),
+                _fmt(m["bounded_slowdown_mean"], 2),
+                _fmt(m["bounded_slowdown_p95"], 2),
+                *extra,
+                "-" if valid is None else ("yes" if not valid else f"NO ({len(valid)})"),
+                _fmt(r.wall_time, 3),
+                _fmt(m.get("jobs_per_s", math.nan), 0),
+                _fmt(m.get("days_per_hour", math.nan), 0),
+            ]
+        )
+    return fit_table(title, cols, rows, width or console.width)
+
+
+def coloc_notice(name: str, metrics: dict, cluster: Cluster) -> str | None:
+    """One line when co-scheduler ``name`` could not co-locate anything, with the reason
+    (from :func:`coschedlab.metrics.spread_reasons`); None when it could."""
+    from ..coloc.spread import spread_cores
+
+    n = int(metrics.get("n_jobs", 0))
+    if not n or "spread_share" not in metrics:
+        return None
+    if metrics["spread_share"] == 0:
+        why = []
+        large = int(metrics.get("too_large_to_spread", 0))
+        if large:
+            half = spread_cores(cluster)
+            why.append(
+                f"{large:,} too large to spread on {cluster.nodes:,} nodes "
+                f"(at most {cluster.nodes * half:,} processors at {half} cores per node)"
+            )
+        chosen = int(metrics.get("compact_by_choice", 0))
+        if chosen:
+            why.append(f"{chosen:,} placed compact when nothing was free to spread them")
+        return f"note: {name} spread no job" + (f": {'; '.join(why)}" if why else "")
+    if metrics.get("shared_share", 1) == 0:
+        return (
+            f"note: {name} spread {metrics['spread_share']:.0%} of the jobs but no two ever "
+            "shared a node (never a partner waiting beside a running job)"
+        )
+    if metrics.get("unknown_app", 0) == n:
+        return (
+            f"note: {name}: no job's application is in the pool (SWF field 14 and the "
+            "Applications header), so every job ran at speedup 1"
+        )
+    return None
+
+
+def run_simulate(
+    trace: Path,
+    scheduler: list[str],
+    nodes: int | None = None,
+    cores_per_node: int | None = None,
+    sockets: int | None = None,
+    pool: Path | None = None,
+    heatmap: Path | None = None,
+    compact_times: Path | None = None,
+    kill_at_walltime: bool = False,
+    dependencies: bool = False,
+    strict: bool = False,
+    out: Path | None = None,
+    force: bool = False,
+    pass_timeout: float | None = None,
+    validate: bool = True,
+    swf_integers: bool = False,
+) -> int:
+    """``coschedlab simulate`` with its options' values (:func:`coschedlab.cli.core.simulate`
+    says what each means); the exit code: 1 when a run broke an invariant, else 0."""
+    from .. import api  # noqa: F401 (the compiled core: not built or stale is said first)
+    from ..bundled import file_name
+    from ..outputs import atomic_dir, check_target, slug
+    from ..schedulers import get_scheduler
+
+    if pass_timeout is not None and not (pass_timeout > 0 and math.isfinite(pass_timeout)):
+        raise InputError(f"--pass-timeout must be a positive number of seconds, got {pass_timeout}")
+    # fail fast on a bad name or option; co-schedulers that spread get a notice if they can't
+    policies = [get_scheduler(s) for s in scheduler]
+    spreads = [getattr(p, "placement", None) == "spread" for p in policies]  # co-schedulers
+    folders = [slug(p.describe()).lstrip(".") or "scheduler" for p in policies]
+    for k, folder in enumerate(folders):
+        if folder in folders[:k]:
+            raise InputError(
+                f"schedulers {scheduler[folders.index(folder)]!r} and {scheduler[k]!r} both "
+                f"describe themselves as {policies[k].describe()!r}: their results would share "
+                "one folder; give them different names"
+            )
+    the_pool = None
+    if pool is not None or heatmap is not None or compact_times is not None:
+        from .coloc import load_pool_option  # the co-location package (and typer's module)
+
+        the_pool = load_pool_option(pool, heatmap, compact_times)
+    target = out if out is not None else new_output_dir(Path("out/simulate"), trace)
+    check_target(target, force)  # before the work, not after
+    workload, cluster = load_trace(trace, nodes, cores_per_node, sockets, strict)
+    console.print(f"{workload.summary()} on {cluster}")
+    if the_pool is not None:
+        _check_apps(workload, the_pool, trace, strict)
+    results = {}
+    notices = []
+    with atomic_dir(target, force) as tmp:
+        for spec, spreading, folder in zip(scheduler, spreads, folders, strict=True):
+            r = _progress_run(
+                workload, cluster, spec, kill_at_walltime, the_pool, dependencies, pass_timeout
+            )
+            if spreading:
+                notices.append(coloc_notice(r.scheduler, r.metrics, cluster))
+            if validate:
+                r._violations = r.validate()
+            sub = tmp if len(scheduler) == 1 else tmp / folder
+            sub.mkdir(exist_ok=True)
+            r.write(sub, swf_integers)
+            results[r.scheduler] = r
+    console.print(metrics_table(results, file_name(trace)))
+    for line in filter(None, notices):
+        console.print(line, highlight=False, soft_wrap=True)
+    console.print(f"outputs in {target}/")
+    bad = [name for name, r in results.items() if getattr(r, "_violations", None)]
+    for name in bad:
+        for v in results[name]._violations[:5]:
+            err_console.print(f"[red]{name}: {v}[/red]")
+    return 1 if bad else 0
+
+
+def _check_apps(workload: Workload, pool: object, trace: Path, strict: bool) -> None:
+    """Jobs whose application the pool does not know: an error with ``strict``, else said."""
+    from ..coloc.speed import unknown_app_jobs
+
+    names = list(pool.heatmap.names)  # type: ignore[attr-defined]
+    unknown = unknown_app_jobs(workload, names)
+    if not len(unknown):
+        return
+    first = int(unknown[0])
+    job, app = int(workload.columns["id"][first]), int(workload.columns["app"][first])
+    what = (
+        f"{len(unknown):,} of {len(workload):,} jobs have an application the pool does not know "
+        f"(first: job {job}, application {app})"
+    )
+    if strict:
+        raise InputError(f"{what}; without --strict they run at speedup 1", str(trace))
+    err_console.print(
+        f"note: {what}: they run at speedup 1 beside any neighbour (--strict refuses them)",
+        soft_wrap=True,
+    )
+
+
+def new_output_dir(parent: Path, source: Path) -> Path:
+    """A directory under ``parent`` named after ``source`` (``KTH-SP2`` for
+    ``KTH-SP2.swf.gz``) that does not exist yet: ``NAME``, else ``NAME-2``, ``NAME-3``, ..."""
+    from ..bundled import file_name
+
+    name = file_name(source)
+    for suffix in (".gz", ".swf"):
+        name = name.removesuffix(suffix)
+    candidate = parent / (name or "run")
+    k = 2
+    while candidate.exists():
+        candidate = parent / f"{name}-{k}"
+        k += 1
+    return candidate
