@@ -10,13 +10,13 @@ segment. The Python reference they are tested against is ``tests/coloc/segments_
 
 from libcpp.algorithm cimport sort as csort
 from libcpp.algorithm cimport upper_bound
+from libcpp.string cimport string, to_string
 from libcpp.vector cimport vector
 
 import numpy as np
 
 from array import array
 
-from ..intervals import format_intervals
 from .placement import normalize
 
 __all__ = ["CoreProjection", "SharedCores", "SharedNodes"]
@@ -611,5 +611,37 @@ cdef class SharedCores:
         return self.cr[j]
 
     def alloc_texts(self, long n) -> list[str]:
-        """Batsim allocation text of jobs ``0..n-1`` (``""`` for a job that never started)."""
-        return [format_intervals(self.allocation(j)) for j in range(n)]
+        """Batsim allocation text of jobs ``0..n-1`` (``""`` for a job that never started):
+        :func:`.intervals.format_intervals` of each job's intervals, in C."""
+        cdef long j, a, b, i, o
+        cdef string text
+        texts = [""] * n
+        for j in range(n):
+            if self.cnt[j] == 0:
+                continue
+            text.clear()
+            o = self.off[j]
+            for i in range(o, o + 2 * self.cnt[j], 2):
+                a = self.flat[i]
+                b = self.flat[i + 1] - 1
+                if i > o:
+                    text.push_back(b" ")
+                text.append(to_string(a))
+                if b != a:
+                    text.push_back(b"-")
+                    text.append(to_string(b))
+            texts[j] = text.decode("ascii")
+        return texts
+
+    def node_counts(self, long n) -> np.ndarray:
+        """Nodes held by each of jobs ``0..n-1`` (0 for a job that never started)."""
+        out = np.zeros(n, dtype=np.int64)
+        cdef long long[::1] v = out
+        cdef long j, i, o, total
+        for j in range(n):
+            o = self.off[j]
+            total = 0
+            for i in range(o, o + 2 * self.cnt[j], 2):
+                total += self.flat[i + 1] - self.flat[i]
+            v[j] = total
+        return out
