@@ -175,6 +175,7 @@ class ColocationSpeed(NeighbourSpeed, SpeedModel):
             raise InputError("the co-location speed model needs shared nodes")
         app = app_rows_of(sim.workload, list(self.heatmap.names))[sim.order]
         self.app = app.tolist()
+        self._app_rows = app  # (the same, as an array: the result's in_pool column)
         # column of each job's application in self._m (unknown -> the row-mean column)
         self._col = np.where(app >= 0, app, self._m.shape[1] - 1).tolist()
         self._rows = self._m.tolist()  # plain lists: one lookup per neighbour, no NumPy call
@@ -200,5 +201,5 @@ class ColocationSpeed(NeighbourSpeed, SpeedModel):
             "compact_run": compact,
             "speedup": speedup,
             "neighbours": np.asarray(self.met, dtype=np.int64),
-            "in_pool": np.asarray([a >= 0 for a in self.app], dtype=bool),
+            "in_pool": self._app_rows >= 0,
         }
