@@ -277,7 +277,7 @@ cdef class SharedNodes:
             self.nb.resize(2 * j + 16)
             self.mark.resize(2 * j + 16, 0)
         self.stamp += 1
-        near = &self.nb[j]  # the jobs beside j (nb does not grow below)
+        near = &self.near_  # the jobs beside j, listed here, then copied to nb[j] at once
         near.clear()
         for r in range(niv):
             a = iv[2 * r]
@@ -312,6 +312,7 @@ cdef class SharedNodes:
                 i += 1
         self.total_free -= total * cores
         self.changes += 1
+        self.nb[j] = near[0]  # (one allocation of the right size, not a growing list)
         for k in range(<long>near.size()):
             self.nb[near[0][k]].push_back(j)
         self.running[j] = 1
