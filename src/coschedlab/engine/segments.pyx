@@ -10,7 +10,6 @@ segment. The Python reference they are tested against is ``tests/coloc/segments_
 
 from libcpp.algorithm cimport sort as csort
 from libcpp.algorithm cimport upper_bound
-from libcpp.string cimport string, to_string
 from libcpp.vector cimport vector
 
 import numpy as np
@@ -39,6 +38,23 @@ cdef inline long _gallop(vector[long]& v, long x, long lo) noexcept:
     if hi > m:
         hi = m
     return upper_bound(v.begin() + lo, v.begin() + hi, x) - v.begin()
+
+
+cdef inline long _digits(char* out, long w, long v) noexcept:
+    """Write ``v`` (>= 0) in decimal at ``out[w]``; returns where the text ends."""
+    cdef char tmp[20]
+    cdef long k = 0
+    while True:
+        tmp[k] = 48 + v % 10
+        k += 1
+        v //= 10
+        if v == 0:
+            break
+    while k:
+        k -= 1
+        out[w] = tmp[k]
+        w += 1
+    return w
 
 
 cdef vector[long] _flat(object intervals) except *:
@@ -614,24 +630,30 @@ cdef class SharedCores:
     def alloc_texts(self, long n) -> list[str]:
         """Batsim allocation text of jobs ``0..n-1`` (``""`` for a job that never started):
         :func:`.intervals.format_intervals` of each job's intervals, in C."""
-        cdef long j, a, b, i, o
-        cdef string text
+        cdef long j, a, b, i, o, w
+        cdef vector[char] buf
         texts = [""] * n
+        w = 0
+        for j in range(n):
+            w = max(w, self.cnt[j])
+        buf.resize(w * 42 + 1)  # per interval: two 20-digit numbers, '-' and ' '
         for j in range(n):
             if self.cnt[j] == 0:
                 continue
-            text.clear()
             o = self.off[j]
+            w = 0
             for i in range(o, o + 2 * self.cnt[j], 2):
                 a = self.flat[i]
                 b = self.flat[i + 1] - 1
                 if i > o:
-                    text.push_back(b" ")
-                text.append(to_string(a))
+                    buf[w] = b" "
+                    w += 1
+                w = _digits(buf.data(), w, a)
                 if b != a:
-                    text.push_back(b"-")
-                    text.append(to_string(b))
-            texts[j] = text.decode("ascii")
+                    buf[w] = b"-"
+                    w += 1
+                    w = _digits(buf.data(), w, b)
+            texts[j] = buf.data()[:w].decode("ascii")
         return texts
 
     def node_counts(self, long n) -> np.ndarray:
