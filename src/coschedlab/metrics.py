@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import InputError
+from .platform import too_large_to_spread
 
 if TYPE_CHECKING:  # pragma: no cover (pandas is imported where a frame is made)
     import pandas as pd
@@ -533,8 +534,6 @@ def spread_reasons(frame: Jobs, cluster: Cluster | None = None) -> dict[str, flo
         return out
     compact = placement == "compact"
     if cluster is not None and "procs" in frame:
-        from .coloc.spread import too_large_to_spread
-
         large = compact & too_large_to_spread(column(frame, "procs"), cluster)
         out["too_large_to_spread"] = int(large.sum())
         out["compact_by_choice"] = int((compact & ~large).sum())

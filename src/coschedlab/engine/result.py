@@ -140,9 +140,7 @@ class Result:
             frame["deps"] = np.asarray(deps[0], dtype=object)
             frame["think"] = np.asarray(deps[1], dtype=np.float64)
         if acct.shared:
-            frame["nodes"] = np.asarray(
-                [sum(b - a for a, b in acct.allocation(j)) for j in range(sim.n)], dtype=np.int64
-            )
+            frame["nodes"] = acct.node_counts(sim.n)
             node_cores = np.asarray(acct.cores, dtype=np.int64)
             frame["node_cores"] = node_cores
             frame["cores"] = node_cores * frame["nodes"]
