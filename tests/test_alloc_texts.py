@@ -1,27 +1,67 @@
-"""The whole-node accounting's allocation texts (compiled in :meth:`.wholenodes.WholeNodes.
-alloc_texts`) against :func:`coschedlab.intervals.format_intervals` of each allocation."""
+"""A run's ``alloc`` column (:class:`coschedlab.intervals.AllocColumn`, made by the node
+accounting's ``alloc_column``: intervals, formatted in compiled code when written) against
+:func:`coschedlab.intervals.format_intervals` of each allocation, and what the writers and the
+validator read of it against the same column as a list of texts."""
 
 from __future__ import annotations
 
+import io
+
+import numpy as np
 from conftest import workloads
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coschedlab import Cluster
+from coschedlab._core.textrows import ALLOC, TEXT, write_rows
 from coschedlab.engine.kernel import Simulation
-from coschedlab.intervals import format_intervals
+from coschedlab.intervals import AllocColumn, format_intervals, parse_alloc_column
 from coschedlab.schedulers import get_scheduler
 
 
-@settings(max_examples=100, deadline=None)
-@given(w=workloads(max_jobs=40, max_procs=12), nodes=st.integers(12, 16), stop=st.booleans())
-def test_alloc_texts_are_the_formatted_intervals(w, nodes, stop):
+def _run(w, nodes, stop):
     # fragmented machines give jobs several intervals; a stopped run leaves jobs unstarted
     sim = Simulation(
         w, Cluster(nodes, 1, 1), get_scheduler("firstfit"), until=60.0 if stop else None
     )
     sim.run()
+    return sim
+
+
+@settings(max_examples=100, deadline=None)
+@given(w=workloads(max_jobs=40, max_procs=12), nodes=st.integers(12, 16), stop=st.booleans())
+def test_alloc_texts_are_the_formatted_intervals(w, nodes, stop):
+    sim = _run(w, nodes, stop)
     acct = sim.acct
-    texts = acct.alloc_texts(sim.n)
+    col = acct.alloc_column(sim.n)
     want = [format_intervals(acct.allocation(j)) for j in range(sim.n)]
-    assert texts == want
+    assert isinstance(col, AllocColumn)
+    assert col.tolist() == want
+    assert [col[j] for j in range(len(col))] == want
+    assert np.asarray(col).tolist() == want
+    assert col.held() == any(want)
+    # the validator's intervals: as parsed back from the texts
+    for got, expected in zip(col.ranges(), parse_alloc_column(want), strict=True):
+        assert got.tolist() == expected.tolist()
+    # the texts in chunks, as jobs.parquet takes them
+    cut = len(col) // 2
+    for a, b in ((0, len(col)), (0, cut), (cut, len(col))):
+        offsets, data = col.text_buffers(a, b)
+        text = bytes(data).decode()
+        assert [text[offsets[k] : offsets[k + 1]] for k in range(b - a)] == want[a:b]
+    # jobs.csv's rows: the compiled intervals as the texts would be written
+    rows = {}
+    for kind, values in ((ALLOC, col.arrays()), (TEXT, want)):
+        out = io.BytesIO()
+        write_rows(out.write, len(want), [(kind, values, str)])
+        rows[kind] = out.getvalue()
+    assert rows[ALLOC] == rows[TEXT]
+
+
+def test_alloc_column_of_intervals_big_ids_and_gaps():
+    held = [[(0, 4), (7, 8)], [], [(2_000_000_000, 2_000_000_002)], [(5, 6)]]
+    col = AllocColumn.from_intervals(held)
+    want = [format_intervals(h) for h in held]
+    assert col.tolist() == want == ["0-3 7", "", "2000000000-2000000001", "5"]
+    assert col[-1] == "5"
+    assert np.asarray(col)[[0, 2]].tolist() == [want[0], want[2]]

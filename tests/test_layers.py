@@ -81,13 +81,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 #: Imports from a higher layer that exist today: (importer, imported module) -> why.
-KNOWN_UPWARD: dict[tuple[str, str], str] = {
-    ("metrics", "coloc.spread"): (
-        "co-location metrics (colocation_summary, spread_reasons) live in metrics because "
-        "engine.result's Result.metrics calls them; they move to coloc once the speed model "
-        "supplies its own metrics (engine/ is being rebuilt, issue 31)"
-    ),
-}
+KNOWN_UPWARD: dict[tuple[str, str], str] = {}
 
 #: Imports that close a circle between packages of the same layer: (importer, imported) -> why.
 KNOWN_CIRCLES: dict[tuple[str, str], str] = {}

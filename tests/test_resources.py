@@ -149,3 +149,115 @@ def test_a_policy_can_name_whole_nodes():
                         ([(7, 9)], "not all idle")):  # fmt: skip
         with pytest.raises(SchedulerError, match=says):
             simulate(workload((1, 0, 10, 10, 2)), Cluster(8), Top(where))
+
+
+class _PoolOracle:
+    """The pool's rule in plain Python: a sorted list of free runs ``[a, b)``."""
+
+    def __init__(self, n: int) -> None:
+        self.runs = [(0, n)] if n else []
+
+    def take(self, k: int) -> list[tuple[int, int]]:
+        out = []
+        while k > 0:
+            fits = [(b - a, a) for a, b in self.runs if b - a >= k]
+            if fits:
+                _, a = min(fits)
+            else:  # the longest run, lowest ids
+                _, a = min((-(b - a), a) for a, b in self.runs)
+            b = dict(self.runs)[a]
+            self.runs.remove((a, b))
+            if b - a <= k:
+                out.append((a, b))
+                k -= b - a
+            else:
+                out.append((a, a + k))
+                self.runs.append((a + k, b))
+                k = 0
+        self.runs.sort()
+        return out
+
+    def give(self, a: int, b: int) -> None:
+        self.runs.append((a, b))
+        self.runs.sort()
+        merged: list[tuple[int, int]] = []
+        for x, y in self.runs:
+            if merged and merged[-1][1] == x:
+                merged[-1] = (merged[-1][0], y)
+            else:
+                merged.append((x, y))
+        self.runs = merged
+
+
+@given(n=st.integers(1, 3000), seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 400))
+def test_many_runs_take_and_give_as_the_oracle(n, seed, steps):
+    """Long sequences on up to 3,000 nodes (hundreds of runs: the best-fit index deep): every
+    take returns the oracle's intervals, every state has the oracle's runs."""
+    import random
+
+    rng = random.Random(seed)
+    pool, oracle, held = NodePool(n), _PoolOracle(n), []
+    for _ in range(steps):
+        if held and (pool.free == 0 or rng.random() < 0.45):
+            for a, b in held.pop(rng.randrange(len(held))):
+                pool.give_range(a, b)
+                oracle.give(a, b)
+        else:
+            k = min(pool.free, rng.choice((1, 1, 1, 2, 3, 5, 8, 40, n // 3 + 1)))
+            got = pool.take(k)
+            assert got == oracle.take(k)
+            held.append(got)
+        assert pool.intervals == oracle.runs
+        assert pool.free == sum(b - a for a, b in oracle.runs)
+    for a, b in oracle.runs[:3]:  # a run's nodes are held; a used node is not
+        assert pool.holds(a, b) and not pool.holds(a, b + 1) or b == n
+
+
+def test_giving_back_free_nodes_is_refused():
+    import pytest
+
+    pool = NodePool(10)
+    pool.take_range(2, 6)
+    for a, b in ((1, 3), (5, 7), (0, 11), (4, 4)):
+        with pytest.raises(ValueError, match="were not all taken"):
+            pool.give_range(a, b)
+    pool.give_range(2, 6)
+    assert pool.intervals == [(0, 10)] and pool.free == 10
+
+
+def test_whole_node_allocations_past_one_block():
+    """WholeNodes writes intervals in blocks of 131,072: 140,000 jobs (and a job of two pieces at
+    each end) read back as they were taken, the texts too."""
+    from coschedlab.engine.wholenodes import WholeNodes
+    from coschedlab.platform import Cluster
+
+    n = 140_000
+    acct = WholeNodes(Cluster(nodes=7), n + 3)
+    want = {}
+    for j in range(n):
+        k = 1 + j % 7
+        acct.take(j, k, None)
+        want[j] = [(0, k)]
+        acct.release(j)
+    for j in (n, n + 1):  # nodes 0-2, then 3 (free: 4-6 after)
+        acct.take(j, 3 if j == n else 1, None)
+    acct.release(n)
+    acct.take(n + 2, 6, None)  # the longest runs whole, lowest ids first: 0-2, then 4-6
+    want.update({n: [(0, 3)], n + 1: [(3, 4)], n + 2: [(0, 3), (4, 7)]})
+    assert [acct.allocation(j) for j in range(n + 3)] == [want[j] for j in range(n + 3)]
+    texts = acct.alloc_column(n + 3).tolist()
+    assert texts[:8] == ["0", "0-1", "0-2", "0-3", "0-4", "0-5", "0-6", "0"]
+    assert texts[n:] == ["0-2", "3", "0-2 4-6"]
+
+
+def test_an_empty_pool_holds_nothing():
+    import pytest
+
+    pool = NodePool(0)
+    assert pool.free == 0 and pool.intervals == [] and not pool.holds(0, 1)
+    with pytest.raises(ValueError, match="1 free|0 free"):
+        pool.take(1)
+    with pytest.raises(ValueError, match="were not all taken"):
+        pool.give_range(0, 1)
+    with pytest.raises(ValueError, match="not all free"):
+        pool.take_range(0, 1)

@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from reference_passes import same_as_python
 
-from coschedlab import Cluster, Workload
+from coschedlab import Cluster, Workload, simulate
+from coschedlab.schedulers.slurm import Slurm
 from coschedlab.workload.swf import cluster_from_header, read_swf
 
 KTH = "src/coschedlab/data/KTH-SP2-1996-2.1-cln.swf.gz"
@@ -20,14 +21,16 @@ KTH = "src/coschedlab/data/KTH-SP2-1996-2.1-cln.swf.gz"
 @st.composite
 def quiet_workloads(draw, nodes: int):
     """Jobs of minutes to hours on up to all the nodes, limits up to several times the run
-    (reservations far ahead, beyond short windows), in bursts and gaps: long stretches in
-    which jobs wait with nodes free and nothing starts."""
+    (reservations far ahead, beyond short windows) or a quarter of it (jobs long past their
+    planned ends without kill: holds that move with the tick), in bursts and gaps: long
+    stretches in which jobs wait with nodes free and nothing starts."""
     rows = []
     t = 0
     for i in range(draw(st.integers(5, 45))):
         t += draw(st.sampled_from([0, 0, 5, 60, 900, 3600, 20000]))
         run = draw(st.integers(0, 6 * 3600))
-        req = max(1, run * draw(st.sampled_from([1, 1, 2, 4])) + draw(st.integers(-600, 3600)))
+        times = draw(st.sampled_from([0, 1, 1, 2, 4]))  # 0: a quarter (overruns, kill off)
+        req = max(1, (run // 4 if times == 0 else run * times) + draw(st.integers(-600, 3600)))
         procs = draw(st.integers(1, nodes))
         rows.append({"id": i + 1, "submit": t, "run": run, "requested_time": req, "procs": procs})
     return Workload.from_records(rows)
@@ -86,3 +89,85 @@ def test_a_real_trace_skips_most_ticks_and_changes_nothing(opts, kill):
     fast, _ = same_as_python(w, cluster, opts, kill)
     # most backfill ticks are accounted for without a pass (one at each, before)
     assert fast.compiled_pass.skipped > 0.5 * fast.backfill_passes
+
+
+def test_a_release_that_passes_ends_the_proof():
+    """A running job past its planned end (kill off) has its nodes in the first step of every
+    later profile: the ticks proved quiet before its planned end say nothing of those after
+    (the look ahead's bound "the first release after T"). Here, FIFO on 10 nodes, one class of
+    ticks: A (3 nodes, planned end 600) overruns, R (5 nodes) ends at 3000; K (9 nodes) is
+    reserved at 3000, J (4 nodes, 1200 s) at 600 and D (2 nodes, 600 s) at 1800. From 600 on,
+    J holds the first step; from the first tick after 1800, J's 1200 s no longer fit before
+    K's hold, J moves after it, and D starts there (1860) on the two idle nodes: a start that
+    no event brings, which a proof carried past 600 would miss."""
+    rows = [
+        (1, 0, 100000, 600, 3),  # A: overruns its limit
+        (2, 0, 3000, 3000, 5),  # R
+        (3, 10, 1020, 1020, 9),  # K
+        (4, 10, 1200, 1200, 4),  # J
+        (5, 10, 600, 600, 2),  # D
+    ]
+    w = Workload.from_records(
+        [
+            {"id": i, "submit": t, "run": run, "requested_time": req, "procs": n}
+            for i, t, run, req, n in rows
+        ]
+    )
+    opts = {"priority": "fifo", "bf_interval": 60.0, "bf_resolution": 60.0}
+    fast, _ = same_as_python(w, Cluster(10, 1, 1), opts, kill=False)
+    result = simulate(w, Cluster(10, 1, 1), Slurm(**opts), kill_at_walltime=False)
+    assert result.jobs.start.tolist()[4] == 1860.0  # D, backfilled with no event at 1860
+    assert fast.compiled_pass.skipped > 0  # ticks were proved quiet, before 600
+
+
+def test_ticks_with_a_job_past_its_planned_end_are_proved_quiet():
+    """While a running job is past its planned end (kill off), its nodes are free in the first
+    step of every profile: a job that needs them is reserved at the tick itself, and so is,
+    after its hold, the next one; both holds move with the tick (:meth:`.passes.SlurmPass.
+    lookahead`). Their reservations are recorded, so such ticks do nothing, and they are
+    proved quiet in classes while the moving holds end before the next release: here A (3 of
+    10 nodes, planned end 600) overruns to 100,000 s, R (5 nodes) ends at 50,000, K (4 nodes,
+    600 s) is held from each tick and D (2 nodes, 20,000 s) from K's end, for ~1,600 ticks
+    of which only a few are passes."""
+    rows = [
+        (1, 0, 100000, 600, 3),  # A: overruns its limit
+        (2, 0, 50000, 50000, 5),  # R
+        (3, 10, 600, 600, 4),  # K
+        (4, 10, 20000, 20000, 2),  # D
+    ]
+    w = Workload.from_records(
+        [
+            {"id": i, "submit": t, "run": run, "requested_time": req, "procs": n}
+            for i, t, run, req, n in rows
+        ]
+    )
+    fast, _ = same_as_python(w, Cluster(10, 1, 1), {"priority": "fifo"}, kill=False)
+    assert fast.backfill_passes > 1600
+    assert fast.compiled_pass.skipped > 0.9 * fast.backfill_passes  # (each one a pass, before)
+
+
+def test_a_hold_from_the_end_of_a_moving_hold_moves_too():
+    """A hold that starts where a moving hold ends moves with the tick as well, and bounds the
+    proof by its own end (:meth:`.passes.SlurmPass.lookahead`). FIFO on 10 nodes: A (5 nodes,
+    planned end 600) overruns, R (3 nodes) ends at 3000; K (9 nodes) is reserved at 3000;
+    from 600 on, K0 (3 nodes, 300 s) is held from each tick, J (6 nodes, 1200 s) from K0's
+    end and D (2 nodes, 900 s) after J. At the first tick at which J's hold would reach K's
+    (1470, with the durations of its class of ticks), J moves after K and D starts on the two
+    idle nodes, with no event: a proof bounded by K0's end alone would miss it."""
+    rows = [
+        (1, 0, 100000, 600, 5),  # A: overruns its limit
+        (2, 0, 3000, 3000, 3),  # R
+        (3, 10, 1020, 1020, 9),  # K
+        (4, 10, 300, 300, 3),  # K0
+        (5, 10, 1200, 1200, 6),  # J
+        (6, 10, 900, 900, 2),  # D
+    ]
+    w = Workload.from_records(
+        [
+            {"id": i, "submit": t, "run": run, "requested_time": req, "procs": n}
+            for i, t, run, req, n in rows
+        ]
+    )
+    same_as_python(w, Cluster(10, 1, 1), {"priority": "fifo"}, kill=False)
+    result = simulate(w, Cluster(10, 1, 1), Slurm(priority="fifo"), kill_at_walltime=False)
+    assert result.jobs.start.tolist()[5] == 1470.0  # D, backfilled with no event at 1470

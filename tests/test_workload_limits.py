@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from coschedlab import InputError, Workload
 from coschedlab.jobs import MAX_PROCS, MAX_TIME
@@ -47,3 +49,40 @@ def test_the_swf_reader_and_the_workload_share_the_limits():
     from coschedlab.workload import swf
 
     assert swf.MAX_TIME is MAX_TIME and swf.MAX_PROCS is MAX_PROCS
+
+
+def _scan(deps, ids):
+    """The dependency check as a plain scan (the oracle): the first unknown job, a job's own
+    id before its parents'."""
+    known = set(ids)
+    for jid, parents in deps.items():
+        if jid not in known:
+            return f"dependencies given for unknown job {jid}"
+        for d in parents:
+            if d not in known:
+                return f"job {jid} depends on unknown job {d}"
+    return None
+
+
+@given(
+    st.dictionaries(
+        st.one_of(st.integers(-3, 12), st.sampled_from([2.0, 3.5, True, 2**70])),
+        st.lists(st.one_of(st.integers(-3, 12), st.sampled_from([4.0, False])), max_size=4),
+        max_size=8,
+    ),
+    st.sets(st.integers(0, 9), max_size=10),
+)
+def test_dependencies_on_unknown_jobs_are_refused_as_a_scan_finds_them(deps, ids):
+    """``Workload`` checks the ids ``deps`` names at once (NumPy) when they are all ints: the
+    same first refusal as a scan of ``deps``, for any keys (floats, bools, huge ints: scanned)."""
+    ids = sorted(ids)
+    cols = {"id": np.array(ids, np.int64), "submit": np.zeros(len(ids)),
+            "run": np.ones(len(ids)), "procs": np.ones(len(ids), np.int64)}  # fmt: skip
+    deps = {k: tuple(v) for k, v in deps.items()}
+    want = _scan(deps, ids)
+    if want is None:
+        assert len(Workload(cols, deps=deps)) == len(ids)
+    else:
+        with pytest.raises(InputError) as info:
+            Workload(cols, deps=deps)
+        assert str(info.value) == want

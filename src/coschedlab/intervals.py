@@ -8,7 +8,8 @@ them back. ``[(0, 4), (7, 8)]`` is nodes 0, 1, 2, 3 and 7; its text is ``"0-3 7"
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from .errors import InputError
 Intervals = list[tuple[int, int]]
 
 __all__ = [
+    "AllocColumn",
     "Intervals",
     "format_intervals",
     "nodes_to_intervals",
@@ -74,12 +76,100 @@ def parse_alloc_column(alloc: Iterable) -> tuple[np.ndarray, np.ndarray, np.ndar
     by pyarrow's vectorised string kernels; a text they do not accept is parsed again by
     :func:`parse_intervals`, whose error names it.
     """
+    if isinstance(alloc, AllocColumn):  # a run's own column: its intervals as they are
+        return alloc.ranges()
     tolist = getattr(alloc, "tolist", None)  # a NumPy column: its items at C speed
     texts = tolist() if tolist is not None and getattr(alloc, "ndim", 0) == 1 else list(alloc)
     fast = _parse_vectorised(texts)
     if fast is not None:
         return fast
     return _parse_one_by_one(texts)
+
+
+class AllocColumn:
+    """A run's ``alloc`` column kept as node intervals, not as one ``str`` per job (a million
+    jobs: ~20 MB instead of ~80): job ``j`` holds the ``cnt[j]`` intervals
+    ``[flat[i], flat[i + 1])`` that follow those of the jobs before it (``i`` from ``off[j]``
+    in steps of 2). The writers format the
+    texts in compiled code, in chunks (:meth:`text_buffers`); the validator reads the
+    intervals (:meth:`ranges`); indexing, :meth:`tolist` and ``numpy.asarray`` give the texts
+    (:func:`format_intervals`'s) for everything else."""
+
+    ndim = 1
+    dtype = np.dtype(object)
+
+    def __init__(self, cnt: np.ndarray, flat: np.ndarray) -> None:
+        self.cnt = np.ascontiguousarray(cnt, dtype=np.int32)
+        self.flat = np.ascontiguousarray(flat, dtype=np.int32)
+
+    @property
+    def off(self) -> np.ndarray:
+        """Where each job's intervals start in :attr:`flat` (made when asked for)."""
+        cnt = self.cnt.astype(np.int64)
+        return 2 * (np.cumsum(cnt) - cnt)
+
+    @classmethod
+    def from_intervals(cls, allocations: Iterable[Intervals]) -> AllocColumn:
+        """The column of each job's intervals (a list per job, in job order)."""
+        cnt, flat = [], []
+        for held in allocations:
+            cnt.append(len(held))
+            for a, b in held:
+                flat += (a, b)
+        return cls(np.asarray(cnt, dtype=np.int64), np.asarray(flat, dtype=np.int64))
+
+    @property
+    def shape(self) -> tuple[int]:
+        return (len(self.cnt),)
+
+    def __len__(self) -> int:
+        return len(self.cnt)
+
+    def text_buffers(self, start: int = 0, stop: int | None = None) -> tuple[np.ndarray, bytearray]:
+        """The texts of jobs ``start..stop-1`` as Arrow's string buffers ``(offsets, data)``
+        (compiled: :func:`coschedlab._core.textrows.alloc_text`)."""
+        from ._core.textrows import alloc_text
+
+        return alloc_text(self.arrays(), start, len(self) if stop is None else stop)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(off, cnt, flat)``."""
+        return self.off, self.cnt, self.flat
+
+    def tolist(self) -> list[str]:
+        """Every job's text (``""`` for a job that holds no node)."""
+        offsets, data = self.text_buffers()
+        text = bytes(data).decode("ascii")
+        bounds = offsets.tolist()
+        return [text[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        out = np.empty(len(self), dtype=object)
+        out[:] = self.tolist()
+        return out if dtype is None else out.astype(dtype)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tolist())
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, (int, np.integer)):
+            j = int(key) + (len(self) if key < 0 else 0)
+            if not 0 <= j < len(self):
+                raise IndexError(f"job {key} of {len(self)}")
+            offsets, data = self.text_buffers(j, j + 1)
+            return bytes(data).decode("ascii")
+        return np.asarray(self)[key]
+
+    def held(self) -> bool:
+        """True when some job holds a node."""
+        return bool((self.cnt > 0).any())
+
+    def ranges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(row, first_node, count)`` of every interval, jobs in order, as
+        :func:`parse_alloc_column` gives them from the texts."""
+        row = np.repeat(np.arange(len(self.cnt), dtype=np.int64), self.cnt)
+        first = self.flat[0::2].astype(np.int64)  # packed: the intervals in job order
+        return row, first, self.flat[1::2].astype(np.int64) - first
 
 
 def _parse_vectorised(texts: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:

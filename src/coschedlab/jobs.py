@@ -127,13 +127,8 @@ class Workload:
         dup = np.flatnonzero(ids[1:] == ids[:-1])
         if len(dup):
             raise InputError(f"job id {int(ids[dup[0]])} appears more than once")
-        known = set(cols["id"].tolist()) if self.deps else set()
-        for jid, dep_ids in self.deps.items():
-            if jid not in known:
-                raise InputError(f"dependencies given for unknown job {jid}")
-            for d in dep_ids:
-                if d not in known:
-                    raise InputError(f"job {jid} depends on unknown job {d}")
+        if self.deps:
+            _check_deps(self.deps, ids)
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
@@ -190,7 +185,7 @@ class Workload:
     def select(self, mask: np.ndarray) -> Workload:
         """The jobs where ``mask`` is true (dependencies on removed jobs are dropped)."""
         cols = {k: v[mask] for k, v in self.columns.items()}
-        kept = set(cols["id"].tolist())
+        kept = set(cols["id"].tolist()) if self.deps else set()  # (1M ids: ~60 MB of set)
         deps = {j: tuple(d for d in ds if d in kept) for j, ds in self.deps.items() if j in kept}
         deps = {j: ds for j, ds in deps.items() if ds}
         extra = {k: v[mask] for k, v in self.extra.items()}
@@ -210,8 +205,11 @@ class Workload:
         return w
 
     def drop_oversized(self, max_procs: int, reason: str = "larger than the machine") -> Workload:
-        """Drop (and count in ``dropped``) the jobs asking for more than ``max_procs``."""
+        """Drop (and count in ``dropped``) the jobs asking for more than ``max_procs``: a new
+        workload, or this one when none does."""
         mask = self.columns["procs"] <= max_procs
+        if mask.all():
+            return self  # nothing to drop: no copy of every column
         w = self.select(mask)
         if (~mask).any():
             w.dropped[reason] += int((~mask).sum())
@@ -228,6 +226,49 @@ class Workload:
             parts = ", ".join(f"{n:,} {why}" for why, n in sorted(self.dropped.items()))
             text += f" ({sum(self.dropped.values()):,} dropped: {parts})"
         return text
+
+
+def _check_deps(deps: dict[int, tuple[int, ...]], sorted_ids: np.ndarray) -> None:
+    """Every job ``deps`` names is one of ``sorted_ids``; the first that is not, in the order a
+    scan of ``deps`` meets them (a job, then its parents), is refused in one line. Ids that are
+    all Python ints are looked up at once (NumPy); any other key or value, as a scan would."""
+    parents: list = []
+    try:
+        for dep_ids in deps.values():
+            parents.extend(dep_ids)
+        plain = {type(x) for x in deps} | {type(x) for x in parents} <= {int}
+        if plain:
+            child = np.fromiter(deps, np.int64, len(deps))
+            par = np.fromiter(parents, np.int64, len(parents))
+    except (TypeError, OverflowError):
+        plain = False
+    if not plain:
+        known = set(sorted_ids.tolist())
+        for jid, dep_ids in deps.items():
+            if jid not in known:
+                raise InputError(f"dependencies given for unknown job {jid}")
+            for d in dep_ids:
+                if d not in known:
+                    raise InputError(f"job {jid} depends on unknown job {d}")
+        return
+
+    def unknown(q: np.ndarray) -> np.ndarray:
+        if not len(sorted_ids):
+            return np.ones(len(q), bool)
+        pos = np.minimum(np.searchsorted(sorted_ids, q), len(sorted_ids) - 1)
+        return sorted_ids[pos] != q
+
+    bad_child, bad_par = unknown(child), unknown(par)
+    if not (bad_child.any() or bad_par.any()):
+        return
+    lens = np.fromiter(map(len, deps.values()), np.int64, len(deps))
+    first_child = int(np.argmax(bad_child)) if bad_child.any() else len(deps)
+    k = int(np.argmax(bad_par)) if bad_par.any() else -1
+    item = int(np.repeat(np.arange(len(deps)), lens)[k]) if k >= 0 else len(deps)
+    jids = list(deps)
+    if first_child <= item:
+        raise InputError(f"dependencies given for unknown job {jids[first_child]}")
+    raise InputError(f"job {jids[item]} depends on unknown job {parents[k]}")
 
 
 def app_names_from_header(text: str | None) -> dict[int, str]:

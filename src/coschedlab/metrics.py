@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import InputError
+from .platform import too_large_to_spread
 
 if TYPE_CHECKING:  # pragma: no cover (pandas is imported where a frame is made)
     import pandas as pd
@@ -234,7 +235,10 @@ def percentiles(values: np.ndarray, qs: tuple[float, ...]) -> tuple[float, list[
 
 
 def _stats(prefix: str, values: np.ndarray) -> dict[str, float]:
-    values = values[~np.isnan(values)]
+    nan = np.isnan(values)
+    if nan.any():  # (no copy when there is none)
+        values = values[~nan]
+    del nan
     if len(values) == 0:
         return {f"{prefix}_{s}": float("nan") for s in _STATS}
     median, (p90, p95, p99) = percentiles(values, (90, 95, 99))
@@ -248,7 +252,13 @@ def _stats(prefix: str, values: np.ndarray) -> dict[str, float]:
     }
 
 
-def summary(frame: pd.DataFrame, total_cores: int, *, tau: float = DEFAULT_TAU) -> dict:
+def summary(
+    frame: pd.DataFrame,
+    total_cores: int,
+    *,
+    tau: float = DEFAULT_TAU,
+    per_job: Mapping[str, np.ndarray] | None = None,
+) -> dict:
     """Run-level metrics (module docstring) as a flat dict of Python numbers.
 
     Keys: n_jobs, first_submit, last_end, makespan, utilization,
@@ -256,6 +266,8 @@ def summary(frame: pd.DataFrame, total_cores: int, *, tau: float = DEFAULT_TAU) 
     (NaN when the makespan is 0), slowdown_undefined (jobs with run 0), and for each of wait,
     response, slowdown and bounded_slowdown: ``_mean, _median, _p90, _p95, _p99, _max``
     (e.g. ``wait_p95``). Raises :class:`InputError` for an empty frame or bad values.
+    ``per_job``: the frame's :func:`job_columns` (with this ``tau``) when already made, used
+    as they are (a simulated result's: no second copy of each).
     """
     tau = _check_tau(tau)
     if total_cores is None or int(total_cores) != total_cores or total_cores < 1:
@@ -263,11 +275,10 @@ def summary(frame: pd.DataFrame, total_cores: int, *, tau: float = DEFAULT_TAU) 
     submit, start, end = _times(frame)
     if len(submit) == 0:
         raise InputError("no jobs: cannot summarise an empty jobs frame")
+    # each per-job array made when needed and dropped once summarised (a million jobs: the
+    # peak is a few of them, not all at once)
     cores = _cores(frame)
-    run = end - start
-    response = end - submit
-    wait = start - submit
-    slowdown, bounded = _slowdowns(response, run, tau)
+    run = end - start if per_job is None else per_job["run"]
     first, last = float(submit.min()), float(end.max())
     makespan = last - first
     work = float(np.dot(cores, run))
@@ -278,7 +289,20 @@ def summary(frame: pd.DataFrame, total_cores: int, *, tau: float = DEFAULT_TAU) 
         if last_start > first
         else utilization
     )
+    del cores
     throughput = len(submit) / (makespan / 3600.0) if makespan > 0 else float("nan")
+    stats = _stats("wait", start - submit if per_job is None else per_job["wait"])
+    response = end - submit if per_job is None else per_job["response"]
+    stats.update(_stats("response", response))
+    if per_job is None:
+        slowdown, bounded = _slowdowns(response, run, tau)
+    else:
+        slowdown, bounded = per_job["slowdown"], per_job["bounded_slowdown"]
+    del response, run
+    undefined = int(np.isnan(slowdown).sum())
+    stats.update(_stats("slowdown", slowdown))
+    del slowdown
+    stats.update(_stats("bounded_slowdown", bounded))
     out: dict = {
         "n_jobs": len(submit),
         "first_submit": first,
@@ -287,15 +311,9 @@ def summary(frame: pd.DataFrame, total_cores: int, *, tau: float = DEFAULT_TAU) 
         "utilization": utilization,
         "utilization_until_queue_empty": until_empty,
         "throughput_jobs_per_hour": throughput,
-        "slowdown_undefined": int(np.isnan(slowdown).sum()),
+        "slowdown_undefined": undefined,
     }
-    for name, values in (
-        ("wait", wait),
-        ("response", response),
-        ("slowdown", slowdown),
-        ("bounded_slowdown", bounded),
-    ):
-        out.update(_stats(name, values))
+    out.update(stats)
     return out
 
 
@@ -312,7 +330,16 @@ class Series:
     def at(self, times: np.ndarray | float) -> np.ndarray:
         """Values at ``times`` (right-continuous: the value after the events at that instant)."""
         k = np.searchsorted(self.t, times, side="right") - 1
-        return np.where(k >= 0, self.v[np.maximum(k, 0)], 0.0) if len(self.t) else 0.0 * k
+        if not len(self.t) or np.ndim(k) == 0:
+            return np.where(k >= 0, self.v[np.maximum(k, 0)], 0.0) if len(self.t) else 0.0 * k
+        # the same values as that np.where, with one temporary less at a time (a million
+        # jobs' series: 16 MB each)
+        before = k < 0
+        np.maximum(k, 0, out=k)
+        out = self.v[k].astype(np.result_type(self.v, 0.0), copy=False)
+        del k
+        out[before] = 0.0
+        return out
 
     def integral(self, t0: float, t1: float) -> float:
         """Integral of the step function over [t0, t1]."""
@@ -320,7 +347,12 @@ class Series:
             return 0.0
         inside = (self.t > t0) & (self.t < t1)
         edges = np.concatenate(([t0], self.t[inside], [t1]))
-        return float((np.diff(edges) * self.at(edges[:-1])).sum())
+        del inside
+        levels = self.at(edges[:-1])
+        widths = np.diff(edges)
+        del edges
+        widths *= levels  # the products diff(edges) * at(edges[:-1]), made in place
+        return float(widths.sum())
 
     def mean(self, t0: float, t1: float) -> float:
         """Time-weighted mean over [t0, t1]."""
@@ -335,13 +367,20 @@ def step_sum(starts: np.ndarray, ends: np.ndarray, weights: np.ndarray | float =
     times = np.concatenate((starts, ends))
     delta = np.concatenate((w, -w))
     ok = np.isfinite(times)
-    times, delta = times[ok], delta[ok]
+    if not ok.all():
+        times, delta = times[ok], delta[ok]
+    del ok
     if not len(times):
         return Series(np.zeros(0), np.zeros(0))
+    # each temporary dropped once used (a million jobs: two million events, 16 MB an array)
     order = np.argsort(times, kind="stable")
-    times, level = times[order], np.cumsum(delta[order])
+    times = times[order]
+    level = delta[order]
+    del delta, order
+    np.cumsum(level, out=level)
     last = np.r_[times[1:] != times[:-1], True]  # last event of each instant
     v = level[last]
+    del level
     v[np.abs(v) < 1e-9 * max(1.0, float(np.abs(w).max(initial=0)))] = 0.0
     return Series(times[last], v)
 
@@ -495,8 +534,6 @@ def spread_reasons(frame: Jobs, cluster: Cluster | None = None) -> dict[str, flo
         return out
     compact = placement == "compact"
     if cluster is not None and "procs" in frame:
-        from .coloc.spread import too_large_to_spread
-
         large = compact & too_large_to_spread(column(frame, "procs"), cluster)
         out["too_large_to_spread"] = int(large.sum())
         out["compact_by_choice"] = int((compact & ~large).sum())
@@ -657,19 +694,24 @@ def group_label(value: int) -> str:
 
 
 def group_metrics(
-    frame: Jobs, columns: tuple[str, ...] = GROUP_COLUMNS, *, tau: float = DEFAULT_TAU
+    frame: Jobs,
+    columns: tuple[str, ...] = GROUP_COLUMNS,
+    *,
+    tau: float = DEFAULT_TAU,
+    per_job: Mapping[str, np.ndarray] | None = None,
 ) -> dict[str, dict[str, list]]:
     """:func:`by_group` for each of ``columns`` the frame has, as metrics.json stores them:
     ``{"by_user": {"user": [ids...], "jobs": [...], "core_hours": [...], ...}, ...}``, one list
     per column in :func:`by_group`'s row order (compact: one entry per user), NaN as None.
-    :func:`group_frame` turns one back into the table."""
+    :func:`group_frame` turns one back into the table. ``per_job``: as :func:`summary`'s."""
     out: dict[str, dict[str, list]] = {}
-    per_job = wait_order = None
+    wait_order = None
     for col in columns:
         if col not in frame:
             continue
-        if per_job is None:
-            per_job = job_columns(*_times(frame), tau=tau)
+        if wait_order is None:
+            if per_job is None:
+                per_job = job_columns(*_times(frame), tau=tau)
             wait_order = np.argsort(per_job["wait"], kind="stable")
         keys, table = _group_columns(frame, col, tau, per_job, wait_order)
         entry: dict[str, list] = {col: [int(v) for v in keys]}

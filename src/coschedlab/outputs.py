@@ -333,7 +333,8 @@ def write_parquet(path: str | Path, table: Any) -> None:
         return
     import numpy as np
 
-    arrays = {name: np.asarray(v) for name, v in table.items()}
+    # a column that makes its own text buffers (a run's allocations) stays as it is
+    arrays = {name: v if hasattr(v, "text_buffers") else np.asarray(v) for name, v in table.items()}
     texts = _text_buffers(arrays)
     if texts is None:
         import pandas as pd
@@ -404,6 +405,9 @@ def _text_buffers(arrays: dict[str, Any]) -> dict[str, tuple] | None:
 
     out = {}
     for name, a in arrays.items():
+        if hasattr(a, "text_buffers"):
+            out[name] = a.text_buffers()
+            continue
         if a.dtype.kind not in _PANDAS_TYPES:
             return None
         if a.dtype.kind == "O":
@@ -443,12 +447,18 @@ def arrow_array(values: Any, text: tuple | None = None) -> Any:
     import numpy as np
     import pyarrow as pa
 
+    if text is None and hasattr(values, "text_buffers"):
+        text = values.text_buffers()
+    if text is not None:
+        offsets, data = text
+        buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+        return pa.Array.from_buffers(pa.large_string(), len(offsets) - 1, buffers)
     a = np.asarray(values)
     n = len(a)
     if a.dtype.kind in "OU":
         from ._core.textrows import utf8_column  # compiled: no bytes object per text
 
-        offsets, data = text if text is not None else utf8_column(a.tolist())
+        offsets, data = utf8_column(a.tolist())
         buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
         return pa.Array.from_buffers(pa.large_string(), n, buffers)
     if a.dtype.kind == "b":

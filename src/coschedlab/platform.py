@@ -1,8 +1,12 @@
-"""The machine: nodes x sockets x cores (ELiSE's ``socket-conf``)."""
+"""The machine: nodes x sockets x cores (ELiSE's ``socket-conf``), and the geometry of ELiSE's
+spread placement on it (half of every socket of a node: :func:`spread_cores`), which the
+co-schedulers place by and the co-location metrics count with."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 from .errors import InputError
 
@@ -58,3 +62,25 @@ class Cluster:
             f"{count(self.nodes, 'node')} x {count(self.sockets_per_node, 'socket')} x "
             f"{count(self.cores_per_socket, 'core')} ({count(self.total_cores, 'core')})"
         )
+
+
+# -- ELiSE's spread placement (the ELiSE paper, 3.2) -------------------------------------------
+def spread_cores(cluster: Cluster) -> int:
+    """Cores a spread job takes on each of its nodes (0 for sockets of one core)."""
+    return cluster.sockets_per_node * (cluster.cores_per_socket // 2)
+
+
+def spread_nodes(procs: int, cluster: Cluster) -> int:
+    """Nodes a spread job of ``procs`` processors needs (``procs`` if nodes cannot split)."""
+    half = spread_cores(cluster)
+    return -(-procs // half) if half else procs
+
+
+def too_large_to_spread(procs: np.ndarray, cluster: Cluster) -> np.ndarray:
+    """Which jobs (``procs`` per job) cannot be spread on ``cluster``: their spread form needs
+    more nodes than it has (every job, when its sockets have one core)."""
+    procs = np.asarray(procs, dtype=np.int64)
+    half = spread_cores(cluster)
+    if not half:
+        return np.ones(procs.shape, dtype=bool)
+    return -(-procs // half) > cluster.nodes

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ._core.swf_parse import trim_heap
 from .engine.kernel import Simulation
 from .engine.result import Result
 from .engine.speed import SpeedModel
@@ -54,6 +55,10 @@ def run_simulation(
         sim.run()
     result = Result.from_simulation(sim)
     sim.release()  # the kernel's memory goes now, not at the next garbage collection
+    del sim
+    # and its pages go back to the system: the result's arrays, made last, keep the heap's top,
+    # so glibc would keep the kernel's freed arrays (a million jobs: ~100 MB)
+    trim_heap()
     return result
 
 

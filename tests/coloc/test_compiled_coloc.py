@@ -29,6 +29,7 @@ from coschedlab.engine.kernel import Simulation
 from coschedlab.engine.placement import Placement
 from coschedlab.engine.result import Result
 from coschedlab.engine.segments import SharedCores, SharedNodes
+from coschedlab.intervals import format_intervals
 
 
 @st.composite
@@ -118,6 +119,7 @@ def test_compiled_shared_cores_equal_the_oracle_accounting(case):
     acct = SharedCores(cluster, len(ops))
     o = oracle.SharedNodes(n, cpn)
     alloc: dict[int, tuple] = {}
+    held: dict[int, tuple] = {}  # every job that started, ended or not
     for job, (nodes, cores, release) in enumerate(ops):
         if release and alloc:
             k = min(alloc) if release == "first" else max(alloc)
@@ -136,9 +138,16 @@ def test_compiled_shared_cores_equal_the_oracle_accounting(case):
                 continue
             acct.take(job, 0, p)
             iv, c = o.claim(p), cores
-        alloc[job] = (iv, c)
+        alloc[job] = held[job] = (iv, c)
         assert acct.allocation(job) == iv and acct.cores_of(job) == c
         assert acct.nodes.segments() == o.segments() and acct.idle == o.n_idle
+    # the result's columns (held nodes of ended jobs too; a job never started: "" and 0)
+    assert acct.alloc_column(len(ops)).tolist() == [
+        format_intervals(held[j][0]) if j in held else "" for j in range(len(ops))
+    ]
+    assert acct.node_counts(len(ops)).tolist() == [
+        sum(b - a for a, b in held[j][0]) if j in held else 0 for j in range(len(ops))
+    ]
 
 
 COLS = ["start", "end", "speedup", "neighbours", "killed", "alloc"]

@@ -8,6 +8,8 @@ import math
 
 import pytest
 from _regular_jobs import regular
+from hypothesis import given
+from hypothesis import strategies as st
 
 from coschedlab.errors import InputError
 from coschedlab.platform import Cluster
@@ -192,3 +194,35 @@ def test_a32_size_priorities_known_answer():
         Simulation(ex.workload, edison, sched, until=1.0).run()
         got[mode] = sched.priority_of(0, 0.0)  # view index 0: the first task
     assert got == {"chained": CHAINED_A32, "woas": WOAS_A32}
+
+
+@given(st.lists(st.one_of(st.floats(-1e9, 1e9), st.just(math.nan)), max_size=40))
+def test_the_summary_median_is_pandas_median(values):
+    """A summary's medians come from arrays (:func:`.metrics.median`): the same figures as
+    pandas' ``Series.median`` over the table's column (NaN skipped; NaN when none is left)."""
+    import numpy as np
+    import pandas as pd
+
+    from coschedlab.workflows.metrics import median
+
+    want = pd.Series(values, dtype=np.float64).median()
+    got = median(np.asarray(values, dtype=np.float64))
+    assert (math.isnan(got) and math.isnan(want)) or got == want
+
+
+def test_a_summary_is_the_tables_medians():
+    """The summary reads the columns of the workflow and slowdown tables without making them:
+    its figures are those of the tables (pandas) it would have read."""
+    ww = warmup_and_window()
+    for m in MODES:
+        r = simulate_mode(ww, m)
+        s = r.summary(only=[True, True])  # ``only`` keeps to the window: the second one
+        wf, sd = r.workflows, r.slowdowns
+        inside = wf["in_window"].to_numpy(bool)
+        sel = wf[inside]
+        for col in ("wait", "runtime", "turnaround", "stretch", "gaps"):
+            assert s[f"median_{col}"] == float(sel[col].median()), (m, col)
+        for name in ("small", "medium", "large"):
+            g = sd["slowdown"][sd["group"] == name]
+            assert s[f"jobs_{name}"] == len(g), m
+            assert math.isnan(s[f"median_slowdown_{name}"]) == (len(g) == 0), m

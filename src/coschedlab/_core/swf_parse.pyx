@@ -199,11 +199,14 @@ cdef extern from *:
     #if defined(__GLIBC__)
     #include <malloc.h>
     static int coschedlab_trim_heap(void) { return malloc_trim(0); }
+    static int coschedlab_map_big_blocks(int size) { return mallopt(M_MMAP_THRESHOLD, size); }
     #else
     static int coschedlab_trim_heap(void) { return 0; }
+    static int coschedlab_map_big_blocks(int size) { return 0; }
     #endif
     """
     int coschedlab_trim_heap() nogil
+    int coschedlab_map_big_blocks(int size) nogil
 
 
 def trim_heap() -> bool:
@@ -211,3 +214,12 @@ def trim_heap() -> bool:
     elsewhere): a reader's temporaries (the file's text, the parse array) otherwise stay in the
     process's memory, a hundred MB for a million jobs. True when some memory was released."""
     return coschedlab_trim_heap() != 0
+
+
+def map_big_blocks(int size=1 << 20) -> bool:
+    """Have every block of ``size`` bytes or more (a million jobs' columns) mapped on its own
+    and given back to the system when freed (glibc's ``mallopt(M_MMAP_THRESHOLD)``; nothing
+    elsewhere). Else glibc raises that threshold to 32 MB after the first such block is freed,
+    and the freed columns of each step (the kernel's, the validator's, the writers') stay in
+    the process's heap: the simulate command's peak grows step by step. True when set."""
+    return coschedlab_map_big_blocks(size) != 0

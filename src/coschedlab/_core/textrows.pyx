@@ -23,7 +23,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes
 from cpython.mem cimport PyMem_Free
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from libc.math cimport fabs, floor, isfinite, isnan, nearbyint, signbit
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
@@ -41,6 +41,7 @@ CONST = 2  # the same bytes on every row (already formatted, quoted when text)
 TEXT = 3  # a list of str (other objects: through the column's ``to_text`` callable), quoted
 QUOTED_INT = 4  # int64 array, quoted; a negative value is an empty text ("")
 CODE = 5  # uint8 array of indices into a tuple of formatted bytes
+ALLOC = 6  # node intervals ``(off, cnt, flat)`` (:func:`alloc_text`), as Batsim's text, quoted
 
 DEF CHUNK = 1 << 20
 
@@ -211,12 +212,121 @@ cdef int _atoi(const char *s) noexcept:
     return sign * v
 
 
+cdef inline char *_put_node(char *p, int64_t v) noexcept:
+    """Decimal digits of the node id ``v`` (>= 0) at ``p``; returns the end."""
+    cdef char tmp[24]
+    cdef int k = 0
+    if v < 0:  # not a node id; written as it is
+        p[0] = c'-'
+        p += 1
+        v = -v
+    while True:
+        tmp[k] = <char>(c'0' + v % 10)
+        k += 1
+        v //= 10
+        if v == 0:
+            break
+    while k:
+        k -= 1
+        p[0] = tmp[k]
+        p += 1
+    return p
+
+
+cdef inline char *_put_alloc(
+    char *p, const int64_t *off, const int32_t *cnt, const int32_t *flat, Py_ssize_t j
+) noexcept:
+    """Job ``j``'s node intervals as Batsim's text (``"0-3 7"``, as
+    :func:`coschedlab.intervals.format_intervals`) at ``p`` (room for :data:`_ALLOC_ROOM`
+    bytes per interval); returns the end."""
+    cdef int64_t o = off[j], i, a, b
+    for i in range(o, o + 2 * <int64_t>cnt[j], 2):
+        a = flat[i]
+        b = <int64_t>flat[i + 1] - 1
+        if i > o:
+            p[0] = c' '
+            p += 1
+        p = _put_node(p, a)
+        if b != a:
+            p[0] = c'-'
+            p = _put_node(p + 1, b)
+    return p
+
+
+#: bytes an interval may take: two 32-bit numbers with their signs, a dash and a space
+DEF _ALLOC_ROOM = 26
+
+
+cdef inline Py_ssize_t _node_len(int64_t v) noexcept:
+    """Characters :func:`_put_node` writes for ``v``."""
+    cdef Py_ssize_t k = 1
+    if v < 0:
+        k += 1
+        v = -v
+    while v >= 10:
+        v //= 10
+        k += 1
+    return k
+
+
+cdef inline Py_ssize_t _alloc_len(
+    const int64_t *off, const int32_t *cnt, const int32_t *flat, Py_ssize_t j
+) noexcept:
+    """Characters :func:`_put_alloc` writes for job ``j``."""
+    cdef int64_t o = off[j], i, a, b
+    cdef Py_ssize_t k = 0
+    for i in range(o, o + 2 * <int64_t>cnt[j], 2):
+        a = flat[i]
+        b = <int64_t>flat[i + 1] - 1
+        k += _node_len(a) + (i > o)
+        if b != a:
+            k += 1 + _node_len(b)
+    return k
+
+
+cdef tuple _alloc_arrays(object column):
+    """The ``(off, cnt, flat)`` arrays of an allocation column, contiguous and typed."""
+    off, cnt, flat = column
+    return (
+        np.ascontiguousarray(off, dtype=np.int64),
+        np.ascontiguousarray(cnt, dtype=np.int32),
+        np.ascontiguousarray(flat, dtype=np.int32),
+    )
+
+
+def alloc_text(column, Py_ssize_t start, Py_ssize_t stop):
+    """Batsim allocation texts of jobs ``start..stop-1`` as Arrow's string buffers
+    ``(offsets, data)`` (:func:`utf8_column`'s). ``column`` is ``(off, cnt, flat)``: job
+    ``j`` holds the ``cnt[j]`` node intervals ``[flat[i], flat[i + 1])`` for ``i`` from
+    ``off[j]`` in steps of 2; no interval: ``""``."""
+    cdef const int64_t[::1] off
+    cdef const int32_t[::1] cnt
+    cdef const int32_t[::1] flat
+    off, cnt, flat = _alloc_arrays(column)
+    cdef Py_ssize_t n = cnt.shape[0], j, total = 0
+    if not 0 <= start <= stop <= n:
+        raise IndexError(f"jobs {start}..{stop} of {n}")
+    offsets = np.zeros(stop - start + 1, dtype=np.int64)
+    cdef int64_t[::1] o = offsets
+    for j in range(start, stop):  # the exact size first: the text written once, in place
+        if cnt[j]:
+            total += _alloc_len(&off[0], &cnt[0], &flat[0], j)
+        o[j - start + 1] = total
+    data = bytearray(total)
+    cdef char *buf = data
+    for j in range(start, stop):
+        if cnt[j]:
+            _put_alloc(buf + o[j - start], &off[0], &cnt[0], &flat[0], j)
+    return offsets, data
+
+
 def write_rows(write, Py_ssize_t n, list columns):
     """Write ``n`` rows of ``columns`` through ``write`` (a file's ``write``), comma-separated,
     one ``\\n``-ended line per row. Each column is ``(kind, values[, extra])``: ``FLOAT`` and
     ``INT`` arrays, ``CONST`` bytes, ``TEXT`` a list of str with ``extra`` the callable that
     makes the text of any other object, ``QUOTED_INT`` an int64 array, ``CODE`` a uint8 array
-    with ``extra`` the tuple of the formatted bytes of each code."""
+    with ``extra`` the tuple of the formatted bytes of each code, ``ALLOC`` the node intervals
+    ``(off, cnt, flat)`` of :func:`alloc_text`."""
     cdef Py_ssize_t ncol = len(columns), i, c
     cdef int kind
     cdef _Out out = _Out(write)
@@ -225,14 +335,21 @@ def write_rows(write, Py_ssize_t n, list columns):
     cdef const double[::1] f
     cdef const int64_t[::1] q
     cdef const uint8_t[::1] u
+    cdef const int64_t[::1] ao
+    cdef const int32_t[::1] ac, af
+    cdef const int64_t **aoff = NULL
+    cdef const int32_t **acnt = NULL
+    cdef const int32_t **aflat = NULL
     cdef object v, values
     cdef bytes b
     cdef list keep = []  # the arrays whose buffers ``data`` points into
     cdef list texts = [None] * ncol, consts = [None] * ncol, labels = [None] * ncol
     cdef list convert = [None] * ncol
-    if kinds == NULL or data == NULL:
-        free(kinds)
-        free(data)
+    aoff = <const int64_t **>malloc(max(ncol, 1) * sizeof(void *))
+    acnt = <const int32_t **>malloc(max(ncol, 1) * sizeof(void *))
+    aflat = <const int32_t **>malloc(max(ncol, 1) * sizeof(void *))
+    if kinds == NULL or data == NULL or aoff == NULL or acnt == NULL or aflat == NULL:
+        free(kinds); free(data); free(aoff); free(acnt); free(aflat)
         raise MemoryError()
     try:
         for c in range(ncol):
@@ -258,6 +375,15 @@ def write_rows(write, Py_ssize_t n, list columns):
                         data[c] = &q[0]
             elif kind == CONST:
                 consts[c] = bytes(values)
+            elif kind == ALLOC:
+                arrays = _alloc_arrays(values)
+                keep.append(arrays)
+                ao, ac, af = arrays
+                if ac.shape[0] != n:
+                    raise ValueError(f"column {c} has {ac.shape[0]} rows, not {n}")
+                if n:
+                    aoff[c], acnt[c] = &ao[0], &ac[0]
+                    aflat[c] = &af[0] if af.shape[0] else NULL
             elif kind == TEXT:
                 texts[c] = list(values)
                 convert[c] = columns[c][2]
@@ -288,6 +414,12 @@ def write_rows(write, Py_ssize_t n, list columns):
                 elif kind == CODE:
                     b = <bytes>(<tuple>labels[c])[(<const uint8_t *>data[c])[i]]
                     out.put_bytes(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b))
+                elif kind == ALLOC:
+                    out.room(_ALLOC_ROOM * <Py_ssize_t>acnt[c][i] + 2)
+                    out.put(c'"')
+                    if acnt[c][i]:
+                        out.n = _put_alloc(out.buf + out.n, aoff[c], acnt[c], aflat[c], i) - out.buf
+                    out.put(c'"')
                 else:  # TEXT
                     v = (<list>texts[c])[i]
                     if type(v) is not str:
@@ -297,8 +429,7 @@ def write_rows(write, Py_ssize_t n, list columns):
             out.put(c'\n')
         out.flush()
     finally:
-        free(kinds)
-        free(data)
+        free(kinds); free(data); free(aoff); free(acnt); free(aflat)
 
 
 cdef inline void _swf_cell(double a, int64_t *digits, int *nfrac, int *ndig, bint *neg) noexcept:

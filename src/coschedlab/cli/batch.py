@@ -61,8 +61,10 @@ def load_trace(
     """Read an SWF trace; the machine comes from the options, each part not given from the
     header (:func:`machine_options`). Jobs that cannot run are dropped and counted, or with
     ``strict`` the first is an error (file:line)."""
+    from .._core.swf_parse import map_big_blocks
     from ..workload.swf import cluster_from_header, read_swf
 
+    map_big_blocks()  # each step's freed columns go back to the system, not only at the end
     workload = read_swf(path)
     try:
         from_header = cluster_from_header(workload.header)

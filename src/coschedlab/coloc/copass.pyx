@@ -28,6 +28,7 @@ oracle of ``tests/coloc/reference_coloc.py``, and the Python class scan of
 """
 
 from libc.limits cimport LONG_MAX
+from libc.string cimport memcpy
 from libc.math cimport INFINITY
 from libcpp.algorithm cimport sort as csort
 from libcpp.algorithm cimport lower_bound, make_heap, pop_heap, stable_sort, upper_bound
@@ -64,6 +65,43 @@ cdef vector[double] _doubles(object values) except *:
     if a.shape[0]:
         out.assign(&a[0], &a[0] + a.shape[0])
     return out
+
+
+cdef long _number(const vector[long]& key, vector[long]& out, vector[long]& first) noexcept:
+    """Number the distinct values of ``key`` in order of first appearance: ``out[j]`` the
+    number of ``key[j]``, ``first[c]`` the first position holding value number ``c``; returns
+    how many. One look-up per job in an open-addressing table (Fibonacci hashing, linear
+    probing, at most half full), where ``np.unique`` sorted the jobs."""
+    cdef vector[long] slot
+    cdef long j, n = key.size(), c, x, bits = 6, r
+    cdef unsigned long h, mask = (1UL << bits) - 1
+    out.resize(n)
+    first.clear()
+    slot.assign(mask + 1, -1)
+    for j in range(n):
+        x = key[j]
+        h = (<unsigned long>x * 11400714819323198485UL) >> (64 - bits)
+        while True:
+            c = slot[h]
+            if c < 0:
+                c = first.size()
+                first.push_back(j)
+                slot[h] = c
+                break
+            if key[first[c]] == x:
+                break
+            h = (h + 1) & mask
+        out[j] = c
+        if 2 * <long>first.size() > <long>mask:  # more than half full: twice as large
+            bits += 1
+            mask = (1UL << bits) - 1
+            slot.assign(mask + 1, -1)
+            for r in range(<long>first.size()):
+                h = (<unsigned long>key[first[r]] * 11400714819323198485UL) >> (64 - bits)
+                while slot[h] >= 0:
+                    h = (h + 1) & mask
+                slot[h] = r
+    return first.size()
 
 
 ctypedef pair[double, long] Keyed
@@ -216,7 +254,7 @@ cdef class ColocPass(SharedPass):
         self.backfill = backfill
         self.fallback = fallback
         self.deployed = 0
-        # the (cores, nodes) classes, numbered in order of first appearance
+        # the (cores, nodes) shapes, numbered in order of first appearance
         key = c_arr * (int(k_arr.max(initial=0)) + 1) + k_arr
         if group is not None:  # (cores, nodes, group) shapes
             groups, gid = np.unique(np.asarray(group, dtype=np.int64), return_inverse=True)
@@ -224,15 +262,8 @@ cdef class ColocPass(SharedPass):
         self.model = model
         if model is not None:
             self._rank_pairs()
-        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-        order = np.argsort(first)  # (first indices are distinct)
-        rank = np.empty(len(first), dtype=np.int64)
-        rank[order] = np.arange(len(first))
-        shape = rank[inverse.reshape(-1)]
-        self.shape = _longs(shape)
-        self.shape_c = _longs(c_arr[first[order]])
-        self.shape_k = _longs(k_arr[first[order]])
-        self.broke.assign(len(first), 0)
+        self._classes(_longs(key))
+        self.broke.assign(self.shape_c.size(), 0)
         self.stamp = 0
         self.taken.assign(view.n, -1)
         self.pass_id = 0
@@ -240,17 +271,8 @@ cdef class ColocPass(SharedPass):
         self.procs = _longs(procs)
         self.ids = _doubles(view.ids)
         self.memo_on = not view.has_dependencies  # (released dependents join mid-queue)
-        req = np.asarray(view.req, dtype=np.float64)
-        reqs, req_id = np.unique(req, return_inverse=True)
-        key = shape * len(reqs) + req_id.reshape(-1)
-        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-        self.cls = _longs(inverse.reshape(-1))
-        self.cls_c = _longs(c_arr[first])
-        self.cls_k = _longs(k_arr[first])
-        self.cls_req = _doubles(req[first])
-        self.cls_shape = _longs(shape[first])
-        self.members.resize(len(first))
-        self.slot.assign(len(first), -1)
+        self.members.resize(self.cls_c.size())
+        self.slot.assign(self.cls_c.size(), -1)
         self.listed.assign(view.n, 0)
         self.pos.assign(view.n, -1)
         self.nlisted = 0
@@ -258,6 +280,39 @@ cdef class ColocPass(SharedPass):
         self.by_index = False
         self.m_valid = False
         self.nstarts = 0
+
+    cdef void _classes(self, const vector[long]& key) noexcept:
+        """The jobs' shapes (distinct ``key``: cores, nodes and for best-pair the group) and
+        classes (shape and requested time), each numbered in order of first appearance."""
+        cdef vector[long] first, rid, key2, bits
+        cdef long j, n = key.size(), nreq
+        cdef double t
+        _number(key, self.shape, first)
+        self.shape_c.clear()
+        self.shape_k.clear()
+        for j in first:
+            self.shape_c.push_back(self.cores[j])
+            self.shape_k.push_back(self.k[j])
+        # classes: (shape, requested time), the times numbered first (by their bits; -0.0
+        # is 0.0, as np.unique counts them)
+        bits.resize(n)
+        for j in range(n):
+            t = self.req[j] if self.req[j] != 0 else 0.0
+            memcpy(&bits[j], &t, sizeof(double))
+        nreq = _number(bits, rid, first)
+        key2.resize(n)
+        for j in range(n):
+            key2[j] = self.shape[j] * nreq + rid[j]
+        _number(key2, self.cls, first)
+        self.cls_c.clear()
+        self.cls_k.clear()
+        self.cls_req.clear()
+        self.cls_shape.clear()
+        for j in first:
+            self.cls_c.push_back(self.cores[j])
+            self.cls_k.push_back(self.k[j])
+            self.cls_req.push_back(self.req[j])
+            self.cls_shape.push_back(self.shape[j])
 
     cdef void _room(self) noexcept:
         cdef long f, acc = 0
@@ -278,6 +333,9 @@ cdef class ColocPass(SharedPass):
         cdef SharedNodes sh = self.sh
         cdef long c = self.cores[j], need = self.k[j], cpn = self.cpn, i, m, f, a, b
         cdef long part = 0, npart
+        cdef const long* fr
+        cdef const long* st
+        cdef unsigned long width
         self.iv.clear()
         if c == cpn:
             if sh.n_idle < need:
@@ -297,17 +355,22 @@ cdef class ColocPass(SharedPass):
             return self._choose_ranked(j, c, need)
         m = sh.st.size()
         i = 0
-        while need and part:  # those nodes, by node id (up to the last of them)
-            f = sh.fr[i]
-            if c <= f < cpn:
-                a = sh.st[i]
-                b = sh._end(i)
-                part -= b - a
-                if b - a > need:
-                    b = a + need
-                self.iv.push_back(a)
-                self.iv.push_back(b)
-                need -= b - a
+        # those nodes, by node id (up to the last of them): a tight skip over the segments
+        # without room (f - c, unsigned, is below cpn - c exactly when c <= f < cpn)
+        fr = sh.fr.data()
+        st = sh.st.data()
+        width = cpn - c
+        while need and part:
+            while <unsigned long>(fr[i] - c) >= width:
+                i += 1
+            a = st[i]
+            b = st[i + 1] if i + 1 < m else sh.n
+            part -= b - a
+            if b - a > need:
+                b = a + need
+            self.iv.push_back(a)
+            self.iv.push_back(b)
+            need -= b - a
             i += 1
         npart = self.iv.size() // 2
         if need:

@@ -50,7 +50,15 @@ def unknown_app_jobs(workload: Workload, names: list[str]) -> np.ndarray:
 def _distinct_names(workload: Workload, names: list[str]) -> tuple[list[str | None], np.ndarray]:
     """The application name of each distinct app id of ``workload`` (:func:`app_names_of`'s
     rule) and, per job, the position of its app id among them."""
-    ids, index = np.unique(workload.columns["app"], return_inverse=True)
+    app = np.asarray(workload.columns["app"])
+    if app.dtype.kind in "iu" and len(app) and app.min() >= 0 and app.max() < 4 * len(app):
+        # small non-negative ids (the usual case): np.unique's result by counting, not sorting
+        ids = np.flatnonzero(np.bincount(app))
+        number = np.zeros(int(ids[-1]) + 1, dtype=np.int64)
+        number[ids] = np.arange(len(ids))
+        index = number[app]
+    else:
+        ids, index = np.unique(app, return_inverse=True)
     mapping = app_names_from_header(workload.header.get("Applications"))
     if mapping:
         distinct = [mapping.get(a) for a in ids.tolist()]
@@ -167,6 +175,7 @@ class ColocationSpeed(NeighbourSpeed, SpeedModel):
             raise InputError("the co-location speed model needs shared nodes")
         app = app_rows_of(sim.workload, list(self.heatmap.names))[sim.order]
         self.app = app.tolist()
+        self._app_rows = app  # (the same, as an array: the result's in_pool column)
         # column of each job's application in self._m (unknown -> the row-mean column)
         self._col = np.where(app >= 0, app, self._m.shape[1] - 1).tolist()
         self._rows = self._m.tolist()  # plain lists: one lookup per neighbour, no NumPy call
@@ -192,5 +201,5 @@ class ColocationSpeed(NeighbourSpeed, SpeedModel):
             "compact_run": compact,
             "speedup": speedup,
             "neighbours": np.asarray(self.met, dtype=np.int64),
-            "in_pool": np.asarray([a >= 0 for a in self.app], dtype=bool),
+            "in_pool": self._app_rows >= 0,
         }

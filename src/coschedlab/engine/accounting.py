@@ -15,7 +15,7 @@ reads ``idle`` (whole idle nodes, the ``free`` a whole-node policy sees) and
 
 from __future__ import annotations
 
-from ..intervals import Intervals, format_intervals
+from ..intervals import AllocColumn, Intervals
 from .placement import Placement
 from .segments import SharedCores
 from .wholenodes import WholeNodes
@@ -49,6 +49,7 @@ class NodeAccounting:
         """Cores per node job ``j`` holds."""
         raise NotImplementedError
 
-    def alloc_texts(self, n: int) -> list[str]:
-        """Batsim allocation text of jobs ``0..n-1`` (``""`` for a job that never started)."""
-        return [format_intervals(self.allocation(j)) for j in range(n)]
+    def alloc_column(self, n: int) -> AllocColumn:
+        """The ``alloc`` column of jobs ``0..n-1``: their node intervals (none for a job
+        that never started), written as Batsim's text."""
+        return AllocColumn.from_intervals([self.allocation(j) for j in range(n)])

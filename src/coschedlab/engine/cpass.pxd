@@ -64,6 +64,8 @@ cdef struct PassState:
     long free              # whole idle nodes
     long completed         # jobs ended so far
     long arrived           # jobs submitted so far (joined the queue or not)
+    double next_end        # the earliest completion the kernel holds (inf: none; at most the
+                           # next one: a pass comes then anyway, whatever this pass does)
     long epoch             # changes of the queue or nodes made by the kernel (module doc)
     const long* queue      # waiting jobs in the pass's priority order (module doc)
     long nq

@@ -15,6 +15,8 @@ application each job runs) are set by a Python subclass at ``bind``
 
 from array import array
 
+import numpy as np
+
 from .segments cimport SharedCores
 
 __all__ = ["NeighbourSpeed"]
@@ -29,7 +31,8 @@ cdef class NeighbourSpeed:
         speedup of row ``a`` beside job ``j`` is ``rows[a][col[j]]``), ``alone[a]`` the
         spread-alone speedup of row ``a``."""
         cdef SharedCores acct = sim.acct
-        cdef long n = sim.n
+        cdef long n = sim.n, j
+        cdef const double[::1] req_v = np.ascontiguousarray(sim.req, dtype=np.float64)
         self.sh = acct.nodes
         self.cores_ = acct.cores
         self.cpn = acct.cpn
@@ -51,7 +54,9 @@ cdef class NeighbourSpeed:
         self.mt = self.met
         self.run_ = sim.run_time
         self.start_ = sim.start
-        self.req_ = list(sim.req)
+        self.req_.resize(n)
+        for j in range(n):
+            self.req_[j] = req_v[j]
         self.killed_ = sim.killed
         self.cap = bool(sim.kill_at_walltime) and not sim.late_kill
 

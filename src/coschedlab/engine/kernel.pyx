@@ -41,14 +41,17 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from heapq import heappop, heappush
+from itertools import chain
 from numbers import Integral
 from time import perf_counter
 from typing import Any, Protocol
 
+from cpython cimport array as carray
 from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport INFINITY, pow
 from libcpp.algorithm cimport lower_bound, sort, upper_bound
 from libcpp.queue cimport priority_queue
+from libcpp.string cimport string, to_string
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
@@ -165,6 +168,7 @@ cdef class Simulation:
     cdef public bint late_kill, _moving_ends, truncated, _rerun, _tailed
     cdef priority_queue[Entry] _heap  # completions
     cdef priority_queue[double] _timers  # wake-ups asked for, negated (the top is the first)
+    cdef carray.array _sorder  # ``start_order`` itself, appended to in C
     cdef WholeNodes _whole  # the accounting when it is whole nodes (None: shared cores)
     cdef View _view
     # a compiled policy (:mod:`.cpass`): the queue and the running jobs live in C arrays only
@@ -287,6 +291,7 @@ cdef class Simulation:
         self.start_pass = array("q", [-1]) * n
         self._sp = self.start_pass
         self.start_order = array("q")  # jobs in the order they started (within a pass too)
+        self._sorder = self.start_order
         self.acct: NodeAccounting = (
             SharedCores(cluster, n) if shared_nodes else WholeNodes(cluster, n)
         )
@@ -350,10 +355,10 @@ cdef class Simulation:
         # (child, parent) pairs in the order given: deps (Workload checked their ids), then
         # the SWF preceding jobs
         deps = workload.deps
-        lens = np.fromiter((len(v) for v in deps.values()), np.int64, len(deps))
+        lens = np.fromiter(map(len, deps.values()), np.int64, len(deps))
         child = np.repeat(index_of(np.fromiter(deps, np.int64, len(deps)))[0], lens)
         parent = index_of(
-            np.fromiter((p for v in deps.values() for p in v), np.int64, int(lens.sum()))
+            np.fromiter(chain.from_iterable(deps.values()), np.int64, int(lens.sum()))
         )[0]
         think = np.zeros(n)
         if swf:
@@ -902,6 +907,7 @@ cdef class Simulation:
         st.free = self._whole.idle if self._whole is not None else self.acct.idle
         st.completed = self.completed
         st.arrived = self._arr_i
+        st.next_end = self._top_t()
         st.epoch = self.epoch
         view.now = t
         view.free = st.free
@@ -1209,6 +1215,7 @@ cdef class Simulation:
     cdef void _start_c(self, long j, double now, object placement, bint taken) except *:
         cdef Est e
         cdef double end
+        cdef Py_ssize_t k
         if taken:
             pass
         elif placement is None and self._whole is not None:
@@ -1219,7 +1226,9 @@ cdef class Simulation:
             self.acct.take(j, self.nodes[j], placement)
         self._st[j] = now
         self._sp[j] = self.passes
-        self.start_order.append(j)
+        k = len(self._sorder)
+        carray.resize_smart(self._sorder, k + 1)
+        self._sorder.data.as_longlongs[k] = j
         if self._c:
             e = Est(now + self._creq[j], j)
             sorted_insert(self._cest, e)
@@ -1401,20 +1410,31 @@ cdef class Simulation:
         self._enqueue(j, True)
 
     # -- reading the outcome --------------------------------------------------------------------
-    def dependency_texts(self) -> tuple[list[str], list[float]] | None:
-        """Per job: its parents' trace ids as text (``"12 15"``) and its think time; None
-        without dependencies."""
+    def dependency_texts(self) -> tuple[list[str], np.ndarray] | None:
+        """Per job: its parents' trace ids as text (``"12 15"``, written in C) and its think
+        time (an array); None without dependencies."""
+        cdef const long long[::1] pptr, pidx, ids
+        cdef long j, i
+        cdef string text
         if not self._has_deps:
             return None
-        ids = self.ids
-        pptr, pidx = self._parents
+        ids = np.ascontiguousarray(self.ids, dtype=np.int64)
+        pptr = np.ascontiguousarray(self._parents[0], dtype=np.int64)
+        pidx = np.ascontiguousarray(self._parents[1], dtype=np.int64)
         deps = [""] * self.n
-        for j in np.flatnonzero(pptr[1:] > pptr[:-1]).tolist():
-            deps[j] = " ".join([str(ids[p]) for p in pidx[pptr[j] : pptr[j + 1]].tolist()])
+        for j in range(self.n):
+            if pptr[j + 1] == pptr[j]:
+                continue
+            text.clear()
+            for i in range(pptr[j], pptr[j + 1]):
+                if i > pptr[j]:
+                    text.push_back(b" ")
+                text.append(to_string(ids[pidx[i]]))
+            deps[j] = text.decode("ascii")
         think = np.zeros(self.n)
         for j, t in self.think.items():
             think[j] = t
-        return deps, think.tolist()
+        return deps, think
 
     def info(self) -> dict[str, Any]:
         """Facts about the run for the result's options."""

@@ -1,106 +1,219 @@
 # distutils: language = c++
-"""Which nodes are free: a pool of node ids kept as sorted, disjoint half-open intervals.
+# cython: boundscheck=False, wraparound=False, cdivision=True
+"""Which nodes are free: a pool of node ids kept as maximal runs of free nodes.
 
 Whole-node allocation (the batch core). A job gets the **smallest run of free nodes that holds
 it whole** (the lowest ids among runs of that length: best fit, as resource managers place jobs
 on consecutive nodes); when no run is long enough it takes the longest runs whole, so it gets as
 few pieces as possible. This keeps long runs for large jobs and allocations contiguous: on a
 loaded 100,000-node machine taking the lowest free ids gives a job 14 pieces on average.
-Releasing merges intervals back. Each operation costs O(log intervals + pieces touched): the
-free intervals are a C++ ``std::map`` (start -> end) and, for best fit, a ``std::set`` of
-``(length, start)`` pairs.
+Releasing merges runs back.
+
+Nothing is allocated per take or give: every array is indexed by node id and allocated once,
+zeroed by the system (``calloc``: a page costs memory only once a run has touched it; 18
+bytes per node at most). A run ``[s, e)`` is written at its two ends (``end_of[s] = e``,
+``start_of[e - 1] = s + 1``), so releasing merges with its neighbours in O(1); best fit is a
+treap of the runs keyed by ``(length, start)`` whose links are arrays indexed by the run's
+start (O(log runs) per run taken or made); a bitmap of run starts finds the run holding a given
+node (a policy's placement) by scanning words down from it.
 """
 
-from cython.operator cimport dereference as deref, preincrement as inc, predecrement as dec
+from libc.stdint cimport int32_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free
 
 from collections.abc import MutableSequence
 
 __all__ = ["NodePool"]
 
+cdef extern from *:
+    int __builtin_clzll(unsigned long long) nogil
+    int __builtin_ctzll(unsigned long long) nogil
+
+cdef enum:
+    NONE = -1
+
+
+cdef inline uint32_t _prio(int32_t x) noexcept nogil:
+    """The treap priority of run start ``x``: a fixed bijective hash (distinct runs, distinct
+    priorities; the same tree in every run)."""
+    cdef uint32_t h = <uint32_t>x * 0x9E3779B1u
+    h ^= h >> 15
+    h *= 0x85EBCA6Bu
+    h ^= h >> 13
+    return h
+
 
 cdef class NodePool:
     """Free node ids of a machine of ``n`` nodes."""
 
-    def __init__(self, long n) -> None:
-        self.free = n
+    def __cinit__(self, long n) -> None:
+        if not 0 <= n < 2**31 - 1:
+            raise ValueError(f"a node pool holds 0 to {2**31 - 2} nodes, not {n}")
+        self.end_of = <int32_t*>calloc(n + 1, sizeof(int32_t))
+        self.start_of = <int32_t*>calloc(n + 1, sizeof(int32_t))
+        self.lo_kid = <int32_t*>calloc(n + 1, sizeof(int32_t))
+        self.hi_kid = <int32_t*>calloc(n + 1, sizeof(int32_t))
+        self.heads = <uint64_t*>calloc((n >> 6) + 1, sizeof(uint64_t))
+        if not (self.end_of and self.start_of and self.lo_kid and self.hi_kid and self.heads):
+            raise MemoryError()
+        self.n = n
+        self.free = 0
+        self.root = 0
         if n:
-            self.iv[0] = n
-            self.runs.insert(pair[long, long](n, 0))
+            self._add(0, <int32_t>n)
+            self.free = n
+
+    def __dealloc__(self):
+        free(self.end_of)
+        free(self.start_of)
+        free(self.lo_kid)
+        free(self.hi_kid)
+        free(self.heads)
+
+    # -- the runs and their best-fit index (a run is its u = 1 + start there) -----------------
+    cdef bint _before(self, int32_t x, int32_t y) noexcept:
+        """Run ``u = x`` comes before run ``u = y`` by (length, start)."""
+        cdef int32_t lx = self.end_of[x - 1] - x, ly = self.end_of[y - 1] - y
+        return lx < ly or (lx == ly and x < y)
+
+    cdef void _add(self, int32_t s, int32_t e) noexcept:
+        """The nodes ``[s, e)`` form a free run (no free neighbour)."""
+        cdef int32_t u = s + 1, t
+        cdef int32_t* slot = &self.root
+        cdef int32_t* lo
+        cdef int32_t* hi
+        cdef uint32_t p = _prio(u)
+        self.end_of[s] = e
+        self.start_of[e - 1] = u
+        self.heads[s >> 6] |= (<uint64_t>1) << (s & 63)
+        while slot[0] and _prio(slot[0]) > p:
+            t = slot[0]
+            slot = &self.lo_kid[t] if self._before(u, t) else &self.hi_kid[t]
+        t = slot[0]  # split the subtree at u: smaller runs under lo_kid[u], larger under hi_kid
+        lo = &self.lo_kid[u]
+        hi = &self.hi_kid[u]
+        while t:
+            if self._before(t, u):
+                lo[0] = t
+                lo = &self.hi_kid[t]
+                t = self.hi_kid[t]
+            else:
+                hi[0] = t
+                hi = &self.lo_kid[t]
+                t = self.lo_kid[t]
+        lo[0] = 0
+        hi[0] = 0
+        slot[0] = u
+
+    cdef void _drop(self, int32_t s) noexcept:
+        """The free run starting at ``s`` stops being one (taken, or merged into another)."""
+        cdef int32_t u = s + 1, a, b, t
+        cdef int32_t* slot = &self.root
+        while slot[0] != u:
+            t = slot[0]
+            slot = &self.lo_kid[t] if self._before(u, t) else &self.hi_kid[t]
+        a = self.lo_kid[u]  # merge its two subtrees in its place
+        b = self.hi_kid[u]
+        while a and b:
+            if _prio(a) > _prio(b):
+                slot[0] = a
+                slot = &self.hi_kid[a]
+                a = self.hi_kid[a]
+            else:
+                slot[0] = b
+                slot = &self.lo_kid[b]
+                b = self.lo_kid[b]
+        slot[0] = a if a else b
+        self.lo_kid[u] = 0
+        self.hi_kid[u] = 0
+        self.start_of[self.end_of[s] - 1] = 0
+        self.end_of[s] = 0
+        self.heads[s >> 6] &= ~((<uint64_t>1) << (s & 63))
+
+    cdef int32_t _fit(self, long k) noexcept:
+        """The start of the first run by (length, start) of at least ``k`` nodes (NONE:
+        none)."""
+        cdef int32_t t = self.root, best = 0
+        while t:
+            if self.end_of[t - 1] - (t - 1) >= k:
+                best = t
+                t = self.lo_kid[t]
+            else:
+                t = self.hi_kid[t]
+        return best - 1
+
+    cdef int32_t _run_at(self, long a) noexcept:
+        """The start of the last free run starting at or below node ``a`` (NONE: none)."""
+        cdef long w
+        cdef uint64_t bits
+        if a < 0 or self.n == 0:
+            return NONE
+        if a >= self.n:
+            a = self.n - 1
+        w = a >> 6
+        bits = self.heads[w] & ((<uint64_t>2 << (a & 63)) - 1)
+        while bits == 0:
+            if w == 0:
+                return NONE
+            w -= 1
+            bits = self.heads[w]
+        return <int32_t>((w << 6) + 63 - __builtin_clzll(bits))
 
     # -- the C interface (the accounting's) -----------------------------------------------------
     cdef int take_c(self, long k, vector[long]& out) except -1:
         """Remove ``k`` free nodes, append them to ``out`` as flat ``a0, b0, a1, b1, ...``
         intervals; returns how many (best fit, then the longest runs whole)."""
-        cdef long length, a
+        cdef int32_t s, e, t
         cdef int pieces = 0
         if k > self.free:
             raise ValueError(f"asked for {k} nodes, {self.free} free")
         self.free -= k
         while k > 0:
-            it = self.runs.lower_bound(pair[long, long](k, -1))
-            if it == self.runs.end():  # none holds the rest: the longest run, lowest ids
-                dec(it)
-                it = self.runs.lower_bound(pair[long, long](deref(it).first, -1))
-            length = deref(it).first
-            a = deref(it).second
-            self.runs.erase(it)
+            s = self._fit(k)
+            if s == NONE:  # none holds the rest: the longest run, lowest ids
+                t = self.root
+                while self.hi_kid[t]:
+                    t = self.hi_kid[t]
+                s = self._fit(self.end_of[t - 1] - (t - 1))
+            e = self.end_of[s]
+            self._drop(s)
             pieces += 1
-            out.push_back(a)
-            if length <= k:
-                out.push_back(a + length)
-                self.iv.erase(a)
-                k -= length
+            out.push_back(s)
+            if e - s <= k:
+                out.push_back(e)
+                k -= e - s
             else:
-                out.push_back(a + k)
-                self.iv.erase(a)
-                self.iv[a + k] = a + length
-                self.runs.insert(pair[long, long](length - k, a + k))
+                out.push_back(s + k)
+                self._add(<int32_t>(s + k), e)
                 k = 0
         return pieces
 
     cdef bint holds_c(self, long a, long b):
-        it = self.iv.upper_bound(a)  # the free interval with the largest start <= a
-        if it == self.iv.begin():
-            return False
-        dec(it)
-        return deref(it).second >= b
+        cdef int32_t s = self._run_at(a)
+        return s != NONE and self.end_of[s] >= b
 
     cdef int take_range_c(self, long a, long b) except -1:
-        cdef long lo, hi
-        it = self.iv.upper_bound(a)
-        if it == self.iv.begin():
+        cdef int32_t s = self._run_at(a), e
+        if s == NONE or self.end_of[s] < b:
             raise ValueError(f"nodes [{a}, {b}) are not all free")
-        dec(it)
-        lo = deref(it).first
-        hi = deref(it).second
-        if hi < b:
-            raise ValueError(f"nodes [{a}, {b}) are not all free")
-        self.iv.erase(it)
-        self.runs.erase(pair[long, long](hi - lo, lo))
-        if b < hi:
-            self.iv[b] = hi
-            self.runs.insert(pair[long, long](hi - b, b))
-        if lo < a:
-            self.iv[lo] = a
-            self.runs.insert(pair[long, long](a - lo, lo))
+        e = self.end_of[s]
+        self._drop(s)
+        if b < e:
+            self._add(<int32_t>b, e)
+        if s < a:
+            self._add(s, <int32_t>a)
         self.free -= b - a
         return 0
 
     cdef void give_range_c(self, long a, long b) noexcept:
-        cdef long lo = a, hi = b
-        above = self.iv.find(b)  # the free interval starting where this one ends
-        if above != self.iv.end():
-            hi = deref(above).second
-            self.runs.erase(pair[long, long](hi - b, b))
-            self.iv.erase(above)
-        below = self.iv.lower_bound(a)  # the one ending where this one starts
-        if below != self.iv.begin():
-            dec(below)
-            if deref(below).second == a:
-                lo = deref(below).first
-                self.runs.erase(pair[long, long](a - lo, lo))
-        self.iv[lo] = hi
-        self.runs.insert(pair[long, long](hi - lo, lo))
+        cdef int32_t lo = <int32_t>a, hi = <int32_t>b, s
+        if b < self.n and self.end_of[b]:  # a free run starts where this one ends
+            hi = self.end_of[b]
+            self._drop(<int32_t>b)
+        if a > 0 and self.start_of[a - 1]:  # one ends where this one starts
+            lo = self.start_of[a - 1] - 1
+            self._drop(lo)
+        self._add(lo, hi)
         self.free += b - a
 
     # -- the Python interface -------------------------------------------------------------------
@@ -128,17 +241,34 @@ cdef class NodePool:
 
     def give_range(self, long a, long b) -> None:
         """Return the nodes ``[a, b)`` taken earlier; adjacent free intervals merge."""
+        self._check_given(a, b)
         self.give_range_c(a, b)
 
     def give(self, intervals) -> None:
         """Return intervals taken earlier; adjacent free intervals merge."""
         for a, b in intervals:
+            self._check_given(a, b)
             self.give_range_c(a, b)
+
+    cdef int _check_given(self, long a, long b) except -1:
+        cdef int32_t s = self._run_at(b - 1)
+        if not 0 <= a < b <= self.n or (s != NONE and self.end_of[s] > a):
+            raise ValueError(f"nodes [{a}, {b}) were not all taken")
+        return 0
 
     @property
     def intervals(self) -> list[tuple[int, int]]:
         """The free intervals, by start."""
-        return [(p.first, p.second) for p in self.iv]
+        cdef long w, s
+        cdef uint64_t bits
+        out = []
+        for w in range((self.n >> 6) + 1):
+            bits = self.heads[w]
+            while bits:
+                s = (w << 6) + __builtin_ctzll(bits)
+                bits &= bits - 1
+                out.append((s, self.end_of[s]))
+        return out
 
     @property
     def starts(self) -> list[int]:
@@ -153,4 +283,5 @@ cdef class NodePool:
     @property
     def by_len(self) -> list[tuple[int, int]]:
         """``(length, start)`` of every free interval, sorted."""
-        return [(p.first, p.second) for p in self.runs]
+        return sorted((b - a, a) for a, b in self.intervals)
+

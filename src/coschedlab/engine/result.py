@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..intervals import AllocColumn
 from ..jsonsafe import json_safe as _jsonable
 from ..metrics import _times, group_metrics, job_columns, rows
 from ..platform import Cluster
@@ -39,7 +40,11 @@ class _JobsFrame:
         if frame is None and obj.columns is not None:
             import pandas as pd
 
-            frame = obj.__dict__["jobs"] = pd.DataFrame(obj.columns)
+            columns = {
+                name: np.asarray(v) if isinstance(v, AllocColumn) else v
+                for name, v in obj.columns.items()
+            }
+            frame = obj.__dict__["jobs"] = pd.DataFrame(columns)
         return frame
 
     def __set__(self, obj: Any, value: Any) -> None:
@@ -119,7 +124,7 @@ class Result:
             "requested_time": np.asarray(sim.req, dtype=np.float64),
             "procs": np.asarray(sim.procs, dtype=np.int64),
             "nodes": np.asarray(sim.nodes, dtype=np.int64),
-            "alloc": np.asarray(acct.alloc_texts(sim.n), dtype=object),
+            "alloc": acct.alloc_column(sim.n),  # intervals: the texts are made when written
             "user": cols["user"][order],
             "group": cols["group"][order],
             "app": cols["app"][order],
@@ -135,9 +140,7 @@ class Result:
             frame["deps"] = np.asarray(deps[0], dtype=object)
             frame["think"] = np.asarray(deps[1], dtype=np.float64)
         if acct.shared:
-            frame["nodes"] = np.asarray(
-                [sum(b - a for a, b in acct.allocation(j)) for j in range(sim.n)], dtype=np.int64
-            )
+            frame["nodes"] = acct.node_counts(sim.n)
             node_cores = np.asarray(acct.cores, dtype=np.int64)
             frame["node_cores"] = node_cores
             frame["cores"] = node_cores * frame["nodes"]
@@ -186,7 +189,8 @@ class Result:
             guarantees=_names(getattr(sim.scheduler, "guarantees", ())),
             input_run=None
             if sim.speed_model.dynamic
-            else np.frombuffer(sim.input_run, dtype=np.float64).copy(),
+            # read-only over the kernel's immutable bytes: no copy
+            else np.frombuffer(sim.input_run, dtype=np.float64),
         )
 
     # -- metrics ----------------------------------------------------------------------------
@@ -204,7 +208,7 @@ class Result:
         jobs, started = self._started()
         if not started:
             return {"n_jobs": 0, "jobs_not_started": n}
-        m = dict(summary(jobs, self.cluster.total_cores))
+        m = dict(summary(jobs, self.cluster.total_cores, per_job=self._per_job(jobs)))
         if started < n:
             m["jobs_not_started"] = n - started
         m.update(colocation_summary(jobs, self.cluster))
@@ -220,6 +224,22 @@ class Result:
         if not self.options.get("truncated"):
             return self.jobs
         return self.jobs[np.isfinite(self.jobs["start"].to_numpy(dtype=float))]
+
+    def _per_job(self, table: Any) -> dict[str, np.ndarray] | None:
+        """The per-job metric columns (:func:`~coschedlab.metrics.job_columns`) of ``table``
+        (:meth:`_started`'s) as this simulated result made them, for the metrics to use as they
+        are; None when the table is the pandas one (it may have been changed since)."""
+        if self.__dict__.get("jobs") is not None or self.columns is None:
+            return None
+        names = ("wait", "response", "run", "slowdown", "bounded_slowdown")
+        if not all(name in table for name in names):
+            return None
+        return {name: table[name] for name in names}
+
+    def _group_metrics(self) -> dict[str, Any]:
+        """The per-user/group/queue/partition metrics of metrics.json."""
+        jobs = self._started()[0]
+        return group_metrics(jobs, per_job=self._per_job(jobs))
 
     def _started(self) -> tuple[Any, int]:
         """(:attr:`started_jobs` as :attr:`table` holds them, how many)."""
@@ -353,7 +373,7 @@ class Result:
             "header": self.header,
             "metrics": {k: _jsonable(v) for k, v in self.metrics.items()},
             # "by_user", "by_group", ...
-            **(self.stored_groups or group_metrics(self._started()[0])),
+            **(self.stored_groups or self._group_metrics()),
         }
         paths[3].write_text(json.dumps(meta, indent=2) + "\n")
         return paths

@@ -17,6 +17,7 @@ cdef class SharedNodes:
     cdef vector[vector[long]] nb  # running job -> the jobs beside it (any order)
     cdef vector[char] running  # job -> placed and not released
     cdef vector[long] mark     # scratch: stamps for deduplicating neighbours
+    cdef vector[long] near_    # scratch: the neighbours of the job being placed
     cdef long stamp
     cdef long left_job        # the job released last (its neighbours stay in nb)
     cdef object _runs_key, _runs

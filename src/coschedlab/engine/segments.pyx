@@ -16,7 +16,7 @@ import numpy as np
 
 from array import array
 
-from ..intervals import format_intervals
+from ..intervals import AllocColumn
 from .placement import normalize
 
 __all__ = ["CoreProjection", "SharedCores", "SharedNodes"]
@@ -25,6 +25,20 @@ __all__ = ["CoreProjection", "SharedCores", "SharedNodes"]
 cdef inline long _bisect(vector[long]& v, long x, long lo) noexcept:
     """Python's ``bisect_right(v, x, lo)``."""
     return upper_bound(v.begin() + lo, v.end(), x) - v.begin()
+
+
+cdef inline long _gallop(vector[long]& v, long x, long lo) noexcept:
+    """:func:`_bisect`, searching forward from ``lo`` in steps that double: a job's next
+    interval usually starts a few segments after the last one, so this looks at a few
+    neighbouring entries where a binary search over the rest jumps across the array."""
+    cdef long m = v.size(), step = 1, hi = lo
+    while hi < m and v[hi] <= x:
+        lo = hi + 1
+        hi += step
+        step *= 2
+    if hi > m:
+        hi = m
+    return upper_bound(v.begin() + lo, v.begin() + hi, x) - v.begin()
 
 
 cdef vector[long] _flat(object intervals) except *:
@@ -263,12 +277,12 @@ cdef class SharedNodes:
             self.nb.resize(2 * j + 16)
             self.mark.resize(2 * j + 16, 0)
         self.stamp += 1
-        near = &self.nb[j]  # the jobs beside j (nb does not grow below)
+        near = &self.near_  # the jobs beside j, listed here, then copied to nb[j] at once
         near.clear()
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
-            i = _bisect(self.st, a, i) - 1
+            i = _gallop(self.st, a, i) - 1
             if self.st[i] != a:  # split: the run now starts at a
                 self._split(i, a)
                 i += 1
@@ -298,6 +312,7 @@ cdef class SharedNodes:
                 i += 1
         self.total_free -= total * cores
         self.changes += 1
+        self.nb[j] = near[0]  # (one allocation of the right size, not a growing list)
         for k in range(<long>near.size()):
             self.nb[near[0][k]].push_back(j)
         self.running[j] = 1
@@ -312,7 +327,7 @@ cdef class SharedNodes:
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
-            i = _bisect(self.st, a, i) - 1
+            i = _gallop(self.st, a, i) - 1
             first = i
             m = self.st.size()
             while i < m and self.st[i] < b:
@@ -338,11 +353,12 @@ cdef class SharedNodes:
                 i -= self._merge(first)
         self.total_free += total * cores
         self.changes += 1
-        for k in range(<long>self.nb[j].size()):
+        for k in range(<long>self.nb[j].size()):  # (lists in any order: the last fills in)
             other = &self.nb[self.nb[j][k]]
             for x in range(<long>other.size()):
                 if other[0][x] == j:
-                    other.erase(other.begin() + x)
+                    other[0][x] = other.back()
+                    other.pop_back()
                     break
         self.running[j] = 0
         self.left_job = j
@@ -444,7 +460,7 @@ cdef class CoreProjection:
     def loss(self, intervals, long cores) -> int:
         """How many nodes would drop below the watched free cores if ``cores`` were taken on
         every node of ``intervals`` (read only: nothing is split or changed)."""
-        cdef vector[long] iv = _flat(intervals)
+        cdef vector[long] iv = _flat(sorted(intervals))
         return self.loss_c(iv.data(), iv.size() // 2, cores)
 
     def add(self, intervals, long cores) -> int:
@@ -454,12 +470,12 @@ cdef class CoreProjection:
         return self.add_c(iv.data(), iv.size() // 2, cores)
 
     cdef long loss_c(self, const long* iv, long niv, long cores) noexcept:
-        """:meth:`loss` of flat intervals ``a0 b0 a1 b1 ...``."""
-        cdef long a, b, i, m = self.st.size(), f, e, lost = 0, thr = self.threshold, r
+        """:meth:`loss` of flat intervals ``a0 b0 a1 b1 ...``, sorted and disjoint."""
+        cdef long a, b, i = 0, m = self.st.size(), f, e, lost = 0, thr = self.threshold, r
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
-            i = _bisect(self.st, a, 0) - 1
+            i = _gallop(self.st, a, i) - 1
             while i < m and self.st[i] < b:
                 f = self.fr[i]
                 if f >= thr > f - cores:
@@ -474,7 +490,7 @@ cdef class CoreProjection:
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
-            i = _bisect(self.st, a, i) - 1
+            i = _gallop(self.st, a, i) - 1
             if self.st[i] != a:
                 f = self.fr[i]
                 i += 1
@@ -562,7 +578,7 @@ cdef class SharedCores:
             b = iv[2 * r + 1]
             if not (0 <= a < b <= sh.n) or (r and a < iv[2 * r - 1]):
                 raise ValueError(f"nodes {a}-{b - 1} out of order or out of the machine")
-            i = _bisect(sh.st, a, i) - 1  # (sorted intervals: from the last segment seen)
+            i = _gallop(sh.st, a, i) - 1  # (sorted intervals: from the last segment seen)
             while i < m and sh.st[i] < b:
                 if sh.fr[i] < cores:
                     raise ValueError(f"node {max(a, sh.st[i])} has {sh.fr[i]} free cores")
@@ -595,6 +611,33 @@ cdef class SharedCores:
         """Cores per node job ``j`` holds."""
         return self.cr[j]
 
-    def alloc_texts(self, long n) -> list[str]:
-        """Batsim allocation text of jobs ``0..n-1`` (``""`` for a job that never started)."""
-        return [format_intervals(self.allocation(j)) for j in range(n)]
+    def alloc_column(self, long n):
+        """The ``alloc`` column of jobs ``0..n-1`` (:class:`~coschedlab.intervals.AllocColumn`:
+        their node intervals, packed in job order; no text made until written)."""
+        cdef long j, k, m = 0
+        for j in range(n):
+            m += 2 * self.cnt[j]
+        cnt = np.empty(n, dtype=np.int32)
+        flat = np.empty(m, dtype=np.int32)
+        cdef int[::1] c = cnt
+        cdef int[::1] f = flat
+        m = 0
+        for j in range(n):
+            c[j] = self.cnt[j]
+            for k in range(self.off[j], self.off[j] + 2 * self.cnt[j]):
+                f[m] = self.flat[k]
+                m += 1
+        return AllocColumn(cnt, flat)
+
+    def node_counts(self, long n) -> np.ndarray:
+        """Nodes held by each of jobs ``0..n-1`` (0 for a job that never started)."""
+        out = np.zeros(n, dtype=np.int64)
+        cdef long long[::1] v = out
+        cdef long j, i, o, total
+        for j in range(n):
+            o = self.off[j]
+            total = 0
+            for i in range(o, o + 2 * self.cnt[j], 2):
+                total += self.flat[i + 1] - self.flat[i]
+            v[j] = total
+        return out

@@ -259,6 +259,29 @@ cdef class CProfile:
             e.free = last.free + n
             self.steps.push_back(e)
 
+    cdef void counts(self, double now, long free, const vector[Keyed]& ends) noexcept:
+        """:meth:`reset` then :meth:`release` of each of ``ends`` ((time, nodes), sorted),
+        written in place (the same steps)."""
+        cdef long n = ends.size(), k = 0, m = 0
+        cdef const Keyed* e = ends.data()
+        cdef Step* p
+        self.steps.resize(n + 1)
+        p = self.steps.data()
+        p[0].t = now
+        p[0].free = free
+        while k < n and e[k].first <= now:
+            p[0].free += e[k].second
+            k += 1
+        while k < n:
+            if e[k].first == p[m].t:
+                p[m].free += e[k].second
+            else:
+                m += 1
+                p[m].t = e[k].first
+                p[m].free = p[m - 1].free + e[k].second
+            k += 1
+        self.steps.resize(m + 1)
+
     cdef inline double test(self, long need, double duration) noexcept:
         """:meth:`.profile.Profile.test`: the earliest breakpoint from which ``need`` nodes
         stay free for ``duration`` (inf: never)."""
@@ -390,6 +413,7 @@ cdef class CountScan:
     cdef vector[double] limit
     cdef vector[char] just
     cdef vector[Keyed] rel
+    cdef vector[double] moving  # the ends of the holds that move with ``now`` (scan_c)
     cdef double resolution
     cdef bint whole  # whole-second resolution, every limit a whole multiple of it
 
@@ -414,21 +438,25 @@ cdef class CountScan:
 
     cdef long scan_c(self, double now, long free, vector[Keyed]& ends, const long* tested,
                      long ntested, double window, long most, vector[long]& out,
-                     vector[Keyed]& reserved_at, double* beyond=NULL) except -1:
+                     vector[Keyed]& reserved_at, double* beyond=NULL,
+                     double* moving_end=NULL) except -1:
         """The scan: ``ends`` holds each running job's (latest end rounded up, nodes), sorted;
         each of the ``tested`` jobs in turn starts now (appended to ``out``) or reserves its
         slot (``(t, j)`` appended to ``reserved_at``; only the first ``most`` unless -1) on
         the profile of ``free`` idle nodes and those releases. Stops when nothing is free.
         Returns the nodes left free; ``beyond`` (if given) becomes the earliest slot found
-        beyond the window (inf: none)."""
+        beyond the window (inf: none); ``moving_end`` (if given) the latest end of the holds
+        that move with ``now`` (-inf: none): those from ``now`` and, in turn, those from the
+        end of such a hold (:meth:`SlurmPass.lookahead`)."""
         cdef CProfile prof = self.prof
         cdef long k, j, nj, reserved = 0
         cdef double d, t, last = now + window, dn = self.round_up(now) - now
         # whole seconds: round_up(now + limit) = round_up(now) + limit, exactly
         cdef bint shift = self.whole and integral(now)
-        prof.reset(now, free)
-        for k in range(<long>ends.size()):
-            prof.release(ends[k].first, <long>ends[k].second)
+        if moving_end != NULL:
+            moving_end[0] = -INFINITY
+            self.moving.clear()
+        prof.counts(now, free, ends)
         for k in range(ntested):
             if free == 0:
                 break
@@ -448,7 +476,18 @@ cdef class CountScan:
                 prof.hold(nj, t, d)
                 reserved += 1
                 reserved_at.push_back(Keyed(t, j))
+                if moving_end != NULL and (t <= now or self.moves(t)):
+                    self.moving.push_back(t + d)
+                    moving_end[0] = max(moving_end[0], t + d)
         return free
+
+    cdef inline bint moves(self, double t) noexcept:
+        """``t`` is the end of a hold that moves with ``now``."""
+        cdef long k
+        for k in range(<long>self.moving.size()):
+            if self.moving[k] == t:
+                return True
+        return False
 
     def scan(self, double now, long free, est_sorted, start, list just, list order, queued,
              long tests, double window, reservations, record):
@@ -802,13 +841,14 @@ cdef class SlurmPass(CompiledPass):
 
     cdef bint acts(self, PassState* s, double T) noexcept:
         """The scan just made at ``T`` (``self.out``, ``self.reserved_at``) starts a job or
-        records a reservation, or reserves a slot at ``T`` itself (not proved quiet)."""
+        records a reservation (a slot at ``T`` itself for a job whose reservation is recorded
+        is neither: :meth:`lookahead`)."""
         cdef long k, j
         if not self.out.empty():
             return True
         for k in range(<long>self.reserved_at.size()):
             j = self.reserved_at[k].second
-            if self.reserved_at[k].first <= T or s.reservation[j] != s.reservation[j]:
+            if s.reservation[j] != s.reservation[j]:
                 return True
         return False
 
@@ -826,33 +866,49 @@ cdef class SlurmPass(CompiledPass):
         it would start a job or record a reservation, that is the tick, and its outcome is
         kept for the pass there, :meth:`backfill_scan`). A quiet dry pass at ``T`` also
         proves quiet every later tick ``T'`` of its class (below) before the first release
-        after ``T`` and the first tick at which a slot the pass found beyond the window comes
-        within it, while the tested jobs stay the same (proof):
+        ``e`` after ``T`` and the first tick at which a slot the pass found beyond the window
+        comes within it, while the tested jobs stay the same, and, when some holds move with
+        the tick (below), up to ``T + e - E``, ``E`` the latest end of those (proof):
 
         * with integer clocks and limits, ``T' - T`` a multiple of ``lcm(bf_interval,
           bf_resolution)`` (the same class) gives every job the same rounded duration
           ``round_up(T' + limit) - T'`` (``round_up`` is exact on integers);
-        * the profile at ``T'`` is the one at ``T`` on the same breakpoints after ``T``: the
-          releases merged into the first step are the same (none between ``T`` and ``T'``),
-          and so is its free count; every other breakpoint (a release, or the start or end of
-          a hold) is absolute and at or after the first release after ``T``;
-        * by induction over the tested jobs: a job that could not start at ``T`` cannot at
-          ``T'`` (the first step is the same and ``[T', T' + d)`` covers more of the same
-          later profile, so the first breakpoint that failed still fails), its other
-          candidate slots are the same absolute breakpoints with the same duration, hence the
-          same slot and the same hold; a slot within the window stays within it (the window
-          only moves later); one beyond it stays beyond until the bound above; a
-          reservation at ``T`` itself (a job past its planned end) is not proved quiet;
+        * the releases merged into the first step are the same (none between ``T`` and
+          ``T'``), and so is its free count ``F``; the other releases are the same absolute
+          breakpoints, at or after ``e``;
+        * a hold *moves* when its slot is ``T`` itself (a job needing more than the idle nodes
+          but no more than ``F``: a running job is past its planned end) or the end of a
+          moving hold; the others are *fixed*. A quiet scan starts nothing, and its fixed
+          slots are releases or ends of fixed holds, so at or after ``e``; every moving hold
+          ends by ``E``, before ``e`` when ``T' - T <= e - E`` (``E < e``). So the profile at
+          ``T`` is, on ``[T, e)``, ``F`` less the moving holds, and from ``e`` on the fixed
+          part; claim: at ``T'``, each job has the same outcome, its moving hold shifted by
+          ``T' - T`` and its fixed one in place, hence the same profile on ``[T', e)`` shifted
+          (``F`` on ``[E + T' - T, e)``) and the same fixed part;
+        * by induction over the tested jobs: a candidate slot that failed at ``T`` fails at
+          ``T'``: a moving one is shifted and its window ``[x, x + d)`` covers the shifted
+          part that failed, or the fixed part it reached and more of it, and a point of the
+          span ``F`` failing means that ``F`` (the most of the first steps) is too little,
+          so ``x`` fails too; a fixed candidate sees the same fixed profile with the same
+          window; the slot found at ``T`` succeeds at ``T'``: a moving slot's window ends by
+          ``E + T' - T <= e`` on the shifted part, a fixed one is the same; no other
+          candidate comes before it (the moving ones are the shifted ones, in the same order,
+          before ``e``). A job reserved at ``T`` (it needs more than the idle nodes) is
+          reserved at ``T'``; a job whose reservation is recorded records nothing; a slot
+          within the window stays within it (a fixed one: the window only moves later; a
+          moving one: shifted with it), one beyond stays beyond until the bound above;
         * the main scheduler starts nothing while the first pending job (the same) does not
           fit ``free``.
 
         Without integer clocks or with many classes, each tick is its own class. The dry
-        passes stop at the next arrival (its pass looks again), after a bounded number of
-        them and of recalculations, and at a tick further ahead than the mean time between
-        events (a dry pass there would mostly be lost to the event): that tick is then woken
-        (waking is always right)."""
+        passes stop at the next arrival or the kernel's next completion
+        (``PassState.next_end``: its pass looks again), after a bounded number of
+        them and of recalculations, and, when this pass starts jobs (whose ends the kernel
+        does not hold yet), at a tick further ahead than the mean time between events (a dry
+        pass there would mostly be lost to the event): that tick is then woken (waking is
+        always right)."""
         cdef long k, j, c, scans = 0, recalcs = 0
-        cdef double T, calc_end, horizon, b, e, u, t
+        cdef double T, calc_end, horizon, b, e, u, t, E
         cdef long long kT
         cdef bint stuck = True
         for k in range(<long>self.order.size()):
@@ -866,6 +922,7 @@ cdef class SlurmPass(CompiledPass):
             return INFINITY
         self.pick(self.order)
         horizon = s.submit[s.arrived] if s.arrived < <long>self.known.size() else INFINITY
+        horizon = min(horizon, s.next_end)
         calc_end = INFINITY if self.fifo else self.next_calc
         self.until.assign(self.classes, -INFINITY)
         T = t1
@@ -887,17 +944,18 @@ cdef class SlurmPass(CompiledPass):
             kT = <long long>llround((T - self.bf_phase) / self.bf_interval) if self.exact else 0
             c = kT % self.classes
             if T >= self.until[c]:
-                if scans == MAX_SCANS or T > s.now + self.gap:
+                if scans == MAX_SCANS or (T > s.now + self.gap and not s.started.empty()):
                     return T
                 if scans == 0:
                     self.releases(s)  # the running jobs, and those this pass starts (now)
                 scans += 1
                 b = INFINITY
+                E = -INFINITY
                 self.out.clear()
                 self.reserved_at.clear()
                 self.memo_free = self.counts.scan_c(
-                    T, free, self.ends, self.look.data(), self.look.size(), self.window,
-                    self.reserve, self.out, self.reserved_at, &b
+                    T, free, self.ends, self.look.data(), self.live(s, self.look, free),
+                    self.window, self.reserve, self.out, self.reserved_at, &b, &E
                 )
                 if self.acts(s, T):  # the pass at T does this, unless an event comes first
                     self.memo_at = T
@@ -912,7 +970,7 @@ cdef class SlurmPass(CompiledPass):
                     self.ends.begin(), self.ends.end(), Keyed(T, LONG_MAX)
                 ) - self.ends.begin()
                 e = self.ends[k].first if k < <long>self.ends.size() else INFINITY
-                u = e
+                u = e if E == -INFINITY else min(e, T + (e - E))
                 if b < INFINITY:  # the first tick of this class whose window reaches b
                     t = self.class_tick(kT, c, b - self.window - self.span)
                     while not b <= t + self.window:
@@ -1115,6 +1173,28 @@ cdef class SlurmPass(CompiledPass):
         self.started_at[j] = s.now
         s.started.push_back(j)
 
+    cdef long live(self, PassState* s, const vector[long]& tested, long free) noexcept:
+        """How many of the ``tested`` jobs (in order) a scan with ``free`` idle nodes tests:
+        up to the last one that fits ``free`` or has no reservation recorded yet.
+
+        The jobs after it change nothing a pass does (proof): a job needing more than
+        ``free`` nodes cannot start in the pass (a start needs its nodes idle, and the scan
+        only takes idle nodes), and a job whose first reservation is recorded records
+        nothing; so such a job's only effect is its hold on the profile, which only the jobs
+        tested after it see, and by induction from the last tested job none of those after
+        the last one that fits or lacks its reservation starts a job or records one, whatever
+        their slots. Their slots (within the window, at the tick itself or beyond it) are
+        needed by no one: not by the pass, not by :meth:`lookahead`'s proof, which is then a
+        proof about the shorter scan (the same for every tick while ``free``, the tested jobs
+        and the recorded reservations stay: a recording is itself an action)."""
+        cdef long k = tested.size(), j
+        while k > 0:
+            j = tested[k - 1]
+            if self.counts.nodes[j] <= free or s.reservation[j] != s.reservation[j]:
+                break
+            k -= 1
+        return k
+
     cdef long backfill_scan(self, PassState* s, long free) except -1:
         """``Slurm._backfill`` on the node-count profile: the first ``bf_max_job_test`` pending
         jobs, the running ones released at start + time limit (those started by this pass's
@@ -1139,8 +1219,8 @@ cdef class SlurmPass(CompiledPass):
             self.out.clear()
             self.reserved_at.clear()
             free = self.counts.scan_c(
-                now, free, self.ends, self.tested.data(), self.tested.size(), self.window,
-                self.reserve, self.out, self.reserved_at
+                now, free, self.ends, self.tested.data(), self.live(s, self.tested, free),
+                self.window, self.reserve, self.out, self.reserved_at
             )
         self.memo_at = NAN
         for k in range(<long>self.reserved_at.size()):

@@ -53,6 +53,7 @@ from __future__ import annotations
 import math
 from bisect import insort
 from collections.abc import Mapping
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -84,8 +85,8 @@ def _inherited(
     inherit = inherit or {}
     k = len(inherit)
     jids = np.fromiter(inherit, np.int64, k)
-    vals = np.fromiter((x for v in inherit.values() for x in v), np.float64, 3 * k).reshape(k, 3)
-    ids = np.fromiter(view.ids, np.int64, view.n)
+    vals = np.fromiter(chain.from_iterable(inherit.values()), np.float64, 3 * k).reshape(k, 3)
+    ids = np.asarray(view.ids, dtype=np.int64)  # the kernel's table itself (a buffer)
     by_id = np.argsort(ids, kind="stable")
     pos = np.minimum(np.searchsorted(ids[by_id], jids), max(view.n - 1, 0))
     found = ids[by_id][pos] == jids if view.n else np.zeros(k, bool)
@@ -200,7 +201,7 @@ class Slurm(Scheduler):
             c.total_cores,
             c.cores_per_node,
         )
-        req = np.fromiter(view.req, np.float64, view.n)
+        req = np.asarray(view.req, dtype=np.float64)
         # limit_minutes(r) * 60, the same arithmetic
         self._limits = np.maximum(1.0, np.ceil(req / 60.0 - 1e-9)) * 60.0
         self._inherit_arrays = _inherited(self.inherit, view)

@@ -53,9 +53,12 @@ __all__ = [
     "in_window",
     "held_cores",
     "pilot_steps",
+    "median",
     "regular_slowdowns",
+    "slowdown_columns",
     "summary_cells",
     "system_metrics",
+    "workflow_columns",
     "workflow_table",
 ]
 
@@ -110,6 +113,12 @@ def workflow_table(run) -> pd.DataFrame:
     waste (core-s of whole nodes, pilot jobs only), completed (ended by the run's stop: the
     window's end plus the drain), in_window (submitted inside the window: the only ones the
     summaries count)."""
+    return pd.DataFrame(workflow_columns(run))
+
+
+def workflow_columns(run) -> dict[str, Any]:
+    """The columns of :func:`workflow_table` as arrays (lists for names and task counts): what
+    a summary reads, without a DataFrame."""
     ww, ex, jobs = run.workload, run.expanded, _columns(run)
     ids = jobs["job_id"]
     first = ex.first_wf_id
@@ -138,28 +147,26 @@ def workflow_table(run) -> pd.DataFrame:
         for i in dict.fromkeys(i for _, i in ww.submits):
             edges, level, _ = pilot_steps(ww.workflows[i], ww.cluster)
             used[i] = float((level * np.diff(edges)).sum())
-        held = np.array([held_cores(ww.cluster, wf.max_cores) for wf in wfs], dtype=float)
+        width = np.array([wf.max_cores for wf in wfs], dtype=np.int64)
+        held = held_cores(ww.cluster, width).astype(float)
         waste = held * (e - b) - np.array([used[i] for _, i in ww.submits])
         waste[~done] = np.nan
-    frame = pd.DataFrame(
-        {
-            "workflow": [wf.name for wf in wfs],
-            "submit": s,
-            "start": b,
-            "end": e,
-            "wait": b - s,
-            "runtime": e - b,
-            "turnaround": e - s,
-            "critical_path": cp,
-            "gaps": np.maximum(0.0, (e - b) - cp),
-            "stretch": (e - s) / np.where(cp > 0, cp, np.nan),
-            "tasks": [len(wf.tasks) for wf in wfs],
-            "waste_core_s": waste,
-            "completed": done,
-            "in_window": in_window(run),
-        }
-    )
-    return frame
+    return {
+        "workflow": [wf.name for wf in wfs],
+        "submit": s,
+        "start": b,
+        "end": e,
+        "wait": b - s,
+        "runtime": e - b,
+        "turnaround": e - s,
+        "critical_path": cp,
+        "gaps": np.maximum(0.0, (e - b) - cp),
+        "stretch": (e - s) / np.where(cp > 0, cp, np.nan),
+        "tasks": [len(wf.tasks) for wf in wfs],
+        "waste_core_s": waste,
+        "completed": done,
+        "in_window": in_window(run),
+    }
 
 
 def system_metrics(run) -> dict[str, float]:
@@ -206,6 +213,11 @@ def system_metrics(run) -> dict[str, float]:
 def regular_slowdowns(run) -> pd.DataFrame:
     """Regular jobs submitted inside the analysis window (no pre-fill): requested core-hours,
     size group, slowdown."""
+    return pd.DataFrame(slowdown_columns(run))
+
+
+def slowdown_columns(run) -> dict[str, np.ndarray]:
+    """The columns of :func:`regular_slowdowns` as arrays (a summary reads these)."""
     ww, ex, jobs = run.workload, run.expanded, _columns(run)
     ids = jobs["job_id"]
     n_fill = int(ww.filler.sum())
@@ -220,9 +232,15 @@ def regular_slowdowns(run) -> pd.DataFrame:
     group = np.empty(len(req_ch), dtype=object)
     for name, lo, hi in SIZE_GROUPS:
         group[(req_ch >= lo) & (req_ch < hi)] = name
-    return pd.DataFrame(
-        {"job_id": ids[keep], "req_core_h": req_ch, "group": group, "slowdown": slow}
-    )
+    return {"job_id": ids[keep], "req_core_h": req_ch, "group": group, "slowdown": slow}
+
+
+def median(values: np.ndarray) -> float:
+    """The median of the values that are not NaN (NaN when none): pandas' ``Series.median``,
+    which computes it the same way, without a Series."""
+    values = np.asarray(values, dtype=np.float64)
+    values = values[~np.isnan(values)]
+    return float(np.median(values)) if len(values) else float("nan")
 
 
 def _columns(run) -> dict[str, np.ndarray]:

@@ -22,7 +22,7 @@ from ..engine.kernel import Simulation
 from ..engine.result import Result
 from ..errors import InputError
 from ..schedulers import Scheduler, Slurm, get_scheduler
-from .metrics import counted, regular_slowdowns, system_metrics, workflow_table
+from .metrics import counted, median, slowdown_columns, system_metrics, workflow_columns
 from .modes import MODES, Expanded, expand
 from .workload import WorkflowWorkload
 
@@ -54,36 +54,43 @@ class WorkflowRun:
     @cached_property
     def workflows(self) -> pd.DataFrame:
         """One row per workflow (:func:`.metrics.workflow_table`)."""
-        return workflow_table(self)
+        return pd.DataFrame(self._workflow_columns)
 
     @cached_property
     def slowdowns(self) -> pd.DataFrame:
         """Regular jobs of the analysis window (:func:`.metrics.regular_slowdowns`)."""
-        return regular_slowdowns(self)
+        return pd.DataFrame(self._slowdown_columns)
+
+    @cached_property
+    def _workflow_columns(self) -> dict[str, Any]:
+        return workflow_columns(self)
+
+    @cached_property
+    def _slowdown_columns(self) -> dict[str, np.ndarray]:
+        return slowdown_columns(self)
 
     def summary(self, only: np.ndarray | None = None) -> dict[str, Any]:
         """Medians of the workflow metrics (over ``only``: a mask of workflows, default those
         submitted in the analysis window and completed by the run's stop; warm-up workflows never
         count), the system metrics and the regular jobs' median slowdowns. Workflow counts
         are of window workflows; ``workflows_warmup``: those submitted before it."""
-        wf = self.workflows
-        inside = wf["in_window"].to_numpy(bool)
+        wf = self._workflow_columns  # arrays: no DataFrame for a summary
+        inside = np.asarray(wf["in_window"], bool)
         mask = counted(wf) if only is None else np.asarray(only, bool) & inside
-        sel = wf[mask]
         out: dict[str, Any] = {
             "mode": self.mode,
             "workflows_submitted": int(inside.sum()),
             "workflows_warmup": int((wf["submit"] < self.workload.window[0]).sum()),
             "workflows_completed": int(counted(wf).sum()),
-            "workflows_compared": int(len(sel)),
+            "workflows_compared": int(mask.sum()),
         }
         for col in ("wait", "runtime", "turnaround", "stretch", "gaps"):
-            out[f"median_{col}"] = float(sel[col].median()) if len(sel) else float("nan")
+            out[f"median_{col}"] = median(wf[col][mask])
         out.update(system_metrics(self))
-        sd = self.slowdowns
+        sd = self._slowdown_columns
         for name in ("small", "medium", "large"):
             g = sd["slowdown"][sd["group"] == name]
-            out[f"median_slowdown_{name}"] = float(g.median()) if len(g) else float("nan")
+            out[f"median_slowdown_{name}"] = median(g)
             out[f"jobs_{name}"] = int(len(g))
         out.update({k: v for k, v in self.events.items() if isinstance(v, int | float | str)})
         return out

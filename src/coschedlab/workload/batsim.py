@@ -73,10 +73,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._core.textrows import CODE, CONST, FLOAT, INT, QUOTED_INT, TEXT, write_rows
+from .._core.textrows import ALLOC, CODE, CONST, FLOAT, INT, QUOTED_INT, TEXT, write_rows
 from ..core_ids import assign_core_ids, core_ids_to_nodes
 from ..errors import InputError
-from ..intervals import parse_intervals
+from ..intervals import AllocColumn, parse_intervals
 from ..metrics import column
 from .swf import MAX_PROCS, MAX_TIME
 
@@ -201,7 +201,12 @@ def write_jobs_csv(
         profile = (CONST, b'""')
     resources = np.asarray(frame["nodes"] if "nodes" in frame else frame["procs"])
     requested = num("requested_time") if "requested_time" in frame else execution
-    alloc = (TEXT, _objects(frame["alloc"]), _alloc_text) if "alloc" in frame else (CONST, b'""')
+    if "alloc" not in frame:
+        alloc: tuple = (CONST, b'""')
+    elif isinstance(frame["alloc"], AllocColumn):  # a run's intervals, formatted as written
+        alloc = (ALLOC, frame["alloc"].arrays())
+    else:
+        alloc = (TEXT, _objects(frame["alloc"]), _alloc_text)
     by_core = cores_per_node is not None and "node_cores" in frame
     if by_core:
         node_cores = np.asarray(frame["node_cores"], dtype=np.int64)

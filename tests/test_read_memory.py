@@ -1,0 +1,74 @@
+"""The SWF reader's columns without copies: when every job is kept they are the parse array's
+own rows (whole-number fields converted in place), so they must still be independent arrays
+with the values and types a copy would have; ``drop_oversized`` keeps the workload when
+nothing is dropped."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from coschedlab.jobs import COLUMNS
+from coschedlab.workload.swf import read_swf
+
+# id submit wait run alloc cpu mem req_procs req_time req_mem status user group app queue
+# partition preceding think
+LINES = [
+    "1 0 5 100 4 -1 -1 4 200 -1 1 3 2 7 1 1 -1 -1",
+    "2 10 -1 50 -1 1.5 -1 2 -1 -1 0 4 2 7 1 1 1 30",
+    "3 20 0 70 8 -1 2.5 -1 80 9 1 5 1 6 2 1 -1 -1",
+]
+WANT = {
+    "id": [1, 2, 3],
+    "submit": [0.0, 10.0, 20.0],
+    "run": [100.0, 50.0, 70.0],
+    "requested_time": [200.0, 50.0, 80.0],  # the run time where none is asked for
+    "procs": [4, 2, 8],  # requested processors, else the allocated ones
+    "status": [1, 0, 1],
+    "user": [3, 4, 5],
+    "group": [2, 2, 1],
+    "app": [7, 7, 6],
+    "queue": [1, 1, 2],
+    "partition": [1, 1, 1],
+    "preceding": [-1, 1, -1],
+    "think_time": [-1.0, 30.0, -1.0],
+}
+EXTRA = {"trace_wait": [5.0, -1.0, 0.0], "alloc_procs": [4, -1, 8], "req_procs": [4, 2, -1],
+         "avg_cpu": [-1.0, 1.5, -1.0], "used_mem": [-1.0, -1.0, 2.5],
+         "req_mem": [-1.0, -1.0, 9.0]}  # fmt: skip
+
+
+@pytest.mark.parametrize("dropped", [False, True])
+def test_read_columns_are_independent_arrays(tmp_path, dropped):
+    lines = LINES + (["4 30 -1 -1 2 -1 -1 2 60 -1 1 1 1 1 1 1 -1 -1"] if dropped else [])
+    path = tmp_path / "t.swf"
+    path.write_text("; MaxNodes: 16\n" + "\n".join(lines) + "\n")
+    w = read_swf(path)
+    assert dict(w.dropped) == ({"unknown run time": 1} if dropped else {})
+    cols = {**w.columns, **w.extra}
+    for name, want in {**WANT, **EXTRA}.items():
+        assert cols[name].tolist() == want, name
+    for name, dtype in COLUMNS.items():
+        assert cols[name].dtype == dtype, name
+    for name in ("alloc_procs", "req_procs"):
+        assert cols[name].dtype == np.int64
+    for (a, x), (b, y) in itertools.combinations(cols.items(), 2):
+        assert not np.shares_memory(x, y), (a, b)
+    before = {name: c.copy() for name, c in cols.items()}
+    cols["user"][:] = 99  # one column written: no other changes
+    cols["submit"][:] = -5.0
+    for name, c in cols.items():
+        if name not in ("user", "submit"):
+            assert np.array_equal(c, before[name]), name
+
+
+def test_drop_oversized_keeps_the_workload_when_nothing_is_dropped(tmp_path):
+    path = tmp_path / "t.swf"
+    path.write_text("\n".join(LINES) + "\n")
+    w = read_swf(path)
+    assert w.drop_oversized(8) is w
+    smaller = w.drop_oversized(4)
+    assert smaller is not w and smaller.columns["id"].tolist() == [1, 2]
+    assert smaller.dropped["larger than the machine"] == 1 and not w.dropped
