@@ -155,3 +155,31 @@ def test_no_option_name_is_cut_in_help_at_80_columns(monkeypatch) -> None:
         assert r.exit_code == 0, path
         assert "…" not in r.output, (path, [x for x in r.output.splitlines() if "…" in x])
         assert all(len(x) <= 80 for x in r.output.splitlines()), path
+
+
+def test_names_and_cells_are_printed_as_written() -> None:
+    """A trace, scheduler or workload name is text: rich markup and emoji codes in it are
+    printed as they are (a trace named ``a[bold]x:fire:.swf.gz`` printed as ``ax🔥.swf.gz``)."""
+    name = "[b]:fire:"
+    text = _render(fit_table(name, [Col("", "left"), Col("[red]s")], [["[i]w", ":fire:"]], 80))
+    for literal in (name, "[red]s", "[i]w", ":fire:"):
+        assert literal in text
+    assert "🔥" not in text
+
+
+def test_simulate_prints_a_trace_name_as_written(tmp_path) -> None:
+    import gzip
+    import shutil
+
+    from _cli import cli_here
+
+    swf = tmp_path / "a[bold]x:fire:.swf"
+    lines = [f"{i} {i * 10} 0 100 2 -1 -1 2 200 -1 1 1 1 1 1 -1 -1 -1" for i in range(1, 6)]
+    swf.write_text("; MaxNodes: 4\n" + "\n".join(lines) + "\n")
+    with open(swf, "rb") as f, gzip.open(str(swf) + ".gz", "wb") as g:
+        shutil.copyfileobj(f, g)
+    out = cli_here("simulate", swf.name, "-s", "easy", "--out", "o[red]", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count(swf.name) == 2  # the summary line and the table's title
+    assert "outputs in o[red]/" in out.stdout
+    assert "🔥" not in out.stdout

@@ -108,6 +108,7 @@ def fit_table(
     cells)."""
     from rich.console import Group
     from rich.table import Table
+    from rich.text import Text  # names and cells as written: no markup, no emoji codes
 
     widths = [_width(c, [r[i] for r in rows]) + _PER_COLUMN for i, c in enumerate(cols)]
     fixed = sum(widths[:keep]) + 1
@@ -132,11 +133,11 @@ def fit_table(
     tables = []
     for n, part in enumerate(parts):
         suffix = f" ({n + 1}/{len(parts)})" if len(parts) > 1 else ""
-        t = Table(title=title + suffix if title else None)
+        t = Table(title=Text(title + suffix) if title else None)
         for i in [*range(keep), *part]:
             c = cols[i]
             t.add_column(
-                c.name,
+                Text(c.name),
                 justify=c.justify,  # type: ignore[arg-type]
                 no_wrap=not c.wrap,
                 overflow="fold" if c.wrap else "ellipsis",
@@ -147,7 +148,7 @@ def fit_table(
         for k, r in enumerate(rows):
             if k in sections:
                 t.add_section()
-            t.add_row(*[r[i] for i in [*range(keep), *part]])
+            t.add_row(*[Text(r[i]) for i in [*range(keep), *part]])
         tables.append(t)
     return Group(*tables)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console, Group
+from rich.markup import escape
 
 from ..errors import InputError
 
@@ -18,8 +19,8 @@ if TYPE_CHECKING:  # pragma: no cover (imported where used: the CLI starts fast)
     from ..jobs import Workload
     from ..platform import Cluster
 
-console = Console()
-err_console = Console(stderr=True)
+console = Console(emoji=False)
+err_console = Console(emoji=False, stderr=True)
 
 
 def machine_options(
@@ -245,7 +246,7 @@ def run_simulate(
     target = out if out is not None else new_output_dir(Path("out/simulate"), trace)
     check_target(target, force)  # before the work, not after
     workload, cluster = load_trace(trace, nodes, cores_per_node, sockets, strict)
-    console.print(f"{workload.summary()} on {cluster}")
+    console.print(escape(f"{workload.summary()} on {cluster}"))
     if the_pool is not None:
         _check_apps(workload, the_pool, trace, strict)
     results = {}
@@ -266,11 +267,11 @@ def run_simulate(
     console.print(metrics_table(results, file_name(trace)))
     for line in filter(None, notices):
         console.print(line, highlight=False, soft_wrap=True)
-    console.print(f"outputs in {target}/")
+    console.print(escape(f"outputs in {target}/"))
     bad = [name for name, r in results.items() if getattr(r, "_violations", None)]
     for name in bad:
         for v in results[name]._violations[:5]:
-            err_console.print(f"[red]{name}: {v}[/red]")
+            err_console.print(f"[red]{escape(f'{name}: {v}')}[/red]")
     return 1 if bad else 0
 
 

@@ -7,10 +7,11 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ..errors import InputError
 
-console = Console()
+console = Console(emoji=False)
 
 
 def _csv(text: str | None) -> list[str] | None:
@@ -202,4 +203,4 @@ def report(
     check_target(target, force=True)
     mark(target)
     paths = write_report(loaded, target, app_names=names, window=window)
-    console.print(f"wrote {len(paths)} files to {target}/ (open {target}/report.html)")
+    console.print(escape(f"wrote {len(paths)} files to {target}/ (open {target}/report.html)"))

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from .batch import console, err_console
 from .options import ExecutorOpt, FreshOpt, JobsOpt, SweepOutOpt, executor_of
@@ -56,7 +57,7 @@ def compare(
         from ..experiments.compare import rich_table
 
         console.print(rich_table(table, s, console.width))
-    console.print(f"comparison.csv and {len(paths) - 2} plot file(s) in {target}/")
+    console.print(escape(f"comparison.csv and {len(paths) - 2} plot file(s) in {target}/"))
     if summary.failed:
         err_console.print(f"[red]{len(summary.failed)} run(s) failed:[/red]")
         for key, error in sorted(summary.failed.items()):

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from ..errors import InputError
 
@@ -100,7 +101,7 @@ def simulate(
         raise InputError(f"--compat must be cobalt or none, got {compat!r}")
     if out is not None:
         check_target(out, force)
-    err = Console(stderr=True)
+    err = Console(emoji=False, stderr=True)
     systems, notes = build_systems(system or DEFAULT_SYSTEMS, scheduler or [], seed)
     for note in notes:
         err.print(note, soft_wrap=True)
@@ -115,8 +116,10 @@ def simulate(
         ),
         soft_wrap=True,
     )
-    Console(width=80).print(_fmt_table(metrics, base))
+    Console(emoji=False, width=80).print(_fmt_table(metrics, base))
     if out is not None:
         with atomic_dir(out, force) as tmp:
             r.write(tmp, base)
-        err.print(f"wrote {out}/ (one directory per system, holds.csv, pairs.csv, coupled.json)")
+        err.print(
+            escape(f"wrote {out}/ (one directory per system, holds.csv, pairs.csv, coupled.json)")
+        )

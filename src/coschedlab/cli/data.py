@@ -11,7 +11,7 @@ from rich.console import Console
 
 from ..errors import InputError
 
-console = Console()
+console = Console(emoji=False)
 
 
 def data(

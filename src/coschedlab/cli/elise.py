@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from .batch import console, err_console
 from .options import ExecutorOpt, FreshOpt, JobsOpt, executor_of
@@ -123,7 +124,9 @@ def run(
         if flags
         else ("ELiSE's bugs fixed (--compat all reproduces them)")
     )
-    console.print(f"{how}; ELiSE's files and coschedlab's results in {target}/", soft_wrap=True)
+    console.print(
+        escape(f"{how}; ELiSE's files and coschedlab's results in {target}/"), soft_wrap=True
+    )
 
 
 def _short(name: str) -> str:

@@ -74,7 +74,7 @@ def gui(
 
     from ..gui import Context, Workspace, make_app
 
-    err = Console(stderr=True)
+    err = Console(emoji=False, stderr=True)
     if not 0 <= port <= 65535:
         raise InputError(f"--port must be 0-65535, got {port}")
     executor_of(jobs, executor)  # a bad value is refused now, not at the first run

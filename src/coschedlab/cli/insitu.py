@@ -56,7 +56,7 @@ def _print_plan(plan: Any) -> None:
 
     from ..insitu.model import step_times
 
-    con = Console()
+    con = Console(emoji=False)
     d = plan.to_dict()
     con.print(
         f"[bold]scenario[/] {d['scenario']}   nodes {d['node_alloc']}   "
@@ -249,7 +249,7 @@ def simulate(
     _print_plan(p)
     from rich.console import Console
 
-    Console().print(
+    Console(emoji=False).print(
         f"[bold]simulated makespan[/] {res.makespan:.1f} s ({net} network, {engine} engine; "
         f"simulated / model = {res.makespan / p.model_makespan:.3f})\n"
         f"idle simulation time {out['idle_simulation_time']:.1f} s, idle analysis time "
@@ -271,7 +271,7 @@ def _search(
     from .sweeps import print_table
 
     n = len(SCENARIOS) * len(HEURISTIC_PAIRS)
-    with progress_bar(Console(stderr=True), "search", n, unit="plans") as update:
+    with progress_bar(Console(emoji=False, stderr=True), "search", n, unit="plans") as update:
         done = [0]
 
         def finished(_outcome: Any) -> None:
@@ -288,7 +288,7 @@ def _search(
                 ["scenario", "nodes", "cores", "model (s)", "simulated (s)"],
                 [[r["scenario"], r["node_alloc"], r["core_alloc"], number(r["model_makespan"], 1),
                   number(r["simulated_makespan"], 1)] for r in rows])  # fmt: skip
-    Console().print(
+    Console(emoji=False).print(
         f"[bold]best[/]: --scenario {best['scenario']} --node-alloc {best['node_alloc']} "
         f"--core-alloc {best['core_alloc']} -> simulated makespan "
         f"{best['simulated_makespan']:.1f} s"
@@ -330,7 +330,7 @@ def reproduce(
     where = executor_of(None, executor)  # --jobs 0: every CPU
     check_options(network, engine)
     chosen = tuple(s.strip() for s in sweeps.split(",") if s.strip())
-    con = Console(stderr=True)
+    con = Console(emoji=False, stderr=True)
     with progress_bar(con, "simulations", None, unit="runs") as update:
         res = run_repro(
             out,

@@ -200,10 +200,12 @@ def run_sweep_shown(
     (on ``say``, default ``err``) the runs and what is already stored, and every failed run;
     an interrupted sweep says how to resume (``resume``) and exits 130; with ``rows``, no
     finished run at all is an input error."""
+    from rich.markup import escape
+
     from ..errors import InputError
 
     say = say or err
-    say.print(f"{title}: {n:,} runs -> {target}/")
+    say.print(escape(f"{title}: {n:,} runs -> {target}/"))
     with progress_bar(err, "runs", n, unit="runs") as bar:
 
         def started(todo: int, total: int) -> None:
@@ -213,7 +215,7 @@ def run_sweep_shown(
 
         def finished(outcome: object) -> None:
             if outcome.error:  # type: ignore[attr-defined]
-                err.print(f"[red]{outcome.key}: {outcome.error}[/red]", soft_wrap=True)  # type: ignore[attr-defined]
+                err.print(f"[red]{escape(f'{outcome.key}: {outcome.error}')}[/red]", soft_wrap=True)  # type: ignore[attr-defined]
             bar(bar.done + 1)
 
         summary, done = sweep(on_start=started, on_done=finished)

@@ -50,7 +50,7 @@ def batch(
         first = i + 1
     print_table(f"{jobs:,} runs on {procs:,} processors; n = timesteps per run",
                 ["batch", "simulations", "procs each", "time"], rows)  # fmt: skip
-    con = Console(width=80)
+    con = Console(emoji=False, width=80)
     one = batch_time(1, table, procs) * jobs
     together = batch_time(jobs, table, procs) if jobs else 0.0
     con.print(f"optimal: {_per_step(b.time)}n s in {len(b.sizes):,} batches")
@@ -131,7 +131,7 @@ def run(
             configs.append(cfg)
     from .progress import progress_bar
 
-    err = Console(stderr=True)
+    err = Console(emoji=False, stderr=True)
     results = []
     with progress_bar(err, s.name, None, "runs") as bar:
         if executor == "simulated":
@@ -304,7 +304,7 @@ def reproduce(
                               where, tasks=tasks)  # fmt: skip
     if summary.failed:
         raise InputError(f"{len(summary.failed)} runs failed (see {out}/runs/*.error.txt)")
-    with report_step(Console(stderr=True), out):
+    with report_step(Console(emoji=False, stderr=True), out):
         df = sweep.report(s, out, rows, seeds=seeds)
     title = "Table 5: ours (paper)" + (f", mean of {seeds} seeds" if seeds > 1 else "")
     print_table(title, *sweep.table5_cells(df))

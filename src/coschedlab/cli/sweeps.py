@@ -37,7 +37,7 @@ def print_table(
         t.add_column(col, justify="left" if text else "right")
     for row in rows:
         t.add_row(*row)
-    Console(width=80).print(t)
+    Console(emoji=False, width=80).print(t)
 
 
 def run_shown(sweep: Any, s: Any, target: Path, title: str, n: int, jobs: int | None,
@@ -49,7 +49,7 @@ def run_shown(sweep: Any, s: Any, target: Path, title: str, n: int, jobs: int | 
 
     from .progress import run_sweep_shown
 
-    err = Console(stderr=True)
+    err = Console(emoji=False, stderr=True)
 
     def info(text: str) -> None:
         err.print(text, soft_wrap=True)
@@ -77,7 +77,7 @@ def run_capability(cap: Any, spec: Path, jobs: int | None, out: Path | None,
     sweep = cap.the_sweep()
     sweep.check_output(target, s)
     summary, rows = run_shown(sweep, s, target, s.name, len(s.configs()), jobs, where)
-    err = Console(stderr=True)
+    err = Console(emoji=False, stderr=True)
     with report_step(err, target):
         written = cap.write_report(s, target, rows)
         shown = cap.table(target)

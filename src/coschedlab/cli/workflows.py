@@ -114,7 +114,7 @@ def show(
     from rich.console import Console
     from rich.table import Table
 
-    con = Console(width=80)
+    con = Console(emoji=False, width=80)
     s = wf.summary()
     t = Table(title=f"workflow {wf.name} ({count(len(wf.tasks), 'task')})")
     shown = wf.tasks if len(wf.tasks) <= 40 else wf.tasks[:40]
@@ -261,7 +261,7 @@ def simulate(
             raise InputError("--out is the workload directory (or inside it); choose another",
                              "--out")  # fmt: skip
     ww = WorkflowWorkload.load(workload)
-    err = Console(stderr=True)
+    err = Console(emoji=False, stderr=True)
     if skipped is not None and mode == "all":
         err.print(f"note: woas left out: {skipped}", soft_wrap=True)
     runs = {}
