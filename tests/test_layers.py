@@ -77,7 +77,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # capabilities: the registrations of the built-in ones are one module of this layer, and
     # every package they name is a capability (a new one is placed by its registration)
     ("capabilities", ("coloc", "capabilities", *_registered_packages())),
-    ("interfaces", ("cli", "gui", "api")),
+    ("interfaces", ("cli", "gui", "api", "__main__")),
 )
 
 #: Imports from a higher layer that exist today: (importer, imported module) -> why.
