@@ -46,6 +46,31 @@ ALLOC = 6  # node intervals ``(off, cnt, flat)`` (:func:`alloc_text`), as Batsim
 DEF CHUNK = 1 << 20
 
 
+cdef inline char *_put_int(char *p, int64_t v) noexcept:
+    """Decimal digits of ``v`` (a sign first when negative; room for 20 bytes) at ``p``;
+    returns the end. The one integer writer of rows and of allocation texts."""
+    cdef char tmp[24]
+    cdef int k = 0
+    cdef unsigned long long u
+    if v < 0:
+        p[0] = c'-'
+        p += 1
+        u = <unsigned long long>(-(v + 1)) + 1
+    else:
+        u = <unsigned long long>v
+    while True:
+        tmp[k] = <char>(c'0' + u % 10)
+        k += 1
+        u //= 10
+        if u == 0:
+            break
+    while k:
+        k -= 1
+        p[0] = tmp[k]
+        p += 1
+    return p
+
+
 cdef class _Out:
     cdef char *buf
     cdef Py_ssize_t n, cap
@@ -92,23 +117,7 @@ cdef class _Out:
 
     cdef void put_int(self, int64_t v) noexcept:
         """Decimal digits of ``v`` (the caller made room for 20 bytes)."""
-        cdef char tmp[24]
-        cdef int k = 0
-        cdef unsigned long long u
-        if v < 0:
-            self.put(c'-')
-            u = <unsigned long long>(-(v + 1)) + 1
-        else:
-            u = <unsigned long long>v
-        while True:
-            tmp[k] = <char>(c'0' + u % 10)
-            k += 1
-            u //= 10
-            if u == 0:
-                break
-        while k:
-            k -= 1
-            self.put(tmp[k])
+        self.n = _put_int(self.buf + self.n, v) - self.buf
 
     cdef int put_float(self, double v) except -1:
         """``v`` as pyarrow writes a double (see the module docstring)."""
@@ -212,27 +221,6 @@ cdef int _atoi(const char *s) noexcept:
     return sign * v
 
 
-cdef inline char *_put_node(char *p, int64_t v) noexcept:
-    """Decimal digits of the node id ``v`` (>= 0) at ``p``; returns the end."""
-    cdef char tmp[24]
-    cdef int k = 0
-    if v < 0:  # not a node id; written as it is
-        p[0] = c'-'
-        p += 1
-        v = -v
-    while True:
-        tmp[k] = <char>(c'0' + v % 10)
-        k += 1
-        v //= 10
-        if v == 0:
-            break
-    while k:
-        k -= 1
-        p[0] = tmp[k]
-        p += 1
-    return p
-
-
 cdef inline char *_put_alloc(
     char *p, const int64_t *off, const int32_t *cnt, const int32_t *flat, Py_ssize_t j
 ) noexcept:
@@ -246,10 +234,10 @@ cdef inline char *_put_alloc(
         if i > o:
             p[0] = c' '
             p += 1
-        p = _put_node(p, a)
+        p = _put_int(p, a)
         if b != a:
             p[0] = c'-'
-            p = _put_node(p + 1, b)
+            p = _put_int(p + 1, b)
     return p
 
 
@@ -258,7 +246,7 @@ DEF _ALLOC_ROOM = 26
 
 
 cdef inline Py_ssize_t _node_len(int64_t v) noexcept:
-    """Characters :func:`_put_node` writes for ``v``."""
+    """Characters :func:`_put_int` writes for ``v``."""
     cdef Py_ssize_t k = 1
     if v < 0:
         k += 1
