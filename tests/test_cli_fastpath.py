@@ -179,3 +179,29 @@ def test_a_users_policy_file_keeps_blas_threads(tmp_path):
     done = _program("simulate", trace, "-s", "mine.py", "--out", "o", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.rstrip().endswith("atexit ran, BLAS threads: None")
+
+
+def test_the_plain_options_are_the_typer_commands_own():
+    """:data:`_SIMULATE_OPTIONS` restates ``simulate``'s options for the plain path: each one
+    must be an option of the typer command, for the same parameter, a flag exactly where the
+    command has a flag (with the same value), and a list only for ``--scheduler``."""
+    import typer
+
+    from coschedlab.cli.main import _SIMULATE_OPTIONS, build_app
+
+    cmd = typer.main.get_command(build_app("simulate")).commands["simulate"]
+    by_opt = {}
+    for p in cmd.params:
+        for o in p.opts:
+            by_opt[o] = (p, True)
+        for o in getattr(p, "secondary_opts", []):
+            by_opt[o] = (p, False)
+    for opt, (name, kind) in _SIMULATE_OPTIONS.items():
+        assert opt in by_opt, opt
+        param, primary = by_opt[opt]
+        assert param.name == name, opt
+        flag = getattr(param, "is_flag", False)
+        assert isinstance(kind, bool) == flag, opt
+        if flag:
+            assert kind == primary, opt  # --validate True, --no-validate False
+        assert (kind == "list[str]") == bool(param.multiple), opt
