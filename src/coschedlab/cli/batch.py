@@ -9,18 +9,19 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.console import Console, Group
+from rich.console import Group
 from rich.markup import escape
 
 from ..errors import InputError
+from .progress import text_console
 
 if TYPE_CHECKING:  # pragma: no cover (imported where used: the CLI starts fast)
     from ..engine.result import Result
     from ..jobs import Workload
     from ..platform import Cluster
 
-console = Console(emoji=False)
-err_console = Console(emoji=False, stderr=True)
+console = text_console()
+err_console = text_console(stderr=True)
 
 
 def machine_options(

@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from ..errors import InputError
+from .progress import text_console
 
-console = Console(emoji=False)
+console = text_console()
 
 
 def _csv(text: str | None) -> list[str] | None:

@@ -87,12 +87,11 @@ def simulate(
 ) -> None:
     """Simulate coupled systems with paired jobs; print per system the wait, slowdown,
     utilization, sync time and service-unit loss, against the same run without pairing."""
-    from rich.console import Console
-
     from ..coupled.setup import DEFAULT_SYSTEMS, build_systems, run_coupled
     from ..coupled.system import ATTEMPTS, COMPATS
     from ..errors import check_seed
     from ..outputs import atomic_dir, check_target
+    from .progress import text_console
 
     check_seed(seed)
     if mate_attempt not in ATTEMPTS:
@@ -101,7 +100,7 @@ def simulate(
         raise InputError(f"--compat must be cobalt or none, got {compat!r}")
     if out is not None:
         check_target(out, force)
-    err = Console(emoji=False, stderr=True)
+    err = text_console(stderr=True)
     systems, notes = build_systems(system or DEFAULT_SYSTEMS, scheduler or [], seed)
     for note in notes:
         err.print(note, soft_wrap=True)
@@ -116,7 +115,7 @@ def simulate(
         ),
         soft_wrap=True,
     )
-    Console(emoji=False, width=80).print(_fmt_table(metrics, base))
+    text_console(width=80).print(_fmt_table(metrics, base))
     if out is not None:
         with atomic_dir(out, force) as tmp:
             r.write(tmp, base)

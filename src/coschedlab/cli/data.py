@@ -7,11 +7,11 @@ import textwrap
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from ..errors import InputError
+from .progress import text_console
 
-console = Console(emoji=False)
+console = text_console()
 
 
 def data(

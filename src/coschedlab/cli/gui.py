@@ -70,11 +70,10 @@ def gui(
     import socket
     import webbrowser
 
-    from rich.console import Console
-
     from ..gui import Context, Workspace, make_app
+    from .progress import text_console
 
-    err = Console(emoji=False, stderr=True)
+    err = text_console(stderr=True)
     if not 0 <= port <= 65535:
         raise InputError(f"--port must be 0-65535, got {port}")
     executor_of(jobs, executor)  # a bad value is refused now, not at the first run

@@ -51,12 +51,12 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object")]
 
 
 def _print_plan(plan: Any) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     from ..insitu.model import step_times
+    from .progress import text_console
 
-    con = Console(emoji=False)
+    con = text_console()
     d = plan.to_dict()
     con.print(
         f"[bold]scenario[/] {d['scenario']}   nodes {d['node_alloc']}   "
@@ -247,9 +247,9 @@ def simulate(
         print(json.dumps(out))
         return
     _print_plan(p)
-    from rich.console import Console
+    from .progress import text_console
 
-    Console(emoji=False).print(
+    text_console().print(
         f"[bold]simulated makespan[/] {res.makespan:.1f} s ({net} network, {engine} engine; "
         f"simulated / model = {res.makespan / p.model_makespan:.3f})\n"
         f"idle simulation time {out['idle_simulation_time']:.1f} s, idle analysis time "
@@ -261,17 +261,15 @@ def simulate(
 def _search(
     path: Path, planning: tuple[str, str, str], sim: tuple[str, str, str], jobs: int, as_json: bool
 ) -> None:
-    from rich.console import Console
-
     from ..insitu.mapping import SCENARIOS
     from ..insitu.reproduce import HEURISTIC_PAIRS
     from ..insitu.search import search
     from ..tables import number
-    from .progress import progress_bar
+    from .progress import progress_bar, text_console
     from .sweeps import print_table
 
     n = len(SCENARIOS) * len(HEURISTIC_PAIRS)
-    with progress_bar(Console(emoji=False, stderr=True), "search", n, unit="plans") as update:
+    with progress_bar(text_console(stderr=True), "search", n, unit="plans") as update:
         done = [0]
 
         def finished(_outcome: Any) -> None:
@@ -288,7 +286,7 @@ def _search(
                 ["scenario", "nodes", "cores", "model (s)", "simulated (s)"],
                 [[r["scenario"], r["node_alloc"], r["core_alloc"], number(r["model_makespan"], 1),
                   number(r["simulated_makespan"], 1)] for r in rows])  # fmt: skip
-    Console(emoji=False).print(
+    text_console().print(
         f"[bold]best[/]: --scenario {best['scenario']} --node-alloc {best['node_alloc']} "
         f"--core-alloc {best['core_alloc']} -> simulated makespan "
         f"{best['simulated_makespan']:.1f} s"
@@ -321,16 +319,14 @@ def reproduce(
 ) -> None:
     """Run the paper's four sweeps x 8 scenarios x 4 heuristic pairs x trials; write CSVs and
     Fig. 4, Fig. 5 and Table II figures into OUT. Interrupted runs resume."""
-    from rich.console import Console
-
     from ..insitu.simulate import check_options
     from ..insitu.sweep import reproduce as run_repro
-    from .progress import progress_bar
+    from .progress import progress_bar, text_console
 
     where = executor_of(None, executor)  # --jobs 0: every CPU
     check_options(network, engine)
     chosen = tuple(s.strip() for s in sweeps.split(",") if s.strip())
-    con = Console(emoji=False, stderr=True)
+    con = text_console(stderr=True)
     with progress_bar(con, "simulations", None, unit="runs") as update:
         res = run_repro(
             out,

@@ -16,8 +16,18 @@ if TYPE_CHECKING:  # pragma: no cover (rich.progress is imported when a bar is d
     from rich.progress import Progress, ProgressColumn
 
 __all__ = [
-    "Bar", "eta", "hms", "progress_bar", "report_step", "run_sweep_shown",
+    "Bar", "eta", "hms", "progress_bar", "report_step", "run_sweep_shown", "text_console",
 ]  # fmt: skip
+
+
+def text_console(**options: Any) -> Console:
+    """A rich console for the command line (``options``: rich's): emoji codes are never drawn
+    (a trace named ``x:fire:.swf`` prints as it is named); markup only where a message writes
+    it, names and paths going through ``rich.markup.escape``."""
+    from rich.console import Console
+
+    return Console(emoji=False, **options)
+
 
 #: the fewest done units the rate of :func:`eta` is measured over (then a tenth of the total)
 MIN_WINDOW = 5

@@ -32,10 +32,9 @@ def batch(
 ) -> None:
     """The optimal batches of JOBS equal simulations on PROCS processors (SimX 4.2): sizes,
     processors per simulation and the time per timestep, against one batch and one by one."""
-    from rich.console import Console
-
     from ..studies import batch_time, optimal_batches
     from ..studies.batching import load_scaling
+    from .progress import text_console
     from .sweeps import print_table
 
     table = load_scaling(scaling)
@@ -50,7 +49,7 @@ def batch(
         first = i + 1
     print_table(f"{jobs:,} runs on {procs:,} processors; n = timesteps per run",
                 ["batch", "simulations", "procs each", "time"], rows)  # fmt: skip
-    con = Console(emoji=False, width=80)
+    con = text_console(width=80)
     one = batch_time(1, table, procs) * jobs
     together = batch_time(jobs, table, procs) if jobs else 0.0
     con.print(f"optimal: {_per_step(b.time)}n s in {len(b.sizes):,} batches")
@@ -109,11 +108,10 @@ def run(
     pareto.png}; several write one such directory each under OUT. With --executor real,
     OUT also holds the runs' store, checkpoints and logs, and running the same command
     again resumes the study: no finished run is lost or redone."""
-    from rich.console import Console
-
     from ..outputs import atomic_dir, check_target
     from ..studies.manager import CONFIGS, config_of
     from ..studies.run import check_executor
+    from .progress import text_console
 
     s = _spec(spec)
     executor = check_executor(s, executor)
@@ -131,7 +129,7 @@ def run(
             configs.append(cfg)
     from .progress import progress_bar
 
-    err = Console(emoji=False, stderr=True)
+    err = text_console(stderr=True)
     results = []
     with progress_bar(err, s.name, None, "runs") as bar:
         if executor == "simulated":
@@ -284,11 +282,9 @@ def reproduce(
     cluster: an interrupted reproduction resumes, and more --seeds extend a finished one."""
     import shutil
 
-    from rich.console import Console
-
     from ..outputs import check_target
     from ..studies import sweep
-    from .progress import report_step
+    from .progress import report_step, text_console
     from .sweeps import print_table, run_shown
 
     where = executor_of(jobs, executor)
@@ -304,7 +300,7 @@ def reproduce(
                               where, tasks=tasks)  # fmt: skip
     if summary.failed:
         raise InputError(f"{len(summary.failed)} runs failed (see {out}/runs/*.error.txt)")
-    with report_step(Console(emoji=False, stderr=True), out):
+    with report_step(text_console(stderr=True), out):
         df = sweep.report(s, out, rows, seeds=seeds)
     title = "Table 5: ours (paper)" + (f", mean of {seeds} seeds" if seeds > 1 else "")
     print_table(title, *sweep.table5_cells(df))

@@ -24,8 +24,9 @@ def print_table(
     title: str, columns: list[str], rows: list[list[str]], caption: str | None = None
 ) -> None:
     """A table on stdout at 80 columns: text columns to the left, numbers right."""
-    from rich.console import Console
     from rich.table import Table
+
+    from .progress import text_console
 
     def numeric(cell: str) -> bool:
         text = cell.strip().rstrip("%").replace(",", "").lstrip("+-")
@@ -37,7 +38,7 @@ def print_table(
         t.add_column(col, justify="left" if text else "right")
     for row in rows:
         t.add_row(*row)
-    Console(emoji=False, width=80).print(t)
+    text_console(width=80).print(t)
 
 
 def run_shown(sweep: Any, s: Any, target: Path, title: str, n: int, jobs: int | None,
@@ -45,11 +46,9 @@ def run_shown(sweep: Any, s: Any, target: Path, title: str, n: int, jobs: int | 
     """Run (or resume) ``sweep`` of the spec ``s`` into ``target`` with the progress bar
     (``title``, ``n`` runs; its notes on stderr; ``more``: :meth:`~coschedlab.sweeps.sweep.
     Sweep.run`'s ``tasks``): the runner's summary and the finished runs' records."""
-    from rich.console import Console
+    from .progress import run_sweep_shown, text_console
 
-    from .progress import run_sweep_shown
-
-    err = Console(emoji=False, stderr=True)
+    err = text_console(stderr=True)
 
     def info(text: str) -> None:
         err.print(text, soft_wrap=True)
@@ -65,11 +64,9 @@ def run_capability(cap: Any, spec: Path, jobs: int | None, out: Path | None,
     """A capability's sweep command: read the spec (a file or ``coschedlab:NAME``), check
     ``--out`` (default: the spec's ``output``), run the sweep with the progress bar, write the
     report and say what was written, print the table; failed runs exit 2."""
-    from rich.console import Console
-
     from ..bundled import bundled, is_bundled
     from ..errors import InputError
-    from .progress import report_step
+    from .progress import report_step, text_console
 
     where = executor_of(jobs, executor)
     s: Any = cap.read(bundled(str(spec)) if is_bundled(str(spec)) else spec)
@@ -77,7 +74,7 @@ def run_capability(cap: Any, spec: Path, jobs: int | None, out: Path | None,
     sweep = cap.the_sweep()
     sweep.check_output(target, s)
     summary, rows = run_shown(sweep, s, target, s.name, len(s.configs()), jobs, where)
-    err = Console(emoji=False, stderr=True)
+    err = text_console(stderr=True)
     with report_step(err, target):
         written = cap.write_report(s, target, rows)
         shown = cap.table(target)

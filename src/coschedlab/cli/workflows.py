@@ -111,10 +111,11 @@ def show(
             )
         )
         return
-    from rich.console import Console
     from rich.table import Table
 
-    con = Console(emoji=False, width=80)
+    from .progress import text_console
+
+    con = text_console(width=80)
     s = wf.summary()
     t = Table(title=f"workflow {wf.name} ({count(len(wf.tasks), 'task')})")
     shown = wf.tasks if len(wf.tasks) <= 40 else wf.tasks[:40]
@@ -232,8 +233,6 @@ def simulate(
     as_json: Annotated[bool, typer.Option("--json", help="print the summaries as JSON")] = False,
 ) -> None:
     """Simulate a workload with its workflows submitted in one mode (or all three)."""
-    from rich.console import Console
-
     from ..jsonsafe import json_safe
     from ..outputs import atomic_dir, check_target
     from ..schedulers import get_scheduler
@@ -241,7 +240,7 @@ def simulate(
     from ..workflows.modes import MODES
     from ..workflows.simulate import check_woas, simulate_mode
     from ..workflows.workload import WorkflowWorkload
-    from .progress import progress_bar
+    from .progress import progress_bar, text_console
 
     modes = MODES if mode == "all" else (mode,)
     if mode != "all" and mode not in MODES:
@@ -261,7 +260,7 @@ def simulate(
             raise InputError("--out is the workload directory (or inside it); choose another",
                              "--out")  # fmt: skip
     ww = WorkflowWorkload.load(workload)
-    err = Console(emoji=False, stderr=True)
+    err = text_console(stderr=True)
     if skipped is not None and mode == "all":
         err.print(f"note: woas left out: {skipped}", soft_wrap=True)
     runs = {}
