@@ -65,6 +65,10 @@ class Cluster:
 
 
 # -- ELiSE's spread placement (the ELiSE paper, 3.2) -------------------------------------------
+# A spread job gets sockets x (cores_per_socket // 2) cores on each of ceil(procs / that) nodes,
+# so another spread job can take the other halves. A job whose spread form needs more nodes than
+# the machine has cannot be spread: the co-schedulers place it compact (whole nodes), and the
+# co-location metrics count it as too large to spread. A fact of the node shape, so it is here.
 def spread_cores(cluster: Cluster) -> int:
     """Cores a spread job takes on each of its nodes (0 for sockets of one core)."""
     return cluster.sockets_per_node * (cluster.cores_per_socket // 2)

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from coschedlab import Cluster, simulate
 from coschedlab.cli.batch import coloc_notice
-from coschedlab.coloc.spread import spread_cores, spread_nodes, too_large_to_spread
 from coschedlab.metrics import colocation_summary
+from coschedlab.platform import spread_cores, spread_nodes, too_large_to_spread
 from coschedlab.workload.swf import cluster_from_header, read_swf
 
 

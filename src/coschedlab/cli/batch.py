@@ -170,7 +170,7 @@ def metrics_table(results: dict[str, Result], title: str, width: int | None = No
 def coloc_notice(name: str, metrics: dict, cluster: Cluster) -> str | None:
     """One line when co-scheduler ``name`` could not co-locate anything, with the reason
     (from :func:`coschedlab.metrics.spread_reasons`); None when it could."""
-    from ..coloc.spread import spread_cores
+    from ..platform import spread_cores
 
     n = int(metrics.get("n_jobs", 0))
     if not n or "spread_share" not in metrics:

@@ -46,11 +46,11 @@ import numpy as np
 
 from ..engine.placement import Placement
 from ..errors import InputError
+from ..platform import spread_cores, too_large_to_spread
 from ..schedulers.base import Scheduler, check_bool, check_choice, check_positive
 from ..schedulers.easy import CoreCounts, ScanMemo, admit, shadow_time
 from ..schedulers.registry import register
 from .copass import ColocPass, filler_order, pair_predictor
-from .spread import spread_cores, too_large_to_spread
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine.view import View
