@@ -91,6 +91,16 @@ def test_a_real_trace_skips_most_ticks_and_changes_nothing(opts, kill):
     assert fast.compiled_pass.skipped > 0.5 * fast.backfill_passes
 
 
+def _rows(rows: list[tuple[int, float, float, float, int]]) -> Workload:
+    """Jobs given as ``(id, submit, run, requested_time, procs)``."""
+    return Workload.from_records(
+        [
+            {"id": i, "submit": t, "run": run, "requested_time": req, "procs": n}
+            for i, t, run, req, n in rows
+        ]
+    )
+
+
 def test_a_release_that_passes_ends_the_proof():
     """A running job past its planned end (kill off) has its nodes in the first step of every
     later profile: the ticks proved quiet before its planned end say nothing of those after
@@ -107,12 +117,7 @@ def test_a_release_that_passes_ends_the_proof():
         (4, 10, 1200, 1200, 4),  # J
         (5, 10, 600, 600, 2),  # D
     ]
-    w = Workload.from_records(
-        [
-            {"id": i, "submit": t, "run": run, "requested_time": req, "procs": n}
-            for i, t, run, req, n in rows
-        ]
-    )
+    w = _rows(rows)
     opts = {"priority": "fifo", "bf_interval": 60.0, "bf_resolution": 60.0}
     fast, _ = same_as_python(w, Cluster(10, 1, 1), opts, kill=False)
     result = simulate(w, Cluster(10, 1, 1), Slurm(**opts), kill_at_walltime=False)
@@ -135,12 +140,7 @@ def test_ticks_with_a_job_past_its_planned_end_are_proved_quiet():
         (3, 10, 600, 600, 4),  # K
         (4, 10, 20000, 20000, 2),  # D
     ]
-    w = Workload.from_records(
-        [
-            {"id": i, "submit": t, "run": run, "requested_time": req, "procs": n}
-            for i, t, run, req, n in rows
-        ]
-    )
+    w = _rows(rows)
     fast, _ = same_as_python(w, Cluster(10, 1, 1), {"priority": "fifo"}, kill=False)
     assert fast.backfill_passes > 1600
     assert fast.compiled_pass.skipped > 0.9 * fast.backfill_passes  # (each one a pass, before)
@@ -162,12 +162,7 @@ def test_a_hold_from_the_end_of_a_moving_hold_moves_too():
         (5, 10, 1200, 1200, 6),  # J
         (6, 10, 900, 900, 2),  # D
     ]
-    w = Workload.from_records(
-        [
-            {"id": i, "submit": t, "run": run, "requested_time": req, "procs": n}
-            for i, t, run, req, n in rows
-        ]
-    )
+    w = _rows(rows)
     same_as_python(w, Cluster(10, 1, 1), {"priority": "fifo"}, kill=False)
     result = simulate(w, Cluster(10, 1, 1), Slurm(priority="fifo"), kill_at_walltime=False)
     assert result.jobs.start.tolist()[5] == 1470.0  # D, backfilled with no event at 1470
