@@ -132,6 +132,15 @@ class AllocColumn:
 
         return alloc_text(self.arrays(), start, len(self) if stop is None else stop)
 
+    def text_chunks(self, rows: int) -> Iterator[tuple[np.ndarray, bytearray]]:
+        """:meth:`text_buffers` of each run of ``rows`` jobs in turn (the offsets into
+        :attr:`flat` made once, not per run)."""
+        from ._core.textrows import alloc_text
+
+        column = self.arrays()
+        for lo in range(0, len(self), rows):
+            yield alloc_text(column, lo, min(len(self), lo + rows))
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(off, cnt, flat)``."""
         return self.off, self.cnt, self.flat
