@@ -365,18 +365,29 @@ def step_sum(starts: np.ndarray, ends: np.ndarray, weights: np.ndarray | float =
     ends = np.asarray(ends, dtype=np.float64)
     w = np.broadcast_to(np.asarray(weights, dtype=np.float64), starts.shape)
     times = np.concatenate((starts, ends))
-    delta = np.concatenate((w, -w))
     ok = np.isfinite(times)
     if not ok.all():
-        times, delta = times[ok], delta[ok]
+        delta = np.concatenate((w, -w))[ok]
+        times = times[ok]
+    else:
+        delta = None  # event k: +w[k], event n + k: -w[k], taken in time order below
     del ok
     if not len(times):
         return Series(np.zeros(0), np.zeros(0))
     # each temporary dropped once used (a million jobs: two million events, 16 MB an array)
     order = np.argsort(times, kind="stable")
     times = times[order]
-    level = delta[order]
-    del delta, order
+    if delta is not None:
+        level = delta[order]
+        del delta, order
+    else:  # the ends' weights negated in place: no array of every event's weight
+        n = len(starts)
+        ending = order >= n
+        order[ending] -= n
+        level = w[order]
+        del order
+        np.negative(level, out=level, where=ending)
+        del ending
     np.cumsum(level, out=level)
     last = np.r_[times[1:] != times[:-1], True]  # last event of each instant
     v = level[last]
