@@ -208,3 +208,34 @@ def test_the_parquet_writer_holds_pandas_schema_and_values(tmp_path, monkeypatch
     groups = pq.ParquetFile(tmp_path / "ours.parquet").metadata.num_row_groups
     assert groups == max(1, -(-n // 1_000))
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "ours.parquet"), frame)
+
+
+@pytest.mark.parametrize("until", [None, 2e6])
+def test_job_metrics_made_after_the_kernel_are_the_same_columns(until):
+    """``from_simulation(..., metrics_later=True)`` then ``fill_job_metrics()`` (the simulate
+    path: the per-job metrics made once the kernel is gone) gives the columns, their order and
+    their values that ``from_simulation`` gives at once; a run stopped at a time too."""
+    import numpy as np
+
+    from coschedlab.bundled import bundled
+    from coschedlab.engine.kernel import Simulation
+    from coschedlab.engine.result import Result
+    from coschedlab.schedulers import get_scheduler
+    from coschedlab.workload.swf import cluster_from_header, read_swf
+
+    w = read_swf(bundled("KTH-SP2-1996-2.1-cln.swf.gz"))
+    cluster = cluster_from_header(w.header)
+    w = w.drop_oversized(cluster.total_cores)
+    sim = Simulation(w, cluster, get_scheduler("easy"), until=until)
+    sim.run()
+    now = Result.from_simulation(sim)
+    later = Result.from_simulation(sim, metrics_later=True)
+    assert later.columns["wait"] is None
+    later.fill_job_metrics()
+    assert list(later.columns) == list(now.columns)
+    for name, values in now.columns.items():
+        a, b = np.asarray(later.columns[name]), np.asarray(values)
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), name
+    assert later.metrics == pytest.approx(now.metrics, nan_ok=True)
+    if until is not None:
+        assert np.isnan(now.columns["wait"]).any()  # some jobs never started

@@ -101,8 +101,11 @@ class Result:
         return rows(self.table)
 
     @classmethod
-    def from_simulation(cls, sim: Simulation) -> Result:
-        """Collect a finished :class:`Simulation` into a table."""
+    def from_simulation(cls, sim: Simulation, *, metrics_later: bool = False) -> Result:
+        """Collect a finished :class:`Simulation` into a table. ``metrics_later``: the per-job
+        metric columns (wait, response, run, slowdowns) are left to
+        :meth:`fill_job_metrics`, for a caller that lets the kernel go first (a million jobs:
+        their 40 MB not on top of the kernel's memory)."""
         w = sim.workload
         order = sim.order
         cols = w.columns
@@ -132,8 +135,9 @@ class Result:
             "partition": cols["partition"][order],
             "status": cols["status"][order],
             "killed": np.frombuffer(sim.killed, dtype=np.uint8).astype(bool),
-            "reservation": np.frombuffer(sim.reservation, dtype=np.float64).copy(),
-            "start_pass": np.frombuffer(sim.start_pass, dtype=np.int64).copy(),
+            # the finished kernel's own arrays, as start and end (no copy made beside them)
+            "reservation": np.frombuffer(sim.reservation, dtype=np.float64),
+            "start_pass": np.frombuffer(sim.start_pass, dtype=np.int64),
         }
         deps = sim.dependency_texts()
         if deps is not None:
@@ -159,18 +163,8 @@ class Result:
         model_cols = sim.speed_model.result_columns()
         for name, arr in model_cols.items():
             frame[name] = np.asarray(arr)
-        # the per-job metrics (the jobs a run stopped at a time never started: NaN)
-        ok = np.isfinite(start) if getattr(sim, "truncated", False) else None
-        checked = _times(  # the checks of job_metrics: finite times, in order
-            {c: frame[c] if ok is None else frame[c][ok] for c in _TIME_COLUMNS}
-        )
-        part = job_columns(*checked)
-        for name, values in part.items():
-            if ok is None:
-                frame[name] = values
-            else:
-                frame[name] = np.full(len(start), np.nan)
-                frame[name][ok] = values
+        if not metrics_later:
+            _job_metric_columns(frame, getattr(sim, "truncated", False))
         names = (
             list(JOB_TABLE_COLUMNS)
             + [c for c in ("deps", "think", "node_cores", "cores", "placement") if c in frame]
@@ -179,7 +173,7 @@ class Result:
         )
         return cls(
             jobs=None,
-            columns={name: frame[name] for name in names},
+            columns={name: frame.get(name) for name in names},
             cluster=sim.cluster,
             scheduler=sim.scheduler.describe(),
             wall_time=sim.wall_time,
@@ -192,6 +186,12 @@ class Result:
             # read-only over the kernel's immutable bytes: no copy
             else np.frombuffer(sim.input_run, dtype=np.float64),
         )
+
+    def fill_job_metrics(self) -> None:
+        """Make the per-job metric columns a result made with ``from_simulation(...,
+        metrics_later=True)`` left empty."""
+        if self.columns is not None and self.columns.get("wait") is None:
+            _job_metric_columns(self.columns, bool(self.options.get("truncated")))
 
     # -- metrics ----------------------------------------------------------------------------
     @cached_property
@@ -437,6 +437,24 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     if missing:
         raise InputError(f"not a coschedlab jobs table (no column {missing[0]!r})", str(path))
     return jobs
+
+
+def _job_metric_columns(frame: dict[str, Any], truncated: bool) -> None:
+    """Put the per-job metric columns (:func:`~coschedlab.metrics.job_columns`) into
+    ``frame`` (the jobs a run stopped at a time never started: NaN)."""
+    start = frame["start"]
+    ok = np.isfinite(start) if truncated else None
+    checked = _times(  # the checks of job_metrics: finite times, in order
+        {c: frame[c] if ok is None else frame[c][ok] for c in _TIME_COLUMNS}
+    )
+    part = job_columns(*checked)
+    del checked
+    for name, values in part.items():
+        if ok is None:
+            frame[name] = values
+        else:
+            frame[name] = np.full(len(start), np.nan)
+            frame[name][ok] = values
 
 
 def _read_only_view(values: np.ndarray) -> np.ndarray:
