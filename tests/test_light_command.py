@@ -104,7 +104,8 @@ def _same_parquet(ours, theirs) -> None:
 def test_files_written_without_pandas_read_back_as_the_table(tmp_path, monkeypatch):
     """jobs.parquet (pyarrow with pandas' metadata, in row groups) and jobs.csv (pyarrow from
     NumPy) of a result that never made its DataFrame hold what those written from the
-    DataFrame hold: jobs.parquet the same schema and values, jobs.csv the same bytes."""
+    DataFrame hold: jobs.parquet the same schema and values as pandas' file (and the same
+    bytes as write_parquet of the DataFrame), jobs.csv the same bytes."""
     import pandas as pd
     import pyarrow.parquet as pq
 
@@ -124,6 +125,10 @@ def test_files_written_without_pandas_read_back_as_the_table(tmp_path, monkeypat
     (tmp_path / "df").mkdir()
     frame.to_parquet(tmp_path / "df" / "jobs.parquet", index=False)
     _same_parquet(tmp_path / "jobs.parquet", tmp_path / "df" / "jobs.parquet")
+    # the result's DataFrame, once made, is written as its columns were: the same file
+    outputs.write_parquet(tmp_path / "df" / "frame.parquet", frame)
+    frame_bytes = (tmp_path / "df" / "frame.parquet").read_bytes()
+    assert frame_bytes == (tmp_path / "jobs.parquet").read_bytes()
     from coschedlab.workload.batsim import write_jobs_csv
 
     write_jobs_csv(tmp_path / "df" / "jobs.csv", frame, cores_per_node=cluster.cores_per_node)

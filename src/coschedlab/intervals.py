@@ -105,8 +105,10 @@ class AllocColumn:
     @property
     def off(self) -> np.ndarray:
         """Where each job's intervals start in :attr:`flat` (made when asked for)."""
-        cnt = self.cnt.astype(np.int64)
-        return 2 * (np.cumsum(cnt) - cnt)
+        off = np.cumsum(self.cnt, dtype=np.int64)  # made in place: one array, no temporaries
+        off -= self.cnt
+        off *= 2
+        return off
 
     @classmethod
     def from_intervals(cls, allocations: Iterable[Intervals]) -> AllocColumn:

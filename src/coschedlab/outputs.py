@@ -328,26 +328,32 @@ ROW_GROUP_ROWS = 1 << 18
 
 
 def write_parquet(path: str | Path, table: Any) -> None:
-    """Write a jobs table as Parquet: from a DataFrame with pandas (``DataFrame.to_parquet(
-    path, index=False)``); from a mapping of NumPy arrays (numbers, booleans, or objects that
-    are all strings) with pyarrow alone, in row groups of :data:`ROW_GROUP_ROWS` rows, with
-    the schema and the ``pandas`` schema metadata that ``to_parquet`` of the same columns
-    writes (so pandas and pyarrow read the file back as the same frame and table). Other
-    columns go through pandas."""
-    to_parquet = getattr(table, "to_parquet", None)
-    if to_parquet is not None:
-        to_parquet(path, index=False)
-        return
+    """Write a jobs table as Parquet: a mapping of NumPy arrays (numbers, booleans, or
+    objects that are all strings), or a DataFrame of such columns, with pyarrow alone, in row
+    groups of :data:`ROW_GROUP_ROWS` rows, with the schema and the ``pandas`` schema metadata
+    that ``DataFrame.to_parquet(path, index=False)`` of the same columns writes (so pandas and
+    pyarrow read the file back as the same frame and table). Other columns go through pandas
+    (``to_parquet``)."""
     import numpy as np
 
-    # a column that makes its own text buffers (a run's allocations) stays as it is
-    arrays = {name: v if hasattr(v, "text_chunks") else np.asarray(v) for name, v in table.items()}
-    texts = _text_buffers(arrays)
-    if texts is None:
-        import pandas as pd
+    to_parquet = getattr(table, "to_parquet", None)
+    if to_parquet is not None:
+        # a frame of plain columns: the same writer as its columns (the same file whichever
+        # a run's result holds), else pandas'
+        arrays = _frame_arrays(table)
+        texts = None if arrays is None else _text_buffers(arrays)
+        if texts is None:
+            to_parquet(path, index=False)
+            return
+    else:
+        # a column that makes its own text buffers (a run's allocations) stays as it is
+        arrays = {n: v if hasattr(v, "text_chunks") else np.asarray(v) for n, v in table.items()}
+        texts = _text_buffers(arrays)
+        if texts is None:
+            import pandas as pd
 
-        pd.DataFrame(arrays).to_parquet(path, index=False)
-        return
+            pd.DataFrame(arrays).to_parquet(path, index=False)
+            return
     import json
 
     import pyarrow as pa
@@ -378,7 +384,7 @@ def write_parquet(path: str | Path, table: Any) -> None:
 
     def groups() -> Iterator[Any]:
         for lo in range(0, n, size):
-            part = []
+            part: list = []
             for name, a in arrays.items():
                 if name in whole:
                     part.append(whole[name].slice(lo, min(size, n - lo)))
@@ -386,10 +392,33 @@ def write_parquet(path: str | Path, table: Any) -> None:
                     part.append(arrow_array(None, next(made[name])))
                 else:
                     part.append(arrow_array(a[lo : lo + size]))
-            yield pa.table(part, schema=schema)
+            table = pa.table(part, schema=schema)
+            del part
+            yield table
+            del table
 
     write_arrow_tables(schema, groups(), path, options=_column_options(arrays))
     pa.default_memory_pool().release_unused()  # Arrow's allocator keeps freed memory else
+
+
+def _frame_arrays(frame: Any) -> dict[str, Any] | None:
+    """A DataFrame's columns as NumPy arrays when each is of a kind :func:`write_parquet`
+    writes as pandas does (numbers and booleans of NumPy types, pandas' ``str`` texts), its
+    column names strings; else None."""
+    import numpy as np
+
+    out: dict[str, Any] = {}
+    for name in frame.columns:
+        if not isinstance(name, str) or name in out:
+            return None
+        v = frame[name]
+        if isinstance(v.dtype, np.dtype) and v.dtype.kind in "iufb":
+            out[name] = v.to_numpy()
+        elif str(v.dtype) == "str":  # pandas 3 texts: objects, a missing one not a str
+            out[name] = v.to_numpy(dtype=object)
+        else:
+            return None
+    return out
 
 
 def _arrow_type(values: Any) -> Any:
@@ -459,6 +488,7 @@ def write_arrow_tables(
                 for table in tables:
                     writer.write_table(table, row_group_size=None)
                     wrote = True
+                    del table  # (not held while the next is made)
                 if not wrote:  # no row: one empty row group, as write_table writes
                     writer.write_table(schema.empty_table(), row_group_size=None)
             finally:

@@ -320,7 +320,9 @@ class Result:
         header = dict(self.header)
         header["Scheduler"] = self.scheduler
         header.update(cluster_header(self.cluster))
-        write_swf(path, self.table, header, integers=integers)
+        table = self.table
+        per_job = None if self.options.get("truncated") else self._per_job(table)
+        write_swf(path, table, header, integers=integers, per_job=per_job)
 
     def to_batsim_csv(self, path: str | Path) -> None:
         """Write a Batsim-style ``jobs.csv`` that evalys can read and draw.
@@ -330,7 +332,11 @@ class Result:
         """
         from ..workload.batsim import write_jobs_csv
 
-        write_jobs_csv(path, self.table, cores_per_node=self.cluster.cores_per_node)
+        table = self.table
+        # the per-job columns as they are (a run stopped at a time: its unstarted jobs' times
+        # are computed as the file always wrote them)
+        per_job = None if self.options.get("truncated") else self._per_job(table)
+        write_jobs_csv(path, table, cores_per_node=self.cluster.cores_per_node, per_job=per_job)
 
     def save(
         self, out_dir: str | Path, force: bool = False, swf_integers: bool = False
@@ -357,6 +363,9 @@ class Result:
 
         out = Path(out_dir)
         paths = self._paths(out)
+        # the metrics first: their temporaries not on top of pyarrow's memory (~35 MB)
+        metrics = {k: _jsonable(v) for k, v in self.metrics.items()}
+        groups = self.stored_groups or self._group_metrics()
         write_parquet(paths[0], self.table)
         self.to_batsim_csv(paths[1])
         self.to_swf(paths[2], integers=swf_integers)
@@ -371,9 +380,8 @@ class Result:
             "guarantees": list(self.guarantees),
             "passes": self.passes,
             "header": self.header,
-            "metrics": {k: _jsonable(v) for k, v in self.metrics.items()},
-            # "by_user", "by_group", ...
-            **(self.stored_groups or self._group_metrics()),
+            "metrics": metrics,
+            **groups,  # "by_user", "by_group", ...
         }
         paths[3].write_text(json.dumps(meta, indent=2) + "\n")
         return paths
