@@ -472,7 +472,9 @@ def _check_easy_head(
     joined = np.ascontiguousarray(joined, dtype=np.int64) if joined is not None else None
     ids = ids[order]
     n = len(start)
-    prefix = np.maximum.accumulate(np.concatenate([[-np.inf], start[:-1]])) if n else start
+    prefix = np.concatenate([[-np.inf], start[:-1]]) if n else start
+    if n:
+        np.maximum.accumulate(prefix, out=prefix)  # (in place: no second array)
     t_head = np.maximum(submit, prefix)
     overrun = (end - start) > req + EPS
     # overrunning jobs by estimated end, with the latest actual end among the first i of them:
@@ -481,8 +483,8 @@ def _check_easy_head(
     o_order = np.argsort(o_est, kind="stable")
     o_est = o_est[o_order]
     o_end_max = np.maximum.accumulate(end[overrun][o_order]) if len(o_est) else o_est
-    by_start = np.argsort(start, kind="stable").astype(np.int64)
-    by_end = np.argsort(end, kind="stable").astype(np.int64)
+    by_start = np.argsort(start, kind="stable").astype(np.int64, copy=False)
+    by_end = np.argsort(end, kind="stable").astype(np.int64, copy=False)
 
     def c(a: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(a, dtype=np.float64)
