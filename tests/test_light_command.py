@@ -244,3 +244,26 @@ def test_job_metrics_made_after_the_kernel_are_the_same_columns(until):
     assert later.metrics == pytest.approx(now.metrics, nan_ok=True)
     if until is not None:
         assert np.isnan(now.columns["wait"]).any()  # some jobs never started
+
+
+@pytest.mark.parametrize("kind", ["plain", "named columns", "attrs", "nullable", "filtered"])
+def test_a_frame_is_written_as_pandas_writes_it(tmp_path, kind):
+    """``outputs.write_parquet`` of a DataFrame (pyarrow alone for plain columns, pandas'
+    own writer for what pandas records otherwise) holds pandas' schema, metadata and
+    values."""
+    import pandas as pd
+
+    from coschedlab import outputs
+
+    frame = pd.DataFrame({"a": [1, 2, 3], "x": [0.5, float("nan"), 2.0], "s": ["p", "q", "r"]})
+    if kind == "named columns":
+        frame = frame.rename_axis("cols", axis=1)
+    elif kind == "attrs":
+        frame.attrs["note"] = "kept"
+    elif kind == "nullable":
+        frame["a"] = pd.array([1, None, 3], dtype="Int64")
+    elif kind == "filtered":
+        frame = frame.iloc[[0, 2]]
+    outputs.write_parquet(tmp_path / "ours.parquet", frame)
+    frame.to_parquet(tmp_path / "pandas.parquet", index=False)
+    _same_parquet(tmp_path / "ours.parquet", tmp_path / "pandas.parquet")

@@ -404,9 +404,11 @@ def write_parquet(path: str | Path, table: Any) -> None:
 def _frame_arrays(frame: Any) -> dict[str, Any] | None:
     """A DataFrame's columns as NumPy arrays when each is of a kind :func:`write_parquet`
     writes as pandas does (numbers and booleans of NumPy types, pandas' ``str`` texts), its
-    column names strings; else None."""
+    column names strings, without a name for its columns or ``attrs``; else None."""
     import numpy as np
 
+    if frame.columns.name is not None or getattr(frame, "attrs", None):
+        return None  # (pandas records these in its metadata)
     out: dict[str, Any] = {}
     for name in frame.columns:
         if not isinstance(name, str) or name in out:
