@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pytest
 import pandas as pd
+import pytest
 from conftest import workloads
 from hypothesis import assume, given
 from hypothesis import strategies as st
