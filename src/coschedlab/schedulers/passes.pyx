@@ -613,12 +613,15 @@ cdef class CountScan:
                 if beyond != NULL and t < beyond[0]:
                     beyond[0] = t
                 continue
+            # (the last tested job's hold is seen by no test: not made)
             if t <= now and nj != 0 and nj <= free:
-                prof.hold(nj, now, d)
+                if k + 1 < ntested:
+                    prof.hold(nj, now, d)
                 free -= nj
                 out.push_back(j)
             elif nj != 0 and (most < 0 or reserved < most):
-                prof.hold(nj, t, d)
+                if k + 1 < ntested:
+                    prof.hold(nj, t, d)
                 reserved += 1
                 reserved_at.push_back(Keyed(t, j))
                 if moving_end != NULL and (t <= now or self.moves(t)):
