@@ -235,7 +235,7 @@ cdef inline long first_at_or_after(const Step* p, long lo, long hi, double t) no
 # the steps of a profile go in blocks of BLOCK to 2 x BLOCK consecutive steps, unless it
 # starts with fewer than FLAT steps (CProfile)
 cdef long BLOCK = 16
-cdef long FLAT = 64
+cdef long FLAT = 256
 
 
 def profile_blocks(long block, long flat) -> tuple[int, int]:
