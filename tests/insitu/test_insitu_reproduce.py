@@ -26,7 +26,7 @@ def test_small_reproduction_resumes_without_duplicates(tmp_path):
     kw = dict(
         trials=1,
         jobs=2,
-        sweeps=("nodes",),
+        sweeps="nodes",
         steps=3,
         scenarios=("ideal", "in-transit"),
         pairs=(("co", "co"), ("ev", "ev")),
