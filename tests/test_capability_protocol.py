@@ -139,8 +139,10 @@ def test_every_built_in_capability_resolves():
             assert part is None or callable(resolve(part))
     assert capability("workflows").what == "workflow"
     assert capability("study").command_args("S.yaml", "o") == [
-        "study", "reproduce", "--out", "o", "--spec", "S.yaml",
+        "study", "reproduce", "--spec", "S.yaml", "--out", "o",
     ]  # fmt: skip
+    assert capability("comparison").command_args("S.yaml", "o") == ["compare", "S.yaml", "--out",
+                                                                   "o"]  # fmt: skip
 
 
 #: a workflows sweep of four short runs (3 modes + the baseline)

@@ -56,13 +56,24 @@ COUPLED = register(Capability(
 #: ``coschedlab study reproduce``: configurations O, A-E on 32 and 64 workers (SimX Table 5)
 STUDY = register(Capability(
     "study", "coschedlab.studies.sweep:SWEEP",
-    load_spec="coschedlab.studies.spec:load_spec",
-    summary="coschedlab.studies.sweep:summary", generated=False,
+    load_spec="coschedlab.studies.sweep:load_reproduction",
+    summary="coschedlab.studies.sweep:summary", report="coschedlab.studies.sweep:report",
+    shown="coschedlab.studies.sweep:shown",
     bundled=(("helium (bundled)", "coschedlab:helium_study.yaml"),),
     title="Sweep: reproduce Table 5 (O, A-E on 32 and 64 workers; stored, resumable)",
     upload="study", prefix="st", default_out="sweeps/helium-table5", page="studies",
-    args=lambda spec, out: ["study", "reproduce", "--out", out, "--spec", spec],
-    check="coschedlab.studies.sweep:check_command",
+    check="coschedlab.studies.sweep:check_command", command="study reproduce",
+    help="The seed's Table 5: configurations O, A-E on 32 and 64 workers, simulated, beside "
+    "the published figures (table5.csv, table5.png, a scheduling graph per run of the spec's "
+    "seed). The runs are a sweep (OUT/runs, one file each) on the local pool or a Dask "
+    "cluster: an interrupted reproduction resumes, and more --seeds extend a finished one.",
+    options=(
+        Option("out", ("--out",), Path, help="output directory"),
+        Option("spec", ("--spec",), str, "helium", "the study (default: helium)"),
+        Option("seeds", ("--seeds",), int, 1, "average over the work model drawn with seeds "
+               "0..N-1 (default: the spec's seed only)"),
+        Option("fresh", ("--force",), bool, False, "replace an existing --out"),
+    ),
 ))  # fmt: skip
 
 #: ``coschedlab insitu reproduce``: the paper's sweeps x scenarios x heuristic pairs x trials,

@@ -80,9 +80,8 @@ def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
     from .progress import report_step, text_console
 
     where = executor_of(jobs, executor)
-    if spec is not None and is_bundled(str(spec)):
-        spec = bundled(str(spec))
-    s: Any = cap.read(spec, **options)
+    path = bundled(str(spec)) if spec is not None and is_bundled(str(spec)) else spec
+    s: Any = cap.read(path, **options)
     target = Path(out if out is not None else s.output)
     sweep = cap.the_sweep()
     if fresh:
@@ -116,8 +115,9 @@ def _resume_args(cap: Any, spec: Path | None, jobs: int | None, out: Path | None
                  executor: str | None, options: dict[str, Any]) -> list[str]:  # fmt: skip
     """The command line resuming this sweep: the same spec and options (``--fresh`` left
     out)."""
-    args = ["coschedlab", *cap.words] + ([] if spec is None else [str(spec)])
-    given = [("--out", out), ("--jobs", jobs), ("--executor", executor)]
+    args = ["coschedlab", *cap.command_args(None if spec is None else str(spec),
+                                            None if out is None else str(out))]  # fmt: skip
+    given = [("--jobs", jobs), ("--executor", executor)]
     given += [(o.flags[0], options[o.name]) for o in cap.options
               if o.name in options and options[o.name] != o.default]  # fmt: skip
     for flag, value in given:
@@ -170,7 +170,7 @@ def __getattr__(name: str) -> Callable[..., None]:
     from ..sweeps.capability import capabilities
 
     for cap in capabilities():
-        if cap.generated and cap.words == [name]:
+        if cap.words == [name]:
             return compare_command(cap)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -178,8 +178,8 @@ def __getattr__(name: str) -> Callable[..., None]:
 def add_sweep_commands(
     app: typer.Typer, groups: dict[str, typer.Typer], only: str | None = None
 ) -> None:
-    """Add the command of every registered capability whose command is generated (or of
-    those whose command starts with ``only``) to ``app``: a top-level one unless ``app``
+    """Add the command of every registered capability (or of those whose command starts
+    with ``only``) to ``app``: a top-level one unless ``app``
     has it (:data:`~.main.COMMANDS`), the others in their group of ``groups`` when it has
     one, else in a new group."""
     from ..sweeps.capability import capabilities
@@ -187,7 +187,7 @@ def add_sweep_commands(
 
     for cap in capabilities():
         *group_words, word = cap.words
-        if not cap.generated or only not in (None, cap.words[0]):
+        if only not in (None, cap.words[0]):
             continue
         if not group_words:
             if word not in COMMANDS:

@@ -85,9 +85,8 @@ class Capability:
     its own :class:`Option` declarations beside the common ``SPEC``, ``--jobs``, ``--out`` and
     ``--executor`` (one of the same name replaces it; of type None removes it);
     ``failed_exit``: its exit status when some runs failed; ``stdout``: its notes on
-    stdout, with its table (else on stderr). ``generated`` False: its own command uses the
-    registry's parts (``args(spec, out)``: its arguments; ``check(spec, out)`` (lazy): what
-    it refuses before it starts, default: read the spec, count its runs against ``most``,
+    stdout, with its table (else on stderr); ``check(spec, out)`` (lazy): what the dashboard
+    refuses before it starts it (default: read the spec, count its runs against ``most``,
     check the folder)."""
 
     name: str
@@ -108,8 +107,6 @@ class Capability:
     failed_exit: int = 2
     stdout: bool = False
     shown: Callable[[Any, Path, int], Any] | str | None = None
-    generated: bool = True
-    args: Callable[[str, str], list[str]] | None = None
     check: Callable[[str, str], None] | str | None = None
 
     def the_sweep(self) -> Sweep:
@@ -147,12 +144,12 @@ class Capability:
             return resolve(self.shown)(spec, Path(out), width)
         return self.table(out)
 
-    def command_args(self, spec: str, out: str) -> list[str]:
+    def command_args(self, spec: str | None, out: str | None) -> list[str]:
         """The command line's arguments running (or resuming) a sweep of ``spec`` into
-        ``out`` (after ``coschedlab``)."""
-        if self.args is not None:
-            return self.args(spec, out)
-        return [*self.words, spec, "--out", out]
+        ``out`` (after ``coschedlab``; None: not given)."""
+        flag = [o.flags[0] for o in self.options if o.name == "spec" and o.flags]
+        return [*self.words, *([] if spec is None else [*flag, spec]),
+                *([] if out is None else ["--out", out])]  # fmt: skip
 
     def check_command(self, spec: str, out: str) -> None:
         """What the sweep command refuses before it starts (the dashboard runs it in a
@@ -161,7 +158,7 @@ class Capability:
             resolve(self.check)(spec, out)
             return
         s = self.read(spec)
-        limit(len(s.configs()), self.most, "runs", f"{self.name} compare")
+        limit(len(s.configs()), self.most, "runs", " ".join(self.words))
         self.the_sweep().check_output(Path(out), s)
 
 
