@@ -16,7 +16,7 @@ import typer
 from .options import ExecutorOpt, FreshOpt, JobsOpt, SweepOutOpt, executor_of
 
 __all__ = [
-    "add_sweep_commands", "compare_command", "print_table", "run_capability", "run_shown",
+    "add_sweep_commands", "compare_command", "print_table", "run_capability",
 ]  # fmt: skip
 
 
@@ -41,29 +41,6 @@ def print_table(
     text_console(width=80).print(t)
 
 
-def run_shown(sweep: Any, s: Any, target: Path, title: str, n: int, jobs: int | None,
-              where: Any, say: Any = None, resume: str | None = None,
-              **more: Any) -> tuple[Any, list[Any]]:  # fmt: skip
-    """Run (or resume) ``sweep`` of the spec ``s`` into ``target`` with the progress bar
-    (``title``, ``n`` runs; its notes on ``say``, default stderr; ``resume``: how an
-    interrupted sweep resumes; ``more``: :meth:`~coschedlab.sweeps.sweep.Sweep.run`'s
-    ``tasks``): the runner's summary and the finished runs' records (a sweep of run
-    directories: none, and no finished run is no error)."""
-    from .progress import run_sweep_shown, text_console
-
-    err = text_console(stderr=True)
-
-    def info(text: str) -> None:
-        err.print(text, soft_wrap=True)
-
-    return run_sweep_shown(
-        err, title, n, target,
-        lambda **cb: sweep.run(s, target, jobs=jobs, executor=where, on_info=info, **more, **cb),
-        say=say, rows=not sweep.layout.directory,
-        **({} if resume is None else {"resume": resume}),
-    )  # fmt: skip
-
-
 def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
                    out: Path | None = None, executor: str | None = None, fresh: bool = False,
                    **options: Any) -> None:  # fmt: skip
@@ -77,7 +54,7 @@ def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
     from rich.markup import escape
 
     from ..bundled import bundled, is_bundled
-    from .progress import report_step, text_console
+    from .progress import report_step, run_sweep_shown, text_console
 
     where = executor_of(jobs, executor)
     path = bundled(str(spec)) if spec is not None and is_bundled(str(spec)) else spec
@@ -91,8 +68,12 @@ def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
     err = text_console(stderr=True)
     say = text_console() if cap.stdout else err
     resume = "resume with: " + shlex.join(_resume_args(cap, spec, jobs, out, executor, options))
-    summary, rows = run_shown(sweep, s, target, getattr(s, "title", s.name), len(tasks), jobs,
-                              where, say=say, resume=resume, tasks=tasks)  # fmt: skip
+    summary, rows = run_sweep_shown(
+        err, getattr(s, "title", s.name), len(tasks), target,
+        lambda **cb: sweep.run(s, target, tasks=tasks, jobs=jobs, executor=where,
+                               on_info=lambda text: err.print(text, soft_wrap=True), **cb),
+        say=say, resume=resume, rows=not sweep.layout.directory,
+    )  # fmt: skip
     with report_step(err, target):
         written = cap.write_report(s, target, rows)
         shown = cap.show(s, target, say.width)

@@ -6,7 +6,6 @@ made of the command's options (:func:`load_spec`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from .reproduce import HEURISTIC_PAIRS, SWEEPS, build_tasks, results_frame, writ
 from .runner import run_config
 from .simulate import check_size
 
-__all__ = ["SWEEP", "Reproduction", "load_spec", "report", "reproduce"]
+__all__ = ["SWEEP", "Reproduction", "load_spec", "report"]
 
 
 @dataclass(frozen=True)
@@ -108,35 +107,3 @@ def report(spec: Reproduction, out: Path, rows: list[dict[str, Any]]) -> list[Pa
     """The CSV tables and figures of the finished runs ``rows`` (:func:`~.reproduce.
     write_outputs`), written into ``out``: the files."""
     return [out / f for f in write_outputs(results_frame(rows, spec.build()[1]), Path(out))]
-
-
-def reproduce(
-    out: Path,
-    jobs: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    **options: Any,
-) -> dict[str, Any]:
-    """Run (or resume) a reproduction (``options``: :func:`load_spec`'s) into ``out/runs``
-    and write its CSVs and figures into ``out`` (the command line's steps without the
-    terminal): the number of runs, of finished ones, the failures and the files written."""
-    spec = load_spec(None, **options)
-    done = [0]
-
-    def started(todo: int, total: int) -> None:
-        done[0] = total - todo
-        if progress is not None:
-            progress(done[0], total)
-
-    def finished(_outcome: Any) -> None:
-        done[0] += 1
-        if progress is not None:
-            progress(done[0], len(tasks))
-
-    tasks = SWEEP.tasks(spec)
-    summary, rows = SWEEP.run(spec, Path(out), jobs=jobs, on_start=started, on_done=finished)
-    if summary.interrupted:
-        raise KeyboardInterrupt
-    if not rows:
-        raise InputError("no run finished", where=str(out))
-    return {"runs": len(tasks), "finished": len(rows), "errors": dict(summary.failed),
-            "files": report(spec, Path(out), rows)}  # fmt: skip

@@ -1,8 +1,9 @@
 """The capability registry: each capability registers ONE :class:`Capability` object (its
 sweep spec loader, its sweep, its summary table and figures, its bundled specs), and the
-interfaces are generated from the registry: the command line's sweep command
-(``coschedlab NAME compare SPEC``), the dashboard's sweep section and page, the readers of
-uploaded specs, and :func:`~.sweep.sweep_kind`.
+interfaces are generated from the registry: the command line's sweep commands
+(``coschedlab NAME compare SPEC``, ``compare``, ``insitu reproduce``, ``study reproduce``),
+the dashboard's sweep section and page, the readers of uploaded specs, and
+:func:`~.sweep.sweep_kind`.
 
 The built-in capabilities register in :mod:`coschedlab.capabilities` (:data:`BUILTIN`,
 imported on first use); anything else registers before the interfaces are built (a test, a
@@ -24,8 +25,7 @@ from .sweep import Sweep
 
 __all__ = [
     "BUILTIN", "Capability", "Option", "Table", "capabilities", "capability", "check_sweep",
-    "limit",
-    "read_table", "readers", "register", "resolve", "unregister", "write_summary",
+    "limit", "read_table", "readers", "register", "resolve", "unregister", "write_summary",
 ]  # fmt: skip
 
 #: the modules registering the built-in capabilities (imported by :func:`capabilities`)
