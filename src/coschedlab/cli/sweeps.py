@@ -1,7 +1,7 @@
-"""The sweep commands generated from the capability registry: ``coschedlab NAME compare SPEC``
-for every registered capability (:mod:`coschedlab.sweeps.capability`) whose command is
-generated: read the spec, check ``--out``, run (or resume) the sweep with the progress bar,
-write its report and print its table.
+"""The sweep commands generated from the capability registry, one per registered capability
+(:mod:`coschedlab.sweeps.capability`; ``coschedlab NAME compare SPEC`` unless it declares
+other words and options): read the spec, check ``--out``, run (or resume) the sweep with the
+progress bar, write its report, print its table, list the failed runs.
 
 (No ``from __future__ import annotations``: a command's annotations name its capability and
 are evaluated when the command is made.)
@@ -160,9 +160,9 @@ def add_sweep_commands(
     app: typer.Typer, groups: dict[str, typer.Typer], only: str | None = None
 ) -> None:
     """Add the command of every registered capability (or of those whose command starts
-    with ``only``) to ``app``: a top-level one unless ``app``
-    has it (:data:`~.main.COMMANDS`), the others in their group of ``groups`` when it has
-    one, else in a new group."""
+    with ``only``) to ``app``: a top-level one unless ``app`` has it (:data:`~.main.
+    COMMANDS`), the others in their group of ``groups`` when it has one, else in a new
+    group."""
     from ..sweeps.capability import capabilities
     from .main import COMMANDS
 
