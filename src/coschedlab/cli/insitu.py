@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import InputError
+from .options import ForceOpt, JsonOpt
 
 app = typer.Typer(help="Plan and simulate in situ workflow ensembles.", no_args_is_help=True)
 
@@ -46,7 +47,6 @@ RoundingOpt = Annotated[
         help="authors (their scheduler.py) | min-time (n_NC by the smaller model time)",
     ),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object")]
 
 
 def _print_plan(plan: Any) -> None:
@@ -99,7 +99,7 @@ def generate(
     seed: Annotated[int, typer.Option("--seed")] = 0,
     network: Annotated[str, typer.Option("--network", help="paper | per-node")] = "paper",
     out: Annotated[Path | None, typer.Option("--out", help="write here instead of stdout")] = None,
-    force: Annotated[bool, typer.Option("--force", help="replace an existing --out")] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Write the paper's random ensemble (analysis work uniform in [0.5, 1.5] x 5000 GFLOP)."""
     from ..insitu.spec import NETWORKS, dump_ensemble, generate_ensemble

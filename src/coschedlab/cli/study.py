@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import InputError
+from .options import ForceOpt
 
 app = typer.Typer(
     help="Studies of many runs of a moldable simulation code (SimX): sampling, reuse, "
@@ -87,7 +88,7 @@ def run(
     procs: Annotated[
         int | None, typer.Option("--procs", "-p", help="processors (default: the spec's)")
     ] = None,
-    force: Annotated[bool, typer.Option("--force", help="replace an existing --out")] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Run a study: the runs of each configuration, the scheduling graph, the Pareto front.
     One configuration writes OUT/{runs.csv, segments.csv, metrics.json, schedule.png,
