@@ -91,7 +91,7 @@ class Capability:
 
     name: str
     sweep: Sweep | str
-    load_spec: Callable[[Path], Any] | str | None = None
+    load_spec: Callable[..., Any] | str | None = None
     summary: Callable[[Path], Table | None] | str | None = None
     report: Callable[[Any, Path, list[Any]], list[Path]] | str | None = None
     bundled: tuple[tuple[str, str], ...] = ()
