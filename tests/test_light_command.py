@@ -31,7 +31,7 @@ HEAVY = (
     "pyarrow.fs",  # without the file systems pyarrow.parquet imports,
     "ssl",  # and with them ssl
     # the other commands' modules: the command line registers the command it runs alone
-    "coschedlab.cli.compare",
+    "coschedlab.cli.sweeps",
     "coschedlab.cli.coupled",
     "coschedlab.cli.data",
     "coschedlab.cli.elise",
