@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import segments_oracle as oracle
 from _coloc_data import pool_ab
 from hypothesis import given, settings
@@ -81,6 +82,14 @@ def test_compiled_segments_equal_the_python_oracle(case):
         p, q = Placement(job, nodes, cores), Placement(job, nodes, cores)
         why = c.check(p)
         assert why == o.check(q)
+        if why is not None:  # placing it anyway: refused on the same node, nothing changed
+            with pytest.raises(ValueError, match=f"node {why.split()[5][:-1]} has "):
+                c.place(job, p._iv, cores)
+            same_state(c, o, running)
+        elif len(p._iv) > 1:  # out of order: refused after placing the first interval
+            with pytest.raises(ValueError, match="out of order"):
+                c.place(job, p._iv[::-1], cores)
+            same_state(c, o, running)
         if why is None:
             iv = c.claim(p)
             assert iv == o.claim(q)

@@ -30,6 +30,8 @@ cdef class SharedNodes:
     cdef list _partly_free(self, long cores, long limit)
     cpdef long count_with(self, long cores)
     cdef int place_c(self, long j, const long* iv, long niv, long cores) except -1
+    cdef void _undo(self, long j, const long* iv, long r, long upto, long cores) noexcept
+    cdef long _give_back(self, long j, const long* iv, long niv, long cores) noexcept
     cdef int release_c(self, long j, const long* iv, long niv, long cores) except -1
     cdef vector[long]* neighbours_c(self, long j) except NULL
     cdef void lowest_idle_c(self, long need, vector[long]* out) noexcept

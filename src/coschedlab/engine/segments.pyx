@@ -267,11 +267,17 @@ cdef class SharedNodes:
         return new
 
     cdef int place_c(self, long j, const long* iv, long niv, long cores) except -1:
-        cdef long a, b, i = 0, e, m, length, f, total = 0, k, x, cpn = self.cpn, r
+        """Put job ``j`` on ``niv`` flat intervals ``a0 b0 a1 b1 ...`` (sorted, disjoint) with
+        ``cores`` cores on each node, checking as it goes (one walk: the check is the walk
+        that places): a ValueError, and nothing changed, if they are out of order or out of
+        the machine or do not fit now."""
+        cdef long a, b, i = 0, e, m, length, f, total = 0, k, x, cpn = self.cpn, r, prev = 0
         cdef vector[long]* near
         cdef vector[long]* held
         if j < 0:
             raise ValueError(f"job numbers are >= 0, got {j}")
+        if not 0 < cores <= cpn:
+            raise ValueError(f"{cores} cores per node on {cpn}-core nodes")
         if j >= <long>self.running.size():
             self.running.resize(2 * j + 16, 0)
             self.nb.resize(2 * j + 16)
@@ -282,13 +288,24 @@ cdef class SharedNodes:
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
+            if not (prev <= a < b <= self.n):
+                self._undo(j, iv, r, a, cores)
+                raise ValueError(f"nodes {a}-{b - 1} out of order or out of the machine")
+            prev = b
             i = _gallop(self.st, a, i) - 1
+            if self.fr[i] < cores:
+                self._undo(j, iv, r, a, cores)
+                raise ValueError(f"node {a} has {self.fr[i]} free cores")
             if self.st[i] != a:  # split: the run now starts at a
                 self._split(i, a)
                 i += 1
             m = self.st.size()
             e = a
             while e < b:
+                if e > a and self.fr[i] < cores:  # (nodes a..e placed already)
+                    f = self.fr[i]
+                    self._undo(j, iv, r, e, cores)
+                    raise ValueError(f"node {e} has {f} free cores")
                 e = self.st[i + 1] if i + 1 < m else self.n
                 if e > b:  # split: the run ends at b
                     self._split(i, b)
@@ -318,12 +335,22 @@ cdef class SharedNodes:
         self.running[j] = 1
         return 0
 
-    cdef int release_c(self, long j, const long* iv, long niv, long cores) except -1:
-        cdef long a, b, i = 0, first, m, e, length, f, total = 0, k, x, cpn = self.cpn, r
+    cdef void _undo(self, long j, const long* iv, long r, long upto, long cores) noexcept:
+        """:meth:`place_c` stopped at node ``upto`` of interval ``r``: give back what it placed
+        (intervals ``0..r-1`` and nodes ``iv[2r]..upto``), joining the runs it split."""
+        cdef vector[long] done
+        done.assign(iv, iv + 2 * r)
+        if upto > iv[2 * r]:
+            done.push_back(iv[2 * r])
+            done.push_back(upto)
+        self._give_back(j, done.data(), done.size() // 2, cores)
+
+    cdef long _give_back(self, long j, const long* iv, long niv, long cores) noexcept:
+        """The segments' part of a release: ``cores`` cores back on every node of the flat
+        intervals, ``j`` out of their job lists, runs joined at the intervals' ends; returns
+        the nodes given back."""
+        cdef long a, b, i = 0, first, m, e, length, f, total = 0, k, cpn = self.cpn, r
         cdef vector[long]* held
-        cdef vector[long]* other
-        if not (0 <= j < <long>self.running.size() and self.running[j]):
-            raise KeyError(f"job {j} is not running")
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
@@ -351,7 +378,14 @@ cdef class SharedNodes:
                 i -= self._merge(i)
             if first and self.fr[first] == self.fr[first - 1]:
                 i -= self._merge(first)
-        self.total_free += total * cores
+        return total
+
+    cdef int release_c(self, long j, const long* iv, long niv, long cores) except -1:
+        cdef long k, x
+        cdef vector[long]* other
+        if not (0 <= j < <long>self.running.size() and self.running[j]):
+            raise KeyError(f"job {j} is not running")
+        self.total_free += self._give_back(j, iv, niv, cores) * cores
         self.changes += 1
         for k in range(<long>self.nb[j].size()):  # (lists in any order: the last fills in)
             other = &self.nb[self.nb[j][k]]
@@ -568,27 +602,15 @@ cdef class SharedCores:
 
     cdef int take_iv_c(self, long j, const long* iv, long niv, long cores) except -1:
         """Give job ``j`` ``cores`` cores on every node of ``niv`` flat intervals (sorted,
-        disjoint); a ValueError, and nothing taken, if they do not fit now."""
-        cdef SharedNodes sh = self.nodes
-        cdef long r, a, b, i = 0, m = sh.st.size()
-        if not 0 < cores <= self.cpn:
-            raise ValueError(f"{cores} cores per node on {self.cpn}-core nodes")
-        for r in range(niv):
-            a = iv[2 * r]
-            b = iv[2 * r + 1]
-            if not (0 <= a < b <= sh.n) or (r and a < iv[2 * r - 1]):
-                raise ValueError(f"nodes {a}-{b - 1} out of order or out of the machine")
-            i = _gallop(sh.st, a, i) - 1  # (sorted intervals: from the last segment seen)
-            while i < m and sh.st[i] < b:
-                if sh.fr[i] < cores:
-                    raise ValueError(f"node {max(a, sh.st[i])} has {sh.fr[i]} free cores")
-                i += 1
+        disjoint); a ValueError, and nothing taken, if they do not fit now (the segments
+        check as they place: :meth:`SharedNodes.place_c`)."""
+        cdef long r
+        self.nodes.place_c(j, iv, niv, cores)
         self.off[j] = self.flat.size()
         for r in range(2 * niv):
             self.flat.push_back(iv[r])
         self.cnt[j] = niv
         self.cr[j] = cores
-        sh.place_c(j, self.flat.data() + self.off[j], niv, cores)
         return 0
 
     cdef int release_c(self, long j) except -1:
