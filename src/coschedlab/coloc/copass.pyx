@@ -183,6 +183,7 @@ cdef class ColocPass(SharedPass):
     cdef long cpn, depth  # depth -1: no limit
     cdef bint extra, backfill, fallback
     cdef vector[long] iv  # scratch: the chosen nodes, flat intervals
+    cdef vector[long] held  # scratch: a running job's nodes, flat intervals
     cdef vector[long] q   # scratch: a copy of the queue of a pass called from Python
     cdef const long* qp   # the queue of this pass (the kernel's array, or q)
     cdef long nq
@@ -647,8 +648,9 @@ cdef class ColocPass(SharedPass):
             est = now
         if est > shadow[0]:
             return False
+        acct.ivs.flat_c(kk, &self.held)
         if (
-            proj.add_c(acct.flat.data() + acct.off[kk], acct.cnt[kk], acct.cr[kk]) >= k_h
+            proj.add_c(self.held.data(), self.held.size() // 2, acct.cr[kk]) >= k_h
             and shadow[0] == INFINITY
         ):
             shadow[0] = est

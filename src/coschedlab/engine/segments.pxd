@@ -4,6 +4,8 @@ model, which reads the neighbours of a job without a Python call)."""
 
 from libcpp.vector cimport vector
 
+from coschedlab.engine.jobintervals cimport JobIntervals
+
 
 cdef class SharedNodes:
     cdef public long n, cpn, n_idle, total_free, changes
@@ -42,9 +44,8 @@ cdef class SharedCores:
     cdef readonly long cpn
     cdef readonly object cores  # array('q'): cores per node of every job (live)
     cdef long long[::1] cr
-    cdef vector[long] flat  # node intervals of every job, flat: a0 b0 a1 b1 ...
-    cdef vector[long] off   # where job j's intervals start in flat
-    cdef vector[long] cnt   # how many intervals job j holds
+    cdef readonly JobIntervals ivs  # the node intervals of every job
+    cdef vector[long] tmp   # scratch: one job's intervals, flat a0 b0 a1 b1 ...
 
     cdef int take_c(self, long j, long nodes, object placement) except -1
     cdef int take_iv_c(self, long j, const long* iv, long niv, long cores) except -1

@@ -12,11 +12,12 @@ from libcpp.algorithm cimport sort as csort
 from libcpp.algorithm cimport upper_bound
 from libcpp.vector cimport vector
 
+from .jobintervals cimport JobIntervals
+
 import numpy as np
 
 from array import array
 
-from ..intervals import AllocColumn
 from .placement import normalize
 
 __all__ = ["CoreProjection", "SharedCores", "SharedNodes"]
@@ -554,9 +555,10 @@ cdef class SharedCores:
     """Core-level accounting on shared nodes (co-location), one implementation of the
     :class:`~.accounting.NodeAccounting` interface: ``nodes`` is the segments
     (:class:`SharedNodes`). A job given as a plain number takes whole idle nodes (the lowest);
-    a :class:`~.placement.Placement` takes its cores on its nodes. Allocations are one flat C
-    array of node intervals; ``cores`` (cores per node of each job) is a live ``array('q')``.
-    The kernel calls :meth:`take_c` and :meth:`release_c` without a Python call."""
+    a :class:`~.placement.Placement` takes its cores on its nodes. Allocations are kept in a
+    :class:`~.jobintervals.JobIntervals` (``ivs``), as whole-node accounting keeps them;
+    ``cores`` (cores per node of each job) is a live ``array('q')``. The kernel calls
+    :meth:`take_c` and :meth:`release_c` without a Python call."""
 
     shared = True  #: jobs may share nodes (placements allowed)
 
@@ -565,8 +567,7 @@ cdef class SharedCores:
         self.cpn = cluster.cores_per_node
         self.cores = array("q", [self.cpn]) * n_jobs
         self.cr = self.cores
-        self.off.assign(n_jobs, 0)
-        self.cnt.assign(n_jobs, 0)
+        self.ivs = JobIntervals(n_jobs)
 
     @property
     def idle(self) -> int:
@@ -583,38 +584,36 @@ cdef class SharedCores:
 
     cdef int take_c(self, long j, long nodes, object placement) except -1:
         cdef SharedNodes sh = self.nodes
-        cdef long a, b, k = nodes, cpn = self.cpn, c
-        self.off[j] = self.flat.size()
+        cdef long a, b, k = nodes, c
+        self.tmp.clear()
         if placement is None:
             if k > sh.n_idle:
                 raise ValueError(f"asked for {k} idle nodes, {sh.n_idle} idle")
-            sh.lowest_idle_c(k, &self.flat)
-            c = cpn
+            sh.lowest_idle_c(k, &self.tmp)
+            c = self.cpn
         else:  # checked (:meth:`check`): its intervals are sorted and joined
             for a, b in placement.intervals:
-                self.flat.push_back(a)
-                self.flat.push_back(b)
+                self.tmp.push_back(a)
+                self.tmp.push_back(b)
             c = placement.cores
-            self.cr[j] = c
-        self.cnt[j] = (self.flat.size() - self.off[j]) // 2
-        sh.place_c(j, self.flat.data() + self.off[j], self.cnt[j], c)
-        return 0
+        return self.take_iv_c(j, self.tmp.data(), self.tmp.size() // 2, c)
 
     cdef int take_iv_c(self, long j, const long* iv, long niv, long cores) except -1:
         """Give job ``j`` ``cores`` cores on every node of ``niv`` flat intervals (sorted,
         disjoint); a ValueError, and nothing taken, if they do not fit now (the segments
         check as they place: :meth:`SharedNodes.place_c`)."""
+        cdef JobIntervals ivs = self.ivs
         cdef long r
         self.nodes.place_c(j, iv, niv, cores)
-        self.off[j] = self.flat.size()
-        for r in range(2 * niv):
-            self.flat.push_back(iv[r])
-        self.cnt[j] = niv
+        ivs.begin(j)
+        for r in range(niv):
+            ivs.put(j, iv[2 * r], iv[2 * r + 1])
         self.cr[j] = cores
         return 0
 
     cdef int release_c(self, long j) except -1:
-        return self.nodes.release_c(j, self.flat.data() + self.off[j], self.cnt[j], self.cr[j])
+        self.ivs.flat_c(j, &self.tmp)
+        return self.nodes.release_c(j, self.tmp.data(), self.tmp.size() // 2, self.cr[j])
 
     def take(self, long j, long nodes, placement) -> None:
         """Give job ``j`` its nodes: ``nodes`` whole idle nodes, or ``placement`` (checked)."""
@@ -626,40 +625,16 @@ cdef class SharedCores:
 
     def allocation(self, long j) -> list[tuple[int, int]]:
         """The node intervals job ``j`` holds (held, for a job that ended; [] never started)."""
-        cdef long o = self.off[j], r
-        return [(self.flat[o + 2 * r], self.flat[o + 2 * r + 1]) for r in range(self.cnt[j])]
+        return self.ivs.allocation(j)
 
     def cores_of(self, long j) -> int:
         """Cores per node job ``j`` holds."""
         return self.cr[j]
 
     def alloc_column(self, long n):
-        """The ``alloc`` column of jobs ``0..n-1`` (:class:`~coschedlab.intervals.AllocColumn`:
-        their node intervals, packed in job order; no text made until written)."""
-        cdef long j, k, m = 0
-        for j in range(n):
-            m += 2 * self.cnt[j]
-        cnt = np.empty(n, dtype=np.int32)
-        flat = np.empty(m, dtype=np.int32)
-        cdef int[::1] c = cnt
-        cdef int[::1] f = flat
-        m = 0
-        for j in range(n):
-            c[j] = self.cnt[j]
-            for k in range(self.off[j], self.off[j] + 2 * self.cnt[j]):
-                f[m] = self.flat[k]
-                m += 1
-        return AllocColumn(cnt, flat)
+        """The ``alloc`` column of jobs ``0..n-1`` (:meth:`.JobIntervals.alloc_column`)."""
+        return self.ivs.alloc_column(n)
 
     def node_counts(self, long n) -> np.ndarray:
         """Nodes held by each of jobs ``0..n-1`` (0 for a job that never started)."""
-        out = np.zeros(n, dtype=np.int64)
-        cdef long long[::1] v = out
-        cdef long j, i, o, total
-        for j in range(n):
-            o = self.off[j]
-            total = 0
-            for i in range(o, o + 2 * self.cnt[j], 2):
-                total += self.flat[i + 1] - self.flat[i]
-            v[j] = total
-        return out
+        return self.ivs.node_counts(n)

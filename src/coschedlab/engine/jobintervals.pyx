@@ -1,0 +1,102 @@
+# distutils: language = c++
+# cython: boundscheck=False, wraparound=False
+"""The node intervals every job of a run holds (or held), for both node accountings
+(:class:`~.wholenodes.WholeNodes`, :class:`~.segments.SharedCores`): one store, one ``alloc``
+column, one ``allocation``.
+
+Intervals are 32-bit node ids written one after the other in mapped blocks of 1 MiB (8 bytes per
+interval plus 12 per job; nothing copied as a run grows, only the pages written count:
+million-job runs stay small).
+"""
+
+from libc.stdint cimport int32_t
+from posix.mman cimport (
+    MAP_ANONYMOUS, MAP_FAILED, MAP_PRIVATE, PROT_READ, PROT_WRITE, mmap, munmap,
+)
+
+import numpy as np
+
+from ..intervals import AllocColumn
+
+__all__ = ["JobIntervals"]
+
+cdef class JobIntervals:
+    """The node intervals of each of ``n_jobs`` jobs (none until :meth:`begin`)."""
+
+    def __init__(self, long n_jobs) -> None:
+        self.used = 0
+        self.off.assign(n_jobs, 0)
+        self.cnt.assign(n_jobs, 0)
+
+    def __dealloc__(self):
+        cdef long k
+        for k in range(<long>self.blocks.size()):
+            munmap(self.blocks[k], BLOCK * sizeof(int32_t))
+
+    cdef int begin(self, long j) except -1:
+        """Job ``j`` starts: its intervals are the ones :meth:`put` writes next."""
+        self.off[j] = self.used
+        self.cnt[j] = 0
+        return 0
+
+    cdef int put(self, long j, long a, long b) except -1:
+        """Job ``j`` (the last one begun) holds ``[a, b)`` too, written after the last
+        interval. Blocks are mapped pages of their own (``mmap``): only the pages written
+        count, and they never pin the heap, so memory the rest of a run frees goes back to
+        the system."""
+        cdef void* block
+        if not self.used & (BLOCK - 1):
+            block = mmap(NULL, BLOCK * sizeof(int32_t), PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            if block == MAP_FAILED:
+                raise MemoryError()
+            self.blocks.push_back(<int32_t*>block)
+        cdef int32_t* p = self.blocks[self.used >> BLOCK_BITS] + (self.used & (BLOCK - 1))
+        p[0] = <int32_t>a
+        p[1] = <int32_t>b
+        self.used += 2
+        self.cnt[j] += 1
+        return 0
+
+    cdef void flat_c(self, long j, vector[long]* out) noexcept:
+        """Job ``j``'s intervals into ``out`` (cleared) as flat ``a0 b0 a1 b1 ...``."""
+        cdef long i, o = self.off[j]
+        out.clear()
+        for i in range(o, o + 2 * self.cnt[j]):
+            out.push_back(self.at(i))
+
+    def allocation(self, long j) -> list[tuple[int, int]]:
+        """The node intervals job ``j`` holds (held, for a job that ended; [] never started)."""
+        cdef long o = self.off[j], i
+        return [(self.at(i), self.at(i + 1)) for i in range(o, o + 2 * self.cnt[j], 2)]
+
+    def alloc_column(self, long n):
+        """The ``alloc`` column of jobs ``0..n-1`` (:class:`~coschedlab.intervals.AllocColumn`:
+        their intervals, copied out as 32-bit node ids; no text made until written)."""
+        cdef long j, k, m = 0
+        for j in range(n):
+            m += 2 * self.cnt[j]
+        cnt = np.empty(n, dtype=np.int32)
+        flat = np.empty(m, dtype=np.int32)
+        cdef int32_t[::1] c = cnt
+        cdef int32_t[::1] f = flat
+        m = 0
+        for j in range(n):  # packed in job order
+            c[j] = self.cnt[j]
+            for k in range(self.off[j], self.off[j] + 2 * self.cnt[j]):
+                f[m] = self.at(k)
+                m += 1
+        return AllocColumn(cnt, flat)
+
+    def node_counts(self, long n) -> np.ndarray:
+        """Nodes held by each of jobs ``0..n-1`` (0 for a job that never started)."""
+        out = np.zeros(n, dtype=np.int64)
+        cdef long long[::1] v = out
+        cdef long j, i, o, total
+        for j in range(n):
+            o = self.off[j]
+            total = 0
+            for i in range(o, o + 2 * self.cnt[j], 2):
+                total += self.at(i + 1) - self.at(i)
+            v[j] = total
+        return out
