@@ -28,6 +28,7 @@ oracle of ``tests/coloc/reference_coloc.py``, and the Python class scan of
 """
 
 from libc.limits cimport LONG_MAX
+from libc.stdint cimport int32_t
 from libc.string cimport memcpy
 from libc.math cimport INFINITY
 from libcpp.algorithm cimport sort as csort
@@ -403,7 +404,7 @@ cdef class ColocPass(SharedPass):
         cdef long i, m = sh.st.size(), f, a, b, x, r, cpn = self.cpn, app = sm.app_[j]
         cdef long rk, nr = self.nrank, total = 0
         cdef const long* rank_row = self.rank_of.data() + (app * sm.ncol if app >= 0 else 0)
-        cdef vector[long]* jobs
+        cdef const int32_t* jobs
         self.seg_rank.assign(m, -1)
         self.bucket.assign(nr + 1, 0)  # counts per rank, then where each rank starts
         for i in range(m):
@@ -411,9 +412,9 @@ cdef class ColocPass(SharedPass):
             if c <= f < cpn:
                 rk = 0  # (an unknown application: 1 beside anyone, so all equal)
                 if app >= 0:
-                    jobs = &sh.sets[sh.jb[i]]
-                    for x in range(<long>jobs.size()):
-                        r = rank_row[sm.col_[jobs[0][x]]]
+                    jobs = sh._slot(sh.jb[i])
+                    for x in range(1, jobs[0] + 1):
+                        r = rank_row[sm.col_[jobs[x]]]
                         if r > rk:
                             rk = r
                 self.seg_rank[i] = rk

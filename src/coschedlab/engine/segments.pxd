@@ -2,6 +2,7 @@
 """C declarations of :mod:`coschedlab.engine.segments` (cimported by the co-location speed
 model, which reads the neighbours of a job without a Python call)."""
 
+from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
 
 from coschedlab.engine.jobintervals cimport JobIntervals
@@ -11,10 +12,14 @@ cdef class SharedNodes:
     cdef public long n, cpn, n_idle, total_free, changes
     cdef vector[long] st      # segment i starts at node st[i] (ends where i + 1 starts)
     cdef vector[long] fr      # free cores on each node of segment i
-    cdef vector[long] jb      # segment i's jobs: sets[jb[i]] (a handle, so that a split or
-                              # a merge moves one number and reuses a list's memory)
-    cdef vector[vector[long]] sets  # jobs on the nodes of a segment, in the order they came
-    cdef vector[long] spare   # handles of unused lists in sets
+    cdef vector[long] jb      # segment i's jobs: the slot of handle jb[i] (a handle, so that
+                              # a split or a merge moves one number)
+    cdef long W               # a slot's width: a count, then at most cpn jobs (each job on a
+                              # node holds at least one of its cores)
+    cdef vector[int32_t] sb   # the slots, one after the other: the jobs on the nodes of a
+                              # segment, in the order they came (one block of memory: a walk
+                              # over segments does not chase a pointer per segment)
+    cdef vector[long] spare   # handles of unused slots
     cdef vector[long] by_free  # by_free[f]: nodes with exactly f free cores
     cdef vector[vector[long]] nb  # running job -> the jobs beside it (any order)
     cdef vector[char] running  # job -> placed and not released
@@ -29,6 +34,11 @@ cdef class SharedNodes:
     cdef void _split(self, long i, long at) noexcept
     cdef long _merge(self, long i) noexcept
     cdef long _copy_set(self, long h) noexcept
+
+    cdef inline int32_t* _slot(self, long h) noexcept:
+        """Handle ``h``'s slot: ``[count, job, job, ...]``."""
+        return self.sb.data() + h * self.W
+
     cdef list _partly_free(self, long cores, long limit)
     cpdef long count_with(self, long cores)
     cdef int place_c(self, long j, const long* iv, long niv, long cores) except -1

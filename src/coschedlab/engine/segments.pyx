@@ -10,6 +10,8 @@ segment. The Python reference they are tested against is ``tests/coloc/segments_
 
 from libcpp.algorithm cimport sort as csort
 from libcpp.algorithm cimport upper_bound
+from libc.stdint cimport int32_t
+from libc.string cimport memcmp, memcpy, memmove
 from libcpp.vector cimport vector
 
 from .jobintervals cimport JobIntervals
@@ -52,15 +54,16 @@ cdef vector[long] _flat(object intervals) except *:
     return out
 
 
-cdef inline tuple _tuple(vector[long]& v):
-    cdef long k, m = v.size()
+cdef inline tuple _tuple(const int32_t* slot):
+    """The jobs of a slot ``[count, job, ...]``."""
+    cdef long k, m = slot[0]
     if m == 0:
         return ()
     if m == 1:
-        return (v[0],)
+        return (slot[1],)
     if m == 2:
-        return (v[0], v[1])
-    return tuple([v[k] for k in range(m)])
+        return (slot[1], slot[2])
+    return tuple([slot[k] for k in range(1, m + 1)])
 
 
 cdef class SharedNodes:
@@ -84,7 +87,8 @@ cdef class SharedNodes:
             self.st.push_back(0)
             self.fr.push_back(cores_per_node)
             self.jb.push_back(0)
-            self.sets.resize(1)
+        self.W = cores_per_node + 1
+        self.sb.assign(self.W, 0)  # handle 0: no job
         self.by_free.assign(cores_per_node + 1, 0)
         self.by_free[cores_per_node] = nodes
         self.n_idle = nodes
@@ -109,7 +113,7 @@ cdef class SharedNodes:
     @property
     def seg_jobs(self) -> list[tuple[int, ...]]:
         """Jobs on the nodes of every segment."""
-        return [_tuple(self.sets[self.jb[i]]) for i in range(<long>self.jb.size())]
+        return [_tuple(self._slot(self.jb[i])) for i in range(<long>self.jb.size())]
 
     @property
     def nodes_by_free(self) -> list[int]:
@@ -129,7 +133,7 @@ cdef class SharedNodes:
 
     def occupants(self, long node) -> list[int]:
         """The jobs on ``node``."""
-        return list(self.sets[self.jb[self.seg_c(node)]])
+        return list(_tuple(self._slot(self.jb[self.seg_c(node)])))
 
     @property
     def free(self) -> np.ndarray:
@@ -142,7 +146,7 @@ cdef class SharedNodes:
         """Every segment as ``(first node, end node, free cores, jobs)``."""
         cdef long i, m = self.st.size()
         return [
-            (self.st[i], self._end(i), self.fr[i], _tuple(self.sets[self.jb[i]])) for i in range(m)
+            (self.st[i], self._end(i), self.fr[i], _tuple(self._slot(self.jb[i]))) for i in range(m)
         ]
 
     cpdef long count_with(self, long cores):
@@ -191,7 +195,7 @@ cdef class SharedNodes:
             f = self.fr[i]
             if cores <= f < cpn:
                 b = self._end(i)
-                out.append((self.st[i], b, _tuple(self.sets[self.jb[i]])))
+                out.append((self.st[i], b, _tuple(self._slot(self.jb[i]))))
                 got += b - self.st[i]
                 if limit >= 0 and got >= limit:
                     break
@@ -202,7 +206,7 @@ cdef class SharedNodes:
         as ``(first, end, jobs)`` (``jobs`` is ``()`` on idle nodes)."""
         cdef long i, m = self.st.size()
         return [
-            (self.st[i], self._end(i), _tuple(self.sets[self.jb[i]]))
+            (self.st[i], self._end(i), _tuple(self._slot(self.jb[i])))
             for i in range(m)
             if self.fr[i] >= cores
         ]
@@ -262,9 +266,10 @@ cdef class SharedNodes:
             new = self.spare.back()
             self.spare.pop_back()
         else:
-            new = self.sets.size()
-            self.sets.resize(new + 1)
-        self.sets[new] = self.sets[h]  # (by index: the resize may have moved the lists)
+            new = self.sb.size() // self.W
+            self.sb.resize((new + 1) * self.W)
+        cdef int32_t* src = self._slot(h)  # (after the resize, which may move the slots)
+        memcpy(self._slot(new), src, (src[0] + 1) * sizeof(int32_t))
         return new
 
     cdef int place_c(self, long j, const long* iv, long niv, long cores) except -1:
@@ -274,7 +279,7 @@ cdef class SharedNodes:
         the machine or do not fit now."""
         cdef long a, b, i = 0, e, m, length, f, total = 0, k, x, cpn = self.cpn, r, prev = 0
         cdef vector[long]* near
-        cdef vector[long]* held
+        cdef int32_t* held
         if j < 0:
             raise ValueError(f"job numbers are >= 0, got {j}")
         if not 0 < cores <= cpn:
@@ -319,13 +324,14 @@ cdef class SharedNodes:
                 self.by_free[f] -= length
                 self.by_free[f - cores] += length
                 self.fr[i] = f - cores
-                held = &self.sets[self.jb[i]]
-                for k in range(<long>held.size()):
-                    x = held[0][k]
+                held = self._slot(self.jb[i])
+                for k in range(1, held[0] + 1):
+                    x = held[k]
                     if self.mark[x] != self.stamp:
                         self.mark[x] = self.stamp
                         near.push_back(x)
-                held.push_back(j)
+                held[0] += 1
+                held[held[0]] = <int32_t>j
                 total += length
                 i += 1
         self.total_free -= total * cores
@@ -350,8 +356,8 @@ cdef class SharedNodes:
         """The segments' part of a release: ``cores`` cores back on every node of the flat
         intervals, ``j`` out of their job lists, runs joined at the intervals' ends; returns
         the nodes given back."""
-        cdef long a, b, i = 0, first, m, e, length, f, total = 0, k, cpn = self.cpn, r
-        cdef vector[long]* held
+        cdef long a, b, i = 0, first, m, e, length, f, total = 0, k, cpn = self.cpn, r, n
+        cdef int32_t* held
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
@@ -367,10 +373,12 @@ cdef class SharedNodes:
                 if f == cpn:
                     self.n_idle += length
                 self.fr[i] = f
-                held = &self.sets[self.jb[i]]
-                for k in range(<long>held.size()):
-                    if held[0][k] == j:
-                        held.erase(held.begin() + k)
+                held = self._slot(self.jb[i])
+                n = held[0]
+                for k in range(1, n + 1):
+                    if held[k] == j:  # (out, the later ones move up: the order they came)
+                        memmove(held + k, held + k + 1, (n - k) * sizeof(int32_t))
+                        held[0] = n - 1
                         break
                 total += length
                 i += 1
@@ -403,21 +411,22 @@ cdef class SharedNodes:
         """Join segment ``i`` to segment ``i - 1`` if they hold the same jobs (returns 1)."""
         if i <= 0 or i >= <long>self.st.size():
             return 0
-        cdef vector[long] x, y
-        cdef vector[long]* left = &self.sets[self.jb[i - 1]]
-        cdef vector[long]* right = &self.sets[self.jb[i]]
-        if self.fr[i - 1] != self.fr[i] or left.size() != right.size():
+        cdef vector[int32_t] x, y
+        cdef int32_t* left = self._slot(self.jb[i - 1])
+        cdef int32_t* right = self._slot(self.jb[i])
+        cdef long n = left[0]
+        if self.fr[i - 1] != self.fr[i] or n != right[0]:
             return 0
-        if left[0] != right[0]:
-            x = left[0]
-            y = right[0]
+        if memcmp(left, right, (n + 1) * sizeof(int32_t)):
+            x.assign(left + 1, left + 1 + n)
+            y.assign(right + 1, right + 1 + n)
             csort(x.begin(), x.end())
             csort(y.begin(), y.end())
             if x != y:
                 return 0
         self.st.erase(self.st.begin() + i)
         self.fr.erase(self.fr.begin() + i)
-        right.clear()
+        right[0] = 0
         self.spare.push_back(self.jb[i])
         self.jb.erase(self.jb.begin() + i)
         return 1
