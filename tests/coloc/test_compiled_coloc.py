@@ -226,3 +226,19 @@ def test_compiled_co_pass_equals_the_python_scan(
         runs.append(Result.from_simulation(sim).jobs[PASS_COLS])
     assert runs[0].equals(runs[2]) and runs[1].equals(runs[2])
     assert np.isfinite(runs[0].end).all()
+
+
+def test_shared_cores_release_a_job_whose_intervals_straddle_two_blocks():
+    # the intervals are written in blocks of 2**18 ints: a job's may start in one block and
+    # end in the next; releasing it gives back exactly its nodes
+    fill = 2**17 - 1  # one-interval jobs: the next job's intervals start 2 ints before a block
+    acct = SharedCores(Cluster(4, 1, 2), fill + 2)
+    for j in range(fill):
+        acct.take(j, 1, None)
+        acct.release(j)
+    acct.take(fill, 0, Placement(fill, [0, 2], 1))  # nodes 0 and 2: two intervals
+    acct.take(fill + 1, 0, Placement(fill + 1, [0, 1, 2, 3], 1))
+    assert acct.allocation(fill) == [(0, 1), (2, 3)]
+    acct.release(fill)
+    assert acct.nodes.segments() == [(0, 4, 1, (fill + 1,))]
+    assert acct.alloc_column(fill + 2).tolist()[-2:] == ["0 2", "0-3"]

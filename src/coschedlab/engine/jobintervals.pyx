@@ -60,10 +60,18 @@ cdef class JobIntervals:
 
     cdef void flat_c(self, long j, vector[long]* out) noexcept:
         """Job ``j``'s intervals into ``out`` (cleared) as flat ``a0 b0 a1 b1 ...``."""
-        cdef long i, o = self.off[j]
-        out.clear()
-        for i in range(o, o + 2 * self.cnt[j]):
-            out.push_back(self.at(i))
+        cdef long i, o = self.off[j], m = 2 * self.cnt[j]
+        cdef const int32_t* src
+        out.resize(m)
+        if m == 0:
+            return
+        if (o >> BLOCK_BITS) == ((o + m - 1) >> BLOCK_BITS):  # in one block (nearly always)
+            src = self.blocks[o >> BLOCK_BITS] + (o & (BLOCK - 1))
+            for i in range(m):
+                out[0][i] = src[i]
+        else:
+            for i in range(m):
+                out[0][i] = self.at(o + i)
 
     def allocation(self, long j) -> list[tuple[int, int]]:
         """The node intervals job ``j`` holds (held, for a job that ended; [] never started)."""
