@@ -212,6 +212,7 @@ cdef class ColocPass(SharedPass):
     cdef long m_head, m_completed, m_overrides, m_starts, nstarts
     cdef double m_shadow
     cdef CoreProjection m_proj
+    cdef CoreProjection proj_            # the one projection object, reset at each use
     # the queued jobs by class (cores per node, nodes, requested time): jobs of a class are
     # interchangeable for the backfill (same room, same rule (a), same nodes so same rule
     # (b)), so its scan looks at the first job of each class, not at every queued job
@@ -657,6 +658,16 @@ cdef class ColocPass(SharedPass):
             shadow[0] = est
         return True
 
+    cdef CoreProjection _projection(self, long threshold):
+        """The segments now as a projection watching ``threshold`` free cores: one object per
+        pass kept and reset (the memo's projection is that object, and is rebuilt only when
+        the memo no longer holds)."""
+        if self.proj_ is None:
+            self.proj_ = CoreProjection(self.sh, threshold)
+        else:
+            self.proj_.reset_c(self.sh, threshold)
+        return self.proj_
+
     cdef long _first_after(self, long c, long after) noexcept:
         """The key of class ``c``'s first queued job after key ``after`` (LONG_MAX: none)."""
         cdef vector[long]* lst = &self.members[c]
@@ -737,7 +748,7 @@ cdef class ColocPass(SharedPass):
             pass
         elif self.s != NULL:
             # the head's shadow time: running jobs give back their cores at their estimated ends
-            proj = CoreProjection(sh, self.cores[head])
+            proj = self._projection(self.cores[head])
             volatile = proj.count >= k_h  # (a head that fits now: Filler's order left it)
             run = self.starter.running(&ne)
             for e in range(ne):
@@ -746,7 +757,7 @@ cdef class ColocPass(SharedPass):
             if self.s.reservation[head] != self.s.reservation[head]:  # the first one only
                 self.s.reservation[head] = shadow
         else:
-            proj = CoreProjection(sh, self.cores[head])
+            proj = self._projection(self.cores[head])
             volatile = proj.count >= k_h
             for est, kk in self.view.est_sorted:
                 if not self._gives_back(proj, est, kk, now, k_h, &shadow):

@@ -66,5 +66,6 @@ cdef class CoreProjection:
     cdef public long n, threshold, count
     cdef vector[long] st, fr
 
+    cdef void reset_c(self, SharedNodes sh, long threshold) noexcept
     cdef long loss_c(self, const long* iv, long niv, long cores) noexcept
     cdef long add_c(self, const long* iv, long niv, long cores) noexcept

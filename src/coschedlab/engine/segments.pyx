@@ -487,6 +487,11 @@ cdef class CoreProjection:
     split further where needed; it never changes the real accounting."""
 
     def __init__(self, SharedNodes sh, long threshold) -> None:
+        self.reset_c(sh, threshold)
+
+    cdef void reset_c(self, SharedNodes sh, long threshold) noexcept:
+        """Start again from the segments of ``sh`` now, watching ``threshold`` free cores (the
+        arrays' memory reused: a pass that looks ahead often allocates nothing)."""
         self.n = sh.n
         self.st = sh.st
         self.fr = sh.fr
