@@ -17,8 +17,7 @@ cdef class JobIntervals:
     cdef vector[long] off         # where job j's intervals start (an index of an int)
     cdef vector[int32_t] cnt      # how many intervals job j holds
 
-    cdef int begin(self, long j) except -1
-    cdef int put(self, long j, long a, long b) except -1
+    cdef int store_c(self, long j, const long* iv, long niv) except -1
 
     cdef inline int32_t at(self, long i) noexcept:
         """The ``i``-th int written."""

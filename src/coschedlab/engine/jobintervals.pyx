@@ -33,29 +33,32 @@ cdef class JobIntervals:
         for k in range(<long>self.blocks.size()):
             munmap(self.blocks[k], BLOCK * sizeof(int32_t))
 
-    cdef int begin(self, long j) except -1:
-        """Job ``j`` starts: its intervals are the ones :meth:`put` writes next."""
-        self.off[j] = self.used
-        self.cnt[j] = 0
-        return 0
-
-    cdef int put(self, long j, long a, long b) except -1:
-        """Job ``j`` (the last one begun) holds ``[a, b)`` too, written after the last
-        interval. Blocks are mapped pages of their own (``mmap``): only the pages written
-        count, and they never pin the heap, so memory the rest of a run frees goes back to
-        the system."""
+    cdef int store_c(self, long j, const long* iv, long niv) except -1:
+        """Job ``j`` holds the ``niv`` flat intervals ``iv`` (``a0 b0 a1 b1 ...``), written
+        after the last ones. Blocks are mapped pages of their own (``mmap``): only the pages
+        written count, and they never pin the heap, so memory the rest of a run frees goes
+        back to the system."""
+        cdef long r, used = self.used
+        cdef int32_t* p = NULL
         cdef void* block
-        if not self.used & (BLOCK - 1):
-            block = mmap(NULL, BLOCK * sizeof(int32_t), PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-            if block == MAP_FAILED:
-                raise MemoryError()
-            self.blocks.push_back(<int32_t*>block)
-        cdef int32_t* p = self.blocks[self.used >> BLOCK_BITS] + (self.used & (BLOCK - 1))
-        p[0] = <int32_t>a
-        p[1] = <int32_t>b
-        self.used += 2
-        self.cnt[j] += 1
+        self.off[j] = used
+        self.cnt[j] = <int32_t>niv
+        for r in range(niv):
+            if not used & (BLOCK - 1):  # a new block (an interval never straddles two)
+                block = mmap(NULL, BLOCK * sizeof(int32_t), PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                if block == MAP_FAILED:
+                    self.used = used
+                    raise MemoryError()
+                self.blocks.push_back(<int32_t*>block)
+                p = <int32_t*>block
+            elif p == NULL:
+                p = self.blocks[used >> BLOCK_BITS] + (used & (BLOCK - 1))
+            p[0] = <int32_t>iv[2 * r]
+            p[1] = <int32_t>iv[2 * r + 1]
+            p += 2
+            used += 2
+        self.used = used
         return 0
 
     cdef void flat_c(self, long j, vector[long]* out) noexcept:

@@ -434,12 +434,14 @@ cdef class SharedNodes:
     cdef void lowest_idle_c(self, long need, vector[long]* out) noexcept:
         """Append the ``need`` lowest idle nodes to ``out`` as intervals ``a b`` (sorted,
         touching ones apart as the segments are); there must be that many idle nodes."""
-        cdef long i = 0, a, b
+        cdef long i = 0, a, b, cpn = self.cpn, m = self.st.size()
+        cdef const long* fr = self.fr.data()  # (locals: the skip is a tight loop in C)
+        cdef const long* st = self.st.data()
         while need > 0:
-            while self.fr[i] != self.cpn:
+            while fr[i] != cpn:
                 i += 1
-            a = self.st[i]
-            b = self._end(i)
+            a = st[i]
+            b = st[i + 1] if i + 1 < m else self.n
             if b - a > need:
                 b = a + need
             out.push_back(a)
@@ -616,12 +618,8 @@ cdef class SharedCores:
         """Give job ``j`` ``cores`` cores on every node of ``niv`` flat intervals (sorted,
         disjoint); a ValueError, and nothing taken, if they do not fit now (the segments
         check as they place: :meth:`SharedNodes.place_c`)."""
-        cdef JobIntervals ivs = self.ivs
-        cdef long r
         self.nodes.place_c(j, iv, niv, cores)
-        ivs.begin(j)
-        for r in range(niv):
-            ivs.put(j, iv[2 * r], iv[2 * r + 1])
+        self.ivs.store_c(j, iv, niv)
         self.cr[j] = cores
         return 0
 

@@ -29,13 +29,9 @@ cdef class WholeNodes:
         self.ivs = JobIntervals(n_jobs)
 
     cdef int take_c(self, long j, long nodes) except -1:
-        cdef long i
-        cdef JobIntervals ivs = self.ivs
         self.got.clear()
         self.pool.take_c(nodes, self.got)
-        ivs.begin(j)
-        for i in range(0, <long>self.got.size(), 2):
-            ivs.put(j, self.got[i], self.got[i + 1])
+        self.ivs.store_c(j, self.got.data(), self.got.size() // 2)
         self.idle -= nodes
         return 0
 
@@ -67,10 +63,12 @@ cdef class WholeNodes:
             self.take_c(j, nodes)
             return
         where = normalize(placement.intervals)
-        self.ivs.begin(j)
+        self.got.clear()
         for a, b in where:
             self.pool.take_range_c(a, b)
-            self.ivs.put(j, a, b)
+            self.got.push_back(a)
+            self.got.push_back(b)
+        self.ivs.store_c(j, self.got.data(), self.got.size() // 2)
         self.idle = self.pool.free
 
     def release(self, long j) -> None:
