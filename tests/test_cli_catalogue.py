@@ -117,6 +117,10 @@ def ws(tmp_path_factory) -> Path:
         "\n".join([*lines[:3], "2 10 -1 60 2 -1 -1 1e20 100 -1 1 2 1 -1 -1 -1 -1 -1", lines[4]])
         + "\n"
     )
+    (d / "huge_user.swf").write_text(  # a label beyond the 32-bit columns' range
+        "\n".join([*lines[:3], "2 10 -1 60 2 -1 -1 2 100 -1 1 3000000000 1 -1 -1 -1 -1 -1",
+                    lines[4]]) + "\n"
+    )  # fmt: skip
     (d / "text_field.swf").write_text(SMALL.replace("3 20 -1 70", "3 20 -1 seventy"))
     (d / "binary.swf").write_bytes(b"\x00\xff\xfe garbage \x89PNG\r\n")
     (d / "nul_field.swf").write_bytes(SMALL.replace(" 60 2 ", " 60\x00 2 ", 1).encode())
@@ -563,6 +567,7 @@ CASES = [
     ("swf-missing", "simulate missing.swf --out o1", 2, "missing.swf"),
     ("swf-huge-submit", "simulate huge_submit.swf --out o1", 2, "huge_submit.swf:4: field 2 (submit time) is 1e+30"),
     ("swf-huge-procs", "simulate huge_procs.swf --out o1", 2, "huge_procs.swf:4: field 8"),
+    ("swf-huge-user", "simulate huge_user.swf --out o1", 2, "huge_user.swf:4: field 12 (user) is 3e+09, beyond the sane range (|value| <= 2,147,483,647)"),
     ("swf-text-field", "simulate text_field.swf --out o1", 2, "text_field.swf:5"),
     ("swf-binary", "simulate binary.swf --out o1", 2, "binary.swf"),
     ("swf-nul-in-field", "simulate nul_field.swf --out o1", 2, "nul_field.swf:4: field 4 (run time) is '60\\x00', not a number"),

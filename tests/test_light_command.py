@@ -121,9 +121,13 @@ def test_files_written_without_pandas_read_back_as_the_table(tmp_path, monkeypat
     r.write(tmp_path)
     assert pq.ParquetFile(tmp_path / "jobs.parquet").metadata.num_row_groups == 3
     frame = r.jobs  # made now, from the same columns
-    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "jobs.parquet"), frame)
+    # the workload's 32-bit labels are int64 in the file, as before they were 32-bit
+    wide = [c for c in outputs.INT64_COLUMNS if c in frame]
+    assert wide and all(frame[c].dtype == "int32" for c in wide)
+    as_before = frame.astype({c: "int64" for c in wide})
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "jobs.parquet"), as_before)
     (tmp_path / "df").mkdir()
-    frame.to_parquet(tmp_path / "df" / "jobs.parquet", index=False)
+    as_before.to_parquet(tmp_path / "df" / "jobs.parquet", index=False)
     _same_parquet(tmp_path / "jobs.parquet", tmp_path / "df" / "jobs.parquet")
     # the result's DataFrame, once made, is written as its columns were: the same file
     outputs.write_parquet(tmp_path / "df" / "frame.parquet", frame)
@@ -197,6 +201,8 @@ def test_the_parquet_writer_holds_pandas_schema_and_values(tmp_path, monkeypatch
         "job_id": k.astype(np.int64),
         "x": np.where(k % 7 == 0, np.nan, k / 3),
         "user": (k % 5).astype(np.int64),
+        "status": (k % 3 - 1).astype(np.int32),  # a 32-bit label: int64 in the file
+        "req_procs": (k % 9).astype(np.int32),
         "flag": k % 3 == 0,
         "text": np.array([f"node{j % 97}" for j in k], dtype=object),
         "alloc": AllocColumn.from_intervals(held),
@@ -208,6 +214,7 @@ def test_the_parquet_writer_holds_pandas_schema_and_values(tmp_path, monkeypatch
         assert str(t.schema.field("alloc").type) == "large_string"
         return
     frame = pd.DataFrame({c: np.asarray(v) for c, v in columns.items()})
+    frame = frame.astype({"status": "int64", "req_procs": "int64"})
     frame.to_parquet(tmp_path / "pandas.parquet", index=False)
     _same_parquet(tmp_path / "ours.parquet", tmp_path / "pandas.parquet")
     groups = pq.ParquetFile(tmp_path / "ours.parquet").metadata.num_row_groups

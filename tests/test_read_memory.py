@@ -1,7 +1,6 @@
-"""The SWF reader's columns without copies: when every job is kept they are the parse array's
-own rows (whole-number fields converted in place), so they must still be independent arrays
-with the values and types a copy would have; ``drop_oversized`` keeps the workload when
-nothing is dropped."""
+"""The SWF reader's columns: each its own array of its type (labels and processor counts
+32-bit, the parse array not kept), independent arrays with the values of the file;
+``drop_oversized`` keeps the workload when nothing is dropped."""
 
 from __future__ import annotations
 
@@ -53,7 +52,9 @@ def test_read_columns_are_independent_arrays(tmp_path, dropped):
     for name, dtype in COLUMNS.items():
         assert cols[name].dtype == dtype, name
     for name in ("alloc_procs", "req_procs"):
-        assert cols[name].dtype == np.int64
+        assert cols[name].dtype == np.int32
+    for name, c in cols.items():  # its own memory: the parse array is not kept alive
+        assert c.base is None, name
     for (a, x), (b, y) in itertools.combinations(cols.items(), 2):
         assert not np.shares_memory(x, y), (a, b)
     before = {name: c.copy() for name, c in cols.items()}

@@ -77,7 +77,8 @@ def test_read_small_file_known_values(tmp_path):
     assert w.extra["alloc_procs"].tolist() == [4, 2, 8, 2]
     assert w.extra["req_procs"].tolist() == [4, -1, 16, 32]
     assert w.extra["trace_wait"].tolist() == [5.0, 0.0, 1.0, 1.0]
-    assert w.extra["alloc_procs"].dtype == np.int64
+    assert w.extra["alloc_procs"].dtype == np.int32  # processor counts fit 32 bits
+    assert w.user.dtype == w.columns["status"].dtype == np.int32  # the labels too
     assert w.dropped == {"unknown run time": 1, "no processors": 1, "unknown submit time": 1}
     assert w.source.endswith("t.swf")
 

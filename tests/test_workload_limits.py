@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from coschedlab import InputError, Workload
-from coschedlab.jobs import MAX_PROCS, MAX_TIME
+from coschedlab.jobs import MAX_LABEL, MAX_PROCS, MAX_TIME
 
 
 def _workload(**col):
@@ -32,6 +32,12 @@ def _workload(**col):
         ("think_time", 1e11, "job 2: think_time is 1e+11"),
         ("procs", 2**40, "job 2: procs is 1099511627776, beyond the sane range (|value| <= "
                          "2,147,483,647)"),
+        ("user", 2**31, "job 2: user is 2147483648, beyond the range of a label (|value| <= "
+                        "2,147,483,647)"),
+        ("status", -(2**31), "job 2: status is -2147483648"),
+        ("queue", 3e9, "job 2: queue is 3000000000"),
+        ("group", -2.5e9 - 0.5, "job 2: group is -2.5e+09"),
+        ("app", float("nan"), "job 2: app is nan"),
     ],
 )  # fmt: skip
 def test_a_value_beyond_the_sane_range_is_refused(column, value, said):
@@ -45,10 +51,23 @@ def test_values_at_the_limits_are_kept():
     assert w.columns["submit"][1] == MAX_TIME and w.columns["procs"][1] == MAX_PROCS
 
 
+@given(
+    st.lists(st.integers(-(2**31) + 1, 2**31 - 1), min_size=2, max_size=2),
+    st.sampled_from(["user", "group", "app", "queue", "partition", "status"]),
+)
+def test_labels_are_32_bit_with_the_values_given(values, column):
+    w = Workload({"id": np.array([1, 2]), "submit": np.array([0.0, 5.0]),
+                  "run": np.array([10.0, 10.0]), "procs": np.array([1, 1]),
+                  column: np.array(values, dtype=np.int64)})  # fmt: skip
+    assert w.columns[column].dtype == np.int32
+    assert w.columns[column].tolist() == values
+
+
 def test_the_swf_reader_and_the_workload_share_the_limits():
     from coschedlab.workload import swf
 
     assert swf.MAX_TIME is MAX_TIME and swf.MAX_PROCS is MAX_PROCS
+    assert swf.MAX_LABEL is MAX_LABEL
 
 
 def _scan(deps, ids):

@@ -326,6 +326,23 @@ _PANDAS_TYPES = {"i": None, "u": None, "f": None, "b": ("bool", "bool"), "O": ("
 #: encoder's buffers of 256Ki rows at once, not of all)
 ROW_GROUP_ROWS = 1 << 18
 
+#: columns a workload keeps in 32 bits (its labels, the SWF processor counts) that
+#: jobs.parquet writes as int64, as before they were 32-bit (cast a row group at a time)
+INT64_COLUMNS = frozenset(
+    ("user", "group", "app", "queue", "partition", "status", "alloc_procs", "req_procs")
+)
+
+
+def _file_dtype(name: str, a: Any) -> Any:
+    """The NumPy type column ``name`` is written with: int64 for a narrower whole-number
+    column of :data:`INT64_COLUMNS`, else its own."""
+    import numpy as np
+
+    dtype = a.dtype
+    if name in INT64_COLUMNS and dtype.kind in "iu" and dtype.itemsize < 8:
+        return np.dtype(np.int64)
+    return dtype
+
 
 def write_parquet(path: str | Path, table: Any) -> None:
     """Write a jobs table as Parquet: a mapping of NumPy arrays (numbers, booleans, or
@@ -359,9 +376,14 @@ def write_parquet(path: str | Path, table: Any) -> None:
     import pyarrow as pa
 
     fields, meta = [], []
+    wide = {}
     for name, a in arrays.items():
-        kinds = _PANDAS_TYPES[a.dtype.kind] or (a.dtype.name, a.dtype.name)
-        fields.append(pa.field(name, _arrow_type(a)))
+        if not hasattr(a, "text_chunks") and _file_dtype(name, a) != a.dtype:
+            wide[name] = _file_dtype(name, a)
+        dtype = wide.get(name, a.dtype)
+        kinds = _PANDAS_TYPES[a.dtype.kind] or (dtype.name, dtype.name)
+        kind = pa.from_numpy_dtype(dtype) if name in wide else _arrow_type(a)
+        fields.append(pa.field(name, kind))
         meta.append(
             {"name": name, "field_name": name, "pandas_type": kinds[0],
              "numpy_type": kinds[1], "metadata": None}
@@ -390,6 +412,8 @@ def write_parquet(path: str | Path, table: Any) -> None:
                     part.append(whole[name].slice(lo, min(size, n - lo)))
                 elif name in made:
                     part.append(arrow_array(None, next(made[name])))
+                elif name in wide:
+                    part.append(arrow_array(a[lo : lo + size].astype(wide[name])))
                 else:
                     part.append(arrow_array(a[lo : lo + size]))
             table = pa.table(part, schema=schema)
