@@ -48,6 +48,7 @@ from typing import Any, Protocol
 
 from cpython cimport array as carray
 from cpython.exc cimport PyErr_CheckSignals
+from cython.operator cimport dereference as deref
 from libc.math cimport INFINITY, pow
 from libcpp.algorithm cimport lower_bound, sort, upper_bound
 from libcpp.queue cimport priority_queue
@@ -180,6 +181,9 @@ cdef class Simulation:
     cdef long _nord  # how many jobs the pass is shown
     cdef vector[pair[double, long]] _ckeyed
     cdef vector[Est] _cest  # running jobs (start + requested, j), sorted
+    # the compiled pass keeps its own running jobs (``CompiledPass.own_running``): ``_cest``
+    # is not kept as jobs start and end but sorted when read (``_running``), when stale
+    cdef bint _lazy_est, _est_stale
     cdef vector[long] _cnodes, _cstarted
     cdef vector[long] _cjoined, _cended  # since the compiled pass's last call (PassState)
     cdef vector[double] _creq, _csubmit
@@ -817,6 +821,7 @@ cdef class Simulation:
             self._bridge = True
             return
         self._c = True
+        self._lazy_est = (<CompiledPass>cp).own_running and self.gate is None
         self._view.queue = CQueue.__new__(CQueue)
         (<CQueue>self._view.queue)._sim = self
         self.queue = self._view.queue
@@ -915,7 +920,7 @@ cdef class Simulation:
         st.queue = self._c_present()
         st.nq = self._nord
         st.est = self._cest.data()
-        st.nest = self._cest.size()
+        st.nest = 0 if self._lazy_est else self._cest.size()
         st.joined = self._cjoined.data()
         st.njoined = self._cjoined.size()
         st.ended = self._cended.data()
@@ -1229,7 +1234,9 @@ cdef class Simulation:
         k = len(self._sorder)
         carray.resize_smart(self._sorder, k + 1)
         self._sorder.data.as_longlongs[k] = j
-        if self._c:
+        if self._lazy_est:
+            self._est_stale = True
+        elif self._c:
             e = Est(now + self._creq[j], j)
             sorted_insert(self._cest, e)
         else:
@@ -1255,6 +1262,21 @@ cdef class Simulation:
         if self.late_kill:
             heappush(self._deadlines, (now + <double>self.req[j], j))
 
+    cdef vector[Est]* _running(self) noexcept:
+        """The sorted running list ``_cest``; with a pass that keeps its own running jobs
+        (``_lazy_est``), made here from the jobs started and not ended when it is stale."""
+        cdef long j, n = self.n
+        cdef bytearray finished = self._finished
+        cdef bint run_on = len(finished) == n
+        if self._lazy_est and self._est_stale:
+            self._cest.clear()
+            for j in range(n):
+                if self._st[j] == self._st[j] and not (run_on and finished[j]):
+                    self._cest.push_back(Est(self._st[j] + self._creq[j], j))
+            sort(self._cest.begin(), self._cest.end())
+            self._est_stale = False
+        return &self._cest
+
     def _finish(self, j: int, now: float) -> None:
         """Job ``j`` ends at ``now`` (for subclasses; the kernel calls :meth:`_finish_c`)."""
         self._finish_c(j, now)
@@ -1268,7 +1290,10 @@ cdef class Simulation:
             self._shared.release_c(j)
         else:
             self.acct.release(j)
-        if self._c:
+        if self._lazy_est:
+            self._est_stale = True
+            self._cended.push_back(j)
+        elif self._c:
             e = Est(self._st[j] + self._creq[j], j)
             sorted_erase(self._cest, e)
             self._cended.push_back(j)
@@ -1460,8 +1485,9 @@ cdef class _KernelStarter(Starter):
         return self.sim._shared_start(j, iv, niv, cores)
 
     cdef const Est* running(self, long* n) noexcept:
-        n[0] = self.sim._cest.size()
-        return self.sim._cest.data()
+        cdef vector[Est]* est = self.sim._running()
+        n[0] = est.size()
+        return est.data()
 
 
 cdef long _position(object k, long n, str what) except -1:
@@ -1519,17 +1545,15 @@ cdef class CRunning:
     cdef Simulation _sim
 
     def __len__(self) -> int:
-        return _live(self._sim)._cest.size()
+        return _live(self._sim)._running().size()
 
     def __getitem__(self, k):
-        cdef long n = _live(self._sim)._cest.size(), i
+        cdef vector[Est]* est = _live(self._sim)._running()
+        cdef long n = est.size(), i
         if isinstance(k, slice):
-            return [
-                (self._sim._cest[i].first, self._sim._cest[i].second)
-                for i in range(*k.indices(n))
-            ]
+            return [(deref(est)[i].first, deref(est)[i].second) for i in range(*k.indices(n))]
         i = _position(k, n, "est_sorted")
-        return (self._sim._cest[i].first, self._sim._cest[i].second)
+        return (deref(est)[i].first, deref(est)[i].second)
 
     def __iter__(self):
         return iter(self[:])

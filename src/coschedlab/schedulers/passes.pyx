@@ -620,6 +620,7 @@ cdef class SlurmPass(CompiledPass):
         (``bf_window`` in seconds). Each job's age counts from when it joins the queue and
         its size is its own, unless :meth:`inherit` says otherwise."""
         cdef long n = len(nodes), j
+        self.own_running = True  # its release list (``ends``), not the kernel's ``s.est``
         self.fifo = priority == "fifo"
         self.w_age, self.w_size, self.max_age = weight_age, weight_job_size, max_age
         self.total_cpus, self.cores_per_node = total_cpus, cores_per_node
