@@ -41,7 +41,6 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from heapq import heappop, heappush
-from itertools import chain
 from numbers import Integral
 from time import perf_counter
 from typing import Any, Protocol
@@ -59,7 +58,7 @@ from libcpp.vector cimport vector
 import numpy as np
 
 from ..errors import InputError, failure_where
-from ..jobs import Workload
+from ..jobs import Workload, dep_arrays
 from ..platform import Cluster
 from .accounting import NodeAccounting
 from .cpass cimport (
@@ -358,12 +357,9 @@ cdef class Simulation:
 
         # (child, parent) pairs in the order given: deps (Workload checked their ids), then
         # the SWF preceding jobs
-        deps = workload.deps
-        lens = np.fromiter(map(len, deps.values()), np.int64, len(deps))
-        child = np.repeat(index_of(np.fromiter(deps, np.int64, len(deps)))[0], lens)
-        parent = index_of(
-            np.fromiter(chain.from_iterable(deps.values()), np.int64, int(lens.sum()))
-        )[0]
+        child_ids, lens, parent_ids = dep_arrays(workload.deps)
+        child = np.repeat(index_of(child_ids)[0], lens)
+        parent = index_of(parent_ids)[0]
         think = np.zeros(n)
         if swf:
             order = self.order
