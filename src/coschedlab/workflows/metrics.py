@@ -37,12 +37,14 @@ one has an actual utilization (pilot jobs' idle cores taken out).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..metrics import job_columns
+
+if TYPE_CHECKING:  # pragma: no cover (pandas is imported when a table is asked for)
+    import pandas as pd
 
 __all__ = [
     "SIZE_GROUPS",
@@ -113,6 +115,8 @@ def workflow_table(run) -> pd.DataFrame:
     waste (core-s of whole nodes, pilot jobs only), completed (ended by the run's stop: the
     window's end plus the drain), in_window (submitted inside the window: the only ones the
     summaries count)."""
+    import pandas as pd
+
     return pd.DataFrame(workflow_columns(run))
 
 
@@ -213,6 +217,8 @@ def system_metrics(run) -> dict[str, float]:
 def regular_slowdowns(run) -> pd.DataFrame:
     """Regular jobs submitted inside the analysis window (no pre-fill): requested core-hours,
     size group, slowdown."""
+    import pandas as pd
+
     return pd.DataFrame(slowdown_columns(run))
 
 

@@ -13,10 +13,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..engine.kernel import Simulation
 from ..engine.result import Result
@@ -25,6 +24,9 @@ from ..schedulers import Scheduler, Slurm, get_scheduler
 from .metrics import counted, median, slowdown_columns, system_metrics, workflow_columns
 from .modes import MODES, Expanded, expand
 from .workload import WorkflowWorkload
+
+if TYPE_CHECKING:  # pragma: no cover (pandas is imported when a table is asked for)
+    import pandas as pd
 
 __all__ = ["DEFAULT_SCHEDULER", "DRAIN", "WorkflowRun", "check_woas", "simulate_mode"]
 
@@ -54,11 +56,15 @@ class WorkflowRun:
     @cached_property
     def workflows(self) -> pd.DataFrame:
         """One row per workflow (:func:`.metrics.workflow_table`)."""
+        import pandas as pd
+
         return pd.DataFrame(self._workflow_columns)
 
     @cached_property
     def slowdowns(self) -> pd.DataFrame:
         """Regular jobs of the analysis window (:func:`.metrics.regular_slowdowns`)."""
+        import pandas as pd
+
         return pd.DataFrame(self._slowdown_columns)
 
     @cached_property
