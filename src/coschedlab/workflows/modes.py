@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..jobs import Dependencies, Workload
+from ..schedulers.slurm import Inheritance
 from .model import Workflow
 from .workload import WorkflowWorkload
 
@@ -43,7 +44,7 @@ class Expanded:
     first_wf_id: int
     job_wf: np.ndarray
     job_task: list[str]
-    inherit: dict[int, tuple[float, int, float]]
+    inherit: Mapping[int, tuple[float, int, float]]
 
 
 def expand(ww: WorkflowWorkload, mode: str) -> Expanded:
@@ -58,7 +59,7 @@ def expand(ww: WorkflowWorkload, mode: str) -> Expanded:
     ks = np.fromiter((k for _, k in ww.submits), np.int64, m)
     wfs = ww.workflows
     deps: Mapping[int, tuple[int, ...]] = {}
-    inherit: dict[int, tuple[float, int, float]] = {}
+    inherit: Mapping[int, tuple[float, int, float]] = {}
     if mode == "pilot":  # one job per workflow
         pilot_run = np.array([wf.pilot_runtime for wf in wfs], np.float64)
         pilot_req = np.array(
@@ -89,11 +90,7 @@ def expand(ww: WorkflowWorkload, mode: str) -> Expanded:
         if mode == "woas":
             width = np.array([wf.max_cores for wf in wfs], np.int64)[ks]
             cpl = np.array([wf.critical_path_limit for wf in wfs], np.float64)[ks]
-            factors = zip(
-                sub.tolist(), np.repeat(width, sizes).tolist(), np.repeat(cpl, sizes).tolist(),
-                strict=True,
-            )  # fmt: skip
-            inherit = dict(zip(ids.tolist(), factors, strict=True))
+            inherit = Inheritance(ids, sub, np.repeat(width, sizes), np.repeat(cpl, sizes))
     cols = {
         "id": np.concatenate([reg["id"], ids]),
         "submit": np.concatenate([reg["submit"], np.asarray(sub, np.float64)]),
