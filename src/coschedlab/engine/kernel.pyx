@@ -805,13 +805,15 @@ cdef class Simulation:
             (<SharedPass>cp).starter = starter
             self._cshared = True
         self._cpass = cp
+        cdef const long long[::1] nodes = self.nodes  # the view's tables (buffers)
+        cdef const double[::1] req = self.req, submit = self.submit
         self._cnodes.resize(self.n)
         self._creq.resize(self.n)
         self._csubmit.resize(self.n)
         for j in range(self.n):
-            self._cnodes[j] = self.nodes[j]
-            self._creq[j] = self.req[j]
-            self._csubmit[j] = self.submit[j]
+            self._cnodes[j] = nodes[j]
+            self._creq[j] = req[j]
+            self._csubmit[j] = submit[j]
         self._cresv = self.reservation
         if type(self) is not Simulation:
             self._bridge = True

@@ -265,7 +265,7 @@ class Slurm(Scheduler):
         self.compiled_pass = None
         if not self.bf_nodes and self._compilable(Slurm, *_PASS_METHODS):
             cp = SlurmPass(
-                view.nodes, view.procs, self._limits.tolist(), float(c.total_cores),
+                view.nodes, view.procs, self._limits, float(c.total_cores),
                 c.cores_per_node, self.priority, self.priority_weight_age,
                 self.priority_weight_job_size, self.priority_max_age, self.priority_favor_small,
                 self.small_relative_to_time, self.priority_calc_period, self.backfill,
