@@ -903,13 +903,20 @@ cdef class Simulation:
                 self._cord.push_back(self._ckeyed[k].second)
         return self._cord.data()
 
+    cdef inline long _idle(self) except? -1:
+        """Idle whole nodes (read in C from the whole-node accounting: no Python int per
+        pass and per start)."""
+        if self._whole is not None:
+            return self._whole.idle
+        return self.acct.idle
+
     cdef void _c_call(self, double t) except *:
         """Call the compiled pass at ``t`` on the kernel's arrays: the jobs it starts are in
         ``_cstarted``, in order (not yet applied)."""
         cdef PassState st
         cdef View view = self._view
         st.now = t
-        st.free = self._whole.idle if self._whole is not None else self.acct.idle
+        st.free = self._idle()
         st.completed = self.completed
         st.arrived = self._arr_i
         st.next_end = self._top_t()
@@ -947,9 +954,7 @@ cdef class Simulation:
         self._c_call(t)
         for k in range(0 if self._cshared else <long>self._cstarted.size()):
             j = self._cstarted[k]
-            if not queued[j] or self._cnodes[j] > (
-                self._whole.idle if self._whole is not None else self.acct.idle
-            ):
+            if not queued[j] or self._cnodes[j] > self._idle():
                 raise SchedulerError(
                     f"scheduler {self.scheduler.describe()}: its compiled pass started job "
                     f"{self.ids[j]}, which is not queued or does not fit, at t={t:g}"
