@@ -57,6 +57,7 @@ __all__ = [
     "pilot_steps",
     "median",
     "regular_slowdowns",
+    "size_groups",
     "slowdown_columns",
     "summary_cells",
     "system_metrics",
@@ -238,9 +239,16 @@ def slowdown_columns(run) -> dict[str, np.ndarray]:
     times = (jobs[c][keep].astype(np.float64) for c in ("submit", "start", "end"))
     slow = job_columns(*times)["slowdown"]  # the core's: NaN for a run of 0 s
     group = np.empty(len(req_ch), dtype=object)
-    for name, lo, hi in SIZE_GROUPS:
-        group[(req_ch >= lo) & (req_ch < hi)] = name
+    for name, mask in size_groups(req_ch):
+        group[mask] = name
     return {"job_id": ids[keep], "req_core_h": req_ch, "group": group, "slowdown": slow}
+
+
+def size_groups(req_core_h: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """Each size group of :data:`SIZE_GROUPS` and the mask of the jobs in it, from their
+    requested core-hours (what a summary selects by, rather than comparing the group names
+    of an object column job by job)."""
+    return [(name, (req_core_h >= lo) & (req_core_h < hi)) for name, lo, hi in SIZE_GROUPS]
 
 
 def median(values: np.ndarray) -> float:

@@ -21,7 +21,14 @@ from ..engine.kernel import Simulation
 from ..engine.result import Result
 from ..errors import InputError
 from ..schedulers import Scheduler, Slurm, get_scheduler
-from .metrics import counted, median, slowdown_columns, system_metrics, workflow_columns
+from .metrics import (
+    counted,
+    median,
+    size_groups,
+    slowdown_columns,
+    system_metrics,
+    workflow_columns,
+)
 from .modes import MODES, Expanded, expand
 from .workload import WorkflowWorkload
 
@@ -94,8 +101,8 @@ class WorkflowRun:
             out[f"median_{col}"] = median(wf[col][mask])
         out.update(system_metrics(self))
         sd = self._slowdown_columns
-        for name in ("small", "medium", "large"):
-            g = sd["slowdown"][sd["group"] == name]
+        for name, mask in size_groups(sd["req_core_h"]):
+            g = sd["slowdown"][mask]
             out[f"median_slowdown_{name}"] = median(g)
             out[f"jobs_{name}"] = int(len(g))
         out.update({k: v for k, v in self.events.items() if isinstance(v, int | float | str)})
