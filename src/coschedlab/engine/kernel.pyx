@@ -651,6 +651,7 @@ cdef class Simulation:
         cdef const double[::1] submit = self.submit
         cdef double[::1] cur_end
         cdef bytearray finished, queued, arrived, killed
+        cdef list releases, deadlines, lowjobs  # (their truth tested in C at each event)
         releases = self._releases
         queue = self.queue
         joined = self.joined
