@@ -14,6 +14,10 @@ import pytest
 
 from coschedlab.cli.main import plain_simulate
 
+#: this copy's sources, for the programs the tests start from another folder (a relative
+#: PYTHONPATH=src would fall back to whichever coschedlab is installed)
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
 #: plain command lines (TRACE, POOL, OUT: files made by the test)
 PLAIN = [
     ["simulate", "TRACE"],
@@ -141,6 +145,7 @@ main()
 
 def _program(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    env["PYTHONPATH"] = SRC
     return subprocess.run(
         [sys.executable, "-c", PROGRAM, *args], capture_output=True, text=True, cwd=cwd,
         timeout=300, env=env,
@@ -205,3 +210,24 @@ def test_the_plain_options_are_the_typer_commands_own():
         if flag:
             assert kind == primary, opt  # --validate True, --no-validate False
         assert (kind == "list[str]") == bool(param.multiple), opt
+
+
+@pytest.mark.parametrize("closed", [(1,), (1, 2)], ids=["stdout", "stdout-and-stderr"])
+def test_a_closed_standard_output_ends_as_typers_path(tmp_path, closed):
+    """Started with standard output closed (``>&-``: ``sys.stdout`` is None), a plain
+    simulate writes its result and exits 0 as the typer path does (it ended with a traceback
+    from flushing None, exit 1)."""
+    _files(tmp_path, [])
+
+    def close() -> None:
+        for fd in closed:
+            os.close(fd)
+
+    done = subprocess.run(
+        [sys.executable, "-m", "coschedlab", "simulate", "TRACE", "--out", "o"], cwd=tmp_path,
+        stderr=subprocess.PIPE if 2 not in closed else None, stdout=None, text=True,
+        timeout=300, preexec_fn=close, env={**os.environ, "PYTHONPATH": SRC},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert not done.stderr
+    assert (tmp_path / "o" / "jobs.parquet").is_file()

@@ -305,17 +305,23 @@ def _end_process(exc: SystemExit) -> None:
     else:
         return  # a message to print: Python's exit prints it
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        _flush_streams()
     except (OSError, ValueError):
         return
     atexit._run_exitfuncs()  # (they are run once: Python's exit would find none left)
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        _flush_streams()
     except (OSError, ValueError):
         status = 120  # as Python's exit when it cannot flush them
     os._exit(status)
+
+
+def _flush_streams() -> None:
+    """Flush standard output and error (either is None when the program was started with
+    it closed, ``>&-``: nothing to flush, as at Python's own exit)."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
 
 
 INTERRUPTED = (
