@@ -85,7 +85,7 @@ def load_trace(
     )
     if strict and (workload.dropped or (workload.procs > cluster.total_cores).any()):
         read_swf(path, cluster=cluster, strict=True)  # names the first such job's line
-    workload = workload.drop_oversized(cluster.total_cores)
+    workload = workload.drop_oversized(cluster.total_cores).freeze()  # results share it
     from .._core.swf_parse import trim_heap
 
     trim_heap()  # the reader's and the drop's temporaries: their pages back to the system
