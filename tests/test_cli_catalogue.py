@@ -1302,6 +1302,34 @@ def test_read_only_disk_is_refused_before_the_run(ws, capsys, tmp_path):
     assert "jobs from" not in out  # refused before reading and simulating
 
 
+@pytest.mark.parametrize("force", [False, True])
+def test_a_mount_point_as_out_is_refused_before_the_run(ws, capsys, tmp_path, force):
+    """A result replaces its folder whole, which a mount point cannot be (moving it aside:
+    'Device or resource busy', once the whole run was done); a folder inside it is fine."""
+    mnt = tmp_path / "mnt"
+    if not _mount(mnt, "size=1m"):
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        shutil.copy(ws / "small.swf", tmp_path / "small.swf")
+        if force:
+            shutil.copytree(ws / "prev", mnt, dirs_exist_ok=True)
+        before = digest(mnt)
+        args = ["simulate", "small.swf", "--out", "mnt"] + (["--force"] if force else [])
+        code, out, err = run_cli(args, tmp_path, capsys)
+        assert code == 2, err
+        assert err.strip() == (
+            "error: --out mnt is a mount point, which a result cannot replace (it replaces its "
+            "folder whole); give a new folder inside it"
+        )
+        assert "jobs from" not in out  # refused before reading and simulating
+        assert digest(mnt) == before
+        code, out, err = run_cli(["simulate", "small.swf", "--out", "mnt/r"], tmp_path, capsys)
+        assert code == 0, err
+        assert (mnt / "r" / "jobs.parquet").is_file()
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+
+
 # -- processes ----------------------------------------------------------------------------
 def _children(pid: int) -> set[int]:
     out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True).stdout

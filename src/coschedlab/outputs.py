@@ -123,13 +123,15 @@ def check_target(
     kind: str = "dir",
     option: str = "--out",
     probe: bool = True,
+    whole: bool = False,
 ) -> Path:
     """Check, before any work, that ``path`` can receive a result of ``kind`` ("dir" or "file").
 
     Raises :class:`~coschedlab.errors.InputError` (naming ``option`` and the path) when it is
     an existing file where a directory is wanted (or the reverse), when it already holds a
     result and ``force`` is not given, when ``force`` would delete files coschedlab did not
-    write, or when its parent cannot be written.
+    write, or when its parent cannot be written; ``whole`` (a directory :func:`atomic_dir`
+    will replace whole): also when it is a mount point.
     """
     path = Path(path)
     if probe:
@@ -142,6 +144,11 @@ def check_target(
             )
         if path.exists() and not path.is_dir():
             raise InputError(f"{option} {path} exists and is not a directory; choose a directory")
+        if whole and path.is_dir() and os.path.ismount(path):  # (moving it aside: EBUSY)
+            raise InputError(
+                f"{option} {path} is a mount point, which a result cannot replace (it replaces "
+                "its folder whole); give a new folder inside it"
+            )
         if path.is_dir() and not is_empty(path):
             if not force:
                 raise InputError(
@@ -255,7 +262,7 @@ def atomic_dir(path: str | Path, force: bool = False, option: str = "--out") -> 
     """Yield a fresh temporary directory beside ``path``; when the block ends normally, it
     replaces ``path`` in one move (the old one, if any, is removed only after). On any error
     the temporary directory is removed and ``path`` is left as it was."""
-    path = check_target(path, force, "dir", option)
+    path = check_target(path, force, "dir", option, whole=True)
     tmp = path.parent / f"{TMP_PREFIX}{path.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     try:
         tmp.mkdir()

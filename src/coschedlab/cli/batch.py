@@ -245,7 +245,7 @@ def run_simulate(
 
         the_pool = load_pool_option(pool, heatmap, compact_times)
     target = out if out is not None else new_output_dir(Path("out/simulate"), trace)
-    check_target(target, force)  # before the work, not after
+    check_target(target, force, whole=True)  # before the work, not after
     workload, cluster = load_trace(trace, nodes, cores_per_node, sockets, strict)
     console.print(escape(f"{workload.summary()} on {cluster}"))
     if the_pool is not None:
