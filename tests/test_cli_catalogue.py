@@ -1330,6 +1330,40 @@ def test_a_mount_point_as_out_is_refused_before_the_run(ws, capsys, tmp_path, fo
         subprocess.run(["umount", str(mnt)], capture_output=True)
 
 
+@pytest.mark.parametrize("when", ["written", "writing"])
+def test_an_interrupt_says_whether_the_result_was_written(ws, capsys, tmp_path, monkeypatch, when):
+    """Ctrl-C once the result is in place (--force: the earlier one replaced) says where it is,
+    not that the earlier result is intact; during the writing, that nothing was replaced."""
+    from coschedlab.cli import batch
+    from coschedlab.cli.main import INTERRUPTED
+    from coschedlab.engine.result import Result
+
+    shutil.copy(ws / "small.swf", tmp_path / "small.swf")
+    shutil.copytree(ws / "prev", tmp_path / "r")
+    before = digest(tmp_path / "r")
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(
+        *((batch, "metrics_table") if when == "written" else (Result, "write")), interrupt
+    )
+    code, out, err = run_cli(["simulate", "small.swf", "--out", "r", "--force"], tmp_path, capsys)
+    assert code == 130
+    if when == "written":
+        assert err.strip() == "interrupted once the result was written whole: outputs in r/"
+        assert digest(tmp_path / "r") != before
+        assert (tmp_path / "r" / "jobs.parquet").is_file()
+    else:
+        assert err.strip() == INTERRUPTED
+        assert digest(tmp_path / "r") == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r", "small.swf"]  # no temporary
+    # a later command in this process, interrupted while writing: not the earlier one's words
+    monkeypatch.setattr(Result, "write", interrupt)
+    code, out, err = run_cli(["simulate", "small.swf", "--out", "r", "--force"], tmp_path, capsys)
+    assert (code, err.strip()) == (130, INTERRUPTED)
+
+
 # -- processes ----------------------------------------------------------------------------
 def _children(pid: int) -> set[int]:
     out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True).stdout

@@ -23,6 +23,10 @@ if TYPE_CHECKING:  # pragma: no cover (imported where used: the CLI starts fast)
 console = text_console()
 err_console = text_console(stderr=True)
 
+#: the folder :func:`run_simulate` has written its result to, whole (an interrupt after it
+#: says so, not that nothing was written)
+written: Path | None = None
+
 
 def machine_options(
     nodes: int | None,
@@ -265,6 +269,8 @@ def run_simulate(
             sub.mkdir(exist_ok=True)
             r.write(sub, swf_integers)
             results[r.scheduler] = r
+    global written
+    written = target
     console.print(metrics_table(results, file_name(trace)))
     for line in filter(None, notices):
         console.print(line, highlight=False, soft_wrap=True)

@@ -217,6 +217,9 @@ def main(exit_process: bool = False) -> None:
 def _run(plain: dict[str, Any] | None) -> None:
     """Run the command line (``plain``: a plain ``simulate``'s arguments, run without
     typer); always ends with ``SystemExit``."""
+    batch = sys.modules.get(f"{__package__}.batch")
+    if batch is not None:  # (an earlier command in this process: not this one's result)
+        batch.written = None
     try:
         check_built()
         if plain is not None:
@@ -235,7 +238,7 @@ def _run(plain: dict[str, Any] | None) -> None:
         err = os_error(exc)
         _fail(f"error: {err}", 1 if isinstance(err, OutputError) else 2, exc)
     except KeyboardInterrupt:
-        _fail(INTERRUPTED, 130, None)
+        _fail(_interrupted(), 130, None)
     except StaleBuild as exc:  # a compiled module older than its source
         _fail(f"error: {exc}", 1, exc)
     except ImportError as exc:
@@ -258,7 +261,7 @@ def _run(plain: dict[str, Any] | None) -> None:
             exc,
         )
     if code == 130:  # Ctrl-C: typer turns it into a return code, without a word
-        _fail(INTERRUPTED, 130, None)
+        _fail(_interrupted(), 130, None)
     sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -327,6 +330,15 @@ def _flush_streams() -> None:
 INTERRUPTED = (
     "interrupted; no partial result was written (earlier results are intact; sweeps resume)"
 )
+
+
+def _interrupted() -> str:
+    """What an interrupt left: :data:`INTERRUPTED`, or (a ``simulate`` whose result was in
+    place when the interrupt came, :data:`~coschedlab.cli.batch.written`) where it is."""
+    done = getattr(sys.modules.get(f"{__package__}.batch"), "written", None)
+    if done is None:
+        return INTERRUPTED
+    return f"interrupted once the result was written whole: outputs in {done}/"
 
 
 def _unbuilt(exc: ImportError) -> str | None:
