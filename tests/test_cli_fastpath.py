@@ -231,3 +231,20 @@ def test_a_closed_standard_output_ends_as_typers_path(tmp_path, closed):
     assert done.returncode == 0, done.stderr
     assert not done.stderr
     assert (tmp_path / "o" / "jobs.parquet").is_file()
+
+
+@pytest.mark.parametrize("out", [["--out", "o"], ["--out=o"]], ids=["plain", "typer"])
+def test_a_trace_name_standard_output_cannot_encode(tmp_path, out):
+    """``PYTHONIOENCODING=ascii`` (or a Latin-1 terminal) and a trace named ``é.swf``: the
+    name is printed escaped and the run goes on, on either path (it was an internal error,
+    exit 3, before anything ran)."""
+    _files(tmp_path, [])
+    (tmp_path / "TRACE").rename(tmp_path / "é.swf")
+    done = subprocess.run(
+        [sys.executable, "-m", "coschedlab", "simulate", "é.swf", *out], cwd=tmp_path,
+        capture_output=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": SRC, "PYTHONIOENCODING": "ascii"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(b"1 job from \\xe9.swf on 4 nodes")
+    assert (tmp_path / "o" / "jobs.parquet").is_file()

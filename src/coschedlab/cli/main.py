@@ -195,6 +195,7 @@ def main(exit_process: bool = False) -> None:
     a scheduler is a user's file or ``OPENBLAS_NUM_THREADS`` is set."""
     from ..sweeps import PARENT
 
+    _printable_stdout()
     if os.environ.get(PARENT):
         from ..sweeps.pool import watch_parent
 
@@ -212,6 +213,15 @@ def main(exit_process: bool = False) -> None:
     except SystemExit as exc:
         _end_process(exc)
         raise
+
+
+def _printable_stdout() -> None:
+    """Let standard output write what its encoding cannot as escapes (``\\xe9``), as Python
+    does on standard error: a trace named ``é.swf`` with ``PYTHONIOENCODING=ascii`` (or a
+    Latin-1 terminal) was an internal error before anything ran."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None and sys.stdout.errors == "strict":
+        reconfigure(errors="backslashreplace")
 
 
 def _run(plain: dict[str, Any] | None) -> None:
