@@ -515,6 +515,9 @@ CASES = [
     ("simulate-force-not-ours", "simulate small.swf --out notours --force", 2, "notes.txt"),
     ("simulate-force-user-docs", "simulate small.swf --out mydocs --force", 2, "holds files coschedlab did not write"),
     ("simulate-out-under-file", "simulate small.swf --out afile/sub", 2, "afile"),
+    # a name that fits the file system but not its temporary sibling's (was: '.tmp-aaa...-PID-HEX: File name too long')
+    ("simulate-out-long-name", "simulate small.swf --out " + "a" * 240, 2, "the name is 240 bytes long, at most 233 (the result is first written beside it"),
+    ("simulate-out-too-long-name", "simulate small.swf --out " + "b" * 300, 2, "the name is 300 bytes long, at most 233"),
     ("simulate-fails-with-force", "simulate small.swf -s raises.py --out prev --force", 2, "raises.py:8"),
     ("demo-out-file", "demo --out afile", 2, "not a directory"),
     ("demo-out-earlier", "demo --out prev", 2, "already holds a result"),
@@ -1214,6 +1217,17 @@ def test_force_replaces_an_earlier_result_whole(ws, capsys, tmp_path):
     assert meta["metrics"]["n_jobs"] == 40  # the new run, whole
     assert not (tmp_path / "r" / "stale.png").exists()
     assert not list(tmp_path.glob(".tmp-*")) and not list(tmp_path.glob(".old-*"))
+
+
+def test_a_long_trace_name_gets_a_default_out_that_fits(ws, capsys, tmp_path):
+    """The default --out is named after the trace, cut to fit beside its temporary sibling
+    (a 246-byte trace name failed: '.tmp-ccc...-PID-HEX: File name too long')."""
+    name = "c" * 246
+    shutil.copy(ws / "small.swf", tmp_path / f"{name}.swf")
+    for want in (name[:225], name[:225] + "-2"):
+        code, out, err = run_cli(["simulate", f"{name}.swf"], tmp_path, capsys)
+        assert code == 0, err
+        assert (tmp_path / "out" / "simulate" / want / "jobs.parquet").is_file()
 
 
 def test_default_out_never_overwrites(ws, capsys, tmp_path):

@@ -67,6 +67,9 @@ MARKER = ".coschedlab"
 #: name prefixes of the temporary siblings (a killed process may leave them behind)
 TMP_PREFIX = ".tmp-"
 OLD_PREFIX = ".old-"
+#: the longest name (bytes) a result may have: its temporary siblings' names (the prefix, a
+#: process id of up to 7 digits and 8 hex digits added) must fit the file system's 255
+MAX_NAME = 255 - len(TMP_PREFIX) - len("-4194304-") - 8
 #: errno values that mean the machine, not the user, failed: exit code 1
 ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.ENOMEM}
 
@@ -134,6 +137,12 @@ def check_target(
     will replace whole): also when it is a mount point.
     """
     path = Path(path)
+    size = len(os.fsencode(path.name))
+    if size > MAX_NAME:  # (its temporary sibling's name, or its own, would be too long)
+        raise InputError(
+            f"{option} {path}: the name is {size:,} bytes long, at most {MAX_NAME} (the result "
+            "is first written beside it under a longer temporary name); choose a shorter name"
+        )
     if probe:
         clean_stale(path)
     if kind == "dir":

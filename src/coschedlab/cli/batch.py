@@ -6,6 +6,7 @@ typer: the command line's fast path (:func:`coschedlab.cli.main.main`) calls
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -308,10 +309,13 @@ def new_output_dir(parent: Path, source: Path) -> Path:
     """A directory under ``parent`` named after ``source`` (``KTH-SP2`` for
     ``KTH-SP2.swf.gz``) that does not exist yet: ``NAME``, else ``NAME-2``, ``NAME-3``, ..."""
     from ..bundled import file_name
+    from ..outputs import MAX_NAME
 
     name = file_name(source)
     for suffix in (".gz", ".swf"):
         name = name.removesuffix(suffix)
+    while len(os.fsencode(name)) > MAX_NAME - 8:  # a long trace name: room for "-99999"
+        name = name[:-1]
     candidate = parent / (name or "run")
     k = 2
     while candidate.exists():
