@@ -1230,6 +1230,22 @@ def test_a_long_trace_name_gets_a_default_out_that_fits(ws, capsys, tmp_path):
         assert (tmp_path / "out" / "simulate" / want / "jobs.parquet").is_file()
 
 
+@pytest.mark.parametrize("target", ["real", "nowhere"])
+def test_an_out_that_is_a_symbolic_link_writes_where_it_points(ws, capsys, tmp_path, target):
+    """--out LINK: the result goes to the folder the link names, and the link stays (it was
+    moved aside to a hidden .old-LINK-PID-HEX for good; a dangling one failed after the run
+    with '.tmp-LINK-...: Not a directory')."""
+    shutil.copy(ws / "small.swf", tmp_path / "small.swf")
+    if target == "real":
+        (tmp_path / target).mkdir()
+    (tmp_path / "link").symlink_to(target)
+    code, out, err = run_cli(["simulate", "small.swf", "--out", "link"], tmp_path, capsys)
+    assert code == 0, err
+    assert (tmp_path / "link").is_symlink() and os.readlink(tmp_path / "link") == target
+    assert (tmp_path / target / "jobs.parquet").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", target, "small.swf"]
+
+
 def test_default_out_never_overwrites(ws, capsys, tmp_path):
     shutil.copy(ws / "small.swf", tmp_path / "small.swf")
     for expected in ("small", "small-2", "small-3"):

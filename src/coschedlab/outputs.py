@@ -270,7 +270,11 @@ def _check_writable(path: Path, option: str) -> None:
 def atomic_dir(path: str | Path, force: bool = False, option: str = "--out") -> Iterator[Path]:
     """Yield a fresh temporary directory beside ``path``; when the block ends normally, it
     replaces ``path`` in one move (the old one, if any, is removed only after). On any error
-    the temporary directory is removed and ``path`` is left as it was."""
+    the temporary directory is removed and ``path`` is left as it was. A symbolic link is
+    followed: the folder it names is replaced (the link itself was moved aside, and a
+    dangling one failed after the work)."""
+    if os.path.islink(path):
+        path = os.path.realpath(path)
     path = check_target(path, force, "dir", option, whole=True)
     tmp = path.parent / f"{TMP_PREFIX}{path.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     try:
