@@ -248,3 +248,20 @@ def test_a_trace_name_standard_output_cannot_encode(tmp_path, out):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(b"1 job from \\xe9.swf on 4 nodes")
     assert (tmp_path / "o" / "jobs.parquet").is_file()
+
+
+def test_importing_the_main_modules_runs_nothing(tmp_path):
+    """``import coschedlab.__main__`` (pydoc, documentation tools) printed the help and exited
+    2; ``python -m coschedlab`` and ``python -m coschedlab.cli`` still run the program."""
+    env = {**os.environ, "PYTHONPATH": SRC}
+    done = subprocess.run(
+        [sys.executable, "-c", "import coschedlab.__main__, coschedlab.cli.__main__"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    for module in ("coschedlab", "coschedlab.cli"):
+        done = subprocess.run(
+            [sys.executable, "-m", module, "--version"], cwd=tmp_path, capture_output=True,
+            text=True, timeout=300, env=env,
+        )  # fmt: skip
+        assert done.returncode == 0 and done.stdout.startswith("coschedlab "), done.stderr
