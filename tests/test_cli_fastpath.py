@@ -183,7 +183,8 @@ def test_a_users_policy_file_keeps_blas_threads(tmp_path):
     trace = "coschedlab:KTH-SP2-1996-2.1-cln.swf.gz"
     done = _program("simulate", trace, "-s", "mine.py", "--out", "o", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.rstrip().endswith("atexit ran, BLAS threads: None")
+    # and the interpreter's teardown (a user's code: test_a_policy_files_open_log_...)
+    assert done.stdout.rstrip().endswith("atexit ran, BLAS threads: None\ntorn down")
 
 
 def test_the_plain_options_are_the_typer_commands_own():
@@ -265,3 +266,19 @@ def test_importing_the_main_modules_runs_nothing(tmp_path):
             text=True, timeout=300, env=env,
         )  # fmt: skip
         assert done.returncode == 0 and done.stdout.startswith("coschedlab "), done.stderr
+
+
+def test_a_policy_files_open_log_keeps_its_lines(tmp_path):
+    """A user's policy that writes to a file it never closes: the process ends with the
+    interpreter's teardown, which flushes it (ended without it, the log was empty)."""
+    _files(tmp_path, [])
+    (tmp_path / "logger.py").write_text(
+        "from coschedlab.schedulers import Scheduler\n\nLOG = open('policy.log', 'w')\n\n\n"
+        "class Logger(Scheduler):\n    def schedule(self, view):\n"
+        "        LOG.write(f'pass at {view.now}\\n')\n"
+        "        return [j for j in list(view.queue)[:1] if view.nodes[j] <= view.free]\n"
+    )
+    done = _program("simulate", "TRACE", "-s", "logger.py", "--out", "o", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "torn down" in done.stdout
+    assert (tmp_path / "policy.log").read_text().startswith("pass at 0")

@@ -177,6 +177,24 @@ def _user_file(spec: str) -> bool:
     return name.endswith(".py") or "/" in name or os.sep in name
 
 
+def _own_code(specs: list[str]) -> bool:
+    """Are the schedulers ``specs`` all coschedlab's own? Not a user's file nor an installed
+    plug-in: files such code leaves open are flushed by the interpreter's teardown only (a
+    policy's log lost its lines when the process ended without it)."""
+    from ..schedulers.registry import lookup
+
+    for spec in specs:
+        if _user_file(spec):
+            return False
+        try:
+            cls = lookup(spec.split(":", 1)[0])
+        except Exception:  # (a broken plug-in: the run said so)
+            return False
+        if cls is None or not cls.__module__.startswith(f"{__package__.split('.')[0]}."):
+            return False
+    return True
+
+
 def _unreadable(path: str) -> bool:
     """Is ``path`` there but not readable (typer refuses it, with its own message)?"""
     try:
@@ -189,10 +207,11 @@ def _unreadable(path: str) -> bool:
 def main(exit_process: bool = False) -> None:
     """Run the CLI; user errors print one line and exit with code 2. Started by the
     dashboard (:data:`~coschedlab.sweeps.PARENT` set), it ends with the dashboard.
-    ``exit_process`` (the ``coschedlab`` program): a plain ``simulate`` ends the process
-    once its outputs are closed and its atexit handlers have run, without the interpreter's
-    teardown (freeing every object one by one), and NumPy's BLAS on one thread unless
-    a scheduler is a user's file or ``OPENBLAS_NUM_THREADS`` is set."""
+    ``exit_process`` (the ``coschedlab`` program): a plain ``simulate`` of coschedlab's own
+    schedulers ends the process once its outputs are closed and its atexit handlers have
+    run, without the interpreter's teardown (freeing every object one by one), and NumPy's
+    BLAS on one thread unless a scheduler is a user's file or ``OPENBLAS_NUM_THREADS`` is
+    set."""
     from ..sweeps import PARENT
 
     _printable_stdout()
@@ -211,7 +230,8 @@ def main(exit_process: bool = False) -> None:
     try:
         _run(plain)
     except SystemExit as exc:
-        _end_process(exc)
+        if _own_code(plain["scheduler"]):  # a user's code: its open files flushed at exit
+            _end_process(exc)
         raise
 
 
