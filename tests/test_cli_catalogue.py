@@ -1246,6 +1246,35 @@ def test_an_out_that_is_a_symbolic_link_writes_where_it_points(ws, capsys, tmp_p
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link", target, "small.swf"]
 
 
+def test_strict_on_a_trace_from_a_pipe_names_what_cannot_run(ws, capsys, tmp_path):
+    """--strict reads the trace again to name the first bad job's line: a pipe (``<(zcat
+    ...)``, /dev/stdin) is read once, and the second reading said 'the file is empty'."""
+    import threading
+
+    fifo = tmp_path / "pipe.swf"
+    os.mkfifo(fifo)
+
+    stop = threading.Event()
+
+    def writer() -> None:
+        fifo.write_text((ws / "small.swf").read_text())
+        while not stop.is_set():
+            fifo.write_text("")  # every later reader gets nothing, as from a pipe
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    args = ["simulate", "pipe.swf", "--strict", "--nodes", "1", "--out", "o"]
+    code, out, err = run_cli(args, tmp_path, capsys)
+    stop.set()
+    os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # the writer's waiting open returns
+    thread.join(10)
+    assert code == 2, err
+    assert err.strip() == (
+        "error: pipe.swf: 3 job(s) cannot run (3 larger than the machine; not a regular file, "
+        "read once: no line named); without --strict they are dropped and counted"
+    )
+
+
 def test_default_out_never_overwrites(ws, capsys, tmp_path):
     shutil.copy(ws / "small.swf", tmp_path / "small.swf")
     for expected in ("small", "small-2", "small-3"):

@@ -69,6 +69,7 @@ def load_trace(
     header (:func:`machine_options`). Jobs that cannot run are dropped and counted, or with
     ``strict`` the first is an error (file:line)."""
     from .._core.swf_parse import map_big_blocks
+    from ..bundled import local_path
     from ..workload.swf import cluster_from_header, read_swf
 
     map_big_blocks()  # each step's freed columns go back to the system, not only at the end
@@ -89,7 +90,9 @@ def load_trace(
         nodes, cores_per_node, sockets, from_header, f"{missing}; give --nodes"
     )
     if strict and (workload.dropped or (workload.procs > cluster.total_cores).any()):
-        read_swf(path, cluster=cluster, strict=True)  # names the first such job's line
+        if local_path(path).is_file():  # read again: names the first such job's line
+            read_swf(path, cluster=cluster, strict=True)
+        raise InputError(_cannot_run(workload, cluster), str(path))  # a pipe: read once
     workload = workload.drop_oversized(cluster.total_cores).freeze()  # results share it
     from .._core.swf_parse import trim_heap
 
@@ -97,6 +100,19 @@ def load_trace(
     if not len(workload):
         raise InputError(f"{path}: no job left to simulate ({workload.summary()})")
     return workload, cluster
+
+
+def _cannot_run(workload: Workload, cluster: Cluster) -> str:
+    """--strict's refusal of a trace read once (a pipe: no second reading names a line)."""
+    why = dict(workload.dropped)
+    over = int((workload.procs > cluster.total_cores).sum())
+    if over:
+        why["larger than the machine"] = why.get("larger than the machine", 0) + over
+    parts = ", ".join(f"{n:,} {reason}" for reason, n in sorted(why.items()))
+    return (
+        f"{sum(why.values()):,} job(s) cannot run ({parts}; not a regular file, read once: no "
+        "line named); without --strict they are dropped and counted"
+    )
 
 
 def _progress_run(
