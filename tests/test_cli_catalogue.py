@@ -1244,6 +1244,13 @@ def test_an_out_that_is_a_symbolic_link_writes_where_it_points(ws, capsys, tmp_p
     assert (tmp_path / "link").is_symlink() and os.readlink(tmp_path / "link") == target
     assert (tmp_path / target / "jobs.parquet").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link", target, "small.swf"]
+    # the default --out is a new folder: a dangling link of its name is skipped, not followed
+    (tmp_path / "out" / "simulate").mkdir(parents=True)
+    (tmp_path / "out" / "simulate" / "small").symlink_to(tmp_path / "elsewhere")
+    code, out, err = run_cli(["simulate", "small.swf"], tmp_path, capsys)
+    assert code == 0, err
+    assert (tmp_path / "out" / "simulate" / "small-2" / "jobs.parquet").is_file()
+    assert not (tmp_path / "elsewhere").exists()
 
 
 def test_strict_on_a_trace_from_a_pipe_names_what_cannot_run(ws, capsys, tmp_path):

@@ -334,7 +334,7 @@ def new_output_dir(parent: Path, source: Path) -> Path:
         name = name[:-1]
     candidate = parent / (name or "run")
     k = 2
-    while candidate.exists():
+    while os.path.lexists(candidate):  # (a dangling link too: not followed)
         candidate = parent / f"{name}-{k}"
         k += 1
     return candidate
