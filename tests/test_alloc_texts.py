@@ -98,3 +98,5 @@ def test_the_alloc_column_reads_as_the_object_array_it_replaced():
             getattr(col, method)
     with pytest.raises(TypeError):
         hash(col)  # as an array's
+    col.tolist = None  # a probe for what no array has makes no texts (nor a copy's method)
+    assert getattr(col, "iloc", None) is None and getattr(col, "to_numpy", None) is None

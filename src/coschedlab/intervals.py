@@ -122,6 +122,10 @@ class AllocColumn:
     def shape(self) -> tuple[int]:
         return (len(self.cnt),)
 
+    @property
+    def size(self) -> int:
+        return len(self.cnt)
+
     def __len__(self) -> int:
         return len(self.cnt)
 
@@ -181,8 +185,8 @@ class AllocColumn:
 
     def __getattr__(self, name: str) -> Any:
         """The texts' array's attribute ``name`` (``size``, ``copy``, ``astype``, ...)."""
-        if name.startswith("_") or name in ("cnt", "flat"):  # (NumPy's protocols: never)
-            raise AttributeError(name)
+        if name.startswith("_") or not hasattr(np.ndarray, name):
+            raise AttributeError(name)  # (a probe, getattr(col, "iloc", None): no texts made)
         if name in _IN_PLACE:
             raise TypeError(_READ_ONLY)
         return getattr(np.asarray(self), name)
