@@ -1282,6 +1282,34 @@ def test_strict_on_a_trace_from_a_pipe_names_what_cannot_run(ws, capsys, tmp_pat
     )
 
 
+@pytest.mark.parametrize("out", [["--out", "r"], []], ids=["out", "default"])
+def test_a_result_written_meanwhile_is_not_replaced(ws, capsys, tmp_path, monkeypatch, out):
+    """Two runs into one folder at once (parallel runs of one trace into its default folder):
+    the later one replaced the earlier's result, without --force and without a word; it now
+    keeps its own beside it and says where."""
+    from coschedlab.engine.result import Result
+
+    shutil.copy(ws / "small.swf", tmp_path / "small.swf")
+    target = tmp_path / ("r" if out else "out/simulate/small")
+    write = Result.write
+
+    def write_while_another_run_finishes(self, where, *args):
+        shutil.copytree(ws / "prev", target)  # the other run's result appears
+        return write(self, where, *args)
+
+    monkeypatch.setattr(Result, "write", write_while_another_run_finishes)
+    code, _, err = run_cli(["simulate", "small.swf", *out], tmp_path, capsys)
+    assert code == 2, err
+    shown = target.relative_to(tmp_path)
+    assert err.strip() == (
+        f"error: --out {shown} received another run's result while this one ran; not "
+        f"replacing it without --force: this result is in {shown}-2/"
+    )
+    assert digest(target) == digest(ws / "prev")
+    assert (target.parent / f"{target.name}-2" / "jobs.parquet").is_file()
+    assert not list(target.parent.glob(".*"))  # no temporary left
+
+
 def test_default_out_never_overwrites(ws, capsys, tmp_path):
     shutil.copy(ws / "small.swf", tmp_path / "small.swf")
     for expected in ("small", "small-2", "small-3"):

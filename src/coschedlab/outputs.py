@@ -21,6 +21,7 @@ command line exits with code 1); a target the user chose badly is an
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import re
 import shutil
@@ -281,6 +282,8 @@ def atomic_dir(path: str | Path, force: bool = False, option: str = "--out") -> 
         tmp.mkdir()
         yield tmp
         mark(tmp)
+        if not force and path.is_dir() and not is_empty(path):
+            _keep_beside(tmp, path, option)  # filled by another run meanwhile
         _swap_in(tmp, path)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -288,6 +291,27 @@ def atomic_dir(path: str | Path, force: bool = False, option: str = "--out") -> 
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def _keep_beside(tmp: Path, path: Path, option: str) -> None:
+    """``path``, empty or absent when checked, holds a result now (another run into the same
+    folder, such as parallel runs of one trace into its default folder): without --force it
+    is not replaced; the finished result ``tmp`` is kept in a new ``PATH-2`` (``-3``, ...)
+    and an :class:`InputError` says where."""
+    for k in itertools.count(2):
+        kept = path.with_name(f"{path.name}-{k}")
+        if os.path.lexists(kept):
+            continue
+        try:
+            os.rename(tmp, kept)  # (an empty folder made meanwhile is taken: nothing lost)
+        except OSError as exc:
+            if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
+                continue  # taken meanwhile
+            raise
+        raise InputError(
+            f"{option} {path} received another run's result while this one ran; not replacing "
+            f"it without --force: this result is in {kept}/"
+        )
 
 
 def _swap_in(tmp: Path, path: Path) -> None:
