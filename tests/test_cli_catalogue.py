@@ -1298,13 +1298,17 @@ def test_a_result_written_meanwhile_is_not_replaced(ws, capsys, tmp_path, monkey
         return write(self, where, *args)
 
     monkeypatch.setattr(Result, "write", write_while_another_run_finishes)
-    code, _, err = run_cli(["simulate", "small.swf", *out], tmp_path, capsys)
-    assert code == 2, err
+    code, stdout, err = run_cli(["simulate", "small.swf", *out], tmp_path, capsys)
     shown = target.relative_to(tmp_path)
-    assert err.strip() == (
-        f"error: --out {shown} received another run's result while this one ran; not "
-        f"replacing it without --force: this result is in {shown}-2/"
-    )
+    if out:  # the folder the user named: said as an error
+        assert code == 2, err
+        assert err.strip() == (
+            f"error: --out {shown} received another run's result while this one ran; not "
+            f"replacing it without --force: this result is in {shown}-2/"
+        )
+    else:  # its own default folder: the next free name, as if it had been taken before
+        assert code == 0, err
+        assert stdout.rstrip().endswith(f"outputs in {shown}-2/")
     assert digest(target) == digest(ws / "prev")
     assert (target.parent / f"{target.name}-2" / "jobs.parquet").is_file()
     assert not list(target.parent.glob(".*"))  # no temporary left

@@ -21,7 +21,6 @@ command line exits with code 1); a target the user chose badly is an
 from __future__ import annotations
 
 import errno
-import itertools
 import os
 import re
 import shutil
@@ -268,12 +267,17 @@ def _check_writable(path: Path, option: str) -> None:
 
 
 @contextmanager
-def atomic_dir(path: str | Path, force: bool = False, option: str = "--out") -> Iterator[Path]:
+def atomic_dir(
+    path: str | Path, force: bool = False, option: str = "--out", moved: list[Path] | None = None
+) -> Iterator[Path]:
     """Yield a fresh temporary directory beside ``path``; when the block ends normally, it
     replaces ``path`` in one move (the old one, if any, is removed only after). On any error
     the temporary directory is removed and ``path`` is left as it was. A symbolic link is
     followed: the folder it names is replaced (the link itself was moved aside, and a
-    dangling one failed after the work)."""
+    dangling one failed after the work). ``path`` filled by another run meanwhile is not
+    replaced without ``force``: the result goes to ``PATH-2`` (``-3``, ...), said by an
+    :class:`InputError`, or (``moved`` given: a folder the caller chose itself) appended to
+    ``moved``."""
     if os.path.islink(path):
         path = os.path.realpath(path)
     path = check_target(path, force, "dir", option, whole=True)
@@ -282,9 +286,16 @@ def atomic_dir(path: str | Path, force: bool = False, option: str = "--out") -> 
         tmp.mkdir()
         yield tmp
         mark(tmp)
-        if not force and path.is_dir() and not is_empty(path):
-            _keep_beside(tmp, path, option)  # filled by another run meanwhile
-        _swap_in(tmp, path)
+        if not force and path.is_dir() and not is_empty(path):  # filled meanwhile
+            kept = _keep_beside(tmp, path)
+            if moved is None:
+                raise InputError(
+                    f"{option} {path} received another run's result while this one ran; not "
+                    f"replacing it without --force: this result is in {kept}/"
+                )
+            moved.append(kept)
+        else:
+            _swap_in(tmp, path)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         raise os_error(exc, str(path)) from None
@@ -293,12 +304,13 @@ def atomic_dir(path: str | Path, force: bool = False, option: str = "--out") -> 
         raise
 
 
-def _keep_beside(tmp: Path, path: Path, option: str) -> None:
-    """``path``, empty or absent when checked, holds a result now (another run into the same
-    folder, such as parallel runs of one trace into its default folder): without --force it
-    is not replaced; the finished result ``tmp`` is kept in a new ``PATH-2`` (``-3``, ...)
-    and an :class:`InputError` says where."""
-    for k in itertools.count(2):
+def _keep_beside(tmp: Path, path: Path) -> Path:
+    """Move the finished result ``tmp`` to a new ``PATH-2`` (``-3``, ...), and return that:
+    ``path``, empty or absent when checked, holds another run's result now (parallel runs of
+    one trace into its default folder)."""
+    k = 1
+    while True:
+        k += 1
         kept = path.with_name(f"{path.name}-{k}")
         if os.path.lexists(kept):
             continue
@@ -308,10 +320,7 @@ def _keep_beside(tmp: Path, path: Path, option: str) -> None:
             if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
                 continue  # taken meanwhile
             raise
-        raise InputError(
-            f"{option} {path} received another run's result while this one ran; not replacing "
-            f"it without --force: this result is in {kept}/"
-        )
+        return kept
 
 
 def _swap_in(tmp: Path, path: Path) -> None:

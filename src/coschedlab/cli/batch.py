@@ -273,7 +273,8 @@ def run_simulate(
         _check_apps(workload, the_pool, trace, strict)
     results = {}
     notices = []
-    with atomic_dir(target, force) as tmp:
+    moved: list[Path] = []  # our own default folder, taken meanwhile by a parallel run
+    with atomic_dir(target, force, moved=None if out is not None else moved) as tmp:
         for spec, spreading, folder in zip(scheduler, spreads, folders, strict=True):
             r = _progress_run(
                 workload, cluster, spec, kill_at_walltime, the_pool, dependencies, pass_timeout
@@ -286,6 +287,7 @@ def run_simulate(
             sub.mkdir(exist_ok=True)
             r.write(sub, swf_integers)
             results[r.scheduler] = r
+    target = moved[0] if moved else target
     global written
     written = target
     console.print(metrics_table(results, file_name(trace)))
