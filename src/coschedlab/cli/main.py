@@ -238,7 +238,12 @@ def main(exit_process: bool = False) -> None:
 def _printable_stdout() -> None:
     """Let standard output write what its encoding cannot as escapes (``\\xe9``), as Python
     does on standard error: a trace named ``é.swf`` with ``PYTHONIOENCODING=ascii`` (or a
-    Latin-1 terminal) was an internal error before anything ran."""
+    Latin-1 terminal) was an internal error before anything ran. A standard stream closed
+    when the program started (``>&-``: None) writes to os.devnull, as a closed one would:
+    every writer may print (a writer of None was an internal error, exit 3)."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w"))  # noqa: SIM115 (open until the end)
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None and sys.stdout.errors == "strict":
         reconfigure(errors="backslashreplace")
