@@ -284,6 +284,13 @@ class Workload:
             w.dropped[reason] += int((~mask).sum())
         return w
 
+    def freeze(self) -> Workload:
+        """Make the columns read-only (this workload, returned): its results then share them
+        instead of copying them (a million jobs: ~100 MB less); an edit in place is refused."""
+        for a in (*self.columns.values(), *self.extra.values()):
+            a.flags.writeable = False
+        return self
+
     def summary(self) -> str:
         """One line: how many jobs, from where, and what was dropped."""
         from .tables import count
