@@ -6,6 +6,7 @@ from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
 
 from coschedlab.engine.jobintervals cimport JobIntervals
+from coschedlab.engine.nodepool cimport NodePool
 
 
 cdef class SharedNodes:
@@ -21,6 +22,8 @@ cdef class SharedNodes:
                               # over segments does not chase a pointer per segment)
     cdef vector[long] spare   # handles of unused slots
     cdef vector[long] by_free  # by_free[f]: nodes with exactly f free cores
+    cdef NodePool idle_        # the idle nodes as free runs (the whole-node pool's index):
+                              # the lowest idle nodes without a walk over the segments
     cdef vector[vector[long]] nb  # running job -> the jobs beside it (any order)
     cdef vector[char] running  # job -> placed and not released
     cdef vector[long] mark     # scratch: stamps for deduplicating neighbours

@@ -10,11 +10,12 @@ segment. The Python reference they are tested against is ``tests/coloc/segments_
 
 from libcpp.algorithm cimport sort as csort
 from libcpp.algorithm cimport upper_bound
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, uint64_t
 from libc.string cimport memcmp, memcpy, memmove
 from libcpp.vector cimport vector
 
 from .jobintervals cimport JobIntervals
+from .nodepool cimport NodePool
 
 import numpy as np
 
@@ -23,6 +24,9 @@ from array import array
 from .placement import normalize
 
 __all__ = ["CoreProjection", "SharedCores", "SharedNodes"]
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
 
 
 cdef inline long _bisect(vector[long]& v, long x, long lo) noexcept:
@@ -91,6 +95,7 @@ cdef class SharedNodes:
         self.sb.assign(self.W, 0)  # handle 0: no job
         self.by_free.assign(cores_per_node + 1, 0)
         self.by_free[cores_per_node] = nodes
+        self.idle_ = NodePool(nodes)
         self.n_idle = nodes
         self.total_free = nodes * cores_per_node
         self.changes = 0  # places and releases so far
@@ -119,6 +124,12 @@ cdef class SharedNodes:
     def nodes_by_free(self) -> list[int]:
         """``nodes_by_free[f]``: how many nodes have exactly f free cores."""
         return list(self.by_free)
+
+    @property
+    def idle_runs(self) -> list[tuple[int, int]]:
+        """The idle-node index: its runs of idle nodes, by first node (they are the idle
+        segments)."""
+        return self.idle_.intervals
 
     # -- queries ----------------------------------------------------------------------------
     cdef long seg_c(self, long node) noexcept:
@@ -215,19 +226,9 @@ cdef class SharedNodes:
         """The ``k`` lowest idle nodes, as intervals (without taking them)."""
         if k > self.n_idle:
             raise ValueError(f"asked for {k} idle nodes, {self.n_idle} idle")
-        cdef long i = 0, a, b, m = self.st.size(), cpn = self.cpn
-        out = []
-        while k > 0:
-            while self.fr[i] != cpn:
-                i += 1
-            a = self.st[i]
-            b = self._end(i)
-            if b - a > k:
-                b = a + k
-            out.append((a, b))
-            k -= b - a
-            i += 1
-        return out
+        cdef vector[long] out
+        self.lowest_idle_c(k, &out)
+        return [(out[i], out[i + 1]) for i in range(0, out.size(), 2)]
 
     def check(self, p) -> str | None:
         """Why placement ``p`` is impossible now, or None if it fits."""
@@ -321,6 +322,7 @@ cdef class SharedNodes:
                 f = self.fr[i]
                 if f == cpn:
                     self.n_idle -= length
+                    self.idle_.take_range_c(self.st[i], e)
                 self.by_free[f] -= length
                 self.by_free[f - cores] += length
                 self.fr[i] = f - cores
@@ -372,6 +374,7 @@ cdef class SharedNodes:
                 self.by_free[f] += length
                 if f == cpn:
                     self.n_idle += length
+                    self.idle_.give_range_c(self.st[i], e)
                 self.fr[i] = f
                 held = self._slot(self.jb[i])
                 n = held[0]
@@ -433,21 +436,25 @@ cdef class SharedNodes:
 
     cdef void lowest_idle_c(self, long need, vector[long]* out) noexcept:
         """Append the ``need`` lowest idle nodes to ``out`` as intervals ``a b`` (sorted,
-        touching ones apart as the segments are); there must be that many idle nodes."""
-        cdef long i = 0, a, b, cpn = self.cpn, m = self.st.size()
-        cdef const long* fr = self.fr.data()  # (locals: the skip is a tight loop in C)
-        cdef const long* st = self.st.data()
+        touching ones apart as the segments are); there must be that many idle nodes. The
+        idle segments are the maximal runs of idle nodes, so they are the free runs of
+        :attr:`idle_`: its bitmap of run starts gives them lowest first, a word for 64 nodes,
+        without a walk over the segments in use."""
+        cdef NodePool p = self.idle_
+        cdef long w = 0, s, e
+        cdef uint64_t bits
         while need > 0:
-            while fr[i] != cpn:
-                i += 1
-            a = st[i]
-            b = st[i + 1] if i + 1 < m else self.n
-            if b - a > need:
-                b = a + need
-            out.push_back(a)
-            out.push_back(b)
-            need -= b - a
-            i += 1
+            bits = p.heads[w]
+            while bits and need > 0:
+                s = (w << 6) + __builtin_ctzll(bits)
+                bits &= bits - 1
+                e = p.end_of[s]
+                if e - s > need:
+                    e = s + need
+                out.push_back(s)
+                out.push_back(e)
+                need -= e - s
+            w += 1
 
     cdef vector[long]* neighbours_c(self, long j) except NULL:
         if 0 <= j < <long>self.running.size() and (self.running[j] or j == self.left_job):
