@@ -15,7 +15,6 @@ from libc.string cimport memcmp, memcpy, memmove
 from libcpp.vector cimport vector
 
 from .jobintervals cimport JobIntervals
-from .nodepool cimport NodePool
 
 import numpy as np
 
@@ -95,7 +94,9 @@ cdef class SharedNodes:
         self.sb.assign(self.W, 0)  # handle 0: no job
         self.by_free.assign(cores_per_node + 1, 0)
         self.by_free[cores_per_node] = nodes
-        self.idle_ = NodePool(nodes)
+        self.idle_.assign((nodes >> 6) + 1, 0)
+        self.idle_top.assign((nodes >> 12) + 1, 0)
+        self._set_idle(0, nodes, True)
         self.n_idle = nodes
         self.total_free = nodes * cores_per_node
         self.changes = 0  # places and releases so far
@@ -127,9 +128,18 @@ cdef class SharedNodes:
 
     @property
     def idle_runs(self) -> list[tuple[int, int]]:
-        """The idle-node index: its runs of idle nodes, by first node (they are the idle
-        segments)."""
-        return self.idle_.intervals
+        """The idle-node index read node by node: its runs of idle nodes, by first node
+        (they are the idle segments)."""
+        cdef long x, a = -1
+        out = []
+        for x in range(self.n + 1):
+            if x < self.n and self.idle_[x >> 6] >> (x & 63) & 1:
+                if a < 0:
+                    a = x
+            elif a >= 0:
+                out.append((a, x))
+                a = -1
+        return out
 
     # -- queries ----------------------------------------------------------------------------
     cdef long seg_c(self, long node) noexcept:
@@ -322,7 +332,7 @@ cdef class SharedNodes:
                 f = self.fr[i]
                 if f == cpn:
                     self.n_idle -= length
-                    self.idle_.take_range_c(self.st[i], e)
+                    self._set_idle(self.st[i], e, False)
                 self.by_free[f] -= length
                 self.by_free[f - cores] += length
                 self.fr[i] = f - cores
@@ -374,7 +384,7 @@ cdef class SharedNodes:
                 self.by_free[f] += length
                 if f == cpn:
                     self.n_idle += length
-                    self.idle_.give_range_c(self.st[i], e)
+                    self._set_idle(self.st[i], e, True)
                 self.fr[i] = f
                 held = self._slot(self.jb[i])
                 n = held[0]
@@ -434,27 +444,64 @@ cdef class SharedNodes:
         self.jb.erase(self.jb.begin() + i)
         return 1
 
+    cdef void _set_idle(self, long a, long b, bint on) noexcept:
+        """Nodes ``a..b-1`` become idle (``on``) or stop being idle, in the idle-node index."""
+        cdef uint64_t* w = self.idle_.data()
+        cdef uint64_t* top = self.idle_top.data()
+        cdef long x = a >> 6, y, last = (b - 1) >> 6
+        cdef uint64_t mask
+        if b <= a:
+            return
+        while x <= last:
+            mask = ~(<uint64_t>0)
+            if x == a >> 6:
+                mask &= ~(<uint64_t>0) << (a & 63)
+            if x == last and (b & 63):
+                mask &= ((<uint64_t>1) << (b & 63)) - 1
+            if on:
+                w[x] |= mask
+                top[x >> 6] |= (<uint64_t>1) << (x & 63)
+            else:
+                w[x] &= ~mask
+                if w[x] == 0:
+                    top[x >> 6] &= ~((<uint64_t>1) << (x & 63))
+            x += 1
+
     cdef void lowest_idle_c(self, long need, vector[long]* out) noexcept:
         """Append the ``need`` lowest idle nodes to ``out`` as intervals ``a b`` (sorted,
         touching ones apart as the segments are); there must be that many idle nodes. The
-        idle segments are the maximal runs of idle nodes, so they are the free runs of
-        :attr:`idle_`: its bitmap of run starts gives them lowest first, a word for 64 nodes,
-        without a walk over the segments in use."""
-        cdef NodePool p = self.idle_
-        cdef long w = 0, s, e
+        idle segments are the maximal runs of idle nodes, so they are the runs of set bits
+        of the idle-node index: found lowest first, a word for 64 nodes (and a word of its
+        summary for 4,096), without a walk over the segments in use."""
+        cdef const uint64_t* w = self.idle_.data()
+        cdef const uint64_t* top = self.idle_top.data()
+        cdef long pos = 0, x, t, a, b, nw = self.idle_.size()
         cdef uint64_t bits
         while need > 0:
-            bits = p.heads[w]
-            while bits and need > 0:
-                s = (w << 6) + __builtin_ctzll(bits)
-                bits &= bits - 1
-                e = p.end_of[s]
-                if e - s > need:
-                    e = s + need
-                out.push_back(s)
-                out.push_back(e)
-                need -= e - s
-            w += 1
+            x = pos >> 6  # the lowest idle node at or after pos
+            bits = w[x] & (~(<uint64_t>0) << (pos & 63))
+            if bits == 0:
+                t = (x + 1) >> 6  # the next word with an idle node, by the summary
+                bits = top[t] & (~(<uint64_t>0) << ((x + 1) & 63)) if x + 1 < nw else 0
+                while bits == 0:
+                    t += 1
+                    bits = top[t]
+                x = (t << 6) + __builtin_ctzll(bits)
+                bits = w[x]
+            a = (x << 6) + __builtin_ctzll(bits)
+            bits = ~w[x] & (~(<uint64_t>0) << (a & 63))  # its run's end: the next busy node
+            while bits == 0 and x + 1 < nw:
+                x += 1
+                bits = ~w[x]
+            b = (x << 6) + __builtin_ctzll(bits) if bits else nw << 6
+            if b > self.n:
+                b = self.n
+            if b - a > need:
+                b = a + need
+            out.push_back(a)
+            out.push_back(b)
+            need -= b - a
+            pos = b
 
     cdef vector[long]* neighbours_c(self, long j) except NULL:
         if 0 <= j < <long>self.running.size() and (self.running[j] or j == self.left_job):
