@@ -34,6 +34,16 @@ cdef extern from "Python.h":
         double val, char format_code, int precision, int flags, int *ptype
     ) except NULL
 
+# the column kinds as C constants: the row loop compares C integers, not Python objects
+cdef enum:
+    K_FLOAT = 0
+    K_INT = 1
+    K_CONST = 2
+    K_TEXT = 3
+    K_QUOTED_INT = 4
+    K_CODE = 5
+    K_ALLOC = 6
+
 #: column kinds (the first item of each column given to :func:`write_rows`)
 FLOAT = 0  # float64 array
 INT = 1  # int64 array
@@ -413,24 +423,24 @@ def write_rows(write, Py_ssize_t n, list columns):
                     out.room(1)
                     out.put(c',')
                 kind = kinds[c]
-                if kind == FLOAT:
+                if kind == K_FLOAT:
                     out.put_float((<const double *>data[c])[i])
-                elif kind == INT:
+                elif kind == K_INT:
                     out.room(21)
                     out.put_int((<const int64_t *>data[c])[i])
-                elif kind == QUOTED_INT:
+                elif kind == K_QUOTED_INT:
                     out.room(23)
                     out.put(c'"')
                     if (<const int64_t *>data[c])[i] >= 0:
                         out.put_int((<const int64_t *>data[c])[i])
                     out.put(c'"')
-                elif kind == CONST:
+                elif kind == K_CONST:
                     b = <bytes>consts[c]
                     out.put_bytes(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b))
-                elif kind == CODE:
+                elif kind == K_CODE:
                     b = <bytes>(<tuple>labels[c])[(<const uint8_t *>data[c])[i]]
                     out.put_bytes(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b))
-                elif kind == ALLOC:
+                elif kind == K_ALLOC:
                     out.room(_ALLOC_ROOM * <Py_ssize_t>acnt[c][i] + 2)
                     out.put(c'"')
                     if acnt[c][i]:
