@@ -292,14 +292,15 @@ def _read_swf(
 
     _check_ranges(values, linenos, where)
     job_id = values[:, 0].astype(np.int64)
-    ids, first, counts = np.unique(job_id, return_index=True, return_counts=True)
-    if (counts > 1).any():
-        dup = ids[counts > 1][0]
-        rows = np.flatnonzero(job_id == dup)
-        raise InputError(
-            f"job number {int(dup)} appears again (first on line {linenos[rows[0]]})",
-            where=f"{where}:{linenos[rows[1]]}",
-        )
+    if not (job_id[1:] > job_id[:-1]).all():  # increasing numbers (most traces): no duplicate
+        ids, counts = np.unique(job_id, return_counts=True)
+        if (counts > 1).any():
+            dup = ids[counts > 1][0]
+            rows = np.flatnonzero(job_id == dup)
+            raise InputError(
+                f"job number {int(dup)} appears again (first on line {linenos[rows[0]]})",
+                where=f"{where}:{linenos[rows[1]]}",
+            )
 
     submit = values[:, 1]
     run = values[:, 3]
