@@ -129,6 +129,46 @@ def test_a_registered_capability_gets_its_dashboard_page(toy, tmp_path):
     assert "toy-sweep-active.data" in outputs and "toy-sweep-result.children" in outputs
 
 
+def load_scaled(path: Path, *, factor: int = 1) -> ToySpec:
+    toy = load_toy(path)
+    return ToySpec(toy.name, tuple(v * factor for v in toy.values), toy.output)
+
+
+def square_but_nine(config: dict[str, Any]) -> dict[str, Any]:
+    if config["value"] == 9:
+        raise ValueError("nine refused")
+    return square(config)
+
+
+def test_a_capability_declares_its_command_words_options_and_exit_status(spec, tmp_path):
+    """A top-level command of its own words, with an option of its own (its value reaches
+    the spec loader), its failed runs listed with the command that resumes, exit 1."""
+    from dataclasses import replace
+
+    from coschedlab.cli.main import build_app
+    from coschedlab.sweeps.capability import Option
+
+    scaled = replace(
+        TOY, name="scaled", command="squares", load_spec=load_scaled, failed_exit=1,
+        sweep=Sweep("scaled", square_but_nine, lambda spec: {"toy": spec.name}, ("toy",), shape),
+        options=(Option("factor", ("--factor",), int, 1, "multiply every value"),),
+    )  # fmt: skip
+    register(scaled)
+    try:
+        app = build_app()
+        assert "--factor" in CliRunner().invoke(app, ["squares", "--help"]).output
+        out = tmp_path / "o"
+        args = ["squares", str(spec), "--out", str(out), "-j", "1", "--factor", "3"]
+        r = CliRunner().invoke(app, args)
+        assert r.exit_code == 1, r.output
+        assert json.loads((out / "squares.json").read_text()) == {"3": 9, "6": 36}
+        assert "v9: ValueError: nine refused" in " ".join(r.output.split())
+        resume = f"resume with: coschedlab squares {spec} --out {out} --jobs 1 --factor 3"
+        assert resume in " ".join(r.output.split())
+    finally:
+        unregister("scaled")
+
+
 def test_every_built_in_capability_resolves():
     names = [c.name for c in capabilities()]
     assert names == sorted(["comparison", "coupled", "insitu", "study", "workflows"])
@@ -139,8 +179,20 @@ def test_every_built_in_capability_resolves():
             assert part is None or callable(resolve(part))
     assert capability("workflows").what == "workflow"
     assert capability("study").command_args("S.yaml", "o") == [
-        "study", "reproduce", "--out", "o", "--spec", "S.yaml",
+        "study", "reproduce", "--spec", "S.yaml", "--out", "o",
     ]  # fmt: skip
+    assert capability("comparison").command_args("S.yaml", "o") == ["compare", "S.yaml", "--out",
+                                                                   "o"]  # fmt: skip
+    # the generated commands with their declared options: none takes what it does not declare
+    from coschedlab.cli.main import build_app
+
+    app = build_app()
+    helps = {words: CliRunner().invoke(app, [*words.split(), "--help"]).output
+             for words in ("compare", "insitu reproduce", "study reproduce")}  # fmt: skip
+    assert "SPEC" in helps["compare"].upper() and "--fresh" in helps["compare"]
+    assert "--trials" in helps["insitu reproduce"] and "Arguments" not in helps["insitu reproduce"]
+    assert "--seeds" in helps["study reproduce"] and "--force" in helps["study reproduce"]
+    assert "--fresh" not in helps["study reproduce"] + helps["insitu reproduce"]
 
 
 #: a workflows sweep of four short runs (3 modes + the baseline)

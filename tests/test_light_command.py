@@ -31,7 +31,7 @@ HEAVY = (
     "pyarrow.fs",  # without the file systems pyarrow.parquet imports,
     "ssl",  # and with them ssl
     # the other commands' modules: the command line registers the command it runs alone
-    "coschedlab.cli.compare",
+    "coschedlab.cli.sweeps",
     "coschedlab.cli.coupled",
     "coschedlab.cli.data",
     "coschedlab.cli.elise",
@@ -89,27 +89,46 @@ def test_simulate_with_a_pool_still_imports_the_coloc_package(tmp_path):
     assert "coschedlab.coloc" in modules
 
 
-def test_files_written_without_pandas_read_back_as_the_table(tmp_path):
-    """jobs.parquet (pyarrow with pandas' metadata) and jobs.csv (pyarrow from NumPy) of a
-    result that never made its DataFrame equal those written from the DataFrame."""
+def _same_parquet(ours, theirs) -> None:
+    """Two Parquet files hold the same schema (names, types, nullability, metadata: Arrow's
+    and Parquet's) and the same values, read by pyarrow and by pandas."""
     import pandas as pd
+    import pyarrow.parquet as pq
 
-    from coschedlab import simulate
+    assert pq.read_schema(ours).equals(pq.read_schema(theirs), check_metadata=True)
+    assert pq.ParquetFile(ours).schema.equals(pq.ParquetFile(theirs).schema)
+    assert pq.read_table(ours).equals(pq.read_table(theirs), check_metadata=True)
+    pd.testing.assert_frame_equal(pd.read_parquet(ours), pd.read_parquet(theirs))
+
+
+def test_files_written_without_pandas_read_back_as_the_table(tmp_path, monkeypatch):
+    """jobs.parquet (pyarrow with pandas' metadata, in row groups) and jobs.csv (pyarrow from
+    NumPy) of a result that never made its DataFrame hold what those written from the
+    DataFrame hold: jobs.parquet the same schema and values as pandas' file (and the same
+    bytes as write_parquet of the DataFrame), jobs.csv the same bytes."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    from coschedlab import outputs, simulate
     from coschedlab.bundled import bundled
     from coschedlab.workload.swf import cluster_from_header, read_swf
 
+    monkeypatch.setattr(outputs, "ROW_GROUP_ROWS", 10_000)  # KTH's 28k jobs: three groups
     w = read_swf(bundled("KTH-SP2-1996-2.1-cln.swf.gz"))
     cluster = cluster_from_header(w.header)
     r = simulate(w.drop_oversized(cluster.total_cores), cluster, "easy")
     assert r.__dict__.get("jobs") is None  # the DataFrame was never made
     r.write(tmp_path)
+    assert pq.ParquetFile(tmp_path / "jobs.parquet").metadata.num_row_groups == 3
     frame = r.jobs  # made now, from the same columns
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "jobs.parquet"), frame)
     (tmp_path / "df").mkdir()
     frame.to_parquet(tmp_path / "df" / "jobs.parquet", index=False)
-    assert (tmp_path / "df" / "jobs.parquet").read_bytes() == (
-        tmp_path / "jobs.parquet"
-    ).read_bytes()
+    _same_parquet(tmp_path / "jobs.parquet", tmp_path / "df" / "jobs.parquet")
+    # the result's DataFrame, once made, is written as its columns were: the same file
+    outputs.write_parquet(tmp_path / "df" / "frame.parquet", frame)
+    frame_bytes = (tmp_path / "df" / "frame.parquet").read_bytes()
+    assert frame_bytes == (tmp_path / "jobs.parquet").read_bytes()
     from coschedlab.workload.batsim import write_jobs_csv
 
     write_jobs_csv(tmp_path / "df" / "jobs.csv", frame, cores_per_node=cluster.cores_per_node)
@@ -158,28 +177,93 @@ def test_a_result_shares_the_workloads_columns_read_only():
         user[0] = 1
 
 
-def test_the_parquet_writer_writes_pyarrow_parquets_bytes(tmp_path):
-    """``outputs.write_arrow_table`` (pyarrow's writer without ``pyarrow.parquet``) writes
-    what ``pyarrow.parquet.write_table(..., compression="snappy")`` writes: numbers, nulls,
-    booleans, texts, several row groups' worth of rows, and no row."""
-    import pyarrow as pa
+@pytest.mark.parametrize("n", [0, 1, 2_500])
+def test_the_parquet_writer_holds_pandas_schema_and_values(tmp_path, monkeypatch, n):
+    """``outputs.write_parquet`` of NumPy columns (pyarrow alone, in row groups, its own
+    encodings per column) writes the schema and the values that ``DataFrame.to_parquet``
+    writes: whole numbers, floats with NaN (null), booleans, texts, allocations; no row, one
+    row, several row groups."""
+    import numpy as np
+    import pandas as pd
     import pyarrow.parquet as pq
 
-    from coschedlab.outputs import write_arrow_table
+    from coschedlab import outputs
+    from coschedlab.intervals import AllocColumn
 
-    n = 70_000
-    table = pa.table(
-        {
-            "id": pa.array(range(n), pa.int64()),
-            "x": pa.array([None if k % 7 == 0 else k / 3 for k in range(n)], pa.float64()),
-            "flag": pa.array([k % 3 == 0 for k in range(n)]),
-            "text": pa.array([f"node{k % 97}" for k in range(n)], pa.large_string()),
-        },
-        metadata={"pandas": "{}"},
-    )
-    for name, t in (("some", table), ("none", table.slice(0, 0))):
-        write_arrow_table(t, tmp_path / f"{name}.parquet")
-        pq.write_table(t, tmp_path / f"{name}-pq.parquet", compression="snappy")
-        ours = (tmp_path / f"{name}.parquet").read_bytes()
-        assert ours == (tmp_path / f"{name}-pq.parquet").read_bytes()
-    assert pq.read_table(tmp_path / "some.parquet").equals(table)
+    monkeypatch.setattr(outputs, "ROW_GROUP_ROWS", 1_000)
+    k = np.arange(n)
+    held = [[(0, 1), (j % 50 + 2, j % 50 + 4)][: j % 3] for j in k]  # 0, 1 or 2 intervals
+    columns = {
+        "job_id": k.astype(np.int64),
+        "x": np.where(k % 7 == 0, np.nan, k / 3),
+        "user": (k % 5).astype(np.int64),
+        "flag": k % 3 == 0,
+        "text": np.array([f"node{j % 97}" for j in k], dtype=object),
+        "alloc": AllocColumn.from_intervals(held),
+    }
+    outputs.write_parquet(tmp_path / "ours.parquet", columns)
+    if n == 0:  # (pandas writes an empty column of objects as nulls, not as texts)
+        t = pq.read_table(tmp_path / "ours.parquet")
+        assert t.num_rows == 0 and t.column_names == list(columns)
+        assert str(t.schema.field("alloc").type) == "large_string"
+        return
+    frame = pd.DataFrame({c: np.asarray(v) for c, v in columns.items()})
+    frame.to_parquet(tmp_path / "pandas.parquet", index=False)
+    _same_parquet(tmp_path / "ours.parquet", tmp_path / "pandas.parquet")
+    groups = pq.ParquetFile(tmp_path / "ours.parquet").metadata.num_row_groups
+    assert groups == max(1, -(-n // 1_000))
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "ours.parquet"), frame)
+
+
+@pytest.mark.parametrize("until", [None, 2e6])
+def test_job_metrics_made_after_the_kernel_are_the_same_columns(until):
+    """``from_simulation(..., metrics_later=True)`` then ``fill_job_metrics()`` (the simulate
+    path: the per-job metrics made once the kernel is gone) gives the columns, their order and
+    their values that ``from_simulation`` gives at once; a run stopped at a time too."""
+    import numpy as np
+
+    from coschedlab.bundled import bundled
+    from coschedlab.engine.kernel import Simulation
+    from coschedlab.engine.result import Result
+    from coschedlab.schedulers import get_scheduler
+    from coschedlab.workload.swf import cluster_from_header, read_swf
+
+    w = read_swf(bundled("KTH-SP2-1996-2.1-cln.swf.gz"))
+    cluster = cluster_from_header(w.header)
+    w = w.drop_oversized(cluster.total_cores)
+    sim = Simulation(w, cluster, get_scheduler("easy"), until=until)
+    sim.run()
+    now = Result.from_simulation(sim)
+    later = Result.from_simulation(sim, metrics_later=True)
+    assert later.columns["wait"] is None
+    later.fill_job_metrics()
+    assert list(later.columns) == list(now.columns)
+    for name, values in now.columns.items():
+        a, b = np.asarray(later.columns[name]), np.asarray(values)
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), name
+    assert later.metrics == pytest.approx(now.metrics, nan_ok=True)
+    if until is not None:
+        assert np.isnan(now.columns["wait"]).any()  # some jobs never started
+
+
+@pytest.mark.parametrize("kind", ["plain", "named columns", "attrs", "nullable", "filtered"])
+def test_a_frame_is_written_as_pandas_writes_it(tmp_path, kind):
+    """``outputs.write_parquet`` of a DataFrame (pyarrow alone for plain columns, pandas'
+    own writer for what pandas records otherwise) holds pandas' schema, metadata and
+    values."""
+    import pandas as pd
+
+    from coschedlab import outputs
+
+    frame = pd.DataFrame({"a": [1, 2, 3], "x": [0.5, float("nan"), 2.0], "s": ["p", "q", "r"]})
+    if kind == "named columns":
+        frame = frame.rename_axis("cols", axis=1)
+    elif kind == "attrs":
+        frame.attrs["note"] = "kept"
+    elif kind == "nullable":
+        frame["a"] = pd.array([1, None, 3], dtype="Int64")
+    elif kind == "filtered":
+        frame = frame.iloc[[0, 2]]
+    outputs.write_parquet(tmp_path / "ours.parquet", frame)
+    frame.to_parquet(tmp_path / "pandas.parquet", index=False)
+    _same_parquet(tmp_path / "ours.parquet", tmp_path / "pandas.parquet")

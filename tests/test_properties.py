@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 from conftest import workloads
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -297,3 +298,19 @@ def test_the_compiled_slurm_pass_gives_the_python_pass_schedule(w, nodes, opts, 
     for j in range(len(ids)):
         assert fast.age_origin(j) == slow.age_origin(j)
         assert fast.priority_of(j, 1e5) == slow.priority_of(j, 1e5)
+
+
+@pytest.mark.parametrize("block", [1, 2, 3])
+def test_a_profile_in_small_blocks_gives_the_same_scans_and_schedules(block):
+    # CProfile in blocks (lazy holds over whole blocks, duration checks passing whole
+    # blocks, blocks split as holds add steps), forced on the small profiles of the property
+    # tests: the same scans and schedules as the Python oracles
+    from coschedlab.schedulers.passes import profile_blocks
+
+    old = profile_blocks(block, 0)
+    try:
+        test_slurm_count_scan_matches_the_python_scan()
+        test_the_compiled_pass_gives_the_python_pass_schedule()
+        test_the_compiled_slurm_pass_gives_the_python_pass_schedule()
+    finally:
+        profile_blocks(*old)

@@ -8,14 +8,22 @@ line starts without importing every capability. A new capability adds its object
 
 from __future__ import annotations
 
-from .sweeps.capability import Capability, register
+from pathlib import Path
+
+from .sweeps.capability import Capability, Option, register
 
 __all__ = ["COMPARISON", "COUPLED", "INSITU", "STUDY", "WORKFLOWS"]
 
-#: ``coschedlab compare`` (its own command, and the dashboard's run page)
+#: ``coschedlab compare``: workloads x schedulers x repetitions (the dashboard's run and
+#: results pages show it)
 COMPARISON = register(Capability(
     "comparison", "coschedlab.experiments.comparison:SWEEP",
-    load_spec="coschedlab.experiments.spec:load_spec", generated=False,
+    load_spec="coschedlab.experiments.spec:load_spec",
+    report="coschedlab.experiments.compare:report", shown="coschedlab.experiments.compare:shown",
+    help="Run every workload x scheduler x repetition of SPEC (resuming: finished runs are "
+    "kept), print the comparison table and write comparison.csv and the plots.",
+    page=None, command="compare", failed_exit=1, stdout=True,
+    options=(Option("spec", (), Path, help="comparison spec (YAML, see docs/experiments.md)"),),
 ))  # fmt: skip
 
 #: ``coschedlab workflows compare``: workflow x share (or period) x seed x mode
@@ -48,14 +56,47 @@ COUPLED = register(Capability(
 #: ``coschedlab study reproduce``: configurations O, A-E on 32 and 64 workers (SimX Table 5)
 STUDY = register(Capability(
     "study", "coschedlab.studies.sweep:SWEEP",
-    load_spec="coschedlab.studies.spec:load_spec",
-    summary="coschedlab.studies.sweep:summary", generated=False,
+    load_spec="coschedlab.studies.sweep:load_reproduction",
+    summary="coschedlab.studies.sweep:summary", report="coschedlab.studies.sweep:report",
+    shown="coschedlab.studies.sweep:shown",
     bundled=(("helium (bundled)", "coschedlab:helium_study.yaml"),),
     title="Sweep: reproduce Table 5 (O, A-E on 32 and 64 workers; stored, resumable)",
     upload="study", prefix="st", default_out="sweeps/helium-table5", page="studies",
-    args=lambda spec, out: ["study", "reproduce", "--out", out, "--spec", spec],
-    check="coschedlab.studies.sweep:check_command",
+    check="coschedlab.studies.sweep:check_command", command="study reproduce",
+    help="The seed's Table 5: configurations O, A-E on 32 and 64 workers, simulated, beside "
+    "the published figures (table5.csv, table5.png, a scheduling graph per run of the spec's "
+    "seed). The runs are a sweep (OUT/runs, one file each) on the local pool or a Dask "
+    "cluster: an interrupted reproduction resumes, and more --seeds extend a finished one.",
+    options=(
+        Option("out", ("--out",), Path, help="output directory"),
+        Option("spec", ("--spec",), str, "helium", "the study (default: helium)"),
+        Option("seeds", ("--seeds",), int, 1, "average over the work model drawn with seeds "
+               "0..N-1 (default: the spec's seed only)"),
+        Option("fresh", ("--force",), bool, False, "replace an existing --out"),
+    ),
 ))  # fmt: skip
 
-#: ``coschedlab insitu reproduce`` (its own command and page)
-INSITU = register(Capability("insitu", "coschedlab.insitu.sweep:SWEEP", generated=False))
+#: ``coschedlab insitu reproduce``: the paper's sweeps x scenarios x heuristic pairs x trials,
+#: from the command's options (the insitu page has its own forms)
+INSITU = register(Capability(
+    "insitu", "coschedlab.insitu.sweep:SWEEP", load_spec="coschedlab.insitu.sweep:load_spec",
+    report="coschedlab.insitu.sweep:report", page=None, command="insitu reproduce",
+    failed_exit=1,
+    help="Run the paper's four sweeps x 8 scenarios x 4 heuristic pairs x trials; write CSVs "
+    "and Fig. 4, Fig. 5 and Table II figures into OUT. Interrupted runs resume.",
+    options=(
+        Option("spec"),  # its spec is these options
+        Option("out", ("--out",), Path, help="output directory (resumable)"),
+        Option("trials", ("--trials",), int, 5),
+        Option("sweeps", ("--sweeps",), str, "nodes,simulations,analyses,data",
+               "comma list of nodes,simulations,analyses,data"),
+        Option("steps", ("--steps",), int, 100),
+        Option("network", ("--network",), str, "paper", "paper | per-node"),
+        Option("engine", ("--engine",), str, "activities",
+               "activities | ptask (the bundled results' engine)"),
+        Option("seed", ("--seed",), int, 0),
+        Option("alloc_bandwidth", ("--alloc-bandwidth",), str, "B3",
+               "bandwidth the allocation uses: B3 (the authors' Fig. 4 data) or B (their "
+               "Table II data)"),
+    ),
+))  # fmt: skip

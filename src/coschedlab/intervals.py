@@ -105,8 +105,10 @@ class AllocColumn:
     @property
     def off(self) -> np.ndarray:
         """Where each job's intervals start in :attr:`flat` (made when asked for)."""
-        cnt = self.cnt.astype(np.int64)
-        return 2 * (np.cumsum(cnt) - cnt)
+        off = np.cumsum(self.cnt, dtype=np.int64)  # made in place: one array, no temporaries
+        off -= self.cnt
+        off *= 2
+        return off
 
     @classmethod
     def from_intervals(cls, allocations: Iterable[Intervals]) -> AllocColumn:
@@ -131,6 +133,15 @@ class AllocColumn:
         from ._core.textrows import alloc_text
 
         return alloc_text(self.arrays(), start, len(self) if stop is None else stop)
+
+    def text_chunks(self, rows: int) -> Iterator[tuple[np.ndarray, bytearray]]:
+        """:meth:`text_buffers` of each run of ``rows`` jobs in turn (the offsets into
+        :attr:`flat` made once, not per run)."""
+        from ._core.textrows import alloc_text
+
+        column = self.arrays()
+        for lo in range(0, len(self), rows):
+            yield alloc_text(column, lo, min(len(self), lo + rows))
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(off, cnt, flat)``."""

@@ -53,12 +53,13 @@ def run_simulation(
     )
     with pass_time_limit(sched, pass_timeout, sched.describe):
         sim.run()
-    result = Result.from_simulation(sim)
+    result = Result.from_simulation(sim, metrics_later=True)
     sim.release()  # the kernel's memory goes now, not at the next garbage collection
     del sim
     # and its pages go back to the system: the result's arrays, made last, keep the heap's top,
     # so glibc would keep the kernel's freed arrays (a million jobs: ~100 MB)
     trim_heap()
+    result.fill_job_metrics()  # (not on top of the kernel's memory)
     return result
 
 

@@ -332,19 +332,25 @@ def _trim(rep: Report, max_errors: int) -> Report:
 
 def _check_capacity(start, end, nodes, capacity, ids, what="nodes") -> list[str]:
     """Nodes (or cores) in use never exceed the machine (ends before starts at an instant)."""
+    n = len(end)
     times = np.concatenate([end, start])
-    delta = np.concatenate([-nodes, nodes])
-    kind = np.concatenate([np.zeros(len(end), np.uint8), np.ones(len(start), np.uint8)])
-    order = np.lexsort((kind, times))
-    del kind
-    used = delta[order]  # each temporary dropped once used (a million jobs: 16 MB each)
-    del delta
+    # stable: at one instant the ends (events 0..n-1) come before the starts (n..2n-1)
+    order = np.argsort(times, kind="stable")
+    del times
+    # each event's job, and its nodes taken (a start) or given back (an end), in time order:
+    # no array of every event's change (a million jobs: 16 MB an array)
+    starting = order >= n
+    order[starting] -= n
+    used = np.asarray(nodes)[order]
+    np.negative(used, out=used, where=~starting)
     np.cumsum(used, out=used)
     over = np.flatnonzero(used > capacity)
     if len(over):
-        k = order[over[0]] - len(end)
-        return [f"{used[over[0]]} {what} in use at t={times[order[over[0]]]} on a machine "
-                f"of {capacity} {what} (when job {ids[k]} starts)"]  # fmt: skip
+        i = over[0]
+        k = order[i]
+        t = start[k] if starting[i] else end[k]
+        return [f"{used[i]} {what} in use at t={t} on a machine of {capacity} {what} "
+                f"(when job {ids[k]} starts)"]  # fmt: skip
     return []
 
 
@@ -466,7 +472,9 @@ def _check_easy_head(
     joined = np.ascontiguousarray(joined, dtype=np.int64) if joined is not None else None
     ids = ids[order]
     n = len(start)
-    prefix = np.maximum.accumulate(np.concatenate([[-np.inf], start[:-1]])) if n else start
+    prefix = np.concatenate([[-np.inf], start[:-1]]) if n else start
+    if n:
+        np.maximum.accumulate(prefix, out=prefix)  # (in place: no second array)
     t_head = np.maximum(submit, prefix)
     overrun = (end - start) > req + EPS
     # overrunning jobs by estimated end, with the latest actual end among the first i of them:
@@ -475,8 +483,8 @@ def _check_easy_head(
     o_order = np.argsort(o_est, kind="stable")
     o_est = o_est[o_order]
     o_end_max = np.maximum.accumulate(end[overrun][o_order]) if len(o_est) else o_est
-    by_start = np.argsort(start, kind="stable").astype(np.int64)
-    by_end = np.argsort(end, kind="stable").astype(np.int64)
+    by_start = np.argsort(start, kind="stable").astype(np.int64, copy=False)
+    by_end = np.argsort(end, kind="stable").astype(np.int64, copy=False)
 
     def c(a: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(a, dtype=np.float64)

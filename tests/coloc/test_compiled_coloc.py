@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import segments_oracle as oracle
 from _coloc_data import pool_ab
 from hypothesis import given, settings
@@ -81,6 +82,14 @@ def test_compiled_segments_equal_the_python_oracle(case):
         p, q = Placement(job, nodes, cores), Placement(job, nodes, cores)
         why = c.check(p)
         assert why == o.check(q)
+        if why is not None:  # placing it anyway: refused on the same node, nothing changed
+            with pytest.raises(ValueError, match=f"node {why.split()[5][:-1]} has "):
+                c.place(job, p._iv, cores)
+            same_state(c, o, running)
+        elif len(p._iv) > 1:  # out of order: refused after placing the first interval
+            with pytest.raises(ValueError, match="out of order"):
+                c.place(job, p._iv[::-1], cores)
+            same_state(c, o, running)
         if why is None:
             iv = c.claim(p)
             assert iv == o.claim(q)
@@ -217,3 +226,19 @@ def test_compiled_co_pass_equals_the_python_scan(
         runs.append(Result.from_simulation(sim).jobs[PASS_COLS])
     assert runs[0].equals(runs[2]) and runs[1].equals(runs[2])
     assert np.isfinite(runs[0].end).all()
+
+
+def test_shared_cores_release_a_job_whose_intervals_straddle_two_blocks():
+    # the intervals are written in blocks of 2**18 ints: a job's may start in one block and
+    # end in the next; releasing it gives back exactly its nodes
+    fill = 2**17 - 1  # one-interval jobs: the next job's intervals start 2 ints before a block
+    acct = SharedCores(Cluster(4, 1, 2), fill + 2)
+    for j in range(fill):
+        acct.take(j, 1, None)
+        acct.release(j)
+    acct.take(fill, 0, Placement(fill, [0, 2], 1))  # nodes 0 and 2: two intervals
+    acct.take(fill + 1, 0, Placement(fill + 1, [0, 1, 2, 3], 1))
+    assert acct.allocation(fill) == [(0, 1), (2, 3)]
+    acct.release(fill)
+    assert acct.nodes.segments() == [(0, 4, 1, (fill + 1,))]
+    assert acct.alloc_column(fill + 2).tolist()[-2:] == ["0 2", "0-3"]

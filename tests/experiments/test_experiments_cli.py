@@ -36,7 +36,7 @@ def test_compare_command(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert len(pd.read_csv(out / "comparison.csv")) == 2
     assert (out / "improvement.png").stat().st_size > 10_000
     assert (out / "plots" / "trace" / "comparison.png").stat().st_size > 10_000
-    from coschedlab.cli.compare import compare
+    from coschedlab.cli.sweeps import compare
 
     capsys.readouterr()
     compare(tmp_path / "cmp.yaml", jobs=2, out=out, fresh=False)  # resumes: nothing to do

@@ -123,7 +123,7 @@ def test_failed_runs_are_recorded_and_others_kept(tmp_path: Path) -> None:
     error = (run_dir(out, RunKey("mix", "boom", 0)) / "error.txt").read_text()
     assert "RuntimeError: boom in the middle of the run" in error and "Traceback" in error
     # the CLI reports them and exits 1, after writing the analysis of what finished
-    from coschedlab.cli.compare import compare
+    from coschedlab.cli.sweeps import compare
 
     with pytest.raises(typer.Exit) as info:
         compare(tmp_path / "spec.yaml", jobs=1, out=out, fresh=False)

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from coschedlab.insitu.reproduce import build_tasks
-from coschedlab.insitu.sweep import reproduce
+from coschedlab.insitu.sweep import SWEEP, load_spec, report
 
 # SimGrid looked up, not imported: its Python bindings change process-wide settings (the
 # context factory, which runs now set themselves: test_context_factory.py) and need not load
@@ -23,17 +23,12 @@ def test_tasks_deduplicate_shared_configurations():
 
 @pytest.mark.slow  # the runner resume is also tested in tests/experiments; 13 s
 def test_small_reproduction_resumes_without_duplicates(tmp_path):
-    kw = dict(
-        trials=1,
-        jobs=2,
-        sweeps=("nodes",),
-        steps=3,
-        scenarios=("ideal", "in-transit"),
-        pairs=(("co", "co"), ("ev", "ev")),
-    )
+    spec = load_spec(None, trials=1, sweeps="nodes", steps=3, scenarios=("ideal", "in-transit"),
+                     pairs=(("co", "co"), ("ev", "ev")))  # fmt: skip
     seen = []
-    res = reproduce(tmp_path, progress=lambda d, n: seen.append((d, n)), **kw)
-    assert res["finished"] == res["runs"] == 5 * 2 * 2 and not res["errors"]
+    summary, rows = SWEEP.run(spec, tmp_path, jobs=2, on_start=lambda *a: seen.append(a))
+    assert len(rows) == len(summary.executed) == 5 * 2 * 2 and summary.ok
+    report(spec, tmp_path, rows)
     for name in (
         "runs.csv",
         "fig4.csv",
@@ -50,8 +45,9 @@ def test_small_reproduction_resumes_without_duplicates(tmp_path):
     stamp = {f.name: f.stat().st_mtime_ns for f in runs}
     (runs[0]).unlink()  # a lost run is redone, the others are kept
     seen.clear()
-    reproduce(tmp_path, progress=lambda d, n: seen.append((d, n)), **kw)
-    assert seen[0] == (19, 20) and seen[-1] == (20, 20)
+    summary, rows = SWEEP.run(spec, tmp_path, jobs=2, on_start=lambda *a: seen.append(a))
+    assert seen == [(1, 20)] and summary.executed == [runs[0].stem] and len(rows) == 20
+    report(spec, tmp_path, rows)
     after = sorted((tmp_path / "runs").glob("*.json"))
     assert [f.name for f in after] == [f.name for f in runs]
     for f in after[1:]:

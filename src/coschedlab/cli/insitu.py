@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import InputError
-from .options import ExecutorOpt, executor_of
+from .options import ForceOpt, JsonOpt
 
 app = typer.Typer(help="Plan and simulate in situ workflow ensembles.", no_args_is_help=True)
 
@@ -47,7 +47,6 @@ RoundingOpt = Annotated[
         help="authors (their scheduler.py) | min-time (n_NC by the smaller model time)",
     ),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object")]
 
 
 def _print_plan(plan: Any) -> None:
@@ -100,7 +99,7 @@ def generate(
     seed: Annotated[int, typer.Option("--seed")] = 0,
     network: Annotated[str, typer.Option("--network", help="paper | per-node")] = "paper",
     out: Annotated[Path | None, typer.Option("--out", help="write here instead of stdout")] = None,
-    force: Annotated[bool, typer.Option("--force", help="replace an existing --out")] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Write the paper's random ensemble (analysis work uniform in [0.5, 1.5] x 5000 GFLOP)."""
     from ..insitu.spec import NETWORKS, dump_ensemble, generate_ensemble
@@ -291,63 +290,3 @@ def _search(
         f"--core-alloc {best['core_alloc']} -> simulated makespan "
         f"{best['simulated_makespan']:.1f} s"
     )
-
-
-@app.command()
-def reproduce(
-    out: Annotated[Path, typer.Option("--out", help="output directory (resumable)")],
-    trials: Annotated[int, typer.Option("--trials")] = 5,
-    jobs: Annotated[int, typer.Option("--jobs", help="parallel processes (default: all CPUs)")] = 0,
-    sweeps: Annotated[
-        str, typer.Option("--sweeps", help="comma list of nodes,simulations,analyses,data")
-    ] = ("nodes,simulations,analyses,data"),
-    steps: Annotated[int, typer.Option("--steps")] = 100,
-    network: Annotated[str, typer.Option("--network", help="paper | per-node")] = "paper",
-    engine: Annotated[
-        str, typer.Option("--engine", help="activities | ptask (the bundled results' engine)")
-    ] = "activities",
-    seed: Annotated[int, typer.Option("--seed")] = 0,
-    alloc_bandwidth: Annotated[
-        str,
-        typer.Option(
-            "--alloc-bandwidth",
-            help="bandwidth the allocation uses: B3 (the authors' Fig. 4 data) or B (their "
-            "Table II data)",
-        ),
-    ] = "B3",
-    executor: ExecutorOpt = None,
-) -> None:
-    """Run the paper's four sweeps x 8 scenarios x 4 heuristic pairs x trials; write CSVs and
-    Fig. 4, Fig. 5 and Table II figures into OUT. Interrupted runs resume."""
-    from ..insitu.simulate import check_options
-    from ..insitu.sweep import reproduce as run_repro
-    from .progress import progress_bar, text_console
-
-    where = executor_of(None, executor)  # --jobs 0: every CPU
-    check_options(network, engine)
-    chosen = tuple(s.strip() for s in sweeps.split(",") if s.strip())
-    con = text_console(stderr=True)
-    with progress_bar(con, "simulations", None, unit="runs") as update:
-        res = run_repro(
-            out,
-            trials,
-            jobs or os.cpu_count() or 1,
-            chosen,
-            steps,
-            network,
-            engine,
-            seed,
-            update,
-            alloc_bandwidth=alloc_bandwidth,
-            executor=where,
-            on_info=lambda text: con.print(text, soft_wrap=True),
-        )
-    con.print(
-        f"{res['finished']}/{res['runs']} runs stored in {out / 'runs'}; wrote "
-        + ", ".join(res["files"])
-    )
-    if res["errors"]:
-        con.print(
-            f"[red]{len(res['errors'])} runs failed[/], e.g. {next(iter(res['errors'].items()))}"
-        )
-        raise typer.Exit(1)

@@ -19,7 +19,7 @@ from ..errors import InputError, OutputError
 #: of ``--help``
 COMMANDS: dict[str, str] = {
     "simulate": "core", "schedulers": "core", "validate": "validate", "demo": "core",
-    "data": "data", "generate": "coloc", "report": "coloc", "compare": "compare", "gui": "gui",
+    "data": "data", "generate": "coloc", "report": "coloc", "compare": "sweeps", "gui": "gui",
 }  # fmt: skip
 GROUPS: dict[str, str] = {
     "insitu": "insitu", "workflows": "workflows", "coupled": "coupled", "study": "study",

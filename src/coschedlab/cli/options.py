@@ -1,5 +1,5 @@
-"""Options shared by the sweep commands (``compare``, ``NAME compare``, ``study reproduce``,
-``elise run``)."""
+"""Options shared by several commands (declared once): the sweep commands' (``compare``,
+``NAME compare``, ``insitu reproduce``, ``study reproduce``, ``elise run``) and others."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ ExecutorOpt = Annotated[
         "default: the spec's 'executor', else local",
     ),
 ]
+ForceOpt = Annotated[bool, typer.Option("--force", help="replace an existing --out")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object")]
 FreshOpt = Annotated[
     bool, typer.Option("--fresh", help="discard the runs already stored in the output")
 ]

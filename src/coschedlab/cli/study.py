@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import InputError
-from .options import ExecutorOpt, JobsOpt, executor_of
+from .options import ForceOpt
 
 app = typer.Typer(
     help="Studies of many runs of a moldable simulation code (SimX): sampling, reuse, "
@@ -65,19 +65,6 @@ def _per_step(seconds: float) -> str:
     return f"{seconds:,.0f}" if abs(seconds) >= 1000 else f"{seconds:.4g}"
 
 
-BUNDLED = {"helium": "helium_study.yaml"}
-
-
-def _spec(text: str) -> Any:
-    """A spec file, or the name of a bundled one (``helium``: the seed's study)."""
-    from ..bundled import bundled, is_bundled
-    from ..studies.spec import load_spec
-
-    if text in BUNDLED and not Path(text).is_file():  # a folder of that name is no spec
-        return load_spec(bundled(BUNDLED[text]))
-    return load_spec(bundled(text) if is_bundled(text) else text)
-
-
 def _table(rows: list[dict], title: str) -> None:
     from ..studies.result import metrics_cells
     from .sweeps import print_table
@@ -101,7 +88,7 @@ def run(
     procs: Annotated[
         int | None, typer.Option("--procs", "-p", help="processors (default: the spec's)")
     ] = None,
-    force: Annotated[bool, typer.Option("--force", help="replace an existing --out")] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Run a study: the runs of each configuration, the scheduling graph, the Pareto front.
     One configuration writes OUT/{runs.csv, segments.csv, metrics.json, schedule.png,
@@ -111,9 +98,10 @@ def run(
     from ..outputs import atomic_dir, check_target
     from ..studies.manager import CONFIGS, config_of
     from ..studies.run import check_executor
+    from ..studies.sweep import load_study
     from .progress import text_console
 
-    s = _spec(spec)
+    s = load_study(spec)
     executor = check_executor(s, executor)
     if procs is not None:
         if procs < 1:
@@ -202,6 +190,7 @@ def report(
     design space the result stored, or that of --spec)."""
     from ..studies.plots import pareto_figure, scheduling_graph
     from ..studies.result import load_result
+    from ..studies.sweep import load_study
 
     folders = [folder] if (folder / "metrics.json").is_file() else sorted(
         p for p in folder.iterdir() if (p / "metrics.json").is_file()
@@ -209,7 +198,7 @@ def report(
     if not folders:
         raise InputError("not a study result (no metrics.json)", str(folder))
     results = [load_result(f) for f in folders]
-    s = _spec(spec) if spec is not None else None
+    s = load_study(spec) if spec is not None else None
     if s is not None:  # the spec must be this result's study (else: a wrong Pareto figure)
         for f, r in zip(folders, results, strict=True):
             if not all(_fits(s.space, rec) for rec in r.records):
@@ -256,52 +245,3 @@ def _fits(space: Any, rec: dict) -> bool:
         except (TypeError, ValueError):
             return False
     return True
-
-
-@app.command()
-def reproduce(
-    out: Annotated[Path, typer.Option("--out", help="output directory")],
-    spec: Annotated[str, typer.Option("--spec", help="the study (default: helium)")] = "helium",
-    seeds: Annotated[
-        int,
-        typer.Option(
-            "--seeds",
-            help="average over the work model drawn with seeds 0..N-1 "
-            "(default: the spec's seed only)",
-            min=1,
-            max=1000,
-        ),
-    ] = 1,
-    jobs: JobsOpt = None,
-    executor: ExecutorOpt = None,
-    force: Annotated[bool, typer.Option("--force", help="replace an existing --out")] = False,
-) -> None:
-    """The seed's Table 5: configurations O, A-E on 32 and 64 workers, simulated, beside the
-    published figures (table5.csv, table5.png, a scheduling graph per run of the spec's
-    seed). The runs are a sweep (OUT/runs, one file each) on the local pool or a Dask
-    cluster: an interrupted reproduction resumes, and more --seeds extend a finished one."""
-    import shutil
-
-    from ..outputs import check_target
-    from ..studies import sweep
-    from .progress import report_step, text_console
-    from .sweeps import print_table, run_shown
-
-    where = executor_of(jobs, executor)
-    s = _spec(spec)
-    if s.model is None:
-        raise InputError("the spec has no 'model' to simulate", s.source)
-    if force and out.exists():
-        check_target(out, force)  # never a user's own files
-        shutil.rmtree(out)
-    sweep.SWEEP.check_output(out, s)
-    tasks = sweep.tasks_of(s, (32, 64), "OABCDE", sweep.seeds_of(s, seeds))
-    summary, rows = run_shown(sweep.SWEEP, s, out, f"Table 5 of {s.name}", len(tasks), jobs,
-                              where, tasks=tasks)  # fmt: skip
-    if summary.failed:
-        raise InputError(f"{len(summary.failed)} runs failed (see {out}/runs/*.error.txt)")
-    with report_step(text_console(stderr=True), out):
-        df = sweep.report(s, out, rows, seeds=seeds)
-    title = "Table 5: ours (paper)" + (f", mean of {seeds} seeds" if seeds > 1 else "")
-    print_table(title, *sweep.table5_cells(df))
-    print(f"written to {out}")

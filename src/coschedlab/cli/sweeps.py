@@ -1,7 +1,7 @@
-"""The sweep commands generated from the capability registry: ``coschedlab NAME compare SPEC``
-for every registered capability (:mod:`coschedlab.sweeps.capability`) whose command is
-generated: read the spec, check ``--out``, run (or resume) the sweep with the progress bar,
-write its report and print its table.
+"""The sweep commands generated from the capability registry, one per registered capability
+(:mod:`coschedlab.sweeps.capability`; ``coschedlab NAME compare SPEC`` unless it declares
+other words and options): read the spec, check ``--out``, run (or resume) the sweep with the
+progress bar, write its report, print its table, list the failed runs.
 
 (No ``from __future__ import annotations``: a command's annotations name its capability and
 are evaluated when the command is made.)
@@ -13,10 +13,10 @@ from typing import Annotated, Any
 
 import typer
 
-from .options import ExecutorOpt, JobsOpt, SweepOutOpt, executor_of
+from .options import ExecutorOpt, FreshOpt, JobsOpt, SweepOutOpt, executor_of
 
 __all__ = [
-    "add_sweep_commands", "compare_command", "print_table", "run_capability", "run_shown",
+    "add_sweep_commands", "compare_command", "print_table", "run_capability",
 ]  # fmt: skip
 
 
@@ -41,80 +41,143 @@ def print_table(
     text_console(width=80).print(t)
 
 
-def run_shown(sweep: Any, s: Any, target: Path, title: str, n: int, jobs: int | None,
-              where: Any, **more: Any) -> tuple[Any, list[Any]]:  # fmt: skip
-    """Run (or resume) ``sweep`` of the spec ``s`` into ``target`` with the progress bar
-    (``title``, ``n`` runs; its notes on stderr; ``more``: :meth:`~coschedlab.sweeps.sweep.
-    Sweep.run`'s ``tasks``): the runner's summary and the finished runs' records."""
-    from .progress import run_sweep_shown, text_console
+def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
+                   out: Path | None = None, executor: str | None = None, fresh: bool = False,
+                   **options: Any) -> None:  # fmt: skip
+    """A capability's sweep command: read the spec (a file or ``coschedlab:NAME``, with the
+    command's own ``options``), check ``--out`` (default: the spec's ``output``; ``fresh``:
+    its runs removed first), run the sweep with the progress bar, write the report and say
+    what was written, print the table; failed runs are listed and exit ``failed_exit``."""
+    import shlex
 
-    err = text_console(stderr=True)
+    import typer
+    from rich.markup import escape
 
-    def info(text: str) -> None:
-        err.print(text, soft_wrap=True)
-
-    return run_sweep_shown(
-        err, title, n, target,
-        lambda **cb: sweep.run(s, target, jobs=jobs, executor=where, on_info=info, **more, **cb),
-    )  # fmt: skip
-
-
-def run_capability(cap: Any, spec: Path, jobs: int | None, out: Path | None,
-                   executor: str | None) -> None:  # fmt: skip
-    """A capability's sweep command: read the spec (a file or ``coschedlab:NAME``), check
-    ``--out`` (default: the spec's ``output``), run the sweep with the progress bar, write the
-    report and say what was written, print the table; failed runs exit 2."""
     from ..bundled import bundled, is_bundled
-    from ..errors import InputError
-    from .progress import report_step, text_console
+    from .progress import report_step, run_sweep_shown, text_console
 
     where = executor_of(jobs, executor)
-    s: Any = cap.read(bundled(str(spec)) if is_bundled(str(spec)) else spec)
+    path = bundled(str(spec)) if spec is not None and is_bundled(str(spec)) else spec
+    s: Any = cap.read(path, **options)
     target = Path(out if out is not None else s.output)
     sweep = cap.the_sweep()
+    if fresh:
+        sweep.clear(target, s)
     sweep.check_output(target, s)
-    summary, rows = run_shown(sweep, s, target, s.name, len(s.configs()), jobs, where)
+    tasks = sweep.tasks(s)
     err = text_console(stderr=True)
+    say = text_console() if cap.stdout else err
+    resume = "resume with: " + shlex.join(_resume_args(cap, spec, jobs, out, executor, options))
+    summary, rows = run_sweep_shown(
+        err, getattr(s, "title", s.name), len(tasks), target,
+        lambda **cb: sweep.run(s, target, tasks=tasks, jobs=jobs, executor=where,
+                               on_info=lambda text: err.print(text, soft_wrap=True), **cb),
+        say=say, resume=resume, rows=not sweep.layout.directory,
+    )  # fmt: skip
     with report_step(err, target):
         written = cap.write_report(s, target, rows)
-        shown = cap.table(target)
-    if shown is not None:
+        shown = cap.show(s, target, say.width)
+    if isinstance(shown, tuple):
         print_table(*shown)
-    err.print("wrote " + ", ".join(str(p) for p in written), soft_wrap=True)
+    elif shown is not None:
+        text_console().print(shown)
+    say.print(escape("wrote " + ", ".join(str(p) for p in written)), soft_wrap=True)
     if summary.failed:
-        raise InputError(f"{len(summary.failed)} runs failed (see {target}/runs/*.error.txt)")
+        store = sweep.store(target)
+        err.print(f"[red]{len(summary.failed)} run(s) failed:[/red]")
+        for key, error in sorted(summary.failed.items()):
+            where_ = store.layout.error_path(store.folder, key)
+            err.print(escape(f"  {key}: {error} (see {where_})"), soft_wrap=True)
+        err.print(escape(f"fix the cause and {resume}"), soft_wrap=True)
+        raise typer.Exit(cap.failed_exit)
+
+
+def _resume_args(cap: Any, spec: Path | None, jobs: int | None, out: Path | None,
+                 executor: str | None, options: dict[str, Any]) -> list[str]:  # fmt: skip
+    """The command line resuming this sweep: the same spec and options (``--fresh`` left
+    out)."""
+    args = ["coschedlab", *cap.command_args(None if spec is None else str(spec),
+                                            None if out is None else str(out))]  # fmt: skip
+    given = [("--jobs", jobs), ("--executor", executor)]
+    given += [(o.flags[0], options[o.name]) for o in cap.options
+              if o.name in options and options[o.name] != o.default]  # fmt: skip
+    for flag, value in given:
+        if value is True:
+            args.append(flag)
+        elif value is not None and value is not False:
+            args += [flag, str(value)]
+    return args
 
 
 def compare_command(cap: Any) -> Callable[..., None]:
-    """The ``compare`` command of ``cap``, its help the capability's."""
+    """The command of ``cap``: the common parameters (``SPEC``, ``--jobs``, ``--out``,
+    ``--executor``; ``--fresh`` when its sweep can clear its runs) with its own
+    :attr:`~coschedlab.sweeps.capability.Capability.options`, its help the capability's."""
+    import inspect
 
-    def compare(
-        spec: Annotated[Path, typer.Argument(help=f"sweep spec (YAML, see docs/{cap.name}.md)")],
-        jobs: JobsOpt = None,
-        out: SweepOutOpt = None,
-        executor: ExecutorOpt = None,
-    ) -> None:
-        run_capability(cap, spec, jobs, out, executor)
+    params = {
+        "spec": Annotated[Path, typer.Argument(
+            help=f"sweep spec (YAML, see docs/{cap.name}.md)")],  # fmt: skip
+        "jobs": JobsOpt, "out": SweepOutOpt, "executor": ExecutorOpt,
+    }  # fmt: skip
+    defaults: dict[str, Any] = {"jobs": None, "out": None, "executor": None}
+    if cap.the_sweep().clear is not None:
+        params["fresh"], defaults["fresh"] = FreshOpt, False
+    for o in cap.options:  # in the place of the common one it replaces
+        defaults.pop(o.name, None)
+        if o.type is None:
+            params.pop(o.name, None)
+            continue
+        info = typer.Option(*o.flags, help=o.help) if o.flags else typer.Argument(help=o.help)
+        params[o.name] = Annotated[o.type, info]
+        if o.default is not ...:
+            defaults[o.name] = o.default
 
-    compare.__doc__ = cap.help
-    return compare
+    def command(*args: Any, **values: Any) -> None:
+        run_capability(cap, *args, **values)
+
+    kind = inspect.Parameter.KEYWORD_ONLY
+    command.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
+        inspect.Parameter(k, kind, annotation=a, default=defaults.get(k, inspect.Parameter.empty))
+        for k, a in params.items()
+    ])  # fmt: skip
+    command.__doc__ = cap.help
+    command.__name__ = cap.words[-1]
+    return command
+
+
+def __getattr__(name: str) -> Callable[..., None]:
+    """The top-level command ``name`` of a capability (``compare``: the comparison's)."""
+    from ..sweeps.capability import capabilities
+
+    for cap in capabilities():
+        if cap.words == [name]:
+            return compare_command(cap)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def add_sweep_commands(
     app: typer.Typer, groups: dict[str, typer.Typer], only: str | None = None
 ) -> None:
-    """Add ``NAME compare`` to ``app`` for every registered capability whose command is
-    generated (or for capability ``only``): in its group of ``groups`` when it has one, else
-    in a new group ``NAME``."""
+    """Add the command of every registered capability (or of those whose command starts
+    with ``only``) to ``app``: a top-level one unless ``app`` has it (:data:`~.main.
+    COMMANDS`), the others in their group of ``groups`` when it has one, else in a new
+    group."""
     from ..sweeps.capability import capabilities
+    from .main import COMMANDS
 
     for cap in capabilities():
-        if not cap.generated or only not in (None, cap.name):
+        *group_words, word = cap.words
+        if only not in (None, cap.words[0]):
             continue
-        group = groups.get(cap.name)
+        if not group_words:
+            if word not in COMMANDS:
+                app.command(word, help=cap.help)(compare_command(cap))
+            continue
+        group = groups.get(group_words[0])
         if group is None:
             group = typer.Typer(help=cap.help, no_args_is_help=True)
-            app.add_typer(group, name=cap.name)
-        if any(c.name == "compare" for c in group.registered_commands):
+            app.add_typer(group, name=group_words[0])
+        if any(c.name == word for c in group.registered_commands):
             continue  # already added (the app is built once per process)
-        group.command("compare", help=cap.help)(compare_command(cap))
+        group.command(word, help=cap.help)(compare_command(cap))

@@ -11,6 +11,7 @@ import typer
 
 from ..errors import InputError
 from ..tables import count, number
+from .options import ForceOpt, JsonOpt
 
 app = typer.Typer(
     help="Workflows as chained jobs, pilot jobs or WoAS jobs in a loaded machine.",
@@ -86,7 +87,7 @@ def show(
     ],
     coarse: CoarseOpt = None,
     max_cores: MaxCoresOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    as_json: JsonOpt = False,
     plot: Annotated[Path | None, typer.Option("--plot", help="write the profile as a PNG")] = None,
     force: Annotated[bool, typer.Option("--force", help="replace an existing --plot")] = False,
 ) -> None:
@@ -182,7 +183,7 @@ def generate(
     coarse: CoarseOpt = None,
     max_cores: MaxCoresOpt = None,
     out: Annotated[Path, typer.Option("--out", help="directory to write")] = Path("workload"),
-    force: Annotated[bool, typer.Option("--force", help="replace an existing --out")] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Write a workload of regular jobs and workflows (the WoAS paper's generator)."""
     from ..outputs import atomic_dir, check_target
@@ -229,7 +230,7 @@ def simulate(
     out: Annotated[
         Path | None, typer.Option("--out", help="write jobs, workflows and summary here")
     ] = None,
-    force: Annotated[bool, typer.Option("--force", help="replace an existing --out")] = False,
+    force: ForceOpt = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the summaries as JSON")] = False,
 ) -> None:
     """Simulate a workload with its workflows submitted in one mode (or all three)."""

@@ -28,6 +28,7 @@ oracle of ``tests/coloc/reference_coloc.py``, and the Python class scan of
 """
 
 from libc.limits cimport LONG_MAX
+from libc.stdint cimport int32_t
 from libc.string cimport memcpy
 from libc.math cimport INFINITY
 from libcpp.algorithm cimport sort as csort
@@ -183,6 +184,7 @@ cdef class ColocPass(SharedPass):
     cdef long cpn, depth  # depth -1: no limit
     cdef bint extra, backfill, fallback
     cdef vector[long] iv  # scratch: the chosen nodes, flat intervals
+    cdef vector[long] held  # scratch: a running job's nodes, flat intervals
     cdef vector[long] q   # scratch: a copy of the queue of a pass called from Python
     cdef const long* qp   # the queue of this pass (the kernel's array, or q)
     cdef long nq
@@ -210,6 +212,7 @@ cdef class ColocPass(SharedPass):
     cdef long m_head, m_completed, m_overrides, m_starts, nstarts
     cdef double m_shadow
     cdef CoreProjection m_proj
+    cdef CoreProjection proj_            # the one projection object, reset at each use
     # the queued jobs by class (cores per node, nodes, requested time): jobs of a class are
     # interchangeable for the backfill (same room, same rule (a), same nodes so same rule
     # (b)), so its scan looks at the first job of each class, not at every queued job
@@ -402,7 +405,7 @@ cdef class ColocPass(SharedPass):
         cdef long i, m = sh.st.size(), f, a, b, x, r, cpn = self.cpn, app = sm.app_[j]
         cdef long rk, nr = self.nrank, total = 0
         cdef const long* rank_row = self.rank_of.data() + (app * sm.ncol if app >= 0 else 0)
-        cdef vector[long]* jobs
+        cdef const int32_t* jobs
         self.seg_rank.assign(m, -1)
         self.bucket.assign(nr + 1, 0)  # counts per rank, then where each rank starts
         for i in range(m):
@@ -410,9 +413,9 @@ cdef class ColocPass(SharedPass):
             if c <= f < cpn:
                 rk = 0  # (an unknown application: 1 beside anyone, so all equal)
                 if app >= 0:
-                    jobs = &sh.sets[sh.jb[i]]
-                    for x in range(<long>jobs.size()):
-                        r = rank_row[sm.col_[jobs[0][x]]]
+                    jobs = sh._slot(sh.jb[i])
+                    for x in range(1, jobs[0] + 1):
+                        r = rank_row[sm.col_[jobs[x]]]
                         if r > rk:
                             rk = r
                 self.seg_rank[i] = rk
@@ -647,12 +650,23 @@ cdef class ColocPass(SharedPass):
             est = now
         if est > shadow[0]:
             return False
+        acct.ivs.flat_c(kk, &self.held)
         if (
-            proj.add_c(acct.flat.data() + acct.off[kk], acct.cnt[kk], acct.cr[kk]) >= k_h
+            proj.add_c(self.held.data(), self.held.size() // 2, acct.cr[kk]) >= k_h
             and shadow[0] == INFINITY
         ):
             shadow[0] = est
         return True
+
+    cdef CoreProjection _projection(self, long threshold):
+        """The segments now as a projection watching ``threshold`` free cores: one object per
+        pass kept and reset (the memo's projection is that object, and is rebuilt only when
+        the memo no longer holds)."""
+        if self.proj_ is None:
+            self.proj_ = CoreProjection(self.sh, threshold)
+        else:
+            self.proj_.reset_c(self.sh, threshold)
+        return self.proj_
 
     cdef long _first_after(self, long c, long after) noexcept:
         """The key of class ``c``'s first queued job after key ``after`` (LONG_MAX: none)."""
@@ -734,7 +748,7 @@ cdef class ColocPass(SharedPass):
             pass
         elif self.s != NULL:
             # the head's shadow time: running jobs give back their cores at their estimated ends
-            proj = CoreProjection(sh, self.cores[head])
+            proj = self._projection(self.cores[head])
             volatile = proj.count >= k_h  # (a head that fits now: Filler's order left it)
             run = self.starter.running(&ne)
             for e in range(ne):
@@ -743,7 +757,7 @@ cdef class ColocPass(SharedPass):
             if self.s.reservation[head] != self.s.reservation[head]:  # the first one only
                 self.s.reservation[head] = shadow
         else:
-            proj = CoreProjection(sh, self.cores[head])
+            proj = self._projection(self.cores[head])
             volatile = proj.count >= k_h
             for est, kk in self.view.est_sorted:
                 if not self._gives_back(proj, est, kk, now, k_h, &shadow):

@@ -6,11 +6,13 @@ reads ``idle`` (whole idle nodes, the ``free`` a whole-node policy sees) and
 ``allocation(j)`` (the job's node intervals). Two implementations:
 
 * :class:`~.wholenodes.WholeNodes` (compiled): the batch core. A job gets
-  ``ceil(procs / cores_per_node)`` whole nodes, best fit (:class:`~.nodepool.NodePool`);
-  allocations are kept as one flat C array (a few bytes per job).
+  ``ceil(procs / cores_per_node)`` whole nodes, best fit (:class:`~.nodepool.NodePool`).
 * :class:`~.segments.SharedCores` (compiled): co-location (ELiSE). Nodes are shared core by
   core (:class:`~.segments.SharedNodes`); a policy may return
   :class:`~.placement.Placement` decisions; a plain job number still means whole idle nodes.
+
+Both keep the jobs' node intervals in one store, :class:`~.jobintervals.JobIntervals` (32-bit
+intervals in mapped blocks, a few bytes per job), which makes the ``alloc`` column.
 """
 
 from __future__ import annotations

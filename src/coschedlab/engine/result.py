@@ -101,8 +101,11 @@ class Result:
         return rows(self.table)
 
     @classmethod
-    def from_simulation(cls, sim: Simulation) -> Result:
-        """Collect a finished :class:`Simulation` into a table."""
+    def from_simulation(cls, sim: Simulation, *, metrics_later: bool = False) -> Result:
+        """Collect a finished :class:`Simulation` into a table. ``metrics_later``: the per-job
+        metric columns (wait, response, run, slowdowns) are left to
+        :meth:`fill_job_metrics`, for a caller that lets the kernel go first (a million jobs:
+        their 40 MB not on top of the kernel's memory)."""
         w = sim.workload
         order = sim.order
         cols = w.columns
@@ -132,8 +135,9 @@ class Result:
             "partition": cols["partition"][order],
             "status": cols["status"][order],
             "killed": np.frombuffer(sim.killed, dtype=np.uint8).astype(bool),
-            "reservation": np.frombuffer(sim.reservation, dtype=np.float64).copy(),
-            "start_pass": np.frombuffer(sim.start_pass, dtype=np.int64).copy(),
+            # the finished kernel's own arrays, as start and end (no copy made beside them)
+            "reservation": np.frombuffer(sim.reservation, dtype=np.float64),
+            "start_pass": np.frombuffer(sim.start_pass, dtype=np.int64),
         }
         deps = sim.dependency_texts()
         if deps is not None:
@@ -159,18 +163,8 @@ class Result:
         model_cols = sim.speed_model.result_columns()
         for name, arr in model_cols.items():
             frame[name] = np.asarray(arr)
-        # the per-job metrics (the jobs a run stopped at a time never started: NaN)
-        ok = np.isfinite(start) if getattr(sim, "truncated", False) else None
-        checked = _times(  # the checks of job_metrics: finite times, in order
-            {c: frame[c] if ok is None else frame[c][ok] for c in _TIME_COLUMNS}
-        )
-        part = job_columns(*checked)
-        for name, values in part.items():
-            if ok is None:
-                frame[name] = values
-            else:
-                frame[name] = np.full(len(start), np.nan)
-                frame[name][ok] = values
+        if not metrics_later:
+            _job_metric_columns(frame, getattr(sim, "truncated", False))
         names = (
             list(JOB_TABLE_COLUMNS)
             + [c for c in ("deps", "think", "node_cores", "cores", "placement") if c in frame]
@@ -179,7 +173,7 @@ class Result:
         )
         return cls(
             jobs=None,
-            columns={name: frame[name] for name in names},
+            columns={name: frame.get(name) for name in names},
             cluster=sim.cluster,
             scheduler=sim.scheduler.describe(),
             wall_time=sim.wall_time,
@@ -192,6 +186,12 @@ class Result:
             # read-only over the kernel's immutable bytes: no copy
             else np.frombuffer(sim.input_run, dtype=np.float64),
         )
+
+    def fill_job_metrics(self) -> None:
+        """Make the per-job metric columns a result made with ``from_simulation(...,
+        metrics_later=True)`` left empty."""
+        if self.columns is not None and self.columns.get("wait") is None:
+            _job_metric_columns(self.columns, bool(self.options.get("truncated")))
 
     # -- metrics ----------------------------------------------------------------------------
     @cached_property
@@ -320,7 +320,9 @@ class Result:
         header = dict(self.header)
         header["Scheduler"] = self.scheduler
         header.update(cluster_header(self.cluster))
-        write_swf(path, self.table, header, integers=integers)
+        table = self.table
+        per_job = None if self.options.get("truncated") else self._per_job(table)
+        write_swf(path, table, header, integers=integers, per_job=per_job)
 
     def to_batsim_csv(self, path: str | Path) -> None:
         """Write a Batsim-style ``jobs.csv`` that evalys can read and draw.
@@ -330,7 +332,11 @@ class Result:
         """
         from ..workload.batsim import write_jobs_csv
 
-        write_jobs_csv(path, self.table, cores_per_node=self.cluster.cores_per_node)
+        table = self.table
+        # the per-job columns as they are (a run stopped at a time: its unstarted jobs' times
+        # are computed as the file always wrote them)
+        per_job = None if self.options.get("truncated") else self._per_job(table)
+        write_jobs_csv(path, table, cores_per_node=self.cluster.cores_per_node, per_job=per_job)
 
     def save(
         self, out_dir: str | Path, force: bool = False, swf_integers: bool = False
@@ -357,6 +363,9 @@ class Result:
 
         out = Path(out_dir)
         paths = self._paths(out)
+        # the metrics first: their temporaries not on top of pyarrow's memory (~35 MB)
+        metrics = {k: _jsonable(v) for k, v in self.metrics.items()}
+        groups = self.stored_groups or self._group_metrics()
         write_parquet(paths[0], self.table)
         self.to_batsim_csv(paths[1])
         self.to_swf(paths[2], integers=swf_integers)
@@ -371,9 +380,8 @@ class Result:
             "guarantees": list(self.guarantees),
             "passes": self.passes,
             "header": self.header,
-            "metrics": {k: _jsonable(v) for k, v in self.metrics.items()},
-            # "by_user", "by_group", ...
-            **(self.stored_groups or self._group_metrics()),
+            "metrics": metrics,
+            **groups,  # "by_user", "by_group", ...
         }
         paths[3].write_text(json.dumps(meta, indent=2) + "\n")
         return paths
@@ -437,6 +445,24 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     if missing:
         raise InputError(f"not a coschedlab jobs table (no column {missing[0]!r})", str(path))
     return jobs
+
+
+def _job_metric_columns(frame: dict[str, Any], truncated: bool) -> None:
+    """Put the per-job metric columns (:func:`~coschedlab.metrics.job_columns`) into
+    ``frame`` (the jobs a run stopped at a time never started: NaN)."""
+    start = frame["start"]
+    ok = np.isfinite(start) if truncated else None
+    checked = _times(  # the checks of job_metrics: finite times, in order
+        {c: frame[c] if ok is None else frame[c][ok] for c in _TIME_COLUMNS}
+    )
+    part = job_columns(*checked)
+    del checked
+    for name, values in part.items():
+        if ok is None:
+            frame[name] = values
+        else:
+            frame[name] = np.full(len(start), np.nan)
+            frame[name][ok] = values
 
 
 def _read_only_view(values: np.ndarray) -> np.ndarray:

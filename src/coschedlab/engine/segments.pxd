@@ -2,17 +2,24 @@
 """C declarations of :mod:`coschedlab.engine.segments` (cimported by the co-location speed
 model, which reads the neighbours of a job without a Python call)."""
 
+from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
+
+from coschedlab.engine.jobintervals cimport JobIntervals
 
 
 cdef class SharedNodes:
     cdef public long n, cpn, n_idle, total_free, changes
     cdef vector[long] st      # segment i starts at node st[i] (ends where i + 1 starts)
     cdef vector[long] fr      # free cores on each node of segment i
-    cdef vector[long] jb      # segment i's jobs: sets[jb[i]] (a handle, so that a split or
-                              # a merge moves one number and reuses a list's memory)
-    cdef vector[vector[long]] sets  # jobs on the nodes of a segment, in the order they came
-    cdef vector[long] spare   # handles of unused lists in sets
+    cdef vector[long] jb      # segment i's jobs: the slot of handle jb[i] (a handle, so that
+                              # a split or a merge moves one number)
+    cdef long W               # a slot's width: a count, then at most cpn jobs (each job on a
+                              # node holds at least one of its cores)
+    cdef vector[int32_t] sb   # the slots, one after the other: the jobs on the nodes of a
+                              # segment, in the order they came (one block of memory: a walk
+                              # over segments does not chase a pointer per segment)
+    cdef vector[long] spare   # handles of unused slots
     cdef vector[long] by_free  # by_free[f]: nodes with exactly f free cores
     cdef vector[vector[long]] nb  # running job -> the jobs beside it (any order)
     cdef vector[char] running  # job -> placed and not released
@@ -27,9 +34,16 @@ cdef class SharedNodes:
     cdef void _split(self, long i, long at) noexcept
     cdef long _merge(self, long i) noexcept
     cdef long _copy_set(self, long h) noexcept
+
+    cdef inline int32_t* _slot(self, long h) noexcept:
+        """Handle ``h``'s slot: ``[count, job, job, ...]``."""
+        return self.sb.data() + h * self.W
+
     cdef list _partly_free(self, long cores, long limit)
     cpdef long count_with(self, long cores)
     cdef int place_c(self, long j, const long* iv, long niv, long cores) except -1
+    cdef void _undo(self, long j, const long* iv, long r, long upto, long cores) noexcept
+    cdef long _give_back(self, long j, const long* iv, long niv, long cores) noexcept
     cdef int release_c(self, long j, const long* iv, long niv, long cores) except -1
     cdef vector[long]* neighbours_c(self, long j) except NULL
     cdef void lowest_idle_c(self, long need, vector[long]* out) noexcept
@@ -40,9 +54,8 @@ cdef class SharedCores:
     cdef readonly long cpn
     cdef readonly object cores  # array('q'): cores per node of every job (live)
     cdef long long[::1] cr
-    cdef vector[long] flat  # node intervals of every job, flat: a0 b0 a1 b1 ...
-    cdef vector[long] off   # where job j's intervals start in flat
-    cdef vector[long] cnt   # how many intervals job j holds
+    cdef readonly JobIntervals ivs  # the node intervals of every job
+    cdef vector[long] tmp   # scratch: one job's intervals, flat a0 b0 a1 b1 ...
 
     cdef int take_c(self, long j, long nodes, object placement) except -1
     cdef int take_iv_c(self, long j, const long* iv, long niv, long cores) except -1
@@ -53,5 +66,6 @@ cdef class CoreProjection:
     cdef public long n, threshold, count
     cdef vector[long] st, fr
 
+    cdef void reset_c(self, SharedNodes sh, long threshold) noexcept
     cdef long loss_c(self, const long* iv, long niv, long cores) noexcept
     cdef long add_c(self, const long* iv, long niv, long cores) noexcept

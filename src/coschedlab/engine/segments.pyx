@@ -10,13 +10,16 @@ segment. The Python reference they are tested against is ``tests/coloc/segments_
 
 from libcpp.algorithm cimport sort as csort
 from libcpp.algorithm cimport upper_bound
+from libc.stdint cimport int32_t
+from libc.string cimport memcmp, memcpy, memmove
 from libcpp.vector cimport vector
+
+from .jobintervals cimport JobIntervals
 
 import numpy as np
 
 from array import array
 
-from ..intervals import AllocColumn
 from .placement import normalize
 
 __all__ = ["CoreProjection", "SharedCores", "SharedNodes"]
@@ -51,15 +54,16 @@ cdef vector[long] _flat(object intervals) except *:
     return out
 
 
-cdef inline tuple _tuple(vector[long]& v):
-    cdef long k, m = v.size()
+cdef inline tuple _tuple(const int32_t* slot):
+    """The jobs of a slot ``[count, job, ...]``."""
+    cdef long k, m = slot[0]
     if m == 0:
         return ()
     if m == 1:
-        return (v[0],)
+        return (slot[1],)
     if m == 2:
-        return (v[0], v[1])
-    return tuple([v[k] for k in range(m)])
+        return (slot[1], slot[2])
+    return tuple([slot[k] for k in range(1, m + 1)])
 
 
 cdef class SharedNodes:
@@ -83,7 +87,8 @@ cdef class SharedNodes:
             self.st.push_back(0)
             self.fr.push_back(cores_per_node)
             self.jb.push_back(0)
-            self.sets.resize(1)
+        self.W = cores_per_node + 1
+        self.sb.assign(self.W, 0)  # handle 0: no job
         self.by_free.assign(cores_per_node + 1, 0)
         self.by_free[cores_per_node] = nodes
         self.n_idle = nodes
@@ -108,7 +113,7 @@ cdef class SharedNodes:
     @property
     def seg_jobs(self) -> list[tuple[int, ...]]:
         """Jobs on the nodes of every segment."""
-        return [_tuple(self.sets[self.jb[i]]) for i in range(<long>self.jb.size())]
+        return [_tuple(self._slot(self.jb[i])) for i in range(<long>self.jb.size())]
 
     @property
     def nodes_by_free(self) -> list[int]:
@@ -128,7 +133,7 @@ cdef class SharedNodes:
 
     def occupants(self, long node) -> list[int]:
         """The jobs on ``node``."""
-        return list(self.sets[self.jb[self.seg_c(node)]])
+        return list(_tuple(self._slot(self.jb[self.seg_c(node)])))
 
     @property
     def free(self) -> np.ndarray:
@@ -141,7 +146,7 @@ cdef class SharedNodes:
         """Every segment as ``(first node, end node, free cores, jobs)``."""
         cdef long i, m = self.st.size()
         return [
-            (self.st[i], self._end(i), self.fr[i], _tuple(self.sets[self.jb[i]])) for i in range(m)
+            (self.st[i], self._end(i), self.fr[i], _tuple(self._slot(self.jb[i]))) for i in range(m)
         ]
 
     cpdef long count_with(self, long cores):
@@ -190,7 +195,7 @@ cdef class SharedNodes:
             f = self.fr[i]
             if cores <= f < cpn:
                 b = self._end(i)
-                out.append((self.st[i], b, _tuple(self.sets[self.jb[i]])))
+                out.append((self.st[i], b, _tuple(self._slot(self.jb[i]))))
                 got += b - self.st[i]
                 if limit >= 0 and got >= limit:
                     break
@@ -201,7 +206,7 @@ cdef class SharedNodes:
         as ``(first, end, jobs)`` (``jobs`` is ``()`` on idle nodes)."""
         cdef long i, m = self.st.size()
         return [
-            (self.st[i], self._end(i), _tuple(self.sets[self.jb[i]]))
+            (self.st[i], self._end(i), _tuple(self._slot(self.jb[i])))
             for i in range(m)
             if self.fr[i] >= cores
         ]
@@ -261,17 +266,24 @@ cdef class SharedNodes:
             new = self.spare.back()
             self.spare.pop_back()
         else:
-            new = self.sets.size()
-            self.sets.resize(new + 1)
-        self.sets[new] = self.sets[h]  # (by index: the resize may have moved the lists)
+            new = self.sb.size() // self.W
+            self.sb.resize((new + 1) * self.W)
+        cdef int32_t* src = self._slot(h)  # (after the resize, which may move the slots)
+        memcpy(self._slot(new), src, (src[0] + 1) * sizeof(int32_t))
         return new
 
     cdef int place_c(self, long j, const long* iv, long niv, long cores) except -1:
-        cdef long a, b, i = 0, e, m, length, f, total = 0, k, x, cpn = self.cpn, r
+        """Put job ``j`` on ``niv`` flat intervals ``a0 b0 a1 b1 ...`` (sorted, disjoint) with
+        ``cores`` cores on each node, checking as it goes (one walk: the check is the walk
+        that places): a ValueError, and nothing changed, if they are out of order or out of
+        the machine or do not fit now."""
+        cdef long a, b, i = 0, e, m, length, f, total = 0, k, x, cpn = self.cpn, r, prev = 0
         cdef vector[long]* near
-        cdef vector[long]* held
+        cdef int32_t* held
         if j < 0:
             raise ValueError(f"job numbers are >= 0, got {j}")
+        if not 0 < cores <= cpn:
+            raise ValueError(f"{cores} cores per node on {cpn}-core nodes")
         if j >= <long>self.running.size():
             self.running.resize(2 * j + 16, 0)
             self.nb.resize(2 * j + 16)
@@ -282,13 +294,24 @@ cdef class SharedNodes:
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
+            if not (prev <= a < b <= self.n):
+                self._undo(j, iv, r, a, cores)
+                raise ValueError(f"nodes {a}-{b - 1} out of order or out of the machine")
+            prev = b
             i = _gallop(self.st, a, i) - 1
+            if self.fr[i] < cores:
+                self._undo(j, iv, r, a, cores)
+                raise ValueError(f"node {a} has {self.fr[i]} free cores")
             if self.st[i] != a:  # split: the run now starts at a
                 self._split(i, a)
                 i += 1
             m = self.st.size()
             e = a
             while e < b:
+                if e > a and self.fr[i] < cores:  # (nodes a..e placed already)
+                    f = self.fr[i]
+                    self._undo(j, iv, r, e, cores)
+                    raise ValueError(f"node {e} has {f} free cores")
                 e = self.st[i + 1] if i + 1 < m else self.n
                 if e > b:  # split: the run ends at b
                     self._split(i, b)
@@ -301,13 +324,14 @@ cdef class SharedNodes:
                 self.by_free[f] -= length
                 self.by_free[f - cores] += length
                 self.fr[i] = f - cores
-                held = &self.sets[self.jb[i]]
-                for k in range(<long>held.size()):
-                    x = held[0][k]
+                held = self._slot(self.jb[i])
+                for k in range(1, held[0] + 1):
+                    x = held[k]
                     if self.mark[x] != self.stamp:
                         self.mark[x] = self.stamp
                         near.push_back(x)
-                held.push_back(j)
+                held[0] += 1
+                held[held[0]] = <int32_t>j
                 total += length
                 i += 1
         self.total_free -= total * cores
@@ -318,12 +342,22 @@ cdef class SharedNodes:
         self.running[j] = 1
         return 0
 
-    cdef int release_c(self, long j, const long* iv, long niv, long cores) except -1:
-        cdef long a, b, i = 0, first, m, e, length, f, total = 0, k, x, cpn = self.cpn, r
-        cdef vector[long]* held
-        cdef vector[long]* other
-        if not (0 <= j < <long>self.running.size() and self.running[j]):
-            raise KeyError(f"job {j} is not running")
+    cdef void _undo(self, long j, const long* iv, long r, long upto, long cores) noexcept:
+        """:meth:`place_c` stopped at node ``upto`` of interval ``r``: give back what it placed
+        (intervals ``0..r-1`` and nodes ``iv[2r]..upto``), joining the runs it split."""
+        cdef vector[long] done
+        done.assign(iv, iv + 2 * r)
+        if upto > iv[2 * r]:
+            done.push_back(iv[2 * r])
+            done.push_back(upto)
+        self._give_back(j, done.data(), done.size() // 2, cores)
+
+    cdef long _give_back(self, long j, const long* iv, long niv, long cores) noexcept:
+        """The segments' part of a release: ``cores`` cores back on every node of the flat
+        intervals, ``j`` out of their job lists, runs joined at the intervals' ends; returns
+        the nodes given back."""
+        cdef long a, b, i = 0, first, m, e, length, f, total = 0, k, cpn = self.cpn, r, n
+        cdef int32_t* held
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
@@ -339,10 +373,12 @@ cdef class SharedNodes:
                 if f == cpn:
                     self.n_idle += length
                 self.fr[i] = f
-                held = &self.sets[self.jb[i]]
-                for k in range(<long>held.size()):
-                    if held[0][k] == j:
-                        held.erase(held.begin() + k)
+                held = self._slot(self.jb[i])
+                n = held[0]
+                for k in range(1, n + 1):
+                    if held[k] == j:  # (out, the later ones move up: the order they came)
+                        memmove(held + k, held + k + 1, (n - k) * sizeof(int32_t))
+                        held[0] = n - 1
                         break
                 total += length
                 i += 1
@@ -351,7 +387,14 @@ cdef class SharedNodes:
                 i -= self._merge(i)
             if first and self.fr[first] == self.fr[first - 1]:
                 i -= self._merge(first)
-        self.total_free += total * cores
+        return total
+
+    cdef int release_c(self, long j, const long* iv, long niv, long cores) except -1:
+        cdef long k, x
+        cdef vector[long]* other
+        if not (0 <= j < <long>self.running.size() and self.running[j]):
+            raise KeyError(f"job {j} is not running")
+        self.total_free += self._give_back(j, iv, niv, cores) * cores
         self.changes += 1
         for k in range(<long>self.nb[j].size()):  # (lists in any order: the last fills in)
             other = &self.nb[self.nb[j][k]]
@@ -368,21 +411,22 @@ cdef class SharedNodes:
         """Join segment ``i`` to segment ``i - 1`` if they hold the same jobs (returns 1)."""
         if i <= 0 or i >= <long>self.st.size():
             return 0
-        cdef vector[long] x, y
-        cdef vector[long]* left = &self.sets[self.jb[i - 1]]
-        cdef vector[long]* right = &self.sets[self.jb[i]]
-        if self.fr[i - 1] != self.fr[i] or left.size() != right.size():
+        cdef vector[int32_t] x, y
+        cdef int32_t* left = self._slot(self.jb[i - 1])
+        cdef int32_t* right = self._slot(self.jb[i])
+        cdef long n = left[0]
+        if self.fr[i - 1] != self.fr[i] or n != right[0]:
             return 0
-        if left[0] != right[0]:
-            x = left[0]
-            y = right[0]
+        if memcmp(left, right, (n + 1) * sizeof(int32_t)):
+            x.assign(left + 1, left + 1 + n)
+            y.assign(right + 1, right + 1 + n)
             csort(x.begin(), x.end())
             csort(y.begin(), y.end())
             if x != y:
                 return 0
         self.st.erase(self.st.begin() + i)
         self.fr.erase(self.fr.begin() + i)
-        right.clear()
+        right[0] = 0
         self.spare.push_back(self.jb[i])
         self.jb.erase(self.jb.begin() + i)
         return 1
@@ -390,12 +434,14 @@ cdef class SharedNodes:
     cdef void lowest_idle_c(self, long need, vector[long]* out) noexcept:
         """Append the ``need`` lowest idle nodes to ``out`` as intervals ``a b`` (sorted,
         touching ones apart as the segments are); there must be that many idle nodes."""
-        cdef long i = 0, a, b
+        cdef long i = 0, a, b, cpn = self.cpn, m = self.st.size()
+        cdef const long* fr = self.fr.data()  # (locals: the skip is a tight loop in C)
+        cdef const long* st = self.st.data()
         while need > 0:
-            while self.fr[i] != self.cpn:
+            while fr[i] != cpn:
                 i += 1
-            a = self.st[i]
-            b = self._end(i)
+            a = st[i]
+            b = st[i + 1] if i + 1 < m else self.n
             if b - a > need:
                 b = a + need
             out.push_back(a)
@@ -443,6 +489,11 @@ cdef class CoreProjection:
     split further where needed; it never changes the real accounting."""
 
     def __init__(self, SharedNodes sh, long threshold) -> None:
+        self.reset_c(sh, threshold)
+
+    cdef void reset_c(self, SharedNodes sh, long threshold) noexcept:
+        """Start again from the segments of ``sh`` now, watching ``threshold`` free cores (the
+        arrays' memory reused: a pass that looks ahead often allocates nothing)."""
         self.n = sh.n
         self.st = sh.st
         self.fr = sh.fr
@@ -520,9 +571,10 @@ cdef class SharedCores:
     """Core-level accounting on shared nodes (co-location), one implementation of the
     :class:`~.accounting.NodeAccounting` interface: ``nodes`` is the segments
     (:class:`SharedNodes`). A job given as a plain number takes whole idle nodes (the lowest);
-    a :class:`~.placement.Placement` takes its cores on its nodes. Allocations are one flat C
-    array of node intervals; ``cores`` (cores per node of each job) is a live ``array('q')``.
-    The kernel calls :meth:`take_c` and :meth:`release_c` without a Python call."""
+    a :class:`~.placement.Placement` takes its cores on its nodes. Allocations are kept in a
+    :class:`~.jobintervals.JobIntervals` (``ivs``), as whole-node accounting keeps them;
+    ``cores`` (cores per node of each job) is a live ``array('q')``. The kernel calls
+    :meth:`take_c` and :meth:`release_c` without a Python call."""
 
     shared = True  #: jobs may share nodes (placements allowed)
 
@@ -531,8 +583,7 @@ cdef class SharedCores:
         self.cpn = cluster.cores_per_node
         self.cores = array("q", [self.cpn]) * n_jobs
         self.cr = self.cores
-        self.off.assign(n_jobs, 0)
-        self.cnt.assign(n_jobs, 0)
+        self.ivs = JobIntervals(n_jobs)
 
     @property
     def idle(self) -> int:
@@ -549,50 +600,32 @@ cdef class SharedCores:
 
     cdef int take_c(self, long j, long nodes, object placement) except -1:
         cdef SharedNodes sh = self.nodes
-        cdef long a, b, k = nodes, cpn = self.cpn, c
-        self.off[j] = self.flat.size()
+        cdef long a, b, k = nodes, c
+        self.tmp.clear()
         if placement is None:
             if k > sh.n_idle:
                 raise ValueError(f"asked for {k} idle nodes, {sh.n_idle} idle")
-            sh.lowest_idle_c(k, &self.flat)
-            c = cpn
+            sh.lowest_idle_c(k, &self.tmp)
+            c = self.cpn
         else:  # checked (:meth:`check`): its intervals are sorted and joined
             for a, b in placement.intervals:
-                self.flat.push_back(a)
-                self.flat.push_back(b)
+                self.tmp.push_back(a)
+                self.tmp.push_back(b)
             c = placement.cores
-            self.cr[j] = c
-        self.cnt[j] = (self.flat.size() - self.off[j]) // 2
-        sh.place_c(j, self.flat.data() + self.off[j], self.cnt[j], c)
-        return 0
+        return self.take_iv_c(j, self.tmp.data(), self.tmp.size() // 2, c)
 
     cdef int take_iv_c(self, long j, const long* iv, long niv, long cores) except -1:
         """Give job ``j`` ``cores`` cores on every node of ``niv`` flat intervals (sorted,
-        disjoint); a ValueError, and nothing taken, if they do not fit now."""
-        cdef SharedNodes sh = self.nodes
-        cdef long r, a, b, i = 0, m = sh.st.size()
-        if not 0 < cores <= self.cpn:
-            raise ValueError(f"{cores} cores per node on {self.cpn}-core nodes")
-        for r in range(niv):
-            a = iv[2 * r]
-            b = iv[2 * r + 1]
-            if not (0 <= a < b <= sh.n) or (r and a < iv[2 * r - 1]):
-                raise ValueError(f"nodes {a}-{b - 1} out of order or out of the machine")
-            i = _gallop(sh.st, a, i) - 1  # (sorted intervals: from the last segment seen)
-            while i < m and sh.st[i] < b:
-                if sh.fr[i] < cores:
-                    raise ValueError(f"node {max(a, sh.st[i])} has {sh.fr[i]} free cores")
-                i += 1
-        self.off[j] = self.flat.size()
-        for r in range(2 * niv):
-            self.flat.push_back(iv[r])
-        self.cnt[j] = niv
+        disjoint); a ValueError, and nothing taken, if they do not fit now (the segments
+        check as they place: :meth:`SharedNodes.place_c`)."""
+        self.nodes.place_c(j, iv, niv, cores)
+        self.ivs.store_c(j, iv, niv)
         self.cr[j] = cores
-        sh.place_c(j, self.flat.data() + self.off[j], niv, cores)
         return 0
 
     cdef int release_c(self, long j) except -1:
-        return self.nodes.release_c(j, self.flat.data() + self.off[j], self.cnt[j], self.cr[j])
+        self.ivs.flat_c(j, &self.tmp)
+        return self.nodes.release_c(j, self.tmp.data(), self.tmp.size() // 2, self.cr[j])
 
     def take(self, long j, long nodes, placement) -> None:
         """Give job ``j`` its nodes: ``nodes`` whole idle nodes, or ``placement`` (checked)."""
@@ -604,40 +637,16 @@ cdef class SharedCores:
 
     def allocation(self, long j) -> list[tuple[int, int]]:
         """The node intervals job ``j`` holds (held, for a job that ended; [] never started)."""
-        cdef long o = self.off[j], r
-        return [(self.flat[o + 2 * r], self.flat[o + 2 * r + 1]) for r in range(self.cnt[j])]
+        return self.ivs.allocation(j)
 
     def cores_of(self, long j) -> int:
         """Cores per node job ``j`` holds."""
         return self.cr[j]
 
     def alloc_column(self, long n):
-        """The ``alloc`` column of jobs ``0..n-1`` (:class:`~coschedlab.intervals.AllocColumn`:
-        their node intervals, packed in job order; no text made until written)."""
-        cdef long j, k, m = 0
-        for j in range(n):
-            m += 2 * self.cnt[j]
-        cnt = np.empty(n, dtype=np.int32)
-        flat = np.empty(m, dtype=np.int32)
-        cdef int[::1] c = cnt
-        cdef int[::1] f = flat
-        m = 0
-        for j in range(n):
-            c[j] = self.cnt[j]
-            for k in range(self.off[j], self.off[j] + 2 * self.cnt[j]):
-                f[m] = self.flat[k]
-                m += 1
-        return AllocColumn(cnt, flat)
+        """The ``alloc`` column of jobs ``0..n-1`` (:meth:`.JobIntervals.alloc_column`)."""
+        return self.ivs.alloc_column(n)
 
     def node_counts(self, long n) -> np.ndarray:
         """Nodes held by each of jobs ``0..n-1`` (0 for a job that never started)."""
-        out = np.zeros(n, dtype=np.int64)
-        cdef long long[::1] v = out
-        cdef long j, i, o, total
-        for j in range(n):
-            o = self.off[j]
-            total = 0
-            for i in range(o, o + 2 * self.cnt[j], 2):
-                total += self.flat[i + 1] - self.flat[i]
-            v[j] = total
-        return out
+        return self.ivs.node_counts(n)

@@ -22,8 +22,10 @@ from .spec import Spec
 __all__ = [
     "METRICS",
     "comparison_table",
+    "report",
     "rich_table",
     "run_metrics",
+    "shown",
     "table_cells",
     "write_analysis",
 ]
@@ -165,6 +167,18 @@ def table_cells(table: pd.DataFrame, baseline: str) -> tuple[list[str], list[lis
         rows.append(cells)
         last = r["workload"]
     return names, rows, sections
+
+
+def report(spec: Spec, out: Path, rows: list) -> list[Path]:
+    """The comparison's report (:func:`write_analysis`): the files written."""
+    return write_analysis(spec, out)[1]
+
+
+def shown(spec: Spec, out: Path, width: int) -> Group | None:
+    """The comparison table of the runs in ``out`` fitting ``width`` columns (None: no run
+    finished)."""
+    table = comparison_table(run_metrics(spec, out), spec)
+    return rich_table(table, spec, width) if len(table) else None
 
 
 def write_analysis(spec: Spec, out: Path) -> tuple[pd.DataFrame, list[Path]]:

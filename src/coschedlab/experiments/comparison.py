@@ -23,7 +23,7 @@ from .spec import SchedulerSpec, Spec, WorkloadSpec
 from .store import RESULT_DIRS
 
 __all__ = [
-    "SWEEP", "RunTask", "plan", "run_comparison", "simulate_task",
+    "SWEEP", "RunTask", "plan", "run_comparison", "simulate_task", "tasks_of",
 ]  # fmt: skip
 
 
@@ -110,11 +110,17 @@ def _progress_callback(task: RunTask) -> Callable[[int, int], None] | None:
     return report
 
 
+def tasks_of(spec: Spec) -> list[Task]:
+    """The runs of ``spec`` as the runner's tasks (:func:`plan`'s order)."""
+    return [Task(t.key, simulate_task, (t,)) for t in plan(spec)]
+
+
 #: the comparison as a sweep of the one driver: its runs in directories under ``OUT``, its
 #: spec.json the merged definitions of its runs (:func:`~.store.check_spec`)
 SWEEP = Sweep(
     "comparison", simulate_task, layout=RESULT_DIRS, runs="", quiet=False,
     check=store.check_spec_compatible, record=store.check_spec, legacy_key="runs",
+    plan=tasks_of, clear=store.clear,
 )  # fmt: skip
 
 
@@ -137,11 +143,8 @@ def run_comparison(
     else the local pool). See :func:`~coschedlab.sweeps.runner.run_tasks` for the callbacks
     and Ctrl-C.
     """
-    out = Path(out)
     if fresh:
-        store.clear(out, spec)
-    tasks = [Task(t.key, simulate_task, (t,)) for t in plan(spec)]
-    summary, _ = SWEEP.run(spec, out, tasks=tasks, jobs=jobs, on_start=on_start,
-                           on_done=on_done, executor=executor or spec.executor,
-                           on_info=on_info)  # fmt: skip
+        store.clear(Path(out), spec)
+    summary, _ = SWEEP.run(spec, Path(out), jobs=jobs, on_start=on_start, on_done=on_done,
+                           executor=executor, on_info=on_info)  # fmt: skip
     return summary

@@ -138,6 +138,12 @@ class Spec:
     plots: str = "comparison"
     executor: Any = None  # where the runs execute (an ExecutorSpec; None: local)
 
+    @property
+    def title(self) -> str:
+        """What the comparison command's first line calls it."""
+        return (f"{self.name}: {len(self.workloads)} workload(s) x {len(self.schedulers)} "
+                f"scheduler(s) x {self.repetitions} repetition(s)")  # fmt: skip
+
     def scheduler(self, label: str) -> SchedulerSpec:
         """The scheduler labelled ``label``."""
         return next(s for s in self.schedulers if s.label == label)

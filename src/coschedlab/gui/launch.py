@@ -256,7 +256,7 @@ def launch(
     names are loaded for the check in a process of their own, never in this one."""
     from ..experiments.spec import spec_from_dict
     from ..experiments.store import check_spec_compatible
-    from .isolated import call_isolated, dotted
+    from .isolated import call_isolated
 
     name = launch_name(ws, out)
     spec_path = ws.root / SPECS / f"{name}.yaml"
@@ -285,7 +285,8 @@ def launch(
         spec_path.parent.mkdir(parents=True, exist_ok=True)
         trial.write_text(spec_yaml(doc))
         try:
-            call_isolated(dotted(check_comparison), str(trial), cwd=ws.root,
+            # read as ``coschedlab compare`` reads it, its policy files loaded
+            call_isolated("coschedlab.experiments.spec:load_spec", str(trial), cwd=ws.root,
                           timeout=CHECK_S, where=str(spec_path))  # fmt: skip
         except InputError as exc:
             trial.unlink(missing_ok=True)
@@ -293,14 +294,6 @@ def launch(
         os.replace(trial, spec_path)
         return start(ws, ["compare", str(spec_path), "--out", str(out)], out, name,
                      plan=spec, jobs=jobs, executor=executor)  # fmt: skip
-
-
-def check_comparison(spec_path: str) -> None:
-    """The comparison spec file read as ``coschedlab compare`` reads it, its policy files
-    loaded (the dashboard calls it in a process of its own)."""
-    from ..experiments.spec import load_spec
-
-    load_spec(spec_path)
 
 
 @dataclass(frozen=True)

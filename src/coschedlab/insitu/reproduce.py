@@ -3,11 +3,11 @@
 Four sweeps (nodes, simulations, analyses per simulation, data size) x 8 scenarios x 4
 (node, core) heuristic pairs x trials. This module defines the runs (:func:`build_tasks`; each
 is :func:`.runner.run_config` of its configuration) and turns their results into the paper's
-tables and figures (:func:`write_outputs`); the sweep itself runs on the project's one runner
-(:func:`coschedlab.insitu.sweep.reproduce`). Trial t of a configuration uses the
-ensemble drawn with seed ``seed + t``, the same for every scenario and heuristic pair (common
-random numbers), so normalised makespans compare plans on identical ensembles. Runs that
-appear in several sweeps (e.g. S=4, A=4, V=4, N=16) are simulated once.
+tables and figures (:func:`write_outputs`); the sweep itself runs on the project's one driver
+(:data:`coschedlab.insitu.sweep.SWEEP`). Trial t of a configuration uses the ensemble drawn
+with seed ``seed + t``, the same for every scenario and heuristic pair (common random
+numbers), so normalised makespans compare plans on identical ensembles. Runs that appear in
+several sweeps (e.g. S=4, A=4, V=4, N=16) are simulated once.
 """
 
 from __future__ import annotations

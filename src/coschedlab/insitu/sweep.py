@@ -1,10 +1,12 @@
 """The in situ reproduction (Do et al., "Co-scheduling ensembles of in situ workflows",
 Section V) as a sweep on the one runner: every configuration is a task, stored as one JSON file
-in ``OUT/runs``, each simulated in a SimGrid process of its own; interrupted sweeps resume."""
+in ``OUT/runs``, each simulated in a SimGrid process of its own; interrupted sweeps resume.
+Its command (``coschedlab insitu reproduce``) is generated from its capability: its spec is
+made of the command's options (:func:`load_spec`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,103 +18,92 @@ from .reproduce import HEURISTIC_PAIRS, SWEEPS, build_tasks, results_frame, writ
 from .runner import run_config
 from .simulate import check_size
 
-__all__ = ["SWEEP", "reproduce"]
+__all__ = ["SWEEP", "Reproduction", "load_spec", "report"]
 
 
-def _checked(out: Path, spec: object) -> None:
-    """The folder check of :data:`SWEEP`: :func:`check_arguments` made it, with the rest."""
+@dataclass(frozen=True)
+class Reproduction:
+    """The runs of a reproduction: the paper's chosen ``sweeps`` x scenarios x heuristic
+    pairs x ``trials`` (:func:`~.reproduce.build_tasks`)."""
+
+    trials: int = 5
+    sweeps: tuple[str, ...] = tuple(SWEEPS)
+    steps: int = 100
+    network: str = "paper"
+    engine: str = "activities"
+    seed: int = 0
+    alloc_bandwidth: str = "B3"
+    scenarios: tuple[str, ...] = SCENARIOS
+    pairs: tuple[tuple[str, str], ...] = HEURISTIC_PAIRS
+    name = "in situ reproduction"
+    output = None  # --out is required
+
+    def build(self) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]]]:
+        """{key: configuration} and the (sweep, key) membership list."""
+        return build_tasks(self.trials, self.sweeps, self.steps, self.network, self.engine,
+                           self.seed, self.scenarios, self.pairs, self.alloc_bandwidth)  # fmt: skip
+
+    def configs(self) -> dict[str, dict[str, Any]]:
+        return self.build()[0]
 
 
-#: the reproduction as a sweep of the one driver: a SimGrid process per run
-SWEEP = Sweep("in situ reproduction", run_config, fresh_process=True, check=_checked)
+def load_spec(path: Path | None = None, *, trials: int = 5,
+              sweeps: str = ",".join(SWEEPS), steps: int = 100, network: str = "paper",
+              engine: str = "activities", seed: int = 0, alloc_bandwidth: str = "B3",
+              **more: Any) -> Reproduction:  # fmt: skip
+    """The reproduction the command's options describe (``sweeps``: a comma list; ``more``:
+    :class:`Reproduction`'s scenarios and pairs), every option checked before the first
+    run (a bad one is an InputError naming it)."""
+    from .model import bandwidth_key
+    from .simulate import check_options
 
-
-def check_arguments(
-    out: Path, trials: int, jobs: int, sweeps: tuple[str, ...], steps: int, seed: int
-) -> None:
-    from ..outputs import check_target, is_empty, mark
-
+    check_options(network, engine)
+    chosen = tuple(s.strip() for s in sweeps.split(",") if s.strip())
     if trials < 1:
         raise InputError(f"--trials must be >= 1, got {trials}")
-    if jobs < 0:
-        raise InputError(f"--jobs must be >= 0 (0: all CPUs), got {jobs}")
     if steps < 1:
         raise InputError(f"--steps must be >= 1, got {steps}")
     check_seed(seed)
-    unknown = [s for s in sweeps if s not in SWEEPS]
-    if unknown or not sweeps:
+    unknown = [s for s in chosen if s not in SWEEPS]
+    if unknown or not chosen:
         what = f"unknown sweep {unknown[0]!r}" if unknown else "no sweep given"
         raise InputError(f"{what}; choose from {', '.join(SWEEPS)}", "--sweeps")
     if trials > MAX_REPETITIONS:
         raise InputError(f"--trials must be at most {MAX_REPETITIONS:,}, got {trials:,}")
     largest = max(
         {**fixed, var: v}["S"] * (1 + {**fixed, var: v}["A"])
-        for var, values, fixed in (SWEEPS[s] for s in sweeps)
+        for var, values, fixed in (SWEEPS[s] for s in chosen)
         for v in values
     )
     check_size(steps, largest, where="--steps")
-    out = Path(out)
+    return Reproduction(trials, chosen, steps, network, engine, seed,
+                        bandwidth_key(alloc_bandwidth, "--alloc-bandwidth"), **more)  # fmt: skip
+
+
+def _plan(spec: Reproduction) -> list[Task]:
+    """Its runs, the large ones first: the pool stays busy to the end."""
+    configs = spec.configs()
+    order = sorted(configs, key=lambda k: -(configs[k]["S"] * (1 + configs[k]["A"])))
+    return [Task(k, run_config, (configs[k],)) for k in order]
+
+
+def _check_folder(out: Path, spec: object) -> None:
+    """``out`` is new, empty or a reproduction's (resuming is the point)."""
+    from ..outputs import check_target, is_empty
+
     if out.is_dir() and not is_empty(out) and not (out / "runs").is_dir():
         raise InputError(
             f"--out {out} is not a reproduction directory (no runs/ in it); choose another one"
         )
-    check_target(out, force=True)  # not a file, parent writable (resuming is the point)
-    mark(out)
+    check_target(out, force=True)  # not a file, parent writable
 
 
-def reproduce(
-    out: Path,
-    trials: int = 5,
-    jobs: int = 1,
-    sweeps: tuple[str, ...] = tuple(SWEEPS),
-    steps: int = 100,
-    network: str = "paper",
-    engine: str = "activities",
-    seed: int = 0,
-    progress: Callable[[int, int], None] | None = None,
-    scenarios: tuple[str, ...] = SCENARIOS,
-    pairs: tuple[tuple[str, str], ...] = HEURISTIC_PAIRS,
-    alloc_bandwidth: str = "B3",
-    executor: Any = None,
-    on_info: Callable[[str], None] | None = None,
-) -> dict[str, Any]:
-    """Run (or resume) the sweeps into ``out/runs`` and write CSVs and figures into ``out``.
-    Every argument is checked before the first run (a bad one is an InputError naming it)."""
-    check_arguments(out, trials, jobs, sweeps, steps, seed)
-    from .model import bandwidth_key
+#: the reproduction as a sweep of the one driver: a SimGrid process per run
+SWEEP = Sweep("in situ reproduction", run_config, fresh_process=True, check=_check_folder,
+              plan=_plan)  # fmt: skip
 
-    alloc_bandwidth = bandwidth_key(alloc_bandwidth, "--alloc-bandwidth")
-    configs, member = build_tasks(
-        trials, sweeps, steps, network, engine, seed, scenarios, pairs, alloc_bandwidth
-    )
-    # large runs first: the pool stays busy to the end
-    order = sorted(configs, key=lambda k: -(configs[k]["S"] * (1 + configs[k]["A"])))
-    tasks = [Task(k, run_config, (configs[k],)) for k in order]
-    state = {"done": 0, "total": len(tasks)}
 
-    def started(todo: int, total: int) -> None:
-        state["done"] = total - todo
-        if progress is not None:
-            progress(state["done"], total)
-
-    def finished(_outcome: Any) -> None:
-        state["done"] += 1
-        if progress is not None:
-            progress(state["done"], state["total"])
-
-    summary, _ = SWEEP.run(None, Path(out), tasks=tasks, jobs=jobs or None, on_start=started,
-                           on_done=finished, executor=executor, on_info=on_info)  # fmt: skip
-    if summary.interrupted:
-        raise KeyboardInterrupt
-    rows = SWEEP.store(Path(out)).load(configs)  # in the order of the configurations
-    if not rows:
-        raise InputError("no run finished", where=str(out))
-    df = results_frame(rows, member)
-    written = write_outputs(df, Path(out))
-    return {
-        "runs": len(tasks),
-        "finished": len(rows),
-        "errors": dict(summary.failed),
-        "files": written,
-        "total_sim_wall": float(df.drop_duplicates("key")["wall_time"].sum()),
-    }
+def report(spec: Reproduction, out: Path, rows: list[dict[str, Any]]) -> list[Path]:
+    """The CSV tables and figures of the finished runs ``rows`` (:func:`~.reproduce.
+    write_outputs`), written into ``out``: the files."""
+    return [out / f for f in write_outputs(results_frame(rows, spec.build()[1]), Path(out))]

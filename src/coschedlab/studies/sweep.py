@@ -7,7 +7,7 @@ sweep without redoing it."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,15 +15,16 @@ import pandas as pd
 
 from ..errors import InputError
 from ..sweeps.capability import Table, limit, read_table
-from ..sweeps.sweep import Sweep
+from ..sweeps.sweep import MAX_REPETITIONS, Sweep, check_folder
 from ..sweeps.tasks import Task
 from .reproduce import simulate_one, table5_rows
 from .result import StudyResult
 from .spec import StudySpec
 
 __all__ = [
-    "SWEEP", "check_command", "described", "report", "run_one", "run_sweep",
-    "summary", "table5_cells", "table_of", "tasks_of",
+    "BUNDLED", "SWEEP", "Reproduction", "check_command", "described", "load_reproduction",
+    "load_study", "report", "run_one", "shown", "summary", "table5_cells", "table_of",
+    "tasks_of",
 ]  # fmt: skip
 
 #: the kind of sweep (messages, and ``"sweep"`` in its spec.json)
@@ -32,10 +33,63 @@ WHAT = "study reproduction"
 FIXED = ("study", "spec_sha256")
 
 
-def described(spec: StudySpec) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Reproduction:
+    """Table 5 of the study ``spec``: its ``configs`` on each of ``workers``, the mean over
+    ``seeds`` draws of the work model (:func:`seeds_of`)."""
+
+    spec: StudySpec
+    seeds: int = 1
+    workers: tuple[int, ...] = (32, 64)
+    configs: str = "OABCDE"
+    output = None  # --out is required
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def title(self) -> str:
+        return f"Table 5 of {self.spec.name}"
+
+
+#: the studies known by a name (``--spec helium``: the seed's study)
+BUNDLED = {"helium": "helium_study.yaml"}
+
+
+def load_study(text: str | Path) -> StudySpec:
+    """A study spec file, or the name of a bundled one (:data:`BUNDLED`)."""
+    from ..bundled import bundled, is_bundled
+    from .spec import load_spec
+
+    text = str(text)
+    if text in BUNDLED and not Path(text).is_file():  # a folder of that name is no spec
+        return load_spec(bundled(BUNDLED[text]))
+    return load_spec(bundled(text) if is_bundled(text) else text)
+
+
+def load_reproduction(path: Path | str = "helium", *, seeds: int = 1) -> Reproduction:
+    """The reproduction of the study ``path`` (:func:`load_study`) over ``seeds`` draws (the
+    dashboard's reader of uploaded study specs: a study without a model is refused when the
+    sweep starts, :func:`_check`)."""
+    spec = load_study(path)
+    if not 1 <= seeds <= MAX_REPETITIONS:
+        raise InputError(f"--seeds must be 1 to {MAX_REPETITIONS:,}, got {seeds:,}")
+    return Reproduction(spec, seeds)
+
+
+def _check(out: Path, rep: Reproduction) -> None:
+    """A study with a model to simulate, and ``out`` new or a reproduction of it."""
+    if rep.spec.model is None:
+        raise InputError("the spec has no 'model' to simulate", rep.spec.source)
+    check_folder(out, WHAT, described(rep), FIXED)
+
+
+def described(rep: Reproduction) -> dict[str, Any]:
     """What ``OUT/spec.json`` holds: the study and a digest of its spec file."""
-    text = Path(spec.source).read_bytes() if spec.source and Path(spec.source).is_file() else b""
-    return {"study": spec.name, "spec_sha256": hashlib.sha256(text).hexdigest()}
+    source = rep.spec.source
+    text = Path(source).read_bytes() if source and Path(source).is_file() else b""
+    return {"study": rep.spec.name, "spec_sha256": hashlib.sha256(text).hexdigest()}
 
 
 def seeds_of(spec: StudySpec, seeds: int) -> list[int]:
@@ -45,17 +99,16 @@ def seeds_of(spec: StudySpec, seeds: int) -> list[int]:
     return [spec.model.seed] if seeds == 1 else list(range(seeds))
 
 
-def tasks_of(
-    spec: StudySpec, workers: Sequence[int], configs: str, seeds: Sequence[int]
-) -> list[Task]:
+def tasks_of(rep: Reproduction) -> list[Task]:
     """One run per (workers, configuration, seed); the spec's own seed always among them
     (its scheduling graphs)."""
+    spec = rep.spec
     assert spec.model is not None
-    every = sorted({*seeds, spec.model.seed})
+    every = sorted({*seeds_of(spec, rep.seeds), spec.model.seed})
     return [
         Task(f"{p}-{c}-seed{seed}", run_one, ({"workers": p, "config": c, "seed": seed}, spec))
-        for p in workers
-        for c in configs
+        for p in rep.workers
+        for c in rep.configs
         for seed in every
     ]
 
@@ -71,36 +124,30 @@ def _shape(record: dict[str, Any]) -> None:
     record["config"]["workers"], record["metrics"]["total_time"], record["result"]["segments"]
 
 
+def _clear(out: Path, rep: Reproduction) -> None:
+    """``--force``: an earlier reproduction in ``out`` removed (never a user's own files)."""
+    import shutil
+
+    from ..outputs import check_target
+
+    if out.exists():
+        check_target(out, force=True)
+        shutil.rmtree(out)
+
+
 #: the reproduction as a sweep of the one driver
-SWEEP = Sweep(WHAT, run_one, described, FIXED, _shape, legacy_key="spec_sha256")
-
-
-def run_sweep(
-    spec: StudySpec,
-    out: Path,
-    workers: Sequence[int] = (32, 64),
-    configs: str = "OABCDE",
-    seeds: int = 1,
-    **runner: Any,
-) -> tuple[Any, list[dict[str, Any]]]:
-    """Run (or resume) the reproduction into ``out/runs``: the runner's summary and every
-    finished run's record; ``runner``: :meth:`~coschedlab.sweeps.sweep.Sweep.run`'s
-    ``jobs``, ``executor``, ``on_start``, ``on_done``, ``on_info``."""
-    tasks = tasks_of(spec, workers, configs, seeds_of(spec, seeds))
-    return SWEEP.run(spec, out, tasks=tasks, **runner)
+SWEEP = Sweep(WHAT, run_one, described, FIXED, _shape, legacy_key="spec_sha256", plan=tasks_of,
+              clear=_clear, check=_check)  # fmt: skip
 
 
 def table_of(
-    rows: list[dict[str, Any]],
-    spec: StudySpec,
-    workers: Sequence[int] = (32, 64),
-    configs: str = "OABCDE",
-    seeds: int = 1,
+    rows: list[dict[str, Any]], rep: Reproduction
 ) -> tuple[pd.DataFrame, dict[tuple[int, str], StudyResult]]:
     """Table 5 from a finished sweep's records (the mean over its seeds), and the results of
     the spec's own seed by (workers, configuration)."""
+    spec = rep.spec
     assert spec.model is not None
-    wanted = set(seeds_of(spec, seeds))
+    wanted = set(seeds_of(spec, rep.seeds))
     cells: dict[tuple[int, str], list[dict[str, Any]]] = {}
     own: dict[tuple[int, str], StudyResult] = {}
     for r in rows:
@@ -110,26 +157,40 @@ def table_of(
             cells.setdefault(cell, []).append(r["metrics"])
         if c["seed"] == spec.model.seed:
             own[cell] = StudyResult.from_dict(r["result"])
-    return table5_rows(lambda p, c: cells[(p, c)], workers, configs), own
+    return table5_rows(lambda p, c: cells[(p, c)], rep.workers, rep.configs), own
 
 
-def report(spec: StudySpec, out: Path, rows: list[dict[str, Any]], seeds: int = 1) -> pd.DataFrame:
+def report(rep: Reproduction, out: Path, rows: list[dict[str, Any]]) -> list[Path]:
     """Write the reproduction's report into ``out`` from its finished runs' records:
-    table5.csv and table5.png (the mean over ``seeds``), and a folder per run of the spec's
-    own seed (its result and scheduling graph); Table 5's frame."""
+    table5.csv and table5.png (the mean over its seeds), and a folder per run of the spec's
+    own seed (its result and scheduling graph); the files. Table 5 needs every run: none is
+    written while one is missing (a failed run: one line)."""
     from ..outputs import atomic_dir, atomic_file
     from .plots import scheduling_graph, table5_figure
 
-    df, own = table_of(rows, spec, seeds=seeds)
-    with atomic_file(out / "table5.csv", force=True) as tmp:
+    missing = len(tasks_of(rep)) - len(rows)
+    if missing:
+        raise InputError(f"{missing} runs failed (see {out}/runs/*.error.txt)")
+    df, own = table_of(rows, rep)
+    written = [out / "table5.csv", out / "table5.png"]
+    with atomic_file(written[0], force=True) as tmp:
         df.to_csv(tmp, index=False)
-    with atomic_file(out / "table5.png", force=True) as tmp:
+    with atomic_file(written[1], force=True) as tmp:
         table5_figure(df, tmp)
     for (p, c), r in sorted(own.items()):
         with atomic_dir(out / f"{p}-{c}", force=True) as tmp:
             r.write(tmp)
             scheduling_graph(r, tmp / "schedule.png")
-    return df
+        written.append(out / f"{p}-{c}")
+    return written
+
+
+def shown(rep: Reproduction, out: Path, width: int) -> Table | None:
+    """Table 5 as ``study reproduce`` prints it (the mean of its seeds said in the title)."""
+    table = summary(out)
+    if table is None or rep.seeds == 1:
+        return table
+    return (f"{table[0]}, mean of {rep.seeds} seeds", *table[1:])
 
 
 def table5_cells(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
@@ -160,13 +221,9 @@ MOST_DESIGNS = 10_000
 def check_command(spec: str, out: str) -> None:
     """What ``coschedlab study reproduce`` refuses before it starts (the dashboard runs it in
     a process of its own)."""
-    from .spec import load_spec
-
-    s = load_spec(spec)
-    if s.model is None:
-        raise InputError("the spec has no 'model' to simulate", Path(spec).name)
-    limit(len(s.space.designs()), MOST_DESIGNS, "designs", "study reproduce")
-    SWEEP.check_output(Path(out), s)
+    rep = load_reproduction(spec)
+    limit(len(rep.spec.space.designs()), MOST_DESIGNS, "designs", "study reproduce")
+    SWEEP.check_output(Path(out), rep)
 
 
 def summary(out: Path) -> Table | None:

@@ -1,8 +1,9 @@
 """The capability registry: each capability registers ONE :class:`Capability` object (its
 sweep spec loader, its sweep, its summary table and figures, its bundled specs), and the
-interfaces are generated from the registry: the command line's sweep command
-(``coschedlab NAME compare SPEC``), the dashboard's sweep section and page, the readers of
-uploaded specs, and :func:`~.sweep.sweep_kind`.
+interfaces are generated from the registry: the command line's sweep commands
+(``coschedlab NAME compare SPEC``, ``compare``, ``insitu reproduce``, ``study reproduce``),
+the dashboard's sweep section and page, the readers of uploaded specs, and
+:func:`~.sweep.sweep_kind`.
 
 The built-in capabilities register in :mod:`coschedlab.capabilities` (:data:`BUILTIN`,
 imported on first use); anything else registers before the interfaces are built (a test, a
@@ -23,8 +24,8 @@ from ..errors import InputError
 from .sweep import Sweep
 
 __all__ = [
-    "BUILTIN", "Capability", "Table", "capabilities", "capability", "check_sweep", "limit",
-    "read_table", "readers", "register", "resolve", "unregister", "write_summary",
+    "BUILTIN", "Capability", "Option", "Table", "capabilities", "capability", "check_sweep",
+    "limit", "read_table", "readers", "register", "resolve", "unregister", "write_summary",
 ]  # fmt: skip
 
 #: the modules registering the built-in capabilities (imported by :func:`capabilities`)
@@ -43,33 +44,54 @@ def resolve(part: Any) -> Any:
 
 
 @dataclass(frozen=True)
+class Option:
+    """An option of a capability's command beyond the common ones: its parameter ``name``
+    (the keyword its ``load_spec`` gets), ``flags`` (none: the positional argument),
+    ``type`` (None: the common one of this name removed), ``default`` (``...``: required)
+    and ``help``."""
+
+    name: str
+    flags: tuple[str, ...] = ()
+    type: Any = None
+    default: Any = ...
+    help: str = ""
+
+
+@dataclass(frozen=True)
 class Capability:
     """A capability as the interfaces see it; the parts marked (lazy) may be given as
     ``"module:attribute"``.
 
     ``name``: the command group (``coschedlab NAME ...``) and the dashboard page's name;
     ``sweep`` (lazy): its :class:`~.sweep.Sweep` (run one, result shape, store, resume);
-    ``load_spec(path)`` (lazy): reads and checks a sweep spec (YAML; errors name file:line),
-    which gives ``name``, ``output`` and ``configs()`` (key -> configuration);
+    ``load_spec(path, **options)`` (lazy): reads and checks a sweep spec (YAML; errors name
+    file:line; ``options``: the values of the command's own :attr:`options`), which gives
+    ``name`` (a ``title`` too, when the command's first line says more), ``output`` and
+    ``configs()`` (key -> configuration);
     ``summary(out)`` (lazy): the summary table of the sweep in ``out`` (title, columns, text
     rows; None while there is none); ``report(spec, out, rows)`` (lazy): writes its tables
-    and figures from the finished runs' records, returns the files written; ``bundled``:
-    (label, ``coschedlab:NAME``) specs offered; ``title``: the dashboard's sweep section;
-    ``help``: the command's help; ``upload``: the name of its uploaded specs (the dashboard's
-    reader); ``prefix``: the dashboard's component ids; ``default_out``: the dashboard's
-    output folder; ``page``: the dashboard page its sweep section ends (default its name: a
-    page module of that name, else a page generated for it); ``most``: the most runs the
-    dashboard starts (more are the command line's, on a cluster); ``generated``: whether its
-    ``compare`` command is generated (False: its own command uses the registry's parts; it
-    has a sweep section on its page when it has a ``title``);
-    ``args(spec, out)``: the command line's arguments of a sweep (after ``coschedlab``;
-    default ``NAME compare SPEC --out OUT``); ``check(spec, out)`` (lazy): what the command
-    refuses before it starts (default: read the spec, count its runs against ``most``,
+    and figures from the finished runs' records, returns the files written; ``shown(spec,
+    out, width)`` (lazy): what the command prints after the report (default: the summary
+    table); ``bundled``: (label, ``coschedlab:NAME``) specs offered; ``title``: the
+    dashboard's sweep section; ``help``: the command's help; ``upload``: the name of its
+    uploaded specs (the dashboard's reader); ``prefix``: the dashboard's component ids;
+    ``default_out``: the dashboard's output folder; ``page``: the dashboard page its sweep
+    section ends (default its name: a page module of that name, else a page generated for
+    it; None: no sweep section, its own pages show it); ``most``: the most runs the
+    dashboard starts (more are the command line's, on a cluster).
+
+    Its command (generated, like every other's): ``command``, the words after
+    ``coschedlab`` (default ``NAME compare``; one word: a top-level command); ``options``,
+    its own :class:`Option` declarations beside the common ``SPEC``, ``--jobs``, ``--out`` and
+    ``--executor`` (one of the same name replaces it; of type None removes it);
+    ``failed_exit``: its exit status when some runs failed; ``stdout``: its notes on
+    stdout, with its table (else on stderr); ``check(spec, out)`` (lazy): what the dashboard
+    refuses before it starts it (default: read the spec, count its runs against ``most``,
     check the folder)."""
 
     name: str
     sweep: Sweep | str
-    load_spec: Callable[[Path], Any] | str | None = None
+    load_spec: Callable[..., Any] | str | None = None
     summary: Callable[[Path], Table | None] | str | None = None
     report: Callable[[Any, Path, list[Any]], list[Path]] | str | None = None
     bundled: tuple[tuple[str, str], ...] = ()
@@ -78,10 +100,13 @@ class Capability:
     upload: str = ""
     prefix: str = ""
     default_out: str = ""
-    page: str = ""
+    page: str | None = ""
     most: int = 10_000
-    generated: bool = True
-    args: Callable[[str, str], list[str]] | None = None
+    command: str = ""
+    options: tuple[Option, ...] = ()
+    failed_exit: int = 2
+    stdout: bool = False
+    shown: Callable[[Any, Path, int], Any] | str | None = None
     check: Callable[[str, str], None] | str | None = None
 
     def the_sweep(self) -> Sweep:
@@ -93,12 +118,6 @@ class Capability:
         """The kind of sweep (spec.json's ``"sweep"``)."""
         return self.the_sweep().what
 
-    def read(self, path: Path | str) -> Any:
-        """Its sweep spec ``path``, read and checked."""
-        if self.load_spec is None:
-            raise InputError(f"{self.name} sweeps have no spec file")
-        return resolve(self.load_spec)(Path(path))
-
     def table(self, out: Path) -> Table | None:
         """The summary table of the sweep in ``out`` (None while there is none)."""
         return None if self.summary is None else resolve(self.summary)(Path(out))
@@ -107,12 +126,30 @@ class Capability:
         """Write its tables and figures of a finished (or partial) sweep; the files."""
         return [] if self.report is None else resolve(self.report)(spec, Path(out), rows)
 
-    def command_args(self, spec: str, out: str) -> list[str]:
+    @property
+    def words(self) -> list[str]:
+        """Its command's words after ``coschedlab``."""
+        return (self.command or f"{self.name} compare").split()
+
+    def read(self, path: Path | str | None, **options: Any) -> Any:
+        """Its sweep spec ``path`` (None: its command takes no SPEC), read and checked with
+        the values of the command's own ``options``."""
+        if self.load_spec is None:
+            raise InputError(f"{self.name} sweeps have no spec file")
+        return resolve(self.load_spec)(None if path is None else Path(path), **options)
+
+    def show(self, spec: Any, out: Path, width: int) -> Any:
+        """What its command prints after the report: ``shown``'s, else the summary table."""
+        if self.shown is not None:
+            return resolve(self.shown)(spec, Path(out), width)
+        return self.table(out)
+
+    def command_args(self, spec: str | None, out: str | None) -> list[str]:
         """The command line's arguments running (or resuming) a sweep of ``spec`` into
-        ``out`` (after ``coschedlab``)."""
-        if self.args is not None:
-            return self.args(spec, out)
-        return [self.name, "compare", spec, "--out", out]
+        ``out`` (after ``coschedlab``; None: not given)."""
+        flag = [o.flags[0] for o in self.options if o.name == "spec" and o.flags]
+        return [*self.words, *([] if spec is None else [*flag, spec]),
+                *([] if out is None else ["--out", out])]  # fmt: skip
 
     def check_command(self, spec: str, out: str) -> None:
         """What the sweep command refuses before it starts (the dashboard runs it in a
@@ -121,7 +158,7 @@ class Capability:
             resolve(self.check)(spec, out)
             return
         s = self.read(spec)
-        limit(len(s.configs()), self.most, "runs", f"{self.name} compare")
+        limit(len(s.configs()), self.most, "runs", " ".join(self.words))
         self.the_sweep().check_output(Path(out), s)
 
 

@@ -108,7 +108,9 @@ class Sweep:
     (``runs=""``: under ``OUT`` itself); ``fresh_process``: each run in a process of its own
     (SimGrid); ``quiet``: the workers' stderr silenced. ``check(out, spec)`` and
     ``record(out, spec)`` replace the folder check and the writing of spec.json for a sweep
-    that keeps its own (the comparison merges the definitions of its runs).
+    that keeps its own (the comparison merges the definitions of its runs); ``plan(spec)``
+    its tasks (default: one per configuration, in key order); ``clear(out, spec)`` removes
+    its stored runs (its command's ``--fresh``).
     ``legacy_key``: a key only this kind's spec.json held before ``"sweep"`` was written."""
 
     what: str
@@ -123,6 +125,8 @@ class Sweep:
     check: Callable[[Path, Any], None] | None = None
     record: Callable[[Path, Any], None] | None = None
     legacy_key: str | None = None
+    plan: Callable[[Any], list[Task]] | None = None
+    clear: Callable[[Path, Any], None] | None = None
 
     def check_output(self, out: Path, spec: Any = None) -> None:
         """``out`` can hold the sweep ``spec`` (:func:`check_folder`), else one line saying
@@ -134,8 +138,10 @@ class Sweep:
             check_folder(out, self.what, described, self.fixed)
 
     def tasks(self, spec: Any) -> list[Task]:
-        """One task per configuration of ``spec`` (``spec.configs()``: key -> configuration),
-        in key order."""
+        """The tasks of ``spec``: :attr:`plan`'s, else one per configuration
+        (``spec.configs()``: key -> configuration), in key order."""
+        if self.plan is not None:
+            return self.plan(spec)
         configs = spec.configs()
         return [Task(k, self.run_one, (configs[k],)) for k in sorted(configs)]
 

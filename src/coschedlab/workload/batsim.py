@@ -67,7 +67,7 @@ from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -150,12 +150,16 @@ def write_jobs_csv(
     *,
     workload_name: str = "w0",
     cores_per_node: int | None = None,
+    per_job: Mapping[str, np.ndarray] | None = None,
 ) -> None:
     """Write ``frame`` (a simulated result: a DataFrame or a mapping of column arrays) as a
     Batsim ``jobs.csv`` (see module docstring).
 
     With ``cores_per_node`` and a ``node_cores`` column (a run on shared nodes), the resources
     are cores: ``allocated_resources`` holds core ids (see :data:`CORE_COLUMNS`).
+    ``per_job``: the frame's ``wait``, ``response`` and ``run`` columns
+    (:func:`~coschedlab.metrics.job_columns`) when already made, used as they are (a
+    simulated result's: no second copy of each).
     """
     missing = [c for c in ("submit", "start", "end", "procs") if c not in frame]
     if missing:
@@ -172,12 +176,17 @@ def write_jobs_csv(
         job_id = np.asarray(frame["id"])
     else:
         job_id = np.arange(n)
-    execution = end - start
-    turnaround = end - submit
+    execution = end - start if per_job is None else per_job["run"]
+    turnaround = end - submit if per_job is None else per_job["response"]
     with np.errstate(divide="ignore", invalid="ignore"):
         stretch = turnaround / execution
-    status = num("status") if "status" in frame else np.ones(n)
-    status = np.where(np.isnan(status), 1.0, status)
+    raw = frame.get("status")
+    if isinstance(raw, np.ndarray) and raw.dtype.kind in "iu":
+        status = raw  # whole numbers: none missing, compared as they are
+    else:
+        status = num("status") if raw is not None else np.ones(n)
+        status = np.where(np.isnan(status), 1.0, status)
+    del raw
     if "killed" in frame:
         k = frame["killed"]
         fillna = getattr(k, "fillna", None)  # pandas: a missing value is not killed
@@ -225,7 +234,7 @@ def write_jobs_csv(
         "starting_time": (FLOAT, start),
         "execution_time": (FLOAT, execution),
         "finish_time": (FLOAT, end),
-        "waiting_time": (FLOAT, start - submit),
+        "waiting_time": (FLOAT, start - submit if per_job is None else per_job["wait"]),
         "turnaround_time": (FLOAT, turnaround),
         "stretch": (FLOAT, stretch),
         "allocated_resources": alloc,

@@ -58,7 +58,7 @@ import gzip
 import os
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -503,11 +503,14 @@ def _header_lines(header: dict | None, n: int) -> list[str]:
     return out
 
 
-def _swf_fields(frame: Any, n: int, integers: bool) -> list[np.ndarray]:
+def _swf_fields(
+    frame: Any, n: int, integers: bool, per_job: Mapping[str, np.ndarray] | None = None
+) -> list[np.ndarray]:
     """The 18 SWF fields of :func:`write_swf`'s rows, as float arrays (the function's locals
     go with it: only the list holds them); the fields taken as they are from a column are
     callables that make the array when :func:`_fixed_width_columns` reaches them (most are
-    all -1, one cell once converted: a million-row file does not hold them all at once)."""
+    all -1, one cell once converted: a million-row file does not hold them all at once).
+    ``per_job``: :func:`write_swf`'s."""
     from ..metrics import column
 
     def col(*names: str, default: float = -1.0) -> np.ndarray:
@@ -524,8 +527,8 @@ def _swf_fields(frame: Any, n: int, integers: bool) -> list[np.ndarray]:
     procs = col("procs")
     if "start" in frame and "end" in frame:
         start, end = col("start"), col("end")
-        wait = start - submit
-        run = end - start
+        wait = start - submit if per_job is None else per_job["wait"]
+        run = end - start if per_job is None else per_job["run"]
         alloc = procs
     else:
         wait = col("wait", "trace_wait")
@@ -534,12 +537,15 @@ def _swf_fields(frame: Any, n: int, integers: bool) -> list[np.ndarray]:
     requested = col("requested_time")
     if integers:
         submit, wait, run, requested = integer_times(submit, wait, run, requested)
-    req_procs = procs.copy()
+    req_procs = procs
     if "req_procs" in frame:
         # keep the trace's own "unknown" marker where the fallback rule gives procs back
         orig = col("req_procs")
         same = (orig <= 0) & (alloc == procs)
-        req_procs[same] = orig[same]
+        if same.any():  # (else the processors as they are: no copy)
+            req_procs = procs.copy()
+            req_procs[same] = orig[same]
+        del orig, same
 
     def later(name: str) -> Callable[[], np.ndarray]:
         return lambda: col(name)
@@ -578,7 +584,12 @@ def _whole(field: Any) -> Any:
 
 
 def write_swf(
-    path: str | os.PathLike, frame: Any, header: dict | None = None, *, integers: bool = False
+    path: str | os.PathLike,
+    frame: Any,
+    header: dict | None = None,
+    *,
+    integers: bool = False,
+    per_job: Mapping[str, np.ndarray] | None = None,
 ) -> None:
     """Write jobs as an SWF v2.2 file (gzip-compressed when the name ends in ``.gz``).
 
@@ -597,11 +608,14 @@ def write_swf(
     so submit + wait + run is the rounded end, the start is never before the submit nor the
     end before the start. The requested time is rounded too, but never below the written run
     of a job that ran within its request; every other field is rounded to the nearest integer.
+
+    ``per_job``: a simulated result's ``wait`` and ``run`` columns
+    (:func:`~coschedlab.metrics.job_columns`), used as they are (no second copy of each).
     """
     from ..metrics import rows
 
     n = rows(frame)  # a DataFrame or a mapping of column arrays
-    fields = _swf_fields(frame, n, integers)
+    fields = _swf_fields(frame, n, integers, per_job)
     head = ("\n".join(_header_lines(header, n)) + "\n").encode("utf-8")
     columns = _fixed_width_columns(fields, release=True)
     path = Path(path)

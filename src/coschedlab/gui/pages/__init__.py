@@ -19,6 +19,6 @@ def pages() -> tuple[Any, ...]:
     from ...sweeps.capability import capabilities
     from ..sweeps import sweep_page
 
-    sections = {c.page or c.name: c for c in capabilities() if c.generated or c.title}
+    sections = {c.page or c.name: c for c in capabilities() if c.page is not None}
     own = [sweep_page(sections.pop(p.NAME), p) if p.NAME in sections else p for p in PAGES]
     return (*own, *(sweep_page(c) for c in sections.values()))
