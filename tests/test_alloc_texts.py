@@ -65,3 +65,38 @@ def test_alloc_column_of_intervals_big_ids_and_gaps():
     assert col.tolist() == want == ["0-3 7", "", "2000000000-2000000001", "5"]
     assert col[-1] == "5"
     assert np.asarray(col)[[0, 2]].tolist() == [want[0], want[2]]
+
+
+def test_the_alloc_column_reads_as_the_object_array_it_replaced():
+    """User code written for the object array of texts (``Result.columns['alloc']`` before it
+    held intervals): comparisons item by item, the array's reading methods, its printing;
+    an edit in place is refused with a clear error, never a silent no-op on a copy. (``==``
+    was ``False``: an identity test; ``.size``, ``.astype``, ``.copy`` did not exist.)"""
+    import copy
+    import pickle
+
+    import pytest
+
+    col = AllocColumn.from_intervals([[(0, 2)], [(2, 4)], [(0, 4)], []])
+    texts = np.array(["0-1", "2-3", "0-3", ""], dtype=object)
+    assert (col == "0-3").tolist() == (texts == "0-3").tolist() == [False, False, True, False]
+    assert (col != "0-3").tolist() == [True, True, False, True]
+    assert (col == texts).all() and (texts == col).all()
+    assert np.flatnonzero(col == "2-3").tolist() == [1]
+    assert col.size == 4 and col.copy().tolist() == texts.tolist()
+    assert col.astype(str).tolist() == texts.astype(str).tolist()
+    assert np.unique(col).tolist() == np.unique(texts).tolist()
+    assert repr(col) == repr(texts) and str(col) == str(texts)
+    assert col[-1] == "" and col[-4] == "0-1" and col[1:3].tolist() == ["2-3", "0-3"]
+    assert col[True].tolist() == texts[True].tolist()  # a bool is a mask, as for the array
+    for back in (pickle.loads(pickle.dumps(col)), copy.deepcopy(col), copy.copy(col)):
+        assert (back == texts).all()
+    with pytest.raises(TypeError, match="cannot be changed in place"):
+        col[0] = "5"
+    for method in ("fill", "sort", "put"):
+        with pytest.raises(TypeError, match="cannot be changed in place"):
+            getattr(col, method)
+    with pytest.raises(TypeError):
+        hash(col)  # as an array's
+    col.tolist = None  # a probe for what no array has makes no texts (nor a copy's method)
+    assert getattr(col, "iloc", None) is None and getattr(col, "to_numpy", None) is None

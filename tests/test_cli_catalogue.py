@@ -515,6 +515,9 @@ CASES = [
     ("simulate-force-not-ours", "simulate small.swf --out notours --force", 2, "notes.txt"),
     ("simulate-force-user-docs", "simulate small.swf --out mydocs --force", 2, "holds files coschedlab did not write"),
     ("simulate-out-under-file", "simulate small.swf --out afile/sub", 2, "afile"),
+    # a name that fits the file system but not its temporary sibling's (was: '.tmp-aaa...-PID-HEX: File name too long')
+    ("simulate-out-long-name", "simulate small.swf --out " + "a" * 240, 2, "the name is 240 bytes long, at most 233 (the result is first written beside it"),
+    ("simulate-out-too-long-name", "simulate small.swf --out " + "b" * 300, 2, "the name is 300 bytes long, at most 233"),
     ("simulate-fails-with-force", "simulate small.swf -s raises.py --out prev --force", 2, "raises.py:8"),
     ("demo-out-file", "demo --out afile", 2, "not a directory"),
     ("demo-out-earlier", "demo --out prev", 2, "already holds a result"),
@@ -1216,6 +1219,101 @@ def test_force_replaces_an_earlier_result_whole(ws, capsys, tmp_path):
     assert not list(tmp_path.glob(".tmp-*")) and not list(tmp_path.glob(".old-*"))
 
 
+def test_a_long_trace_name_gets_a_default_out_that_fits(ws, capsys, tmp_path):
+    """The default --out is named after the trace, cut to fit beside its temporary sibling
+    (a 246-byte trace name failed: '.tmp-ccc...-PID-HEX: File name too long')."""
+    name = "c" * 246
+    shutil.copy(ws / "small.swf", tmp_path / f"{name}.swf")
+    for want in (name[:225], name[:225] + "-2"):
+        code, out, err = run_cli(["simulate", f"{name}.swf"], tmp_path, capsys)
+        assert code == 0, err
+        assert (tmp_path / "out" / "simulate" / want / "jobs.parquet").is_file()
+
+
+@pytest.mark.parametrize("target", ["real", "nowhere"])
+def test_an_out_that_is_a_symbolic_link_writes_where_it_points(ws, capsys, tmp_path, target):
+    """--out LINK: the result goes to the folder the link names, and the link stays (it was
+    moved aside to a hidden .old-LINK-PID-HEX for good; a dangling one failed after the run
+    with '.tmp-LINK-...: Not a directory')."""
+    shutil.copy(ws / "small.swf", tmp_path / "small.swf")
+    if target == "real":
+        (tmp_path / target).mkdir()
+    (tmp_path / "link").symlink_to(target)
+    code, out, err = run_cli(["simulate", "small.swf", "--out", "link"], tmp_path, capsys)
+    assert code == 0, err
+    assert (tmp_path / "link").is_symlink() and os.readlink(tmp_path / "link") == target
+    assert (tmp_path / target / "jobs.parquet").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", target, "small.swf"]
+    # the default --out is a new folder: a dangling link of its name is skipped, not followed
+    (tmp_path / "out" / "simulate").mkdir(parents=True)
+    (tmp_path / "out" / "simulate" / "small").symlink_to(tmp_path / "elsewhere")
+    code, out, err = run_cli(["simulate", "small.swf"], tmp_path, capsys)
+    assert code == 0, err
+    assert (tmp_path / "out" / "simulate" / "small-2" / "jobs.parquet").is_file()
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_strict_on_a_trace_from_a_pipe_names_what_cannot_run(ws, capsys, tmp_path):
+    """--strict reads the trace again to name the first bad job's line: a pipe (``<(zcat
+    ...)``, /dev/stdin) is read once, and the second reading said 'the file is empty'."""
+    import threading
+
+    fifo = tmp_path / "pipe.swf"
+    os.mkfifo(fifo)
+
+    stop = threading.Event()
+
+    def writer() -> None:
+        fifo.write_text((ws / "small.swf").read_text())
+        while not stop.is_set():
+            fifo.write_text("")  # every later reader gets nothing, as from a pipe
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    args = ["simulate", "pipe.swf", "--strict", "--nodes", "1", "--out", "o"]
+    code, out, err = run_cli(args, tmp_path, capsys)
+    stop.set()
+    os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # the writer's waiting open returns
+    thread.join(10)
+    assert code == 2, err
+    assert err.strip() == (
+        "error: pipe.swf: 3 job(s) cannot run (3 larger than the machine; not a regular file, "
+        "read once: no line named); without --strict they are dropped and counted"
+    )
+
+
+@pytest.mark.parametrize("out", [["--out", "r"], []], ids=["out", "default"])
+def test_a_result_written_meanwhile_is_not_replaced(ws, capsys, tmp_path, monkeypatch, out):
+    """Two runs into one folder at once (parallel runs of one trace into its default folder):
+    the later one replaced the earlier's result, without --force and without a word; it now
+    keeps its own beside it and says where."""
+    from coschedlab.engine.result import Result
+
+    shutil.copy(ws / "small.swf", tmp_path / "small.swf")
+    target = tmp_path / ("r" if out else "out/simulate/small")
+    write = Result.write
+
+    def write_while_another_run_finishes(self, where, *args):
+        shutil.copytree(ws / "prev", target)  # the other run's result appears
+        return write(self, where, *args)
+
+    monkeypatch.setattr(Result, "write", write_while_another_run_finishes)
+    code, stdout, err = run_cli(["simulate", "small.swf", *out], tmp_path, capsys)
+    shown = target.relative_to(tmp_path)
+    if out:  # the folder the user named: said as an error
+        assert code == 2, err
+        assert err.strip() == (
+            f"error: --out {shown} received another run's result while this one ran; not "
+            f"replacing it without --force: this result is in {shown}-2/"
+        )
+    else:  # its own default folder: the next free name, as if it had been taken before
+        assert code == 0, err
+        assert stdout.rstrip().endswith(f"outputs in {shown}-2/")
+    assert digest(target) == digest(ws / "prev")
+    assert (target.parent / f"{target.name}-2" / "jobs.parquet").is_file()
+    assert not list(target.parent.glob(".*"))  # no temporary left
+
+
 def test_default_out_never_overwrites(ws, capsys, tmp_path):
     shutil.copy(ws / "small.swf", tmp_path / "small.swf")
     for expected in ("small", "small-2", "small-3"):
@@ -1300,6 +1398,69 @@ def test_read_only_disk_is_refused_before_the_run(ws, capsys, tmp_path):
     assert code == 2, err
     assert "Read-only file system" in err and "ro" in err
     assert "jobs from" not in out  # refused before reading and simulating
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_mount_point_as_out_is_refused_before_the_run(ws, capsys, tmp_path, force):
+    """A result replaces its folder whole, which a mount point cannot be (moving it aside:
+    'Device or resource busy', once the whole run was done); a folder inside it is fine."""
+    mnt = tmp_path / "mnt"
+    if not _mount(mnt, "size=1m"):
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        shutil.copy(ws / "small.swf", tmp_path / "small.swf")
+        if force:
+            shutil.copytree(ws / "prev", mnt, dirs_exist_ok=True)
+        before = digest(mnt)
+        args = ["simulate", "small.swf", "--out", "mnt"] + (["--force"] if force else [])
+        code, out, err = run_cli(args, tmp_path, capsys)
+        assert code == 2, err
+        assert err.strip() == (
+            "error: --out mnt is a mount point, which a result cannot replace (it replaces its "
+            "folder whole); give a new folder inside it"
+        )
+        assert "jobs from" not in out  # refused before reading and simulating
+        assert digest(mnt) == before
+        code, out, err = run_cli(["simulate", "small.swf", "--out", "mnt/r"], tmp_path, capsys)
+        assert code == 0, err
+        assert (mnt / "r" / "jobs.parquet").is_file()
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+
+
+@pytest.mark.parametrize("when", ["written", "writing"])
+def test_an_interrupt_says_whether_the_result_was_written(ws, capsys, tmp_path, monkeypatch, when):
+    """Ctrl-C once the result is in place (--force: the earlier one replaced) says where it is,
+    not that the earlier result is intact; during the writing, that nothing was replaced."""
+    from coschedlab import bundled
+    from coschedlab.cli.main import INTERRUPTED
+    from coschedlab.engine.result import Result
+
+    shutil.copy(ws / "small.swf", tmp_path / "small.swf")
+    shutil.copytree(ws / "prev", tmp_path / "r")
+    before = digest(tmp_path / "r")
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    # written: the interrupt comes as the table is printed (its title is the trace's name)
+    monkeypatch.setattr(
+        *((bundled, "file_name") if when == "written" else (Result, "write")), interrupt
+    )
+    code, out, err = run_cli(["simulate", "small.swf", "--out", "r", "--force"], tmp_path, capsys)
+    assert code == 130
+    if when == "written":
+        assert err.strip() == "interrupted once the result was written whole: outputs in r/"
+        assert digest(tmp_path / "r") != before
+        assert (tmp_path / "r" / "jobs.parquet").is_file()
+    else:
+        assert err.strip() == INTERRUPTED
+        assert digest(tmp_path / "r") == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r", "small.swf"]  # no temporary
+    # a later command in this process, interrupted while writing: not the earlier one's words
+    monkeypatch.setattr(Result, "write", interrupt)
+    code, out, err = run_cli(["simulate", "small.swf", "--out", "r", "--force"], tmp_path, capsys)
+    assert (code, err.strip()) == (130, INTERRUPTED)
 
 
 # -- processes ----------------------------------------------------------------------------

@@ -14,6 +14,10 @@ import pytest
 
 from coschedlab.cli.main import plain_simulate
 
+#: this copy's sources, for the programs the tests start from another folder (a relative
+#: PYTHONPATH=src would fall back to whichever coschedlab is installed)
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
 #: plain command lines (TRACE, POOL, OUT: files made by the test)
 PLAIN = [
     ["simulate", "TRACE"],
@@ -141,6 +145,7 @@ main()
 
 def _program(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    env["PYTHONPATH"] = SRC
     return subprocess.run(
         [sys.executable, "-c", PROGRAM, *args], capture_output=True, text=True, cwd=cwd,
         timeout=300, env=env,
@@ -178,7 +183,8 @@ def test_a_users_policy_file_keeps_blas_threads(tmp_path):
     trace = "coschedlab:KTH-SP2-1996-2.1-cln.swf.gz"
     done = _program("simulate", trace, "-s", "mine.py", "--out", "o", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.rstrip().endswith("atexit ran, BLAS threads: None")
+    # and the interpreter's teardown (a user's code: test_a_policy_files_open_log_...)
+    assert done.stdout.rstrip().endswith("atexit ran, BLAS threads: None\ntorn down")
 
 
 def test_the_plain_options_are_the_typer_commands_own():
@@ -205,3 +211,74 @@ def test_the_plain_options_are_the_typer_commands_own():
         if flag:
             assert kind == primary, opt  # --validate True, --no-validate False
         assert (kind == "list[str]") == bool(param.multiple), opt
+
+
+@pytest.mark.parametrize("closed", [(1,), (1, 2)], ids=["stdout", "stdout-and-stderr"])
+def test_a_closed_standard_output_ends_as_typers_path(tmp_path, closed):
+    """Started with standard output closed (``>&-``: ``sys.stdout`` is None), a plain
+    simulate writes its result and exits 0 as the typer path does (it ended with a traceback
+    from flushing None, exit 1)."""
+    _files(tmp_path, [])
+
+    def close() -> None:
+        for fd in closed:
+            os.close(fd)
+
+    done = subprocess.run(
+        [sys.executable, "-m", "coschedlab", "simulate", "TRACE", "--out", "o"], cwd=tmp_path,
+        stderr=subprocess.PIPE if 2 not in closed else None, stdout=None, text=True,
+        timeout=300, preexec_fn=close, env={**os.environ, "PYTHONPATH": SRC},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert not done.stderr
+    assert (tmp_path / "o" / "jobs.parquet").is_file()
+
+
+@pytest.mark.parametrize("out", [["--out", "o"], ["--out=o"]], ids=["plain", "typer"])
+def test_a_trace_name_standard_output_cannot_encode(tmp_path, out):
+    """``PYTHONIOENCODING=ascii`` (or a Latin-1 terminal) and a trace named ``é.swf``: the
+    name is printed escaped and the run goes on, on either path (it was an internal error,
+    exit 3, before anything ran)."""
+    _files(tmp_path, [])
+    (tmp_path / "TRACE").rename(tmp_path / "é.swf")
+    done = subprocess.run(
+        [sys.executable, "-m", "coschedlab", "simulate", "é.swf", *out], cwd=tmp_path,
+        capture_output=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": SRC, "PYTHONIOENCODING": "ascii"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(b"1 job from \\xe9.swf on 4 nodes")
+    assert (tmp_path / "o" / "jobs.parquet").is_file()
+
+
+def test_importing_the_main_modules_runs_nothing(tmp_path):
+    """``import coschedlab.__main__`` (pydoc, documentation tools) printed the help and exited
+    2; ``python -m coschedlab`` and ``python -m coschedlab.cli`` still run the program."""
+    env = {**os.environ, "PYTHONPATH": SRC}
+    done = subprocess.run(
+        [sys.executable, "-c", "import coschedlab.__main__, coschedlab.cli.__main__"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    for module in ("coschedlab", "coschedlab.cli"):
+        done = subprocess.run(
+            [sys.executable, "-m", module, "--version"], cwd=tmp_path, capture_output=True,
+            text=True, timeout=300, env=env,
+        )  # fmt: skip
+        assert done.returncode == 0 and done.stdout.startswith("coschedlab "), done.stderr
+
+
+def test_a_policy_files_open_log_keeps_its_lines(tmp_path):
+    """A user's policy that writes to a file it never closes: the process ends with the
+    interpreter's teardown, which flushes it (ended without it, the log was empty)."""
+    _files(tmp_path, [])
+    (tmp_path / "logger.py").write_text(
+        "from coschedlab.schedulers import Scheduler\n\nLOG = open('policy.log', 'w')\n\n\n"
+        "class Logger(Scheduler):\n    def schedule(self, view):\n"
+        "        LOG.write(f'pass at {view.now}\\n')\n"
+        "        return [j for j in list(view.queue)[:1] if view.nodes[j] <= view.free]\n"
+    )
+    done = _program("simulate", "TRACE", "-s", "logger.py", "--out", "o", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "torn down" in done.stdout
+    assert (tmp_path / "policy.log").read_text().startswith("pass at 0")

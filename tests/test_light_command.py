@@ -159,8 +159,9 @@ def test_a_finished_run_leaves_no_reference_cycle(scheduler):
 
 
 def test_a_result_shares_the_workloads_columns_read_only():
-    """A trace in queue order: the result's label columns are the workload's, not copies, and
-    cannot be written (changing one would change the other)."""
+    """A trace in queue order, its workload frozen (as the command does): the result's label
+    columns are the workload's, not copies, and cannot be written (changing one would change
+    the other)."""
     import numpy as np
 
     from coschedlab import simulate
@@ -169,12 +170,37 @@ def test_a_result_shares_the_workloads_columns_read_only():
 
     w = read_swf(bundled("KTH-SP2-1996-2.1-cln.swf.gz"))
     cluster = cluster_from_header(w.header)
-    w = w.drop_oversized(cluster.total_cores)
+    w = w.drop_oversized(cluster.total_cores).freeze()
     r = simulate(w, cluster, "easy")
     user = r.columns["user"]
     assert np.shares_memory(user, w.columns["user"])
     with pytest.raises(ValueError):
         user[0] = 1
+    with pytest.raises(ValueError):
+        w.columns["user"][0] = 1
+
+
+def test_a_workload_edited_after_a_run_leaves_the_result_as_it_was():
+    """A workload not frozen (the API's) may be edited in place between runs: the earlier
+    result keeps its own columns (a result shared them read-only, and showed every edit)."""
+    import numpy as np
+
+    from coschedlab import Cluster, Workload, simulate
+
+    w = Workload.from_records([(1, 0, 50, 100, 2), (2, 10, 60, 100, 2), (3, 20, 70, 100, 4)])
+    w.columns["user"][:] = [1, 2, 1]
+    w.extra["trace_wait"] = np.array([5.0, -1.0, 0.0])
+    first = simulate(w, Cluster(4), "easy")
+    w.columns["user"][:] = 77
+    w.columns["run"][0] = 5
+    w.extra["trace_wait"][:] = 9.0
+    second = simulate(w, Cluster(4), "easy")
+    assert first.columns["user"].tolist() == [1, 2, 1]
+    assert first.columns["trace_wait"].tolist() == [5.0, -1.0, 0.0]
+    assert first.jobs["user"].tolist() == [1, 2, 1]
+    assert first.validate() == []
+    assert second.columns["user"].tolist() == [77, 77, 77]
+    assert second.columns["end"][0] - second.columns["start"][0] == 5
 
 
 @pytest.mark.parametrize("n", [0, 1, 2_500])

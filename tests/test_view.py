@@ -435,3 +435,46 @@ def test_a_compiled_pass_shows_python_the_kernels_c_queue_as_read_only_sequences
         assert not any(isinstance(getattr(seq, a, None), Simulation) for a in dir(seq))
         with pytest.raises((AttributeError, TypeError)):
             seq[0] = 1
+
+
+def test_slurms_running_jobs_are_shown_sorted_though_the_kernel_keeps_no_list_for_its_pass():
+    """Slurm's compiled pass keeps its own release list (``own_running``): the kernel then keeps
+    no sorted running list as jobs start and end, and ``view.est_sorted`` is made when read.
+    Read at progress reports, it is every job started and not ended by then, sorted."""
+    import math
+
+    from coschedlab.schedulers import Slurm
+
+    class Spy(Slurm):
+        name = "slurm-spy"
+
+        def setup(self, view):
+            super().setup(view)
+            self.view = view
+
+    spy = Spy()
+    seen = []
+
+    def look(done, total):
+        v = spy.view
+        est = list(v.est_sorted)
+        assert len(est) == len(v.est_sorted) and est == sorted(est)
+        if est:
+            assert v.est_sorted[0] == est[0] and v.est_sorted[-1] == est[-1]
+        started = [j for j in range(v.n) if not math.isnan(v.start[j])]
+        seen.append((done, est, started, v.est_sorted[: len(est) // 2]))
+
+    rows = [(i, 7 * i, 50.0 + 7 * (i % 5), 600.0 + 9 * (i % 4), 1 + i % 3) for i in range(400)]
+    r = simulate(workload(*rows), Cluster(4), spy, progress=look)
+    assert spy.compiled_pass is not None and spy.compiled_pass.own_running
+    assert r.validate() == []
+    jobs = r.jobs.sort_values("job_id")  # ids 0, 1, ... in submit order: the view's indices
+    start, end = jobs["start"].to_numpy(), jobs["end"].to_numpy()
+    req = jobs["requested_time"].to_numpy()
+    # completions are processed in (end, index) order: the first ``done`` of them had ended
+    by_end = sorted(range(len(end)), key=lambda k: (end[k], k))
+    assert any(est for _, est, _, _ in seen)  # jobs ran at some report
+    for done, est, started, half in seen:
+        running = set(started) - set(by_end[:done])
+        assert est == sorted((start[k] + req[k], k) for k in running)
+        assert half == est[: len(est) // 2]

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from coschedlab import InputError, Workload
-from coschedlab.jobs import MAX_PROCS, MAX_TIME
+from coschedlab.jobs import MAX_PROCS, MAX_TIME, Dependencies
 
 
 def _workload(**col):
@@ -86,6 +86,49 @@ def test_dependencies_on_unknown_jobs_are_refused_as_a_scan_finds_them(deps, ids
         with pytest.raises(InputError) as info:
             Workload(cols, deps=deps)
         assert str(info.value) == want
+
+
+@given(
+    st.dictionaries(st.integers(-3, 12), st.lists(st.integers(-3, 12), max_size=4), max_size=8),
+    st.sets(st.integers(0, 9), max_size=10),
+)
+def test_dependencies_as_arrays_read_and_are_refused_as_the_mapping(deps, ids):
+    """:class:`Dependencies` (the same dependencies as arrays) reads as the mapping it holds,
+    and a workload refuses the same first unknown job as a scan of it."""
+    ids = sorted(ids)
+    cols = {"id": np.array(ids, np.int64), "submit": np.zeros(len(ids)),
+            "run": np.ones(len(ids)), "procs": np.ones(len(ids), np.int64)}  # fmt: skip
+    deps = {k: tuple(v) for k, v in deps.items()}
+    lens = [len(v) for v in deps.values()]
+    arrays = Dependencies(
+        np.array(list(deps), np.int64),
+        np.concatenate([[0], np.cumsum(lens)]).astype(np.int64),
+        np.array([d for v in deps.values() for d in v], np.int64),
+    )
+    assert list(arrays.items()) == list(deps.items()) and arrays == deps
+    assert all(type(d) is int for v in arrays.values() for d in v)
+    assert (12 in arrays) == (12 in deps) and len(arrays) == len(deps)
+    want = _scan(deps, ids)
+    if want is None:
+        assert Workload(cols, deps=arrays).deps is arrays
+    else:
+        with pytest.raises(InputError) as info:
+            Workload(cols, deps=arrays)
+        assert str(info.value) == want
+
+
+@pytest.mark.parametrize(
+    "child, ptr, parents",
+    [
+        ([1, 2], [0, 1], [1]),
+        ([1], [0, 2], [1]),
+        ([1, 2], [0, 2, 1], [1, 1]),
+        ([2, 2], [0, 1, 2], [1, 1]),
+    ],
+)
+def test_dependencies_as_arrays_that_do_not_fit_are_refused(child, ptr, parents):
+    with pytest.raises(InputError, match="dependencies: "):
+        Dependencies(np.array(child), np.array(ptr), np.array(parents))
 
 
 @given(st.lists(st.integers(0, 40), min_size=1, max_size=30))

@@ -124,6 +124,10 @@ class AllocColumn:
     def shape(self) -> tuple[int]:
         return (len(self.cnt),)
 
+    @property
+    def size(self) -> int:
+        return len(self.cnt)
+
     def __len__(self) -> int:
         return len(self.cnt)
 
@@ -163,13 +167,40 @@ class AllocColumn:
         return iter(self.tolist())
 
     def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, (int, np.integer)):
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
             j = int(key) + (len(self) if key < 0 else 0)
             if not 0 <= j < len(self):
                 raise IndexError(f"job {key} of {len(self)}")
             offsets, data = self.text_buffers(j, j + 1)
             return bytes(data).decode("ascii")
         return np.asarray(self)[key]
+
+    # as the object array of texts it replaces: compared item by item, printed as that
+    # array, its other (reading) methods that array's; not changed in place
+    __hash__ = None  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> Any:  # type: ignore[override]
+        return np.asarray(self) == other
+
+    def __ne__(self, other: object) -> Any:  # type: ignore[override]
+        return np.asarray(self) != other
+
+    def __repr__(self) -> str:
+        return repr(np.asarray(self))
+
+    def __str__(self) -> str:
+        return str(np.asarray(self))
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise TypeError(_READ_ONLY)
+
+    def __getattr__(self, name: str) -> Any:
+        """The texts' array's attribute ``name`` (``size``, ``copy``, ``astype``, ...)."""
+        if name.startswith("_") or not hasattr(np.ndarray, name):
+            raise AttributeError(name)  # (a probe, getattr(col, "iloc", None): no texts made)
+        if name in _IN_PLACE:
+            raise TypeError(_READ_ONLY)
+        return getattr(np.asarray(self), name)
 
     def held(self) -> bool:
         """True when some job holds a node."""
@@ -181,6 +212,15 @@ class AllocColumn:
         row = np.repeat(np.arange(len(self.cnt), dtype=np.int64), self.cnt)
         first = self.flat[0::2].astype(np.int64)  # packed: the intervals in job order
         return row, first, self.flat[1::2].astype(np.int64) - first
+
+
+#: the array methods that change it in place (an AllocColumn refuses them)
+_IN_PLACE = frozenset({"fill", "itemset", "partition", "put", "resize", "setfield", "setflags",
+                       "sort"})  # fmt: skip
+_READ_ONLY = (
+    "a result's alloc column cannot be changed in place; numpy.asarray(column) gives an "
+    "array of its texts to change (or change Result.jobs)"
+)
 
 
 def _parse_vectorised(texts: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:

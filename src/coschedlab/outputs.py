@@ -65,6 +65,9 @@ MARKER = ".coschedlab"
 #: name prefixes of the temporary siblings (a killed process may leave them behind)
 TMP_PREFIX = ".tmp-"
 OLD_PREFIX = ".old-"
+#: the longest name (bytes) a result may have: its temporary siblings' names (the prefix, a
+#: process id of up to 7 digits and 8 hex digits added) must fit the file system's 255
+MAX_NAME = 255 - len(TMP_PREFIX) - len("-4194304-") - 8
 #: errno values that mean the machine, not the user, failed: exit code 1
 ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.ENOMEM}
 
@@ -121,15 +124,23 @@ def check_target(
     kind: str = "dir",
     option: str = "--out",
     probe: bool = True,
+    whole: bool = False,
 ) -> Path:
     """Check, before any work, that ``path`` can receive a result of ``kind`` ("dir" or "file").
 
     Raises :class:`~coschedlab.errors.InputError` (naming ``option`` and the path) when it is
     an existing file where a directory is wanted (or the reverse), when it already holds a
     result and ``force`` is not given, when ``force`` would delete files coschedlab did not
-    write, or when its parent cannot be written.
+    write, or when its parent cannot be written; ``whole`` (a directory :func:`atomic_dir`
+    will replace whole): also when it is a mount point.
     """
     path = Path(path)
+    size = len(os.fsencode(path.name))
+    if size > MAX_NAME:  # (its temporary sibling's name, or its own, would be too long)
+        raise InputError(
+            f"{option} {path}: the name is {size:,} bytes long, at most {MAX_NAME} (the result "
+            "is first written beside it under a longer temporary name); choose a shorter name"
+        )
     if probe:
         clean_stale(path)
     if kind == "dir":
@@ -140,6 +151,11 @@ def check_target(
             )
         if path.exists() and not path.is_dir():
             raise InputError(f"{option} {path} exists and is not a directory; choose a directory")
+        if whole and path.is_dir() and os.path.ismount(path):  # (moving it aside: EBUSY)
+            raise InputError(
+                f"{option} {path} is a mount point, which a result cannot replace (it replaces "
+                "its folder whole); give a new folder inside it"
+            )
         if path.is_dir() and not is_empty(path):
             if not force:
                 raise InputError(
@@ -262,23 +278,60 @@ def _check_writable(path: Path, option: str) -> None:
 
 
 @contextmanager
-def atomic_dir(path: str | Path, force: bool = False, option: str = "--out") -> Iterator[Path]:
+def atomic_dir(
+    path: str | Path, force: bool = False, option: str = "--out", moved: list[Path] | None = None
+) -> Iterator[Path]:
     """Yield a fresh temporary directory beside ``path``; when the block ends normally, it
     replaces ``path`` in one move (the old one, if any, is removed only after). On any error
-    the temporary directory is removed and ``path`` is left as it was."""
-    path = check_target(path, force, "dir", option)
+    the temporary directory is removed and ``path`` is left as it was. A symbolic link is
+    followed: the folder it names is replaced (the link itself was moved aside, and a
+    dangling one failed after the work). ``path`` filled by another run meanwhile is not
+    replaced without ``force``: the result goes to ``PATH-2`` (``-3``, ...), said by an
+    :class:`InputError`, or (``moved`` given: a folder the caller chose itself) appended to
+    ``moved``."""
+    if os.path.islink(path):
+        path = os.path.realpath(path)
+    path = check_target(path, force, "dir", option, whole=True)
     tmp = path.parent / f"{TMP_PREFIX}{path.name}-{os.getpid()}-{_tag()}"
     try:
         tmp.mkdir()
         yield tmp
         mark(tmp)
-        _swap_in(tmp, path)
+        if not force and path.is_dir() and not is_empty(path):  # filled meanwhile
+            kept = _keep_beside(tmp, path)
+            if moved is None:
+                raise InputError(
+                    f"{option} {path} received another run's result while this one ran; not "
+                    f"replacing it without --force: this result is in {kept}/"
+                )
+            moved.append(kept)
+        else:
+            _swap_in(tmp, path)
     except OSError as exc:
         _rmtree(tmp, ignore_errors=True)
         raise os_error(exc, str(path)) from None
     except BaseException:
         _rmtree(tmp, ignore_errors=True)
         raise
+
+
+def _keep_beside(tmp: Path, path: Path) -> Path:
+    """Move the finished result ``tmp`` to a new ``PATH-2`` (``-3``, ...), and return that:
+    ``path``, empty or absent when checked, holds another run's result now (parallel runs of
+    one trace into its default folder)."""
+    k = 1
+    while True:
+        k += 1
+        kept = path.with_name(f"{path.name}-{k}")
+        if os.path.lexists(kept):
+            continue
+        try:
+            os.rename(tmp, kept)  # (an empty folder made meanwhile is taken: nothing lost)
+        except OSError as exc:
+            if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
+                continue  # taken meanwhile
+            raise
+        return kept
 
 
 def _swap_in(tmp: Path, path: Path) -> None:

@@ -157,3 +157,30 @@ def test_dependents_join_in_the_order_their_dependencies_were_given():
     assert at[31.0] == [3]
     assert sim.parents == {ids.index(4): (0,), ids.index(2): (0,), ids.index(3): (0, 4)}
     assert sim.dependency_texts()[0] == ["", "1", "1 5", "1", ""]
+
+
+def test_inheritance_as_arrays_is_read_as_the_mapping():
+    """Slurm's ``inherit`` as arrays (:class:`Inheritance`, what :func:`expand` hands over)
+    gives the compiled pass the same jobs and factors as the mapping it reads as (ids not in
+    the run left out, in the mapping's order); rows that do not fit are refused."""
+    import pytest
+
+    from coschedlab.errors import InputError
+    from coschedlab.schedulers.slurm import Inheritance, _inherited
+
+    jobs = np.array([9, 4, 77, 1], np.int64)  # 77 is not a job of the run
+    arrays = Inheritance(jobs, [5.0, 1.5, 2.0, 0.0], [48, 7, 3, 24], [600.0, 60.0, 1.0, 3e3])
+    mapping = dict(arrays.items())
+    assert list(mapping) == [9, 4, 77, 1] and mapping[4] == (1.5, 7, 60.0)
+    assert 77 in arrays and 5 not in arrays and len(arrays) == 4
+    w = Workload({"id": np.arange(1, 11), "submit": np.zeros(10), "run": np.ones(10),
+                  "procs": np.ones(10, np.int64)})  # fmt: skip
+    view = Simulation(w, Cluster.from_cores(4, 24), Slurm()).view
+    got, want = _inherited(arrays, view), _inherited(mapping, view)
+    assert [a.dtype for a in got] == [a.dtype for a in want]
+    assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+    assert got[0].tolist() == [8, 3, 0]  # view indices of ids 9, 4, 1
+    with pytest.raises(InputError, match="inherit: "):
+        Inheritance(jobs, [1.0], [1], [1.0])
+    with pytest.raises(InputError, match="more than once"):
+        Inheritance([3, 3], [1.0, 1.0], [1, 1], [1.0, 1.0])

@@ -226,3 +226,29 @@ def test_a_summary_is_the_tables_medians():
             g = sd["slowdown"][sd["group"] == name]
             assert s[f"jobs_{name}"] == len(g), m
             assert math.isnan(s[f"median_slowdown_{name}"]) == (len(g) == 0), m
+
+
+def test_a_workflow_run_and_its_summary_import_no_pandas():
+    """The WoAS experiment (generate, simulate a mode, summarise) reads arrays only: pandas
+    (a third of a second to import) is loaded only when a table is asked for, and numpy.ma
+    (np.unique's and np.median's, ~10 ms at their first call) never."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from coschedlab.workflows import builtin, generate, simulate_mode\n"
+        "from coschedlab.workflows.workload import machine_of\n"
+        "ww = generate(builtin('cybershake'), cluster=machine_of('64x24'), share=0.2, seed=1,"
+        " warmup=3600.0, window=4 * 3600.0, target_wait=600.0)\n"
+        "s = simulate_mode(ww, 'woas').summary()\n"
+        "assert simulate_mode(ww, 'pilot').summary()['workflows_submitted'] > 0\n"
+        "assert s['workflows_submitted'] > 0, s\n"
+        "print('pandas' in sys.modules, 'numpy.ma' in sys.modules)\n"
+        "run = simulate_mode(ww, 'chained')\n"
+        "print(len(run.workflows) == s['workflows_submitted'] + s['workflows_warmup'])\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False", "True", "True"]

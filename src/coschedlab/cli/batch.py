@@ -71,6 +71,11 @@ def say_table(title: str, cols: list[Col], rows: list[list[str]]) -> None:
     sys.stdout.flush()
 
 
+#: the folder :func:`run_simulate` has written its result to, whole (an interrupt after it
+#: says so, not that nothing was written)
+written: Path | None = None
+
+
 def machine_options(
     nodes: int | None,
     cores_per_node: int | None,
@@ -111,6 +116,7 @@ def load_trace(
     header (:func:`machine_options`). Jobs that cannot run are dropped and counted, or with
     ``strict`` the first is an error (file:line)."""
     from .._core.swf_parse import map_big_blocks
+    from ..bundled import local_path
     from ..workload.swf import cluster_from_header, read_swf
 
     map_big_blocks()  # each step's freed columns go back to the system, not only at the end
@@ -135,14 +141,29 @@ def load_trace(
         nodes, cores_per_node, sockets, from_header, f"{missing}; give --nodes"
     )
     if strict and (workload.dropped or (workload.procs > cluster.total_cores).any()):
-        read_swf(path, cluster=cluster, strict=True)  # names the first such job's line
-    workload = workload.drop_oversized(cluster.total_cores)
+        if local_path(path).is_file():  # read again: names the first such job's line
+            read_swf(path, cluster=cluster, strict=True)
+        raise InputError(_cannot_run(workload, cluster), str(path))  # a pipe: read once
+    workload = workload.drop_oversized(cluster.total_cores).freeze()  # results share it
     from .._core.swf_parse import trim_heap
 
     trim_heap()  # the reader's and the drop's temporaries: their pages back to the system
     if not len(workload):
         raise InputError(f"{path}: no job left to simulate ({workload.summary()})")
     return workload, cluster
+
+
+def _cannot_run(workload: Workload, cluster: Cluster) -> str:
+    """--strict's refusal of a trace read once (a pipe: no second reading names a line)."""
+    why = dict(workload.dropped)
+    over = int((workload.procs > cluster.total_cores).sum())
+    if over:
+        why["larger than the machine"] = why.get("larger than the machine", 0) + over
+    parts = ", ".join(f"{n:,} {reason}" for reason, n in sorted(why.items()))
+    return (
+        f"{sum(why.values()):,} job(s) cannot run ({parts}; not a regular file, read once: no "
+        "line named); without --strict they are dropped and counted"
+    )
 
 
 def _progress_run(
@@ -309,14 +330,15 @@ def run_simulate(
 
         the_pool = load_pool_option(pool, heatmap, compact_times)
     target = out if out is not None else new_output_dir(Path("out/simulate"), trace)
-    check_target(target, force)  # before the work, not after
+    check_target(target, force, whole=True)  # before the work, not after
     workload, cluster = load_trace(trace, nodes, cores_per_node, sockets, strict)
     say(f"{workload.summary()} on {cluster}")
     if the_pool is not None:
         _check_apps(workload, the_pool, trace, strict)
     results = {}
     notices = []
-    with atomic_dir(target, force) as tmp:
+    moved: list[Path] = []  # our own default folder, taken meanwhile by a parallel run
+    with atomic_dir(target, force, moved=None if out is not None else moved) as tmp:
         for spec, spreading, folder in zip(scheduler, spreads, folders, strict=True):
             r = _progress_run(
                 workload, cluster, spec, kill_at_walltime, the_pool, dependencies, pass_timeout
@@ -329,6 +351,9 @@ def run_simulate(
             sub.mkdir(exist_ok=True)
             r.write(sub, swf_integers)
             results[r.scheduler] = r
+    target = moved[0] if moved else target
+    global written
+    written = target
     say_table(file_name(trace), *metrics_rows(results))
     for line in filter(None, notices):
         _console().print(line, highlight=False, soft_wrap=True)
@@ -368,13 +393,16 @@ def new_output_dir(parent: Path, source: Path) -> Path:
     """A directory under ``parent`` named after ``source`` (``KTH-SP2`` for
     ``KTH-SP2.swf.gz``) that does not exist yet: ``NAME``, else ``NAME-2``, ``NAME-3``, ..."""
     from ..bundled import file_name
+    from ..outputs import MAX_NAME
 
     name = file_name(source)
     for suffix in (".gz", ".swf"):
         name = name.removesuffix(suffix)
+    while len(os.fsencode(name)) > MAX_NAME - 8:  # a long trace name: room for "-99999"
+        name = name[:-1]
     candidate = parent / (name or "run")
     k = 2
-    while candidate.exists():
+    while os.path.lexists(candidate):  # (a dangling link too: not followed)
         candidate = parent / f"{name}-{k}"
         k += 1
     return candidate

@@ -177,6 +177,24 @@ def _user_file(spec: str) -> bool:
     return name.endswith(".py") or "/" in name or os.sep in name
 
 
+def _own_code(specs: list[str]) -> bool:
+    """Are the schedulers ``specs`` all coschedlab's own? Not a user's file nor an installed
+    plug-in: files such code leaves open are flushed by the interpreter's teardown only (a
+    policy's log lost its lines when the process ended without it)."""
+    from ..schedulers.registry import lookup
+
+    for spec in specs:
+        if _user_file(spec):
+            return False
+        try:
+            cls = lookup(spec.split(":", 1)[0])
+        except Exception:  # (a broken plug-in: the run said so)
+            return False
+        if cls is None or not cls.__module__.startswith(f"{__package__.split('.')[0]}."):
+            return False
+    return True
+
+
 def _unreadable(path: str) -> bool:
     """Is ``path`` there but not readable (typer refuses it, with its own message)?"""
     try:
@@ -189,12 +207,14 @@ def _unreadable(path: str) -> bool:
 def main(exit_process: bool = False) -> None:
     """Run the CLI; user errors print one line and exit with code 2. Started by the
     dashboard (:data:`~coschedlab.sweeps.PARENT` set), it ends with the dashboard.
-    ``exit_process`` (the ``coschedlab`` program): a plain ``simulate`` ends the process
-    once its outputs are closed and its atexit handlers have run, without the interpreter's
-    teardown (freeing every object one by one), and NumPy's BLAS on one thread unless
-    a scheduler is a user's file or ``OPENBLAS_NUM_THREADS`` is set."""
+    ``exit_process`` (the ``coschedlab`` program): a plain ``simulate`` of coschedlab's own
+    schedulers ends the process once its outputs are closed and its atexit handlers have
+    run, without the interpreter's teardown (freeing every object one by one), and NumPy's
+    BLAS on one thread unless a scheduler is a user's file or ``OPENBLAS_NUM_THREADS`` is
+    set."""
     from ..sweeps import PARENT
 
+    _printable_stdout()
     if os.environ.get(PARENT):
         from ..sweeps.pool import watch_parent
 
@@ -210,13 +230,31 @@ def main(exit_process: bool = False) -> None:
     try:
         _run(plain)
     except SystemExit as exc:
-        _end_process(exc)
+        if _own_code(plain["scheduler"]):  # a user's code: its open files flushed at exit
+            _end_process(exc)
         raise
+
+
+def _printable_stdout() -> None:
+    """Let standard output write what its encoding cannot as escapes (``\\xe9``), as Python
+    does on standard error: a trace named ``é.swf`` with ``PYTHONIOENCODING=ascii`` (or a
+    Latin-1 terminal) was an internal error before anything ran. A standard stream closed
+    when the program started (``>&-``: None) writes to os.devnull, as a closed one would:
+    every writer may print (a writer of None was an internal error, exit 3)."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w"))  # noqa: SIM115 (open until the end)
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None and sys.stdout.errors == "strict":
+        reconfigure(errors="backslashreplace")
 
 
 def _run(plain: dict[str, Any] | None) -> None:
     """Run the command line (``plain``: a plain ``simulate``'s arguments, run without
     typer); always ends with ``SystemExit``."""
+    batch = sys.modules.get(f"{__package__}.batch")
+    if batch is not None:  # (an earlier command in this process: not this one's result)
+        batch.written = None
     try:
         check_built()
         if plain is not None:
@@ -235,7 +273,7 @@ def _run(plain: dict[str, Any] | None) -> None:
         err = os_error(exc)
         _fail(f"error: {err}", 1 if isinstance(err, OutputError) else 2, exc)
     except KeyboardInterrupt:
-        _fail(INTERRUPTED, 130, None)
+        _fail(_interrupted(), 130, None)
     except StaleBuild as exc:  # a compiled module older than its source
         _fail(f"error: {exc}", 1, exc)
     except ImportError as exc:
@@ -258,7 +296,7 @@ def _run(plain: dict[str, Any] | None) -> None:
             exc,
         )
     if code == 130:  # Ctrl-C: typer turns it into a return code, without a word
-        _fail(INTERRUPTED, 130, None)
+        _fail(_interrupted(), 130, None)
     sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -305,22 +343,37 @@ def _end_process(exc: SystemExit) -> None:
     else:
         return  # a message to print: Python's exit prints it
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        _flush_streams()
     except (OSError, ValueError):
         return
     atexit._run_exitfuncs()  # (they are run once: Python's exit would find none left)
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        _flush_streams()
     except (OSError, ValueError):
         status = 120  # as Python's exit when it cannot flush them
     os._exit(status)
 
 
+def _flush_streams() -> None:
+    """Flush standard output and error (either is None when the program was started with
+    it closed, ``>&-``: nothing to flush, as at Python's own exit)."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
+
+
 INTERRUPTED = (
     "interrupted; no partial result was written (earlier results are intact; sweeps resume)"
 )
+
+
+def _interrupted() -> str:
+    """What an interrupt left: :data:`INTERRUPTED`, or (a ``simulate`` whose result was in
+    place when the interrupt came, :data:`~coschedlab.cli.batch.written`) where it is."""
+    done = getattr(sys.modules.get(f"{__package__}.batch"), "written", None)
+    if done is None:
+        return INTERRUPTED
+    return f"interrupted once the result was written whole: outputs in {done}/"
 
 
 def _unbuilt(exc: ImportError) -> str | None:

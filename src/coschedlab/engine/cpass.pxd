@@ -69,8 +69,8 @@ cdef struct PassState:
     long epoch             # changes of the queue or nodes made by the kernel (module doc)
     const long* queue      # waiting jobs in the pass's priority order (module doc)
     long nq
-    const Est* est         # running jobs, sorted (view.est_sorted)
-    long nest
+    const Est* est         # running jobs, sorted (view.est_sorted); none for a pass that
+    long nest              # keeps its own (``CompiledPass.own_running``)
     const long* joined     # jobs that joined the queue since the pass was last called
     long njoined           # (arrivals, released dependants, released holds), as they joined
     const long* ended      # jobs that ended since the pass was last called, in that order
@@ -89,4 +89,8 @@ cdef class CompiledPass:
     # the pass reads the queue afresh at each call (no pending list of its own): the kernel
     # may ask it again within a pass (a gate's hold or yield) and so serve gated runs with it
     cdef public bint reaskable
+    # the pass never reads ``s.est``: it keeps the running jobs itself (from its starts and
+    # ``s.ended``), so the kernel keeps no sorted running list for it (``view.est_sorted`` is
+    # then sorted when read)
+    cdef public bint own_running
     cdef int run(self, PassState* s) except -1

@@ -41,13 +41,13 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from heapq import heappop, heappush
-from itertools import chain
 from numbers import Integral
 from time import perf_counter
 from typing import Any, Protocol
 
 from cpython cimport array as carray
 from cpython.exc cimport PyErr_CheckSignals
+from cython.operator cimport dereference as deref
 from libc.math cimport INFINITY, pow
 from libcpp.algorithm cimport lower_bound, sort, upper_bound
 from libcpp.queue cimport priority_queue
@@ -58,7 +58,7 @@ from libcpp.vector cimport vector
 import numpy as np
 
 from ..errors import InputError, failure_where
-from ..jobs import Workload
+from ..jobs import Workload, dep_arrays
 from ..platform import Cluster
 from .accounting import NodeAccounting
 from .cpass cimport (
@@ -180,6 +180,9 @@ cdef class Simulation:
     cdef long _nord  # how many jobs the pass is shown
     cdef vector[pair[double, long]] _ckeyed
     cdef vector[Est] _cest  # running jobs (start + requested, j), sorted
+    # the compiled pass keeps its own running jobs (``CompiledPass.own_running``): ``_cest``
+    # is not kept as jobs start and end but sorted when read (``_running``), when stale
+    cdef bint _lazy_est, _est_stale
     cdef vector[long] _cnodes, _cstarted
     cdef vector[long] _cjoined, _cended  # since the compiled pass's last call (PassState)
     cdef vector[double] _creq, _csubmit
@@ -354,12 +357,9 @@ cdef class Simulation:
 
         # (child, parent) pairs in the order given: deps (Workload checked their ids), then
         # the SWF preceding jobs
-        deps = workload.deps
-        lens = np.fromiter(map(len, deps.values()), np.int64, len(deps))
-        child = np.repeat(index_of(np.fromiter(deps, np.int64, len(deps)))[0], lens)
-        parent = index_of(
-            np.fromiter(chain.from_iterable(deps.values()), np.int64, int(lens.sum()))
-        )[0]
+        child_ids, lens, parent_ids = dep_arrays(workload.deps)
+        child = np.repeat(index_of(child_ids)[0], lens)
+        parent = index_of(parent_ids)[0]
         think = np.zeros(n)
         if swf:
             order = self.order
@@ -397,7 +397,9 @@ cdef class Simulation:
         # the dependents of a job are released in)
         first_seen = np.full(n, len(child), np.int64)
         np.minimum.at(first_seen, child, np.arange(len(child), dtype=np.int64))
-        pairs = np.unique(child.astype(np.int64) * max(n, 1) + parent)
+        pairs = np.sort(child.astype(np.int64) * max(n, 1) + parent)
+        pairs = pairs[np.concatenate([[True], pairs[1:] != pairs[:-1]])]  # (np.unique loads
+        # numpy.ma, ~10 ms, at a process's first run)
         c, p = pairs // max(n, 1), pairs % max(n, 1)
         left = np.bincount(c, minlength=n).astype(np.int64)
         self._parents = (np.concatenate([[0], np.cumsum(left)]).astype(np.int64), p)
@@ -649,6 +651,7 @@ cdef class Simulation:
         cdef const double[::1] submit = self.submit
         cdef double[::1] cur_end
         cdef bytearray finished, queued, arrived, killed
+        cdef list releases, deadlines, lowjobs  # (their truth tested in C at each event)
         releases = self._releases
         queue = self.queue
         joined = self.joined
@@ -805,18 +808,21 @@ cdef class Simulation:
             (<SharedPass>cp).starter = starter
             self._cshared = True
         self._cpass = cp
+        cdef const long long[::1] nodes = self.nodes  # the view's tables (buffers)
+        cdef const double[::1] req = self.req, submit = self.submit
         self._cnodes.resize(self.n)
         self._creq.resize(self.n)
         self._csubmit.resize(self.n)
         for j in range(self.n):
-            self._cnodes[j] = self.nodes[j]
-            self._creq[j] = self.req[j]
-            self._csubmit[j] = self.submit[j]
+            self._cnodes[j] = nodes[j]
+            self._creq[j] = req[j]
+            self._csubmit[j] = submit[j]
         self._cresv = self.reservation
         if type(self) is not Simulation:
             self._bridge = True
             return
         self._c = True
+        self._lazy_est = (<CompiledPass>cp).own_running and self.gate is None
         self._view.queue = CQueue.__new__(CQueue)
         (<CQueue>self._view.queue)._sim = self
         self.queue = self._view.queue
@@ -898,13 +904,20 @@ cdef class Simulation:
                 self._cord.push_back(self._ckeyed[k].second)
         return self._cord.data()
 
+    cdef inline long _idle(self) except? -1:
+        """Idle whole nodes (read in C from the whole-node accounting: no Python int per
+        pass and per start)."""
+        if self._whole is not None:
+            return self._whole.idle
+        return self.acct.idle
+
     cdef void _c_call(self, double t) except *:
         """Call the compiled pass at ``t`` on the kernel's arrays: the jobs it starts are in
         ``_cstarted``, in order (not yet applied)."""
         cdef PassState st
         cdef View view = self._view
         st.now = t
-        st.free = self._whole.idle if self._whole is not None else self.acct.idle
+        st.free = self._idle()
         st.completed = self.completed
         st.arrived = self._arr_i
         st.next_end = self._top_t()
@@ -915,7 +928,7 @@ cdef class Simulation:
         st.queue = self._c_present()
         st.nq = self._nord
         st.est = self._cest.data()
-        st.nest = self._cest.size()
+        st.nest = 0 if self._lazy_est else self._cest.size()
         st.joined = self._cjoined.data()
         st.njoined = self._cjoined.size()
         st.ended = self._cended.data()
@@ -942,9 +955,7 @@ cdef class Simulation:
         self._c_call(t)
         for k in range(0 if self._cshared else <long>self._cstarted.size()):
             j = self._cstarted[k]
-            if not queued[j] or self._cnodes[j] > (
-                self._whole.idle if self._whole is not None else self.acct.idle
-            ):
+            if not queued[j] or self._cnodes[j] > self._idle():
                 raise SchedulerError(
                     f"scheduler {self.scheduler.describe()}: its compiled pass started job "
                     f"{self.ids[j]}, which is not queued or does not fit, at t={t:g}"
@@ -1229,7 +1240,9 @@ cdef class Simulation:
         k = len(self._sorder)
         carray.resize_smart(self._sorder, k + 1)
         self._sorder.data.as_longlongs[k] = j
-        if self._c:
+        if self._lazy_est:
+            self._est_stale = True
+        elif self._c:
             e = Est(now + self._creq[j], j)
             sorted_insert(self._cest, e)
         else:
@@ -1255,6 +1268,21 @@ cdef class Simulation:
         if self.late_kill:
             heappush(self._deadlines, (now + <double>self.req[j], j))
 
+    cdef vector[Est]* _running(self) noexcept:
+        """The sorted running list ``_cest``; with a pass that keeps its own running jobs
+        (``_lazy_est``), made here from the jobs started and not ended when it is stale."""
+        cdef long j, n = self.n
+        cdef bytearray finished = self._finished
+        cdef bint run_on = len(finished) == n
+        if self._lazy_est and self._est_stale:
+            self._cest.clear()
+            for j in range(n):
+                if self._st[j] == self._st[j] and not (run_on and finished[j]):
+                    self._cest.push_back(Est(self._st[j] + self._creq[j], j))
+            sort(self._cest.begin(), self._cest.end())
+            self._est_stale = False
+        return &self._cest
+
     def _finish(self, j: int, now: float) -> None:
         """Job ``j`` ends at ``now`` (for subclasses; the kernel calls :meth:`_finish_c`)."""
         self._finish_c(j, now)
@@ -1268,7 +1296,10 @@ cdef class Simulation:
             self._shared.release_c(j)
         else:
             self.acct.release(j)
-        if self._c:
+        if self._lazy_est:
+            self._est_stale = True
+            self._cended.push_back(j)
+        elif self._c:
             e = Est(self._st[j] + self._creq[j], j)
             sorted_erase(self._cest, e)
             self._cended.push_back(j)
@@ -1460,8 +1491,9 @@ cdef class _KernelStarter(Starter):
         return self.sim._shared_start(j, iv, niv, cores)
 
     cdef const Est* running(self, long* n) noexcept:
-        n[0] = self.sim._cest.size()
-        return self.sim._cest.data()
+        cdef vector[Est]* est = self.sim._running()
+        n[0] = est.size()
+        return est.data()
 
 
 cdef long _position(object k, long n, str what) except -1:
@@ -1519,17 +1551,15 @@ cdef class CRunning:
     cdef Simulation _sim
 
     def __len__(self) -> int:
-        return _live(self._sim)._cest.size()
+        return _live(self._sim)._running().size()
 
     def __getitem__(self, k):
-        cdef long n = _live(self._sim)._cest.size(), i
+        cdef vector[Est]* est = _live(self._sim)._running()
+        cdef long n = est.size(), i
         if isinstance(k, slice):
-            return [
-                (self._sim._cest[i].first, self._sim._cest[i].second)
-                for i in range(*k.indices(n))
-            ]
+            return [(deref(est)[i].first, deref(est)[i].second) for i in range(*k.indices(n))]
         i = _position(k, n, "est_sorted")
-        return (self._sim._cest[i].first, self._sim._cest[i].second)
+        return (deref(est)[i].first, deref(est)[i].second)
 
     def __iter__(self):
         return iter(self[:])

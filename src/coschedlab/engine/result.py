@@ -112,9 +112,9 @@ class Result:
         n = len(order)
         if n and bool((order == np.arange(n)).all()):
             # the trace is in queue order already (most are): the workload's columns as they
-            # are, read-only views, not copies (a million jobs: ~100 MB less)
+            # are when it froze them (the command: a million jobs, ~100 MB less), else copies
             order = slice(None)
-            cols = {name: _read_only_view(a) for name, a in cols.items()}
+            cols = {name: _shared(a) for name, a in cols.items()}
         start = np.asarray(sim.start, dtype=np.float64)
         end = np.asarray(sim.end, dtype=np.float64)
         submit = np.asarray(sim.submit, dtype=np.float64)
@@ -159,7 +159,7 @@ class Result:
             frame["start_rank"] = rank
         extra_cols = list(w.extra)
         for name, arr in w.extra.items():
-            frame[name] = _read_only_view(arr) if isinstance(order, slice) else arr[order]
+            frame[name] = _shared(arr) if isinstance(order, slice) else arr[order]
         model_cols = sim.speed_model.result_columns()
         for name, arr in model_cols.items():
             frame[name] = np.asarray(arr)
@@ -465,12 +465,11 @@ def _job_metric_columns(frame: dict[str, Any], truncated: bool) -> None:
             frame[name][ok] = values
 
 
-def _read_only_view(values: np.ndarray) -> np.ndarray:
-    """A view of ``values`` that cannot be written (a result's column shared with its
-    workload: changing one must not change the other)."""
-    view = values.view()
-    view.flags.writeable = False
-    return view
+def _shared(values: np.ndarray) -> np.ndarray:
+    """A workload's column for its result: the column itself when it cannot be written (its
+    owner froze it, :meth:`~coschedlab.jobs.Workload.freeze`), else a copy (a workload edited
+    in place after the run must not change the result)."""
+    return values if not values.flags.writeable else values.copy()
 
 
 def _names(value: Any) -> tuple[str, ...]:

@@ -19,6 +19,8 @@ pass; the Python scan (:func:`.profile.reservation_scan`) also runs Slurm's ``bf
 scan is :meth:`CountScan.scan`, this module's scan.
 """
 
+from array import array
+
 cimport cython
 from cython.operator cimport dereference as deref
 from libc.limits cimport LONG_MAX
@@ -44,6 +46,23 @@ cdef long MAX_CLASSES = 8  # beyond: each tick its own class
 
 # a zero requested time holds its nodes for an instant on the profile (backfill.INSTANT)
 cdef double INSTANT = 1e-6
+
+cdef const long long[::1] _longs(object a):
+    """A sequence of ints as a C array: a buffer of int64 as it is (a view's table, an
+    array), anything else copied (no Python object per element read in the loops)."""
+    try:
+        return a
+    except (TypeError, ValueError, BufferError):
+        return array("q", a)
+
+
+cdef const double[::1] _doubles(object a):
+    """A sequence of numbers as a C array of doubles (:func:`_longs`)."""
+    try:
+        return a
+    except (TypeError, ValueError, BufferError):
+        return array("d", a)
+
 
 cdef inline bint before(const Est& x, const Est& y) noexcept:
     """``x < y`` as tuples."""
@@ -563,14 +582,16 @@ cdef class CountScan:
     cdef bint whole  # whole-second resolution, every limit a whole multiple of it
 
     def __init__(self, nodes, limit, double resolution):
-        cdef long j
+        cdef long j, n = len(nodes)
+        cdef const long long[::1] nv = _longs(nodes)
+        cdef const double[::1] lv = _doubles(limit)
         self.prof = CProfile()
-        self.nodes.resize(len(nodes))
-        self.limit.resize(len(nodes))
+        self.nodes.resize(n)
+        self.limit.resize(n)
         self.whole = integral(resolution) and resolution >= 1
-        for j in range(len(nodes)):
-            self.nodes[j] = nodes[j]
-            self.limit[j] = limit[j]
+        for j in range(n):
+            self.nodes[j] = nv[j]
+            self.limit[j] = lv[j]
             self.whole = (
                 self.whole and integral(self.limit[j]) and fmod(self.limit[j], resolution) == 0
             )
@@ -768,6 +789,8 @@ cdef class SlurmPass(CompiledPass):
         (``bf_window`` in seconds). Each job's age counts from when it joins the queue and
         its size is its own, unless :meth:`inherit` says otherwise."""
         cdef long n = len(nodes), j
+        cdef const long long[::1] pv = _longs(procs)
+        self.own_running = True  # its release list (``ends``), not the kernel's ``s.est``
         self.fifo = priority == "fifo"
         self.w_age, self.w_size, self.max_age = weight_age, weight_job_size, max_age
         self.total_cpus, self.cores_per_node = total_cpus, cores_per_node
@@ -791,7 +814,7 @@ cdef class SlurmPass(CompiledPass):
         if not self.fifo:  # each job's own size
             for j in range(n):
                 self.size[j] = self.size_of(
-                    max(self.counts.nodes[j] * cores_per_node, <long>procs[j]),
+                    max(self.counts.nodes[j] * cores_per_node, <long>pv[j]),
                     max(1.0, ceil(self.limit[j] / 60.0 - 1e-9)))
         self.joined = 0
         self.seen_completed = 0

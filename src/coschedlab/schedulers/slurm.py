@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 from bisect import insort
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from itertools import chain
 from typing import TYPE_CHECKING
 
@@ -73,7 +73,55 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..engine.view import View
 
 INF = math.inf
-__all__ = ["Slurm"]
+__all__ = ["Inheritance", "Slurm"]
+
+
+class Inheritance(Mapping[int, tuple[float, int, float]]):
+    """Slurm's ``inherit`` as arrays: job ``jobs[k]`` (an id) takes its priority factors from
+    the age origin ``origin[k]``, ``cpus[k]`` cpus and the time limit ``limit[k]``. It reads as
+    the mapping ``{id: (origin, cpus, limit)}``; :class:`Slurm` reads the arrays, so a WoAS
+    expansion (:func:`.workflows.modes.expand`) makes no Python object per task job."""
+
+    __slots__ = ("_at", "cpus", "jobs", "limit", "origin")
+
+    def __init__(
+        self, jobs: np.ndarray, origin: np.ndarray, cpus: np.ndarray, limit: np.ndarray
+    ) -> None:
+        self.jobs = np.ascontiguousarray(jobs, dtype=np.int64)
+        self.origin = np.ascontiguousarray(origin, dtype=np.float64)
+        self.cpus = np.ascontiguousarray(cpus, dtype=np.int64)
+        self.limit = np.ascontiguousarray(limit, dtype=np.float64)
+        m = len(self.jobs)
+        if self.jobs.ndim != 1 or not all(
+            a.shape == (m,) for a in (self.origin, self.cpus, self.limit)
+        ):
+            raise InputError(f"inherit: jobs, origin, cpus and limit must be {m} values each")
+        j = self.jobs
+        if m > 1 and not (j[1:] > j[:-1]).all() and len(np.unique(j)) != m:
+            raise InputError("inherit: a job is given more than once")
+        self._at: dict[int, int] | None = None
+
+    def __len__(self) -> int:
+        return len(self.jobs)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.jobs.tolist())
+
+    def __getitem__(self, jid: int) -> tuple[float, int, float]:
+        if self._at is None:
+            self._at = {c: k for k, c in enumerate(self.jobs.tolist())}
+        k = self._at[jid]
+        return (self.origin[k].item(), self.cpus[k].item(), self.limit[k].item())
+
+    def __contains__(self, jid: object) -> bool:
+        try:
+            self[jid]  # type: ignore[index]
+        except (KeyError, TypeError):
+            return False
+        return True
+
+    def __repr__(self) -> str:
+        return f"Inheritance({len(self)} jobs)"
 
 
 def _inherited(
@@ -84,16 +132,23 @@ def _inherited(
     origins, cpus and limits."""
     inherit = inherit or {}
     k = len(inherit)
-    jids = np.fromiter(inherit, np.int64, k)
-    vals = np.fromiter(chain.from_iterable(inherit.values()), np.float64, 3 * k).reshape(k, 3)
+    if isinstance(inherit, Inheritance):
+        jids, origin, cpus, limit = inherit.jobs, inherit.origin, inherit.cpus, inherit.limit
+    else:
+        jids = np.fromiter(inherit, np.int64, k)
+        vals = np.fromiter(chain.from_iterable(inherit.values()), np.float64, 3 * k)
+        vals = vals.reshape(k, 3)
+        origin, cpus, limit = vals[:, 0], vals[:, 1].astype(np.int64), vals[:, 2]
     ids = np.asarray(view.ids, dtype=np.int64)  # the kernel's table itself (a buffer)
     by_id = np.argsort(ids, kind="stable")
     pos = np.minimum(np.searchsorted(ids[by_id], jids), max(view.n - 1, 0))
     found = ids[by_id][pos] == jids if view.n else np.zeros(k, bool)
-    origin = np.ascontiguousarray(vals[found, 0])
-    cpus = np.ascontiguousarray(vals[found, 1].astype(np.int64))
-    limit = np.ascontiguousarray(vals[found, 2])
-    return np.ascontiguousarray(by_id[pos][found], dtype=np.int64), origin, cpus, limit
+    return (
+        np.ascontiguousarray(by_id[pos][found], dtype=np.int64),
+        np.ascontiguousarray(origin[found]),
+        np.ascontiguousarray(cpus[found]),
+        np.ascontiguousarray(limit[found]),
+    )
 
 
 #: the methods of the Python pass: a subclass overriding one of them runs the Python pass
@@ -210,7 +265,7 @@ class Slurm(Scheduler):
         self.compiled_pass = None
         if not self.bf_nodes and self._compilable(Slurm, *_PASS_METHODS):
             cp = SlurmPass(
-                view.nodes, view.procs, self._limits.tolist(), float(c.total_cores),
+                view.nodes, view.procs, self._limits, float(c.total_cores),
                 c.cores_per_node, self.priority, self.priority_weight_age,
                 self.priority_weight_job_size, self.priority_max_age, self.priority_favor_small,
                 self.small_relative_to_time, self.priority_calc_period, self.backfill,

@@ -37,12 +37,14 @@ one has an actual utilization (pilot jobs' idle cores taken out).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from ..metrics import job_columns
+from ..metrics import job_columns, percentiles
+
+if TYPE_CHECKING:  # pragma: no cover (pandas is imported when a table is asked for)
+    import pandas as pd
 
 __all__ = [
     "SIZE_GROUPS",
@@ -55,6 +57,7 @@ __all__ = [
     "pilot_steps",
     "median",
     "regular_slowdowns",
+    "size_groups",
     "slowdown_columns",
     "summary_cells",
     "system_metrics",
@@ -113,6 +116,8 @@ def workflow_table(run) -> pd.DataFrame:
     waste (core-s of whole nodes, pilot jobs only), completed (ended by the run's stop: the
     window's end plus the drain), in_window (submitted inside the window: the only ones the
     summaries count)."""
+    import pandas as pd
+
     return pd.DataFrame(workflow_columns(run))
 
 
@@ -190,7 +195,9 @@ def system_metrics(run) -> dict[str, float]:
         ks = np.array([k for _, k in ww.submits], np.int64)[ex.job_wf[ids[rows] - ex.first_wf_id]]
         used = np.zeros(len(rows))  # per pilot job: node-cores and cores its tasks use
         used_own = np.zeros(len(rows))
-        for k in np.unique(ks).tolist():  # the pilot jobs of each workflow, at once
+        # the pilot jobs of each workflow, at once (workflow indices, ascending; np.unique
+        # would load numpy.ma)
+        for k in np.flatnonzero(np.bincount(ks)).tolist():
             edges, level, own = pilot_steps(ww.workflows[k], ww.cluster)
             mine = np.flatnonzero(ks == k)
             r = rows[mine]
@@ -213,6 +220,8 @@ def system_metrics(run) -> dict[str, float]:
 def regular_slowdowns(run) -> pd.DataFrame:
     """Regular jobs submitted inside the analysis window (no pre-fill): requested core-hours,
     size group, slowdown."""
+    import pandas as pd
+
     return pd.DataFrame(slowdown_columns(run))
 
 
@@ -230,9 +239,16 @@ def slowdown_columns(run) -> dict[str, np.ndarray]:
     times = (jobs[c][keep].astype(np.float64) for c in ("submit", "start", "end"))
     slow = job_columns(*times)["slowdown"]  # the core's: NaN for a run of 0 s
     group = np.empty(len(req_ch), dtype=object)
-    for name, lo, hi in SIZE_GROUPS:
-        group[(req_ch >= lo) & (req_ch < hi)] = name
+    for name, mask in size_groups(req_ch):
+        group[mask] = name
     return {"job_id": ids[keep], "req_core_h": req_ch, "group": group, "slowdown": slow}
+
+
+def size_groups(req_core_h: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """Each size group of :data:`SIZE_GROUPS` and the mask of the jobs in it, from their
+    requested core-hours (what a summary selects by, rather than comparing the group names
+    of an object column job by job)."""
+    return [(name, (req_core_h >= lo) & (req_core_h < hi)) for name, lo, hi in SIZE_GROUPS]
 
 
 def median(values: np.ndarray) -> float:
@@ -240,7 +256,8 @@ def median(values: np.ndarray) -> float:
     which computes it the same way, without a Series."""
     values = np.asarray(values, dtype=np.float64)
     values = values[~np.isnan(values)]
-    return float(np.median(values)) if len(values) else float("nan")
+    # np.median's value without its import of numpy.ma (~10 ms at a process's first median)
+    return percentiles(values, ())[0] if len(values) else float("nan")
 
 
 def _columns(run) -> dict[str, np.ndarray]:

@@ -17,12 +17,14 @@ ties each job to its workflow and task.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import InputError
-from ..jobs import Workload
+from ..jobs import Dependencies, Workload
+from ..schedulers.slurm import Inheritance
 from .model import Workflow
 from .workload import WorkflowWorkload
 
@@ -42,7 +44,7 @@ class Expanded:
     first_wf_id: int
     job_wf: np.ndarray
     job_task: list[str]
-    inherit: dict[int, tuple[float, int, float]]
+    inherit: Mapping[int, tuple[float, int, float]]
 
 
 def expand(ww: WorkflowWorkload, mode: str) -> Expanded:
@@ -56,8 +58,8 @@ def expand(ww: WorkflowWorkload, mode: str) -> Expanded:
     ts = np.fromiter((t for t, _ in ww.submits), np.float64, m)
     ks = np.fromiter((k for _, k in ww.submits), np.int64, m)
     wfs = ww.workflows
-    deps: dict[int, tuple[int, ...]] = {}
-    inherit: dict[int, tuple[float, int, float]] = {}
+    deps: Mapping[int, tuple[int, ...]] = {}
+    inherit: Mapping[int, tuple[float, int, float]] = {}
     if mode == "pilot":  # one job per workflow
         pilot_run = np.array([wf.pilot_runtime for wf in wfs], np.float64)
         pilot_req = np.array(
@@ -84,17 +86,11 @@ def expand(ww: WorkflowWorkload, mode: str) -> Expanded:
         procs = np.concatenate([np.zeros(0, np.int64), *(t.cores for t in tpl)])[row]
         names = np.array([tid for t in tpl for tid in t.ids] or [""], dtype=object)
         job_task = names[row].tolist()
-        for b, k in zip(base.tolist(), ks.tolist(), strict=True):
-            for c, ps in tpl[k].deps:
-                deps[b + c] = tuple([b + p for p in ps])
+        deps = _dependencies(tpl, ks, base)
         if mode == "woas":
             width = np.array([wf.max_cores for wf in wfs], np.int64)[ks]
             cpl = np.array([wf.critical_path_limit for wf in wfs], np.float64)[ks]
-            factors = zip(
-                sub.tolist(), np.repeat(width, sizes).tolist(), np.repeat(cpl, sizes).tolist(),
-                strict=True,
-            )  # fmt: skip
-            inherit = dict(zip(ids.tolist(), factors, strict=True))
+            inherit = Inheritance(ids, sub, np.repeat(width, sizes), np.repeat(cpl, sizes))
     cols = {
         "id": np.concatenate([reg["id"], ids]),
         "submit": np.concatenate([reg["submit"], np.asarray(sub, np.float64)]),
@@ -106,11 +102,38 @@ def expand(ww: WorkflowWorkload, mode: str) -> Expanded:
     return Expanded(wl, mode, first, job_wf, job_task, inherit)
 
 
-class _Template:
-    """A workflow's task jobs as arrays (in task order), and its dependencies as (task,
-    parents) places in that order: the jobs of each of its submissions."""
+def _dependencies(tpl: list[_Template], ks: np.ndarray, base: np.ndarray) -> Dependencies:
+    """The task jobs' dependencies, submission by submission (``ks``: each one's workflow,
+    ``base``: its first job id), each in its workflow's task order, as arrays: every
+    workflow's dependent tasks and their parents in one table, gathered per submission."""
 
-    __slots__ = ("cores", "deps", "ids", "limit", "runtime")
+    def gather(off: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        """Row numbers of each submission's block (``off[k]``, ``sizes[k]`` rows)."""
+        total = int(sizes.sum())
+        start = np.repeat(np.cumsum(sizes) - sizes, sizes)
+        return np.arange(total, dtype=np.int64) - start + np.repeat(off, sizes)
+
+    nc = np.array([len(t.child) for t in tpl], np.int64)
+    npar = np.array([len(t.parents) for t in tpl], np.int64)
+    child = np.concatenate([np.zeros(0, np.int64), *(t.child for t in tpl)])
+    lens = np.concatenate([np.zeros(0, np.int64), *(t.lens for t in tpl)])
+    parents = np.concatenate([np.zeros(0, np.int64), *(t.parents for t in tpl)])
+    coff = np.concatenate([[0], np.cumsum(nc)[:-1]]).astype(np.int64)
+    poff = np.concatenate([[0], np.cumsum(npar)[:-1]]).astype(np.int64)
+    rows = gather(coff[ks], nc[ks])
+    prow = gather(poff[ks], npar[ks])
+    ptr = np.concatenate([[0], np.cumsum(lens[rows])]).astype(np.int64)
+    return Dependencies(
+        child[rows] + np.repeat(base, nc[ks]), ptr, parents[prow] + np.repeat(base, npar[ks])
+    )
+
+
+class _Template:
+    """A workflow's task jobs as arrays (in task order), and its dependencies as places in
+    that order (CSR: the dependent tasks, how many parents each, the parents): the jobs of
+    each of its submissions."""
+
+    __slots__ = ("child", "cores", "ids", "lens", "limit", "parents", "runtime")
 
     def __init__(self, wf: Workflow) -> None:
         tasks = wf.tasks
@@ -119,4 +142,7 @@ class _Template:
         self.runtime = np.array([t.runtime for t in tasks], np.float64)
         self.limit = np.array([t.limit for t in tasks], np.float64)
         self.cores = np.array([t.cores for t in tasks], np.int64)
-        self.deps = [(k, [place[d] for d in t.deps]) for k, t in enumerate(tasks) if t.deps]
+        dependent = [(k, t) for k, t in enumerate(tasks) if t.deps]
+        self.child = np.array([k for k, _ in dependent], np.int64)
+        self.lens = np.array([len(t.deps) for _, t in dependent], np.int64)
+        self.parents = np.array([place[d] for _, t in dependent for d in t.deps], np.int64)

@@ -13,18 +13,27 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..engine.kernel import Simulation
 from ..engine.result import Result
 from ..errors import InputError
 from ..schedulers import Scheduler, Slurm, get_scheduler
-from .metrics import counted, median, slowdown_columns, system_metrics, workflow_columns
+from .metrics import (
+    counted,
+    median,
+    size_groups,
+    slowdown_columns,
+    system_metrics,
+    workflow_columns,
+)
 from .modes import MODES, Expanded, expand
 from .workload import WorkflowWorkload
+
+if TYPE_CHECKING:  # pragma: no cover (pandas is imported when a table is asked for)
+    import pandas as pd
 
 __all__ = ["DEFAULT_SCHEDULER", "DRAIN", "WorkflowRun", "check_woas", "simulate_mode"]
 
@@ -54,11 +63,15 @@ class WorkflowRun:
     @cached_property
     def workflows(self) -> pd.DataFrame:
         """One row per workflow (:func:`.metrics.workflow_table`)."""
+        import pandas as pd
+
         return pd.DataFrame(self._workflow_columns)
 
     @cached_property
     def slowdowns(self) -> pd.DataFrame:
         """Regular jobs of the analysis window (:func:`.metrics.regular_slowdowns`)."""
+        import pandas as pd
+
         return pd.DataFrame(self._slowdown_columns)
 
     @cached_property
@@ -88,8 +101,8 @@ class WorkflowRun:
             out[f"median_{col}"] = median(wf[col][mask])
         out.update(system_metrics(self))
         sd = self._slowdown_columns
-        for name in ("small", "medium", "large"):
-            g = sd["slowdown"][sd["group"] == name]
+        for name, mask in size_groups(sd["req_core_h"]):
+            g = sd["slowdown"][mask]
             out[f"median_slowdown_{name}"] = median(g)
             out[f"jobs_{name}"] = int(len(g))
         out.update({k: v for k, v in self.events.items() if isinstance(v, int | float | str)})
