@@ -292,14 +292,15 @@ def _read_swf(
 
     _check_ranges(values, linenos, where)
     job_id = values[:, 0].astype(np.int64)
-    ids, first, counts = np.unique(job_id, return_index=True, return_counts=True)
-    if (counts > 1).any():
-        dup = ids[counts > 1][0]
-        rows = np.flatnonzero(job_id == dup)
-        raise InputError(
-            f"job number {int(dup)} appears again (first on line {linenos[rows[0]]})",
-            where=f"{where}:{linenos[rows[1]]}",
-        )
+    if not (job_id[1:] > job_id[:-1]).all():  # increasing numbers (most traces): no duplicate
+        ids, counts = np.unique(job_id, return_counts=True)
+        if (counts > 1).any():
+            dup = ids[counts > 1][0]
+            rows = np.flatnonzero(job_id == dup)
+            raise InputError(
+                f"job number {int(dup)} appears again (first on line {linenos[rows[0]]})",
+                where=f"{where}:{linenos[rows[1]]}",
+            )
 
     submit = values[:, 1]
     run = values[:, 3]
@@ -359,12 +360,13 @@ def _read_swf(
         columns = {"id": field(0, np.int64), "submit": submit, "run": run,
                    "requested_time": values[:, 8], "procs": procs}  # fmt: skip
     else:
+        kept = np.flatnonzero(keep)  # once: a mask indexing each column finds them again
 
         def field(i: int, dtype: Any = np.float64) -> np.ndarray:
-            return np.ascontiguousarray(values[keep, i], dtype=dtype)
+            return values[:, i].take(kept).astype(dtype, copy=False)
 
-        columns = {"id": job_id[keep], "submit": submit[keep], "run": run[keep],
-                   "requested_time": requested[keep], "procs": procs[keep]}  # fmt: skip
+        columns = {"id": job_id.take(kept), "submit": submit.take(kept), "run": run.take(kept),
+                   "requested_time": requested.take(kept), "procs": procs.take(kept)}  # fmt: skip
     for name, i in names.items():
         columns[name] = field(i, np.float64 if name == "think_time" else np.int64)
     extra = {name: field(i, dtype) for name, (i, dtype) in _EXTRA_FIELDS.items()}
