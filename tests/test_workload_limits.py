@@ -148,3 +148,18 @@ def test_dependencies_as_arrays_read_and_are_refused_as_the_mapping(deps, ids):
 def test_dependencies_as_arrays_that_do_not_fit_are_refused(child, ptr, parents):
     with pytest.raises(InputError, match="dependencies: "):
         Dependencies(np.array(child), np.array(ptr), np.array(parents))
+
+
+@given(st.lists(st.integers(0, 40), min_size=1, max_size=30))
+def test_a_repeated_job_id_is_refused_in_any_order(ids):
+    """Ids given in increasing order skip the sort; any other order is sorted: a repeated id
+    is refused either way, distinct ids pass either way."""
+    n = len(ids)
+    cols = {"id": np.array(ids), "submit": np.zeros(n), "run": np.ones(n),
+            "procs": np.ones(n, dtype=np.int64)}  # fmt: skip
+    if len(set(ids)) < n:
+        first = min(i for i in set(ids) if ids.count(i) > 1)
+        with pytest.raises(InputError, match=f"job id {first} appears more than once"):
+            Workload(cols)
+    else:
+        assert len(Workload(cols)) == n

@@ -6,7 +6,6 @@ the dashboard; and the readers of a file so named or a path (:func:`read_bytes`,
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
 
 from .errors import InputError, gunzip, refuse_device
@@ -65,7 +64,7 @@ def bundled(name: str) -> Path:
     parts = Path(name).parts
     if not name or Path(name).is_absolute() or ".." in parts:
         raise InputError(f"no bundled data file {name!r}{_see}")
-    root = Path(str(resources.files("coschedlab") / "data"))
+    root = _data_folder()
     file = root / name
     if not file.is_file() and len(parts) == 1:  # a pool or sweep named without its folder
         found = sorted(f for f in root.glob(f"*/{name}") if f.is_file())
@@ -141,5 +140,13 @@ def read_json(path: str | Path) -> object:
 def in_words(text: str) -> str:
     """``text`` (a message) with the installed data folder named as users name it
     (``.../site-packages/coschedlab/data/sweeps/x.yaml`` -> ``coschedlab:sweeps/x.yaml``)."""
-    folder = str(Path(str(resources.files("coschedlab") / "data")).resolve())
+    folder = str(_data_folder().resolve())
     return text.replace(folder + "/", PREFIX)
+
+
+def _data_folder() -> Path:
+    """The installed ``coschedlab/data`` folder (``importlib.resources``, imported here: the
+    plain command names no bundled file and does not load it, nor tempfile and shutil)."""
+    from importlib import resources
+
+    return Path(str(resources.files("coschedlab") / "data"))

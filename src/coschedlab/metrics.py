@@ -733,12 +733,14 @@ def group_metrics(
                 per_job = job_columns(*_times(frame), tau=tau)
             wait_order = np.argsort(per_job["wait"], kind="stable")
         keys, table = _group_columns(frame, col, tau, per_job, wait_order)
-        entry: dict[str, list] = {col: [int(v) for v in keys]}
+        entry: dict[str, list] = {col: keys.astype(np.int64).tolist()}
         for name, values in table.items():
             if values.dtype.kind in "iub":
-                entry[name] = [int(v) for v in values]
-            else:
-                entry[name] = [float(v) if np.isfinite(v) else None for v in values]
+                entry[name] = values.astype(np.int64).tolist()
+            else:  # Python floats (as float(v)), None where not finite
+                entry[name] = values.astype(np.float64).tolist()
+                for k in np.flatnonzero(~np.isfinite(values)).tolist():
+                    entry[name][k] = None
         out[f"by_{col}"] = entry
     return out
 

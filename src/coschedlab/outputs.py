@@ -23,8 +23,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import shutil
-import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from fnmatch import fnmatch
@@ -238,11 +236,24 @@ def clean_stale(path: str | Path) -> None:
             if name.startswith(OLD_PREFIX) and not os.path.lexists(target):
                 os.replace(stale, target)  # the earlier result, back in place
             elif stale.is_dir() and not stale.is_symlink():
-                shutil.rmtree(stale)
+                _rmtree(stale)
             else:
                 stale.unlink()
         except OSError:
             pass  # another process cleaned it, or it cannot be: the target still works
+
+
+def _tag() -> str:
+    """Eight random hex digits: a temporary name's own part."""
+    return os.urandom(4).hex()
+
+
+def _rmtree(path: Path, ignore_errors: bool = False) -> None:
+    """``shutil.rmtree`` (imported here: it loads the compression modules, which a command
+    that removes nothing does not need)."""
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=ignore_errors)
 
 
 def _check_writable(path: Path, option: str) -> None:
@@ -251,7 +262,7 @@ def _check_writable(path: Path, option: str) -> None:
     parent = path.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        probe = parent / f"{TMP_PREFIX}probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        probe = parent / f"{TMP_PREFIX}probe-{os.getpid()}-{_tag()}"
         probe.mkdir()
         probe.rmdir()
     except FileExistsError as exc:
@@ -281,7 +292,7 @@ def atomic_dir(
     if os.path.islink(path):
         path = os.path.realpath(path)
     path = check_target(path, force, "dir", option, whole=True)
-    tmp = path.parent / f"{TMP_PREFIX}{path.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    tmp = path.parent / f"{TMP_PREFIX}{path.name}-{os.getpid()}-{_tag()}"
     try:
         tmp.mkdir()
         yield tmp
@@ -297,10 +308,10 @@ def atomic_dir(
         else:
             _swap_in(tmp, path)
     except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
+        _rmtree(tmp, ignore_errors=True)
         raise os_error(exc, str(path)) from None
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        _rmtree(tmp, ignore_errors=True)
         raise
 
 
@@ -325,14 +336,14 @@ def _keep_beside(tmp: Path, path: Path) -> Path:
 
 def _swap_in(tmp: Path, path: Path) -> None:
     if path.exists():
-        old = path.parent / f"{OLD_PREFIX}{path.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        old = path.parent / f"{OLD_PREFIX}{path.name}-{os.getpid()}-{_tag()}"
         os.replace(path, old)
         try:
             os.replace(tmp, path)
         except BaseException:
             os.replace(old, path)
             raise
-        shutil.rmtree(old, ignore_errors=True)
+        _rmtree(old, ignore_errors=True)
     else:
         os.replace(tmp, path)
 
@@ -348,7 +359,7 @@ def atomic_file(
     path = check_target(path, force, "file", option, probe=probe)
     # the temporary name ends with the target's name: writers that choose a format by the
     # suffix (".gz", ".png") see the same suffix
-    tmp = path.parent / f"{TMP_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}-{path.name}"
+    tmp = path.parent / f"{TMP_PREFIX}{os.getpid()}-{_tag()}-{path.name}"
     try:
         yield tmp
         os.replace(tmp, path)

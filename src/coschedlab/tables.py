@@ -110,11 +110,41 @@ def fit_table(
     from rich.table import Table
     from rich.text import Text  # names and cells as written: no markup, no emoji codes
 
+    parts = table_parts(title, cols, rows, width, keep)
+    if parts is None:
+        return _as_lines(title, cols, rows, keep)  # no part fits with its row names shown
+    tables = []
+    for part_title, part_cols, part_rows in parts:
+        t = Table(title=Text(part_title) if part_title else None)
+        for j, c in enumerate(part_cols):
+            w = _width(c, [r[j] for r in part_rows])
+            t.add_column(
+                Text(c.name),
+                justify=c.justify,  # type: ignore[arg-type]
+                no_wrap=not c.wrap,
+                overflow="fold" if c.wrap else "ellipsis",
+                # a number column never shrinks below its widest cell: no digit is cut
+                min_width=None if c.wrap else w,
+                max_width=w if c.wrap else None,
+            )
+        for k, r in enumerate(part_rows):
+            if k in sections:
+                t.add_section()
+            t.add_row(*[Text(cell) for cell in r])
+        tables.append(t)
+    return Group(*tables)
+
+
+def table_parts(
+    title: str, cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int, keep: int = 1
+) -> list[tuple[str, list[Col], list[list[str]]]] | None:
+    """How :func:`fit_table` lays ``rows`` out in ``width``: its tables, each as (title,
+    columns, rows), or None when no part fits with its row names shown (plain lines)."""
     widths = [_width(c, [r[i] for r in rows]) + _PER_COLUMN for i, c in enumerate(cols)]
     fixed = sum(widths[:keep]) + 1
     narrowest = sum(min(w, _PER_COLUMN + 4) for w in widths[:keep]) + 1
     if keep and rows and narrowest + max(widths[keep:], default=0) > width:
-        return _as_lines(title, cols, rows, keep)  # no part fits with its row names shown
+        return None
     parts: list[list[int]] = []
     current: list[int] = []
     used = fixed
@@ -129,28 +159,16 @@ def fit_table(
     if len(parts) > 1 and 0 < len(rows) <= TRANSPOSE_ROWS:
         side = _on_its_side(cols, rows, keep)
         if side is not None and _fits(*side, width):
-            return fit_table(title, *side, width)
-    tables = []
+            return table_parts(title, *side, width)
+    out = []
     for n, part in enumerate(parts):
         suffix = f" ({n + 1}/{len(parts)})" if len(parts) > 1 else ""
-        t = Table(title=Text(title + suffix) if title else None)
-        for i in [*range(keep), *part]:
-            c = cols[i]
-            t.add_column(
-                Text(c.name),
-                justify=c.justify,  # type: ignore[arg-type]
-                no_wrap=not c.wrap,
-                overflow="fold" if c.wrap else "ellipsis",
-                # a number column never shrinks below its widest cell: no digit is cut
-                min_width=None if c.wrap else widths[i] - _PER_COLUMN,
-                max_width=widths[i] - _PER_COLUMN if c.wrap else None,
-            )
-        for k, r in enumerate(rows):
-            if k in sections:
-                t.add_section()
-            t.add_row(*[Text(r[i]) for i in [*range(keep), *part]])
-        tables.append(t)
-    return Group(*tables)
+        shown = [*range(keep), *part]
+        out.append(
+            (title + suffix if title else "", [cols[i] for i in shown],
+             [[r[i] for i in shown] for r in rows])
+        )  # fmt: skip
+    return out
 
 
 def _as_lines(title: str, cols: Sequence[Col], rows: Sequence[Sequence[str]], keep: int) -> Group:

@@ -58,7 +58,9 @@ def same_state(c: SharedNodes, o: oracle.SharedNodes, running: dict) -> None:
         assert c.free_runs(cores) == o.free_runs(cores)
         for limit in (1, 3):
             assert c.partly_free(cores, limit) == o.partly_free(cores, limit)
-    for k in {0, min(1, c.n_idle), c.n_idle}:
+    # the idle-node index holds the idle segments, and gives the lowest k idle nodes
+    assert c.idle_runs == [(a, b) for a, b, f, _ in o.segments() if f == o.cpn]
+    for k in range(c.n_idle + 1):
         assert c.idle_intervals(k) == o.idle_intervals(k)
     for j in running:
         assert c.neighbours_of(j) == o.neighbours_of(j)

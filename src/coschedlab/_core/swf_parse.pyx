@@ -38,12 +38,21 @@ POW10[:] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 
             1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
 
 
-cdef inline bint is_blank(char c) noexcept nogil:
-    return c == c' ' or c == c'\t' or c == c'\v' or c == c'\f'
+# each byte's class for the line scanner: a token's byte, a blank (space, tab, vertical tab,
+# form feed), a line end (\n, \r), the comment mark (;); one table look-up per byte
+cdef enum:
+    TOKEN = 0
+    BLANK = 1
+    LINE_END = 2
+    COMMENT = 3
 
-
-cdef inline bint ends_token(char c) noexcept nogil:
-    return is_blank(c) or c == c'\n' or c == c'\r' or c == c';'
+cdef unsigned char CLASS[256]
+CLASS[:] = [TOKEN] * 256
+for _b in (ord(" "), ord("\t"), ord("\v"), ord("\f")):
+    CLASS[_b] = BLANK
+for _b in (ord("\n"), ord("\r")):
+    CLASS[_b] = LINE_END
+CLASS[ord(";")] = COMMENT
 
 
 cdef int read_number(const char *s, Py_ssize_t n, double *out) except -1:
@@ -144,23 +153,26 @@ def parse_jobs(bytes data):
     cdef int64_t lineno = 0
     cdef int ntok, f, kind
     cdef double x
-    cdef char c
+    cdef unsigned char k
     while pos < size:
         lineno += 1
         ntok = 0
         while pos < size:  # the tokens of one line, up to ';' or the line end
-            c = buf[pos]
-            if c == c'\n' or c == c'\r':
+            k = CLASS[<unsigned char>buf[pos]]
+            if k == LINE_END:
                 break
-            if c == c';':
-                while pos < size and buf[pos] != c'\n' and buf[pos] != c'\r':
+            if k == COMMENT:
+                while pos < size and CLASS[<unsigned char>buf[pos]] != LINE_END:
                     pos += 1
                 break
-            if is_blank(c):
+            if k == BLANK:
                 pos += 1
+                while pos < size and CLASS[<unsigned char>buf[pos]] == BLANK:
+                    pos += 1
                 continue
             tok_start = pos
-            while pos < size and not ends_token(buf[pos]):
+            pos += 1
+            while pos < size and CLASS[<unsigned char>buf[pos]] == TOKEN:
                 pos += 1
             if ntok < N_FIELDS:
                 start[ntok] = tok_start

@@ -23,9 +23,9 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes
 from cpython.mem cimport PyMem_Free
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from libc.math cimport fabs, floor, isfinite, isnan, nearbyint, signbit
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 import numpy as np
 
@@ -33,6 +33,16 @@ cdef extern from "Python.h":
     char *PyOS_double_to_string(
         double val, char format_code, int precision, int flags, int *ptype
     ) except NULL
+
+# the column kinds as C constants: the row loop compares C integers, not Python objects
+cdef enum:
+    K_FLOAT = 0
+    K_INT = 1
+    K_CONST = 2
+    K_TEXT = 3
+    K_QUOTED_INT = 4
+    K_CODE = 5
+    K_ALLOC = 6
 
 #: column kinds (the first item of each column given to :func:`write_rows`)
 FLOAT = 0  # float64 array
@@ -46,29 +56,57 @@ ALLOC = 6  # node intervals ``(off, cnt, flat)`` (:func:`alloc_text`), as Batsim
 DEF CHUNK = 1 << 20
 
 
+#: the two digits of 0..99, for writing two digits at a time
+cdef const char *_DIGITS2 = (
+    b"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    b"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    b"8081828384858687888990919293949596979899"
+)
+
+#: 10**k for k in 0..19
+cdef uint64_t _POW10[20]
+_POW10[:] = [10 ** k for k in range(20)]
+
+
+cdef inline int _ndigits(uint64_t u) noexcept nogil:
+    """The decimal digits of ``u`` (1 for 0)."""
+    cdef int k = 1
+    while k < 20 and u >= _POW10[k]:
+        k += 1
+    return k
+
+
+cdef inline char *_put_digits(char *end, uint64_t u, int k) noexcept nogil:
+    """The last ``k`` decimal digits of ``u`` (leading zeros included) ending at ``end``,
+    two at a time; returns where they start."""
+    cdef uint64_t r
+    while k >= 2:
+        r = u % 100
+        u //= 100
+        end -= 2
+        end[0] = _DIGITS2[2 * r]
+        end[1] = _DIGITS2[2 * r + 1]
+        k -= 2
+    if k:
+        end -= 1
+        end[0] = <char>(c'0' + u % 10)
+    return end
+
+
 cdef inline char *_put_int(char *p, int64_t v) noexcept:
     """Decimal digits of ``v`` (a sign first when negative; room for 20 bytes) at ``p``;
     returns the end. The one integer writer of rows and of allocation texts."""
-    cdef char tmp[24]
-    cdef int k = 0
     cdef unsigned long long u
+    cdef int k
     if v < 0:
         p[0] = c'-'
         p += 1
         u = <unsigned long long>(-(v + 1)) + 1
     else:
         u = <unsigned long long>v
-    while True:
-        tmp[k] = <char>(c'0' + u % 10)
-        k += 1
-        u //= 10
-        if u == 0:
-            break
-    while k:
-        k -= 1
-        p[0] = tmp[k]
-        p += 1
-    return p
+    k = _ndigits(u)
+    _put_digits(p + k, u, k)
+    return p + k
 
 
 cdef class _Out:
@@ -385,24 +423,24 @@ def write_rows(write, Py_ssize_t n, list columns):
                     out.room(1)
                     out.put(c',')
                 kind = kinds[c]
-                if kind == FLOAT:
+                if kind == K_FLOAT:
                     out.put_float((<const double *>data[c])[i])
-                elif kind == INT:
+                elif kind == K_INT:
                     out.room(21)
                     out.put_int((<const int64_t *>data[c])[i])
-                elif kind == QUOTED_INT:
+                elif kind == K_QUOTED_INT:
                     out.room(23)
                     out.put(c'"')
                     if (<const int64_t *>data[c])[i] >= 0:
                         out.put_int((<const int64_t *>data[c])[i])
                     out.put(c'"')
-                elif kind == CONST:
+                elif kind == K_CONST:
                     b = <bytes>consts[c]
                     out.put_bytes(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b))
-                elif kind == CODE:
+                elif kind == K_CODE:
                     b = <bytes>(<tuple>labels[c])[(<const uint8_t *>data[c])[i]]
                     out.put_bytes(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b))
-                elif kind == ALLOC:
+                elif kind == K_ALLOC:
                     out.room(_ALLOC_ROOM * <Py_ssize_t>acnt[c][i] + 2)
                     out.put(c'"')
                     if acnt[c][i]:
@@ -441,12 +479,8 @@ cdef inline void _swf_cell(double a, int64_t *digits, int *nfrac, int *ndig, bin
     for _ in range(k):
         d *= 10
     digits[0] = d + fp
-    k = 1
-    d = digits[0]
-    while d >= 10 and k < 19:
-        d //= 10
-        k += 1
-    ndig[0] = max(k, nfrac[0] + 1)
+    k = _ndigits(<uint64_t>digits[0])
+    ndig[0] = max(min(k, 19), nfrac[0] + 1)
 
 
 def write_fixed_width(write, Py_ssize_t n, list columns):
@@ -466,7 +500,8 @@ def write_fixed_width(write, Py_ssize_t n, list columns):
     cdef const double[::1] f
     cdef const uint8_t[:, ::1] m
     cdef bytes b
-    cdef char tmp[24]
+    cdef char *p
+    cdef char *end
     if kinds == NULL or width == NULL or data == NULL:
         free(kinds); free(width); free(data)
         raise MemoryError()
@@ -516,18 +551,23 @@ def write_fixed_width(write, Py_ssize_t n, list columns):
                         a = -1.0
                     _swf_cell(a, &digits, &nfrac, &ndig, &neg)
                     pad = w - ndig - (nfrac > 0) - neg
-                    for k in range(pad):
-                        out.put(c' ')
+                    p = out.buf + out.n
+                    memset(p, c' ', pad)
+                    p += pad
                     if neg:
-                        out.put(c'-')
+                        p[0] = c'-'
+                        p += 1
+                    end = p + ndig + (nfrac > 0)
+                    out.n = end - out.buf
                     d = digits
-                    for r in range(ndig):  # right to left into tmp
-                        tmp[r] = <char>(c'0' + d % 10)
-                        d //= 10
-                    for r in range(ndig - 1, -1, -1):
-                        if nfrac and r == nfrac - 1:
-                            out.put(c'.')
-                        out.put(tmp[r])
+                    if nfrac:  # the fraction's digits, the point, then the whole part's
+                        for r in range(nfrac):
+                            end -= 1
+                            end[0] = <char>(c'0' + d % 10)
+                            d //= 10
+                        end -= 1
+                        end[0] = c'.'
+                    _put_digits(end, <uint64_t>d, ndig - nfrac)
                 out.put(c'\n' if c == ncol - 1 else c' ')
         out.flush()
     finally:

@@ -7,22 +7,69 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from rich.console import Group
-from rich.markup import escape
 
 from ..errors import InputError
 from .progress import text_console
 
 if TYPE_CHECKING:  # pragma: no cover (imported where used: the CLI starts fast)
+    from rich.console import Console, Group
+
     from ..engine.result import Result
     from ..jobs import Workload
     from ..platform import Cluster
+    from ..tables import Col
 
-console = text_console()
-err_console = text_console(stderr=True)
+
+def __getattr__(name: str) -> Console:
+    """``console`` and ``err_console``: the rich consoles on stdout and stderr, made on first
+    use (PEP 562): a plain command's lines are printed without rich when rich would print
+    plain text (:mod:`coschedlab.cli.plainout`)."""
+    if name not in ("console", "err_console"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    made = globals()[name] = text_console(stderr=name == "err_console")
+    return made
+
+
+def _console(name: str = "console") -> Console:
+    """The module's ``console`` (or ``err_console``), made if not yet."""
+    return globals().get(name) or __getattr__(name)
+
+
+def say(text: str) -> None:
+    """Print ``text`` as it is (no markup) on stdout, as ``console.print(escape(text))``
+    does: without rich when rich would print plain text."""
+    from .plainout import plain_width, wrapped
+
+    width = plain_width()
+    plain = wrapped(text, width) if width is not None else None
+    if plain is None:
+        from rich.markup import escape
+
+        _console().print(escape(text))
+        return
+    sys.stdout.write(plain + "\n")
+    sys.stdout.flush()  # as rich's console does after each print
+
+
+def say_table(title: str, cols: list[Col], rows: list[list[str]]) -> None:
+    """Print :func:`coschedlab.tables.fit_table`'s table on stdout, fitted to the console's
+    width: without rich when rich would draw plain text."""
+    from .plainout import plain_table, plain_width
+
+    width = plain_width()
+    plain = plain_table(title, cols, rows, width) if width is not None else None
+    if plain is None:
+        from ..tables import fit_table
+
+        console = _console()
+        console.print(fit_table(title, cols, rows, console.width))
+        return
+    sys.stdout.write(plain + "\n")
+    sys.stdout.flush()
+
 
 #: the folder :func:`run_simulate` has written its result to, whole (an interrupt after it
 #: says so, not that nothing was written)
@@ -138,17 +185,30 @@ def _progress_run(
         "dependencies": dependencies,
         "pass_timeout": pass_timeout,
     }
-    with progress_bar(err_console, f"{spec}", len(workload), unit="jobs") as update:
+    from .plainout import plain_width
+
+    # not a terminal (rich would draw plain text there): no bar, and no rich console
+    shown = None if plain_width(stderr=True) is not None else _console("err_console")
+    with progress_bar(shown, f"{spec}", len(workload), unit="jobs") as update:
         return run_simulation(workload, cluster, spec, progress=update, **opts)
 
 
 def metrics_table(results: dict[str, Result], title: str, width: int | None = None) -> Group:
-    """One row per scheduler: the headline metrics and the simulator's speed; with
-    co-location also the mean job speedup, the share slower than compact, the share spread
-    and (with more than one scheduler) the makespan gain over the first one (``-`` on its
-    own row). Fitted to ``width`` (default: the console's), never cutting a number."""
+    """The table of :func:`metrics_rows` fitted to ``width`` (default: the console's), never
+    cutting a number."""
+    from ..tables import fit_table
+
+    cols, rows = metrics_rows(results)
+    return fit_table(title, cols, rows, width or _console().width)
+
+
+def metrics_rows(results: dict[str, Result]) -> tuple[list[Col], list[list[str]]]:
+    """The columns and rows of the end table, one row per scheduler: the headline metrics
+    and the simulator's speed; with co-location also the mean job speedup, the share slower
+    than compact, the share spread and (with more than one scheduler) the makespan gain over
+    the first one (``-`` on its own row)."""
     from ..metrics import improvement
-    from ..tables import Col, fit_table
+    from ..tables import Col
     from ..tables import number as _fmt
 
     coloc = any("speedup_mean" in r.metrics for r in results.values())
@@ -189,7 +249,7 @@ def metrics_table(results: dict[str, Result], title: str, width: int | None = No
                 _fmt(m.get("days_per_hour", math.nan), 0),
             ]
         )
-    return fit_table(title, cols, rows, width or console.width)
+    return cols, rows
 
 
 def coloc_notice(name: str, metrics: dict, cluster: Cluster) -> str | None:
@@ -272,7 +332,7 @@ def run_simulate(
     target = out if out is not None else new_output_dir(Path("out/simulate"), trace)
     check_target(target, force, whole=True)  # before the work, not after
     workload, cluster = load_trace(trace, nodes, cores_per_node, sockets, strict)
-    console.print(escape(f"{workload.summary()} on {cluster}"))
+    say(f"{workload.summary()} on {cluster}")
     if the_pool is not None:
         _check_apps(workload, the_pool, trace, strict)
     results = {}
@@ -294,14 +354,16 @@ def run_simulate(
     target = moved[0] if moved else target
     global written
     written = target
-    console.print(metrics_table(results, file_name(trace)))
+    say_table(file_name(trace), *metrics_rows(results))
     for line in filter(None, notices):
-        console.print(line, highlight=False, soft_wrap=True)
-    console.print(escape(f"outputs in {target}/"))
+        _console().print(line, highlight=False, soft_wrap=True)
+    say(f"outputs in {target}/")
     bad = [name for name, r in results.items() if getattr(r, "_violations", None)]
     for name in bad:
         for v in results[name]._violations[:5]:
-            err_console.print(f"[red]{escape(f'{name}: {v}')}[/red]")
+            from rich.markup import escape
+
+            _console("err_console").print(f"[red]{escape(f'{name}: {v}')}[/red]")
     return 1 if bad else 0
 
 
@@ -321,7 +383,7 @@ def _check_apps(workload: Workload, pool: object, trace: Path, strict: bool) -> 
     )
     if strict:
         raise InputError(f"{what}; without --strict they run at speedup 1", str(trace))
-    err_console.print(
+    _console("err_console").print(
         f"note: {what}: they run at speedup 1 beside any neighbour (--strict refuses them)",
         soft_wrap=True,
     )

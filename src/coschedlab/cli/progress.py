@@ -179,12 +179,13 @@ def bar_columns(bar: Bar) -> tuple[ProgressColumn, ...]:
 
 @contextmanager
 def progress_bar(
-    console: Console, description: str, total: int | None, unit: str = ""
+    console: Console | None, description: str, total: int | None, unit: str = ""
 ) -> Iterator[Bar]:
     """Yield a :class:`Bar` (call it as ``update(done, total)``); on a terminal it shows at
-    once, ``preparing`` until the first update, and disappears when the block ends."""
+    once, ``preparing`` until the first update, and disappears when the block ends
+    (``console`` None: the caller knows it is not a terminal)."""
     bar = Bar(description, total, unit, started=_command_start())
-    if not console.is_terminal:
+    if console is None or not console.is_terminal:
         yield bar
         return
     from rich.progress import Progress

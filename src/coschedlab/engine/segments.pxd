@@ -2,7 +2,7 @@
 """C declarations of :mod:`coschedlab.engine.segments` (cimported by the co-location speed
 model, which reads the neighbours of a job without a Python call)."""
 
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, uint64_t
 from libcpp.vector cimport vector
 
 from coschedlab.engine.jobintervals cimport JobIntervals
@@ -21,6 +21,9 @@ cdef class SharedNodes:
                               # over segments does not chase a pointer per segment)
     cdef vector[long] spare   # handles of unused slots
     cdef vector[long] by_free  # by_free[f]: nodes with exactly f free cores
+    cdef vector[uint64_t] idle_  # bit x: node x is idle (the idle-node index: the lowest
+                                 # idle nodes without a walk over the segments in use)
+    cdef vector[uint64_t] idle_top  # bit w: word w of idle_ is not 0
     cdef vector[vector[long]] nb  # running job -> the jobs beside it (any order)
     cdef vector[char] running  # job -> placed and not released
     cdef vector[long] mark     # scratch: stamps for deduplicating neighbours
@@ -47,6 +50,7 @@ cdef class SharedNodes:
     cdef int release_c(self, long j, const long* iv, long niv, long cores) except -1
     cdef vector[long]* neighbours_c(self, long j) except NULL
     cdef void lowest_idle_c(self, long need, vector[long]* out) noexcept
+    cdef void _set_idle(self, long a, long b, bint on) noexcept
 
 
 cdef class SharedCores:

@@ -10,7 +10,7 @@ segment. The Python reference they are tested against is ``tests/coloc/segments_
 
 from libcpp.algorithm cimport sort as csort
 from libcpp.algorithm cimport upper_bound
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, uint64_t
 from libc.string cimport memcmp, memcpy, memmove
 from libcpp.vector cimport vector
 
@@ -23,6 +23,9 @@ from array import array
 from .placement import normalize
 
 __all__ = ["CoreProjection", "SharedCores", "SharedNodes"]
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
 
 
 cdef inline long _bisect(vector[long]& v, long x, long lo) noexcept:
@@ -91,6 +94,9 @@ cdef class SharedNodes:
         self.sb.assign(self.W, 0)  # handle 0: no job
         self.by_free.assign(cores_per_node + 1, 0)
         self.by_free[cores_per_node] = nodes
+        self.idle_.assign((nodes >> 6) + 1, 0)
+        self.idle_top.assign((nodes >> 12) + 1, 0)
+        self._set_idle(0, nodes, True)
         self.n_idle = nodes
         self.total_free = nodes * cores_per_node
         self.changes = 0  # places and releases so far
@@ -119,6 +125,21 @@ cdef class SharedNodes:
     def nodes_by_free(self) -> list[int]:
         """``nodes_by_free[f]``: how many nodes have exactly f free cores."""
         return list(self.by_free)
+
+    @property
+    def idle_runs(self) -> list[tuple[int, int]]:
+        """The idle-node index read node by node: its runs of idle nodes, by first node
+        (they are the idle segments)."""
+        cdef long x, a = -1
+        out = []
+        for x in range(self.n + 1):
+            if x < self.n and self.idle_[x >> 6] >> (x & 63) & 1:
+                if a < 0:
+                    a = x
+            elif a >= 0:
+                out.append((a, x))
+                a = -1
+        return out
 
     # -- queries ----------------------------------------------------------------------------
     cdef long seg_c(self, long node) noexcept:
@@ -215,19 +236,9 @@ cdef class SharedNodes:
         """The ``k`` lowest idle nodes, as intervals (without taking them)."""
         if k > self.n_idle:
             raise ValueError(f"asked for {k} idle nodes, {self.n_idle} idle")
-        cdef long i = 0, a, b, m = self.st.size(), cpn = self.cpn
-        out = []
-        while k > 0:
-            while self.fr[i] != cpn:
-                i += 1
-            a = self.st[i]
-            b = self._end(i)
-            if b - a > k:
-                b = a + k
-            out.append((a, b))
-            k -= b - a
-            i += 1
-        return out
+        cdef vector[long] out
+        self.lowest_idle_c(k, &out)
+        return [(out[i], out[i + 1]) for i in range(0, out.size(), 2)]
 
     def check(self, p) -> str | None:
         """Why placement ``p`` is impossible now, or None if it fits."""
@@ -321,6 +332,7 @@ cdef class SharedNodes:
                 f = self.fr[i]
                 if f == cpn:
                     self.n_idle -= length
+                    self._set_idle(self.st[i], e, False)
                 self.by_free[f] -= length
                 self.by_free[f - cores] += length
                 self.fr[i] = f - cores
@@ -372,6 +384,7 @@ cdef class SharedNodes:
                 self.by_free[f] += length
                 if f == cpn:
                     self.n_idle += length
+                    self._set_idle(self.st[i], e, True)
                 self.fr[i] = f
                 held = self._slot(self.jb[i])
                 n = held[0]
@@ -431,23 +444,64 @@ cdef class SharedNodes:
         self.jb.erase(self.jb.begin() + i)
         return 1
 
+    cdef void _set_idle(self, long a, long b, bint on) noexcept:
+        """Nodes ``a..b-1`` become idle (``on``) or stop being idle, in the idle-node index."""
+        cdef uint64_t* w = self.idle_.data()
+        cdef uint64_t* top = self.idle_top.data()
+        cdef long x = a >> 6, y, last = (b - 1) >> 6
+        cdef uint64_t mask
+        if b <= a:
+            return
+        while x <= last:
+            mask = ~(<uint64_t>0)
+            if x == a >> 6:
+                mask &= ~(<uint64_t>0) << (a & 63)
+            if x == last and (b & 63):
+                mask &= ((<uint64_t>1) << (b & 63)) - 1
+            if on:
+                w[x] |= mask
+                top[x >> 6] |= (<uint64_t>1) << (x & 63)
+            else:
+                w[x] &= ~mask
+                if w[x] == 0:
+                    top[x >> 6] &= ~((<uint64_t>1) << (x & 63))
+            x += 1
+
     cdef void lowest_idle_c(self, long need, vector[long]* out) noexcept:
         """Append the ``need`` lowest idle nodes to ``out`` as intervals ``a b`` (sorted,
-        touching ones apart as the segments are); there must be that many idle nodes."""
-        cdef long i = 0, a, b, cpn = self.cpn, m = self.st.size()
-        cdef const long* fr = self.fr.data()  # (locals: the skip is a tight loop in C)
-        cdef const long* st = self.st.data()
+        touching ones apart as the segments are); there must be that many idle nodes. The
+        idle segments are the maximal runs of idle nodes, so they are the runs of set bits
+        of the idle-node index: found lowest first, a word for 64 nodes (and a word of its
+        summary for 4,096), without a walk over the segments in use."""
+        cdef const uint64_t* w = self.idle_.data()
+        cdef const uint64_t* top = self.idle_top.data()
+        cdef long pos = 0, x, t, a, b, nw = self.idle_.size()
+        cdef uint64_t bits
         while need > 0:
-            while fr[i] != cpn:
-                i += 1
-            a = st[i]
-            b = st[i + 1] if i + 1 < m else self.n
+            x = pos >> 6  # the lowest idle node at or after pos
+            bits = w[x] & (~(<uint64_t>0) << (pos & 63))
+            if bits == 0:
+                t = (x + 1) >> 6  # the next word with an idle node, by the summary
+                bits = top[t] & (~(<uint64_t>0) << ((x + 1) & 63)) if x + 1 < nw else 0
+                while bits == 0:
+                    t += 1
+                    bits = top[t]
+                x = (t << 6) + __builtin_ctzll(bits)
+                bits = w[x]
+            a = (x << 6) + __builtin_ctzll(bits)
+            bits = ~w[x] & (~(<uint64_t>0) << (a & 63))  # its run's end: the next busy node
+            while bits == 0 and x + 1 < nw:
+                x += 1
+                bits = ~w[x]
+            b = (x << 6) + __builtin_ctzll(bits) if bits else nw << 6
+            if b > self.n:
+                b = self.n
             if b - a > need:
                 b = a + need
             out.push_back(a)
             out.push_back(b)
             need -= b - a
-            i += 1
+            pos = b
 
     cdef vector[long]* neighbours_c(self, long j) except NULL:
         if 0 <= j < <long>self.running.size() and (self.running[j] or j == self.left_job):

@@ -30,6 +30,7 @@ def worker_init(parent: int) -> None:
     worker exits within a second when the sweep's process dies (killed, even with SIGKILL),
     leaving no orphan computing for nobody."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held at the forkserver's start
     threading.Thread(target=exit_with, args=(parent,), name="parent-watch", daemon=True).start()
 
 
@@ -86,17 +87,24 @@ def _start_forkserver() -> None:
     """Start the forkserver with Ctrl-C ignored: it imports the runs' modules for seconds
     before it ignores Ctrl-C itself, and a Ctrl-C meanwhile (it is in the terminal's process
     group) printed its KeyboardInterrupt traceback under the sweep's "interrupted" line. The
-    ignored signal is inherited by the process it starts; this one's handler is restored."""
+    ignored signal is inherited by the process it starts. Here Ctrl-C is also blocked for
+    that time, so that one that comes meanwhile stays pending (Linux keeps a blocked signal
+    even while ignored) and acts once this process's handler is back (ignored alone, it was
+    lost and the sweep ran on)."""
     from multiprocessing import forkserver
 
     if threading.current_thread() is not threading.main_thread():
         forkserver.ensure_running()  # only the main thread may change a signal's handler
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        forkserver.ensure_running()
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            forkserver.ensure_running()
+        finally:
+            signal.signal(signal.SIGINT, previous)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def run_serial(tasks: Iterable[Task], on_done: Callback) -> None:
