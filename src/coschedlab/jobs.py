@@ -97,14 +97,50 @@ def _check_label(columns: Mapping[str, object], name: str) -> None:
         )
 
 
-class Dependencies(Mapping[int, tuple[int, ...]]):
+class KeyedArrays(Mapping[int, tuple]):
+    """A mapping whose keys are the int64 job ids ``keys`` (each once) and whose values are
+    rows of arrays, made as read (:meth:`_row`): the base of :class:`Dependencies` and of
+    Slurm's ``Inheritance``, which hand the kernel arrays and read as the mappings of old."""
+
+    __slots__ = ("_at", "_keys")
+
+    def _set_keys(self, keys: np.ndarray, twice: str) -> None:
+        m = len(keys)
+        if m > 1 and not (keys[1:] > keys[:-1]).all() and len(np.unique(keys)) != m:
+            raise InputError(twice)
+        self._keys = keys
+        self._at: dict[int, int] | None = None
+
+    def _row(self, k: int) -> tuple:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._keys.tolist())
+
+    def __getitem__(self, jid: int) -> tuple:
+        if self._at is None:
+            self._at = {c: k for k, c in enumerate(self._keys.tolist())}
+        return self._row(self._at[jid])
+
+    def __contains__(self, jid: object) -> bool:
+        try:
+            self[jid]  # type: ignore[index]
+        except (KeyError, TypeError):
+            return False
+        return True
+
+
+class Dependencies(KeyedArrays):
     """Job dependencies as arrays (CSR): job ``child[k]`` waits for the jobs
     ``parents[ptr[k]:ptr[k + 1]]`` (ids). It reads as the mapping ``{child: (parents, ...)}``
     (a :attr:`Workload.deps`); the checks and the kernel read the arrays (:func:`dep_arrays`),
     so a generator of many dependent jobs (:func:`.workflows.modes.expand`) makes no Python
     object per job."""
 
-    __slots__ = ("_at", "child", "parents", "ptr")
+    __slots__ = ("child", "parents", "ptr")
 
     def __init__(self, child: np.ndarray, ptr: np.ndarray, parents: np.ndarray) -> None:
         self.child = np.ascontiguousarray(child, dtype=np.int64)
@@ -123,29 +159,10 @@ class Dependencies(Mapping[int, tuple[int, ...]]):
                 f"dependencies: ptr must rise from 0 to {len(self.parents)} (the parents) in "
                 f"{m + 1} steps (one per child, plus one)"
             )
-        c = self.child
-        if m > 1 and not (c[1:] > c[:-1]).all() and len(np.unique(c)) != m:
-            raise InputError("dependencies: a child job is given more than once")
-        self._at: dict[int, int] | None = None
+        self._set_keys(self.child, "dependencies: a child job is given more than once")
 
-    def __len__(self) -> int:
-        return len(self.child)
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self.child.tolist())
-
-    def __getitem__(self, jid: int) -> tuple[int, ...]:
-        if self._at is None:
-            self._at = {c: k for k, c in enumerate(self.child.tolist())}
-        k = self._at[jid]
+    def _row(self, k: int) -> tuple[int, ...]:
         return tuple(self.parents[self.ptr[k] : self.ptr[k + 1]].tolist())
-
-    def __contains__(self, jid: object) -> bool:
-        try:
-            self[jid]  # type: ignore[index]
-        except (KeyError, TypeError):
-            return False
-        return True
 
     def __repr__(self) -> str:
         return f"Dependencies({len(self)} jobs, {len(self.parents)} parents)"

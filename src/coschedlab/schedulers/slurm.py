@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 from bisect import insort
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from itertools import chain
 from typing import TYPE_CHECKING
 
@@ -60,6 +60,7 @@ import numpy as np
 
 from ..engine.placement import Placement
 from ..errors import InputError
+from ..jobs import KeyedArrays
 from .base import Scheduler, check_bool, check_choice, check_positive
 from .cadence import Ticks
 from .nodespace import BackfillMap
@@ -76,13 +77,13 @@ INF = math.inf
 __all__ = ["Inheritance", "Slurm"]
 
 
-class Inheritance(Mapping[int, tuple[float, int, float]]):
+class Inheritance(KeyedArrays):
     """Slurm's ``inherit`` as arrays: job ``jobs[k]`` (an id) takes its priority factors from
     the age origin ``origin[k]``, ``cpus[k]`` cpus and the time limit ``limit[k]``. It reads as
     the mapping ``{id: (origin, cpus, limit)}``; :class:`Slurm` reads the arrays, so a WoAS
     expansion (:func:`.workflows.modes.expand`) makes no Python object per task job."""
 
-    __slots__ = ("_at", "cpus", "jobs", "limit", "origin")
+    __slots__ = ("cpus", "jobs", "limit", "origin")
 
     def __init__(
         self, jobs: np.ndarray, origin: np.ndarray, cpus: np.ndarray, limit: np.ndarray
@@ -96,29 +97,10 @@ class Inheritance(Mapping[int, tuple[float, int, float]]):
             a.shape == (m,) for a in (self.origin, self.cpus, self.limit)
         ):
             raise InputError(f"inherit: jobs, origin, cpus and limit must be {m} values each")
-        j = self.jobs
-        if m > 1 and not (j[1:] > j[:-1]).all() and len(np.unique(j)) != m:
-            raise InputError("inherit: a job is given more than once")
-        self._at: dict[int, int] | None = None
+        self._set_keys(self.jobs, "inherit: a job is given more than once")
 
-    def __len__(self) -> int:
-        return len(self.jobs)
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self.jobs.tolist())
-
-    def __getitem__(self, jid: int) -> tuple[float, int, float]:
-        if self._at is None:
-            self._at = {c: k for k, c in enumerate(self.jobs.tolist())}
-        k = self._at[jid]
+    def _row(self, k: int) -> tuple[float, int, float]:
         return (self.origin[k].item(), self.cpus[k].item(), self.limit[k].item())
-
-    def __contains__(self, jid: object) -> bool:
-        try:
-            self[jid]  # type: ignore[index]
-        except (KeyError, TypeError):
-            return False
-        return True
 
     def __repr__(self) -> str:
         return f"Inheritance({len(self)} jobs)"
