@@ -300,3 +300,25 @@ def test_a_frame_is_written_as_pandas_writes_it(tmp_path, kind):
     outputs.write_parquet(tmp_path / "ours.parquet", frame)
     frame.to_parquet(tmp_path / "pandas.parquet", index=False)
     _same_parquet(tmp_path / "ours.parquet", tmp_path / "pandas.parquet")
+
+
+def test_counts_are_32_bit_only_when_they_fit():
+    """A run's ``nodes`` and ``start_pass`` are int32 (the values as they were); a column with
+    a value beyond 32 bits stays int64 and unchanged."""
+    import numpy as np
+
+    from coschedlab import simulate
+    from coschedlab.bundled import bundled
+    from coschedlab.workload.swf import cluster_from_header, read_swf
+
+    w = read_swf(bundled("KTH-SP2-1996-2.1-cln.swf.gz"))
+    cluster = cluster_from_header(w.header)
+    r = simulate(w.drop_oversized(cluster.total_cores), cluster, "easy")
+    assert r.columns["nodes"].dtype == np.int32 and r.columns["start_pass"].dtype == np.int32
+    procs = r.columns["procs"]
+    assert (r.columns["nodes"] == -(-procs // cluster.cores_per_node)).all()
+    big = r.columns["start_pass"].astype(np.int64)
+    big[-1] = 2**31
+    r.columns["start_pass"] = big
+    r.narrow_counts()
+    assert r.columns["start_pass"] is big

@@ -390,11 +390,13 @@ _PANDAS_TYPES = {"i": None, "u": None, "f": None, "b": ("bool", "bool"), "O": ("
 #: encoder's buffers of 256Ki rows at once, not of all)
 ROW_GROUP_ROWS = 1 << 18
 
-#: columns a workload keeps in 32 bits (its labels, the SWF processor counts) that
-#: jobs.parquet writes as int64, as before they were 32-bit (cast a row group at a time)
+#: columns a workload keeps in 32 bits (its labels, the SWF processor counts) and a run's
+#: result too (``nodes``, ``start_pass``: :meth:`~coschedlab.engine.result.Result.narrow_counts`)
+#: that jobs.parquet writes as int64, as before they were 32-bit (cast a row group at a time)
 INT64_COLUMNS = frozenset(
-    ("user", "group", "app", "queue", "partition", "status", "alloc_procs", "req_procs")
-)
+    ("user", "group", "app", "queue", "partition", "status", "alloc_procs", "req_procs",
+     "nodes", "start_pass")
+)  # fmt: skip
 
 
 def _file_dtype(name: str, a: Any) -> Any:

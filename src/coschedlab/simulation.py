@@ -59,6 +59,7 @@ def run_simulation(
     # and its pages go back to the system: the result's arrays, made last, keep the heap's top,
     # so glibc would keep the kernel's freed arrays (a million jobs: ~100 MB)
     trim_heap()
+    result.narrow_counts()  # (the kernel's int64 nodes and passes go with it)
     result.fill_job_metrics()  # (not on top of the kernel's memory)
     return result
 
