@@ -69,23 +69,14 @@ def run(
     for note in exp.notes:
         err_console.print(f"note: {note}", soft_wrap=True)
     n_jobs = sum(len(j) for _, j, _ in made)
-    title = (
-        f"{exp.name}: {len(made)} input(s), {n_jobs:,} jobs x {len(exp.schedulers)} scheduler(s)"
-    )
+    title = f"{exp.name}: {len(made)} input(s), {n_jobs:,} jobs x "
+    title += f"{len(exp.schedulers)} scheduler(s)"
     state = {}
 
     def sweep(**cb):
-        summary, table = run_experiment(
-            exp,
-            target,
-            seed=seed,
-            compat=flags,
-            jobs=jobs,
-            fresh=fresh,
-            executor=where,
-            expanded=(made, runs),
-            **cb,
-        )
+        summary, table = run_experiment(exp, target, seed=seed, compat=flags, jobs=jobs,
+                                        fresh=fresh, executor=where, expanded=(made, runs),
+                                        **cb)  # fmt: skip
         state["table"] = table
         return summary, [1] if summary.stored else []
 
@@ -97,27 +88,11 @@ def run(
             f"{len(summary.failed)} run(s) failed (see {target}/{OWN_DIR}/*/*/"
             "rep0/error.txt); fix the cause and run the same command again"
         )
-    cols = [
-        Col("sim"),
-        Col("in"),
-        Col("scheduler", "left", wrap=True),
-        Col("makespan s"),
-        Col("mean wait s"),
-        Col("mean bsld"),
-        Col("killed"),
-    ]
-    rows = [
-        [
-            str(r.sim),
-            str(r.input),
-            _short(r.scheduler),
-            f"{r.makespan:,.1f}",
-            f"{r.mean_wait:,.1f}",
-            f"{r.mean_bounded_slowdown:,.2f}",
-            str(r.killed),
-        ]
-        for r in table.itertuples()
-    ]
+    cols = [Col("sim"), Col("in"), Col("scheduler", "left", wrap=True)]
+    cols += [Col(c) for c in ("makespan s", "mean wait s", "mean bsld", "killed")]
+    rows = [[str(r.sim), str(r.input), _short(r.scheduler), f"{r.makespan:,.1f}",
+             f"{r.mean_wait:,.1f}", f"{r.mean_bounded_slowdown:,.2f}", str(r.killed)]
+            for r in table.itertuples()]  # fmt: skip
     console.print(fit_table(exp.name, cols, rows, console.width, keep=3))
     how = (
         "ELiSE's bugs reproduced: " + ", ".join(sorted(flags))
@@ -142,9 +117,7 @@ def schedulers() -> None:
     from ..coloc.elise.experiment import SCHEDULERS, EliseScheduler
     from ..tables import Col, fit_table
 
-    rows = []
-    for name in SCHEDULERS:
-        rows.append([name, EliseScheduler(0, name, True, 100, True).spec()])
+    rows = [[name, EliseScheduler(0, name, True, 100, True).spec()] for name in SCHEDULERS]
     cols = [Col("ELiSE scheduler", "left"), Col("coschedlab (backfill_enabled: true)", "left")]
     console.print(fit_table("", cols, rows, console.width, keep=1))
     lines = [

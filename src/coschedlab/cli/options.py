@@ -34,6 +34,11 @@ SweepOutOpt = Annotated[
 ]
 
 
+def csv_items(text: str | None) -> list[str] | None:
+    """``"a, b,,c"`` -> ``["a", "b", "c"]``; None for an empty or missing option."""
+    return [t.strip() for t in text.split(",") if t.strip()] if text else None
+
+
 def executor_of(jobs: int | None, executor: str | None) -> Any:
     """A sweep command's ``--executor`` parsed (None: the spec's, else local), its ``--jobs``
     checked first."""

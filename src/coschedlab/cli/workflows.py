@@ -11,7 +11,7 @@ import typer
 
 from ..errors import InputError
 from ..tables import count, number
-from .options import ForceOpt, JsonOpt
+from .options import ForceOpt, JsonOpt, csv_items
 
 app = typer.Typer(
     help="Workflows as chained jobs, pilot jobs or WoAS jobs in a loaded machine.",
@@ -40,11 +40,7 @@ def _load(spec: str, coarse: str | None, max_cores: int | None):
 
     stages: bool | list[str] = False
     if coarse is not None:
-        stages = (
-            True
-            if coarse.strip().lower() == "all"
-            else [s.strip() for s in coarse.split(",") if s.strip()]
-        )
+        stages = True if coarse.strip().lower() == "all" else csv_items(coarse) or []
         if not stages:
             raise InputError("give stage names (comma-separated) or all", "--coarse")
     return load_workflow(spec, coarse=stages, max_cores=max_cores)
@@ -106,11 +102,8 @@ def show(
         with atomic_file(plot, force, "--plot") as tmp:
             fig.savefig(tmp, format=fmt, dpi=110)
     if as_json:
-        print(
-            json.dumps(
-                {**wf.summary(), "tasks": wf.to_manifest()["tasks"], "profile": wf.profile()}
-            )
-        )
+        manifest = {"tasks": wf.to_manifest()["tasks"], "profile": wf.profile()}
+        print(json.dumps({**wf.summary(), **manifest}))
         return
     from rich.table import Table
 
@@ -194,18 +187,9 @@ def generate(
     if workflow and share is None and period is None:
         raise InputError("give --share or --period for the workflows (-w)", "--share")
     wfs = [_load(w, coarse, max_cores) for w in (workflow or [])]
-    ww = gen(
-        wfs,
-        cluster=machine_of(machine),
-        seed=seed,
-        share=share,
-        period=period,
-        warmup=warmup,
-        window=window,
-        pressure=pressure,
-        target_wait=target_wait,
-        scale_jobs=scale_jobs,
-    )
+    ww = gen(wfs, cluster=machine_of(machine), seed=seed, share=share, period=period,
+             warmup=warmup, window=window, pressure=pressure, target_wait=target_wait,
+             scale_jobs=scale_jobs)  # fmt: skip
     with atomic_dir(out, force) as tmp:
         ww.save(tmp)
     w = ww.work()
