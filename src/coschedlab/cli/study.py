@@ -107,14 +107,10 @@ def run(
         if procs < 1:
             raise InputError(f"--procs must be >= 1, got {procs}")
         s = s.with_procs(procs)
-    names = [c for c in (config or [s.config.name])]
+    names = config or [s.config.name]
     if any(c.lower() == "all" for c in names):
         names = list(CONFIGS)
-    configs = []
-    for c in names:
-        cfg = config_of(c)
-        if cfg not in configs:
-            configs.append(cfg)
+    configs = list(dict.fromkeys(map(config_of, names)))  # each once, in the order given
     from .progress import progress_bar
 
     err = text_console(stderr=True)
