@@ -107,14 +107,9 @@ def simulate(
     r, metrics, base, p, shares = run_coupled(
         systems, pairs, mate_attempt, baseline, None if compat == "none" else compat
     )
-    err.print(
-        f"{len(p):,} pairs: "
-        + ", ".join(
-            f"{s.name} {100 * x:.1f}% of {len(s.workload):,} jobs"
-            for s, x in zip(systems, shares, strict=True)
-        ),
-        soft_wrap=True,
-    )
+    each = zip(systems, shares, strict=True)
+    said = ", ".join(f"{s.name} {100 * x:.1f}% of {len(s.workload):,} jobs" for s, x in each)
+    err.print(f"{len(p):,} pairs: {said}", soft_wrap=True)
     text_console(width=80).print(_fmt_table(metrics, base))
     if out is not None:
         with atomic_dir(out, force) as tmp:

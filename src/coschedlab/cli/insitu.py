@@ -92,13 +92,8 @@ def _print_plan(plan: Any) -> None:
         t.add_column(col, justify="right" if col != "component" else "left")
     for b in plan.allocation.blocks:
         for i, (c, k) in enumerate(b.cores):
-            t.add_row(
-                b.name if i == 0 else "",
-                str(b.nodes) if i == 0 else "",
-                c,
-                str(k),
-                f"{times[c]:.3f}",
-            )
+            name, nodes = (b.name, str(b.nodes)) if i == 0 else ("", "")
+            t.add_row(name, nodes, c, str(k), f"{times[c]:.3f}")
     con.print(t)
     con.print(
         f"[bold]model makespan[/] {plan.model_makespan:.1f} s   "
