@@ -221,11 +221,12 @@ def simulate(
     from ..jsonsafe import json_safe
     from ..outputs import atomic_dir, check_target
     from ..schedulers import get_scheduler
-    from ..workflows.metrics import completed_in_all
+    from ..workflows.metrics import compared_title, completed_in_all, summary_cells
     from ..workflows.modes import MODES
     from ..workflows.simulate import check_woas, simulate_mode
     from ..workflows.workload import WorkflowWorkload
     from .progress import progress_bar, text_console
+    from .sweeps import print_table
 
     modes = MODES if mode == "all" else (mode,)
     if mode != "all" and mode not in MODES:
@@ -266,12 +267,5 @@ def simulate(
     if as_json:
         print(json.dumps(json_safe(summaries)))
         return
-    _print_summaries(summaries, int(mask.sum()))
-
-
-def _print_summaries(summaries: dict[str, dict], compared: int) -> None:
-    from ..workflows.metrics import compared_title, summary_cells
-    from .sweeps import print_table
-
-    title, caption = compared_title(next(iter(summaries.values())), compared)
+    title, caption = compared_title(next(iter(summaries.values())), int(mask.sum()))
     print_table(title, ["metric", *summaries], summary_cells(summaries), caption)
