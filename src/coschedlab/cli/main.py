@@ -333,13 +333,9 @@ def _end_process(exc: SystemExit) -> None:
 
     if any(t is not threading.main_thread() and not t.daemon for t in threading.enumerate()):
         return
-    code = exc.code
-    if code is None:
-        status = 0
-    elif isinstance(code, int):
-        status = code & 0xFF
-    else:
+    if exc.code is not None and not isinstance(exc.code, int):
         return  # a message to print: Python's exit prints it
+    status = (exc.code or 0) & 0xFF
     try:
         _flush_streams()
     except (OSError, ValueError):
