@@ -94,11 +94,9 @@ def run(
              f"{r.mean_wait:,.1f}", f"{r.mean_bounded_slowdown:,.2f}", str(r.killed)]
             for r in table.itertuples()]  # fmt: skip
     console.print(fit_table(exp.name, cols, rows, console.width, keep=3))
-    how = (
-        "ELiSE's bugs reproduced: " + ", ".join(sorted(flags))
-        if flags
-        else ("ELiSE's bugs fixed (--compat all reproduces them)")
-    )
+    how = "ELiSE's bugs fixed (--compat all reproduces them)"
+    if flags:
+        how = "ELiSE's bugs reproduced: " + ", ".join(sorted(flags))
     console.print(
         escape(f"{how}; ELiSE's files and coschedlab's results in {target}/"), soft_wrap=True
     )

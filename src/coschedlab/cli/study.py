@@ -54,10 +54,8 @@ def batch(
     together = batch_time(jobs, table, procs) if jobs else 0.0
     con.print(f"optimal: {_per_step(b.time)}n s in {len(b.sizes):,} batches")
     con.print(f"one at a time on {table.group(1, procs)} processors: {_per_step(one)}n s")
-    con.print(
-        "all at once: "
-        + (f"{_per_step(together)}n s" if together != float("inf") else "impossible (too many)")
-    )
+    at_once = f"{_per_step(together)}n s" if together != float("inf") else "impossible (too many)"
+    con.print(f"all at once: {at_once}")
 
 
 def _per_step(seconds: float) -> str:
