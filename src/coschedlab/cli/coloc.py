@@ -130,10 +130,17 @@ def generate(
         if apps.empty:
             raise InputError(f"no application of the pool has procs in {sorted(keep)}")
     explicit = csv_items(names)
-    w = generate_workload(apps, jobs if jobs is not None or explicit else 100,
-                          weights=parse_frequencies(frequencies), names=explicit, shuffle=shuffle,
-                          arrival=arrival, requested_factor=requested_factor, seed=seed,
-                          cluster=cluster)  # fmt: skip
+    w = generate_workload(
+        apps,
+        jobs if jobs is not None or explicit else 100,
+        weights=parse_frequencies(frequencies),
+        names=explicit,
+        shuffle=shuffle,
+        arrival=arrival,
+        requested_factor=requested_factor,
+        seed=seed,
+        cluster=cluster,
+    )
     w.header["Pool"] = str(pool or heatmap)
     from ..outputs import atomic_file
 

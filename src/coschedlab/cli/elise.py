@@ -74,9 +74,17 @@ def run(
     state = {}
 
     def sweep(**cb):
-        summary, table = run_experiment(exp, target, seed=seed, compat=flags, jobs=jobs,
-                                        fresh=fresh, executor=where, expanded=(made, runs),
-                                        **cb)  # fmt: skip
+        summary, table = run_experiment(
+            exp,
+            target,
+            seed=seed,
+            compat=flags,
+            jobs=jobs,
+            fresh=fresh,
+            executor=where,
+            expanded=(made, runs),
+            **cb,
+        )
         state["table"] = table
         return summary, [1] if summary.stored else []
 
@@ -90,9 +98,18 @@ def run(
         )
     cols = [Col("sim"), Col("in"), Col("scheduler", "left", wrap=True)]
     cols += [Col(c) for c in ("makespan s", "mean wait s", "mean bsld", "killed")]
-    rows = [[str(r.sim), str(r.input), _short(r.scheduler), f"{r.makespan:,.1f}",
-             f"{r.mean_wait:,.1f}", f"{r.mean_bounded_slowdown:,.2f}", str(r.killed)]
-            for r in table.itertuples()]  # fmt: skip
+    rows = [
+        [
+            str(r.sim),
+            str(r.input),
+            _short(r.scheduler),
+            f"{r.makespan:,.1f}",
+            f"{r.mean_wait:,.1f}",
+            f"{r.mean_bounded_slowdown:,.2f}",
+            str(r.killed),
+        ]
+        for r in table.itertuples()
+    ]
     console.print(fit_table(exp.name, cols, rows, console.width, keep=3))
     how = "ELiSE's bugs fixed (--compat all reproduces them)"
     if flags:

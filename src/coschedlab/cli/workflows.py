@@ -187,9 +187,18 @@ def generate(
     if workflow and share is None and period is None:
         raise InputError("give --share or --period for the workflows (-w)", "--share")
     wfs = [_load(w, coarse, max_cores) for w in (workflow or [])]
-    ww = gen(wfs, cluster=machine_of(machine), seed=seed, share=share, period=period,
-             warmup=warmup, window=window, pressure=pressure, target_wait=target_wait,
-             scale_jobs=scale_jobs)  # fmt: skip
+    ww = gen(
+        wfs,
+        cluster=machine_of(machine),
+        seed=seed,
+        share=share,
+        period=period,
+        warmup=warmup,
+        window=window,
+        pressure=pressure,
+        target_wait=target_wait,
+        scale_jobs=scale_jobs,
+    )
     with atomic_dir(out, force) as tmp:
         ww.save(tmp)
     w = ww.work()
