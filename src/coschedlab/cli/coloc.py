@@ -9,19 +9,16 @@ import typer
 from rich.markup import escape
 
 from ..errors import InputError
+from .options import csv_items
 from .progress import text_console
 
 console = text_console()
 
 
-def _csv(text: str | None) -> list[str] | None:
-    return [t.strip() for t in text.split(",") if t.strip()] if text else None
-
-
 def _int_list(text: str, option: str) -> set[int]:
     """``"4,8"`` -> ``{4, 8}``; anything else is an InputError naming ``option``."""
     out = set()
-    for item in _csv(text) or []:
+    for item in csv_items(text) or []:
         try:
             out.add(int(item))
         except ValueError:
@@ -36,7 +33,7 @@ def parse_frequencies(text: str | None) -> dict[str, float] | None:
     if not text:
         return None
     out: dict[str, float] = {}
-    for item in _csv(text) or []:
+    for item in csv_items(text) or []:
         name, sep, value = item.rpartition("=")
         try:
             out[name] = float(value)
@@ -132,7 +129,7 @@ def generate(
         apps = apps[apps.procs.isin(keep)].reset_index(drop=True)
         if apps.empty:
             raise InputError(f"no application of the pool has procs in {sorted(keep)}")
-    explicit = _csv(names)
+    explicit = csv_items(names)
     w = generate_workload(
         apps,
         jobs if jobs is not None or explicit else 100,

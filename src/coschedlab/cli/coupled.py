@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -14,23 +14,6 @@ app = typer.Typer(
     help="Paired jobs on coupled systems (a machine and its analysis cluster) start together.",
     no_args_is_help=True,
 )
-
-
-def _fmt_table(metrics: dict, baseline: dict | None) -> Any:
-    from rich.table import Table
-
-    from ..coupled.setup import COLUMNS, table_cells
-
-    t = Table(
-        title="coupled run (in brackets: change against no pairing)",
-        caption="util %: useful; a: allocated (held nodes counted as busy)",
-        show_edge=False,  # two more characters: the cells fit 80 columns without wrapping
-    )
-    for col in COLUMNS:
-        t.add_column(col, justify="left" if col == "system" else "right")
-    for row in table_cells(metrics, baseline):
-        t.add_row(*row)
-    return t
 
 
 @app.command()
@@ -87,7 +70,9 @@ def simulate(
 ) -> None:
     """Simulate coupled systems with paired jobs; print per system the wait, slowdown,
     utilization, sync time and service-unit loss, against the same run without pairing."""
-    from ..coupled.setup import DEFAULT_SYSTEMS, build_systems, run_coupled
+    from rich.table import Table
+
+    from ..coupled.setup import COLUMNS, DEFAULT_SYSTEMS, build_systems, run_coupled, table_cells
     from ..coupled.system import ATTEMPTS, COMPATS
     from ..errors import check_seed
     from ..outputs import atomic_dir, check_target
@@ -107,15 +92,19 @@ def simulate(
     r, metrics, base, p, shares = run_coupled(
         systems, pairs, mate_attempt, baseline, None if compat == "none" else compat
     )
-    err.print(
-        f"{len(p):,} pairs: "
-        + ", ".join(
-            f"{s.name} {100 * x:.1f}% of {len(s.workload):,} jobs"
-            for s, x in zip(systems, shares, strict=True)
-        ),
-        soft_wrap=True,
+    each = zip(systems, shares, strict=True)
+    said = ", ".join(f"{s.name} {100 * x:.1f}% of {len(s.workload):,} jobs" for s, x in each)
+    err.print(f"{len(p):,} pairs: {said}", soft_wrap=True)
+    t = Table(
+        title="coupled run (in brackets: change against no pairing)",
+        caption="util %: useful; a: allocated (held nodes counted as busy)",
+        show_edge=False,  # two more characters: the cells fit 80 columns without wrapping
     )
-    text_console(width=80).print(_fmt_table(metrics, base))
+    for col in COLUMNS:
+        t.add_column(col, justify="left" if col == "system" else "right")
+    for row in table_cells(metrics, base):
+        t.add_row(*row)
+    text_console(width=80).print(t)
     if out is not None:
         with atomic_dir(out, force) as tmp:
             r.write(tmp, base)

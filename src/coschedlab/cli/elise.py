@@ -69,9 +69,8 @@ def run(
     for note in exp.notes:
         err_console.print(f"note: {note}", soft_wrap=True)
     n_jobs = sum(len(j) for _, j, _ in made)
-    title = (
-        f"{exp.name}: {len(made)} input(s), {n_jobs:,} jobs x {len(exp.schedulers)} scheduler(s)"
-    )
+    title = f"{exp.name}: {len(made)} input(s), {n_jobs:,} jobs x "
+    title += f"{len(exp.schedulers)} scheduler(s)"
     state = {}
 
     def sweep(**cb):
@@ -97,15 +96,8 @@ def run(
             f"{len(summary.failed)} run(s) failed (see {target}/{OWN_DIR}/*/*/"
             "rep0/error.txt); fix the cause and run the same command again"
         )
-    cols = [
-        Col("sim"),
-        Col("in"),
-        Col("scheduler", "left", wrap=True),
-        Col("makespan s"),
-        Col("mean wait s"),
-        Col("mean bsld"),
-        Col("killed"),
-    ]
+    cols = [Col("sim"), Col("in"), Col("scheduler", "left", wrap=True)]
+    cols += [Col(c) for c in ("makespan s", "mean wait s", "mean bsld", "killed")]
     rows = [
         [
             str(r.sim),
@@ -119,11 +111,9 @@ def run(
         for r in table.itertuples()
     ]
     console.print(fit_table(exp.name, cols, rows, console.width, keep=3))
-    how = (
-        "ELiSE's bugs reproduced: " + ", ".join(sorted(flags))
-        if flags
-        else ("ELiSE's bugs fixed (--compat all reproduces them)")
-    )
+    how = "ELiSE's bugs fixed (--compat all reproduces them)"
+    if flags:
+        how = "ELiSE's bugs reproduced: " + ", ".join(sorted(flags))
     console.print(
         escape(f"{how}; ELiSE's files and coschedlab's results in {target}/"), soft_wrap=True
     )
@@ -142,9 +132,7 @@ def schedulers() -> None:
     from ..coloc.elise.experiment import SCHEDULERS, EliseScheduler
     from ..tables import Col, fit_table
 
-    rows = []
-    for name in SCHEDULERS:
-        rows.append([name, EliseScheduler(0, name, True, 100, True).spec()])
+    rows = [[name, EliseScheduler(0, name, True, 100, True).spec()] for name in SCHEDULERS]
     cols = [Col("ELiSE scheduler", "left"), Col("coschedlab (backfill_enabled: true)", "left")]
     console.print(fit_table("", cols, rows, console.width, keep=1))
     lines = [

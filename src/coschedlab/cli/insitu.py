@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import InputError
-from .options import ForceOpt, JsonOpt
+from .options import ForceOpt, JsonOpt, takes
 
 app = typer.Typer(help="Plan and simulate in situ workflow ensembles.", no_args_is_help=True)
 
@@ -49,6 +49,23 @@ RoundingOpt = Annotated[
 ]
 
 
+def _planning(
+    ensemble: Annotated[Path, typer.Argument(help="ensemble YAML file")],
+    scenario: ScenarioOpt = None,
+    node_alloc: NodeOpt = None,
+    core_alloc: CoreOpt = None,
+    bandwidth_model: BwOpt = "B3",
+    alloc_bandwidth: AllocBwOpt = "B3",
+    rounding: RoundingOpt = "authors",
+) -> Any:
+    """The plan of the options ``insitu plan`` and ``insitu simulate`` share (declared here)."""
+    from ..insitu.search import plan_file
+
+    return plan_file(
+        ensemble, scenario, node_alloc, core_alloc, bandwidth_model, alloc_bandwidth, rounding
+    )
+
+
 def _print_plan(plan: Any) -> None:
     from rich.table import Table
 
@@ -75,13 +92,8 @@ def _print_plan(plan: Any) -> None:
         t.add_column(col, justify="right" if col != "component" else "left")
     for b in plan.allocation.blocks:
         for i, (c, k) in enumerate(b.cores):
-            t.add_row(
-                b.name if i == 0 else "",
-                str(b.nodes) if i == 0 else "",
-                c,
-                str(k),
-                f"{times[c]:.3f}",
-            )
+            name, nodes = (b.name, str(b.nodes)) if i == 0 else ("", "")
+            t.add_row(name, nodes, c, str(k), f"{times[c]:.3f}")
     con.print(t)
     con.print(
         f"[bold]model makespan[/] {plan.model_makespan:.1f} s   "
@@ -126,22 +138,10 @@ def generate(
 
 
 @app.command()
-def plan(
-    ensemble: Annotated[Path, typer.Argument(help="ensemble YAML file")],
-    scenario: ScenarioOpt = None,
-    node_alloc: NodeOpt = None,
-    core_alloc: CoreOpt = None,
-    bandwidth_model: BwOpt = "B3",
-    alloc_bandwidth: AllocBwOpt = "B3",
-    rounding: RoundingOpt = "authors",
-    as_json: JsonOpt = False,
-) -> None:
+@takes(_planning)
+def plan(as_json: JsonOpt = False, **planning: Any) -> None:
     """Print the mapping, the allocation table and the model makespan."""
-    from ..insitu.search import plan_file
-
-    p = plan_file(
-        ensemble, scenario, node_alloc, core_alloc, bandwidth_model, alloc_bandwidth, rounding
-    )
+    p = _planning(**planning)
     if as_json:
         print(json.dumps(p.to_dict()))
     else:
@@ -149,14 +149,8 @@ def plan(
 
 
 @app.command()
+@takes(_planning)
 def simulate(
-    ensemble: Annotated[Path, typer.Argument(help="ensemble YAML file")],
-    scenario: ScenarioOpt = None,
-    node_alloc: NodeOpt = None,
-    core_alloc: CoreOpt = None,
-    bandwidth_model: BwOpt = "B3",
-    alloc_bandwidth: AllocBwOpt = "B3",
-    rounding: RoundingOpt = "authors",
     network: Annotated[
         str | None, typer.Option("--network", help="paper | per-node (default: the file's)")
     ] = None,
@@ -196,25 +190,24 @@ def simulate(
     force: Annotated[
         bool, typer.Option("--force", help="replace existing --gantt/--timeline files")
     ] = False,
+    **planning: Any,
 ) -> None:
     """Run SimGrid on the plan: simulated makespan, idle times, stage timelines."""
-    from ..insitu.search import plan_file
     from ..insitu.simulate import check_options, check_size
     from ..insitu.simulate import simulate as run_sim
 
     if jobs < 0:
         raise InputError(f"--jobs must be >= 0 (0: all CPUs), got {jobs}")
-    p = plan_file(
-        ensemble, scenario, node_alloc, core_alloc, bandwidth_model, alloc_bandwidth, rounding
-    )
+    p = _planning(**planning)
     net = network or p.ensemble.platform.network
     check_options(net, engine, io)
     ens = p.ensemble
-    check_size(ens.n_steps, len(ens.simulations) + len(ens.analyses), where=str(ensemble))
+    where = str(planning["ensemble"])
+    check_size(ens.n_steps, len(ens.simulations) + len(ens.analyses), where=where)
     if search:
         _search(
-            ensemble,
-            (bandwidth_model, alloc_bandwidth, rounding),
+            planning["ensemble"],
+            tuple(planning[k] for k in ("bandwidth_model", "alloc_bandwidth", "rounding")),
             (net, engine, io),
             jobs or os.cpu_count() or 1,
             as_json,

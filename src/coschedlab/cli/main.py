@@ -265,8 +265,8 @@ def _run(plain: dict[str, Any] | None) -> None:
             code = _app_for(sys.argv[1:])(standalone_mode=False, prog_name="coschedlab")
     except InputError as exc:
         _fail(f"error: {exc}", 2, exc)
-    except OutputError as exc:  # the machine failed (full disk): exit 1
-        _fail(f"error: {exc}", 1, exc)
+    except (OutputError, StaleBuild) as exc:  # the machine failed (full disk), or a compiled
+        _fail(f"error: {exc}", 1, exc)  # module older than its source: exit 1
     except OSError as exc:
         from ..outputs import os_error
 
@@ -274,8 +274,6 @@ def _run(plain: dict[str, Any] | None) -> None:
         _fail(f"error: {err}", 1 if isinstance(err, OutputError) else 2, exc)
     except KeyboardInterrupt:
         _fail(_interrupted(), 130, None)
-    except StaleBuild as exc:  # a compiled module older than its source
-        _fail(f"error: {exc}", 1, exc)
     except ImportError as exc:
         unbuilt = _unbuilt(exc)
         if unbuilt is None:
@@ -335,13 +333,9 @@ def _end_process(exc: SystemExit) -> None:
 
     if any(t is not threading.main_thread() and not t.daemon for t in threading.enumerate()):
         return
-    code = exc.code
-    if code is None:
-        status = 0
-    elif isinstance(code, int):
-        status = code & 0xFF
-    else:
+    if exc.code is not None and not isinstance(exc.code, int):
         return  # a message to print: Python's exit prints it
+    status = (exc.code or 0) & 0xFF
     try:
         _flush_streams()
     except (OSError, ValueError):
@@ -396,8 +390,6 @@ def _where(exc: BaseException) -> str:
 
 def _fail(message: str, code: int, exc: BaseException | None) -> None:
     """Print one line (and the traceback when COSCHEDLAB_TRACEBACK is set), exit ``code``."""
-    import os
-
     if exc is not None and os.environ.get("COSCHEDLAB_TRACEBACK"):
         import traceback
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -32,6 +34,11 @@ SweepOutOpt = Annotated[
 ]
 
 
+def csv_items(text: str | None) -> list[str] | None:
+    """``"a, b,,c"`` -> ``["a", "b", "c"]``; None for an empty or missing option."""
+    return [t.strip() for t in text.split(",") if t.strip()] if text else None
+
+
 def executor_of(jobs: int | None, executor: str | None) -> Any:
     """A sweep command's ``--executor`` parsed (None: the spec's, else local), its ``--jobs``
     checked first."""
@@ -41,3 +48,17 @@ def executor_of(jobs: int | None, executor: str | None) -> Any:
     if jobs is not None and jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {jobs}")
     return parse_executor(executor) if executor is not None else None
+
+
+def takes(shared: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: the command's CLI parameters are SHARED's (declared once), then its own;
+    its ``**kwargs`` receives SHARED's."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        own, common = (inspect.signature(f, eval_str=True).parameters for f in (command, shared))
+        own_ = [p for p in own.values() if p.kind != p.VAR_KEYWORD]
+        command.__signature__ = inspect.Signature([*common.values(), *own_])  # type: ignore
+        command.__annotations__ = {**shared.__annotations__, **command.__annotations__}
+        return command
+
+    return decorate

@@ -66,13 +66,6 @@ def hms(seconds: float) -> str:
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
-def _command_start() -> float:
-    """When the command started (``time.monotonic()``; the CLI records it first thing)."""
-    from . import STARTED
-
-    return STARTED
-
-
 class Bar:
     """A progress bar's state: the label, the total (None: unknown), the ``(time, done)``
     samples; call it as ``bar(done, total)`` (``total`` None keeps the known one), start a
@@ -184,7 +177,9 @@ def progress_bar(
     """Yield a :class:`Bar` (call it as ``update(done, total)``); on a terminal it shows at
     once, ``preparing`` until the first update, and disappears when the block ends
     (``console`` None: the caller knows it is not a terminal)."""
-    bar = Bar(description, total, unit, started=_command_start())
+    from . import STARTED  # when the command started (the CLI records it first thing)
+
+    bar = Bar(description, total, unit, started=STARTED)
     if console is None or not console.is_terminal:
         yield bar
         return

@@ -54,10 +54,8 @@ def batch(
     together = batch_time(jobs, table, procs) if jobs else 0.0
     con.print(f"optimal: {_per_step(b.time)}n s in {len(b.sizes):,} batches")
     con.print(f"one at a time on {table.group(1, procs)} processors: {_per_step(one)}n s")
-    con.print(
-        "all at once: "
-        + (f"{_per_step(together)}n s" if together != float("inf") else "impossible (too many)")
-    )
+    at_once = f"{_per_step(together)}n s" if together != float("inf") else "impossible (too many)"
+    con.print(f"all at once: {at_once}")
 
 
 def _per_step(seconds: float) -> str:
@@ -107,14 +105,10 @@ def run(
         if procs < 1:
             raise InputError(f"--procs must be >= 1, got {procs}")
         s = s.with_procs(procs)
-    names = [c for c in (config or [s.config.name])]
+    names = config or [s.config.name]
     if any(c.lower() == "all" for c in names):
         names = list(CONFIGS)
-    configs = []
-    for c in names:
-        cfg = config_of(c)
-        if cfg not in configs:
-            configs.append(cfg)
+    configs = list(dict.fromkeys(map(config_of, names)))  # each once, in the order given
     from .progress import progress_bar
 
     err = text_console(stderr=True)

@@ -278,10 +278,9 @@ def _add_from_parquet(table: pd.DataFrame, notes: list[str], parquet: Path, clus
         fill = cluster.cores_per_node if cluster is not None else 1
         table["node_cores"] = ids.map(extra["node_cores"]).fillna(fill)
         table["node_cores"] = table["node_cores"].astype("int64")
-    if "deps" in cols:
-        table["deps"] = ids.map(extra["deps"]).fillna("")
-    if "think" in cols:
-        table["think"] = ids.map(extra["think"]).fillna(0.0)
+    for col, fill in (("deps", ""), ("think", 0.0)):
+        if col in cols:
+            table[col] = ids.map(extra[col]).fillna(fill)
     what = ", ".join(FROM_PARQUET[c] for c in cols)
     notes.append(
         f"{what} of each job from {parquet.name} (a Batsim jobs.csv has no place for them)"

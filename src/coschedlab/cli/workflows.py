@@ -11,7 +11,7 @@ import typer
 
 from ..errors import InputError
 from ..tables import count, number
-from .options import ForceOpt, JsonOpt
+from .options import ForceOpt, JsonOpt, csv_items
 
 app = typer.Typer(
     help="Workflows as chained jobs, pilot jobs or WoAS jobs in a loaded machine.",
@@ -40,11 +40,7 @@ def _load(spec: str, coarse: str | None, max_cores: int | None):
 
     stages: bool | list[str] = False
     if coarse is not None:
-        stages = (
-            True
-            if coarse.strip().lower() == "all"
-            else [s.strip() for s in coarse.split(",") if s.strip()]
-        )
+        stages = True if coarse.strip().lower() == "all" else csv_items(coarse) or []
         if not stages:
             raise InputError("give stage names (comma-separated) or all", "--coarse")
     return load_workflow(spec, coarse=stages, max_cores=max_cores)
@@ -106,11 +102,8 @@ def show(
         with atomic_file(plot, force, "--plot") as tmp:
             fig.savefig(tmp, format=fmt, dpi=110)
     if as_json:
-        print(
-            json.dumps(
-                {**wf.summary(), "tasks": wf.to_manifest()["tasks"], "profile": wf.profile()}
-            )
-        )
+        manifest = {"tasks": wf.to_manifest()["tasks"], "profile": wf.profile()}
+        print(json.dumps({**wf.summary(), **manifest}))
         return
     from rich.table import Table
 
@@ -237,11 +230,12 @@ def simulate(
     from ..jsonsafe import json_safe
     from ..outputs import atomic_dir, check_target
     from ..schedulers import get_scheduler
-    from ..workflows.metrics import completed_in_all
+    from ..workflows.metrics import compared_title, completed_in_all, summary_cells
     from ..workflows.modes import MODES
     from ..workflows.simulate import check_woas, simulate_mode
     from ..workflows.workload import WorkflowWorkload
     from .progress import progress_bar, text_console
+    from .sweeps import print_table
 
     modes = MODES if mode == "all" else (mode,)
     if mode != "all" and mode not in MODES:
@@ -282,12 +276,5 @@ def simulate(
     if as_json:
         print(json.dumps(json_safe(summaries)))
         return
-    _print_summaries(summaries, int(mask.sum()))
-
-
-def _print_summaries(summaries: dict[str, dict], compared: int) -> None:
-    from ..workflows.metrics import compared_title, summary_cells
-    from .sweeps import print_table
-
-    title, caption = compared_title(next(iter(summaries.values())), compared)
+    title, caption = compared_title(next(iter(summaries.values())), int(mask.sum()))
     print_table(title, ["metric", *summaries], summary_cells(summaries), caption)
