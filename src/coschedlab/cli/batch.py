@@ -339,19 +339,13 @@ def run_simulate(
     notices = []
     moved: list[Path] = []  # our own default folder, taken meanwhile by a parallel run
     with atomic_dir(target, force, moved=None if out is not None else moved) as tmp:
-        last = len(scheduler) - 1
-        for k, (spec, spreading, folder) in enumerate(
-            zip(scheduler, spreads, folders, strict=True)
-        ):
+        for k, (spec, spread, folder) in enumerate(zip(scheduler, spreads, folders, strict=True)):
             r = _progress_run(
                 workload, cluster, spec, kill_at_walltime, the_pool, dependencies, pass_timeout
             )
-            if k == last:
-                # the command's reference is the workload's last: the columns its result does
-                # not share (run, preceding, think_time; ~24 MB for a million jobs) go before
-                # the validation, the metrics and the writers, which read only the result
-                del workload
-            if spreading:
+            if k == len(scheduler) - 1:  # the workload's last reference: the columns the result
+                del workload  # does not share (run, preceding, think_time: 1M jobs, 22 MB) go
+            if spread:
                 notices.append(coloc_notice(r.scheduler, r.metrics, cluster))
             if validate:
                 r._violations = r.validate()
