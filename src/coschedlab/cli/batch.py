@@ -38,20 +38,26 @@ def _console(name: str = "console") -> Console:
     return globals().get(name) or __getattr__(name)
 
 
+def _write_plain(plain: str | None) -> bool:
+    """Write ``plain`` and a newline on stdout, flushed as rich's console does after each
+    print; False (nothing written) when it is None: rich must print it."""
+    if plain is None:
+        return False
+    sys.stdout.write(plain + "\n")
+    sys.stdout.flush()
+    return True
+
+
 def say(text: str) -> None:
     """Print ``text`` as it is (no markup) on stdout, as ``console.print(escape(text))``
     does: without rich when rich would print plain text."""
     from .plainout import plain_width, wrapped
 
     width = plain_width()
-    plain = wrapped(text, width) if width is not None else None
-    if plain is None:
+    if not _write_plain(wrapped(text, width) if width is not None else None):
         from rich.markup import escape
 
         _console().print(escape(text))
-        return
-    sys.stdout.write(plain + "\n")
-    sys.stdout.flush()  # as rich's console does after each print
 
 
 def say_table(title: str, cols: list[Col], rows: list[list[str]]) -> None:
@@ -60,15 +66,11 @@ def say_table(title: str, cols: list[Col], rows: list[list[str]]) -> None:
     from .plainout import plain_table, plain_width
 
     width = plain_width()
-    plain = plain_table(title, cols, rows, width) if width is not None else None
-    if plain is None:
+    if not _write_plain(plain_table(title, cols, rows, width) if width is not None else None):
         from ..tables import fit_table
 
         console = _console()
         console.print(fit_table(title, cols, rows, console.width))
-        return
-    sys.stdout.write(plain + "\n")
-    sys.stdout.flush()
 
 
 #: the folder :func:`run_simulate` has written its result to, whole (an interrupt after it
