@@ -444,8 +444,8 @@ def write_parquet(path: str | Path, table: Any) -> None:
     fields, meta = [], []
     wide = {}
     for name, a in arrays.items():
-        if not hasattr(a, "text_chunks") and _file_dtype(name, a) != a.dtype:
-            wide[name] = _file_dtype(name, a)
+        if not hasattr(a, "text_chunks") and (to := _file_dtype(name, a)) != a.dtype:
+            wide[name] = to
         dtype = wide.get(name, a.dtype)
         kinds = _PANDAS_TYPES[a.dtype.kind] or (dtype.name, dtype.name)
         kind = pa.from_numpy_dtype(dtype) if name in wide else _arrow_type(a)
