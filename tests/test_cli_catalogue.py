@@ -507,6 +507,10 @@ def ws(tmp_path_factory) -> Path:
         f"model: {{scratch: 100, reuse: 50, seed: 1, targets: {anchors}}}\n"
         + nomodel.replace("[0.1, 0.2]", "[*l8]")
     )
+    # a hostile pass over the generated sweep commands (2026-11-28): another kind's sweep
+    (d / "wfsweep" / "runs").mkdir(parents=True)
+    (d / "wfsweep" / "spec.json").write_text('{"sweep": "workflow"}\n')
+    (d / "wfsweep" / "runs" / "A2-share0.2-s0-woas.json").write_text("{}")
     return d
 
 
@@ -1073,6 +1077,11 @@ CASES = [
     ("compare-label-long", "compare long_label.yaml --out o1", 2, "long_label.yaml:3: 'workloads[0].name' must be at most 100 characters, got 300"),
     ("swf-long-field", "simulate long_field.swf --out o1", 2, "long_field.swf:5: field 4 (run time) is '777777777777777777777777777777'... (5,000 characters), not a finite number"),
     ("compare-no-job-fits", "compare cluster_small.yaml --out o1", 2, "cluster_small.yaml:4: 'workloads[0]': no job of "),
+    # a hostile pass over the generated sweep commands (2026-11-28)
+    ("insitu-reproduce-out-workflow-sweep", "insitu reproduce --out wfsweep --steps 2", 2, "--out wfsweep holds a workflow sweep, not an in situ reproduction sweep; give another --out"),
+    ("insitu-reproduce-out-comparison", "insitu reproduce --out cmpnotes --steps 2", 2, "--out cmpnotes holds a comparison sweep, not an in situ reproduction sweep"),
+    ("compare-out-workflow-sweep", "compare spec.yaml --out wfsweep", 2, "--out wfsweep holds a workflow sweep, not a comparison sweep; give another --out"),
+    ("study-reproduce-out-workflow-sweep", "study reproduce --out wfsweep", 2, "--out wfsweep holds a workflow sweep, not a study reproduction sweep"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 

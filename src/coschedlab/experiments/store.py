@@ -35,7 +35,7 @@ from ..outputs import (
     mark,
 )
 from ..sweeps.store import RunDirs
-from ..sweeps.sweep import sweep_kind
+from ..sweeps.sweep import check_kind
 from .spec import Spec
 
 __all__ = ["RESULT_DIRS", "check_spec", "check_spec_compatible", "clear"]
@@ -137,9 +137,7 @@ def check_spec_compatible(out: Path, spec: Spec) -> dict[str, Any]:
 
 def _refuse_other_sweeps(out: Path) -> None:
     """A comparison never resumes into, or clears, another kind of sweep's directory."""
-    kind = sweep_kind(out)
-    if kind not in (None, "comparison"):
-        raise InputError(f"{out} holds a {kind} sweep, not a comparison; give another --out")
+    check_kind(out, "comparison")
 
 
 def _refuse_foreign(out: Path, names: Iterable[str]) -> None:
