@@ -1351,6 +1351,69 @@ def test_unknown_pool_applications_are_counted(ws, capsys, tmp_path):
     assert "note: 3 of 3 jobs have an application the pool does not know" in err
 
 
+def _coschedlab(args: list[str], cwd: Path, **popen) -> subprocess.Popen:
+    """``coschedlab ARGS`` as a new process (this copy, from ``cwd``), stderr captured."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.Popen([sys.executable, "-m", "coschedlab", *args], cwd=cwd, env=env,
+                            stderr=subprocess.PIPE, **popen)  # fmt: skip
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["plain", "gzip"])
+@pytest.mark.parametrize("out", [["--out", "r"], ["--out=r"]], ids=["fast", "typer"])
+def test_a_trace_named_dash_is_read_from_standard_input(ws, tmp_path, gz, out):
+    """``simulate -`` reads the trace from standard input, gzip or plain, in the fast path and
+    typer's (it read a file named "-"); the same jobs as the file's."""
+    import gzip
+
+    data = (ws / "small.swf").read_bytes()
+    (tmp_path / "-").write_text("not a trace\n")  # "./-" names it; "-" does not
+    with _coschedlab(["simulate", "-", *out], tmp_path, stdin=subprocess.PIPE,
+                     stdout=subprocess.DEVNULL) as proc:  # fmt: skip
+        _, err = proc.communicate(gzip.compress(data) if gz else data, timeout=120)
+    assert proc.returncode == 0, err.decode()
+    done = cli_here("simulate", str(ws / "small.swf"), "--out", "f", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "r" / "jobs.csv").read_bytes() == (tmp_path / "f" / "jobs.csv").read_bytes()
+    done = cli_here("simulate", "./-", "--out", "dash", cwd=tmp_path)
+    assert done.returncode == 2 and "-:1: has 3 fields" in done.stderr, done.stderr
+
+
+def test_a_trace_named_dash_from_a_terminal_is_refused(tmp_path):
+    """``simulate -`` with nothing piped in (standard input a terminal) says so at once
+    instead of waiting for typing."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        with _coschedlab(["simulate", "-", "--out", "r"], tmp_path, stdin=follower,
+                         stdout=subprocess.DEVNULL) as proc:  # fmt: skip
+            _, err = proc.communicate(timeout=120)
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert proc.returncode == 2
+    assert err.decode().strip() == (
+        "error: -: standard input is a terminal: pipe a trace into it (zcat t.swf.gz | "
+        "coschedlab simulate -), or give ./- for a file named -"
+    )
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("out", [["--out", "r"], ["--out=r"]], ids=["fast", "typer"])
+def test_a_closed_standard_output_loses_no_result(ws, tmp_path, out):
+    """``coschedlab simulate ... | true``: the reader is gone before the first line; the run
+    goes on, writes its result and exits 0 without a word (it stopped with "error: output:
+    Broken pipe", exit 2, before writing anything)."""
+    with _coschedlab(["simulate", str(ws / "small.swf"), "-s", "fcfs", "-s", "easy", *out],
+                     tmp_path, stdout=subprocess.PIPE) as proc:  # fmt: skip
+        proc.stdout.close()  # (the child is still importing: its first line finds no reader)
+        err = proc.stderr.read()
+        proc.wait(timeout=120)
+    assert (proc.returncode, err) == (0, b"")
+    for name in ("fcfs", "easy"):
+        assert (tmp_path / "r" / name / "metrics.json").is_file()
+
+
 def test_version(capsys, tmp_path):
     code, out, err = run_cli(["--version"], tmp_path, capsys)
     assert code == 0 and out.startswith("coschedlab ")
