@@ -1082,6 +1082,10 @@ CASES = [
     ("insitu-reproduce-out-comparison", "insitu reproduce --out cmpnotes --steps 2", 2, "--out cmpnotes holds a comparison sweep, not an in situ reproduction sweep"),
     ("compare-out-workflow-sweep", "compare spec.yaml --out wfsweep", 2, "--out wfsweep holds a workflow sweep, not a comparison sweep; give another --out"),
     ("study-reproduce-out-workflow-sweep", "study reproduce --out wfsweep", 2, "--out wfsweep holds a workflow sweep, not a study reproduction sweep"),
+    ("compare-spec-endless", "compare /dev/zero --out o1", 2, "error: /dev/zero: more than 1 MiB, too large for a YAML spec file"),
+    ("workflows-spec-endless", "workflows compare /dev/zero --out o1", 2, "error: /dev/zero: more than 1 MiB, too large for a YAML spec file"),
+    ("coupled-spec-endless", "coupled compare /dev/urandom --out o1", 2, "error: /dev/urandom: more than 1 MiB, too large for a YAML spec file"),
+    ("study-reproduce-spec-endless", "study reproduce --spec /dev/zero --out o1", 2, "error: /dev/zero: more than 1 MiB, too large for a YAML spec file"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 
