@@ -511,6 +511,8 @@ def ws(tmp_path_factory) -> Path:
     (d / "wfsweep" / "runs").mkdir(parents=True)
     (d / "wfsweep" / "spec.json").write_text('{"sweep": "workflow"}\n')
     (d / "wfsweep" / "runs" / "A2-share0.2-s0-woas.json").write_text("{}")
+    # more than 1 MiB (as /dev/zero is, which filled 23 GB: not read here, should the cap go)
+    (d / "big.yaml").write_text("# a log given by mistake\n" * 50_000)
     return d
 
 
@@ -1082,10 +1084,10 @@ CASES = [
     ("insitu-reproduce-out-comparison", "insitu reproduce --out cmpnotes --steps 2", 2, "--out cmpnotes holds a comparison sweep, not an in situ reproduction sweep"),
     ("compare-out-workflow-sweep", "compare spec.yaml --out wfsweep", 2, "--out wfsweep holds a workflow sweep, not a comparison sweep; give another --out"),
     ("study-reproduce-out-workflow-sweep", "study reproduce --out wfsweep", 2, "--out wfsweep holds a workflow sweep, not a study reproduction sweep"),
-    ("compare-spec-endless", "compare /dev/zero --out o1", 2, "error: /dev/zero: more than 1 MiB, too large for a YAML spec file"),
-    ("workflows-spec-endless", "workflows compare /dev/zero --out o1", 2, "error: /dev/zero: more than 1 MiB, too large for a YAML spec file"),
-    ("coupled-spec-endless", "coupled compare /dev/urandom --out o1", 2, "error: /dev/urandom: more than 1 MiB, too large for a YAML spec file"),
-    ("study-reproduce-spec-endless", "study reproduce --spec /dev/zero --out o1", 2, "error: /dev/zero: more than 1 MiB, too large for a YAML spec file"),
+    ("compare-spec-huge", "compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
+    ("workflows-spec-huge", "workflows compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
+    ("coupled-spec-huge", "coupled compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
+    ("study-reproduce-spec-huge", "study reproduce --spec big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 
