@@ -513,6 +513,11 @@ def ws(tmp_path_factory) -> Path:
     (d / "wfsweep" / "runs" / "A2-share0.2-s0-woas.json").write_text("{}")
     # more than 1 MiB (as /dev/zero is, which filled 23 GB: not read here, should the cap go)
     (d / "big.yaml").write_text("# a log given by mistake\n" * 50_000)
+    # beyond what every run refuses (each run failed with it, one after the other)
+    (d / "wf_window_huge.yaml").write_text(wf_ok.replace("window: 3600", "window: 1.0e+30"))
+    (d / "wf_pressure_huge.yaml").write_text(wf_ok + "pressure: 1000\n")
+    (d / "wf_period_huge.yaml").write_text(wf_ok.replace("shares: [0.2]", "periods: [1.0e+9]"))
+    (d / "cpl_nodes_huge.yaml").write_text(cpl.replace("small_nodes: 4", f"small_nodes: {10**30}"))
     return d
 
 
@@ -1088,6 +1093,10 @@ CASES = [
     ("workflows-spec-huge", "workflows compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
     ("coupled-spec-huge", "coupled compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
     ("study-reproduce-spec-huge", "study reproduce --spec big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
+    ("workflows-compare-window-huge", "workflows compare wf_window_huge.yaml --out o1", 2, "wf_window_huge.yaml:4: 'window' must be from 1 to 3e+08, got 1e+30"),
+    ("workflows-compare-pressure-huge", "workflows compare wf_pressure_huge.yaml --out o1", 2, "wf_pressure_huge.yaml:7: 'pressure' must be from 0.001 to 100, got 1000"),
+    ("workflows-compare-period-huge", "workflows compare wf_period_huge.yaml --out o1", 2, "wf_period_huge.yaml:2: 'periods[0]' must be from 1 to 1e+08, got 1e+09"),
+    ("coupled-compare-nodes-huge", "coupled compare cpl_nodes_huge.yaml --out o1", 2, "cpl_nodes_huge.yaml:4: 'small_nodes' must be <= 10,000,000"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 
