@@ -1478,6 +1478,37 @@ def test_full_disk_exits_1_and_keeps_the_earlier_result(ws, capsys, tiny_fs):
     assert sorted(p.name for p in tiny_fs.iterdir()) == ["r"]  # no temporary left
 
 
+def test_a_sweep_stopped_by_a_full_disk_resumes_once_there_is_room(ws, capsys, tmp_path):
+    """A disk full when a sweep records its spec.json: exit 1 naming that file, and the rerun
+    the message asks for works once there is room (it left an empty spec.json, and the rerun
+    was refused: "not a coupled sweep directory")."""
+    tiny_fs = tmp_path / "fs"
+    if not _mount(tiny_fs, "size=1m"):  # (room for the sweep's figures)
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        _full_disk_then_room(ws, capsys, tiny_fs)
+    finally:
+        subprocess.run(["umount", str(tiny_fs)], capture_output=True)
+
+
+def _full_disk_then_room(ws: Path, capsys, tiny_fs: Path) -> None:
+    for name in ("small.swf", "cpl_ok.yaml"):
+        shutil.copy(ws / name, tiny_fs.parent / name)
+    free = os.statvfs(tiny_fs).f_bavail * os.statvfs(tiny_fs).f_frsize
+    (tiny_fs / "fill").write_bytes(b"x" * (free - 4096))  # room for the marker file only
+    args = ["coupled", "compare", "cpl_ok.yaml", "--out", "fs/c", "-j", "1"]
+    code, out, err = run_cli(args, tiny_fs.parent, capsys)
+    assert code == 1, err
+    assert err.strip().splitlines()[-1] == (
+        f"error: fs/c/spec.json: No space left on device; nothing was replaced, free some "
+        "space and rerun"
+    )
+    (tiny_fs / "fill").unlink()
+    code, out, err = run_cli(args, tiny_fs.parent, capsys)
+    assert code == 0, err
+    assert (tiny_fs / "c" / "summary.csv").is_file()
+
+
 def test_read_only_disk_is_refused_before_the_run(ws, capsys, tmp_path):
     ro = tmp_path / "ro"
     if not _mount(ro, "ro,size=16k"):

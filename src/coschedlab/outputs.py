@@ -115,7 +115,10 @@ def mark(path: str | Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     marker = path / MARKER
     if not marker.exists():
-        marker.write_text("written by coschedlab: --force may replace this directory\n")
+        try:
+            marker.write_text("written by coschedlab: --force may replace this directory\n")
+        except OSError as exc:  # (a full disk: the file named, not "output")
+            raise os_error(exc, str(marker)) from None
     return path
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..outputs import check_target, is_empty, mark
+from ..outputs import atomic_file, check_target, is_empty, mark
 from .executors import ExecutorSpec
 from .store import JSON, Layout, Store
 from .tasks import Summary, Task
@@ -188,7 +188,10 @@ class Sweep:
                 self.record(out, spec)
             else:
                 doc = {"sweep": self.what, **self.describe(spec)}
-                (mark(out) / SPEC_FILE).write_text(json.dumps(doc, default=str, indent=1) + "\n")
+                # whole or not at all: a full disk left an empty spec.json, and the rerun it
+                # asked for was refused ("not a sweep directory")
+                with atomic_file(mark(out) / SPEC_FILE, force=True, probe=False) as tmp:
+                    tmp.write_text(json.dumps(doc, default=str, indent=1) + "\n")
         from .runner import run_tasks
 
         todo = list(self.tasks(spec) if tasks is None else tasks)
