@@ -1500,7 +1500,7 @@ def _full_disk_then_room(ws: Path, capsys, tiny_fs: Path) -> None:
     code, out, err = run_cli(args, tiny_fs.parent, capsys)
     assert code == 1, err
     assert err.strip().splitlines()[-1] == (
-        f"error: fs/c/spec.json: No space left on device; nothing was replaced, free some "
+        "error: fs/c/spec.json: No space left on device; nothing was replaced, free some "
         "space and rerun"
     )
     (tiny_fs / "fill").unlink()
