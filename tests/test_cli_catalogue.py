@@ -1089,6 +1089,8 @@ CASES = [
     ("insitu-reproduce-out-comparison", "insitu reproduce --out cmpnotes --steps 2", 2, "--out cmpnotes holds a comparison sweep, not an in situ reproduction sweep"),
     ("compare-out-workflow-sweep", "compare spec.yaml --out wfsweep", 2, "--out wfsweep holds a workflow sweep, not a comparison sweep; give another --out"),
     ("study-reproduce-out-workflow-sweep", "study reproduce --out wfsweep", 2, "--out wfsweep holds a workflow sweep, not a study reproduction sweep"),
+    ("study-reproduce-force-workflow-sweep", "study reproduce --out wfsweep --force", 2, "--out wfsweep holds a workflow sweep, not a study reproduction sweep; give another --out"),
+    ("study-reproduce-force-comparison", "study reproduce --out cmpnotes --force", 2, "--out cmpnotes holds a comparison sweep, not a study reproduction sweep"),
     ("compare-spec-huge", "compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
     ("workflows-spec-huge", "workflows compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
     ("coupled-spec-huge", "coupled compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
