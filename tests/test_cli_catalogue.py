@@ -1091,6 +1091,8 @@ CASES = [
     ("study-reproduce-out-workflow-sweep", "study reproduce --out wfsweep", 2, "--out wfsweep holds a workflow sweep, not a study reproduction sweep"),
     ("study-reproduce-force-workflow-sweep", "study reproduce --out wfsweep --force", 2, "--out wfsweep holds a workflow sweep, not a study reproduction sweep; give another --out"),
     ("study-reproduce-force-comparison", "study reproduce --out cmpnotes --force", 2, "--out cmpnotes holds a comparison sweep, not a study reproduction sweep"),
+    ("compare-out-a-file-alike", "compare spec.yaml --out afile", 2, "error: --out afile exists and is not a directory; choose a directory"),
+    ("compare-out-foreign-alike", "compare spec.yaml --out notours", 2, "error: --out notours exists and is not a comparison output"),
     ("compare-spec-huge", "compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
     ("workflows-spec-huge", "workflows compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
     ("coupled-spec-huge", "coupled compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),

@@ -107,15 +107,15 @@ def check_spec_compatible(out: Path, spec: Spec) -> dict[str, Any]:
     """:func:`check_spec` without writing anything: raises :class:`InputError` when ``out``
     cannot hold ``spec``'s runs; else the union of the stored and new run definitions."""
     out = Path(out)
-    if not out.exists():
-        check_target(out)  # a new folder: it can be made
+    if not out.is_dir():
+        check_target(out)  # a new folder: it can be made (a file: refused as every sweep's)
     _refuse_other_sweeps(out)
     new = spec.describe()
     old = _stored(out)
     if old is None:
         if out.is_dir() and not is_empty(out):
             raise InputError(
-                f"{out} exists and is not a comparison output (no {SPEC_FILE}); "
+                f"--out {out} exists and is not a comparison output (no {SPEC_FILE}); "
                 "choose another --out or empty it"
             )
         merged = new
@@ -124,7 +124,7 @@ def check_spec_compatible(out: Path, spec: Spec) -> dict[str, Any]:
         diffs = _differences(old_runs, new)
         if diffs:
             raise InputError(
-                f"{out} holds runs of a different spec ({'; '.join(diffs)}); rerun with "
+                f"--out {out} holds runs of a different spec ({'; '.join(diffs)}); rerun with "
                 "--fresh to discard them, or give another --out"
             )
         merged = {
@@ -172,7 +172,9 @@ def clear(out: Path, spec: Spec) -> None:
     except InputError:  # a damaged spec.json: still a comparison output, start over
         old = {}
     if old is None and not is_empty(out):
-        raise InputError(f"{out} is not a comparison output (no {SPEC_FILE}); refusing to clear it")
+        raise InputError(
+            f"--out {out} is not a comparison output (no {SPEC_FILE}); refusing to clear it"
+        )
     names = set(w.name for w in spec.workloads)
     if old is not None:
         names |= set(old.get("runs", {}).get("workloads", {}))
