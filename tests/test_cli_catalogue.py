@@ -1093,6 +1093,8 @@ CASES = [
     ("study-reproduce-force-comparison", "study reproduce --out cmpnotes --force", 2, "--out cmpnotes holds a comparison sweep, not a study reproduction sweep"),
     ("compare-out-a-file-alike", "compare spec.yaml --out afile", 2, "error: --out afile exists and is not a directory; choose a directory"),
     ("compare-out-foreign-alike", "compare spec.yaml --out notours", 2, "error: --out notours exists and is not a comparison output"),
+    ("insitu-reproduce-network", "insitu reproduce --out rr --network torus", 2, "error: --network: unknown network 'torus'; use one of paper, per-node"),
+    ("insitu-reproduce-engine", "insitu reproduce --out rr --engine fast", 2, "error: --engine: unknown engine 'fast'; use one of activities, ptask"),
     ("compare-spec-huge", "compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
     ("workflows-spec-huge", "workflows compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
     ("coupled-spec-huge", "coupled compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
