@@ -1,4 +1,5 @@
-"""The SWF reader's parse loop, compiled: the job lines of an SWF text as an (n, 18) array.
+"""The SWF reader's parse loop, compiled: the job lines of an SWF text as 18 arrays, one per
+field.
 
 :func:`coschedlab.workload.swf.read_swf` calls :func:`parse_jobs` and owns the conventions
 and the error messages. The rules of a line are the ones its module docstring states:
@@ -131,9 +132,10 @@ cdef int read_number(const char *s, Py_ssize_t n, double *out) except -1:
 def parse_jobs(bytes data):
     """Parse the job lines of an SWF text.
 
-    Returns ``(values, linenos, None)``: ``values`` the (n, 18) float64 array of the job lines
-    in file order (each column contiguous), ``linenos`` their 1-based physical line numbers
-    (int64); or ``(None, None, error)`` at the first bad line, ``error`` being
+    Returns ``(fields, linenos, None)``: ``fields`` a list of 18 float64 arrays of length n,
+    one per field, the job lines in file order (each its own memory: a caller keeps a field as
+    a column and lets the others go one by one), ``linenos`` their 1-based physical line
+    numbers (int64); or ``(None, None, error)`` at the first bad line, ``error`` being
     ``(lineno, kind, index, token)``: kind ``"fields"`` (``index`` = the number of fields,
     ``token`` None), or ``"number"``, ``"finite"``, ``"integer"`` (``index`` = the 0-based
     field, ``token`` its bytes).
@@ -143,9 +145,10 @@ def parse_jobs(bytes data):
     cdef Py_ssize_t cap = data.count(b"\n") + 1  # line ends + 1: at least the job lines
     if b"\r" in data:
         cap += data.count(b"\r") - data.count(b"\r\n")
-    values = np.empty((N_FIELDS, cap), dtype=np.float64)
+    fields = [np.empty(cap, dtype=np.float64) for _ in range(N_FIELDS)]
     linenos = np.empty(cap, dtype=np.int64)
-    cdef double[:, ::1] v = values
+    cdef double *v[N_FIELDS]
+    cdef double[::1] one
     cdef int64_t[::1] ln = linenos
     cdef Py_ssize_t pos = 0, n = 0, tok_start
     cdef Py_ssize_t start[N_FIELDS]
@@ -154,6 +157,10 @@ def parse_jobs(bytes data):
     cdef int ntok, f, kind
     cdef double x
     cdef unsigned char k
+    for f in range(N_FIELDS):
+        one = fields[f]
+        v[f] = &one[0]  # (cap >= 1; the list keeps each array alive)
+    one = None
     while pos < size:
         lineno += 1
         ntok = 0
@@ -200,10 +207,14 @@ def parse_jobs(bytes data):
             if kind:
                 name = ("number", "finite", "integer")[kind - 1]
                 return None, None, (lineno, name, f, data[start[f]:stop[f]])
-            v[f, n] = x
+            v[f][n] = x
         ln[n] = lineno
         n += 1
-    return values[:, :n].T, linenos[:n], None
+    # cap - n: the comment and blank lines (a header: a view of the first n is kept as it is);
+    # many of them: each field copied to its length, one at a time
+    for f in range(N_FIELDS):
+        fields[f] = fields[f][:n] if cap - n <= (cap >> 4) else fields[f][:n].copy()
+    return fields, linenos[:n], None
 
 
 cdef extern from *:
