@@ -351,6 +351,7 @@ def run_simulate(
                 notices.append(coloc_notice(r.scheduler, r.metrics, cluster))
             if validate:
                 r._violations = r.validate()
+            r.input_run = None  # (the validator's: 1M jobs, 8 MB not kept while writing)
             sub = tmp if len(scheduler) == 1 else tmp / folder
             sub.mkdir(exist_ok=True)
             r.write(sub, swf_integers)
