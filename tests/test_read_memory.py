@@ -73,3 +73,33 @@ def test_drop_oversized_keeps_the_workload_when_nothing_is_dropped(tmp_path):
     smaller = w.drop_oversized(4)
     assert smaller is not w and smaller.columns["id"].tolist() == [1, 2]
     assert smaller.dropped["larger than the machine"] == 1 and not w.dropped
+
+
+def test_a_field_of_one_value_is_kept_as_that_value(tmp_path):
+    """An extra field the trace leaves at one value (-1, as most) holds no memory per job:
+    that value broadcast, read-only; a field with two values (or -0.0 beside 0.0) is an array
+    of its own. The values, a write/read round trip and a run's outputs are the same."""
+    from coschedlab.platform import Cluster
+    from coschedlab.simulation import run_simulation
+    from coschedlab.workload.swf import write_workload_swf
+
+    lines = [f"{k} {10 * k} -1 {50 + k} 2 -1 {'-0' if k == 2 else '0'} 2 100 7 1 1 1 1 1 1 -1 -1"
+             for k in range(1, 6)]  # fmt: skip
+    path = tmp_path / "t.swf"
+    path.write_text("\n".join(lines) + "\n")
+    w = read_swf(path)
+    for name in ("trace_wait", "avg_cpu", "alloc_procs", "req_procs", "req_mem"):
+        a = w.extra[name]
+        assert a.strides == (0,) and not a.flags.writeable, name
+    assert w.extra["trace_wait"].tolist() == [-1.0] * 5
+    assert w.extra["req_mem"].tolist() == [7.0] * 5 and w.extra["alloc_procs"].dtype == np.int32
+    used = w.extra["used_mem"]  # 0.0 and -0.0: not one value, bit for bit
+    assert used.strides == (8,) and np.signbit(used).tolist() == [False, True, False, False, False]
+    write_workload_swf(tmp_path / "back.swf", w)
+    back = read_swf(tmp_path / "back.swf")
+    for name, a in w.extra.items():
+        assert np.array_equal(back.extra[name], a), name
+    r = run_simulation(w, Cluster(nodes=4), "easy")
+    r.write(tmp_path)
+    assert r.validate() == []
+    assert r.jobs["avg_cpu"].tolist() == [-1.0] * 5

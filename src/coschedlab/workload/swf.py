@@ -26,7 +26,9 @@ Conventions this module follows (the common ones of the archive's users):
   anything that is not a plain decimal number is an error.
 * **other fields** are kept in :attr:`Workload.extra` as NumPy arrays so that a workload
   survives a write/read round trip: ``trace_wait`` (field 3), ``alloc_procs`` (5),
-  ``avg_cpu`` (6), ``used_mem`` (7), ``req_procs`` (8), ``req_mem`` (10). The preceding job
+  ``avg_cpu`` (6), ``used_mem`` (7), ``req_procs`` (8), ``req_mem`` (10). A field with one
+  value throughout (most traces leave several at -1) is that value broadcast: a read-only
+  array with no memory per job. The preceding job
   (17) and think time (18) are the ``preceding`` and ``think_time`` columns; the kernel
   enforces them when asked (``simulate(..., dependencies=True)``, ``--dependencies``: a job
   starts no earlier than its preceding job's end plus the think time).
@@ -264,6 +266,17 @@ def _take(fields: list, i: int, dtype: Any, rows: np.ndarray | None) -> np.ndarr
     return a.astype(dtype, copy=False)
 
 
+def _one_value(a: np.ndarray) -> np.ndarray:
+    """``a``, or when every value is the same (bit for bit: a field the trace leaves at -1,
+    as most do) that value broadcast to its length: a read-only array with no memory per job
+    (a million jobs: 8 MB less for each such field, for the whole command)."""
+    if len(a) > 1:
+        bits = a.view(f"u{a.itemsize}")
+        if (bits == bits[0]).all():
+            return np.broadcast_to(a[:1].copy(), a.shape)
+    return a
+
+
 def read_swf(
     path: str | os.PathLike,
     *,
@@ -377,7 +390,8 @@ def _read_swf(
     del job_id, requested, procs
     for name, i in names.items():
         columns[name] = _take(fields, i, COLUMNS[name], rows)
-    extra = {name: _take(fields, i, dtype, rows) for name, (i, dtype) in _EXTRA_FIELDS.items()}
+    extra = {name: _one_value(_take(fields, i, dtype, rows))
+             for name, (i, dtype) in _EXTRA_FIELDS.items()}  # fmt: skip
     del fields
     return Workload(columns=columns, header=header, dropped=dropped, source=where, extra=extra)
 
