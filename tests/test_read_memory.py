@@ -54,7 +54,9 @@ def test_read_columns_are_independent_arrays(tmp_path, dropped):
     for name in ("alloc_procs", "req_procs"):
         assert cols[name].dtype == np.int32
     for name, c in cols.items():  # its own memory: the parse array is not kept alive
-        assert c.base is None, name
+        # (a field of one value, partition here: that value broadcast, one element of memory)
+        assert c.base is None or (c.strides == (0,) and c.base.size == 1), name
+    assert cols["partition"].strides == (0,)
     for (a, x), (b, y) in itertools.combinations(cols.items(), 2):
         assert not np.shares_memory(x, y), (a, b)
     before = {name: c.copy() for name, c in cols.items()}
@@ -76,7 +78,7 @@ def test_drop_oversized_keeps_the_workload_when_nothing_is_dropped(tmp_path):
 
 
 def test_a_field_of_one_value_is_kept_as_that_value(tmp_path):
-    """An extra field the trace leaves at one value (-1, as most) holds no memory per job:
+    """A field the trace leaves at one value (-1, as most) holds no memory per job:
     that value broadcast, read-only; a field with two values (or -0.0 beside 0.0) is an array
     of its own. The values, a write/read round trip and a run's outputs are the same."""
     from coschedlab.platform import Cluster
@@ -88,9 +90,16 @@ def test_a_field_of_one_value_is_kept_as_that_value(tmp_path):
     path = tmp_path / "t.swf"
     path.write_text("\n".join(lines) + "\n")
     w = read_swf(path)
-    for name in ("trace_wait", "avg_cpu", "alloc_procs", "req_procs", "req_mem"):
-        a = w.extra[name]
+    cols = {**w.columns, **w.extra}
+    one_value = ("trace_wait", "avg_cpu", "alloc_procs", "req_procs", "req_mem", "status",
+                 "user", "group", "app", "queue", "partition", "preceding",
+                 "think_time")  # fmt: skip
+    for name in one_value:
+        a = cols[name]
         assert a.strides == (0,) and not a.flags.writeable, name
+    for name in ("id", "submit", "run", "requested_time", "procs"):  # the kernel's: C arrays
+        assert cols[name].flags.c_contiguous and cols[name].strides != (0,), name
+    assert w.columns["user"].tolist() == [1] * 5 and w.columns["preceding"].dtype == np.int64
     assert w.extra["trace_wait"].tolist() == [-1.0] * 5
     assert w.extra["req_mem"].tolist() == [7.0] * 5 and w.extra["alloc_procs"].dtype == np.int32
     used = w.extra["used_mem"]  # 0.0 and -0.0: not one value, bit for bit
@@ -99,7 +108,8 @@ def test_a_field_of_one_value_is_kept_as_that_value(tmp_path):
     back = read_swf(tmp_path / "back.swf")
     for name, a in w.extra.items():
         assert np.array_equal(back.extra[name], a), name
-    r = run_simulation(w, Cluster(nodes=4), "easy")
+    r = run_simulation(w, Cluster(nodes=4), "easy", dependencies=True)
     r.write(tmp_path)
     assert r.validate() == []
-    assert r.jobs["avg_cpu"].tolist() == [-1.0] * 5
+    assert r.jobs["avg_cpu"].tolist() == [-1.0] * 5 and r.jobs["user"].tolist() == [1] * 5
+    assert r.groups("user").index.tolist() == [1] and r.groups("user")["jobs"].tolist() == [5]

@@ -75,6 +75,19 @@ _LIMITS = {"submit": MAX_TIME, "run": MAX_TIME, "requested_time": MAX_TIME,
            "think_time": MAX_TIME, "procs": MAX_PROCS}  # fmt: skip
 
 
+#: the columns a workload may hold as one value broadcast to its length (a read-only array
+#: of zero stride: a reader's field left at -1 throughout), as given; the others (the ones the
+#: kernel reads into C arrays) are always C arrays of their type
+_ONE_VALUE_OK = frozenset(
+    ("user", "group", "app", "queue", "partition", "status", "preceding", "think_time")
+)
+
+
+def _is_one_value(a: object, dtype: type) -> bool:
+    """``a`` is a 1-D array of ``dtype`` with zero stride (one value broadcast)."""
+    return isinstance(a, np.ndarray) and a.dtype == dtype and a.ndim == 1 and a.strides == (0,)
+
+
 def _check_label(columns: Mapping[str, object], name: str) -> None:
     """Refuse a label column with a value beyond :data:`MAX_LABEL` (it would wrap around in
     the 32-bit column), naming the first such job."""
@@ -206,7 +219,11 @@ class Workload:
                 continue
             if dtype is np.int32:
                 _check_label(self.columns, name)
-            cols[name] = np.ascontiguousarray(self.columns[name], dtype=dtype)
+            a = self.columns[name]
+            if name in _ONE_VALUE_OK and _is_one_value(a, dtype):
+                cols[name] = a  # a column of one value broadcast (no memory per job) stays
+            else:
+                cols[name] = np.ascontiguousarray(a, dtype=dtype)
             if n is None:
                 n = len(cols[name])
             elif len(cols[name]) != n:

@@ -26,9 +26,10 @@ Conventions this module follows (the common ones of the archive's users):
   anything that is not a plain decimal number is an error.
 * **other fields** are kept in :attr:`Workload.extra` as NumPy arrays so that a workload
   survives a write/read round trip: ``trace_wait`` (field 3), ``alloc_procs`` (5),
-  ``avg_cpu`` (6), ``used_mem`` (7), ``req_procs`` (8), ``req_mem`` (10). A field with one
-  value throughout (most traces leave several at -1) is that value broadcast: a read-only
-  array with no memory per job. The preceding job
+  ``avg_cpu`` (6), ``used_mem`` (7), ``req_procs`` (8), ``req_mem`` (10). Any of these, a
+  label (status, user, group, executable, queue, partition), the preceding job or the think
+  time with one value throughout (most traces leave several at -1) is that value broadcast:
+  a read-only array with no memory per job. The preceding job
   (17) and think time (18) are the ``preceding`` and ``think_time`` columns; the kernel
   enforces them when asked (``simulate(..., dependencies=True)``, ``--dependencies``: a job
   starts no earlier than its preceding job's end plus the think time).
@@ -389,7 +390,7 @@ def _read_swf(
                "procs": kept(procs)}  # fmt: skip
     del job_id, requested, procs
     for name, i in names.items():
-        columns[name] = _take(fields, i, COLUMNS[name], rows)
+        columns[name] = _one_value(_take(fields, i, COLUMNS[name], rows))
     extra = {name: _one_value(_take(fields, i, dtype, rows))
              for name, (i, dtype) in _EXTRA_FIELDS.items()}  # fmt: skip
     del fields
