@@ -19,6 +19,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.ref cimport PyObject
 from libc.math cimport floor, isfinite
 from libc.stdint cimport int64_t, uint64_t
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -134,8 +135,10 @@ def parse_jobs(bytes data):
 
     Returns ``(fields, linenos, None)``: ``fields`` a list of 18 float64 arrays of length n,
     one per field, the job lines in file order (each its own memory: a caller keeps a field as
-    a column and lets the others go one by one), ``linenos`` their 1-based physical line
-    numbers (int64); or ``(None, None, error)`` at the first bad line, ``error`` being
+    a column and lets the others go one by one; a field with one value throughout, bit for bit,
+    as most traces leave several at -1, is that value broadcast, read-only, when n >= 2: its
+    array is made only at its second value), ``linenos`` their 1-based physical line numbers
+    (int64); or ``(None, None, error)`` at the first bad line, ``error`` being
     ``(lineno, kind, index, token)``: kind ``"fields"`` (``index`` = the number of fields,
     ``token`` None), or ``"number"``, ``"finite"``, ``"integer"`` (``index`` = the 0-based
     field, ``token`` its bytes).
@@ -145,10 +148,12 @@ def parse_jobs(bytes data):
     cdef Py_ssize_t cap = data.count(b"\n") + 1  # line ends + 1: at least the job lines
     if b"\r" in data:
         cap += data.count(b"\r") - data.count(b"\r\n")
-    fields = [np.empty(cap, dtype=np.float64) for _ in range(N_FIELDS)]
+    fields = [None] * N_FIELDS
     linenos = np.empty(cap, dtype=np.int64)
-    cdef double *v[N_FIELDS]
-    cdef double[::1] one
+    cdef double *v[N_FIELDS]  # NULL: every value of the field so far is its first
+    cdef double first[N_FIELDS]
+    cdef uint64_t first_bits[N_FIELDS]
+    cdef uint64_t bits
     cdef int64_t[::1] ln = linenos
     cdef Py_ssize_t pos = 0, n = 0, tok_start
     cdef Py_ssize_t start[N_FIELDS]
@@ -158,9 +163,7 @@ def parse_jobs(bytes data):
     cdef double x
     cdef unsigned char k
     for f in range(N_FIELDS):
-        one = fields[f]
-        v[f] = &one[0]  # (cap >= 1; the list keeps each array alive)
-    one = None
+        v[f] = NULL
     while pos < size:
         lineno += 1
         ntok = 0
@@ -207,14 +210,41 @@ def parse_jobs(bytes data):
             if kind:
                 name = ("number", "finite", "integer")[kind - 1]
                 return None, None, (lineno, name, f, data[start[f]:stop[f]])
-            v[f][n] = x
+            if v[f] != NULL:
+                v[f][n] = x
+                continue
+            memcpy(&bits, &x, sizeof(double))
+            if n == 0:
+                first[f] = x
+                first_bits[f] = bits
+            elif bits != first_bits[f]:  # its second value: the field's array, made now
+                v[f] = _field_array(fields, f, cap, n, first[f])
+                v[f][n] = x
         ln[n] = lineno
         n += 1
     # cap - n: the comment and blank lines (a header: a view of the first n is kept as it is);
     # many of them: each field copied to its length, one at a time
     for f in range(N_FIELDS):
-        fields[f] = fields[f][:n] if cap - n <= (cap >> 4) else fields[f][:n].copy()
+        if v[f] == NULL:  # one value throughout (or no job line)
+            if n >= 2:
+                fields[f] = np.broadcast_to(np.array([first[f]]), (n,))
+            else:
+                fields[f] = np.full(n, first[f] if n else 0.0)
+        else:
+            fields[f] = fields[f][:n] if cap - n <= (cap >> 4) else fields[f][:n].copy()
     return fields, linenos[:n], None
+
+
+cdef double* _field_array(list fields, int f, Py_ssize_t cap, Py_ssize_t n, double value) except NULL:
+    """``fields[f]``, made: ``cap`` doubles, the first ``n`` of them ``value``; its data (the
+    list keeps the array alive)."""
+    a = np.empty(cap, dtype=np.float64)
+    cdef double[::1] mv = a
+    cdef Py_ssize_t i
+    for i in range(n):
+        mv[i] = value
+    fields[f] = a
+    return &mv[0]
 
 
 cdef extern from *:

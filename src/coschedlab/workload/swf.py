@@ -231,6 +231,8 @@ def _check_ranges(fields: list[np.ndarray], linenos: np.ndarray, where: str) -> 
     limits[list(_LABEL_FIELDS)] = MAX_LABEL
     first: tuple[int, int] | None = None  # (row, field) of the first bad value
     for field, a in enumerate(fields):
+        if a.strides == (0,):  # one value throughout (broadcast): its first row says it
+            a = a[:1]
         bad = np.abs(a) > limits[field]
         if field in _MINUS_ONE_FIELDS:
             bad |= (a < 0) & (a != -1)
@@ -258,24 +260,16 @@ def _check_ranges(fields: list[np.ndarray], linenos: np.ndarray, where: str) -> 
 
 def _take(fields: list, i: int, dtype: Any, rows: np.ndarray | None) -> np.ndarray:
     """Field ``i`` of :func:`_parse_jobs`' fields as a column of ``dtype`` (the parsed array
-    itself when it is one already), only ``rows`` (row indices) when given; the parsed array
-    leaves ``fields`` (it goes now unless it is the column)."""
+    itself when it is one already; a field of one value broadcast, as parsed), only ``rows``
+    (row indices) when given; the parsed array leaves ``fields`` (it goes now unless it is the
+    column)."""
     a = fields[i]
     fields[i] = None
+    if a.strides == (0,) and len(a) > 1:  # one value throughout: broadcast, as parsed
+        return np.broadcast_to(a[:1].astype(dtype), a.shape if rows is None else rows.shape)
     if rows is not None:
         a = a.take(rows)
     return a.astype(dtype, copy=False)
-
-
-def _one_value(a: np.ndarray) -> np.ndarray:
-    """``a``, or when every value is the same (bit for bit: a field the trace leaves at -1,
-    as most do) that value broadcast to its length: a read-only array with no memory per job
-    (a million jobs: 8 MB less for each such field, for the whole command)."""
-    if len(a) > 1:
-        bits = a.view(f"u{a.itemsize}")
-        if (bits == bits[0]).all():
-            return np.broadcast_to(a[:1].copy(), a.shape)
-    return a
 
 
 def read_swf(
@@ -338,7 +332,10 @@ def _read_swf(
     del alloc, req
     requested = fields[8]  # field 9 is no column of its own: the requested time written over it
     fields[8] = None
-    np.copyto(requested, run, where=~(requested > 0))
+    if requested.flags.writeable:
+        np.copyto(requested, run, where=~(requested > 0))
+    else:  # (one value throughout: broadcast, as parsed)
+        requested = np.where(requested > 0, requested, run)
 
     limit = max_procs if max_procs is not None else (cluster.total_cores if cluster else None)
     dropped: Counter = Counter()
@@ -390,9 +387,8 @@ def _read_swf(
                "procs": kept(procs)}  # fmt: skip
     del job_id, requested, procs
     for name, i in names.items():
-        columns[name] = _one_value(_take(fields, i, COLUMNS[name], rows))
-    extra = {name: _one_value(_take(fields, i, dtype, rows))
-             for name, (i, dtype) in _EXTRA_FIELDS.items()}  # fmt: skip
+        columns[name] = _take(fields, i, COLUMNS[name], rows)
+    extra = {name: _take(fields, i, dtype, rows) for name, (i, dtype) in _EXTRA_FIELDS.items()}
     del fields
     return Workload(columns=columns, header=header, dropped=dropped, source=where, extra=extra)
 
