@@ -66,8 +66,8 @@ class Capability:
     ``sweep`` (lazy): its :class:`~.sweep.Sweep` (run one, result shape, store, resume);
     ``load_spec(path, **options)`` (lazy): reads and checks a sweep spec (YAML; errors name
     file:line; ``options``: the values of the command's own :attr:`options`), which gives
-    ``name`` (a ``title`` too, when the command's first line says more), ``output`` and
-    ``configs()`` (key -> configuration);
+    ``name`` (a ``title`` too, when the command's first line says more; ``notes`` said
+    before the runs, when it has any), ``output`` and ``configs()`` (key -> configuration);
     ``summary(out)`` (lazy): the summary table of the sweep in ``out`` (title, columns, text
     rows; None while there is none); ``report(spec, out, rows)`` (lazy): writes its tables
     and figures from the finished runs' records, returns the files written; ``shown(spec,
