@@ -107,7 +107,9 @@ ELISE = register(Capability(
     "elise", "coschedlab.coloc.elise.run:SWEEP", load_spec="coschedlab.coloc.elise.run:"
     "load_experiment", summary="coschedlab.coloc.elise.run:summary",
     report="coschedlab.coloc.elise.run:report", shown="coschedlab.coloc.elise.run:shown",
-    page=None, command="elise run",
+    command="elise run", spec_file="coschedlab/spec.json", upload="elise-experiment",
+    prefix="el", default_out="elise/run",
+    title="Sweep: an ELiSE experiment file (inputs x schedulers; stored, resumable)",
     help="Run every input x scheduler of an ELiSE EXPERIMENT file (resuming: finished runs are "
     "kept), print a table of the runs, and write ELiSE's files (workloads/*.csv, plots, "
     "time_reports.csv) and coschedlab's results (coschedlab/) into the output folder.",

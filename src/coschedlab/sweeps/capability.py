@@ -78,7 +78,8 @@ class Capability:
     ``default_out``: the dashboard's output folder; ``page``: the dashboard page its sweep
     section ends (default its name: a page module of that name, else a page generated for
     it; None: no sweep section, its own pages show it); ``most``: the most runs the
-    dashboard starts (more are the command line's, on a cluster).
+    dashboard starts (more are the command line's, on a cluster); ``spec_file``: where its
+    sweep's spec.json lives under the output folder (:func:`~.sweep.sweep_kind` reads it).
 
     Its command (generated, like every other's): ``command``, the words after
     ``coschedlab`` (default ``NAME compare``; one word: a top-level command); ``options``,
@@ -108,6 +109,7 @@ class Capability:
     stdout: bool = False
     shown: Callable[[Any, Path, int], Any] | str | None = None
     check: Callable[[str, str], None] | str | None = None
+    spec_file: str = "spec.json"
 
     def the_sweep(self) -> Sweep:
         """Its :class:`~.sweep.Sweep` (imported on first use)."""

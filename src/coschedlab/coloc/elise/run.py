@@ -158,6 +158,10 @@ class EliseRun:
     def notes(self) -> list[str]:
         return self.exp.notes
 
+    def configs(self) -> dict[str, Task]:
+        """Its runs by key (the dashboard counts them)."""
+        return {str(t.key): t for t in _tasks(self)}
+
     @property
     def described(self) -> dict[str, Any]:
         """What its stored runs depend on (``OUT/coschedlab/spec.json``)."""
@@ -217,7 +221,8 @@ def _tasks(er: EliseRun) -> list[Task]:
 #: an ELiSE experiment as a sweep of the one driver: its runs stored as the comparison's,
 #: under ``OUT/coschedlab`` beside ELiSE's own files
 SWEEP = Sweep("elise", simulate_run, layout=RunDirs(Result.load), runs=OWN_DIR, quiet=False,
-              check=_check_here, record=_record, plan=_tasks, clear=_clear)  # fmt: skip
+              check=_check_here, record=_record, plan=_tasks, clear=_clear,
+              legacy_key="digest")  # fmt: skip
 
 
 def _check_folder(out: Path, described: dict[str, Any], fresh: bool) -> None:
