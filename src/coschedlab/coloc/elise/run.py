@@ -179,14 +179,9 @@ def load_experiment(path: Path, *, seed: int = 0, compat: str | None = None) -> 
     return EliseRun(exp, seed, flags, *expand(exp, seed))
 
 
-def _check_here(out: Path, er: EliseRun) -> None:
-    """``out`` can receive ``er``'s runs (:func:`_check_folder`, nothing removed)."""
-    _check_folder(out, er.described, fresh=False)
-
-
 def _clear(out: Path, er: EliseRun) -> None:
     """``--fresh``: an earlier output of coschedlab's in ``out`` removed (never ELiSE's)."""
-    _check_folder(out, er.described, fresh=True)
+    _check_folder(out, er, fresh=True)
 
 
 def _record(out: Path, er: EliseRun) -> None:
@@ -218,15 +213,8 @@ def _tasks(er: EliseRun) -> list[Task]:
     return tasks
 
 
-#: an ELiSE experiment as a sweep of the one driver: its runs stored as the comparison's,
-#: under ``OUT/coschedlab`` beside ELiSE's own files
-SWEEP = Sweep("elise", simulate_run, layout=RunDirs(Result.load), runs=OWN_DIR, quiet=False,
-              check=_check_here, record=_record, plan=_tasks, clear=_clear,
-              legacy_key="digest")  # fmt: skip
-
-
-def _check_folder(out: Path, described: dict[str, Any], fresh: bool) -> None:
-    """``out`` can receive this experiment: new or empty, or this experiment's earlier (maybe
+def _check_folder(out: Path, er: EliseRun, fresh: bool = False) -> None:
+    """``out`` can receive the experiment ``er``: new or empty, or its earlier (maybe
     interrupted) output; ``fresh`` removes an earlier output of coschedlab's."""
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out} exists and is not a directory; choose a directory")
@@ -252,6 +240,7 @@ def _check_folder(out: Path, described: dict[str, Any], fresh: bool) -> None:
         raise InputError(
             f"--out {out} holds another result; give --fresh to replace it, or another --out"
         ) from None
+    described = er.described
     if old != json.loads(dump(described)):
         diffs = [k for k in described if old.get(k) != described[k]]
         verb = "differs" if len(diffs) == 1 else "differ"
@@ -259,6 +248,13 @@ def _check_folder(out: Path, described: dict[str, Any], fresh: bool) -> None:
             f"--out {out} holds the runs of another experiment or settings "
             f"({', '.join(diffs)} {verb}); give --fresh to replace them, or another --out"
         )
+
+
+#: an ELiSE experiment as a sweep of the one driver: its runs stored as the comparison's,
+#: under ``OUT/coschedlab`` beside ELiSE's own files
+SWEEP = Sweep("elise", simulate_run, layout=RunDirs(Result.load), runs=OWN_DIR, quiet=False,
+              check=_check_folder, record=_record, plan=_tasks, clear=_clear,
+              legacy_key="digest")  # fmt: skip
 
 
 def report(er: EliseRun, out: Path, _rows: list) -> list[Path]:
