@@ -1,8 +1,8 @@
 """The capability registry: each capability registers ONE :class:`Capability` object (its
 sweep spec loader, its sweep, its summary table and figures, its bundled specs), and the
 interfaces are generated from the registry: the command line's sweep commands
-(``coschedlab NAME compare SPEC``, ``compare``, ``insitu reproduce``, ``study reproduce``),
-the dashboard's sweep section and page, the readers of uploaded specs, and
+(``coschedlab NAME compare SPEC``, ``compare``, ``insitu reproduce``, ``study reproduce``,
+``elise run``), the dashboard's sweep section and page, the readers of uploaded specs, and
 :func:`~.sweep.sweep_kind`.
 
 The built-in capabilities register in :mod:`coschedlab.capabilities` (:data:`BUILTIN`,
