@@ -104,9 +104,10 @@ INSITU = register(Capability(
 #: ``coschedlab elise run``: every input x scheduler of an ELiSE experiment file, ELiSE's
 #: files written beside coschedlab's results
 ELISE = register(Capability(
-    "elise", "coschedlab.coloc.elise.run:SWEEP", load_spec="coschedlab.coloc.elise.run:"
-    "load_experiment", summary="coschedlab.coloc.elise.run:summary",
-    report="coschedlab.coloc.elise.run:report", shown="coschedlab.coloc.elise.run:shown",
+    "elise", "coschedlab.coloc.elise.run:SWEEP",
+    load_spec="coschedlab.coloc.elise.run:load_experiment",
+    summary="coschedlab.coloc.elise.run:summary", report="coschedlab.coloc.elise.run:report",
+    shown="coschedlab.coloc.elise.run:shown",
     command="elise run", spec_file="coschedlab/spec.json", upload="elise-experiment",
     prefix="el", default_out="elise/run",
     title="Sweep: an ELiSE experiment file (inputs x schedulers; stored, resumable)",
