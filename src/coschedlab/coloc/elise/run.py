@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -158,9 +159,9 @@ class EliseRun:
     def notes(self) -> list[str]:
         return self.exp.notes
 
-    def configs(self) -> dict[str, Task]:
+    def configs(self) -> dict[str, Run]:
         """Its runs by key (the dashboard counts them)."""
-        return {str(t.key): t for t in _tasks(self)}
+        return {str(key): run for run, _, _, key in _runs(self)}
 
     @property
     def described(self) -> dict[str, Any]:
@@ -196,21 +197,26 @@ def _record(out: Path, er: EliseRun) -> None:
                 tmp.write_text(workload_csv(elise_jobs))
 
 
-def _tasks(er: EliseRun) -> list[Task]:
-    """One run per input x scheduler, in ELiSE's order."""
+def _runs(er: EliseRun) -> Iterator[tuple[Run, Any, str, RunKey]]:
+    """Every run of ``er`` in ELiSE's order (input by input): the run, its ELiSE scheduler,
+    the coschedlab scheduler spec running it and its key in the store."""
     scheds = {s.index: s for s in er.exp.schedulers}
-    tasks = []
-    for i, (inp, elise_jobs, _) in enumerate(er.made):
-        table = tuple((j.id, j.app, j.procs, j.run, j.submit, j.wall) for j in elise_jobs)
-        for run in (r for r in er.runs if r.inp == i):
-            s = scheds[run.k]
-            spec = s.spec(er.compat)
-            key = RunKey(f"input_{i}", f"s{run.k}-{slug(spec)}", 0)
-            task = RunTask(
-                key, run, table, inp.pool, inp.heatmap, inp.cluster, spec, s.base, er.compat
-            )
-            tasks.append(Task(key, simulate_run, (task,)))
-    return tasks
+    for run in er.runs:
+        s = scheds[run.k]
+        spec = s.spec(er.compat)
+        yield run, s, spec, RunKey(f"input_{run.inp}", f"s{run.k}-{slug(spec)}", 0)
+
+
+def _tasks(er: EliseRun) -> list[Task]:
+    """One task per run (:func:`_runs`), its input's jobs shared by its runs."""
+    tables = [tuple((j.id, j.app, j.procs, j.run, j.submit, j.wall) for j in jobs)
+              for _, jobs, _ in er.made]  # fmt: skip
+    return [
+        Task(key, simulate_run, (RunTask(key, run, tables[run.inp], inp.pool, inp.heatmap,
+                                         inp.cluster, spec, s.base, er.compat),))
+        for run, s, spec, key in _runs(er)
+        for inp in (er.made[run.inp][0],)
+    ]  # fmt: skip
 
 
 def _check_folder(out: Path, er: EliseRun, fresh: bool = False) -> None:
@@ -264,36 +270,34 @@ def report(er: EliseRun, out: Path, _rows: list) -> list[Path]:
     from .experiment import ACTIONS
     from .outputs import time_report, workload_table, write_plots
 
-    exp, made, tasks = er.exp, er.made, _tasks(er)
+    exp, made, runs = er.exp, er.made, list(_runs(er))
     runs_dir = out / OWN_DIR
     done = completed(runs_dir)
-    missing = len(tasks) - len(done.intersection(t.key for t in tasks))
+    missing = len(runs) - len(done.intersection(key for *_, key in runs))
     if missing:
         raise InputError(
             f"{missing} run(s) failed (see {out}/{OWN_DIR}/*/*/rep0/error.txt); "
             "fix the cause and run the same command again"
         )
     rows, times = [], []
-    for t in tasks:
-        task: RunTask = t.args[0]
-        run = task.run
-        result = SWEEP.layout.read(runs_dir, task.key)
+    for run, sched, spec, key in runs:
+        result = SWEEP.layout.read(runs_dir, key)
         jobs = result.jobs
         inp, elise_jobs, _ = made[run.inp]
         names = {j.id: j.app for j in elise_jobs}
         apps = [names[j] for j in jobs["job_id"].tolist()]
         stem = f"sim_{run.sim}_input_{run.inp}_scheduler_{run.k}"
         m = result.metrics
-        info = json.loads((run_dir(runs_dir, task.key) / "run.json").read_text())
+        info = json.loads((run_dir(runs_dir, key) / "run.json").read_text())
         seconds = float(info.get("seconds", 0.0))
-        times.append((run.sim, run.inp, run.k, task.base, seconds, float(m["makespan"])))
+        times.append((run.sim, run.inp, run.k, sched.base, seconds, float(m["makespan"])))
         rows.append(
             {
                 "sim": run.sim,
                 "input": run.inp,
                 "scheduler_index": run.k,
-                "scheduler": task.base,
-                "spec": task.spec,
+                "scheduler": sched.base,
+                "spec": spec,
                 "jobs": len(jobs),
                 "makespan": m["makespan"],
                 "mean_wait": float(jobs["wait"].mean()),
@@ -317,7 +321,7 @@ def report(er: EliseRun, out: Path, _rows: list) -> list[Path]:
             else:
                 plots.append(ACTIONS[action])
         if plots:
-            write_plots(out, stem, jobs, inp.cluster, task.base, plots)
+            write_plots(out, stem, jobs, inp.cluster, sched.base, plots)
     with atomic_file(out / "time_reports.csv", force=True, probe=False) as tmp:
         tmp.write_text(time_report(sorted(times)))
     with atomic_file(runs_dir / "summary.csv", force=True, probe=False) as tmp:
