@@ -110,8 +110,10 @@ class Sweep:
     None when records are not checked; ``layout`` how its runs are stored, under ``OUT/runs``
     (``runs=""``: under ``OUT`` itself); ``fresh_process``: each run in a process of its own
     (SimGrid); ``quiet``: the workers' stderr silenced. ``check(out, spec)`` and
-    ``record(out, spec)`` replace the folder check and the writing of spec.json for a sweep
-    that keeps its own (the comparison merges the definitions of its runs); ``plan(spec)``
+    ``record(out, spec)`` replace the folder check and the writing of what the runs are made
+    from, before them, for a sweep that keeps its own (the comparison merges the definitions
+    of its runs; ELiSE's refuses a folder holding files it did not write, and writes each
+    input's drawn jobs beside its spec.json); ``plan(spec)``
     its tasks (default: one per configuration, in key order); ``clear(out, spec)`` removes
     its stored runs (its command's ``--fresh``).
     ``legacy_key``: a key only this kind's spec.json holds when it has no ``"sweep"`` (one
