@@ -79,7 +79,8 @@ class Capability:
     section ends (default its name: a page module of that name, else a page generated for
     it; None: no sweep section, its own pages show it); ``most``: the most runs the
     dashboard starts (more are the command line's, on a cluster); ``spec_file``: where its
-    sweep's spec.json lives under the output folder (:func:`~.sweep.sweep_kind` reads it).
+    sweep's spec.json lives under the output folder (:func:`~.sweep.sweep_kind` reads it);
+    ``label``: its name as people write it (a generated page's title; default: the name).
 
     Its command (generated, like every other's): ``command``, the words after
     ``coschedlab`` (default ``NAME compare``; one word: a top-level command); ``options``,
@@ -110,6 +111,7 @@ class Capability:
     shown: Callable[[Any, Path, int], Any] | str | None = None
     check: Callable[[str, str], None] | str | None = None
     spec_file: str = "spec.json"
+    label: str = ""
 
     def the_sweep(self) -> Sweep:
         """Its :class:`~.sweep.Sweep` (imported on first use)."""

@@ -92,6 +92,7 @@ def test_the_dashboard_section_is_generated_and_finds_stored_experiments(tmp_pat
     out = tmp_path / "ws" / "elise" / "smoke"
     ws = Workspace.at(tmp_path / "ws")
     page = next(p for p in pages() if p.NAME == "elise")
+    assert page.TITLE == "ELiSE" and page.PATH == "/elise"
     shown = str(page.layout(Context(ws)))
     assert "el-sweep-run" in shown and "el-sweep-upload" in shown and "elise/run" in shown
     assert ws.outputs("elise") == [] and sweep_kind(out) is None
