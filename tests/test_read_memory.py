@@ -108,6 +108,14 @@ def test_a_field_of_one_value_is_kept_as_that_value(tmp_path):
     back = read_swf(tmp_path / "back.swf")
     for name, a in w.extra.items():
         assert np.array_equal(back.extra[name], a), name
+    some = w.select(np.array([True, False, True, True, False]))  # (drop_oversized's way)
+    assert some.columns["id"].tolist() == [1, 3, 4]
+    for name in one_value:
+        a = {**some.columns, **some.extra}[name]
+        assert a.strides == (0,) and a.tolist() == [cols[name][0]] * 3, name
+    assert (
+        some.extra["used_mem"].tolist() == [0.0, 0.0, 0.0] and some.extra["used_mem"].base is None
+    )
     r = run_simulation(w, Cluster(nodes=4), "easy", dependencies=True)
     r.write(tmp_path)
     assert r.validate() == []

@@ -316,11 +316,16 @@ class Workload:
 
     def select(self, mask: np.ndarray) -> Workload:
         """The jobs where ``mask`` is true (dependencies on removed jobs are dropped)."""
-        cols = {k: v[mask] for k, v in self.columns.items()}
-        kept = set(cols["id"].tolist()) if self.deps else set()  # (1M ids: ~60 MB of set)
+        ids = self.columns["id"][mask]
+
+        def rows(v: np.ndarray) -> np.ndarray:  # a column of one value broadcast stays so
+            return np.broadcast_to(v[:1], ids.shape) if _is_one_value(v, v.dtype) else v[mask]
+
+        cols = {k: rows(v) for k, v in self.columns.items()}
+        kept = set(ids.tolist()) if self.deps else set()  # (1M ids: ~60 MB of set)
         deps = {j: tuple(d for d in ds if d in kept) for j, ds in self.deps.items() if j in kept}
         deps = {j: ds for j, ds in deps.items() if ds}
-        extra = {k: v[mask] for k, v in self.extra.items()}
+        extra = {k: rows(v) for k, v in self.extra.items()}
         return Workload(cols, deps, dict(self.header), Counter(self.dropped), self.source, extra)
 
     def head(self, n: int) -> Workload:
