@@ -607,13 +607,16 @@ def _group_columns(
         per_job = job_columns(*_times(frame), tau=tau)
     if col not in frame:
         raise InputError(f"jobs frame has no column {col!r} to group by")
-    try:
-        key = column(frame, col)
-    except (TypeError, ValueError):
-        raise InputError(f"column {col!r} must hold whole numbers") from None
-    if not (np.isfinite(key).all() and (key == np.round(key)).all()):
-        raise InputError(f"column {col!r} must hold whole numbers (SWF: -1 for unknown)")
-    values, labels = _unique_inverse(key.astype(np.int64))
+    key = frame[col]
+    if not (isinstance(key, np.ndarray) and key.dtype in (np.int32, np.int64)):
+        try:  # (a result's labels are whole numbers already: no float copy to check)
+            key = column(frame, col)
+        except (TypeError, ValueError):
+            raise InputError(f"column {col!r} must hold whole numbers") from None
+        if not (np.isfinite(key).all() and (key == np.round(key)).all()):
+            raise InputError(f"column {col!r} must hold whole numbers (SWF: -1 for unknown)")
+        key = key.astype(np.int64)
+    values, labels = _unique_inverse(key)
     n = len(values)
     count = np.bincount(labels, minlength=n).astype(np.int64)
     core_hours = _group_sums(labels, used_cores(frame) * per_job["run"], n) / 3600.0
@@ -637,13 +640,15 @@ def _group_columns(
 def _unique_inverse(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(key, return_inverse=True)`` of whole numbers: counted over their range when
     it is small (user, group, queue numbers: no sort), else NumPy's."""
-    if len(key):
-        lo, hi = int(key.min()), int(key.max())
-        if hi - lo <= 4 * len(key) + 1024:
-            present = np.bincount(key - lo, minlength=hi - lo + 1) > 0
-            rank = np.cumsum(present) - 1
-            return np.flatnonzero(present) + lo, rank[key - lo]
-    return np.unique(key, return_inverse=True)
+    from ._core.kahan import range_labels  # compiled: the count over the range
+
+    if key.dtype not in (np.int32, np.int64):
+        key = key.astype(np.int64)
+    found = range_labels(np.ascontiguousarray(key), 1024)
+    if found is not None:
+        return found
+    values, labels = np.unique(key, return_inverse=True)
+    return values.astype(np.int64, copy=False), labels
 
 
 def _group_sums(labels: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
@@ -667,12 +672,17 @@ def _group_quantile(
     """Per-label quantile ``q``, linear between the two nearest ranks (val + (next - val) *
     frac, as pandas' groupby quantile computes it; the percentile rule of :func:`summary`).
     ``by_value``: ``np.argsort(values, kind="stable")`` when already made."""
+    from ._core.kahan import ordered_by_group  # compiled: a counting sort
+
+    values = np.ascontiguousarray(values, dtype=np.float64)
     if by_value is None:
         by_value = np.argsort(values, kind="stable")
     # by label, then by value (ties in row order): np.lexsort((values, labels)), the value
     # sort shared by the columns a table is grouped by
-    small = labels.astype(np.uint16) if len(count) <= 1 << 16 else labels  # a radix sort
-    ordered = values[by_value[np.argsort(small[by_value], kind="stable")]]
+    ordered = ordered_by_group(
+        np.ascontiguousarray(labels, dtype=np.int64), values,
+        np.ascontiguousarray(by_value, dtype=np.int64), np.asarray(count, dtype=np.int64),
+    )  # fmt: skip
     first = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
     pos = q * (count - 1).astype(np.float64)
     lo = first + pos.astype(np.int64)
