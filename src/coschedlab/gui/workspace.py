@@ -207,7 +207,8 @@ class Workspace:
                               cwd=checking, timeout=UPLOAD_CHECK_S, where=str(trial))  # fmt: skip
             except InputError as exc:
                 what = exc.what.replace(f"{trial}: ", "").replace(str(trial), name)
-                raise InputError(what, _shown(exc.where, trial, name)) from None
+                where = (exc.where or str(trial)).replace(str(trial), name)
+                raise InputError(what, where) from None
             except Exception as exc:  # a reader's own failure: still one line, nothing kept
                 text = " ".join(str(exc).replace(str(trial), name).split())
                 raise InputError(f"cannot be read as a {kind} file ({type(exc).__name__}: "
@@ -325,10 +326,3 @@ def check_uploaded(path: str, kind: str, root: str) -> None:
     if kind in spec_kinds():
         check_spec_paths(path, root)
     check_upload(path, kind)
-
-
-def _shown(where: str | None, path: Path, name: str) -> str:
-    """An error's place with the upload's stored path replaced by the name the user gave."""
-    if not where:
-        return name
-    return where.replace(str(path), name)
