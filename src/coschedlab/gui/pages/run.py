@@ -9,6 +9,7 @@ The form becomes the comparison spec a user would write (:func:`spec_document`);
 from __future__ import annotations
 
 import math
+from itertools import count
 from pathlib import Path
 from typing import Any
 
@@ -110,17 +111,15 @@ def spec_document(form: dict[str, Any]) -> dict[str, Any]:
         if not form.get("trace"):
             raise InputError("choose a trace")
         workload = {"name": "trace", "trace": form["trace"]}
-        if form.get("limit") not in (None, ""):
-            workload["limit"] = number("limit", "number of jobs to read")
     elif kind == "upload":
         if not form.get("upload"):
             raise InputError("upload an SWF trace first")
         workload = {"name": Path(form["upload"]).name.split(".")[0] or "trace",
                     "trace": form["upload"]}  # fmt: skip
-        if form.get("limit") not in (None, ""):
-            workload["limit"] = number("limit", "number of jobs to read")
     else:
         raise InputError(f"unknown workload kind {kind!r}")
+    if kind != "pool" and form.get("limit") not in (None, ""):
+        workload["limit"] = number("limit", "number of jobs to read")
     schedulers = [_text(x, "scheduler") for x in _items(form.get("schedulers"), "schedulers")]
     extra = _text(form.get("extra"), "more schedulers")
     schedulers += [s.strip() for s in extra.split(",") if s.strip()]
@@ -251,10 +250,7 @@ def layout(ctx: Any) -> Any:
 
 
 def _free_name(outputs: list[str]) -> str:
-    k = 1
-    while f"comparison{k}" in outputs:
-        k += 1
-    return f"comparison{k}"
+    return next(f"comparison{k}" for k in count(1) if f"comparison{k}" not in outputs)
 
 
 def register(app: Any, ctx: Any) -> None:
