@@ -239,10 +239,8 @@ def register(app: Any, ctx: Any) -> None:
             return no_update, no_update, "", True, no_update, no_update, no_update
         finished, total, text = sweep_status(running)
         bar = (str(finished), str(max(total, 1)), text)
-        if running.code is None:
-            return (*bar, False, no_update, no_update, no_update)
-        if running.code != 0:
-            return (*bar, True, no_update, no_update, no_update)
+        if running.code != 0:  # running (None), or it failed
+            return (*bar, running.code is not None, no_update, no_update, no_update)
         try:
             rows = searched_rows(running.stdout)
         except InputError as exc:
