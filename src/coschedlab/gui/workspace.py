@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import math
 import os
 import re
 import shutil
@@ -231,6 +232,15 @@ def scheduler_text(text: str, what: str = "scheduler") -> str:
         raise InputError(f"{text.strip()!r}: a policy file of your own is uploaded (your "
                          "policy), not named")  # fmt: skip
     return text.strip()
+
+
+def form_number(v: Any) -> float:
+    """A number a page's form sent back (not trusted): ``float(v)``, NaN for a bool or
+    anything that is not a number."""
+    try:
+        return math.nan if isinstance(v, bool) else float(v)
+    except (TypeError, ValueError):
+        return math.nan
 
 
 #: the command line's reader of each kind of upload (``module:function`` of a path); the

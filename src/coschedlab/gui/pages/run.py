@@ -24,7 +24,7 @@ from ..launch import (
     status_line,
     watched,
 )
-from ..workspace import scheduler_text
+from ..workspace import form_number, scheduler_text
 
 NAME = "run"
 PATH = "/"
@@ -77,10 +77,7 @@ def spec_document(form: dict[str, Any]) -> dict[str, Any]:
         v = form.get(key)
         if v is None or v == "":
             raise InputError(f"give the {what}")
-        try:
-            f = float(v) if not isinstance(v, bool) else math.nan
-        except (TypeError, ValueError):
-            f = math.nan
+        f = form_number(v)
         if not math.isfinite(f) or f != int(f) or f < minimum:
             raise InputError(f"the {what} must be a whole number >= {minimum}, got {v!r}")
         return int(f)
