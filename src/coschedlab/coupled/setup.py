@@ -224,11 +224,12 @@ def _paper(text: str, trace: str, opts: dict[str, str]) -> bool:
                 f"--system {text!r}: calibrate=paper sets theta's load; give one or the other"
             )
         return True
-    if trace == "kth" and "month" in opts:
-        raise InputError(
-            f"--system {text!r}: calibrate=paper runs kth whole at its label's load; drop month="
-        )
     if trace == "kth":
+        if "month" in opts:
+            raise InputError(
+                f"--system {text!r}: calibrate=paper runs kth whole at its label's load; "
+                "drop month="
+            )
         if "load" not in opts:
             raise InputError(
                 f"--system {text!r}: calibrate=paper needs load=0.25, 0.5 or 0.75 "
