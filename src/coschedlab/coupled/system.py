@@ -293,11 +293,7 @@ class CoupledSimulation:
         self.last_time = max((sim.submit[-1] for sim in sims if sim.n), default=0.0)
         self.state = [
             _State(
-                sim,
-                sys_,
-                mates[i],
-                (sys_.release + i) if sys_.release else INF,
-                score=scores[i],
+                sim, sys_, mates[i], (sys_.release + i) if sys_.release else INF, score=scores[i]
             )
             for i, (sim, sys_) in enumerate(zip(sims, systems, strict=True))
         ]
