@@ -231,11 +231,8 @@ def run_one(config: dict[str, Any]) -> dict[str, Any]:
     from .simulate import simulate_mode
     from .workload import generate, machine_of
 
-    wfs = (
-        []
-        if config["workflow"] is None
-        else [load_workflow(config["workflow"], coarse=config["coarse"])]
-    )
+    given = config["workflow"]
+    wfs = [] if given is None else [load_workflow(given, coarse=config["coarse"])]
     share = config["value"] if config["kind"] == "share" else None
     period = config["value"] if config["kind"] == "period" else None
     ww = generate(
