@@ -408,17 +408,24 @@ cdef class ColocPass(SharedPass):
         first (the smallest pair speedup among them; ties by node), then idle nodes."""
         cdef SharedNodes sh = self.sh
         cdef NeighbourSpeed sm = self.model
-        cdef long i, f, a, b, x, r, cpn = self.cpn, app = sm.app_[j]
+        cdef long i, f, a, b, x, r, cpn = self.cpn, app = sm.app_[j], w, nw = sh.nw
         cdef long rk, nr = self.nrank, total = 0
         cdef const long* rank_row = self.rank_of.data() + (app * sm.ncol if app >= 0 else 0)
         cdef const int32_t* jobs
+        cdef const uint64_t* rows = sh.rows.data()
+        cdef const uint64_t* sb = sh.sbit.data()
+        cdef uint64_t bits
         self.bucket.assign(nr + 1, 0)  # counts per rank, then where each rank starts
         self.seg_at.clear()  # the partly used segments with room, by node, and their ranks
         self.seg_rank.clear()
-        a = 0
-        while a < sh.n:
-            f = sh.fr[a]
-            if c <= f < cpn:
+        for w in range(nw):  # (their first nodes: segment starts on nodes with room)
+            bits = 0
+            for f in range(c, cpn):
+                bits |= rows[f * nw + w]
+            bits &= sb[w]
+            while bits:
+                a = (w << 6) + __builtin_ctzll(bits)
+                bits &= bits - 1
                 rk = 0  # (an unknown application: 1 beside anyone, so all equal)
                 if app >= 0:
                     jobs = sh._slot(sh.jb[a])
@@ -430,7 +437,6 @@ cdef class ColocPass(SharedPass):
                 self.seg_rank.push_back(rk)
                 self.bucket[rk + 1] += 1
                 total += 1
-            a = sh.next_c(a)
         for r in range(nr):
             self.bucket[r + 1] += self.bucket[r]
         self.ranked.resize(total)
