@@ -99,6 +99,7 @@ cdef class SharedNodes:
                                 # cores, for f < cpn (idle nodes are in idle_): the nodes with
                                 # room for c cores, by node, without a walk over the segments
     cdef vector[vector[long]] nb  # running job -> the jobs beside it (any order)
+    cdef vector[vector[long]] nb_spare  # lists of jobs that ended, kept for their memory
     cdef vector[char] running  # job -> placed and not released
     cdef vector[long] mark     # scratch: stamps for deduplicating neighbours
     cdef vector[long] near_    # scratch: the neighbours of the job being placed
@@ -132,7 +133,21 @@ cdef class SharedNodes:
     cdef int release_c(self, long j, const long* iv, long niv, long cores) except -1
     cdef vector[long]* neighbours_c(self, long j) except NULL
     cdef void lowest_idle_c(self, long need, vector[long]* out) noexcept
-    cdef void _set_idle(self, long a, long b, bint on) noexcept
+
+    cdef inline void _set_idle(self, long a, long b, bint on) noexcept:
+        """Nodes ``a..b-1`` become idle (``on``) or stop being idle, in the idle-node index."""
+        cdef uint64_t* w = self.idle_.data()
+        cdef uint64_t* top = self.idle_top.data()
+        cdef long x = a >> 6, last = (b - 1) >> 6
+        if b <= a:
+            return
+        mask_range(w, a, b, on)
+        while x <= last:
+            if on:
+                top[x >> 6] |= (<uint64_t>1) << (x & 63)
+            elif w[x] == 0:
+                top[x >> 6] &= ~((<uint64_t>1) << (x & 63))
+            x += 1
 
 
 cdef class SharedCores:

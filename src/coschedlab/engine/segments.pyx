@@ -10,7 +10,7 @@ segment. The Python reference they are tested against is ``tests/coloc/segments_
 
 from libcpp.algorithm cimport sort as csort
 from libc.stdint cimport int32_t, uint64_t
-from libc.string cimport memcmp, memcpy, memmove
+from libc.string cimport memcmp, memcpy
 from libcpp.vector cimport vector
 
 from .jobintervals cimport JobIntervals
@@ -342,7 +342,10 @@ cdef class SharedNodes:
                 x = e
         self.total_free -= total * cores
         self.changes += 1
-        self.nb[j] = near[0]  # (one allocation of the right size, not a growing list)
+        if self.nb_spare.size():  # (the memory of an ended job's list: no allocation)
+            self.nb[j].swap(self.nb_spare.back())
+            self.nb_spare.pop_back()
+        self.nb[j].assign(near.begin(), near.end())
         for k in range(<long>near.size()):
             self.nb[near[0][k]].push_back(j)
         self.running[j] = 1
@@ -389,7 +392,9 @@ cdef class SharedNodes:
                 n = held[0]
                 for k in range(1, n + 1):
                     if held[k] == j:  # (out, the later ones move up: the order they came)
-                        memmove(held + k, held + k + 1, (n - k) * sizeof(int32_t))
+                        while k < n:
+                            held[k] = held[k + 1]
+                            k += 1
                         held[0] = n - 1
                         break
                 total += length
@@ -416,6 +421,10 @@ cdef class SharedNodes:
                     other.pop_back()
                     break
         self.running[j] = 0
+        k = self.left_job  # (its list is no longer asked for: its memory is kept for reuse)
+        if k >= 0 and k != j and not self.running[k] and self.nb[k].capacity():
+            self.nb_spare.resize(self.nb_spare.size() + 1)
+            self.nb_spare.back().swap(self.nb[k])
         self.left_job = j
         return 0
 
@@ -444,29 +453,6 @@ cdef class SharedNodes:
         self.spare.push_back(self.jb[i])
         self._start_at(i, False)
         return 1
-
-    cdef void _set_idle(self, long a, long b, bint on) noexcept:
-        """Nodes ``a..b-1`` become idle (``on``) or stop being idle, in the idle-node index."""
-        cdef uint64_t* w = self.idle_.data()
-        cdef uint64_t* top = self.idle_top.data()
-        cdef long x = a >> 6, y, last = (b - 1) >> 6
-        cdef uint64_t mask
-        if b <= a:
-            return
-        while x <= last:
-            mask = ~(<uint64_t>0)
-            if x == a >> 6:
-                mask &= ~(<uint64_t>0) << (a & 63)
-            if x == last and (b & 63):
-                mask &= ((<uint64_t>1) << (b & 63)) - 1
-            if on:
-                w[x] |= mask
-                top[x >> 6] |= (<uint64_t>1) << (x & 63)
-            else:
-                w[x] &= ~mask
-                if w[x] == 0:
-                    top[x >> 6] &= ~((<uint64_t>1) << (x & 63))
-            x += 1
 
     cdef void lowest_idle_c(self, long need, vector[long]* out) noexcept:
         """Append the ``need`` lowest idle nodes to ``out`` as intervals ``a b`` (sorted,
