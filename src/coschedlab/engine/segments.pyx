@@ -131,6 +131,16 @@ cdef class SharedNodes:
                 a = -1
         return out
 
+    @property
+    def free_rows(self) -> list[list[int]]:
+        """The index of nodes by free cores read bit by bit: ``free_rows[f]`` lists the nodes
+        with exactly f free cores, for f below the cores per node (tests)."""
+        cdef long f, x
+        return [
+            [x for x in range(self.n) if self.rows[f * self.nw + (x >> 6)] >> (x & 63) & 1]
+            for f in range(self.cpn)
+        ]
+
     # -- queries ----------------------------------------------------------------------------
     def free_cores(self, long node) -> int:
         """Free cores on ``node``."""
