@@ -277,42 +277,56 @@ def _check_writable(path: Path, option: str) -> None:
         raise err from None
 
 
-@contextmanager
-def atomic_dir(
-    path: str | Path, force: bool = False, option: str = "--out", moved: list[Path] | None = None
-) -> Iterator[Path]:
-    """Yield a fresh temporary directory beside ``path``; when the block ends normally, it
-    replaces ``path`` in one move (the old one, if any, is removed only after). On any error
-    the temporary directory is removed and ``path`` is left as it was. A symbolic link is
-    followed: the folder it names is replaced (the link itself was moved aside, and a
-    dangling one failed after the work). ``path`` filled by another run meanwhile is not
-    replaced without ``force``: the result goes to ``PATH-2`` (``-3``, ...), said by an
-    :class:`InputError`, or (``moved`` given: a folder the caller chose itself) appended to
-    ``moved``."""
-    if os.path.islink(path):
-        path = os.path.realpath(path)
-    path = check_target(path, force, "dir", option, whole=True)
-    tmp = path.parent / f"{TMP_PREFIX}{path.name}-{os.getpid()}-{_tag()}"
-    try:
-        tmp.mkdir()
-        yield tmp
-        mark(tmp)
-        if not force and path.is_dir() and not is_empty(path):  # filled meanwhile
-            kept = _keep_beside(tmp, path)
-            if moved is None:
-                raise InputError(
-                    f"{option} {path} received another run's result while this one ran; not "
-                    f"replacing it without --force: this result is in {kept}/"
-                )
-            moved.append(kept)
-        else:
-            _swap_in(tmp, path)
-    except OSError as exc:
-        _rmtree(tmp, ignore_errors=True)
-        raise os_error(exc, str(path)) from None
-    except BaseException:
-        _rmtree(tmp, ignore_errors=True)
-        raise
+class atomic_dir:  # noqa: N801 (a context manager used as a function is: with atomic_dir(..))
+    """``with atomic_dir(path) as tmp``: a fresh temporary directory beside ``path``; when the
+    block ends normally, it replaces ``path`` in one move (the old one, if any, is removed
+    only after). On any error the temporary directory is removed and ``path`` is left as it
+    was. A symbolic link is followed: the folder it names is replaced (the link itself was
+    moved aside, and a dangling one failed after the work). ``path`` filled by another run
+    meanwhile is not replaced without ``force``: the result goes to ``PATH-2`` (``-3``, ...),
+    said by an :class:`InputError`, or (``beside``: a folder the caller chose itself) kept
+    there quietly; :attr:`final` is where the result went."""
+
+    def __init__(
+        self, path: str | Path, force: bool = False, option: str = "--out", beside: bool = False
+    ) -> None:
+        if os.path.islink(path):
+            path = os.path.realpath(path)
+        self.path = check_target(path, force, "dir", option, whole=True)
+        self.force, self.option, self.beside = force, option, beside
+        self.final = self.path
+        self.tmp = self.path.parent / f"{TMP_PREFIX}{self.path.name}-{os.getpid()}-{_tag()}"
+
+    def __enter__(self) -> Path:
+        try:
+            self.tmp.mkdir()
+        except OSError as exc:
+            raise os_error(exc, str(self.path)) from None
+        return self.tmp
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 _tb: Any) -> None:  # fmt: skip
+        try:
+            if kind is not None:
+                raise exc  # type: ignore[misc]
+            mark(self.tmp)
+            path = self.path
+            if not self.force and path.is_dir() and not is_empty(path):  # filled meanwhile
+                self.final = _keep_beside(self.tmp, path)
+                if not self.beside:
+                    raise InputError(
+                        f"{self.option} {path} received another run's result while this one "
+                        f"ran; not replacing it without --force: this result is in "
+                        f"{self.final}/"
+                    )
+            else:
+                _swap_in(self.tmp, path)
+        except OSError as err:
+            _rmtree(self.tmp, ignore_errors=True)
+            raise os_error(err, str(self.path)) from None
+        except BaseException:
+            _rmtree(self.tmp, ignore_errors=True)
+            raise
 
 
 def _keep_beside(tmp: Path, path: Path) -> Path:

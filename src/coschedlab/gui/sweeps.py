@@ -270,4 +270,5 @@ def sweep_page(cap: Any, own: Any = None) -> SweepPage:
     a generated page (the section alone)."""
     if own is not None:
         return SweepPage(cap, own.NAME, own.PATH, own.TITLE, own)
-    return SweepPage(cap, cap.name, f"/{cap.name}", cap.name.replace("_", " ").capitalize())
+    return SweepPage(cap, cap.name, f"/{cap.name}",
+                     cap.label or cap.name.replace("_", " ").capitalize())  # fmt: skip

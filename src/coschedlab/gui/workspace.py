@@ -97,10 +97,12 @@ class Workspace:
                              f"{RESERVED[top]} there): choose another folder")  # fmt: skip
         if path.exists() and not path.is_dir():
             raise InputError(f"the {what} {text.strip()!r} is a file: choose a folder")
+        from ..sweeps.sweep import sweep_kind
+
         for parent in path.parents:  # a sweep inside another's folder could not be listed
             if parent == self.root:
                 break
-            if (parent / "spec.json").is_file():
+            if (parent / "spec.json").is_file() or sweep_kind(parent) is not None:
                 inner = self.relative(parent)
                 raise InputError(f"the {what} {text.strip()!r} is inside the stored sweep "
                                  f"{inner}: choose a folder outside it")  # fmt: skip
@@ -142,15 +144,16 @@ class Workspace:
     def outputs(self, kind: str = "comparison", depth: int = 4) -> list[str]:
         """Output directories in the workspace holding a sweep of ``kind`` (a ``spec.json``
         that :func:`~coschedlab.sweeps.sweep.sweep_kind` reads as it: "comparison",
-        "workflow", "coupled", "study reproduction"), workspace-relative, sorted; hidden
-        folders and uploads skipped."""
+        "workflow", "coupled", "study reproduction", "elise"), workspace-relative, sorted;
+        hidden folders and uploads skipped."""
         from ..sweeps.sweep import sweep_kind
 
         found = []
 
         def walk(folder: Path, level: int) -> None:
-            if (folder / "spec.json").is_file() and folder != self.root:
-                if sweep_kind(folder) == kind:
+            here = None if folder == self.root else sweep_kind(folder)
+            if here is not None or (folder != self.root and (folder / "spec.json").is_file()):
+                if here == kind:
                     found.append(self.relative(folder))
                 return
             if level >= depth:
