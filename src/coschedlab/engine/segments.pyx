@@ -52,8 +52,11 @@ cdef class SharedNodes:
     jobs on them (so the same free cores). Segment ``i`` starts at node ``starts[i]`` and ends
     where the next one starts, with ``seg_free[i]`` free cores on each of its nodes and
     ``seg_jobs[i]`` the jobs on them (in the order they came). Jobs take runs of nodes, so a
-    machine of thousands of nodes holds a few hundred segments at most, and placing, releasing
-    or checking a job costs O(log segments + segments touched). Every running job's node
+    machine of thousands of nodes holds a few hundred segments at most. In C the segments are
+    indexed by their first node (a bitmap of segment starts, the free cores and jobs stored
+    at the start node), so a split or a merge changes one bit, and placing, releasing or
+    checking a job costs a bit scan per interval plus the segments touched; rows of nodes by
+    free cores (a bitmap per value) give the nodes with room by node id. Every running job's node
     intervals are unions of whole segments. The jobs beside each running job
     (``neighbours_of``) are kept up to date as jobs are placed and released. Job numbers are
     ints >= 0.
