@@ -916,6 +916,8 @@ cdef class Simulation:
         pass and per start)."""
         if self._whole is not None:
             return self._whole.idle
+        if self._shared is not None:
+            return self._shared.nodes.n_idle
         return self.acct.idle
 
     cdef void _c_call(self, double t) except *:
