@@ -54,9 +54,7 @@ def test_read_columns_are_independent_arrays(tmp_path, dropped):
     for name in ("alloc_procs", "req_procs"):
         assert cols[name].dtype == np.int32
     for name, c in cols.items():  # its own memory: the parse array is not kept alive
-        # (a field of one value, partition here: that value broadcast, one element of memory)
-        assert c.base is None or (c.strides == (0,) and c.base.size == 1), name
-    assert cols["partition"].strides == (0,)
+        assert c.base is None and c.flags.writeable, name  # (partition, of one value, too)
     for (a, x), (b, y) in itertools.combinations(cols.items(), 2):
         assert not np.shares_memory(x, y), (a, b)
     before = {name: c.copy() for name, c in cols.items()}
@@ -89,8 +87,13 @@ def test_a_field_of_one_value_is_kept_as_that_value(tmp_path):
              for k in range(1, 6)]  # fmt: skip
     path = tmp_path / "t.swf"
     path.write_text("\n".join(lines) + "\n")
-    w = read_swf(path)
+    w = read_swf(path, compact=True)
     cols = {**w.columns, **w.extra}
+    plain = read_swf(path)  # (the default: every column an array of its own, writable)
+    for name, a in {**plain.columns, **plain.extra}.items():
+        assert a.flags.writeable and a.strides != (0,) and np.array_equal(a, cols[name]), name
+    plain.columns["user"][0] = 9  # a user's edit in place
+    assert w.columns["user"][0] == 1
     one_value = ("trace_wait", "avg_cpu", "alloc_procs", "req_procs", "req_mem", "status",
                  "user", "group", "app", "queue", "partition", "preceding",
                  "think_time")  # fmt: skip

@@ -126,7 +126,7 @@ def load_trace(
     # keeps freed blocks (a million jobs: ~20 MB lower at that step, the same CPU); read when
     # pyarrow first allocates, a user's own setting kept
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
-    workload = read_swf(path)
+    workload = read_swf(path, compact=True)  # its columns are read-only anyway (freeze)
     try:
         from_header = cluster_from_header(workload.header)
     except InputError as exc:

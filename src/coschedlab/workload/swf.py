@@ -258,15 +258,18 @@ def _check_ranges(fields: list[np.ndarray], linenos: np.ndarray, where: str) -> 
     )
 
 
-def _take(fields: list, i: int, dtype: Any, rows: np.ndarray | None) -> np.ndarray:
+def _take(fields: list, i: int, dtype: Any, rows: np.ndarray | None, compact: bool) -> np.ndarray:
     """Field ``i`` of :func:`_parse_jobs`' fields as a column of ``dtype`` (the parsed array
-    itself when it is one already; a field of one value broadcast, as parsed), only ``rows``
-    (row indices) when given; the parsed array leaves ``fields`` (it goes now unless it is the
-    column)."""
+    itself when it is one already; a field of one value is that value broadcast, read-only,
+    when ``compact``, else an array of its own), only ``rows`` (row indices) when given; the
+    parsed array leaves ``fields`` (it goes now unless it is the column)."""
     a = fields[i]
     fields[i] = None
     if a.strides == (0,) and len(a) > 1:  # one value throughout: broadcast, as parsed
-        return np.broadcast_to(a[:1].astype(dtype), a.shape if rows is None else rows.shape)
+        shape = a.shape if rows is None else rows.shape
+        if not compact:
+            return np.full(shape, a[0], dtype=dtype)
+        return np.broadcast_to(a[:1].astype(dtype), shape)
     if rows is not None:
         a = a.take(rows)
     return a.astype(dtype, copy=False)
@@ -278,6 +281,7 @@ def read_swf(
     max_procs: int | None = None,
     cluster: Cluster | None = None,
     strict: bool = False,
+    compact: bool = False,
 ) -> Workload:
     """Read an SWF file (plain or gzip) into a :class:`~coschedlab.jobs.Workload`.
 
@@ -285,10 +289,17 @@ def read_swf(
     which jobs are dropped and how they are counted). ``max_procs`` (else
     ``cluster.total_cores``) is the machine size used to drop oversized jobs.
 
+    ``compact``: a field with one value throughout (a label, the preceding job, the think
+    time or an extra field; most traces leave several at -1) is that value broadcast, a
+    read-only array with no memory per job (what the ``simulate`` command reads, its workload
+    being read-only anyway); by default every column is an array of its own that code may
+    edit in place.
+
     Raises :class:`FileNotFoundError` for a missing file and :class:`InputError` (with
     ``where="PATH:LINE"`` for a bad line) for a malformed, empty or job-less file.
     """
-    workload = _read_swf(path, max_procs=max_procs, cluster=cluster, strict=strict)
+    workload = _read_swf(path, max_procs=max_procs, cluster=cluster, strict=strict,
+                         compact=compact)  # fmt: skip
     trim_heap()  # the text and the parse array are gone: their pages go back to the system
     return workload
 
@@ -299,6 +310,7 @@ def _read_swf(
     max_procs: int | None = None,
     cluster: Cluster | None = None,
     strict: bool = False,
+    compact: bool = False,
 ) -> Workload:
     where = str(path)
     path = local_path(path)
@@ -382,13 +394,15 @@ def _read_swf(
     def kept(a: np.ndarray) -> np.ndarray:
         return a if rows is None else a.take(rows)
 
-    columns = {"id": kept(job_id), "submit": _take(fields, 1, np.float64, rows),
-               "run": _take(fields, 3, np.float64, rows), "requested_time": kept(requested),
+    columns = {"id": kept(job_id), "submit": _take(fields, 1, np.float64, rows, False),
+               "run": _take(fields, 3, np.float64, rows, False), "requested_time": kept(requested),
                "procs": kept(procs)}  # fmt: skip
     del job_id, requested, procs
     for name, i in names.items():
-        columns[name] = _take(fields, i, COLUMNS[name], rows)
-    extra = {name: _take(fields, i, dtype, rows) for name, (i, dtype) in _EXTRA_FIELDS.items()}
+        columns[name] = _take(fields, i, COLUMNS[name], rows, compact)
+    extra = {
+        name: _take(fields, i, dtype, rows, compact) for name, (i, dtype) in _EXTRA_FIELDS.items()
+    }
     del fields
     return Workload(columns=columns, header=header, dropped=dropped, source=where, extra=extra)
 
