@@ -201,7 +201,7 @@ def test_slurm_count_scan_matches_the_python_scan(data, n, machine, res, window,
 def test_slurm_count_scan_with_many_slots_beyond_the_window(data, n, machine, res, window, tests):
     # the same, with short windows and mostly pending jobs: many tested jobs find no slot
     # within the window, and the scan skips those it proves beyond it from an earlier one
-    # (CountScan.beyond_known) or starts a search at an earlier one's slot
+    # (CountScan.beyond_known)
     _check_count_scan(data, n, machine, res, window, None, tests, "rqqqq")
 
 

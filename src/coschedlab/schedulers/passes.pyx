@@ -243,7 +243,6 @@ cdef struct Step:
 cdef struct Seen:
     long need  # a tested job's nodes
     double d  # its duration
-    double t  # its slot (inf: none)
 
 
 cdef inline long first_at_or_after(const Step* p, long lo, long hi, double t) noexcept:
@@ -377,10 +376,9 @@ cdef class CProfile:
         self.blocks()
         self.at = -1
 
-    cdef inline double test(self, long need, double duration, double after=-INFINITY) noexcept:
+    cdef inline double test(self, long need, double duration) noexcept:
         """:meth:`.profile.Profile.test`: the earliest breakpoint from which ``need`` nodes
-        stay free for ``duration`` (inf: never), searched from the first breakpoint at or
-        after ``after`` (a lower bound of that slot known to the caller)."""
+        stay free for ``duration`` (inf: never)."""
         cdef const Step* p
         cdef const long* bs
         cdef const long* add
@@ -392,8 +390,6 @@ cdef class CProfile:
             self.blocks()
         p = self.steps.data()
         bs, add, least = self.bs.data(), self.add.data(), self.least.data()
-        if after > p[0].t:
-            i = first_at_or_after(p, 0, n, after)
         while i < n:
             while bs[b + 1] <= i:
                 b += 1
@@ -591,7 +587,7 @@ cdef class CountScan:
     cdef vector[char] just
     cdef vector[Keyed] rel
     cdef vector[double] moving  # the ends of the holds that move with ``now`` (scan_c)
-    cdef vector[Seen] seen  # the jobs tested so far in a scan: (nodes, duration, slot)
+    cdef vector[Seen] seen  # jobs tested beyond the window in a scan (:meth:`beyond_add`)
     cdef double resolution
     cdef bint whole  # whole-second resolution, every limit a whole multiple of it
 
@@ -630,8 +626,7 @@ cdef class CountScan:
         end of such a hold (:meth:`SlurmPass.lookahead`)."""
         cdef CProfile prof = self.prof
         cdef long k, j, nj, reserved = 0
-        cdef double d, t, lb, last = now + window, dn = self.round_up(now) - now
-        cdef Seen prev = Seen(LONG_MAX, INFINITY, -INFINITY)
+        cdef double d, t, last = now + window, dn = self.round_up(now) - now
         # whole seconds: round_up(now + limit) = round_up(now) + limit, exactly
         cdef bint shift = self.whole and integral(now)
         if moving_end != NULL:
@@ -647,15 +642,10 @@ cdef class CountScan:
             d = self.limit[j] + dn if shift else self.round_up(now + self.limit[j]) - now
             # the slot of a job tested before with no more nodes and no longer a duration
             # is a lower bound of this one's (:meth:`beyond_known`): beyond the window, so
-            # is this one (and ``beyond`` is at most that slot already); else the search
-            # starts at the slot of the job tested just before, when it bounds this one's
+            # is this one, and ``beyond`` is at most that slot already
             if self.beyond_known(nj, d):
                 continue
-            lb = -INFINITY
-            if prev.need <= nj and prev.d <= d:
-                lb = prev.t
-            t = prof.test(nj, d, lb)
-            prev.need, prev.d, prev.t = nj, d, t
+            t = prof.test(nj, d)
             if not t <= last:  # beyond the window: no slot
                 self.beyond_add(nj, d)
                 if beyond != NULL and t < beyond[0]:
@@ -706,7 +696,7 @@ cdef class CountScan:
                 self.seen[w] = self.seen[m]
                 w += 1
         self.seen.resize(w + 1)
-        self.seen[w].need, self.seen[w].d, self.seen[w].t = need, d, INFINITY
+        self.seen[w].need, self.seen[w].d = need, d
 
     cdef inline bint moves(self, double t) noexcept:
         """``t`` is the end of a hold that moves with ``now``."""
