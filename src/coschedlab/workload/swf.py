@@ -298,8 +298,7 @@ def read_swf(
     Raises :class:`FileNotFoundError` for a missing file and :class:`InputError` (with
     ``where="PATH:LINE"`` for a bad line) for a malformed, empty or job-less file.
     """
-    workload = _read_swf(path, max_procs=max_procs, cluster=cluster, strict=strict,
-                         compact=compact)  # fmt: skip
+    workload = _read_swf(path, max_procs=max_procs, cluster=cluster, strict=strict, compact=compact)
     trim_heap()  # the text and the parse array are gone: their pages go back to the system
     return workload
 
