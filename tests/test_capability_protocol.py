@@ -171,7 +171,7 @@ def test_a_capability_declares_its_command_words_options_and_exit_status(spec, t
 
 def test_every_built_in_capability_resolves():
     names = [c.name for c in capabilities()]
-    assert names == sorted(["comparison", "coupled", "insitu", "study", "workflows"])
+    assert names == sorted(["comparison", "coupled", "elise", "insitu", "study", "workflows"])
     for cap in capabilities():
         sweep = cap.the_sweep()
         assert isinstance(sweep, Sweep) and sweep.what
@@ -183,17 +183,23 @@ def test_every_built_in_capability_resolves():
     ]  # fmt: skip
     assert capability("comparison").command_args("S.yaml", "o") == ["compare", "S.yaml", "--out",
                                                                    "o"]  # fmt: skip
+    assert capability("elise").command_args("E.yaml", "o") == ["elise", "run", "E.yaml", "--out",
+                                                              "o"]  # fmt: skip
     # the generated commands with their declared options: none takes what it does not declare
     from coschedlab.cli.main import build_app
 
     app = build_app()
     helps = {words: CliRunner().invoke(app, [*words.split(), "--help"]).output
-             for words in ("compare", "insitu reproduce", "study reproduce")}  # fmt: skip
+             for words in ("compare", "insitu reproduce", "study reproduce", "elise run",
+                           "elise")}  # fmt: skip
     assert "SPEC" in helps["compare"].upper() and "--fresh" in helps["compare"]
     assert "--trials" in helps["insitu reproduce"] and "Arguments" not in helps["insitu reproduce"]
     assert "--seeds" in helps["study reproduce"] and "--force" in helps["study reproduce"]
     assert "--fresh" in helps["study reproduce"]  # its own, as compare's (--force: its old name)
     assert "--fresh" not in helps["insitu reproduce"]
+    # elise run: generated into the hand-written group (beside its schedulers command)
+    assert all(f in helps["elise run"] for f in ("--seed", "--compat", "--fresh", "-o"))
+    assert "run" in helps["elise"] and "schedulers" in helps["elise"]
 
 
 #: a workflows sweep of four short runs (3 modes + the baseline)

@@ -661,7 +661,8 @@ CASES = [
     ("insitu-reproduce-steps-huge", "insitu reproduce --out rr --steps 100000000", 2, "--steps: 100,000,000 steps x 160 simulations and analyses is too long to simulate"),
     ("insitu-reproduce-trials-huge", "insitu reproduce --out rr --trials 100000000", 2, "--trials must be at most 1,000"),
     ("insitu-simulate-steps-huge", "insitu simulate ens_long.yaml", 2, "ens_long.yaml: 100,000,000 steps x 6 simulations and analyses is too long"),
-    ("insitu-search-jobs-negative", "insitu simulate ens.yaml --search --jobs -2", 2, "--jobs must be >= 0 (0: all CPUs), got -2"),
+    ("insitu-search-jobs-negative", "insitu simulate ens.yaml --search --jobs -2", 2, "--jobs must be at least 1, got -2"),
+    ("insitu-search-jobs0", "insitu simulate ens.yaml --search --jobs 0", 2, "--jobs must be at least 1, got 0"),
     ("insitu-generate-huge", "insitu generate --simulations 1000000 --analyses 1000 --data 1 --nodes 1000000", 2, "an ensemble may have at most 10,000"),
     # -- deeply nested YAML: one line, whatever command reads it ------------------------------
     ("compare-deep-yaml", "compare deep.yaml", 2, "deep.yaml: not valid YAML (nested too deeply)"),

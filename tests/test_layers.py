@@ -51,7 +51,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("runtime", ("sweeps",)),
     # plain data: the validator reads job tables only; intervals/core_ids parse allocations;
     # generate makes workloads; _core.swf_parse is read_swf's compiled parse loop,
-    # _core.checks the validator's scans, _core.kahan the metrics' per-group sums
+    # _core.checks the validator's scans, _core.kahan the metrics' per-group sums, _core.order
+    # the stable orders and event sweep the metrics and the validator share
     (
         "model",
         (
@@ -67,6 +68,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "_core.swf_parse",
             "_core.checks",
             "_core.kahan",
+            "_core.order",
         ),
     ),  # fmt: skip
     ("engine", ("engine", "_core")),

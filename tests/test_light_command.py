@@ -30,6 +30,7 @@ HEAVY = (
     "pyarrow.parquet",  # jobs.parquet is written by pyarrow's writer itself, and so
     "pyarrow.fs",  # without the file systems pyarrow.parquet imports,
     "ssl",  # and with them ssl
+    "cloudpickle",  # pyarrow imports it, then binds the standard pickle (import_pyarrow)
     # the other commands' modules: the command line registers the command it runs alone
     "coschedlab.cli.sweeps",
     "coschedlab.cli.coupled",
@@ -67,6 +68,28 @@ def _simulate(args: list[str]) -> tuple[int, set[str]]:
 
 def _heavy(modules: set[str]) -> list[str]:
     return [h for h in HEAVY if h in modules or any(m.startswith(h + ".") for m in modules)]
+
+
+PICKLE_PROBE = """
+import sys
+{hide}
+import pyarrow.lib
+import cloudpickle  # still importable afterwards
+print(pyarrow.lib.pickle.__name__, cloudpickle.__name__)
+"""
+
+
+@pytest.mark.parametrize(
+    "hide", ["", "from coschedlab.outputs import import_pyarrow; import_pyarrow()"]
+)
+def test_pyarrow_keeps_the_standard_pickle_with_or_without_cloudpickle(hide):
+    # import_pyarrow hides cloudpickle while pyarrow loads because pyarrow.lib ends up with
+    # the standard pickle anyway: a pyarrow that kept cloudpickle would fail here
+    done = subprocess.run(
+        [sys.executable, "-c", PICKLE_PROBE.format(hide=hide)],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert done.stdout.split() == ["pickle", "cloudpickle"]
 
 
 @pytest.mark.parametrize("scheduler", ["easy", "fcfs"])

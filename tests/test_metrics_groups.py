@@ -221,7 +221,9 @@ def test_unique_inverse_is_numpys(values, span):
     """The counted unique of small ranges (and NumPy's beyond) against ``np.unique``."""
     from coschedlab.metrics import _unique_inverse
 
-    for key in (np.array(values, dtype=np.int64), np.array(values, dtype=np.int64) % span - 1):
+    small = np.array(values, dtype=np.int64) % span - 1
+    for key in (np.array(values, dtype=np.int64), small, small.astype(np.int32)):
         got, inverse = _unique_inverse(key)
+        assert got.dtype == np.int64
         want, want_inverse = np.unique(key, return_inverse=True)
         assert got.tolist() == want.tolist() and inverse.tolist() == want_inverse.tolist()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .sweeps.capability import Capability, Option, register
 
-__all__ = ["COMPARISON", "COUPLED", "INSITU", "STUDY", "WORKFLOWS"]
+__all__ = ["COMPARISON", "COUPLED", "ELISE", "INSITU", "STUDY", "WORKFLOWS"]
 
 #: ``coschedlab compare``: workloads x schedulers x repetitions (the dashboard's run and
 #: results pages show it)
@@ -99,5 +99,31 @@ INSITU = register(Capability(
         Option("alloc_bandwidth", ("--alloc-bandwidth",), str, "B3",
                "bandwidth the allocation uses: B3 (the authors' Fig. 4 data) or B (their "
                "Table II data)"),
+    ),
+))  # fmt: skip
+
+#: ``coschedlab elise run``: every input x scheduler of an ELiSE experiment file, ELiSE's
+#: files written beside coschedlab's results
+ELISE = register(Capability(
+    "elise", "coschedlab.coloc.elise.run:SWEEP",
+    load_spec="coschedlab.coloc.elise.run:load_experiment",
+    summary="coschedlab.coloc.elise.run:summary", report="coschedlab.coloc.elise.run:report",
+    shown="coschedlab.coloc.elise.run:shown",
+    command="elise run", spec_file="coschedlab/spec.json", upload="elise-experiment",
+    prefix="el", default_out="elise/run", label="ELiSE",
+    title="Sweep: an ELiSE experiment file (inputs x schedulers; stored, resumable)",
+    help="Run every input x scheduler of an ELiSE EXPERIMENT file (resuming: finished runs are "
+    "kept), print a table of the runs, and write ELiSE's files (workloads/*.csv, plots, "
+    "time_reports.csv) and coschedlab's results (coschedlab/) into the output folder.",
+    options=(
+        Option("spec", (), Path, help="ELiSE experiment file (YAML)"),
+        Option("out", ("--out", "-o"), Path | None, None, "output folder (default: the 'dir' "
+               "of the file's actions, where ELiSE writes; else out/elise/NAME)"),
+        Option("seed", ("--seed",), int, 0, "the first reading of the clock ELiSE's "
+               "generators seed from (ELiSE reads the time; the same seed draws the same "
+               "workloads)"),
+        Option("compat", ("--compat",), str | None, None, "reproduce ELiSE's bugs too: all, "
+               "or any of late-kill, clock, conservative, alone (default: none; see "
+               "docs/elise.md)"),
     ),
 ))  # fmt: skip

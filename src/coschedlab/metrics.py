@@ -368,40 +368,16 @@ class Series:
 
 
 def step_sum(starts: np.ndarray, ends: np.ndarray, weights: np.ndarray | float = 1.0) -> Series:
-    """Sum of ``weights`` over the intervals [start, end) active at each instant (event sweep)."""
-    starts = np.asarray(starts, dtype=np.float64)
-    ends = np.asarray(ends, dtype=np.float64)
+    """Sum of ``weights`` over the intervals [start, end) active at each instant (event sweep:
+    the events in time order, starts before ends at a tie, their weights added up; compiled,
+    :func:`coschedlab._core.order.step_levels`). Times that are not finite are left out."""
+    from ._core.order import step_levels
+
+    starts = np.ascontiguousarray(starts, dtype=np.float64)
+    ends = np.ascontiguousarray(ends, dtype=np.float64)
     w = np.broadcast_to(np.asarray(weights, dtype=np.float64), starts.shape)
-    times = np.concatenate((starts, ends))
-    ok = np.isfinite(times)
-    if not ok.all():
-        delta = np.concatenate((w, -w))[ok]
-        times = times[ok]
-    else:
-        delta = None  # event k: +w[k], event n + k: -w[k], taken in time order below
-    del ok
-    if not len(times):
-        return Series(np.zeros(0), np.zeros(0))
-    # each temporary dropped once used (a million jobs: two million events, 16 MB an array)
-    order = np.argsort(times, kind="stable")
-    times = times[order]
-    if delta is not None:
-        level = delta[order]
-        del delta, order
-    else:  # the ends' weights negated in place: no array of every event's weight
-        n = len(starts)
-        ending = order >= n
-        order[ending] -= n
-        level = w[order]
-        del order
-        np.negative(level, out=level, where=ending)
-        del ending
-    np.cumsum(level, out=level)
-    last = np.r_[times[1:] != times[:-1], True]  # last event of each instant
-    v = level[last]
-    del level
-    v[np.abs(v) < 1e-9 * max(1.0, float(np.abs(w).max(initial=0)))] = 0.0
-    return Series(times[last], v)
+    zero = 1e-9 * max(1.0, float(np.abs(w).max(initial=0)))  # a level this small is 0
+    return Series(*step_levels(starts, ends, w, zero))
 
 
 def used_cores(frame: pd.DataFrame) -> np.ndarray:
@@ -631,13 +607,16 @@ def _group_columns(
         per_job = job_columns(*_times(frame), tau=tau)
     if col not in frame:
         raise InputError(f"jobs frame has no column {col!r} to group by")
-    try:
-        key = column(frame, col)
-    except (TypeError, ValueError):
-        raise InputError(f"column {col!r} must hold whole numbers") from None
-    if not (np.isfinite(key).all() and (key == np.round(key)).all()):
-        raise InputError(f"column {col!r} must hold whole numbers (SWF: -1 for unknown)")
-    values, labels = _unique_inverse(key.astype(np.int64))
+    key = frame[col]
+    if not (isinstance(key, np.ndarray) and key.dtype in (np.int32, np.int64)):
+        try:  # (a result's labels are whole numbers already: no float copy to check)
+            key = column(frame, col)
+        except (TypeError, ValueError):
+            raise InputError(f"column {col!r} must hold whole numbers") from None
+        if not (np.isfinite(key).all() and (key == np.round(key)).all()):
+            raise InputError(f"column {col!r} must hold whole numbers (SWF: -1 for unknown)")
+        key = key.astype(np.int64)
+    values, labels = _unique_inverse(key)
     n = len(values)
     count = np.bincount(labels, minlength=n).astype(np.int64)
     core_hours = _group_sums(labels, used_cores(frame) * per_job["run"], n) / 3600.0
@@ -661,21 +640,22 @@ def _group_columns(
 def _unique_inverse(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(key, return_inverse=True)`` of whole numbers: counted over their range when
     it is small (user, group, queue numbers: no sort), else NumPy's."""
-    if len(key):
-        lo, hi = int(key.min()), int(key.max())
-        if hi - lo <= 4 * len(key) + 1024:
-            present = np.bincount(key - lo, minlength=hi - lo + 1) > 0
-            rank = np.cumsum(present) - 1
-            return np.flatnonzero(present) + lo, rank[key - lo]
-    return np.unique(key, return_inverse=True)
+    from ._core.kahan import range_labels  # compiled: the count over the range
+
+    if key.dtype not in (np.int32, np.int64):
+        key = key.astype(np.int64)
+    found = range_labels(np.ascontiguousarray(key), 1024)
+    if found is not None:
+        return found
+    values, labels = np.unique(key, return_inverse=True)
+    return values.astype(np.int64, copy=False), labels
 
 
 def _group_sums(labels: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     """Per-label sums, each label's values added in row order with Kahan compensation (the
-    rule of pandas' groupby sum and mean). Whole numbers whose total stays below 2**53 add up
-    exactly in any order: one vectorised pass; other values need the sequential loop."""
-    if np.all(values == np.rint(values)) and float(np.abs(values).sum()) < 2.0**53:
-        return np.bincount(labels, weights=values, minlength=n)
+    rule of pandas' groupby sum and mean), compiled. (Whole numbers whose total stays below
+    2**53 add up exactly, the compensation staying 0: the same bits as ``np.bincount``'s
+    plain sums, which this used for them after a check that cost more than the loop.)"""
     from ._core.kahan import group_sums  # the sequential loop, compiled
 
     labels = np.ascontiguousarray(labels, dtype=np.int64)
@@ -692,12 +672,17 @@ def _group_quantile(
     """Per-label quantile ``q``, linear between the two nearest ranks (val + (next - val) *
     frac, as pandas' groupby quantile computes it; the percentile rule of :func:`summary`).
     ``by_value``: ``np.argsort(values, kind="stable")`` when already made."""
+    from ._core.kahan import ordered_by_group  # compiled: a counting sort
+
+    values = np.ascontiguousarray(values, dtype=np.float64)
     if by_value is None:
         by_value = np.argsort(values, kind="stable")
     # by label, then by value (ties in row order): np.lexsort((values, labels)), the value
     # sort shared by the columns a table is grouped by
-    small = labels.astype(np.uint16) if len(count) <= 1 << 16 else labels  # a radix sort
-    ordered = values[by_value[np.argsort(small[by_value], kind="stable")]]
+    ordered = ordered_by_group(
+        np.ascontiguousarray(labels, dtype=np.int64), values,
+        np.ascontiguousarray(by_value, dtype=np.int64), np.asarray(count, dtype=np.int64),
+    )  # fmt: skip
     first = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
     pos = q * (count - 1).astype(np.float64)
     lo = first + pos.astype(np.int64)
@@ -723,6 +708,8 @@ def group_metrics(
     ``{"by_user": {"user": [ids...], "jobs": [...], "core_hours": [...], ...}, ...}``, one list
     per column in :func:`by_group`'s row order (compact: one entry per user), NaN as None.
     :func:`group_frame` turns one back into the table. ``per_job``: as :func:`summary`'s."""
+    from ._core.order import stable_argsort  # np.argsort(kind="stable")'s order, compiled
+
     out: dict[str, dict[str, list]] = {}
     wait_order = None
     for col in columns:
@@ -731,7 +718,7 @@ def group_metrics(
         if wait_order is None:
             if per_job is None:
                 per_job = job_columns(*_times(frame), tau=tau)
-            wait_order = np.argsort(per_job["wait"], kind="stable")
+            wait_order = stable_argsort(np.ascontiguousarray(per_job["wait"], dtype=float))
         keys, table = _group_columns(frame, col, tau, per_job, wait_order)
         entry: dict[str, list] = {col: keys.astype(np.int64).tolist()}
         for name, values in table.items():

@@ -332,10 +332,12 @@ def _trim(rep: Report, max_errors: int) -> Report:
 
 def _check_capacity(start, end, nodes, capacity, ids, what="nodes") -> list[str]:
     """Nodes (or cores) in use never exceed the machine (ends before starts at an instant)."""
+    from ._core.order import stable_argsort  # np.argsort(kind="stable")'s order, compiled
+
     n = len(end)
-    times = np.concatenate([end, start])
+    times = np.concatenate([end, start]).astype(np.float64, copy=False)
     # stable: at one instant the ends (events 0..n-1) come before the starts (n..2n-1)
-    order = np.argsort(times, kind="stable")
+    order = stable_argsort(times)
     del times
     # each event's job, and its nodes taken (a start) or given back (an end), in time order:
     # no array of every event's change (a million jobs: 16 MB an array)
@@ -401,11 +403,14 @@ def _check_nodes(allocs, start, end, nodes, capacity, ids, cores=None, cpn=1) ->
         node = np.arange(int(length.sum()), dtype=np.int64) + first
         return _check_node_cores(node, np.repeat(ij, length), start, end, cores, cpn, ids)
     from ._core.checks import first_node_clash
+    from ._core.order import stable_argsort  # np.argsort(kind="stable")'s order, compiled
 
     # whole nodes: on each node, sorted by start, any overlap shows between two neighbours
     s, e = np.ascontiguousarray(start, dtype=np.float64), np.ascontiguousarray(end, dtype=float)
     ij = np.ascontiguousarray(ij, dtype=np.int64)
-    order = np.lexsort((np.arange(len(ij)), e[ij], s[ij])).astype(np.int64)
+    # np.lexsort((rows, e[ij], s[ij])): by start, then end, then row; two stable orders
+    order = stable_argsort(e[ij])
+    order = order[stable_argsort(s[ij][order])]
     clash = first_node_clash(
         ij, np.ascontiguousarray(a, dtype=np.int64), np.ascontiguousarray(length, dtype=np.int64),
         order, s, e, int(capacity),
@@ -459,6 +464,7 @@ def _check_easy_head(
     ``kill_at_walltime`` no job overruns).
     """
     from ._core.checks import late_heads
+    from ._core.order import stable_argsort  # np.argsort(kind="stable")'s order, compiled
 
     if len(order) and order[0] == 0 and (np.diff(order) == 1).all():
         order = slice(None)  # the table is in queue order (a result's): no copies
@@ -483,8 +489,8 @@ def _check_easy_head(
     o_order = np.argsort(o_est, kind="stable")
     o_est = o_est[o_order]
     o_end_max = np.maximum.accumulate(end[overrun][o_order]) if len(o_est) else o_est
-    by_start = np.argsort(start, kind="stable").astype(np.int64, copy=False)
-    by_end = np.argsort(end, kind="stable").astype(np.int64, copy=False)
+    by_start = stable_argsort(np.ascontiguousarray(start, dtype=np.float64))
+    by_end = stable_argsort(np.ascontiguousarray(end, dtype=np.float64))
 
     def c(a: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(a, dtype=np.float64)

@@ -18,15 +18,18 @@ from pathlib import Path
 import pytest
 
 from coschedlab.errors import InputError
-from coschedlab.studies import heat
 from coschedlab.studies.batching import ScalingTable
 from coschedlab.studies.manager import CONFIGS, Config
 from coschedlab.studies.real import CommandTemplate, RunFailed, run_real_study
 from coschedlab.studies.sampling import DesignSpace
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+sys.path.insert(0, str(EXAMPLES))
+import heat  # noqa: E402  (examples/heat.py: the real study's code)
+
 PY = sys.executable
 HEAT = (
-    f"{PY} -m coschedlab.studies.heat {{params}} --nprocs {{nprocs}} --grid {{grid}} "
+    f"{PY} {EXAMPLES / 'heat.py'} {{params}} --nprocs {{nprocs}} --grid {{grid}} "
     "--checkpoint-out {checkpoint_out} --checkpoint-in={checkpoint_in} "
     "--checkpoint-every {checkpoint_every} --result {result}"
 )

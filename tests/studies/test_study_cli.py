@@ -151,4 +151,6 @@ def test_the_example_specs_are_valid():
     heat_spec = load_spec(ROOT / "examples" / "heat_study.yaml")
     assert heat_spec.command is not None and "{python}" not in heat_spec.command
     assert sys.executable in heat_spec.command
+    # its code beside it ({here}: the spec's folder), found from any working directory
+    assert f"{ROOT / 'examples' / 'heat.py'} " in heat_spec.command
     assert len(heat_spec.space.designs()) == 25 and heat_spec.reuse == ("velocity",)

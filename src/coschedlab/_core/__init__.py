@@ -5,8 +5,10 @@ directives set once), in place by the editable install (``pip install -e .``, wh
 
 Modules here: :mod:`.swf_parse` (the SWF reader's parse loop), :mod:`.textrows` (the rows of
 jobs.csv and result.swf, and Arrow text buffers for jobs.parquet), :mod:`.checks` (the
-validator's scans), :mod:`.kahan` (the metrics' per-group sums). Importing this package
-first checks that no compiled module is older than its source (:mod:`coschedlab._build`).
+validator's scans), :mod:`.kahan` (the metrics' per-group sums), :mod:`.order` (stable
+orders of float columns, the event sweep of :func:`coschedlab.metrics.step_sum`). Importing
+this package first checks that no compiled module is older than its source
+(:mod:`coschedlab._build`).
 """
 
 from .._build import check_built

@@ -126,7 +126,7 @@ def load_trace(
     # keeps freed blocks (a million jobs: ~20 MB lower at that step, the same CPU); read when
     # pyarrow first allocates, a user's own setting kept
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
-    workload = read_swf(path)
+    workload = read_swf(path, compact=True)  # its columns are read-only anyway (freeze)
     try:
         from_header = cluster_from_header(workload.header)
     except InputError as exc:
@@ -341,8 +341,9 @@ def run_simulate(
         _check_apps(workload, the_pool, trace, strict)
     results = {}
     notices = []
-    moved: list[Path] = []  # our own default folder, taken meanwhile by a parallel run
-    with atomic_dir(target, force, moved=None if out is not None else moved) as tmp:
+    # our own default folder, taken meanwhile by a parallel run: the result goes beside it
+    written_dir = atomic_dir(target, force, beside=out is None)
+    with written_dir as tmp:
         for k, (spec, spread, folder) in enumerate(zip(scheduler, spreads, folders, strict=True)):
             r = _progress_run(
                 workload, cluster, spec, kill_at_walltime, the_pool, dependencies, pass_timeout
@@ -353,11 +354,12 @@ def run_simulate(
                 notices.append(coloc_notice(r.scheduler, r.metrics, cluster))
             if validate:
                 r._violations = r.validate()
+            r.input_run = None  # (the validator's: 1M jobs, 8 MB not kept while writing)
             sub = tmp if len(scheduler) == 1 else tmp / folder
             sub.mkdir(exist_ok=True)
             r.write(sub, swf_integers)
             results[r.scheduler] = r
-    target = moved[0] if moved else target
+    target = written_dir.final
     global written
     written = target
     say_table(file_name(trace), *metrics_rows(results))

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from ..errors import InputError
-from .options import csv_items
+from .options import ForceOpt, csv_items
 from .progress import text_console
 
 console = text_console()
@@ -92,7 +92,7 @@ def generate(
     procs: Annotated[str | None, typer.Option(help="keep only apps with these procs")] = None,
     requested_factor: Annotated[float, typer.Option(help="requested = factor x compact")] = 1.4,
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
-    force: Annotated[bool, typer.Option("--force", help="replace an existing --out file")] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Generate a workload from an application pool (ELiSE section 3.1) and write it as SWF
     (application id in field 14, names in the header, and the machine it is for, so that

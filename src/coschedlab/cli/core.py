@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .batch import console, run_simulate
+from .options import ForceOpt
 
 DEMO_TRACE = "KTH-SP2-1996-2.1-cln.swf.gz"
 DEMO_SCHEDULERS = ("fcfs", "easy", "conservative")
@@ -58,12 +59,7 @@ def simulate(
             help="output directory (default: a new one named after the trace in out/simulate/)"
         ),
     ] = None,
-    force: Annotated[
-        bool,
-        typer.Option(
-            "--force", help="replace an earlier result in --out (only coschedlab's files)"
-        ),
-    ] = False,
+    force: ForceOpt = False,
     pass_timeout: Annotated[
         float | None,
         typer.Option(help="stop with an error when one scheduling pass takes longer (seconds)"),
@@ -113,9 +109,7 @@ def schedulers() -> None:
 
 def demo(
     out: Annotated[Path, typer.Option(help="output directory")] = Path("out/demo"),
-    force: Annotated[
-        bool, typer.Option("--force", help="replace an earlier demo in --out")
-    ] = False,
+    force: ForceOpt = False,
 ) -> None:
     """The main job: the bundled KTH-SP2 trace under FCFS, EASY and conservative."""
     from ..bundled import PREFIX

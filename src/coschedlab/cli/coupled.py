@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from ..errors import InputError
+from .options import ForceOpt
 
 app = typer.Typer(
     help="Paired jobs on coupled systems (a machine and its analysis cluster) start together.",
@@ -66,7 +67,7 @@ def simulate(
         bool, typer.Option("--baseline/--no-baseline", help="also run without pairing")
     ] = True,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="output directory")] = None,
-    force: Annotated[bool, typer.Option("--force", help="replace an older result")] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Simulate coupled systems with paired jobs; print per system the wait, slowdown,
     utilization, sync time and service-unit loss, against the same run without pairing."""

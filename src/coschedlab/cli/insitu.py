@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import InputError
-from .options import ForceOpt, JsonOpt, takes
+from .options import ForceOpt, JobsOpt, JsonOpt, executor_of, takes
 
 app = typer.Typer(help="Plan and simulate in situ workflow ensembles.", no_args_is_help=True)
 
@@ -174,7 +174,7 @@ def simulate(
         bool,
         typer.Option("--search", help="try every scenario x heuristic pair, recommend the best"),
     ] = False,
-    jobs: Annotated[int, typer.Option("--jobs", help="parallel processes for --search")] = 0,
+    jobs: JobsOpt = None,
     gantt: Annotated[Path | None, typer.Option("--gantt", help="write a stage Gantt PNG")] = None,
     gantt_steps: Annotated[
         int | None, typer.Option("--gantt-steps", help="plot only the first K steps")
@@ -187,17 +187,14 @@ def simulate(
         ),
     ] = None,
     as_json: JsonOpt = False,
-    force: Annotated[
-        bool, typer.Option("--force", help="replace existing --gantt/--timeline files")
-    ] = False,
+    force: ForceOpt = False,
     **planning: Any,
 ) -> None:
     """Run SimGrid on the plan: simulated makespan, idle times, stage timelines."""
     from ..insitu.simulate import check_options, check_size
     from ..insitu.simulate import simulate as run_sim
 
-    if jobs < 0:
-        raise InputError(f"--jobs must be >= 0 (0: all CPUs), got {jobs}")
+    executor_of(jobs, None)  # --jobs (of --search) checked as every sweep's
     p = _planning(**planning)
     net = network or p.ensemble.platform.network
     check_options(net, engine, io)

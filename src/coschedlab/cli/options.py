@@ -23,7 +23,11 @@ ExecutorOpt = Annotated[
         "default: the spec's 'executor', else local",
     ),
 ]
-ForceOpt = Annotated[bool, typer.Option("--force", help="replace an existing --out")]
+ForceOpt = Annotated[
+    bool,
+    typer.Option("--force", help="replace outputs that exist (--out or the command's other "
+                 "output options; a folder only when coschedlab wrote it)"),
+]  # fmt: skip
 JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object")]
 FreshOpt = Annotated[
     bool, typer.Option("--fresh", help="discard the runs already stored in the output")

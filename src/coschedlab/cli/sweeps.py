@@ -46,8 +46,9 @@ def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
                    **options: Any) -> None:  # fmt: skip
     """A capability's sweep command: read the spec (a file or ``coschedlab:NAME``, with the
     command's own ``options``), check ``--out`` (default: the spec's ``output``; ``fresh``:
-    its runs removed first), run the sweep with the progress bar, write the report and say
-    what was written, print the table; failed runs are listed and exit ``failed_exit``."""
+    its runs removed first), say the spec's ``notes``, run the sweep with the progress bar,
+    write the report and say what was written, print the table; failed runs are listed and
+    exit ``failed_exit``."""
     import shlex
 
     import typer
@@ -68,6 +69,8 @@ def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
     sweep.check_output(target, s)
     tasks = sweep.tasks(s)
     err = text_console(stderr=True)
+    for note in getattr(s, "notes", ()):  # what the spec's reader noticed
+        err.print(escape(f"note: {note}"), soft_wrap=True)
     say = text_console() if cap.stdout else err
     resume = "resume with: " + shlex.join(_resume_args(cap, spec, jobs, out, executor, options))
     summary, rows = run_sweep_shown(

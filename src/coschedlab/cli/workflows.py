@@ -85,7 +85,7 @@ def show(
     max_cores: MaxCoresOpt = None,
     as_json: JsonOpt = False,
     plot: Annotated[Path | None, typer.Option("--plot", help="write the profile as a PNG")] = None,
-    force: Annotated[bool, typer.Option("--force", help="replace an existing --plot")] = False,
+    force: ForceOpt = False,
 ) -> None:
     """The tasks of a workflow and its derived values (critical path, pilot geometry, waste)."""
     wf = _load(workflow, coarse, max_cores)

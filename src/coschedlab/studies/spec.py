@@ -26,12 +26,13 @@ model:                       # the simulated executor's work model
   slowdown: {64: 1.0583}     # every run's time x this factor on a 64-processor machine
   preemption_cost: startup   # a moved run pays its start-up again; redo: re-done work only
   targets: [[0.0, 0.2], [0.5, 0.8]]   # one per objective, unit-scaled design coordinates
-command: "{python} -m coschedlab.studies.heat {params} --nprocs {nprocs} ..."  # real executor
+command: "{python} {here}/heat.py {params} --nprocs {nprocs} ..."  # real executor
 ```
 
 A spec needs ``model`` to run simulated and ``command`` to run for real. The command's
-placeholders are those of :mod:`~coschedlab.studies.real`, and ``{python}``: the Python
-coschedlab runs in.
+placeholders are those of :mod:`~coschedlab.studies.real`, ``{python}``: the Python
+coschedlab runs in, and ``{here}``: the spec's folder (a study's code kept beside its spec runs
+from any working directory).
 """
 
 from __future__ import annotations
@@ -274,8 +275,9 @@ def load_spec(path: str | Path) -> StudySpec:
         except InputError as exc:
             raise ck.fail(exc.what, "model") from None
     command = ck.string(raw["command"], "command") if "command" in raw else None
-    if command is not None:  # {python}: this Python (the one coschedlab runs in)
-        command = command.replace("{python}", shlex.quote(sys.executable))
+    if command is not None:  # {python}: this Python (the one coschedlab runs in); {here}
+        here = shlex.quote(str(Path(path).resolve().parent))  # the spec's folder
+        command = command.replace("{python}", shlex.quote(sys.executable)).replace("{here}", here)
     if model is None and command is None:
         raise ck.fail("the spec needs 'model' (simulated) or 'command' (real), or both")
     name = ck.name(raw.get("name", Path(path).stem), "name")

@@ -1,8 +1,8 @@
 """The capability registry: each capability registers ONE :class:`Capability` object (its
 sweep spec loader, its sweep, its summary table and figures, its bundled specs), and the
 interfaces are generated from the registry: the command line's sweep commands
-(``coschedlab NAME compare SPEC``, ``compare``, ``insitu reproduce``, ``study reproduce``),
-the dashboard's sweep section and page, the readers of uploaded specs, and
+(``coschedlab NAME compare SPEC``, ``compare``, ``insitu reproduce``, ``study reproduce``,
+``elise run``), the dashboard's sweep section and page, the readers of uploaded specs, and
 :func:`~.sweep.sweep_kind`.
 
 The built-in capabilities register in :mod:`coschedlab.capabilities` (:data:`BUILTIN`,
@@ -66,8 +66,8 @@ class Capability:
     ``sweep`` (lazy): its :class:`~.sweep.Sweep` (run one, result shape, store, resume);
     ``load_spec(path, **options)`` (lazy): reads and checks a sweep spec (YAML; errors name
     file:line; ``options``: the values of the command's own :attr:`options`), which gives
-    ``name`` (a ``title`` too, when the command's first line says more), ``output`` and
-    ``configs()`` (key -> configuration);
+    ``name`` (a ``title`` too, when the command's first line says more; ``notes`` said
+    before the runs, when it has any), ``output`` and ``configs()`` (key -> configuration);
     ``summary(out)`` (lazy): the summary table of the sweep in ``out`` (title, columns, text
     rows; None while there is none); ``report(spec, out, rows)`` (lazy): writes its tables
     and figures from the finished runs' records, returns the files written; ``shown(spec,
@@ -78,7 +78,9 @@ class Capability:
     ``default_out``: the dashboard's output folder; ``page``: the dashboard page its sweep
     section ends (default its name: a page module of that name, else a page generated for
     it; None: no sweep section, its own pages show it); ``most``: the most runs the
-    dashboard starts (more are the command line's, on a cluster).
+    dashboard starts (more are the command line's, on a cluster); ``spec_file``: where its
+    sweep's spec.json lives under the output folder (:func:`~.sweep.sweep_kind` reads it);
+    ``label``: its name as people write it (a generated page's title; default: the name).
 
     Its command (generated, like every other's): ``command``, the words after
     ``coschedlab`` (default ``NAME compare``; one word: a top-level command); ``options``,
@@ -108,6 +110,8 @@ class Capability:
     stdout: bool = False
     shown: Callable[[Any, Path, int], Any] | str | None = None
     check: Callable[[str, str], None] | str | None = None
+    spec_file: str = "spec.json"
+    label: str = ""
 
     def the_sweep(self) -> Sweep:
         """Its :class:`~.sweep.Sweep` (imported on first use)."""

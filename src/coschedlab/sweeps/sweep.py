@@ -32,22 +32,25 @@ MAX_REPETITIONS = 1000
 
 def sweep_kind(out: Path | str) -> str | None:
     """What kind of sweep the directory ``out`` holds, from its spec.json (the ``"sweep"`` the
-    driver writes; older directories by a key only their kind writes: a registered sweep's
-    :attr:`Sweep.legacy_key`); None when it holds no readable spec.json."""
-    try:
-        doc = json.loads((Path(out) / SPEC_FILE).read_text())
-    except (OSError, ValueError, RecursionError):
-        return None
-    if not isinstance(doc, dict):
-        return None
-    if isinstance(doc.get("sweep"), str):
-        return doc["sweep"]
+    driver writes; one without it by a key only its kind writes: a registered sweep's
+    :attr:`Sweep.legacy_key`), or the spec.json a capability keeps elsewhere under ``out``
+    (its :attr:`~.capability.Capability.spec_file`); None when it holds no readable one."""
     from .capability import capabilities
 
-    for cap in capabilities():
-        sweep = cap.the_sweep()
-        if sweep.legacy_key is not None and sweep.legacy_key in doc:
-            return sweep.what
+    caps = capabilities()
+    for name in dict.fromkeys([SPEC_FILE, *(c.spec_file for c in caps)]):
+        try:
+            doc = json.loads((Path(out) / name).read_text())
+        except (OSError, ValueError, RecursionError):
+            continue
+        if not isinstance(doc, dict):
+            continue
+        if isinstance(doc.get("sweep"), str):
+            return doc["sweep"]
+        for cap in (c for c in caps if c.spec_file == name):
+            sweep = cap.the_sweep()
+            if sweep.legacy_key is not None and sweep.legacy_key in doc:
+                return sweep.what
     return None
 
 
@@ -118,11 +121,14 @@ class Sweep:
     None when records are not checked; ``layout`` how its runs are stored, under ``OUT/runs``
     (``runs=""``: under ``OUT`` itself); ``fresh_process``: each run in a process of its own
     (SimGrid); ``quiet``: the workers' stderr silenced. ``check(out, spec)`` and
-    ``record(out, spec)`` replace the folder check and the writing of spec.json for a sweep
-    that keeps its own (the comparison merges the definitions of its runs); ``plan(spec)``
+    ``record(out, spec)`` replace the folder check and the writing of what the runs are made
+    from, before them, for a sweep that keeps its own (the comparison merges the definitions
+    of its runs; ELiSE's refuses a folder holding files it did not write, and writes each
+    input's drawn jobs beside its spec.json); ``plan(spec)``
     its tasks (default: one per configuration, in key order); ``clear(out, spec)`` removes
     its stored runs (its command's ``--fresh``).
-    ``legacy_key``: a key only this kind's spec.json held before ``"sweep"`` was written."""
+    ``legacy_key``: a key only this kind's spec.json holds when it has no ``"sweep"`` (one
+    written before it was, or one a ``record`` writes)."""
 
     what: str
     run_one: Callable[..., Any]

@@ -73,3 +73,35 @@ def test_a_second_run_resumes_and_a_changed_one_is_refused(tmp_path):
     assert sim.read_text() == first
     run([*args, "--seed", "3", "--fresh"], case)
     assert sim.read_text() != first
+
+
+def test_the_dashboard_section_is_generated_and_finds_stored_experiments(tmp_path):
+    """``elise run`` is a registered capability: its page (the sweep section) is generated, an
+    output the command line made is found as an ELiSE sweep (its spec.json under
+    OUT/coschedlab, ELiSE's own files beside it) and shown with its runs' table, and a folder
+    inside it is refused as an output."""
+    from coschedlab.errors import InputError
+    from coschedlab.gui.app import Context
+    from coschedlab.gui.pages import pages
+    from coschedlab.gui.sweeps import sweep_view
+    from coschedlab.gui.workspace import Workspace
+    from coschedlab.sweeps.capability import capability, check_sweep
+    from coschedlab.sweeps.sweep import sweep_kind
+
+    case = ROOT / "tests" / "coloc" / "elise" / "cases" / "smoke"
+    out = tmp_path / "ws" / "elise" / "smoke"
+    ws = Workspace.at(tmp_path / "ws")
+    page = next(p for p in pages() if p.NAME == "elise")
+    assert page.TITLE == "ELiSE" and page.PATH == "/elise"
+    shown = str(page.layout(Context(ws)))
+    assert "el-sweep-run" in shown and "el-sweep-upload" in shown and "elise/run" in shown
+    assert ws.outputs("elise") == [] and sweep_kind(out) is None
+    run(["elise", "run", "experiment.yaml", "--out", str(out), "-j", "1"], case)
+    assert sweep_kind(out) == "elise" and sweep_kind(out / "coschedlab") is None
+    assert ws.outputs("elise") == ["elise/smoke"] and ws.outputs("comparison") == []
+    view = str(sweep_view(capability("elise"), ws, out))
+    assert "coschedlab elise run SPEC.yaml --out elise/smoke" in view
+    assert "Filler (co)" in view and "makespan s" in view
+    with pytest.raises(InputError, match="inside the stored sweep elise/smoke"):
+        ws.output("elise/smoke/again")
+    check_sweep("elise", str(case / "experiment.yaml"), str(tmp_path / "ws" / "other"))

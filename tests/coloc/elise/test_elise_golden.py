@@ -64,19 +64,15 @@ def test_every_job_as_elise(name: str) -> None:
 def test_elise_csv_layout(tmp_path: Path) -> None:
     """ELiSE's own get_workload files of the small case: same columns, same cells (times
     within 1e-6 s), the same cores listed for every job."""
-    from coschedlab.coloc.elise.run import run_experiment
+    from coschedlab.coloc.elise.run import SWEEP, EliseRun, report, summary
 
     case, exp, made, runs = load("smoke")
     out = tmp_path / "out"
-    summary, table = run_experiment(
-        exp,
-        out,
-        seed=int(CASES["smoke"]["seed"]),
-        compat=frozenset(COMPAT),
-        jobs=1,
-        expanded=(made, runs),
-    )
-    assert summary.ok and table is not None and len(table) == len(runs)
+    er = EliseRun(exp, int(CASES["smoke"]["seed"]), frozenset(COMPAT), made, runs)
+    done, _ = SWEEP.run(er, out, jobs=1)
+    report(er, out, [])
+    table = summary(out)
+    assert done.ok and table is not None and len(table[2]) == len(runs)
     golden = sorted((case / "workloads").glob("*.csv"))
     assert golden and sorted(p.name for p in (out / "workloads").glob("*.csv")) == [
         p.name for p in golden

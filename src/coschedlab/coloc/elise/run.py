@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,21 +32,17 @@ from ...errors import InputError
 from ...jobs import Workload
 from ...outputs import MARKER, atomic_file, check_target, first_foreign, is_empty, mark, slug
 from ...platform import Cluster
+from ...sweeps.capability import Table, read_table
 from ...sweeps.store import RunDirs, RunKey, completed, run_dir
 from ...sweeps.sweep import Sweep
-from ...sweeps.tasks import Outcome, Summary, Task, check_valid
-from .experiment import Experiment, Run, describe, dump, expand
+from ...sweeps.tasks import Task, check_valid
+from .experiment import Experiment, Run, describe, dump, expand, parse_compat, read_experiment
 from .generators import workload_csv
 
 __all__ = [
-    "OWN_DIR",
-    "RunTask",
-    "check_output",
-    "output_folder",
-    "run_experiment",
-    "simulate_run",
-    "workload_of",
-]
+    "OWN_DIR", "SWEEP", "EliseRun", "RunTask", "load_experiment", "report", "shown",
+    "simulate_run", "summary", "workload_of",
+]  # fmt: skip
 
 #: where coschedlab's own results go inside the output folder
 OWN_DIR = "coschedlab"
@@ -129,41 +125,109 @@ def simulate_run(task: RunTask) -> tuple[Any, dict[str, Any]]:
     return result, info
 
 
-def _checked_here(out: Path, exp: Any) -> None:
-    """:func:`run_experiment` checks the folder and writes its spec.json itself."""
+@dataclass(frozen=True)
+class EliseRun:
+    """An ELiSE experiment file as ``coschedlab elise run`` runs it: the file, the first
+    reading of ELiSE's clock (``seed``), the bugs reproduced (``compat``), and its inputs'
+    jobs as ELiSE's generators draw them (``made``, :func:`~.experiment.expand`) with the
+    runs."""
+
+    exp: Experiment
+    seed: int
+    compat: frozenset[str]
+    made: list
+    runs: list[Run]
+
+    @property
+    def name(self) -> str:
+        return self.exp.name
+
+    @property
+    def title(self) -> str:
+        jobs = sum(len(j) for _, j, _ in self.made)
+        return (f"{self.exp.name}: {len(self.made)} input(s), {jobs:,} jobs x "
+                f"{len(self.exp.schedulers)} scheduler(s)")  # fmt: skip
+
+    @property
+    def output(self) -> Path:
+        """The default output folder: where ELiSE writes (the actions' ``dir``), else
+        out/elise/NAME."""
+        folder = self.exp.folder
+        return Path(folder) if folder is not None else Path("out") / "elise" / slug(self.name)
+
+    @property
+    def notes(self) -> list[str]:
+        return self.exp.notes
+
+    def configs(self) -> dict[str, Run]:
+        """Its runs by key (the dashboard counts them)."""
+        return {str(key): run for run, _, _, key in _runs(self)}
+
+    @property
+    def described(self) -> dict[str, Any]:
+        """What its stored runs depend on (``OUT/coschedlab/spec.json``)."""
+        return describe(self.exp, self.seed, self.compat)
 
 
-#: an ELiSE experiment as a sweep of the one driver, its runs stored as the comparison's
-SWEEP = Sweep("elise", simulate_run, layout=RunDirs(Result.load), runs="", quiet=False,
-              check=_checked_here, record=_checked_here)  # fmt: skip
+def load_experiment(path: Path, *, seed: int = 0, compat: str | None = None) -> EliseRun:
+    """The ELiSE experiment file ``path`` read, checked and expanded with ``--seed`` and
+    ``--compat`` (:func:`~.experiment.parse_compat`)."""
+    from ...errors import check_seed
+
+    check_seed(seed)
+    flags = parse_compat(compat)
+    exp = read_experiment(path)
+    return EliseRun(exp, seed, flags, *expand(exp, seed))
 
 
-def output_folder(exp: Experiment, out: Path | None) -> Path:
-    """``--out``, else where ELiSE writes (the actions' ``dir``), else out/elise/NAME."""
-    if out is not None:
-        return Path(out)
-    if exp.folder is not None:
-        return Path(exp.folder)
-    return Path("out") / "elise" / slug(exp.name)
+def _clear(out: Path, er: EliseRun) -> None:
+    """``--fresh``: an earlier output of coschedlab's in ``out`` removed (never ELiSE's)."""
+    _check_folder(out, er, fresh=True)
 
 
-def check_output(
-    exp: Experiment, out: Path, seed: int, compat: frozenset[str], fresh: bool
-) -> None:
-    """Before any work: ``out`` can receive ``exp``'s runs (see :func:`_check_folder`)."""
-    _check_folder(Path(out), describe(exp, seed, compat), fresh, clear=False)
+def _record(out: Path, er: EliseRun) -> None:
+    """What the runs are made from: ``OUT/coschedlab/spec.json`` and each input's jobs
+    (``input_I/workload.csv``, ELiSE's workload CSV), written before the runs."""
+    runs_dir = mark(mark(out) / OWN_DIR)
+    (runs_dir / "spec.json").write_text(dump(er.described))
+    for i, (_, elise_jobs, _) in enumerate(er.made):
+        target = mark(runs_dir / f"input_{i}") / "workload.csv"
+        if not target.exists():
+            with atomic_file(target, force=True, probe=False) as tmp:
+                tmp.write_text(workload_csv(elise_jobs))
 
 
-def _check_folder(out: Path, described: dict[str, Any], fresh: bool, clear: bool = True) -> bool:
-    """``out`` can receive this experiment: new or empty, or this experiment's earlier (maybe
-    interrupted) output; ``fresh`` clears an earlier output of coschedlab's (when ``clear``).
-    Whether runs are stored there already."""
+def _runs(er: EliseRun) -> Iterator[tuple[Run, Any, str, RunKey]]:
+    """Every run of ``er`` in ELiSE's order (input by input): the run, its ELiSE scheduler,
+    the coschedlab scheduler spec running it and its key in the store."""
+    scheds = {s.index: s for s in er.exp.schedulers}
+    for run in er.runs:
+        s = scheds[run.k]
+        spec = s.spec(er.compat)
+        yield run, s, spec, RunKey(f"input_{run.inp}", f"s{run.k}-{slug(spec)}", 0)
+
+
+def _tasks(er: EliseRun) -> list[Task]:
+    """One task per run (:func:`_runs`), its input's jobs shared by its runs."""
+    tables = [tuple((j.id, j.app, j.procs, j.run, j.submit, j.wall) for j in jobs)
+              for _, jobs, _ in er.made]  # fmt: skip
+    return [
+        Task(key, simulate_run, (RunTask(key, run, tables[run.inp], inp.pool, inp.heatmap,
+                                         inp.cluster, spec, s.base, er.compat),))
+        for run, s, spec, key in _runs(er)
+        for inp in (er.made[run.inp][0],)
+    ]  # fmt: skip
+
+
+def _check_folder(out: Path, er: EliseRun, fresh: bool = False) -> None:
+    """``out`` can receive the experiment ``er``: new or empty, or its earlier (maybe
+    interrupted) output; ``fresh`` removes an earlier output of coschedlab's."""
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out} exists and is not a directory; choose a directory")
     if not out.exists():
         check_target(out)  # a new folder: it can be made
     if not out.is_dir() or is_empty(out):
-        return False
+        return
     if (out / MARKER).is_file():
         foreign = first_foreign(out)
     else:  # not made by coschedlab: any file in it is someone else's
@@ -173,17 +237,16 @@ def _check_folder(out: Path, described: dict[str, Any], fresh: bool, clear: bool
             f"--out {out} holds files coschedlab did not write ({foreign}); ELiSE's own "
             "results are never written over: give --out a new folder"
         )
-    spec = out / OWN_DIR / "spec.json"
     if fresh:
-        if clear:
-            shutil.rmtree(out)
-        return False
+        shutil.rmtree(out)
+        return
     try:
-        old = json.loads(spec.read_text())
+        old = json.loads((out / OWN_DIR / "spec.json").read_text())
     except (OSError, ValueError):
         raise InputError(
             f"--out {out} holds another result; give --fresh to replace it, or another --out"
         ) from None
+    described = er.described
     if old != json.loads(dump(described)):
         diffs = [k for k in described if old.get(k) != described[k]]
         verb = "differs" if len(diffs) == 1 else "differ"
@@ -191,86 +254,50 @@ def _check_folder(out: Path, described: dict[str, Any], fresh: bool, clear: bool
             f"--out {out} holds the runs of another experiment or settings "
             f"({', '.join(diffs)} {verb}); give --fresh to replace them, or another --out"
         )
-    return True
 
 
-def run_experiment(
-    exp: Experiment,
-    out: Path,
-    *,
-    seed: int = 0,
-    compat: frozenset[str] = frozenset(),
-    jobs: int | None = None,
-    fresh: bool = False,
-    on_start: Callable[[int, int], None] | None = None,
-    on_done: Callable[[Outcome], None] | None = None,
-    executor: Any = None,
-    expanded: tuple[list, list[Run]] | None = None,
-) -> tuple[Summary, pd.DataFrame | None]:
-    """Run (or resume) every run of ``exp`` into ``out``; when all are stored, write ELiSE's
-    files. Returns the runner's summary and the per-run table (None until every run is
-    stored)."""
-    out = Path(out)
-    described = describe(exp, seed, compat)
-    made, runs = expanded if expanded is not None else expand(exp, seed)
-    _check_folder(out, described, fresh)
-    runs_dir = mark(mark(out) / OWN_DIR)
-    (runs_dir / "spec.json").write_text(dump(described))
-    scheds = {s.index: s for s in exp.schedulers}
-    tasks = []
-    for i, (inp, elise_jobs, _) in enumerate(made):
-        folder = mark(runs_dir / f"input_{i}")
-        target = folder / "workload.csv"
-        if not target.exists():
-            with atomic_file(target, force=True, probe=False) as tmp:
-                tmp.write_text(workload_csv(elise_jobs))
-        table = tuple((j.id, j.app, j.procs, j.run, j.submit, j.wall) for j in elise_jobs)
-        for run in (r for r in runs if r.inp == i):
-            s = scheds[run.k]
-            spec = s.spec(compat)
-            key = RunKey(f"input_{i}", f"s{run.k}-{slug(spec)}", 0)
-            task = RunTask(
-                key, run, table, inp.pool, inp.heatmap, inp.cluster, spec, s.base, compat
-            )
-            tasks.append(Task(key, simulate_run, (task,)))
-    summary, _ = SWEEP.run(exp, runs_dir, tasks=tasks, jobs=jobs, on_start=on_start,
-                           on_done=on_done, executor=executor)  # fmt: skip
-    if not summary.ok:
-        return summary, None
-    table = write_elise_files(exp, out, made, tasks)
-    return summary, table
+#: an ELiSE experiment as a sweep of the one driver: its runs stored as the comparison's,
+#: under ``OUT/coschedlab`` beside ELiSE's own files
+SWEEP = Sweep("elise", simulate_run, layout=RunDirs(Result.load), runs=OWN_DIR, quiet=False,
+              check=_check_folder, record=_record, plan=_tasks, clear=_clear,
+              legacy_key="digest")  # fmt: skip
 
 
-def write_elise_files(exp: Experiment, out: Path, made: list, tasks: list[Task]) -> pd.DataFrame:
-    """ELiSE's files for the stored runs, and coschedlab's per-run summary table."""
+def report(er: EliseRun, out: Path, _rows: list) -> list[Path]:
+    """ELiSE's files (as its actions ask, and time_reports.csv) and coschedlab's per-run
+    summary table (``OUT/coschedlab/summary.csv``) once every run is stored; the files.
+    Nothing is written while a run is missing (a failed run: one line)."""
     from .experiment import ACTIONS
     from .outputs import time_report, workload_table, write_plots
 
+    exp, made, runs = er.exp, er.made, list(_runs(er))
     runs_dir = out / OWN_DIR
     done = completed(runs_dir)
+    missing = len(runs) - len(done.intersection(key for *_, key in runs))
+    if missing:
+        raise InputError(
+            f"{missing} run(s) failed (see {out}/{OWN_DIR}/*/*/rep0/error.txt); "
+            "fix the cause and run the same command again"
+        )
     rows, times = [], []
-    for t in tasks:
-        task: RunTask = t.args[0]
-        run = task.run
-        if task.key not in done:
-            continue
-        result = SWEEP.layout.read(runs_dir, task.key)
+    for run, sched, spec, key in runs:
+        result = SWEEP.layout.read(runs_dir, key)
         jobs = result.jobs
         inp, elise_jobs, _ = made[run.inp]
         names = {j.id: j.app for j in elise_jobs}
         apps = [names[j] for j in jobs["job_id"].tolist()]
         stem = f"sim_{run.sim}_input_{run.inp}_scheduler_{run.k}"
         m = result.metrics
-        info = json.loads((run_dir(runs_dir, task.key) / "run.json").read_text())
+        info = json.loads((run_dir(runs_dir, key) / "run.json").read_text())
         seconds = float(info.get("seconds", 0.0))
-        times.append((run.sim, run.inp, run.k, task.base, seconds, float(m["makespan"])))
+        times.append((run.sim, run.inp, run.k, sched.base, seconds, float(m["makespan"])))
         rows.append(
             {
                 "sim": run.sim,
                 "input": run.inp,
                 "scheduler_index": run.k,
-                "scheduler": task.base,
-                "spec": task.spec,
+                "scheduler": sched.base,
+                "spec": spec,
                 "jobs": len(jobs),
                 "makespan": m["makespan"],
                 "mean_wait": float(jobs["wait"].mean()),
@@ -294,10 +321,47 @@ def write_elise_files(exp: Experiment, out: Path, made: list, tasks: list[Task])
             else:
                 plots.append(ACTIONS[action])
         if plots:
-            write_plots(out, stem, jobs, inp.cluster, task.base, plots)
+            write_plots(out, stem, jobs, inp.cluster, sched.base, plots)
     with atomic_file(out / "time_reports.csv", force=True, probe=False) as tmp:
         tmp.write_text(time_report(sorted(times)))
-    table = pd.DataFrame(rows)
     with atomic_file(runs_dir / "summary.csv", force=True, probe=False) as tmp:
-        table.to_csv(tmp, index=False, float_format="%.10g")
-    return table
+        pd.DataFrame(rows).to_csv(tmp, index=False, float_format="%.10g")
+    return [out / "time_reports.csv", runs_dir / "summary.csv"]
+
+
+def _short(name: str) -> str:
+    """ELiSE's scheduler names without their common ending: "Filler (co)", "EASY"."""
+    if name.endswith(" Co-Scheduler"):
+        return name.removesuffix(" Co-Scheduler") + " (co)"
+    return name.removesuffix(" Scheduler")
+
+
+def summary(out: Path) -> Table | None:
+    """The runs of the experiment in ``out`` (its summary.csv; None before there is one)."""
+    df = read_table(Path(out) / OWN_DIR / "summary.csv")
+    if df is None:
+        return None
+    rows = [[str(r.sim), str(r.input), _short(r.scheduler), f"{r.makespan:,.1f}",
+             f"{r.mean_wait:,.1f}", f"{r.mean_bounded_slowdown:,.2f}", str(r.killed)]
+            for r in df.itertuples()]  # fmt: skip
+    columns = ["sim", "in", "scheduler", "makespan s", "mean wait s", "mean bsld", "killed"]
+    return "runs", columns, rows
+
+
+def shown(er: EliseRun, out: Path, width: int) -> Any:
+    """What ``elise run`` prints: the runs' table, and which of ELiSE's bugs it reproduced."""
+    from rich.console import Group
+    from rich.markup import escape
+
+    from ...tables import Col, fit_table
+
+    table = summary(out)
+    if table is None:
+        return None
+    cols = [Col("sim"), Col("in"), Col("scheduler", "left", wrap=True)]
+    cols += [Col(c) for c in table[1][3:]]
+    how = "ELiSE's bugs fixed (--compat all reproduces them)"
+    if er.compat:
+        how = "ELiSE's bugs reproduced: " + ", ".join(sorted(er.compat))
+    said = escape(f"{how}; ELiSE's files and coschedlab's results in {out}/")
+    return Group(fit_table(er.name, cols, table[2], width, keep=3), said)

@@ -1,4 +1,6 @@
-"""A small moldable parallel simulation code for parameter studies: a steady 2-D plume.
+"""A small moldable parallel simulation code for parameter studies: a steady 2-D plume (the
+application of the real study examples/heat_study.yaml: an example beside coschedlab, which
+runs any code a study's command names; docs/studies.md says why it is not in the package).
 
 The model
 ---------
@@ -98,7 +100,7 @@ Command line (the study executor's contract)
 --------------------------------------------
 ::
 
-    python -m coschedlab.studies.heat --param diffusivity=1.5 --param velocity=2.0 \\
+    python examples/heat.py --param diffusivity=1.5 --param velocity=2.0 \\
         --nprocs 2 --checkpoint-out run.npz [--checkpoint-in other.npz] \\
         [--checkpoint-every 200] [--result result.json] [--grid 64] [--tol 1e-6] \\
         [--max-steps N]
@@ -145,7 +147,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from ..errors import InputError
+from coschedlab.errors import InputError
 
 __all__ = [
     "PARAMS",
@@ -172,6 +174,7 @@ DEFAULT_TOL = 1e-4
 DEFAULT_MAX_STEPS = 200_000
 DEFAULT_CHECKPOINT_EVERY = 200
 SHM_PREFIX = "coschedlab_heat_"
+#: the checkpoints' format (named when this code was the module coschedlab.studies.heat)
 CHECKPOINT_FORMAT = "coschedlab.studies.heat/1"
 _POLL = 0.05  # seconds: a waiting process checks that the others are still alive
 
@@ -727,7 +730,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     ap = _Parser(
-        prog="python -m coschedlab.studies.heat",
+        prog="heat.py",
         description="Solve one design of the steady plume (see the module docstring).",
     )
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
