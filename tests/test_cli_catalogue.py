@@ -1096,6 +1096,7 @@ CASES = [
     ("compare-out-foreign-alike", "compare spec.yaml --out notours", 2, "error: --out notours exists and is not a comparison output"),
     ("insitu-reproduce-network", "insitu reproduce --out rr --network torus", 2, "error: --network: unknown network 'torus'; use one of paper, per-node"),
     ("insitu-reproduce-engine", "insitu reproduce --out rr --engine fast", 2, "error: --engine: unknown engine 'fast'; use one of activities, ptask"),
+    ("elise-out-workflow-sweep", "elise run el_ok.yaml --out wfsweep", 2, "error: --out wfsweep holds a workflow sweep, not an elise sweep; give another --out"),
     ("compare-spec-huge", "compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
     ("workflows-spec-huge", "workflows compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
     ("coupled-spec-huge", "coupled compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
