@@ -1836,6 +1836,53 @@ def test_ctrl_c_while_the_workers_start_prints_one_line(ws, tmp_path):
     assert len(lines) == 1 and lines[0].startswith("interrupted"), err
 
 
+SLOW = """
+import time
+from coschedlab.schedulers import Scheduler, start_in_order
+
+
+class Slow(Scheduler):
+    name = "slow"
+
+    def schedule(self, view):
+        time.sleep(0.05)
+        return start_in_order(view, view.queue, view.free)
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_sigterm_stops_a_sweep_as_ctrl_c_does(tmp_path, jobs):
+    """SIGTERM to the whole process group (``timeout``, a Slurm time limit) once some runs
+    are stored: the Ctrl-C line with how to resume, exit code 130, no worker's run stored as
+    failed, nothing else on stderr (it died silently: a "leaked semaphore" warning, no
+    resume line); the resumed sweep runs only what is missing."""
+    from experiments._experiments_data import base_spec, write_spec
+
+    doc = base_spec(tmp_path)
+    (tmp_path / "slow.py").write_text(SLOW)
+    doc["schedulers"] = ["fcfs", "slow.py"]
+    write_spec(tmp_path / "s.yaml", doc)
+    args = [sys.executable, "-m", "coschedlab.cli", "compare", "s.yaml", "--out", "o", "-j", jobs]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True, env=env)  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not list((tmp_path / "o").rglob("*.json"))[1:]:
+        time.sleep(0.05)  # spec.json and a first run stored
+    os.killpg(proc.pid, signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    lines = [line for line in err.strip().splitlines() if not line.startswith("tiny: ")]
+    assert len(lines) == 1 and lines[0].startswith("interrupted: "), err
+    assert f"resume with: coschedlab compare s.yaml --out o --jobs {jobs}" in lines[0]
+    stored = int(lines[0].split()[1])
+    assert 0 < stored < 12, err
+    assert not [p for p in (tmp_path / "o").rglob("*") if "error" in p.name]
+    again = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert again.returncode == 0, again.stderr
+    assert f"{stored} of 12 runs already stored" in again.stdout + again.stderr, again.stdout
+
+
 def test_interrupted_compare_says_only_how_to_resume(capsys, tmp_path, monkeypatch):
     from experiments._experiments_data import base_spec, write_boom, write_spec
 
