@@ -13,6 +13,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -540,6 +541,11 @@ CASES = [
     ("generate-out-devnull", "generate --pool pool.json --out /dev/null", 2, "/dev/null"),
     ("generate-out-dir", "generate --pool pool.json --out empty", 2, "is a directory"),
     ("compare-out-file", "compare spec.yaml --out afile", 2, "afile exists and is not a directory"),
+    ("compare-out-empty", "compare spec.yaml --out ''", 2, "Invalid value for '--out' / '-o': the path is empty"),
+    ("compare-spec-empty", "compare ''", 2, "Invalid value for 'spec': the path is empty"),
+    ("elise-out-empty", "elise run coschedlab:sweeps/elise_small.yaml --out ''", 2, "'--out' / '-o': the path is empty"),
+    ("study-reproduce-out-empty", "study reproduce --out ''", 2, "'--out': the path is empty"),
+    ("insitu-reproduce-out-empty", "insitu reproduce --out ''", 2, "'--out': the path is empty"),
     ("compare-executor-kind", "compare spec.yaml --out ex1 --executor spark:x", 2, "must be one of local, dask"),
     ("compare-executor-noaddr", "compare spec.yaml --out ex1 --executor dask", 2, "needs a scheduler address"),
     ("compare-executor-nofile", "compare spec.yaml --out ex1 --executor dask:nosuch.json", 2, "no scheduler file nosuch.json"),
@@ -1117,7 +1123,7 @@ def test_bad_input_fails_cleanly(ws, capsys, args, code, says):
     if insitu and importlib.util.find_spec("simgrid") is None:  # not imported: see tests/insitu
         pytest.skip("SimGrid's Python bindings are not installed")
     before = digest(ws / "prev")
-    got, out, err = run_cli(args.split(), ws, capsys)
+    got, out, err = run_cli(shlex.split(args), ws, capsys)  # ('' : an empty argument)
     assert "Traceback" not in out + err
     assert got == code, (got, err)
     lines = err.strip().splitlines()

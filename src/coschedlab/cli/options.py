@@ -32,10 +32,24 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object")]
 FreshOpt = Annotated[
     bool, typer.Option("--fresh", help="discard the runs already stored in the output")
 ]
+
+
+def a_path(text: str) -> Path:
+    """A path option's or argument's value; an empty one is refused (``Path("")`` is
+    ``.``: ``--out ''`` wrote into the current directory, ``compare ''`` read it as a
+    spec)."""
+    if isinstance(text, Path):  # a default
+        return text
+    if not text:
+        raise typer.BadParameter("the path is empty")
+    return Path(text)
+
+
 SweepOutOpt = Annotated[
     Path | None,
-    typer.Option("--out", "-o", help="output directory (default: the spec's 'output')"),
-]
+    typer.Option("--out", "-o", parser=a_path,
+                 help="output directory (default: the spec's 'output')"),
+]  # fmt: skip
 
 
 def csv_items(text: str | None) -> list[str] | None:
