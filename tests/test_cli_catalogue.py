@@ -395,6 +395,7 @@ def ws(tmp_path_factory) -> Path:
     cpl = "large: small.swf\nlarge_nodes: 4\nsmall: small.swf\nsmall_nodes: 4\nschemes: [HH]\nloads: [0.5]\nproportions: []\nseeds: 1\n"
     (d / "cpl_ok.yaml").write_text(cpl)
     (d / "cpl_exec.yaml").write_text(cpl + "executor: dask-local:0\n")
+    (d / "cpl_exec2.yaml").write_text(cpl + "executor: dask-local:2\n")
     for name, body in {
         "cpl_key": cpl + "colour: red\n",
         "cpl_scheme": cpl.replace("[HH]", "[HX]"),
@@ -546,6 +547,9 @@ CASES = [
     ("elise-out-empty", "elise run coschedlab:sweeps/elise_small.yaml --out ''", 2, "'--out' / '-o': the path is empty"),
     ("study-reproduce-out-empty", "study reproduce --out ''", 2, "'--out': the path is empty"),
     ("insitu-reproduce-out-empty", "insitu reproduce --out ''", 2, "'--out': the path is empty"),
+    ("compare-jobs-dask-local", "compare spec.yaml --out ex1 -j 3 --executor dask-local:1", 2, "--jobs 3 is for the local executor; --executor dask-local:1 has workers of its own: give --executor dask-local:3"),
+    ("compare-jobs-dask", "compare spec.yaml --out ex1 -j 3 --executor dask:tcp://127.0.0.1:1", 2, "--executor dask:tcp://127.0.0.1:1 has workers of its own: drop --jobs"),
+    ("coupled-jobs-spec-executor", "coupled compare cpl_exec2.yaml --out ex1 -j 3", 2, "the spec's 'executor' dask-local:2 has workers of its own"),
     ("compare-executor-kind", "compare spec.yaml --out ex1 --executor spark:x", 2, "must be one of local, dask"),
     ("compare-executor-noaddr", "compare spec.yaml --out ex1 --executor dask", 2, "needs a scheduler address"),
     ("compare-executor-nofile", "compare spec.yaml --out ex1 --executor dask:nosuch.json", 2, "no scheduler file nosuch.json"),

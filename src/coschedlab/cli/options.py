@@ -65,7 +65,24 @@ def executor_of(jobs: int | None, executor: str | None) -> Any:
 
     if jobs is not None and jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {jobs}")
-    return parse_executor(executor) if executor is not None else None
+    where = parse_executor(executor) if executor is not None else None
+    jobs_apply(jobs, where, "--executor")
+    return where
+
+
+def jobs_apply(jobs: int | None, where: Any, named: str) -> None:
+    """Refuse ``--jobs`` beside a distributed executor ``where`` (``named``: the option or
+    the spec's key that gave it), whose workers are its own: ``-j`` was silently ignored."""
+    from ..errors import InputError
+
+    if jobs is None or not getattr(where, "distributed", False):
+        return
+    fix = (f"give --executor dask-local:{jobs}" if where.kind == "dask-local"
+           else "drop --jobs")  # fmt: skip
+    raise InputError(
+        f"--jobs {jobs} is for the local executor; {named} {where} has workers of its own: "
+        f"{fix}, or --executor local to run here"
+    )
 
 
 def takes(shared: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
