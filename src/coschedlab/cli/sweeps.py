@@ -55,6 +55,7 @@ def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
     from rich.markup import escape
 
     from ..bundled import bundled, is_bundled
+    from ..sweeps.sweep import check_kind
     from .progress import report_step, run_sweep_shown, text_console
 
     where = executor_of(jobs, executor)
@@ -62,7 +63,8 @@ def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
     s: Any = cap.read(path, **options)
     target = Path(out if out is not None else s.output)
     sweep = cap.the_sweep()
-    if fresh:
+    if fresh:  # never another kind's sweep (study reproduce --force deleted a comparison)
+        check_kind(target, sweep.what)
         sweep.clear(target, s)
     sweep.check_output(target, s)
     tasks = sweep.tasks(s)
