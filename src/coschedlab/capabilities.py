@@ -72,7 +72,7 @@ STUDY = register(Capability(
         Option("spec", ("--spec",), str, "helium", "the study (default: helium)"),
         Option("seeds", ("--seeds",), int, 1, "average over the work model drawn with seeds "
                "0..N-1 (default: the spec's seed only)"),
-        Option("fresh", ("--force",), bool, False, "replace an existing --out"),
+        Option("fresh", ("--force",), bool, False),  # the CLI's shared --force
     ),
 ))  # fmt: skip
 

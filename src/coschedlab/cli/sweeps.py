@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .options import ExecutorOpt, FreshOpt, JobsOpt, SweepOutOpt, executor_of
+from .options import ExecutorOpt, ForceOpt, FreshOpt, JobsOpt, JsonOpt, SweepOutOpt, executor_of
 
 __all__ = [
     "add_sweep_commands", "compare_command", "print_table", "run_capability",
@@ -112,6 +112,10 @@ def _resume_args(cap: Any, spec: Path | None, jobs: int | None, out: Path | None
     return args
 
 
+#: options a capability names by their flags alone (no help): the CLI's one declaration of each
+SHARED: dict[tuple[str, ...], Any] = {("--force",): ForceOpt, ("--json",): JsonOpt}
+
+
 def compare_command(cap: Any) -> Callable[..., None]:
     """The command of ``cap``: the common parameters (``SPEC``, ``--jobs``, ``--out``,
     ``--executor``; ``--fresh`` when its sweep can clear its runs) with its own
@@ -131,8 +135,11 @@ def compare_command(cap: Any) -> Callable[..., None]:
         if o.type is None:
             params.pop(o.name, None)
             continue
-        info = typer.Option(*o.flags, help=o.help) if o.flags else typer.Argument(help=o.help)
-        params[o.name] = Annotated[o.type, info]
+        if o.flags in SHARED and not o.help:  # a shared option: its one declaration
+            params[o.name] = SHARED[o.flags]
+        else:
+            info = typer.Option(*o.flags, help=o.help) if o.flags else typer.Argument(help=o.help)
+            params[o.name] = Annotated[o.type, info]
         if o.default is not ...:
             defaults[o.name] = o.default
 
