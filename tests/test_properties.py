@@ -187,13 +187,32 @@ class _CountsOracle:
 def test_slurm_count_scan_matches_the_python_scan(data, n, machine, res, window, reserve, tests):
     # Slurm's compiled backfill scan on its count profile gives the Python reservation scan's
     # starts and reservations (running jobs with and without a start, jobs just started)
+    _check_count_scan(data, n, machine, res, window, reserve, tests, "rwqj")
+
+
+@given(
+    data=st.data(),
+    n=st.integers(4, 30),
+    machine=st.integers(2, 12),
+    res=st.sampled_from([1.0, 60.0]),
+    window=st.sampled_from([0.0, 60.0, 600.0, 1800.0]),
+    tests=st.integers(3, 30),
+)
+def test_slurm_count_scan_with_many_slots_beyond_the_window(data, n, machine, res, window, tests):
+    # the same, with short windows and mostly pending jobs: many tested jobs find no slot
+    # within the window, and the scan skips those it proves beyond it from an earlier one
+    # (CountScan.beyond_known)
+    _check_count_scan(data, n, machine, res, window, None, tests, "rqqqq")
+
+
+def _check_count_scan(data, n, machine, res, window, reserve, tests, kinds):
     from coschedlab.schedulers.passes import CountScan
     from coschedlab.schedulers.profile import Profile, reservation_scan
 
     now = data.draw(st.floats(0, 1e5))
     nodes = data.draw(st.lists(st.integers(1, machine), min_size=n, max_size=n))
     limit = [60.0 * m for m in data.draw(st.lists(st.integers(0, 120), min_size=n, max_size=n))]
-    roles = data.draw(st.lists(st.sampled_from("rwqj"), min_size=n, max_size=n))
+    roles = data.draw(st.lists(st.sampled_from(kinds), min_size=n, max_size=n))
     start = [now - data.draw(st.floats(0, 9000)) if r == "r" else math.nan for r in roles]
     est = sorted(
         (start[j] + limit[j] if roles[j] == "r" else now + data.draw(st.floats(-50, 9000)), j)

@@ -54,7 +54,7 @@ def test_read_columns_are_independent_arrays(tmp_path, dropped):
     for name in ("alloc_procs", "req_procs"):
         assert cols[name].dtype == np.int32
     for name, c in cols.items():  # its own memory: the parse array is not kept alive
-        assert c.base is None, name
+        assert c.base is None and c.flags.writeable, name  # (partition, of one value, too)
     for (a, x), (b, y) in itertools.combinations(cols.items(), 2):
         assert not np.shares_memory(x, y), (a, b)
     before = {name: c.copy() for name, c in cols.items()}
@@ -73,3 +73,54 @@ def test_drop_oversized_keeps_the_workload_when_nothing_is_dropped(tmp_path):
     smaller = w.drop_oversized(4)
     assert smaller is not w and smaller.columns["id"].tolist() == [1, 2]
     assert smaller.dropped["larger than the machine"] == 1 and not w.dropped
+
+
+def test_a_field_of_one_value_is_kept_as_that_value(tmp_path):
+    """A field the trace leaves at one value (-1, as most) holds no memory per job:
+    that value broadcast, read-only; a field with two values (or -0.0 beside 0.0) is an array
+    of its own. The values, a write/read round trip and a run's outputs are the same."""
+    from coschedlab.platform import Cluster
+    from coschedlab.simulation import run_simulation
+    from coschedlab.workload.swf import write_workload_swf
+
+    lines = [f"{k} {10 * k} -1 {50 + k} 2 -1 {'-0' if k == 2 else '0'} 2 100 7 1 1 1 1 1 1 -1 -1"
+             for k in range(1, 6)]  # fmt: skip
+    path = tmp_path / "t.swf"
+    path.write_text("\n".join(lines) + "\n")
+    w = read_swf(path, compact=True)
+    cols = {**w.columns, **w.extra}
+    plain = read_swf(path)  # (the default: every column an array of its own, writable)
+    for name, a in {**plain.columns, **plain.extra}.items():
+        assert a.flags.writeable and a.strides != (0,) and np.array_equal(a, cols[name]), name
+    plain.columns["user"][0] = 9  # a user's edit in place
+    assert w.columns["user"][0] == 1
+    one_value = ("trace_wait", "avg_cpu", "alloc_procs", "req_procs", "req_mem", "status",
+                 "user", "group", "app", "queue", "partition", "preceding",
+                 "think_time")  # fmt: skip
+    for name in one_value:
+        a = cols[name]
+        assert a.strides == (0,) and not a.flags.writeable, name
+    for name in ("id", "submit", "run", "requested_time", "procs"):  # the kernel's: C arrays
+        assert cols[name].flags.c_contiguous and cols[name].strides != (0,), name
+    assert w.columns["user"].tolist() == [1] * 5 and w.columns["preceding"].dtype == np.int64
+    assert w.extra["trace_wait"].tolist() == [-1.0] * 5
+    assert w.extra["req_mem"].tolist() == [7.0] * 5 and w.extra["alloc_procs"].dtype == np.int32
+    used = w.extra["used_mem"]  # 0.0 and -0.0: not one value, bit for bit
+    assert used.strides == (8,) and np.signbit(used).tolist() == [False, True, False, False, False]
+    write_workload_swf(tmp_path / "back.swf", w)
+    back = read_swf(tmp_path / "back.swf")
+    for name, a in w.extra.items():
+        assert np.array_equal(back.extra[name], a), name
+    some = w.select(np.array([True, False, True, True, False]))  # (drop_oversized's way)
+    assert some.columns["id"].tolist() == [1, 3, 4]
+    for name in one_value:
+        a = {**some.columns, **some.extra}[name]
+        assert a.strides == (0,) and a.tolist() == [cols[name][0]] * 3, name
+    assert (
+        some.extra["used_mem"].tolist() == [0.0, 0.0, 0.0] and some.extra["used_mem"].base is None
+    )
+    r = run_simulation(w, Cluster(nodes=4), "easy", dependencies=True)
+    r.write(tmp_path)
+    assert r.validate() == []
+    assert r.jobs["avg_cpu"].tolist() == [-1.0] * 5 and r.jobs["user"].tolist() == [1] * 5
+    assert r.groups("user").index.tolist() == [1] and r.groups("user")["jobs"].tolist() == [5]

@@ -673,7 +673,9 @@ def assert_same_parse(data: bytes) -> None:
             _parse_jobs(data, "t.swf")
         assert (err.value.what, err.value.where) == (exc.what, exc.where)
         return
-    values, linenos = _parse_jobs(data, "t.swf")
+    fields, linenos = _parse_jobs(data, "t.swf")
+    assert len(fields) == 18 and all(len(f) == len(linenos) for f in fields)
+    values = np.column_stack(fields)  # (n, 18), as the reference gives
     assert values.shape == expected[0].shape
     assert np.ascontiguousarray(values).tobytes() == expected[0].tobytes()  # -0.0 included
     assert linenos.tolist() == expected[1].tolist()
@@ -758,3 +760,53 @@ def test_compiled_number_conversion_is_float(x, how):
     text = _number_texts(x)[how]
     line = " ".join(["1", text, *["-1"] * 16]).encode()
     assert_same_parse(line)
+
+
+def _first_range_error_row_major(values: np.ndarray) -> tuple[int, int, str] | None:
+    """The textbook scan of the range check: cell by cell in file order (line, then field),
+    the first value beyond its field's limit or negative other than -1 where -1 is unknown."""
+    from coschedlab.jobs import MAX_LABEL, MAX_PROCS, MAX_TIME
+    from coschedlab.workload import swf
+
+    for row in range(len(values)):
+        for field in range(18):
+            x = values[row, field]
+            limit = swf.MAX_ANY
+            if field in swf._TIME_FIELDS:
+                limit = MAX_TIME
+            elif field in swf._PROC_FIELDS:
+                limit = MAX_PROCS
+            elif field in swf._LABEL_FIELDS:
+                limit = MAX_LABEL
+            if field in swf._MINUS_ONE_FIELDS and x < 0 and x != -1:
+                return row, field, "negative"
+            if abs(x) > limit:
+                return row, field, "range"
+    return None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_range_check_reports_the_first_bad_value_in_file_order(data):
+    """The range check (a field at a time) names the same line, field and kind as the
+    cell-by-cell scan in file order, whatever bad values the lines hold."""
+    from coschedlab.workload.swf import _check_ranges
+
+    n = data.draw(st.integers(1, 6))
+    values = np.ones((n, 18))
+    bad_values = st.sampled_from([-5.0, -1.0, -2e15, 3e9, 2e10, 5e15, 0.0])
+    for _ in range(data.draw(st.integers(0, 4))):
+        row, field = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, 17))
+        values[row, field] = data.draw(bad_values)
+    linenos = np.arange(n, dtype=np.int64) + 10
+    want = _first_range_error_row_major(values)
+    fields = [np.ascontiguousarray(values[:, f]) for f in range(18)]
+    if want is None:
+        _check_ranges(fields, linenos, "t.swf")
+        return
+    row, field, kind = want
+    with pytest.raises(InputError) as err:
+        _check_ranges(fields, linenos, "t.swf")
+    assert err.value.where == f"t.swf:{row + 10}"
+    assert err.value.what.startswith(f"field {field + 1} (")
+    assert ("SWF writes -1 for unknown" in err.value.what) == (kind == "negative")

@@ -75,6 +75,19 @@ _LIMITS = {"submit": MAX_TIME, "run": MAX_TIME, "requested_time": MAX_TIME,
            "think_time": MAX_TIME, "procs": MAX_PROCS}  # fmt: skip
 
 
+#: the columns a workload may hold as one value broadcast to its length (a read-only array
+#: of zero stride: a reader's field left at -1 throughout), as given; the others (the ones the
+#: kernel reads into C arrays) are always C arrays of their type
+_ONE_VALUE_OK = frozenset(
+    ("user", "group", "app", "queue", "partition", "status", "preceding", "think_time")
+)
+
+
+def _is_one_value(a: object, dtype: type) -> bool:
+    """``a`` is a 1-D array of ``dtype`` with zero stride (one value broadcast)."""
+    return isinstance(a, np.ndarray) and a.dtype == dtype and a.ndim == 1 and a.strides == (0,)
+
+
 def _check_label(columns: Mapping[str, object], name: str) -> None:
     """Refuse a label column with a value beyond :data:`MAX_LABEL` (it would wrap around in
     the 32-bit column), naming the first such job."""
@@ -206,7 +219,11 @@ class Workload:
                 continue
             if dtype is np.int32:
                 _check_label(self.columns, name)
-            cols[name] = np.ascontiguousarray(self.columns[name], dtype=dtype)
+            a = self.columns[name]
+            if name in _ONE_VALUE_OK and _is_one_value(a, dtype):
+                cols[name] = a  # a column of one value broadcast (no memory per job) stays
+            else:
+                cols[name] = np.ascontiguousarray(a, dtype=dtype)
             if n is None:
                 n = len(cols[name])
             elif len(cols[name]) != n:
@@ -299,11 +316,16 @@ class Workload:
 
     def select(self, mask: np.ndarray) -> Workload:
         """The jobs where ``mask`` is true (dependencies on removed jobs are dropped)."""
-        cols = {k: v[mask] for k, v in self.columns.items()}
-        kept = set(cols["id"].tolist()) if self.deps else set()  # (1M ids: ~60 MB of set)
+        ids = self.columns["id"][mask]
+
+        def rows(v: np.ndarray) -> np.ndarray:  # a column of one value broadcast stays so
+            return np.broadcast_to(v[:1], ids.shape) if _is_one_value(v, v.dtype) else v[mask]
+
+        cols = {k: rows(v) for k, v in self.columns.items()}
+        kept = set(ids.tolist()) if self.deps else set()  # (1M ids: ~60 MB of set)
         deps = {j: tuple(d for d in ds if d in kept) for j, ds in self.deps.items() if j in kept}
         deps = {j: ds for j, ds in deps.items() if ds}
-        extra = {k: v[mask] for k, v in self.extra.items()}
+        extra = {k: rows(v) for k, v in self.extra.items()}
         return Workload(cols, deps, dict(self.header), Counter(self.dropped), self.source, extra)
 
     def head(self, n: int) -> Workload:

@@ -484,18 +484,35 @@ def write_parquet(path: str | Path, table: Any) -> None:
     # a column that makes its own texts (a run's allocations) makes them a row group at a time
     made = {name: a.text_chunks(size) for name, a in arrays.items() if hasattr(a, "text_chunks")}
 
+    def anew(values: Any, to: Any, same: dict) -> Any:
+        """A row group's ``values`` as an Arrow array of ``to`` made anew (widened, or made
+        contiguous); when they are one value (bit for bit: a label or an unknown field, -1),
+        the array of that value in ``same``, shared by every such column of the row group (a
+        million jobs: ~14 MB less while a row group is written)."""
+        if len(values) and values.dtype.kind in "iuf":
+            bits = values.view(f"u{values.itemsize}")
+            if values.strides == (0,) or (bits[-1] == bits[0] and (bits == bits[0]).all()):
+                one = values[:1].astype(to)
+                key = (one.dtype.str, one.tobytes())
+                if key not in same:
+                    same[key] = arrow_array(np.full(len(values), one[0]))
+                return same[key]
+        return arrow_array(values.astype(to, copy=False))
+
     def groups() -> Iterator[Any]:
         for lo in range(0, n, size):
             part: list = []
+            same: dict = {}
             for name, a in arrays.items():
                 if name in whole:
                     part.append(whole[name].slice(lo, min(size, n - lo)))
                 elif name in made:
                     part.append(arrow_array(None, next(made[name])))
-                elif name in wide:
-                    part.append(arrow_array(a[lo : lo + size].astype(wide[name])))
+                elif name in wide or not a.flags.c_contiguous:
+                    part.append(anew(a[lo : lo + size], wide.get(name, a.dtype), same))
                 else:
                     part.append(arrow_array(a[lo : lo + size]))
+            del same
             table = pa.table(part, schema=schema)
             del part
             yield table

@@ -60,6 +60,8 @@ def same_state(c: SharedNodes, o: oracle.SharedNodes, running: dict) -> None:
             assert c.partly_free(cores, limit) == o.partly_free(cores, limit)
     # the idle-node index holds the idle segments, and gives the lowest k idle nodes
     assert c.idle_runs == [(a, b) for a, b, f, _ in o.segments() if f == o.cpn]
+    # the rows of nodes by free cores
+    assert c.free_rows == [[x for x in range(c.n) if o.free_cores(x) == f] for f in range(c.cpn)]
     for k in range(c.n_idle + 1):
         assert c.idle_intervals(k) == o.idle_intervals(k)
     for j in running:
@@ -97,6 +99,72 @@ def test_compiled_segments_equal_the_python_oracle(case):
             assert iv == o.claim(q)
             running[job] = (iv, cores)
         same_state(c, o, running)
+
+
+@st.composite
+def wide_ops(draw):
+    """A machine of one to several words of the node bitmaps (64 nodes a word, 4,096 a word
+    of their summaries) and placements of runs of nodes across word boundaries."""
+    n = draw(st.sampled_from([63, 64, 65, 127, 129, 200, 4095, 4097, 8300]))
+    cpn = draw(st.integers(1, 5))
+    ops = []
+    for _ in range(draw(st.integers(1, 10))):
+        runs = []
+        for _ in range(draw(st.integers(1, 3))):
+            a = draw(st.sampled_from([0, 1, 62, 63, 64, 65, 127, 128, 4095, 4096, n // 2, n - 1]))
+            a = min(a, n - 1)
+            runs.append(range(a, min(n, a + draw(st.integers(1, 150)))))
+        nodes = sorted({x for r in runs for x in r})
+        ops.append((nodes, draw(st.integers(1, cpn)), draw(st.sampled_from([None, "first"]))))
+    return n, cpn, ops
+
+
+@settings(max_examples=40, deadline=None)
+@given(wide_ops(), st.data())
+def test_compiled_segments_across_words_equal_the_python_oracle(case, data):
+    # segments indexed by first node in bitmaps of 64-node words (with a summary word per
+    # 4,096 nodes), and rows of nodes by free cores: runs crossing words, machines of
+    # several summary words
+    n, cpn, ops = case
+    c, o = SharedNodes(n, cpn), oracle.SharedNodes(n, cpn)
+    running: dict[int, tuple] = {}
+    for job, (nodes, cores, release) in enumerate(ops):
+        if release and running:
+            k = min(running)
+            iv, ck = running.pop(k)
+            c.release(k, iv, ck)
+            o.release(k, iv, ck)
+        p, q = Placement(job, nodes, cores), Placement(job, nodes, cores)
+        why = c.check(p)
+        assert why == o.check(q)
+        if why is None:
+            iv = c.claim(p)
+            assert iv == o.claim(q)
+            running[job] = (iv, cores)
+        segs = o.segments()
+        assert c.segments() == segs
+        assert c.nodes_by_free == o.nodes_by_free and c.n_idle == o.n_idle
+        assert c.idle_runs == [(a, b) for a, b, f, _ in segs if f == cpn]
+        rows = [[] for _ in range(cpn)]
+        for a, b, f, _ in segs:
+            if f < cpn:
+                rows[f].extend(range(a, b))
+        assert c.free_rows == rows
+        for a, b, _, _ in segs:
+            for x in {a, b - 1}:
+                assert c.free_cores(x) == o.free_cores(x) and c.occupants(x) == o.occupants(x)
+        k = data.draw(st.integers(0, c.n_idle))
+        assert c.idle_intervals(k) == o.idle_intervals(k)
+        for cores in range(cpn + 1):
+            assert c.partly_free(cores) == o.partly_free(cores)
+    thr = data.draw(st.integers(0, cpn + 1))
+    pc, po = c.projection(thr), o.projection(thr)
+    for nodes, cores, _ in ops:
+        iv = Placement(0, nodes, cores).intervals
+        assert pc.loss(iv, cores) == po.loss(iv, cores)
+        sign = data.draw(st.sampled_from([1, -1]))
+        assert pc.add(iv, sign * cores) == po.add(iv, sign * cores)
+        assert (pc.starts, pc.free) == (po.starts, po.free)
 
 
 @settings(max_examples=150)

@@ -1,4 +1,5 @@
-"""The SWF reader's parse loop, compiled: the job lines of an SWF text as an (n, 18) array.
+"""The SWF reader's parse loop, compiled: the job lines of an SWF text as 18 arrays, one per
+field.
 
 :func:`coschedlab.workload.swf.read_swf` calls :func:`parse_jobs` and owns the conventions
 and the error messages. The rules of a line are the ones its module docstring states:
@@ -18,6 +19,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.ref cimport PyObject
 from libc.math cimport floor, isfinite
 from libc.stdint cimport int64_t, uint64_t
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -131,8 +133,11 @@ cdef int read_number(const char *s, Py_ssize_t n, double *out) except -1:
 def parse_jobs(bytes data):
     """Parse the job lines of an SWF text.
 
-    Returns ``(values, linenos, None)``: ``values`` the (n, 18) float64 array of the job lines
-    in file order (each column contiguous), ``linenos`` their 1-based physical line numbers
+    Returns ``(fields, linenos, None)``: ``fields`` a list of 18 float64 arrays of length n,
+    one per field, the job lines in file order (each its own memory: a caller keeps a field as
+    a column and lets the others go one by one; a field with one value throughout, bit for bit,
+    as most traces leave several at -1, is that value broadcast, read-only, when n >= 2: its
+    array is made only at its second value), ``linenos`` their 1-based physical line numbers
     (int64); or ``(None, None, error)`` at the first bad line, ``error`` being
     ``(lineno, kind, index, token)``: kind ``"fields"`` (``index`` = the number of fields,
     ``token`` None), or ``"number"``, ``"finite"``, ``"integer"`` (``index`` = the 0-based
@@ -143,9 +148,12 @@ def parse_jobs(bytes data):
     cdef Py_ssize_t cap = data.count(b"\n") + 1  # line ends + 1: at least the job lines
     if b"\r" in data:
         cap += data.count(b"\r") - data.count(b"\r\n")
-    values = np.empty((N_FIELDS, cap), dtype=np.float64)
+    fields = [None] * N_FIELDS
     linenos = np.empty(cap, dtype=np.int64)
-    cdef double[:, ::1] v = values
+    cdef double *v[N_FIELDS]  # NULL: every value of the field so far is its first
+    cdef double first[N_FIELDS]
+    cdef uint64_t first_bits[N_FIELDS]
+    cdef uint64_t bits
     cdef int64_t[::1] ln = linenos
     cdef Py_ssize_t pos = 0, n = 0, tok_start
     cdef Py_ssize_t start[N_FIELDS]
@@ -154,6 +162,8 @@ def parse_jobs(bytes data):
     cdef int ntok, f, kind
     cdef double x
     cdef unsigned char k
+    for f in range(N_FIELDS):
+        v[f] = NULL
     while pos < size:
         lineno += 1
         ntok = 0
@@ -200,10 +210,41 @@ def parse_jobs(bytes data):
             if kind:
                 name = ("number", "finite", "integer")[kind - 1]
                 return None, None, (lineno, name, f, data[start[f]:stop[f]])
-            v[f, n] = x
+            if v[f] != NULL:
+                v[f][n] = x
+                continue
+            memcpy(&bits, &x, sizeof(double))
+            if n == 0:
+                first[f] = x
+                first_bits[f] = bits
+            elif bits != first_bits[f]:  # its second value: the field's array, made now
+                v[f] = _field_array(fields, f, cap, n, first[f])
+                v[f][n] = x
         ln[n] = lineno
         n += 1
-    return values[:, :n].T, linenos[:n], None
+    # cap - n: the comment and blank lines (a header: a view of the first n is kept as it is);
+    # many of them: each field copied to its length, one at a time
+    for f in range(N_FIELDS):
+        if v[f] == NULL:  # one value throughout (or no job line)
+            if n >= 2:
+                fields[f] = np.broadcast_to(np.array([first[f]]), (n,))
+            else:
+                fields[f] = np.full(n, first[f] if n else 0.0)
+        else:
+            fields[f] = fields[f][:n] if cap - n <= (cap >> 4) else fields[f][:n].copy()
+    return fields, linenos[:n], None
+
+
+cdef double* _field_array(list fields, int f, Py_ssize_t cap, Py_ssize_t n, double value) except NULL:
+    """``fields[f]``, made: ``cap`` doubles, the first ``n`` of them ``value``; its data (the
+    list keeps the array alive)."""
+    a = np.empty(cap, dtype=np.float64)
+    cdef double[::1] mv = a
+    cdef Py_ssize_t i
+    for i in range(n):
+        mv[i] = value
+    fields[f] = a
+    return &mv[0]
 
 
 cdef extern from *:

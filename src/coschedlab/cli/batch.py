@@ -126,7 +126,7 @@ def load_trace(
     # keeps freed blocks (a million jobs: ~20 MB lower at that step, the same CPU); read when
     # pyarrow first allocates, a user's own setting kept
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
-    workload = read_swf(path)
+    workload = read_swf(path, compact=True)  # its columns are read-only anyway (freeze)
     try:
         from_header = cluster_from_header(workload.header)
     except InputError as exc:
@@ -352,6 +352,7 @@ def run_simulate(
                 notices.append(coloc_notice(r.scheduler, r.metrics, cluster))
             if validate:
                 r._violations = r.validate()
+            r.input_run = None  # (the validator's: 1M jobs, 8 MB not kept while writing)
             sub = tmp if len(scheduler) == 1 else tmp / folder
             sub.mkdir(exist_ok=True)
             r.write(sub, swf_integers)

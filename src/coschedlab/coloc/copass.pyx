@@ -28,7 +28,7 @@ oracle of ``tests/coloc/reference_coloc.py``, and the Python class scan of
 """
 
 from libc.limits cimport LONG_MAX
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, uint64_t
 from libc.string cimport memcpy
 from libc.math cimport INFINITY
 from libcpp.algorithm cimport sort as csort
@@ -48,6 +48,9 @@ import numpy as np
 from coschedlab.engine.placement import Placement
 
 __all__ = ["ColocPass", "filler_order", "pair_predictor"]
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
 
 
 cdef vector[long] _longs(object values) except *:
@@ -233,7 +236,8 @@ cdef class ColocPass(SharedPass):
                                          # pair speedup among its row's values (0: highest)
     cdef long nrank                      # ranks per row (at most the columns)
     cdef vector[long] ranked             # scratch: partly used segments in best-pair's order
-    cdef vector[long] seg_rank, bucket   # scratch: per segment its rank; segments by rank
+    cdef vector[long] seg_at, seg_rank   # scratch: those segments by node (first nodes), ranks
+    cdef vector[long] bucket             # scratch: segments by rank
 
     def __init__(self, View view, cores, k, bint extra, depth, bint backfill,
                  bint fallback, bint filler=False, group=None,
@@ -334,11 +338,10 @@ cdef class ColocPass(SharedPass):
         its cores per node, or 0 if it does not fit (:meth:`.schedulers.CoScheduler.choose`
         with the default node order)."""
         cdef SharedNodes sh = self.sh
-        cdef long c = self.cores[j], need = self.k[j], cpn = self.cpn, i, m, f, a, b
-        cdef long part = 0, npart
-        cdef const long* fr
-        cdef const long* st
-        cdef unsigned long width
+        cdef long c = self.cores[j], need = self.k[j], cpn = self.cpn, f, a, b
+        cdef long part = 0, npart, x, lo, hi, nw = sh.nw
+        cdef const uint64_t* rows
+        cdef uint64_t bits, rest
         self.iv.clear()
         if c == cpn:
             if sh.n_idle < need:
@@ -356,25 +359,28 @@ cdef class ColocPass(SharedPass):
             part += sh.by_free[f]
         if self.model is not None and part:
             return self._choose_ranked(j, c, need)
-        m = sh.st.size()
-        i = 0
-        # those nodes, by node id (up to the last of them): a tight skip over the segments
-        # without room (f - c, unsigned, is below cpn - c exactly when c <= f < cpn)
-        fr = sh.fr.data()
-        st = sh.st.data()
-        width = cpn - c
+        # those nodes, by node id (up to the last of them): 64 nodes at a time, the nodes with
+        # c..cpn-1 free cores (the segments' rows by free cores), in runs of touching nodes
+        rows = sh.rows.data()
+        x = 0
         while need and part:
-            while <unsigned long>(fr[i] - c) >= width:
-                i += 1
-            a = st[i]
-            b = st[i + 1] if i + 1 < m else sh.n
-            part -= b - a
-            if b - a > need:
-                b = a + need
-            self.iv.push_back(a)
-            self.iv.push_back(b)
-            need -= b - a
-            i += 1
+            bits = 0
+            for f in range(c, cpn):
+                bits |= rows[f * nw + x]
+            while bits and need:
+                lo = __builtin_ctzll(bits)
+                rest = ~bits & (~(<uint64_t>0) << lo)  # the run ends at the next node without
+                hi = __builtin_ctzll(rest) if rest else 64
+                bits = bits & ~((<uint64_t>0) - 1 >> (64 - hi)) if hi < 64 else 0
+                a = (x << 6) + lo
+                b = (x << 6) + hi
+                part -= b - a
+                if b - a > need:
+                    b = a + need
+                self.iv.push_back(a)
+                self.iv.push_back(b)
+                need -= b - a
+            x += 1
         npart = self.iv.size() // 2
         if need:
             self._idle(need)
@@ -402,39 +408,47 @@ cdef class ColocPass(SharedPass):
         first (the smallest pair speedup among them; ties by node), then idle nodes."""
         cdef SharedNodes sh = self.sh
         cdef NeighbourSpeed sm = self.model
-        cdef long i, m = sh.st.size(), f, a, b, x, r, cpn = self.cpn, app = sm.app_[j]
+        cdef long i, f, a, b, x, r, cpn = self.cpn, app = sm.app_[j], w, nw = sh.nw
         cdef long rk, nr = self.nrank, total = 0
         cdef const long* rank_row = self.rank_of.data() + (app * sm.ncol if app >= 0 else 0)
         cdef const int32_t* jobs
-        self.seg_rank.assign(m, -1)
+        cdef const uint64_t* rows = sh.rows.data()
+        cdef const uint64_t* sb = sh.sbit.data()
+        cdef uint64_t bits
         self.bucket.assign(nr + 1, 0)  # counts per rank, then where each rank starts
-        for i in range(m):
-            f = sh.fr[i]
-            if c <= f < cpn:
+        self.seg_at.clear()  # the partly used segments with room, by node, and their ranks
+        self.seg_rank.clear()
+        for w in range(nw):  # (their first nodes: segment starts on nodes with room)
+            bits = 0
+            for f in range(c, cpn):
+                bits |= rows[f * nw + w]
+            bits &= sb[w]
+            while bits:
+                a = (w << 6) + __builtin_ctzll(bits)
+                bits &= bits - 1
                 rk = 0  # (an unknown application: 1 beside anyone, so all equal)
                 if app >= 0:
-                    jobs = sh._slot(sh.jb[i])
+                    jobs = sh._slot(sh.jb[a])
                     for x in range(1, jobs[0] + 1):
                         r = rank_row[sm.col_[jobs[x]]]
                         if r > rk:
                             rk = r
-                self.seg_rank[i] = rk
+                self.seg_at.push_back(a)
+                self.seg_rank.push_back(rk)
                 self.bucket[rk + 1] += 1
                 total += 1
         for r in range(nr):
             self.bucket[r + 1] += self.bucket[r]
         self.ranked.resize(total)
-        for i in range(m):  # counting sort: by rank, by node within a rank
+        for i in range(total):  # counting sort: by rank, by node within a rank
             rk = self.seg_rank[i]
-            if rk >= 0:
-                self.ranked[self.bucket[rk]] = i
-                self.bucket[rk] += 1
+            self.ranked[self.bucket[rk]] = self.seg_at[i]
+            self.bucket[rk] += 1
         for r in range(total):
             if need == 0:
                 break
-            i = self.ranked[r]
-            a = sh.st[i]
-            b = sh._end(i)
+            a = self.ranked[r]
+            b = sh.next_c(a)
             if b - a > need:
                 b = a + need
             self.iv.push_back(a)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,8 +59,7 @@ class Pairs:
 
     def table(self) -> list[tuple[int, int, int, int]]:
         """Each pair once, as ``(system, job id, system, job id)``, lower system first."""
-        out = [(a[0], a[1], b[0], b[1]) for a, b in self.mate.items() if a < b]
-        return sorted(out)
+        return sorted((a[0], a[1], b[0], b[1]) for a, b in self.mate.items() if a < b)
 
 
 def _order(w: Workload) -> tuple[np.ndarray, np.ndarray]:
@@ -203,7 +203,5 @@ def make_pairs(how: str, workloads: Sequence[Workload]) -> Pairs:
 
 def paired_share(pairs: Pairs, sizes: Iterable[int]) -> list[float]:
     """Per system, the share of its jobs that have a mate."""
-    counts: dict[int, int] = {}
-    for s, _ in pairs.mate:
-        counts[s] = counts.get(s, 0) + 1
+    counts = Counter(s for s, _ in pairs.mate)
     return [counts.get(s, 0) / n if n else 0.0 for s, n in enumerate(sizes)]

@@ -213,29 +213,21 @@ def _paper(text: str, trace: str, opts: dict[str, str]) -> bool:
         raise InputError(f"--system {text!r}: calibrate must be paper or none, got {value!r}")
     if value == "none":
         return False
+
+    def refused(why: str) -> InputError:
+        return InputError(f"--system {text!r}: calibrate=paper {why}")
+
     if "nodes" in opts:
-        raise InputError(
-            f"--system {text!r}: calibrate=paper sets the machine (fitted on {trace}'s own "
-            "size); drop nodes="
-        )
-    if trace == "theta":
-        if "load" in opts:
-            raise InputError(
-                f"--system {text!r}: calibrate=paper sets theta's load; give one or the other"
-            )
-        return True
+        raise refused(f"sets the machine (fitted on {trace}'s own size); drop nodes=")
+    if trace == "theta" and "load" in opts:
+        raise refused("sets theta's load; give one or the other")
     if trace == "kth" and "month" in opts:
-        raise InputError(
-            f"--system {text!r}: calibrate=paper runs kth whole at its label's load; drop month="
-        )
-    if trace == "kth":
-        if "load" not in opts:
-            raise InputError(
-                f"--system {text!r}: calibrate=paper needs load=0.25, 0.5 or 0.75 "
-                "(the paper's labels)"
-            )
-        return True
-    raise InputError(f"--system {text!r}: calibrate=paper is fitted on theta and kth only")
+        raise refused("runs kth whole at its label's load; drop month=")
+    if trace == "kth" and "load" not in opts:
+        raise refused("needs load=0.25, 0.5 or 0.75 (the paper's labels)")
+    if trace not in ("theta", "kth"):
+        raise refused("is fitted on theta and kth only")
+    return True
 
 
 def build_systems(

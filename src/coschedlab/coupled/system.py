@@ -130,33 +130,27 @@ class System:
     max_yields: int | None = None  #: after this many yields a job holds; None: never
 
     def __post_init__(self) -> None:
+        def refused(key: str, must: str) -> InputError:
+            return InputError(
+                f"system {self.name}: {key} must be {must}, not {getattr(self, key)!r}"
+            )
+
         if self.scheme not in SCHEMES:
-            raise InputError(
-                f"system {self.name}: scheme must be hold or yield, not {self.scheme!r}"
-            )
+            raise refused("scheme", "hold or yield")
         if not (isinstance(self.hold_cap, int | float) and 0 <= self.hold_cap <= 1):
-            raise InputError(
-                f"system {self.name}: hold_cap must be in [0, 1], not {self.hold_cap!r}"
-            )
+            raise refused("hold_cap", "in [0, 1]")
         if self.release is not None and not (
             isinstance(self.release, int | float) and math.isfinite(self.release)
             and self.release >= 0
         ):  # fmt: skip
-            raise InputError(
-                f"system {self.name}: release must be seconds >= 0, not {self.release!r}"
-            )
+            raise refused("release", "seconds >= 0")
         if not (isinstance(self.release_age, int | float) and self.release_age >= 0):
-            raise InputError(
-                f"system {self.name}: release_age must be seconds >= 0, not {self.release_age!r}"
-            )
+            raise refused("release_age", "seconds >= 0")
         if self.max_yields is not None and (
             isinstance(self.max_yields, bool) or not isinstance(self.max_yields, int)
             or self.max_yields < 0
         ):  # fmt: skip
-            raise InputError(
-                f"system {self.name}: max_yields must be a whole number >= 0, "
-                f"not {self.max_yields!r}"
-            )
+            raise refused("max_yields", "a whole number >= 0")
         if self.scheduler is None:
             self.scheduler = default_scheduler()
 
@@ -293,11 +287,7 @@ class CoupledSimulation:
         self.last_time = max((sim.submit[-1] for sim in sims if sim.n), default=0.0)
         self.state = [
             _State(
-                sim,
-                sys_,
-                mates[i],
-                (sys_.release + i) if sys_.release else INF,
-                score=scores[i],
+                sim, sys_, mates[i], (sys_.release + i) if sys_.release else INF, score=scores[i]
             )
             for i, (sim, sys_) in enumerate(zip(sims, systems, strict=True))
         ]

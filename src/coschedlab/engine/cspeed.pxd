@@ -17,7 +17,8 @@ cdef class NeighbourSpeed:
     cdef vector[long] app_, col_  # per job: its row (-1 unknown) and its column
     cdef double[::1] sp, wk, tu  # per job: speedup, compact-seconds left, when they were set
     cdef long long[::1] mt       # per job: jobs met on a shared node
-    cdef double[::1] run_, start_
+    cdef const double[::1] run_  # the kernel's run times (read-only)
+    cdef double[::1] start_
     cdef vector[double] req_
     cdef unsigned char[::1] killed_
     cdef bint cap                # kill at walltime (not late): an end is capped at start + req

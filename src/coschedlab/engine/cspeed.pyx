@@ -136,7 +136,7 @@ cdef class NeighbourSpeed:
                 self.wk[k] -= (now - self.tu[k]) * self.sp[k]
                 self.tu[k] = now
                 self.sp[k] = s
-                self.changes.push_back((k, self.end_c(k)))
+                self.changes.push_back(pair[long, double](k, self.end_c(k)))  # (no tuple)
         return 0
 
     # -- the same, from Python (a subclass's own loop: ELiSE's clock) -------------------------

@@ -183,9 +183,15 @@ cdef class Simulation:
     # the compiled pass keeps its own running jobs (``CompiledPass.own_running``): ``_cest``
     # is not kept as jobs start and end but sorted when read (``_running``), when stale
     cdef bint _lazy_est, _est_stale
-    cdef vector[long] _cnodes, _cstarted
+    cdef vector[long] _cstarted
     cdef vector[long] _cjoined, _cended  # since the compiled pass's last call (PassState)
-    cdef vector[double] _creq, _csubmit
+    # per job: nodes, requested time, submit time for the compiled pass: the view's tables
+    # themselves (``nodes``, ``req``, ``submit``: read-only buffers the kernel holds), no copies
+    cdef const long long[::1] _mnodes
+    cdef const double[::1] _mreq, _msubmit
+    cdef const long* _cnodes
+    cdef const double* _creq
+    cdef const double* _csubmit
     cdef double[::1] _cresv
     # per job: start, end (NaN before), the engine's actual durations (C views of the arrays
     # ``start``, ``end``, ``duration``)
@@ -254,7 +260,8 @@ cdef class Simulation:
         if n and procs.min() <= 0:
             bad = int(ids[np.argmin(procs)])
             raise InputError(f"job {bad} asks for {int(procs.min())} processors")
-        nodes = -(-procs // cluster.cores_per_node)
+        # (one-core nodes: the processors are the nodes, one table, not a copy)
+        nodes = procs if cluster.cores_per_node == 1 else -(-procs // cluster.cores_per_node)
         if n and nodes.max() > cluster.nodes:
             k = int(np.argmax(nodes))
             raise InputError(
@@ -280,11 +287,13 @@ cdef class Simulation:
         self.nodes = _read_only(nodes, np.int64)
         self.procs = _read_only(procs, np.int64)
         # what only the engine sees: actual run times
-        self.duration = array("d", np.asarray(duration, dtype=np.float64).tobytes())
-        self.run_time = array("d", run.tobytes())
         #: the input's run times as read, before any pass (immutable): the result's validator
         #: compares each job's run with them (a run whose durations were changed fails)
-        self.input_run = run.astype(np.float64).tobytes()
+        self.input_run = np.ascontiguousarray(run, dtype=np.float64).tobytes()
+        self.run_time = memoryview(self.input_run).cast("d")  # (read-only, the same bytes)
+        self.duration = array("d", [0.0]) * n  # (the durations copied in: no bytes between)
+        if n:
+            np.frombuffer(self.duration, dtype=np.float64)[:] = duration
         self.start = array("d", [NAN]) * n
         self.end = array("d", [NAN]) * n
         self._st = self.start
@@ -808,15 +817,13 @@ cdef class Simulation:
             (<SharedPass>cp).starter = starter
             self._cshared = True
         self._cpass = cp
-        cdef const long long[::1] nodes = self.nodes  # the view's tables (buffers)
-        cdef const double[::1] req = self.req, submit = self.submit
-        self._cnodes.resize(self.n)
-        self._creq.resize(self.n)
-        self._csubmit.resize(self.n)
-        for j in range(self.n):
-            self._cnodes[j] = nodes[j]
-            self._creq[j] = req[j]
-            self._csubmit[j] = submit[j]
+        self._mnodes = self.nodes  # the view's tables (buffers), read where they are
+        self._mreq = self.req
+        self._msubmit = self.submit
+        if self.n:
+            self._cnodes = <const long*>&self._mnodes[0]  # (long long and long: both 64-bit)
+            self._creq = &self._mreq[0]
+            self._csubmit = &self._msubmit[0]
         self._cresv = self.reservation
         if type(self) is not Simulation:
             self._bridge = True
@@ -909,6 +916,8 @@ cdef class Simulation:
         pass and per start)."""
         if self._whole is not None:
             return self._whole.idle
+        if self._shared is not None:
+            return self._shared.nodes.n_idle
         return self.acct.idle
 
     cdef void _c_call(self, double t) except *:
@@ -933,9 +942,9 @@ cdef class Simulation:
         st.njoined = self._cjoined.size()
         st.ended = self._cended.data()
         st.nended = self._cended.size()
-        st.nodes = self._cnodes.data()
-        st.req = self._creq.data()
-        st.submit = self._csubmit.data()
+        st.nodes = self._cnodes
+        st.req = self._creq
+        st.submit = self._csubmit
         st.reservation = &self._cresv[0]
         self._cstarted.clear()
         st.started = &self._cstarted

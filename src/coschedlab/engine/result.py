@@ -379,9 +379,10 @@ class Result:
         # the metrics first: their temporaries not on top of pyarrow's memory (~35 MB)
         metrics = {k: _jsonable(v) for k, v in self.metrics.items()}
         groups = self.stored_groups or self._group_metrics()
-        write_parquet(paths[0], self.table)
+        # jobs.parquet last: pyarrow's libraries, once loaded, stay in memory (~27 MB)
         self.to_batsim_csv(paths[1])
         self.to_swf(paths[2], integers=swf_integers)
+        write_parquet(paths[0], self.table)
         meta = {
             "scheduler": self.scheduler,
             "cluster": {

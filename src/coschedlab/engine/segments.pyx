@@ -9,9 +9,8 @@ segment. The Python reference they are tested against is ``tests/coloc/segments_
 """
 
 from libcpp.algorithm cimport sort as csort
-from libcpp.algorithm cimport upper_bound
 from libc.stdint cimport int32_t, uint64_t
-from libc.string cimport memcmp, memcpy, memmove
+from libc.string cimport memcmp, memcpy
 from libcpp.vector cimport vector
 
 from .jobintervals cimport JobIntervals
@@ -23,29 +22,6 @@ from array import array
 from .placement import normalize
 
 __all__ = ["CoreProjection", "SharedCores", "SharedNodes"]
-
-cdef extern from *:
-    int __builtin_ctzll(unsigned long long) nogil
-
-
-cdef inline long _bisect(vector[long]& v, long x, long lo) noexcept:
-    """Python's ``bisect_right(v, x, lo)``."""
-    return upper_bound(v.begin() + lo, v.end(), x) - v.begin()
-
-
-cdef inline long _gallop(vector[long]& v, long x, long lo) noexcept:
-    """:func:`_bisect`, searching forward from ``lo`` in steps that double: a job's next
-    interval usually starts a few segments after the last one, so this looks at a few
-    neighbouring entries where a binary search over the rest jumps across the array."""
-    cdef long m = v.size(), step = 1, hi = lo
-    while hi < m and v[hi] <= x:
-        lo = hi + 1
-        hi += step
-        step *= 2
-    if hi > m:
-        hi = m
-    return upper_bound(v.begin() + lo, v.begin() + hi, x) - v.begin()
-
 
 cdef vector[long] _flat(object intervals) except *:
     """Intervals ``[(a, b), ...]`` as one flat C array ``a0 b0 a1 b1 ...``."""
@@ -76,8 +52,11 @@ cdef class SharedNodes:
     jobs on them (so the same free cores). Segment ``i`` starts at node ``starts[i]`` and ends
     where the next one starts, with ``seg_free[i]`` free cores on each of its nodes and
     ``seg_jobs[i]`` the jobs on them (in the order they came). Jobs take runs of nodes, so a
-    machine of thousands of nodes holds a few hundred segments at most, and placing, releasing
-    or checking a job costs O(log segments + segments touched). Every running job's node
+    machine of thousands of nodes holds a few hundred segments at most. In C the segments are
+    indexed by their first node (a bitmap of segment starts, the free cores and jobs stored
+    at the start node), so a split or a merge changes one bit, and placing, releasing or
+    checking a job costs a bit scan per interval plus the segments touched; rows of nodes by
+    free cores (a bitmap per value) give the nodes with room by node id. Every running job's node
     intervals are unions of whole segments. The jobs beside each running job
     (``neighbours_of``) are kept up to date as jobs are placed and released. Job numbers are
     ints >= 0.
@@ -86,10 +65,15 @@ cdef class SharedNodes:
     def __init__(self, long nodes, long cores_per_node) -> None:
         self.n = nodes
         self.cpn = cores_per_node
+        self.sbit.assign((nodes >> 6) + 1, 0)
+        self.stop.assign((nodes >> 12) + 1, 0)
+        self.fr.assign(nodes + 1, 0)
+        self.jb.assign(nodes + 1, 0)
+        self.nw = self.sbit.size()
+        self.rows.assign(cores_per_node * self.nw, 0)
         if nodes:
-            self.st.push_back(0)
-            self.fr.push_back(cores_per_node)
-            self.jb.push_back(0)
+            self._start_at(0, True)
+            self.fr[0] = cores_per_node
         self.W = cores_per_node + 1
         self.sb.assign(self.W, 0)  # handle 0: no job
         self.by_free.assign(cores_per_node + 1, 0)
@@ -106,20 +90,29 @@ cdef class SharedNodes:
         self._runs = None
 
     # -- the segments as Python values (tests, tools) ---------------------------------------
+    cdef vector[long] _starts(self) noexcept:
+        """The first node of every segment, in order."""
+        cdef vector[long] out
+        cdef long x = 0
+        while x < self.n:
+            out.push_back(x)
+            x = self.next_c(x)
+        return out
+
     @property
     def starts(self) -> list[int]:
         """First node of every segment."""
-        return list(self.st)
+        return list(self._starts())
 
     @property
     def seg_free(self) -> list[int]:
         """Free cores on the nodes of every segment."""
-        return list(self.fr)
+        return [self.fr[x] for x in self._starts()]
 
     @property
     def seg_jobs(self) -> list[tuple[int, ...]]:
         """Jobs on the nodes of every segment."""
-        return [_tuple(self._slot(self.jb[i])) for i in range(<long>self.jb.size())]
+        return [_tuple(self._slot(self.jb[x])) for x in self._starts()]
 
     @property
     def nodes_by_free(self) -> list[int]:
@@ -141,13 +134,17 @@ cdef class SharedNodes:
                 a = -1
         return out
 
+    @property
+    def free_rows(self) -> list[list[int]]:
+        """The index of nodes by free cores read bit by bit: ``free_rows[f]`` lists the nodes
+        with exactly f free cores, for f below the cores per node (tests)."""
+        cdef long f, x
+        return [
+            [x for x in range(self.n) if self.rows[f * self.nw + (x >> 6)] >> (x & 63) & 1]
+            for f in range(self.cpn)
+        ]
+
     # -- queries ----------------------------------------------------------------------------
-    cdef long seg_c(self, long node) noexcept:
-        return _bisect(self.st, node, 0) - 1
-
-    cdef long _end(self, long i) noexcept:
-        return self.st[i + 1] if i + 1 < <long>self.st.size() else self.n
-
     def free_cores(self, long node) -> int:
         """Free cores on ``node``."""
         return self.fr[self.seg_c(node)]
@@ -159,15 +156,14 @@ cdef class SharedNodes:
     @property
     def free(self) -> np.ndarray:
         """Free cores of every node (a new array)."""
-        cdef long i, m = self.st.size()
-        lengths = [self._end(i) - self.st[i] for i in range(m)]
-        return np.repeat(np.asarray(list(self.fr), dtype=np.int64), lengths)
+        cdef vector[long] st = self._starts()
+        lengths = [self.next_c(x) - x for x in st]
+        return np.repeat(np.asarray([self.fr[x] for x in st], dtype=np.int64), lengths)
 
     def segments(self) -> list[tuple[int, int, int, tuple[int, ...]]]:
         """Every segment as ``(first node, end node, free cores, jobs)``."""
-        cdef long i, m = self.st.size()
         return [
-            (self.st[i], self._end(i), self.fr[i], _tuple(self._slot(self.jb[i]))) for i in range(m)
+            (x, self.next_c(x), self.fr[x], _tuple(self._slot(self.jb[x]))) for x in self._starts()
         ]
 
     cpdef long count_with(self, long cores):
@@ -203,7 +199,7 @@ cdef class SharedNodes:
         return self._partly_free(cores, limit)
 
     cdef list _partly_free(self, long cores, long limit):
-        cdef long cpn = self.cpn, i, m = self.st.size(), got = 0, f, b
+        cdef long cpn = self.cpn, x, got = 0, f, b
         if cores < 0:
             cores = 0
         out = []
@@ -212,24 +208,25 @@ cdef class SharedNodes:
                 break
         else:
             return out
-        for i in range(m):
-            f = self.fr[i]
+        x = 0
+        while x < self.n:
+            f = self.fr[x]
+            b = self.next_c(x)
             if cores <= f < cpn:
-                b = self._end(i)
-                out.append((self.st[i], b, _tuple(self._slot(self.jb[i]))))
-                got += b - self.st[i]
+                out.append((x, b, _tuple(self._slot(self.jb[x]))))
+                got += b - x
                 if limit >= 0 and got >= limit:
                     break
+            x = b
         return out
 
     def free_runs(self, long cores) -> list[tuple[int, int, tuple]]:
         """Runs of nodes (idle or partly used) with at least ``cores`` free cores, by node id,
         as ``(first, end, jobs)`` (``jobs`` is ``()`` on idle nodes)."""
-        cdef long i, m = self.st.size()
         return [
-            (self.st[i], self._end(i), _tuple(self._slot(self.jb[i])))
-            for i in range(m)
-            if self.fr[i] >= cores
+            (x, self.next_c(x), _tuple(self._slot(self.jb[x])))
+            for x in self._starts()
+            if self.fr[x] >= cores
         ]
 
     def idle_intervals(self, long k) -> list[tuple[int, int]]:
@@ -246,29 +243,36 @@ cdef class SharedNodes:
         if iv is None:
             return "uses a node twice"
         p._iv = iv  # the same nodes, sorted and merged: what claim() places
-        cdef long c = p.cores, a, b, i, m = self.st.size()
+        cdef long c = p.cores, a, b, x
         if not 0 < c <= self.cpn:
             return f"asks for {c} cores per node on {self.cpn}-core nodes"
         if iv and (iv[0][0] < 0 or iv[len(iv) - 1][1] > self.n):
             return "uses a node that does not exist"
         for a, b in iv:
-            i = self.seg_c(a)
-            while i < m and self.st[i] < b:
-                if self.fr[i] < c:
-                    return (
-                        f"needs {c} cores on node {max(a, self.st[i])}, which has "
-                        f"{self.fr[i]} free"
-                    )
-                i += 1
+            x = self.seg_c(a)
+            while x < b:
+                if self.fr[x] < c:
+                    return f"needs {c} cores on node {max(a, x)}, which has {self.fr[x]} free"
+                x = self.next_c(x)
         return None
 
     # -- changes ----------------------------------------------------------------------------
-    cdef void _split(self, long i, long at) noexcept:
-        """Segment ``i`` splits at node ``at``: a new segment ``i + 1`` starts there."""
-        cdef long f = self.fr[i], h = self._copy_set(self.jb[i])
-        self.st.insert(self.st.begin() + i + 1, at)
-        self.fr.insert(self.fr.begin() + i + 1, f)
-        self.jb.insert(self.jb.begin() + i + 1, h)
+    cdef void _start_at(self, long x, bint on) noexcept:
+        """A segment starts at node ``x`` (``on``), or no longer does."""
+        cdef long w = x >> 6
+        if on:
+            self.sbit[w] |= (<uint64_t>1) << (x & 63)
+            self.stop[w >> 6] |= (<uint64_t>1) << (w & 63)
+        else:
+            self.sbit[w] &= ~((<uint64_t>1) << (x & 63))
+            if self.sbit[w] == 0:
+                self.stop[w >> 6] &= ~((<uint64_t>1) << (w & 63))
+
+    cdef void _split(self, long s, long at) noexcept:
+        """The segment starting at node ``s`` splits at node ``at``: a new one starts there."""
+        self.jb[at] = self._copy_set(self.jb[s])
+        self.fr[at] = self.fr[s]
+        self._start_at(at, True)
 
     cdef long _copy_set(self, long h) noexcept:
         """A new handle holding a copy of the jobs of handle ``h`` (an unused list if any)."""
@@ -288,7 +292,10 @@ cdef class SharedNodes:
         ``cores`` cores on each node, checking as it goes (one walk: the check is the walk
         that places): a ValueError, and nothing changed, if they are out of order or out of
         the machine or do not fit now."""
-        cdef long a, b, i = 0, e, m, length, f, total = 0, k, x, cpn = self.cpn, r, prev = 0
+        cdef long a, b, x, e, length, f, total = 0, k, y, cpn = self.cpn, r, prev = 0
+        cdef long* fr = self.fr.data()
+        cdef uint64_t* rows = self.rows.data()
+        cdef long nw = self.nw
         cdef vector[long]* near
         cdef int32_t* held
         if j < 0:
@@ -309,46 +316,49 @@ cdef class SharedNodes:
                 self._undo(j, iv, r, a, cores)
                 raise ValueError(f"nodes {a}-{b - 1} out of order or out of the machine")
             prev = b
-            i = _gallop(self.st, a, i) - 1
-            if self.fr[i] < cores:
+            x = self.seg_c(a)
+            if fr[x] < cores:
                 self._undo(j, iv, r, a, cores)
-                raise ValueError(f"node {a} has {self.fr[i]} free cores")
-            if self.st[i] != a:  # split: the run now starts at a
-                self._split(i, a)
-                i += 1
-            m = self.st.size()
-            e = a
-            while e < b:
-                if e > a and self.fr[i] < cores:  # (nodes a..e placed already)
-                    f = self.fr[i]
-                    self._undo(j, iv, r, e, cores)
-                    raise ValueError(f"node {e} has {f} free cores")
-                e = self.st[i + 1] if i + 1 < m else self.n
+                raise ValueError(f"node {a} has {fr[x]} free cores")
+            if x != a:  # split: the run now starts at a
+                self._split(x, a)
+                x = a
+            while x < b:
+                if x > a and fr[x] < cores:  # (nodes a..x placed already)
+                    f = fr[x]
+                    self._undo(j, iv, r, x, cores)
+                    raise ValueError(f"node {x} has {f} free cores")
+                e = self.next_c(x)
                 if e > b:  # split: the run ends at b
-                    self._split(i, b)
-                    m += 1
+                    self._split(x, b)
                     e = b
-                length = e - self.st[i]
-                f = self.fr[i]
+                length = e - x
+                f = fr[x]
                 if f == cpn:
                     self.n_idle -= length
-                    self._set_idle(self.st[i], e, False)
+                    self._set_idle(x, e, False)
+                else:
+                    mask_range(rows + nw * f, x, e, False)
+                mask_range(rows + nw * (f - cores), x, e, True)
                 self.by_free[f] -= length
                 self.by_free[f - cores] += length
-                self.fr[i] = f - cores
-                held = self._slot(self.jb[i])
+                fr[x] = f - cores
+                held = self._slot(self.jb[x])
                 for k in range(1, held[0] + 1):
-                    x = held[k]
-                    if self.mark[x] != self.stamp:
-                        self.mark[x] = self.stamp
-                        near.push_back(x)
+                    y = held[k]
+                    if self.mark[y] != self.stamp:
+                        self.mark[y] = self.stamp
+                        near.push_back(y)
                 held[0] += 1
                 held[held[0]] = <int32_t>j
                 total += length
-                i += 1
+                x = e
         self.total_free -= total * cores
         self.changes += 1
-        self.nb[j] = near[0]  # (one allocation of the right size, not a growing list)
+        if self.nb_spare.size():  # (the memory of an ended job's list: no allocation)
+            self.nb[j].swap(self.nb_spare.back())
+            self.nb_spare.pop_back()
+        self.nb[j].assign(near.begin(), near.end())
         for k in range(<long>near.size()):
             self.nb[near[0][k]].push_back(j)
         self.running[j] = 1
@@ -368,38 +378,45 @@ cdef class SharedNodes:
         """The segments' part of a release: ``cores`` cores back on every node of the flat
         intervals, ``j`` out of their job lists, runs joined at the intervals' ends; returns
         the nodes given back."""
-        cdef long a, b, i = 0, first, m, e, length, f, total = 0, k, cpn = self.cpn, r, n
+        cdef long a, b, x, first, e, length, f, total = 0, k, cpn = self.cpn, r, n
+        cdef long* fr = self.fr.data()
+        cdef uint64_t* rows = self.rows.data()
+        cdef long nw = self.nw
         cdef int32_t* held
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
-            i = _gallop(self.st, a, i) - 1
-            first = i
-            m = self.st.size()
-            while i < m and self.st[i] < b:
-                e = self._end(i)
-                length = e - self.st[i]
-                f = self.fr[i] + cores
+            x = self.seg_c(a)
+            first = x
+            while x < b:
+                e = self.next_c(x)
+                length = e - x
+                f = fr[x] + cores
                 self.by_free[f - cores] -= length
                 self.by_free[f] += length
+                mask_range(rows + nw * (f - cores), x, e, False)
                 if f == cpn:
                     self.n_idle += length
-                    self._set_idle(self.st[i], e, True)
-                self.fr[i] = f
-                held = self._slot(self.jb[i])
+                    self._set_idle(x, e, True)
+                else:
+                    mask_range(rows + nw * f, x, e, True)
+                fr[x] = f
+                held = self._slot(self.jb[x])
                 n = held[0]
                 for k in range(1, n + 1):
                     if held[k] == j:  # (out, the later ones move up: the order they came)
-                        memmove(held + k, held + k + 1, (n - k) * sizeof(int32_t))
+                        while k < n:
+                            held[k] = held[k + 1]
+                            k += 1
                         held[0] = n - 1
                         break
                 total += length
-                i += 1
+                x = e
             # only the outer boundaries can join: inside, the job sets differed before
-            if i < m and self.fr[i] == self.fr[i - 1]:
-                i -= self._merge(i)
-            if first and self.fr[first] == self.fr[first - 1]:
-                i -= self._merge(first)
+            if x < self.n:
+                self._merge(x)
+            if first:
+                self._merge(first)
         return total
 
     cdef int release_c(self, long j, const long* iv, long niv, long cores) except -1:
@@ -417,18 +434,26 @@ cdef class SharedNodes:
                     other.pop_back()
                     break
         self.running[j] = 0
+        k = self.left_job  # (its list is no longer asked for: its memory is kept for reuse)
+        if k >= 0 and k != j and not self.running[k] and self.nb[k].capacity():
+            self.nb_spare.resize(self.nb_spare.size() + 1)
+            self.nb_spare.back().swap(self.nb[k])
         self.left_job = j
         return 0
 
     cdef long _merge(self, long i) noexcept:
-        """Join segment ``i`` to segment ``i - 1`` if they hold the same jobs (returns 1)."""
-        if i <= 0 or i >= <long>self.st.size():
+        """Join the segment starting at node ``i`` to the one before if they hold the same jobs
+        (returns 1)."""
+        if i <= 0 or i >= self.n:
+            return 0
+        cdef long p = self.seg_c(i - 1)
+        if self.fr[p] != self.fr[i]:
             return 0
         cdef vector[int32_t] x, y
-        cdef int32_t* left = self._slot(self.jb[i - 1])
+        cdef int32_t* left = self._slot(self.jb[p])
         cdef int32_t* right = self._slot(self.jb[i])
         cdef long n = left[0]
-        if self.fr[i - 1] != self.fr[i] or n != right[0]:
+        if n != right[0]:
             return 0
         if memcmp(left, right, (n + 1) * sizeof(int32_t)):
             x.assign(left + 1, left + 1 + n)
@@ -437,35 +462,10 @@ cdef class SharedNodes:
             csort(y.begin(), y.end())
             if x != y:
                 return 0
-        self.st.erase(self.st.begin() + i)
-        self.fr.erase(self.fr.begin() + i)
         right[0] = 0
         self.spare.push_back(self.jb[i])
-        self.jb.erase(self.jb.begin() + i)
+        self._start_at(i, False)
         return 1
-
-    cdef void _set_idle(self, long a, long b, bint on) noexcept:
-        """Nodes ``a..b-1`` become idle (``on``) or stop being idle, in the idle-node index."""
-        cdef uint64_t* w = self.idle_.data()
-        cdef uint64_t* top = self.idle_top.data()
-        cdef long x = a >> 6, y, last = (b - 1) >> 6
-        cdef uint64_t mask
-        if b <= a:
-            return
-        while x <= last:
-            mask = ~(<uint64_t>0)
-            if x == a >> 6:
-                mask &= ~(<uint64_t>0) << (a & 63)
-            if x == last and (b & 63):
-                mask &= ((<uint64_t>1) << (b & 63)) - 1
-            if on:
-                w[x] |= mask
-                top[x >> 6] |= (<uint64_t>1) << (x & 63)
-            else:
-                w[x] &= ~mask
-                if w[x] == 0:
-                    top[x >> 6] &= ~((<uint64_t>1) << (x & 63))
-            x += 1
 
     cdef void lowest_idle_c(self, long need, vector[long]* out) noexcept:
         """Append the ``need`` lowest idle nodes to ``out`` as intervals ``a b`` (sorted,
@@ -548,19 +548,42 @@ cdef class CoreProjection:
     cdef void reset_c(self, SharedNodes sh, long threshold) noexcept:
         """Start again from the segments of ``sh`` now, watching ``threshold`` free cores (the
         arrays' memory reused: a pass that looks ahead often allocates nothing)."""
+        cdef long x, w, t
+        cdef uint64_t bits, words
+        cdef const uint64_t* sb = sh.sbit.data()
+        cdef const long* sfr = sh.fr.data()
+        cdef long* fr
         self.n = sh.n
-        self.st = sh.st
-        self.fr = sh.fr
+        self.sbit.assign(sh.sbit.begin(), sh.sbit.end())  # (into the same memory)
+        self.stop.assign(sh.stop.begin(), sh.stop.end())
+        if self.fr.size() != sh.fr.size():
+            self.fr.resize(sh.fr.size())
+        fr = self.fr.data()
+        for t in range(<long>sh.stop.size()):  # each segment's free cores, at its first node
+            words = sh.stop[t]
+            while words:
+                w = (t << 6) + __builtin_ctzll(words)
+                words &= words - 1
+                bits = sb[w]
+                while bits:
+                    x = (w << 6) + __builtin_ctzll(bits)
+                    bits &= bits - 1
+                    fr[x] = sfr[x]
         self.threshold = threshold
         self.count = sh.count_with(threshold)
 
     @property
     def starts(self) -> list[int]:
-        return list(self.st)
+        cdef long x = 0
+        out = []
+        while x < self.n:
+            out.append(x)
+            x = next_of(self.sbit.data(), self.stop.data(), self.stop.size(), self.n, x)
+        return out
 
     @property
     def free(self) -> list[int]:
-        return list(self.fr)
+        return [self.fr[x] for x in self.starts]
 
     def loss(self, intervals, long cores) -> int:
         """How many nodes would drop below the watched free cores if ``cores`` were taken on
@@ -576,47 +599,52 @@ cdef class CoreProjection:
 
     cdef long loss_c(self, const long* iv, long niv, long cores) noexcept:
         """:meth:`loss` of flat intervals ``a0 b0 a1 b1 ...``, sorted and disjoint."""
-        cdef long a, b, i = 0, m = self.st.size(), f, e, lost = 0, thr = self.threshold, r
+        cdef long a, b, x, f, e, lost = 0, thr = self.threshold, r
+        cdef const long* fr = self.fr.data()
+        cdef const uint64_t* sb = self.sbit.data()
+        cdef const uint64_t* top = self.stop.data()
+        cdef long ntop = self.stop.size(), n = self.n
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
-            i = _gallop(self.st, a, i) - 1
-            while i < m and self.st[i] < b:
-                f = self.fr[i]
+            x = seg_of(sb, top, a)
+            while x < b:
+                e = next_of(sb, top, ntop, n, x)
+                f = fr[x]
                 if f >= thr > f - cores:
-                    e = self.st[i + 1] if i + 1 < m else self.n
-                    lost += min(b, e) - max(a, self.st[i])
-                i += 1
+                    lost += min(b, e) - max(a, x)
+                x = e
         return lost
 
     cdef long add_c(self, const long* iv, long niv, long cores) noexcept:
         """:meth:`add` of flat intervals ``a0 b0 a1 b1 ...``, sorted."""
-        cdef long a, b, i = 0, m, e, f, g, thr = self.threshold, count = self.count, r
+        cdef long a, b, x, e, f, g, thr = self.threshold, count = self.count, r
+        cdef long* fr = self.fr.data()
+        cdef uint64_t* sb = self.sbit.data()
+        cdef uint64_t* top = self.stop.data()
+        cdef long ntop = self.stop.size(), n = self.n
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
-            i = _gallop(self.st, a, i) - 1
-            if self.st[i] != a:
-                f = self.fr[i]
-                i += 1
-                self.st.insert(self.st.begin() + i, a)
-                self.fr.insert(self.fr.begin() + i, f)
-            m = self.st.size()
-            e = a
-            while e < b:
-                e = self.st[i + 1] if i + 1 < m else self.n
-                if e > b:
-                    f = self.fr[i]
-                    self.st.insert(self.st.begin() + i + 1, b)
-                    self.fr.insert(self.fr.begin() + i + 1, f)
-                    m += 1
+            x = seg_of(sb, top, a)
+            if x != a:  # split: a run starts at a
+                fr[a] = fr[x]
+                sb[a >> 6] |= (<uint64_t>1) << (a & 63)
+                top[a >> 12] |= (<uint64_t>1) << ((a >> 6) & 63)
+                x = a
+            while x < b:
+                e = next_of(sb, top, ntop, n, x)
+                if e > b:  # split: the run ends at b
+                    fr[b] = fr[x]
+                    sb[b >> 6] |= (<uint64_t>1) << (b & 63)
+                    top[b >> 12] |= (<uint64_t>1) << ((b >> 6) & 63)
                     e = b
-                f = self.fr[i]
+                f = fr[x]
                 g = f + cores
-                self.fr[i] = g
+                fr[x] = g
                 if (f >= thr) != (g >= thr):
-                    count += (e - self.st[i]) if g >= thr else self.st[i] - e
-                i += 1
+                    count += (e - x) if g >= thr else x - e
+                x = e
         self.count = count
         return count
 

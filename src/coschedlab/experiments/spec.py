@@ -220,8 +220,7 @@ def spec_from_dict(raw: Any, path: str | Path, load_schedulers: bool = True) -> 
     if dup is not None:
         raise ck.fail(f"workload name {dup!r} is used twice in 'workloads'")
     labels = [s.label for s in schedulers]
-    baseline = raw.get("baseline", labels[0])
-    baseline = ck.string(baseline, "baseline")
+    baseline = ck.string(raw.get("baseline", labels[0]), "baseline")
     if baseline not in labels:
         by_spec = [s.label for s in schedulers if s.spec == baseline]
         if len(by_spec) != 1:
@@ -308,14 +307,6 @@ def _schedulers(v: Any, base: Path, ck: Checker, load: bool = True) -> tuple[Sch
     return tuple(out)
 
 
-def _data_path(value: str, base: Path, path: str, ck: Checker) -> str:
-    """Resolve a data file: ``coschedlab:NAME`` (bundled data) or relative to the spec."""
-    try:
-        return str(data_path(value, base))
-    except InputError as exc:
-        raise ck.fail(f"'{path}': {exc.what}") from None
-
-
 def _workload(
     v: Any, path: str, base: Path, default_cluster: Cluster | None, ck: Checker
 ) -> WorkloadSpec:
@@ -334,14 +325,19 @@ def _workload(
     if name in RESERVED_NAMES:
         raise ck.fail(f"'{path}.name' {name!r} is reserved for an output; choose another name")
     cluster = _cluster(d["cluster"], f"{path}.cluster", ck) if "cluster" in d else default_cluster
-    file = _data_path(ck.string(d[kind], f"{path}.{kind}"), base, f"{path}.{kind}", ck)
+    given = ck.string(d[kind], f"{path}.{kind}")
+    try:  # bundled data (coschedlab:NAME), or relative to the spec
+        file = str(data_path(given, base))
+    except InputError as exc:
+        raise ck.fail(f"'{path}.{kind}': {exc.what}") from None
     if kind == "trace":
         limit = ck.integer(d["limit"], f"{path}.limit", minimum=1) if "limit" in d else None
-        from ..workload.swf import read_swf
+        from ..workload.swf import cluster_from_header, read_swf
 
         trace = read_swf(file)
+        cluster = cluster or cluster_from_header(trace.header)
         if cluster is None:
-            cluster = _trace_cluster(trace.header, path, ck)
+            raise ck.fail(f"'{path}': the trace has no MaxNodes/MaxProcs header; give 'cluster'")
         if not (trace.procs <= cluster.total_cores).any():  # else every run fails (exit 1)
             raise ck.fail(f"'{path}': no job of {file} fits the cluster ({cluster})", path)
         return WorkloadSpec(name=name, kind=kind, path=file, cluster=cluster, limit=limit)
@@ -372,15 +368,6 @@ def _workload(
     except InputError as exc:
         raise ck.fail(f"'{path}': {exc}") from None
     return w
-
-
-def _trace_cluster(header: dict, path: str, ck: Checker) -> Cluster:
-    from ..workload.swf import cluster_from_header
-
-    cluster = cluster_from_header(header)
-    if cluster is None:
-        raise ck.fail(f"'{path}': the trace has no MaxNodes/MaxProcs header; give 'cluster'")
-    return cluster
 
 
 def _names(v: Any, path: str, ck: Checker) -> tuple[str, ...]:

@@ -23,14 +23,10 @@ __all__ = ["build_workload"]
 
 @lru_cache(maxsize=8)
 def _read_trace(path: str, stamp: tuple[int, int]) -> Workload:
+    """The trace in ``path`` as of ``stamp``; callers take copies (``select``), never modify it."""
     from ..workload.swf import read_swf
 
     return read_swf(path)
-
-
-def _cached_trace(path: str) -> Workload:
-    """The trace in ``path``; callers take copies (``select``), never modify it."""
-    return _read_trace(path, file_stamp(path))
 
 
 def _pool_weights(w: WorkloadSpec, pool: Pool) -> dict[str, float] | None:
@@ -60,7 +56,7 @@ def build_workload(w: WorkloadSpec, seed: int) -> tuple[Workload, Pool | None]:
     trace workloads ignore it.
     """
     if w.kind == "trace":
-        trace = _cached_trace(w.path)
+        trace = _read_trace(w.path, file_stamp(w.path))
         keep = np.asarray(trace.procs <= w.cluster.total_cores)
         workload = trace.select(keep)
         dropped = int((~keep).sum())

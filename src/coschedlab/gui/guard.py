@@ -99,14 +99,10 @@ class TokenGate:
         self.app = app
         self.token = token
 
-    def cookie_name(self, environ: dict[str, Any]) -> str:
-        """The cookie of the dashboard on this port."""
-        return f"{COOKIE}-{environ.get('SERVER_PORT', '')}"
-
     def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
         from werkzeug.http import dump_cookie, parse_cookie
 
-        name = self.cookie_name(environ)
+        name = f"{COOKIE}-{environ.get('SERVER_PORT', '')}"  # this port's dashboard
         query = parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True)
         if _same((query.get("token") or [None])[-1], self.token):
 

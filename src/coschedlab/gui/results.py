@@ -9,6 +9,7 @@ and kept (by directory and modification time), so a page of finished runs answer
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections import OrderedDict
@@ -120,25 +121,22 @@ def _baseline_of(table: pd.DataFrame | None, labels: tuple[str, ...]) -> str:
     return labels[0] if labels else ""
 
 
-_CACHE: OrderedDict[tuple[str, float], Any] = OrderedDict()
-_CACHED = 16
-
-
 def load_run(folder: Path) -> Any:
     """The :class:`~coschedlab.report.runs.Run` stored in ``folder`` (kept for the next
     request while the folder is unchanged)."""
-    from ..engine.result import Result
-    from ..report.runs import Run
-
     folder = Path(folder)
     try:
         stamp = (folder / "metrics.json").stat().st_mtime
     except OSError:
         raise InputError("no finished run here", str(folder)) from None
-    key = (str(folder), stamp)
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        return _CACHE[key]
+    return _load_run(folder, stamp)
+
+
+@functools.lru_cache(maxsize=16)
+def _load_run(folder: Path, _stamp: float) -> Any:
+    from ..engine.result import Result
+    from ..report.runs import Run
+
     r = Result.load(folder)
     jobs = r.jobs
     header = getattr(r, "header", None) or {}
@@ -146,11 +144,7 @@ def load_run(folder: Path) -> Any:
         from ..jobs import app_names_from_header
 
         jobs.attrs["app_names"] = app_names_from_header(header["Applications"])
-    run = Run(jobs, r.cluster, r.metrics)
-    _CACHE[key] = run
-    while len(_CACHE) > _CACHED:
-        _CACHE.popitem(last=False)
-    return run
+    return Run(jobs, r.cluster, r.metrics)
 
 
 _MADE: OrderedDict[tuple, Any] = OrderedDict()

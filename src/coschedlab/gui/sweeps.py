@@ -142,11 +142,9 @@ def register_sweep(app: Any, ctx: Any, kind: Any) -> None:
         if running is None:
             return no_update, no_update, "", True, no_update, no_update
         finished, total, text = sweep_status(running)
-        ended = running.code is not None
-        if not ended:
+        if running.code is None:
             return str(finished), str(max(total, 1)), text, False, no_update, no_update
-        return (str(finished), str(max(total, 1)), text, True, ws.outputs(kind.what),
-                active)  # fmt: skip
+        return str(finished), str(max(total, 1)), text, True, ws.outputs(kind.what), active
 
     @app.callback(
         Output(i("result"), "children"), Input(i("open"), "value"), Input(i("tick"), "disabled"),

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import math
 import os
 import re
 import shutil
@@ -210,7 +211,8 @@ class Workspace:
                               cwd=checking, timeout=UPLOAD_CHECK_S, where=str(trial))  # fmt: skip
             except InputError as exc:
                 what = exc.what.replace(f"{trial}: ", "").replace(str(trial), name)
-                raise InputError(what, _shown(exc.where, trial, name)) from None
+                where = (exc.where or str(trial)).replace(str(trial), name)
+                raise InputError(what, where) from None
             except Exception as exc:  # a reader's own failure: still one line, nothing kept
                 text = " ".join(str(exc).replace(str(trial), name).split())
                 raise InputError(f"cannot be read as a {kind} file ({type(exc).__name__}: "
@@ -233,6 +235,15 @@ def scheduler_text(text: str, what: str = "scheduler") -> str:
         raise InputError(f"{text.strip()!r}: a policy file of your own is uploaded (your "
                          "policy), not named")  # fmt: skip
     return text.strip()
+
+
+def form_number(v: Any) -> float:
+    """A number a page's form sent back (not trusted): ``float(v)``, NaN for a bool or
+    anything that is not a number."""
+    try:
+        return math.nan if isinstance(v, bool) else float(v)
+    except (TypeError, ValueError):
+        return math.nan
 
 
 #: the command line's reader of each kind of upload (``module:function`` of a path); the
@@ -328,10 +339,3 @@ def check_uploaded(path: str, kind: str, root: str) -> None:
     if kind in spec_kinds():
         check_spec_paths(path, root)
     check_upload(path, kind)
-
-
-def _shown(where: str | None, path: Path, name: str) -> str:
-    """An error's place with the upload's stored path replaced by the name the user gave."""
-    if not where:
-        return name
-    return where.replace(str(path), name)

@@ -377,30 +377,19 @@ def allocation_from_dict(ens: Ensemble, mapping: Mapping, raw: dict[str, Any]) -
         )
     blocks = []
     for name, comps in expected.items():
-        b = raw[name]
+        b, here = raw[name], f"{where}: {name}"
         if not isinstance(b, dict) or "nodes" not in b or not isinstance(b.get("cores"), dict):
-            raise InputError(
-                "each block needs 'nodes' and a 'cores' mapping", where=f"{where}: {name}"
-            )
-        nodes = b["nodes"]
-        cores = b["cores"]
+            raise InputError("each block needs 'nodes' and a 'cores' mapping", where=here)
+        nodes, cores = b["nodes"], b["cores"]
         if not isinstance(nodes, int) or isinstance(nodes, bool) or nodes < 1:
-            raise InputError(
-                f"nodes must be a positive integer, got {nodes!r}", where=f"{where}: {name}"
-            )
+            raise InputError(f"nodes must be a positive integer, got {nodes!r}", where=here)
         if set(cores) != set(comps):
-            raise InputError(
-                f"cores must be given for exactly {sorted(comps)}", where=f"{where}: {name}"
-            )
+            raise InputError(f"cores must be given for exactly {sorted(comps)}", where=here)
         for c, k in cores.items():
             if not isinstance(k, int) or isinstance(k, bool) or k < 1:
-                raise InputError(
-                    f"cores of {c} must be a positive integer, got {k!r}", where=f"{where}: {name}"
-                )
+                raise InputError(f"cores of {c} must be a positive integer, got {k!r}", where=here)
         if sum(cores.values()) > p.cores:
-            raise InputError(
-                f"{sum(cores.values())} cores per node > C = {p.cores}", where=f"{where}: {name}"
-            )
+            raise InputError(f"{sum(cores.values())} cores per node > C = {p.cores}", where=here)
         blocks.append(Block(name, nodes, tuple((c, cores[c]) for c in comps)))
     if sum(b.nodes for b in blocks) > p.nodes:
         raise InputError(f"{sum(b.nodes for b in blocks)} nodes > N = {p.nodes}", where=where)

@@ -34,20 +34,11 @@ def ensemble_of_draw(conf: tuple[int, int, int, int], works: Mapping[str, float]
     """The ensemble of configuration ``(S, A, V, N)`` whose analyses have the works of one of
     the authors' generator draws (``works``: their member names ``simI.anaJ`` -> work), the
     simulations and platform as ours (``tests/insitu/data/run_authors_allocation.py``)."""
-    from .spec import ensemble_from_dict, generate_ensemble
+    from .spec import ensemble_from_dict, ensemble_to_dict, generate_ensemble
 
     s, a, v, n = conf
-    base = generate_ensemble(s, a, float(v), n, seed=0)
     raw = {
-        "platform": {
-            "nodes": n,
-            "cores": base.platform.cores,
-            "core_speed": base.platform.core_speed,
-            "bandwidth": base.platform.bandwidth,
-            "network": "paper",
-        },
-        "n_steps": base.n_steps,
-        "simulations": [{"name": x.name, "work": x.work, "data": x.data} for x in base.simulations],
+        **ensemble_to_dict(generate_ensemble(s, a, float(v), n, seed=0)),
         "analyses": [
             {"name": f"A{i}.{j}", "simulation": f"S{i}", "work": float(works[f"sim{i}.ana{j}"])}
             for i in range(1, s + 1)

@@ -70,9 +70,8 @@ def scenario_mapping(ens: Ensemble, scenario: str) -> Mapping:
                 where="--scenario",
             )
         k = int(len(names) * frac)
-        order = sorted(range(len(names)), key=lambda i: (ens.analyses[i].work, i))
-        if kind == "decreasing":
-            order = sorted(range(len(names)), key=lambda i: (-ens.analyses[i].work, i))
+        sign = -1 if kind == "decreasing" else 1
+        order = sorted(range(len(names)), key=lambda i: (sign * ens.analyses[i].work, i))
         pool = {names[i] for i in order[:k]}
     return Mapping(
         tuple((a.name, None if a.name in pool else a.simulation) for a in ens.analyses),
@@ -92,16 +91,8 @@ def user_mapping(ens: Ensemble, raw: dict[str, str]) -> Mapping:
             raise InputError(
                 f"analysis {a!r}: {s!r} is neither a simulation nor 'pool'", where="mapping"
             )
-    return Mapping(
-        tuple(
-            (
-                a.name,
-                None if raw.get(a.name, a.simulation) == POOL else raw.get(a.name, a.simulation),
-            )
-            for a in ens.analyses
-        ),
-        name="user",
-    )
+    placement = [(a.name, raw.get(a.name, a.simulation)) for a in ens.analyses]
+    return Mapping(tuple((a, None if s == POOL else s) for a, s in placement), name="user")
 
 
 def normal_form(ens: Ensemble, mapping: Mapping) -> tuple[Mapping, list[str]]:

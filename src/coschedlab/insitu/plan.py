@@ -36,13 +36,9 @@ class Plan:
 
     def model_makespans(self) -> dict[str, float]:
         """Model makespan of this (integer) allocation under B, B'_1, B'_2 and B'_3."""
+        ens, mapping = self.ensemble, self.mapping
         return {
-            m: model_makespan(
-                self.ensemble,
-                self.mapping,
-                self.allocation,
-                model_bandwidth(self.ensemble, self.mapping, m),
-            )
+            m: model_makespan(ens, mapping, self.allocation, model_bandwidth(ens, mapping, m))
             for m in BANDWIDTH_MODELS
         }
 

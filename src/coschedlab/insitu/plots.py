@@ -15,26 +15,18 @@ if TYPE_CHECKING:
 
 COLORS = {"S": "#1f77b4", "W": "#ff7f0e", "R": "#d62728", "A": "#2ca02c"}
 SWEEP_ORDER = ("nodes", "simulations", "analyses", "data")
-SCENARIO_ORDER = (
-    "ideal",
-    "increasing-25",
-    "decreasing-25",
-    "increasing-50",
-    "decreasing-50",
-    "increasing-75",
-    "decreasing-75",
-    "in-transit",
-)
+#: each scenario's colour and line style, in the order the figures list them
 SCENARIO_STYLE = {
     "ideal": ("k", "-"),
-    "in-transit": ("tab:red", "-"),
     "increasing-25": ("tab:blue", "-"),
     "decreasing-25": ("tab:blue", "--"),
     "increasing-50": ("tab:green", "-"),
     "decreasing-50": ("tab:green", "--"),
     "increasing-75": ("tab:orange", "-"),
     "decreasing-75": ("tab:orange", "--"),
+    "in-transit": ("tab:red", "-"),
 }
+SCENARIO_ORDER = tuple(SCENARIO_STYLE)
 
 
 def _ordered(values, order):

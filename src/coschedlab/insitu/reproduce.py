@@ -17,7 +17,6 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import InputError
 from .mapping import SCENARIOS
 
 HEURISTIC_PAIRS = (("co", "co"), ("co", "ev"), ("ev", "co"), ("ev", "ev"))
@@ -60,12 +59,8 @@ def build_tasks(
 
     ``alloc_bandwidth`` is the bandwidth the allocation is computed with: B'_3 reproduces the
     authors' Fig. 4 data (their ``analysis/data_new.csv``), B their Table II data
-    (``analysis/data_bw.csv``); both with the authors' rounding."""
-    for s in sweeps:
-        if s not in SWEEPS:
-            raise InputError(f"unknown sweep {s!r}; use {', '.join(SWEEPS)}", where="sweeps")
-    if trials < 1:
-        raise InputError("trials must be >= 1", where="trials")
+    (``analysis/data_bw.csv``); both with the authors' rounding. The sweeps and trials are
+    checked by the command's spec (:func:`.sweep.load_spec`)."""
     tasks: dict[str, dict[str, Any]] = {}
     member: list[tuple[str, str]] = []
     for sweep in sweeps:

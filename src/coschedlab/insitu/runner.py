@@ -45,20 +45,15 @@ def run_config(cfg: dict[str, Any]) -> dict[str, Any]:
         return {**cfg, "infeasible": exc.what, "wall_time": time.perf_counter() - t0}
     res = _run(plan, cfg["network"], cfg["engine"], None)
     summ = res.summary()
-    out = dict(cfg)
-    out.update(
-        {
-            "model_makespan": plan.model_makespan,
-            **{f"model_{k}": v for k, v in plan.model_makespans().items()},
-            "simulated_makespan": res.makespan,
-            "idle_simulation_time": summ["idle_simulation_time"],
-            "idle_analysis_time": summ["idle_analysis_time"],
-            "pool_nodes": next(
-                (int(b.nodes) for b in plan.allocation.blocks if b.name == "pool"), 0
-            ),
-            "pool_size": len(plan.mapping.pool()),
-            "sim_wall_time": res.wall_time,
-            "wall_time": time.perf_counter() - t0,
-        }
-    )
-    return out
+    return {
+        **cfg,
+        "model_makespan": plan.model_makespan,
+        **{f"model_{k}": v for k, v in plan.model_makespans().items()},
+        "simulated_makespan": res.makespan,
+        "idle_simulation_time": summ["idle_simulation_time"],
+        "idle_analysis_time": summ["idle_analysis_time"],
+        "pool_nodes": next((int(b.nodes) for b in plan.allocation.blocks if b.name == "pool"), 0),
+        "pool_size": len(plan.mapping.pool()),
+        "sim_wall_time": res.wall_time,
+        "wall_time": time.perf_counter() - t0,
+    }

@@ -190,27 +190,17 @@ def add_network(sg: Any, zone: Any, hosts: list[Any], bw: float, latency: float,
     """The routes between every two of ``hosts`` in SimGrid ``zone`` (module ``sg``): the
     ``paper`` layout's ONE shared link of bandwidth ``bw`` (returned), or (``per-node``) a link
     of ``bw`` per node with half the latency each, two links a route (None returned)."""
-    n = len(hosts)
+    n, shared = len(hosts), None
     if network == "paper":
         shared = zone.create_link("shared", bw).set_latency(latency).seal()
-        for i in range(n):
-            for j in range(i + 1, n):
-                zone.add_route(
-                    hosts[i].netpoint, hosts[j].netpoint, None, None, [sg.LinkInRoute(shared)], True
-                )
-        return shared
-    own = [zone.create_link(f"link-{i}", bw).set_latency(latency / 2).seal() for i in range(n)]
+    else:
+        own = [zone.create_link(f"link-{i}", bw).set_latency(latency / 2).seal() for i in range(n)]
     for i in range(n):
         for j in range(i + 1, n):
-            zone.add_route(
-                hosts[i].netpoint,
-                hosts[j].netpoint,
-                None,
-                None,
-                [sg.LinkInRoute(own[i]), sg.LinkInRoute(own[j])],
-                True,
-            )
-    return None
+            links = [shared] if shared is not None else [own[i], own[j]]
+            route = [sg.LinkInRoute(x) for x in links]
+            zone.add_route(hosts[i].netpoint, hosts[j].netpoint, None, None, route, True)
+    return shared
 
 
 def read_flows(
@@ -259,14 +249,14 @@ def _run(
     if loopback not in LOOPBACKS:
         raise InputError(f"unknown loopback {loopback!r}; use {' or '.join(LOOPBACKS)}")
     store_forward = io == "store-and-forward"
-    if engine == "activities":
-        return _run_pieces(plan, network, bw_factor, loopback, store_forward, control)
-    if control:
+    if control and (engine != "activities" or network != "paper"):
         raise InputError(
             "the job manager's messages are simulated with --network paper and "
             "the activities engine only",
             where="control",
         )
+    if engine == "activities":
+        return _run_pieces(plan, network, bw_factor, loopback, store_forward, control)
     import simgrid as sg
 
     t_wall = time.perf_counter()
@@ -360,13 +350,6 @@ def _run(
             for key in readers:
                 sem_w_class[key].release()
 
-    def piece_classes(name: str, sim: str) -> dict[tuple[str, int], list[int]]:
-        """The pieces (positions in the component's nodes) of analysis ``name`` that see the
-        same conditions, keyed (name, class); each class runs as its own parallel tasks. Every
-        simulation node serves the same reads (V/n per pool analysis, :func:`read_flows`), so
-        all the pieces of an analysis see the same disks and form one class."""
-        return {(name, 0): list(range(len(ranges[place[name][0]])))}
-
     def ana_actor(name: str, sim: str, key: tuple[str, int], pos: list[int]) -> None:
         blk, n, c = place[name]
         idx = [ranges[blk][q] for q in pos]
@@ -409,19 +392,17 @@ def _run(
 
     works = {a.name: a.work for a in ens.analyses}
     # the flows of every pool analysis' read (n n'); their gcd is the unit of link shares
-    flow_unit = (
-        math.gcd(
-            *(
-                len(ranges[place[a.simulation][0]]) * len(ranges[place[a.name][0]])
-                for a in ens.analyses
-                if place[a.name][0] != place[a.simulation][0]
-            ),
-            0,
-        )
-        or 1
-    )
+    remote = [
+        len(ranges[place[a.simulation][0]]) * len(ranges[place[a.name][0]])
+        for a in ens.analyses
+        if place[a.name][0] != place[a.simulation][0]
+    ]
+    flow_unit = math.gcd(*remote, 0) or 1
     for a in ens.analyses:
-        classes[a.name] = piece_classes(a.name, a.simulation)
+        # the pieces (positions in its nodes) that see the same conditions, keyed (name,
+        # class), each class its own parallel tasks: every simulation node serves the same
+        # reads (V/n per pool analysis, read_flows), so an analysis' pieces form one class
+        classes[a.name] = {(a.name, 0): list(range(len(ranges[place[a.name][0]])))}
         for key, pos in classes[a.name].items():
             sem_w_class[key] = sg.Semaphore(0)
             host = hosts[ranges[place[a.name][0]][pos[0]]]
@@ -455,12 +436,6 @@ def _run_pieces(
     t_wall = time.perf_counter()
     if control is None:
         control = network == "paper"
-    if control and network != "paper":
-        raise InputError(
-            "the job manager's messages are simulated with --network paper and "
-            "the activities engine only",
-            where="control",
-        )
     ens = plan.ensemble
     p = ens.platform
     factor = 1.0 if bw_factor is None else bw_factor

@@ -9,7 +9,7 @@ paper's random ensembles (analysis work uniform in [0.5, 1.5] x simulation work,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -224,20 +224,11 @@ def load_ensemble(path: str | Path) -> Ensemble:
 
 def ensemble_to_dict(ens: Ensemble) -> dict[str, Any]:
     """Plain-data form of an ensemble (the YAML schema)."""
-    p = ens.platform
     out: dict[str, Any] = {
-        "platform": {
-            "nodes": p.nodes,
-            "cores": p.cores,
-            "core_speed": p.core_speed,
-            "bandwidth": p.bandwidth,
-            "network": p.network,
-        },
+        "platform": asdict(ens.platform),
         "n_steps": ens.n_steps,
-        "simulations": [{"name": s.name, "work": s.work, "data": s.data} for s in ens.simulations],
-        "analyses": [
-            {"name": a.name, "simulation": a.simulation, "work": a.work} for a in ens.analyses
-        ],
+        "simulations": [asdict(s) for s in ens.simulations],
+        "analyses": [asdict(a) for a in ens.analyses],
     }
     if ens.mapping is not None:
         out["mapping"] = dict(ens.mapping)

@@ -85,12 +85,10 @@ def _replace_report(final: Path, drawn: list[Path]) -> list[Path]:
         old = final / name
         if name and "/" not in name and name not in names and old.is_file():
             old.unlink()
-    paths = []
     for p in drawn:
         os.replace(p, final / p.name)
-        paths.append(final / p.name)
     listed.write_text("\n".join(sorted(names)) + "\n")
-    return paths
+    return [final / p.name for p in drawn]
 
 
 def _draw(checked: dict, out: Path, app_names: Any, axis: Any) -> list[Path]:

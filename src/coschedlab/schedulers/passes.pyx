@@ -24,6 +24,7 @@ from array import array
 cimport cython
 from cython.operator cimport dereference as deref
 from libc.limits cimport LONG_MAX
+from libc.string cimport memmove
 from libc.math cimport INFINITY, NAN, ceil, fabs, floor, fmod, llround, pow
 from libcpp.algorithm cimport (
     is_sorted, lower_bound, merge, min_element, partial_sort, sort, upper_bound
@@ -239,6 +240,11 @@ cdef struct Step:
     long free  # the free nodes from it to the next, less its block's ``add``
 
 
+cdef struct Seen:
+    long need  # a tested job's nodes
+    double d  # its duration
+
+
 cdef inline long first_at_or_after(const Step* p, long lo, long hi, double t) noexcept:
     """The first index in ``[lo, hi)`` whose time is at or after ``t`` (``hi``: none)."""
     cdef long mid
@@ -417,11 +423,14 @@ cdef class CProfile:
     cdef void insert(self, long k, double t) noexcept:
         """A breakpoint at ``t`` at index ``k >= 1``, with the count of the step before
         (at the end of that step's block, which is split when it grows to 2 x BLOCK)."""
-        cdef long b, c, nb = self.add.size(), half
-        cdef Step e
-        e.t = t
-        e.free = self.steps[k - 1].free
-        self.steps.insert(self.steps.begin() + k, e)
+        cdef long b, c, nb = self.add.size(), half, n = self.steps.size()
+        cdef Step* p
+        self.steps.resize(n + 1)
+        p = self.steps.data()
+        # (fields written in place: a Step built aside and copied whole stalls the copy)
+        memmove(&p[k + 1], &p[k], (n - k) * sizeof(Step))
+        p[k].t = t
+        p[k].free = p[k - 1].free
         if self.flat:
             self.bs[1] += 1
             return
@@ -578,6 +587,7 @@ cdef class CountScan:
     cdef vector[char] just
     cdef vector[Keyed] rel
     cdef vector[double] moving  # the ends of the holds that move with ``now`` (scan_c)
+    cdef vector[Seen] seen  # jobs tested beyond the window in a scan (:meth:`beyond_add`)
     cdef double resolution
     cdef bint whole  # whole-second resolution, every limit a whole multiple of it
 
@@ -623,14 +633,21 @@ cdef class CountScan:
             moving_end[0] = -INFINITY
             self.moving.clear()
         prof.counts(now, free, ends)
+        self.seen.clear()
         for k in range(ntested):
             if free == 0:
                 break
             j = tested[k]
             nj = self.nodes[j]
             d = self.limit[j] + dn if shift else self.round_up(now + self.limit[j]) - now
+            # the slot of a job tested before with no more nodes and no longer a duration
+            # is a lower bound of this one's (:meth:`beyond_known`): beyond the window, so
+            # is this one, and ``beyond`` is at most that slot already
+            if self.beyond_known(nj, d):
+                continue
             t = prof.test(nj, d)
             if not t <= last:  # beyond the window: no slot
+                self.beyond_add(nj, d)
                 if beyond != NULL and t < beyond[0]:
                     beyond[0] = t
                 continue
@@ -644,11 +661,42 @@ cdef class CountScan:
                 if k + 1 < ntested:
                     prof.hold(nj, t, d)
                 reserved += 1
-                reserved_at.push_back(Keyed(t, j))
+                reserved_at.emplace_back(t, j)
                 if moving_end != NULL and (t <= now or self.moves(t)):
                     self.moving.push_back(t + d)
                     moving_end[0] = max(moving_end[0], t + d)
         return free
+
+    cdef inline bint beyond_known(self, long need, double d) noexcept:
+        """A job tested before in this scan with no more nodes than ``need`` and no longer a
+        duration than ``d`` found no slot within the window (:meth:`beyond_add`): so does a
+        job of ``need`` nodes for ``d`` now.
+
+        Proof (the lower bound): during a scan the profile only loses nodes (holds and starts
+        take them) and keeps its breakpoints (a hold adds some). If ``need`` nodes are free
+        now during ``[x, x + d)`` from a breakpoint ``x``, then on the profile of the earlier
+        test, which had at least as many at each time, the breakpoint ``y <= x`` that began
+        the step holding ``x`` had at least ``need`` free during ``[y, x + d)``, which covers
+        ``[y, y + d')`` for that job's ``d' <= d``, and it needed no more nodes: ``y`` was a
+        slot for it, so its slot was at most ``y <= x``. Hence a later job's slot is at
+        least the slot of any earlier job with no more nodes and no longer a duration."""
+        cdef const Seen* e = self.seen.data()
+        cdef long m
+        for m in range(<long>self.seen.size()):
+            if e[m].need <= need and e[m].d <= d:
+                return True
+        return False
+
+    cdef inline void beyond_add(self, long need, double d) noexcept:
+        """Note a job of ``need`` nodes for ``d`` beyond the window (only the least pairs are
+        kept: those no other has fewer or as many nodes and no longer a duration than)."""
+        cdef long m, w = 0
+        for m in range(<long>self.seen.size()):
+            if not (self.seen[m].need >= need and self.seen[m].d >= d):
+                self.seen[w] = self.seen[m]
+                w += 1
+        self.seen.resize(w + 1)
+        self.seen[w].need, self.seen[w].d = need, d
 
     cdef inline bint moves(self, double t) noexcept:
         """``t`` is the end of a hold that moves with ``now``."""
@@ -988,7 +1036,7 @@ cdef class SlurmPass(CompiledPass):
             for k in range(<long>self.order.size()):
                 j = self.order[k].second
                 if self.pending[j]:
-                    self.relook.push_back(Keyed(self.key(j, max(t, self.origin[j])), j))
+                    self.relook.emplace_back(self.key(j, max(t, self.origin[j])), j)
         else:
             for k in range(<long>self.relook.size()):
                 j = self.relook[k].second

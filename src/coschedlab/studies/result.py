@@ -149,14 +149,13 @@ def load_result(folder: str | Path) -> StudyResult:
         segs = pd.read_csv(folder / "segments.csv")
     except (ValueError, OSError) as exc:
         raise InputError(f"not a study result ({exc.__class__.__name__})", str(folder)) from None
-    records = []
-    for r in runs.to_dict("records"):
+    records = runs.to_dict("records")
+    for r in records:  # tuples as the CSV wrote them, read back as lists
         for key in ("design", "source", "objectives"):
             v = r.get(key)
             r[key] = (
                 json.loads(v.replace("(", "[").replace(")", "]")) if isinstance(v, str) else None
             )
-        records.append(r)
     segments = [Segment(int(s.worker), int(s.run), float(s.start), float(s.end), str(s.kind))
                 for s in segs.itertuples()]  # fmt: skip
     return StudyResult(

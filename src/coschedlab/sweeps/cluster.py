@@ -61,6 +61,12 @@ def _dask_call_packed(packed: list) -> Outcome:
     return _dask_call(key, fn, quiet, fresh, files, *args)
 
 
+#: Dask settings for workers that share their cores with runs computing flat out. Dask's own
+#: timers take a share of the same cores, which stretches the runs: each server's event-loop
+#: tick every 20 ms, memory monitors every 100 ms and the system monitor every 500 ms (in the
+#: scheduler, each nanny and each worker), and the statistical profiler sampling every
+#: worker's threads each 10 ms. With Dask's defaults, 100-step in situ runs on a 2-worker
+#: LocalCluster of this 2-core machine took 17% longer than on the local pool; with these, 4%
 #: (benchmarks/bench_dask.py). The tick is only Dask's "event loop unresponsive" diagnostic.
 QUIET_DASK: dict[str, Any] = {
     "distributed.admin.tick.interval": "1s",

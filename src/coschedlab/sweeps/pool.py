@@ -37,9 +37,7 @@ def worker_init(parent: int) -> None:
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else: our parent's pid was reused
+    except (ProcessLookupError, PermissionError):  # PermissionError: its pid was reused
         return False
     return True
 
@@ -194,13 +192,6 @@ def run_fresh(task: Task, quiet: bool) -> Outcome:
     # takes a fraction of a second) is awaited beside the next run, as the local pool does
     threading.Thread(target=proc.join, name="reap-run", daemon=True).start()
     return outcome
-
-
-#: Dask settings for workers that share their cores with runs computing flat out. Dask's own
-#: timers take a share of the same cores, which stretches the runs: each server's event-loop
-#: tick every 20 ms, memory monitors every 100 ms and the system monitor every 500 ms (in the
-#: scheduler, each nanny and each worker), and the statistical profiler sampling every
-#: worker's threads each 10 ms. With Dask's defaults, 100-step in situ runs on a 2-worker
 
 
 def stop(executor: ProcessPoolExecutor) -> None:

@@ -93,17 +93,7 @@ class WorkflowSpec:
         """Every run's key -> its configuration (JSON-able: a worker rebuilds it all)."""
         from .formats import load_workflow
 
-        common = {
-            "machine": self.machine,
-            "warmup": self.warmup,
-            "window": self.window,
-            "drain": self.drain,
-            "pressure": self.pressure,
-            "target_wait": self.target_wait,
-            "scale_jobs": self.scale_jobs,
-            "scheduler": self.scheduler,
-            "coarse": self.coarse,
-        }
+        common = {k: getattr(self, k) for k in FIXED if k not in ("kind", "metrics")}
         out: dict[str, dict[str, Any]] = {}
         for wf in self.workflows:
             name = load_workflow(wf, coarse=self.coarse).name
@@ -111,7 +101,7 @@ class WorkflowSpec:
             for v in self.values:
                 for seed in self.seeds:
                     for mode in self.modes:
-                        key = f"{stem}-{self.kind}{_fmt(v)}-s{seed}-{mode}"
+                        key = f"{stem}-{self.kind}{v:g}-s{seed}-{mode}"
                         out[key] = {
                             **common,
                             "workflow": wf,
@@ -133,10 +123,6 @@ class WorkflowSpec:
                     "mode": "chained",
                 }
         return out
-
-
-def _fmt(v: float) -> str:
-    return f"{v:g}"
 
 
 def load_workflow_spec(path: str | Path) -> WorkflowSpec:
@@ -245,11 +231,8 @@ def run_one(config: dict[str, Any]) -> dict[str, Any]:
     from .simulate import simulate_mode
     from .workload import generate, machine_of
 
-    wfs = (
-        []
-        if config["workflow"] is None
-        else [load_workflow(config["workflow"], coarse=config["coarse"])]
-    )
+    given = config["workflow"]
+    wfs = [] if given is None else [load_workflow(given, coarse=config["coarse"])]
     share = config["value"] if config["kind"] == "share" else None
     period = config["value"] if config["kind"] == "period" else None
     ww = generate(

@@ -26,7 +26,10 @@ Conventions this module follows (the common ones of the archive's users):
   anything that is not a plain decimal number is an error.
 * **other fields** are kept in :attr:`Workload.extra` as NumPy arrays so that a workload
   survives a write/read round trip: ``trace_wait`` (field 3), ``alloc_procs`` (5),
-  ``avg_cpu`` (6), ``used_mem`` (7), ``req_procs`` (8), ``req_mem`` (10). The preceding job
+  ``avg_cpu`` (6), ``used_mem`` (7), ``req_procs`` (8), ``req_mem`` (10). Any of these, a
+  label (status, user, group, executable, queue, partition), the preceding job or the think
+  time with one value throughout (most traces leave several at -1) is that value broadcast:
+  a read-only array with no memory per job. The preceding job
   (17) and think time (18) are the ``preceding`` and ``think_time`` columns; the kernel
   enforces them when asked (``simulate(..., dependencies=True)``, ``--dependencies``: a job
   starts no earlier than its preceding job's end plus the think time).
@@ -199,9 +202,9 @@ _FIELD_ERRORS = {"number": "not a number", "finite": "not a finite number",
                  "integer": "not an integer"}  # fmt: skip
 
 
-def _parse_jobs(data: bytes, where: str) -> tuple[np.ndarray, np.ndarray]:
-    """All job lines as an (n, 18) float array and their physical line numbers (compiled:
-    :func:`coschedlab._core.swf_parse.parse_jobs`); an :class:`InputError` naming
+def _parse_jobs(data: bytes, where: str) -> tuple[list[np.ndarray], np.ndarray]:
+    """All job lines as 18 float arrays, one per field, and their physical line numbers
+    (compiled: :func:`coschedlab._core.swf_parse.parse_jobs`); an :class:`InputError` naming
     ``where:LINE`` at the first bad line."""
     values, linenos, error = parse_jobs(data)
     if error is None:
@@ -217,50 +220,59 @@ def _parse_jobs(data: bytes, where: str) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
-#: rows :func:`_check_ranges` looks at at once
-_CHECK_ROWS = 1 << 16
-
-
-def _check_ranges(values: np.ndarray, linenos: np.ndarray, where: str) -> None:
-    """Refuse (file:line) the first value beyond :data:`MAX_TIME`, :data:`MAX_PROCS` or
-    :data:`MAX_ANY` in magnitude, and the first negative value other than -1 (unknown) in a
-    time, a processor count or the preceding job."""
+def _check_ranges(fields: list[np.ndarray], linenos: np.ndarray, where: str) -> None:
+    """Refuse (file:line) the first value (in file order: line, then field) beyond
+    :data:`MAX_TIME`, :data:`MAX_PROCS` or :data:`MAX_ANY` in magnitude, and the first negative
+    value other than -1 (unknown) in a time, a processor count or the preceding job. ``fields``:
+    :func:`_parse_jobs`' (a field at a time: no temporary beyond one field's)."""
     limits = np.full(N_FIELDS, MAX_ANY)
     limits[list(_TIME_FIELDS)] = MAX_TIME
     limits[list(_PROC_FIELDS)] = MAX_PROCS
     limits[list(_LABEL_FIELDS)] = MAX_LABEL
-    fields = list(_MINUS_ONE_FIELDS)
-    for at in range(0, max(len(values), 1), _CHECK_ROWS):  # in chunks: no (n, 18) temporaries
-        part = values[at : at + _CHECK_ROWS]
-        bad = np.abs(part) > limits
-        negative = np.zeros_like(bad)
-        negative[:, fields] = (part[:, fields] < 0) & (part[:, fields] != -1)
-        if bad.any() or negative.any():
-            break
-    else:
+    first: tuple[int, int] | None = None  # (row, field) of the first bad value
+    for field, a in enumerate(fields):
+        if a.strides == (0,):  # one value throughout (broadcast): its first row says it
+            a = a[:1]
+        bad = np.abs(a) > limits[field]
+        if field in _MINUS_ONE_FIELDS:
+            bad |= (a < 0) & (a != -1)
+        if bad.any():
+            row = int(np.argmax(bad))
+            if first is None or row < first[0]:
+                first = (row, field)
+    if first is None:
         return
-    row, field = (int(x[0]) for x in np.nonzero(bad | negative))  # the first in file order
-    row += at
-    if negative[row, field]:
+    row, field = first
+    value = fields[field][row]
+    if value < 0 and value != -1 and field in _MINUS_ONE_FIELDS:
         raise InputError(
-            f"field {field + 1} ({FIELD_NAMES[field]}) is {values[row, field]:g}: SWF writes "
+            f"field {field + 1} ({FIELD_NAMES[field]}) is {value:g}: SWF writes "
             "-1 for unknown and no other negative value; a corrupt line?",
             where=f"{where}:{linenos[row]}",
         )
     unit = " s" if field in _TIME_FIELDS else ""
     raise InputError(
-        f"field {field + 1} ({FIELD_NAMES[field]}) is {values[row, field]:g}, beyond the sane "
+        f"field {field + 1} ({FIELD_NAMES[field]}) is {value:g}, beyond the sane "
         f"range (|value| <= {limits[field]:,.0f}{unit}); a corrupt line?",
         where=f"{where}:{linenos[row]}",
     )
 
 
-def _column(values: np.ndarray, i: int, dtype: Any, rows: np.ndarray | None) -> np.ndarray:
-    """Field ``i`` of the parse array as an array of its own of ``dtype`` (never a view: the
-    parse array goes once every column is made), only ``rows`` (row indices) when given."""
-    if rows is None:
-        return values[:, i].astype(dtype)
-    return values[:, i].take(rows).astype(dtype, copy=False)
+def _take(fields: list, i: int, dtype: Any, rows: np.ndarray | None, compact: bool) -> np.ndarray:
+    """Field ``i`` of :func:`_parse_jobs`' fields as a column of ``dtype`` (the parsed array
+    itself when it is one already; a field of one value is that value broadcast, read-only,
+    when ``compact``, else an array of its own), only ``rows`` (row indices) when given; the
+    parsed array leaves ``fields`` (it goes now unless it is the column)."""
+    a = fields[i]
+    fields[i] = None
+    if a.strides == (0,) and len(a) > 1:  # one value throughout: broadcast, as parsed
+        shape = a.shape if rows is None else rows.shape
+        if not compact:
+            return np.full(shape, a[0], dtype=dtype)
+        return np.broadcast_to(a[:1].astype(dtype), shape)
+    if rows is not None:
+        a = a.take(rows)
+    return a.astype(dtype, copy=False)
 
 
 def read_swf(
@@ -269,6 +281,7 @@ def read_swf(
     max_procs: int | None = None,
     cluster: Cluster | None = None,
     strict: bool = False,
+    compact: bool = False,
 ) -> Workload:
     """Read an SWF file (plain or gzip) into a :class:`~coschedlab.jobs.Workload`.
 
@@ -276,10 +289,16 @@ def read_swf(
     which jobs are dropped and how they are counted). ``max_procs`` (else
     ``cluster.total_cores``) is the machine size used to drop oversized jobs.
 
+    ``compact``: a field with one value throughout (a label, the preceding job, the think
+    time or an extra field; most traces leave several at -1) is that value broadcast, a
+    read-only array with no memory per job (what the ``simulate`` command reads, its workload
+    being read-only anyway); by default every column is an array of its own that code may
+    edit in place.
+
     Raises :class:`FileNotFoundError` for a missing file and :class:`InputError` (with
     ``where="PATH:LINE"`` for a bad line) for a malformed, empty or job-less file.
     """
-    workload = _read_swf(path, max_procs=max_procs, cluster=cluster, strict=strict)
+    workload = _read_swf(path, max_procs=max_procs, cluster=cluster, strict=strict, compact=compact)
     trim_heap()  # the text and the parse array are gone: their pages go back to the system
     return workload
 
@@ -290,6 +309,7 @@ def _read_swf(
     max_procs: int | None = None,
     cluster: Cluster | None = None,
     strict: bool = False,
+    compact: bool = False,
 ) -> Workload:
     where = str(path)
     path = local_path(path)
@@ -297,13 +317,15 @@ def _read_swf(
     if not data or data.isspace():  # (not strip(): a copy of the whole text)
         raise InputError("the file is empty, expected SWF job lines", where=where)
     header = _parse_header(_comment_lines(data))
-    values, linenos = _parse_jobs(data, where)
+    fields, linenos = _parse_jobs(data, where)
     del data  # the file's text (a million jobs: ~80 MB) is parsed: it goes now
-    if len(values) == 0:
+    n_lines = len(linenos)
+    if n_lines == 0:
         raise InputError("no job lines found (only comments or blank lines)", where=where)
 
-    _check_ranges(values, linenos, where)
-    job_id = values[:, 0].astype(np.int64)
+    _check_ranges(fields, linenos, where)
+    job_id = fields[0].astype(np.int64)
+    fields[0] = None
     if not (job_id[1:] > job_id[:-1]).all():  # increasing numbers (most traces): no duplicate
         ids, counts = np.unique(job_id, return_counts=True)
         if (counts > 1).any():
@@ -314,17 +336,21 @@ def _read_swf(
                 where=f"{where}:{linenos[rows[1]]}",
             )
 
-    submit = values[:, 1]
-    run = values[:, 3]
-    alloc = values[:, 4].astype(np.int64)
-    req = values[:, 7].astype(np.int64)
-    procs = np.where(req > 0, req, alloc)
+    submit = fields[1]
+    run = fields[3]
+    alloc, req = fields[4], fields[7]  # (whole numbers within MAX_PROCS: exact as floats)
+    procs = np.where(req > 0, req, alloc).astype(np.int64)
     del alloc, req
-    requested = np.where(values[:, 8] > 0, values[:, 8], run)
+    requested = fields[8]  # field 9 is no column of its own: the requested time written over it
+    fields[8] = None
+    if requested.flags.writeable:
+        np.copyto(requested, run, where=~(requested > 0))
+    else:  # (one value throughout: broadcast, as parsed)
+        requested = np.where(requested > 0, requested, run)
 
     limit = max_procs if max_procs is not None else (cluster.total_cores if cluster else None)
     dropped: Counter = Counter()
-    keep = np.ones(len(values), dtype=bool)
+    keep = np.ones(n_lines, dtype=bool)
     reasons = [
         ("unknown run time", run < 0),
         ("no processors", procs <= 0),
@@ -348,29 +374,35 @@ def _read_swf(
         if n:
             dropped[reason] += n
             keep &= ~hit
+    del reasons, bad, hit
     if not keep.any():
         why = ", ".join(f"{n} {r}" for r, n in sorted(dropped.items()))
-        raise InputError(f"no usable jobs: all {len(values)} were dropped ({why})", where=where)
+        raise InputError(f"no usable jobs: all {n_lines} were dropped ({why})", where=where)
+    del submit, run, linenos
 
     names = {"status": 10, "user": 11, "group": 12, "app": 13, "queue": 14, "partition": 15,
              "preceding": 16, "think_time": 17}  # fmt: skip
-    # each column its own array of its type (the labels and processor counts 32-bit), then
-    # the parse array goes: a million jobs keep 120 MB of columns, not 152 MB
+    # each field's parsed array is its column (the float ones) or is converted to the column's
+    # type (the labels and processor counts 32-bit) and goes, one at a time: a million jobs
+    # hold the parse (144 MB) or the columns (120 MB), never both;
     # with dropped jobs, the kept rows as one index array (a mask indexing each column would
     # find them again)
     rows = None if keep.all() else np.flatnonzero(keep)
+    del keep
 
     def kept(a: np.ndarray) -> np.ndarray:
         return a if rows is None else a.take(rows)
 
-    columns = {"id": kept(job_id), "submit": _column(values, 1, np.float64, rows),
-               "run": _column(values, 3, np.float64, rows), "requested_time": kept(requested),
+    columns = {"id": kept(job_id), "submit": _take(fields, 1, np.float64, rows, False),
+               "run": _take(fields, 3, np.float64, rows, False), "requested_time": kept(requested),
                "procs": kept(procs)}  # fmt: skip
-    del job_id, submit, run, requested, procs
+    del job_id, requested, procs
     for name, i in names.items():
-        columns[name] = _column(values, i, COLUMNS[name], rows)
-    extra = {name: _column(values, i, dtype, rows) for name, (i, dtype) in _EXTRA_FIELDS.items()}
-    del values, linenos
+        columns[name] = _take(fields, i, COLUMNS[name], rows, compact)
+    extra = {
+        name: _take(fields, i, dtype, rows, compact) for name, (i, dtype) in _EXTRA_FIELDS.items()
+    }
+    del fields
     return Workload(columns=columns, header=header, dropped=dropped, source=where, extra=extra)
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import math
 from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
 from ..components import error_text, field, on_cancel, on_upload, section, table
+from ..workspace import form_number
 
 NAME = "insitu"
 PATH = "/insitu"
@@ -40,10 +40,7 @@ def ensemble_file(ws: Any, form: dict[str, Any]) -> Path:
     def whole(key: str, low: int = 1) -> int:
         v = form.get(key)
         high = LIMITS.get(key, 2**63 - 1)
-        try:
-            f = float(v) if not isinstance(v, bool) else math.nan  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            f = math.nan
+        f = form_number(v)
         if not low <= f <= high or f != int(f):  # NaN and infinity too
             raise InputError(f"{key} must be a whole number from {low} to {high:,}, got {v!r}")
         return int(f)
@@ -239,10 +236,8 @@ def register(app: Any, ctx: Any) -> None:
             return no_update, no_update, "", True, no_update, no_update, no_update
         finished, total, text = sweep_status(running)
         bar = (str(finished), str(max(total, 1)), text)
-        if running.code is None:
-            return (*bar, False, no_update, no_update, no_update)
-        if running.code != 0:
-            return (*bar, True, no_update, no_update, no_update)
+        if running.code != 0:  # running (None), or it failed
+            return (*bar, running.code is not None, no_update, no_update, no_update)
         try:
             rows = searched_rows(running.stdout)
         except InputError as exc:

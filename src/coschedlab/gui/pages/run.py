@@ -9,6 +9,7 @@ The form becomes the comparison spec a user would write (:func:`spec_document`);
 from __future__ import annotations
 
 import math
+from itertools import count
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from ..launch import (
     status_line,
     watched,
 )
-from ..workspace import scheduler_text
+from ..workspace import form_number, scheduler_text
 
 NAME = "run"
 PATH = "/"
@@ -76,10 +77,7 @@ def spec_document(form: dict[str, Any]) -> dict[str, Any]:
         v = form.get(key)
         if v is None or v == "":
             raise InputError(f"give the {what}")
-        try:
-            f = float(v) if not isinstance(v, bool) else math.nan
-        except (TypeError, ValueError):
-            f = math.nan
+        f = form_number(v)
         if not math.isfinite(f) or f != int(f) or f < minimum:
             raise InputError(f"the {what} must be a whole number >= {minimum}, got {v!r}")
         return int(f)
@@ -110,17 +108,15 @@ def spec_document(form: dict[str, Any]) -> dict[str, Any]:
         if not form.get("trace"):
             raise InputError("choose a trace")
         workload = {"name": "trace", "trace": form["trace"]}
-        if form.get("limit") not in (None, ""):
-            workload["limit"] = number("limit", "number of jobs to read")
     elif kind == "upload":
         if not form.get("upload"):
             raise InputError("upload an SWF trace first")
         workload = {"name": Path(form["upload"]).name.split(".")[0] or "trace",
                     "trace": form["upload"]}  # fmt: skip
-        if form.get("limit") not in (None, ""):
-            workload["limit"] = number("limit", "number of jobs to read")
     else:
         raise InputError(f"unknown workload kind {kind!r}")
+    if kind != "pool" and form.get("limit") not in (None, ""):
+        workload["limit"] = number("limit", "number of jobs to read")
     schedulers = [_text(x, "scheduler") for x in _items(form.get("schedulers"), "schedulers")]
     extra = _text(form.get("extra"), "more schedulers")
     schedulers += [s.strip() for s in extra.split(",") if s.strip()]
@@ -251,10 +247,7 @@ def layout(ctx: Any) -> Any:
 
 
 def _free_name(outputs: list[str]) -> str:
-    k = 1
-    while f"comparison{k}" in outputs:
-        k += 1
-    return f"comparison{k}"
+    return next(f"comparison{k}" for k in count(1) if f"comparison{k}" not in outputs)
 
 
 def register(app: Any, ctx: Any) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 from ...bundled import data_path
 from ...errors import InputError
 from ..components import error_text, field, on_upload, section, table
+from ..workspace import form_number
 
 NAME = "studies"
 PATH = "/studies"
@@ -44,10 +45,7 @@ MAX_PROCESSORS = 100_000
 
 
 def _processors(v: Any) -> int:
-    try:
-        f = float(v) if not isinstance(v, bool) else float("nan")
-    except (TypeError, ValueError):
-        f = float("nan")
+    f = form_number(v)
     if not 1 <= f <= MAX_PROCESSORS or f != int(f):
         raise InputError(f"processors must be a whole number from 1 to {MAX_PROCESSORS:,}, "
                          f"got {v!r}")  # fmt: skip

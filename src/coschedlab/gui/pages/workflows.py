@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import base64
 import io
-import math
 from typing import Any
 
 from ...errors import InputError
 from ..components import error_text, field, on_upload, section, table
+from ..workspace import form_number
 
 NAME = "workflows"
 PATH = "/workflows"
@@ -50,10 +50,7 @@ def simulate_modes(form: dict[str, Any]) -> tuple[Any, dict[str, dict], int, int
 
     def number(key: str, low: float, high: float) -> float:
         v = form.get(key)
-        try:
-            x = float(v) if not isinstance(v, bool) else math.nan  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            x = math.nan
+        x = form_number(v)
         if not low <= x <= high:  # NaN too
             raise InputError(f"{key} must be a number in [{low:g}, {high:g}], got {v!r}")
         return x
