@@ -507,6 +507,17 @@ def ws(tmp_path_factory) -> Path:
         f"model: {{scratch: 100, reuse: 50, seed: 1, targets: {anchors}}}\n"
         + nomodel.replace("[0.1, 0.2]", "[*l8]")
     )
+    # a hostile pass over the generated sweep commands (2026-11-28): another kind's sweep
+    (d / "wfsweep" / "runs").mkdir(parents=True)
+    (d / "wfsweep" / "spec.json").write_text('{"sweep": "workflow"}\n')
+    (d / "wfsweep" / "runs" / "A2-share0.2-s0-woas.json").write_text("{}")
+    # more than 1 MiB (as /dev/zero is, which filled 23 GB: not read here, should the cap go)
+    (d / "big.yaml").write_text("# a log given by mistake\n" * 50_000)
+    # beyond what every run refuses (each run failed with it, one after the other)
+    (d / "wf_window_huge.yaml").write_text(wf_ok.replace("window: 3600", "window: 1.0e+30"))
+    (d / "wf_pressure_huge.yaml").write_text(wf_ok + "pressure: 1000\n")
+    (d / "wf_period_huge.yaml").write_text(wf_ok.replace("shares: [0.2]", "periods: [1.0e+9]"))
+    (d / "cpl_nodes_huge.yaml").write_text(cpl.replace("small_nodes: 4", f"small_nodes: {10**30}"))
     return d
 
 
@@ -1074,6 +1085,26 @@ CASES = [
     ("compare-label-long", "compare long_label.yaml --out o1", 2, "long_label.yaml:3: 'workloads[0].name' must be at most 100 characters, got 300"),
     ("swf-long-field", "simulate long_field.swf --out o1", 2, "long_field.swf:5: field 4 (run time) is '777777777777777777777777777777'... (5,000 characters), not a finite number"),
     ("compare-no-job-fits", "compare cluster_small.yaml --out o1", 2, "cluster_small.yaml:4: 'workloads[0]': no job of "),
+    # a hostile pass over the generated sweep commands (2026-11-28)
+    ("insitu-reproduce-out-workflow-sweep", "insitu reproduce --out wfsweep --steps 2", 2, "--out wfsweep holds a workflow sweep, not an in situ reproduction sweep; give another --out"),
+    ("insitu-reproduce-out-comparison", "insitu reproduce --out cmpnotes --steps 2", 2, "--out cmpnotes holds a comparison sweep, not an in situ reproduction sweep"),
+    ("compare-out-workflow-sweep", "compare spec.yaml --out wfsweep", 2, "--out wfsweep holds a workflow sweep, not a comparison sweep; give another --out"),
+    ("study-reproduce-out-workflow-sweep", "study reproduce --out wfsweep", 2, "--out wfsweep holds a workflow sweep, not a study reproduction sweep"),
+    ("study-reproduce-force-workflow-sweep", "study reproduce --out wfsweep --force", 2, "--out wfsweep holds a workflow sweep, not a study reproduction sweep; give another --out"),
+    ("study-reproduce-force-comparison", "study reproduce --out cmpnotes --force", 2, "--out cmpnotes holds a comparison sweep, not a study reproduction sweep"),
+    ("compare-out-a-file-alike", "compare spec.yaml --out afile", 2, "error: --out afile exists and is not a directory; choose a directory"),
+    ("compare-out-foreign-alike", "compare spec.yaml --out notours", 2, "error: --out notours exists and is not a comparison output"),
+    ("insitu-reproduce-network", "insitu reproduce --out rr --network torus", 2, "error: --network: unknown network 'torus'; use one of paper, per-node"),
+    ("insitu-reproduce-engine", "insitu reproduce --out rr --engine fast", 2, "error: --engine: unknown engine 'fast'; use one of activities, ptask"),
+    ("elise-out-workflow-sweep", "elise run el_ok.yaml --out wfsweep", 2, "error: --out wfsweep holds a workflow sweep, not an elise sweep; give another --out"),
+    ("compare-spec-huge", "compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
+    ("workflows-spec-huge", "workflows compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
+    ("coupled-spec-huge", "coupled compare big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
+    ("study-reproduce-spec-huge", "study reproduce --spec big.yaml --out o1", 2, "error: big.yaml: more than 1 MiB, too large for a YAML spec file"),
+    ("workflows-compare-window-huge", "workflows compare wf_window_huge.yaml --out o1", 2, "wf_window_huge.yaml:4: 'window' must be from 1 to 3e+08, got 1e+30"),
+    ("workflows-compare-pressure-huge", "workflows compare wf_pressure_huge.yaml --out o1", 2, "wf_pressure_huge.yaml:7: 'pressure' must be from 0.001 to 100, got 1000"),
+    ("workflows-compare-period-huge", "workflows compare wf_period_huge.yaml --out o1", 2, "wf_period_huge.yaml:2: 'periods[0]' must be from 1 to 1e+08, got 1e+09"),
+    ("coupled-compare-nodes-huge", "coupled compare cpl_nodes_huge.yaml --out o1", 2, "cpl_nodes_huge.yaml:4: 'small_nodes' must be <= 10,000,000"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 
@@ -1343,6 +1374,69 @@ def test_unknown_pool_applications_are_counted(ws, capsys, tmp_path):
     assert "note: 3 of 3 jobs have an application the pool does not know" in err
 
 
+def _coschedlab(args: list[str], cwd: Path, **popen) -> subprocess.Popen:
+    """``coschedlab ARGS`` as a new process (this copy, from ``cwd``), stderr captured."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.Popen([sys.executable, "-m", "coschedlab", *args], cwd=cwd, env=env,
+                            stderr=subprocess.PIPE, **popen)  # fmt: skip
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["plain", "gzip"])
+@pytest.mark.parametrize("out", [["--out", "r"], ["--out=r"]], ids=["fast", "typer"])
+def test_a_trace_named_dash_is_read_from_standard_input(ws, tmp_path, gz, out):
+    """``simulate -`` reads the trace from standard input, gzip or plain, in the fast path and
+    typer's (it read a file named "-"); the same jobs as the file's."""
+    import gzip
+
+    data = (ws / "small.swf").read_bytes()
+    (tmp_path / "-").write_text("not a trace\n")  # "./-" names it; "-" does not
+    with _coschedlab(["simulate", "-", *out], tmp_path, stdin=subprocess.PIPE,
+                     stdout=subprocess.DEVNULL) as proc:  # fmt: skip
+        _, err = proc.communicate(gzip.compress(data) if gz else data, timeout=120)
+    assert proc.returncode == 0, err.decode()
+    done = cli_here("simulate", str(ws / "small.swf"), "--out", "f", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "r" / "jobs.csv").read_bytes() == (tmp_path / "f" / "jobs.csv").read_bytes()
+    done = cli_here("simulate", "./-", "--out", "dash", cwd=tmp_path)
+    assert done.returncode == 2 and "-:1: has 3 fields" in done.stderr, done.stderr
+
+
+def test_a_trace_named_dash_from_a_terminal_is_refused(tmp_path):
+    """``simulate -`` with nothing piped in (standard input a terminal) says so at once
+    instead of waiting for typing."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        with _coschedlab(["simulate", "-", "--out", "r"], tmp_path, stdin=follower,
+                         stdout=subprocess.DEVNULL) as proc:  # fmt: skip
+            _, err = proc.communicate(timeout=120)
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert proc.returncode == 2
+    assert err.decode().strip() == (
+        "error: -: standard input is a terminal: pipe a trace into it (zcat t.swf.gz | "
+        "coschedlab simulate -), or give ./- for a file named -"
+    )
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("out", [["--out", "r"], ["--out=r"]], ids=["fast", "typer"])
+def test_a_closed_standard_output_loses_no_result(ws, tmp_path, out):
+    """``coschedlab simulate ... | true``: the reader is gone before the first line; the run
+    goes on, writes its result and exits 0 without a word (it stopped with "error: output:
+    Broken pipe", exit 2, before writing anything)."""
+    with _coschedlab(["simulate", str(ws / "small.swf"), "-s", "fcfs", "-s", "easy", *out],
+                     tmp_path, stdout=subprocess.PIPE) as proc:  # fmt: skip
+        proc.stdout.close()  # (the child is still importing: its first line finds no reader)
+        err = proc.stderr.read()
+        proc.wait(timeout=120)
+    assert (proc.returncode, err) == (0, b"")
+    for name in ("fcfs", "easy"):
+        assert (tmp_path / "r" / name / "metrics.json").is_file()
+
+
 def test_version(capsys, tmp_path):
     code, out, err = run_cli(["--version"], tmp_path, capsys)
     assert code == 0 and out.startswith("coschedlab ")
@@ -1390,6 +1484,37 @@ def test_full_disk_exits_1_and_keeps_the_earlier_result(ws, capsys, tiny_fs):
     assert len(lines) == 1 and "No space left on device" in lines[0], err
     assert (earlier / "metrics.json").read_text() == '{"old": true}\n'
     assert sorted(p.name for p in tiny_fs.iterdir()) == ["r"]  # no temporary left
+
+
+def test_a_sweep_stopped_by_a_full_disk_resumes_once_there_is_room(ws, capsys, tmp_path):
+    """A disk full when a sweep records its spec.json: exit 1 naming that file, and the rerun
+    the message asks for works once there is room (it left an empty spec.json, and the rerun
+    was refused: "not a coupled sweep directory")."""
+    tiny_fs = tmp_path / "fs"
+    if not _mount(tiny_fs, "size=1m"):  # (room for the sweep's figures)
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        _full_disk_then_room(ws, capsys, tiny_fs)
+    finally:
+        subprocess.run(["umount", str(tiny_fs)], capture_output=True)
+
+
+def _full_disk_then_room(ws: Path, capsys, tiny_fs: Path) -> None:
+    for name in ("small.swf", "cpl_ok.yaml"):
+        shutil.copy(ws / name, tiny_fs.parent / name)
+    free = os.statvfs(tiny_fs).f_bavail * os.statvfs(tiny_fs).f_frsize
+    (tiny_fs / "fill").write_bytes(b"x" * (free - 4096))  # room for the marker file only
+    args = ["coupled", "compare", "cpl_ok.yaml", "--out", "fs/c", "-j", "1"]
+    code, out, err = run_cli(args, tiny_fs.parent, capsys)
+    assert code == 1, err
+    assert err.strip().splitlines()[-1] == (
+        "error: fs/c/spec.json: No space left on device; nothing was replaced, free some "
+        "space and rerun"
+    )
+    (tiny_fs / "fill").unlink()
+    code, out, err = run_cli(args, tiny_fs.parent, capsys)
+    assert code == 0, err
+    assert (tiny_fs / "c" / "summary.csv").is_file()
 
 
 def test_read_only_disk_is_refused_before_the_run(ws, capsys, tmp_path):

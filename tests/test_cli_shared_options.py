@@ -30,7 +30,8 @@ def test_every_json_and_force_option_is_the_shared_declaration():
     own = []
     for words, command in _commands(typer.main.get_command(build_app())):
         for param in command.params:
-            for flag in set(param.opts) & set(shared):
+            flag = param.opts[0]  # an alias (study reproduce's --fresh, also --force) is not it
+            if flag in shared:
                 seen[flag] += 1
                 if param.help != shared[flag]:
                     own.append(f"{' '.join(words)} {flag}: {param.help!r}")

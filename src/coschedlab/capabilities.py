@@ -72,7 +72,8 @@ STUDY = register(Capability(
         Option("spec", ("--spec",), str, "helium", "the study (default: helium)"),
         Option("seeds", ("--seeds",), int, 1, "average over the work model drawn with seeds "
                "0..N-1 (default: the spec's seed only)"),
-        Option("fresh", ("--force",), bool, False),  # the CLI's shared --force
+        Option("fresh", ("--fresh", "--force"), bool, False,
+               "discard the runs already stored in the output (as compare's --fresh)"),
     ),
 ))  # fmt: skip
 

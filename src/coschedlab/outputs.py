@@ -41,6 +41,7 @@ __all__ = [
     "clean_stale",
     "first_foreign",
     "is_empty",
+    "left_by_the_dead",
     "mark",
     "os_error",
     "write_parquet",
@@ -114,7 +115,10 @@ def mark(path: str | Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     marker = path / MARKER
     if not marker.exists():
-        marker.write_text("written by coschedlab: --force may replace this directory\n")
+        try:
+            marker.write_text("written by coschedlab: --force may replace this directory\n")
+        except OSError as exc:  # (a full disk: the file named, not "output")
+            raise os_error(exc, str(marker)) from None
     return path
 
 
@@ -214,6 +218,13 @@ def _dead(pid: int) -> bool:
     except OSError:
         return False
     return False
+
+
+def left_by_the_dead(name: str) -> bool:
+    """False when ``name`` is a temporary sibling that a running process is writing (another
+    sweep into the same folder), else True (a killed write's leftover)."""
+    found = _temporary(name)
+    return found is None or _dead(found[0])
 
 
 def clean_stale(path: str | Path) -> None:

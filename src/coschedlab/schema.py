@@ -80,13 +80,16 @@ def load_yaml(path: str | Path, what: str = "a YAML file") -> Any:
     ``coschedlab:NAME`` reads a bundled file."""
     path = local_path(path)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as f:  # (a FIFO too: <(...); an endless device, a huge file: cut)
+            raw = f.read(MOST_BYTES + 1)
     except FileNotFoundError:
         raise InputError("no such file", where=str(path)) from None
     except IsADirectoryError:
         raise InputError(f"is a directory, expected {what}", where=str(path)) from None
     except PermissionError:
         raise InputError("cannot be read (permission denied)", where=str(path)) from None
+    if len(raw) > MOST_BYTES:
+        raise InputError(f"more than {MOST_BYTES >> 20} MiB, too large for {what}", where=str(path))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -123,6 +126,11 @@ def load_yaml(path: str | Path, what: str = "a YAML file") -> Any:
 #: the most values a YAML document may hold once its aliases (``*name``) are expanded: far
 #: beyond any spec, far below an alias bomb's billions (nine levels of nine aliases)
 MOST_VALUES = 1_000_000
+#: the largest YAML file read: far beyond any spec (the largest bundled one: 2 kB), parsed in
+#: seconds (only its aliases can then hold a million values); more (/dev/zero, a log given by
+#: mistake) is refused before it fills the memory (/dev/zero as a spec took 23 GB) or takes
+#: a minute to parse (2 MB of values: 48 s)
+MOST_BYTES = 1 << 20
 
 
 def _check_expansion(root: yaml.Node, path: Path, what: str) -> None:

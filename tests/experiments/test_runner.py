@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -77,6 +79,22 @@ def test_fresh_process_gives_every_run_its_own_process():
     assert summary.ok
     pids = list(store.values.values())
     assert len(set(pids)) == 4 and os.getpid() not in pids
+
+
+def test_a_second_sweep_into_the_folder_leaves_the_first_ones_writes_alone(tmp_path):
+    """Two sweeps into one folder at once: the second one's start removes what killed
+    writes left, not what the first (running) one is writing (the first failed: "No such
+    file or directory", its run half-written)."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    writing = runs / f".tmp-{os.getpid()}-0123abcd-k1.json"  # (this process: running)
+    killed = runs / f".tmp-{dead}-0123abcd-k2.json"
+    for leftover in (writing, killed):
+        leftover.write_text("half")
+    assert run_tasks([Task("k0", square, (0,))], Store(runs), jobs=1).ok
+    assert writing.exists() and not killed.exists()
 
 
 def test_keys_must_be_unique_and_jobs_positive(tmp_path):

@@ -280,7 +280,7 @@ def coloc_notice(name: str, metrics: dict, cluster: Cluster) -> str | None:
 
 
 def run_simulate(
-    trace: Path,
+    trace: Path | str,
     scheduler: list[str],
     nodes: int | None = None,
     cores_per_node: int | None = None,
@@ -298,12 +298,14 @@ def run_simulate(
     swf_integers: bool = False,
 ) -> int:
     """``coschedlab simulate`` with its options' values (:func:`coschedlab.cli.core.simulate`
-    says what each means); the exit code: 1 when a run broke an invariant, else 0."""
+    says what each means; ``trace``: the word ``-`` reads standard input); the exit code: 1
+    when a run broke an invariant, else 0."""
     from .. import api  # noqa: F401 (the compiled core: not built or stale is said first)
     from ..bundled import file_name
     from ..outputs import atomic_dir, check_target, slug
     from ..schedulers import get_scheduler
 
+    trace = stdin_trace(trace)
     if pass_timeout is not None and not (pass_timeout > 0 and math.isfinite(pass_timeout)):
         raise InputError(f"--pass-timeout must be a positive number of seconds, got {pass_timeout}")
     # fail fast on a bad name or option; co-schedulers that spread get a notice if they can't
@@ -384,6 +386,28 @@ def _check_apps(workload: Workload, pool: object, trace: Path, strict: bool) -> 
         f"note: {what}: they run at speedup 1 beside any neighbour (--strict refuses them)",
         soft_wrap=True,
     )
+
+
+def stdin_trace(trace: Path | str) -> Path:
+    """``trace`` as a path, or for the word ``-`` standard input (gzip or plain, as a file
+    is): ``/dev/stdin``; a file named ``-`` is ``./-`` (or ``Path("-")``). Standard input
+    closed, or a terminal (nothing piped in: the command would wait for typing), is an
+    :class:`InputError`."""
+    if not isinstance(trace, str) or trace != "-":
+        return Path(trace)
+    try:
+        tty = sys.stdin is not None and sys.stdin.isatty()
+        there = sys.stdin is not None and os.path.exists("/dev/stdin")
+    except (OSError, ValueError):  # (closed)
+        tty, there = False, False
+    if tty or not there:
+        state = "a terminal" if tty else "closed"
+        raise InputError(
+            f"standard input is {state}: pipe a trace into it (zcat t.swf.gz | coschedlab "
+            "simulate -), or give ./- for a file named -",
+            "-",
+        )
+    return Path("/dev/stdin")
 
 
 def new_output_dir(parent: Path, source: Path) -> Path:

@@ -17,7 +17,10 @@ DEMO_SCHEDULERS = ("fcfs", "easy", "conservative")
 
 
 def simulate(
-    trace: Annotated[Path, typer.Argument(help="SWF trace (.swf or .swf.gz)")],
+    trace: Annotated[
+        str,  # (not a Path: "./-" names a file, "-" standard input)
+        typer.Argument(help="SWF trace (.swf or .swf.gz; - reads it from standard input)"),
+    ],
     scheduler: Annotated[
         list[str], typer.Option("--scheduler", "-s", help="name[:opt=val,...] or file.py; repeat")
     ] = ["easy"],  # noqa: B006
@@ -111,5 +114,5 @@ def demo(
     """The main job: the bundled KTH-SP2 trace under FCFS, EASY and conservative."""
     from ..bundled import PREFIX
 
-    trace = Path(PREFIX + DEMO_TRACE)  # named as a user names it: coschedlab:KTH-SP2-...
+    trace = PREFIX + DEMO_TRACE  # named as a user names it: coschedlab:KTH-SP2-...
     simulate(trace, list(DEMO_SCHEDULERS), out=out, force=force, swf_integers=False)

@@ -166,7 +166,8 @@ def plain_simulate(argv: list[str]) -> dict[str, Any] | None:
         if name in args:
             if _unreadable(args[name]):
                 return None  # typer's message
-            args[name] = Path(args[name])
+            if name != "trace":  # (the word "-" is standard input, "./-" a file: as typer's)
+                args[name] = Path(args[name])
     args["scheduler"] = schedulers or ["easy"]
     return args
 
@@ -247,6 +248,44 @@ def _printable_stdout() -> None:
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None and sys.stdout.errors == "strict":
         reconfigure(errors="backslashreplace")
+    for name in ("stdout", "stderr"):  # the process's own streams (a test's are its own)
+        if getattr(sys, name) is getattr(sys, f"__{name}__"):
+            setattr(sys, name, _ReaderGone(getattr(sys, name)))
+
+
+class _ReaderGone:
+    """A standard stream that its reader's going away (``| head``, ``| true``: a closed
+    pipe) does not stop: from then on what is printed goes to os.devnull, and the command
+    goes on, writes its results and ends with its own exit code (a closed pipe stopped a
+    ``simulate`` before it wrote its result, exit 2)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._gone()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._gone()
+            self._stream.flush()  # what was buffered, into os.devnull
+
+    def _gone(self) -> None:
+        """The reader is gone: the stream's descriptor writes to os.devnull from now on."""
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, self._stream.fileno())
+        finally:
+            os.close(devnull)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def _run(plain: dict[str, Any] | None) -> None:

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .options import ExecutorOpt, ForceOpt, FreshOpt, JobsOpt, JsonOpt, SweepOutOpt, executor_of
+from .options import ExecutorOpt, FreshOpt, JobsOpt, SweepOutOpt, executor_of
 
 __all__ = [
     "add_sweep_commands", "compare_command", "print_table", "run_capability",
@@ -55,6 +55,7 @@ def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
     from rich.markup import escape
 
     from ..bundled import bundled, is_bundled
+    from ..sweeps.sweep import check_kind
     from .progress import report_step, run_sweep_shown, text_console
 
     where = executor_of(jobs, executor)
@@ -62,7 +63,8 @@ def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
     s: Any = cap.read(path, **options)
     target = Path(out if out is not None else s.output)
     sweep = cap.the_sweep()
-    if fresh:
+    if fresh:  # never another kind's sweep (study reproduce --force deleted a comparison)
+        check_kind(target, sweep.what)
         sweep.clear(target, s)
     sweep.check_output(target, s)
     tasks = sweep.tasks(s)
@@ -112,10 +114,6 @@ def _resume_args(cap: Any, spec: Path | None, jobs: int | None, out: Path | None
     return args
 
 
-#: options a capability names by their flags alone (no help): the CLI's one declaration of each
-SHARED: dict[tuple[str, ...], Any] = {("--force",): ForceOpt, ("--json",): JsonOpt}
-
-
 def compare_command(cap: Any) -> Callable[..., None]:
     """The command of ``cap``: the common parameters (``SPEC``, ``--jobs``, ``--out``,
     ``--executor``; ``--fresh`` when its sweep can clear its runs) with its own
@@ -135,11 +133,8 @@ def compare_command(cap: Any) -> Callable[..., None]:
         if o.type is None:
             params.pop(o.name, None)
             continue
-        if o.flags in SHARED and not o.help:  # a shared option: its one declaration
-            params[o.name] = SHARED[o.flags]
-        else:
-            info = typer.Option(*o.flags, help=o.help) if o.flags else typer.Argument(help=o.help)
-            params[o.name] = Annotated[o.type, info]
+        info = typer.Option(*o.flags, help=o.help) if o.flags else typer.Argument(help=o.help)
+        params[o.name] = Annotated[o.type, info]
         if o.default is not ...:
             defaults[o.name] = o.default
 

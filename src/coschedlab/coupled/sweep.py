@@ -50,6 +50,7 @@ import pandas as pd
 
 from ..bundled import bundled, is_bundled
 from ..errors import InputError
+from ..platform import MAX_NODES
 from ..schema import Checker, open_spec, show
 from ..sweeps.capability import Table, read_table
 from ..sweeps.executors import checked_executor
@@ -199,9 +200,9 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
     name = ck.name(raw.get("name", path.stem), "name")
     output = Path(ck.string(raw["output"], "output")) if "output" in raw else Path("out") / name
     large = _trace(ck, raw, "large", "theta", base)
-    large_nodes = ck.integer(raw.get("large_nodes", 4360), "large_nodes", minimum=1)
+    large_nodes = ck.integer(raw.get("large_nodes", 4360), "large_nodes", 1, MAX_NODES)
     small = _trace(ck, raw, "small", "kth", base)
-    small_nodes = ck.integer(raw.get("small_nodes", 100), "small_nodes", minimum=1)
+    small_nodes = ck.integer(raw.get("small_nodes", 100), "small_nodes", 1, MAX_NODES)
     proportion_load = ck.number(raw.get("proportion_load", 0.5), "proportion_load", positive=True)
     calibrate = _calibrate(ck, raw, large, small, loads, proportions, proportion_load)
     for key, nodes, fitted, trace, note in (

@@ -35,7 +35,7 @@ from ..outputs import (
     mark,
 )
 from ..sweeps.store import RunDirs
-from ..sweeps.sweep import sweep_kind
+from ..sweeps.sweep import check_kind
 from .spec import Spec
 
 __all__ = ["RESULT_DIRS", "check_spec", "check_spec_compatible", "clear"]
@@ -107,15 +107,15 @@ def check_spec_compatible(out: Path, spec: Spec) -> dict[str, Any]:
     """:func:`check_spec` without writing anything: raises :class:`InputError` when ``out``
     cannot hold ``spec``'s runs; else the union of the stored and new run definitions."""
     out = Path(out)
-    if not out.exists():
-        check_target(out)  # a new folder: it can be made
+    if not out.is_dir():
+        check_target(out)  # a new folder: it can be made (a file: refused as every sweep's)
     _refuse_other_sweeps(out)
     new = spec.describe()
     old = _stored(out)
     if old is None:
         if out.is_dir() and not is_empty(out):
             raise InputError(
-                f"{out} exists and is not a comparison output (no {SPEC_FILE}); "
+                f"--out {out} exists and is not a comparison output (no {SPEC_FILE}); "
                 "choose another --out or empty it"
             )
         merged = new
@@ -124,7 +124,7 @@ def check_spec_compatible(out: Path, spec: Spec) -> dict[str, Any]:
         diffs = _differences(old_runs, new)
         if diffs:
             raise InputError(
-                f"{out} holds runs of a different spec ({'; '.join(diffs)}); rerun with "
+                f"--out {out} holds runs of a different spec ({'; '.join(diffs)}); rerun with "
                 "--fresh to discard them, or give another --out"
             )
         merged = {
@@ -137,9 +137,7 @@ def check_spec_compatible(out: Path, spec: Spec) -> dict[str, Any]:
 
 def _refuse_other_sweeps(out: Path) -> None:
     """A comparison never resumes into, or clears, another kind of sweep's directory."""
-    kind = sweep_kind(out)
-    if kind not in (None, "comparison"):
-        raise InputError(f"{out} holds a {kind} sweep, not a comparison; give another --out")
+    check_kind(out, "comparison")
 
 
 def _refuse_foreign(out: Path, names: Iterable[str]) -> None:
@@ -174,7 +172,9 @@ def clear(out: Path, spec: Spec) -> None:
     except InputError:  # a damaged spec.json: still a comparison output, start over
         old = {}
     if old is None and not is_empty(out):
-        raise InputError(f"{out} is not a comparison output (no {SPEC_FILE}); refusing to clear it")
+        raise InputError(
+            f"--out {out} is not a comparison output (no {SPEC_FILE}); refusing to clear it"
+        )
     names = set(w.name for w in spec.workloads)
     if old is not None:
         names |= set(old.get("runs", {}).get("workloads", {}))

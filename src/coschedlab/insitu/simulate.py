@@ -578,11 +578,11 @@ def check_options(network: str, engine: str, io: str = "store-and-forward") -> N
         raise InputError(f"unknown I/O model {io!r}; use one of {', '.join(IO_MODELS)}", "--io")
     if network not in NETWORKS:
         raise InputError(
-            f"unknown network {network!r}; use one of {', '.join(NETWORKS)}", where="network"
+            f"unknown network {network!r}; use one of {', '.join(NETWORKS)}", where="--network"
         )
     if engine not in ENGINES:
         raise InputError(
-            f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}", where="engine"
+            f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}", where="--engine"
         )
 
 

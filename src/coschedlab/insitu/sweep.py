@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, check_seed
-from ..sweeps.sweep import MAX_REPETITIONS, Sweep
+from ..sweeps.sweep import MAX_REPETITIONS, Sweep, check_kind
 from ..sweeps.tasks import Task
 from .mapping import SCENARIOS
 from .reproduce import HEURISTIC_PAIRS, SWEEPS, build_tasks, results_frame, write_outputs
@@ -91,6 +91,7 @@ def _check_folder(out: Path, spec: object) -> None:
     """``out`` is new, empty or a reproduction's (resuming is the point)."""
     from ..outputs import check_target, is_empty
 
+    check_kind(out, SWEEP.what)
     if out.is_dir() and not is_empty(out) and not (out / "runs").is_dir():
         raise InputError(
             f"--out {out} is not a reproduction directory (no runs/ in it); choose another one"

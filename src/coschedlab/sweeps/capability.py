@@ -48,7 +48,7 @@ class Option:
     """An option of a capability's command beyond the common ones: its parameter ``name``
     (the keyword its ``load_spec`` gets), ``flags`` (none: the positional argument),
     ``type`` (None: the common one of this name removed), ``default`` (``...``: required)
-    and ``help`` (none, for ``--force`` or ``--json``: the CLI's shared declaration)."""
+    and ``help``."""
 
     name: str
     flags: tuple[str, ...] = ()

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..outputs import OLD_PREFIX, TMP_PREFIX, atomic_dir, atomic_file
+from ..outputs import OLD_PREFIX, TMP_PREFIX, atomic_dir, atomic_file, left_by_the_dead
 from .tasks import Outcome, Task
 
 __all__ = [
@@ -177,12 +177,15 @@ class Store:
         return self.layout.finished(self.folder)
 
     def clean(self) -> None:
-        """Remove what killed runs left (temporary files and directories)."""
+        """Remove what killed runs left (temporary files and directories); not what another
+        sweep running into the same folder is writing (it failed, its run half-written)."""
         if self.folder is None:
             return
         if not self.layout.directory:
             self.folder.mkdir(parents=True, exist_ok=True)
         for stale in self.layout.leftovers(self.folder):
+            if not left_by_the_dead(stale.name):
+                continue
             if stale.is_dir():
                 shutil.rmtree(stale, ignore_errors=True)
             else:

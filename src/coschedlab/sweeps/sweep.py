@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..outputs import check_target, is_empty, mark
+from ..outputs import atomic_file, check_target, is_empty, mark
 from .executors import ExecutorSpec
 from .store import JSON, Layout, Store
 from .tasks import Summary, Task
 
-__all__ = ["MAX_REPETITIONS", "Sweep", "check_folder", "sweep_kind"]
+__all__ = ["MAX_REPETITIONS", "Sweep", "check_folder", "check_kind", "sweep_kind"]
 
 SPEC_FILE = "spec.json"
 #: the most repetitions (trials) of one configuration a sweep runs: far beyond any study, it
@@ -54,6 +54,20 @@ def sweep_kind(out: Path | str) -> str | None:
     return None
 
 
+def check_kind(out: Path, what: str) -> None:
+    """Refuse ``out`` when its spec.json says it holds another kind of sweep than ``what``
+    (every sweep, whatever its own folder checks: none resumes into, or clears, another's)."""
+    kind = sweep_kind(out)
+    if kind is not None and kind != what:
+        raise InputError(f"--out {out} holds {_a(kind)} sweep, not {_a(what)} sweep; give "
+                         "another --out")  # fmt: skip
+
+
+def _a(what: str) -> str:
+    """``what`` with its article (an in situ ..., a workflow ...)."""
+    return f"{'an' if what[:1] in 'aeiou' else 'a'} {what}"
+
+
 def check_folder(
     out: Path, what: str, described: dict[str, Any] | None, fixed: Iterable[str]
 ) -> None:
@@ -61,10 +75,7 @@ def check_folder(
     directory whose ``spec.json`` agrees with ``described`` on every ``fixed`` key (resuming
     with more values of the other keys is fine)."""
     out = Path(out)
-    kind = sweep_kind(out)
-    if kind is not None and kind != what:
-        raise InputError(f"--out {out} holds a {kind} sweep, not a {what} sweep; give "
-                         "another --out")  # fmt: skip
+    check_kind(out, what)
     if out.is_dir() and not is_empty(out) and not (out / "runs").is_dir():
         raise InputError(f"--out {out} is not a {what} sweep directory (no runs/ in it)")
     stored = out / SPEC_FILE
@@ -183,7 +194,10 @@ class Sweep:
                 self.record(out, spec)
             else:
                 doc = {"sweep": self.what, **self.describe(spec)}
-                (mark(out) / SPEC_FILE).write_text(json.dumps(doc, default=str, indent=1) + "\n")
+                # whole or not at all: a full disk left an empty spec.json, and the rerun it
+                # asked for was refused ("not a sweep directory")
+                with atomic_file(mark(out) / SPEC_FILE, force=True, probe=False) as tmp:
+                    tmp.write_text(json.dumps(doc, default=str, indent=1) + "\n")
         from .runner import run_tasks
 
         todo = list(self.tasks(spec) if tasks is None else tasks)

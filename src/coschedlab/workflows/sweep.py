@@ -131,10 +131,20 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
     from .formats import load_workflow
     from .modes import MODES
     from .simulate import DRAIN, check_woas
-    from .workload import PRESSURE
+    from .workload import LIMITS, PRESSURE
 
     path = Path(path)
     ck, raw = open_spec(path, _KEYS, "docs/workflows.md")
+
+    def bounded(value: Any, key: str, limit: str, positive: bool = False) -> float:
+        """A number within the workload generator's :data:`~.workload.LIMITS` of ``limit``
+        (it refused each run of a spec beyond them, one after the other)."""
+        x = ck.number(value, key, positive=positive)
+        lo, hi = LIMITS[limit]
+        if not lo <= x <= hi:
+            raise ck.fail(f"'{key}' must be from {lo:g} to {hi:g}, got {x:g}", key)
+        return x
+
     base = path.resolve().parent
     wfs = []
     coarse = ck.boolean(raw.get("coarse", False), "coarse")
@@ -162,6 +172,8 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
     values = []
     for i, v in enumerate(ck.items(raw[key], key)):
         x = ck.number(v, f"{key}[{i}]", positive=True)
+        if kind == "period":
+            x = bounded(v, f"{key}[{i}]", "period", positive=True)
         if kind == "share" and x > 1:
             raise ck.fail(
                 f"'{key}[{i}]' is a fraction in (0, 1] (0.1 = 10%), got {show(v)}", f"{key}[{i}]"
@@ -205,11 +217,11 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
         values=tuple(values),
         modes=modes,
         seeds=seeds,
-        warmup=ck.number(raw.get("warmup", 86400.0), "warmup"),
-        window=ck.number(raw.get("window", 432000.0), "window", positive=True),
+        warmup=bounded(raw.get("warmup", 86400.0), "warmup", "warmup"),
+        window=bounded(raw.get("window", 432000.0), "window", "window", positive=True),
         drain=ck.number(raw.get("drain", DRAIN), "drain"),
-        pressure=ck.number(raw.get("pressure", PRESSURE), "pressure", positive=True),
-        target_wait=ck.number(raw.get("target_wait", 14400.0), "target_wait"),
+        pressure=bounded(raw.get("pressure", PRESSURE), "pressure", "pressure", positive=True),
+        target_wait=bounded(raw.get("target_wait", 14400.0), "target_wait", "target_wait"),
         scale_jobs=ck.boolean(raw.get("scale_jobs", False), "scale_jobs"),
         scheduler=sched,
         baseline=ck.boolean(raw.get("baseline", True), "baseline"),

@@ -53,6 +53,7 @@ from .model import Workflow
 
 __all__ = [
     "EDISON",
+    "LIMITS",
     "PRESSURE",
     "WorkflowWorkload",
     "edison_filter",
@@ -88,6 +89,13 @@ FILL_TAIL = 120.0  # the pre-fill's final gap (ScSF)
 #: ``slurm`` (see the docs, "The workload (Edison-like)"); the paper: "slightly over 1.0"
 PRESSURE = 0.96
 BURST = 1.1  # an hour's pressure is at most BURST x the target (ScSF's pressure cap, 1.1)
+#: (smallest, largest) of :func:`generate`'s times (s) and factors: a time beyond 10 years is
+#: a typo, not a study (a sweep spec's are checked against them too)
+LIMITS: dict[str, tuple[float, float]] = {
+    "period": (1.0, 1e8), "warmup": (0.0, 3e8), "window": (1.0, 3e8),
+    "target_wait": (0.0, 3e8), "pressure": (1e-3, 100.0), "pressure_window": (1.0, 3e8),
+    "oversample": (1.0, 1000.0),
+}  # fmt: skip
 
 
 def edison_filter(model: JobModel, cluster: Cluster) -> JobModel:
@@ -289,18 +297,14 @@ def generate(
         raise InputError("a share or period needs at least one workflow")
     if share is not None and not (0 < share <= 1):
         raise InputError(f"share must be in (0, 1], got {share!r} (a fraction: 0.1 = 10%)")
-    # (name, value, smallest, largest): a time beyond 10 years is a typo, not a study
-    for name, v, lo, hi in (
-        ("period", period, 1.0, 1e8),
-        ("warmup", warmup, 0.0, 3e8),
-        ("window", window, 1.0, 3e8),
-        ("target_wait", target_wait, 0.0, 3e8),
-        ("pressure", pressure, 1e-3, 100.0),
-        ("pressure_window", pressure_window, 1.0, 3e8),
-        ("oversample", oversample, 1.0, 1000.0),
-    ):
+    for name, v in (
+        ("period", period), ("warmup", warmup), ("window", window),
+        ("target_wait", target_wait), ("pressure", pressure),
+        ("pressure_window", pressure_window), ("oversample", oversample),
+    ):  # fmt: skip
         if v is None:
             continue
+        lo, hi = LIMITS[name]
         if (
             not isinstance(v, int | float)
             or isinstance(v, bool)

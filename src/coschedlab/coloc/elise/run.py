@@ -34,7 +34,7 @@ from ...outputs import MARKER, atomic_file, check_target, first_foreign, is_empt
 from ...platform import Cluster
 from ...sweeps.capability import Table, read_table
 from ...sweeps.store import RunDirs, RunKey, completed, run_dir
-from ...sweeps.sweep import Sweep
+from ...sweeps.sweep import Sweep, check_kind
 from ...sweeps.tasks import Task, check_valid
 from .experiment import Experiment, Run, describe, dump, expand, parse_compat, read_experiment
 from .generators import workload_csv
@@ -224,6 +224,7 @@ def _check_folder(out: Path, er: EliseRun, fresh: bool = False) -> None:
     interrupted) output; ``fresh`` removes an earlier output of coschedlab's."""
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out} exists and is not a directory; choose a directory")
+    check_kind(out, SWEEP.what)  # another kind's sweep: said as every sweep command says it
     if not out.exists():
         check_target(out)  # a new folder: it can be made
     if not out.is_dir() or is_empty(out):
