@@ -171,7 +171,10 @@ def test_a_capability_declares_its_command_words_options_and_exit_status(spec, t
 
 def test_every_built_in_capability_resolves():
     names = [c.name for c in capabilities()]
-    assert names == sorted(["comparison", "coupled", "elise", "insitu", "study", "workflows"])
+    # (these at least: a new built-in capability is its registration, no line here)
+    assert names == sorted(names) and set(names) >= {
+        "comparison", "coupled", "elise", "insitu", "study", "workflows"
+    }  # fmt: skip
     for cap in capabilities():
         sweep = cap.the_sweep()
         assert isinstance(sweep, Sweep) and sweep.what
@@ -277,3 +280,18 @@ def test_a_capability_naming_a_page_gets_its_section_there_and_no_page_of_its_ow
         assert "st-sweep-run" in studies and "st-run" in studies
     finally:
         unregister("toy")
+
+
+def test_every_bundled_spec_is_read_by_its_capability():
+    """Each spec a capability offers (its dashboard page's list) is in the catalogue of
+    bundled data and reads with the capability's own loader (a page offering a spec its
+    command refuses would fail at a user's first click)."""
+    from coschedlab.bundled import CATALOGUE, bundled
+
+    offered = [(cap, value) for cap in capabilities() for _, value in cap.bundled]
+    assert {cap.name for cap, _ in offered} >= {"workflows", "coupled", "study", "elise"}
+    for cap, value in offered:
+        assert value.removeprefix("coschedlab:") in CATALOGUE, value
+        common = ("spec", "jobs", "out", "executor", "fresh")  # (the driver's own)
+        defaults = {o.name: o.default for o in cap.options if o.name not in common}
+        assert cap.read(bundled(value), **defaults) is not None, value

@@ -46,6 +46,8 @@ CATALOGUE: dict[str, str] = {
     "(WorkflowSim's copy of the Pegasus workflow generator's output)",
     "sweeps/woas_small.yaml": "sweep: WoAS in small (`workflows compare`), about a minute",
     "sweeps/coupled_small.yaml": "sweep: coupled systems in small (`coupled compare`)",
+    "sweeps/elise_small.yaml": "sweep: an ELiSE experiment file, 300 ARIS jobs x 3 "
+    "schedulers (`elise run`)",
 }
 
 #: how a spec or a command names a bundled file: ``coschedlab:KTH-SP2-1996-2.1-cln.swf.gz``

@@ -111,6 +111,7 @@ ELISE = register(Capability(
     shown="coschedlab.coloc.elise.run:shown",
     command="elise run", spec_file="coschedlab/spec.json", upload="elise-experiment",
     prefix="el", default_out="elise/run", label="ELiSE",
+    bundled=(("elise-small (bundled)", "coschedlab:sweeps/elise_small.yaml"),),
     title="Sweep: an ELiSE experiment file (inputs x schedulers; stored, resumable)",
     help="Run every input x scheduler of an ELiSE EXPERIMENT file (resuming: finished runs are "
     "kept), print a table of the runs, and write ELiSE's files (workloads/*.csv, plots, "
