@@ -14,15 +14,16 @@ from hypothesis import strategies as st
 from coschedlab.errors import InputError
 from coschedlab.metrics import (
     SPEEDUP_TOLERANCE,
+    busy_cores,
     colocation_summary,
     improvement,
     job_metrics,
-    queue_length_series,
-    running_series,
+    queue_size,
+    running_jobs,
     simulator_speed,
     summary,
-    throughput_series,
-    utilization_series,
+    throughput,
+    utilization,
 )
 
 # Three jobs on 4 cores (the textbook EASY micro trace, as EASY runs it):
@@ -197,18 +198,17 @@ def test_summary_bad_arguments():
 
 
 def test_series_known_values():
-    q = queue_length_series(EASY)
-    assert q["time"].tolist() == [10.0, 11.0, 12.0, 110.0, 210.0]
-    assert q["queued"].tolist() == [0, 1, 2, 1, 0]
-    r = running_series(EASY)
-    assert r["time"].tolist() == [10.0, 110.0, 210.0, 1210.0]
-    assert r["running"].tolist() == [1, 1, 1, 0]
-    u = utilization_series(EASY, 4)
-    assert u["busy_cores"].tolist() == [3, 4, 1, 0]
-    assert u["utilization"].tolist() == [0.75, 1.0, 0.25, 0.0]
-    t = throughput_series(EASY)
-    assert t["time"].tolist() == [110.0, 210.0, 1210.0]
-    assert t["finished"].tolist() == [1, 2, 3]
+    q = queue_size(EASY)
+    assert q.t.tolist() == [10.0, 11.0, 12.0, 110.0, 210.0]
+    assert q.v.tolist() == [0, 1, 2, 1, 0]
+    r = running_jobs(EASY)
+    assert r.t.tolist() == [10.0, 110.0, 210.0, 1210.0]
+    assert r.v.tolist() == [1, 1, 1, 0]
+    assert busy_cores(EASY).v.tolist() == [3, 4, 1, 0]
+    assert utilization(EASY, 4).v.tolist() == [0.75, 1.0, 0.25, 0.0]
+    t = throughput(EASY)
+    assert t.t.tolist() == [110.0, 210.0, 1210.0]
+    assert t.v.tolist() == [1, 2, 3]
 
 
 def test_series_simultaneous_events():
@@ -220,11 +220,11 @@ def test_series_simultaneous_events():
             "procs": [2, 1, 1],
         }
     )
-    assert queue_length_series(frame)["queued"].tolist() == [2, 0]
-    u = utilization_series(frame, 2)
-    assert u["time"].tolist() == [0.0, 5.0, 9.0]
-    assert u["busy_cores"].tolist() == [2, 1, 0]
-    assert throughput_series(frame)["finished"].tolist() == [2, 3]
+    assert queue_size(frame).v.tolist() == [2, 0]
+    u = busy_cores(frame)
+    assert u.t.tolist() == [0.0, 5.0, 9.0]
+    assert u.v.tolist() == [2, 1, 0]
+    assert throughput(frame).v.tolist() == [2, 3]
 
 
 def test_simulator_speed():
@@ -250,9 +250,9 @@ def test_million_jobs_fast():
     )
     t0 = time.perf_counter()
     summary(frame, 4096)
-    queue_length_series(frame)
-    utilization_series(frame, 4096)
-    throughput_series(frame)
+    queue_size(frame)
+    utilization(frame, 4096)
+    throughput(frame)
     elapsed = time.perf_counter() - t0
     assert elapsed < 3.0  # about 0.5 s here; generous for a loaded machine
 
@@ -303,20 +303,20 @@ def test_properties(frame):
     assert (m["wait"] >= 0).all()
     sd = m["slowdown"].dropna()
     assert (sd >= 1.0 - 1e-12).all()
-    q = queue_length_series(frame)
-    assert (q["queued"] >= 0).all() and q["queued"].iloc[-1] == 0
-    assert q["time"].is_monotonic_increasing and q["time"].is_unique
-    u = utilization_series(frame, 8)
-    assert (u["busy_cores"] >= 0).all() and (u["busy_cores"] <= 8).all()
-    assert u["busy_cores"].iloc[-1] == 0
+    q = queue_size(frame)
+    assert (q.v >= 0).all() and q.v[-1] == 0
+    assert (np.diff(q.t) > 0).all()
+    u = busy_cores(frame)
+    assert (u.v >= 0).all() and (u.v <= 8).all()
+    assert u.v[-1] == 0
     # area under the busy-cores step function = total work
-    area = float(np.sum(u["busy_cores"].to_numpy()[:-1] * np.diff(u["time"].to_numpy())))
+    area = float(np.sum(u.v[:-1] * np.diff(u.t)))
     assert area == pytest.approx(float((frame["procs"] * (frame["end"] - frame["start"])).sum()))
-    thr = throughput_series(frame)
-    assert thr["finished"].iloc[-1] == len(frame)
-    assert thr["finished"].is_monotonic_increasing
-    r = running_series(frame)
-    assert (r["running"] >= 0).all() and r["running"].iloc[-1] == 0
+    thr = throughput(frame)
+    assert thr.v[-1] == len(frame)
+    assert (np.diff(thr.v) >= 0).all()
+    r = running_jobs(frame)
+    assert (r.v >= 0).all() and r.v[-1] == 0
 
 
 # -- the order statistics of summary() without np.median / np.percentile (no numpy.ma) ------

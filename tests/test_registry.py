@@ -58,3 +58,46 @@ def test_a_builtin_name_imports_no_plugin():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+def test_a_builtin_imports_only_its_own_module():
+    code = (
+        "import sys; from coschedlab.schedulers import get_scheduler\n"
+        "get_scheduler('easy')\n"
+        "mods = ('backfill', 'slurm', 'slurm_conf', 'priority', 'strict')\n"
+        "print(*(f'coschedlab.schedulers.{m}' in sys.modules for m in mods))\n"
+        "get_scheduler('sjf')\n"
+        "print('coschedlab.schedulers.strict' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "False", "False", "False", "False", "True"]
+
+
+def test_builtins_listed_first_in_their_order_and_exported():
+    import coschedlab.schedulers as pkg
+
+    names = list(available())
+    assert names[:7] == ["backfill", "easy", "conservative", "slurm", "fcfs", "sjf", "firstfit"]
+    assert list(registry.BUILTINS) == names[:7]
+    for name in registry.BUILTINS:
+        assert available()[name].name == name
+    for export in pkg.__all__:
+        assert getattr(pkg, export) is not None
+    assert set(pkg.__all__) <= set(dir(pkg))
+    assert pkg.EASY is available()["easy"] and pkg.Slurm is available()["slurm"]
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        pkg.Nope  # noqa: B018
+
+
+def test_a_user_class_registered_under_a_builtin_name_stays_registered():
+    code = (
+        "from coschedlab.schedulers import Scheduler, register, get_scheduler\n"
+        "@register('sjf')\n"
+        "class Mine(Scheduler):\n"
+        "    def schedule(self, view):\n"
+        "        return []\n"
+        "from coschedlab.schedulers import SJF\n"  # the built-in's module imported afterwards
+        "print(type(get_scheduler('sjf')).__name__, SJF.__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["Mine", "SJF"]

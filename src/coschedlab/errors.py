@@ -11,23 +11,22 @@ import zlib
 from pathlib import Path
 
 
-class InputError(ValueError):
+class _Located(Exception):
+    """An error said in one line, ``where: what`` (``what`` alone without a place)."""
+
+    def __init__(self, message: str, where: str | None = None) -> None:
+        self.where = where
+        self.what = message
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class InputError(_Located, ValueError):
     """Bad user input: a malformed file line, an impossible job, an unknown name, a bad key."""
 
-    def __init__(self, message: str, where: str | None = None) -> None:
-        self.where = where
-        self.what = message
-        super().__init__(f"{where}: {message}" if where else message)
 
-
-class OutputError(RuntimeError):
+class OutputError(_Located, RuntimeError):
     """The machine failed while writing a result (full disk, I/O error): the command line prints
     one line naming the file and exits with code 1; the earlier result, if any, is intact."""
-
-    def __init__(self, message: str, where: str | None = None) -> None:
-        self.where = where
-        self.what = message
-        super().__init__(f"{where}: {message}" if where else message)
 
 
 def check_seed(seed: int, where: str = "--seed") -> int:

@@ -66,21 +66,17 @@ __all__ = [
     "group_table",
     "improvement",
     "job_metrics",
-    "queue_length_series",
     "queue_size",
     "rows",
     "running_jobs",
-    "running_series",
     "simulator_speed",
     "spread_reasons",
     "step_sum",
     "summary",
     "throughput",
-    "throughput_series",
     "unused_cores",
     "used_cores",
     "utilization",
-    "utilization_series",
 ]
 
 #: Default bounded-slowdown threshold tau, in seconds.
@@ -427,43 +423,6 @@ def throughput(frame: pd.DataFrame) -> Series:
 def _check_total(total_cores: int) -> None:
     if total_cores is None or int(total_cores) != total_cores or total_cores < 1:
         raise InputError(f"total_cores must be a positive integer, got {total_cores!r}")
-
-
-# The same series as tables (time, value), one row per instant where the value changes.
-def queue_length_series(frame: pd.DataFrame) -> pd.DataFrame:
-    """:func:`queue_size` as a DataFrame(time, queued)."""
-    import pandas as pd
-
-    s = queue_size(frame)
-    return pd.DataFrame({"time": s.t, "queued": s.v.round().astype(np.int64)})
-
-
-def running_series(frame: pd.DataFrame) -> pd.DataFrame:
-    """:func:`running_jobs` as a DataFrame(time, running)."""
-    import pandas as pd
-
-    s = running_jobs(frame)
-    return pd.DataFrame({"time": s.t, "running": s.v.round().astype(np.int64)})
-
-
-def utilization_series(frame: pd.DataFrame, total_cores: int) -> pd.DataFrame:
-    """:func:`busy_cores` as a DataFrame(time, busy_cores, utilization = busy / total_cores)."""
-    import pandas as pd
-
-    _check_total(total_cores)
-    s = busy_cores(frame)
-    busy = s.v
-    if np.all(busy == np.round(busy)):
-        busy = np.round(busy).astype(np.int64)
-    return pd.DataFrame({"time": s.t, "busy_cores": busy, "utilization": busy / total_cores})
-
-
-def throughput_series(frame: pd.DataFrame) -> pd.DataFrame:
-    """:func:`throughput` as a DataFrame(time, finished)."""
-    import pandas as pd
-
-    s = throughput(frame)
-    return pd.DataFrame({"time": s.t, "finished": s.v.round().astype(np.int64)})
 
 
 def simulator_speed(makespan_s: float, wall_s: float, n_jobs: int) -> dict[str, float]:

@@ -188,9 +188,10 @@ def check_target(
 
 
 #: the names of temporary siblings: a directory's (and its old copy's), a file's, the probe's
+#: (compiled by ``re`` when first matched: a run that meets none does not pay for them)
 _TEMPORARY = (
-    re.compile(r"(?P<target>.+)-(?P<pid>\d+)-[0-9a-f]{8}"),
-    re.compile(r"(?P<pid>\d+)-[0-9a-f]{8}-(?P<target>.+)"),
+    r"(?P<target>.+)-(?P<pid>\d+)-[0-9a-f]{8}",
+    r"(?P<pid>\d+)-[0-9a-f]{8}-(?P<target>.+)",
 )
 
 
@@ -201,7 +202,7 @@ def _temporary(name: str) -> tuple[int, str] | None:
         if name.startswith(prefix):
             rest = name[len(prefix) :]
             for pattern in _TEMPORARY:
-                found = pattern.fullmatch(rest)
+                found = re.fullmatch(pattern, rest)
                 if found:
                     return int(found["pid"]), found["target"]
     return None

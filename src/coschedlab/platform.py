@@ -74,12 +74,6 @@ def spread_cores(cluster: Cluster) -> int:
     return cluster.sockets_per_node * (cluster.cores_per_socket // 2)
 
 
-def spread_nodes(procs: int, cluster: Cluster) -> int:
-    """Nodes a spread job of ``procs`` processors needs (``procs`` if nodes cannot split)."""
-    half = spread_cores(cluster)
-    return -(-procs // half) if half else procs
-
-
 def too_large_to_spread(procs: np.ndarray, cluster: Cluster) -> np.ndarray:
     """Which jobs (``procs`` per job) cannot be spread on ``cluster``: their spread form needs
     more nodes than it has (every job, when its sockets have one core)."""

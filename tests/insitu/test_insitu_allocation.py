@@ -137,7 +137,7 @@ def test_coalloc_formulas_known_answer():
     n_nc = 10 * (b * t_nc + c * v) / (b * t + c * v)
     assert alloc.block("pool").nodes == pytest.approx(n_nc)
     assert alloc.block("S").nodes == pytest.approx(10 - n_nc)
-    cores = alloc.block("pool").core_map()
+    cores = dict(alloc.block("pool").cores)
     assert cores["A"] == pytest.approx(b * c * 4 / (b * t_nc + c * v - c * v))
     assert cores["B"] == pytest.approx(3.0)
     # the common step time (B T + U) / (B C N)
@@ -149,7 +149,7 @@ def test_ev_alloc_is_even(ens16):
     m = scenario_mapping(ens16, "in-transit")
     alloc = rational_allocation(ens16, m, 6.0, "ev", "ev")
     assert all(b.nodes == pytest.approx(16 / 5) for b in alloc.blocks)
-    assert alloc.block("pool").core_map()["A1.1"] == pytest.approx(128 / 16)
+    assert dict(alloc.block("pool").cores)["A1.1"] == pytest.approx(128 / 16)
 
 
 def test_bandwidth_models_known_values(ens16):

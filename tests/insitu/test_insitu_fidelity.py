@@ -251,9 +251,9 @@ def test_authors_even_split_gives_remainders_to_the_last():
     alloc = authors_allocation(ens, scenario_mapping(ens, "ideal"), 6.0, "ev", "ev")
     assert [b.nodes for b in alloc.blocks] == [3, 4, 4]
     # cores: 128 over 3 components: the simulation keeps floor 42, the analyses 43 each
-    assert alloc.block("s1").core_map() == {"s1": 42, "s1a1": 43, "s1a2": 43}
+    assert dict(alloc.block("s1").cores) == {"s1": 42, "s1a1": 43, "s1a2": 43}
     # 128 over 2 components: 64 each
-    assert alloc.block("s2").core_map() == {"s2": 64, "s2a1": 64}
+    assert dict(alloc.block("s2").cores) == {"s2": 64, "s2a1": 64}
 
 
 def test_authors_pool_order_follows_the_scenario_pick_order():

@@ -43,7 +43,7 @@ def test_normal_form_moves_foreign_analyses_to_pool(ens16):
     nf, moved = normal_form(ens16, m)
     assert moved == ["A1.1"]
     assert set(nf.pool()) == {"A1.1", "A1.2"}
-    assert nf.as_dict()["A2.1"] == "S2"
+    assert dict(nf.placement)["A2.1"] == "S2"
 
 
 def test_bad_mappings(ens16):

@@ -15,7 +15,7 @@ from ..errors import InputError
 from .progress import text_console
 
 if TYPE_CHECKING:  # pragma: no cover (imported where used: the CLI starts fast)
-    from rich.console import Console, Group
+    from rich.console import Console
 
     from ..engine.result import Result
     from ..jobs import Workload
@@ -193,15 +193,6 @@ def _progress_run(
     shown = None if plain_width(stderr=True) is not None else _console("err_console")
     with progress_bar(shown, f"{spec}", len(workload), unit="jobs") as update:
         return run_simulation(workload, cluster, spec, progress=update, **opts)
-
-
-def metrics_table(results: dict[str, Result], title: str, width: int | None = None) -> Group:
-    """The table of :func:`metrics_rows` fitted to ``width`` (default: the console's), never
-    cutting a number."""
-    from ..tables import fit_table
-
-    cols, rows = metrics_rows(results)
-    return fit_table(title, cols, rows, width or _console().width)
 
 
 def metrics_rows(results: dict[str, Result]) -> tuple[list[Col], list[list[str]]]:

@@ -224,7 +224,7 @@ def simulate(
         Path | None, typer.Option("--out", help="write jobs, workflows and summary here")
     ] = None,
     force: ForceOpt = False,
-    as_json: Annotated[bool, typer.Option("--json", help="print the summaries as JSON")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Simulate a workload with its workflows submitted in one mode (or all three)."""
     from ..jsonsafe import json_safe

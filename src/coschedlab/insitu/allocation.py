@@ -31,10 +31,6 @@ class Block:
     nodes: float
     cores: tuple[tuple[str, float], ...]
 
-    def core_map(self) -> dict[str, float]:
-        """Cores per node by component."""
-        return dict(self.cores)
-
 
 @dataclass(frozen=True)
 class Allocation:

@@ -31,10 +31,6 @@ class Mapping:
     placement: tuple[tuple[str, str | None], ...]
     name: str = "user"
 
-    def as_dict(self) -> dict[str, str | None]:
-        """The placement as a dict."""
-        return dict(self.placement)
-
     def pool(self) -> list[str]:
         """P^NC: analyses in the analysis-only allocation."""
         return [a for a, s in self.placement if s is None]

@@ -177,7 +177,3 @@ class ScanMemo:
         same = self.enabled and key == self.key and (not est or est[0][0] >= view.now)
         self.key = key
         return same
-
-    def forget(self) -> None:
-        """The next :meth:`same` is false."""
-        self.key = ()

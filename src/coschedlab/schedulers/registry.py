@@ -9,6 +9,7 @@ several), or a name registered by an installed package under the entry-point gro
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import inspect
 import math
@@ -21,6 +22,26 @@ from ..errors import InputError, failure_where
 from .base import Scheduler
 
 _REGISTRY: dict[str, type[Scheduler]] = {}
+
+# The built-ins by name, in the order :func:`available` lists them: the module of this package
+# that registers each, imported when the name is first looked up (a run of ``easy`` does not
+# import Slurm's configuration parser and priority factors).
+BUILTINS: dict[str, str] = {
+    "backfill": "backfill",
+    "easy": "backfill",
+    "conservative": "backfill",
+    "slurm": "slurm",
+    "fcfs": "strict",
+    "sjf": "strict",
+    "firstfit": "strict",
+}
+
+
+def _builtin(name: str) -> type[Scheduler]:
+    """The built-in ``name``, its module imported (and so registered) on first use."""
+    if name not in _REGISTRY:
+        importlib.import_module(f"{__package__}.{BUILTINS[name]}")
+    return _REGISTRY[name]
 
 
 def entry_points(**select: str) -> Any:
@@ -35,6 +56,9 @@ def register(name: str):
     """Class decorator: make a scheduler available as ``name``."""
 
     def deco(cls: type[Scheduler]) -> type[Scheduler]:
+        home = BUILTINS.get(name)
+        if home is not None and cls.__module__ != f"{__package__}.{home}":
+            _builtin(name)  # the built-in first, so that its later import cannot undo this
         cls.name = name
         _REGISTRY[name] = cls
         return cls
@@ -44,7 +68,8 @@ def register(name: str):
 
 def available() -> dict[str, type[Scheduler]]:
     """Every scheduler name known: built-ins first, then entry points (each loaded)."""
-    names = dict(_REGISTRY)
+    names = {name: _builtin(name) for name in BUILTINS}
+    names.update(_REGISTRY)
     for ep in entry_points(group="coschedlab.schedulers"):
         if ep.name not in names:
             names[ep.name] = _load(ep)
@@ -53,7 +78,8 @@ def available() -> dict[str, type[Scheduler]]:
 
 def known_names() -> list[str]:
     """Every scheduler name known, sorted, without loading any plug-in."""
-    return sorted({*_REGISTRY, *(ep.name for ep in entry_points(group="coschedlab.schedulers"))})
+    plugins = (ep.name for ep in entry_points(group="coschedlab.schedulers"))
+    return sorted({*BUILTINS, *_REGISTRY, *plugins})
 
 
 def lookup(name: str) -> type[Scheduler] | None:
@@ -61,6 +87,8 @@ def lookup(name: str) -> type[Scheduler] | None:
     that name (only that plug-in is imported); None when no such name is known."""
     if name in _REGISTRY:
         return _REGISTRY[name]
+    if name in BUILTINS:
+        return _builtin(name)
     for ep in entry_points(group="coschedlab.schedulers", name=name):
         return _load(ep)
     return None

@@ -56,13 +56,11 @@ __all__ = [
     "held_cores",
     "pilot_steps",
     "median",
-    "regular_slowdowns",
     "size_groups",
     "slowdown_columns",
     "summary_cells",
     "system_metrics",
     "workflow_columns",
-    "workflow_table",
 ]
 
 #: requested core-hour groups of regular jobs (the paper's Section 4.3.1)
@@ -110,20 +108,13 @@ def in_window(run) -> np.ndarray:
     return (s >= t0) & (s < t1)
 
 
-def workflow_table(run) -> pd.DataFrame:
-    """One row per submitted workflow of a :class:`.simulate.WorkflowRun`, the warm-up's too:
-    name, submit, start, end, wait, runtime, turnaround, stretch, gaps, tasks, critical path,
-    waste (core-s of whole nodes, pilot jobs only), completed (ended by the run's stop: the
-    window's end plus the drain), in_window (submitted inside the window: the only ones the
-    summaries count)."""
-    import pandas as pd
-
-    return pd.DataFrame(workflow_columns(run))
-
-
 def workflow_columns(run) -> dict[str, Any]:
-    """The columns of :func:`workflow_table` as arrays (lists for names and task counts): what
-    a summary reads, without a DataFrame."""
+    """One row per submitted workflow of a :class:`.simulate.WorkflowRun`, the warm-up's too,
+    as columns (arrays; lists for names and task counts; ``WorkflowRun.workflows`` is their
+    DataFrame): name, submit, start, end, wait, runtime, turnaround, stretch, gaps, tasks,
+    critical path, waste (core-s of whole nodes, pilot jobs only), completed (ended by the
+    run's stop: the window's end plus the drain), in_window (submitted inside the window: the
+    only ones the summaries count)."""
     ww, ex, jobs = run.workload, run.expanded, _columns(run)
     ids = jobs["job_id"]
     first = ex.first_wf_id
@@ -217,16 +208,10 @@ def system_metrics(run) -> dict[str, float]:
     }
 
 
-def regular_slowdowns(run) -> pd.DataFrame:
-    """Regular jobs submitted inside the analysis window (no pre-fill): requested core-hours,
-    size group, slowdown."""
-    import pandas as pd
-
-    return pd.DataFrame(slowdown_columns(run))
-
-
 def slowdown_columns(run) -> dict[str, np.ndarray]:
-    """The columns of :func:`regular_slowdowns` as arrays (a summary reads these)."""
+    """Regular jobs submitted inside the analysis window (no pre-fill), as columns
+    (``WorkflowRun.slowdowns`` is their DataFrame): requested core-hours, size group,
+    slowdown."""
     ww, ex, jobs = run.workload, run.expanded, _columns(run)
     ids = jobs["job_id"]
     n_fill = int(ww.filler.sum())
@@ -269,7 +254,7 @@ def _columns(run) -> dict[str, np.ndarray]:
 
 
 def counted(table: Any) -> np.ndarray:
-    """The workflows of a :func:`workflow_table` (or its stored columns, lists by name) that
+    """The workflows of a :func:`workflow_columns` (or its stored columns, lists by name) that
     count in one mode's metrics: submitted inside the analysis window (not during the
     warm-up) and completed by the run's stop."""
     return np.asarray(table["completed"], bool) & np.asarray(table["in_window"], bool)

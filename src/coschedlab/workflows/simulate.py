@@ -62,14 +62,14 @@ class WorkflowRun:
 
     @cached_property
     def workflows(self) -> pd.DataFrame:
-        """One row per workflow (:func:`.metrics.workflow_table`)."""
+        """One row per workflow (:func:`.metrics.workflow_columns`)."""
         import pandas as pd
 
         return pd.DataFrame(self._workflow_columns)
 
     @cached_property
     def slowdowns(self) -> pd.DataFrame:
-        """Regular jobs of the analysis window (:func:`.metrics.regular_slowdowns`)."""
+        """Regular jobs of the analysis window (:func:`.metrics.slowdown_columns`)."""
         import pandas as pd
 
         return pd.DataFrame(self._slowdown_columns)

@@ -65,7 +65,6 @@ file whose resource_unit, cores_per_node or cores per job break the rules above.
 
 from __future__ import annotations
 
-import csv
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -489,6 +488,8 @@ def _bools(arr) -> np.ndarray:
 
 def _read_text_columns(path: Path) -> tuple[list[str], dict[str, pa.ChunkedArray]]:
     """The columns the reader uses, as text trimmed of spaces ("" for an empty field)."""
+    import csv  # (here: writing jobs.csv does not use it)
+
     with open(path, newline="", encoding="utf-8-sig") as f:
         try:
             first = next(csv.reader(f), None)
@@ -525,6 +526,8 @@ def _read_text_columns(path: Path) -> tuple[list[str], dict[str, pa.ChunkedArray
 
 def _find_bad_row(path: Path, width: int, exc: Exception):
     """Name the line pyarrow could not read (a row with the wrong number of fields)."""
+    import csv
+
     try:
         with open(path, newline="", encoding="utf-8-sig") as f:
             for line, row in _records(f):
@@ -554,6 +557,8 @@ def _row_lines(path: Path, n: int) -> np.ndarray:
 
 def _records(f):
     """(first line, fields) of each record after the header (a blank line: no fields)."""
+    import csv
+
     reader = csv.reader(f)
     next(reader, None)
     last = reader.line_num

@@ -469,16 +469,17 @@ def cluster_header(cluster: Cluster) -> dict[str, str]:
 # ------------------------------------------------------------------------------------------
 # writing
 # ------------------------------------------------------------------------------------------
+def _cell_text(v: float) -> str:
+    """One number's cell as :func:`_format_python` writes it."""
+    if v == round(v):
+        return str(int(v))
+    text = f"{v:.6f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
 def _format_python(a: np.ndarray) -> np.ndarray:
     """Slow path of :func:`_number_cells` for huge values: right-aligned text cells."""
-    out = []
-    for v in a.tolist():
-        if v == round(v):
-            out.append(str(int(v)))
-        else:
-            text = f"{v:.6f}".rstrip("0").rstrip(".")
-            out.append("0" if text in ("-0", "") else text)
-    col = np.array(out, dtype="S")
+    col = np.array([_cell_text(v) for v in a.tolist()], dtype="S")
     width = int(np.strings.str_len(col).max())
     return np.strings.rjust(col, width).astype(f"S{width}").view(np.uint8).reshape(len(a), width)
 
@@ -502,7 +503,7 @@ def _fixed_width_columns(columns: list[np.ndarray], release: bool = False) -> li
             a = np.where(finite, a, -1.0)
         del finite
         if len(a) and (a == a[0]).all():
-            out.append(_format_python(a[:1]).tobytes())
+            out.append(_cell_text(float(a[0])).encode())  # (no numpy.strings import)
         elif len(a) and np.abs(a).max() >= 9e12:
             out.append(_format_python(a))
         else:
