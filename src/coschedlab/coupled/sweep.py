@@ -52,7 +52,7 @@ from ..bundled import bundled, is_bundled
 from ..errors import InputError
 from ..platform import MAX_NODES
 from ..schema import Checker, open_spec, show
-from ..sweeps.capability import Table, read_table
+from ..sweeps.capability import Table, read_table, save_figures, spec_record
 from ..sweeps.executors import checked_executor
 from ..sweeps.sweep import Sweep
 
@@ -415,13 +415,6 @@ def run_one(config: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- the sweep --------------------------------------------------------------------------------
-def describe(spec: CoupledSpec) -> dict[str, Any]:
-    """What the stored runs of a sweep depend on (spec.json; not its name or output)."""
-    return {
-        k: v for k, v in spec.__dict__.items() if k not in ("path", "output", "name", "executor")
-    }
-
-
 def _shape(row: dict[str, Any]) -> None:
     """KeyError or TypeError unless ``row`` is a run of this sweep with numeric metrics."""
     row["config"]["study"]  # noqa: B018
@@ -432,7 +425,7 @@ def _shape(row: dict[str, Any]) -> None:
 
 
 #: the study as a sweep of the one driver (``SWEEP.run(spec, out, jobs=, ...)``)
-SWEEP = Sweep("coupled", run_one, describe, FIXED, _shape, legacy_key="schemes")
+SWEEP = Sweep("coupled", run_one, spec_record, FIXED, _shape, legacy_key="schemes")
 
 
 #: the metrics averaged over seeds, per system
@@ -515,19 +508,14 @@ def summary(out: Path) -> Table | None:
 
 def report(spec: CoupledSpec, target: Path, rows: list[dict[str, Any]]) -> list[Path]:
     """summary.csv and the figures of a finished (or partial) sweep; the files written."""
-    from ..outputs import atomic_file
     from ..sweeps.capability import write_summary
     from .plots import FIGURES, study_figure
 
     df = aggregate(rows)
     written = [write_summary(df, target, "coupled")]
-    for study in ("load", "proportion"):
-        for stem, metric, label, scale, base in FIGURES:
-            fig = study_figure(df, study, metric, label, scale, base)
-            if fig is None:
-                continue
-            path = target / f"{study}_{stem}.png"
-            with atomic_file(path, force=True) as tmp:
-                fig.savefig(tmp, format="png", dpi=110)
-            written.append(path)
-    return written
+    figures = (
+        (f"{study}_{stem}.png", study_figure(df, study, metric, label, scale, base))
+        for study in ("load", "proportion")
+        for stem, metric, label, scale, base in FIGURES
+    )
+    return written + save_figures(target, figures)

@@ -233,6 +233,27 @@ def write_summary(df: Any, target: Path, what: str) -> Path:
     return target / "summary.csv"
 
 
+def spec_record(spec: Any, **extra: Any) -> dict[str, Any]:
+    """What the stored runs of a sweep depend on (its spec.json): the fields of the checked
+    spec but its path, name, output and executor, and ``extra``."""
+    drop = ("path", "output", "name", "executor")
+    return {k: v for k, v in spec.__dict__.items() if k not in drop} | extra
+
+
+def save_figures(target: Path, figures: Any) -> list[Path]:
+    """Each ``(file name, figure)`` of ``figures`` saved as a PNG in ``target`` (atomically;
+    a None figure is skipped); the files written."""
+    from ..outputs import atomic_file
+
+    written = []
+    for name, fig in figures:
+        if fig is not None:
+            with atomic_file(target / name, force=True) as tmp:
+                fig.savefig(tmp, format="png", dpi=110)
+            written.append(target / name)
+    return written
+
+
 def read_table(path: Path) -> Any:
     """A table a sweep wrote (CSV) as a DataFrame; None when it is not there yet;
     :class:`InputError` (one line) when it cannot be read."""

@@ -36,7 +36,7 @@ import pandas as pd
 from ..errors import InputError
 from ..outputs import slug
 from ..schema import open_spec, show
-from ..sweeps.capability import Table, read_table
+from ..sweeps.capability import Table, read_table, save_figures, spec_record
 from ..sweeps.executors import checked_executor
 from ..sweeps.sweep import Sweep
 
@@ -279,11 +279,8 @@ def run_one(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def describe(spec: WorkflowSpec) -> dict[str, Any]:
-    """What the stored runs of a sweep depend on (spec.json; not its name or output), and
-    the version of the metrics they hold (:data:`METRICS`)."""
-    return {
-        k: v for k, v in spec.__dict__.items() if k not in ("path", "output", "name", "executor")
-    } | {"metrics": METRICS}
+    """What the stored runs of a sweep depend on, and the version of their metrics."""
+    return spec_record(spec, metrics=METRICS)
 
 
 #: what a stored run's metrics mean: runs made before whole-node utilization, window-only
@@ -432,14 +429,12 @@ def report(spec: WorkflowSpec, target: Path, rows: list[dict[str, Any]]) -> list
         with atomic_file(target / "utilization_gain.md", force=True) as tmp:
             tmp.write_text(table)
         written.append(target / "utilization_gain.md")
-    for name, fig in (
-        ("groups.png", plots.group_figures(df)),
-        ("speedup.png", plots.speedup_figure(df, key)),
-        ("slowdown_small.png", plots.slowdown_figure(df, key)),
-    ):
-        if fig is None:
-            continue
-        with atomic_file(target / name, force=True) as tmp:
-            fig.savefig(tmp, format="png", dpi=110)
-        written.append(target / name)
+    written += save_figures(
+        target,
+        (
+            ("groups.png", plots.group_figures(df)),
+            ("speedup.png", plots.speedup_figure(df, key)),
+            ("slowdown_small.png", plots.slowdown_figure(df, key)),
+        ),
+    )
     return written
