@@ -108,13 +108,6 @@ class CoupledDeadlock(InputError):
     """Hold-hold (or a stalled release) left jobs waiting that no event can start."""
 
 
-def default_scheduler() -> Scheduler:
-    """WFP with EASY backfilling, the policy of the authors' machines (``easy:order=wfp``)."""
-    from ..schedulers.registry import get_scheduler
-
-    return get_scheduler("easy:order=wfp")
-
-
 @dataclass
 class System:
     """One system of a coupled set: its machine, workload, policy and co-scheduling scheme."""
@@ -122,7 +115,7 @@ class System:
     name: str
     workload: Workload
     cluster: Cluster
-    scheduler: Scheduler | None = None  #: None: WFP + EASY (:func:`default_scheduler`)
+    scheduler: Scheduler | None = None  #: None: WFP + EASY, the authors' machines' policy
     scheme: str = "hold"  #: what a job does when its mate cannot start: "hold" or "yield"
     hold_cap: float = 0.6  #: held nodes may not go beyond this share of the machine
     release: float | None = 1200.0  #: release period (s); None or 0: holds are never released
@@ -152,7 +145,9 @@ class System:
         ):  # fmt: skip
             raise refused("max_yields", "a whole number >= 0")
         if self.scheduler is None:
-            self.scheduler = default_scheduler()
+            from ..schedulers.registry import get_scheduler
+
+            self.scheduler = get_scheduler("easy:order=wfp")
 
 
 @dataclass
