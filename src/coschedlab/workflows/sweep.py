@@ -26,7 +26,7 @@ Spec (YAML, every key checked)::
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -43,26 +43,6 @@ from ..sweeps.sweep import Sweep
 __all__ = ["SWEEP", "WorkflowSpec", "aggregate", "load_workflow_spec", "report", "summary"]
 
 MAX_SEEDS = 10_000
-_KEYS = (
-    "name",
-    "machine",
-    "workflows",
-    "shares",
-    "periods",
-    "modes",
-    "seeds",
-    "warmup",
-    "window",
-    "drain",
-    "pressure",
-    "target_wait",
-    "scale_jobs",
-    "scheduler",
-    "baseline",
-    "coarse",
-    "output",
-    "executor",
-)
 
 
 @dataclass(frozen=True)
@@ -123,6 +103,14 @@ class WorkflowSpec:
                     "mode": "chained",
                 }
         return out
+
+
+#: a spec's keys: the fields of :class:`WorkflowSpec` (its kind and values: shares or periods)
+_KEYS = tuple(
+    {"kind": "shares", "values": "periods"}.get(f.name, f.name)
+    for f in fields(WorkflowSpec)
+    if f.name != "path"
+)
 
 
 def load_workflow_spec(path: str | Path) -> WorkflowSpec:
