@@ -103,11 +103,10 @@ def _system(
     from ..workload.swf import cluster_from_header, read_swf
     from .system import System
     from .workloads import (
-        KTH,
         PAPER_LARGE_LOAD,
         PAPER_LARGE_NODES,
-        THETA,
         THETA_NODES,
+        TRACES,
         cluster_of,
         month_of,
         paper_small_load,
@@ -115,8 +114,7 @@ def _system(
     )
 
     # the bundled traces by their coschedlab: names, which messages and summaries then show
-    bundled = {"theta": THETA, "kth": KTH}
-    path = f"coschedlab:{Path(bundled[trace]).name}" if trace in bundled else trace
+    path = f"coschedlab:{Path(TRACES[trace]).name}" if trace in TRACES else trace
     try:  # coschedlab:NAME: read as written (its messages name it so)
         file = local_path(path)
     except InputError as exc:

@@ -304,9 +304,9 @@ def large_workload(trace: str, month: int, nodes: int, load: float | None = None
     import time
 
     from ..workload.swf import read_swf
-    from .workloads import large_at_load, month_of
+    from .workloads import TRACES, large_at_load, month_of
 
-    path = _bundled(trace)
+    path = TRACES.get(trace, trace)
     w = read_swf(path, max_procs=nodes)
     first = float(w.columns["submit"].min())
     if first > 1e9:  # epoch times: one calendar month
@@ -322,15 +322,9 @@ def large_workload(trace: str, month: int, nodes: int, load: float | None = None
 @lru_cache(maxsize=4)
 def _pool(trace: str, nodes: int):
     from ..workload.swf import read_swf
+    from .workloads import TRACES
 
-    return read_swf(_bundled(trace), max_procs=nodes)
-
-
-def _bundled(trace: str) -> str:
-    """The file of a bundled trace name (``theta``, ``kth``), else ``trace`` itself."""
-    from .workloads import KTH, THETA
-
-    return {"theta": THETA, "kth": KTH}.get(trace, trace)
+    return read_swf(TRACES.get(trace, trace), max_procs=nodes)
 
 
 def large_nodes(config: dict[str, Any]) -> int:

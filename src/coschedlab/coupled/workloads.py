@@ -57,6 +57,7 @@ __all__ = [
 _DATA = resources.files("coschedlab") / "data"
 THETA = str(_DATA / "theta_2022.swf.gz")
 KTH = str(_DATA / "KTH-SP2-1996-2.1-cln.swf.gz")
+TRACES = {"theta": THETA, "kth": KTH}  #: the bundled traces' files by their short names
 THETA_NODES = 4360
 KTH_NODES = 100
 
