@@ -295,3 +295,27 @@ def test_every_bundled_spec_is_read_by_its_capability():
         common = ("spec", "jobs", "out", "executor", "fresh")  # (the driver's own)
         defaults = {o.name: o.default for o in cap.options if o.name not in common}
         assert cap.read(bundled(value), **defaults) is not None, value
+
+
+def test_every_option_of_a_sweep_command_has_help() -> None:
+    """Each registered capability's command documents every option and argument it has
+    (insitu reproduce's --trials, --steps and --seed had no help text)."""
+    import typer.main
+
+    from coschedlab import capabilities as _registered  # noqa: F401  (the built-in ones)
+    from coschedlab.cli.sweeps import compare_command
+    from coschedlab.sweeps.capability import capabilities
+
+    app = typer.Typer()
+    seen = []
+    for cap in capabilities():
+        app.command(cap.name)(compare_command(cap))
+        seen.append(cap.name)
+    group = typer.main.get_command(app)
+    bare = [
+        f"{name} {param.name}"
+        for name in seen
+        for param in group.commands[name].params  # type: ignore[attr-defined]
+        if not (getattr(param, "help", None) or "").strip() and param.name != "help"
+    ]
+    assert "insitu" in seen and not bare, bare

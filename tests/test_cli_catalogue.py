@@ -13,6 +13,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -394,6 +395,7 @@ def ws(tmp_path_factory) -> Path:
     cpl = "large: small.swf\nlarge_nodes: 4\nsmall: small.swf\nsmall_nodes: 4\nschemes: [HH]\nloads: [0.5]\nproportions: []\nseeds: 1\n"
     (d / "cpl_ok.yaml").write_text(cpl)
     (d / "cpl_exec.yaml").write_text(cpl + "executor: dask-local:0\n")
+    (d / "cpl_exec2.yaml").write_text(cpl + "executor: dask-local:2\n")
     for name, body in {
         "cpl_key": cpl + "colour: red\n",
         "cpl_scheme": cpl.replace("[HH]", "[HX]"),
@@ -540,6 +542,14 @@ CASES = [
     ("generate-out-devnull", "generate --pool pool.json --out /dev/null", 2, "/dev/null"),
     ("generate-out-dir", "generate --pool pool.json --out empty", 2, "is a directory"),
     ("compare-out-file", "compare spec.yaml --out afile", 2, "afile exists and is not a directory"),
+    ("compare-out-empty", "compare spec.yaml --out ''", 2, "Invalid value for '--out' / '-o': the path is empty"),
+    ("compare-spec-empty", "compare ''", 2, "Invalid value for 'spec': the path is empty"),
+    ("elise-out-empty", "elise run coschedlab:sweeps/elise_small.yaml --out ''", 2, "'--out' / '-o': the path is empty"),
+    ("study-reproduce-out-empty", "study reproduce --out ''", 2, "'--out': the path is empty"),
+    ("insitu-reproduce-out-empty", "insitu reproduce --out ''", 2, "'--out': the path is empty"),
+    ("compare-jobs-dask-local", "compare spec.yaml --out ex1 -j 3 --executor dask-local:1", 2, "--jobs 3 is for the local executor; --executor dask-local:1 has workers of its own: give --executor dask-local:3"),
+    ("compare-jobs-dask", "compare spec.yaml --out ex1 -j 3 --executor dask:tcp://127.0.0.1:1", 2, "--executor dask:tcp://127.0.0.1:1 has workers of its own: drop --jobs"),
+    ("coupled-jobs-spec-executor", "coupled compare cpl_exec2.yaml --out ex1 -j 3", 2, "the spec's 'executor' dask-local:2 has workers of its own"),
     ("compare-executor-kind", "compare spec.yaml --out ex1 --executor spark:x", 2, "must be one of local, dask"),
     ("compare-executor-noaddr", "compare spec.yaml --out ex1 --executor dask", 2, "needs a scheduler address"),
     ("compare-executor-nofile", "compare spec.yaml --out ex1 --executor dask:nosuch.json", 2, "no scheduler file nosuch.json"),
@@ -1117,7 +1127,7 @@ def test_bad_input_fails_cleanly(ws, capsys, args, code, says):
     if insitu and importlib.util.find_spec("simgrid") is None:  # not imported: see tests/insitu
         pytest.skip("SimGrid's Python bindings are not installed")
     before = digest(ws / "prev")
-    got, out, err = run_cli(args.split(), ws, capsys)
+    got, out, err = run_cli(shlex.split(args), ws, capsys)  # ('' : an empty argument)
     assert "Traceback" not in out + err
     assert got == code, (got, err)
     lines = err.strip().splitlines()
@@ -1834,6 +1844,53 @@ def test_ctrl_c_while_the_workers_start_prints_one_line(ws, tmp_path):
     assert proc.returncode == 130, err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("interrupted"), err
+
+
+SLOW = """
+import time
+from coschedlab.schedulers import Scheduler, start_in_order
+
+
+class Slow(Scheduler):
+    name = "slow"
+
+    def schedule(self, view):
+        time.sleep(0.05)
+        return start_in_order(view, view.queue, view.free)
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_sigterm_stops_a_sweep_as_ctrl_c_does(tmp_path, jobs):
+    """SIGTERM to the whole process group (``timeout``, a Slurm time limit) once some runs
+    are stored: the Ctrl-C line with how to resume, exit code 130, no worker's run stored as
+    failed, nothing else on stderr (it died silently: a "leaked semaphore" warning, no
+    resume line); the resumed sweep runs only what is missing."""
+    from experiments._experiments_data import base_spec, write_spec
+
+    doc = base_spec(tmp_path)
+    (tmp_path / "slow.py").write_text(SLOW)
+    doc["schedulers"] = ["fcfs", "slow.py"]
+    write_spec(tmp_path / "s.yaml", doc)
+    args = [sys.executable, "-m", "coschedlab.cli", "compare", "s.yaml", "--out", "o", "-j", jobs]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True, env=env)  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not list((tmp_path / "o").rglob("*.json"))[1:]:
+        time.sleep(0.05)  # spec.json and a first run stored
+    os.killpg(proc.pid, signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    lines = [line for line in err.strip().splitlines() if not line.startswith("tiny: ")]
+    assert len(lines) == 1 and lines[0].startswith("interrupted: "), err
+    assert f"resume with: coschedlab compare s.yaml --out o --jobs {jobs}" in lines[0]
+    stored = int(lines[0].split()[1])
+    assert 0 < stored < 12, err
+    assert not [p for p in (tmp_path / "o").rglob("*") if "error" in p.name]
+    again = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert again.returncode == 0, again.stderr
+    assert f"{stored} of 12 runs already stored" in again.stdout + again.stderr, again.stdout
 
 
 def test_interrupted_compare_says_only_how_to_resume(capsys, tmp_path, monkeypatch):

@@ -88,14 +88,16 @@ INSITU = register(Capability(
     options=(
         Option("spec"),  # its spec is these options
         Option("out", ("--out",), Path, help="output directory (resumable)"),
-        Option("trials", ("--trials",), int, 5),
+        Option("trials", ("--trials",), int, 5,
+               "random ensembles per configuration, averaged"),
         Option("sweeps", ("--sweeps",), str, "nodes,simulations,analyses,data",
                "comma list of nodes,simulations,analyses,data"),
-        Option("steps", ("--steps",), int, 100),
+        Option("steps", ("--steps",), int, 100, "time steps of each simulation"),
         Option("network", ("--network",), str, "paper", "paper | per-node"),
         Option("engine", ("--engine",), str, "activities",
                "activities | ptask (the bundled results' engine)"),
-        Option("seed", ("--seed",), int, 0),
+        Option("seed", ("--seed",), int, 0,
+               "trial t draws its ensemble with seed SEED + t (the same for every plan)"),
         Option("alloc_bandwidth", ("--alloc-bandwidth",), str, "B3",
                "bandwidth the allocation uses: B3 (the authors' Fig. 4 data) or B (their "
                "Table II data)"),

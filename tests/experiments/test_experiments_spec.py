@@ -157,3 +157,32 @@ def test_every_name_a_comparison_writes_is_reserved_for_workloads():
 
     written = {*store.ANALYSIS_OUTPUTS, store.SPEC_FILE, progress.SWEEP_FILE}
     assert written <= set(RESERVED_NAMES)
+
+
+@pytest.mark.parametrize(
+    ("edit", "at"),
+    [
+        (lambda d: d.update(baseline="eas"), "baseline: eas"),
+        (lambda d: d.update(plots="some"), "plots: some"),
+        (lambda d: d["schedulers"].append("nosuch"), "- nosuch"),
+        (lambda d: d["schedulers"].append("fcfs"), "- fcfs"),
+        (lambda d: d["workloads"][1].update(name="mix"), "- name: mix"),
+        (lambda d: d["workloads"][0].update(trace="t.swf"), "- name: "),
+        (lambda d: d["workloads"][2].update(jobs=5), "jobs: 5"),
+        (lambda d: d["workloads"][0].update(names=["A", "Q"]), "- name: "),
+    ],
+)
+def test_consistency_errors_give_the_line(tmp_path: Path, doc: dict, edit, at: str) -> None:
+    """Every spec error names file:line, the line of the key at fault (the last one when two
+    clash); 'baseline', 'plots' and an unknown scheduler named the file alone."""
+    import re
+
+    edit(doc)
+    msg = error_of(tmp_path, doc)
+    found = re.match(r".*spec\.yaml:(\d+): ", msg)
+    assert found, msg
+    line = (tmp_path / "spec.yaml").read_text().splitlines()[int(found.group(1)) - 1]
+    assert line.strip().startswith(at), (line, msg)
+    if at == "- fcfs":  # the second fcfs, not the first
+        text = (tmp_path / "spec.yaml").read_text().splitlines()
+        assert [t.strip() for t in text].index("- fcfs") < int(found.group(1)) - 1

@@ -225,6 +225,7 @@ def main(exit_process: bool = False) -> None:
         # no BLAS in the command: OpenBLAS's threads, started (and spinning) when NumPy
         # loads, would only burn CPU (~0.04 s); a user's policy file keeps them
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    _terminate_as_interrupt()
     if plain is None or not exit_process:
         _run(plain)
         return
@@ -234,6 +235,29 @@ def main(exit_process: bool = False) -> None:
         if _own_code(plain["scheduler"]):  # a user's code: its open files flushed at exit
             _end_process(exc)
         raise
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM (``timeout``, a batch system's time limit, ``kill``) stops the command as
+    Ctrl-C does: the same cleanup (a sweep stops its workers and says how to resume), the
+    same line and exit code 130; it killed a sweep without a word (a "leaked semaphore"
+    warning, no resume line). The signal goes to the SIGINT handler in place (one that holds
+    Ctrl-C for a moment holds it too), else raises KeyboardInterrupt (SIGINT ignored: a
+    command started in the background)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return  # only the main thread may set a handler (a command run from a thread)
+
+    def on_term(signum: int, frame: Any) -> None:
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):  # (told it is SIGTERM: one holding Ctrl-C may tell them apart)
+            handler(signum, frame)
+        else:
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
 
 
 def _printable_stdout() -> None:

@@ -32,10 +32,24 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object")]
 FreshOpt = Annotated[
     bool, typer.Option("--fresh", help="discard the runs already stored in the output")
 ]
+
+
+def a_path(text: str) -> Path:
+    """A path option's or argument's value; an empty one is refused (``Path("")`` is
+    ``.``: ``--out ''`` wrote into the current directory, ``compare ''`` read it as a
+    spec)."""
+    if isinstance(text, Path):  # a default
+        return text
+    if not text:
+        raise typer.BadParameter("the path is empty")
+    return Path(text)
+
+
 SweepOutOpt = Annotated[
     Path | None,
-    typer.Option("--out", "-o", help="output directory (default: the spec's 'output')"),
-]
+    typer.Option("--out", "-o", parser=a_path,
+                 help="output directory (default: the spec's 'output')"),
+]  # fmt: skip
 
 
 def csv_items(text: str | None) -> list[str] | None:
@@ -51,7 +65,24 @@ def executor_of(jobs: int | None, executor: str | None) -> Any:
 
     if jobs is not None and jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {jobs}")
-    return parse_executor(executor) if executor is not None else None
+    where = parse_executor(executor) if executor is not None else None
+    jobs_apply(jobs, where, "--executor")
+    return where
+
+
+def jobs_apply(jobs: int | None, where: Any, named: str) -> None:
+    """Refuse ``--jobs`` beside a distributed executor ``where`` (``named``: the option or
+    the spec's key that gave it), whose workers are its own: ``-j`` was silently ignored."""
+    from ..errors import InputError
+
+    if jobs is None or not getattr(where, "distributed", False):
+        return
+    fix = (f"give --executor dask-local:{jobs}" if where.kind == "dask-local"
+           else "drop --jobs")  # fmt: skip
+    raise InputError(
+        f"--jobs {jobs} is for the local executor; {named} {where} has workers of its own: "
+        f"{fix}, or --executor local to run here"
+    )
 
 
 def takes(shared: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .options import ExecutorOpt, FreshOpt, JobsOpt, SweepOutOpt, executor_of
+from .options import ExecutorOpt, FreshOpt, JobsOpt, SweepOutOpt, a_path, executor_of, jobs_apply
 
 __all__ = [
     "add_sweep_commands", "compare_command", "print_table", "run_capability",
@@ -61,6 +61,8 @@ def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
     where = executor_of(jobs, executor)
     path = bundled(str(spec)) if spec is not None and is_bundled(str(spec)) else spec
     s: Any = cap.read(path, **options)
+    if where is None:  # the spec's executor, unless --executor replaces it
+        jobs_apply(jobs, getattr(s, "executor", None), "the spec's 'executor'")
     target = Path(out if out is not None else s.output)
     sweep = cap.the_sweep()
     if fresh:  # never another kind's sweep (study reproduce --force deleted a comparison)
@@ -122,7 +124,7 @@ def compare_command(cap: Any) -> Callable[..., None]:
 
     params = {
         "spec": Annotated[Path, typer.Argument(
-            help=f"sweep spec (YAML, see docs/{cap.name}.md)")],  # fmt: skip
+            parser=a_path, help=f"sweep spec (YAML, see docs/{cap.name}.md)")],  # fmt: skip
         "jobs": JobsOpt, "out": SweepOutOpt, "executor": ExecutorOpt,
     }  # fmt: skip
     defaults: dict[str, Any] = {"jobs": None, "out": None, "executor": None}
@@ -133,7 +135,9 @@ def compare_command(cap: Any) -> Callable[..., None]:
         if o.type is None:
             params.pop(o.name, None)
             continue
-        info = typer.Option(*o.flags, help=o.help) if o.flags else typer.Argument(help=o.help)
+        path = {"parser": a_path} if o.type in (Path, Path | None) else {}  # '' is not '.'
+        info = (typer.Option(*o.flags, help=o.help, **path) if o.flags
+                else typer.Argument(help=o.help, **path))  # fmt: skip
         params[o.name] = Annotated[o.type, info]
         if o.default is not ...:
             defaults[o.name] = o.default

@@ -217,8 +217,9 @@ def spec_from_dict(raw: Any, path: str | Path, load_schedulers: bool = True) -> 
     )
     names = [w.name for w in workloads]
     dup = next((n for n in names if names.count(n) > 1), None)
-    if dup is not None:
-        raise ck.fail(f"workload name {dup!r} is used twice in 'workloads'")
+    if dup is not None:  # the line of the second
+        second = names.index(dup, names.index(dup) + 1)
+        raise ck.fail(f"workload name {dup!r} is used twice in 'workloads'", f"workloads[{second}]")
     labels = [s.label for s in schedulers]
     baseline = ck.string(raw.get("baseline", labels[0]), "baseline")
     if baseline not in labels:
@@ -226,7 +227,7 @@ def spec_from_dict(raw: Any, path: str | Path, load_schedulers: bool = True) -> 
         if len(by_spec) != 1:
             close = difflib.get_close_matches(baseline, labels, n=1, cutoff=0.6)
             hint = f"did you mean '{close[0]}'?" if close else f"labels: {', '.join(labels)}"
-            raise ck.fail(f"'baseline' must be one of the scheduler labels ({hint})")
+            raise ck.fail(f"'baseline' must be one of the scheduler labels ({hint})", "baseline")
         baseline = by_spec[0]
     name = ck.string(raw.get("name", path.stem), "name", MOST_NAME)
     output = (
@@ -236,7 +237,7 @@ def spec_from_dict(raw: Any, path: str | Path, load_schedulers: bool = True) -> 
     )
     plots = raw.get("plots", "comparison")
     if plots not in PLOTS:
-        raise ck.fail(f"'plots' must be one of {', '.join(PLOTS)}, got {show(plots)}")
+        raise ck.fail(f"'plots' must be one of {', '.join(PLOTS)}, got {show(plots)}", "plots")
     return Spec(
         path=path,
         name=name,
@@ -287,22 +288,24 @@ def _schedulers(v: Any, base: Path, ck: Checker, load: bool = True) -> tuple[Sch
             label = label or Path(sched_name).stem + text[len(str(resolved)) :]
         label = label or text
         if "/" in label or "\\" in label:
-            raise ck.fail(f"'{path}' label {label!r} must not contain '/'; give a name")
+            raise ck.fail(f"'{path}' label {label!r} must not contain '/'; give a name", path)
         if slug(label).startswith("."):  # ".", ".." or a hidden folder: not a run's own folder
-            raise ck.fail(f"'{path}' label {label!r} cannot name a folder; give a name")
+            raise ck.fail(f"'{path}' label {label!r} cannot name a folder; give a name", path)
         try:
             if load or not sched_name.endswith(".py"):
                 get_scheduler(text)
         except InputError as exc:
-            raise ck.fail(f"'{path}': {exc}") from None
+            raise ck.fail(f"'{path}': {exc}", path) from None
         out.append(SchedulerSpec(label=label, spec=text))
     for key, what in ((lambda s: s.label, "label"), (lambda s: s.slug, "directory name")):
         values = [key(s) for s in out]
         dup = next((x for x in values if values.count(x) > 1), None)
-        if dup is not None:
+        if dup is not None:  # the line of the second
+            second = values.index(dup, values.index(dup) + 1)
             raise ck.fail(
                 f"two schedulers share the {what} {dup!r}; "
-                "give them names with {name: LABEL, spec: SPEC}"
+                "give them names with {name: LABEL, spec: SPEC}",
+                f"schedulers[{second}]",
             )
     return tuple(out)
 
@@ -312,24 +315,30 @@ def _workload(
 ) -> WorkloadSpec:
     d = ck.mapping(v, path)
     if "pool" in d and "trace" in d:
-        raise ck.fail(f"'{path}' gives both 'pool' and 'trace'; a workload is one or the other")
+        raise ck.fail(
+            f"'{path}' gives both 'pool' and 'trace'; a workload is one or the other", path
+        )
     if "pool" not in d and "trace" not in d:
-        raise ck.fail(f"'{path}' needs 'pool' (an application pool) or 'trace' (an SWF file)")
+        raise ck.fail(f"'{path}' needs 'pool' (an application pool) or 'trace' (an SWF file)", path)
     kind = "pool" if "pool" in d else "trace"
     allowed = _POOL_KEYS if kind == "pool" else _TRACE_KEYS
     for key in d:
         if isinstance(key, str) and key not in allowed and key in _POOL_KEYS + _TRACE_KEYS:
-            raise ck.fail(f"key '{path}.{key}' does not apply to a {kind} workload")
+            raise ck.fail(
+                f"key '{path}.{key}' does not apply to a {kind} workload", f"{path}.{key}"
+            )
     ck.keys(d, allowed, path)
     name = ck.name(ck.require(d, "name", path), f"{path}.name")
     if name in RESERVED_NAMES:
-        raise ck.fail(f"'{path}.name' {name!r} is reserved for an output; choose another name")
+        raise ck.fail(
+            f"'{path}.name' {name!r} is reserved for an output; choose another name", f"{path}.name"
+        )
     cluster = _cluster(d["cluster"], f"{path}.cluster", ck) if "cluster" in d else default_cluster
     given = ck.string(d[kind], f"{path}.{kind}")
     try:  # bundled data (coschedlab:NAME), or relative to the spec
         file = str(data_path(given, base))
     except InputError as exc:
-        raise ck.fail(f"'{path}.{kind}': {exc.what}") from None
+        raise ck.fail(f"'{path}.{kind}': {exc.what}", f"{path}.{kind}") from None
     if kind == "trace":
         limit = ck.integer(d["limit"], f"{path}.limit", minimum=1) if "limit" in d else None
         from ..workload.swf import cluster_from_header, read_swf
@@ -337,12 +346,14 @@ def _workload(
         trace = read_swf(file)
         cluster = cluster or cluster_from_header(trace.header)
         if cluster is None:
-            raise ck.fail(f"'{path}': the trace has no MaxNodes/MaxProcs header; give 'cluster'")
+            raise ck.fail(
+                f"'{path}': the trace has no MaxNodes/MaxProcs header; give 'cluster'", path
+            )
         if not (trace.procs <= cluster.total_cores).any():  # else every run fails (exit 1)
             raise ck.fail(f"'{path}': no job of {file} fits the cluster ({cluster})", path)
         return WorkloadSpec(name=name, kind=kind, path=file, cluster=cluster, limit=limit)
     if cluster is None:
-        raise ck.fail(f"'{path}' is a pool workload: give 'cluster' (top level or in it)")
+        raise ck.fail(f"'{path}' is a pool workload: give 'cluster' (top level or in it)", path)
     w = WorkloadSpec(
         name=name,
         kind=kind,
@@ -360,13 +371,13 @@ def _workload(
         colocation=ck.boolean(d.get("colocation", True), f"{path}.colocation"),
     )
     if w.jobs is None and w.names is None:
-        raise ck.fail(f"'{path}' needs 'jobs' (how many to draw) or 'names' (the job list)")
+        raise ck.fail(f"'{path}' needs 'jobs' (how many to draw) or 'names' (the job list)", path)
     try:
         from .workloads import build_workload
 
         build_workload(w, seed=0)  # a dry run: unknown applications, empty selections, ...
     except InputError as exc:
-        raise ck.fail(f"'{path}': {exc}") from None
+        raise ck.fail(f"'{path}': {exc}", path) from None
     return w
 
 
@@ -378,7 +389,7 @@ def _names(v: Any, path: str, ck: Checker) -> tuple[str, ...]:
 def _weights(v: Any, path: str, ck: Checker) -> tuple[tuple[str, float], ...]:
     d = ck.mapping(v, path)
     if not d:
-        raise ck.fail(f"'{path}' is empty; give {{application: weight}}")
+        raise ck.fail(f"'{path}' is empty; give {{application: weight}}", path)
     return tuple((str(k), ck.number(w, f"{path}.{k}")) for k, w in d.items())
 
 

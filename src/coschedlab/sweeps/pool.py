@@ -25,12 +25,19 @@ __all__ = [
 ]  # fmt: skip
 
 
+#: the signals that stop a sweep (Ctrl-C; SIGTERM, which the command turns into Ctrl-C)
+HELD = {signal.SIGINT, signal.SIGTERM}
+
+
 def worker_init(parent: int) -> None:
-    """Worker initializer: Ctrl-C is the parent's business (it stops the workers), and a
+    """Worker initializer: Ctrl-C and SIGTERM are the parent's business (it stops the
+    workers, and a worker that died of a SIGTERM sent to the process group was a failed run
+    stored as such), and a
     worker exits within a second when the sweep's process dies (killed, even with SIGKILL),
     leaving no orphan computing for nobody."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held at the forkserver's start
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # sent to the whole group by timeout, Slurm
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)  # held at the forkserver's start
     threading.Thread(target=exit_with, args=(parent,), name="parent-watch", daemon=True).start()
 
 
@@ -88,19 +95,22 @@ def _start_forkserver() -> None:
     ignored signal is inherited by the process it starts. Here Ctrl-C is also blocked for
     that time, so that one that comes meanwhile stays pending (Linux keeps a blocked signal
     even while ignored) and acts once this process's handler is back (ignored alone, it was
-    lost and the sweep ran on)."""
+    lost and the sweep ran on). SIGTERM likewise: the forkserver ignores it (``timeout`` and
+    Slurm send it to every process of the job; a forkserver killed by it took its workers,
+    and their runs, with it)."""
     from multiprocessing import forkserver
 
     if threading.current_thread() is not threading.main_thread():
         forkserver.ensure_running()  # only the main thread may change a signal's handler
         return
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
     try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        previous = {s: signal.signal(s, signal.SIG_IGN) for s in HELD}
         try:
             forkserver.ensure_running()
         finally:
-            signal.signal(signal.SIGINT, previous)
+            for s, handler in previous.items():
+                signal.signal(s, handler)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
@@ -155,6 +165,8 @@ def _interrupt_held() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
     if caught and callable(previous):
         previous(signal.SIGINT, None)  # Python's default handler: KeyboardInterrupt
+    elif signal.SIGTERM in caught:  # SIGTERM, Ctrl-C ignored (started in the background)
+        raise KeyboardInterrupt
 
 
 def _fresh_main(conn: Any, task: Task, quiet: bool, parent: int) -> None:
@@ -200,6 +212,6 @@ def stop(executor: ProcessPoolExecutor) -> None:
     executor.shutdown(wait=False, cancel_futures=True)
     for p in processes:
         if p.is_alive():
-            p.terminate()
+            p.kill()  # they ignore SIGTERM (it is the parent's)
     for p in processes:
         p.join(timeout=5)
