@@ -200,3 +200,49 @@ def test_easy_depth_limits_backfill_candidates():
     w = workload((1, 0, 100, 100, 2), (2, 0, 100, 100, 4), (3, 1, 200, 200, 3), (4, 1, 20, 20, 2))
     assert starts(simulate(w, Cluster(4), "easy"))[4] == 1
     assert starts(simulate(w, Cluster(4), "easy:depth=1"))[4] > 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_moved_ends_pop_earliest_then_lowest_job(seed):
+    """Ends moved back and forth onto shared times: each job ends once, at its last end, and
+    the kernel ends the running job with the earliest end, the lowest index among equal ends
+    (the order of the completion heap, whatever the moves)."""
+
+    class Shuffle(SpeedModel):
+        dynamic = True
+
+        def bind(self, sim):
+            super().bind(sim)
+            self.rng = np.random.default_rng(seed)
+            self.ends: dict[int, float] = {}
+            self.seen: list[int] = []
+
+        def end_time(self, j, now):
+            self.ends[j] = now + float(self.rng.integers(0, 4)) * 5
+            return self.ends[j]
+
+        def _move(self, now):
+            moved = {}
+            for k in list(self.ends):
+                if self.rng.random() < 0.5:  # a few times ahead: many ties, some moves back
+                    moved[k] = self.ends[k] = now + float(self.rng.integers(0, 4)) * 5
+            return moved
+
+        def on_start(self, j, now):
+            return self._move(now)
+
+        def on_end(self, j, now):
+            first = min(self.ends, key=lambda k: (self.ends[k], k))
+            assert (j, now) == (first, self.ends[first])
+            del self.ends[j]
+            self.seen.append(j)
+            return self._move(now)
+
+    rng = np.random.default_rng(100 + seed)
+    submits = np.cumsum(rng.integers(0, 4, 80)) * 5
+    rows = [(i, int(t), 10, 10, int(p)) for i, (t, p) in enumerate(
+        zip(submits, rng.integers(1, 4, 80), strict=True))]  # fmt: skip
+    model = Shuffle()
+    simulate(workload(*rows), Cluster(8), "fcfs", speed_model=model)
+    assert sorted(model.seen) == list(range(80))
+    assert not model.ends

@@ -14,8 +14,8 @@ Jobs are numbered 0..n-1 in queue order (submit time, then job id). Node account
 nodes or shared cores) is one :class:`~.accounting.NodeAccounting`; the kernel never branches
 on which, except to call the compiled :class:`~.wholenodes.WholeNodes` without a Python call.
 
-Compiled (Cython): the kernel is a C-level class; completions are a C++ binary heap of
-``(end, job)`` pairs; the view's link to the kernel is a C field (:mod:`.view`).
+Compiled (Cython): the kernel is a C-level class; completions are an indexed binary heap of
+``(end, job)`` pairs (a moved end sifted in place); the view's link to the kernel is a C field (:mod:`.view`).
 A built-in scheduler with a compiled pass (:mod:`.cpass`; EASY, fcfs, sjf, firstfit,
 conservative and backfill in :mod:`coschedlab.schedulers.passes`) is called directly at each
 pass on the kernel's C arrays (the queue in the pass's priority order, the running jobs by
@@ -126,7 +126,7 @@ class Policy(Protocol):
     def describe(self) -> str: ...
 
 
-ctypedef pair[double, long] Entry  # (-end, -j): a max-heap pops the earliest end, lowest j
+ctypedef pair[double, long] Entry  # (end, j): the heap pops the earliest end, lowest j
 
 
 cdef class Simulation:
@@ -166,7 +166,10 @@ cdef class Simulation:
     cdef public double now, until, wall_time, _t0
     cdef public long n, passes, epoch, completed, ignored_dependencies, _arr_i
     cdef public bint late_kill, _moving_ends, truncated, _rerun, _tailed
-    cdef priority_queue[Entry] _heap  # completions
+    # completions: an indexed binary min-heap of (end, j), one entry per running job; _hpos[j]
+    # its position (-1: none), so a moved end is sifted in place (no stale entries)
+    cdef vector[Entry] _heap
+    cdef vector[long] _hpos
     cdef priority_queue[double] _timers  # wake-ups asked for, negated (the top is the first)
     cdef carray.array _sorder  # ``start_order`` itself, appended to in C
     cdef WholeNodes _whole  # the accounting when it is whole nodes (None: shared cores)
@@ -585,27 +588,75 @@ cdef class Simulation:
         :mod:`coschedlab.coupled`): see :class:`Stepper`."""
         return Stepper(self)
 
-    # -- the completion heap (C++): entries (-end, -j), so the top is the earliest end ---------
-    cdef inline void _push(self, double t, long j) noexcept:
-        self._heap.push(Entry(-t, -j))
+    # -- the completion heap: entries (end, j), an indexed min-heap (_hpos[j]: j's slot) ------
+    cdef inline void _hset(self, long i, Entry e) noexcept:
+        self._heap[i] = e
+        self._hpos[e.second] = i
+
+    cdef void _push(self, double t, long j) noexcept:
+        """Job ``j``'s end is now ``t``: its entry is added, or moved in place."""
+        cdef long i, p, n
+        cdef Entry e = Entry(t, j)
+        if <long>self._hpos.size() <= j:
+            self._hpos.resize(self.n if self.n > j else j + 1, -1)
+        i = self._hpos[j]
+        if i < 0:
+            i = self._heap.size()
+            self._heap.push_back(e)
+        elif self._heap[i] < e:  # later: sift down
+            n = self._heap.size()
+            while True:
+                p = 2 * i + 1
+                if p >= n:
+                    break
+                if p + 1 < n and self._heap[p + 1] < self._heap[p]:
+                    p += 1
+                if not (self._heap[p] < e):
+                    break
+                self._hset(i, self._heap[p])
+                i = p
+            self._hset(i, e)
+            return
+        while i > 0:  # new or earlier: sift up
+            p = (i - 1) >> 1
+            if not (e < self._heap[p]):
+                break
+            self._hset(i, self._heap[p])
+            i = p
+        self._hset(i, e)
+
+    cdef void _pop(self) noexcept:
+        """Remove the top entry."""
+        cdef long i = 0, p, n
+        cdef Entry e = self._heap.back()
+        self._hpos[self._heap[0].second] = -1
+        self._heap.pop_back()
+        n = self._heap.size()
+        if n == 0:
+            return
+        while True:
+            p = 2 * i + 1
+            if p >= n:
+                break
+            if p + 1 < n and self._heap[p + 1] < self._heap[p]:
+                p += 1
+            if not (self._heap[p] < e):
+                break
+            self._hset(i, self._heap[p])
+            i = p
+        self._hset(i, e)
 
     cdef inline double _top_t(self) noexcept:
-        return -self._heap.top().first if not self._heap.empty() else INF
+        return self._heap[0].first if not self._heap.empty() else INF
 
     cdef inline long _top_j(self) noexcept:
-        return -self._heap.top().second
+        return self._heap[0].second
 
     cdef void _drop_stale(self) noexcept:
-        """Pop superseded ends (moved by the speed model, or of jobs that ended)."""
-        cdef double[::1] end = self._en
+        """Pop the ends of jobs that ended otherwise (a moved end is sifted in place)."""
         cdef bytearray finished = self._finished
-        cdef long j
-        while not self._heap.empty():
-            j = -self._heap.top().second
-            if end[j] != -self._heap.top().first or finished[j]:
-                self._heap.pop()
-            else:
-                break
+        while not self._heap.empty() and finished[self._heap[0].second]:
+            self._pop()
 
     def _next_time(self) -> float:
         """The next event: an arrival, a completion, a wake-up or a dependant's release."""
@@ -672,7 +723,7 @@ cdef class Simulation:
         step = max(64, min(4096, n // 200))
         next_report = step
         arr_i = 0
-        cur_end = self._en  # the speed model may move an end: older heap entries are stale
+        cur_end = self._en  # the speed model may move an end (sifted in place)
         finished = bytearray(n)
         dynamic = self._moving_ends
         whole = self._whole
@@ -727,8 +778,8 @@ cdef class Simulation:
             # 1. all completions at t
             while not self._heap.empty() and self._top_t() == t:
                 j = self._top_j()
-                self._heap.pop()
-                if dynamic and (cur_end[j] != t or finished[j]):  # moved (speed model)
+                self._pop()
+                if dynamic and finished[j]:
                     continue
                 self._finish_c(j, t)
                 finished[j] = 1
