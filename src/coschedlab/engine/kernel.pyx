@@ -595,7 +595,7 @@ cdef class Simulation:
 
     cdef void _push(self, double t, long j) noexcept:
         """Job ``j``'s end is now ``t``: its entry is added, or moved in place."""
-        cdef long i, p, n
+        cdef long i, p
         cdef Entry e = Entry(t, j)
         if <long>self._hpos.size() <= j:
             self._hpos.resize(self.n if self.n > j else j + 1, -1)
@@ -604,18 +604,7 @@ cdef class Simulation:
             i = self._heap.size()
             self._heap.push_back(e)
         elif self._heap[i] < e:  # later: sift down
-            n = self._heap.size()
-            while True:
-                p = 2 * i + 1
-                if p >= n:
-                    break
-                if p + 1 < n and self._heap[p + 1] < self._heap[p]:
-                    p += 1
-                if not (self._heap[p] < e):
-                    break
-                self._hset(i, self._heap[p])
-                i = p
-            self._hset(i, e)
+            self._sift_down(i, e)
             return
         while i > 0:  # new or earlier: sift up
             p = (i - 1) >> 1
@@ -627,13 +616,15 @@ cdef class Simulation:
 
     cdef void _pop(self) noexcept:
         """Remove the top entry."""
-        cdef long i = 0, p, n
         cdef Entry e = self._heap.back()
         self._hpos[self._heap[0].second] = -1
         self._heap.pop_back()
-        n = self._heap.size()
-        if n == 0:
-            return
+        if not self._heap.empty():
+            self._sift_down(0, e)
+
+    cdef inline void _sift_down(self, long i, Entry e) noexcept:
+        """Put ``e`` at slot ``i`` or below it: each smaller child moves up in its place."""
+        cdef long p, n = self._heap.size()
         while True:
             p = 2 * i + 1
             if p >= n:
