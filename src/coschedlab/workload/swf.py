@@ -28,8 +28,9 @@ Conventions this module follows (the common ones of the archive's users):
   survives a write/read round trip: ``trace_wait`` (field 3), ``alloc_procs`` (5),
   ``avg_cpu`` (6), ``used_mem`` (7), ``req_procs`` (8), ``req_mem`` (10). Any of these, a
   label (status, user, group, executable, queue, partition), the preceding job or the think
-  time with one value throughout (most traces leave several at -1) is that value broadcast:
-  a read-only array with no memory per job. The preceding job
+  time with one value throughout (most traces leave several at -1) is, with
+  ``read_swf(..., compact=True)``, that value broadcast: a read-only array with no memory per
+  job (by default an array of its own). The preceding job
   (17) and think time (18) are the ``preceding`` and ``think_time`` columns; the kernel
   enforces them when asked (``simulate(..., dependencies=True)``, ``--dependencies``: a job
   starts no earlier than its preceding job's end plus the think time).
