@@ -71,13 +71,12 @@ def simulate(
 ) -> None:
     """Simulate coupled systems with paired jobs; print per system the wait, slowdown,
     utilization, sync time and service-unit loss, against the same run without pairing."""
-    from rich.table import Table
-
     from ..coupled.setup import COLUMNS, DEFAULT_SYSTEMS, build_systems, run_coupled, table_cells
     from ..coupled.system import ATTEMPTS, COMPATS
     from ..errors import check_seed
     from ..outputs import atomic_dir, check_target
     from .progress import text_console
+    from .sweeps import print_table
 
     check_seed(seed)
     if mate_attempt not in ATTEMPTS:
@@ -96,16 +95,14 @@ def simulate(
     each = zip(systems, shares, strict=True)
     said = ", ".join(f"{s.name} {100 * x:.1f}% of {len(s.workload):,} jobs" for s, x in each)
     err.print(f"{len(p):,} pairs: {said}", soft_wrap=True)
-    t = Table(
-        title="coupled run (in brackets: change against no pairing)",
-        caption="util %: useful; a: allocated (held nodes counted as busy)",
+    print_table(
+        "coupled run (in brackets: change against no pairing)",
+        COLUMNS,
+        table_cells(metrics, base),
+        "util %: useful; a: allocated (held nodes counted as busy)",
+        left={"system"},
         show_edge=False,  # two more characters: the cells fit 80 columns without wrapping
     )
-    for col in COLUMNS:
-        t.add_column(col, justify="left" if col == "system" else "right")
-    for row in table_cells(metrics, base):
-        t.add_row(*row)
-    text_console(width=80).print(t)
     if out is not None:
         with atomic_dir(out, force) as tmp:
             r.write(tmp, base)

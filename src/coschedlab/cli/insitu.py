@@ -67,10 +67,9 @@ def _planning(
 
 
 def _print_plan(plan: Any) -> None:
-    from rich.table import Table
-
     from ..insitu.model import step_times
     from .progress import text_console
+    from .sweeps import print_table
 
     con = text_console()
     d = plan.to_dict()
@@ -87,14 +86,13 @@ def _print_plan(plan: Any) -> None:
         f"in the analysis-only pool: {len(pool)}"
     )
     times = step_times(plan.ensemble, plan.mapping, plan.allocation, plan.bandwidth)
-    t = Table(title="allocation")
-    for col in ("block", "nodes", "component", "cores/node", "t(x) per step (s)"):
-        t.add_column(col, justify="right" if col != "component" else "left")
-    for b in plan.allocation.blocks:
-        for i, (c, k) in enumerate(b.cores):
-            name, nodes = (b.name, str(b.nodes)) if i == 0 else ("", "")
-            t.add_row(name, nodes, c, str(k), f"{times[c]:.3f}")
-    con.print(t)
+    rows = [
+        [b.name if i == 0 else "", str(b.nodes) if i == 0 else "", c, str(k), f"{times[c]:.3f}"]
+        for b in plan.allocation.blocks
+        for i, (c, k) in enumerate(b.cores)
+    ]
+    cols = ["block", "nodes", "component", "cores/node", "t(x) per step (s)"]
+    print_table("allocation", cols, rows, left={"component"}, width=None)
     con.print(
         f"[bold]model makespan[/] {plan.model_makespan:.1f} s   "
         + "  ".join(f"{k}: {v:.1f}" for k, v in d["model_makespans"].items())
@@ -258,14 +256,8 @@ def _search(
     from .sweeps import print_table
 
     n = len(SCENARIOS) * len(HEURISTIC_PAIRS)
-    with progress_bar(text_console(stderr=True), "search", n, unit="plans") as update:
-        done = [0]
-
-        def finished(_outcome: Any) -> None:
-            done[0] += 1
-            update(done[0], n)
-
-        rows, _ = search(path, planning, sim, jobs, on_done=finished)
+    with progress_bar(text_console(stderr=True), "search", n, unit="plans") as bar:
+        rows, _ = search(path, planning, sim, jobs, on_done=lambda _: bar(bar.done + 1))
     best = rows[0]
     if as_json:
         keys = ("scenario", "node_alloc", "core_alloc", "model_makespan", "simulated_makespan")

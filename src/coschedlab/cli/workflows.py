@@ -105,29 +105,27 @@ def show(
         manifest = {"tasks": wf.to_manifest()["tasks"], "profile": wf.profile()}
         print(json.dumps({**wf.summary(), **manifest}))
         return
-    from rich.table import Table
-
     from .progress import text_console
+    from .sweeps import print_table
 
     con = text_console(width=80)
     s = wf.summary()
-    t = Table(title=f"workflow {wf.name} ({count(len(wf.tasks), 'task')})")
     shown = wf.tasks if len(wf.tasks) <= 40 else wf.tasks[:40]
     staged = any(task.stage for task in shown)  # built-in workflows name no stage
-    for col in ("task", *(["stage"] if staged else []), "cores", "runtime (s)", "limit (s)",
-                "after"):  # fmt: skip
-        t.add_column(col, justify="left" if col in ("task", "stage", "after") else "right")
-    for task in shown:
-        deps = ", ".join(task.deps)
-        t.add_row(
+    cols = ["task", *(["stage"] if staged else []), "cores", "runtime (s)", "limit (s)", "after"]
+    rows = [
+        [
             task.id,
             *([task.stage[:16]] if staged else []),
             f"{task.cores:,}",
             number(task.runtime, 1),
             number(task.limit, 1),
-            deps if len(deps) <= 24 else deps[:21] + "...",
-        )
-    con.print(t)
+            deps if len(deps := ", ".join(task.deps)) <= 24 else deps[:21] + "...",
+        ]
+        for task in shown
+    ]
+    title = f"workflow {wf.name} ({count(len(wf.tasks), 'task')})"
+    print_table(title, cols, rows, left={"task", "stage", "after"})
     if len(wf.tasks) > 40:
         con.print(f"... {len(wf.tasks) - 40} more tasks (--coarse all fuses them by stage)")
     con.print(
