@@ -252,3 +252,24 @@ def test_a_workflow_run_and_its_summary_import_no_pandas():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "False", "True", "True"]
+
+
+def test_a_partial_sweep_names_the_gains_in_the_order_its_groups_ran_them():
+    """summary.csv's gain columns come in the order the first group having each pair names
+    them: a share whose pilot run is missing gives speedup_over_chained first."""
+    from coschedlab.workflows.sweep import aggregate
+
+    rows = []
+    for value, modes in ((0.1, ("chained", "woas")), (0.2, ("chained", "pilot", "woas"))):
+        for m in modes:
+            rows.append(_row(m, [100.0 * (1 + (m == "woas"))], [True]))
+            rows[-1]["config"]["value"] = value
+            rows[-1]["summary"]["actual_utilization"] = 0.5 + 0.1 * (m == "woas")
+    df = aggregate(rows)
+    gains = ["speedup_over_chained", "speedup_over_pilot", "utilization_gain_over_pilot"]
+    assert [c for c in df.columns if "over" in c] == gains
+    woas = df[df["mode"] == "woas"]
+    assert woas["speedup_over_chained"].tolist() == [0.75, 0.75]  # 300 s / 400 s
+    assert math.isnan(woas["speedup_over_pilot"].iloc[0])
+    assert woas["utilization_gain_over_pilot"].iloc[1] == pytest.approx(10.0)
+    assert df[df["mode"] != "woas"][gains].isna().all().all()

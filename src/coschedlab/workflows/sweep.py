@@ -296,7 +296,7 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
     the pooled regular-job slowdown medians and their ratio to the no-workflow baseline; and
     for WoAS its turnaround speedup over pilot and chained and its actual-utilization gain
     over pilot (percentage points)."""
-    from .metrics import counted
+    from .metrics import completed_in_all
 
     base: dict[str, list[float]] = {"small": [], "medium": [], "large": []}
     groups: dict[tuple, dict[int, dict[str, Any]]] = {}
@@ -315,8 +315,7 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
         modes = sorted({m for s in seeds.values() for m in s})
         pooled: dict[str, dict[str, list]] = {m: {} for m in modes}
         for by_mode in seeds.values():
-            masks = [counted(r["workflows"]) for r in by_mode.values()]
-            common = np.logical_and.reduce(masks) if masks else np.zeros(0, bool)
+            common = completed_in_all({m: r["workflows"] for m, r in by_mode.items()})
             for m, r in by_mode.items():
                 p = pooled[m]
                 for col in ("wait", "runtime", "turnaround", "gaps"):
@@ -328,6 +327,7 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
                     p.setdefault(f"sd_{g}", []).extend(
                         x for x in r["slowdowns"][g] if x is not None
                     )
+        done: dict[str, dict[str, Any]] = {}
         for m in modes:
             p = pooled[m]
             row: dict[str, Any] = {
@@ -349,27 +349,19 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
                 row[f"slowdown_{g}_ratio"] = (
                     med / base_med[g] if base_med[g] == base_med[g] else math.nan
                 )
+            if m == "woas":  # sorted after the modes it is compared with
+                for other in ("pilot", "chained"):
+                    if other in done:
+                        row[f"speedup_over_{other}"] = np.divide(
+                            done[other]["median_turnaround_h"], row["median_turnaround_h"]
+                        )
+                if "pilot" in done:
+                    row["utilization_gain_over_pilot"] = 100 * (
+                        row["actual_utilization"] - done["pilot"]["actual_utilization"]
+                    )
+            done[m] = row
             out.append(row)
-    df = pd.DataFrame(out)
-    if df.empty:
-        return df
-    key = "share" if "share" in df else "period"
-    for (name, value), sub in df.groupby(["workflow", key]):
-        by = sub.set_index("mode")
-        if "woas" not in by.index:
-            continue
-        w = by.loc["woas"]
-        idx = (df["workflow"] == name) & (df[key] == value) & (df["mode"] == "woas")
-        for other in ("pilot", "chained"):
-            if other in by.index:
-                df.loc[idx, f"speedup_over_{other}"] = (
-                    by.loc[other, "median_turnaround_h"] / w["median_turnaround_h"]
-                )
-        if "pilot" in by.index:
-            df.loc[idx, "utilization_gain_over_pilot"] = 100 * (
-                w["actual_utilization"] - by.loc["pilot", "actual_utilization"]
-            )
-    return df
+    return pd.DataFrame(out)
 
 
 def summary(out: Path) -> Table | None:
