@@ -452,15 +452,10 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
     keys = ["study", "x", "combo", "system"]
     mean = runs.groupby(keys, as_index=False)[list(METRICS)].mean()
     mean["seeds"] = runs.groupby(keys)["seed"].nunique().to_numpy()
-    bkeys = ["study", "x", "system"]
-    b = base.groupby(bkeys, as_index=False)[list(BASED)].mean()
-    b.loc[b["study"] == "proportion", "x"] = math.nan  # one baseline for every proportion
-    b = b.rename(columns={m: f"base_{m}" for m in BASED})
-    load = mean[mean["study"] == "load"].merge(b[b["study"] == "load"], on=bkeys, how="left")
-    prop = mean[mean["study"] == "proportion"].merge(
-        b[b["study"] == "proportion"].drop(columns="x"), on=["study", "system"], how="left"
-    )
-    out = pd.concat([load, prop], ignore_index=True)
+    b = base.groupby(["study", "x", "system"])[list(BASED)].mean().add_prefix("base_")
+    bx = mean["x"].where(mean["study"] == "load", 0.0)  # one baseline (x 0) for every proportion
+    at = pd.MultiIndex.from_arrays([mean["study"], bx, mean["system"]])
+    out = mean.join(b.reindex(at).set_axis(mean.index))
     for m in BASED:
         out[f"{m}_delta"] = out[m] - out[f"base_{m}"]
     order = {"load": 0, "proportion": 1}
