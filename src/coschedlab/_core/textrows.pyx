@@ -538,9 +538,16 @@ def write_rows(write, Py_ssize_t n, list columns):
 cdef inline void _swf_cell(double a, int64_t *digits, int *nfrac, int *ndig, bint *neg) noexcept:
     """The parts of SWF's text of ``a`` (finite, ``|a| < 9e12``)."""
     cdef double m = fabs(a), whole = floor(m)
-    cdef int64_t fp = <int64_t>nearbyint((m - whole) * 1e6), ip, d
+    cdef int64_t fp, ip, d
     cdef int k
     ip = <int64_t>whole
+    if whole == m:  # a whole number (most SWF cells): no fraction to round
+        neg[0] = a < 0
+        nfrac[0] = 0
+        digits[0] = ip
+        ndig[0] = _ndigits(<uint64_t>ip)
+        return
+    fp = <int64_t>nearbyint((m - whole) * 1e6)
     if fp >= 1000000:
         fp = 0
         ip += 1
