@@ -81,11 +81,14 @@ def _typer_values(argv: list[str], monkeypatch) -> dict:
 
     seen = {}
 
-    def capture(*args):
-        names = ["trace", "scheduler", "nodes", "cores_per_node", "sockets", "pool",
-                 "heatmap", "compact_times", "kill_at_walltime", "dependencies", "strict",
-                 "out", "force", "pass_timeout", "validate", "swf_integers"]  # fmt: skip
-        seen.update(zip(names, args, strict=True))
+    def capture(*args, **kwargs):
+        import inspect
+
+        from coschedlab.cli.batch import run_simulate
+
+        bound = inspect.signature(run_simulate).bind(*args, **kwargs)
+        bound.apply_defaults()  # what run_simulate sees
+        seen.update(bound.arguments)
         return 0
 
     monkeypatch.setattr(core, "run_simulate", capture)

@@ -3,19 +3,37 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
 from .batch import console, run_simulate
-from .options import ForceOpt
+from .options import ForceOpt, passes
 
 DEMO_TRACE = "KTH-SP2-1996-2.1-cln.swf.gz"
 DEMO_SCHEDULERS = ("fcfs", "easy", "conservative")
 
 
+@passes(
+    run_simulate,
+    nodes="nodes (default: from the header)",
+    cores_per_node="cores per node (default: from the header)",
+    sockets="sockets per node (default: from the header)",
+    pool="co-location: ELiSE pool JSON",
+    heatmap="co-location: heatmap CSV/JSON",
+    compact_times="with --heatmap: CSV",
+    kill_at_walltime="end jobs at their requested time",
+    dependencies="enforce SWF fields 17/18: start a job no earlier than its preceding job's "
+    "end plus its think time",
+    strict="a job that cannot run (unknown run time, no processors, larger than the machine) "
+    "is an error (file:line) instead of being dropped and counted",
+    out="output directory (default: a new one named after the trace in out/simulate/)",
+    pass_timeout="stop with an error when one scheduling pass takes longer (seconds)",
+    validate="check the invariants on each run",
+    swf_integers="write result.swf with whole seconds only (integer-only readers)",
+)
 def simulate(
     trace: Annotated[
         str,  # (not a Path: "./-" names a file, "-" standard input)
@@ -24,62 +42,14 @@ def simulate(
     scheduler: Annotated[
         list[str], typer.Option("--scheduler", "-s", help="name[:opt=val,...] or file.py; repeat")
     ] = ["easy"],  # noqa: B006
-    nodes: Annotated[int | None, typer.Option(help="nodes (default: from the header)")] = None,
-    cores_per_node: Annotated[
-        int | None, typer.Option(help="cores per node (default: from the header)")
-    ] = None,
-    sockets: Annotated[
-        int | None, typer.Option(help="sockets per node (default: from the header)")
-    ] = None,
-    pool: Annotated[Path | None, typer.Option(help="co-location: ELiSE pool JSON")] = None,
-    heatmap: Annotated[Path | None, typer.Option(help="co-location: heatmap CSV/JSON")] = None,
-    compact_times: Annotated[Path | None, typer.Option(help="with --heatmap: CSV")] = None,
-    kill_at_walltime: Annotated[
-        bool, typer.Option("--kill-at-walltime", help="end jobs at their requested time")
-    ] = False,
-    dependencies: Annotated[
-        bool,
-        typer.Option(
-            "--dependencies",
-            help="enforce SWF fields 17/18: start a job no earlier than its preceding job's "
-            "end plus its think time",
-        ),
-    ] = False,
-    strict: Annotated[
-        bool,
-        typer.Option(
-            "--strict",
-            help="a job that cannot run (unknown run time, no processors, larger than the "
-            "machine) is an error (file:line) instead of being dropped and counted",
-        ),
-    ] = False,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            help="output directory (default: a new one named after the trace in out/simulate/)"
-        ),
-    ] = None,
     force: ForceOpt = False,
-    pass_timeout: Annotated[
-        float | None,
-        typer.Option(help="stop with an error when one scheduling pass takes longer (seconds)"),
-    ] = None,
-    validate: Annotated[bool, typer.Option(help="check the invariants on each run")] = True,
-    swf_integers: Annotated[
-        bool,
-        typer.Option(
-            "--swf-integers", help="write result.swf with whole seconds only (integer-only readers)"
-        ),
-    ] = False,
+    **options: Any,
 ) -> None:
     """Simulate an SWF trace under one or more schedulers; write jobs.parquet, jobs.csv,
     result.swf and metrics.json (one sub-directory per scheduler when several). With --pool
     (or --heatmap) jobs share nodes and run at the heatmap's co-location speed. The outputs
     appear together when every run is done; an earlier result is replaced only with --force."""
-    code = run_simulate(
-        trace, scheduler, nodes, cores_per_node, sockets, pool, heatmap, compact_times,
-        kill_at_walltime, dependencies, strict, out, force, pass_timeout, validate, swf_integers,
-    )  # fmt: skip
+    code = run_simulate(trace, scheduler, force=force, **options)
     if code:
         raise typer.Exit(code)
 
@@ -115,4 +85,4 @@ def demo(
     from ..bundled import PREFIX
 
     trace = PREFIX + DEMO_TRACE  # named as a user names it: coschedlab:KTH-SP2-...
-    simulate(trace, list(DEMO_SCHEDULERS), out=out, force=force, swf_integers=False)
+    simulate(trace, list(DEMO_SCHEDULERS), out=out, force=force)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 
+from ..coupled.setup import run_coupled  # (it declares the options it takes)
 from ..errors import InputError
-from .options import ForceOpt
+from .options import ForceOpt, passes
 
 app = typer.Typer(
     help="Paired jobs on coupled systems (a machine and its analysis cluster) start together.",
@@ -18,6 +19,12 @@ app = typer.Typer(
 
 
 @app.command()
+@passes(
+    run_coupled,
+    mate_attempt="queued: the mate's system tries whenever the mate waits (the paper); "
+    "yielded: only if it yielded since that system's last event (Cobalt's code)",
+    baseline="also run without pairing",
+)
 def simulate(
     system: Annotated[
         list[str] | None,
@@ -46,14 +53,6 @@ def simulate(
             "--scheduler", "-s", help="policy per system (one for all); default easy:order=wfp"
         ),
     ] = None,
-    mate_attempt: Annotated[
-        str,
-        typer.Option(
-            "--mate-attempt",
-            help="queued: the mate's system tries whenever the mate waits (the paper); yielded: "
-            "only if it yielded since that system's last event (Cobalt's code)",
-        ),
-    ] = "queued",
     compat: Annotated[
         str,
         typer.Option(
@@ -63,25 +62,23 @@ def simulate(
         ),
     ] = "none",
     seed: Annotated[int, typer.Option("--seed", help="where load-stretched traces start")] = 0,
-    baseline: Annotated[
-        bool, typer.Option("--baseline/--no-baseline", help="also run without pairing")
-    ] = True,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="output directory")] = None,
     force: ForceOpt = False,
+    **options: Any,
 ) -> None:
     """Simulate coupled systems with paired jobs; print per system the wait, slowdown,
     utilization, sync time and service-unit loss, against the same run without pairing."""
-    from rich.table import Table
-
-    from ..coupled.setup import COLUMNS, DEFAULT_SYSTEMS, build_systems, run_coupled, table_cells
+    from ..coupled.setup import COLUMNS, DEFAULT_SYSTEMS, build_systems, table_cells
     from ..coupled.system import ATTEMPTS, COMPATS
     from ..errors import check_seed
     from ..outputs import atomic_dir, check_target
     from .progress import text_console
+    from .sweeps import print_table
 
     check_seed(seed)
-    if mate_attempt not in ATTEMPTS:
-        raise InputError(f"--mate-attempt must be queued or yielded, got {mate_attempt!r}")
+    if options["mate_attempt"] not in ATTEMPTS:
+        got = options["mate_attempt"]
+        raise InputError(f"--mate-attempt must be queued or yielded, got {got!r}")
     if compat != "none" and compat not in COMPATS:
         raise InputError(f"--compat must be cobalt or none, got {compat!r}")
     if out is not None:
@@ -90,22 +87,19 @@ def simulate(
     systems, notes = build_systems(system or DEFAULT_SYSTEMS, scheduler or [], seed)
     for note in notes:
         err.print(note, soft_wrap=True)
-    r, metrics, base, p, shares = run_coupled(
-        systems, pairs, mate_attempt, baseline, None if compat == "none" else compat
-    )
+    compat_ = None if compat == "none" else compat
+    r, metrics, base, p, shares = run_coupled(systems, pairs, compat=compat_, **options)
     each = zip(systems, shares, strict=True)
     said = ", ".join(f"{s.name} {100 * x:.1f}% of {len(s.workload):,} jobs" for s, x in each)
     err.print(f"{len(p):,} pairs: {said}", soft_wrap=True)
-    t = Table(
-        title="coupled run (in brackets: change against no pairing)",
-        caption="util %: useful; a: allocated (held nodes counted as busy)",
+    print_table(
+        "coupled run (in brackets: change against no pairing)",
+        COLUMNS,
+        table_cells(metrics, base),
+        "util %: useful; a: allocated (held nodes counted as busy)",
+        left={"system"},
         show_edge=False,  # two more characters: the cells fit 80 columns without wrapping
     )
-    for col in COLUMNS:
-        t.add_column(col, justify="left" if col == "system" else "right")
-    for row in table_cells(metrics, base):
-        t.add_row(*row)
-    text_console(width=80).print(t)
     if out is not None:
         with atomic_dir(out, force) as tmp:
             r.write(tmp, base)

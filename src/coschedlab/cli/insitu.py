@@ -11,7 +11,9 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import InputError
-from .options import ForceOpt, JobsOpt, JsonOpt, executor_of, takes
+from ..insitu import simulate as simulation  # (these declare the options they take)
+from ..insitu import spec
+from .options import ForceOpt, JobsOpt, JsonOpt, executor_of, passes, takes
 
 app = typer.Typer(help="Plan and simulate in situ workflow ensembles.", no_args_is_help=True)
 
@@ -67,10 +69,9 @@ def _planning(
 
 
 def _print_plan(plan: Any) -> None:
-    from rich.table import Table
-
     from ..insitu.model import step_times
     from .progress import text_console
+    from .sweeps import print_table
 
     con = text_console()
     d = plan.to_dict()
@@ -87,14 +88,13 @@ def _print_plan(plan: Any) -> None:
         f"in the analysis-only pool: {len(pool)}"
     )
     times = step_times(plan.ensemble, plan.mapping, plan.allocation, plan.bandwidth)
-    t = Table(title="allocation")
-    for col in ("block", "nodes", "component", "cores/node", "t(x) per step (s)"):
-        t.add_column(col, justify="right" if col != "component" else "left")
-    for b in plan.allocation.blocks:
-        for i, (c, k) in enumerate(b.cores):
-            name, nodes = (b.name, str(b.nodes)) if i == 0 else ("", "")
-            t.add_row(name, nodes, c, str(k), f"{times[c]:.3f}")
-    con.print(t)
+    rows = [
+        [b.name if i == 0 else "", str(b.nodes) if i == 0 else "", c, str(k), f"{times[c]:.3f}"]
+        for b in plan.allocation.blocks
+        for i, (c, k) in enumerate(b.cores)
+    ]
+    cols = ["block", "nodes", "component", "cores/node", "t(x) per step (s)"]
+    print_table("allocation", cols, rows, left={"component"}, width=None)
     con.print(
         f"[bold]model makespan[/] {plan.model_makespan:.1f} s   "
         + "  ".join(f"{k}: {v:.1f}" for k, v in d["model_makespans"].items())
@@ -102,27 +102,25 @@ def _print_plan(plan: Any) -> None:
 
 
 @app.command()
+@passes(
+    spec.generate_ensemble,
+    simulations="number of simulations S",
+    data="data per step V (GB)",
+    nodes="number of nodes N",
+    steps="time steps of each simulation",
+    seed="seed of the random ensemble",
+    network="paper | per-node",
+)
 def generate(
-    simulations: Annotated[int, typer.Option("--simulations", help="number of simulations S")],
     analyses: Annotated[int, typer.Option("--analyses", help="analyses per simulation")],
-    data: Annotated[float, typer.Option("--data", help="data per step V (GB)")],
-    nodes: Annotated[int, typer.Option("--nodes", help="number of nodes N")],
-    steps: Annotated[int, typer.Option("--steps", help="time steps of each simulation")] = 100,
-    seed: Annotated[int, typer.Option("--seed", help="seed of the random ensemble")] = 0,
-    network: Annotated[str, typer.Option("--network", help="paper | per-node")] = "paper",
     out: Annotated[Path | None, typer.Option("--out", help="write here instead of stdout")] = None,
     force: ForceOpt = False,
+    **ensemble: Any,
 ) -> None:
     """Write the paper's random ensemble (analysis work uniform in [0.5, 1.5] x 5000 GFLOP)."""
-    from ..insitu.spec import NETWORKS, dump_ensemble, generate_ensemble
-
-    if network not in NETWORKS:
-        raise InputError(f"network must be one of {NETWORKS}", where="--network")
-    text = dump_ensemble(
-        generate_ensemble(
-            simulations, analyses, data, nodes, steps=steps, seed=seed, network=network
-        )
-    )
+    if ensemble["network"] not in spec.NETWORKS:
+        raise InputError(f"network must be one of {spec.NETWORKS}", where="--network")
+    text = spec.dump_ensemble(spec.generate_ensemble(analyses_per_sim=analyses, **ensemble))
     if out is None:
         sys.stdout.write(text)
         return
@@ -131,8 +129,8 @@ def generate(
     with atomic_file(out, force) as tmp:
         tmp.write_text(text)
     print(
-        f"wrote an ensemble of {simulations} simulations x {analyses} analyses on {nodes} nodes "
-        f"({steps} steps, seed {seed}) to {out}",
+        "wrote an ensemble of {simulations} simulations x {analyses} analyses on {nodes} nodes "
+        "({steps} steps, seed {seed}) to {out}".format(analyses=analyses, out=out, **ensemble),
         file=sys.stderr,
     )
 
@@ -149,27 +147,16 @@ def plan(as_json: JsonOpt = False, **planning: Any) -> None:
 
 
 @app.command()
+@passes(
+    simulation.simulate,
+    network="paper | per-node (default: the file's)",
+    engine="activities (LV08, one actor per node piece, the authors' job manager) | "
+    "ptask (L07, pieces in lockstep; the bundled reproduction's engine)",
+    io="store-and-forward (a file is read from disk, then sent, as the authors' "
+    "storage service does) | fluid (disk and network at once)",
+)
 @takes(_planning)
 def simulate(
-    network: Annotated[
-        str | None, typer.Option("--network", help="paper | per-node (default: the file's)")
-    ] = None,
-    engine: Annotated[
-        str,
-        typer.Option(
-            "--engine",
-            help="activities (LV08, one actor per node piece, the authors' job manager) | "
-            "ptask (L07, pieces in lockstep; the bundled reproduction's engine)",
-        ),
-    ] = "activities",
-    io: Annotated[
-        str,
-        typer.Option(
-            "--io",
-            help="store-and-forward (a file is read from disk, then sent, as the authors' "
-            "storage service does) | fluid (disk and network at once)",
-        ),
-    ] = "store-and-forward",
     search: Annotated[
         bool,
         typer.Option("--search", help="try every scenario x heuristic pair, recommend the best"),
@@ -191,16 +178,14 @@ def simulate(
     **planning: Any,
 ) -> None:
     """Run SimGrid on the plan: simulated makespan, idle times, stage timelines."""
-    from ..insitu.simulate import check_options, check_size
-    from ..insitu.simulate import simulate as run_sim
-
     executor_of(jobs, None)  # --jobs (of --search) checked as every sweep's
+    network, engine, io = (planning.pop(k) for k in ("network", "engine", "io"))  # not the plan's
     p = _planning(**planning)
     net = network or p.ensemble.platform.network
-    check_options(net, engine, io)
+    simulation.check_options(net, engine, io)
     ens = p.ensemble
     where = str(planning["ensemble"])
-    check_size(ens.n_steps, len(ens.simulations) + len(ens.analyses), where=where)
+    simulation.check_size(ens.n_steps, len(ens.simulations) + len(ens.analyses), where=where)
     if search:
         _search(
             planning["ensemble"],
@@ -217,7 +202,7 @@ def simulate(
             check_target(path, force, "file", option)  # before the simulation, not after
     if gantt_steps is not None and gantt_steps < 1:
         raise InputError(f"--gantt-steps must be >= 1, got {gantt_steps}")
-    res = run_sim(p, net, engine, io=io)
+    res = simulation.simulate(p, net, engine, io=io)
     if timeline is not None:
         cols = ("job", "simulation", "analysis", "stage", "step", "node", "start", "end")
         with atomic_file(timeline, force, "--timeline") as tmp, open(tmp, "w") as f:
@@ -258,14 +243,8 @@ def _search(
     from .sweeps import print_table
 
     n = len(SCENARIOS) * len(HEURISTIC_PAIRS)
-    with progress_bar(text_console(stderr=True), "search", n, unit="plans") as update:
-        done = [0]
-
-        def finished(_outcome: Any) -> None:
-            done[0] += 1
-            update(done[0], n)
-
-        rows, _ = search(path, planning, sim, jobs, on_done=finished)
+    with progress_bar(text_console(stderr=True), "search", n, unit="plans") as bar:
+        rows, _ = search(path, planning, sim, jobs, on_done=lambda _: bar(bar.done + 1))
     best = rows[0]
     if as_json:
         keys = ("scenario", "node_alloc", "core_alloc", "model_makespan", "simulated_makespan")

@@ -91,9 +91,35 @@ def takes(shared: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
         own, common = (inspect.signature(f, eval_str=True).parameters for f in (command, shared))
-        own_ = [p for p in own.values() if p.kind != p.VAR_KEYWORD]
-        command.__signature__ = inspect.Signature([*common.values(), *own_])  # type: ignore
+        both = [*common.values(), *(p for p in own.values() if p.kind != p.VAR_KEYWORD)]
+        # keyword-only, in any order of defaults (typer passes every value by name)
+        made = [p.replace(kind=p.KEYWORD_ONLY) for p in both]
+        command.__signature__ = inspect.Signature(made)  # type: ignore
         command.__annotations__ = {**shared.__annotations__, **command.__annotations__}
         return command
 
     return decorate
+
+
+def passes(
+    func: Callable[..., Any], **helps: str
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: the command's CLI parameters are options of ``func``'s parameters named in
+    ``helps`` (type and default read from ``func``, where they are declared once; the flag
+    from the name: ``--target-wait`` for ``target_wait``), each with its help, then its own;
+    its ``**kwargs`` receives them, for ``func``."""
+    params = inspect.signature(func, eval_str=True).parameters
+
+    def option(name: str, text: str) -> inspect.Parameter:
+        p, flag = params[name], "--" + name.replace("_", "-")
+        if p.default is True:  # (a flag on by default can be turned off)
+            flag += f"/--no-{flag[2:]}"
+        flag = typer.Option(flag, help=text)
+        return p.replace(annotation=Annotated[p.annotation, flag])
+
+    def shared() -> None: ...
+
+    made = [option(name, text) for name, text in helps.items()]
+    shared.__signature__ = inspect.Signature(made)  # type: ignore[attr-defined]
+    shared.__annotations__ = {p.name: p.annotation for p in made}
+    return takes(shared)

@@ -21,9 +21,16 @@ __all__ = [
 
 
 def print_table(
-    title: str, columns: list[str], rows: list[list[str]], caption: str | None = None
+    title: str,
+    columns: list[str],
+    rows: list[list[str]],
+    caption: str | None = None,
+    left: set[str] | None = None,
+    **options: Any,
 ) -> None:
-    """A table on stdout at 80 columns: text columns to the left, numbers right."""
+    """A table on stdout (``options``: rich's Table's; ``width``: the console's, 80 unless
+    given): the columns ``left`` names to the left, the others right (``left`` None: text
+    columns to the left, numbers right)."""
     from rich.table import Table
 
     from .progress import text_console
@@ -32,13 +39,14 @@ def print_table(
         text = cell.strip().rstrip("%").replace(",", "").lstrip("+-")
         return text.replace(".", "", 1).isdigit() or text in ("", "nan", "inf")
 
-    t = Table(title=title, caption=caption)
+    width = options.pop("width", 80)
+    t = Table(title=title, caption=caption, **options)
     for i, col in enumerate(columns):
-        text = any(not numeric(r[i]) for r in rows)
+        text = col in left if left is not None else any(not numeric(r[i]) for r in rows)
         t.add_column(col, justify="left" if text else "right")
     for row in rows:
         t.add_row(*row)
-    text_console(width=80).print(t)
+    text_console(width=width).print(t)
 
 
 def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,

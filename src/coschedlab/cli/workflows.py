@@ -11,7 +11,8 @@ import typer
 
 from ..errors import InputError
 from ..tables import count, number
-from .options import ForceOpt, JsonOpt, csv_items
+from ..workflows import workload  # (its generate declares the options it takes)
+from .options import ForceOpt, JsonOpt, csv_items, passes
 
 app = typer.Typer(
     help="Workflows as chained jobs, pilot jobs or WoAS jobs in a loaded machine.",
@@ -105,29 +106,27 @@ def show(
         manifest = {"tasks": wf.to_manifest()["tasks"], "profile": wf.profile()}
         print(json.dumps({**wf.summary(), **manifest}))
         return
-    from rich.table import Table
-
     from .progress import text_console
+    from .sweeps import print_table
 
     con = text_console(width=80)
     s = wf.summary()
-    t = Table(title=f"workflow {wf.name} ({count(len(wf.tasks), 'task')})")
     shown = wf.tasks if len(wf.tasks) <= 40 else wf.tasks[:40]
     staged = any(task.stage for task in shown)  # built-in workflows name no stage
-    for col in ("task", *(["stage"] if staged else []), "cores", "runtime (s)", "limit (s)",
-                "after"):  # fmt: skip
-        t.add_column(col, justify="left" if col in ("task", "stage", "after") else "right")
-    for task in shown:
-        deps = ", ".join(task.deps)
-        t.add_row(
+    cols = ["task", *(["stage"] if staged else []), "cores", "runtime (s)", "limit (s)", "after"]
+    rows = [
+        [
             task.id,
             *([task.stage[:16]] if staged else []),
             f"{task.cores:,}",
             number(task.runtime, 1),
             number(task.limit, 1),
-            deps if len(deps) <= 24 else deps[:21] + "...",
-        )
-    con.print(t)
+            deps if len(deps := ", ".join(task.deps)) <= 24 else deps[:21] + "...",
+        ]
+        for task in shown
+    ]
+    title = f"workflow {wf.name} ({count(len(wf.tasks), 'task')})"
+    print_table(title, cols, rows, left={"task", "stage", "after"})
     if len(wf.tasks) > 40:
         con.print(f"... {len(wf.tasks) - 40} more tasks (--coarse all fuses them by stage)")
     con.print(
@@ -146,59 +145,37 @@ def show(
 
 
 @app.command()
+@passes(
+    workload.generate,
+    share="workflows' share of core-hours, 0-1",
+    period="one workflow every PERIOD seconds",
+    seed="random seed",
+    warmup="seconds simulated, not analysed",
+    window="analysis window (s)",
+    pressure="job pressure target (fitted: queue stationary)",
+    target_wait="pre-fill wait baseline (s)",
+    scale_jobs="regular job sizes x (machine cores / Edison's)",
+)
 def generate(
     workflow: Annotated[
         list[str] | None,
         typer.Option("--workflow", "-w", help="a workflow name or file (repeat for several)"),
     ] = None,
-    share: Annotated[
-        float | None, typer.Option("--share", help="workflows' share of core-hours, 0-1")
-    ] = None,
-    period: Annotated[
-        float | None, typer.Option("--period", help="one workflow every PERIOD seconds")
-    ] = None,
     machine: MachineOpt = "edison",
-    seed: Annotated[int, typer.Option("--seed")] = 0,
-    warmup: Annotated[
-        float, typer.Option("--warmup", help="seconds simulated, not analysed")
-    ] = 86400,
-    window: Annotated[float, typer.Option("--window", help="analysis window (s)")] = 432000,
-    pressure: Annotated[
-        float, typer.Option("--pressure", help="job pressure target (fitted: queue stationary)")
-    ] = 0.96,
-    target_wait: Annotated[
-        float, typer.Option("--target-wait", help="pre-fill wait baseline (s)")
-    ] = 14400,
-    scale_jobs: Annotated[
-        bool,
-        typer.Option("--scale-jobs", help="regular job sizes x (machine cores / Edison's)"),
-    ] = False,
     coarse: CoarseOpt = None,
     max_cores: MaxCoresOpt = None,
     out: Annotated[Path, typer.Option("--out", help="directory to write")] = Path("workload"),
     force: ForceOpt = False,
+    **options: Any,
 ) -> None:
     """Write a workload of regular jobs and workflows (the WoAS paper's generator)."""
     from ..outputs import atomic_dir, check_target
-    from ..workflows.workload import generate as gen
-    from ..workflows.workload import machine_of
 
     check_target(out, force)
-    if workflow and share is None and period is None:
+    if workflow and options["share"] is None and options["period"] is None:
         raise InputError("give --share or --period for the workflows (-w)", "--share")
     wfs = [_load(w, coarse, max_cores) for w in (workflow or [])]
-    ww = gen(
-        wfs,
-        cluster=machine_of(machine),
-        seed=seed,
-        share=share,
-        period=period,
-        warmup=warmup,
-        window=window,
-        pressure=pressure,
-        target_wait=target_wait,
-        scale_jobs=scale_jobs,
-    )
+    ww = workload.generate(wfs, cluster=workload.machine_of(machine), **options)
     with atomic_dir(out, force) as tmp:
         ww.save(tmp)
     w = ww.work()
