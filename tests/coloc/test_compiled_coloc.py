@@ -49,6 +49,7 @@ def segment_ops(draw):
 def same_state(c: SharedNodes, o: oracle.SharedNodes, running: dict) -> None:
     """Every query of the compiled segments answers as the oracle's."""
     assert c.segments() == o.segments()
+    assert c.nseg == len(c.starts)  # (the projection's reset copies by it)
     assert (c.n_idle, c.total_free) == (o.n_idle, o.total_free)
     assert c.nodes_by_free == o.nodes_by_free and c.room() == o.room()
     assert c.free.tolist() == o.free.tolist()
@@ -143,6 +144,7 @@ def test_compiled_segments_across_words_equal_the_python_oracle(case, data):
             running[job] = (iv, cores)
         segs = o.segments()
         assert c.segments() == segs
+        assert c.nseg == len(segs)
         assert c.nodes_by_free == o.nodes_by_free and c.n_idle == o.n_idle
         assert c.idle_runs == [(a, b) for a, b, f, _ in segs if f == cpn]
         rows = [[] for _ in range(cpn)]

@@ -359,3 +359,20 @@ def test_a_real_window_opens_on_a_screen_and_closing_it_stops_the_dashboard(tmp_
     finally:
         screen.terminate()
         screen.wait(10)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf"), 2.5, True, "x",
+                                   None, [3], 0, 101])  # fmt: skip
+def test_form_whole_refuses_what_is_not_a_whole_number_in_range(value):
+    with pytest.raises(InputError, match=r"^the seed must be a whole number from 1 to 100, got "):
+        W.form_whole(value, "the seed", 1, 100)
+
+
+def test_form_whole_and_form_text_give_the_value():
+    assert W.form_whole("7", "n") == 7 and W.form_whole(4.0, "n", 0, 4) == 4
+    assert W.form_whole(10**15, "n") == 10**15  # no upper bound: >= 1 only
+    with pytest.raises(InputError, match=r"^n must be a whole number >= 0, got -1$"):
+        W.form_whole(-1, "n", 0)
+    assert W.form_text(None, "x") == "" and W.form_text("  a b ", "x") == "a b"
+    with pytest.raises(InputError, match=r"^the x must be text, got list$"):
+        W.form_text(["a"], "x")

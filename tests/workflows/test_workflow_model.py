@@ -118,6 +118,15 @@ def test_cycle_is_named():
     )
 
 
+def test_the_cycle_named_is_reached_from_the_first_stuck_task_by_its_first_stuck_parent():
+    # x waits for two cycles (a-b and c-f-d); its first stuck parent c (e is not stuck) leads
+    # into c -> f -> d -> c (each task a parent of the next), named from where it was entered
+    with pytest.raises(InputError, match=r"tasks c -> f -> d -> c form a dependency cycle"):
+        _wf(("x", 1, 1, 2, ("e", "c", "a")), ("a", 1, 1, 2, ("b",)), ("b", 1, 1, 2, ("a",)),
+            ("c", 1, 1, 2, ("e", "d")), ("e", 1, 1, 2), ("d", 1, 1, 2, ("f",)),
+            ("f", 1, 1, 2, ("c",)))  # fmt: skip
+
+
 def test_task_larger_than_the_machine_is_refused():
     from coschedlab.platform import Cluster
     from coschedlab.workflows import generate

@@ -341,7 +341,7 @@ cdef class ColocPass(SharedPass):
         cdef long c = self.cores[j], need = self.k[j], cpn = self.cpn, f, a, b
         cdef long part = 0, npart, x, lo, hi, nw = sh.nw
         cdef const uint64_t* rows
-        cdef uint64_t bits, rest
+        cdef uint64_t bits, rest, b1, b2, b3
         self.iv.clear()
         if c == cpn:
             if sh.n_idle < need:
@@ -364,9 +364,18 @@ cdef class ColocPass(SharedPass):
         rows = sh.rows.data()
         x = 0
         while need and part:
-            bits = 0
-            for f in range(c, cpn):
+            bits = b1 = b2 = b3 = 0  # (four ORs at a time: not one chain of cpn - c)
+            f = c
+            while f + 4 <= cpn:
                 bits |= rows[f * nw + x]
+                b1 |= rows[(f + 1) * nw + x]
+                b2 |= rows[(f + 2) * nw + x]
+                b3 |= rows[(f + 3) * nw + x]
+                f += 4
+            while f < cpn:
+                bits |= rows[f * nw + x]
+                f += 1
+            bits |= b1 | b2 | b3
             while bits and need:
                 lo = __builtin_ctzll(bits)
                 rest = ~bits & (~(<uint64_t>0) << lo)  # the run ends at the next node without
@@ -428,7 +437,7 @@ cdef class ColocPass(SharedPass):
                 bits &= bits - 1
                 rk = 0  # (an unknown application: 1 beside anyone, so all equal)
                 if app >= 0:
-                    jobs = sh._slot(sh.jb[a])
+                    jobs = sh._slot(a)
                     for x in range(1, jobs[0] + 1):
                         r = rank_row[sm.col_[jobs[x]]]
                         if r > rk:

@@ -303,11 +303,10 @@ def large_workload(trace: str, month: int, nodes: int, load: float | None = None
     import calendar
     import time
 
-    from ..workload.swf import read_swf
     from .workloads import TRACES, large_at_load, month_of
 
     path = TRACES.get(trace, trace)
-    w = read_swf(path, max_procs=nodes)
+    w = _pool(trace, nodes)
     first = float(w.columns["submit"].min())
     if first > 1e9:  # epoch times: one calendar month
         year = 2022 if trace == "theta" else time.gmtime(first).tm_year
@@ -321,6 +320,8 @@ def large_workload(trace: str, month: int, nodes: int, load: float | None = None
 
 @lru_cache(maxsize=4)
 def _pool(trace: str, nodes: int):
+    """A trace's jobs up to ``nodes`` processors, read once (the small system's pool, the
+    large system's whole trace)."""
     from ..workload.swf import read_swf
     from .workloads import TRACES
 
@@ -426,6 +427,8 @@ SWEEP = Sweep("coupled", run_one, spec_record, FIXED, _shape, legacy_key="scheme
 METRICS = ("wait_mean", "bounded_slowdown_mean", "utilization", "allocated_utilization",
            "sync_mean", "su_loss_node_hours", "su_loss_share", "paired_share", "holds",
            "releases", "yields")  # fmt: skip
+#: the metrics set beside the no-pairing baseline's (base_M) and their difference (M_delta)
+BASED = ("wait_mean", "bounded_slowdown_mean", "utilization")
 
 
 def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -450,23 +453,15 @@ def aggregate(rows: list[dict[str, Any]]) -> pd.DataFrame:
     mean = runs.groupby(keys, as_index=False)[list(METRICS)].mean()
     mean["seeds"] = runs.groupby(keys)["seed"].nunique().to_numpy()
     bkeys = ["study", "x", "system"]
-    b = base.groupby(bkeys, as_index=False)[
-        ["wait_mean", "bounded_slowdown_mean", "utilization"]
-    ].mean()
+    b = base.groupby(bkeys, as_index=False)[list(BASED)].mean()
     b.loc[b["study"] == "proportion", "x"] = math.nan  # one baseline for every proportion
-    b = b.rename(
-        columns={
-            "wait_mean": "base_wait_mean",
-            "bounded_slowdown_mean": "base_bounded_slowdown_mean",
-            "utilization": "base_utilization",
-        }
-    )
+    b = b.rename(columns={m: f"base_{m}" for m in BASED})
     load = mean[mean["study"] == "load"].merge(b[b["study"] == "load"], on=bkeys, how="left")
     prop = mean[mean["study"] == "proportion"].merge(
         b[b["study"] == "proportion"].drop(columns="x"), on=["study", "system"], how="left"
     )
     out = pd.concat([load, prop], ignore_index=True)
-    for m in ("wait_mean", "bounded_slowdown_mean", "utilization"):
+    for m in BASED:
         out[f"{m}_delta"] = out[m] - out[f"base_{m}"]
     order = {"load": 0, "proportion": 1}
     out = out.sort_values(

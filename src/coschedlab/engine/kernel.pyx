@@ -638,7 +638,7 @@ cdef class Simulation:
         self._hset(i, e)
 
     cdef inline double _top_t(self) noexcept:
-        return self._heap[0].first if not self._heap.empty() else INF
+        return self._heap[0].first if not self._heap.empty() else INFINITY
 
     cdef inline long _top_j(self) noexcept:
         return self._heap[0].second
@@ -697,7 +697,7 @@ cdef class Simulation:
         run its scheduling pass now."""
         self._prepare()
         cdef long n = self.n, done, step, next_report, arr_i, j, events = 0
-        cdef double t, e, until, own = INF
+        cdef double t, e, until, own = INFINITY
         cdef bint dynamic
         cdef const double[::1] submit = self.submit
         cdef double[::1] cur_end
@@ -739,7 +739,7 @@ cdef class Simulation:
             # the next event (:meth:`_next_time`, written out: this runs once per event)
             if dynamic:  # a superseded end is not an event
                 self._drop_stale()
-            t = <double>submit[arr_i] if arr_i < n else INF
+            t = <double>submit[arr_i] if arr_i < n else INFINITY
             if self._top_t() < t:
                 t = self._top_t()
             if self._first_timer() < t:
@@ -751,7 +751,7 @@ cdef class Simulation:
                 t = yield t
                 # another system's pass may have started a job here since: look again
                 own = next_time()
-            elif t == INF:
+            elif t == INFINITY:
                 break
             elif t > until:
                 self.truncated = True
@@ -962,7 +962,7 @@ cdef class Simulation:
             return self._shared.nodes.n_idle
         return self.acct.idle
 
-    cdef void _c_call(self, double t) except *:
+    cdef int _c_call(self, double t) except -1:
         """Call the compiled pass at ``t`` on the kernel's arrays: the jobs it starts are in
         ``_cstarted``, in order (not yet applied)."""
         cdef PassState st
@@ -996,8 +996,9 @@ cdef class Simulation:
         self._cended.clear()
         if st.wake < INFINITY:
             self._wake_c(st.wake)
+        return 0
 
-    cdef void _c_pass(self, double t) except *:
+    cdef int _c_pass(self, double t) except -1:
         """One pass of the compiled policy at ``t`` without a gate (:meth:`_one_pass`'s
         common case, in C): the jobs it lists start (each checked) and leave the queue (a
         shared pass, :class:`.cshared.SharedPass`, started them itself)."""
@@ -1020,6 +1021,7 @@ cdef class Simulation:
                 j = self._cstarted[k]
                 self._cq.erase(lower_bound(self._cq.begin(), self._cq.end(), j))
         self.passes += 1
+        return 0
 
     cdef void _compact(self) except *:
         """Drop from the queue the jobs no longer queued (started, held, hidden)."""
@@ -1274,7 +1276,7 @@ cdef class Simulation:
         """Start job ``j`` at ``now`` (for subclasses; the kernel calls :meth:`_start_c`)."""
         self._start_c(j, now, placement, taken)
 
-    cdef void _start_c(self, long j, double now, object placement, bint taken) except *:
+    cdef int _start_c(self, long j, double now, object placement, bint taken) except -1:
         cdef Est e
         cdef double end
         cdef Py_ssize_t k
@@ -1318,6 +1320,7 @@ cdef class Simulation:
             self._push(end, j)
         if self.late_kill:
             heappush(self._deadlines, (now + <double>self.req[j], j))
+        return 0
 
     cdef vector[Est]* _running(self) noexcept:
         """The sorted running list ``_cest``; with a pass that keeps its own running jobs
@@ -1338,7 +1341,7 @@ cdef class Simulation:
         """Job ``j`` ends at ``now`` (for subclasses; the kernel calls :meth:`_finish_c`)."""
         self._finish_c(j, now)
 
-    cdef void _finish_c(self, long j, double now) except *:
+    cdef int _finish_c(self, long j, double now) except -1:
         cdef Est e
         self.completed += 1
         if self._whole is not None:
@@ -1364,6 +1367,7 @@ cdef class Simulation:
             self._moved()
         elif self._dynamic:
             self._reschedule(self.speed_model.on_end(j, now))
+        return 0
 
     cdef void _release_dependents(self, long j, double now) except *:
         """Job ``j`` ended at ``now``: each dependent whose last parent it was becomes ready

@@ -76,20 +76,19 @@ cdef inline void mask_range(uint64_t* w, long a, long b, bint on) noexcept:
 
 cdef class SharedNodes:
     cdef public long n, cpn, n_idle, total_free, changes
+    cdef readonly long nseg   # segments now
     # the segments, indexed by their first node (a split or a merge changes one bit and the
     # entries of one node, nothing shifts): a segment starts at node x when bit x of sbit is
     # set, and ends where the next one starts
     cdef vector[uint64_t] sbit  # bit x: a segment starts at node x
     cdef vector[uint64_t] stop  # bit w: word w of sbit is not 0
     cdef vector[long] fr      # fr[x]: free cores on each node of the segment starting at x
-    cdef vector[long] jb      # jb[x]: its jobs, the slot of handle jb[x] (a handle, so that
-                              # a split or a merge moves one number)
     cdef long W               # a slot's width: a count, then at most cpn jobs (each job on a
                               # node holds at least one of its cores)
-    cdef vector[int32_t] sb   # the slots, one after the other: the jobs on the nodes of a
-                              # segment, in the order they came (one block of memory: a walk
-                              # over segments does not chase a pointer per segment)
-    cdef vector[long] spare   # handles of unused slots
+    cdef int32_t* sb          # the slots, one per node: the jobs on the nodes of the segment
+                              # starting at x, in the order they came, at sb + x * W (read
+                              # only where a segment starts; the address follows from the
+                              # node, so a walk does not wait for a handle before its jobs)
     cdef vector[long] by_free  # by_free[f]: nodes with exactly f free cores
     cdef vector[uint64_t] idle_  # bit x: node x is idle (the idle-node index: the lowest
                                  # idle nodes without a walk over the segments in use)
@@ -119,11 +118,10 @@ cdef class SharedNodes:
     cdef vector[long] _starts(self) noexcept
     cdef void _split(self, long s, long at) noexcept
     cdef long _merge(self, long x) noexcept
-    cdef long _copy_set(self, long h) noexcept
 
-    cdef inline int32_t* _slot(self, long h) noexcept:
-        """Handle ``h``'s slot: ``[count, job, job, ...]``."""
-        return self.sb.data() + h * self.W
+    cdef inline int32_t* _slot(self, long x) noexcept:
+        """The slot of the segment starting at node ``x``: ``[count, job, job, ...]``."""
+        return self.sb + x * self.W
 
     cdef list _partly_free(self, long cores, long limit)
     cpdef long count_with(self, long cores)

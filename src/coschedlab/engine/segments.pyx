@@ -10,6 +10,7 @@ segment. The Python reference they are tested against is ``tests/coloc/segments_
 
 from libcpp.algorithm cimport sort as csort
 from libc.stdint cimport int32_t, uint64_t
+from libc.stdlib cimport calloc, free
 from libc.string cimport memcmp, memcpy
 from libcpp.vector cimport vector
 
@@ -68,14 +69,17 @@ cdef class SharedNodes:
         self.sbit.assign((nodes >> 6) + 1, 0)
         self.stop.assign((nodes >> 12) + 1, 0)
         self.fr.assign(nodes + 1, 0)
-        self.jb.assign(nodes + 1, 0)
         self.nw = self.sbit.size()
         self.rows.assign(cores_per_node * self.nw, 0)
         if nodes:
             self._start_at(0, True)
             self.fr[0] = cores_per_node
         self.W = cores_per_node + 1
-        self.sb.assign(self.W, 0)  # handle 0: no job
+        # (calloc: node 0's slot holds no job; the pages of a large machine are touched only
+        # where segments start)
+        self.sb = <int32_t*>calloc((nodes + 1) * self.W, sizeof(int32_t))
+        if self.sb == NULL:
+            raise MemoryError()
         self.by_free.assign(cores_per_node + 1, 0)
         self.by_free[cores_per_node] = nodes
         self.idle_.assign((nodes >> 6) + 1, 0)
@@ -88,6 +92,9 @@ cdef class SharedNodes:
         self.left_job = -1
         self._runs_key = None
         self._runs = None
+
+    def __dealloc__(self):
+        free(self.sb)
 
     # -- the segments as Python values (tests, tools) ---------------------------------------
     cdef vector[long] _starts(self) noexcept:
@@ -112,7 +119,7 @@ cdef class SharedNodes:
     @property
     def seg_jobs(self) -> list[tuple[int, ...]]:
         """Jobs on the nodes of every segment."""
-        return [_tuple(self._slot(self.jb[x])) for x in self._starts()]
+        return [_tuple(self._slot(x)) for x in self._starts()]
 
     @property
     def nodes_by_free(self) -> list[int]:
@@ -151,7 +158,7 @@ cdef class SharedNodes:
 
     def occupants(self, long node) -> list[int]:
         """The jobs on ``node``."""
-        return list(_tuple(self._slot(self.jb[self.seg_c(node)])))
+        return list(_tuple(self._slot(self.seg_c(node))))
 
     @property
     def free(self) -> np.ndarray:
@@ -163,7 +170,7 @@ cdef class SharedNodes:
     def segments(self) -> list[tuple[int, int, int, tuple[int, ...]]]:
         """Every segment as ``(first node, end node, free cores, jobs)``."""
         return [
-            (x, self.next_c(x), self.fr[x], _tuple(self._slot(self.jb[x]))) for x in self._starts()
+            (x, self.next_c(x), self.fr[x], _tuple(self._slot(x))) for x in self._starts()
         ]
 
     cpdef long count_with(self, long cores):
@@ -213,7 +220,7 @@ cdef class SharedNodes:
             f = self.fr[x]
             b = self.next_c(x)
             if cores <= f < cpn:
-                out.append((x, b, _tuple(self._slot(self.jb[x]))))
+                out.append((x, b, _tuple(self._slot(x))))
                 got += b - x
                 if limit >= 0 and got >= limit:
                     break
@@ -224,7 +231,7 @@ cdef class SharedNodes:
         """Runs of nodes (idle or partly used) with at least ``cores`` free cores, by node id,
         as ``(first, end, jobs)`` (``jobs`` is ``()`` on idle nodes)."""
         return [
-            (x, self.next_c(x), _tuple(self._slot(self.jb[x])))
+            (x, self.next_c(x), _tuple(self._slot(x)))
             for x in self._starts()
             if self.fr[x] >= cores
         ]
@@ -260,6 +267,7 @@ cdef class SharedNodes:
     cdef void _start_at(self, long x, bint on) noexcept:
         """A segment starts at node ``x`` (``on``), or no longer does."""
         cdef long w = x >> 6
+        self.nseg += 1 if on else -1  # (set only where none starts, cleared where one does)
         if on:
             self.sbit[w] |= (<uint64_t>1) << (x & 63)
             self.stop[w >> 6] |= (<uint64_t>1) << (w & 63)
@@ -270,22 +278,10 @@ cdef class SharedNodes:
 
     cdef void _split(self, long s, long at) noexcept:
         """The segment starting at node ``s`` splits at node ``at``: a new one starts there."""
-        self.jb[at] = self._copy_set(self.jb[s])
+        cdef int32_t* src = self._slot(s)
+        memcpy(self._slot(at), src, (src[0] + 1) * sizeof(int32_t))
         self.fr[at] = self.fr[s]
         self._start_at(at, True)
-
-    cdef long _copy_set(self, long h) noexcept:
-        """A new handle holding a copy of the jobs of handle ``h`` (an unused list if any)."""
-        cdef long new
-        if self.spare.size():
-            new = self.spare.back()
-            self.spare.pop_back()
-        else:
-            new = self.sb.size() // self.W
-            self.sb.resize((new + 1) * self.W)
-        cdef int32_t* src = self._slot(h)  # (after the resize, which may move the slots)
-        memcpy(self._slot(new), src, (src[0] + 1) * sizeof(int32_t))
-        return new
 
     cdef int place_c(self, long j, const long* iv, long niv, long cores) except -1:
         """Put job ``j`` on ``niv`` flat intervals ``a0 b0 a1 b1 ...`` (sorted, disjoint) with
@@ -343,7 +339,7 @@ cdef class SharedNodes:
                 self.by_free[f] -= length
                 self.by_free[f - cores] += length
                 fr[x] = f - cores
-                held = self._slot(self.jb[x])
+                held = self._slot(x)
                 for k in range(1, held[0] + 1):
                     y = held[k]
                     if self.mark[y] != self.stamp:
@@ -401,7 +397,7 @@ cdef class SharedNodes:
                 else:
                     mask_range(rows + nw * f, x, e, True)
                 fr[x] = f
-                held = self._slot(self.jb[x])
+                held = self._slot(x)
                 n = held[0]
                 for k in range(1, n + 1):
                     if held[k] == j:  # (out, the later ones move up: the order they came)
@@ -450,20 +446,27 @@ cdef class SharedNodes:
         if self.fr[p] != self.fr[i]:
             return 0
         cdef vector[int32_t] x, y
-        cdef int32_t* left = self._slot(self.jb[p])
-        cdef int32_t* right = self._slot(self.jb[i])
-        cdef long n = left[0]
+        cdef int32_t* left = self._slot(p)
+        cdef int32_t* right = self._slot(i)
+        cdef long n = left[0], a, b
         if n != right[0]:
             return 0
         if memcmp(left, right, (n + 1) * sizeof(int32_t)):
-            x.assign(left + 1, left + 1 + n)
-            y.assign(right + 1, right + 1 + n)
-            csort(x.begin(), x.end())
-            csort(y.begin(), y.end())
-            if x != y:
-                return 0
+            if n <= 8:  # (a slot's jobs are distinct: the same set if each is in the other)
+                for a in range(1, n + 1):
+                    for b in range(1, n + 1):
+                        if right[b] == left[a]:
+                            break
+                    else:
+                        return 0
+            else:
+                x.assign(left + 1, left + 1 + n)
+                y.assign(right + 1, right + 1 + n)
+                csort(x.begin(), x.end())
+                csort(y.begin(), y.end())
+                if x != y:
+                    return 0
         right[0] = 0
-        self.spare.push_back(self.jb[i])
         self._start_at(i, False)
         return 1
 
@@ -559,16 +562,19 @@ cdef class CoreProjection:
         if self.fr.size() != sh.fr.size():
             self.fr.resize(sh.fr.size())
         fr = self.fr.data()
-        for t in range(<long>sh.stop.size()):  # each segment's free cores, at its first node
-            words = sh.stop[t]
-            while words:
-                w = (t << 6) + __builtin_ctzll(words)
-                words &= words - 1
-                bits = sb[w]
-                while bits:
-                    x = (w << 6) + __builtin_ctzll(bits)
-                    bits &= bits - 1
-                    fr[x] = sfr[x]
+        if 16 * sh.nseg > sh.n:  # many segments: one copy of every node's entry is faster
+            memcpy(fr, sfr, sh.fr.size() * sizeof(long))
+        else:
+            for t in range(<long>sh.stop.size()):  # each segment's free cores, at its first node
+                words = sh.stop[t]
+                while words:
+                    w = (t << 6) + __builtin_ctzll(words)
+                    words &= words - 1
+                    bits = sb[w]
+                    while bits:
+                        x = (w << 6) + __builtin_ctzll(bits)
+                        bits &= bits - 1
+                        fr[x] = sfr[x]
         self.threshold = threshold
         self.count = sh.count_with(threshold)
 

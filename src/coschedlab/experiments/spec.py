@@ -23,7 +23,7 @@ from ..bundled import data_path
 from ..errors import InputError
 from ..outputs import slug
 from ..platform import MAX_CORES, MAX_NODES, Cluster
-from ..schema import MOST_NAME, Checker, load_yaml, show
+from ..schema import MOST_NAME, Checker, load_yaml
 from ..sweeps.executors import checked_executor
 from ..sweeps.sweep import MAX_REPETITIONS
 
@@ -235,9 +235,7 @@ def spec_from_dict(raw: Any, path: str | Path, load_schedulers: bool = True) -> 
         if "output" in raw
         else Path("out") / slug(path.stem)
     )
-    plots = raw.get("plots", "comparison")
-    if plots not in PLOTS:
-        raise ck.fail(f"'plots' must be one of {', '.join(PLOTS)}, got {show(plots)}", "plots")
+    plots = ck.choice(raw.get("plots", "comparison"), "plots", PLOTS)
     return Spec(
         path=path,
         name=name,

@@ -109,7 +109,7 @@ def check_spec_compatible(out: Path, spec: Spec) -> dict[str, Any]:
     out = Path(out)
     if not out.is_dir():
         check_target(out)  # a new folder: it can be made (a file: refused as every sweep's)
-    _refuse_other_sweeps(out)
+    check_kind(out, "comparison")  # never resumed into another kind of sweep's directory
     new = spec.describe()
     old = _stored(out)
     if old is None:
@@ -133,11 +133,6 @@ def check_spec_compatible(out: Path, spec: Spec) -> dict[str, Any]:
             "schedulers": {**old_runs.get("schedulers", {}), **new["schedulers"]},
         }
     return merged
-
-
-def _refuse_other_sweeps(out: Path) -> None:
-    """A comparison never resumes into, or clears, another kind of sweep's directory."""
-    check_kind(out, "comparison")
 
 
 def _refuse_foreign(out: Path, names: Iterable[str]) -> None:
@@ -166,7 +161,7 @@ def clear(out: Path, spec: Spec) -> None:
     out = Path(out)
     if not out.is_dir():
         return
-    _refuse_other_sweeps(out)
+    check_kind(out, "comparison")  # never another kind of sweep's directory
     try:
         old = _stored(out)
     except InputError:  # a damaged spec.json: still a comparison output, start over

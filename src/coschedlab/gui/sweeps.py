@@ -11,14 +11,13 @@ capability without a page of its own gets one (:func:`sweep_page`).
 
 from __future__ import annotations
 
-import base64
 import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .components import error_text, field, section, table
+from .components import error_text, field, png_url, section, table, upload_field
 
 __all__ = [
     "SweepPage", "register_sweep", "resume_hint", "sweep_name", "sweep_page", "sweep_section",
@@ -46,9 +45,7 @@ def sweep_section(kind: Any, ws: Any) -> Any:
             field("sweep spec", dcc.Dropdown(id=i("spec"), options=specs,
                                              value=specs[0]["value"] if specs else None,
                                              clearable=False, style={"width": "22em"})),
-            field("or upload one (YAML)", dcc.Upload(
-                id=i("upload"), children=html.Div("drop or click"), max_size=-1,
-                className="upload")),
+            upload_field("or upload one (YAML)", i("upload")),
             field("output folder", dcc.Input(id=i("out"), type="text",
                                              value=kind.default_out, style={"width": "16em"}),
                   "inside the workspace; an existing sweep folder resumes"),
@@ -81,11 +78,7 @@ def register_sweep(app: Any, ctx: Any, kind: Any) -> None:
     ws = ctx.workspace
     i = functools.partial(_id, kind)
 
-    on_upload(app, ws, i("upload"), kind.upload, i("error"),
-              [(i("spec"), "options"), (i("spec"), "value")],
-              lambda path, name, options: (
-                  [*options, {"label": f"{name} (uploaded)", "value": str(path)}], str(path)),
-              states=((i("spec"), "options"),))  # fmt: skip
+    on_upload(app, ws, i("upload"), kind.upload, i("error"), choice=i("spec"))
 
     @app.callback(
         Output(i("active"), "data"), Output(i("error"), "children", allow_duplicate=True),
@@ -123,14 +116,7 @@ def register_sweep(app: Any, ctx: Any, kind: Any) -> None:
             return no_update, text.replace("--out ", "the output folder "), no_update
         return ws.relative(target), "", False
 
-    on_cancel(
-        app,
-        ws,
-        i("cancel"),
-        i("active"),
-        i("error"),
-        "cancelling: finished runs stay stored; Run again resumes",
-    )
+    on_cancel(app, ws, i("cancel"), i("active"), i("error"))
 
     @app.callback(
         Output(i("bar"), "value"), Output(i("bar"), "max"), Output(i("status"), "children"),
@@ -234,7 +220,7 @@ def _png_data(path: Path, _stamp: int) -> str | None:
         return None
     if not data.startswith(b"\x89PNG\r\n\x1a\n"):
         return None
-    return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+    return png_url(data)
 
 
 @dataclass(frozen=True)

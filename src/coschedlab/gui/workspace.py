@@ -63,11 +63,7 @@ class Workspace:
         """``text`` (relative to the workspace, or absolute inside it) as a path inside the
         workspace; :class:`InputError` when it is empty, not text, holds control characters,
         is too long for a file system, or would leave the workspace."""
-        if text is None:
-            text = ""
-        if not isinstance(text, str):
-            raise InputError(f"the {what} must be text, got {type(text).__name__}")
-        text = text.strip()
+        text = form_text(text, what)
         if not text:
             raise InputError(f"give the {what} (a folder inside the workspace)")
         if any(ord(c) < 32 or c == "\x7f" or 0xD800 <= ord(c) <= 0xDFFF for c in text):
@@ -228,13 +224,22 @@ def scheduler_text(text: str, what: str = "scheduler") -> str:
     """A scheduler spec typed into a page (``easy:depth=50``): one naming a file is refused
     (a policy of one's own is uploaded, and runs in a process of its own, never named by a
     path the server would import)."""
-    if not isinstance(text, str):
-        raise InputError(f"the {what} must be text, got {type(text).__name__}")
-    name = text.strip().split(":", 1)[0]
+    text = form_text(text, what)
+    name = text.split(":", 1)[0]
     if "/" in name or "\\" in name or name.endswith(".py"):
-        raise InputError(f"{text.strip()!r}: a policy file of your own is uploaded (your "
+        raise InputError(f"{text!r}: a policy file of your own is uploaded (your "
                          "policy), not named")  # fmt: skip
-    return text.strip()
+    return text
+
+
+def form_text(v: Any, what: str) -> str:
+    """A text a page's form sent back (not trusted), stripped; None is empty, anything else
+    is refused in one line naming ``what``."""
+    if v is None:
+        return ""
+    if not isinstance(v, str):
+        raise InputError(f"the {what} must be text, got {type(v).__name__}")
+    return v.strip()
 
 
 def form_number(v: Any) -> float:
@@ -244,6 +249,17 @@ def form_number(v: Any) -> float:
         return math.nan if isinstance(v, bool) else float(v)
     except (TypeError, ValueError):
         return math.nan
+
+
+def form_whole(v: Any, what: str, low: int = 1, high: int | None = None) -> int:
+    """A whole number from ``low`` to ``high`` (None: no bound) a page's form sent back (not
+    trusted); anything else (NaN, infinity, a fraction) is refused in one line naming
+    ``what``."""
+    f = form_number(v)
+    if not math.isfinite(f) or f != int(f) or f < low or (high is not None and f > high):
+        bounds = f">= {low}" if high is None else f"from {low} to {high:,}"
+        raise InputError(f"{what} must be a whole number {bounds}, got {v!r}")
+    return int(f)
 
 
 #: the command line's reader of each kind of upload (``module:function`` of a path); the

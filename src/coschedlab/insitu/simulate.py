@@ -54,8 +54,8 @@ from typing import Any
 from ..errors import InputError
 from .mapping import POOL
 from .plan import Plan
+from .spec import NETWORKS
 
-NETWORKS = ("paper", "per-node")
 ENGINES = ("activities", "ptask")
 LV08_BW_FACTOR = 0.97
 #: A lone LV08 flow between two hosts: the 0.97 factor and 5% for the reverse cross-traffic.

@@ -27,13 +27,12 @@ from typing import Any
 from ..bundled import local_path, read_bytes, read_json
 from ..errors import InputError
 from .library import builtin, names
-from .model import Task, Workflow
+from .model import MAX_CORES, Task, Workflow, kahn
 
 __all__ = ["coarsen", "load_workflow", "read_dax", "read_manifest", "read_wfformat"]
 
 LIMIT_SLACK = 60.0  # seconds added to a run time when a file gives no time limit
 MAX_VALUE = 1e10  # a time beyond 10^10 s (317 years) or a count beyond it is a corrupt value
-MAX_CORES = 2**31 - 1
 
 
 def _number(v: Any, what: str, where: str) -> float:
@@ -384,21 +383,8 @@ def _waves(ts: list[Task], cores: int, where: str) -> tuple[int, float]:
 
 
 def _check_acyclic(groups: dict[str, dict[str, Any]], where: str) -> None:
-    left = {g: len(v["deps"]) for g, v in groups.items()}
-    children: dict[str, list[str]] = {g: [] for g in groups}
-    for g, v in groups.items():
-        for d in v["deps"]:
-            children[d].append(g)
-    ready = [g for g, n in left.items() if n == 0]
-    seen = 0
-    while ready:
-        g = ready.pop()
-        seen += 1
-        for c in children[g]:
-            left[c] -= 1
-            if left[c] == 0:
-                ready.append(c)
-    if seen < len(groups):
+    order, left = kahn({g: v["deps"] for g, v in groups.items()})
+    if len(order) < len(groups):
         stuck = sorted(
             g.removeprefix("stage:") for g, n in left.items() if n and g.startswith("stage:")
         )
@@ -442,19 +428,7 @@ def _fuse_chains(groups: dict[str, dict[str, Any]]) -> None:
 def _levels(groups: dict[str, dict[str, Any]]) -> list[str]:
     """Groups level by level (roots first), in a stable order within a level."""
     level: dict[str, int] = {}
-
-    def depth(g: str) -> int:
-        if g not in level:
-            stack = [g]
-            while stack:
-                x = stack[-1]
-                pending = [d for d in groups[x]["deps"] if d not in level]
-                if pending:
-                    stack.extend(pending)
-                    continue
-                level[x] = 1 + max((level[d] for d in groups[x]["deps"]), default=-1)
-                stack.pop()
-        return level[g]
-
+    for g in kahn({g: v["deps"] for g, v in groups.items()})[0]:  # parents first
+        level[g] = 1 + max((level[d] for d in groups[g]["deps"]), default=-1)
     rank = {g: k for k, g in enumerate(groups)}
-    return sorted(groups, key=lambda g: (depth(g), rank[g]))
+    return sorted(groups, key=lambda g: (level[g], rank[g]))

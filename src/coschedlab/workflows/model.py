@@ -17,10 +17,35 @@ from typing import Any
 
 from ..errors import InputError
 
-__all__ = ["Task", "Workflow", "TaskTimes"]
+__all__ = ["Task", "TaskTimes", "Workflow", "kahn"]
 
 MAX_SECONDS = 1e10  # beyond 317 years a time is a corrupt value
 MAX_CORES = 2**31 - 1
+
+
+def kahn(deps: Mapping[str, Iterable[str]]) -> tuple[list[str], dict[str, int]]:
+    """Kahn's algorithm over ``deps`` (node -> the nodes it depends on), ties by the order of
+    ``deps``: the nodes in a topological order, and how many parents each node still waits
+    for (not 0: on a dependency cycle, or after one). The one topological sort of workflows:
+    a workflow's task order, its cycle check and :func:`.formats.coarsen`'s."""
+    rank = {k: i for i, k in enumerate(deps)}
+    names = list(deps)
+    left = {k: 0 for k in deps}
+    children: dict[str, list[str]] = {k: [] for k in deps}
+    for k, parents in deps.items():
+        for p in dict.fromkeys(parents):
+            children[p].append(k)
+            left[k] += 1
+    ready = [rank[k] for k, n in left.items() if n == 0]
+    out: list[str] = []
+    while ready:
+        k = names[heapq.heappop(ready)]
+        out.append(k)
+        for c in children[k]:
+            left[c] -= 1
+            if left[c] == 0:
+                heapq.heappush(ready, rank[c])
+    return out, left
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +82,8 @@ class Workflow:
     tasks: tuple[Task, ...]
     source: str | None = None
     _index: dict[str, int] = field(init=False, repr=False, compare=False)
+    #: task ids in a topological order (Kahn's algorithm, ties by task order)
+    order: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         where = self.source or f"workflow {self.name}"
@@ -103,11 +130,17 @@ class Workflow:
                 if d == t.id:
                     raise InputError(f"workflow {self.name}: task {t.id} depends on itself", where)
         object.__setattr__(self, "_index", index)
-        cycle = self._find_cycle()
-        if cycle:
+        order, left = kahn({t.id: t.deps for t in self.tasks})
+        if len(order) < len(self.tasks):  # walk up from the first stuck task to its cycle
+            path, tid = [], next(t.id for t in self.tasks if left[t.id])
+            while tid not in path:
+                path.append(tid)
+                tid = next(d for d in self.task(tid).deps if left[d])
+            cycle = [tid, *reversed(path[path.index(tid) :])]
             raise InputError(
                 f"workflow {self.name}: tasks {' -> '.join(cycle)} form a dependency cycle", where
             )
+        object.__setattr__(self, "order", tuple(order))
 
     # -- structure ------------------------------------------------------------------------------
     def task(self, task_id: str) -> Task:
@@ -122,54 +155,6 @@ class Workflow:
             for d in t.deps:
                 out[d].append(t.id)
         return {k: tuple(v) for k, v in out.items()}
-
-    def _find_cycle(self) -> list[str] | None:
-        colour: dict[str, int] = {}
-        for root in (t.id for t in self.tasks):
-            if root in colour:
-                continue
-            stack: list[tuple[str, Iterable[str]]] = [(root, iter(self.task(root).deps))]
-            path = [root]
-            colour[root] = 1
-            while stack:
-                node, it = stack[-1]
-                nxt = next(it, None)
-                if nxt is None:
-                    colour[node] = 2
-                    stack.pop()
-                    path.pop()
-                    continue
-                c = colour.get(nxt, 0)
-                if c == 1:  # back edge: nxt is on the path (nxt is a parent of node)
-                    k = path.index(nxt)
-                    return list(reversed([*path[k:], nxt]))
-                if c == 0:
-                    colour[nxt] = 1
-                    path.append(nxt)
-                    stack.append((nxt, iter(self.task(nxt).deps)))
-        return None
-
-    @cached_property
-    def order(self) -> tuple[str, ...]:
-        """Task ids in a topological order (Kahn's algorithm, ties by task order)."""
-        left = {t.id: len(set(t.deps)) for t in self.tasks}
-        ready = [self._index[k] for k, v in left.items() if v == 0]
-        heapq.heapify(ready)
-        out: list[str] = []
-        children = self.children
-        while ready:
-            tid = self.tasks[heapq.heappop(ready)].id
-            out.append(tid)
-            for c in dict.fromkeys(children[tid]):
-                left[c] -= 1
-                if left[c] == 0:
-                    heapq.heappush(ready, self._index[c])
-        return tuple(out)
-
-    @property
-    def roots(self) -> tuple[str, ...]:
-        """Tasks with no dependencies (eligible at submission)."""
-        return tuple(t.id for t in self.tasks if not t.deps)
 
     # -- schedules ------------------------------------------------------------------------------
     def asap(self, limits: bool = False) -> TaskTimes:

@@ -277,7 +277,7 @@ def gain_table(df, key: str = "share") -> str:
     if w.empty or "utilization_gain_over_pilot" not in w:
         return ""
     t = w.pivot_table(index="workflow", columns=key, values="utilization_gain_over_pilot")
-    head = [f"{100 * v:g}%" if key == "share" else f"{v:g}" for v in t.columns]
+    head = _value_labels(key, t.columns)
     lines = ["| gain (points) | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
     for name, row in t.iterrows():
         lines.append(f"| {name} | " + " | ".join(f"{v:.2f}" for v in row) + " |")

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -119,7 +120,7 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
     from .formats import load_workflow
     from .modes import MODES
     from .simulate import DRAIN, check_woas
-    from .workload import LIMITS, PRESSURE
+    from .workload import LIMITS, PRESSURE, machine_of
 
     path = Path(path)
     ck, raw = open_spec(path, _KEYS, "docs/workflows.md")
@@ -173,8 +174,6 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
     )
     seeds = ck.seeds(raw.get("seeds", 1), "seeds", MAX_SEEDS)
     machine = ck.string(raw.get("machine", "edison"), "machine")
-    from .workload import machine_of
-
     try:
         cluster = machine_of(machine)
     except InputError as exc:
@@ -266,11 +265,6 @@ def run_one(config: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def describe(spec: WorkflowSpec) -> dict[str, Any]:
-    """What the stored runs of a sweep depend on, and the version of their metrics."""
-    return spec_record(spec, metrics=METRICS)
-
-
 #: what a stored run's metrics mean: runs made before whole-node utilization, window-only
 #: workflows and the drain (issue 28) hold other numbers, and a sweep of them is not resumed
 METRICS = "window workflows ended by the drain, whole-node allocation"
@@ -283,8 +277,11 @@ def _shape(row: dict[str, Any]) -> None:
     row["config"]["kind"], row["summary"]["mode"]  # noqa: B018 (a KeyError: not a run)
 
 
-#: the experiments as a sweep of the one driver (``SWEEP.run(spec, out, jobs=, ...)``)
-SWEEP = Sweep("workflow", run_one, describe, FIXED, _shape, legacy_key="modes")
+#: the experiments as a sweep of the one driver (``SWEEP.run(spec, out, jobs=, ...)``); its
+#: spec.json holds what the stored runs depend on and the version of their metrics
+SWEEP = Sweep(
+    "workflow", run_one, partial(spec_record, metrics=METRICS), FIXED, _shape, legacy_key="modes"
+)
 
 
 # -- pooling the seeds ----------------------------------------------------------------------------

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import InputError
-from ..components import error_text, field, figure, on_upload, section, table
-from ..workspace import scheduler_text
+from ..components import error_text, field, figure, on_upload, section, table, upload_field
+from ..workspace import form_text, scheduler_text
 
 NAME = "coupled"
 PATH = "/coupled"
@@ -25,10 +25,8 @@ def system_specs(ws: Any, text: str | None) -> list[str]:
     written relative to the workspace)."""
     from ...coupled.setup import parse_system
 
-    if text is not None and not isinstance(text, str):
-        raise InputError(f"the systems must be text, got {type(text).__name__}")
     specs = []
-    for line in (text or "").splitlines():
+    for line in form_text(text, "systems").splitlines():
         spec = line.strip()
         if not spec:
             continue
@@ -53,9 +51,7 @@ def layout(ctx: Any) -> Any:
                     "file; keys: name, nodes, scheme (hold|yield), hold_cap, release, "
                     "release_age, max_yields, month, load, calibrate (paper: the stand-ins "
                     "for Intrepid and Eureka, docs/coupled.md)"),
-                field("upload a trace (SWF)", dcc.Upload(
-                    id="cp-upload", children=html.Div("drop or click"), max_size=-1,
-                    className="upload")),
+                upload_field("upload a trace (SWF)", "cp-upload"),
             ]),
             html.Div(className="row", children=[
                 field("pairs", dcc.Input(id="cp-pairs", type="text", value="vicinity:120"),

@@ -7,14 +7,22 @@ plan."""
 
 from __future__ import annotations
 
-import base64
 import hashlib
 from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ..components import error_text, field, on_cancel, on_upload, section, table
-from ..workspace import form_number
+from ..components import (
+    error_text,
+    field,
+    on_cancel,
+    on_upload,
+    png_src,
+    section,
+    table,
+    upload_field,
+)
+from ..workspace import form_whole
 
 NAME = "insitu"
 PATH = "/insitu"
@@ -38,12 +46,7 @@ def ensemble_file(ws: Any, form: dict[str, Any]) -> Path:
     from ...insitu.spec import NETWORKS, dump_ensemble, generate_ensemble
 
     def whole(key: str, low: int = 1) -> int:
-        v = form.get(key)
-        high = LIMITS.get(key, 2**63 - 1)
-        f = form_number(v)
-        if not low <= f <= high or f != int(f):  # NaN and infinity too
-            raise InputError(f"{key} must be a whole number from {low} to {high:,}, got {v!r}")
-        return int(f)
+        return form_whole(form.get(key), key, low, LIMITS.get(key, 2**63 - 1))
 
     network = form.get("network") or "paper"
     if network not in NETWORKS:
@@ -132,9 +135,7 @@ def layout(ctx: Any) -> Any:
                                               options=["paper", "per-node"])),
             ]),
             html.Div(className="row", children=[
-                field("or upload an ensemble YAML", dcc.Upload(
-                    id="ins-upload", children=html.Div("drop or click"), max_size=-1,
-                    className="upload")),
+                upload_field("or upload an ensemble YAML", "ins-upload"),
                 html.Div(id="ins-file", className="hint"),
             ]),
             html.Div(className="row", children=[
@@ -281,8 +282,7 @@ def register(app: Any, ctx: Any) -> None:
         return html.Div([
             html.Div(f"simulated makespan {summary['makespan']:.1f} s (model "
                      f"{summary['model']:.1f} s)", className="hint"),
-            html.Img(src="data:image/png;base64," + png, style={"maxWidth": "100%"},
-                     id="ins-gantt-img"),
+            html.Img(src=png, style={"maxWidth": "100%"}, id="ins-gantt-img"),
         ])  # fmt: skip
 
 
@@ -298,19 +298,15 @@ def searched_rows(stdout: Path | None) -> list[dict[str, Any]]:
 
 
 def stage_gantt(path: str, scenario: str, node: str, core: str) -> tuple[str, dict[str, float]]:
-    """The stage Gantt chart (PNG, base64) of one plan, simulated in a fresh process (the
+    """The stage Gantt chart (a PNG data URL) of one plan, simulated in a fresh process (the
     first 20 steps drawn), and its makespans."""
-    import io
-
     from ...insitu.plots import plot_gantt
     from ...insitu.search import plan_file
     from ...insitu.simulate import simulate
 
     plan = plan_file(Path(path), scenario, node, core)
     res = simulate(plan)
-    buf = io.BytesIO()
-    plot_gantt(res, buf, 20)
-    return base64.b64encode(buf.getvalue()).decode("ascii"), {
+    return png_src(lambda b: plot_gantt(res, b, 20)), {
         "makespan": res.makespan,
         "model": plan.model_makespan,
     }

@@ -8,13 +8,12 @@ The form becomes the comparison spec a user would write (:func:`spec_document`);
 
 from __future__ import annotations
 
-import math
 from itertools import count
 from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ..components import error_text, field, on_cancel, on_upload, section
+from ..components import error_text, field, on_cancel, on_upload, section, upload_field
 from ..launch import (
     AlreadyRunning,
     launch,
@@ -24,7 +23,7 @@ from ..launch import (
     status_line,
     watched,
 )
-from ..workspace import form_number, scheduler_text
+from ..workspace import form_text, form_whole, scheduler_text
 
 NAME = "run"
 PATH = "/"
@@ -77,10 +76,7 @@ def spec_document(form: dict[str, Any]) -> dict[str, Any]:
         v = form.get(key)
         if v is None or v == "":
             raise InputError(f"give the {what}")
-        f = form_number(v)
-        if not math.isfinite(f) or f != int(f) or f < minimum:
-            raise InputError(f"the {what} must be a whole number >= {minimum}, got {v!r}")
-        return int(f)
+        return form_whole(v, f"the {what}", minimum)
 
     kind = form.get("kind") or "pool"
     cluster = {
@@ -96,7 +92,7 @@ def spec_document(form: dict[str, Any]) -> dict[str, Any]:
             "name": "pool",
             "pool": pool,
             "jobs": number("jobs", "number of jobs"),
-            "arrival": _text(form.get("arrival"), "arrival") or "constant:0",
+            "arrival": form_text(form.get("arrival"), "arrival") or "constant:0",
         }
         cores = cluster["nodes"] * cluster["sockets_per_node"] * cluster["cores_per_socket"]
         fit = pool_sizes(pool, cores)
@@ -117,10 +113,10 @@ def spec_document(form: dict[str, Any]) -> dict[str, Any]:
         raise InputError(f"unknown workload kind {kind!r}")
     if kind != "pool" and form.get("limit") not in (None, ""):
         workload["limit"] = number("limit", "number of jobs to read")
-    schedulers = [_text(x, "scheduler") for x in _items(form.get("schedulers"), "schedulers")]
-    extra = _text(form.get("extra"), "more schedulers")
+    schedulers = [form_text(x, "scheduler") for x in _items(form.get("schedulers"), "schedulers")]
+    extra = form_text(form.get("extra"), "more schedulers")
     schedulers += [s.strip() for s in extra.split(",") if s.strip()]
-    schedulers += [_text(x, "policy") for x in _items(form.get("policies"), "policies")]
+    schedulers += [form_text(x, "policy") for x in _items(form.get("policies"), "policies")]
     if not schedulers:
         raise InputError("choose at least one scheduler")
     if len(set(schedulers)) != len(schedulers):
@@ -138,15 +134,6 @@ def spec_document(form: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _text(v: Any, what: str) -> str:
-    """A form's text value (None: empty); anything else is refused in one line."""
-    if v is None:
-        return ""
-    if not isinstance(v, str):
-        raise InputError(f"the {what} must be text, got {type(v).__name__}")
-    return v.strip()
-
-
 def _items(v: Any, what: str) -> list:
     if v is None:
         return []
@@ -158,7 +145,6 @@ def _items(v: Any, what: str) -> list:
 def layout(ctx: Any) -> Any:
     from dash import dcc, html
 
-    upload_style = {"className": "upload"}
     pools = [{"label": k, "value": f"coschedlab:{v}"} for k, v in BUNDLED_POOLS.items()]
     traces = [{"label": k, "value": f"coschedlab:{v}"} for k, v in BUNDLED_TRACES.items()]
     outputs = ctx.workspace.outputs()
@@ -179,9 +165,7 @@ def layout(ctx: Any) -> Any:
             html.Div(id="pool-box", className="row", children=[
                 field("pool", dcc.Dropdown(id="pool", options=pools, value=pools[0]["value"],
                                            clearable=False, style={"width": "26em"})),
-                field("or upload a pool (ELiSE JSON)", dcc.Upload(
-                    id="pool-upload", children=html.Div("drop or click"),
-                    max_size=-1, **upload_style)),
+                upload_field("or upload a pool (ELiSE JSON)", "pool-upload"),
                 field("jobs", dcc.Input(id="jobs", type="number", value=200)),
                 field("arrival", dcc.Input(id="arrival", type="text", value="poisson:60"),
                       "constant:S, uniform:LO,HI, poisson:MEAN or weibull:K,S (seconds)"),
@@ -192,9 +176,7 @@ def layout(ctx: Any) -> Any:
                                             style={"width": "22em"})),
             ]),
             html.Div(id="upload-box", className="row", children=[
-                field("SWF trace (plain or .gz)", dcc.Upload(
-                    id="swf-upload", children=html.Div("drop or click"), max_size=-1,
-                    **upload_style)),
+                upload_field("SWF trace (plain or .gz)", "swf-upload"),
                 html.Div(id="swf-name", className="hint"),
             ]),
             html.Div(className="row", children=[
@@ -212,9 +194,7 @@ def layout(ctx: Any) -> Any:
                     id="extra", type="text", placeholder="easy:depth=50, filler",
                     style={"width": "22em"}),
                     "scheduler specs as for coschedlab simulate -s, comma-separated"),
-                field("your policy (.py)", dcc.Upload(
-                    id="policy-upload", children=html.Div("drop or click"), max_size=-1,
-                    **upload_style)),
+                upload_field("your policy (.py)", "policy-upload"),
                 html.Div(id="policy-names", className="hint"),
             ]),
             dcc.Store(id="policies", data=[]),
@@ -271,11 +251,7 @@ def register(app: Any, ctx: Any) -> None:
     on_upload(app, ws, "swf-upload", "swf", "upload-error",
               [("upload-path", "data"), ("swf-name", "children")],
               lambda path, name: (str(path), f"uploaded {name}"))  # fmt: skip
-    on_upload(app, ws, "pool-upload", "pool", "upload-error",
-              [("pool", "options"), ("pool", "value")],
-              lambda path, name, options: (
-                  [*options, {"label": f"{name} (uploaded)", "value": str(path)}], str(path)),
-              states=(("pool", "options"),))  # fmt: skip
+    on_upload(app, ws, "pool-upload", "pool", "upload-error", choice="pool")
 
     def policy_added(path: Path, name: str, have: list | None) -> tuple:
         have = [*(have or []), str(path)]
@@ -309,7 +285,7 @@ def register(app: Any, ctx: Any) -> None:
             trace = ws.data_file(trace, "trace") if kind == "trace" else None
             upload = ws.data_file(upload, "trace") if kind == "upload" else None
             policies = [ws.data_file(p, "policy") for p in policies or []]
-            for text in _text(extra, "more schedulers").split(","):
+            for text in form_text(extra, "more schedulers").split(","):
                 scheduler_text(text)
             doc = spec_document({
                 "nodes": nodes, "sockets": sockets, "cores": cores, "kind": kind,
@@ -325,14 +301,7 @@ def register(app: Any, ctx: Any) -> None:
             return no_update, error_text(exc), no_update
         return ws.relative(target), "", False
 
-    on_cancel(
-        app,
-        ws,
-        "cancel-btn",
-        "active",
-        "run-error",
-        "cancelling: finished runs stay stored; Run again resumes",
-    )
+    on_cancel(app, ws, "cancel-btn", "active", "run-error")
 
     @app.callback(
         Output("bar", "value"), Output("bar", "max"), Output("progress-text", "children"),

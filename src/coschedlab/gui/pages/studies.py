@@ -5,15 +5,13 @@ the table ``study run`` prints, and per configuration its scheduling graph and P
 
 from __future__ import annotations
 
-import base64
-import io
 from pathlib import Path
 from typing import Any
 
 from ...bundled import data_path
 from ...errors import InputError
-from ..components import error_text, field, on_upload, section, table
-from ..workspace import form_number
+from ..components import error_text, field, on_upload, png_src, section, table, upload_field
+from ..workspace import form_whole
 
 NAME = "studies"
 PATH = "/studies"
@@ -44,20 +42,6 @@ def study_rows(spec_path: Path, configs: list[str], procs: int | None) -> list[A
 MAX_PROCESSORS = 100_000
 
 
-def _processors(v: Any) -> int:
-    f = form_number(v)
-    if not 1 <= f <= MAX_PROCESSORS or f != int(f):
-        raise InputError(f"processors must be a whole number from 1 to {MAX_PROCESSORS:,}, "
-                         f"got {v!r}")  # fmt: skip
-    return int(f)
-
-
-def _png(draw: Any, *args: Any) -> str:
-    buf = io.BytesIO()
-    draw(*args, buf)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
 def layout(ctx: Any) -> Any:
     from dash import dcc, html
 
@@ -68,9 +52,7 @@ def layout(ctx: Any) -> Any:
                 field("configurations", dcc.Checklist(
                     id="st-configs", options=list("OABCDE"), value=["O", "E"], inline=True)),
                 field("processors", dcc.Input(id="st-procs", type="number", value=32)),
-                field("or upload a study spec (YAML with a model)", dcc.Upload(
-                    id="st-upload", children=html.Div("drop or click"), max_size=-1,
-                    className="upload")),
+                upload_field("or upload a study spec (YAML with a model)", "st-upload"),
                 html.Div(id="st-file", className="hint",
                          children="the bundled helium plume study (SimX, Section 2)"),
             ]),
@@ -102,7 +84,7 @@ def register(app: Any, ctx: Any) -> None:
 
         try:
             spec_path = data_path(ws.data_file(path or f"coschedlab:{HELIUM}", "study spec"))
-            n = None if procs in (None, "") else _processors(procs)
+            n = None if procs in (None, "") else form_whole(procs, "processors", 1, MAX_PROCESSORS)
             if not isinstance(configs, list) or any(c not in "OABCDE" or not c
                                                     for c in map(str, configs)):  # fmt: skip
                 raise InputError(f"configurations are letters of OABCDE, got {configs!r}")
@@ -115,10 +97,10 @@ def register(app: Any, ctx: Any) -> None:
         for r in results:
             parts += [
                 html.H3(f"configuration {r.config}"),
-                html.Img(src=_png(scheduling_graph, r), style={"maxWidth": "100%"},
-                         className="st-graph"),
-                html.Img(src=_png(lambda res, out: pareto_figure(res, spec.space, out,
-                                                                 spec.objectives), r),
+                html.Img(src=png_src(lambda b, r=r: scheduling_graph(r, b)),
+                         style={"maxWidth": "100%"}, className="st-graph"),
+                html.Img(src=png_src(lambda b, r=r: pareto_figure(r, spec.space, b,
+                                                                  spec.objectives)),
                          style={"maxWidth": "60%"}),
             ]  # fmt: skip
         return html.Div(parts), ""

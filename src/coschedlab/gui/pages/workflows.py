@@ -6,12 +6,10 @@ workflows simulate`` prints."""
 
 from __future__ import annotations
 
-import base64
-import io
 from typing import Any
 
 from ...errors import InputError
-from ..components import error_text, field, on_upload, section, table
+from ..components import error_text, field, on_upload, png_src, section, table, upload_field
 from ..workspace import form_number
 
 NAME = "workflows"
@@ -83,9 +81,7 @@ def layout(ctx: Any) -> Any:
                 field("workflow", dcc.Dropdown(id="wf-name", options=names(),
                                                value="cybershake", clearable=False,
                                                style={"width": "12em"})),
-                field("or upload one (WfFormat .json, manifest, .dax)", dcc.Upload(
-                    id="wf-upload", children=html.Div("drop or click"), max_size=-1,
-                    className="upload")),
+                upload_field("or upload one (WfFormat .json, manifest, .dax)", "wf-upload"),
                 field("machine", dcc.Input(id="wf-machine", type="text",
                                            value=DEFAULT_MACHINE),
                       "edison or NODESxCORES"),
@@ -108,11 +104,7 @@ def register(app: Any, ctx: Any) -> None:
 
     ws = ctx.workspace
 
-    on_upload(app, ws, "wf-upload", "workflow", "wf-error",
-              [("wf-name", "options"), ("wf-name", "value")],
-              lambda path, name, options: (
-                  [*options, {"label": f"{name} (uploaded)", "value": str(path)}], str(path)),
-              states=(("wf-name", "options"),))  # fmt: skip
+    on_upload(app, ws, "wf-upload", "workflow", "wf-error", choice="wf-name")
 
     @app.callback(
         Output("wf-result", "children"), Output("wf-error", "children"),
@@ -134,8 +126,6 @@ def register(app: Any, ctx: Any) -> None:
         except InputError as exc:
             return no_update, error_text(exc)
         s = wf.summary()
-        buf = io.BytesIO()
-        profile_figure(wf).savefig(buf, format="png", dpi=100)
         shape = (f"{wf.name}: {len(wf.tasks)} tasks, critical path "
                  f"{wf.critical_path / 3600:.2f} h, {wf.max_cores} cores at most, "
                  f"{s['usage_core_h']:.1f} core-h, pilot waste "
@@ -147,6 +137,6 @@ def register(app: Any, ctx: Any) -> None:
             html.Div(note or "", className="hint", id="wf-warmup"),
             html.Div(alike_note(summaries) or "", className="hint", id="wf-alike"),
             html.Div(shape, className="hint"),
-            html.Img(src="data:image/png;base64," + base64.b64encode(buf.getvalue()).decode(),
+            html.Img(src=png_src(lambda b: profile_figure(wf).savefig(b, format="png", dpi=100)),
                      style={"maxWidth": "70%"}),
         ]), ""  # fmt: skip
