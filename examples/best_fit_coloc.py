@@ -9,8 +9,8 @@ the shortest such run; otherwise it takes runs in id order as easy-coloc does. E
 inherited.
 
     coschedlab generate --pool coschedlab:lm-aris.compute-NAS.json --jobs 500 \\
-        --arrival poisson:15 --nodes 100 --cores-per-node 48 --out out/w.swf
-    coschedlab simulate out/w.swf --pool coschedlab:lm-aris.compute-NAS.json \\
+        --arrival poisson:15 --nodes 100 --cores-per-node 48 --out out/w-bf.swf
+    coschedlab simulate out/w-bf.swf --pool coschedlab:lm-aris.compute-NAS.json \\
         --kill-at-walltime -s easy-coloc -s examples/best_fit_coloc.py --out out/best-fit
 
 or from Python: ``coschedlab.simulate(w, cluster, BestFitColoc(), pool=pool)``.

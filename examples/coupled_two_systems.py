@@ -8,6 +8,8 @@
 Run: .venv/bin/python examples/coupled_two_systems.py
 """
 
+import textwrap
+
 from coschedlab.coupled import CoupledDeadlock, CoupledSimulation, Pairs, System, pair_every
 from coschedlab.coupled.result import CoupledResult
 from coschedlab.coupled.workloads import KTH, THETA, cluster_of, month_of, twin_workload
@@ -34,10 +36,14 @@ for release in (None, 1200):
     try:
         run = CoupledSimulation(systems, pairs).run()
     except CoupledDeadlock as exc:
-        print(f"release {release}: {exc}")
+        print(textwrap.fill(f"release {release}: {exc}", 80))
         continue
-    for sim in run.sims:
-        print(f"release {release}: starts", dict(zip(sim.ids, sim.start, strict=True)))
+    for system, sim in zip(systems, run.sims, strict=True):
+        starts = sorted(zip(sim.ids, sim.start, strict=True))
+        print(
+            f"release {release}: {system.name} starts",
+            ", ".join(f"job {i} at {t:g} s" for i, t in starts),
+        )
 
 # 2. a month of Theta + a 100-node cluster, 10% paired
 theta = month_of(THETA, 2022, 1)

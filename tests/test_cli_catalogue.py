@@ -126,6 +126,29 @@ def ws(tmp_path_factory) -> Path:
     (d / "binary.swf").write_bytes(b"\x00\xff\xfe garbage \x89PNG\r\n")
     (d / "nul_field.swf").write_bytes(SMALL.replace(" 60 2 ", " 60\x00 2 ", 1).encode())
     (d / "overflow_run.swf").write_text(SMALL.replace("3 20 -1 70", "3 20 -1 1e309"))
+    # a new user's pass (2026-11-28): what a newcomer writes into a trace or a spec
+    job2 = "2 10 -1 60 2 -1 -1 2 100 -1 1 2 1 -1 -1 -1 -1 -1"
+    for name, new_line in {
+        "nu_short": "2 10 -1 60 2 -1",
+        "nu_extra": job2 + " 99",
+        "nu_hash": "# " + job2,
+        "nu_commas": job2.replace(" ", ","),
+        "nu_frac": job2.replace("60 2 -1", "60 2.5 -1"),
+        "nu_negsub": job2.replace("2 10 -1", "2 -5 -1"),
+        "nu_wide": job2.replace("-1 2 100", "-1 8 100"),
+    }.items():
+        (d / f"{name}.swf").write_text(SMALL.replace(job2, new_line))
+    (d / "nu_empty.swf").write_text("")
+    (d / "nu_comments.swf").write_text("; MaxNodes: 4\n; MaxProcs: 4\n")
+    nu = "name: nu\nschedulers: [fcfs, easy]\nworkloads:\n  - {name: t, trace: small.swf, limit: 2}\n"
+    for name, spec in {
+        "nu_key": nu.replace("schedulers:", "schedulrs:"),
+        "nu_wkey": nu.replace("{name: t,", "{nme: t,"),
+        "nu_sched": nu.replace("[fcfs, easy]", "[fcfs, eassy]"),
+        "nu_limit": nu.replace("limit: 2", "limit: 2x"),
+        "nu_trace": nu.replace("small.swf", "smal.swf"),
+    }.items():
+        (d / f"{name}.yaml").write_text(spec)
     (d / "nonutf8.yaml").write_bytes(b"name: \xff\xfe\n")
     pool = json.loads((d / "pool.json").read_text())
     (d / "emptyloads.json").write_text(json.dumps({**pool, "loads": []}))
@@ -597,6 +620,30 @@ CASES = [
     ("swf-nul-in-field", "simulate nul_field.swf --out o1", 2, "nul_field.swf:4: field 4 (run time) is '60\\x00', not a number"),
     ("swf-overflowing-number", "simulate overflow_run.swf --out o1", 2, "overflow_run.swf:5: field 4 (run time) is '1e309', not a finite number"),
     ("swf-nodes-zero", "simulate small.swf --nodes 0 --out o1", 2, "--nodes"),
+    # a new user's pass (2026-11-28): a newcomer's typos and mistakes, each one line naming what and where
+    ("nu-swf-short-line", "simulate nu_short.swf --out o1", 2, "error: nu_short.swf:4: has 6 fields, SWF needs 18"),
+    ("nu-swf-extra-field", "simulate nu_extra.swf --out o1", 2, "error: nu_extra.swf:4: has 19 fields, SWF needs 18"),
+    ("nu-swf-hash-comment", "simulate nu_hash.swf --out o1", 2, "nu_hash.swf:4: has 19 fields, SWF needs 18 (a comment? SWF comment lines start with ';')"),
+    ("nu-swf-commas", "simulate nu_commas.swf --out o1", 2, "nu_commas.swf:4: has 1 field, SWF needs 18 (SWF separates its fields by spaces, not commas)"),
+    ("nu-swf-fractional-procs", "simulate nu_frac.swf --out o1", 2, "nu_frac.swf:4: field 5 (allocated processors) is '2.5', not an integer"),
+    ("nu-swf-negative-submit", "simulate nu_negsub.swf --out o1", 2, "nu_negsub.swf:4: field 2 (submit time) is -5"),
+    ("nu-swf-wide-strict", "simulate nu_wide.swf --strict --out o1", 2, "job 2 cannot run: larger than the machine"),
+    ("nu-swf-empty", "simulate nu_empty.swf --out o1", 2, "nu_empty.swf: the file is empty, expected SWF job lines"),
+    ("nu-swf-comments-only", "simulate nu_comments.swf --out o1", 2, "nu_comments.swf: no job lines found (only comments or blank lines)"),
+    ("nu-bundled-typo", "simulate coschedlab:KTH-SP2.swf.gz --out o1", 2, "no bundled data file 'KTH-SP2.swf.gz' (`coschedlab data` lists them)"),
+    ("nu-sched-typo", "simulate small.swf -s eassy --out o1", 2, "unknown scheduler 'eassy'; choose one of"),
+    ("nu-sched-upper-case", "simulate small.swf -s EASY --out o1", 2, "unknown scheduler 'EASY'"),
+    ("nu-sched-comma-list", "simulate small.swf -s fcfs,easy --out o1", 2, "unknown scheduler 'fcfs,easy'"),
+    ("nu-sched-option-typo", "simulate small.swf -s easy:dept=5 --out o1", 2, "scheduler 'easy' has no option 'dept' (options: extra, depth, interval, order)"),
+    ("nu-coloc-without-pool", "simulate small.swf -s easy-coloc --out o1", 2, "scheduler easy-coloc needs shared nodes (give a pool)"),
+    ("nu-pool-not-json", "simulate small.swf --pool small.swf -s easy-coloc --out o1", 2, "small.swf:1: not valid JSON"),
+    ("nu-nodes-text", "simulate small.swf --nodes abc --out o1", 2, "Invalid value for '--nodes'"),
+    ("nu-validate-missing", "validate nosuch", 2, "nosuch: no such file or directory"),
+    ("nu-compare-key-typo", "compare nu_key.yaml --out o1", 2, "nu_key.yaml:2: unknown key 'schedulrs' (did you mean 'schedulers'?)"),
+    ("nu-compare-workload-key-typo", "compare nu_wkey.yaml --out o1", 2, "nu_wkey.yaml:4: unknown key 'workloads[0].nme' (did you mean 'name'?)"),
+    ("nu-compare-sched-typo", "compare nu_sched.yaml --out o1", 2, "nu_sched.yaml:2: 'schedulers[1]': unknown scheduler 'eassy'"),
+    ("nu-compare-limit-text", "compare nu_limit.yaml --out o1", 2, "nu_limit.yaml:4: 'workloads[0].limit' must be an integer, got '2x'"),
+    ("nu-compare-trace-typo", "compare nu_trace.yaml --out o1", 2, "nu_trace.yaml:4: 'workloads[0].trace': no such file"),
     # -- schedulers and policies ----------------------------------------------------------
     ("sched-unknown", "simulate small.swf -s nosuch --out o1", 2, "unknown scheduler 'nosuch'"),
     ("sched-option-no-value", "simulate small.swf -s easy:depth --out o1", 2, "'depth' in 'easy:depth' has no value"),

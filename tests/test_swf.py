@@ -145,6 +145,14 @@ GOOD = "1 0 1 10 1 -1 -1 1 10 -1 1 1 1 1 1 1 -1 -1\n"
         ),
         ("2 0 1 10 1 -1 -1 1 10 -1 1 1 1 1 1 1 -1", "has 17 fields, SWF needs 18"),
         ("2 0 1 10 1 -1 -1 1 10 -1 1 1 1 1 1 1 -1 -1 7", "has 19 fields, SWF needs 18"),
+        (  # a newcomer's comment: '#' is not SWF's
+            "# 2 0 1 10 1 -1 -1 1 10 -1 1 1 1 1 1 1 -1 -1",
+            "has 19 fields, SWF needs 18 (a comment? SWF comment lines start with ';')",
+        ),
+        (
+            "2,0,1,10,1,-1,-1,1,10,-1,1,1,1,1,1,1,-1,-1",
+            "has 1 field, SWF needs 18 (SWF separates its fields by spaces, not commas)",
+        ),
         ("2 0 1 nan 1 -1 -1 1 10 -1 1 1 1 1 1 1 -1 -1", "field 4 (run time) is 'nan'"),
         ("2 inf 1 10 1 -1 -1 1 10 -1 1 1 1 1 1 1 -1 -1", "field 2 (submit time) is 'inf'"),
         (
@@ -173,6 +181,22 @@ def test_bad_line_crlf_line_number(tmp_path):
         read_swf(path)
     assert err.value.where == f"{path}:3"
     assert err.value.what == "has 3 fields, SWF needs 18"
+
+
+def test_fields_hint_on_the_line_after_lone_and_crlf_breaks(tmp_path):
+    # the hint reads the line the parser counted: lone CR and CR LF both end a line
+    text = "; Version: 2.2\r" + GOOD.replace("\n", "\r\n") + "\r\n1 2 3\r# 4 5\n"
+    path = write(tmp_path, text)
+    with pytest.raises(InputError) as err:
+        read_swf(path)
+    assert err.value.where == f"{path}:4"
+    assert err.value.what == "has 3 fields, SWF needs 18"
+    with pytest.raises(InputError) as err:
+        read_swf(write(tmp_path, text.replace("1 2 3", GOOD.replace("1", "2", 1).strip()), "b.swf"))
+    assert err.value.where == f"{tmp_path / 'b.swf'}:5"
+    assert (
+        err.value.what == "has 3 fields, SWF needs 18 (a comment? SWF comment lines start with ';')"
+    )
 
 
 def test_duplicate_job_number(tmp_path):
@@ -635,7 +659,7 @@ _INT_FIELDS = (0, 4, 7, 10, 11, 12, 13, 14, 15, 16)
 
 def reference_parse(data: bytes, where: str) -> tuple[np.ndarray, np.ndarray]:
     """Job lines as an (n, 18) array and their line numbers, in plain Python."""
-    from coschedlab.workload.swf import FIELD_NAMES, N_FIELDS, _text
+    from coschedlab.workload.swf import FIELD_NAMES, N_FIELDS, _text, fields_message
 
     rows: list[list[float]] = []
     linenos: list[int] = []
@@ -645,7 +669,7 @@ def reference_parse(data: bytes, where: str) -> tuple[np.ndarray, np.ndarray]:
             continue
         loc = f"{where}:{lineno}"
         if len(tokens) != N_FIELDS:
-            raise InputError(f"has {len(tokens)} fields, SWF needs {N_FIELDS}", where=loc)
+            raise InputError(fields_message(tokens), where=loc)
         row = []
         for i, tok in enumerate(tokens):
             shown = f"field {i + 1} ({FIELD_NAMES[i]}) is {_text(tok)!r}"

@@ -203,6 +203,34 @@ _FIELD_ERRORS = {"number": "not a number", "finite": "not a finite number",
                  "integer": "not an integer"}  # fmt: skip
 
 
+#: one physical line (the parser's: ends at LF, CR LF or a lone CR), for an error's hint
+_LINE = re.compile(rb"[^\r\n]*(?:\r\n|[\r\n]|\Z)")
+
+
+def fields_message(tokens: list[bytes]) -> str:
+    """What a job line of ``tokens`` (its fields, ';' comment cut) that are not 18 says, with
+    a hint for what a newcomer writes: a '#' comment, commas between the fields."""
+    n = len(tokens)
+    text = f"has {n} field{'' if n == 1 else 's'}, SWF needs {N_FIELDS}"
+    if tokens[0].startswith((b"#", b"//")):
+        return f"{text} (a comment? SWF comment lines start with ';')"
+    if any(b"," in t for t in tokens):
+        return f"{text} (SWF separates its fields by spaces, not commas)"
+    return text
+
+
+def _fields_error(data: bytes, lineno: int, count: int) -> str:
+    """:func:`fields_message` for physical line ``lineno`` of ``data`` (the parser found
+    ``count`` fields there; a line that does not agree gets the plain message)."""
+    for i, m in enumerate(_LINE.finditer(data), start=1):
+        if i == lineno:
+            tokens = m.group().split(b";", 1)[0].split()
+            if len(tokens) == count:
+                return fields_message(tokens)
+            break
+    return f"has {count} field{'' if count == 1 else 's'}, SWF needs {N_FIELDS}"
+
+
 def _parse_jobs(data: bytes, where: str) -> tuple[list[np.ndarray], np.ndarray]:
     """All job lines as 18 float arrays, one per field, and their physical line numbers
     (compiled: :func:`coschedlab._core.swf_parse.parse_jobs`); an :class:`InputError` naming
@@ -213,7 +241,7 @@ def _parse_jobs(data: bytes, where: str) -> tuple[list[np.ndarray], np.ndarray]:
     lineno, kind, index, token = error
     loc = f"{where}:{lineno}"
     if kind == "fields":
-        raise InputError(f"has {index} fields, SWF needs {N_FIELDS}", where=loc)
+        raise InputError(_fields_error(data, lineno, index), where=loc)
     text = _text(token)
     quoted = repr(text) if len(text) <= 40 else f"{text[:30]!r}... ({len(text):,} characters)"
     raise InputError(
