@@ -134,12 +134,13 @@ def test_an_unreadable_file_goes_to_typer(tmp_path, monkeypatch):
 #: a program that runs the ``coschedlab`` program's entry point, with an atexit handler and
 #: an object whose finaliser prints only if the interpreter tears its modules down
 PROGRAM = """
-import atexit, os, sys
+import atexit, gc, os, sys
 class Torn:
     def __del__(self):
         print("torn down", flush=True)
 keep = Torn()
-atexit.register(lambda: print("atexit ran, BLAS threads:", os.environ.get("OPENBLAS_NUM_THREADS")))
+atexit.register(lambda: print("atexit ran, BLAS threads:", os.environ.get("OPENBLAS_NUM_THREADS"),
+                              "gc:", gc.isenabled()))
 sys.argv = ["coschedlab", *sys.argv[1:]]
 from coschedlab.cli import main
 main()
@@ -156,10 +157,11 @@ def _program(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def test_a_plain_simulate_ends_without_teardown(tmp_path):
+    """... with NumPy's BLAS on one thread and no cyclic garbage collection."""
     trace = "coschedlab:KTH-SP2-1996-2.1-cln.swf.gz"
     done = _program("simulate", trace, "-s", "fcfs", "--out", "o", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.rstrip().endswith("outputs in o/\natexit ran, BLAS threads: 1")
+    assert done.stdout.rstrip().endswith("outputs in o/\natexit ran, BLAS threads: 1 gc: False")
     assert "torn down" not in done.stdout
     assert sorted(p.name for p in (tmp_path / "o").iterdir() if p.name[0] != ".") == [
         "jobs.csv", "jobs.parquet", "metrics.json", "result.swf",
@@ -168,7 +170,7 @@ def test_a_plain_simulate_ends_without_teardown(tmp_path):
     again = _program("simulate", trace, "-s", "fcfs", "--out", "o", cwd=tmp_path)
     assert again.returncode == 2
     assert "already holds a result; give --force" in again.stderr
-    assert again.stdout.strip() == "atexit ran, BLAS threads: 1"
+    assert again.stdout.strip() == "atexit ran, BLAS threads: 1 gc: False"
 
 
 def test_other_commands_end_as_before(tmp_path):
@@ -176,10 +178,10 @@ def test_other_commands_end_as_before(tmp_path):
     NumPy's threads as they were."""
     done = _program("simulate", "--help", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "atexit ran, BLAS threads: None\ntorn down" in done.stdout
+    assert "atexit ran, BLAS threads: None gc: True\ntorn down" in done.stdout
 
 
-def test_a_users_policy_file_keeps_blas_threads(tmp_path):
+def test_a_users_policy_file_keeps_blas_threads_and_the_garbage_collector(tmp_path):
     (tmp_path / "mine.py").write_text(
         "from coschedlab.schedulers import FCFS\n\nclass Mine(FCFS):\n    pass\n"
     )
@@ -187,7 +189,7 @@ def test_a_users_policy_file_keeps_blas_threads(tmp_path):
     done = _program("simulate", trace, "-s", "mine.py", "--out", "o", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     # and the interpreter's teardown (a user's code: test_a_policy_files_open_log_...)
-    assert done.stdout.rstrip().endswith("atexit ran, BLAS threads: None\ntorn down")
+    assert done.stdout.rstrip().endswith("atexit ran, BLAS threads: None gc: True\ntorn down")
 
 
 def test_the_plain_options_are_the_typer_commands_own():

@@ -1,18 +1,23 @@
 """The compiled jobs.csv rows (``coschedlab._core.textrows``) against pyarrow's CSV writer,
 which wrote jobs.csv before and stays the oracle: the same bytes for any doubles (NaN,
 infinities, -0, subnormals, every exponent), 64-bit integers and texts (quotes, commas, line
-ends, non-ASCII)."""
+ends, non-ASCII). The floats' digits, from C++'s ``std::to_chars`` (and from Python's
+``repr`` routine where it is missing), against ``repr``."""
 
 from __future__ import annotations
 
 import io
+import math
+import struct
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pa_csv
-from hypothesis import given, settings
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from coschedlab._core import textrows
 from coschedlab._core.textrows import CODE, CONST, FLOAT, INT, QUOTED_INT, TEXT, write_rows
 
 
@@ -95,9 +100,118 @@ def test_utf8_column_is_the_encoded_texts(texts):
 
 
 def test_utf8_column_refuses_what_is_not_text():
-    import pytest
-
     from coschedlab._core.textrows import utf8_column
 
     with pytest.raises(TypeError, match="text 1 is NoneType"):
         utf8_column(["a", None])
+
+
+# --- the float digits: C++'s std::to_chars against Python's repr ---------------------------
+
+
+def _repr_digits(v: float) -> tuple[str, int]:
+    """The significant digits of ``repr(abs(v))`` and the decimal exponent of the first."""
+    mant, _, e = repr(abs(v)).partition("e")
+    whole, _, frac = mant.partition(".")
+    digits = whole + frac
+    first = len(whole) - 1 + (int(e) if e else 0)
+    stripped = digits.lstrip("0")
+    first -= len(digits) - len(stripped)
+    return stripped.rstrip("0"), first
+
+
+def _csv_text(v: float) -> str:
+    """jobs.csv's text of ``v``, laid out from ``repr``'s digits (the module docstring)."""
+    if math.isnan(v):
+        return ""
+    if math.isinf(v):
+        return "-inf" if v < 0 else "inf"
+    sign = "-" if math.copysign(1.0, v) < 0 else ""
+    if v == math.floor(v) and abs(v) < 1e10:
+        return sign + str(abs(int(v)))
+    digits, e = _repr_digits(v)
+    if e >= 10 or e < -6:
+        more = "." + digits[1:] if len(digits) > 1 else ""
+        return f"{sign}{digits[0]}{more}e{'-' if e < 0 else '+'}{abs(e)}"
+    if e < 0:
+        return f"{sign}0.{'0' * (-e - 1)}{digits}"
+    whole, frac = digits[: e + 1].ljust(e + 1, "0"), digits[e + 1 :]
+    return f"{sign}{whole}.{frac}" if frac else sign + whole
+
+
+@pytest.fixture(params=["to_chars", "repr"])
+def digits_from(request):
+    """Each test below runs on both sources of the digits (std::to_chars where the module was
+    built with it; Python's repr routine, the fallback)."""
+    was = textrows._set_via_repr(request.param == "repr")
+    yield request.param
+    textrows._set_via_repr(was)
+
+
+def _bits(u: int) -> float:
+    return struct.unpack("<d", struct.pack("<Q", u))[0]
+
+
+def _tie(k: int, n: int, j: int) -> float:
+    """A double in [2**(52-k), 2**(53-k)) whose last bit is 2**-k (``n + odd * 2**-k``): its
+    exact decimal ends in 5 at a digit where two shortest candidates can be equally near
+    (2**50 + 0.25: 1125899906842624.2 and .3; repr takes the even one)."""
+    return (2 ** (52 - k) + n % 2 ** (52 - k)) + (2 * (j % 2 ** (k - 1)) + 1) * 2.0**-k
+
+
+finite = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.integers(0, 2**64 - 1).map(_bits).filter(math.isfinite),  # every exponent
+    st.floats(min_value=0.0, max_value=2.2250738585072014e-308),  # subnormals
+    st.integers(-(2**70), 2**70).map(float),  # integers, past 2**53
+    st.builds(lambda a, b: a / b, st.integers(-(10**9), 10**9), st.integers(1, 10**6)),
+    st.integers(-1074, 1023).map(lambda k: math.ldexp(1.0, k)),  # uneven neighbours
+    st.integers(-323, 308).map(lambda k: float(f"1e{k}")),
+    st.integers(-324, 307).map(lambda k: float(f"5e{k}")),
+    st.builds(_tie, st.integers(1, 7), st.integers(0, 2**52 - 1), st.integers(0, 2**62)),
+    st.sampled_from([1e16, 1e-5, 1e23, 9007199254740993.0, 5e-324, 2.2250738585072014e-308,
+                     1.7976931348623157e308, 0.1, 0.3, 2.5, 1e10 + 0.5, 9999999999.5]),
+)  # fmt: skip
+
+
+def test_built_with_to_chars():
+    """This machine's g++ (12) has C++17's floating-point std::to_chars: the fast path is the
+    one tested (the fallback is tested through the fixture)."""
+    assert textrows.TO_CHARS
+
+
+# the fixture sets the module's source of digits once per test, the same for every example
+BOTH_WAYS = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@settings(BOTH_WAYS, max_examples=1000)
+@given(finite.filter(lambda v: v != 0))
+def test_shortest_digits_are_reprs(digits_from, v):
+    assert textrows._shortest_digits(v) == _repr_digits(v)
+
+
+@settings(BOTH_WAYS, max_examples=300)
+@given(st.lists(st.one_of(finite, st.sampled_from([math.nan, math.inf, -math.inf, -0.0])),
+                min_size=1, max_size=30))  # fmt: skip
+def test_float_text_is_laid_out_from_reprs_digits(digits_from, values):
+    f = np.array(values)
+    assert _ours(len(f), [(FLOAT, f)]).decode() == "".join(_csv_text(v) + "\n" for v in values)
+
+
+def test_every_power_of_two_and_ten(digits_from):
+    """The doubles whose lower neighbour is nearer than their upper (powers of two), and the
+    powers of ten and their neighbours, against repr and against pyarrow."""
+    values = [math.ldexp(1.0, k) for k in range(-1074, 1024)]
+    values += [float(f"1e{k}") for k in range(-323, 309)]
+    values += [math.nextafter(v, d) for v in values[:] for d in (0.0, math.inf)]
+    values = [v for v in values if math.isfinite(v) and v != 0]
+    assert [textrows._shortest_digits(v) for v in values] == [_repr_digits(v) for v in values]
+    f = np.array(values + [-v for v in values])
+    assert _ours(len(f), [(FLOAT, f)]) == _arrow({"f": f})
+
+
+def test_random_bit_patterns_both_ways(digits_from):
+    rng = np.random.default_rng(11)
+    f = rng.integers(0, 2**64 - 1, 100_000, dtype=np.uint64, endpoint=True).view(np.float64)
+    f = np.concatenate([f, rng.lognormal(0, 3, 50_000)])
+    assert _ours(len(f), [(FLOAT, f)]) == _arrow({"f": f})

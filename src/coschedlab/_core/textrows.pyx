@@ -1,3 +1,4 @@
+# distutils: language = c++
 """The rows of the output files, compiled: columns formatted and written in chunks of about
 1 MiB, no Python object made per row.
 
@@ -9,7 +10,9 @@ always had):
 * a float prints as the shortest text that reads back as the same double (Python's ``repr``
   digits), in plain decimal when its decimal exponent is within [-6, 10), else as
   ``D[.DDD]e+X`` / ``e-X`` (no padding of the exponent); NaN is an empty field, infinities
-  ``inf`` and ``-inf``, and -0.0 is ``-0``;
+  ``inf`` and ``-inf``, and -0.0 is ``-0``. The digits come from C++17's
+  ``std::to_chars`` (shortest round trip, the nearest such digits to the value: the same as
+  ``repr``'s, tested), or from ``repr``'s own routine where the C++ library lacks it;
 * an integer prints in decimal;
 * text is quoted (``"``), a quote inside doubled.
 
@@ -33,6 +36,33 @@ cdef extern from "Python.h":
     char *PyOS_double_to_string(
         double val, char format_code, int precision, int flags, int *ptype
     ) except NULL
+
+# The shortest round-trip digits of a double in C++17's <charconv> (libstdc++ 11+, Ryu):
+# ``d.ddde+XX`` into ``buf``, its length returned; -1 where the library has no floating-point
+# ``to_chars`` (then :meth:`_Out.put_float` asks Python's ``repr`` routine, as before).
+cdef extern from *:
+    """
+    #if defined(__has_include)
+    #  if __has_include(<charconv>)
+    #    include <charconv>
+    #  endif
+    #endif
+    #if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
+    #  define COSCHED_TO_CHARS 1
+    static inline int cosched_shortest(double v, char *buf, int cap) {
+        std::to_chars_result r = std::to_chars(buf, buf + cap, v, std::chars_format::scientific);
+        return r.ec == std::errc() ? (int)(r.ptr - buf) : -1;
+    }
+    #else
+    #  define COSCHED_TO_CHARS 0
+    static inline int cosched_shortest(double, char *, int) { return -1; }
+    #endif
+    """
+    int cosched_shortest(double v, char *buf, int cap) noexcept nogil
+    const int COSCHED_TO_CHARS
+
+#: whether the digits come from C++'s ``std::to_chars`` (else from ``repr``'s routine)
+TO_CHARS = bool(COSCHED_TO_CHARS)
 
 # the column kinds as C constants: the row loop compares C integers, not Python objects
 cdef enum:
@@ -159,10 +189,8 @@ cdef class _Out:
 
     cdef int put_float(self, double v) except -1:
         """``v`` as pyarrow writes a double (see the module docstring)."""
-        cdef char *r
         cdef char digits[32]
-        cdef int nd = 0, exp10 = 0, i = 0, point = -1, e_at = -1, k, lead
-        cdef bint seen = False
+        cdef int nd, exp10, k, lead
         self.room(40)
         if isnan(v):
             return 0
@@ -176,34 +204,7 @@ cdef class _Out:
                 self.put(c'-')
             self.put_int(<int64_t>v)
             return 0
-        # the shortest round-trip digits, from Python's repr, then arrow's layout
-        r = PyOS_double_to_string(fabs(v), b'r', 0, 0, NULL)
-        try:
-            while r[i] != 0:
-                if r[i] == c'.':
-                    point = nd
-                elif r[i] == c'e' or r[i] == c'E':
-                    e_at = i
-                    break
-                else:
-                    digits[nd] = r[i]
-                    nd += 1
-                i += 1
-            if point < 0:
-                point = nd
-            if e_at >= 0:  # d.ddde[+-]X: the point after the first digit
-                exp10 = _atoi(r + e_at + 1)
-                point = 1 + exp10
-        finally:
-            PyMem_Free(r)
-        # value = 0.D1D2... * 10**point; drop leading and trailing zeros of the digits
-        lead = 0
-        while lead < nd - 1 and digits[lead] == c'0':
-            lead += 1
-            point -= 1
-        while nd - 1 > lead and digits[nd - 1] == c'0':
-            nd -= 1
-        exp10 = point - 1  # the decimal exponent of the first digit
+        nd = _shortest(fabs(v), digits, &lead, &exp10)  # digits[lead:nd], D.DDD * 10**exp10
         if v < 0:
             self.put(c'-')
         if -6 <= exp10 < 10:
@@ -244,6 +245,82 @@ cdef class _Out:
             self.put(p[j])
         self.put(c'"')
         return 0
+
+
+#: digits from ``repr``'s routine even where ``std::to_chars`` is there (tests: both paths)
+cdef bint _via_repr = not COSCHED_TO_CHARS
+
+
+def _set_via_repr(bint flag):
+    """Take the digits from Python's ``repr`` routine (True) or from ``std::to_chars``
+    (False, where built with it); returns the previous setting. For the tests."""
+    global _via_repr
+    cdef bint was = _via_repr
+    _via_repr = flag or not COSCHED_TO_CHARS
+    return was
+
+
+cdef int _shortest(double m, char *digits, int *lead, int *exp10) except -1:
+    """The shortest round-trip decimal digits of ``m`` (finite, > 0): ``digits[lead:nd]``
+    (``digits`` has room for 32; ``nd`` returned) are the significant ones, no leading or
+    trailing zero, and ``exp10`` the decimal exponent of the first."""
+    cdef char buf[48]
+    cdef char *r
+    cdef int nd = 0, i = 0, e_at = -1, k, point = -1
+    if not _via_repr:
+        k = cosched_shortest(m, buf, 47)
+        if k > 0:  # D[.DDD]e[+-]XX
+            digits[0] = buf[0]
+            nd = i = 1
+            if buf[1] == c'.':
+                i = 2
+                while buf[i] != c'e':
+                    digits[nd] = buf[i]
+                    nd += 1
+                    i += 1
+            buf[k] = 0
+            point = 1 + _atoi(buf + i + 1)
+    if nd == 0:  # Python's repr: [D...][.DDD][e[+-]X]
+        r = PyOS_double_to_string(m, b'r', 0, 0, NULL)
+        try:
+            while r[i] != 0:
+                if r[i] == c'.':
+                    point = nd
+                elif r[i] == c'e' or r[i] == c'E':
+                    e_at = i
+                    break
+                else:
+                    digits[nd] = r[i]
+                    nd += 1
+                i += 1
+            if point < 0:
+                point = nd
+            if e_at >= 0:  # d.ddde[+-]X: the point after the first digit
+                point = 1 + _atoi(r + e_at + 1)
+        finally:
+            PyMem_Free(r)
+    # m = 0.D1D2... * 10**point; drop leading and trailing zeros of the digits
+    k = 0
+    while k < nd - 1 and digits[k] == c'0':
+        k += 1
+        point -= 1
+    while nd - 1 > k and digits[nd - 1] == c'0':
+        nd -= 1
+    lead[0] = k
+    exp10[0] = point - 1
+    return nd
+
+
+def _shortest_digits(double v):
+    """``(digits, exponent)`` of ``abs(v)`` (finite, not 0) as :meth:`_Out.put_float` lays
+    them out: the significant digits as text and the decimal exponent of the first. For the
+    tests."""
+    cdef char digits[32]
+    cdef int nd, lead, exp10
+    if not isfinite(v) or v == 0:
+        raise ValueError(f"{v!r} has no significant digits")
+    nd = _shortest(fabs(v), digits, &lead, &exp10)
+    return digits[lead:nd].decode(), exp10
 
 
 cdef int _atoi(const char *s) noexcept:
@@ -461,9 +538,16 @@ def write_rows(write, Py_ssize_t n, list columns):
 cdef inline void _swf_cell(double a, int64_t *digits, int *nfrac, int *ndig, bint *neg) noexcept:
     """The parts of SWF's text of ``a`` (finite, ``|a| < 9e12``)."""
     cdef double m = fabs(a), whole = floor(m)
-    cdef int64_t fp = <int64_t>nearbyint((m - whole) * 1e6), ip, d
+    cdef int64_t fp, ip, d
     cdef int k
     ip = <int64_t>whole
+    if whole == m:  # a whole number (most SWF cells): no fraction to round
+        neg[0] = a < 0
+        nfrac[0] = 0
+        digits[0] = ip
+        ndig[0] = _ndigits(<uint64_t>ip)
+        return
+    fp = <int64_t>nearbyint((m - whole) * 1e6)
     if fp >= 1000000:
         fp = 0
         ip += 1

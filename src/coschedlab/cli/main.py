@@ -6,6 +6,7 @@ or option form): same values, same messages and exit codes."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -212,7 +213,9 @@ def main(exit_process: bool = False) -> None:
     schedulers ends the process once its outputs are closed and its atexit handlers have
     run, without the interpreter's teardown (freeing every object one by one), and NumPy's
     BLAS on one thread unless a scheduler is a user's file or ``OPENBLAS_NUM_THREADS`` is
-    set."""
+    set; with no cyclic garbage collection unless a scheduler is a user's file."""
+    if exit_process:  # (back on below unless a plain simulate of built-ins)
+        gc.disable()
     from ..sweeps import PARENT
 
     _printable_stdout()
@@ -225,6 +228,11 @@ def main(exit_process: bool = False) -> None:
         # no BLAS in the command: OpenBLAS's threads, started (and spinning) when NumPy
         # loads, would only burn CPU (~0.04 s); a user's policy file keeps them
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        # and no cyclic garbage collector: its ~50 passes (over the imports' young objects,
+        # ~10 ms of CPU) found only the imports' few cycles; the runs of the built-ins make
+        # none that hold their arrays (simulate() breaks the kernel <-> view cycle itself)
+    elif exit_process:
+        gc.enable()
     _terminate_as_interrupt()
     if plain is None or not exit_process:
         _run(plain)
