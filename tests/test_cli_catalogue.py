@@ -147,6 +147,7 @@ def ws(tmp_path_factory) -> Path:
         "nu_sched": nu.replace("[fcfs, easy]", "[fcfs, eassy]"),
         "nu_limit": nu.replace("limit: 2", "limit: 2x"),
         "nu_trace": nu.replace("small.swf", "smal.swf"),
+        "nu_coloc": nu.replace("[fcfs, easy]", "[easy, easy-coloc]"),
     }.items():
         (d / f"{name}.yaml").write_text(spec)
     (d / "nonutf8.yaml").write_bytes(b"name: \xff\xfe\n")
@@ -643,6 +644,7 @@ CASES = [
     ("nu-compare-workload-key-typo", "compare nu_wkey.yaml --out o1", 2, "nu_wkey.yaml:4: unknown key 'workloads[0].nme' (did you mean 'name'?)"),
     ("nu-compare-sched-typo", "compare nu_sched.yaml --out o1", 2, "nu_sched.yaml:2: 'schedulers[1]': unknown scheduler 'eassy'"),
     ("nu-compare-limit-text", "compare nu_limit.yaml --out o1", 2, "nu_limit.yaml:4: 'workloads[0].limit' must be an integer, got '2x'"),
+    ("nu-compare-coloc-on-trace", "compare nu_coloc.yaml --out o1", 2, "nu_coloc.yaml:2: 'schedulers[1]' (easy-coloc) needs shared nodes, which workload 't' does not give"),
     ("nu-compare-trace-typo", "compare nu_trace.yaml --out o1", 2, "nu_trace.yaml:4: 'workloads[0].trace': no such file"),
     # -- schedulers and policies ----------------------------------------------------------
     ("sched-unknown", "simulate small.swf -s nosuch --out o1", 2, "unknown scheduler 'nosuch'"),
@@ -695,6 +697,7 @@ CASES = [
     ("report-window-bad", "report prev --out rep --from 2x", 2, "--from: '2x' is not a time"),
     ("simulate-swf-integers-out-file", "simulate small.swf --swf-integers --out afile", 2, "afile"),
     ("report-empty-dir", "report empty --out rep", 2, "empty: no metrics.json"),
+    ("report-mistyped-dir", "report prve --out rep", 2, "prve: no such directory"),
     ("report-truncated-json", "report truncated --out rep", 2, "truncated/metrics.json:1: not valid JSON (Expecting value, column 13)"),
     ("report-corrupt-parquet", "report corrupt --out rep", 2, "corrupt/jobs.parquet: not a readable Parquet file"),
     ("report-foreign-json", "report foreign --out rep", 2, "foreign/metrics.json: not a coschedlab metrics.json"),

@@ -184,6 +184,8 @@ def report(
     loaded = {}
     names = None
     for d in results:
+        if not d.is_dir():  # a mistyped path: say so, not that a file is missing in it
+            raise InputError(f"{d}: no such directory; give a directory written by simulate")
         if not (d / "metrics.json").is_file():
             raise InputError(f"{d}: no metrics.json here; give a directory written by simulate")
         r = Result.load(d)  # r.metrics: the "metrics" of metrics.json, as stored

@@ -78,6 +78,7 @@ class CoScheduler(Scheduler):
     #: reuse the last backfill's shadow time and skip jobs it already ruled out (the tests
     #: turn it off to check that it changes nothing)
     incremental = True
+    needs_shared_nodes = True
 
     #: :meth:`node_order` ranks idle nodes together with the partly used ones (ELiSE's
     #: ``host_alloc_condition`` over every host) instead of after them
@@ -99,7 +100,7 @@ class CoScheduler(Scheduler):
         self.fallback = check_bool("fallback", fallback)
 
     def setup(self, view: View) -> None:
-        if not view.machine.shared:
+        if self.needs_shared_nodes and not view.machine.shared:
             raise InputError(f"scheduler {self.describe()} needs shared nodes (give a pool)")
         c = view.cluster
         self._cpn = c.cores_per_node

@@ -215,6 +215,7 @@ def spec_from_dict(raw: Any, path: str | Path, load_schedulers: bool = True) -> 
         _workload(w, f"workloads[{i}]", base, default_cluster, ck)
         for i, w in enumerate(ck.items(raw["workloads"], "workloads"))
     )
+    _check_shared_nodes(schedulers, workloads, ck, load_schedulers)
     names = [w.name for w in workloads]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup is not None:  # the line of the second
@@ -249,6 +250,32 @@ def spec_from_dict(raw: Any, path: str | Path, load_schedulers: bool = True) -> 
         plots=plots,
         executor=checked_executor(ck, raw["executor"]) if "executor" in raw else None,
     )
+
+
+def _check_shared_nodes(
+    schedulers: tuple[SchedulerSpec, ...],
+    workloads: tuple[WorkloadSpec, ...],
+    ck: Checker,
+    load: bool,
+) -> None:
+    """A co-scheduler runs on shared nodes, which only a pool workload with co-location
+    gives: with any other workload its runs could only fail, so the spec is refused at the
+    scheduler's line before any run (a ``.py`` policy only when ``load``)."""
+    from ..schedulers import get_scheduler
+
+    plain = next((w for w in workloads if w.kind != "pool" or not w.colocation), None)
+    if plain is None:
+        return
+    for i, s in enumerate(schedulers):
+        if (load or not s.spec.split(":")[0].endswith(".py")) and get_scheduler(
+            s.spec
+        ).needs_shared_nodes:
+            raise ck.fail(
+                f"'schedulers[{i}]' ({s.label}) needs shared nodes, which workload "
+                f"'{plain.name}' does not give (a trace, or a pool with colocation: false); "
+                "put it in a spec of its own",
+                f"schedulers[{i}]",
+            )
 
 
 def _cluster(v: Any, path: str, ck: Checker) -> Cluster:

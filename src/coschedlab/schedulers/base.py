@@ -116,6 +116,9 @@ class Scheduler:
     #: the pass the kernel calls instead of :meth:`schedule` (a built-in's compiled
     #: :class:`~coschedlab.engine.cpass.CompiledPass`, made at :meth:`setup`; None: none)
     compiled_pass: Any = None
+    #: the policy places jobs on shared nodes (the co-schedulers): a run without them is
+    #: refused, by :meth:`setup` and, before any run, by a comparison spec's loader
+    needs_shared_nodes: ClassVar[bool] = False
 
     def __init__(self, order: str | OrderKey = "fcfs") -> None:
         if isinstance(order, str):
