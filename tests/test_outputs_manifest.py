@@ -84,6 +84,17 @@ def test_a_manifest_naming_a_file_outside_its_folder_deletes_nothing_there(fz: P
     assert recorded(fz, "report") == []  # never a path outside the folder
 
 
+def test_what_a_killed_write_left_is_ours(fz: Path) -> None:
+    """A temporary sibling a killed run left (a sweep's run file, a run's folder) is not
+    listed, and is coschedlab's: it does not block --force (it did not before manifests)."""
+    (fz / ".tmp-99999999-0badf00d-summary.csv").write_text("half\n")
+    (fz / "w" / ".tmp-rep0-99999999-0badf00d").mkdir(parents=True)
+    (fz / "w" / ".tmp-rep0-99999999-0badf00d" / "jobs.csv").write_text("half\n")
+    assert first_foreign(fz) is None
+    (fz / "w" / "mine.csv").write_text("mine\n")
+    assert first_foreign(fz) == fz / "w" / "mine.csv"
+
+
 def test_a_folder_written_before_manifests_keeps_the_rule_of_names(fz: Path) -> None:
     (fz / MARKER).write_text("written by coschedlab: --force may replace this directory\n")
     assert written(fz) is None

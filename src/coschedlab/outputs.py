@@ -169,14 +169,18 @@ def _walk(
                 rules[d] = rule(os.path.dirname(d))
         return rules[d]
 
+    temporary: set[str] = set()  # what a killed write left (a temporary sibling): ours
     for root, dirs, files in os.walk(path):
         dirs.sort()
+        temporary.update(os.path.join(root, d) for d in dirs if _temporary(d) or root in temporary)
         where, ours = rule(root)
         for name in sorted(files):
             if name == MARKER:
                 continue
             file = Path(root) / name
-            if isinstance(ours, set):
+            if root in temporary or _temporary(name):
+                yes = True
+            elif isinstance(ours, set):
                 yes = Path(os.path.relpath(file, where)).as_posix() in ours
             else:
                 yes = any(fnmatch(name, pattern) for pattern in ours)
