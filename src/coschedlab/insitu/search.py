@@ -18,22 +18,15 @@ PLANNING = ("B3", "B3", "authors")
 SIMULATION = ("paper", "activities", "store-and-forward")
 
 
-def plan_file(
-    path: Path,
-    scenario: str | None,
-    node: str | None,
-    core: str | None,
-    bw: str = "B3",
-    alloc_bw: str = "B3",
-    rounding: str = "authors",
-) -> Any:
-    """The plan of the ensemble file ``path``; errors without a place name the file."""
+def plan_file(path: Path, *args: Any, **options: Any) -> Any:
+    """:func:`.plan.make_plan` of the ensemble file ``path`` (``args``, ``options``: its
+    other arguments, ``insitu plan``'s options); errors without a place name the file."""
     from .plan import make_plan
     from .spec import load_ensemble
 
     ens = load_ensemble(path)
     try:
-        return make_plan(ens, scenario, node, core, bw, alloc_bandwidth=alloc_bw, rounding=rounding)
+        return make_plan(ens, *args, **options)
     except InputError as exc:
         if exc.where is None or not exc.where.startswith(str(path)):
             raise InputError(exc.what, f"{path}: {exc.where}" if exc.where else str(path)) from None
