@@ -10,12 +10,7 @@ from typing import Any
 
 from ..errors import InputError
 
-__all__ = ["PLANNING", "SIMULATION", "plan_file", "search", "search_one"]
-
-#: default planning options: bandwidth model, allocation bandwidth, rounding
-PLANNING = ("B3", "B3", "authors")
-#: default simulation options: network, engine, io
-SIMULATION = ("paper", "activities", "store-and-forward")
+__all__ = ["plan_file", "search", "search_one"]
 
 
 def plan_file(path: Path, *args: Any, **options: Any) -> Any:
@@ -52,14 +47,15 @@ def search_one(
 
 def search(
     path: Path,
-    planning: tuple[str, str, str] = PLANNING,
-    sim: tuple[str, str, str] = SIMULATION,
+    planning: tuple[str, str, str],
+    sim: tuple[str, str, str],
     jobs: int = 1,
     on_done: Callable[[Any], None] | None = None,
 ) -> tuple[list[dict[str, Any]], Any]:
     """Every scenario x heuristic pair of the ensemble ``path`` simulated, best first (by
-    simulated makespan), and the runner's summary. :class:`InputError` when a simulation
-    fails or no plan is feasible."""
+    simulated makespan), and the runner's summary (``planning``: bandwidth model, allocation
+    bandwidth, rounding; ``sim``: network, engine, I/O model). :class:`InputError` when a
+    simulation fails or no plan is feasible."""
     from ..sweeps.sweep import Sweep
     from ..sweeps.tasks import Task
     from .mapping import SCENARIOS
