@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...coupled.setup import DEFAULT_SYSTEMS
 from ...errors import InputError
 from ..components import error_text, field, figure, on_upload, section, table, upload_field
 from ..workspace import form_text, scheduler_text
@@ -16,7 +17,7 @@ PATH = "/coupled"
 TITLE = "Coupled systems"
 
 #: the command line's default: ALCF Theta (January 2022) and KTH-SP2 stretched to load 0.5
-DEFAULT = "theta:calibrate=paper,scheme=hold\nkth:load=0.5,calibrate=paper,scheme=hold"
+DEFAULT = "\n".join(DEFAULT_SYSTEMS)
 
 
 def system_specs(ws: Any, text: str | None) -> list[str]:
