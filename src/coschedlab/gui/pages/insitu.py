@@ -201,19 +201,18 @@ def register(app: Any, ctx: Any) -> None:
         prevent_initial_call=True,
     )  # fmt: skip
     def simulate(_s, uploaded_path, *values) -> tuple:
-        from ..launch import AlreadyRunning, running_into, start
+        from ..launch import AlreadyRunning, refuse_running, start
 
         try:
             path = ensemble_path(uploaded_path, dict(zip(FORM, values, strict=True)))
             plan_rows(path)  # the ensemble's errors now, not from the process
             name = f"insitu-search_{path.stem}"
             out = ws.root / FOLDER / name
-            if running_into(ws, out) is not None:  # a second click: show it
-                return ws.relative(out), "already running: its progress is below", False
+            refuse_running(ws, out)  # a second click: show the first one's search
             start(ws, ["insitu", "simulate", str(path), "--search", "--json", "--jobs",
                        str(ctx.jobs or 2)], out, name, plan=str(path), keep_stdout=True,
                   kind=SEARCH, resumes=False)  # fmt: skip
-        except AlreadyRunning:  # a click that lost the race: watch the search it started
+        except AlreadyRunning:  # a second click, or one that lost the race: watch it
             return ws.relative(out), "already running: its progress is below", False
         except InputError as exc:
             return no_update, error_text(exc), no_update

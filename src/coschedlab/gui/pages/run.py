@@ -19,7 +19,7 @@ from ..launch import (
     launch,
     launched,
     progress,
-    running_into,
+    refuse_running,
     status_line,
     watched,
 )
@@ -276,8 +276,7 @@ def register(app: Any, ctx: Any) -> None:
             schedulers, extra, policies, repetitions, seed, kill, out) -> tuple:  # fmt: skip
         try:
             target = ws.output(out)
-            if running_into(ws, target) is not None:  # a second click: show it, start nothing
-                return ws.relative(target), "already running: its progress is below", False
+            refuse_running(ws, target)  # a second click: show the first one's run
             if kind == "upload" and not upload:
                 raise InputError("upload an SWF trace first")
             # what the browser sends back is checked again: bundled data or workspace files
@@ -295,7 +294,7 @@ def register(app: Any, ctx: Any) -> None:
                 "kill": bool(kill), "name": ws.relative(target),
             })  # fmt: skip
             launch(ws, doc, target, jobs=ctx.jobs, executor=ctx.executor)
-        except AlreadyRunning:  # a click that lost the race: watch the run it started
+        except AlreadyRunning:  # a second click, or one that lost the race: watch it
             return ws.relative(target), "already running: its progress is below", False
         except InputError as exc:
             return no_update, error_text(exc), no_update
