@@ -22,7 +22,7 @@ from ..components import (
     table,
     upload_field,
 )
-from ..workspace import form_whole
+from ..workspace import form_number, form_whole
 
 NAME = "insitu"
 PATH = "/insitu"
@@ -51,12 +51,10 @@ def ensemble_file(ws: Any, form: dict[str, Any]) -> Path:
     network = form.get("network") or "paper"
     if network not in NETWORKS:
         raise InputError(f"network must be one of {', '.join(NETWORKS)}")
-    try:
-        volume = float(form.get("V"))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise InputError(f"V must be a number of GB, got {form.get('V')!r}") from None
-    if not 0 < volume <= MAX_VOLUME_GB:
-        raise InputError(f"V must be > 0 and <= {MAX_VOLUME_GB:,} GB, got {volume}")
+    volume = form_number(form.get("V"))
+    if not 0 < volume <= MAX_VOLUME_GB:  # NaN too: not a number
+        raise InputError(f"V must be a number of GB > 0 and <= {MAX_VOLUME_GB:,}, got "
+                         f"{form.get('V')!r}")  # fmt: skip
     if whole("S") * whole("A") > MAX_COMPONENTS:
         raise InputError(f"S x A must be at most {MAX_COMPONENTS} analyses here, got "
                          f"{whole('S') * whole('A'):,} (larger ensembles: coschedlab insitu "
