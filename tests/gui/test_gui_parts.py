@@ -21,7 +21,14 @@ from coschedlab.errors import InputError
 from coschedlab.experiments.spec import spec_from_dict
 from coschedlab.gui import Workspace
 from coschedlab.gui import workspace as W
-from coschedlab.gui.launch import AlreadyRunning, launch, progress, spec_yaml, watched
+from coschedlab.gui.launch import (
+    AlreadyRunning,
+    launch,
+    progress,
+    refuse_running,
+    spec_yaml,
+    watched,
+)
 from coschedlab.gui.pages.run import spec_document
 from coschedlab.gui.results import open_comparison
 
@@ -179,9 +186,12 @@ def test_cancel_keeps_the_finished_runs_and_run_again_resumes(tmp_path):
     assert watched(ws, "comparison") == "long"  # a reloaded page finds it running
     with pytest.raises(AlreadyRunning):  # a second click starts nothing
         launch(ws, doc, out, jobs=1)
+    with pytest.raises(AlreadyRunning, match="already going into long"):  # (nor checks)
+        refuse_running(ws, out)
     started.cancel()
     assert started.proc.wait(60) == 130  # as after Ctrl-C
     assert watched(ws, "comparison") is None
+    refuse_running(ws, out)  # ended: a click starts it again
     kept = [s for s in progress(out, spec) if s.state == "done"]
     assert 1 <= len(kept) < 3
     counts = started.counts()  # the runner's own report agrees with the stored runs

@@ -338,8 +338,8 @@ def large_nodes(config: dict[str, Any]) -> int:
 
 
 def study_workloads(config: dict[str, Any]):
-    """The two workloads and the pairing of ``config`` (a pure function of it)."""
-    from .mates import Pairs, pair_by_vicinity, pair_every
+    """The two workloads and the pairing of ``config`` (a pure function of it; the pairing as
+    :func:`~.setup.run_coupled` takes it: vicinity, every ``round(1 / x)``-th twin, or none)."""
     from .workloads import (
         PAPER_LARGE_LOAD,
         paper_small_load,
@@ -357,28 +357,20 @@ def study_workloads(config: dict[str, Any]):
     if config["study"] == "load":
         load = paper_small_load(config["x"]) if paper else config["x"]
         small, _ = stretch_to_load(pool, config["small_nodes"], load, span, seed)
-        pairs = (
-            Pairs()
-            if config["combo"] == "none"
-            else pair_by_vicinity(large, small, config["vicinity"])
-        )
+        pairs = f"vicinity:{config['vicinity']!r}"
     else:
         load = config["proportion_load"]
         load = paper_small_load(load, twin=True) if paper else load
         small = twin_workload(large, pool, config["small_nodes"], load, span, seed)
-        pairs = (
-            Pairs()
-            if config["combo"] == "none"
-            else pair_every(large, small, max(1, round(1 / config["x"])))
-        )
-    return large, small, pairs
+        pairs = f"proportion:{config['x']!r}"
+    return large, small, "none" if config["combo"] == "none" else pairs
 
 
 def run_one(config: dict[str, Any]) -> dict[str, Any]:
     """Simulate one configuration: the metrics of both systems (a pure function of ``config``)."""
     from ..schedulers import get_scheduler
-    from .result import CoupledResult
-    from .system import CoupledSimulation, System
+    from .setup import run_coupled
+    from .system import System
     from .workloads import cluster_of
 
     large, small, pairs = study_workloads(config)
@@ -401,12 +393,8 @@ def run_one(config: dict[str, Any]) -> dict[str, Any]:
             ("small", small, config["small_nodes"], config["schedulers"][1], combo[1]),
         )
     ]
-    c = CoupledSimulation(systems, pairs, mate_attempt=config["mate_attempt"]).run()
-    r = CoupledResult.from_simulation(c)
-    bad = r.validate()
-    if bad:
-        raise RuntimeError(f"the coupled schedule broke an invariant: {bad[0]}")
-    return {"config": config, "metrics": r.metrics(), "wall_time": c.wall_time}
+    r, metrics, *_ = run_coupled(systems, pairs, config["mate_attempt"], baseline=False)
+    return {"config": config, "metrics": metrics, "wall_time": r.wall_time}
 
 
 # -- the sweep --------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ from .workspace import Workspace
 
 __all__ = [
     "AlreadyRunning", "Launch", "RunState", "clock", "command_line", "launch", "launch_name",
-    "launched", "launches", "progress", "running_into", "spec_yaml", "start", "status_line",
+    "launched", "launches", "progress", "refuse_running", "spec_yaml", "start", "status_line",
     "sweep_status", "watched",
 ]  # fmt: skip
 
@@ -147,13 +147,6 @@ class AlreadyRunning(InputError):
     """A command this dashboard started still writes into the output folder asked for."""
 
 
-def running_into(ws: Workspace, out: Path) -> Launch | None:
-    """The command this dashboard started that still writes into ``out``, if any."""
-    with _LOCK:
-        running = _LAUNCHES.get(out)
-    return running if running is not None and running.code is None else None
-
-
 def launched(ws: Workspace, active: Any) -> Launch | None:
     """The command this dashboard started into the folder a page holds as active (a value
     the browser sends back: anything but a workspace-relative text names none)."""
@@ -172,8 +165,12 @@ def watched(ws: Workspace, kind: str) -> str | None:
     return ws.relative(max(live, key=lambda x: x.started).out)
 
 
-def _refuse_running(ws: Workspace, out: Path) -> None:
-    if running_into(ws, out) is not None:
+def refuse_running(ws: Workspace, out: Path) -> None:
+    """:class:`AlreadyRunning` while a command this dashboard started still writes into
+    ``out`` (a second click of a page's button: the page watches the first one's run)."""
+    with _LOCK:
+        running = _LAUNCHES.get(out)
+    if running is not None and running.code is None:
         raise AlreadyRunning(f"a run is already going into {ws.relative(out)}")
 
 
@@ -223,7 +220,7 @@ def start(
     env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", PROGRESS_DIR: str(live),
            PARENT: str(os.getpid())}  # fmt: skip
     with _STARTING:  # one start at a time: two clicks never start two commands
-        _refuse_running(ws, out)
+        refuse_running(ws, out)
         base.parent.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(live, ignore_errors=True)
         live.mkdir()
@@ -267,7 +264,7 @@ def launch(
         return InputError(exc.what, where.replace(f"{ws.root}{os.sep}", "") or None)
 
     with _STARTING:  # the check, the spec file and the start: one click at a time
-        _refuse_running(ws, out)
+        refuse_running(ws, out)
         try:
             spec = spec_from_dict(doc, spec_path, load_schedulers=False)
         except InputError as exc:

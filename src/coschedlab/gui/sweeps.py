@@ -73,7 +73,7 @@ def register_sweep(app: Any, ctx: Any, kind: Any) -> None:
     from dash import Input, Output, State, no_update
 
     from .components import on_cancel, on_upload
-    from .launch import CHECK_S, AlreadyRunning, launched, running_into, start, sweep_status
+    from .launch import CHECK_S, AlreadyRunning, launched, refuse_running, start, sweep_status
 
     ws = ctx.workspace
     i = functools.partial(_id, kind)
@@ -94,8 +94,7 @@ def register_sweep(app: Any, ctx: Any, kind: Any) -> None:
 
         try:
             target = ws.output(out)
-            if running_into(ws, target) is not None:  # a second click: show it
-                return ws.relative(target), "already running: its progress is below", False
+            refuse_running(ws, target)  # a second click: show the first one's sweep
             chosen = ws.data_file(spec, "sweep spec")
             spec_path = data_path(chosen)
             if not is_bundled(chosen):  # an upload: it reaches nothing outside the workspace
@@ -108,7 +107,7 @@ def register_sweep(app: Any, ctx: Any, kind: Any) -> None:
             name = sweep_name(kind, ws, target)
             start(ws, kind.command_args(str(spec_path), str(target)), target, name,
                   jobs=ctx.jobs, executor=ctx.executor, kind=kind.what)  # fmt: skip
-        except AlreadyRunning:  # a click that lost the race: watch the sweep it started
+        except AlreadyRunning:  # a second click, or one that lost the race: watch it
             return ws.relative(target), "already running: its progress is below", False
         except InputError as exc:
             text = ws.words(error_text(exc))

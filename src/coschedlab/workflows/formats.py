@@ -21,6 +21,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,27 @@ def _name_of(path: Path) -> str:
         if name.lower().endswith(suffix):
             name = name[: -len(suffix)]
     return name
+
+
+def _task(
+    tid: str,
+    what: str,
+    where: str,
+    cores: Any,
+    run: Any,
+    limit: Any = None,
+    deps: Iterable[Any] = (),
+    stage: Any = "",
+) -> Task:
+    """The task ``tid`` of a file (``what``: the task as its messages name it), its values
+    checked: a run time that is a number, not negative; a time limit (default: the run time
+    + :data:`LIMIT_SLACK`); a positive whole number of cores; each parent once, in order."""
+    runtime = _number(run, f"{what} runtime", where)
+    if runtime < 0:
+        raise InputError(f"{what} has a negative runtime {runtime:g}", where)
+    limit = runtime + LIMIT_SLACK if limit is None else _number(limit, f"{what} limit", where)
+    deps = tuple(dict.fromkeys(map(str, deps)))
+    return Task(tid, _cores(cores, f"{what} cores", where), runtime, limit, deps, str(stage))
 
 
 def _entries(items: list, where: str, label: str):
@@ -117,29 +139,15 @@ def read_manifest(path: str | Path, data: Any = None) -> Workflow:
         run = t.get("runtime", t.get("runtime_sim"))
         if run is None:
             raise InputError(f'{what} has no "runtime"', where)
-        runtime = _number(run, f"{what} runtime", where)
-        limit = t.get("runtime_limit")
-        limit = runtime + LIMIT_SLACK if limit is None else _number(limit, f"{what} limit", where)
         deps = t.get("deps")
         if deps is None:
             deps = edges.get(tid, [])
         if not isinstance(deps, list):
             raise InputError(f'{what} "deps" must be a list of task ids', where)
-        dep_ids = []
-        for d in deps:
-            if isinstance(d, Mapping) and len(d) == 1:  # the seed's Fig. 4 writes {"SLong"}
-                d = next(iter(d))
-            dep_ids.append(str(d))
-        tasks.append(
-            Task(
-                tid,
-                _cores(cores, f"{what} cores", where),
-                runtime,
-                limit,
-                tuple(dict.fromkeys(dep_ids)),
-                str(t.get("stage", "")),
-            )
-        )
+        # the seed's Fig. 4 writes a parent as {"SLong"}
+        deps = [next(iter(d)) if isinstance(d, Mapping) and len(d) == 1 else d for d in deps]
+        limit = t.get("runtime_limit")
+        tasks.append(_task(tid, what, where, cores, run, limit, deps, t.get("stage", "")))
     return Workflow(str(data.get("name") or _name_of(path)), tuple(tasks), where)
 
 
@@ -175,25 +183,14 @@ def read_wfformat(path: str | Path, data: Any = None) -> Workflow:
         run = e.get("runtimeInSeconds", e.get("runtime", t.get("runtimeInSeconds")))
         if run is None:
             raise InputError(f"WfFormat: task {tid} has no runtimeInSeconds", where)
-        runtime = _number(run, f"task {tid} runtime", where)
-        if runtime < 0:
-            raise InputError(f"WfFormat: task {tid} has a negative runtime {runtime:g}", where)
         cores = e.get("coreCount", e.get("cores", t.get("cores", 1)))
         cores = 1 if cores is None else cores
         parents = t.get("parents", [])
         if not isinstance(parents, list):
             raise InputError(f'WfFormat: task {tid} "parents" is not a list', where)
         stage = t.get("category") or _stage_of(str(t.get("name", tid)))
-        tasks.append(
-            Task(
-                tid,
-                _cores(cores, f"task {tid} cores", where),
-                runtime,
-                runtime + LIMIT_SLACK,
-                tuple(dict.fromkeys(str(p) for p in parents)),
-                str(stage),
-            )
-        )
+        what = f"WfFormat: task {tid}"
+        tasks.append(_task(tid, what, where, cores, run, None, parents, stage))
     return Workflow(str(data.get("name") or _name_of(path)), tuple(tasks), where)
 
 
@@ -209,7 +206,7 @@ def read_dax(path: str | Path) -> Workflow:
         raise InputError(f"not valid XML ({exc})", f"{path}:{line}" if line else where) from None
     if _local(root.tag) != "adag":
         raise InputError(f"a DAX file's root element is <adag>, not <{_local(root.tag)}>", where)
-    jobs: dict[str, dict[str, Any]] = {}
+    jobs: dict[str, Task] = {}
     parents: dict[str, list[str]] = {}
     for el in root:
         tag = _local(el.tag)
@@ -222,14 +219,8 @@ def read_dax(path: str | Path) -> Workflow:
             run = el.get("runtime")
             if run is None:
                 raise InputError(f"job {jid} has no runtime attribute", where)
-            runtime = _number(run, f"job {jid} runtime", where)
-            if runtime < 0:
-                raise InputError(f"job {jid} has a negative runtime {runtime:g}", where)
-            jobs[jid] = {
-                "runtime": runtime,
-                "cores": _cores(el.get("cores", 1), f"job {jid} cores", where),
-                "stage": el.get("name", ""),
-            }
+            cores, stage = el.get("cores", 1), el.get("name", "")
+            jobs[jid] = _task(jid, f"job {jid}", where, cores, run, stage=stage)
         elif tag == "child":
             ref = el.get("ref")
             if not ref:
@@ -242,17 +233,9 @@ def read_dax(path: str | Path) -> Workflow:
     for child in parents:
         if child not in jobs:
             raise InputError(f"<child ref={child!r}> names no job", where)
-    tasks = tuple(
-        Task(
-            jid,
-            j["cores"],
-            j["runtime"],
-            j["runtime"] + LIMIT_SLACK,
-            tuple(dict.fromkeys(parents.get(jid, ()))),
-            j["stage"],
-        )
-        for jid, j in jobs.items()
-    )
+    # a job's parents, given after it (by <child> elements)
+    deps = {jid: tuple(dict.fromkeys(p)) for jid, p in parents.items()}
+    tasks = tuple(replace(t, deps=deps.get(jid, ())) for jid, t in jobs.items())
     name = root.get("name")
     return Workflow(name if name and name != "test" else _name_of(path), tasks, where)
 

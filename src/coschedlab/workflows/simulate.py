@@ -29,7 +29,7 @@ from .metrics import (
     system_metrics,
     workflow_columns,
 )
-from .modes import MODES, Expanded, expand
+from .modes import Expanded, expand
 from .workload import WorkflowWorkload
 
 if TYPE_CHECKING:  # pragma: no cover (pandas is imported when a table is asked for)
@@ -143,11 +143,9 @@ def simulate_mode(
     the WoAS priority inheritance (:func:`check_woas`). The run stops ``drain`` seconds after
     the end of the analysis window (:data:`DRAIN`, ScSF's 6 h; None: when every job has
     ended): what has not ended by then is not counted."""
-    if mode not in MODES:
-        raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     if drain is not None and not (isinstance(drain, int | float) and 0 <= drain < math.inf):
         raise InputError(f"drain must be a time >= 0 in seconds, got {drain!r}")
-    ex = expand(ww, mode)
+    ex = expand(ww, mode)  # (an unknown mode refused)
     sched = get_scheduler(scheduler)
     if mode == "woas":
         check_woas(sched)

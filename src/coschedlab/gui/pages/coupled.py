@@ -7,16 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...coupled.setup import DEFAULT_SYSTEMS
 from ...errors import InputError
 from ..components import error_text, field, figure, on_upload, section, table, upload_field
-from ..workspace import form_text, scheduler_text
+from ..workspace import form_text, form_whole, scheduler_text
 
 NAME = "coupled"
 PATH = "/coupled"
 TITLE = "Coupled systems"
 
 #: the command line's default: ALCF Theta (January 2022) and KTH-SP2 stretched to load 0.5
-DEFAULT = "theta:calibrate=paper,scheme=hold\nkth:load=0.5,calibrate=paper,scheme=hold"
+DEFAULT = "\n".join(DEFAULT_SYSTEMS)
 
 
 def system_specs(ws: Any, text: str | None) -> list[str]:
@@ -88,13 +89,11 @@ def register(app: Any, ctx: Any) -> None:
         import plotly.graph_objects as go
 
         from ...coupled.setup import COLUMNS, build_systems, run_coupled, table_cells
-        from ...errors import check_seed
         from ...report.style import scheduler_colors
 
         try:
             specs = system_specs(ws, text)
-            n = int(float(seed)) if seed not in (None, "") else 0
-            check_seed(n, "seed")
+            n = form_whole(seed, "seed", 0, 2**63 - 1) if seed not in (None, "") else 0
             sched = scheduler_text(sched or "", "scheduler")
             systems, notes = build_systems(specs, [sched] if sched else [], n)
             r, metrics, base, p, shares = run_coupled(systems, (pairs or "none").strip())

@@ -22,7 +22,7 @@ from ..components import (
     table,
     upload_field,
 )
-from ..workspace import form_whole
+from ..workspace import form_number, form_whole
 
 NAME = "insitu"
 PATH = "/insitu"
@@ -51,12 +51,10 @@ def ensemble_file(ws: Any, form: dict[str, Any]) -> Path:
     network = form.get("network") or "paper"
     if network not in NETWORKS:
         raise InputError(f"network must be one of {', '.join(NETWORKS)}")
-    try:
-        volume = float(form.get("V"))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise InputError(f"V must be a number of GB, got {form.get('V')!r}") from None
-    if not 0 < volume <= MAX_VOLUME_GB:
-        raise InputError(f"V must be > 0 and <= {MAX_VOLUME_GB:,} GB, got {volume}")
+    volume = form_number(form.get("V"))
+    if not 0 < volume <= MAX_VOLUME_GB:  # NaN too: not a number
+        raise InputError(f"V must be a number of GB > 0 and <= {MAX_VOLUME_GB:,}, got "
+                         f"{form.get('V')!r}")  # fmt: skip
     if whole("S") * whole("A") > MAX_COMPONENTS:
         raise InputError(f"S x A must be at most {MAX_COMPONENTS} analyses here, got "
                          f"{whole('S') * whole('A'):,} (larger ensembles: coschedlab insitu "
@@ -201,19 +199,18 @@ def register(app: Any, ctx: Any) -> None:
         prevent_initial_call=True,
     )  # fmt: skip
     def simulate(_s, uploaded_path, *values) -> tuple:
-        from ..launch import AlreadyRunning, running_into, start
+        from ..launch import AlreadyRunning, refuse_running, start
 
         try:
             path = ensemble_path(uploaded_path, dict(zip(FORM, values, strict=True)))
             plan_rows(path)  # the ensemble's errors now, not from the process
             name = f"insitu-search_{path.stem}"
             out = ws.root / FOLDER / name
-            if running_into(ws, out) is not None:  # a second click: show it
-                return ws.relative(out), "already running: its progress is below", False
+            refuse_running(ws, out)  # a second click: show the first one's search
             start(ws, ["insitu", "simulate", str(path), "--search", "--json", "--jobs",
                        str(ctx.jobs or 2)], out, name, plan=str(path), keep_stdout=True,
                   kind=SEARCH, resumes=False)  # fmt: skip
-        except AlreadyRunning:  # a click that lost the race: watch the search it started
+        except AlreadyRunning:  # a second click, or one that lost the race: watch it
             return ws.relative(out), "already running: its progress is below", False
         except InputError as exc:
             return no_update, error_text(exc), no_update

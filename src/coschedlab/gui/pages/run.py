@@ -19,7 +19,7 @@ from ..launch import (
     launch,
     launched,
     progress,
-    running_into,
+    refuse_running,
     status_line,
     watched,
 )
@@ -132,6 +132,15 @@ def spec_document(form: dict[str, Any]) -> dict[str, Any]:
         "workloads": [workload],
         "plots": "none",
     }
+
+
+#: the form's fields as the Run button sends them (:func:`spec_document`'s keys and the
+#: output folder): the value of the control of that id, an upload's path from its store
+FORM = (
+    "nodes", "sockets", "cores", "kind", "pool", "jobs", "arrival", "trace", "limit", "upload",
+    "schedulers", "extra", "policies", "repetitions", "seed", "kill", "out",
+)  # fmt: skip
+STORES = {"upload": "upload-path", "policies": "policies"}
 
 
 def _items(v: Any, what: str) -> list:
@@ -263,39 +272,27 @@ def register(app: Any, ctx: Any) -> None:
 
     @app.callback(
         Output("active", "data"), Output("run-error", "children"),
-        Output("tick", "disabled", allow_duplicate=True),
-        Input("run-btn", "n_clicks"),
-        State("nodes", "value"), State("sockets", "value"), State("cores", "value"),
-        State("kind", "value"), State("pool", "value"), State("jobs", "value"),
-        State("arrival", "value"), State("trace", "value"), State("limit", "value"),
-        State("upload-path", "data"), State("schedulers", "value"), State("extra", "value"),
-        State("policies", "data"), State("repetitions", "value"), State("seed", "value"),
-        State("kill", "value"), State("out", "value"), prevent_initial_call=True,
+        Output("tick", "disabled", allow_duplicate=True), Input("run-btn", "n_clicks"),
+        *(State(STORES[k], "data") if k in STORES else State(k, "value") for k in FORM),
+        prevent_initial_call=True,
     )  # fmt: skip
-    def run(_n, nodes, sockets, cores, kind, pool, jobs, arrival, trace, limit, upload,
-            schedulers, extra, policies, repetitions, seed, kill, out) -> tuple:  # fmt: skip
+    def run(_n: int, *values: Any) -> tuple:
+        form = dict(zip(FORM, values, strict=True))
+        kind = form["kind"]
         try:
-            target = ws.output(out)
-            if running_into(ws, target) is not None:  # a second click: show it, start nothing
-                return ws.relative(target), "already running: its progress is below", False
-            if kind == "upload" and not upload:
+            target = ws.output(form["out"])
+            refuse_running(ws, target)  # a second click: show the first one's run
+            if kind == "upload" and not form["upload"]:
                 raise InputError("upload an SWF trace first")
             # what the browser sends back is checked again: bundled data or workspace files
-            pool = ws.data_file(pool, "pool") if kind == "pool" else None
-            trace = ws.data_file(trace, "trace") if kind == "trace" else None
-            upload = ws.data_file(upload, "trace") if kind == "upload" else None
-            policies = [ws.data_file(p, "policy") for p in policies or []]
-            for text in form_text(extra, "more schedulers").split(","):
+            for key, what in (("pool", "pool"), ("trace", "trace"), ("upload", "trace")):
+                form[key] = ws.data_file(form[key], what) if kind == key else None
+            form["policies"] = [ws.data_file(p, "policy") for p in form["policies"] or []]
+            for text in form_text(form["extra"], "more schedulers").split(","):
                 scheduler_text(text)
-            doc = spec_document({
-                "nodes": nodes, "sockets": sockets, "cores": cores, "kind": kind,
-                "pool": pool, "jobs": jobs, "arrival": arrival, "trace": trace,
-                "limit": limit, "upload": upload, "schedulers": schedulers, "extra": extra,
-                "policies": policies, "repetitions": repetitions, "seed": seed,
-                "kill": bool(kill), "name": ws.relative(target),
-            })  # fmt: skip
-            launch(ws, doc, target, jobs=ctx.jobs, executor=ctx.executor)
-        except AlreadyRunning:  # a click that lost the race: watch the run it started
+            form.update(kill=bool(form["kill"]), name=ws.relative(target))
+            launch(ws, spec_document(form), target, jobs=ctx.jobs, executor=ctx.executor)
+        except AlreadyRunning:  # a second click, or one that lost the race: watch it
             return ws.relative(target), "already running: its progress is below", False
         except InputError as exc:
             return no_update, error_text(exc), no_update

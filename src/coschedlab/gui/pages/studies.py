@@ -29,9 +29,7 @@ def study_rows(spec_path: Path, configs: list[str], procs: int | None) -> list[A
     if spec.model is None:
         raise InputError("the spec has no 'model' to simulate (a real study runs with "
                          "coschedlab study run --executor real)", spec_path.name)  # fmt: skip
-    if procs is not None:
-        if procs < 1:
-            raise InputError(f"processors must be >= 1, got {procs}")
+    if procs is not None:  # (form_whole's: a whole number from 1)
         spec = spec.with_procs(procs)
     if not configs:
         raise InputError("choose at least one configuration")

@@ -10,7 +10,7 @@ from typing import Any
 
 from ...errors import InputError
 from ..components import error_text, field, on_upload, png_src, section, table, upload_field
-from ..workspace import form_number
+from ..workspace import form_number, form_whole
 
 NAME = "workflows"
 PATH = "/workflows"
@@ -55,11 +55,9 @@ def simulate_modes(form: dict[str, Any]) -> tuple[Any, dict[str, dict], int, int
 
     wf = load_workflow(str(form.get("workflow") or ""))
     share = number("share", 1e-6, 1.0)
-    seed = number("seed", 0, 2**63 - 1)
-    if seed != int(seed):
-        raise InputError(f"seed must be a whole number, got {form.get('seed')!r}")
+    seed = form_whole(form.get("seed"), "seed", 0, 2**63 - 1)
     ww = generate(
-        [wf], cluster=machine_of(str(form.get("machine") or "")), seed=int(seed),
+        [wf], cluster=machine_of(str(form.get("machine") or "")), seed=seed,
         share=share, warmup=number("warmup", 0, MAX_HOURS) * 3600,
         window=number("hours", 1, MAX_HOURS) * 3600,
     )  # fmt: skip
