@@ -153,13 +153,11 @@ def _cluster(
     if nodes is None and "nodes" not in stored:
         return None
     try:
+        size = nodes if nodes is not None else int(stored["nodes"])
         if cpn is not None:
-            return Cluster(nodes if nodes is not None else int(stored["nodes"]), 1, cpn)
-        return Cluster(
-            nodes if nodes is not None else int(stored["nodes"]),
-            int(stored.get("sockets_per_node", 1)),
-            int(stored.get("cores_per_socket", 1)),
-        )
+            return Cluster(size, 1, cpn)
+        sockets = int(stored.get("sockets_per_node", 1))
+        return Cluster(size, sockets, int(stored.get("cores_per_socket", 1)))
     except (TypeError, ValueError, OverflowError) as exc:
         given = [n for n, v in (("--nodes", nodes), ("--cores-per-node", cpn)) if v is not None]
         if given or meta_path is None:  # the options' machine (there was "None: bad cluster")
