@@ -36,6 +36,14 @@ def check_seed(seed: int, where: str = "--seed") -> int:
     return seed
 
 
+def check_counts(where: str | None = None, **counts: int | None) -> None:
+    """Each count given (``NAME=value``; None: not given) is at least 1, else an InputError
+    naming its option ``--NAME`` (underscores as dashes)."""
+    for name, value in counts.items():
+        if value is not None and value < 1:
+            raise InputError(f"--{name.replace('_', '-')} must be >= 1, got {value}", where)
+
+
 #: the most bytes a gzip file may decompress to: a trace of some 40 million jobs, far beyond any
 #: real one; a few megabytes of gzip that decompress to more (a "gzip bomb") would exhaust the
 #: memory before any line is read

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import InputError
+from ..errors import InputError, check_counts
 from ..insitu import simulate as simulation  # (these declare the options they take)
 from ..insitu import spec
 from ..insitu.plan import make_plan
@@ -167,8 +167,7 @@ def simulate(
     for option, path in (("--timeline", timeline), ("--gantt", gantt)):
         if path is not None:
             check_target(path, force, "file", option)  # before the simulation, not after
-    if gantt_steps is not None and gantt_steps < 1:
-        raise InputError(f"--gantt-steps must be >= 1, got {gantt_steps}")
+    check_counts(gantt_steps=gantt_steps)
     res = simulation.simulate(p, net, engine, io=io)
     if timeline is not None:
         cols = ("job", "simulation", "analysis", "stage", "step", "node", "start", "end")

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import InputError
+from ..errors import InputError, check_counts
 from .options import ForceOpt
 
 app = typer.Typer(
@@ -101,9 +101,8 @@ def run(
 
     s = load_study(spec)
     executor = check_executor(s, executor)
+    check_counts(procs=procs)
     if procs is not None:
-        if procs < 1:
-            raise InputError(f"--procs must be >= 1, got {procs}")
         s = s.with_procs(procs)
     names = config or [s.config.name]
     if any(c.lower() == "all" for c in names):

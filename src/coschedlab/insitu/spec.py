@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from ..errors import InputError, check_seed
+from ..errors import InputError, check_counts, check_seed
 from ..platform import MAX_CORES, MAX_NODES
 from ..schema import Checker, load_yaml, show
 
@@ -268,14 +268,10 @@ def generate_ensemble(
     with ``analyses_per_sim`` analyses of work uniform in [0.5, 1.5] x sim_work (drawn per analysis
     with ``numpy.random.default_rng(seed)``), V = ``data`` GB/step."""
     where = "generate"
-    if simulations < 1:
-        raise InputError(f"--simulations must be >= 1, got {simulations}", where=where)
-    if analyses_per_sim < 1:
-        raise InputError(f"--analyses must be >= 1, got {analyses_per_sim}", where=where)
+    check_counts(where, simulations=simulations, analyses=analyses_per_sim)
     if not data >= 0 or not np.isfinite(data):
         raise InputError(f"--data must be a finite number >= 0, got {data}", where=where)
-    if steps < 1:
-        raise InputError(f"--steps must be >= 1, got {steps}", where=where)
+    check_counts(where, steps=steps)
     if nodes < simulations:
         raise InputError(
             f"--nodes {nodes} cannot host {simulations} simulations (one node each at least)",

@@ -6,10 +6,11 @@ made of the command's options (:func:`load_spec`)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, check_seed
+from ..errors import InputError, check_counts, check_seed
 from ..sweeps.sweep import MAX_REPETITIONS, Sweep, check_kind
 from ..sweeps.tasks import Task
 from .reproduce import SWEEPS, Reproduction, results_frame, write_outputs
@@ -19,37 +20,34 @@ from .simulate import check_size
 __all__ = ["SWEEP", "Reproduction", "load_spec", "report"]
 
 
-def load_spec(path: Path | None = None, *, trials: int = 5,
-              sweeps: str = ",".join(SWEEPS), steps: int = 100, network: str = "paper",
-              engine: str = "activities", seed: int = 0, alloc_bandwidth: str = "B3",
-              **more: Any) -> Reproduction:  # fmt: skip
-    """The reproduction the command's options describe (``sweeps``: a comma list; ``more``:
-    :class:`Reproduction`'s scenarios and pairs), every option checked before the first
-    run (a bad one is an InputError naming it)."""
+def load_spec(
+    path: Path | None = None, *, sweeps: str = ",".join(SWEEPS), **options: Any
+) -> Reproduction:
+    """The reproduction the command's options describe (``sweeps``: a comma list;
+    ``options``: :class:`Reproduction`'s other fields, its defaults where not given), every
+    option checked before the first run (a bad one is an InputError naming it)."""
     from .model import bandwidth_key
     from .simulate import check_options
 
-    check_options(network, engine)
+    spec = Reproduction(**options)
+    check_options(spec.network, spec.engine)
     chosen = tuple(s.strip() for s in sweeps.split(",") if s.strip())
-    if trials < 1:
-        raise InputError(f"--trials must be >= 1, got {trials}")
-    if steps < 1:
-        raise InputError(f"--steps must be >= 1, got {steps}")
-    check_seed(seed)
+    check_counts(trials=spec.trials, steps=spec.steps)
+    check_seed(spec.seed)
     unknown = [s for s in chosen if s not in SWEEPS]
     if unknown or not chosen:
         what = f"unknown sweep {unknown[0]!r}" if unknown else "no sweep given"
         raise InputError(f"{what}; choose from {', '.join(SWEEPS)}", "--sweeps")
-    if trials > MAX_REPETITIONS:
-        raise InputError(f"--trials must be at most {MAX_REPETITIONS:,}, got {trials:,}")
+    if spec.trials > MAX_REPETITIONS:
+        raise InputError(f"--trials must be at most {MAX_REPETITIONS:,}, got {spec.trials:,}")
     largest = max(
         {**fixed, var: v}["S"] * (1 + {**fixed, var: v}["A"])
         for var, values, fixed in (SWEEPS[s] for s in chosen)
         for v in values
     )
-    check_size(steps, largest, where="--steps")
-    return Reproduction(trials, chosen, steps, network, engine, seed,
-                        bandwidth_key(alloc_bandwidth, "--alloc-bandwidth"), **more)  # fmt: skip
+    check_size(spec.steps, largest, where="--steps")
+    bandwidth = bandwidth_key(spec.alloc_bandwidth, "--alloc-bandwidth")
+    return replace(spec, sweeps=chosen, alloc_bandwidth=bandwidth)
 
 
 def _plan(spec: Reproduction) -> list[Task]:
