@@ -37,8 +37,7 @@ def check_seed(seed: int, where: str = "--seed") -> int:
 
 
 def check_counts(where: str | None = None, **counts: int | None) -> None:
-    """Each count given (``NAME=value``; None: not given) is at least 1, else an InputError
-    naming its option ``--NAME`` (underscores as dashes)."""
+    """Each count ``NAME=value`` given (not None) is >= 1, else an InputError naming ``--NAME``."""
     for name, value in counts.items():
         if value is not None and value < 1:
             raise InputError(f"--{name.replace('_', '-')} must be >= 1, got {value}", where)
