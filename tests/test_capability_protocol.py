@@ -112,6 +112,14 @@ def test_a_registered_capability_gets_its_command_which_runs_and_resumes(toy, sp
     assert r.exit_code == 0, r.output
     assert "2 of 3 runs already stored; 1 to do" in r.output
     assert json.loads((out / "squares.json").read_text()) == {"1": 1, "2": 4, "3": 9}
+    # the folder's manifest knows every file the interrupted and the resumed sweep wrote (its
+    # runs as they finished, its report): a user's file named like them is not one of them
+    from coschedlab.outputs import first_foreign, written
+
+    assert written(out) >= {"spec.json", "runs/v1.json", "runs/v2.json", "squares.json"}
+    assert first_foreign(out) is None
+    (out / "runs" / "v4.json").write_text("{}")
+    assert first_foreign(out) == out / "runs" / "v4.json"
 
 
 def test_a_registered_capability_gets_its_dashboard_page(toy, tmp_path):

@@ -455,6 +455,9 @@ def ws(tmp_path_factory) -> Path:
     assert (d / "ens_long.yaml").read_text() != ens
     done = cli_here("compare", "spec.yaml", "--out", "cmpnotes", "-j", "1", cwd=d)
     assert done.returncode == 0, done.stderr
+    shutil.copytree(d / "cmpnotes", d / "cmpmine")  # a figure of the user's among the plots
+    (d / "cmpmine" / "plots").mkdir(exist_ok=True)
+    (d / "cmpmine" / "plots" / "mine.png").write_bytes(b"\x89PNG mine")
     (d / "cmpnotes" / "notes.txt").write_text("my notes on these runs\n")
     job2 = "2 10 -1 60 2 -1 -1 2 100 -1 1 2 1 -1 -1 -1 -1 -1"
     job3 = "3 20 -1 70 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1"
@@ -480,6 +483,12 @@ def ws(tmp_path_factory) -> Path:
     assert done.returncode == 0, done.stderr
     for name in ("truncated", "corrupt", "foreign"):
         shutil.copytree(d / "prev", d / name)
+    # a result the user wrote into after the run: files named like outputs (fix13)
+    for name, mine in (("prevnotes", "notes.md"), ("prevsum", "summary.csv"),
+                       ("prevsub", "sub/measurements.csv")):  # fmt: skip
+        shutil.copytree(d / "prev", d / name)
+        (d / name / mine).parent.mkdir(exist_ok=True)
+        (d / name / mine).write_text("the user's own\n")
     (d / "truncated" / "metrics.json").write_text('{"metrics": ')
     (d / "corrupt" / "jobs.parquet").write_bytes(b"PAR1 not really")
     (d / "foreign" / "metrics.json").write_text("{}")
@@ -555,6 +564,14 @@ CASES = [
     ("simulate-out-earlier", "simulate small.swf --out prev", 2, "already holds a result; give --force"),
     ("simulate-force-not-ours", "simulate small.swf --out notours --force", 2, "notes.txt"),
     ("simulate-force-user-docs", "simulate small.swf --out mydocs --force", 2, "holds files coschedlab did not write"),
+    ("simulate-force-user-notes-in-result", "simulate small.swf --out prevnotes --force", 2, "--out prevnotes holds files coschedlab did not write (prevnotes/notes.md); refusing to replace it, --force or not: move it away, or choose another directory"),
+    ("simulate-force-user-csv-in-result", "simulate small.swf --out prevsum --force", 2, "(prevsum/summary.csv)"),
+    ("simulate-force-user-subfolder-in-result", "simulate small.swf --out prevsub --force", 2, "(prevsub/sub/measurements.csv)"),
+    ("study-run-force-user-notes-in-result", "study run st_ok.yaml --out prevnotes --force", 2, "(prevnotes/notes.md)"),
+    ("coupled-force-user-notes-in-result", "coupled simulate --system small.swf:name=a --system small.swf --out prevsum --force", 2, "(prevsum/summary.csv)"),
+    ("workflows-simulate-force-user-notes", "workflows simulate wl --out prevnotes --force", 2, "(prevnotes/notes.md)"),
+    ("report-out-user-notes-in-result", "report prev --out prevnotes", 2, "(prevnotes/notes.md)"),
+    ("compare-fresh-user-figure", "compare spec.yaml --out cmpmine --fresh", 2, "holds files coschedlab did not write (cmpmine/plots/mine.png); --fresh deleted nothing"),
     ("simulate-out-under-file", "simulate small.swf --out afile/sub", 2, "afile"),
     # a name that fits the file system but not its temporary sibling's (was: '.tmp-aaa...-PID-HEX: File name too long')
     ("simulate-out-long-name", "simulate small.swf --out " + "a" * 240, 2, "the name is 240 bytes long, at most 233 (the result is first written beside it"),
@@ -1305,7 +1322,11 @@ def test_catalogue_ids_are_unique():
 
 def test_force_replaces_an_earlier_result_whole(ws, capsys, tmp_path):
     shutil.copytree(ws / "prev", tmp_path / "r")
-    (tmp_path / "r" / "stale.png").write_bytes(b"png")  # one of ours: may be replaced
+    # a folder written before manifests (a marker without a list): the rule of names
+    (tmp_path / "r" / ".coschedlab").write_text(
+        "written by coschedlab: --force may replace this directory\n"
+    )
+    (tmp_path / "r" / "stale.png").write_bytes(b"png")  # named like ours: may be replaced
     for name in ("small.swf", "trace.swf"):
         shutil.copy(ws / name, tmp_path / name)
     code, out, err = run_cli(["simulate", "trace.swf", "--out", "r", "--force"], tmp_path, capsys)
@@ -1910,7 +1931,7 @@ class Slow(Scheduler):
 """
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("jobs", [pytest.param("1", marks=pytest.mark.slow), "2"])
 def test_sigterm_stops_a_sweep_as_ctrl_c_does(tmp_path, jobs):
     """SIGTERM to the whole process group (``timeout``, a Slurm time limit) once some runs
     are stored: the Ctrl-C line with how to resume, exit code 130, no worker's run stored as
@@ -1927,8 +1948,8 @@ def test_sigterm_stops_a_sweep_as_ctrl_c_does(tmp_path, jobs):
     proc = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True, env=env)  # fmt: skip
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not list((tmp_path / "o").rglob("*.json"))[1:]:
-        time.sleep(0.05)  # spec.json and a first run stored
+    while time.monotonic() < deadline and not list((tmp_path / "o").glob("*/*/rep*/run.json")):
+        time.sleep(0.05)  # a first run stored (its files are written in a hidden folder first)
     os.killpg(proc.pid, signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

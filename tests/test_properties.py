@@ -319,7 +319,8 @@ def test_the_compiled_slurm_pass_gives_the_python_pass_schedule(w, nodes, opts, 
         assert fast.priority_of(j, 1e5) == slow.priority_of(j, 1e5)
 
 
-@pytest.mark.parametrize("block", [1, 2, 3])
+@pytest.mark.parametrize("block", [1, pytest.param(2, marks=pytest.mark.slow),
+                                   pytest.param(3, marks=pytest.mark.slow)])  # fmt: skip
 def test_a_profile_in_small_blocks_gives_the_same_scans_and_schedules(block):
     # CProfile in blocks (lazy holds over whole blocks, duration checks passing whole
     # blocks, blocks split as holds add steps), forced on the small profiles of the property

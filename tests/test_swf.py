@@ -772,7 +772,7 @@ def swf_texts(draw) -> bytes:
     return text.encode(draw(st.sampled_from(["utf-8", "latin-1"])), errors="replace")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(swf_texts())
 def test_compiled_parse_matches_reference_on_generated_text(data):
     assert_same_parse(data)

@@ -73,6 +73,33 @@ def test_a_wide_table_of_many_rows_is_split_and_keeps_its_names() -> None:
     assert text.count("s9 ") >= 2  # the row names repeat in every part
 
 
+def _comparison(workloads: list[str], scheds: tuple = ("fcfs", "easy", "cons")) -> tuple:
+    """A comparison's table: the workload named on its first row only (a section)."""
+    cols = [Col("workload", "left", wrap=True), Col("scheduler", "left", wrap=True),
+            *(Col(f"metric {k} h") for k in range(7))]  # fmt: skip
+    rows = [[w if i == 0 else "", s, *(number(1000.5 * k + i) for k in range(7))]
+            for w in workloads for i, s in enumerate(scheds)]  # fmt: skip
+    return cols, rows
+
+
+def test_a_table_on_its_side_names_the_workload_of_every_column() -> None:
+    """On its side, the workload headed only the first column ("kth fcfs", "easy", "cons"):
+    one workload is named once, over the metric names; several, over each of their columns."""
+    cols, rows = _comparison(["kth"])
+    lines = _render(fit_table("t", cols, rows, 80, keep=2)).splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    head = next(line for line in lines if "fcfs" in line)
+    assert head.split("┃")[1].strip() == "kth"  # once, over the metric names
+    assert [c.strip() for c in head.split("┃")[2:-1]] == ["fcfs", "easy", "cons"]
+    cols, rows = _comparison(["kth", "sdsc"], ("fcfs", "easy"))
+    lines = _render(fit_table("t", cols, rows, 80, keep=2)).splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    heads = " ".join(line for line in lines if "┃" in line)
+    for w in ("kth", "sdsc"):
+        for s in ("fcfs", "easy"):
+            assert f"{w} {s}" in heads, heads  # each column names its workload
+
+
 def test_at_20_columns_every_value_keeps_its_row_name() -> None:
     """A comparison at COLUMNS=20: no part fits beside its two name columns, which rich then
     squeezed to nothing (values with no workload or scheduler); plain lines instead."""

@@ -38,7 +38,7 @@ def _ours(n: int, columns: list) -> bytes:
 rows = st.integers(min_value=1, max_value=40)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.data(), rows)
 def test_rows_are_pyarrows_bytes(data, n):
     floats = data.draw(st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=n,
@@ -184,13 +184,13 @@ def test_built_with_to_chars():
 BOTH_WAYS = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-@settings(BOTH_WAYS, max_examples=1000)
+@settings(BOTH_WAYS, max_examples=400)
 @given(finite.filter(lambda v: v != 0))
 def test_shortest_digits_are_reprs(digits_from, v):
     assert textrows._shortest_digits(v) == _repr_digits(v)
 
 
-@settings(BOTH_WAYS, max_examples=300)
+@settings(BOTH_WAYS, max_examples=150)
 @given(st.lists(st.one_of(finite, st.sampled_from([math.nan, math.inf, -math.inf, -0.0])),
                 min_size=1, max_size=30))  # fmt: skip
 def test_float_text_is_laid_out_from_reprs_digits(digits_from, values):

@@ -95,7 +95,7 @@ def test_the_oracle_and_the_scan_both_see_a_delayed_head(monkeypatch):
     assert got.violations == want.violations
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_node_overlap_scan_is_the_numpy_one(data):
     """The compiled whole-node overlap scan against the NumPy sort it replaced, on random

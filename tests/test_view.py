@@ -263,6 +263,52 @@ def test_user_policy_options_are_described_without_writing_params():
     assert Tuned(alpha=2).describe() == "tuned:alpha=2"
 
 
+def test_an_option_equal_to_its_default_by_value_is_not_in_the_label():
+    """``half_life=86400`` given for the default 86400.0 labelled the run
+    ``fair-share:half_life=86400`` (the types were compared); numbers compare by value, a bool
+    only with a bool (the lead's decision: True is not 1)."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from coschedlab.schedulers.base import same_value
+
+    class Knobs(Scheduler):
+        name = "knobs"
+
+        def __init__(self, half_life: float = 86400.0, k: int = 1, on: bool = True) -> None:
+            super().__init__()
+            self.half_life, self.k, self.on = half_life, k, on
+
+        def schedule(self, view):
+            return []
+
+    assert Knobs(half_life=86400).describe() == "knobs"
+    assert Knobs(k=1.0).describe() == "knobs"
+    assert Knobs(k=True).describe() == "knobs:k=true"  # a bool is not the number 1
+    assert Knobs(on=1).describe() == "knobs:on=1"  # nor 1 the bool True
+    assert Knobs(half_life=3600).describe() == "knobs:half_life=3600"
+
+    numbers = st.one_of(st.integers(-(2**60), 2**60), st.floats(allow_nan=False))
+
+    @given(numbers, numbers)
+    def numbers_by_value(a, b):
+        assert same_value(a, b) == (a == b)
+
+    @given(st.booleans(), st.one_of(numbers, st.booleans(), st.text(max_size=3)))
+    def bools_apart(a, b):
+        assert same_value(a, b) == (isinstance(b, bool) and a == b)
+        assert same_value(b, a) == same_value(a, b)
+
+    @given(st.one_of(numbers, st.text(max_size=3), st.none()))
+    def a_value_is_its_own_default(a):
+        assert same_value(a, a)
+        assert Knobs(half_life=a).describe() == "knobs" or a != 86400.0
+
+    numbers_by_value()
+    bools_apart()
+    a_value_is_its_own_default()
+
+
 def test_easy_only_options_are_refused_elsewhere():
     with pytest.raises(InputError, match="depth is EASY's"):
         get_scheduler("backfill:reservations=2,depth=3")

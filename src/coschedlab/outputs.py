@@ -5,10 +5,15 @@ Every command that writes a result goes through here:
 * :func:`check_target` runs *before* the work (a long simulation must not end in "cannot
   write"): the target must not be an existing file, its parent must be writable, and an
   existing non-empty target is refused unless ``force``; even with ``force``, a directory
-  holding files coschedlab does not write is never replaced. A directory coschedlab made
-  carries a :data:`MARKER` file; in it the names of :data:`OUR_FILES` are ours. A directory
-  without the marker (the user's, or one written before markers) may hold only the exact
-  names of a single result (:data:`RESULT_FILES`): ``--out ~/thesis --force`` deletes nothing.
+  holding files coschedlab did not write is never replaced. A directory coschedlab made
+  carries a :data:`MARKER` file listing every file coschedlab wrote under it (its manifest:
+  :func:`record` adds to it before each file is moved into place, :class:`atomic_dir` writes
+  a finished directory's whole, a sweep's grows run by run): only those are ours, and a
+  user's file named like them (a ``summary.csv`` written after the run) is not. The nearest
+  marker above a file decides for it. A marker without a list (a folder written before
+  manifests) keeps the rule of names: :data:`OUR_FILES` in it are ours. A directory without
+  any marker (the user's) may hold only the exact names of a single result
+  (:data:`RESULT_FILES`): ``--out ~/thesis --force`` deletes nothing.
 * :func:`atomic_dir` / :func:`atomic_file` write into a temporary sibling and move it into
   place only when everything was written: a failure (full disk, Ctrl-C, a bug) leaves the
   earlier result untouched and no half-written one.
@@ -21,6 +26,7 @@ command line exits with code 1); a target the user chose badly is an
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -43,11 +49,16 @@ __all__ = [
     "is_empty",
     "left_by_the_dead",
     "mark",
+    "marked_folder",
     "os_error",
+    "record",
+    "recorded",
     "write_parquet",
+    "written",
 ]
 
-#: the list of the files the last report wrote into a folder (the next one there replaces them)
+#: the list of the files the last report wrote into a folder, before manifests (the marker's
+#: list, :func:`record`, holds them now): still read once, then removed
 REPORT_FILES = ".report-files"
 #: Names of the files coschedlab writes into a result or report directory. ``--force``
 #: replaces a directory only when every file in it (recursively) matches one of these.
@@ -87,19 +98,112 @@ def os_error(exc: OSError, what: str = "") -> Exception:
     return InputError(reason, name)
 
 
-def first_foreign(path: Path, patterns: tuple[str, ...] | None = None) -> Path | None:
-    """The first file under the directory ``path`` that coschedlab does not write, if any
-    (the module docstring: :data:`OUR_FILES` in a marked directory, :data:`RESULT_FILES`
-    in any other; ``patterns`` overrides that choice)."""
-    if patterns is None:
-        patterns = OUR_FILES if (Path(path) / MARKER).is_file() else RESULT_FILES
-    for root, _dirs, files in os.walk(path):
-        for name in files:
+#: the marker's first line, and the second of one that lists the files written (its manifest:
+#: one JSON string a line, a path relative to the marker's folder; a writer's own tag and the
+#: path as a JSON pair ``["report", "comparison.png"]``)
+MARKER_HEAD = "written by coschedlab: --force may replace this directory\n"
+MANIFEST_HEAD = "files it wrote (--force replaces only these), one JSON string a line:\n"
+
+
+def _entries(folder: str | Path) -> list[tuple[str, str]] | None:
+    """The (tag, relative path) of every file the marker of ``folder`` lists, None when it
+    has no marker or one without a list (written before manifests)."""
+    try:
+        text = (Path(folder) / MARKER).read_text(errors="replace")
+    except OSError:
+        return None
+    if not text.startswith(MARKER_HEAD + MANIFEST_HEAD):
+        return None
+    out = []
+    for line in text[len(MARKER_HEAD + MANIFEST_HEAD) :].split("\n"):
+        try:
+            v = json.loads(line)
+        except ValueError:
+            continue  # (a line cut short by a killed writer)
+        if isinstance(v, str):
+            out.append(("", v))
+        elif isinstance(v, list) and len(v) == 2 and all(isinstance(x, str) for x in v):
+            out.append((v[0], v[1]))
+    return out
+
+
+def written(folder: str | Path) -> set[str] | None:
+    """The files (relative paths) the marker of ``folder`` lists as written there, None when
+    it has no list (no marker, or one written before manifests)."""
+    listed = _entries(folder)
+    return None if listed is None else {p for _, p in listed}
+
+
+def _has_list(folder: Path) -> bool:
+    """True when ``folder``'s marker lists the files written (only its head read: a sweep's
+    marker grows with each run)."""
+    head = (MARKER_HEAD + MANIFEST_HEAD).encode()
+    try:
+        with open(folder / MARKER, "rb") as f:
+            return f.read(len(head)) == head
+    except OSError:
+        return False
+
+
+def _walk(
+    path: Path, top: Path | None = None, legacy: tuple[str, ...] | None = None
+) -> Iterator[tuple[Path, Path | None, bool]]:
+    """(file, the folder of the marker that decides for it or None, ours) for every file
+    under the directory ``path`` but markers (the module docstring): the nearest marker at or
+    above the file's folder, up to ``top`` (default ``path``), decides; its list when it has
+    one, else :data:`OUR_FILES` when ``top`` is marked and :data:`RESULT_FILES` when not."""
+    path = Path(path)
+    top = path if top is None else Path(top)
+    top_s = os.path.normpath(top)
+    names = legacy or (OUR_FILES if (top / MARKER).is_file() else RESULT_FILES)
+    rules: dict[str, tuple[Path | None, Any]] = {}
+
+    def rule(d: str) -> tuple[Path | None, Any]:
+        if d not in rules:
+            if os.path.isfile(os.path.join(d, MARKER)):
+                listed = _entries(d)
+                rules[d] = (Path(d), names if listed is None else {p for _, p in listed})
+            elif os.path.normpath(d) == top_s or os.path.dirname(d) in ("", d):
+                rules[d] = (None, names)
+            else:
+                rules[d] = rule(os.path.dirname(d))
+        return rules[d]
+
+    temporary: set[str] = set()  # what a killed write left (a temporary sibling): ours
+    for root, dirs, files in os.walk(path):
+        dirs.sort()
+        temporary.update(os.path.join(root, d) for d in dirs if _temporary(d) or root in temporary)
+        where, ours = rule(root)
+        for name in sorted(files):
             if name == MARKER:
                 continue
-            if not any(fnmatch(name, pattern) for pattern in patterns):
-                return Path(root) / name
-    return None
+            file = Path(root) / name
+            if root in temporary or _temporary(name):
+                yes = True
+            elif isinstance(ours, set):
+                yes = Path(os.path.relpath(file, where)).as_posix() in ours
+            else:
+                yes = any(fnmatch(name, pattern) for pattern in ours)
+            yield file, where, yes
+
+
+def first_foreign(
+    path: Path,
+    patterns: tuple[str, ...] | None = None,
+    top: Path | None = None,
+    legacy: tuple[str, ...] | None = None,
+) -> Path | None:
+    """The first file under the directory ``path`` that coschedlab did not write, if any
+    (the module docstring; ``top``: the folder above ``path`` whose marker counts too;
+    ``patterns``: names that are ours wherever they are, instead; ``legacy``: the names that
+    are ours where no marker lists its files, instead of the module docstring's)."""
+    if patterns is not None:
+        for root, _dirs, files in os.walk(path):
+            for name in files:
+                if name != MARKER and not any(fnmatch(name, p) for p in patterns):
+                    return Path(root) / name
+        return None
+    return next((file for file, _where, ours in _walk(path, top, legacy) if not ours), None)
 
 
 def is_empty(path: str | Path) -> bool:
@@ -107,19 +211,114 @@ def is_empty(path: str | Path) -> bool:
     return all(p.name == MARKER for p in Path(path).iterdir())
 
 
+def _write_marker(path: Path, entries: Iterable[tuple[str, str]]) -> None:
+    """Write ``path``'s marker listing ``entries`` (tag, relative path), in one move."""
+    lines = [json.dumps(p) if not tag else json.dumps([tag, p]) for tag, p in entries]
+    marker = path / MARKER
+    tmp = path / f"{TMP_PREFIX}{os.getpid()}-{_tag()}-{MARKER}"
+    try:
+        tmp.write_text(MARKER_HEAD + MANIFEST_HEAD + "".join(f"{x}\n" for x in lines))
+        os.replace(tmp, marker)
+    except OSError as exc:  # (a full disk: the file named, not "output")
+        tmp.unlink(missing_ok=True)
+        raise os_error(exc, str(marker)) from None
+
+
+def _adopt(path: Path) -> None:
+    """Give ``path`` a marker listing what the rule of names counts as ours in it now (a
+    folder without a marker, or with one written before manifests: from now on only these
+    and what is recorded later are ours)."""
+    ours = [
+        ("", Path(os.path.relpath(file, path)).as_posix())
+        for file, where, yes in _walk(path)
+        if yes and where in (None, path)
+    ]
+    _write_marker(path, ours)
+
+
 def mark(path: str | Path) -> Path:
-    """Create the directory ``path`` if needed and mark it as coschedlab's (:data:`MARKER`)."""
+    """Create the directory ``path`` if needed and mark it as coschedlab's (:data:`MARKER`);
+    what it already holds, it lists as written when the rule of names counts it ours (an
+    unmarked folder: :data:`RESULT_FILES`, which ``--force`` accepted)."""
     path = Path(path)
     if path.exists() and not path.is_dir():  # mkdir's own word was "File exists"
         raise InputError(f"{path} exists and is not a directory; choose a directory")
     path.mkdir(parents=True, exist_ok=True)
-    marker = path / MARKER
-    if not marker.exists():
-        try:
-            marker.write_text("written by coschedlab: --force may replace this directory\n")
-        except OSError as exc:  # (a full disk: the file named, not "output")
-            raise os_error(exc, str(marker)) from None
+    if not (path / MARKER).exists():
+        _adopt(path)
     return path
+
+
+def marked_folder(folder: Path) -> Path | None:
+    """The nearest folder at or above ``folder`` that holds a marker."""
+    folder = Path(os.path.abspath(folder))
+    for d in (folder, *folder.parents):
+        if (d / MARKER).is_file():
+            return d
+    return None
+
+
+def record(paths: Iterable[str | Path], tag: str = "") -> None:
+    """Add ``paths`` (files about to be written, or written) to the manifest of the nearest
+    marked folder above each (nothing for a file under no marker); a marker without a list
+    gets one first (:func:`mark`). One appended write per marker: another process recording
+    into the same folder (a sweep resumed beside) loses nothing. ``tag``: the writer's own
+    (:func:`recorded`)."""
+    lines: dict[Path, list[str]] = {}
+    for p in paths:
+        p = Path(os.path.abspath(p))
+        where = marked_folder(p.parent)
+        if where is not None:
+            rel = p.relative_to(where).as_posix()
+            lines.setdefault(where, []).append(json.dumps([tag, rel] if tag else rel))
+    for where, text in lines.items():
+        if not _has_list(where):
+            _adopt(where)
+        try:
+            fd = os.open(where / MARKER, os.O_WRONLY | os.O_APPEND)
+            try:
+                os.write(fd, "".join(f"{x}\n" for x in text).encode())
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise os_error(exc, str(where / MARKER)) from None
+
+
+def recorded(folder: str | Path, tag: str) -> list[Path]:
+    """The files directly in ``folder`` that the manifest above it lists with ``tag`` (the
+    report's: the figures it wrote before); never a path outside ``folder``."""
+    folder = Path(folder)
+    where = marked_folder(folder)
+    listed = _entries(where) if where is not None else None
+    if not listed:
+        return []
+    here = Path(os.path.relpath(os.path.abspath(folder), where)).as_posix()
+    out = []
+    for t, rel in listed:
+        parent, _, name = rel.rpartition("/")
+        if (
+            t == tag
+            and (parent or ".") == here
+            and name not in ("", ".", "..")
+            and "\\" not in name
+        ):
+            out.append(folder / name)
+    return sorted(set(out))
+
+
+def _named(option: str, path: Path | None = None) -> str:
+    """How a message names the target ``path`` given by ``option``: ``--out PATH`` on the
+    command line; ``out_dir='PATH'`` for a Python argument (``option`` ending in "=", e.g.
+    ``"out_dir="``: :meth:`Result.save <coschedlab.engine.result.Result.save>`)."""
+    if not option.endswith("="):
+        return option if path is None else f"{option} {path}"
+    return option[:-1] if path is None else f"{option}{str(path)!r}"
+
+
+def _force(option: str) -> str:
+    """What replaces an existing target: ``--force`` on the command line, ``force=True`` for
+    a Python argument (:func:`_named`)."""
+    return "force=True" if option.endswith("=") else "--force"
 
 
 def check_target(
@@ -139,10 +338,11 @@ def check_target(
     will replace whole): also when it is a mount point.
     """
     path = Path(path)
+    who, give = _named(option, path), _force(option)  # (--out PATH / out_dir='PATH')
     size = len(os.fsencode(path.name))
     if size > MAX_NAME:  # (its temporary sibling's name, or its own, would be too long)
         raise InputError(
-            f"{option} {path}: the name is {size:,} bytes long, at most {MAX_NAME} (the result "
+            f"{who}: the name is {size:,} bytes long, at most {MAX_NAME} (the result "
             "is first written beside it under a longer temporary name); choose a shorter name"
         )
     if probe:
@@ -150,38 +350,38 @@ def check_target(
     if kind == "dir":
         if path.is_dir() and Path.cwd().resolve().is_relative_to(path.resolve()):
             raise InputError(
-                f"{option} {path} is the current directory (or holds it): a result replaces "
+                f"{who} is the current directory (or holds it): a result replaces "
                 "its folder whole; give a new folder inside it"
             )
         if path.exists() and not path.is_dir():
-            raise InputError(f"{option} {path} exists and is not a directory; choose a directory")
+            raise InputError(f"{who} exists and is not a directory; choose a directory")
         if whole and path.is_dir() and os.path.ismount(path):  # (moving it aside: EBUSY)
             raise InputError(
-                f"{option} {path} is a mount point, which a result cannot replace (it replaces "
+                f"{who} is a mount point, which a result cannot replace (it replaces "
                 "its folder whole); give a new folder inside it"
             )
         if path.is_dir() and not is_empty(path):
             if not force:
                 raise InputError(
-                    f"{option} {path} already holds a result; give --force to replace it, or "
+                    f"{who} already holds a result; give {give} to replace it, or "
                     "choose another directory"
                 )
             foreign = first_foreign(path)
             if foreign is not None:
                 raise InputError(
-                    f"{option} {path} holds files coschedlab did not write ({foreign}); "
-                    "refusing to replace it, --force or not; choose another directory"
+                    f"{who} holds files coschedlab did not write ({foreign}); "
+                    f"refusing to replace it, {give} or not: move it away, or choose "
+                    "another directory"
                 )
     else:
         if path.is_dir():
-            raise InputError(f"{option} {path} is a directory; give a file name")
+            raise InputError(f"{who} is a directory; give a file name")
         if path.exists() and not force:
             raise InputError(
-                f"{option} {path} already exists; give --force to replace it, or choose "
-                "another name"
+                f"{who} already exists; give {give} to replace it, or choose another name"
             )
         if path.exists() and not path.is_file():
-            raise InputError(f"{option} {path} is not a regular file; give a file name")
+            raise InputError(f"{who} is not a regular file; give a file name")
     if probe:
         _check_writable(path, option)
     return path
@@ -278,14 +478,16 @@ def _check_writable(path: Path, option: str) -> None:
         probe.mkdir()
         probe.rmdir()
     except FileExistsError as exc:
-        raise InputError(f"{option}: {exc.filename} is a file, not a directory") from None
+        raise InputError(f"{_named(option)}: {exc.filename} is a file, not a directory") from None
     except NotADirectoryError as exc:
-        raise InputError(f"{option}: {exc.filename}: a parent is a file, not a directory") from None
+        raise InputError(
+            f"{_named(option)}: {exc.filename}: a parent is a file, not a directory"
+        ) from None
     except OSError as exc:
         exc.filename = str(parent)  # the directory, not the probe inside it
         err = os_error(exc, str(parent))
         if isinstance(err, InputError):  # the machine's failures (full disk) stay as they are
-            err = InputError(f"{option} {path} cannot be created ({err})")
+            err = InputError(f"{_named(option, path)} cannot be created ({err})")
         raise err from None
 
 
@@ -321,14 +523,16 @@ class atomic_dir:  # noqa: N801 (a context manager used as a function is: with a
         try:
             if kind is not None:
                 raise exc  # type: ignore[misc]
-            mark(self.tmp)
+            _seal(self.tmp)
             path = self.path
             if not self.force and path.is_dir() and not is_empty(path):  # filled meanwhile
                 self.final = _keep_beside(self.tmp, path)
                 if not self.beside:
                     raise InputError(
-                        f"{self.option} {path} received another run's result while this one "
-                        f"ran; not replacing it without --force: this result is in "
+                        f"{_named(self.option, path)} received another run's result while this one "
+                        f"ran; not replacing it without "
+                        + _force(self.option)
+                        + ": this result is in "
                         f"{self.final}/"
                     )
             else:
@@ -339,6 +543,19 @@ class atomic_dir:  # noqa: N801 (a context manager used as a function is: with a
         except BaseException:
             _rmtree(self.tmp, ignore_errors=True)
             raise
+
+
+def _seal(tmp: Path) -> None:
+    """Mark the finished directory ``tmp`` listing every file in it (all written by its
+    writer; a folder in it with a marker of its own lists its files itself), before it is
+    moved into place."""
+    earlier = _entries(tmp) or []
+    walked = [
+        ("", Path(os.path.relpath(file, tmp)).as_posix())
+        for file, where, _ours in _walk(tmp)
+        if where in (None, tmp)
+    ]
+    _write_marker(tmp, dict.fromkeys([*earlier, *walked]))
 
 
 def _keep_beside(tmp: Path, path: Path) -> Path:
@@ -388,6 +605,7 @@ def atomic_file(
     tmp = path.parent / f"{TMP_PREFIX}{os.getpid()}-{_tag()}-{path.name}"
     try:
         yield tmp
+        record([path])  # before it is in place: a killed write leaves nothing unlisted
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)

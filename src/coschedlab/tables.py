@@ -191,11 +191,22 @@ def _on_its_side(
     cols: Sequence[Col], rows: Sequence[Sequence[str]], keep: int
 ) -> tuple[list[Col], list[list[str]]] | None:
     """The table transposed: the metric names down the first column, one column per row
-    (its header: the row's ``keep`` cells); None when two rows would share a header."""
-    names = [" ".join(r[i] for i in range(keep) if r[i]) for r in rows]
+    (its header: the row's ``keep`` cells, an empty one carried from the row above as in
+    :func:`_as_lines`); the leading names every row shares (one workload) are said once,
+    over the metric names, instead of in every header. None when two rows would share a
+    header."""
+    carried, last = [], [""] * keep
+    for r in rows:
+        last = [r[i] or last[i] for i in range(keep)]
+        carried.append(last)
+    same = 0  # the leading names all rows share (never the last: each column keeps a header)
+    while same < keep - 1 and len({c[same] for c in carried}) == 1:
+        same += 1
+    shared = " ".join(n for n in carried[0][:same] if n)
+    names = [" ".join(n for n in c[same:] if n) for c in carried]
     if len(set(names)) < len(names):
         return None
-    side_cols = [Col("", "left"), *(Col(n) for n in names)]  # whole names: _fits checks
+    side_cols = [Col(shared, "left"), *(Col(n) for n in names)]  # whole names: _fits checks
     side_rows = [[cols[i].name, *(r[i] for r in rows)] for i in range(keep, len(cols))]
     return side_cols, side_rows
 

@@ -169,6 +169,7 @@ def test_killing_a_worker_mid_sweep_loses_and_duplicates_nothing(cluster, tmp_pa
     assert len(pids) == 2, "both workers ran runs before one was killed"
 
 
+@pytest.mark.slow
 def test_a_run_that_kills_every_worker_fails_clearly_and_the_others_finish(tmp_path):
     store = Store(tmp_path / "runs")
     """One worker and no retries by Dask: the runs queued beside the killer die with it
@@ -204,6 +205,7 @@ def test_input_files_are_shipped_and_the_results_name_the_clients_paths(cluster,
     assert {r["text"] for r in rows} == {data.read_text()}
 
 
+@pytest.mark.slow
 def test_a_killed_client_resumes_with_nothing_lost_or_redone(cluster, tmp_path):
     spec = tmp_path / "s.yaml"
     six = "[fcfs, easy, conservative, sjf, 'easy:depth=3', firstfit]"

@@ -150,6 +150,31 @@ def test_scheduler_labels_and_files(tmp_path: Path, doc: dict) -> None:
     assert spec.baseline == "cons"
 
 
+def test_each_scheduler_is_built_once_when_the_spec_is_read(tmp_path: Path, doc: dict) -> None:
+    """The check of shared nodes built every scheduler a second time (and told a ``.py``
+    policy by ``spec.split(":")``): each is parsed and built once, its
+    ``needs_shared_nodes`` kept; a co-scheduler with a trace is still refused."""
+    (tmp_path / "counted.py").write_text(
+        "from pathlib import Path\n"
+        "from coschedlab.schedulers import Scheduler\n"
+        "class Counted(Scheduler):\n"
+        "    def __init__(self, k: int = 1, order: str = 'fcfs'):\n"
+        "        super().__init__(order)\n"
+        "        self.k = k\n"
+        f"        with open({str(tmp_path / 'built.txt')!r}, 'a') as f:\n"
+        "            f.write('built\\n')\n"
+        "    def schedule(self, view):\n"
+        "        return []\n"
+    )
+    assert any(w.get("trace") for w in doc["workloads"])  # (a workload without shared nodes)
+    doc["schedulers"], doc["baseline"] = ["easy", "counted.py:k=2"], "easy"
+    load_spec(write_spec(tmp_path / "spec.yaml", doc))
+    assert (tmp_path / "built.txt").read_text() == "built\n"
+    doc["schedulers"], doc["baseline"] = ["counted.py:k=3", "easy-coloc"], "counted:k=3"
+    with pytest.raises(InputError, match=r"'schedulers\[1\]' \(easy-coloc\) needs shared nodes"):
+        load_spec(write_spec(tmp_path / "spec.yaml", doc))
+
+
 def test_every_name_a_comparison_writes_is_reserved_for_workloads():
     from coschedlab.experiments import store
     from coschedlab.experiments.spec import RESERVED_NAMES

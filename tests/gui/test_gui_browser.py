@@ -296,6 +296,7 @@ TINY_SWEEP = (
 )
 
 
+@pytest.mark.slow  # 20-35 s; the run page's sweep is compared with the command line by default
 def test_a_workflow_sweep_runs_from_its_page_as_the_command_line_runs_it(server, browser, tmp_path):
     """Upload a sweep spec, run it into a workspace folder with the bar to the end, see the
     table; the stored summary equals ``coschedlab workflows compare`` on the same spec; a

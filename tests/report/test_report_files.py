@@ -44,7 +44,7 @@ def test_a_second_report_in_a_folder_replaces_the_first_whole(tmp_path, monkeypa
     mine.write_text("the user's own file\n")
     second = write_report({"C": run(plain, CLUSTER)}, tmp_path, NAMES)
     left = {p.name for p in tmp_path.iterdir()}
-    assert left == {p.name for p in second} | {"notes.txt", ".report-files"}
+    assert left == {p.name for p in second} | {"notes.txt", ".coschedlab"}
     assert not any(p.exists() for p in first if p.name.startswith(("A_", "B_")))
     assert mine.read_text() == "the user's own file\n"
     # a report that fails while drawing leaves the earlier one whole

@@ -83,6 +83,7 @@ def _wait_until_no_process_runs_in(folder: Path, timeout: float = 15.0) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.slow  # the study package's resume tests (tests/studies/test_real.py) run by default
 def test_a_killed_real_study_resumes_with_nothing_lost_or_redone(tmp_path):
     (tmp_path / "code.py").write_text(SLOW_CODE)
     (tmp_path / "s.yaml").write_text(

@@ -359,10 +359,10 @@ CLOCK = dict(sched_interval=1, bf_interval=1, bf_phase=0.3, sched_phase=0.5)
     ]  # fmt: skip
     # busy 32-node machines where a job a pass starts lets the next pass start a job it had
     # tested before (a skip recorded after the pass's own starts missed it); the slowest case
-    # of the default run, but its only one that catches that (none of 60 jobs on 16 or 32
-    # nodes or 80 on 32, seeds 0-4, nor of 100 on 32, seeds 0-2, does): not for -m slow
+    # of the suite (35 s), and the only one that catches that (none of 60 jobs on 16 or 32
+    # nodes or 80 on 32, seeds 0-4, nor of 100 on 32, seeds 0-2, does): run with -m slow
     + [
-        (2, 150, 32, 0.2, dict(priority="fifo", **CLOCK)),
+        pytest.param(2, 150, 32, 0.2, dict(priority="fifo", **CLOCK), marks=pytest.mark.slow),
         pytest.param(9, 150, 32, 0.2, dict(priority="fifo", **CLOCK), marks=pytest.mark.slow),
     ],
 )

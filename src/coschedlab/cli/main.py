@@ -214,15 +214,6 @@ def main(exit_process: bool = False) -> None:
     run, without the interpreter's teardown (freeing every object one by one), and NumPy's
     BLAS on one thread unless a scheduler is a user's file or ``OPENBLAS_NUM_THREADS`` is
     set; with no cyclic garbage collection unless a scheduler is a user's file."""
-    if exit_process:  # (back on below unless a plain simulate of built-ins)
-        gc.disable()
-    from ..sweeps import PARENT
-
-    _printable_stdout()
-    if os.environ.get(PARENT):
-        from ..sweeps.pool import watch_parent
-
-        watch_parent()
     plain = plain_simulate(sys.argv[1:]) if "app" not in globals() else None
     if exit_process and plain is not None and not any(map(_user_file, plain["scheduler"])):
         # no BLAS in the command: OpenBLAS's threads, started (and spinning) when NumPy
@@ -231,8 +222,14 @@ def main(exit_process: bool = False) -> None:
         # and no cyclic garbage collector: its ~50 passes (over the imports' young objects,
         # ~10 ms of CPU) found only the imports' few cycles; the runs of the built-ins make
         # none that hold their arrays (simulate() breaks the kernel <-> view cycle itself)
-    elif exit_process:
-        gc.enable()
+        gc.disable()
+    from ..sweeps import PARENT
+
+    _printable_stdout()
+    if os.environ.get(PARENT):
+        from ..sweeps.pool import watch_parent
+
+        watch_parent()
     _terminate_as_interrupt()
     if plain is None or not exit_process:
         _run(plain)

@@ -137,7 +137,7 @@ def _real_target(out: Path, s: Any, configs: list, force: bool) -> None:
     import json
     import shutil
 
-    from ..outputs import check_target, mark
+    from ..outputs import check_target, mark, record
 
     identity = {"spec": Path(s.source).read_text(), "procs": s.processors,
                 "configs": [c.name for c in configs]}  # fmt: skip
@@ -153,6 +153,7 @@ def _real_target(out: Path, s: Any, configs: list, force: bool) -> None:
         check_target(out, force)  # refuses without --force, and never a user's files
         shutil.rmtree(out)
     mark(out)
+    record([stamp])
     stamp.write_text(json.dumps(identity))
 
 

@@ -360,7 +360,7 @@ class Result:
         from ..outputs import atomic_dir
 
         out = Path(out_dir)
-        with atomic_dir(out, force) as tmp:
+        with atomic_dir(out, force, option="out_dir=") as tmp:  # (said as Python's words)
             self.write(tmp, swf_integers)
         return [out / p.name for p in self._paths(out)]
 

@@ -182,15 +182,20 @@ def shown(spec: Spec, out: Path, width: int) -> Group | None:
 
 
 def write_analysis(spec: Spec, out: Path) -> tuple[pd.DataFrame, list[Path]]:
-    """Write ``runs.csv``, ``comparison.csv`` and the plots; return the table and the paths."""
+    """Write ``runs.csv``, ``comparison.csv`` and the plots; return the table and the paths
+    (listed in the folder's manifest: ``--fresh`` may replace them)."""
+    from ..outputs import record
     from .plots import write_plots
 
     out = Path(out)
     runs = run_metrics(spec, out)
     table = comparison_table(runs, spec)
     paths = [out / "runs.csv", out / "comparison.csv"]
+    record(paths)
     runs.to_csv(paths[0], index=False, float_format="%.10g")
     table.to_csv(paths[1], index=False, float_format="%.10g")
     if spec.plots != "none" and len(runs):
-        paths += write_plots(spec, out, table)
+        plots = write_plots(spec, out, table)
+        record(p for p in plots if p.is_file())
+        paths += plots
     return table, paths

@@ -210,12 +210,12 @@ def spec_from_dict(raw: Any, path: str | Path, load_schedulers: bool = True) -> 
     for key in ("schedulers", "workloads"):
         ck.require(raw, key, "")
     default_cluster = _cluster(raw["cluster"], "cluster", ck) if "cluster" in raw else None
-    schedulers = _schedulers(raw["schedulers"], base, ck, load_schedulers)
+    schedulers, shared = _schedulers(raw["schedulers"], base, ck, load_schedulers)
     workloads = tuple(
         _workload(w, f"workloads[{i}]", base, default_cluster, ck)
         for i, w in enumerate(ck.items(raw["workloads"], "workloads"))
     )
-    _check_shared_nodes(schedulers, workloads, ck, load_schedulers)
+    _check_shared_nodes(schedulers, shared, workloads, ck)
     names = [w.name for w in workloads]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup is not None:  # the line of the second
@@ -254,22 +254,19 @@ def spec_from_dict(raw: Any, path: str | Path, load_schedulers: bool = True) -> 
 
 def _check_shared_nodes(
     schedulers: tuple[SchedulerSpec, ...],
+    shared: tuple[bool | None, ...],
     workloads: tuple[WorkloadSpec, ...],
     ck: Checker,
-    load: bool,
 ) -> None:
     """A co-scheduler runs on shared nodes, which only a pool workload with co-location
     gives: with any other workload its runs could only fail, so the spec is refused at the
-    scheduler's line before any run (a ``.py`` policy only when ``load``)."""
-    from ..schedulers import get_scheduler
-
+    scheduler's line before any run. ``shared``: each scheduler's ``needs_shared_nodes``, as
+    :func:`_schedulers` built it (None: a ``.py`` policy not loaded)."""
     plain = next((w for w in workloads if w.kind != "pool" or not w.colocation), None)
     if plain is None:
         return
-    for i, s in enumerate(schedulers):
-        if (load or not s.spec.split(":")[0].endswith(".py")) and get_scheduler(
-            s.spec
-        ).needs_shared_nodes:
+    for i, (s, needs) in enumerate(zip(schedulers, shared, strict=True)):
+        if needs:
             raise ck.fail(
                 f"'schedulers[{i}]' ({s.label}) needs shared nodes, which workload "
                 f"'{plain.name}' does not give (a trace, or a pool with colocation: false); "
@@ -292,11 +289,16 @@ def _cluster(v: Any, path: str, ck: Checker) -> Cluster:
     )
 
 
-def _schedulers(v: Any, base: Path, ck: Checker, load: bool = True) -> tuple[SchedulerSpec, ...]:
+def _schedulers(
+    v: Any, base: Path, ck: Checker, load: bool = True
+) -> tuple[tuple[SchedulerSpec, ...], tuple[bool | None, ...]]:
+    """The schedulers of the spec, each parsed and built once (a ``.py`` policy only when
+    ``load``), and whether each needs shared nodes (None: not built)."""
     from ..schedulers import get_scheduler
     from ..schedulers.registry import parse_spec
 
     out: list[SchedulerSpec] = []
+    shared: list[bool | None] = []
     for i, item in enumerate(ck.items(v, "schedulers")):
         path = f"schedulers[{i}]"
         if isinstance(item, Mapping):
@@ -316,12 +318,14 @@ def _schedulers(v: Any, base: Path, ck: Checker, load: bool = True) -> tuple[Sch
             raise ck.fail(f"'{path}' label {label!r} must not contain '/'; give a name", path)
         if slug(label).startswith("."):  # ".", ".." or a hidden folder: not a run's own folder
             raise ck.fail(f"'{path}' label {label!r} cannot name a folder; give a name", path)
+        built = None
         try:
             if load or not sched_name.endswith(".py"):
-                get_scheduler(text)
+                built = get_scheduler(text)
         except InputError as exc:
             raise ck.fail(f"'{path}': {exc}", path) from None
         out.append(SchedulerSpec(label=label, spec=text))
+        shared.append(None if built is None else bool(built.needs_shared_nodes))
     for key, what in ((lambda s: s.label, "label"), (lambda s: s.slug, "directory name")):
         values = [key(s) for s in out]
         dup = next((x for x in values if values.count(x) > 1), None)
@@ -332,7 +336,7 @@ def _schedulers(v: Any, base: Path, ck: Checker, load: bool = True) -> tuple[Sch
                 "give them names with {name: LABEL, spec: SPEC}",
                 f"schedulers[{second}]",
             )
-    return tuple(out)
+    return tuple(out), tuple(shared)
 
 
 def _workload(

@@ -33,6 +33,7 @@ from ..outputs import (
     first_foreign,
     is_empty,
     mark,
+    written,
 )
 from ..sweeps.store import RunDirs
 from ..sweeps.sweep import check_kind
@@ -139,12 +140,15 @@ def _refuse_foreign(out: Path, names: Iterable[str]) -> None:
     """Refuse to clear ``out`` when it holds anything a comparison does not write (a user's
     notes beside the runs, a file in a workload's folder): ``--fresh`` deletes nothing then."""
     ours = {*names, *ANALYSIS_OUTPUTS, SPEC_FILE, MARKER}
+    listed = written(out)  # (None: a folder written before manifests, ours by name)
     for item in sorted(out.iterdir()):
         if item.name.startswith((TMP_PREFIX, OLD_PREFIX)):
             continue  # left by a killed run: cleared with the rest
         foreign: Path | None = item if item.name not in ours else None
         if foreign is None and item.is_dir():
-            foreign = first_foreign(item, OUR_FILES)
+            foreign = first_foreign(item, top=out, legacy=OUR_FILES)
+        elif foreign is None and listed is not None and item.name not in {*listed, MARKER}:
+            foreign = item  # named like an output, but the user's (written after the run)
         if foreign is not None:
             raise InputError(
                 f"--out {out} holds files coschedlab did not write ({foreign}); --fresh "

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..outputs import REPORT_FILES, slug
+from ..outputs import REPORT_FILES, mark, record, recorded, slug
 from . import figures, interactive, runs, series, style, timeaxis
 from .runs import Run, as_runs
 from .series import app_names_from_header
@@ -77,17 +77,27 @@ def write_report(
 
 def _replace_report(final: Path, drawn: list[Path]) -> list[Path]:
     """Move the figures ``drawn`` into ``final``; the files an earlier report left there and
-    this one does not write again are removed, so a folder never mixes two reports."""
-    listed = final / REPORT_FILES
-    earlier = listed.read_text().split("\n") if listed.is_file() else []
+    this one does not write again are removed, so a folder never mixes two reports. The
+    manifest of the folder's marker (:func:`coschedlab.outputs.record`, tag "report") says
+    which files a report wrote (a folder no marker covers is marked first); a list a report
+    wrote before manifests (``.report-files``) still counts, and goes."""
+    from ..outputs import marked_folder
+
+    if marked_folder(final) is None:
+        mark(final)
     names = {p.name for p in drawn}
-    for name in earlier:
-        old = final / name
-        if name and "/" not in name and name not in names and old.is_file():
+    earlier = recorded(final, "report")
+    listed = final / REPORT_FILES
+    if listed.is_file():
+        earlier += [final / n for n in listed.read_text().split("\n") if n]
+    record([final / name for name in sorted(names)], "report")
+    for old in earlier:  # (a name of the folder itself: never one outside it)
+        name, inside = old.name, old.parent == final and old.name not in ("", ".", "..")
+        if inside and name not in names and old.is_file() and not old.is_symlink():
             old.unlink()
     for p in drawn:
         os.replace(p, final / p.name)
-    listed.write_text("\n".join(sorted(names)) + "\n")
+    listed.unlink(missing_ok=True)
     return [final / p.name for p in drawn]
 
 

@@ -182,7 +182,7 @@ class Scheduler:
                 continue
             value = getattr(self, p.name)
             default = self.file_options.get(p.name, p.default)
-            if p.default is p.empty or value != default or type(value) is not type(default):
+            if p.default is p.empty or not same_value(value, default):
                 out[p.name] = "all" if value is None else value
         return out
 
@@ -193,6 +193,18 @@ class Scheduler:
         if not params:
             return name
         return name + ":" + ",".join(f"{k}={_fmt(v)}" for k, v in params.items())
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """True when the parameter value ``a`` is the default ``b`` (:meth:`Scheduler.params`
+    leaves it out of the label): numbers by value (``86400 == 86400.0``), a bool only equal
+    to a bool (``True`` is not ``1``), any other value equal and of the same type."""
+    a_bool, b_bool = isinstance(a, bool), isinstance(b, bool)
+    if a_bool or b_bool:
+        return a_bool and b_bool and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return bool(a == b)
+    return type(a) is type(b) and bool(a == b)
 
 
 def _fmt(v: Any) -> str:

@@ -110,7 +110,7 @@ class StudyResult:
     def save(self, out: str | Path, force: bool = False) -> Path:
         """Write the result into ``out`` atomically (:meth:`write`); an existing result is
         replaced only with ``force``."""
-        with atomic_dir(out, force) as tmp:
+        with atomic_dir(out, force, option="out=") as tmp:  # (said as Python's words)
             self.write(tmp)
         return Path(out)
 

@@ -127,8 +127,13 @@ class Capability:
         return None if self.summary is None else resolve(self.summary)(Path(out))
 
     def write_report(self, spec: Any, out: Path, rows: list[Any]) -> list[Path]:
-        """Write its tables and figures of a finished (or partial) sweep; the files."""
-        return [] if self.report is None else resolve(self.report)(spec, Path(out), rows)
+        """Write its tables and figures of a finished (or partial) sweep; the files (listed in
+        the folder's manifest: ``--force``/``--fresh`` may replace them)."""
+        from ..outputs import record
+
+        written = [] if self.report is None else resolve(self.report)(spec, Path(out), rows)
+        record(p for p in written if Path(p).is_file())
+        return written
 
     @property
     def words(self) -> list[str]:

@@ -30,7 +30,16 @@ import pandas as pd
 from ...engine.result import Result
 from ...errors import InputError
 from ...jobs import Workload
-from ...outputs import MARKER, atomic_file, check_target, first_foreign, is_empty, mark, slug
+from ...outputs import (
+    MARKER,
+    atomic_file,
+    check_target,
+    first_foreign,
+    is_empty,
+    mark,
+    record,
+    slug,
+)
 from ...platform import Cluster
 from ...sweeps.capability import Table, read_table
 from ...sweeps.store import RunDirs, RunKey, completed, run_dir
@@ -189,6 +198,7 @@ def _record(out: Path, er: EliseRun) -> None:
     """What the runs are made from: ``OUT/coschedlab/spec.json`` and each input's jobs
     (``input_I/workload.csv``, ELiSE's workload CSV), written before the runs."""
     runs_dir = mark(mark(out) / OWN_DIR)
+    record([runs_dir / "spec.json"])  # (the manifest: --fresh replaces only what it lists)
     (runs_dir / "spec.json").write_text(dump(er.described))
     for i, (_, elise_jobs, _) in enumerate(er.made):
         target = mark(runs_dir / f"input_{i}") / "workload.csv"
