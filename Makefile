@@ -9,7 +9,7 @@ run: setup
 	.venv/bin/coschedlab demo --out out/demo --force
 
 test: setup
-	.venv/bin/python -m pytest
+	.venv/bin/python -m pytest -n 2 --dist loadscope
 
 lint: setup
 	.venv/bin/ruff check src tests benchmarks examples
