@@ -13,59 +13,25 @@ import typer
 from ..errors import InputError
 from ..insitu import simulate as simulation  # (these declare the options they take)
 from ..insitu import spec
-from .options import ForceOpt, JobsOpt, JsonOpt, executor_of, passes, takes
+from ..insitu.plan import make_plan
+from ..insitu.search import plan_file
+from .options import ForceOpt, JobsOpt, JsonOpt, executor_of, passes
 
 app = typer.Typer(help="Plan and simulate in situ workflow ensembles.", no_args_is_help=True)
 
-ScenarioOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--scenario",
-        help="ideal | in-transit | increasing-25/50/75 | "
-        "decreasing-25/50/75 (default: the file's mapping, else ideal)",
-    ),
-]
-NodeOpt = Annotated[
-    str | None, typer.Option("--node-alloc", help="node-level heuristic: co | ev (default co)")
-]
-CoreOpt = Annotated[
-    str | None, typer.Option("--core-alloc", help="core-level heuristic: co | ev (default co)")
-]
-BwOpt = Annotated[
-    str, typer.Option("--bandwidth-model", help="model makespan with B | B1 | B2 | B3 (Table II)")
-]
-AllocBwOpt = Annotated[
-    str,
-    typer.Option(
-        "--alloc-bandwidth",
-        help="bandwidth the allocation is computed with: B3 (the authors' Fig. 4 runs) | B "
-        "(their Table II runs) | B1 | B2",
-    ),
-]
-RoundingOpt = Annotated[
-    str,
-    typer.Option(
-        "--rounding",
-        help="authors (their scheduler.py) | min-time (n_NC by the smaller model time)",
-    ),
-]
-
-
-def _planning(
-    ensemble: Annotated[Path, typer.Argument(help="ensemble YAML file")],
-    scenario: ScenarioOpt = None,
-    node_alloc: NodeOpt = None,
-    core_alloc: CoreOpt = None,
-    bandwidth_model: BwOpt = "B3",
-    alloc_bandwidth: AllocBwOpt = "B3",
-    rounding: RoundingOpt = "authors",
-) -> Any:
-    """The plan of the options ``insitu plan`` and ``insitu simulate`` share (declared here)."""
-    from ..insitu.search import plan_file
-
-    return plan_file(
-        ensemble, scenario, node_alloc, core_alloc, bandwidth_model, alloc_bandwidth, rounding
-    )
+EnsembleArg = Annotated[Path, typer.Argument(help="ensemble YAML file")]
+#: ``insitu plan``'s and ``insitu simulate``'s planning options (of make_plan, declared there)
+planning = passes(
+    make_plan,
+    scenario="ideal | in-transit | increasing-25/50/75 | "
+    "decreasing-25/50/75 (default: the file's mapping, else ideal)",
+    node_alloc="node-level heuristic: co | ev (default co)",
+    core_alloc="core-level heuristic: co | ev (default co)",
+    bandwidth_model="model makespan with B | B1 | B2 | B3 (Table II)",
+    alloc_bandwidth="bandwidth the allocation is computed with: B3 (the authors' Fig. 4 runs) | "
+    "B (their Table II runs) | B1 | B2",
+    rounding="authors (their scheduler.py) | min-time (n_NC by the smaller model time)",
+)
 
 
 def _print_plan(plan: Any) -> None:
@@ -136,10 +102,10 @@ def generate(
 
 
 @app.command()
-@takes(_planning)
-def plan(as_json: JsonOpt = False, **planning: Any) -> None:
+@planning
+def plan(ensemble: EnsembleArg, as_json: JsonOpt = False, **options: Any) -> None:
     """Print the mapping, the allocation table and the model makespan."""
-    p = _planning(**planning)
+    p = plan_file(ensemble, **options)
     if as_json:
         print(json.dumps(p.to_dict()))
     else:
@@ -155,8 +121,9 @@ def plan(as_json: JsonOpt = False, **planning: Any) -> None:
     io="store-and-forward (a file is read from disk, then sent, as the authors' "
     "storage service does) | fluid (disk and network at once)",
 )
-@takes(_planning)
+@planning
 def simulate(
+    ensemble: EnsembleArg,
     search: Annotated[
         bool,
         typer.Option("--search", help="try every scenario x heuristic pair, recommend the best"),
@@ -175,21 +142,21 @@ def simulate(
     ] = None,
     as_json: JsonOpt = False,
     force: ForceOpt = False,
-    **planning: Any,
+    **options: Any,
 ) -> None:
     """Run SimGrid on the plan: simulated makespan, idle times, stage timelines."""
     executor_of(jobs, None)  # --jobs (of --search) checked as every sweep's
-    network, engine, io = (planning.pop(k) for k in ("network", "engine", "io"))  # not the plan's
-    p = _planning(**planning)
+    network, engine, io = (options.pop(k) for k in ("network", "engine", "io"))  # not the plan's
+    p = plan_file(ensemble, **options)
     net = network or p.ensemble.platform.network
     simulation.check_options(net, engine, io)
     ens = p.ensemble
-    where = str(planning["ensemble"])
+    where = str(ensemble)
     simulation.check_size(ens.n_steps, len(ens.simulations) + len(ens.analyses), where=where)
     if search:
         _search(
-            planning["ensemble"],
-            tuple(planning[k] for k in ("bandwidth_model", "alloc_bandwidth", "rounding")),
+            ensemble,
+            tuple(options[k] for k in ("bandwidth_model", "alloc_bandwidth", "rounding")),
             (net, engine, io),
             jobs or os.cpu_count() or 1,
             as_json,

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from ..errors import InputError
 from .allocation import Allocation
 from .mapping import POOL, Mapping
-from .spec import Ensemble
+from .spec import Ensemble, check_choice
 
 BANDWIDTH_MODELS = ("B", "B1", "B2", "B3")
 
@@ -14,11 +13,8 @@ def bandwidth_key(model: str, where: str = "bandwidth-model") -> str:
     """The canonical name of a bandwidth model (``b'_3`` -> ``B3``), else an InputError
     naming ``where``."""
     key = model.upper().replace("'", "").replace("_", "")
-    if key not in BANDWIDTH_MODELS:
-        raise InputError(
-            f"unknown bandwidth model {model!r}; use one of {', '.join(BANDWIDTH_MODELS)}",
-            where=where,
-        )
+    if key not in BANDWIDTH_MODELS:  # (the message names the model as given)
+        check_choice(model, BANDWIDTH_MODELS, "bandwidth model", where)
     return key
 
 

@@ -73,9 +73,9 @@ def make_plan(
     node_alloc: str | None = None,
     core_alloc: str | None = None,
     bandwidth_model: str = "B3",
-    use_file_allocation: bool = True,
     alloc_bandwidth: str = "B3",
     rounding: str = "authors",
+    use_file_allocation: bool = True,
 ) -> Plan:
     """Mapping (scenario, else the file's mapping, else IDEAL) in Theorem 2's normal form, then
     the integer allocation (the file's explicit one if given and no scenario was asked).

@@ -1,7 +1,7 @@
 """Reproduce the paper's evaluation (Do et al., Section V): Fig. 4, Fig. 5 and Table II.
 
 Four sweeps (nodes, simulations, analyses per simulation, data size) x 8 scenarios x 4
-(node, core) heuristic pairs x trials. This module defines the runs (:func:`build_tasks`; each
+(node, core) heuristic pairs x trials. This module defines the runs (:class:`Reproduction`; each
 is :func:`.runner.run_config` of its configuration) and turns their results into the paper's
 tables and figures (:func:`write_outputs`); the sweep itself runs on the project's one driver
 (:data:`coschedlab.insitu.sweep.SWEEP`). Trial t of a configuration uses the ensemble drawn
@@ -12,6 +12,8 @@ several sweeps (e.g. S=4, A=4, V=4, N=16) are simulated once.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -44,50 +46,63 @@ def run_key(cfg: dict[str, Any]) -> str:
     )
 
 
-def build_tasks(
-    trials: int = 5,
-    sweeps: tuple[str, ...] = tuple(SWEEPS),
-    steps: int = 100,
-    network: str = "paper",
-    engine: str = "activities",
-    seed: int = 0,
-    scenarios: tuple[str, ...] = SCENARIOS,
-    pairs: tuple[tuple[str, str], ...] = HEURISTIC_PAIRS,
-    alloc_bandwidth: str = "B3",
-) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]]]:
-    """All runs of the chosen sweeps: {key: config} and the (sweep, key) membership list.
+@dataclass(frozen=True)
+class Reproduction:
+    """The runs of a reproduction: the paper's chosen ``sweeps`` x scenarios x heuristic
+    pairs x ``trials`` (:meth:`build`)."""
 
-    ``alloc_bandwidth`` is the bandwidth the allocation is computed with: B'_3 reproduces the
-    authors' Fig. 4 data (their ``analysis/data_new.csv``), B their Table II data
-    (``analysis/data_bw.csv``); both with the authors' rounding. The sweeps and trials are
-    checked by the command's spec (:func:`.sweep.load_spec`)."""
-    tasks: dict[str, dict[str, Any]] = {}
-    member: list[tuple[str, str]] = []
-    for sweep in sweeps:
-        var, values, fixed = SWEEPS[sweep]
-        for v in values:
-            for sc in scenarios:
-                for node, core in pairs:
-                    for t in range(trials):
-                        cfg = {
-                            **fixed,
-                            var: v,
-                            "scenario": sc,
-                            "node": node,
-                            "core": core,
-                            "trial": t,
-                            "seed": seed + t,
-                            "steps": steps,
-                            "network": network,
-                            "engine": engine,
-                            "bandwidth_model": "B3",
-                            "alloc_bandwidth": alloc_bandwidth,
-                            "rounding": "authors",
-                        }
-                        k = run_key(cfg)
-                        tasks[k] = cfg
-                        member.append((sweep, k))
-    return tasks, member
+    trials: int = 5
+    sweeps: tuple[str, ...] = tuple(SWEEPS)
+    steps: int = 100
+    network: str = "paper"
+    engine: str = "activities"
+    seed: int = 0
+    alloc_bandwidth: str = "B3"
+    scenarios: tuple[str, ...] = SCENARIOS
+    pairs: tuple[tuple[str, str], ...] = HEURISTIC_PAIRS
+    name = "in situ reproduction"
+    output = None  # --out is required
+
+    def build(self) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]]]:
+        """All runs of the chosen sweeps: {key: config} and the (sweep, key) membership list.
+
+        ``alloc_bandwidth`` is the bandwidth the allocation is computed with: B'_3 reproduces
+        the authors' Fig. 4 data (their ``analysis/data_new.csv``), B their Table II data
+        (``analysis/data_bw.csv``); both with the authors' rounding. The sweeps and trials are
+        checked by the command's spec (:func:`.sweep.load_spec`)."""
+        tasks: dict[str, dict[str, Any]] = {}
+        member: list[tuple[str, str]] = []
+        for sweep in self.sweeps:
+            var, values, fixed = SWEEPS[sweep]
+            runs = product(values, self.scenarios, self.pairs, range(self.trials))
+            for v, sc, (node, core), t in runs:
+                cfg = {
+                    **fixed,
+                    var: v,
+                    "scenario": sc,
+                    "node": node,
+                    "core": core,
+                    "trial": t,
+                    "seed": self.seed + t,
+                    "steps": self.steps,
+                    "network": self.network,
+                    "engine": self.engine,
+                    "bandwidth_model": "B3",
+                    "alloc_bandwidth": self.alloc_bandwidth,
+                    "rounding": "authors",
+                }
+                k = run_key(cfg)
+                tasks[k] = cfg
+                member.append((sweep, k))
+        return tasks, member
+
+    def configs(self) -> dict[str, dict[str, Any]]:
+        return self.build()[0]
+
+
+def build_tasks(**options: Any) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]]]:
+    """The runs (:meth:`Reproduction.build`) of the reproduction of ``options``."""
+    return Reproduction(**options).build()
 
 
 def results_frame(rows: list[dict[str, Any]], member: list[tuple[str, str]]) -> pd.DataFrame:

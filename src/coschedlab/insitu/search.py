@@ -10,30 +10,18 @@ from typing import Any
 
 from ..errors import InputError
 
-__all__ = ["PLANNING", "SIMULATION", "plan_file", "search", "search_one"]
-
-#: default planning options: bandwidth model, allocation bandwidth, rounding
-PLANNING = ("B3", "B3", "authors")
-#: default simulation options: network, engine, io
-SIMULATION = ("paper", "activities", "store-and-forward")
+__all__ = ["plan_file", "search", "search_one"]
 
 
-def plan_file(
-    path: Path,
-    scenario: str | None,
-    node: str | None,
-    core: str | None,
-    bw: str = "B3",
-    alloc_bw: str = "B3",
-    rounding: str = "authors",
-) -> Any:
-    """The plan of the ensemble file ``path``; errors without a place name the file."""
+def plan_file(path: Path, *args: Any, **options: Any) -> Any:
+    """:func:`.plan.make_plan` of the ensemble file ``path`` (``args``, ``options``: its
+    other arguments, ``insitu plan``'s options); errors without a place name the file."""
     from .plan import make_plan
     from .spec import load_ensemble
 
     ens = load_ensemble(path)
     try:
-        return make_plan(ens, scenario, node, core, bw, alloc_bandwidth=alloc_bw, rounding=rounding)
+        return make_plan(ens, *args, **options)
     except InputError as exc:
         if exc.where is None or not exc.where.startswith(str(path)):
             raise InputError(exc.what, f"{path}: {exc.where}" if exc.where else str(path)) from None
@@ -59,14 +47,15 @@ def search_one(
 
 def search(
     path: Path,
-    planning: tuple[str, str, str] = PLANNING,
-    sim: tuple[str, str, str] = SIMULATION,
+    planning: tuple[str, str, str],
+    sim: tuple[str, str, str],
     jobs: int = 1,
     on_done: Callable[[Any], None] | None = None,
 ) -> tuple[list[dict[str, Any]], Any]:
     """Every scenario x heuristic pair of the ensemble ``path`` simulated, best first (by
-    simulated makespan), and the runner's summary. :class:`InputError` when a simulation
-    fails or no plan is feasible."""
+    simulated makespan), and the runner's summary (``planning``: bandwidth model, allocation
+    bandwidth, rounding; ``sim``: network, engine, I/O model). :class:`InputError` when a
+    simulation fails or no plan is feasible."""
     from ..sweeps.sweep import Sweep
     from ..sweeps.tasks import Task
     from .mapping import SCENARIOS

@@ -54,7 +54,7 @@ from typing import Any
 from ..errors import InputError
 from .mapping import POOL
 from .plan import Plan
-from .spec import NETWORKS
+from .spec import NETWORKS, check_choice
 
 ENGINES = ("activities", "ptask")
 LV08_BW_FACTOR = 0.97
@@ -574,16 +574,9 @@ def _child(
 
 def check_options(network: str, engine: str, io: str = "store-and-forward") -> None:
     """Raise :class:`InputError` on an unknown network layout, engine or I/O model."""
-    if io not in IO_MODELS:
-        raise InputError(f"unknown I/O model {io!r}; use one of {', '.join(IO_MODELS)}", "--io")
-    if network not in NETWORKS:
-        raise InputError(
-            f"unknown network {network!r}; use one of {', '.join(NETWORKS)}", where="--network"
-        )
-    if engine not in ENGINES:
-        raise InputError(
-            f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}", where="--engine"
-        )
+    check_choice(io, IO_MODELS, "I/O model", "--io")
+    check_choice(network, NETWORKS, "network", "--network")
+    check_choice(engine, ENGINES, "engine", "--engine")
 
 
 def simulate(

@@ -22,6 +22,14 @@ from ..schema import Checker, load_yaml, show
 
 NETWORKS = ("paper", "per-node")
 
+
+def check_choice(value: str, known: tuple[str, ...], what: str, where: str) -> None:
+    """An InputError naming ``where`` unless ``value`` is one of ``known`` (a ``what``: the
+    in situ options' one message)."""
+    if value not in known:
+        raise InputError(f"unknown {what} {value!r}; use one of {', '.join(known)}", where)
+
+
 #: Parameters of the paper's experiments (Do et al., "Co-scheduling ensembles of in situ
 #: workflows", Section V-A).
 PAPER_CORE_SPEED = 36.8

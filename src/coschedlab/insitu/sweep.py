@@ -6,45 +6,17 @@ made of the command's options (:func:`load_spec`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, check_seed
 from ..sweeps.sweep import MAX_REPETITIONS, Sweep, check_kind
 from ..sweeps.tasks import Task
-from .mapping import SCENARIOS
-from .reproduce import HEURISTIC_PAIRS, SWEEPS, build_tasks, results_frame, write_outputs
+from .reproduce import SWEEPS, Reproduction, results_frame, write_outputs
 from .runner import run_config
 from .simulate import check_size
 
 __all__ = ["SWEEP", "Reproduction", "load_spec", "report"]
-
-
-@dataclass(frozen=True)
-class Reproduction:
-    """The runs of a reproduction: the paper's chosen ``sweeps`` x scenarios x heuristic
-    pairs x ``trials`` (:func:`~.reproduce.build_tasks`)."""
-
-    trials: int = 5
-    sweeps: tuple[str, ...] = tuple(SWEEPS)
-    steps: int = 100
-    network: str = "paper"
-    engine: str = "activities"
-    seed: int = 0
-    alloc_bandwidth: str = "B3"
-    scenarios: tuple[str, ...] = SCENARIOS
-    pairs: tuple[tuple[str, str], ...] = HEURISTIC_PAIRS
-    name = "in situ reproduction"
-    output = None  # --out is required
-
-    def build(self) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]]]:
-        """{key: configuration} and the (sweep, key) membership list."""
-        return build_tasks(self.trials, self.sweeps, self.steps, self.network, self.engine,
-                           self.seed, self.scenarios, self.pairs, self.alloc_bandwidth)  # fmt: skip
-
-    def configs(self) -> dict[str, dict[str, Any]]:
-        return self.build()[0]
 
 
 def load_spec(path: Path | None = None, *, trials: int = 5,
