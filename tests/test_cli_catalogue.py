@@ -1900,18 +1900,22 @@ def test_ctrl_c_while_the_workers_start_prints_one_line(ws, tmp_path):
     process had gone printed another (its queue's semaphore gone)."""
     for name in ("spec.yaml", "trace.swf"):
         shutil.copy(ws / name, tmp_path / name)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "coschedlab.cli", "compare", "spec.yaml", "--out", "c", "-j", "2"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
-    )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not any(
-        "forkserver" in _cmdline(p) for p in _children(proc.pid)
-    ):
-        time.sleep(0.02)
-    os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    for attempt in range(3):  # on a loaded machine the short sweep may end before the signal
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "coschedlab.cli", "compare", "spec.yaml", "--out",
+             f"c{attempt}", "-j", "2"],
+            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any(
+            "forkserver" in _cmdline(p) for p in _children(proc.pid)
+        ):
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        if proc.returncode != 0:
+            break
     assert proc.returncode == 130, err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("interrupted"), err
