@@ -29,16 +29,8 @@ from coschedlab.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from _cli import cli_here  # noqa: E402
+from _cli import SMALL, cli_here  # noqa: E402
 from experiments._experiments_data import write_pool, write_trace  # noqa: E402
-
-SMALL = """\
-; MaxNodes: 4
-; MaxProcs: 4
-1 0 -1 50 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1 -1
-2 10 -1 60 2 -1 -1 2 100 -1 1 2 1 -1 -1 -1 -1 -1
-3 20 -1 70 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1
-"""
 
 POLICIES = {
     "exits.py": "sys.exit(0)",
