@@ -13,6 +13,15 @@ import traceback
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
+#: a three-job SWF trace on 4 nodes (the CLI tests' smallest input)
+SMALL = """\
+; MaxNodes: 4
+; MaxProcs: 4
+1 0 -1 50 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1 -1
+2 10 -1 60 2 -1 -1 2 100 -1 1 2 1 -1 -1 -1 -1 -1
+3 20 -1 70 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1
+"""
+
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """``coschedlab ARGS`` in a new process (``cwd``: where it runs); stdout/stderr as text."""

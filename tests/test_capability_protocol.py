@@ -327,3 +327,38 @@ def test_every_option_of_a_sweep_command_has_help() -> None:
         if not (getattr(param, "help", None) or "").strip() and param.name != "help"
     ]
     assert "insitu" in seen and not bare, bare
+
+
+def test_spec_place_reads_where_a_sweep_runs_and_is_stored(tmp_path):
+    """The fields every sweep spec loader reads alike (workflows, coupled, comparison and
+    study specs): the name (the file's stem by default; a folder's name, or any text of at
+    most ``most`` characters), the output (out/NAME by default, or the loader's) and the
+    executor; the stored runs' record leaves exactly them out."""
+    from coschedlab.schema import Checker
+    from coschedlab.sweeps.capability import PLACE, spec_place, spec_record
+
+    path = tmp_path / "my-sweep.yaml"
+    ck = Checker(str(path), {})
+    placed = {"path": path, "name": "my-sweep", "output": Path("out/my-sweep"), "executor": None}
+    assert spec_place(ck, {}, path) == placed
+    given = spec_place(ck, {"name": "a b", "executor": "dask-local:2"}, path, 5, Path("o"))
+    assert given["name"] == "a b" and given["output"] == Path("o")
+    assert given["executor"].kind == "dask-local"
+    assert spec_place(ck, {"output": "x/y"}, path, None, Path("o"))["output"] == Path("x/y")
+    with pytest.raises(InputError, match=r"'name' must use letters, digits .* got 'a b'"):
+        spec_place(ck, {"name": "a b"}, path)
+    with pytest.raises(InputError, match="'name'"):
+        spec_place(ck, {"name": "a long name"}, path, 5)
+    with pytest.raises(InputError, match="'executor'"):
+        spec_place(ck, {"executor": "nowhere:1"}, path)
+
+    @dataclass(frozen=True)
+    class Placed:
+        path: Path
+        name: str
+        runs: int
+        output: Path
+        executor: Any
+
+    assert spec_record(Placed(**spec_place(ck, {}, path), runs=3)) == {"runs": 3}
+    assert set(PLACE) == set(spec_place(ck, {}, path))

@@ -29,16 +29,8 @@ from coschedlab.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from _cli import cli_here  # noqa: E402
+from _cli import SMALL, cli_here  # noqa: E402
 from experiments._experiments_data import write_pool, write_trace  # noqa: E402
-
-SMALL = """\
-; MaxNodes: 4
-; MaxProcs: 4
-1 0 -1 50 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1 -1
-2 10 -1 60 2 -1 -1 2 100 -1 1 2 1 -1 -1 -1 -1 -1
-3 20 -1 70 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1
-"""
 
 POLICIES = {
     "exits.py": "sys.exit(0)",
@@ -1900,18 +1892,22 @@ def test_ctrl_c_while_the_workers_start_prints_one_line(ws, tmp_path):
     process had gone printed another (its queue's semaphore gone)."""
     for name in ("spec.yaml", "trace.swf"):
         shutil.copy(ws / name, tmp_path / name)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "coschedlab.cli", "compare", "spec.yaml", "--out", "c", "-j", "2"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
-    )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not any(
-        "forkserver" in _cmdline(p) for p in _children(proc.pid)
-    ):
-        time.sleep(0.02)
-    os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    for attempt in range(3):  # on a loaded machine the short sweep may end before the signal
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "coschedlab.cli", "compare", "spec.yaml", "--out",
+             f"c{attempt}", "-j", "2"],
+            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any(
+            "forkserver" in _cmdline(p) for p in _children(proc.pid)
+        ):
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        if proc.returncode != 0:
+            break
     assert proc.returncode == 130, err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("interrupted"), err

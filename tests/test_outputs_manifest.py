@@ -12,20 +12,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from _cli import cli_here
+from _cli import SMALL, cli_here
 from conftest import workload
 
 from coschedlab import Cluster, simulate
 from coschedlab.errors import InputError
 from coschedlab.outputs import MARKER, first_foreign, record, recorded, written
-
-SMALL = """\
-; MaxNodes: 4
-; MaxProcs: 4
-1 0 -1 50 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1 -1
-2 10 -1 60 2 -1 -1 2 100 -1 1 2 1 -1 -1 -1 -1 -1
-3 20 -1 70 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1
-"""
 
 
 @pytest.fixture

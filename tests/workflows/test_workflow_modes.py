@@ -24,6 +24,8 @@ from coschedlab.workflows import (
     generate,
     simulate_mode,
 )
+from coschedlab.workflows.metrics import compared_title
+from coschedlab.workflows.simulate import simulate_modes
 
 _regular = regular
 
@@ -35,6 +37,35 @@ def figure1() -> WorkflowWorkload:
     return WorkflowWorkload(
         regular, [builtin("cybershake")], [(1.0, 0)], Cluster.from_cores(800, 1), (0.0, 1e6)
     )
+
+
+def test_simulate_modes_compares_the_workflows_completed_in_every_mode():
+    """Figure 1 with the window [0, 1000): the run stops 6 h after it, when the chained and
+    WoAS workflows have ended (at 4,000 s + the critical path) but the pilot, waiting 10,999 s
+    for B1's cores, has not: no workflow is compared, in any mode; each mode's phase is
+    announced to the progress bar before it runs."""
+    regular = _regular((1, 0, 11000, 11040, 680), (2, 100, 4000, 4020, 700))
+    ww = WorkflowWorkload(regular, [builtin("cybershake")], [(1.0, 0)],
+                          Cluster.from_cores(800, 1), (0.0, 1000.0))  # fmt: skip
+
+    class Bar:
+        phases: list = []
+
+        def __call__(self, done, total=None):
+            pass
+
+        def phase(self, label, total):
+            self.phases.append((label, total))
+
+    runs, summaries = simulate_modes(ww, progress=Bar())
+    assert Bar.phases == [(m, None) for m in MODES] == [(m, None) for m in summaries]
+    assert [runs[m].workflows["completed"].tolist() for m in MODES] == [[True], [False], [True]]
+    assert runs["chained"].summary()["workflows_compared"] == 1  # alone, it counts
+    assert [s["workflows_compared"] for s in summaries.values()] == [0, 0, 0]
+    assert compared_title(summaries) == ("1 workflow in the window, 0 completed in every mode "
+                                         "(compared)", None)  # fmt: skip
+    runs, summaries = simulate_modes(ww, ("chained", "woas"))
+    assert list(summaries) == ["chained", "woas"] and summaries["woas"]["workflows_compared"] == 1
 
 
 def test_figure1_chained_waits_pilot_wastes_woas_neither():

@@ -207,9 +207,9 @@ def simulate(
     from ..jsonsafe import json_safe
     from ..outputs import atomic_dir, check_target
     from ..schedulers import get_scheduler
-    from ..workflows.metrics import compared_title, completed_in_all, summary_cells
+    from ..workflows.metrics import compared_title, summary_cells
     from ..workflows.modes import MODES
-    from ..workflows.simulate import check_woas, simulate_mode
+    from ..workflows.simulate import check_woas, simulate_modes
     from ..workflows.workload import WorkflowWorkload
     from .progress import progress_bar, text_console
     from .sweeps import print_table
@@ -235,13 +235,8 @@ def simulate(
     err = text_console(stderr=True)
     if skipped is not None and mode == "all":
         err.print(f"note: woas left out: {skipped}", soft_wrap=True)
-    runs = {}
     with progress_bar(err, "workload", None, unit="jobs") as bar:
-        for m in modes:
-            bar.phase(m, None)
-            runs[m] = simulate_mode(ww, m, scheduler, progress=bar)
-    mask = completed_in_all({m: r.workflows for m, r in runs.items()})
-    summaries = {m: r.summary(mask) for m, r in runs.items()}
+        runs, summaries = simulate_modes(ww, modes, scheduler, progress=bar)
     if out is not None:
         with atomic_dir(out, force) as tmp:
             for m, r in runs.items():
@@ -253,5 +248,5 @@ def simulate(
     if as_json:
         print(json.dumps(json_safe(summaries)))
         return
-    title, caption = compared_title(next(iter(summaries.values())), int(mask.sum()))
+    title, caption = compared_title(summaries)
     print_table(title, ["metric", *summaries], summary_cells(summaries), caption)

@@ -52,8 +52,7 @@ from ..bundled import bundled, is_bundled
 from ..errors import InputError
 from ..platform import MAX_NODES
 from ..schema import Checker, open_spec, show
-from ..sweeps.capability import Table, read_table, save_figures, spec_record
-from ..sweeps.executors import checked_executor
+from ..sweeps.capability import Table, read_table, save_figures, spec_place, spec_record
 from ..sweeps.sweep import Sweep
 
 __all__ = [
@@ -197,8 +196,6 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
     month = ck.integer(raw.get("month", 1), "month", minimum=1)
     if month > 12:
         raise ck.fail(f"'month' must be 1..12, got {month}", "month")
-    name = ck.name(raw.get("name", path.stem), "name")
-    output = Path(ck.string(raw["output"], "output")) if "output" in raw else Path("out") / name
     large = _trace(ck, raw, "large", "theta", base)
     large_nodes = ck.integer(raw.get("large_nodes", 4360), "large_nodes", 1, MAX_NODES)
     small = _trace(ck, raw, "small", "kth", base)
@@ -227,8 +224,6 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
         if not (w.columns["procs"] <= nodes).any():
             raise ck.fail(f"'{key}_nodes': no job of {key} fits {nodes} nodes", f"{key}_nodes")
     return CoupledSpec(
-        path=path,
-        name=name,
         large=large,
         large_nodes=large_nodes,
         month=month,
@@ -248,9 +243,8 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
         mate_attempt=ck.choice(
             raw.get("mate_attempt", "queued"), "mate_attempt", ("queued", "yielded")
         ),
-        output=output,
-        executor=checked_executor(ck, raw["executor"]) if "executor" in raw else None,
         calibrate=calibrate,
+        **spec_place(ck, raw, path),
     )
 
 

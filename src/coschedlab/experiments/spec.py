@@ -24,7 +24,7 @@ from ..errors import InputError
 from ..outputs import slug
 from ..platform import MAX_CORES, MAX_NODES, Cluster
 from ..schema import MOST_NAME, Checker, load_yaml
-from ..sweeps.executors import checked_executor
+from ..sweeps.capability import spec_place
 from ..sweeps.sweep import MAX_REPETITIONS
 
 __all__ = [
@@ -230,17 +230,8 @@ def spec_from_dict(raw: Any, path: str | Path, load_schedulers: bool = True) -> 
             hint = f"did you mean '{close[0]}'?" if close else f"labels: {', '.join(labels)}"
             raise ck.fail(f"'baseline' must be one of the scheduler labels ({hint})", "baseline")
         baseline = by_spec[0]
-    name = ck.string(raw.get("name", path.stem), "name", MOST_NAME)
-    output = (
-        Path(ck.string(raw["output"], "output"))
-        if "output" in raw
-        else Path("out") / slug(path.stem)
-    )
     plots = ck.choice(raw.get("plots", "comparison"), "plots", PLOTS)
     return Spec(
-        path=path,
-        name=name,
-        output=output,
         repetitions=ck.integer(raw.get("repetitions", 1), "repetitions", 1, MAX_REPETITIONS),
         seed=ck.integer(raw.get("seed", 0), "seed", minimum=0, maximum=2**63 - 1),
         kill_at_walltime=ck.boolean(raw.get("kill_at_walltime", False), "kill_at_walltime"),
@@ -248,7 +239,7 @@ def spec_from_dict(raw: Any, path: str | Path, load_schedulers: bool = True) -> 
         schedulers=schedulers,
         workloads=workloads,
         plots=plots,
-        executor=checked_executor(ck, raw["executor"]) if "executor" in raw else None,
+        **spec_place(ck, raw, path, MOST_NAME, Path("out") / slug(path.stem)),
     )
 
 

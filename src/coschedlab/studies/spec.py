@@ -48,6 +48,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..schema import Checker, open_spec, show
+from ..sweeps.capability import spec_place
 from .batching import MOST_SIMULATIONS, ScalingTable, load_scaling
 from .manager import ALPHAS, CONFIGS, Config
 from .model import PREEMPTION_COSTS, WorkModel
@@ -280,6 +281,6 @@ def load_spec(path: str | Path) -> StudySpec:
         command = command.replace("{python}", shlex.quote(sys.executable)).replace("{here}", here)
     if model is None and command is None:
         raise ck.fail("the spec needs 'model' (simulated) or 'command' (real), or both")
-    name = ck.name(raw.get("name", Path(path).stem), "name")
+    name = spec_place(ck, raw, Path(path))["name"]
     return StudySpec(name, space, objectives, reuse, scaling, procs, per_run, every, restart,
                      step, config, model, command, str(path), alpha)  # fmt: skip

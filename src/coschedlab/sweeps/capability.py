@@ -238,11 +238,29 @@ def write_summary(df: Any, target: Path, what: str) -> Path:
     return target / "summary.csv"
 
 
+#: the fields of a checked sweep spec that say where it runs and is stored, not what its runs
+#: depend on (:func:`spec_place` reads them, :func:`spec_record` leaves them out)
+PLACE = ("path", "name", "output", "executor")
+
+
+def spec_place(ck: Any, raw: Any, path: Path, most: int | None = None, out: Any = None) -> dict:
+    """The :data:`PLACE` fields of the sweep spec file ``path`` (``raw``: its mapping, ``ck``
+    its checker): its ``name`` (default: the file's stem; a folder's name, or with ``most``
+    any text of at most ``most`` characters), ``output`` (default ``out``, else out/NAME) and
+    ``executor`` (default None: the command's)."""
+    from .executors import checked_executor
+
+    given = raw.get("name", path.stem)
+    name = ck.name(given, "name") if most is None else ck.string(given, "name", most)
+    output = Path(ck.string(raw["output"], "output")) if "output" in raw else out
+    executor = checked_executor(ck, raw["executor"]) if "executor" in raw else None
+    return dict(zip(PLACE, (path, name, output or Path("out") / name, executor), strict=True))
+
+
 def spec_record(spec: Any, **extra: Any) -> dict[str, Any]:
     """What the stored runs of a sweep depend on (its spec.json): the fields of the checked
-    spec but its path, name, output and executor, and ``extra``."""
-    drop = ("path", "output", "name", "executor")
-    return {k: v for k, v in spec.__dict__.items() if k not in drop} | extra
+    spec but its :data:`PLACE`, and ``extra``."""
+    return {k: v for k, v in spec.__dict__.items() if k not in PLACE} | extra
 
 
 def save_figures(target: Path, figures: Any) -> list[Path]:

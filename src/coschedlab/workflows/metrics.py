@@ -302,15 +302,16 @@ def summary_cells(summaries: dict[str, dict]) -> list[list[str]]:
     ]
 
 
-def compared_title(summary: dict, compared: int) -> tuple[str, str | None]:
+def compared_title(summaries: dict[str, dict]) -> tuple[str, str | None]:
     """What a side-by-side summary compares, as a title and a note (or None): the workflows
     submitted in the analysis window, how many completed in every mode, and the warm-up's,
-    left out (``summary``: one mode's :meth:`.simulate.WorkflowRun.summary`): what ``coschedlab
+    left out (``summaries``: by mode, of :func:`.simulate.simulate_modes`): what ``coschedlab
     workflows simulate`` and the dashboard print over :func:`summary_cells`."""
     from ..tables import count
 
+    summary = next(iter(summaries.values()))  # the counts are every mode's
     head = (f"{count(summary['workflows_submitted'], 'workflow')} in the window, "
-            f"{compared:,} completed in every mode (compared)")  # fmt: skip
+            f"{summary['workflows_compared']:,} completed in every mode (compared)")  # fmt: skip
     warm = summary.get("workflows_warmup", 0)
     note = f"not counted: {count(warm, 'workflow')} submitted in the warm-up" if warm else None
     return head, note

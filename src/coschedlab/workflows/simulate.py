@@ -22,6 +22,7 @@ from ..engine.result import Result
 from ..errors import InputError
 from ..schedulers import Scheduler, Slurm, get_scheduler
 from .metrics import (
+    completed_in_all,
     counted,
     median,
     size_groups,
@@ -29,13 +30,20 @@ from .metrics import (
     system_metrics,
     workflow_columns,
 )
-from .modes import Expanded, expand
+from .modes import MODES, Expanded, expand
 from .workload import WorkflowWorkload
 
 if TYPE_CHECKING:  # pragma: no cover (pandas is imported when a table is asked for)
     import pandas as pd
 
-__all__ = ["DEFAULT_SCHEDULER", "DRAIN", "WorkflowRun", "check_woas", "simulate_mode"]
+__all__ = [
+    "DEFAULT_SCHEDULER",
+    "DRAIN",
+    "WorkflowRun",
+    "check_woas",
+    "simulate_mode",
+    "simulate_modes",
+]
 
 #: the WoAS experiments' Slurm: multifactor priority, backfill every 30 s over 50 jobs
 DEFAULT_SCHEDULER = "slurm"
@@ -165,3 +173,21 @@ def simulate_mode(
     if isinstance(sched, Slurm):
         events["backfill_passes"] = sched.backfill_passes
     return WorkflowRun(ww, ex, result, events, math.inf if until is None else until)
+
+
+def simulate_modes(
+    ww: WorkflowWorkload,
+    modes: tuple[str, ...] = MODES,
+    scheduler: str | Scheduler = DEFAULT_SCHEDULER,
+    progress: Any = None,
+) -> tuple[dict[str, WorkflowRun], dict[str, dict[str, Any]]]:
+    """Each of ``modes`` simulated (:func:`simulate_mode`; ``progress.phase(mode, None)``
+    as each starts, if it has one) and summarised over the workflows completed in every mode
+    (:func:`.metrics.completed_in_all`): the runs and their summaries, by mode."""
+    runs = {}
+    for m in modes:
+        if hasattr(progress, "phase"):
+            progress.phase(m, None)
+        runs[m] = simulate_mode(ww, m, scheduler, progress=progress)
+    mask = completed_in_all({m: r.workflows for m, r in runs.items()})
+    return runs, {m: r.summary(mask) for m, r in runs.items()}

@@ -36,9 +36,8 @@ import pandas as pd
 
 from ..errors import InputError
 from ..outputs import slug
-from ..schema import open_spec, show
-from ..sweeps.capability import Table, read_table, save_figures, spec_record
-from ..sweeps.executors import checked_executor
+from ..schema import MOST_CHARACTERS, open_spec, show
+from ..sweeps.capability import Table, read_table, save_figures, spec_place, spec_record
 from ..sweeps.sweep import Sweep
 
 __all__ = ["SWEEP", "WorkflowSpec", "aggregate", "load_workflow_spec", "report", "summary"]
@@ -193,11 +192,7 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
             check_woas(sched)
     except InputError as exc:
         raise ck.fail(f"'scheduler': {exc}", "scheduler") from None
-    name = ck.string(raw.get("name", path.stem), "name")
-    output = Path(ck.string(raw["output"], "output")) if "output" in raw else Path("out") / name
     return WorkflowSpec(
-        path=path,
-        name=name,
         machine=machine,
         workflows=tuple(w for w, _ in wfs),
         kind=kind,
@@ -213,8 +208,7 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
         scheduler=sched,
         baseline=ck.boolean(raw.get("baseline", True), "baseline"),
         coarse=coarse,
-        output=output,
-        executor=checked_executor(ck, raw["executor"]) if "executor" in raw else None,
+        **spec_place(ck, raw, path, MOST_CHARACTERS),
     )
 
 

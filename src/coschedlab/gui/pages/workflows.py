@@ -35,15 +35,12 @@ def alike_note(summaries: dict[str, dict]) -> str | None:
             "shows the difference.")  # fmt: skip
 
 
-def simulate_modes(form: dict[str, Any]) -> tuple[Any, dict[str, dict], int, int]:
-    """The workflow of ``form`` and its three modes simulated: (workflow, summaries by mode,
-    workflows submitted in the analysis window, those of them completed in every mode; the
-    warm-up's never count). ``form``: workflow (name or path), machine, share, seed, hours
-    (analysed), warmup (hours)."""
+def simulate_modes(form: dict[str, Any]) -> tuple[Any, dict[str, dict]]:
+    """The workflow of ``form`` and its three modes simulated: (workflow, summaries by mode
+    over the workflows of the analysis window completed in every mode). ``form``: workflow
+    (name or path), machine, share, seed, hours (analysed), warmup (hours)."""
     from ...workflows.formats import load_workflow
-    from ...workflows.metrics import completed_in_all
-    from ...workflows.modes import MODES
-    from ...workflows.simulate import simulate_mode
+    from ...workflows.simulate import simulate_modes
     from ...workflows.workload import generate, machine_of
 
     def number(key: str, low: float, high: float) -> float:
@@ -61,10 +58,7 @@ def simulate_modes(form: dict[str, Any]) -> tuple[Any, dict[str, dict], int, int
         share=share, warmup=number("warmup", 0, MAX_HOURS) * 3600,
         window=number("hours", 1, MAX_HOURS) * 3600,
     )  # fmt: skip
-    runs = {m: simulate_mode(ww, m, "slurm") for m in MODES}
-    mask = completed_in_all({m: r.workflows for m, r in runs.items()})
-    summaries = {m: r.summary(mask) for m, r in runs.items()}
-    return wf, summaries, summaries["chained"]["workflows_submitted"], int(mask.sum())
+    return wf, simulate_modes(ww)[1]
 
 
 def layout(ctx: Any) -> Any:
@@ -118,7 +112,7 @@ def register(app: Any, ctx: Any) -> None:
         try:
             if name not in names():  # not a built-in one: an upload, in the workspace
                 name = ws.data_file(name, "workflow")
-            wf, summaries, _, compared = simulate_modes({
+            wf, summaries = simulate_modes({
                 "workflow": name, "machine": machine, "share": share, "hours": hours,
                 "warmup": warmup, "seed": seed})  # fmt: skip
         except InputError as exc:
@@ -128,7 +122,7 @@ def register(app: Any, ctx: Any) -> None:
                  f"{wf.critical_path / 3600:.2f} h, {wf.max_cores} cores at most, "
                  f"{s['usage_core_h']:.1f} core-h, pilot waste "
                  f"{s['potential_waste_core_h']:.1f} core-h")  # fmt: skip
-        title, note = compared_title(summaries["chained"], compared)
+        title, note = compared_title(summaries)
         return html.Div([
             html.H3(title),
             table(["metric", *summaries], summary_cells(summaries), "wf-table"),
