@@ -36,11 +36,11 @@ def check_seed(seed: int, where: str = "--seed") -> int:
     return seed
 
 
-def check_counts(where: str | None = None, **counts: int | None) -> None:
-    """Each count ``NAME=value`` given (not None) is >= 1, else an InputError naming ``--NAME``."""
+def check_counts(where: str | None = None, must: str = ">= 1", **counts: int | None) -> None:
+    """Each count ``NAME=value`` given (not None) is >= 1, else InputError "--NAME must be MUST"."""
     for name, value in counts.items():
         if value is not None and value < 1:
-            raise InputError(f"--{name.replace('_', '-')} must be >= 1, got {value}", where)
+            raise InputError(f"--{name.replace('_', '-')} must be {must}, got {value}", where)
 
 
 #: the most bytes a gzip file may decompress to: a trace of some 40 million jobs, far beyond any

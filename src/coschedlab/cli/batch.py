@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError
+from ..errors import InputError, check_counts
 from .progress import text_console
 
 if TYPE_CHECKING:  # pragma: no cover (imported where used: the CLI starts fast)
@@ -91,10 +91,7 @@ def machine_options(
     ``missing``."""
     from ..platform import Cluster
 
-    for name, value in (("--nodes", nodes), ("--cores-per-node", cores_per_node),
-                        ("--sockets", sockets)):  # fmt: skip
-        if value is not None and value < 1:
-            raise InputError(f"{name} must be positive, got {value}")
+    check_counts(must="positive", nodes=nodes, cores_per_node=cores_per_node, sockets=sockets)
     if nodes is None and default is None:
         raise InputError(missing)
     n = nodes if nodes is not None else default.nodes

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..bundled import read_json
-from ..errors import InputError
+from ..errors import InputError, check_counts
 from ..platform import Cluster
 from ..validator import GUARANTEES, Report, check_jobs
 
@@ -142,9 +142,7 @@ def _cluster(
 ) -> Cluster | None:
     """The machine from --nodes/--cores-per-node, else metrics.json; None when neither tells
     its size (:func:`_inferred` reads it from the allocations)."""
-    for name, value in (("--nodes", nodes), ("--cores-per-node", cpn)):
-        if value is not None and value < 1:
-            raise InputError(f"{name} must be positive, got {value}")
+    check_counts(must="positive", nodes=nodes, cores_per_node=cpn)
     stored: dict[str, Any] = {}
     if meta is not None:
         stored = meta.get("cluster") or {}
