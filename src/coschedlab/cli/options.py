@@ -60,11 +60,10 @@ def csv_items(text: str | None) -> list[str] | None:
 def executor_of(jobs: int | None, executor: str | None) -> Any:
     """A sweep command's ``--executor`` parsed (None: the spec's, else local), its ``--jobs``
     checked first."""
-    from ..errors import InputError
+    from ..errors import check_counts
     from ..sweeps.executors import parse_executor
 
-    if jobs is not None and jobs < 1:
-        raise InputError(f"--jobs must be at least 1, got {jobs}")
+    check_counts(must="at least 1", jobs=jobs)
     where = parse_executor(executor) if executor is not None else None
     jobs_apply(jobs, where, "--executor")
     return where

@@ -67,8 +67,7 @@ def validate(
 ) -> None:
     """Check the schedule invariants of a result directory, a jobs.parquet or a Batsim jobs.csv
     (exit 1 if any is broken, 2 on malformed input)."""
-    if max_errors < 1:
-        raise InputError(f"--max-errors must be at least 1, got {max_errors}")
+    check_counts(must="at least 1", max_errors=max_errors)
     files, meta_path = _targets(path)
     meta = read_json(meta_path) if meta_path is not None else None
     if meta is not None and not isinstance(meta, dict):

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, check_counts
 
 __all__ = ["plan_file", "search", "search_one"]
 
@@ -63,8 +63,7 @@ def search(
     from .simulate import check_size
     from .spec import load_ensemble
 
-    if jobs < 1:
-        raise InputError(f"--jobs must be at least 1, got {jobs}")
+    check_counts(must="at least 1", jobs=jobs)
     ens = load_ensemble(path)
     check_size(ens.n_steps, len(ens.simulations) + len(ens.analyses), where=str(path))
     combos = [(sc, n, c) for sc in SCENARIOS for n, c in HEURISTIC_PAIRS]
