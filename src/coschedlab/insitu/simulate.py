@@ -552,20 +552,12 @@ def _amount(x: float) -> float:
     return x if x >= TINY else 0.0
 
 
-def _child(
-    plan: Plan,
-    network: str,
-    engine: str,
-    bw_factor: float | None,
-    loopback: str | None,
-    io: str,
-    conn: Any,
-    control: bool | None = None,
-) -> None:
+def _child(conn: Any, *args: Any) -> None:
+    """:func:`_run` of ``args`` in a child process: its result, or its error, sent on ``conn``."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 2)  # SimGrid prints its configuration banner on stderr
-        conn.send(("ok", _run(plan, network, engine, bw_factor, loopback, io, control)))
+        conn.send(("ok", _run(*args)))
     except BaseException as exc:  # pragma: no cover - reported to the parent
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
     finally:
@@ -601,14 +593,12 @@ def simulate(
     check_options(network, engine, io)
     ens = plan.ensemble
     check_size(ens.n_steps, len(ens.simulations) + len(ens.analyses))
+    args = (plan, network, engine, bw_factor, loopback, io, control)  # _run's, here or in a child
     if in_process:
-        return _run(plan, network, engine, bw_factor, loopback, io, control)
+        return _run(*args)
     ctx = mp.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(
-        target=_child,
-        args=(plan, network, engine, bw_factor, loopback, io, child, control),
-    )
+    proc = ctx.Process(target=_child, args=(child, *args))
     proc.start()
     child.close()
     try:
