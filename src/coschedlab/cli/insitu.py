@@ -170,12 +170,11 @@ def simulate(
     check_counts(gantt_steps=gantt_steps)
     res = simulation.simulate(p, net, engine, io=io)
     if timeline is not None:
-        cols = ("job", "simulation", "analysis", "stage", "step", "node", "start", "end")
         with atomic_file(timeline, force, "--timeline") as tmp, open(tmp, "w") as f:
-            f.write(",".join(cols) + "\n")
+            f.write(",".join(simulation.TIMELINE) + "\n")
             for r in res.timeline(p):
                 r["start"], r["end"] = f"{r['start']:.6f}", f"{r['end']:.6f}"
-                f.write(",".join(str(r[c]) for c in cols) + "\n")
+                f.write(",".join(str(v) for v in r.values()) + "\n")
     if gantt is not None:
         from ..insitu.plots import plot_gantt
 

@@ -75,6 +75,8 @@ STAGES = ("S", "W", "R", "A")
 #: Our stage letters and the authors' job names (their src/Controller.cpp): compute job, data
 #: write job, data read job, analysis job.
 AUTHORS_STAGES = {"S": "compute", "W": "data_write", "R": "data_read", "A": "analysis"}
+#: the columns of :meth:`SimResult.timeline`'s rows (and of ``insitu simulate --timeline``)
+TIMELINE = ("job", "simulation", "analysis", "stage", "step", "node", "start", "end")
 
 
 @dataclass
@@ -111,18 +113,8 @@ class SimResult:
             stage = AUTHORS_STAGES[s]
             prefix = f"member_{sim}_{ana}_" if ana else f"member_{sim}_"
             for node in nodes if piece < 0 else [nodes[piece]]:
-                rows.append(
-                    {
-                        "job": f"{prefix}{stage}_job_step_{k}_node_{node}",
-                        "simulation": sim,
-                        "analysis": ana,
-                        "stage": stage,
-                        "step": k,
-                        "node": node,
-                        "start": a,
-                        "end": b,
-                    }
-                )
+                job = f"{prefix}{stage}_job_step_{k}_node_{node}"
+                rows.append(dict(zip(TIMELINE, (job, sim, ana, stage, k, node, a, b), strict=True)))
         rows.sort(key=lambda r: (r["start"], r["job"]))
         return rows
 
