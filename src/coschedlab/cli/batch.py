@@ -165,31 +165,17 @@ def _cannot_run(workload: Workload, cluster: Cluster) -> str:
     )
 
 
-def _progress_run(
-    workload: Workload,
-    cluster: Cluster,
-    spec: str,
-    kill: bool,
-    pool: object = None,
-    dependencies: bool = False,
-    pass_timeout: float | None = None,
-) -> Result:
-    """One simulation, with a progress bar (jobs done, elapsed, ETA) on a terminal."""
+def _progress_run(workload: Workload, cluster: Cluster, spec: str, **options: object) -> Result:
+    """One simulation (``options``: :func:`coschedlab.api.simulate`'s), with a progress bar
+    (jobs done, elapsed, ETA) on a terminal."""
     from ..api import simulate as run_simulation
-    from .progress import progress_bar
-
-    opts = {
-        "kill_at_walltime": kill,
-        "pool": pool,
-        "dependencies": dependencies,
-        "pass_timeout": pass_timeout,
-    }
     from .plainout import plain_width
+    from .progress import progress_bar
 
     # not a terminal (rich would draw plain text there): no bar, and no rich console
     shown = None if plain_width(stderr=True) is not None else _console("err_console")
     with progress_bar(shown, f"{spec}", len(workload), unit="jobs") as update:
-        return run_simulation(workload, cluster, spec, progress=update, **opts)
+        return run_simulation(workload, cluster, spec, progress=update, **options)
 
 
 def metrics_rows(results: dict[str, Result]) -> tuple[list[Col], list[list[str]]]:
@@ -329,13 +315,14 @@ def run_simulate(
         _check_apps(workload, the_pool, trace, strict)
     results = {}
     notices = []
+    run_options = dict(
+        kill_at_walltime=kill_at_walltime, dependencies=dependencies, pass_timeout=pass_timeout
+    )
     # our own default folder, taken meanwhile by a parallel run: the result goes beside it
     written_dir = atomic_dir(target, force, beside=out is None)
     with written_dir as tmp:
         for k, (spec, spread, folder) in enumerate(zip(scheduler, spreads, folders, strict=True)):
-            r = _progress_run(
-                workload, cluster, spec, kill_at_walltime, the_pool, dependencies, pass_timeout
-            )
+            r = _progress_run(workload, cluster, spec, pool=the_pool, **run_options)
             if k == len(scheduler) - 1:  # the workload's last reference: the columns the result
                 del workload  # does not share (run, preceding, think_time: 1M jobs, 22 MB) go
             if spread:
