@@ -42,7 +42,7 @@ def _version(value: bool) -> None:
 
 
 def _root_callback() -> Any:
-    """The app's callback (``--version``)."""
+    """The app's callback (``--version``); its function's docstring is the app's help."""
     import typer
 
     def _root(
@@ -67,7 +67,6 @@ def build_app(command: str | None = None) -> typer.Typer:
     install()  # plain option values without pydantic
     the_app = typer.Typer(
         name="coschedlab",
-        help="Design, simulate and plan co-scheduling on HPC systems.",
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
