@@ -74,6 +74,16 @@ def _time_layout(fig: go.Figure, axis: TimeAxis, length: float) -> None:
     fig.update_xaxes(title_text=axis.label, range=list(axis.limits(length)))
 
 
+def _lines_figure(title: str, drawn: list, how: str, axis: TimeAxis, length: float) -> go.Figure:
+    """One figure of step lines over time (:func:`_line`'s traces and bin widths), its title
+    saying how they are binned."""
+    fig = go.Figure([trace for trace, _ in drawn])
+    width = drawn[-1][1] if drawn else None
+    fig.update_layout(title=title + bin_note(width, how, "<br>"), height=330, margin={"t": 60})
+    _time_layout(fig, axis, length)
+    return fig
+
+
 def _cell(v: float, fmt: str) -> str:
     """A table cell: ``fmt`` (e.g. 3 decimals), or 2 significant digits for a small nonzero
     value that ``fmt`` would show as 0."""
@@ -148,18 +158,12 @@ def comparison_figures(runs: Mapping[str, Run], axis: TimeAxis) -> list[go.Figur
     length = max(span(r.jobs)[1] for r in runs.values())
     bounds = axis.window.bounds(length)
     for title, fn, scale, how in F._CURVES:
-        fig = go.Figure()
-        width = None
-        for name, color in zip(names, colors, strict=True):
-            frame, cluster = runs[name].jobs, runs[name].cluster
-            if len(frame):
-                trace, width = _line(
-                    fn(frame, cluster), span(frame)[0], bounds, axis, how, scale, name, color
-                )
-                fig.add_trace(trace)
-        fig.update_layout(title=title + bin_note(width, how, "<br>"), height=330, margin={"t": 60})
-        _time_layout(fig, axis, length)
-        figs.append(fig)
+        drawn = [
+            _line(fn(r.jobs, r.cluster), span(r.jobs)[0], bounds, axis, how, scale, name, color)
+            for (name, r), color in zip(runs.items(), colors, strict=True)
+            if len(r.jobs)
+        ]
+        figs.append(_lines_figure(title, drawn, how, axis, length))
     return figs
 
 
@@ -384,22 +388,15 @@ def _per_schedule(
         return out
     t0, length = span(frame)
     bounds = axis.window.bounds(length)
-    fig = go.Figure()
-    width = None
-    for s, name, color in (
-        (S.unused_cores(frame, cluster), "unused cores", F.PALETTE[3]),
-        (S.busy_cores(frame), "used cores", F.PALETTE[0]),
-    ):
-        trace, width = _line(s, t0, bounds, axis, "mean", 1.0, name, color)
-        fig.add_trace(trace)
-    fig.update_layout(
-        title=f"Used and unused cores ({cluster.total_cores:,} in total)"
-        + bin_note(width, "mean", "<br>"),
-        height=330,
-        margin={"t": 60},
-    )
-    _time_layout(fig, axis, length)
-    out.append(fig)
+    drawn = [
+        _line(s, t0, bounds, axis, "mean", 1.0, name, color)
+        for s, name, color in (
+            (S.unused_cores(frame, cluster), "unused cores", F.PALETTE[3]),
+            (S.busy_cores(frame), "used cores", F.PALETTE[0]),
+        )
+    ]
+    title = f"Used and unused cores ({cluster.total_cores:,} in total)"
+    out.append(_lines_figure(title, drawn, "mean", axis, length))
     box = speedup_box(frame, app_names, metrics)
     if box is not None:
         out.append(box)

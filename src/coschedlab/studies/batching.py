@@ -98,11 +98,8 @@ class ScalingTable:
         processors on a tie; None if even the smallest is too many). With a table whose time
         falls as ``p`` grows this is the largest count that fits, the seed's rule; a table
         where too many processors slow a run down (the seed's 64) is not run on them."""
-        best = None
-        for p, t in self.seconds:
-            if k * p <= procs and (best is None or t < best[1]):
-                best = (p, t)
-        return None if best is None else best[0]
+        fits = [(t, p) for p, t in self.seconds if k * p <= procs]
+        return min(fits)[1] if fits else None
 
     def time(self, p: int) -> float:
         """Seconds per timestep on ``p`` processors (a tabulated count)."""

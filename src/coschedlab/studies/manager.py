@@ -281,11 +281,8 @@ class Manager:
         """The larger group run ``run`` could move to with ``spare`` more workers: the
         tabulated count within them that runs a timestep fastest (None when none is larger)."""
         g = len(self.running[run].workers)
-        best = None
-        for p, t in self.scaling.seconds:
-            if g < p <= g + spare and (best is None or t < best[1]):
-                best = (p, t)
-        return None if best is None else best[0]
+        larger = [(t, p) for p, t in self.scaling.seconds if g < p <= g + spare]
+        return min(larger)[1] if larger else None
 
     def speedup_ratio(self, run: int, size: int) -> float:
         """The preemption rule's ``alpha`` for moving run ``run`` to ``size`` workers

@@ -35,17 +35,13 @@ def scheduling_graph(result: StudyResult, path: str | Path, title: str | None = 
     fig = figure(min(7.5, 1.6 + 0.11 * procs) if procs <= 64 else 5.0)
     ax = fig.add_subplot()
     end = max((s.end for s in result.segments), default=1.0)
-    per, unit = _unit(end)
-
-    def _hours(seconds: float) -> float:  # in the axis unit
-        return seconds / per
-
-    span = _hours(end) or 1.0
+    per, unit = _unit(end)  # seconds per axis unit
+    span = end / per or 1.0
     blocks: dict[tuple[int, float], list] = {}
     groups: dict[str, tuple[list, list]] = {}  # hatch -> (polygons, colours)
     for s in result.segments:
         color, hatch = category_style(s.run)
-        x0, x1 = _hours(s.start), _hours(s.end)
+        x0, x1 = s.start / per, s.end / per
         polys, colors = groups.setdefault(hatch, ([], []))
         polys.append([(x0, s.worker), (x1, s.worker), (x1, s.worker + 1), (x0, s.worker + 1)])
         colors.append(color)
@@ -66,20 +62,21 @@ def scheduling_graph(result: StudyResult, path: str | Path, title: str | None = 
         title
         or (
             f"configuration {result.config}, {procs} workers: {m['runs']} runs, "
-            f"{_hours(m['total_time']):.3g} {unit}, utilization {m.get('utilization', 0):.0%}"
+            f"{m['total_time'] / per:.3g} {unit}, utilization {m.get('utilization', 0):.0%}"
         ),
         fontsize=9,
     )
     if procs <= 128:
-        _label_blocks(fig, ax, blocks, _hours)
+        _label_blocks(fig, ax, blocks, per)
     return _save(fig, path)
 
 
-def _label_blocks(fig: Any, ax: Any, blocks: dict, to_unit: Any) -> None:
+def _label_blocks(fig: Any, ax: Any, blocks: dict, per: float) -> None:
     """Write each run's number on its block: on the largest contiguous range of workers of the
     block, when the number fits inside it and clears every number already written (a block
-    too small for its number stays unnumbered; its colour still tells it). Call it once the
-    axes' limits and title are set: it measures the drawn figure."""
+    too small for its number stays unnumbered; its colour still tells it; ``per``: seconds per
+    unit of the time axis). Call it once the axes' limits and title are set: it measures the
+    drawn figure."""
     fig.canvas.draw()  # the layout, for the sizes on paper
     renderer = fig.canvas.get_renderer()
     placed: list = []
@@ -94,7 +91,7 @@ def _label_blocks(fig: Any, ax: Any, blocks: dict, to_unit: Any) -> None:
                 ranges.append((lo, a + 1))
                 lo = b
         lo, hi = max(ranges, key=lambda r: r[1] - r[0])
-        x0, x1 = to_unit(start), to_unit(min(s.end for s in segs if lo <= s.worker < hi))
+        x0, x1 = start / per, min(s.end for s in segs if lo <= s.worker < hi) / per
         corners = ax.transData.transform([(x0, lo), (x1, hi)])
         (bx0, by0), (bx1, by1) = corners.min(axis=0), corners.max(axis=0)
         r, g, b = to_rgb(category_style(run)[0])
@@ -190,9 +187,5 @@ def table5_figure(df: Any, path: str | Path) -> Path:
 
 def _save(fig: Any, path: Any) -> Any:
     """Save ``fig`` as PNG to a path (returned as a Path) or a binary file object."""
-    if isinstance(path, (str, Path)):
-        path = Path(path)
-        fig.savefig(path)
-        return path
     fig.savefig(path, format="png")
-    return path
+    return Path(path) if isinstance(path, str | Path) else path

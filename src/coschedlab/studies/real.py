@@ -124,12 +124,6 @@ class RunFailed(InputError):
     run, its design, the reason, the last standard-error line and the command."""
 
 
-def _fmt(v: Any) -> str:
-    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
-        return str(int(v))
-    return repr(float(v))
-
-
 def _plain(v: Any) -> int | float:
     """A parameter value as a JSON-friendly Python number."""
     return int(v) if isinstance(v, numbers.Integral) and not isinstance(v, bool) else float(v)
@@ -137,7 +131,7 @@ def _plain(v: Any) -> int | float:
 
 def params_text(space: DesignSpace, d: Design) -> str:
     """``name=value,...`` of design ``d`` (the ``{params}`` placeholder)."""
-    return ",".join(f"{n}={_fmt(v)}" for n, v in space.params(d).items())
+    return ",".join(f"{n}={_plain(v)!r}" for n, v in space.params(d).items())
 
 
 @dataclass(frozen=True)
@@ -521,7 +515,7 @@ class _Executor:
         steps = res.get("steps", res.get("steps_run", 0))
         if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
             return f'{where} has a bad "steps": {steps!r}'
-        return res
+        return {**res, "steps": steps}
 
     def _close(self, r: _Run, until: float) -> None:
         bars = [Segment(w, r.id, r.wall, until, "run") for w in r.workers]
@@ -543,7 +537,6 @@ class _Executor:
         self._close(r, now)
         objectives = [float(v) for v in res["objectives"]]
         self.nobj = len(objectives)
-        steps = int(res.get("steps", res.get("steps_run", 0)))
         rec = {
             "run": r.id,
             "design": list(r.start.design),
@@ -552,7 +545,7 @@ class _Executor:
             "batch": r.start.batch,
             "start": r.began,
             "end": now,
-            "steps": steps,
+            "steps": res["steps"],
             "lost_steps": r.lost,
             "preemptions": r.moves,
             "first_procs": r.groups[0],
@@ -563,7 +556,7 @@ class _Executor:
         ckpt = self._paths(r.key)[0]
         ckpt.with_name(f"{r.key}.resume{self.suffix}").unlink(missing_ok=True)
         bars = [[s.worker, s.start, s.end, s.kind] for s in r.segments]
-        self.mgr.finish(r.start.run, objectives, steps,
+        self.mgr.finish(r.start.run, objectives, rec["steps"],
                         checkpoint=str(ckpt.resolve()) if ckpt.is_file() else None,
                         record={**rec, "segments": bars})  # fmt: skip
         self.records.append(rec)
