@@ -34,17 +34,6 @@ cdef vector[long] _flat(object intervals) except *:
     return out
 
 
-cdef inline void _drop(vector[long]* v, long j) noexcept:
-    """Take every ``j`` out of the list ``v`` (the others keep their order)."""
-    cdef long i, w = 0, n = v.size()
-    cdef long* d = v.data()
-    for i in range(n):
-        if d[i] != j:
-            d[w] = d[i]
-            w += 1
-    v.resize(w)
-
-
 cdef inline tuple _tuple(const int32_t* slot):
     """The jobs of a slot ``[count, job, ...]``."""
     cdef long k, m = slot[0]
@@ -366,10 +355,6 @@ cdef class SharedNodes:
             self.nb[j].swap(self.nb_spare.back())
             self.nb_spare.pop_back()
         self.nb[j].assign(near.begin(), near.end())
-        if self.running[j] == 2:  # j ran before: the lists still naming it lose it (rare)
-            for y in range(<long>self.running.size()):
-                if self.running[y] == 1 or y == self.left_job:
-                    _drop(&self.nb[y], j)
         for k in range(<long>near.size()):
             self.nb[near[0][k]].push_back(j)
         self.running[j] = 1
@@ -431,16 +416,22 @@ cdef class SharedNodes:
         return total
 
     cdef int release_c(self, long j, const long* iv, long niv, long cores) except -1:
-        cdef long k
-        if not (0 <= j < <long>self.running.size() and self.running[j] == 1):
+        cdef long k, x
+        cdef vector[long]* other
+        if not (0 <= j < <long>self.running.size() and self.running[j]):
             raise KeyError(f"job {j} is not running")
         self.total_free += self._give_back(j, iv, niv, cores) * cores
         self.changes += 1
-        # j stays in its neighbours' lists: a list drops the jobs that ended when it is read
-        # (:meth:`neighbours_c`), not searched here for each neighbour
-        self.running[j] = 2
+        for k in range(<long>self.nb[j].size()):  # (lists in any order: the last fills in)
+            other = &self.nb[self.nb[j][k]]
+            for x in range(<long>other.size()):
+                if other[0][x] == j:
+                    other[0][x] = other.back()
+                    other.pop_back()
+                    break
+        self.running[j] = 0
         k = self.left_job  # (its list is no longer asked for: its memory is kept for reuse)
-        if k >= 0 and k != j and self.running[k] != 1 and self.nb[k].capacity():
+        if k >= 0 and k != j and not self.running[k] and self.nb[k].capacity():
             self.nb_spare.resize(self.nb_spare.size() + 1)
             self.nb_spare.back().swap(self.nb[k])
         self.left_job = j
@@ -516,24 +507,8 @@ cdef class SharedNodes:
             pos = b
 
     cdef vector[long]* neighbours_c(self, long j) except NULL:
-        """The jobs beside ``j`` (running, or the job released last) now: its list without the
-        jobs that ended since it was last read (they are left in it when they end)."""
-        cdef vector[long]* v
-        cdef long i, k, w = 0, n
-        cdef long* d
-        cdef const char* run = self.running.data()
-        if 0 <= j < <long>self.running.size() and (run[j] == 1 or j == self.left_job):
-            v = &self.nb[j]
-            n = v.size()
-            d = v.data()
-            for i in range(n):
-                k = d[i]
-                if run[k] == 1:
-                    d[w] = k
-                    w += 1
-            if w < n:
-                v.resize(w)
-            return v
+        if 0 <= j < <long>self.running.size() and (self.running[j] or j == self.left_job):
+            return &self.nb[j]
         raise KeyError(f"job {j} is not running")
 
     def place(self, long j, intervals, long cores) -> None:
