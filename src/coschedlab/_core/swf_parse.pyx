@@ -251,28 +251,46 @@ cdef extern from *:
     """
     #if defined(__GLIBC__)
     #include <malloc.h>
-    static int coschedlab_trim_heap(void) { return malloc_trim(0); }
-    static int coschedlab_map_big_blocks(int size) { return mallopt(M_MMAP_THRESHOLD, size); }
+    static int coschedlab_trim_heap(size_t least) {
+    #if __GLIBC_PREREQ(2, 33)
+        if (mallinfo2().fordblks < least) return 0;
+    #endif
+        return malloc_trim(0);
+    }
+    static int coschedlab_map_big_blocks(int size, int keep) {
+        return mallopt(M_MMAP_THRESHOLD, size) && mallopt(M_TRIM_THRESHOLD, keep);
+    }
     #else
-    static int coschedlab_trim_heap(void) { return 0; }
-    static int coschedlab_map_big_blocks(int size) { return 0; }
+    static int coschedlab_trim_heap(size_t least) { return 0; }
+    static int coschedlab_map_big_blocks(int size, int keep) { return 0; }
     #endif
     """
-    int coschedlab_trim_heap() nogil
-    int coschedlab_map_big_blocks(int size) nogil
+    int coschedlab_trim_heap(size_t least) nogil
+    int coschedlab_map_big_blocks(int size, int keep) nogil
 
 
-def trim_heap() -> bool:
+#: the free heap kept by the process (bytes): less than this is not given back to the system
+KEEP = 16 << 20
+
+
+def trim_heap(size_t least=KEEP) -> bool:
     """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; nothing
-    elsewhere): a reader's temporaries (the file's text, the parse array) otherwise stay in the
-    process's memory, a hundred MB for a million jobs. True when some memory was released."""
-    return coschedlab_trim_heap() != 0
+    elsewhere) when at least ``least`` bytes of it are free (glibc 2.33+; older: always): a
+    reader's temporaries (the file's text, the parse array) otherwise stay in the process's
+    memory, a hundred MB for a million jobs. A few MB (a trace of 60,000 jobs) are kept: given
+    back, they would be faulted in again, page by page, by the next step's arrays. True when
+    some memory was released."""
+    return coschedlab_trim_heap(least) != 0
 
 
-def map_big_blocks(int size=1 << 20) -> bool:
+def map_big_blocks(int size=1 << 20, int keep=KEEP) -> bool:
     """Have every block of ``size`` bytes or more (a million jobs' columns) mapped on its own
     and given back to the system when freed (glibc's ``mallopt(M_MMAP_THRESHOLD)``; nothing
     elsewhere). Else glibc raises that threshold to 32 MB after the first such block is freed,
     and the freed columns of each step (the kernel's, the validator's, the writers') stay in
-    the process's heap: the simulate command's peak grows step by step. True when set."""
-    return coschedlab_map_big_blocks(size) != 0
+    the process's heap: the simulate command's peak grows step by step. The heap's free top
+    is given back once above ``keep`` bytes (``M_TRIM_THRESHOLD``; setting the first threshold
+    leaves this one at glibc's 128 KB, and each step's smaller arrays then shrank the heap and
+    faulted its pages in again: ~12,000 page faults on a trace of 60,000 jobs). True when
+    set."""
+    return coschedlab_map_big_blocks(size, keep) != 0
