@@ -35,6 +35,24 @@ cdef enum:
 cdef int IS_INT[N_FIELDS]
 IS_INT[:] = [1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0]
 
+cdef extern from *:
+    """
+    #include <string.h>
+    /* the bytes equal to c in p[:n]: memchr from one to the next (vectorised by the C library;
+       bytes.count compares byte by byte) */
+    static Py_ssize_t coschedlab_count_byte(const char *p, Py_ssize_t n, char c) {
+        Py_ssize_t k = 0;
+        const char *end = p + n;
+        while (p < end && (p = (const char *)memchr(p, c, (size_t)(end - p))) != NULL) {
+            k++;
+            p++;
+        }
+        return k;
+    }
+    """
+    Py_ssize_t coschedlab_count_byte(const char *p, Py_ssize_t n, char c) noexcept nogil
+
+
 cdef double POW10[23]
 POW10[:] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
             1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
@@ -58,7 +76,9 @@ CLASS[ord(";")] = COMMENT
 
 
 cdef int read_number(const char *s, Py_ssize_t n, double *out) except -1:
-    """0 if ``s[:n]`` is not a plain decimal number; else 1 and its value in ``*out``."""
+    """0 if ``s[:n]`` is not a plain decimal number; else its value in ``*out`` and 2 when it
+    is a whole number of at most 15 digits (finite and whole: nothing more to check), 1 for
+    any other number."""
     cdef Py_ssize_t i = 0
     cdef bint neg = False, slow = False, exp_neg = False
     cdef uint64_t mant = 0
@@ -68,6 +88,15 @@ cdef int read_number(const char *s, Py_ssize_t n, double *out) except -1:
     if i < n and (s[i] == c'+' or s[i] == c'-'):
         neg = s[i] == c'-'
         i += 1
+    if 0 < n - i <= 15:  # most fields: digits only, at most 15 (exact as a double)
+        while i < n and c'0' <= s[i] <= c'9':
+            mant = mant * 10 + <uint64_t>(s[i] - c'0')
+            i += 1
+        if i == n:
+            out[0] = -<double>mant if neg else <double>mant
+            return 2
+        i = 1 if neg or s[0] == c'+' else 0  # something else: read from the start below
+        mant = 0
     while i < n and c'0' <= s[i] <= c'9':  # integer part
         d = s[i] - c'0'
         if mant or d:
@@ -145,7 +174,8 @@ def parse_jobs(bytes data):
     """
     cdef const char *buf = PyBytes_AS_STRING(data)
     cdef Py_ssize_t size = PyBytes_GET_SIZE(data)
-    cdef Py_ssize_t cap = data.count(b"\n") + 1  # line ends + 1: at least the job lines
+    # line ends + 1: at least the job lines
+    cdef Py_ssize_t cap = coschedlab_count_byte(buf, size, c'\n') + 1
     if b"\r" in data:
         cap += data.count(b"\r") - data.count(b"\r\n")
     fields = [None] * N_FIELDS
@@ -200,13 +230,17 @@ def parse_jobs(bytes data):
         if n == cap:  # cannot happen (cap counts the line ends); never write past the arrays
             raise RuntimeError("swf_parse: more job lines than lines")
         for f in range(N_FIELDS):
-            kind = 0
-            if not read_number(buf + start[f], stop[f] - start[f], &x):
+            kind = read_number(buf + start[f], stop[f] - start[f], &x)
+            if kind == 2:  # a whole number of at most 15 digits: finite and whole
+                kind = 0
+            elif kind == 0:
                 kind = 1
             elif not isfinite(x):
                 kind = 2
             elif IS_INT[f] and floor(x) != x:
                 kind = 3
+            else:
+                kind = 0
             if kind:
                 name = ("number", "finite", "integer")[kind - 1]
                 return None, None, (lineno, name, f, data[start[f]:stop[f]])
