@@ -530,9 +530,7 @@ class atomic_dir:  # noqa: N801 (a context manager used as a function is: with a
                 if not self.beside:
                     raise InputError(
                         f"{_named(self.option, path)} received another run's result while this one "
-                        f"ran; not replacing it without "
-                        + _force(self.option)
-                        + ": this result is in "
+                        f"ran; not replacing it without {_force(self.option)}: this result is in "
                         f"{self.final}/"
                     )
             else:

@@ -155,3 +155,38 @@ def test_the_example_specs_are_valid():
     # its code beside it ({here}: the spec's folder), found from any working directory
     assert f"{ROOT / 'examples' / 'heat.py'} " in heat_spec.command
     assert len(heat_spec.space.designs()) == 25 and heat_spec.reuse == ("velocity",)
+
+
+def test_force_replaces_a_finished_real_study_and_never_a_users_file(tmp_path):
+    """A real study writes in place (its lock, store, checkpoints and logs): each file is in
+    the folder's manifest, so --force replaces the study with another one, and a file the user
+    put among the logs stops it, nothing deleted."""
+    (tmp_path / "code.py").write_text(
+        "import json, sys\n"
+        "args = dict(zip(sys.argv[1::2], sys.argv[2::2]))\n"
+        "open(args['--checkpoint-out'], 'w').write('final')\n"
+        "print(json.dumps({'objectives': [1.0, 2.0]}))\n"
+    )
+    spec = (
+        "design: {a: [1, 2], b: [1, 2]}\nobjectives: [f, g]\nscaling: {1: 1.0}\n"
+        "processors: 2\nconfig: O\n"
+        "command: '{python} code.py {params} --checkpoint-out {checkpoint_out}'\n"
+    )
+    (tmp_path / "s.yaml").write_text(spec)
+    (tmp_path / "s2.yaml").write_text(spec.replace("[f, g]", "[f, h]"))
+    first = cli("study", "run", "s.yaml", "--executor", "real", "--out", "r", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    r = tmp_path / "r"
+    assert {"store.sqlite", ".lock", "runs.csv"} <= {p.name for p in r.iterdir()}
+    assert any((r / "checkpoints").iterdir()) and any((r / "runs").iterdir())
+    (r / "runs" / "notes.md").write_text("mine")
+    refused = cli("study", "run", "s2.yaml", "--executor", "real", "--out", "r", "--force",
+                  cwd=tmp_path)  # fmt: skip
+    assert refused.returncode == 2 and "notes.md" in refused.stderr
+    assert "Traceback" not in refused.stderr and (r / "store.sqlite").is_file()
+    (r / "runs" / "notes.md").unlink()
+    other = cli("study", "run", "s2.yaml", "--executor", "real", "--out", "r", "--force",
+                cwd=tmp_path)  # fmt: skip
+    assert other.returncode == 0, other.stderr
+    assert json.loads((r / "metrics.json").read_text())["runs"] == 4
+    assert "[f, h]" in json.loads((r / "study.json").read_text())["spec"]

@@ -160,13 +160,17 @@ def _run_one(s: Any, cfg: Any, executor: str, target: Path, bar: Any) -> Any:
     """Run configuration ``cfg`` into ``target``, shown on progress ``bar`` (a new phase: the
     full grid's run count, unknown for the active sampler, which stops when it has its front;
     the runs issued so far are not the total)."""
+    from ..outputs import record
     from ..studies.plots import pareto_figure, scheduling_graph
+    from ..studies.result import OUTPUTS
     from ..studies.run import run_study
 
     total = len(s.space.designs()) if cfg.sampler == "grid" else None
     bar.phase(f"configuration {cfg.name}", total)
     r = run_study(s, cfg, executor, target, on_finish=lambda done, _issued: bar(done))
     target.mkdir(parents=True, exist_ok=True)
+    if executor == "real":  # written in place (the study's folder): listed for --force first
+        record(target / n for n in (*OUTPUTS, "schedule.png", "pareto.png"))
     r.write(target)
     scheduling_graph(r, target / "schedule.png")
     pareto_figure(r, s.space, target / "pareto.png", s.objectives)

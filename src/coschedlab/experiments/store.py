@@ -141,13 +141,14 @@ def _refuse_foreign(out: Path, names: Iterable[str]) -> None:
     notes beside the runs, a file in a workload's folder): ``--fresh`` deletes nothing then."""
     ours = {*names, *ANALYSIS_OUTPUTS, SPEC_FILE, MARKER}
     listed = written(out)  # (None: a folder written before manifests, ours by name)
+    listed = None if listed is None else {*listed, MARKER}
     for item in sorted(out.iterdir()):
         if item.name.startswith((TMP_PREFIX, OLD_PREFIX)):
             continue  # left by a killed run: cleared with the rest
         foreign: Path | None = item if item.name not in ours else None
         if foreign is None and item.is_dir():
             foreign = first_foreign(item, top=out, legacy=OUR_FILES)
-        elif foreign is None and listed is not None and item.name not in {*listed, MARKER}:
+        elif foreign is None and listed is not None and item.name not in listed:
             foreign = item  # named like an output, but the user's (written after the run)
         if foreign is not None:
             raise InputError(

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..outputs import REPORT_FILES, mark, record, recorded, slug
+from ..outputs import REPORT_FILES, mark, marked_folder, record, recorded, slug
 from . import figures, interactive, runs, series, style, timeaxis
 from .runs import Run, as_runs
 from .series import app_names_from_header
@@ -81,8 +81,6 @@ def _replace_report(final: Path, drawn: list[Path]) -> list[Path]:
     manifest of the folder's marker (:func:`coschedlab.outputs.record`, tag "report") says
     which files a report wrote (a folder no marker covers is marked first); a list a report
     wrote before manifests (``.report-files``) still counts, and goes."""
-    from ..outputs import marked_folder
-
     if marked_folder(final) is None:
         mark(final)
     names = {p.name for p in drawn}

@@ -74,6 +74,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import InputError
+from ..outputs import record
 from .batching import ScalingTable
 from .manager import Config, Manager, Start, beneficial
 from .result import Segment, StudyResult
@@ -116,6 +117,10 @@ _PLACEHOLDER = re.compile(
     r"\{(params|nprocs|workers|checkpoint_in|checkpoint_out|checkpoint_every|result)\}"
 )
 _CKPT_IN = "{checkpoint_in}"
+#: the files a real study keeps in its folder besides each run's (its lock and its store,
+#: with SQLite's side files)
+STUDY_FILES = (".lock", "store.sqlite", "store.sqlite-journal", "store.sqlite-wal",
+               "store.sqlite-shm")  # fmt: skip
 _ALMOST_ONE = 1.0 - 1e-9
 
 
@@ -269,6 +274,7 @@ def run_real_study(
     try:
         for sub in ("checkpoints", "runs"):
             (out / sub).mkdir(parents=True, exist_ok=True)
+        record(out / name for name in STUDY_FILES)  # (--force replaces only what is listed)
         lock = (out / ".lock").open("w")
     except OSError as exc:
         raise InputError(f"cannot use the study folder ({exc.strerror})", str(out)) from None
@@ -402,6 +408,9 @@ class _Executor:
             ckpt_in = str(copy)
         result = stem.with_suffix(".json")
         result.unlink(missing_ok=True)
+        # the run's files are the study's: listed for --force before they are written
+        record([ckpt, ckpt.with_name(f"{r.key}.resume{self.suffix}"), result,
+                stem.with_suffix(".out"), stem.with_suffix(".err")])  # fmt: skip
         values = {
             "params": params_text(self.space, r.start.design),
             "nprocs": str(len(r.workers)),

@@ -20,7 +20,10 @@ from ..errors import InputError
 from ..jsonsafe import json_safe
 from ..outputs import atomic_dir
 
-__all__ = ["Segment", "StudyResult", "hours_minutes", "load_result", "metrics_cells"]
+__all__ = ["OUTPUTS", "Segment", "StudyResult", "hours_minutes", "load_result", "metrics_cells"]
+
+#: the files :meth:`StudyResult.write` writes
+OUTPUTS = ("runs.csv", "segments.csv", "metrics.json")
 
 
 class Segment(NamedTuple):
