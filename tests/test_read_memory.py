@@ -5,6 +5,9 @@
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -124,3 +127,33 @@ def test_a_field_of_one_value_is_kept_as_that_value(tmp_path):
     assert r.validate() == []
     assert r.jobs["avg_cpu"].tolist() == [-1.0] * 5 and r.jobs["user"].tolist() == [1] * 5
     assert r.groups("user").index.tolist() == [1] and r.groups("user")["jobs"].tolist() == [5]
+
+
+HEAP_TOP = r"""
+import resource, sys
+import numpy as np
+from coschedlab._core.swf_parse import map_big_blocks, trim_heap
+map_big_blocks(1 << 20, int(sys.argv[1]))
+hold = np.ones(1 << 16)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(50):
+    a = np.ones(1 << 16)  # 512 KB at the heap's top, freed
+    del a
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before, trim_heap(1 << 40))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
+def test_the_heaps_free_top_is_kept_below_the_threshold():
+    """``map_big_blocks`` keeps up to 16 MB of the heap's free top (glibc's trim threshold,
+    else fixed at 128 KB once the mmap threshold is set): a 512 KB array made and freed 50
+    times faults its pages in once, not 50 times; ``trim_heap`` gives nothing back when less
+    than its ``least`` bytes are free."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    runs = {}
+    for keep in (128 << 10, 16 << 20):
+        out = subprocess.run([sys.executable, "-c", HEAP_TOP, str(keep)], env=env,
+                             capture_output=True, text=True, check=True).stdout.split()  # fmt: skip
+        runs[keep] = int(out[0])
+        assert out[1] == "False"
+    assert runs[16 << 20] < 600 < 50 * 128 * 0.5 < runs[128 << 10]  # 4 KB pages, 128 a run

@@ -35,6 +35,24 @@ cdef enum:
 cdef int IS_INT[N_FIELDS]
 IS_INT[:] = [1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0]
 
+cdef extern from *:
+    """
+    #include <string.h>
+    /* the bytes equal to c in p[:n]: memchr from one to the next (vectorised by the C library;
+       bytes.count compares byte by byte) */
+    static Py_ssize_t coschedlab_count_byte(const char *p, Py_ssize_t n, char c) {
+        Py_ssize_t k = 0;
+        const char *end = p + n;
+        while (p < end && (p = (const char *)memchr(p, c, (size_t)(end - p))) != NULL) {
+            k++;
+            p++;
+        }
+        return k;
+    }
+    """
+    Py_ssize_t coschedlab_count_byte(const char *p, Py_ssize_t n, char c) noexcept nogil
+
+
 cdef double POW10[23]
 POW10[:] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
             1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
@@ -58,7 +76,9 @@ CLASS[ord(";")] = COMMENT
 
 
 cdef int read_number(const char *s, Py_ssize_t n, double *out) except -1:
-    """0 if ``s[:n]`` is not a plain decimal number; else 1 and its value in ``*out``."""
+    """0 if ``s[:n]`` is not a plain decimal number; else its value in ``*out`` and 2 when it
+    is a whole number of at most 15 digits (finite and whole: nothing more to check), 1 for
+    any other number."""
     cdef Py_ssize_t i = 0
     cdef bint neg = False, slow = False, exp_neg = False
     cdef uint64_t mant = 0
@@ -68,6 +88,15 @@ cdef int read_number(const char *s, Py_ssize_t n, double *out) except -1:
     if i < n and (s[i] == c'+' or s[i] == c'-'):
         neg = s[i] == c'-'
         i += 1
+    if 0 < n - i <= 15:  # most fields: digits only, at most 15 (exact as a double)
+        while i < n and c'0' <= s[i] <= c'9':
+            mant = mant * 10 + <uint64_t>(s[i] - c'0')
+            i += 1
+        if i == n:
+            out[0] = -<double>mant if neg else <double>mant
+            return 2
+        i = 1 if neg or s[0] == c'+' else 0  # something else: read from the start below
+        mant = 0
     while i < n and c'0' <= s[i] <= c'9':  # integer part
         d = s[i] - c'0'
         if mant or d:
@@ -145,7 +174,8 @@ def parse_jobs(bytes data):
     """
     cdef const char *buf = PyBytes_AS_STRING(data)
     cdef Py_ssize_t size = PyBytes_GET_SIZE(data)
-    cdef Py_ssize_t cap = data.count(b"\n") + 1  # line ends + 1: at least the job lines
+    # line ends + 1: at least the job lines
+    cdef Py_ssize_t cap = coschedlab_count_byte(buf, size, c'\n') + 1
     if b"\r" in data:
         cap += data.count(b"\r") - data.count(b"\r\n")
     fields = [None] * N_FIELDS
@@ -200,13 +230,17 @@ def parse_jobs(bytes data):
         if n == cap:  # cannot happen (cap counts the line ends); never write past the arrays
             raise RuntimeError("swf_parse: more job lines than lines")
         for f in range(N_FIELDS):
-            kind = 0
-            if not read_number(buf + start[f], stop[f] - start[f], &x):
+            kind = read_number(buf + start[f], stop[f] - start[f], &x)
+            if kind == 2:  # a whole number of at most 15 digits: finite and whole
+                kind = 0
+            elif kind == 0:
                 kind = 1
             elif not isfinite(x):
                 kind = 2
             elif IS_INT[f] and floor(x) != x:
                 kind = 3
+            else:
+                kind = 0
             if kind:
                 name = ("number", "finite", "integer")[kind - 1]
                 return None, None, (lineno, name, f, data[start[f]:stop[f]])
@@ -251,28 +285,46 @@ cdef extern from *:
     """
     #if defined(__GLIBC__)
     #include <malloc.h>
-    static int coschedlab_trim_heap(void) { return malloc_trim(0); }
-    static int coschedlab_map_big_blocks(int size) { return mallopt(M_MMAP_THRESHOLD, size); }
+    static int coschedlab_trim_heap(size_t least) {
+    #if __GLIBC_PREREQ(2, 33)
+        if (mallinfo2().fordblks < least) return 0;
+    #endif
+        return malloc_trim(0);
+    }
+    static int coschedlab_map_big_blocks(int size, int keep) {
+        return mallopt(M_MMAP_THRESHOLD, size) && mallopt(M_TRIM_THRESHOLD, keep);
+    }
     #else
-    static int coschedlab_trim_heap(void) { return 0; }
-    static int coschedlab_map_big_blocks(int size) { return 0; }
+    static int coschedlab_trim_heap(size_t least) { return 0; }
+    static int coschedlab_map_big_blocks(int size, int keep) { return 0; }
     #endif
     """
-    int coschedlab_trim_heap() nogil
-    int coschedlab_map_big_blocks(int size) nogil
+    int coschedlab_trim_heap(size_t least) nogil
+    int coschedlab_map_big_blocks(int size, int keep) nogil
 
 
-def trim_heap() -> bool:
+#: the free heap kept by the process (bytes): less than this is not given back to the system
+KEEP = 16 << 20
+
+
+def trim_heap(size_t least=KEEP) -> bool:
     """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; nothing
-    elsewhere): a reader's temporaries (the file's text, the parse array) otherwise stay in the
-    process's memory, a hundred MB for a million jobs. True when some memory was released."""
-    return coschedlab_trim_heap() != 0
+    elsewhere) when at least ``least`` bytes of it are free (glibc 2.33+; older: always): a
+    reader's temporaries (the file's text, the parse array) otherwise stay in the process's
+    memory, a hundred MB for a million jobs. A few MB (a trace of 60,000 jobs) are kept: given
+    back, they would be faulted in again, page by page, by the next step's arrays. True when
+    some memory was released."""
+    return coschedlab_trim_heap(least) != 0
 
 
-def map_big_blocks(int size=1 << 20) -> bool:
+def map_big_blocks(int size=1 << 20, int keep=KEEP) -> bool:
     """Have every block of ``size`` bytes or more (a million jobs' columns) mapped on its own
     and given back to the system when freed (glibc's ``mallopt(M_MMAP_THRESHOLD)``; nothing
     elsewhere). Else glibc raises that threshold to 32 MB after the first such block is freed,
     and the freed columns of each step (the kernel's, the validator's, the writers') stay in
-    the process's heap: the simulate command's peak grows step by step. True when set."""
-    return coschedlab_map_big_blocks(size) != 0
+    the process's heap: the simulate command's peak grows step by step. The heap's free top
+    is given back once above ``keep`` bytes (``M_TRIM_THRESHOLD``; setting the first threshold
+    leaves this one at glibc's 128 KB, and each step's smaller arrays then shrank the heap and
+    faulted its pages in again: ~12,000 page faults on a trace of 60,000 jobs). True when
+    set."""
+    return coschedlab_map_big_blocks(size, keep) != 0

@@ -98,12 +98,48 @@ cdef uint64_t _POW10[20]
 _POW10[:] = [10 ** k for k in range(20)]
 
 
+# the bit length of ``u | 1`` (GCC and Clang: one instruction; else a loop)
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    static inline int cosched_bits(unsigned long long u) { return 64 - __builtin_clzll(u | 1); }
+    #else
+    static inline int cosched_bits(unsigned long long u) {
+        int b = 1;
+        while (u >>= 1) b++;
+        return b;
+    }
+    #endif
+    """
+    int cosched_bits(unsigned long long u) noexcept nogil
+
+
 cdef inline int _ndigits(uint64_t u) noexcept nogil:
-    """The decimal digits of ``u`` (1 for 0)."""
-    cdef int k = 1
-    while k < 20 and u >= _POW10[k]:
-        k += 1
-    return k
+    """The decimal digits of ``u`` (1 for 0): from its bit length (``bits * 1233 >> 12`` is
+    ``floor(bits * log10(2))``, the digits of ``2**(bits - 1)`` less one), one comparison
+    with a power of ten for the rest."""
+    cdef int t = (cosched_bits(u) * 1233) >> 12
+    return t + (u >= _POW10[t]) + (u == 0)
+
+
+cdef inline char *_put_back(char *end, uint64_t u) noexcept nogil:
+    """The decimal digits of ``u`` ending at ``end``, two at a time; returns where they
+    start (no digit count needed: a right-aligned cell)."""
+    cdef uint64_t r
+    while u >= 100:
+        r = u % 100
+        u //= 100
+        end -= 2
+        end[0] = _DIGITS2[2 * r]
+        end[1] = _DIGITS2[2 * r + 1]
+    if u >= 10:
+        end -= 2
+        end[0] = _DIGITS2[2 * u]
+        end[1] = _DIGITS2[2 * u + 1]
+    else:
+        end -= 1
+        end[0] = <char>(c'0' + u)
+    return end
 
 
 cdef inline char *_put_digits(char *end, uint64_t u, int k) noexcept nogil:
@@ -567,12 +603,47 @@ cdef inline void _swf_cell(double a, int64_t *digits, int *nfrac, int *ndig, bin
     ndig[0] = max(min(k, 19), nfrac[0] + 1)
 
 
+cdef int _number_width(const double *f, Py_ssize_t n) noexcept:
+    """The width of a number column's widest cell (at least 1): from its extremes when every
+    value is whole (most SWF columns: the digits of the largest magnitude, a sign), else cell
+    by cell."""
+    cdef double a, top = 0.0, bottom = 0.0
+    cdef Py_ssize_t i
+    cdef int w, nfrac, ndig
+    cdef int64_t digits
+    cdef bint neg
+    for i in range(n):
+        a = f[i] if isfinite(f[i]) else -1.0
+        if a != floor(a):
+            break
+        if a > top:
+            top = a
+        elif a < bottom:
+            bottom = a
+    else:
+        w = 1
+        if top > 0:
+            w = _ndigits(<uint64_t>top)
+        if bottom < 0:
+            w = max(w, 1 + _ndigits(<uint64_t>(-bottom)))
+        return w
+    w = 1
+    for i in range(n):
+        a = f[i] if isfinite(f[i]) else -1.0
+        _swf_cell(a, &digits, &nfrac, &ndig, &neg)
+        w = max(w, ndig + (nfrac > 0) + neg)
+    return w
+
+
 def write_fixed_width(write, Py_ssize_t n, list columns):
     """Write ``n`` SWF job lines through ``write``. Each column is a float64 array of values
     below 9e12 in magnitude (non-finite: -1), formatted here, or bytes: the same cell on every
-    row, or an ``(n, width)`` uint8 array of cells formatted by the caller."""
-    cdef Py_ssize_t ncol = len(columns), i, c, k
-    cdef int w, nfrac, ndig, pad, r
+    row, or an ``(n, width)`` uint8 array of cells formatted by the caller.
+
+    Each row starts as a copy of one template (the fixed cells, the number cells blank, the
+    separators); a number's digits are then written from its cell's right end."""
+    cdef Py_ssize_t ncol = len(columns), i, c, j, row = 0
+    cdef int w, nfrac, ndig, r, nnum = 0, ncell = 0
     cdef int64_t digits, d
     cdef bint neg
     cdef double a
@@ -580,14 +651,18 @@ def write_fixed_width(write, Py_ssize_t n, list columns):
     cdef list keep = []
     cdef int *kinds = <int *>malloc(max(ncol, 1) * sizeof(int))  # 0 number, 1 cell, 2 cells
     cdef int *width = <int *>malloc(max(ncol, 1) * sizeof(int))
+    cdef Py_ssize_t *at = <Py_ssize_t *>malloc(max(ncol, 1) * sizeof(Py_ssize_t))
+    cdef int *nums = <int *>malloc(max(ncol, 1) * sizeof(int))  # the number columns
+    cdef int *cells = <int *>malloc(max(ncol, 1) * sizeof(int))  # the caller's cells
     cdef const void **data = <const void **>malloc(max(ncol, 1) * sizeof(void *))
+    cdef char *tmpl = NULL
     cdef const double[::1] f
     cdef const uint8_t[:, ::1] m
-    cdef bytes b
     cdef char *p
+    cdef char *cell
     cdef char *end
-    if kinds == NULL or width == NULL or data == NULL:
-        free(kinds); free(width); free(data)
+    if kinds == NULL or width == NULL or at == NULL or nums == NULL or cells == NULL or data == NULL:
+        free(kinds); free(width); free(at); free(nums); free(cells); free(data)
         raise MemoryError()
     try:
         for c in range(ncol):
@@ -603,6 +678,8 @@ def write_fixed_width(write, Py_ssize_t n, list columns):
                 v = np.ascontiguousarray(v, dtype=np.uint8)
                 keep.append(v)
                 width[c] = v.shape[1]
+                cells[ncell] = c
+                ncell += 1
                 if n:
                     m = v
                     data[c] = &m[0, 0]
@@ -610,39 +687,47 @@ def write_fixed_width(write, Py_ssize_t n, list columns):
                 kinds[c] = 0
                 v = np.ascontiguousarray(v, dtype=np.float64)
                 keep.append(v)
-                f = v
-                w = 1
-                for i in range(n):
-                    a = f[i] if isfinite(f[i]) else -1.0
-                    _swf_cell(a, &digits, &nfrac, &ndig, &neg)
-                    w = max(w, ndig + (nfrac > 0) + neg)
-                width[c] = w
+                width[c] = 1
+                nums[nnum] = c
+                nnum += 1
                 if n:
+                    f = v
                     data[c] = &f[0]
+                    width[c] = _number_width(&f[0], n)
+            at[c] = row
+            row += width[c] + 1  # the cell and a space (the line end after the last)
+        tmpl = <char *>malloc(max(row, 1))
+        if tmpl == NULL:
+            raise MemoryError()
+        for c in range(ncol):
+            if kinds[c] == 1:
+                memcpy(tmpl + at[c], data[c], width[c])
+            else:
+                memset(tmpl + at[c], c' ', width[c])
+            tmpl[at[c] + width[c]] = c'\n' if c == ncol - 1 else c' '
         for i in range(n):
-            for c in range(ncol):
-                w = width[c]
-                out.room(w + 1)
-                if kinds[c] == 1:
-                    memcpy(out.buf + out.n, data[c], w)
-                    out.n += w
-                elif kinds[c] == 2:
-                    memcpy(out.buf + out.n, <const char *>data[c] + i * w, w)
-                    out.n += w
+            out.room(row)
+            p = out.buf + out.n
+            memcpy(p, tmpl, row)
+            out.n += row
+            for j in range(ncell):
+                c = cells[j]
+                memcpy(p + at[c], <const char *>data[c] + i * width[c], width[c])
+            for j in range(nnum):
+                c = nums[j]
+                a = (<const double *>data[c])[i]
+                end = p + at[c] + width[c]
+                if not isfinite(a):
+                    end[-2] = c'-'
+                    end[-1] = c'1'
+                elif a == floor(a):  # a whole number (most cells)
+                    if a < 0:
+                        cell = _put_back(end, <uint64_t>(-a))
+                        cell[-1] = c'-'
+                    else:
+                        _put_back(end, <uint64_t>a)
                 else:
-                    a = (<const double *>data[c])[i]
-                    if not isfinite(a):
-                        a = -1.0
                     _swf_cell(a, &digits, &nfrac, &ndig, &neg)
-                    pad = w - ndig - (nfrac > 0) - neg
-                    p = out.buf + out.n
-                    memset(p, c' ', pad)
-                    p += pad
-                    if neg:
-                        p[0] = c'-'
-                        p += 1
-                    end = p + ndig + (nfrac > 0)
-                    out.n = end - out.buf
                     d = digits
                     if nfrac:  # the fraction's digits, the point, then the whole part's
                         for r in range(nfrac):
@@ -651,11 +736,12 @@ def write_fixed_width(write, Py_ssize_t n, list columns):
                             d //= 10
                         end -= 1
                         end[0] = c'.'
-                    _put_digits(end, <uint64_t>d, ndig - nfrac)
-                out.put(c'\n' if c == ncol - 1 else c' ')
+                    cell = _put_digits(end, <uint64_t>d, ndig - nfrac)
+                    if neg:
+                        cell[-1] = c'-'
         out.flush()
     finally:
-        free(kinds); free(width); free(data)
+        free(kinds); free(width); free(at); free(nums); free(cells); free(data); free(tmpl)
 
 
 def utf8_column(list texts):
