@@ -72,18 +72,24 @@ def same_state(c: SharedNodes, o: oracle.SharedNodes, running: dict) -> None:
 
 
 @settings(max_examples=150)
-@given(segment_ops())
-def test_compiled_segments_equal_the_python_oracle(case):
+@given(segment_ops(), st.integers(0, 4))
+def test_compiled_segments_equal_the_python_oracle(case, ids):
+    # ids > 0: job numbers reused once released (from the ``ids`` lowest free): a number
+    # placed again must not be taken for a neighbour where it ran before, nor listed twice
     n, cpn, ops = case
     c, o = SharedNodes(n, cpn), oracle.SharedNodes(n, cpn)
     running: dict[int, tuple] = {}
-    for job, (nodes, cores, release) in enumerate(ops):
+    for step, (nodes, cores, release) in enumerate(ops):
         if release and running:
             k = min(running) if release == "first" else max(running)
             iv, ck = running.pop(k)
             c.release(k, iv, ck)
             o.release(k, iv, ck)
             assert c.neighbours_of(k) == o.neighbours_of(k)  # the job released last
+            with pytest.raises(KeyError):
+                c.release(k, iv, ck)  # (ended: not running)
+        free = [j for j in range(ids + len(running)) if j not in running]
+        job = free[step % len(free)] if ids else step
         p, q = Placement(job, nodes, cores), Placement(job, nodes, cores)
         why = c.check(p)
         assert why == o.check(q)
@@ -99,6 +105,8 @@ def test_compiled_segments_equal_the_python_oracle(case):
             iv = c.claim(p)
             assert iv == o.claim(q)
             running[job] = (iv, cores)
+        for j in running:
+            assert sorted(c.neighbours_of(j)) == sorted(o.neighbours_of(j))
         same_state(c, o, running)
 
 
@@ -314,32 +322,3 @@ def test_shared_cores_release_a_job_whose_intervals_straddle_two_blocks():
     acct.release(fill)
     assert acct.nodes.segments() == [(0, 4, 1, (fill + 1,))]
     assert acct.alloc_column(fill + 2).tolist()[-2:] == ["0 2", "0-3"]
-
-
-@settings(max_examples=150)
-@given(segment_ops(), st.integers(1, 4))
-def test_compiled_segments_with_reused_job_numbers_equal_the_python_oracle(case, ids):
-    # a released job is left in its neighbours' lists (they drop it when read): a job number
-    # placed again must not be taken for a neighbour where it ran before, nor be listed twice
-    n, cpn, ops = case
-    c, o = SharedNodes(n, cpn), oracle.SharedNodes(n, cpn)
-    running: dict[int, tuple] = {}
-    for step, (nodes, cores, release) in enumerate(ops):
-        if release and running:
-            k = min(running) if release == "first" else max(running)
-            iv, ck = running.pop(k)
-            c.release(k, iv, ck)
-            o.release(k, iv, ck)
-            assert c.neighbours_of(k) == o.neighbours_of(k)
-            with pytest.raises(KeyError):
-                c.release(k, iv, ck)  # (ended: not running)
-        free = [j for j in range(ids + len(running)) if j not in running]
-        job = free[step % len(free)]
-        p, q = Placement(job, nodes, cores), Placement(job, nodes, cores)
-        if c.check(p) is None:
-            assert o.check(q) is None
-            running[job] = (c.claim(p), cores)
-            o.claim(q)
-        for j in running:
-            assert sorted(c.neighbours_of(j)) == sorted(o.neighbours_of(j))
-        same_state(c, o, running)
