@@ -166,3 +166,49 @@ def test_a_hold_from_the_end_of_a_moving_hold_moves_too():
     same_as_python(w, Cluster(10, 1, 1), {"priority": "fifo"}, kill=False)
     result = simulate(w, Cluster(10, 1, 1), Slurm(priority="fifo"), kill_at_walltime=False)
     assert result.jobs.start.tolist()[5] == 1470.0  # D, backfilled with no event at 1470
+
+
+@st.composite
+def long_queues(draw, nodes: int):
+    """A few wide jobs that wait long (a job past its planned end holds nodes, kill off)
+    while many narrow ones arrive behind them: arrivals below the tested jobs, and passes
+    that only record reservations, leave the state a look ahead scanned unchanged."""
+    rows = []
+    t = 0
+    for i in range(draw(st.integers(5, 40))):
+        t += draw(st.sampled_from([0, 5, 30, 61, 300, 3600]))
+        run = draw(st.integers(0, 4 * 3600))
+        times = draw(st.sampled_from([0, 1, 2]))  # 0: overruns its limit (kill off)
+        req = max(1, (run // 4 if times == 0 else run * times) + draw(st.integers(0, 1800)))
+        procs = draw(st.sampled_from([nodes, nodes - 1, 1, 2, max(1, nodes // 2)]))
+        rows.append({"id": i + 1, "submit": t, "run": run, "requested_time": req, "procs": procs})
+    return Workload.from_records(rows)
+
+
+@given(
+    nodes=st.integers(3, 12),
+    opts=integer_clocks(),
+    tests=st.sampled_from([1, 2, 3, 50]),
+    kill=st.booleans(),
+    data=st.data(),
+)
+def test_proofs_carried_across_look_aheads_change_nothing(nodes, opts, tests, kill, data):
+    """A look ahead takes over the proofs of an earlier one made on the same state
+    (:meth:`.passes.SlurmPass.hold_state`): the starts, reservations and passes stay the
+    Python pass's."""
+    w = data.draw(long_queues(nodes))
+    same_as_python(w, Cluster(nodes, 1, 1), {**opts, "bf_max_job_test": tests}, kill)
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [{}, {"bf_max_job_test": 3}, {"bf_interval": 20.0, "bf_max_job_test": 5}],
+    ids=["default", "tests3", "interval20-tests5"],
+)
+def test_a_real_trace_carries_proofs_and_changes_nothing(opts):
+    w = read_swf(KTH)
+    cluster = cluster_from_header(w.header)
+    w = w.drop_oversized(cluster.total_cores)
+    w = w.select(np.arange(len(w)) < 2000)
+    fast, _ = same_as_python(w, cluster, opts, kill=False)
+    assert fast.compiled_pass.carried > 0  # scans spared by a proof of an earlier look ahead

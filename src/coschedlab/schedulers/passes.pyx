@@ -867,8 +867,17 @@ cdef class SlurmPass(CompiledPass):
     cdef vector[long] look
     cdef vector[Keyed] relook
     cdef vector[double] until
+    # proofs carried from one look-ahead to the next (:meth:`hold_state`): the state their
+    # scans were made on (idle nodes; the releases, known by the completions and starts seen;
+    # the tested jobs and which of them hold a recorded reservation) and, per class, the tick
+    # of its quiet scan and the end of its proof
+    cdef vector[long] held_look
+    cdef vector[char] held_rec
+    cdef long held_free, held_completed, held_starts
+    cdef vector[double] held_at, held_until
     cdef public long backfill_passes
     cdef public long skipped  # ticks accounted for without a pass (for tests and reports)
+    cdef public long carried  # look-ahead scans spared by a proof carried (for tests)
 
     def __init__(self, nodes, procs, limit, double total_cpus, long cores_per_node,
                  str priority, double weight_age, double weight_job_size, double max_age,
@@ -932,6 +941,10 @@ cdef class SlurmPass(CompiledPass):
         self.span = self.classes * bf_interval
         self.backfill_passes = 0
         self.skipped = 0
+        self.carried = 0
+        self.held_free = -1
+        self.held_at.assign(self.classes, INFINITY)
+        self.held_until.assign(self.classes, -INFINITY)
 
     cdef inline double size_of(self, long cpus, double minutes) noexcept:
         """:meth:`.priority.Multifactor.size`, the same arithmetic: ``cpus`` (the larger of
@@ -1115,6 +1128,67 @@ cdef class SlurmPass(CompiledPass):
                 return True
         return False
 
+    cdef bint holds_state(self, PassState* s, long free, long n) noexcept:
+        """The state of the carried proofs (:meth:`hold_state`) is the present one: ``free``
+        idle nodes, the same releases (``self.ends`` changes only when a job ends or starts),
+        the first ``n`` tested jobs the same with the same reservations recorded."""
+        cdef long k, j
+        if (
+            free != self.held_free or n != <long>self.held_look.size()
+            or s.completed != self.held_completed or self.starts != self.held_starts
+        ):
+            return False
+        for k in range(n):
+            j = self.look[k]
+            if j != self.held_look[k] or self.held_rec[k] != (
+                s.reservation[j] == s.reservation[j]
+            ):
+                return False
+        return True
+
+    cdef void hold_state(self, PassState* s, long free, long n, bint recorded) noexcept:
+        """Make the present state (``free``, the releases, the first ``n`` tested jobs) that
+        of the carried proofs, none yet; ``recorded``: as it is once the reservations of the
+        scan just made (``self.reserved_at``) are recorded."""
+        cdef long k, j, m = 0, r = self.reserved_at.size() if recorded else 0
+        self.held_free = free
+        self.held_completed, self.held_starts = s.completed, self.starts
+        self.held_look.assign(self.look.begin(), self.look.begin() + n)
+        self.held_rec.resize(n)
+        for k in range(n):
+            j = self.look[k]
+            self.held_rec[k] = s.reservation[j] == s.reservation[j]
+            if m < r and self.reserved_at[m].second == j:  # (in the order tested)
+                self.held_rec[k] = True
+                m += 1
+        if recorded:
+            # the jobs a scan tests then (:meth:`live`): the last ones, needing more than
+            # ``free`` and with a reservation recorded, are no longer tested
+            while n > 0 and self.counts.nodes[self.look[n - 1]] > free and self.held_rec[n - 1]:
+                n -= 1
+            self.held_look.resize(n)
+            self.held_rec.resize(n)
+        self.held_at.assign(self.classes, INFINITY)
+        self.held_until.assign(self.classes, -INFINITY)
+
+    cdef double proved_to(self, double T, long long kT, long c, double b, double E) noexcept:
+        """The end of the proof a quiet scan at ``T`` (index ``kT``, class ``c``) makes, ``b``
+        its earliest slot beyond the window, ``E`` the latest end of its moving holds
+        (:meth:`lookahead`)."""
+        cdef double e, u, t
+        # the first release after T (at or before T: merged into the first step)
+        cdef long k = rel_at_or_after(self.ends, nextafter(T, INFINITY))
+        while k < <long>self.ends.size() and self.ends[k].c == 0:  # (an entry of no job)
+            k += 1
+        e = self.ends[k].t if k < <long>self.ends.size() else INFINITY
+        u = e if E == -INFINITY else min(e, T + (e - E))
+        if b < INFINITY:  # the first tick of this class whose window reaches b
+            t = self.class_tick(kT, c, b - self.window - self.span)
+            while not b <= t + self.window:
+                t = self.class_tick(kT, c, t + 1.0)
+            u = min(u, t)
+        return u
+
     cdef double lookahead(self, PassState* s, double t1, long free) except? -1:
         """The first backfill tick from ``t1`` on at which a pass may start a job or record a
         reservation, while no event comes (the free nodes, the running and the pending jobs as
@@ -1163,6 +1237,19 @@ cdef class SlurmPass(CompiledPass):
         * the main scheduler starts nothing while the first pending job (the same) does not
           fit ``free``.
 
+        A proof outlives its look-ahead (:meth:`hold_state`): a scan is a function of the tick
+        and of the state it is made on (the idle nodes, the releases, the jobs it tests and
+        which of them have a reservation recorded), and so is the proof a quiet one makes. A
+        later look-ahead on the same state (after an arrival ranked below the tested jobs,
+        or a pass woken at a tick it finds quiet) takes the proof of each class over instead
+        of scanning a tick it covers (proved from an earlier tick of the class, to a later
+        end). A scan that acts by recording
+        reservations only (no start) is quiet once they are recorded: the pass at its tick
+        records them, and its proof is carried, for the state with them recorded, to the
+        look-ahead that pass makes (the scan then tests fewer jobs, :meth:`live`: a prefix
+        of this one, whose slots beyond the window are no earlier and moving holds end no
+        later, so this scan's proof end is no later than its own).
+
         Without integer clocks or with many classes, each tick is its own class. The dry
         passes stop at the next arrival or the kernel's next completion
         (``PassState.next_end``: its pass looks again), after a bounded number of
@@ -1170,10 +1257,10 @@ cdef class SlurmPass(CompiledPass):
         does not hold yet), at a tick further ahead than the mean time between events (a dry
         pass there would mostly be lost to the event): that tick is then woken (waking is
         always right)."""
-        cdef long k, j, c, scans = 0, recalcs = 0
-        cdef double T, calc_end, horizon, b, e, u, t, E
+        cdef long k, j, c, scans = 0, recalcs = 0, n
+        cdef double T, calc_end, horizon, b, u, E
         cdef long long kT
-        cdef bint stuck = True
+        cdef bint stuck = True, ready = False, same = False, known = False
         for k in range(<long>self.order.size()):
             j = self.order[k].second
             if self.pending[j] and (
@@ -1202,44 +1289,57 @@ cdef class SlurmPass(CompiledPass):
                 calc_end = t + self.period
                 if self.reorder(t, recalcs == 1):
                     self.until.assign(self.classes, -INFINITY)
+                    known = False
             if self.look.empty() or self.counts.nodes[self.look[0]] <= free:
                 return T  # the main scheduler starts the first pending job
             kT = <long long>llround((T - self.bf_phase) / self.bf_interval) if self.exact else 0
             c = kT % self.classes
+            if T >= self.until[c] and self.exact:  # a proof of an earlier look-ahead?
+                if not ready:
+                    self.releases(s)  # the running jobs, and those this pass starts (now)
+                    ready = True
+                if not known:  # (the state changes only with the tested jobs here)
+                    n = self.live(s, self.look, free)
+                    same = self.holds_state(s, free, n)
+                    known = True
+                if same and self.held_at[c] <= T < self.held_until[c]:  # (:meth:`hold_state`)
+                    self.carried += 1
+                    self.until[c] = self.held_until[c]
             if T >= self.until[c]:
                 if scans == MAX_SCANS or (T > s.now + self.gap and not s.started.empty()):
                     return T
-                if scans == 0:
-                    self.releases(s)  # the running jobs, and those this pass starts (now)
+                if not ready:
+                    self.releases(s)
+                    ready = True
+                if not self.exact:
+                    n = self.live(s, self.look, free)
                 scans += 1
                 b = INFINITY
                 E = -INFINITY
                 self.out.clear()
                 self.reserved_at.clear()
                 self.memo_free = self.counts.scan_c(
-                    T, free, self.ends, self.look.data(), self.live(s, self.look, free),
+                    T, free, self.ends, self.look.data(), n,
                     self.window, self.reserve, self.out, self.reserved_at, &b, &E
                 )
                 if self.acts(s, T):  # the pass at T does this, unless an event comes first
                     self.memo_at = T
                     self.memo_completed, self.memo_arrived = s.completed, s.arrived
                     self.memo_starts, self.memo_joined = self.starts, self.joined
+                    if self.exact and self.out.empty():  # it only records: a proof to carry
+                        self.hold_state(s, free, n, True)
+                        self.held_at[c] = T
+                        self.held_until[c] = self.proved_to(T, kT, c, b, E)
                     return T
                 if not self.exact:  # this tick only
                     T = tick_after(T, self.bf_interval, self.bf_phase)
                     continue
-                # the first release after T (at or before T: merged into the first step)
-                k = rel_at_or_after(self.ends, nextafter(T, INFINITY))
-                while k < <long>self.ends.size() and self.ends[k].c == 0:
-                    k += 1
-                e = self.ends[k].t if k < <long>self.ends.size() else INFINITY
-                u = e if E == -INFINITY else min(e, T + (e - E))
-                if b < INFINITY:  # the first tick of this class whose window reaches b
-                    t = self.class_tick(kT, c, b - self.window - self.span)
-                    while not b <= t + self.window:
-                        t = self.class_tick(kT, c, t + 1.0)
-                    u = min(u, t)
-                self.until[c] = u
+                self.until[c] = self.proved_to(T, kT, c, b, E)
+                if not same:  # the proofs held were of another state
+                    self.hold_state(s, free, n, False)
+                    same = True
+                self.held_at[c] = T
+                self.held_until[c] = self.until[c]
             # the next tick that may not be proved quiet: of a class whose proof ends, or at
             # a recalculation, or the horizon
             u = INFINITY
