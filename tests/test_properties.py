@@ -319,6 +319,21 @@ def test_the_compiled_slurm_pass_gives_the_python_pass_schedule(w, nodes, opts, 
         assert fast.priority_of(j, 1e5) == slow.priority_of(j, 1e5)
 
 
+@pytest.mark.parametrize("sweep", [-1, 10**9])
+def test_slurm_release_list_swept_at_once_or_never_gives_the_same_schedules(sweep):
+    # SlurmPass keeps one release entry per rounded end (nodes and jobs), leaves an entry
+    # whose jobs all ended in place (of no job: skipped by the scans and the look-ahead) and
+    # sweeps such entries now and then: swept at each end, or never, the schedules stay the
+    # Python pass's
+    from coschedlab.schedulers.passes import release_sweep
+
+    old = release_sweep(sweep)
+    try:
+        test_the_compiled_slurm_pass_gives_the_python_pass_schedule()
+    finally:
+        release_sweep(old)
+
+
 @pytest.mark.parametrize("block", [1, pytest.param(2, marks=pytest.mark.slow),
                                    pytest.param(3, marks=pytest.mark.slow)])  # fmt: skip
 def test_a_profile_in_small_blocks_gives_the_same_scans_and_schedules(block):

@@ -25,16 +25,16 @@ cimport cython
 from cython.operator cimport dereference as deref
 from libc.limits cimport LONG_MAX
 from libc.string cimport memmove
-from libc.math cimport INFINITY, NAN, ceil, fabs, floor, fmod, llround, pow
+from libc.math cimport INFINITY, NAN, ceil, fabs, floor, fmod, llround, nextafter, pow
 from libcpp.algorithm cimport (
-    is_sorted, lower_bound, merge, min_element, partial_sort, sort, upper_bound
+    is_sorted, lower_bound, min_element, partial_sort, sort, upper_bound
 )
 from libcpp.set cimport set as cset
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
 from coschedlab.engine.cpass cimport (
-    CUSTOM, FCFS, LXF, OWN, SJF, WFP, CompiledPass, Est, PassState, sorted_erase, sorted_insert
+    CUSTOM, FCFS, LXF, OWN, SJF, WFP, CompiledPass, Est, PassState
 )
 from coschedlab.schedulers.rules cimport admit_c
 
@@ -240,6 +240,25 @@ cdef struct Step:
     long free  # the free nodes from it to the next, less its block's ``add``
 
 
+cdef struct Rel:
+    double t  # a release time
+    int n  # the nodes released then
+    int c  # the jobs released then (0: an entry no longer used, skipped)
+
+
+cdef inline long rel_at_or_after(const vector[Rel]& v, double t) noexcept:
+    """The first index of the time-sorted ``v`` whose time is at or after ``t``."""
+    cdef long lo = 0, hi = v.size(), mid
+    cdef const Rel* p = v.data()
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if p[mid].t < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 cdef struct Seen:
     long need  # a tested job's nodes
     double d  # its duration
@@ -261,6 +280,21 @@ cdef inline long first_at_or_after(const Step* p, long lo, long hi, double t) no
 # starts with fewer than FLAT steps (CProfile)
 cdef long BLOCK = 16
 cdef long FLAT = 256
+
+
+# SlurmPass.ended sweeps its release list's entries of no job once there are more than SWEEP
+# of them and they are a quarter of the list (-1: at once, each time one appears)
+cdef long SWEEP = 16
+
+
+def release_sweep(long sweep) -> int:
+    """Set when :class:`SlurmPass` sweeps the entries of no job from its release list (-1: at
+    once; a large number: never; for the tests, which reach every path with small runs);
+    returns the previous setting."""
+    global SWEEP
+    old = SWEEP
+    SWEEP = sweep
+    return old
 
 
 def profile_blocks(long block, long flat) -> tuple[int, int]:
@@ -351,26 +385,28 @@ cdef class CProfile:
         """The block holding index ``m``."""
         return (upper_bound(self.bs.begin(), self.bs.end() - 1, m) - self.bs.begin()) - 1
 
-    cdef void counts(self, double now, long free, const vector[Keyed]& ends) noexcept:
-        """:meth:`reset` then :meth:`release` of each of ``ends`` ((time, nodes), sorted),
-        written in place (the same steps)."""
+    cdef void counts(self, double now, long free, const vector[Rel]& ends) noexcept:
+        """:meth:`reset` then :meth:`release` of each of ``ends`` (sorted by time; an entry
+        of no job is skipped), written in place (the same steps)."""
         cdef long n = ends.size(), k = 0, m = 0
-        cdef const Keyed* e = ends.data()
+        cdef const Rel* e = ends.data()
         cdef Step* p
         self.steps.resize(n + 1)
         p = self.steps.data()
         p[0].t = now
         p[0].free = free
-        while k < n and e[k].first <= now:
-            p[0].free += e[k].second
+        while k < n and e[k].t <= now:
+            p[0].free += e[k].n
             k += 1
         while k < n:
-            if e[k].first == p[m].t:
-                p[m].free += e[k].second
+            if e[k].c == 0:
+                pass
+            elif e[k].t == p[m].t:
+                p[m].free += e[k].n
             else:
                 m += 1
-                p[m].t = e[k].first
-                p[m].free = p[m - 1].free + e[k].second
+                p[m].t = e[k].t
+                p[m].free = p[m - 1].free + e[k].n
             k += 1
         self.steps.resize(m + 1)
         self.blocks()
@@ -612,11 +648,12 @@ cdef class CountScan:
         """``Slurm._round``: up to a multiple of ``bf_resolution`` (1e-9 slack)."""
         return ceil(t / self.resolution - 1e-9) * self.resolution
 
-    cdef long scan_c(self, double now, long free, vector[Keyed]& ends, const long* tested,
+    cdef long scan_c(self, double now, long free, const vector[Rel]& ends, const long* tested,
                      long ntested, double window, long most, vector[long]& out,
                      vector[Keyed]& reserved_at, double* beyond=NULL,
                      double* moving_end=NULL) except -1:
-        """The scan: ``ends`` holds each running job's (latest end rounded up, nodes), sorted;
+        """The scan: ``ends`` holds the running jobs' releases (latest end rounded up, the
+        nodes and jobs released then; :class:`Rel`), sorted by time;
         each of the ``tested`` jobs in turn starts now (appended to ``out``) or reserves its
         slot (``(t, j)`` appended to ``reserved_at``; only the first ``most`` unless -1) on
         the profile of ``free`` idle nodes and those releases. Stops when nothing is free.
@@ -717,6 +754,7 @@ cdef class CountScan:
         rounded up. Stops when nothing is free. Returns the jobs to start now, in order, and
         whether a pending job was left untested."""
         cdef vector[Keyed] ends
+        cdef vector[Rel] rel
         cdef vector[long] tested, out
         cdef vector[Keyed] reserved_at
         cdef long k, j
@@ -742,7 +780,10 @@ cdef class CountScan:
         for k in range(<long>ends.size()):
             ends[k].first = self.round_up(ends[k].first)
         sort(ends.begin(), ends.end())
-        self.scan_c(now, free, ends, tested.data(), tested.size(), window,
+        rel.resize(ends.size())
+        for k in range(<long>ends.size()):
+            rel[k].t, rel[k].n, rel[k].c = ends[k].first, ends[k].second, 1
+        self.scan_c(now, free, rel, tested.data(), tested.size(), window,
                     -1 if reservations is None else reservations, out, reserved_at)
         for k in range(<long>reserved_at.size()):
             record(reserved_at[k].second, reserved_at[k].first)
@@ -800,14 +841,17 @@ cdef class SlurmPass(CompiledPass):
     cdef double calc, next_calc, next_bf, skip_from
     cdef cset[double] todo, pushed  # wake-ups to ask for, asked for
     cdef cset[double] timers  # the Python pass's wake-ups (a pass at each while jobs wait)
-    # the releases (rounded end, nodes) of the running jobs and of those this pass started so
-    # far, sorted: kept as jobs start (:meth:`releases`) and end (handed over by the kernel,
-    # ``PassState.ended``); ``merged``: how many of this pass's starts are in it
-    cdef vector[Keyed] ends
+    # the releases of the running jobs and of those this pass started so far, one entry per
+    # rounded end (its nodes and jobs), sorted: kept as jobs start (:meth:`releases`) and end
+    # (handed over by the kernel, ``PassState.ended``; an entry whose jobs all ended stays,
+    # of no job, until ``dead`` such entries are a quarter of them); ``merged``: how many of
+    # this pass's starts are in it
+    cdef vector[Rel] ends, merged_ends
+    cdef long dead
     cdef long merged, starts
     cdef long seen_completed, seen_arrived
     cdef vector[long] tested, out
-    cdef vector[Keyed] reserved_at, just_rel, merged_rel
+    cdef vector[Keyed] reserved_at, just_rel
     # the look ahead (:meth:`lookahead`): integer clocks and limits; classes of ticks with
     # the same rounded durations (``span``: lcm(bf_interval, bf_resolution), one class per
     # tick without integer clocks); the tested jobs, a recalculated order, each class's proof
@@ -1133,10 +1177,10 @@ cdef class SlurmPass(CompiledPass):
         (:meth:`lookahead`)."""
         cdef double e, u, t
         # the first release after T (at or before T: merged into the first step)
-        cdef long k = upper_bound(
-            self.ends.begin(), self.ends.end(), Keyed(T, LONG_MAX)
-        ) - self.ends.begin()
-        e = self.ends[k].first if k < <long>self.ends.size() else INFINITY
+        cdef long k = rel_at_or_after(self.ends, nextafter(T, INFINITY))
+        while k < <long>self.ends.size() and self.ends[k].c == 0:  # (an entry of no job)
+            k += 1
+        e = self.ends[k].t if k < <long>self.ends.size() else INFINITY
         u = e if E == -INFINITY else min(e, T + (e - E))
         if b < INFINITY:  # the first tick of this class whose window reaches b
             t = self.class_tick(kT, c, b - self.window - self.span)
@@ -1455,18 +1499,78 @@ cdef class SlurmPass(CompiledPass):
 
     cdef void ended(self, PassState* s) noexcept:
         """The jobs that ended since the last pass (``PassState.ended``) leave the release
-        list (any entry of the same release and size: they are alike)."""
-        cdef long k, j
+        list (their entry's nodes and jobs less theirs; an entry left with no job stays, of
+        none, until they are a quarter of the list: then they go, in one sweep; ``SWEEP``)."""
+        cdef long k, j, i
+        cdef Rel* e
         for k in range(s.nended):
             j = s.ended[k]
-            sorted_erase(self.ends, Keyed(
-                self.counts.round_up(self.started_at[j] + self.limit[j]), self.counts.nodes[j]))
+            i = rel_at_or_after(
+                self.ends, self.counts.round_up(self.started_at[j] + self.limit[j]))
+            e = &self.ends[i]
+            e.n -= self.counts.nodes[j]
+            e.c -= 1
+            if e.c == 0:
+                self.dead += 1
+        if self.dead > 0 and (
+            SWEEP < 0 or (self.dead > SWEEP and 4 * self.dead > <long>self.ends.size())
+        ):
+            self.merged_ends.clear()
+            self.merge_releases(0)
+
+    cdef void merge_releases(self, long m) noexcept:
+        """``ends`` with the ``m`` releases of ``just_rel`` (sorted) merged in, the entries of
+        no job dropped (through ``merged_ends``)."""
+        cdef long a = 0, b = 0, w = 0, r = self.ends.size()
+        cdef const Rel* x = self.ends.data()
+        cdef const Keyed* y = self.just_rel.data()
+        cdef Rel* o
+        self.merged_ends.resize(r + m)
+        o = self.merged_ends.data()
+        while a < r or b < m:
+            if b == m or (a < r and x[a].t <= y[b].first):
+                if x[a].c != 0:
+                    if w > 0 and o[w - 1].t == x[a].t:
+                        o[w - 1].n += x[a].n
+                        o[w - 1].c += x[a].c
+                    else:
+                        o[w] = x[a]
+                        w += 1
+                a += 1
+            else:
+                if w > 0 and o[w - 1].t == y[b].first:
+                    o[w - 1].n += y[b].second
+                    o[w - 1].c += 1
+                else:
+                    o[w].t, o[w].n, o[w].c = y[b].first, y[b].second, 1
+                    w += 1
+                b += 1
+        self.merged_ends.resize(w)
+        self.ends.swap(self.merged_ends)
+        self.dead = 0
+
+    cdef inline void add_release(self, double t, long n) noexcept:
+        """One job's release of ``n`` nodes at ``t`` joins ``ends``."""
+        cdef long i = rel_at_or_after(self.ends, t), r = self.ends.size()
+        cdef Rel* e
+        if i < r and self.ends[i].t == t:
+            e = &self.ends[i]
+            if e.c == 0:
+                self.dead -= 1
+            e.n += n
+            e.c += 1
+            return
+        self.ends.resize(r + 1)
+        e = self.ends.data()
+        if i < r:
+            memmove(&e[i + 1], &e[i], (r - i) * sizeof(Rel))
+        e[i].t, e[i].n, e[i].c = t, n, 1
 
     cdef void releases(self, PassState* s) noexcept:
         """Bring ``self.ends`` up to date: the releases of the running jobs and of those this
         pass starts (from now), each at its start + time limit rounded up, sorted (the starts
         not merged yet join it: one by one when few, else merged)."""
-        cdef long k, j, m = <long>s.started.size() - self.merged, r = self.ends.size()
+        cdef long k, j, m = <long>s.started.size() - self.merged
         if m <= 0:
             return
         self.just_rel.clear()
@@ -1477,13 +1581,10 @@ cdef class SlurmPass(CompiledPass):
         self.merged = s.started.size()
         if m <= 4:
             for k in range(m):
-                sorted_insert(self.ends, self.just_rel[k])
+                self.add_release(self.just_rel[k].first, self.just_rel[k].second)
             return
         sort(self.just_rel.begin(), self.just_rel.end())
-        self.merged_rel.resize(r + m)
-        merge(self.ends.data(), self.ends.data() + r, self.just_rel.data(),
-              self.just_rel.data() + m, self.merged_rel.data())
-        self.ends.swap(self.merged_rel)
+        self.merge_releases(m)
 
     cdef inline void start(self, PassState* s, long j) noexcept:
         self.starts += 1
