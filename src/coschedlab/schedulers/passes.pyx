@@ -246,25 +246,17 @@ cdef struct Rel:
     int c  # the jobs released then (0: an entry no longer used, skipped)
 
 
-cdef inline long rel_at_or_after(const vector[Rel]& v, double t) noexcept:
-    """The first index of the time-sorted ``v`` whose time is at or after ``t``."""
-    cdef long lo = 0, hi = v.size(), mid
-    cdef const Rel* p = v.data()
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if p[mid].t < t:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 cdef struct Seen:
     long need  # a tested job's nodes
     double d  # its duration
 
 
-cdef inline long first_at_or_after(const Step* p, long lo, long hi, double t) noexcept:
+ctypedef fused Timed:  # the sorted records searched by their time ``t``
+    Step
+    Rel
+
+
+cdef inline long first_at_or_after(const Timed* p, long lo, long hi, double t) noexcept:
     """The first index in ``[lo, hi)`` whose time is at or after ``t`` (``hi``: none)."""
     cdef long mid
     while lo < hi:
@@ -274,6 +266,11 @@ cdef inline long first_at_or_after(const Step* p, long lo, long hi, double t) no
         else:
             hi = mid
     return lo
+
+
+cdef inline long rel_at_or_after(const vector[Rel]& v, double t) noexcept:
+    """The first index of the time-sorted ``v`` whose time is at or after ``t``."""
+    return first_at_or_after(v.data(), 0, v.size(), t)
 
 
 # the steps of a profile go in blocks of BLOCK to 2 x BLOCK consecutive steps, unless it
@@ -1260,7 +1257,7 @@ cdef class SlurmPass(CompiledPass):
         cdef long k, j, c, scans = 0, recalcs = 0, n
         cdef double T, calc_end, horizon, b, u, E
         cdef long long kT
-        cdef bint stuck = True, ready = False, same = False, known = False
+        cdef bint stuck = True, same = False, known = False
         for k in range(<long>self.order.size()):
             j = self.order[k].second
             if self.pending[j] and (
@@ -1295,9 +1292,7 @@ cdef class SlurmPass(CompiledPass):
             kT = <long long>llround((T - self.bf_phase) / self.bf_interval) if self.exact else 0
             c = kT % self.classes
             if T >= self.until[c] and self.exact:  # a proof of an earlier look-ahead?
-                if not ready:
-                    self.releases(s)  # the running jobs, and those this pass starts (now)
-                    ready = True
+                self.releases(s)  # the running jobs, and those this pass starts (now)
                 if not known:  # (the state changes only with the tested jobs here)
                     n = self.live(s, self.look, free)
                     same = self.holds_state(s, free, n)
@@ -1308,9 +1303,7 @@ cdef class SlurmPass(CompiledPass):
             if T >= self.until[c]:
                 if scans == MAX_SCANS or (T > s.now + self.gap and not s.started.empty()):
                     return T
-                if not ready:
-                    self.releases(s)
-                    ready = True
+                self.releases(s)  # (nothing to do when already brought up to date)
                 if not self.exact:
                     n = self.live(s, self.look, free)
                 scans += 1
