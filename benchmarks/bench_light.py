@@ -174,6 +174,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name} / textbook by CPU, per round: median {statistics.median(pairs):.2f}x "
               f"(range {min(pairs):.2f}-{max(pairs):.2f}x, {len(pairs)} rounds; target <= "
               f"{TARGET}: {verdict})")  # fmt: skip
+    if args.before is not None:
+        pairs = [a[1] / b[1] for a, b in zip(got["command"], got["command (before)"], strict=True)]
+        med = statistics.median(pairs)
+        print(f"  command / command (before) by CPU, per round: median {med:.3f} "
+              f"(range {min(pairs):.2f}-{max(pairs):.2f})")  # fmt: skip
     print("median per program (the user/system split sampled by the kernel's timer ticks):")
     for name, v in got.items():
         med = [statistics.median(r[k] for r in v) for k in (1, 2, 3, 4)]
