@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from copy import copy
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from heapq import heappop, heappush
@@ -523,7 +524,7 @@ cdef class Simulation:
         v.start = _sealed(self.start)
         v.est_sorted = self.est_sorted
         v.machine = MachineView(self.acct, self.cluster)
-        v.cluster = self.cluster
+        v.cluster = copy(self.cluster)  # the run's own is no policy's (its metrics use it)
         v.n = self.n
         v.completed = 0
         v.has_dependencies = self._has_deps
