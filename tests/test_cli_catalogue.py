@@ -155,6 +155,14 @@ def ws(tmp_path_factory) -> Path:
     (d / "emptyloads.json").write_text(json.dumps({**pool, "loads": []}))
     for name, body in POLICIES.items():
         (d / name).write_text(_policy(body))
+    for name, base, module in (
+        ("slurm_own_order.py", "Slurm", "coschedlab.schedulers"),
+        ("coloc_own_order.py", "EasyColoc", "coschedlab.coloc.schedulers"),
+    ):  # a subclass ordering the queue by a hook its built-in never calls (audit15's row 19)
+        (d / name).write_text(
+            f"from {module} import {base}\n\n\nclass P({base}):\n    name = 'p'\n\n"
+            "    def ordered_queue(self, view):\n        return sorted(view.queue, reverse=True)\n"
+        )
     shutil.copy(ROOT / "examples" / "insitu_small.yaml", d / "ens.yaml")
     (d / "spec.yaml").write_text(
         "name: tiny\noutput: cmp\nbaseline: fcfs\nschedulers: [fcfs, easy]\nplots: none\n"
@@ -690,6 +698,8 @@ CASES = [
     ("policy-writes-a-view-table", "simulate small.swf -s writes_view_table.py --out o1", 2, "writes_view_table.py:8: scheduler p failed at t=0: TypeError: 'coschedlab.engine.kernel._Sealed' object does not support item assignment"),
     ("policy-reads-remaining-blind", "simulate small.swf -s reads_remaining.py --out o1", 2, "scheduler p failed at t=0: ReadOnlyError: actual run times are for a policy that declares clairvoyant = True"),
     ("policy-reduces-the-view", "simulate small.swf -s reduces_view.py --out o1", 2, "reduces_view.py:8: scheduler p failed at t=0: TypeError: cannot pickle"),
+    ("slurm-own-order", "simulate small.swf -s slurm_own_order.py --out o1", 2, "slurm_own_order.py:7: scheduler p overrides ordered_queue, which Slurm never calls: it orders its queue by its priority"),
+    ("coloc-own-order", "simulate trace.swf --pool pool.json -s coloc_own_order.py --out o1", 2, "coloc_own_order.py:7: scheduler p overrides ordered_queue, which CoScheduler never calls: it orders its queue by deploy_order"),
     ("policy-same-name", "simulate small.swf -s fifo1.py -s fifo2.py --out o1", 2, "both describe themselves as 'p'"),
     ("sched-twice", "simulate small.swf -s easy -s easy --out o1", 2, "both describe themselves as 'easy'"),
     ("policy-a-folder", "simulate small.swf -s mydocs/sub --out o1", 2, "scheduler file mydocs/sub is not a Python file"),

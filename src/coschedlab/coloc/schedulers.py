@@ -102,6 +102,7 @@ class CoScheduler(Scheduler):
     def setup(self, view: View) -> None:
         if self.needs_shared_nodes and not view.machine.shared:
             raise InputError(f"scheduler {self.describe()} needs shared nodes (give a pool)")
+        self._refuse_own_order(CoScheduler, "deploy_order (override that hook)")
         c = view.cluster
         self._cpn = c.cores_per_node
         self._half = spread_cores(c)

@@ -155,6 +155,25 @@ class Scheduler:
             return self.order
         return "custom"
 
+    def _refuse_own_order(self, owner: type, instead: str) -> None:
+        """One line, not a silent no-op, for a subclass of ``owner`` (a built-in that orders
+        its queue by ``instead`` and never calls :meth:`ordered_queue`) that overrides
+        :meth:`ordered_queue` but keeps ``owner``'s :meth:`schedule`; it names the override's
+        file and line."""
+        cls = type(self)
+        fn = cls.ordered_queue
+        if fn is Scheduler.ordered_queue or cls.schedule is not owner.schedule:
+            return
+        try:
+            where = f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"
+        except (TypeError, OSError):
+            where = None
+        raise InputError(
+            f"scheduler {self.describe()} overrides ordered_queue, which {owner.__name__} never "
+            f"calls: it orders its queue by {instead}",
+            where,
+        )
+
     def _compilable(self, owner: type, *methods: str) -> bool:
         """Whether this instance's pass may be the compiled one: none of ``methods`` (of class
         ``owner``) overridden by a subclass (that subclass runs its own Python pass). Any queue

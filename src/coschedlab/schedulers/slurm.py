@@ -228,6 +228,7 @@ class Slurm(Scheduler):
         can (the node-count profile, no gate, the pass not overridden); the Python pass below
         (``bf_nodes``, coupled runs' gated passes, subclasses) sets itself up at its first
         call."""
+        self._refuse_own_order(Slurm, "its priority (priority=multifactor or fifo)")
         c = view.cluster
         self.factors = Multifactor(
             self.priority_weight_age,
