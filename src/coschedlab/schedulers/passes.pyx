@@ -863,6 +863,9 @@ cdef class SlurmPass(CompiledPass):
     cdef long memo_free, memo_completed, memo_arrived, memo_starts, memo_joined
     cdef vector[long] look
     cdef vector[Keyed] relook
+    # ``ord_ver``: the pending order's version (a join, a start, a recalculation); ``look_ver``:
+    # the one whose first pending jobs ``look`` holds (:meth:`pick` on ``order``; -1: none)
+    cdef long ord_ver, look_ver
     cdef vector[double] until
     # proofs carried from one look-ahead to the next (:meth:`hold_state`): the state their
     # scans were made on (idle nodes; the releases, known by the completions and starts seen;
@@ -942,6 +945,8 @@ cdef class SlurmPass(CompiledPass):
         self.held_free = -1
         self.held_at.assign(self.classes, INFINITY)
         self.held_until.assign(self.classes, -INFINITY)
+        self.ord_ver = 0
+        self.look_ver = -1
 
     cdef inline double size_of(self, long cpus, double minutes) noexcept:
         """:meth:`.priority.Multifactor.size`, the same arithmetic: ``cpus`` (the larger of
@@ -957,6 +962,7 @@ cdef class SlurmPass(CompiledPass):
         """WoAS (Algorithm 1): job ``jobs[k]`` takes its age origin ``origin[k]`` and its size
         factor from a job of ``cpus[k]`` cpus on whole nodes for ``limit[k]`` seconds."""
         cdef long k, j, c, nodes
+        self.ord_ver += 1  # (the keys change)
         for k in range(jobs.shape[0]):
             j = jobs[k]
             self.origin[j] = origin[k]
@@ -988,6 +994,7 @@ cdef class SlurmPass(CompiledPass):
         self.known[j] = 1
         self.pending[j] = 1
         self.joined += 1
+        self.ord_ver += 1
         if self.fifo:
             k = Keyed(0.0, j)
         else:
@@ -1006,6 +1013,7 @@ cdef class SlurmPass(CompiledPass):
         cdef Keyed x
         self.calc = t
         self.next_calc = t + self.period
+        self.ord_ver += 1
         for k in range(<long>self.order.size()):
             j = self.order[k].second
             if self.pending[j]:
@@ -1059,9 +1067,15 @@ cdef class SlurmPass(CompiledPass):
 
     cdef bint pick(self, const vector[Keyed]& order) noexcept:
         """``self.look``: the first ``bf_max_job_test`` pending jobs of ``order`` (those a pass
-        tests); whether they differ from what it held."""
+        tests); whether they differ from what it held. On the pass's own ``order``, nothing to
+        do when ``look`` holds its first jobs already (no join, start or recalculation since,
+        and no :meth:`reorder` that changed them: ``look_ver``)."""
         cdef long k, j, m = 0, n = self.look.size()
         cdef bint changed = False
+        if &order == &self.order:
+            if self.look_ver == self.ord_ver:
+                return False
+            self.look_ver = self.ord_ver
         for k in range(<long>order.size()):
             j = order[k].second
             if self.pending[j]:
@@ -1110,7 +1124,10 @@ cdef class SlurmPass(CompiledPass):
         ):
             return False  # the same tested jobs, in the same order
         partial_sort(self.relook.begin(), self.relook.begin() + m, self.relook.end())
-        return self.pick(self.relook)
+        if self.pick(self.relook):
+            self.look_ver = -1  # (``look`` no longer the order's first jobs)
+            return True
+        return False
 
     cdef bint acts(self, PassState* s, double T) noexcept:
         """The scan just made at ``T`` (``self.out``, ``self.reserved_at``) starts a job or
@@ -1582,6 +1599,7 @@ cdef class SlurmPass(CompiledPass):
     cdef inline void start(self, PassState* s, long j) noexcept:
         self.starts += 1
         self.pending[j] = 0
+        self.ord_ver += 1
         self.joined -= 1
         self.started_at[j] = s.now
         s.started.push_back(j)
