@@ -92,6 +92,14 @@ def refuse_device(path: str | Path) -> None:
         raise InputError("is a device, not a file", where=str(path))
 
 
+def _ours(filename: str, package: str) -> bool:
+    """Whether a traceback's file is coschedlab's: under the package, or one of its compiled
+    modules (named by its ``.pyx`` path relative to the build, ``src/coschedlab/...``)."""
+    if filename.endswith(".pyx") and "coschedlab" in Path(filename).parts:
+        return True
+    return str(Path(filename).resolve()).startswith(package)
+
+
 def failure_where(exc: BaseException) -> str | None:
     """``file:line`` where ``exc`` was raised: the deepest frame outside coschedlab (a user's
     policy file), else the deepest frame; None without a traceback."""
@@ -101,6 +109,6 @@ def failure_where(exc: BaseException) -> str | None:
         return f"{exc.filename}:{exc.lineno}"
     package = str(Path(__file__).resolve().parent)
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename[:1] != "<"]
-    outside = [f for f in frames if not str(Path(f.filename).resolve()).startswith(package)]
+    outside = [f for f in frames if not _ours(f.filename, package)]
     frame = (outside or frames or [None])[-1]
     return f"{frame.filename}:{frame.lineno}" if frame is not None else None
