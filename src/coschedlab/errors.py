@@ -55,6 +55,9 @@ def gunzip(data: bytes, where: str) -> bytes:
     :class:`InputError` naming ``where``."""
     if data[:2] != b"\x1f\x8b":
         return data
+    whole = _one_member(data)
+    if whole is not None:
+        return whole
     parts: list[bytes] = []
     total, rest = 0, data
     try:
@@ -77,6 +80,34 @@ def gunzip(data: bytes, where: str) -> bytes:
     except (EOFError, zlib.error) as exc:
         raise InputError(f"broken gzip file: {exc}", where=where) from None
     return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+#: more than deflate's largest expansion (~1,032 bytes out per byte in: 258-byte matches of
+#: two bits each): a gzip file of at most MAX_GUNZIPPED // this bytes cannot be a "gzip bomb"
+_MAX_RATIO = 2048
+
+
+def _one_member(data: bytes) -> bytes | None:
+    """A gzip file of one member, small enough not to be a bomb (most traces), decompressed
+    into one buffer of the size its trailer gives: the general loop's output grows in blocks
+    joined at the end (a second copy of the text, its pages faulted in twice). zlib checks the
+    member's CRC-32 and length against its own trailer; the file's last four bytes must give
+    that length (the member ends the file, but for trailing bytes that happen to end so, which
+    are ignored then, as gzip does). None when not surely so (another member may start: its
+    magic bytes appear after the header; another length; a broken stream): the general loop
+    reads the file then, and says why it fails."""
+    if len(data) < 18 or len(data) > MAX_GUNZIPPED // _MAX_RATIO:
+        return None
+    if data.find(b"\x1f\x8b\x08", 10) >= 0:  # (or by chance inside the deflate stream)
+        return None
+    size = int.from_bytes(data[-4:], "little")  # the text's length (mod 2**32)
+    if size > len(data) * _MAX_RATIO:
+        return None  # a trailer no stream of this length can match
+    try:
+        text = zlib.decompress(data, 16 + zlib.MAX_WBITS, size)
+    except zlib.error:
+        return None
+    return text if len(text) == size else None
 
 
 def refuse_device(path: str | Path) -> None:
