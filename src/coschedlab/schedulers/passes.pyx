@@ -29,7 +29,6 @@ from libc.math cimport INFINITY, NAN, ceil, fabs, floor, fmod, llround, nextafte
 from libcpp.algorithm cimport (
     is_sorted, lower_bound, min_element, partial_sort, sort, upper_bound
 )
-from libcpp.set cimport set as cset
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
@@ -787,6 +786,25 @@ cdef class CountScan:
         return [out[k] for k in range(<long>out.size())], more
 
 
+cdef inline void vset_add(vector[double]& v, double t) noexcept:
+    """``t`` joins the sorted set ``v`` (a ``std::set`` of a few times, kept as a vector)."""
+    cdef vector[double].iterator it = lower_bound(v.begin(), v.end(), t)
+    if it == v.end() or deref(it) != t:
+        v.insert(it, t)
+
+
+cdef inline bint vset_has(vector[double]& v, double t) noexcept:
+    """Whether the sorted set ``v`` holds ``t``."""
+    cdef vector[double].iterator it = lower_bound(v.begin(), v.end(), t)
+    return it != v.end() and deref(it) == t
+
+
+cdef inline void vset_drop_to(vector[double]& v, double t) noexcept:
+    """The sorted set ``v`` without its times at or before ``t``."""
+    if not v.empty() and v[0] <= t:
+        v.erase(v.begin(), upper_bound(v.begin(), v.end(), t))
+
+
 cdef inline bint integral(double x) noexcept:
     """``x`` is a whole number small enough for exact sums of ticks and limits."""
     return x == floor(x) and fabs(x) < 2.0 ** 40
@@ -836,8 +854,9 @@ cdef class SlurmPass(CompiledPass):
     cdef vector[Keyed] order  # (-priority, j), lazily cleaned as the Python pass's
     cdef long joined  # jobs joined and not started by this pass
     cdef double calc, next_calc, next_bf, skip_from
-    cdef cset[double] todo, pushed  # wake-ups to ask for, asked for
-    cdef cset[double] timers  # the Python pass's wake-ups (a pass at each while jobs wait)
+    # (sets of a few times each: sorted vectors, :func:`vset_add`; no node allocated per insert)
+    cdef vector[double] todo, pushed  # wake-ups to ask for, asked for
+    cdef vector[double] timers  # the Python pass's wake-ups (a pass at each while jobs wait)
     # the releases of the running jobs and of those this pass started so far, one entry per
     # rounded end (its nodes and jobs), sorted: kept as jobs start (:meth:`releases`) and end
     # (handed over by the kernel, ``PassState.ended``; an entry whose jobs all ended stays,
@@ -863,6 +882,9 @@ cdef class SlurmPass(CompiledPass):
     cdef long memo_free, memo_completed, memo_arrived, memo_starts, memo_joined
     cdef vector[long] look
     cdef vector[Keyed] relook
+    # ``ord_ver``: the pending order's version (a join, a start, a recalculation); ``look_ver``:
+    # the one whose first pending jobs ``look`` holds (:meth:`pick` on ``order``; -1: none)
+    cdef long ord_ver, look_ver
     cdef vector[double] until
     # proofs carried from one look-ahead to the next (:meth:`hold_state`): the state their
     # scans were made on (idle nodes; the releases, known by the completions and starts seen;
@@ -942,6 +964,8 @@ cdef class SlurmPass(CompiledPass):
         self.held_free = -1
         self.held_at.assign(self.classes, INFINITY)
         self.held_until.assign(self.classes, -INFINITY)
+        self.ord_ver = 0
+        self.look_ver = -1
 
     cdef inline double size_of(self, long cpus, double minutes) noexcept:
         """:meth:`.priority.Multifactor.size`, the same arithmetic: ``cpus`` (the larger of
@@ -957,6 +981,7 @@ cdef class SlurmPass(CompiledPass):
         """WoAS (Algorithm 1): job ``jobs[k]`` takes its age origin ``origin[k]`` and its size
         factor from a job of ``cpus[k]`` cpus on whole nodes for ``limit[k]`` seconds."""
         cdef long k, j, c, nodes
+        self.ord_ver += 1  # (the keys change)
         for k in range(jobs.shape[0]):
             j = jobs[k]
             self.origin[j] = origin[k]
@@ -988,6 +1013,7 @@ cdef class SlurmPass(CompiledPass):
         self.known[j] = 1
         self.pending[j] = 1
         self.joined += 1
+        self.ord_ver += 1
         if self.fifo:
             k = Keyed(0.0, j)
         else:
@@ -1006,6 +1032,7 @@ cdef class SlurmPass(CompiledPass):
         cdef Keyed x
         self.calc = t
         self.next_calc = t + self.period
+        self.ord_ver += 1
         for k in range(<long>self.order.size()):
             j = self.order[k].second
             if self.pending[j]:
@@ -1029,9 +1056,9 @@ cdef class SlurmPass(CompiledPass):
     # -- wake-ups ------------------------------------------------------------------------------
     cdef void want(self, double t) noexcept:
         """``Slurm._wake``: a pass at ``t`` (asked of the kernel once)."""
-        self.timers.insert(t)
-        if self.pushed.count(t) == 0:
-            self.todo.insert(t)
+        vset_add(self.timers, t)
+        if not vset_has(self.pushed, t):
+            vset_add(self.todo, t)
 
     # -- the ticks not woken ---------------------------------------------------------------------
     cdef inline double tick_of(self, long long k) noexcept:
@@ -1059,9 +1086,15 @@ cdef class SlurmPass(CompiledPass):
 
     cdef bint pick(self, const vector[Keyed]& order) noexcept:
         """``self.look``: the first ``bf_max_job_test`` pending jobs of ``order`` (those a pass
-        tests); whether they differ from what it held."""
+        tests); whether they differ from what it held. On the pass's own ``order``, nothing to
+        do when ``look`` holds its first jobs already (no join, start or recalculation since,
+        and no :meth:`reorder` that changed them: ``look_ver``)."""
         cdef long k, j, m = 0, n = self.look.size()
         cdef bint changed = False
+        if &order == &self.order:
+            if self.look_ver == self.ord_ver:
+                return False
+            self.look_ver = self.ord_ver
         for k in range(<long>order.size()):
             j = order[k].second
             if self.pending[j]:
@@ -1110,7 +1143,10 @@ cdef class SlurmPass(CompiledPass):
         ):
             return False  # the same tested jobs, in the same order
         partial_sort(self.relook.begin(), self.relook.begin() + m, self.relook.end())
-        return self.pick(self.relook)
+        if self.pick(self.relook):
+            self.look_ver = -1  # (``look`` no longer the order's first jobs)
+            return True
+        return False
 
     cdef bint acts(self, PassState* s, double T) noexcept:
         """The scan just made at ``T`` (``self.out``, ``self.reserved_at``) starts a job or
@@ -1362,8 +1398,8 @@ cdef class SlurmPass(CompiledPass):
         self.quiet_to = stop
         if t == self.owed:  # the tick the skipped ones asked for is itself skipped
             self.owed = INFINITY
-        if stop < INFINITY and self.pushed.count(stop) == 0:
-            self.todo.insert(stop)  # a tick of the Python pass's chain, unless an event comes
+        if stop < INFINITY and not vset_has(self.pushed, stop):
+            vset_add(self.todo, stop)  # a tick of the Python pass's chain, unless an event comes
 
     cdef void catch_up(self, double now) noexcept:
         """The ticks not woken since ``skip_from`` and before ``now``: each would have been a
@@ -1387,7 +1423,7 @@ cdef class SlurmPass(CompiledPass):
             self.next_bf = tick_after(last, self.bf_interval, self.bf_phase)
         # the wake-up the last of them (or the pass that stopped waking) asked for: owed
         # unless this pass skips it too (:meth:`want_tick`; :meth:`finish` asks for it)
-        self.timers.insert(t)
+        vset_add(self.timers, t)
         self.owed = t
 
     # -- the pass ------------------------------------------------------------------------------
@@ -1409,7 +1445,7 @@ cdef class SlurmPass(CompiledPass):
             if same and now < self.quiet_to:  # a tick proved quiet (:meth:`lookahead`)
                 return self.finish(s)
             self.catch_up(now)
-        elif same and self.timers.count(now) == 0:
+        elif same and not vset_has(self.timers, now):
             # the end of a skip that an event cut short: no pass of the Python pass's
             return self.finish(s)
         self.seen_completed = s.completed
@@ -1462,16 +1498,13 @@ cdef class SlurmPass(CompiledPass):
         if self.owed < INFINITY:
             self.want(self.owed)
             self.owed = INFINITY
-        while not self.pushed.empty() and deref(self.pushed.begin()) <= s.now:
-            self.pushed.erase(self.pushed.begin())
-        while not self.todo.empty() and deref(self.todo.begin()) <= s.now:
-            self.todo.erase(self.todo.begin())
-        while not self.timers.empty() and deref(self.timers.begin()) <= s.now:
-            self.timers.erase(self.timers.begin())
+        vset_drop_to(self.pushed, s.now)
+        vset_drop_to(self.todo, s.now)
+        vset_drop_to(self.timers, s.now)
         if not self.todo.empty():
-            t = deref(self.todo.begin())
+            t = self.todo[0]
             self.todo.erase(self.todo.begin())
-            self.pushed.insert(t)
+            vset_add(self.pushed, t)
             s.wake = t
         return 0
 
@@ -1582,6 +1615,7 @@ cdef class SlurmPass(CompiledPass):
     cdef inline void start(self, PassState* s, long j) noexcept:
         self.starts += 1
         self.pending[j] = 0
+        self.ord_ver += 1
         self.joined -= 1
         self.started_at[j] = s.now
         s.started.push_back(j)
