@@ -177,6 +177,46 @@ def test_compiled_segments_across_words_equal_the_python_oracle(case, data):
         assert (pc.starts, pc.free) == (po.starts, po.free)
 
 
+@settings(max_examples=60, deadline=None)
+@given(wide_ops(), st.data())
+def test_projection_reset_again_equals_a_new_projection(case, data):
+    # a projection reset from the same segments undoes its own moves and copies only the
+    # 64-node blocks the segments wrote since its last reset: after each reset it answers as
+    # a new projection, whether reset after every change or after several, moved or not
+    n, cpn, ops = case
+    c = SharedNodes(n, cpn)
+    kept = [c.projection(0), c.projection(1)]  # reset at every change / every third
+    running: dict[int, tuple] = {}
+
+    def moves(proj, k):
+        # what-if moves on the projection (its log), then the same on a new one
+        for nodes, cores, _ in ops[k : k + 3]:
+            iv = Placement(0, nodes, cores).intervals
+            proj.loss(iv, cores)
+            proj.add(iv, data.draw(st.sampled_from([1, -1])) * cores)
+
+    for job, (nodes, cores, release) in enumerate(ops):
+        if release and running:
+            k = min(running)
+            iv, ck = running.pop(k)
+            c.release(k, iv, ck)
+        p = Placement(job, nodes, cores)
+        if c.check(p) is None:
+            running[job] = (c.claim(p), cores)
+        for i, proj in enumerate(kept):
+            if i == 1 and job % 3:
+                moves(proj, job)
+                continue
+            thr = data.draw(st.integers(0, cpn + 1))
+            proj.reset(c, thr)
+            new = c.projection(thr)
+            assert (proj.starts, proj.free, proj.count) == (new.starts, new.free, new.count)
+            for nodes2, cores2, _ in ops:
+                iv = Placement(0, nodes2, cores2).intervals
+                assert proj.loss(iv, cores2) == new.loss(iv, cores2)
+            moves(proj, job)
+
+
 @settings(max_examples=150)
 @given(segment_ops(), st.data())
 def test_compiled_projection_equals_the_python_oracle(case, data):

@@ -11,6 +11,7 @@ from coschedlab.engine.jobintervals cimport JobIntervals
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
     int __builtin_clzll(unsigned long long) nogil
+    void __builtin_prefetch(const void*) nogil
 
 
 # Segments indexed by their first node: bit x of ``sb`` is set when a segment starts at node
@@ -83,6 +84,9 @@ cdef class SharedNodes:
     cdef vector[uint64_t] sbit  # bit x: a segment starts at node x
     cdef vector[uint64_t] stop  # bit w: word w of sbit is not 0
     cdef vector[long] fr      # fr[x]: free cores on each node of the segment starting at x
+    cdef long ver             # bumped at each place and release (before it writes fr)
+    cdef vector[long] blkver  # blkver[w]: ver at the last write to fr[64w..64w+63] (a
+                              # projection's reset copies only the blocks written since)
     cdef long W               # a slot's width: a count, then at most cpn jobs (each job on a
                               # node holds at least one of its cores)
     cdef int32_t* sb          # the slots, one per node: the jobs on the nodes of the segment
@@ -166,6 +170,9 @@ cdef class CoreProjection:
     # the segments as :class:`SharedNodes` keeps them (indexed by first node), split further
     cdef vector[uint64_t] sbit, stop
     cdef vector[long] fr      # fr[x]: free cores on each node of the segment starting at x
+    cdef SharedNodes src      # the accounting of the last reset (None: not reset from one)
+    cdef long synced          # src.ver at the last reset
+    cdef vector[long] ulog    # undo log: (x, fr[x] before) of each write to fr since then
 
     cdef void reset_c(self, SharedNodes sh, long threshold) noexcept
     cdef long loss_c(self, const long* iv, long niv, long cores) noexcept
