@@ -11,7 +11,6 @@ from coschedlab.engine.jobintervals cimport JobIntervals
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
     int __builtin_clzll(unsigned long long) nogil
-    void __builtin_prefetch(const void*) nogil
 
 
 # Segments indexed by their first node: bit x of ``sb`` is set when a segment starts at node
@@ -172,7 +171,7 @@ cdef class CoreProjection:
     cdef vector[long] fr      # fr[x]: free cores on each node of the segment starting at x
     cdef SharedNodes src      # the accounting of the last reset (None: not reset from one)
     cdef long synced          # src.ver at the last reset
-    cdef vector[long] ulog    # undo log: (x, fr[x] before) of each write to fr since then
+    cdef vector[long] ulog    # ulog[w]: fr[64w..64w+63] written since then (copied again)
 
     cdef void reset_c(self, SharedNodes sh, long threshold) noexcept
     cdef long loss_c(self, const long* iv, long niv, long cores) noexcept

@@ -331,7 +331,6 @@ cdef class SharedNodes:
                     self._undo(j, iv, r, x, cores)
                     raise ValueError(f"node {x} has {f} free cores")
                 e = self.next_c(x)
-                __builtin_prefetch(self.sb + e * self.W)  # (the next slot, read next)
                 if e > b:  # split: the run ends at b
                     self._split(x, b)
                     e = b
@@ -396,7 +395,6 @@ cdef class SharedNodes:
             first = x
             while x < b:
                 e = self.next_c(x)
-                __builtin_prefetch(self.sb + e * self.W)  # (the next slot, read next)
                 length = e - x
                 f = fr[x] + cores
                 self.by_free[f - cores] -= length
@@ -567,11 +565,11 @@ cdef class CoreProjection:
     cdef void reset_c(self, SharedNodes sh, long threshold) noexcept:
         """Start again from the segments of ``sh`` now, watching ``threshold`` free cores (the
         arrays' memory reused: a pass that looks ahead often allocates nothing). Reset again
-        from the same ``sh``, it undoes its own writes since (its log) and copies only the
-        64-node blocks of free cores that ``sh`` wrote since (``sh.blkver``): after a reset,
-        its free cores equal ``sh``'s at every segment start of ``sh``, so the next reset
-        needs only those (a segment start appears only where ``sh`` writes its free cores)."""
-        cdef long x, w, t, i, m, nb
+        from the same ``sh``, it copies only the 64-node blocks of free cores that it wrote
+        (``ulog``) or ``sh`` wrote (``sh.blkver``) since: after a reset, its free cores equal
+        ``sh``'s at every segment start of ``sh``, so the next reset needs only those (a
+        segment start appears only where ``sh`` writes its free cores)."""
+        cdef long x, w, t, nb
         cdef uint64_t bits, words
         cdef const uint64_t* sb = sh.sbit.data()
         cdef const long* sfr = sh.fr.data()
@@ -583,25 +581,20 @@ cdef class CoreProjection:
         self.stop.assign(sh.stop.begin(), sh.stop.end())
         self.threshold = threshold
         self.count = sh.count_with(threshold)
-        m = self.ulog.size()
-        if self.src is sh and 4 * m < sh.n:  # undo the log, copy the blocks sh wrote since
+        nb = sh.blkver.size()
+        if self.src is sh and 16 * sh.nseg > sh.n:  # copy the blocks either wrote since
             fr = self.fr.data()
             lg = self.ulog.data()
-            i = m - 2
-            while i >= 0:
-                fr[lg[i]] = lg[i + 1]
-                i -= 2
-            self.ulog.clear()
-            nb = sh.blkver.size()
             for w in range(nb):
-                if blk[w] > self.synced:
+                if lg[w] or blk[w] > self.synced:
+                    lg[w] = 0
                     x = w << 6
                     memcpy(fr + x, sfr + x, min(64, sh.n + 1 - x) * sizeof(long))
             self.synced = sh.ver
             return
-        self.src = sh
+        self.src = sh  # (few segments: each one's free cores, as cheap as the blocks)
         self.synced = sh.ver
-        self.ulog.clear()
+        self.ulog.assign(nb, 0)
         if self.fr.size() != sh.fr.size():
             self.fr.resize(sh.fr.size())
         fr = self.fr.data()
@@ -667,6 +660,7 @@ cdef class CoreProjection:
         """:meth:`add` of flat intervals ``a0 b0 a1 b1 ...``, sorted."""
         cdef long a, b, x, e, f, g, thr = self.threshold, count = self.count, r
         cdef long* fr = self.fr.data()
+        cdef long* dirty = self.ulog.data()  # (per 64-node block: written since the reset)
         cdef uint64_t* sb = self.sbit.data()
         cdef uint64_t* top = self.stop.data()
         cdef long ntop = self.stop.size(), n = self.n
@@ -675,8 +669,7 @@ cdef class CoreProjection:
             b = iv[2 * r + 1]
             x = seg_of(sb, top, a)
             if x != a:  # split: a run starts at a
-                self.ulog.push_back(a)  # (the log of writes, undone at the next reset)
-                self.ulog.push_back(fr[a])
+                dirty[a >> 6] = 1  # (copied again at the next reset)
                 fr[a] = fr[x]
                 sb[a >> 6] |= (<uint64_t>1) << (a & 63)
                 top[a >> 12] |= (<uint64_t>1) << ((a >> 6) & 63)
@@ -684,16 +677,14 @@ cdef class CoreProjection:
             while x < b:
                 e = next_of(sb, top, ntop, n, x)
                 if e > b:  # split: the run ends at b
-                    self.ulog.push_back(b)
-                    self.ulog.push_back(fr[b])
+                    dirty[b >> 6] = 1
                     fr[b] = fr[x]
                     sb[b >> 6] |= (<uint64_t>1) << (b & 63)
                     top[b >> 12] |= (<uint64_t>1) << ((b >> 6) & 63)
                     e = b
                 f = fr[x]
                 g = f + cores
-                self.ulog.push_back(x)
-                self.ulog.push_back(f)
+                dirty[x >> 6] = 1
                 fr[x] = g
                 if (f >= thr) != (g >= thr):
                     count += (e - x) if g >= thr else x - e
