@@ -177,6 +177,62 @@ def test_compiled_segments_across_words_equal_the_python_oracle(case, data):
         assert (pc.starts, pc.free) == (po.starts, po.free)
 
 
+@st.composite
+def short_runs(draw):
+    """Machines of two to four 64-node blocks and placements of short runs: many segments
+    (more than one per 16 nodes: the projection's reset then copies by blocks)."""
+    n = draw(st.sampled_from([65, 130, 200]))
+    cpn = draw(st.integers(2, 4))
+    ops = []
+    for _ in range(draw(st.integers(10, 40))):
+        a = draw(st.integers(0, n - 1))
+        nodes = list(range(a, min(n, a + draw(st.integers(1, 4)))))
+        ops.append((nodes, draw(st.integers(1, cpn)), draw(st.sampled_from([None, "first"]))))
+    return n, cpn, ops
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(wide_ops(), short_runs()), st.data())
+def test_projection_reset_again_equals_a_new_projection(case, data):
+    # a projection reset from the same segments copies only the 64-node blocks that it or the
+    # segments wrote since its last reset: after each reset it answers as a new projection,
+    # whether reset after every change or after several, moved or not
+    n, cpn, ops = case
+    c = SharedNodes(n, cpn)
+    kept = [c.projection(0), c.projection(1)]  # reset at every change / every third
+    running: dict[int, tuple] = {}
+
+    def moves(proj):
+        # what-if moves on the projection, anywhere on the machine
+        for _ in range(3):
+            a = data.draw(st.integers(0, n - 1))
+            iv = [(a, min(n, a + data.draw(st.integers(1, 20))))]
+            cores = data.draw(st.integers(1, cpn))
+            proj.loss(iv, cores)
+            proj.add(iv, data.draw(st.sampled_from([1, -1])) * cores)
+
+    for job, (nodes, cores, release) in enumerate(ops):
+        if release and running:
+            k = min(running)
+            iv, ck = running.pop(k)
+            c.release(k, iv, ck)
+        p = Placement(job, nodes, cores)
+        if c.check(p) is None:
+            running[job] = (c.claim(p), cores)
+        for i, proj in enumerate(kept):
+            if i == 1 and job % 3:
+                moves(proj)
+                continue
+            thr = data.draw(st.integers(0, cpn + 1))
+            proj.reset(c, thr)
+            new = c.projection(thr)
+            assert (proj.starts, proj.free, proj.count) == (new.starts, new.free, new.count)
+            for nodes2, cores2, _ in ops:
+                iv = Placement(0, nodes2, cores2).intervals
+                assert proj.loss(iv, cores2) == new.loss(iv, cores2)
+            moves(proj)
+
+
 @settings(max_examples=150)
 @given(segment_ops(), st.data())
 def test_compiled_projection_equals_the_python_oracle(case, data):

@@ -83,6 +83,9 @@ cdef class SharedNodes:
     cdef vector[uint64_t] sbit  # bit x: a segment starts at node x
     cdef vector[uint64_t] stop  # bit w: word w of sbit is not 0
     cdef vector[long] fr      # fr[x]: free cores on each node of the segment starting at x
+    cdef long ver             # bumped at each place and release (before it writes fr)
+    cdef vector[long] blkver  # blkver[w]: ver at the last write to fr[64w..64w+63] (a
+                              # projection's reset copies only the blocks written since)
     cdef long W               # a slot's width: a count, then at most cpn jobs (each job on a
                               # node holds at least one of its cores)
     cdef int32_t* sb          # the slots, one per node: the jobs on the nodes of the segment
@@ -166,6 +169,9 @@ cdef class CoreProjection:
     # the segments as :class:`SharedNodes` keeps them (indexed by first node), split further
     cdef vector[uint64_t] sbit, stop
     cdef vector[long] fr      # fr[x]: free cores on each node of the segment starting at x
+    cdef SharedNodes src      # the accounting of the last reset (None: not reset from one)
+    cdef long synced          # src.ver at the last reset
+    cdef vector[long] ulog    # ulog[w]: fr[64w..64w+63] written since then (copied again)
 
     cdef void reset_c(self, SharedNodes sh, long threshold) noexcept
     cdef long loss_c(self, const long* iv, long niv, long cores) noexcept

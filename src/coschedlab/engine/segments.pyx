@@ -70,6 +70,8 @@ cdef class SharedNodes:
         self.stop.assign((nodes >> 12) + 1, 0)
         self.fr.assign(nodes + 1, 0)
         self.nw = self.sbit.size()
+        self.ver = 0
+        self.blkver.assign(self.nw, 0)  # (fr has n + 1 entries: blocks 0..n >> 6)
         self.rows.assign(cores_per_node * self.nw, 0)
         if nodes:
             self._start_at(0, True)
@@ -281,6 +283,7 @@ cdef class SharedNodes:
         cdef int32_t* src = self._slot(s)
         memcpy(self._slot(at), src, (src[0] + 1) * sizeof(int32_t))
         self.fr[at] = self.fr[s]
+        self.blkver[at >> 6] = self.ver
         self._start_at(at, True)
 
     cdef int place_c(self, long j, const long* iv, long niv, long cores) except -1:
@@ -290,6 +293,7 @@ cdef class SharedNodes:
         the machine or do not fit now."""
         cdef long a, b, x, e, length, f, total = 0, k, y, cpn = self.cpn, r, prev = 0
         cdef long* fr = self.fr.data()
+        cdef long* blk
         cdef uint64_t* rows = self.rows.data()
         cdef long nw = self.nw
         cdef vector[long]* near
@@ -302,6 +306,8 @@ cdef class SharedNodes:
             self.running.resize(2 * j + 16, 0)
             self.nb.resize(2 * j + 16)
             self.mark.resize(2 * j + 16, 0)
+        self.ver += 1  # (the blocks of fr it writes are marked with it)
+        blk = self.blkver.data()
         self.stamp += 1
         near = &self.near_  # the jobs beside j, listed here, then copied to nb[j] at once
         near.clear()
@@ -339,6 +345,7 @@ cdef class SharedNodes:
                 self.by_free[f] -= length
                 self.by_free[f - cores] += length
                 fr[x] = f - cores
+                blk[x >> 6] = self.ver
                 held = self._slot(x)
                 for k in range(1, held[0] + 1):
                     y = held[k]
@@ -376,9 +383,11 @@ cdef class SharedNodes:
         the nodes given back."""
         cdef long a, b, x, first, e, length, f, total = 0, k, cpn = self.cpn, r, n
         cdef long* fr = self.fr.data()
+        cdef long* blk = self.blkver.data()
         cdef uint64_t* rows = self.rows.data()
         cdef long nw = self.nw
         cdef int32_t* held
+        self.ver += 1  # (the blocks of fr it writes are marked with it)
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
@@ -397,6 +406,7 @@ cdef class SharedNodes:
                 else:
                     mask_range(rows + nw * f, x, e, True)
                 fr[x] = f
+                blk[x >> 6] = self.ver
                 held = self._slot(x)
                 n = held[0]
                 for k in range(1, n + 1):
@@ -548,17 +558,43 @@ cdef class CoreProjection:
     def __init__(self, SharedNodes sh, long threshold) -> None:
         self.reset_c(sh, threshold)
 
+    def reset(self, SharedNodes sh, long threshold) -> None:
+        """Start again from the segments of ``sh`` now (:meth:`reset_c`; tests)."""
+        self.reset_c(sh, threshold)
+
     cdef void reset_c(self, SharedNodes sh, long threshold) noexcept:
         """Start again from the segments of ``sh`` now, watching ``threshold`` free cores (the
-        arrays' memory reused: a pass that looks ahead often allocates nothing)."""
-        cdef long x, w, t
+        arrays' memory reused: a pass that looks ahead often allocates nothing). Reset again
+        from the same ``sh``, it copies only the 64-node blocks of free cores that it wrote
+        (``ulog``) or ``sh`` wrote (``sh.blkver``) since: after a reset, its free cores equal
+        ``sh``'s at every segment start of ``sh``, so the next reset needs only those (a
+        segment start appears only where ``sh`` writes its free cores)."""
+        cdef long x, w, t, nb
         cdef uint64_t bits, words
         cdef const uint64_t* sb = sh.sbit.data()
         cdef const long* sfr = sh.fr.data()
+        cdef const long* blk = sh.blkver.data()
         cdef long* fr
+        cdef long* lg
         self.n = sh.n
         self.sbit.assign(sh.sbit.begin(), sh.sbit.end())  # (into the same memory)
         self.stop.assign(sh.stop.begin(), sh.stop.end())
+        self.threshold = threshold
+        self.count = sh.count_with(threshold)
+        nb = sh.blkver.size()
+        if self.src is sh and 16 * sh.nseg > sh.n:  # copy the blocks either wrote since
+            fr = self.fr.data()
+            lg = self.ulog.data()
+            for w in range(nb):
+                if lg[w] or blk[w] > self.synced:
+                    lg[w] = 0
+                    x = w << 6
+                    memcpy(fr + x, sfr + x, min(64, sh.n + 1 - x) * sizeof(long))
+            self.synced = sh.ver
+            return
+        self.src = sh  # (few segments: each one's free cores, as cheap as the blocks)
+        self.synced = sh.ver
+        self.ulog.assign(nb, 0)
         if self.fr.size() != sh.fr.size():
             self.fr.resize(sh.fr.size())
         fr = self.fr.data()
@@ -575,8 +611,6 @@ cdef class CoreProjection:
                         x = (w << 6) + __builtin_ctzll(bits)
                         bits &= bits - 1
                         fr[x] = sfr[x]
-        self.threshold = threshold
-        self.count = sh.count_with(threshold)
 
     @property
     def starts(self) -> list[int]:
@@ -626,6 +660,7 @@ cdef class CoreProjection:
         """:meth:`add` of flat intervals ``a0 b0 a1 b1 ...``, sorted."""
         cdef long a, b, x, e, f, g, thr = self.threshold, count = self.count, r
         cdef long* fr = self.fr.data()
+        cdef long* dirty = self.ulog.data()  # (per 64-node block: written since the reset)
         cdef uint64_t* sb = self.sbit.data()
         cdef uint64_t* top = self.stop.data()
         cdef long ntop = self.stop.size(), n = self.n
@@ -634,6 +669,7 @@ cdef class CoreProjection:
             b = iv[2 * r + 1]
             x = seg_of(sb, top, a)
             if x != a:  # split: a run starts at a
+                dirty[a >> 6] = 1  # (copied again at the next reset)
                 fr[a] = fr[x]
                 sb[a >> 6] |= (<uint64_t>1) << (a & 63)
                 top[a >> 12] |= (<uint64_t>1) << ((a >> 6) & 63)
@@ -641,12 +677,14 @@ cdef class CoreProjection:
             while x < b:
                 e = next_of(sb, top, ntop, n, x)
                 if e > b:  # split: the run ends at b
+                    dirty[b >> 6] = 1
                     fr[b] = fr[x]
                     sb[b >> 6] |= (<uint64_t>1) << (b & 63)
                     top[b >> 12] |= (<uint64_t>1) << ((b >> 6) & 63)
                     e = b
                 f = fr[x]
                 g = f + cores
+                dirty[x >> 6] = 1
                 fr[x] = g
                 if (f >= thr) != (g >= thr):
                     count += (e - x) if g >= thr else x - e
