@@ -39,6 +39,7 @@ from coschedlab.engine.cpass cimport (
 from coschedlab.schedulers.rules cimport admit_c
 
 ctypedef pair[double, long] Keyed
+ctypedef pair[double, double] Window  # a candidate slot and the end of its window
 
 # bounds on the work of one look ahead (SlurmPass.lookahead): dry passes, recalculations
 cdef long MAX_SCANS = 32
@@ -328,6 +329,10 @@ cdef class CProfile:
     cdef bint stale  # the blocks not made since the last release
     cdef bint flat  # a small profile: one block, its least count not kept
     cdef long at, to  # the last test's slot index and end index (-1: not known)
+    # :meth:`test` notes each candidate slot at or before ``noted_to`` and its window's end
+    # in ``cand`` (-inf: none; :meth:`CountScan.shift_bound`)
+    cdef double noted_to
+    cdef vector[Window] cand
 
     cdef inline void reset(self, double now, long free) noexcept:
         """Start at ``now`` with ``free`` nodes, nothing released later."""
@@ -336,6 +341,7 @@ cdef class CProfile:
         self.steps[0].free = free
         self.stale = True
         self.at = -1
+        self.noted_to = -INFINITY
 
     cdef inline void release(self, double t, long n) noexcept:
         """``n`` nodes free from ``t`` on (releases come in time order; at or before the
@@ -408,6 +414,7 @@ cdef class CProfile:
         self.steps.resize(m + 1)
         self.blocks()
         self.at = -1
+        self.noted_to = -INFINITY
 
     cdef inline double test(self, long need, double duration) noexcept:
         """:meth:`.profile.Profile.test`: the earliest breakpoint from which ``need`` nodes
@@ -430,6 +437,8 @@ cdef class CProfile:
                 i += 1
                 continue
             end = p[i].t + duration
+            if p[i].t <= self.noted_to:
+                self.cand.push_back(Window(p[i].t, end))
             k = i + 1
             kb = b
             ok = True
@@ -452,6 +461,10 @@ cdef class CProfile:
             i = k + 1
         self.at = -1
         return INFINITY
+
+    cdef inline bint ends_at_step(self, double end) noexcept:
+        """The window the last :meth:`test` found ends at a breakpoint (``end``: its end)."""
+        return 0 <= self.to < <long>self.steps.size() and self.steps[self.to].t == end
 
     cdef void insert(self, long k, double t) noexcept:
         """A breakpoint at ``t`` at index ``k >= 1``, with the count of the step before
@@ -620,6 +633,8 @@ cdef class CountScan:
     cdef vector[char] just
     cdef vector[Keyed] rel
     cdef vector[double] moving  # the ends of the holds that move with ``now`` (scan_c)
+    cdef vector[double] shifted  # the times that move with ``now`` (:meth:`shift_bound`)
+    cdef bint tied  # a moving hold ends at a fixed breakpoint, or a fixed one at a moving one
     cdef vector[Seen] seen  # jobs tested beyond the window in a scan (:meth:`beyond_add`)
     cdef double resolution
     cdef bint whole  # whole-second resolution, every limit a whole multiple of it
@@ -666,7 +681,11 @@ cdef class CountScan:
         if moving_end != NULL:
             moving_end[0] = -INFINITY
             self.moving.clear()
+            self.tied = False
+            prof.cand.clear()
         prof.counts(now, free, ends)
+        if moving_end != NULL:
+            prof.noted_to = now
         self.seen.clear()
         for k in range(ntested):
             if free == 0:
@@ -692,14 +711,93 @@ cdef class CountScan:
                 free -= nj
                 out.push_back(j)
             elif nj != 0 and (most < 0 or reserved < most):
+                if moving_end != NULL:  # (before the hold: whether its end is a step already)
+                    self.note_hold(now, t, d, moving_end)
                 if k + 1 < ntested:
                     prof.hold(nj, t, d)
                 reserved += 1
                 reserved_at.emplace_back(t, j)
-                if moving_end != NULL and (t <= now or self.moves(t)):
-                    self.moving.push_back(t + d)
-                    moving_end[0] = max(moving_end[0], t + d)
+        prof.noted_to = -INFINITY
         return free
+
+    cdef inline void note_hold(self, double now, double t, double d, double* moving_end) noexcept:
+        """A hold from ``t`` for ``d`` in a scan at ``now`` (:meth:`scan_c`, right after the
+        test that found ``t``): moving (from ``now`` or a moving hold's end) or fixed; whether
+        its end meets a breakpoint of the other kind (:meth:`shift_bound`)."""
+        cdef bint meets = self.prof.ends_at_step(t + d)
+        if t <= now or self.moves(t):
+            if meets and not self.moves(t + d):
+                self.tied = True
+            self.moving.push_back(t + d)
+            moving_end[0] = max(moving_end[0], t + d)
+            self.prof.noted_to = max(self.prof.noted_to, t + d)
+        elif meets and self.moves(t + d):
+            self.tied = True
+
+    cdef double shift_bound(self, double now, double window, double least) noexcept:
+        """After a :meth:`scan_c` at ``now`` with ``moving_end`` (the same ``window``): a bound ``D`` such that the same scan at ``now + delta`` with each
+        job's duration the same, ``0 < delta < D``, makes every comparison of times it makes
+        the same way (so the same tests, holds and outcomes, the slots and holds that move
+        with ``now`` shifted by ``delta``, the others in place); 0 when that bound is at
+        most ``least``.
+
+        Proof: every time the scan compares is *moving* (``now``, the window's end
+        ``now + window``, and the end ``x + d`` of each candidate window the tests tried
+        from a moving breakpoint ``x``: ``now`` or the end of a moving hold) or *fixed* (the
+        other breakpoints, releases and ends of fixed holds, and the ends of the candidate
+        windows from them); a hold is a candidate window that succeeded. Two moving times
+        or two fixed ones compare the same way at ``now + delta`` (the differences stay,
+        exactly: integer clocks); a moving ``m`` below a fixed ``f`` stays below while
+        ``delta < f - m``; a moving one above stays above; a tie ``m = f`` may flip (0). The
+        releases at or before ``now`` are merged into the first step at either time (none
+        comes between, as ``delta`` is below the first release's ``f - now``). By induction
+        over the scan's steps, its control flow is the same: ``D = min (f - m)`` over fixed
+        ``f`` and moving ``m <= f`` (each ``f`` against the largest such ``m``).
+
+        What :meth:`scan_c` keeps for it: the moving holds' ends (``moving``), whether a
+        hold's end met a breakpoint of the other kind (``tied``: one breakpoint, both kinds)
+        and, through :meth:`CProfile.test`, the candidate windows from breakpoints at or
+        before the latest moving one (``noted_to``); a candidate window from a later
+        breakpoint is compared with fixed breakpoints only (those after it). The fixed
+        breakpoints are the profile's steps after ``now`` that are not moving holds' ends."""
+        cdef const Window* c = self.prof.cand.data()
+        cdef const Step* p = self.prof.steps.data()
+        cdef long k, n = self.prof.cand.size()
+        cdef double x, f, bound = INFINITY
+        if self.tied:
+            return 0.0
+        self.shifted.clear()
+        self.shifted.push_back(now)
+        self.shifted.push_back(now + window)
+        for k in range(n):
+            x = c[k].first
+            if x == now or self.moves(x):
+                self.shifted.push_back(c[k].second)
+        sort(self.shifted.begin(), self.shifted.end())
+        for k in range(n):  # the fixed candidates' ends
+            x = c[k].first
+            if not (x == now or self.moves(x)):
+                bound = min(bound, self.above_moving(c[k].second))
+                if bound <= least:
+                    return 0.0
+        for k in range(1, <long>self.prof.steps.size()):  # the fixed breakpoints (sorted)
+            f = p[k].t
+            if self.moves(f):
+                continue
+            bound = min(bound, self.above_moving(f))
+            if bound <= least:
+                return 0.0
+            if f > self.shifted.back():  # (past the last moving time only the first counts)
+                break
+        return bound
+
+    cdef inline double above_moving(self, double f) noexcept:
+        """``f`` less the largest moving time at or below it (:meth:`shift_bound`; ``now``
+        is one, and every fixed time is after ``now``)."""
+        cdef long i = (
+            upper_bound(self.shifted.begin(), self.shifted.end(), f) - self.shifted.begin()
+        )
+        return f - self.shifted[i - 1] if i > 0 else INFINITY
 
     cdef inline bint beyond_known(self, long need, double d) noexcept:
         """A job tested before in this scan with no more nodes than ``need`` and no longer a
@@ -875,6 +973,7 @@ cdef class SlurmPass(CompiledPass):
     cdef public long backfill_passes
     cdef public long skipped  # ticks accounted for without a pass (for tests and reports)
     cdef public long carried  # look-ahead scans spared by a proof carried (for tests)
+    cdef public long stretched  # proofs made longer by :meth:`CountScan.shift_bound` (tests)
 
     def __init__(self, nodes, procs, limit, double total_cpus, long cores_per_node,
                  str priority, double weight_age, double weight_job_size, double max_age,
@@ -939,6 +1038,7 @@ cdef class SlurmPass(CompiledPass):
         self.backfill_passes = 0
         self.skipped = 0
         self.carried = 0
+        self.stretched = 0
         self.held_free = -1
         self.held_at.assign(self.classes, INFINITY)
         self.held_until.assign(self.classes, -INFINITY)
@@ -1179,6 +1279,11 @@ cdef class SlurmPass(CompiledPass):
             k += 1
         e = self.ends[k].t if k < <long>self.ends.size() else INFINITY
         u = e if E == -INFINITY else min(e, T + (e - E))
+        if E > -INFINITY and u < T + self.span:  # moving holds past the first release
+            t = T + self.counts.shift_bound(T, self.window, self.span)
+            if t > u:
+                u = t
+                self.stretched += 1
         if b < INFINITY:  # the first tick of this class whose window reaches b
             t = self.class_tick(kT, c, b - self.window - self.span)
             while not b <= t + self.window:
