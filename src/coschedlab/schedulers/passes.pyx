@@ -885,6 +885,17 @@ cdef class CountScan:
         return [out[k] for k in range(<long>out.size())], more
 
 
+cdef inline long put_release(Rel* o, long w, double t, long n, long c) noexcept:
+    """Append the release of ``n`` nodes and ``c`` jobs at ``t`` to the ``w`` sorted entries
+    of ``o`` (added to the last one when it is at ``t``); returns the new count."""
+    if w > 0 and o[w - 1].t == t:
+        o[w - 1].n += n
+        o[w - 1].c += c
+        return w
+    o[w].t, o[w].n, o[w].c = t, n, c
+    return w + 1
+
+
 cdef inline bint integral(double x) noexcept:
     """``x`` is a whole number small enough for exact sums of ticks and limits."""
     return x == floor(x) and fabs(x) < 2.0 ** 40
@@ -1628,20 +1639,10 @@ cdef class SlurmPass(CompiledPass):
         while a < r or b < m:
             if b == m or (a < r and x[a].t <= y[b].first):
                 if x[a].c != 0:
-                    if w > 0 and o[w - 1].t == x[a].t:
-                        o[w - 1].n += x[a].n
-                        o[w - 1].c += x[a].c
-                    else:
-                        o[w] = x[a]
-                        w += 1
+                    w = put_release(o, w, x[a].t, x[a].n, x[a].c)
                 a += 1
             else:
-                if w > 0 and o[w - 1].t == y[b].first:
-                    o[w - 1].n += y[b].second
-                    o[w - 1].c += 1
-                else:
-                    o[w].t, o[w].n, o[w].c = y[b].first, y[b].second, 1
-                    w += 1
+                w = put_release(o, w, y[b].first, y[b].second, 1)
                 b += 1
         self.merged_ends.resize(w)
         self.ends.swap(self.merged_ends)
