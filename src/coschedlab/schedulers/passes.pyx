@@ -663,7 +663,7 @@ cdef class CountScan:
     cdef long scan_c(self, double now, long free, const vector[Rel]& ends, const long* tested,
                      long ntested, double window, long most, vector[long]& out,
                      vector[Keyed]& reserved_at, double* beyond=NULL,
-                     double* moving_end=NULL, bint note=False) except -1:
+                     double* moving_end=NULL) except -1:
         """The scan: ``ends`` holds the running jobs' releases (latest end rounded up, the
         nodes and jobs released then; :class:`Rel`), sorted by time;
         each of the ``tested`` jobs in turn starts now (appended to ``out``) or reserves its
@@ -672,9 +672,7 @@ cdef class CountScan:
         Returns the nodes left free; ``beyond`` (if given) becomes the earliest slot found
         beyond the window (inf: none); ``moving_end`` (if given) the latest end of the holds
         that move with ``now`` (-inf: none): those from ``now`` and, in turn, those from the
-        end of such a hold (:meth:`SlurmPass.lookahead`); ``note`` (with ``moving_end``): keep
-        what :meth:`shift_bound` reads (the look ahead scans again with it, when it needs the
-        bound: noting in every scan cost more than it saved)."""
+        end of such a hold (:meth:`SlurmPass.lookahead`)."""
         cdef CProfile prof = self.prof
         cdef long k, j, nj, reserved = 0
         cdef double d, t, last = now + window, dn = self.round_up(now) - now
@@ -683,11 +681,10 @@ cdef class CountScan:
         if moving_end != NULL:
             moving_end[0] = -INFINITY
             self.moving.clear()
-        if note:
             self.tied = False
             prof.cand.clear()
         prof.counts(now, free, ends)
-        if note:
+        if moving_end != NULL:
             prof.noted_to = now
         self.seen.clear()
         for k in range(ntested):
@@ -714,11 +711,8 @@ cdef class CountScan:
                 free -= nj
                 out.push_back(j)
             elif nj != 0 and (most < 0 or reserved < most):
-                if note:  # (before the hold: whether its end is a step already)
+                if moving_end != NULL:  # (before the hold: whether its end is a step already)
                     self.note_hold(now, t, d, moving_end)
-                elif moving_end != NULL and (t <= now or self.moves(t)):
-                    self.moving.push_back(t + d)
-                    moving_end[0] = max(moving_end[0], t + d)
                 if k + 1 < ntested:
                     prof.hold(nj, t, d)
                 reserved += 1
@@ -741,7 +735,7 @@ cdef class CountScan:
             self.tied = True
 
     cdef double shift_bound(self, double now, double window, double least) noexcept:
-        """After a :meth:`scan_c` at ``now`` with ``note`` (the same ``window``): a bound ``D`` such that the same scan at ``now + delta`` with each
+        """After a :meth:`scan_c` at ``now`` with ``moving_end`` (the same ``window``): a bound ``D`` such that the same scan at ``now + delta`` with each
         job's duration the same, ``0 < delta < D``, makes every comparison of times it makes
         the same way (so the same tests, holds and outcomes, the slots and holds that move
         with ``now`` shifted by ``delta``, the others in place); 0 when that bound is at
@@ -962,8 +956,8 @@ cdef class SlurmPass(CompiledPass):
     cdef long dead
     cdef long merged, starts
     cdef long seen_completed, seen_arrived
-    cdef vector[long] tested, out, note_out
-    cdef vector[Keyed] reserved_at, just_rel, note_at  # (note_*: :meth:`proved_to`'s scan)
+    cdef vector[long] tested, out
+    cdef vector[Keyed] reserved_at, just_rel
     # the look ahead (:meth:`lookahead`): integer clocks and limits; classes of ticks with
     # the same rounded durations (``span``: lcm(bf_interval, bf_resolution), one class per
     # tick without integer clocks); the tested jobs, a recalculated order, each class's proof
@@ -1285,12 +1279,11 @@ cdef class SlurmPass(CompiledPass):
         self.held_at.assign(self.classes, INFINITY)
         self.held_until.assign(self.classes, -INFINITY)
 
-    cdef double proved_to(self, double T, long long kT, long c, double b, double E, long free,
-                          long n) except? -1:
-        """The end of the proof a quiet scan at ``T`` (index ``kT``, class ``c``; ``free``
-        idle nodes, the first ``n`` tested jobs) makes, ``b`` its earliest slot beyond the
-        window, ``E`` the latest end of its moving holds (:meth:`lookahead`)."""
-        cdef double e, u, t, b2, E2
+    cdef double proved_to(self, double T, long long kT, long c, double b, double E) noexcept:
+        """The end of the proof a quiet scan at ``T`` (index ``kT``, class ``c``) makes, ``b``
+        its earliest slot beyond the window, ``E`` the latest end of its moving holds
+        (:meth:`lookahead`)."""
+        cdef double e, u, t
         # the first release after T (at or before T: merged into the first step)
         cdef long k = rel_at_or_after(self.ends, nextafter(T, INFINITY))
         while k < <long>self.ends.size() and self.ends[k].c == 0:  # (an entry of no job)
@@ -1298,13 +1291,6 @@ cdef class SlurmPass(CompiledPass):
         e = self.ends[k].t if k < <long>self.ends.size() else INFINITY
         u = e if E == -INFINITY else min(e, T + (e - E))
         if E > -INFINITY and u < T + self.span:  # moving holds past the first release
-            self.note_out.clear()
-            self.note_at.clear()
-            b2 = INFINITY
-            self.counts.scan_c(  # the same scan, noting what the bound reads
-                T, free, self.ends, self.look.data(), n, self.window, self.reserve,
-                self.note_out, self.note_at, &b2, &E2, True
-            )
             t = T + self.counts.shift_bound(T, self.window, self.span)
             if t > u:
                 u = t
@@ -1452,12 +1438,12 @@ cdef class SlurmPass(CompiledPass):
                     if self.exact and self.out.empty():  # it only records: a proof to carry
                         self.hold_state(s, free, n, True)
                         self.held_at[c] = T
-                        self.held_until[c] = self.proved_to(T, kT, c, b, E, free, n)
+                        self.held_until[c] = self.proved_to(T, kT, c, b, E)
                     return T
                 if not self.exact:  # this tick only
                     T = tick_after(T, self.bf_interval, self.bf_phase)
                     continue
-                self.until[c] = self.proved_to(T, kT, c, b, E, free, n)
+                self.until[c] = self.proved_to(T, kT, c, b, E)
                 if not same:  # the proofs held were of another state
                     self.hold_state(s, free, n, False)
                     same = True
