@@ -329,8 +329,8 @@ cdef class CProfile:
     cdef bint stale  # the blocks not made since the last release
     cdef bint flat  # a small profile: one block, its least count not kept
     cdef long at, to  # the last test's slot index and end index (-1: not known)
-    # :meth:`test` notes each candidate slot at or before ``noted_to`` and its window's end
-    # in ``cand`` (-inf: none; :meth:`CountScan.shift_bound`)
+    # :meth:`test` notes each candidate window that fails at a step at or before ``noted_to``
+    # (its slot and end) in ``cand`` (-inf: none; :meth:`CountScan.shift_bound`)
     cdef double noted_to
     cdef vector[Window] cand
 
@@ -437,8 +437,6 @@ cdef class CProfile:
                 i += 1
                 continue
             end = p[i].t + duration
-            if p[i].t <= self.noted_to:
-                self.cand.push_back(Window(p[i].t, end))
             k = i + 1
             kb = b
             ok = True
@@ -453,6 +451,8 @@ cdef class CProfile:
                     break
                 if p[k].free + add[kb] < need:
                     ok = False
+                    if p[k].t <= self.noted_to:  # (failed at a step up to ``noted_to``)
+                        self.cand.push_back(Window(p[i].t, end))
                     break
                 k += 1
             if ok:  # (``k``: the end's index, unless the duration is not positive)
@@ -684,8 +684,6 @@ cdef class CountScan:
             self.tied = False
             prof.cand.clear()
         prof.counts(now, free, ends)
-        if moving_end != NULL:
-            prof.noted_to = now
         self.seen.clear()
         for k in range(ntested):
             if free == 0:
@@ -741,46 +739,49 @@ cdef class CountScan:
         with ``now`` shifted by ``delta``, the others in place); 0 when that bound is at
         most ``least``.
 
-        Proof: every time the scan compares is *moving* (``now``, the window's end
-        ``now + window``, and the end ``x + d`` of each candidate window the tests tried
-        from a moving breakpoint ``x``: ``now`` or the end of a moving hold) or *fixed* (the
-        other breakpoints, releases and ends of fixed holds, and the ends of the candidate
-        windows from them); a hold is a candidate window that succeeded. Two moving times
+        Proof: a time the scan compares is *moving* (``now``, the window's end ``now +
+        window``, a moving breakpoint: the end of a hold from a moving one, and the end of a
+        candidate window from one) or *fixed* (the releases after ``now``, the ends of fixed
+        holds, and the end of a candidate window from a fixed breakpoint). Two moving times
         or two fixed ones compare the same way at ``now + delta`` (the differences stay,
-        exactly: integer clocks); a moving ``m`` below a fixed ``f`` stays below while
-        ``delta < f - m``; a moving one above stays above; a tie ``m = f`` may flip (0). The
-        releases at or before ``now`` are merged into the first step at either time (none
-        comes between, as ``delta`` is below the first release's ``f - now``). By induction
-        over the scan's steps, its control flow is the same: ``D = min (f - m)`` over fixed
-        ``f`` and moving ``m <= f`` (each ``f`` against the largest such ``m``).
+        exactly: integer clocks); a moving one above a fixed one stays above; a moving ``m``
+        at or below a fixed ``f`` stays so while ``delta < f - m``. The outcomes that could
+        change are then: a moving breakpoint passing a fixed one (the profile's order of
+        steps, a hold's end against the steps, a slot against the window's end: bounded by
+        ``f - m`` over the fixed steps against the moving breakpoints, ``now`` and the
+        window's end); a moving candidate window's end passing a fixed step: when it
+        succeeded it is a hold's end (above), when it failed it failed at a step before its
+        end, which stays before; a fixed candidate window that failed at a moving step
+        ``m < f`` (its end): it fails while ``delta < f - m`` (such windows are noted), one
+        that succeeded loses moving steps from its window only. The releases at or before
+        ``now`` are merged into the first step at either time (none comes between: ``delta``
+        is below the first release's ``f - now``). By induction over the scan's steps, every
+        test and hold has the same outcome, the moving ones shifted: ``D = min (f - m)`` over
+        those pairs (each ``f`` against the largest moving time at or below it), 0 when a
+        hold's end is a breakpoint of the other kind as well (``tied``).
 
-        What :meth:`scan_c` keeps for it: the moving holds' ends (``moving``), whether a
-        hold's end met a breakpoint of the other kind (``tied``: one breakpoint, both kinds)
-        and, through :meth:`CProfile.test`, the candidate windows from breakpoints at or
-        before the latest moving one (``noted_to``); a candidate window from a later
-        breakpoint is compared with fixed breakpoints only (those after it). The fixed
-        breakpoints are the profile's steps after ``now`` that are not moving holds' ends."""
+        What :meth:`scan_c` keeps for it (with ``moving_end``): the moving holds' ends
+        (``moving``), ``tied``, and, through :meth:`CProfile.test`, the candidate windows
+        that failed at a step at or before the latest moving breakpoint (``noted_to``: a
+        step after it is fixed). The fixed steps are the profile's steps after ``now`` that
+        are not moving holds' ends."""
         cdef const Window* c = self.prof.cand.data()
         cdef const Step* p = self.prof.steps.data()
         cdef long k, n = self.prof.cand.size()
         cdef double x, f, bound = INFINITY
         if self.tied:
             return 0.0
-        self.shifted.clear()
+        self.shifted.assign(self.moving.begin(), self.moving.end())
         self.shifted.push_back(now)
         self.shifted.push_back(now + window)
-        for k in range(n):
-            x = c[k].first
-            if x == now or self.moves(x):
-                self.shifted.push_back(c[k].second)
         sort(self.shifted.begin(), self.shifted.end())
-        for k in range(n):  # the fixed candidates' ends
+        for k in range(n):  # the fixed candidate windows that failed at a moving step
             x = c[k].first
             if not (x == now or self.moves(x)):
                 bound = min(bound, self.above_moving(c[k].second))
                 if bound <= least:
                     return 0.0
-        for k in range(1, <long>self.prof.steps.size()):  # the fixed breakpoints (sorted)
+        for k in range(1, <long>self.prof.steps.size()):  # the fixed steps (sorted)
             f = p[k].t
             if self.moves(f):
                 continue
