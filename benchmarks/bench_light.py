@@ -13,14 +13,21 @@ with CPU timers around its phases (imports, reading, simulation, validation, eac
 file) and the modules that took longest to import. TRACE defaults to SDSC-SP2-1998 (59,715 jobs).
 ``--before SRC`` also runs the command with ``PYTHONPATH=SRC`` (another tree's ``src``, e.g.
 main's), alternately with the others, so that before and after come from the same run.
+
+Each round runs every program once, in an order rotated from round to round (no program
+always follows the same one). Besides the best of each (best / best), the median of the
+per-round ratios (the command's run / the textbook run of the same round: the two saw about
+the same load) with their range, each program's median user and system CPU and its median
+page faults (minor). On Linux with tick-based CPU accounting (``CONFIG_TICK_CPU_ACCOUNTING``,
+this machine's), a process's user + system CPU is its exact run time, but its split between
+the two is sampled at each timer tick (4 ms here): read the split as an estimate.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import os
-import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,15 +43,18 @@ DEFAULT_TRACE = Path("/work/shared/data/swf/SDSC-SP2-1998-4.2-cln.swf.gz")
 TARGET = 0.75
 
 
-def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float]:
-    """(wall, CPU) seconds of one fresh process running ``cmd``."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float, float, float, int]:
+    """(wall, CPU, user, system, minor page faults) of one fresh process running ``cmd``
+    (CPU = user + system of that process alone, from ``wait4``)."""
     t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise subprocess.CalledProcessError(child.returncode, cmd)
+    user, system = usage.ru_utime, usage.ru_stime
+    return wall, user + system, user, system, usage.ru_minflt
 
 
 BREAKDOWN = r"""
@@ -135,18 +145,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# bench_light: {args.trace.name}")
     print(f"# {machine_line()}")
     textbook = [str(PY), str(Path(__file__).with_name("textbook_easy.py")), str(args.trace)]
-    best = {"command": [math.inf, math.inf], "textbook": [math.inf, math.inf]}
     runs = [("command", None), ("textbook", None)]
     if args.before is not None:
-        best["command (before)"] = [math.inf, math.inf]
         runs.append(("command (before)", {**os.environ, "PYTHONPATH": str(args.before)}))
+    got: dict[str, list[tuple[float, float, float, float, int]]] = {name: [] for name, _ in runs}
     with tempfile.TemporaryDirectory(prefix="bench_light_") as tmp:
         command = [str(EXE), "simulate", str(args.trace), "-s", "easy", "--out", tmp, "--force"]
-        for _ in range(args.repeat):  # alternately, so that all see the same load
-            for name, env in runs:
-                wall, cpu = timed(textbook if name == "textbook" else command, env)
-                best[name][0] = min(best[name][0], wall)
-                best[name][1] = min(best[name][1], cpu)
+        for i in range(args.repeat):  # alternately, so that all see the same load
+            for name, env in runs[i % len(runs) :] + runs[: i % len(runs)]:  # order rotated
+                got[name].append(timed(textbook if name == "textbook" else command, env))
+    best = {name: (min(r[0] for r in v), min(r[1] for r in v)) for name, v in got.items()}
     (cw, cc), (tw, tc) = best["command"], best["textbook"]
     print(f"whole command `coschedlab simulate {args.trace.name} -s easy --out DIR`: "
           f"{cw:.3f} s wall, {cc:.3f} s CPU (best of {args.repeat})")  # fmt: skip
@@ -158,6 +166,24 @@ def main(argv: list[str] | None = None) -> int:
     for what, ratio in (("wall", cw / tw), ("CPU", cc / tc)):
         verdict = "MET" if ratio <= TARGET else "MISSED"
         print(f"  command / textbook by {what} time: {ratio:.2f}x (target <= {TARGET}: {verdict})")
+    for name, v in got.items():
+        if name == "textbook":
+            continue
+        pairs = [r[1] / t[1] for r, t in zip(v, got["textbook"], strict=True)]
+        verdict = "MET" if statistics.median(pairs) <= TARGET else "MISSED"
+        print(f"  {name} / textbook by CPU, per round: median {statistics.median(pairs):.2f}x "
+              f"(range {min(pairs):.2f}-{max(pairs):.2f}x, {len(pairs)} rounds; target <= "
+              f"{TARGET}: {verdict})")  # fmt: skip
+    if args.before is not None:
+        pairs = [a[1] / b[1] for a, b in zip(got["command"], got["command (before)"], strict=True)]
+        med = statistics.median(pairs)
+        print(f"  command / command (before) by CPU, per round: median {med:.3f} "
+              f"(range {min(pairs):.2f}-{max(pairs):.2f})")  # fmt: skip
+    print("median per program (the user/system split sampled by the kernel's timer ticks):")
+    for name, v in got.items():
+        med = [statistics.median(r[k] for r in v) for k in (1, 2, 3, 4)]
+        print(f"  {name:<18} CPU {med[0]:.3f} s = user {med[1]:.3f} + system {med[2]:.3f} s; "
+              f"{med[3]:,.0f} page faults")  # fmt: skip
     if not args.no_breakdown:
         print("phases of one command run (CPU time of the process, fresh interpreter):")
         breakdown(args.trace)

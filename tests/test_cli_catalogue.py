@@ -42,6 +42,14 @@ POLICIES = {
     "returns_float.py": "return [0.0]",
     "returns_failing_generator.py": "return (1 // 0 for _ in view.queue)",
     "returns_none.py": "return [None]",
+    # a hostile user's pass (audit15, 2026-11-28): odd exceptions, decisions and routes
+    "raises_base.py": "raise type('Odd', (BaseException,), {})('odd')",
+    "raises_generator_exit.py": "raise GeneratorExit",
+    "raises_unprintable.py": "raise type('Mute', (Exception,), {'__str__': lambda e: 1 / 0})()",
+    "starts_twice.py": "return [j for j in list(view.queue)[:1] if view.nodes[j] <= view.free] * 2",
+    "writes_view_table.py": "view.req.obj[0] = 1.0",
+    "reads_remaining.py": "return [view._remaining(0)]",
+    "reduces_view.py": "return view.__reduce_ex__(2)[2]",
     "fifo1.py": "return [j for j in list(view.queue)[:1] if view.nodes[j] <= view.free]",
     "fifo2.py": "return [j for j in list(view.queue)[:1] if view.nodes[j] <= view.free]",
 }
@@ -675,6 +683,13 @@ CASES = [
     ("policy-returns-float", "simulate small.swf -s returns_float.py --out o1", 2, "returned 0.0 at t=0 as a decision"),
     ("policy-generator-raises", "simulate small.swf -s returns_failing_generator.py --out o1", 2, "returns_failing_generator.py:8: scheduler p failed at t=0: ZeroDivisionError"),
     ("policy-returns-none", "simulate small.swf -s returns_none.py --out o1", 2, "returned None at t=0 as a decision"),
+    ("policy-raises-base-exception", "simulate small.swf -s raises_base.py --out o1", 2, "raises_base.py:8: scheduler p failed at t=0: Odd: odd"),
+    ("policy-raises-generator-exit", "simulate small.swf -s raises_generator_exit.py --out o1", 2, "raises_generator_exit.py:8: scheduler p failed at t=0: GeneratorExit"),
+    ("policy-raises-unprintable", "simulate small.swf -s raises_unprintable.py --out o1", 2, "raises_unprintable.py:8: scheduler p failed at t=0: Mute: (its message cannot be printed: ZeroDivisionError)"),
+    ("policy-starts-a-job-twice", "simulate small.swf -s starts_twice.py --out o1", 2, "starts_twice.py:7: scheduler p started job 1, which is not queued"),
+    ("policy-writes-a-view-table", "simulate small.swf -s writes_view_table.py --out o1", 2, "writes_view_table.py:8: scheduler p failed at t=0: TypeError: 'coschedlab.engine.kernel._Sealed' object does not support item assignment"),
+    ("policy-reads-remaining-blind", "simulate small.swf -s reads_remaining.py --out o1", 2, "scheduler p failed at t=0: ReadOnlyError: actual run times are for a policy that declares clairvoyant = True"),
+    ("policy-reduces-the-view", "simulate small.swf -s reduces_view.py --out o1", 2, "reduces_view.py:8: scheduler p failed at t=0: TypeError: cannot pickle"),
     ("policy-same-name", "simulate small.swf -s fifo1.py -s fifo2.py --out o1", 2, "both describe themselves as 'p'"),
     ("sched-twice", "simulate small.swf -s easy -s easy --out o1", 2, "both describe themselves as 'easy'"),
     ("policy-a-folder", "simulate small.swf -s mydocs/sub --out o1", 2, "scheduler file mydocs/sub is not a Python file"),
@@ -1827,14 +1842,26 @@ def test_the_pass_time_limit_holds_against_a_defiant_policy(ws, tmp_path, name):
     assert not (tmp_path / "o").exists()
 
 
-@pytest.mark.parametrize("base, method", [("EASY", "schedule"), ("Conservative", "schedule")])
+@pytest.mark.parametrize(
+    "base, method",
+    [("EASY", "schedule"), ("Conservative", "schedule"), ("EASY", "ordered_queue"),
+     ("Conservative", "ordered_queue"), ("FCFS", "ordered_queue"), ("EASY", "order_key")],
+)  # fmt: skip
 def test_the_pass_time_limit_holds_for_the_backfilling_family(ws, tmp_path, base, method):
     """A subclass of EASY or conservative that writes its own pass is timed (Backfill.setup
-    used to bind the pass after the limit wrapped ``schedule``: the limit never fired)."""
+    used to bind the pass after the limit wrapped ``schedule``: the limit never fired). So
+    is one that keeps the compiled pass with its own ``ordered_queue`` or order key, which the
+    kernel calls in Python at each pass (no ``schedule`` to time: the limit never fired)."""
     shutil.copy(ws / "small.swf", tmp_path / "small.swf")
+    hook = (
+        "    def __init__(self):\n        super().__init__(order=lambda view, j: self.key(j))\n\n"
+        "    def key(self, j):\n"
+        if method == "order_key"
+        else f"    def {method}(self, view):\n"
+    )
     (tmp_path / "p.py").write_text(
         f"from coschedlab.schedulers import {base}\n\n"
-        f"class P({base}):\n    name = 'p'\n\n    def {method}(self, view):\n"
+        f"class P({base}):\n    name = 'p'\n\n{hook}"
         "        while True:\n            pass\n"
     )
     done = _simulate_with_limit(tmp_path)
@@ -1859,6 +1886,41 @@ def test_the_pass_time_limit_leaves_the_policy_as_it_found_it():
     assert "schedule" not in sched.__dict__ and before == (None, None)
     b = simulate(w, Cluster(nodes=2, sockets_per_node=1, cores_per_socket=1), "easy")
     assert a.jobs["start"].tolist() == b.jobs["start"].tolist()
+
+
+def test_the_pass_time_limit_on_a_compiled_pass_hooks_changes_nothing():
+    """The limit wraps a compiled pass's Python hooks (a subclass's ``ordered_queue``, an
+    order key) for the run only: the same schedule as without it, the hooks as they were.
+    Each pass is timed alone: a run far longer than the limit, of short passes, is fine."""
+    from coschedlab.api import simulate
+    from coschedlab.jobs import Workload
+    from coschedlab.platform import Cluster
+    from coschedlab.schedulers import EASY
+
+    class Widest(EASY):
+        name = "widest"
+
+        def ordered_queue(self, view):
+            time.sleep(0.001)  # a run of ~600 passes: longer than the limit, each pass not
+            return sorted(view.queue, key=lambda j: -view.nodes[j])
+
+    def narrowest(view, j):
+        if j == view.queue[0]:
+            time.sleep(0.001)
+        return view.nodes[j]
+
+    w = Workload.from_records(
+        [{"id": i, "submit": 3 * i, "run": 40 + 7 * (i % 5), "requested_time": 90,
+          "procs": 1 + (5 * i) % 4} for i in range(1, 600)]
+    )  # fmt: skip
+    cluster = Cluster(nodes=4, sockets_per_node=1, cores_per_socket=1)
+    for sched in (Widest(), EASY(order=narrowest)):
+        key = sched.order_key
+        plain = simulate(w, cluster, sched)
+        assert plain.wall_time > 0.3  # the whole run; each pass takes far less
+        timed = simulate(w, cluster, sched, pass_timeout=0.3)
+        assert "ordered_queue" not in sched.__dict__ and sched.order_key is key
+        assert timed.jobs["start"].tolist() == plain.jobs["start"].tolist()
 
 
 def _cmdline(pid: int) -> str:

@@ -157,3 +157,30 @@ def test_the_heaps_free_top_is_kept_below_the_threshold():
         runs[keep] = int(out[0])
         assert out[1] == "False"
     assert runs[16 << 20] < 600 < 50 * 128 * 0.5 < runs[128 << 10]  # 4 KB pages, 128 a run
+
+
+STEPS = r"""
+import resource, sys
+from pathlib import Path
+import numpy as np
+from coschedlab.cli.batch import load_trace
+load_trace(Path(sys.argv[1]), None, None)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(30):
+    a = np.ones(1 << 18)  # 2 MB (a column of 250,000 jobs), freed: the next step's block
+    del a
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
+def test_the_commands_blocks_of_a_few_mb_are_used_again(tmp_path):
+    """The simulate command's reader (``load_trace``) has blocks of up to 32 MB taken from the
+    heap: a 2 MB array made and freed 30 times faults its pages in once (~512 faults), not 30
+    times, as a block mapped on its own would (a 1 MB threshold: ~15,000)."""
+    path = tmp_path / "t.swf"
+    path.write_text("; MaxNodes: 16\n" + "\n".join(LINES) + "\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run([sys.executable, "-c", STEPS, str(path)], env=env,
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert int(out) < 3_000 < 30 * 512 // 2

@@ -524,3 +524,148 @@ def test_slurms_running_jobs_are_shown_sorted_though_the_kernel_keeps_no_list_fo
         running = set(started) - set(by_end[:done])
         assert est == sorted((start[k] + req[k], k) for k in running)
         assert half == est[: len(est) // 2]
+
+
+def _write_back(owner):
+    return lambda: owner.__setitem__(0, owner[0])
+
+
+def _hostile_routes(view):
+    """Every ordinary route from the view to the kernel's state found in the hostile pass of
+    2026-11-28 (audit15): each must fail (an exception) or lead to no kernel object."""
+    import numpy as np
+
+    queued = view.queue[0]
+    running = view.est_sorted[0][1] if view.est_sorted else None
+    routes = {  # name: a call that succeeds only if the route is open
+        # a read-only memoryview's .obj was the kernel's own writable table (written here
+        # with the value it holds: the run goes on when the route is open)
+        **{
+            f"{name}.obj written": _write_back(getattr(view, name).obj)
+            for name in ("submit", "req", "nodes", "procs", "ids", "queued", "start")
+        },
+        "np.asarray(req) made writable": lambda: np.asarray(view.req).setflags(write=True),
+        "memoryview(req.obj) written": lambda: memoryview(view.req.obj).__setitem__(0, 0.0),
+        # Cython's generated pickling handed out the C fields (the kernel, the accounting)
+        "view.__reduce_ex__": lambda: view.__reduce_ex__(2),
+        "view.__reduce__": lambda: view.__reduce__(),
+        "machine.__reduce_ex__": lambda: view.machine.__reduce_ex__(2),
+        "copy.copy(view)": lambda: __import__("copy").copy(view),
+        # a method on every view that answered a blind policy with actual remaining times
+        "view._remaining(j)": lambda: view._remaining(running if running is not None else queued),
+        # a method that returned the shared nodes' accounting (claim, place, release)
+        "machine._shared()": lambda: view.machine._shared(),
+    }
+    opened = []
+    for name, route in routes.items():
+        try:
+            got = route()
+        except (TypeError, AttributeError, ValueError, BufferError):
+            continue
+        opened.append((name, got))
+    return opened
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["whole-nodes", "shared-nodes"])
+def test_no_ordinary_route_from_the_view_reaches_kernel_state(shared):
+    opened: list = []
+
+    class Hostile(Scheduler):
+        name = "hostile"
+
+        def schedule(self, view):
+            opened.extend(_hostile_routes(view))
+            return [j for j in view.queue[:1] if view.nodes[j] <= view.free]
+
+    w = secret_workload()
+    if shared:
+        from coloc._coloc_data import pool_ab
+
+        w.columns["app"][:] = [0, 1, 0]
+        r = simulate(w, Cluster(4, 2, 2), Hostile(), pool=pool_ab())
+    else:
+        r = simulate(w, Cluster(4), Hostile())
+    assert opened == []
+    assert r.validate() == []
+
+
+def test_a_compiled_pass_sequences_cannot_be_reduced_to_the_kernel():
+    class Spy(EASY):
+        name = "spy"
+
+        def setup(self, view):
+            super().setup(view)
+            self.view = view
+
+    spy, opened = Spy(), []
+
+    def look(done, total):
+        for seq in (spy.view.queue, spy.view.est_sorted):
+            for route in (seq.__reduce_ex__, seq.__reduce__):
+                try:
+                    opened.append(route(2) if route.__name__ == "__reduce_ex__" else route())
+                except TypeError:
+                    continue
+
+    rows = [(i, i // 3, 50.0 + 7 * (i % 5), 60.0 + 9 * (i % 4), 1 + i % 3) for i in range(40)]
+    simulate(workload(*rows), Cluster(4), spy, progress=look)
+    assert spy.compiled_pass is not None and opened == []
+
+
+def test_the_view_tables_read_as_before():
+    """The sealed tables still read as read-only arrays of Python numbers (indexing, slices,
+    tolist, NumPy without a copy)."""
+    import numpy as np
+
+    seen = {}
+
+    class Look(Scheduler):
+        name = "look"
+
+        def schedule(self, view):
+            for name in ("submit", "req", "nodes", "procs", "ids", "queued", "start"):
+                t = getattr(view, name)
+                a = np.asarray(t)
+                seen[name] = (t.readonly, len(t), t.tolist(), a.flags.writeable, type(t[0]))
+            return [j for j in view.queue if view.nodes[j] <= view.free][:1]
+
+    simulate(secret_workload(), Cluster(4), Look())
+    assert seen["req"] == (True, 3, [2000.0, 3000.0, 100.0], False, float)
+    assert seen["nodes"] == (True, 3, [2, 2, 1], False, int)
+    assert all(v[0] and not v[3] for v in seen.values())
+
+
+def test_a_subclass_with_its_own_queue_order_promises_no_fcfs_head():
+    """A subclass of EASY whose ``ordered_queue`` puts the widest job first runs EASY's
+    compiled pass in that order: its head is not the FCFS head the validator checks, so it
+    promises no head (as ``order=`` other than fcfs); it promised EASY's and failed."""
+
+    class Widest(EASY):
+        name = "widest"
+
+        def ordered_queue(self, view):
+            return sorted(view.queue, key=lambda j: -view.nodes[j])
+
+    rows = [(i, 7 * i, 60.0 + 9 * (i % 5), 80.0 + 9 * (i % 4), 1 + (i * 7) % 4) for i in range(60)]
+    r = simulate(workload(*rows), Cluster(4), Widest())
+    assert Widest().guarantees == () and EASY().guarantees == ("head", "reservations")
+    assert r.validate() == []
+
+
+def test_a_policy_that_forces_the_frozen_cluster_changes_only_its_own_copy():
+    """``object.__setattr__`` goes round the frozen ``Cluster``: on the run's own object it
+    made the result a 1,000-node machine (utilization 0.25% instead of 95%), and the
+    validator, which reads the result's cluster, passed it. The view holds a copy."""
+
+    class Forcer(Scheduler):
+        name = "forcer"
+
+        def setup(self, view):
+            object.__setattr__(view.cluster, "nodes", 1000)
+
+        def schedule(self, view):
+            return [j for j in view.queue[:1] if view.nodes[j] <= view.free]
+
+    r = simulate(secret_workload(), Cluster(4), Forcer())
+    assert r.cluster == Cluster(4)
+    assert r.validate() == []

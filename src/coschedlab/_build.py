@@ -21,25 +21,56 @@ class StaleBuild(ImportError):
 
 def stale_modules() -> list[tuple[str, str]]:
     """(module, source) of each compiled module older than its ``.pyx`` or ``.pxd``; a module
-    that is not built at all is left to its import (which names it)."""
+    that is not built at all is left to its import (which names it). One directory listing
+    per folder (symbolic links to folders not followed, as ``os.walk``), one ``stat`` per file
+    looked at: it runs at every start of the command line."""
     out = []
     suffixes = importlib.machinery.EXTENSION_SUFFIXES
-    for folder, dirs, files in os.walk(_ROOT):
-        dirs[:] = [d for d in dirs if d not in ("data", "__pycache__")]
-        for name in files:
+    folders = [_ROOT]
+    while folders:
+        folder = folders.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = {e.name: e for e in listing}
+        except OSError:
+            continue  # (os.walk skips a folder it cannot list)
+        for name, entry in entries.items():
             if not name.endswith(".pyx"):
+                if name not in ("data", "__pycache__") and _is_folder(entry):
+                    folders.append(entry.path)
                 continue
-            stem = os.path.join(folder, name[:-4])
-            built = [stem + s for s in suffixes if os.path.exists(stem + s)]
+            if _is_folder(entry):
+                continue
+            stem = name[:-4]
+            built = [_mtime(entries.get(stem + s)) for s in suffixes]
+            built = [t for t in built if t is not None]
             if not built:
                 continue
-            when = max(os.path.getmtime(b) for b in built)
-            for source in (stem + ".pyx", stem + ".pxd"):
-                if os.path.exists(source) and os.path.getmtime(source) > when:
-                    rel = os.path.relpath(stem, os.path.dirname(_ROOT))
-                    out.append((rel.replace(os.sep, "."), source))
+            when = max(built)
+            for source in (name, stem + ".pxd"):
+                t = _mtime(entries.get(source))
+                if t is not None and t > when:
+                    rel = os.path.relpath(os.path.join(folder, stem), os.path.dirname(_ROOT))
+                    out.append((rel.replace(os.sep, "."), os.path.join(folder, source)))
                     break
     return sorted(out)
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir() and not entry.is_symlink()
+    except OSError:
+        return False
+
+
+def _mtime(entry: os.DirEntry | None) -> float | None:
+    """The modification time of what ``entry`` names (a link followed), None when absent."""
+    if entry is None:
+        return None
+    try:
+        return entry.stat().st_mtime
+    except OSError:
+        return None
 
 
 def check_built() -> None:

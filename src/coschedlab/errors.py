@@ -55,6 +55,9 @@ def gunzip(data: bytes, where: str) -> bytes:
     :class:`InputError` naming ``where``."""
     if data[:2] != b"\x1f\x8b":
         return data
+    whole = _one_member(data)
+    if whole is not None:
+        return whole
     parts: list[bytes] = []
     total, rest = 0, data
     try:
@@ -79,6 +82,34 @@ def gunzip(data: bytes, where: str) -> bytes:
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
+#: more than deflate's largest expansion (~1,032 bytes out per byte in: 258-byte matches of
+#: two bits each): a gzip file of at most MAX_GUNZIPPED // this bytes cannot be a "gzip bomb"
+_MAX_RATIO = 2048
+
+
+def _one_member(data: bytes) -> bytes | None:
+    """A gzip file of one member, small enough not to be a bomb (most traces), decompressed
+    into one buffer of the size its trailer gives: the general loop's output grows in blocks
+    joined at the end (a second copy of the text, its pages faulted in twice). zlib checks the
+    member's CRC-32 and length against its own trailer; the file's last four bytes must give
+    that length (the member ends the file, but for trailing bytes that happen to end so, which
+    are ignored then, as gzip does). None when not surely so (another member may start: its
+    magic bytes appear after the header; another length; a broken stream): the general loop
+    reads the file then, and says why it fails."""
+    if len(data) < 18 or len(data) > MAX_GUNZIPPED // _MAX_RATIO:
+        return None
+    if data.find(b"\x1f\x8b\x08", 10) >= 0:  # (or by chance inside the deflate stream)
+        return None
+    size = int.from_bytes(data[-4:], "little")  # the text's length (mod 2**32)
+    if size > len(data) * _MAX_RATIO:
+        return None  # a trailer no stream of this length can match
+    try:
+        text = zlib.decompress(data, 16 + zlib.MAX_WBITS, size)
+    except zlib.error:
+        return None
+    return text if len(text) == size else None
+
+
 def refuse_device(path: str | Path) -> None:
     """An :class:`InputError` for a character or block device (``/dev/zero`` would be read
     without end); files, pipes and process substitutions pass."""
@@ -92,6 +123,14 @@ def refuse_device(path: str | Path) -> None:
         raise InputError("is a device, not a file", where=str(path))
 
 
+def _ours(filename: str, package: str) -> bool:
+    """Whether a traceback's file is coschedlab's: under the package, or one of its compiled
+    modules (named by its ``.pyx`` path relative to the build, ``src/coschedlab/...``)."""
+    if filename.endswith(".pyx") and "coschedlab" in Path(filename).parts:
+        return True
+    return str(Path(filename).resolve()).startswith(package)
+
+
 def failure_where(exc: BaseException) -> str | None:
     """``file:line`` where ``exc`` was raised: the deepest frame outside coschedlab (a user's
     policy file), else the deepest frame; None without a traceback."""
@@ -101,6 +140,6 @@ def failure_where(exc: BaseException) -> str | None:
         return f"{exc.filename}:{exc.lineno}"
     package = str(Path(__file__).resolve().parent)
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename[:1] != "<"]
-    outside = [f for f in frames if not str(Path(f.filename).resolve()).startswith(package)]
+    outside = [f for f in frames if not _ours(f.filename, package)]
     frame = (outside or frames or [None])[-1]
     return f"{frame.filename}:{frame.lineno}" if frame is not None else None

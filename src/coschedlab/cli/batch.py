@@ -104,6 +104,16 @@ def machine_options(
     return Cluster(n, sockets, cpn // sockets)
 
 
+#: blocks of this size or more are mapped on their own and given back to the system when freed
+#: (glibc's mmap threshold: its own starts at 128 KB and rises, up to 32 MB, only as mapped
+#: blocks are freed; fixed here at that ceiling). Smaller blocks come from the heap and are
+#: used again by the next step without faulting their pages in again, which mapped blocks are,
+#: page by page, each time: with 1 MB (mem8) a trace of 60,000 jobs took ~14,000 page faults
+#: and one of 250,000 jobs ~120,000 (0.3 s of system time); with 32 MB, 11,000 and 33,000. A
+#: million jobs' peak: 241 -> 248 MB (the heap's free top is given back above 16 MB)
+BIG_BLOCK = 32 << 20
+
+
 def load_trace(
     path: Path,
     nodes: int | None,
@@ -118,7 +128,7 @@ def load_trace(
     from ..bundled import local_path
     from ..workload.swf import cluster_from_header, read_swf
 
-    map_big_blocks()  # each step's freed columns go back to the system, not only at the end
+    map_big_blocks(BIG_BLOCK)  # each step's freed big blocks go back to the system
     # and Arrow's too (jobs.parquet's encoder): the C library's allocator, not mimalloc, which
     # keeps freed blocks (a million jobs: ~20 MB lower at that step, the same CPU); read when
     # pyarrow first allocates, a user's own setting kept

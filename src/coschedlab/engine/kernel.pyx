@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from copy import copy
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from heapq import heappop, heappush
@@ -45,7 +46,9 @@ from numbers import Integral
 from time import perf_counter
 from typing import Any, Protocol
 
+cimport cython
 from cpython cimport array as carray
+from cpython.buffer cimport PyBUF_FULL_RO, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
 from cpython.exc cimport PyErr_CheckSignals
 from cython.operator cimport dereference as deref
 from libc.math cimport INFINITY, pow
@@ -72,6 +75,7 @@ from .view cimport MachineView, View
 from .placement import Placement
 from .speed import SpeedModel
 from .view import FrozenList
+from .watchdog import _Stop
 
 NAN = math.nan
 INF = math.inf
@@ -94,11 +98,18 @@ def policy_failure(describe: str, now: float, exc: BaseException) -> InputError:
     if isinstance(exc, InputError):
         return exc
     where = failure_where(exc)
-    what = (
-        f"exit({exc.code!r}) called" if isinstance(exc, SystemExit) else
-        f"{type(exc).__name__}: {exc}"
-    )  # fmt: skip
+    try:
+        text = f"exit({exc.code!r}) called" if isinstance(exc, SystemExit) else str(exc)
+    except Exception as inner:  # an exception whose __str__ (or code's __repr__) raises
+        text = f"(its message cannot be printed: {type(inner).__name__})"
+    what = text if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {text}"
     return SchedulerError(f"scheduler {describe} failed at t={now:g}: {what}", where)
+
+
+#: what a policy's call lets through unchanged: Ctrl-C (exit code 130), and the pass time
+#: limit's own interruption (its wrapper turns it into the limit's error); anything else a
+#: policy raises, ``BaseException`` subclasses too, is the policy's failure (one line)
+_PASSED_ON = (KeyboardInterrupt, _Stop)
 
 
 #: gate verdicts (:class:`Gate`)
@@ -503,17 +514,17 @@ cdef class Simulation:
         v.free = self.acct.idle
         v.queue = self.queue
         v.joined = self.joined
-        v.queued = memoryview(self._queued).toreadonly()
+        v.queued = _sealed(self._queued)
         v.submit = self.submit
         v.req = self.req
         v.nodes = self.nodes
         v.procs = self.procs
         v.ids = self.ids
         # apps, users, groups, queues, partitions: made on a policy's first read (_table)
-        v.start = memoryview(self.start).toreadonly()
+        v.start = _sealed(self.start)
         v.est_sorted = self.est_sorted
         v.machine = MachineView(self.acct, self.cluster)
-        v.cluster = self.cluster
+        v.cluster = copy(self.cluster)  # the run's own is no policy's (its metrics use it)
         v.n = self.n
         v.completed = 0
         v.has_dependencies = self._has_deps
@@ -909,7 +920,9 @@ cdef class Simulation:
             view = self._view
             try:
                 q = list(self.scheduler.ordered_queue(view))
-            except (Exception, SystemExit) as exc:
+            except _PASSED_ON:
+                raise
+            except BaseException as exc:  # also GeneratorExit, a BaseException subclass
                 raise policy_failure(self.scheduler.describe(), now, exc) from exc
             for j in q:
                 self._cord.push_back(j)
@@ -925,7 +938,9 @@ cdef class Simulation:
                 else:
                     keys = [okey(view, j) for j in q]
                 ranks = sorted(range(nq), key=keys.__getitem__)
-            except (Exception, SystemExit) as exc:
+            except _PASSED_ON:
+                raise
+            except BaseException as exc:  # also GeneratorExit, a BaseException subclass
                 raise policy_failure(self.scheduler.describe(), now, exc) from exc
             for k in ranks:
                 self._cord.push_back(q[k])
@@ -1174,7 +1189,9 @@ cdef class Simulation:
         view.completed = self.completed
         try:
             decisions = self.scheduler.schedule(view)
-        except (Exception, SystemExit) as exc:
+        except _PASSED_ON:
+            raise
+        except BaseException as exc:  # also GeneratorExit, a BaseException subclass
             raise policy_failure(self.scheduler.describe(), t, exc) from exc
         return decisions if type(decisions) is list else self._decided(decisions)
 
@@ -1190,21 +1207,26 @@ cdef class Simulation:
             raise self._bad(decisions, "from schedule(), not a list of decisions")
         try:  # a generator runs the policy's code: what it raises is the policy's failure
             return list(decisions)
-        except (Exception, SystemExit) as exc:
+        except _PASSED_ON:
+            raise
+        except BaseException as exc:  # also GeneratorExit, a BaseException subclass
             raise policy_failure(self.scheduler.describe(), self.now, exc) from exc
 
-    def _bad(self, what: Any, why: str) -> SchedulerError:
+    def _where(self) -> str | None:
+        """``file:line`` of the policy's ``schedule`` (what a bad decision's error names)."""
         import inspect
 
         try:
             fn = type(self.scheduler).schedule
-            where = f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"
+            return f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"
         except (TypeError, OSError):
-            where = None
+            return None
+
+    def _bad(self, what: Any, why: str) -> SchedulerError:
         return SchedulerError(
             f"scheduler {self.scheduler.describe()} returned {repr(what)[:60]} at "
             f"t={self.now:g} {why} (a decision is a queued job's index or a Placement)",
-            where=where,
+            where=self._where(),
         )
 
     def _check(self, d: int | Placement) -> tuple[int, Placement | None]:
@@ -1220,20 +1242,23 @@ cdef class Simulation:
         if not (0 <= j < self.n) or not self._queued[j]:
             what = f"job index {j}" if not (0 <= j < self.n) else f"job {self.ids[j]}"
             raise SchedulerError(
-                f"scheduler {self.scheduler.describe()} started {what}, which is not queued"
+                f"scheduler {self.scheduler.describe()} started {what}, which is not queued",
+                where=self._where(),
             )
         if placement is None:
             if self.nodes[j] > self.acct.idle:
                 raise SchedulerError(
                     f"scheduler {self.scheduler.describe()} started job {self.ids[j]} needing "
-                    f"{self.nodes[j]} nodes with {self.acct.idle} free at t={now}"
+                    f"{self.nodes[j]} nodes with {self.acct.idle} free at t={now}",
+                    where=self._where(),
                 )
         else:
             why = self.acct.check(j, placement, self.procs[j])
             if why:
                 raise SchedulerError(
                     f"scheduler {self.scheduler.describe()} started job {self.ids[j]} at "
-                    f"t={now}: placement {why}"
+                    f"t={now}: placement {why}",
+                    where=self._where(),
                 )
         return j, placement
 
@@ -1564,7 +1589,50 @@ cdef long _position(object k, long n, str what) except -1:
 def _read_only(values: Any, dtype: Any) -> memoryview:
     """``values`` as a read-only memoryview over a C array of ``dtype`` (a view's per-job
     table: indexing and iteration give Python numbers, ``np.asarray`` shares the memory)."""
-    return memoryview(np.ascontiguousarray(values, dtype=dtype)).toreadonly()
+    return _sealed(np.ascontiguousarray(values, dtype=dtype))
+
+
+def _sealed(owner: Any) -> memoryview:
+    """A read-only memoryview of ``owner``'s buffer whose ``.obj`` is a :class:`_Sealed`, not
+    ``owner``: ``memoryview(a).toreadonly().obj`` is ``a`` itself, writable (a policy wrote
+    the kernel's tables through ``view.req.obj``)."""
+    return memoryview(_Sealed(owner))
+
+
+@cython.auto_pickle(False)
+@cython.final
+cdef class _Sealed:
+    """Exports one kernel array's buffer read-only; holds it in a C field (no attribute, no
+    ``__reduce__``), so the memoryview over it leads nowhere."""
+
+    cdef Py_buffer _buf
+    cdef bint _held
+
+    def __cinit__(self, owner):
+        PyObject_GetBuffer(owner, &self._buf, PyBUF_FULL_RO)
+        self._held = True
+
+    def __getbuffer__(self, Py_buffer *view, int flags):
+        if flags & PyBUF_WRITABLE:
+            raise BufferError("the scheduler view is read only")
+        view.buf = self._buf.buf
+        view.len = self._buf.len
+        view.itemsize = self._buf.itemsize
+        view.format = self._buf.format
+        view.ndim = self._buf.ndim
+        view.shape = self._buf.shape
+        view.strides = self._buf.strides
+        view.suboffsets = NULL
+        view.internal = NULL
+        view.readonly = 1
+        view.obj = self
+
+    def __releasebuffer__(self, Py_buffer *view):
+        pass
+
+    def __dealloc__(self):
+        if self._held:
+            PyBuffer_Release(&self._buf)
 
 
 cdef Simulation _live(Simulation sim):
@@ -1574,6 +1642,7 @@ cdef Simulation _live(Simulation sim):
     return sim
 
 
+@cython.auto_pickle(False)  # its state, the kernel, is no policy's to read
 cdef class CQueue:
     """The waiting jobs (``view.queue``) when the kernel keeps them in a C array (a compiled
     policy runs): a read-only sequence of job indices in queue order; slices are lists."""
@@ -1599,6 +1668,7 @@ cdef class CQueue:
         return f"CQueue({self[:]!r})"
 
 
+@cython.auto_pickle(False)  # its state, the kernel, is no policy's to read
 cdef class CRunning:
     """The running jobs (``view.est_sorted``) when the kernel keeps them in a C array: a
     read-only sequence of sorted ``(start + requested time, j)`` pairs; slices are lists."""

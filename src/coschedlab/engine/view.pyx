@@ -48,6 +48,8 @@ links to the kernel and its accounting are C fields: no attribute, and no action
 
 from __future__ import annotations
 
+cimport cython
+
 from typing import Any
 
 from ..intervals import Intervals
@@ -76,6 +78,15 @@ class FrozenList(list):
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only  # type: ignore[assignment]
 
 
+cdef object _shared(MachineView m):
+    """The shared nodes' accounting, for :class:`MachineView`'s queries (a C function: the
+    method that returned it handed policies the kernel's ``claim``, ``place`` and ``release``)."""
+    if m._seg is None:
+        raise ReadOnlyError("nodes are not shared in this simulation (give a pool)")
+    return m._seg
+
+
+@cython.auto_pickle(False)  # its state (the kernel's) is no policy's to read
 cdef class MachineView:
     """Read-only queries of the node accounting (whole nodes or shared cores)."""
 
@@ -99,52 +110,49 @@ cdef class MachineView:
         return self._acct.cores_of(j)
 
     # -- shared nodes only (co-location) --------------------------------------------------------
-    def _shared(self) -> Any:
-        if self._seg is None:
-            raise ReadOnlyError("nodes are not shared in this simulation (give a pool)")
-        return self._seg
 
     @property
     def total_free(self) -> int:
         """Free cores on the whole machine."""
-        return self._shared().total_free
+        return _shared(self).total_free
 
     def count_with(self, cores: int) -> int:
         """Nodes (idle or partly used) with at least ``cores`` free cores."""
-        return self._shared().count_with(cores)
+        return _shared(self).count_with(cores)
 
     def room(self) -> list[int]:
         """``room()[c]`` = nodes with at least ``c`` free cores, for c = 0..cores per node."""
-        return self._shared().room()
+        return _shared(self).room()
 
     def partly_free(self, cores: int, limit: int | None = None) -> list[tuple[int, int, tuple]]:
         """Runs of partly used nodes with at least ``cores`` free cores, by node id, as
         ``(first, end, jobs on them)``; at most ``limit`` nodes when given (read only)."""
-        return self._shared().partly_free(cores, limit)
+        return _shared(self).partly_free(cores, limit)
 
     def free_runs(self, cores: int) -> list[tuple[int, int, tuple]]:
         """Runs of nodes, idle or partly used, with at least ``cores`` free cores, by node id,
         as ``(first, end, jobs on them)`` (``()`` on idle nodes)."""
-        return self._shared().free_runs(cores)
+        return _shared(self).free_runs(cores)
 
     def idle_intervals(self, k: int) -> Intervals:
         """The ``k`` lowest idle nodes, as intervals."""
-        return self._shared().idle_intervals(k)
+        return _shared(self).idle_intervals(k)
 
     def free_cores(self, node: int) -> int:
         """Free cores on ``node``."""
-        return self._shared().free_cores(node)
+        return _shared(self).free_cores(node)
 
     def occupants(self, node: int) -> list[int]:
         """The jobs on ``node``."""
-        return self._shared().occupants(node)
+        return _shared(self).occupants(node)
 
     def projection(self, threshold: int) -> Any:
         """A scratch copy of the free cores per node for look-ahead (EASY's shadow time):
         :class:`~.segments.CoreProjection` counting nodes with >= ``threshold`` free cores."""
-        return self._shared().projection(threshold)
+        return _shared(self).projection(threshold)
 
 
+@cython.auto_pickle(False)  # its state (the kernel's) is no policy's to read
 cdef class View:
     """The read-only view a policy gets at every pass (see the module docstring).
 
@@ -184,6 +192,10 @@ cdef class View:
         return self._predicted(j, others)
 
     def _remaining(self, j):
+        if self.remaining is None:  # the method is on every view; it answers a seer only
+            raise ReadOnlyError(
+                "actual run times are for a policy that declares clairvoyant = True"
+            )
         return self._kernel._remaining(j)
 
     # the SWF's labels per job, made on a policy's first read (the built-ins' compiled passes

@@ -69,7 +69,13 @@ def pass_time_limit(
         yield
         return
     original = scheduler.schedule
-    state: dict[str, Any] = {"started": None, "fired": False, "now": None, "inner": original}
+    state: dict[str, Any] = {
+        "started": None,
+        "fired": False,
+        "now": None,
+        "inner": original,
+        "by_key": False,
+    }
     done = threading.Event()
 
     def message() -> str:
@@ -78,20 +84,41 @@ def pass_time_limit(
             "(the pass time limit); fix the policy or raise the limit"
         )
 
-    def timed(view: Any) -> Any:
-        state["now"] = view.now
-        state["started"] = time.monotonic()
+    def call(inner: Callable[..., Any], view: Any, *args: Any) -> Any:
+        """``inner(view, *args)`` timed as a pass, unless a timed call already times it."""
+        outer = state["started"] is None
+        if outer:
+            state["now"] = view.now
+            state["started"] = time.monotonic()
         try:
-            decisions = state["inner"](view)
+            out = inner(view, *args)
         except (KeyboardInterrupt, _Stop):
             if state["fired"]:
                 raise PassTimeout(message()) from None
             raise
         finally:
-            state["started"] = None
+            if outer:
+                state["started"] = None
         if state["fired"]:  # the policy caught the interruption and returned late
             raise PassTimeout(message())
-        return decisions
+        return out
+
+    def timed(view: Any) -> Any:
+        return call(state["inner"], view)
+
+    def timed_key(view: Any, j: int) -> Any:
+        """A compiled pass's Python order key, called by the kernel once per queued job in
+        queue order: the pass is timed from the first job's call to the last one's end."""
+        if state["started"] is None and j == view.queue[0]:
+            state["now"] = view.now
+            state["started"] = time.monotonic()
+            state["by_key"] = True
+        try:
+            return call(key, view, j)  # (nested: timed from the pass's first call)
+        finally:
+            if state["by_key"] and j == view.queue[-1]:
+                state["started"] = None
+                state["by_key"] = False
 
     main = threading.main_thread().ident
     assert main is not None
@@ -121,12 +148,26 @@ def pass_time_limit(
     original_setup = scheduler.setup
     own_setup = "setup" in getattr(scheduler, "__dict__", {})
 
+    hooks: list[str] = []  # the compiled pass's Python hooks this limit wrapped
+    key: Callable[..., Any] = scheduler.order_key if hasattr(scheduler, "order_key") else None
+
     def setup_then_time(view: Any) -> Any:
         out = original_setup(view)
         bound = scheduler.schedule
         if bound is not timed:
             state["inner"] = bound
             scheduler.schedule = timed
+        # a built-in's compiled pass calls no ``schedule``, but a subclass's ``ordered_queue``
+        # or ``order_key`` in Python (the kernel looks them up at each pass): time those
+        compiled = getattr(scheduler, "compiled_pass", None) is not None
+        order = scheduler.order_name() if compiled and not hooks else None
+        if order == "own":
+            own_queue = scheduler.ordered_queue
+            scheduler.ordered_queue = lambda v: call(own_queue, v)
+            hooks.append("ordered_queue")
+        elif order == "custom" and callable(key):
+            scheduler.order_key = timed_key
+            hooks.append("order_key")
         return out
 
     scheduler.setup = setup_then_time
@@ -151,3 +192,7 @@ def pass_time_limit(
             scheduler.setup = original_setup
         else:
             del scheduler.setup
+        if "ordered_queue" in hooks:
+            del scheduler.ordered_queue  # back to the class's method
+        if "order_key" in hooks:
+            scheduler.order_key = key

@@ -87,7 +87,9 @@ class Backfill(Scheduler):
                 f"option {easy_only[0]} is EASY's (one reservation, no compression); "
                 "it does not apply to this backfilling"
             )
-        fcfs = self.order_key is None
+        # a subclass's own ordered_queue is another order too: the head the validator checks
+        # (the first in FCFS order) is not its head
+        fcfs = self.order_key is None and type(self).ordered_queue is Scheduler.ordered_queue
         g: list[str] = []
         if fcfs and not compress:
             g.append("head")

@@ -58,7 +58,6 @@ only, times rounded consistently (:func:`integer_times`), for readers that parse
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
 from collections import Counter
@@ -684,6 +683,8 @@ def write_swf(
     path = Path(path)
     with open(path, "wb") as raw:
         if path.suffix == ".gz":
+            import gzip  # (here: a command writing plain SWF does not load it)
+
             with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as gz:
                 gz.write(head)
                 write_fixed_width(gz.write, n, columns)
