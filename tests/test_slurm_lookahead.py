@@ -212,3 +212,65 @@ def test_a_real_trace_carries_proofs_and_changes_nothing(opts):
     w = w.select(np.arange(len(w)) < 2000)
     fast, _ = same_as_python(w, cluster, opts, kill=False)
     assert fast.compiled_pass.carried > 0  # scans spared by a proof of an earlier look ahead
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [{}, {"bf_interval": 20.0, "bf_max_job_test": 5}, {"bf_window": 60.0}],
+    ids=["default", "interval20-tests5", "window60"],
+)
+def test_proofs_past_moving_holds_change_nothing(opts):
+    """A quiet scan whose holds move with the tick past the first release proves the later
+    ticks of its class quiet while no moving time reaches a fixed one
+    (:meth:`.passes.CountScan.shift_bound`): KTH's jobs 10,000 to 12,000 (jobs past their
+    planned ends, kill off), the Python pass's starts, reservations and passes."""
+    w = read_swf(KTH)
+    cluster = cluster_from_header(w.header)
+    w = w.drop_oversized(cluster.total_cores)
+    k = np.arange(len(w))
+    w = w.select((k >= 10000) & (k < 12000))
+    fast, _ = same_as_python(w, cluster, opts, kill=False)
+    assert fast.compiled_pass.stretched > 0  # proofs made longer by the bound
+
+
+def test_a_fixed_candidate_window_bounds_a_proof_past_moving_holds():
+    """A candidate window from a fixed breakpoint counts in the bound of a proof past moving
+    holds (:meth:`.passes.CountScan.shift_bound`). FIFO on 12 nodes, a window of 190
+    minutes: A (6 nodes, planned end 600) overruns, R (4 nodes) ends at 3000; from 600 on M
+    (3 nodes, 3600 s) is held from each tick, K (10 nodes) from M's end, X (6 nodes, 2400 s)
+    from K's end (recorded at 11,460) and Y (7 nodes, 3600 s) beyond the window after X.
+    X's window from R's release, ``[3000, 5400)``, holds K's start until the tick 1800, at
+    which X moves to 3000 and Y comes within the window, recorded at 1800 + 10,800: a bound
+    of the releases and moving times alone (3000) would carry the proof past 1800."""
+    rows = [
+        (1, 0, 100000, 600, 6),  # A: overruns its limit
+        (2, 0, 3000, 3000, 4),  # R
+        (3, 10, 3600, 3600, 3),  # M
+        (4, 10, 7200, 7200, 10),  # K
+        (5, 10, 2400, 2400, 6),  # X
+        (6, 10, 3600, 3600, 7),  # Y
+    ]
+    opts = {"priority": "fifo", "bf_window": 190.0}
+    fast, _ = same_as_python(_rows(rows), Cluster(12, 1, 1), opts, kill=False)
+    assert fast.compiled_pass.stretched > 0
+
+
+def test_a_release_under_a_moving_hold_bounds_the_proof():
+    """A release counts in the bound of a proof past moving holds
+    (:meth:`.passes.CountScan.shift_bound`) even when no candidate window reaches it. FIFO on
+    10 nodes: A (3 nodes, planned end 600) and B (4 nodes, planned end 3000) overrun; from
+    600 on M (4 nodes, 7200 s) is held from each tick, over B's planned end, and S (3 nodes,
+    600 s) is reserved at 3000. From 3000 on, B's nodes are in the first step and S starts
+    on the three idle nodes, at 3000, with no event: a proof bounded by S's window alone
+    would carry past 3000."""
+    rows = [
+        (1, 0, 100000, 600, 3),  # A: overruns its limit
+        (2, 0, 100000, 3000, 4),  # B: overruns its limit
+        (3, 10, 7200, 7200, 4),  # M
+        (4, 10, 600, 600, 3),  # S
+    ]
+    w = _rows(rows)
+    fast, _ = same_as_python(w, Cluster(10, 1, 1), {"priority": "fifo"}, kill=False)
+    result = simulate(w, Cluster(10, 1, 1), Slurm(priority="fifo"), kill_at_walltime=False)
+    assert result.jobs.start.tolist()[3] == 3000.0  # S, backfilled with no event at 3000
+    assert fast.compiled_pass.stretched > 0

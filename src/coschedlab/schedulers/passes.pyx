@@ -38,6 +38,7 @@ from coschedlab.engine.cpass cimport (
 from coschedlab.schedulers.rules cimport admit_c
 
 ctypedef pair[double, long] Keyed
+ctypedef pair[double, double] Window  # a candidate slot and the end of its window
 
 # bounds on the work of one look ahead (SlurmPass.lookahead): dry passes, recalculations
 cdef long MAX_SCANS = 32
@@ -327,6 +328,10 @@ cdef class CProfile:
     cdef bint stale  # the blocks not made since the last release
     cdef bint flat  # a small profile: one block, its least count not kept
     cdef long at, to  # the last test's slot index and end index (-1: not known)
+    # :meth:`test` notes each candidate window that fails at a step at or before ``noted_to``
+    # (its slot and end) in ``cand`` (-inf: none; :meth:`CountScan.shift_bound`)
+    cdef double noted_to
+    cdef vector[Window] cand
 
     cdef inline void reset(self, double now, long free) noexcept:
         """Start at ``now`` with ``free`` nodes, nothing released later."""
@@ -335,6 +340,7 @@ cdef class CProfile:
         self.steps[0].free = free
         self.stale = True
         self.at = -1
+        self.noted_to = -INFINITY
 
     cdef inline void release(self, double t, long n) noexcept:
         """``n`` nodes free from ``t`` on (releases come in time order; at or before the
@@ -407,6 +413,7 @@ cdef class CProfile:
         self.steps.resize(m + 1)
         self.blocks()
         self.at = -1
+        self.noted_to = -INFINITY
 
     cdef inline double test(self, long need, double duration) noexcept:
         """:meth:`.profile.Profile.test`: the earliest breakpoint from which ``need`` nodes
@@ -443,6 +450,8 @@ cdef class CProfile:
                     break
                 if p[k].free + add[kb] < need:
                     ok = False
+                    if p[k].t <= self.noted_to:  # (failed at a step up to ``noted_to``)
+                        self.cand.push_back(Window(p[i].t, end))
                     break
                 k += 1
             if ok:  # (``k``: the end's index, unless the duration is not positive)
@@ -451,6 +460,10 @@ cdef class CProfile:
             i = k + 1
         self.at = -1
         return INFINITY
+
+    cdef inline bint ends_at_step(self, double end) noexcept:
+        """The window the last :meth:`test` found ends at a breakpoint (``end``: its end)."""
+        return 0 <= self.to < <long>self.steps.size() and self.steps[self.to].t == end
 
     cdef void insert(self, long k, double t) noexcept:
         """A breakpoint at ``t`` at index ``k >= 1``, with the count of the step before
@@ -619,6 +632,8 @@ cdef class CountScan:
     cdef vector[char] just
     cdef vector[Keyed] rel
     cdef vector[double] moving  # the ends of the holds that move with ``now`` (scan_c)
+    cdef vector[double] shifted  # the times that move with ``now`` (:meth:`shift_bound`)
+    cdef bint tied  # a moving hold ends at a fixed breakpoint, or a fixed one at a moving one
     cdef vector[Seen] seen  # jobs tested beyond the window in a scan (:meth:`beyond_add`)
     cdef double resolution
     cdef bint whole  # whole-second resolution, every limit a whole multiple of it
@@ -665,6 +680,8 @@ cdef class CountScan:
         if moving_end != NULL:
             moving_end[0] = -INFINITY
             self.moving.clear()
+            self.tied = False
+            prof.cand.clear()
         prof.counts(now, free, ends)
         self.seen.clear()
         for k in range(ntested):
@@ -691,14 +708,96 @@ cdef class CountScan:
                 free -= nj
                 out.push_back(j)
             elif nj != 0 and (most < 0 or reserved < most):
+                if moving_end != NULL:  # (before the hold: whether its end is a step already)
+                    self.note_hold(now, t, d, moving_end)
                 if k + 1 < ntested:
                     prof.hold(nj, t, d)
                 reserved += 1
                 reserved_at.emplace_back(t, j)
-                if moving_end != NULL and (t <= now or self.moves(t)):
-                    self.moving.push_back(t + d)
-                    moving_end[0] = max(moving_end[0], t + d)
+        prof.noted_to = -INFINITY
         return free
+
+    cdef inline void note_hold(self, double now, double t, double d, double* moving_end) noexcept:
+        """A hold from ``t`` for ``d`` in a scan at ``now`` (:meth:`scan_c`, right after the
+        test that found ``t``): moving (from ``now`` or a moving hold's end) or fixed; whether
+        its end meets a breakpoint of the other kind (:meth:`shift_bound`)."""
+        cdef bint meets = self.prof.ends_at_step(t + d)
+        if t <= now or self.moves(t):
+            if meets and not self.moves(t + d):
+                self.tied = True
+            self.moving.push_back(t + d)
+            moving_end[0] = max(moving_end[0], t + d)
+            self.prof.noted_to = max(self.prof.noted_to, t + d)
+        elif meets and self.moves(t + d):
+            self.tied = True
+
+    cdef double shift_bound(self, double now, double window, double least) noexcept:
+        """After a :meth:`scan_c` at ``now`` with ``moving_end`` (the same ``window``): a bound ``D`` such that the same scan at ``now + delta`` with each
+        job's duration the same, ``0 < delta < D``, makes every comparison of times it makes
+        the same way (so the same tests, holds and outcomes, the slots and holds that move
+        with ``now`` shifted by ``delta``, the others in place); 0 when that bound is at
+        most ``least``.
+
+        Proof: a time the scan compares is *moving* (``now``, the window's end ``now +
+        window``, a moving breakpoint: the end of a hold from a moving one, and the end of a
+        candidate window from one) or *fixed* (the releases after ``now``, the ends of fixed
+        holds, and the end of a candidate window from a fixed breakpoint). Two moving times
+        or two fixed ones compare the same way at ``now + delta`` (the differences stay,
+        exactly: integer clocks); a moving one above a fixed one stays above; a moving ``m``
+        at or below a fixed ``f`` stays so while ``delta < f - m``. The outcomes that could
+        change are then: a moving breakpoint passing a fixed one (the profile's order of
+        steps, a hold's end against the steps, a slot against the window's end: bounded by
+        ``f - m`` over the fixed steps against the moving breakpoints, ``now`` and the
+        window's end); a moving candidate window's end passing a fixed step: when it
+        succeeded it is a hold's end (above), when it failed it failed at a step before its
+        end, which stays before; a fixed candidate window that failed at a moving step
+        ``m < f`` (its end): it fails while ``delta < f - m`` (such windows are noted), one
+        that succeeded loses moving steps from its window only. The releases at or before
+        ``now`` are merged into the first step at either time (none comes between: ``delta``
+        is below the first release's ``f - now``). By induction over the scan's steps, every
+        test and hold has the same outcome, the moving ones shifted: ``D = min (f - m)`` over
+        those pairs (each ``f`` against the largest moving time at or below it), 0 when a
+        hold's end is a breakpoint of the other kind as well (``tied``).
+
+        What :meth:`scan_c` keeps for it (with ``moving_end``): the moving holds' ends
+        (``moving``), ``tied``, and, through :meth:`CProfile.test`, the candidate windows
+        that failed at a step at or before the latest moving breakpoint (``noted_to``: a
+        step after it is fixed). The fixed steps are the profile's steps after ``now`` that
+        are not moving holds' ends."""
+        cdef const Window* c = self.prof.cand.data()
+        cdef const Step* p = self.prof.steps.data()
+        cdef long k, n = self.prof.cand.size()
+        cdef double x, f, bound = INFINITY
+        if self.tied:
+            return 0.0
+        self.shifted.assign(self.moving.begin(), self.moving.end())
+        self.shifted.push_back(now)
+        self.shifted.push_back(now + window)
+        sort(self.shifted.begin(), self.shifted.end())
+        for k in range(n):  # the fixed candidate windows that failed at a moving step
+            x = c[k].first
+            if not (x == now or self.moves(x)):
+                bound = min(bound, self.above_moving(c[k].second))
+                if bound <= least:
+                    return 0.0
+        for k in range(1, <long>self.prof.steps.size()):  # the fixed steps (sorted)
+            f = p[k].t
+            if self.moves(f):
+                continue
+            bound = min(bound, self.above_moving(f))
+            if bound <= least:
+                return 0.0
+            if f > self.shifted.back():  # (past the last moving time only the first counts)
+                break
+        return bound
+
+    cdef inline double above_moving(self, double f) noexcept:
+        """``f`` less the largest moving time at or below it (:meth:`shift_bound`; ``now``
+        is one, and every fixed time is after ``now``)."""
+        cdef long i = (
+            upper_bound(self.shifted.begin(), self.shifted.end(), f) - self.shifted.begin()
+        )
+        return f - self.shifted[i - 1] if i > 0 else INFINITY
 
     cdef inline bint beyond_known(self, long need, double d) noexcept:
         """A job tested before in this scan with no more nodes than ``need`` and no longer a
@@ -805,6 +904,17 @@ cdef inline void vset_drop_to(vector[double]& v, double t) noexcept:
         v.erase(v.begin(), upper_bound(v.begin(), v.end(), t))
 
 
+cdef inline long put_release(Rel* o, long w, double t, long n, long c) noexcept:
+    """Append the release of ``n`` nodes and ``c`` jobs at ``t`` to the ``w`` sorted entries
+    of ``o`` (added to the last one when it is at ``t``); returns the new count."""
+    if w > 0 and o[w - 1].t == t:
+        o[w - 1].n += n
+        o[w - 1].c += c
+        return w
+    o[w].t, o[w].n, o[w].c = t, n, c
+    return w + 1
+
+
 cdef inline bint integral(double x) noexcept:
     """``x`` is a whole number small enough for exact sums of ticks and limits."""
     return x == floor(x) and fabs(x) < 2.0 ** 40
@@ -897,6 +1007,7 @@ cdef class SlurmPass(CompiledPass):
     cdef public long backfill_passes
     cdef public long skipped  # ticks accounted for without a pass (for tests and reports)
     cdef public long carried  # look-ahead scans spared by a proof carried (for tests)
+    cdef public long stretched  # proofs made longer by :meth:`CountScan.shift_bound` (tests)
 
     def __init__(self, nodes, procs, limit, double total_cpus, long cores_per_node,
                  str priority, double weight_age, double weight_job_size, double max_age,
@@ -961,6 +1072,7 @@ cdef class SlurmPass(CompiledPass):
         self.backfill_passes = 0
         self.skipped = 0
         self.carried = 0
+        self.stretched = 0
         self.held_free = -1
         self.held_at.assign(self.classes, INFINITY)
         self.held_until.assign(self.classes, -INFINITY)
@@ -1215,6 +1327,11 @@ cdef class SlurmPass(CompiledPass):
             k += 1
         e = self.ends[k].t if k < <long>self.ends.size() else INFINITY
         u = e if E == -INFINITY else min(e, T + (e - E))
+        if E > -INFINITY and u < T + self.span:  # moving holds past the first release
+            t = T + self.counts.shift_bound(T, self.window, self.span)
+            if t > u:
+                u = t
+                self.stretched += 1
         if b < INFINITY:  # the first tick of this class whose window reaches b
             t = self.class_tick(kT, c, b - self.window - self.span)
             while not b <= t + self.window:
@@ -1556,20 +1673,10 @@ cdef class SlurmPass(CompiledPass):
         while a < r or b < m:
             if b == m or (a < r and x[a].t <= y[b].first):
                 if x[a].c != 0:
-                    if w > 0 and o[w - 1].t == x[a].t:
-                        o[w - 1].n += x[a].n
-                        o[w - 1].c += x[a].c
-                    else:
-                        o[w] = x[a]
-                        w += 1
+                    w = put_release(o, w, x[a].t, x[a].n, x[a].c)
                 a += 1
             else:
-                if w > 0 and o[w - 1].t == y[b].first:
-                    o[w - 1].n += y[b].second
-                    o[w - 1].c += 1
-                else:
-                    o[w].t, o[w].n, o[w].c = y[b].first, y[b].second, 1
-                    w += 1
+                w = put_release(o, w, y[b].first, y[b].second, 1)
                 b += 1
         self.merged_ends.resize(w)
         self.ends.swap(self.merged_ends)
