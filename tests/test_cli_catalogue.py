@@ -163,6 +163,18 @@ def ws(tmp_path_factory) -> Path:
             f"from {module} import {base}\n\n\nclass P({base}):\n    name = 'p'\n\n"
             "    def ordered_queue(self, view):\n        return sorted(view.queue, reverse=True)\n"
         )
+    for name, base, hook in (
+        ("setup_skips_super.py", "EASY", "setup(self, view):\n        self.mine = 1"),
+        (
+            "calls_super_schedule.py",
+            "FCFS",
+            "schedule(self, view):\n        return super().schedule(view)",
+        ),
+    ):  # a built-in's subclass that asks for a Python pass it has not (audit15's row 20)
+        (d / name).write_text(
+            f"from coschedlab.schedulers import {base}\n\n\nclass P({base}):\n"
+            f"    name = 'p'\n\n    def {hook}\n"
+        )
     shutil.copy(ROOT / "examples" / "insitu_small.yaml", d / "ens.yaml")
     (d / "spec.yaml").write_text(
         "name: tiny\noutput: cmp\nbaseline: fcfs\nschedulers: [fcfs, easy]\nplots: none\n"
@@ -700,6 +712,8 @@ CASES = [
     ("policy-reduces-the-view", "simulate small.swf -s reduces_view.py --out o1", 2, "reduces_view.py:8: scheduler p failed at t=0: TypeError: cannot pickle"),
     ("slurm-own-order", "simulate small.swf -s slurm_own_order.py --out o1", 2, "slurm_own_order.py:7: scheduler p overrides ordered_queue, which Slurm never calls: it orders its queue by its priority"),
     ("coloc-own-order", "simulate trace.swf --pool pool.json -s coloc_own_order.py --out o1", 2, "coloc_own_order.py:7: scheduler p overrides ordered_queue, which CoScheduler never calls: it orders its queue by deploy_order"),
+    ("setup-skips-super", "simulate small.swf -s setup_skips_super.py --out o1", 2, "setup_skips_super.py:7: scheduler p's setup does not call super().setup(view): its compiled pass is never made"),
+    ("calls-super-schedule", "simulate small.swf -s calls_super_schedule.py --out o1", 2, "calls_super_schedule.py:8: scheduler p failed at t=0: NotImplementedError: p's pass is compiled and has no Python schedule()"),
     ("policy-same-name", "simulate small.swf -s fifo1.py -s fifo2.py --out o1", 2, "both describe themselves as 'p'"),
     ("sched-twice", "simulate small.swf -s easy -s easy --out o1", 2, "both describe themselves as 'easy'"),
     ("policy-a-folder", "simulate small.swf -s mydocs/sub --out o1", 2, "scheduler file mydocs/sub is not a Python file"),

@@ -113,9 +113,7 @@ class Backfill(Scheduler):
         subclass that overrides ``schedule`` writes its own pass (from :func:`.strict.
         start_in_order`, :func:`.easy.shadow_time`, :func:`.easy.admit`,
         :func:`.profile.reservation_scan`)."""
-        raise NotImplementedError(
-            f"{self.describe()}'s pass is compiled: the kernel calls its compiled_pass"
-        )
+        raise self._no_python_pass(Backfill)
 
 
 @register("easy")

@@ -100,6 +100,14 @@ def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
     return value
 
 
+def _source(fn: Callable[..., Any]) -> str | None:
+    """``file:line`` where ``fn`` is defined (None when not known)."""
+    try:
+        return f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"
+    except (TypeError, OSError):
+        return None
+
+
 class Scheduler:
     """Base class of every policy. Subclasses set ``name`` and override :meth:`schedule`."""
 
@@ -164,14 +172,28 @@ class Scheduler:
         fn = cls.ordered_queue
         if fn is Scheduler.ordered_queue or cls.schedule is not owner.schedule:
             return
-        try:
-            where = f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"
-        except (TypeError, OSError):
-            where = None
         raise InputError(
             f"scheduler {self.describe()} overrides ordered_queue, which {owner.__name__} never "
             f"calls: it orders its queue by {instead}",
-            where,
+            _source(fn),
+        )
+
+    def _no_python_pass(self, owner: type) -> Exception:
+        """What built-in ``owner``'s ``schedule`` raises when called: its pass is compiled and
+        the kernel calls it, so only a subclass reaches here: one whose ``setup`` does not call
+        ``super().setup`` (named at that ``setup``), or whose ``schedule`` calls
+        ``super().schedule``."""
+        cls = type(self)
+        if cls.schedule is owner.schedule and cls.setup is not owner.setup:
+            return InputError(
+                f"scheduler {self.describe()}'s setup does not call super().setup(view): "
+                "its compiled pass is never made",
+                _source(cls.setup),
+            )
+        return NotImplementedError(
+            f"{self.describe()}'s pass is compiled and has no Python schedule(): a subclass "
+            "that overrides schedule writes its own pass (super().schedule is none), and one "
+            "that overrides setup must call super().setup(view)"
         )
 
     def _compilable(self, owner: type, *methods: str) -> bool:

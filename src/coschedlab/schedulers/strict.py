@@ -48,7 +48,7 @@ class FCFS(Scheduler):
     def schedule(self, view: View) -> list[int]:
         """The kernel runs the compiled pass (:class:`.passes.StrictPass`) instead; a subclass
         that overrides ``schedule`` writes its own (e.g. from :func:`start_in_order`)."""
-        raise NotImplementedError(f"{self.describe()}'s pass is compiled")
+        raise self._no_python_pass(FCFS)
 
 
 @register("sjf")
@@ -69,4 +69,4 @@ class FirstFit(Scheduler):
 
     def schedule(self, view: View) -> list[int]:
         """The kernel runs the compiled pass (:class:`.passes.FirstFitPass`) instead."""
-        raise NotImplementedError(f"{self.describe()}'s pass is compiled")
+        raise self._no_python_pass(FirstFit)
