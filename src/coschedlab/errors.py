@@ -131,6 +131,17 @@ def _ours(filename: str, package: str) -> bool:
     return str(Path(filename).resolve()).startswith(package)
 
 
+def source_line(fn: object) -> str | None:
+    """``file:line`` where function ``fn`` is defined (None when not known): what an error
+    about a policy's own method names."""
+    import inspect  # (only on an error's path: the light command does not load it)
+
+    try:
+        return f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"  # type: ignore[arg-type]
+    except (TypeError, OSError):
+        return None
+
+
 def failure_where(exc: BaseException) -> str | None:
     """``file:line`` where ``exc`` was raised: the deepest frame outside coschedlab (a user's
     policy file), else the deepest frame; None without a traceback."""

@@ -60,7 +60,7 @@ from libcpp.vector cimport vector
 
 import numpy as np
 
-from ..errors import InputError, failure_where
+from ..errors import InputError, failure_where, source_line
 from ..jobs import Workload, dep_arrays
 from ..platform import Cluster
 from .accounting import NodeAccounting
@@ -1214,13 +1214,7 @@ cdef class Simulation:
 
     def _where(self) -> str | None:
         """``file:line`` of the policy's ``schedule`` (what a bad decision's error names)."""
-        import inspect
-
-        try:
-            fn = type(self.scheduler).schedule
-            return f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"
-        except (TypeError, OSError):
-            return None
+        return source_line(type(self.scheduler).schedule)
 
     def _bad(self, what: Any, why: str) -> SchedulerError:
         return SchedulerError(

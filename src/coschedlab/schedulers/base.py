@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..errors import InputError
+from ..errors import InputError, source_line
 from ..validator import GUARANTEES  # noqa: F401  (the names a policy may declare)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -100,14 +100,6 @@ def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
     return value
 
 
-def _source(fn: Callable[..., Any]) -> str | None:
-    """``file:line`` where ``fn`` is defined (None when not known)."""
-    try:
-        return f"{inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]}"
-    except (TypeError, OSError):
-        return None
-
-
 class Scheduler:
     """Base class of every policy. Subclasses set ``name`` and override :meth:`schedule`."""
 
@@ -175,7 +167,7 @@ class Scheduler:
         raise InputError(
             f"scheduler {self.describe()} overrides ordered_queue, which {owner.__name__} never "
             f"calls: it orders its queue by {instead}",
-            _source(fn),
+            source_line(fn),
         )
 
     def _no_python_pass(self, owner: type) -> Exception:
@@ -188,7 +180,7 @@ class Scheduler:
             return InputError(
                 f"scheduler {self.describe()}'s setup does not call super().setup(view): "
                 "its compiled pass is never made",
-                _source(cls.setup),
+                source_line(cls.setup),
             )
         return NotImplementedError(
             f"{self.describe()}'s pass is compiled and has no Python schedule(): a subclass "
