@@ -732,11 +732,11 @@ cdef class CountScan:
             self.tied = True
 
     cdef double shift_bound(self, double now, double window, double least) noexcept:
-        """After a :meth:`scan_c` at ``now`` with ``moving_end`` (the same ``window``): a bound ``D`` such that the same scan at ``now + delta`` with each
-        job's duration the same, ``0 < delta < D``, makes every comparison of times it makes
-        the same way (so the same tests, holds and outcomes, the slots and holds that move
-        with ``now`` shifted by ``delta``, the others in place); 0 when that bound is at
-        most ``least``.
+        """After a :meth:`scan_c` at ``now`` with ``moving_end`` (the same ``window``): a
+        bound ``D`` such that the same scan at ``now + delta`` with each job's duration the
+        same, ``0 < delta < D``, makes every comparison of times it makes the same way (so
+        the same tests, holds and outcomes, the slots and holds that move with ``now``
+        shifted by ``delta``, the others in place); 0 when that bound is at most ``least``.
 
         Proof: a time the scan compares is *moving* (``now``, the window's end ``now +
         window``, a moving breakpoint: the end of a hold from a moving one, and the end of a
