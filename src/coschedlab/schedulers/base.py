@@ -177,15 +177,21 @@ class Scheduler:
         ``super().schedule``."""
         cls = type(self)
         if cls.schedule is owner.schedule and cls.setup is not owner.setup:
-            return InputError(
-                f"scheduler {self.describe()}'s setup does not call super().setup(view): "
-                "its compiled pass is never made",
-                source_line(cls.setup),
-            )
+            return self._setup_skipped()
         return NotImplementedError(
             f"{self.describe()}'s pass is compiled and has no Python schedule(): a subclass "
             "that overrides schedule writes its own pass (super().schedule is none), and one "
             "that overrides setup must call super().setup(view)"
+        )
+
+    def _setup_skipped(self) -> InputError:
+        """The error of a subclass whose ``setup`` does not call ``super().setup(view)``, so
+        that the state (and compiled pass) the built-in's ``schedule`` needs is never made;
+        named at that ``setup``."""
+        return InputError(
+            f"scheduler {self.describe()}'s setup does not call super().setup(view): "
+            "its compiled pass is never made",
+            source_line(type(self).setup),
         )
 
     def _compilable(self, owner: type, *methods: str) -> bool:

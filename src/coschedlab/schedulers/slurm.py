@@ -368,7 +368,11 @@ class Slurm(Scheduler):
         """One pass (Slurm orders its pending jobs by its own priorities). A job the last pass
         started that is still queued (the kernel did not apply the decision: a coupled gate's
         hold or yield) is pending again, with the age origin it joined with."""
-        if not self._python:
+        try:
+            python = self._python
+        except AttributeError:  # a subclass's setup that skips super().setup(view)
+            raise self._setup_skipped() from None
+        if not python:
             self._setup_python(view)
         if self._taken:
             queued, listed, now = view.queued, self._listed, view.now
