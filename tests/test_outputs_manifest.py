@@ -182,3 +182,21 @@ def test_a_comparison_lists_its_runs_and_analysis_and_fresh_keeps_the_users(
     shutil.copy(out / "runs.csv", tmp_path / "runs.csv")
     done = cli_here("compare", "cmp.yaml", "--out", "res", "--fresh", "-j", "1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_later_report_takes_the_files_it_removed_off_the_manifest(fz: Path) -> None:
+    """A report of two results (easy, fcfs), then one of the first alone into the same
+    folder: the second's figures go, and the manifest lists exactly the files on disk, each once."""
+    cwd = fz.parent
+    assert cli_here("simulate", "other.swf", "-s", "fcfs", "--out", "fz2", cwd=cwd).returncode == 0
+    assert cli_here("report", "fz", "fz2", "--out", "rep", cwd=cwd).returncode == 0
+    rep = cwd / "rep"
+    on_disk = {p.name for p in rep.iterdir() if p.name != MARKER}
+    assert any(n.startswith("fcfs_") for n in on_disk) and written(rep) == on_disk
+    for _ in range(2):
+        assert cli_here("report", "fz", "--out", "rep", cwd=cwd).returncode == 0
+        on_disk = {p.name for p in rep.iterdir() if p.name != MARKER}
+        assert not any(n.startswith("fcfs_") for n in on_disk)
+        assert written(rep) == on_disk
+        lines = (rep / MARKER).read_text().splitlines()[2:]
+        assert len(lines) == len(set(lines)) == len(on_disk)  # each listed once

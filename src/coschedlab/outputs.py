@@ -284,6 +284,24 @@ def record(paths: Iterable[str | Path], tag: str = "") -> None:
             raise os_error(exc, str(where / MARKER)) from None
 
 
+def forget(paths: Iterable[str | Path]) -> None:
+    """Take ``paths`` (files removed) off the manifest of the nearest marked folder above
+    each, so that it lists what is on disk; one rewrite per marker (:func:`_write_marker`),
+    which also drops an entry listed twice."""
+    drop: dict[Path, set[str]] = {}
+    for p in paths:
+        p = Path(os.path.abspath(p))
+        where = marked_folder(p.parent)
+        if where is not None:
+            drop.setdefault(where, set()).add(p.relative_to(where).as_posix())
+    for where, gone in drop.items():
+        listed = _entries(where)
+        if listed is not None:
+            keep = [e for e in dict.fromkeys(listed) if e[1] not in gone]
+            if len(keep) < len(listed):
+                _write_marker(where, keep)
+
+
 def recorded(folder: str | Path, tag: str) -> list[Path]:
     """The files directly in ``folder`` that the manifest above it lists with ``tag`` (the
     report's: the figures it wrote before); never a path outside ``folder``."""

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..outputs import REPORT_FILES, mark, marked_folder, record, recorded, slug
+from ..outputs import REPORT_FILES, forget, mark, marked_folder, record, recorded, slug
 from . import figures, interactive, runs, series, style, timeaxis
 from .runs import Run, as_runs
 from .series import app_names_from_header
@@ -85,14 +85,22 @@ def _replace_report(final: Path, drawn: list[Path]) -> list[Path]:
         mark(final)
     names = {p.name for p in drawn}
     earlier = recorded(final, "report")
+    again = {p.name for p in earlier}  # listed already: not twice
     listed = final / REPORT_FILES
     if listed.is_file():
         earlier += [final / n for n in listed.read_text().split("\n") if n]
-    record([final / name for name in sorted(names)], "report")
+    record([final / name for name in sorted(names - again)], "report")
+    removed = []
     for old in earlier:  # (a name of the folder itself: never one outside it)
         name, inside = old.name, old.parent == final and old.name not in ("", ".", "..")
-        if inside and name not in names and old.is_file() and not old.is_symlink():
+        if not inside or name in names:
+            continue
+        if old.is_file() and not old.is_symlink():
             old.unlink()
+            removed.append(old)
+        elif not os.path.lexists(old):  # (gone already)
+            removed.append(old)
+    forget(removed)  # the manifest lists what is on disk
     for p in drawn:
         os.replace(p, final / p.name)
     listed.unlink(missing_ok=True)
