@@ -258,12 +258,13 @@ def marked_folder(folder: Path) -> Path | None:
     return None
 
 
-def record(paths: Iterable[str | Path], tag: str = "") -> None:
+def record(paths: Iterable[str | Path], tag: str = "", once: bool = False) -> None:
     """Add ``paths`` (files about to be written, or written) to the manifest of the nearest
     marked folder above each (nothing for a file under no marker); a marker without a list
     gets one first (:func:`mark`). One appended write per marker: another process recording
     into the same folder (a sweep resumed beside) loses nothing. ``tag``: the writer's own
-    (:func:`recorded`)."""
+    (:func:`recorded`). ``once``: leave out a path the manifest lists already (a writer that
+    records the same files each time it starts: a resumed study)."""
     lines: dict[Path, list[str]] = {}
     for p in paths:
         p = Path(os.path.abspath(p))
@@ -274,6 +275,11 @@ def record(paths: Iterable[str | Path], tag: str = "") -> None:
     for where, text in lines.items():
         if not _has_list(where):
             _adopt(where)
+        if once:
+            listed = {json.dumps([t, r] if t else r) for t, r in _entries(where) or ()}
+            text = [x for x in dict.fromkeys(text) if x not in listed]
+            if not text:
+                continue
         try:
             fd = os.open(where / MARKER, os.O_WRONLY | os.O_APPEND)
             try:

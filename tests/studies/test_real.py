@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from coschedlab.errors import InputError
+from coschedlab.outputs import MARKER, mark, written
 from coschedlab.studies.batching import ScalingTable
 from coschedlab.studies.manager import CONFIGS, Config
 from coschedlab.studies.real import CommandTemplate, RunFailed, run_real_study
@@ -404,6 +405,18 @@ def test_resume_after_kill(tmp_path, fake):
     # once more: nothing to do, nothing run
     again = run_real_study(GRID9, CONFIGS["O"], 2, 1, cmd, out, checkpoint_every=1)
     assert len(_log(log)) == n_before + len(new) and len(again.records) == 9
+
+
+def test_a_resumed_study_lists_its_files_once(tmp_path, fake):
+    """A study started again on its folder (resumed: nothing left to run) lists its own files
+    (its lock, its store) in the folder's manifest once, not once per start."""
+    command, _log = fake
+    out = mark(tmp_path / "study")
+    for _ in range(2):
+        run_real_study(GRID9, CONFIGS["O"], 2, 1, command(steps=1, dt=0.0), out,
+                       checkpoint_every=1)  # fmt: skip
+        lines = (out / MARKER).read_text().splitlines()[2:]
+        assert len(lines) == len(set(lines)) and {".lock", "store.sqlite"} <= written(out)
 
 
 # -- failures ---------------------------------------------------------------------------------
