@@ -422,13 +422,32 @@ cdef class CProfile:
         cdef const long* bs
         cdef const long* add
         cdef const long* least
-        cdef long n = self.steps.size(), i = 0, k, b = 0, kb, nxt
-        cdef double end
+        cdef long n = self.steps.size(), i = 0, k, b = 0, kb, nxt, lo
+        cdef double end, noted = self.noted_to
         cdef bint ok
         if self.stale:
             self.blocks()
         p = self.steps.data()
         bs, add, least = self.bs.data(), self.add.data(), self.least.data()
+        if self.flat:  # one block: the same walk with its count folded into ``need``
+            lo = need - add[0]
+            while i < n:
+                if p[i].free < lo:
+                    i += 1
+                    continue
+                end = p[i].t + duration
+                k = i + 1
+                while k < n and p[k].t < end and p[k].free >= lo:
+                    k += 1
+                if k < n and p[k].t < end:  # fails at step ``k``
+                    if p[k].t <= noted:  # (failed at a step up to ``noted_to``)
+                        self.cand.push_back(Window(p[i].t, end))
+                    i = k + 1
+                    continue
+                self.at, self.to = i, (k if duration > 0 else -1)
+                return p[i].t
+            self.at = -1
+            return INFINITY
         while i < n:
             while bs[b + 1] <= i:
                 b += 1
@@ -450,7 +469,7 @@ cdef class CProfile:
                     break
                 if p[k].free + add[kb] < need:
                     ok = False
-                    if p[k].t <= self.noted_to:  # (failed at a step up to ``noted_to``)
+                    if p[k].t <= noted:  # (failed at a step up to ``noted_to``)
                         self.cand.push_back(Window(p[i].t, end))
                     break
                 k += 1
