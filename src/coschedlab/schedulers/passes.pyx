@@ -448,11 +448,15 @@ cdef class CProfile:
                 return p[i].t
             self.at = -1
             return INFINITY
+        # blocks: each walk goes a block at a time, its count folded into ``need`` (no
+        # block bookkeeping per step), the same comparisons in the same order
         while i < n:
             while bs[b + 1] <= i:
                 b += 1
-            if p[i].free + add[b] < need:
+            lo, nxt = need - add[b], bs[b + 1]
+            while i < nxt and p[i].free < lo:
                 i += 1
+            if i == nxt:  # (none in this block)
                 continue
             end = p[i].t + duration
             k = i + 1
@@ -465,12 +469,12 @@ cdef class CProfile:
                     if least[kb] >= need and p[nxt - 1].t < end:  # the whole block
                         k = nxt
                         continue
-                if not p[k].t < end:
+                lo, nxt = need - add[kb], bs[kb + 1]
+                while k < nxt and p[k].t < end and p[k].free >= lo:
+                    k += 1
+                if k < nxt:  # the end reached, or a step without the nodes
+                    ok = not p[k].t < end
                     break
-                if p[k].free + add[kb] < need:
-                    ok = False
-                    break
-                k += 1
             if ok:  # (``k``: the end's index, unless the duration is not positive)
                 self.at, self.to = i, (k if duration > 0 else -1)
                 return p[i].t
