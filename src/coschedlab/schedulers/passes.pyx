@@ -432,9 +432,10 @@ cdef class CProfile:
         if self.flat:  # one block: the same walk with its count folded into ``need``
             lo = need - add[0]
             while i < n:
-                if p[i].free < lo:
+                while i < n and p[i].free < lo:
                     i += 1
-                    continue
+                if i == n:
+                    break
                 end = p[i].t + duration
                 k = i + 1
                 while k < n and p[k].t < end and p[k].free >= lo:
