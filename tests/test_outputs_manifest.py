@@ -147,6 +147,29 @@ def test_reports_keep_their_files_in_the_manifest(fz: Path) -> None:
     assert (rep / "notes.md").read_text() == "mine\n"
 
 
+def test_a_report_forgets_the_files_it_removed(fz: Path) -> None:
+    """A report over two runs, then over one: the second run's figures are removed *and* leave
+    the manifest (they stayed listed: a user's file given one of their names later was taken
+    for the report's and deleted by the next report); a report written again lists each file
+    once."""
+    cwd = fz.parent
+    assert cli_here("simulate", "other.swf", "-s", "fcfs", "--out", "fy", cwd=cwd).returncode == 0
+    assert cli_here("report", "fz", "fy", "--out", "rep", cwd=cwd).returncode == 0
+    rep = cwd / "rep"
+    both = {p.name for p in recorded(rep, "report")}
+    for _ in range(2):
+        assert cli_here("report", "fz", "--out", "rep", cwd=cwd).returncode == 0
+    one = {p.name for p in recorded(rep, "report")}
+    assert one < both and written(rep) == one == {p.name for p in rep.iterdir()} - {MARKER}
+    lines = (rep / MARKER).read_text().splitlines()
+    assert len(lines) == len(set(lines))
+    mine = rep / sorted(both - one)[0]
+    mine.write_text("mine\n")
+    done = cli_here("report", "fz", "--out", "rep", cwd=cwd)
+    assert done.returncode == 2 and mine.name in done.stderr
+    assert mine.read_text() == "mine\n"
+
+
 def test_a_comparison_lists_its_runs_and_analysis_and_fresh_keeps_the_users(
     tmp_path: Path,
 ) -> None:

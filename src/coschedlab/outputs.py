@@ -46,6 +46,7 @@ __all__ = [
     "check_target",
     "clean_stale",
     "first_foreign",
+    "forget",
     "is_empty",
     "left_by_the_dead",
     "mark",
@@ -282,6 +283,23 @@ def record(paths: Iterable[str | Path], tag: str = "") -> None:
                 os.close(fd)
         except OSError as exc:
             raise os_error(exc, str(where / MARKER)) from None
+
+
+def forget(paths: Iterable[str | Path]) -> None:
+    """Take ``paths`` (files removed, or never written) off the manifest of the nearest marked
+    folder above each, so that a user's file given one of their names later is the user's;
+    an entry listed twice stays once. The marker is rewritten in one move (not for a folder
+    another process records into at the same time: a sweep's)."""
+    drop: dict[Path, set[str]] = {}
+    for p in paths:
+        p = Path(os.path.abspath(p))
+        where = marked_folder(p.parent)
+        if where is not None:
+            drop.setdefault(where, set()).add(p.relative_to(where).as_posix())
+    for where, rels in drop.items():
+        listed = _entries(where)
+        if listed is not None:
+            _write_marker(where, dict.fromkeys(e for e in listed if e[1] not in rels))
 
 
 def recorded(folder: str | Path, tag: str) -> list[Path]:
