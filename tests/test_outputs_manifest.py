@@ -205,3 +205,20 @@ def test_a_comparison_lists_its_runs_and_analysis_and_fresh_keeps_the_users(
     shutil.copy(out / "runs.csv", tmp_path / "runs.csv")
     done = cli_here("compare", "cmp.yaml", "--out", "res", "--fresh", "-j", "1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+def test_record_once_lists_each_path_once(tmp_path: Path) -> None:
+    """``record(..., once=True)`` (a real study's lock and store, recorded each time the study
+    starts, resumed or not) adds only what the manifest does not list yet, per tag; plain
+    ``record`` appends (a sweep's runs: no read of a growing marker)."""
+    from coschedlab.outputs import mark
+
+    out = mark(tmp_path / "study")
+    names = [out / ".lock", out / "store.sqlite"]
+    for _ in range(3):
+        record(names, once=True)
+    record([out / ".lock"], "other", once=True)
+    lines = (out / MARKER).read_text().splitlines()[2:]
+    assert lines == ['".lock"', '"store.sqlite"', '["other", ".lock"]']
+    record([out / ".lock"])
+    assert (out / MARKER).read_text().splitlines()[2:].count('".lock"') == 2

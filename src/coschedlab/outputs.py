@@ -259,18 +259,26 @@ def marked_folder(folder: Path) -> Path | None:
     return None
 
 
-def record(paths: Iterable[str | Path], tag: str = "") -> None:
+def record(paths: Iterable[str | Path], tag: str = "", once: bool = False) -> None:
     """Add ``paths`` (files about to be written, or written) to the manifest of the nearest
     marked folder above each (nothing for a file under no marker); a marker without a list
     gets one first (:func:`mark`). One appended write per marker: another process recording
     into the same folder (a sweep resumed beside) loses nothing. ``tag``: the writer's own
-    (:func:`recorded`)."""
+    (:func:`recorded`); ``once``: not a path the manifest lists already (with ``tag``: a
+    writer that records the same names each time it starts, a resumed study's)."""
     lines: dict[Path, list[str]] = {}
+    listed: dict[Path, set[tuple[str, str]]] = {}
     for p in paths:
         p = Path(os.path.abspath(p))
         where = marked_folder(p.parent)
         if where is not None:
             rel = p.relative_to(where).as_posix()
+            if once:
+                if where not in listed:
+                    listed[where] = set(_entries(where) or ())
+                if (tag, rel) in listed[where]:
+                    continue
+                listed[where].add((tag, rel))
             lines.setdefault(where, []).append(json.dumps([tag, rel] if tag else rel))
     for where, text in lines.items():
         if not _has_list(where):
