@@ -189,7 +189,7 @@ def parse_jobs(bytes data):
     cdef Py_ssize_t start[N_FIELDS]
     cdef Py_ssize_t stop[N_FIELDS]
     cdef int64_t lineno = 0
-    cdef int ntok, f, got, bad
+    cdef int ntok, f, read, bad  # read_number's verdict; the error's kind (0: none)
     cdef double x
     cdef unsigned char k
     for f in range(N_FIELDS):
@@ -230,12 +230,10 @@ def parse_jobs(bytes data):
         if n == cap:  # cannot happen (cap counts the line ends); never write past the arrays
             raise RuntimeError("swf_parse: more job lines than lines")
         for f in range(N_FIELDS):
-            # got: what read_number read (0 no number, 1 a number, 2 a short whole one);
-            # bad: the error it makes (0 none, else 1 + its index in the names below)
-            got = read_number(buf + start[f], stop[f] - start[f], &x)
-            if got == 2:  # a whole number of at most 15 digits: finite and whole
+            read = read_number(buf + start[f], stop[f] - start[f], &x)
+            if read == 2:  # a whole number of at most 15 digits: finite and whole
                 bad = 0
-            elif got == 0:
+            elif read == 0:  # not a number
                 bad = 1
             elif not isfinite(x):
                 bad = 2
@@ -243,7 +241,7 @@ def parse_jobs(bytes data):
                 bad = 3
             else:
                 bad = 0
-            if bad:
+            if bad:  # what the value is not (the error's kind)
                 name = ("number", "finite", "integer")[bad - 1]
                 return None, None, (lineno, name, f, data[start[f]:stop[f]])
             if v[f] != NULL:
@@ -271,7 +269,8 @@ def parse_jobs(bytes data):
     return fields, linenos[:n], None
 
 
-cdef double* _field_array(list fields, int f, Py_ssize_t cap, Py_ssize_t n, double value) except NULL:
+cdef double* _field_array(list fields, int f, Py_ssize_t cap, Py_ssize_t n,
+                          double value) except NULL:
     """``fields[f]``, made: ``cap`` doubles, the first ``n`` of them ``value``; its data (the
     list keeps the array alive)."""
     a = np.empty(cap, dtype=np.float64)

@@ -85,22 +85,19 @@ def _replace_report(final: Path, drawn: list[Path]) -> list[Path]:
         mark(final)
     names = {p.name for p in drawn}
     earlier = recorded(final, "report")
-    again = {p.name for p in earlier}  # listed already: not twice
     listed = final / REPORT_FILES
     if listed.is_file():
         earlier += [final / n for n in listed.read_text().split("\n") if n]
-    record([final / name for name in sorted(names - again)], "report")
-    removed = []
+    listed_before = set(earlier)
+    record([final / n for n in sorted(names) if final / n not in listed_before], "report")
+    gone = []  # the earlier report's files this one does not write: removed, and forgotten
     for old in earlier:  # (a name of the folder itself: never one outside it)
         name, inside = old.name, old.parent == final and old.name not in ("", ".", "..")
-        if not inside or name in names:
-            continue
-        if old.is_file() and not old.is_symlink():
-            old.unlink()
-            removed.append(old)
-        elif not os.path.lexists(old):  # (gone already)
-            removed.append(old)
-    forget(removed)  # the manifest lists what is on disk
+        if inside and name not in names:
+            if old.is_file() and not old.is_symlink():
+                old.unlink()
+            gone.append(old)
+    forget(gone)
     for p in drawn:
         os.replace(p, final / p.name)
     listed.unlink(missing_ok=True)
