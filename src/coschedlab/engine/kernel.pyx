@@ -15,7 +15,8 @@ nodes or shared cores) is one :class:`~.accounting.NodeAccounting`; the kernel n
 on which, except to call the compiled :class:`~.wholenodes.WholeNodes` without a Python call.
 
 Compiled (Cython): the kernel is a C-level class; completions are an indexed binary heap of
-``(end, job)`` pairs (a moved end sifted in place); the view's link to the kernel is a C field (:mod:`.view`).
+``(end, job)`` pairs (a moved end sifted in place); the view's link to the kernel is a C field
+(:mod:`.view`).
 A built-in scheduler with a compiled pass (:mod:`.cpass`; EASY, fcfs, sjf, firstfit,
 conservative and backfill in :mod:`coschedlab.schedulers.passes`) is called directly at each
 pass on the kernel's C arrays (the queue in the pass's priority order, the running jobs by
@@ -1178,7 +1179,9 @@ cdef class Simulation:
             return
         low = self._low
         queue = self.queue
-        _setitem(queue, slice(None), [j for j in queue if not low[j]] + [j for j in queue if low[j]])
+        _setitem(
+            queue, slice(None), [j for j in queue if not low[j]] + [j for j in queue if low[j]]
+        )
         self._tailed = True
 
     def _ask(self, double t) -> list:
