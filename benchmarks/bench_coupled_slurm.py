@@ -3,8 +3,8 @@ against its Python pass (tests/reference_passes.py ``python_slurm``), in the sam
 alternating (prints figures; not a test).
 
 The inputs of bench_coupled.py cut to Theta's first ``--jobs`` jobs: ALCF Theta (4,360
-nodes) and a 100-node cluster with KTH shapes, ``--proportion`` of Theta's jobs paired; both systems run
-``slurm`` (the WoAS configuration). For each scheme combination: the CPU seconds of the
+nodes) and a 100-node cluster with KTH shapes, ``--proportion`` of Theta's jobs paired;
+both systems run ``slurm`` (the WoAS configuration). For each scheme combination: the CPU seconds of the
 coupled run with each pass (best of ``--repeat``), and whether the schedules are the same.
 
 Run: .venv/bin/python benchmarks/bench_coupled_slurm.py [--jobs 3000] [--repeat 2]
