@@ -4,8 +4,9 @@ alternating (prints figures; not a test).
 
 The inputs of bench_coupled.py cut to Theta's first ``--jobs`` jobs: ALCF Theta (4,360
 nodes) and a 100-node cluster with KTH shapes, ``--proportion`` of Theta's jobs paired;
-both systems run ``slurm`` (the WoAS configuration). For each scheme combination: the CPU seconds of the
-coupled run with each pass (best of ``--repeat``), and whether the schedules are the same.
+both systems run ``slurm`` (the WoAS configuration). For each scheme combination: the CPU
+seconds of the coupled run with each pass (best of ``--repeat``), and whether the schedules
+are the same.
 
 Run: .venv/bin/python benchmarks/bench_coupled_slurm.py [--jobs 3000] [--repeat 2]
 """
