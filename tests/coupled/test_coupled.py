@@ -401,3 +401,72 @@ def test_any_core_policy_runs_a_coupled_system(wa, wb, spec, combo):
     for a, ja, b, jb in pairs.table():
         assert starts(r, a)[ja] == starts(r, b)[jb]
     assert all(np.isfinite(x.jobs["start"]).all() for x in r.results)
+
+
+# -- Slurm's compiled pass under a gate: the Python pass's schedules ------------------------------
+@st.composite
+def gated_slurm_options(draw):
+    """Slurm options whose clocks, rounding and priorities matter on :func:`workloads`'
+    jobs of up to 100 s arriving up to 30 s apart."""
+    opts = {
+        "priority": draw(st.sampled_from(["multifactor", "fifo"])),
+        "priority_calc_period": draw(st.sampled_from([45.0, 300.0])),
+        "priority_max_age": draw(st.sampled_from([90.0, 7 * 86400.0])),
+        "priority_weight_age": draw(st.sampled_from([0.0, 5e7, 1000.0])),
+        "priority_weight_job_size": draw(st.sampled_from([0.0, 6e8, 1000.0])),
+        "priority_favor_small": draw(st.booleans()),
+        "backfill": draw(st.sampled_from([True, True, True, False])),
+        "bf_interval": draw(st.sampled_from([7.0, 30.0])),
+        "bf_max_job_test": draw(st.sampled_from([1, 2, 50])),
+        "bf_resolution": draw(st.sampled_from([1.0, 60.0])),
+        "bf_window": draw(st.sampled_from([2.0, 1440.0])),
+        "bf_job_part_count_reserve": draw(st.sampled_from([None, None, 1])),
+    }
+    sched = draw(st.sampled_from([None, None, 1.0, 7.0]))
+    if sched is not None:
+        opts["sched_interval"] = sched
+    return opts
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    workloads(max_jobs=25, max_procs=6),
+    workloads(max_jobs=25, max_procs=4),
+    gated_slurm_options(),
+    st.sampled_from(["HH", "HY", "YH", "YY"]),
+    st.sampled_from(["vicinity", "every"]),
+    st.sampled_from(["queued", "yielded"]),
+)
+def test_slurms_compiled_pass_under_a_gate_gives_the_python_pass_schedule(
+    wa, wb, opts, combo, how, attempt
+):
+    # the gate re-asks the pass within a pass (holds, yields), hides and demotes jobs and
+    # starts held jobs later: SlurmPass serves it (serve_gate) with the Python pass's schedule
+    from reference_passes import python_slurm
+
+    from coschedlab.schedulers import Slurm
+
+    pairs = pair_by_vicinity(wa, wb, 20.0) if how == "vicinity" else pair_every(wa, wb, 2)
+
+    def both(make):
+        scheds = [make(), make()]
+        systems = [
+            System(name, w, M(n), scheduler=s, scheme="hold" if letter == "H" else "yield",
+                   release=100.0, release_age=50.0)
+            for name, w, n, letter, s in (("A", wa, 8, combo[0], scheds[0]),
+                                          ("B", wb, 5, combo[1], scheds[1]))
+        ]  # fmt: skip
+        _, r = run(systems, pairs, mate_attempt=attempt)
+        return scheds, r
+
+    fast, rf = both(lambda: Slurm(**opts))
+    slow, rs = both(lambda: python_slurm(**opts))
+    assert all(s.compiled_pass is not None and s.compiled_pass.gated for s in fast)
+    assert all(s.compiled_pass is None for s in slow)
+    for x, y in zip(rf.results, rs.results, strict=True):
+        assert x.jobs["start"].tolist() == y.jobs["start"].tolist()
+        assert (
+            x.jobs["reservation"].fillna(-1).tolist() == y.jobs["reservation"].fillna(-1).tolist()
+        )
+    assert rf.holds.equals(rs.holds)
+    assert [s.backfill_passes for s in fast] == [s.backfill_passes for s in slow]

@@ -858,7 +858,12 @@ cdef class Simulation:
         if not isinstance(cp, CompiledPass) or self.queue:
             return
         # a pass with a pending list of its own (Slurm's, the shared ones) is not asked again
-        # within a pass nor fed copies: gated runs and ELiSE's clock run its Python pass
+        # within a pass nor fed copies: gated runs and ELiSE's clock run its Python pass,
+        # unless it can serve a gate (``serve_gate(start)``: Slurm's; it reads the queue and
+        # the running jobs afresh at each call, with the kernel's start times)
+        serve = getattr(cp, "serve_gate", None)
+        if self.gate is not None and type(self) is Simulation and serve is not None:
+            serve(self._view.start)
         if not (<CompiledPass>cp).reaskable and (
             self.gate is not None or type(self) is not Simulation
         ):

@@ -650,7 +650,7 @@ cdef class CountScan:
     ``bf_nodes``), compiled: the reservation scan of :func:`.profile.reservation_scan` on a
     :class:`CProfile`, each job's time limit rounded up to ``bf_resolution`` past ``now``, no
     slot beyond the window. :class:`SlurmPass` calls :meth:`scan_c` on the kernel's arrays;
-    the Python pass (``bf_nodes``, gated runs) calls :meth:`scan`."""
+    the Python pass (``bf_nodes``, ELiSE's clock, subclasses) calls :meth:`scan`."""
 
     cdef CProfile prof
     cdef vector[long] nodes
@@ -1034,6 +1034,13 @@ cdef class SlurmPass(CompiledPass):
     cdef public long skipped  # ticks accounted for without a pass (for tests and reports)
     cdef public long carried  # look-ahead scans spared by a proof carried (for tests)
     cdef public long stretched  # proofs made longer by :meth:`CountScan.shift_bound` (tests)
+    # a gated run's pass (:meth:`serve_gate`): the kernel's start times, the queue as presented
+    # at this call, the order's jobs, and the jobs the last call started
+    cdef public bint gated
+    cdef object start_table
+    cdef const double[::1] start_of
+    cdef vector[char] queued_now, listed
+    cdef vector[long] present, taken
 
     def __init__(self, nodes, procs, limit, double total_cpus, long cores_per_node,
                  str priority, double weight_age, double weight_job_size, double max_age,
@@ -1128,6 +1135,20 @@ cdef class SlurmPass(CompiledPass):
                 nodes = (c + self.cores_per_node - 1) // self.cores_per_node  # nodes_for
                 self.size[j] = self.size_of(
                     max(nodes * self.cores_per_node, c), max(1.0, ceil(limit[k] / 60.0 - 1e-9)))
+
+    def serve_gate(self, start) -> None:
+        """Serve a gated run (a coupled system's :class:`~coschedlab.engine.kernel.Gate`): the
+        kernel may then ask the pass again within a pass, after a hold or a yield, show it the
+        queue without the jobs a gate holds or hides, and start the jobs it holds later. The
+        pass then reads the queue (``s.queue``) and the running jobs (``s.est``, with the
+        kernel's ``start`` times: a held job has none) afresh at each call (:meth:`run_gated`),
+        as the Python pass reads the view. Called by the kernel before the run."""
+        self.start_table = start
+        self.start_of = start
+        self.queued_now.assign(self.known.size(), 0)
+        self.listed.assign(self.known.size(), 0)
+        self.gated = True
+        self.reaskable = True
 
     def age_origin(self, long j) -> float:
         """When job ``j``'s age started counting (0: it never joined, or FIFO priority)."""
@@ -1570,10 +1591,120 @@ cdef class SlurmPass(CompiledPass):
         self.owed = t
 
     # -- the pass ------------------------------------------------------------------------------
+    cdef void regate(self, PassState* s) noexcept:
+        """A gated call's start (:meth:`serve_gate`), the Python pass's bookkeeping: the jobs
+        queued now (``s.queue``) are the pending ones; a job the last call started that is
+        still queued (the kernel did not apply it: a gate's hold or yield came before) and
+        has left the order is pending again, and so is a job that joined the queue (an
+        arrival, a released hold, a job back from a yield or a hide) and is not in the
+        order, each with the age origin it first joined with."""
+        cdef long k, j, n = self.order.size()
+        cdef double now = s.now
+        for k in range(<long>self.present.size()):
+            self.queued_now[self.present[k]] = 0
+        self.present.clear()
+        for k in range(s.nq):
+            j = s.queue[k]
+            self.queued_now[j] = 1
+            self.present.push_back(j)
+        for k in range(n):
+            self.listed[self.order[k].second] = 1
+        for k in range(<long>self.taken.size()):
+            j = self.taken[k]
+            if self.queued_now[j] and not self.listed[j]:
+                self.join(j, now)
+                self.listed[j] = 1
+        self.taken.clear()
+        for k in range(s.njoined):
+            j = s.joined[k]
+            if not self.listed[j]:
+                self.join(j, now)
+                self.listed[j] = 1
+        for k in range(<long>self.order.size()):
+            j = self.order[k].second
+            self.listed[j] = 0
+            self.pending[j] = self.queued_now[j]
+
+    cdef void gated_releases(self, PassState* s) noexcept:
+        """The release list of a gated call, from the kernel's running jobs (``s.est``): each
+        at its start + time limit, a held one (no start) at its estimate, rounded up
+        (:meth:`CountScan.scan`'s arithmetic); this call's starts join it (:meth:`releases`)."""
+        cdef long k, j, w = 0
+        cdef double e, st
+        self.just_rel.clear()
+        for k in range(s.nest):
+            e = s.est[k].first
+            j = s.est[k].second
+            st = self.start_of[j]
+            if st == st:
+                e = st + self.limit[j]
+            self.just_rel.push_back(Keyed(self.counts.round_up(e), self.counts.nodes[j]))
+        sort(self.just_rel.begin(), self.just_rel.end())
+        self.ends.resize(self.just_rel.size())
+        for k in range(<long>self.just_rel.size()):
+            w = put_release(self.ends.data(), w, self.just_rel[k].first,
+                            self.just_rel[k].second, 1)
+        self.ends.resize(w)
+        self.dead = 0
+        self.merged = 0
+
+    cdef int run_gated(self, PassState* s) except -1:
+        """:meth:`run` in a gated run (:meth:`serve_gate`): the Python pass's steps at every
+        call, no tick skipped (no look ahead: its proofs assume no gate)."""
+        cdef double now = s.now, tick
+        cdef long free = s.free, k
+        cdef bint main
+        self.merged = 0
+        self.regate(s)
+        if not self.fifo and now >= self.next_calc:
+            self.recalculate(now)
+        if not self.has_sched:
+            main = True
+        else:
+            tick = tick_at_or_after(now, self.sched_interval, self.sched_phase)
+            main = fabs(tick - now) < 1e-9
+            if not main and free > 0:
+                self.want(tick)
+        if main:
+            free = self.main(s, free)
+        if not self.order.empty() and self.backfill:
+            if self.next_bf == -INFINITY:
+                self.next_bf = tick_at_or_after(now, self.bf_interval, self.bf_phase)
+            if now < self.next_bf - 1e-9:
+                if free > 0:
+                    self.want(self.next_bf)
+            else:
+                tick = tick_at_or_after(now, self.bf_interval, self.bf_phase)
+                if tick > now + 1e-9:
+                    self.next_bf = tick
+                    if free > 0:
+                        self.want(tick)
+                else:
+                    self.next_bf = tick_after(now, self.bf_interval, self.bf_phase)
+                    self.backfill_passes += 1
+                    if free > 0:
+                        self.gated_releases(s)
+                        free = self.backfill_scan(s, free)
+                    if free > 0 and not self.order.empty():
+                        self.want(self.next_bf)
+        for k in range(<long>s.started.size()):
+            self.taken.push_back(deref(s.started)[k])
+        vset_drop_to(self.pushed, now)
+        vset_drop_to(self.todo, now)
+        vset_drop_to(self.timers, now)
+        if not self.todo.empty():
+            tick = self.todo[0]
+            self.todo.erase(self.todo.begin())
+            vset_add(self.pushed, tick)
+            s.wake = tick
+        return 0
+
     cdef int run(self, PassState* s) except -1:
         cdef double now = s.now, tick
         cdef long free = s.free, k, j, nq = s.nq
         cdef bint main, same
+        if self.gated:
+            return self.run_gated(s)
         self.merged = 0
         self.ended(s)
         same = (
