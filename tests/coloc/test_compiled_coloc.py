@@ -27,7 +27,15 @@ from test_coloc_engine import busy, coloc_workloads
 
 from coschedlab import Cluster, Workload, simulate
 from coschedlab.coloc import App, Heatmap, Pool
-from coschedlab.coloc.schedulers import BestPair, EasyColoc, Filler, Jungle, Ranks, Slowdown
+from coschedlab.coloc.schedulers import (
+    Bester,
+    BestPair,
+    EasyColoc,
+    Filler,
+    Jungle,
+    Ranks,
+    Slowdown,
+)
 from coschedlab.coloc.speed import ColocationSpeed
 from coschedlab.engine.kernel import Simulation
 from coschedlab.engine.placement import Placement
@@ -339,7 +347,7 @@ PASS_COLS = ["start", "end", "alloc", "reservation", "neighbours", "killed"]
 @settings(max_examples=60, deadline=None)
 @given(
     w=busy,
-    cls=st.sampled_from([EasyColoc, Filler, BestPair, Ranks, Jungle, Slowdown]),
+    cls=st.sampled_from([EasyColoc, Filler, BestPair, Ranks, Jungle, Slowdown, Bester]),
     extra=st.booleans(),
     depth=st.sampled_from([None, 1, 3]),
     fallback=st.booleans(),
@@ -398,7 +406,7 @@ def ranked_cases(draw):
 @settings(max_examples=120, deadline=None)
 @given(
     case=ranked_cases(),
-    cls=st.sampled_from([Ranks, Jungle, Slowdown]),
+    cls=st.sampled_from([Ranks, Jungle, Slowdown, Bester]),
     cluster=st.sampled_from([Cluster(8, 2, 2), Cluster(70, 2, 2), Cluster(6, 2, 3)]),
     extra=st.booleans(),
     depth=st.sampled_from([None, 2, 100]),

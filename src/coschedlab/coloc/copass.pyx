@@ -255,16 +255,19 @@ cdef class ColocPass(SharedPass):
     cdef long k_nrow
     cdef vector[KeyedSeg] kseg           # scratch: (-key1, -key2, first node) per segment
     cdef vector[long] kidle              # scratch: the lowest idle nodes, intervals
+    cdef bint bester                     # bester's backfill (:meth:`_bester_backfill`)
 
     def __init__(self, View view, cores, k, bint extra, depth, bint backfill,
                  bint fallback, bint filler=False, group=None,
-                 NeighbourSpeed model=None, keys=None, info=None) -> None:  # fmt: skip
+                 NeighbourSpeed model=None, keys=None, info=None,
+                 bint bester=False) -> None:  # fmt: skip
         """``group`` (per job, optional): jobs of different groups are never
         interchangeable (best-pair: the application, which its node order depends on);
         ``model``: best-pair's node order on that model's pair speedups
         (:func:`pair_predictor`), else nodes by id; ``keys`` (``"ranks"``, ``"jungle"``,
         ``"slowdown"``): the ranks family's node order on ``info`` (the co-location model's
-        :class:`~.speed.ColocInfo`, ``view.coloc``)."""
+        :class:`~.speed.ColocInfo`, ``view.coloc``); ``bester``: bester's backfill (no
+        reservation) instead of EASY's."""
         self.acct = view.machine._acct
         self.sh = self.acct.nodes
         self.cpn = view.machine.cores_per_node
@@ -288,6 +291,7 @@ cdef class ColocPass(SharedPass):
         self.model = model
         if model is not None:
             self._rank_pairs()
+        self.bester = bester
         self.keys = 0
         if keys is not None:
             self._key_tables(keys, info)
@@ -805,7 +809,64 @@ cdef class ColocPass(SharedPass):
                 self._start(j, c)
                 self.deployed += 1
         if self.backfill:
-            self._backfill()
+            if self.bester:
+                self._bester_backfill()
+            else:
+                self._backfill()
+        return 0
+
+    cdef int _bester_backfill(self) except -1:
+        """Bester's backfill (:meth:`.schedulers.Bester._backfill`, ELiSE's ``bester.py``):
+        the ``depth`` queued jobs after the head (all without a depth), shortest requested
+        time first (stable: queue order among equals), each on the lowest-numbered nodes with
+        room for its cores (idle or partly used), until one does not fit. No reservation."""
+        cdef SharedNodes sh = self.sh
+        cdef long i, j, c, need, x, f, a, b, lo, hi, nw = sh.nw, cpn = self.cpn
+        cdef bint head = False
+        cdef const uint64_t* rows = sh.rows.data()
+        cdef const uint64_t* idle = sh.idle_.data()
+        cdef uint64_t bits, rest
+        self.keyed.clear()
+        for i in range(self.nq):
+            j = self.qp[i]
+            if self.taken[j] == self.pass_id:
+                continue
+            if not head:
+                head = True
+                continue
+            if self.depth >= 0 and <long>self.keyed.size() >= self.depth:
+                break
+            self.keyed.push_back(Keyed(self.req[j], j))
+        stable_sort(self.keyed.begin(), self.keyed.end(), _first_less)
+        for i in range(<long>self.keyed.size()):
+            j = self.keyed[i].second
+            c = self.cores[j]
+            need = self.k[j]
+            if sh.count_with(c) < need:
+                break
+            # the lowest nodes with at least c free cores (rows c..cpn-1 and the idle ones),
+            # 64 at a time, in runs of touching nodes
+            self.iv.clear()
+            x = 0
+            while need:
+                bits = idle[x]
+                for f in range(c, cpn):
+                    bits |= rows[f * nw + x]
+                while bits and need:
+                    lo = __builtin_ctzll(bits)
+                    rest = ~bits & (~(<uint64_t>0) << lo)
+                    hi = __builtin_ctzll(rest) if rest else 64
+                    bits = bits & ~((<uint64_t>0) - 1 >> (64 - hi)) if hi < 64 else 0
+                    a = (x << 6) + lo
+                    b = (x << 6) + hi
+                    if b - a > need:
+                        b = a + need
+                    self.iv.push_back(a)
+                    self.iv.push_back(b)
+                    need -= b - a
+                x += 1
+            self._join_iv(0)
+            self._start(j, c)
         return 0
 
     cdef bint _gives_back(

@@ -132,7 +132,8 @@ class CoScheduler(Scheduler):
             ColocPass(view, cores, k, self.extra, self.depth, self.backfill,
                       self.fallback, type(self).deploy_order is Filler.deploy_order,
                       group=view.apps if by_app else None, model=self._pairs,
-                      keys=self._keys, info=view.coloc if self._keys else None)
+                      keys=self._keys, info=view.coloc if self._keys else None,
+                      bester=type(self)._backfill is Bester._backfill)
             if self.uses_compiled_pass()
             else None
         )  # fmt: skip
@@ -145,10 +146,10 @@ class CoScheduler(Scheduler):
         """Whether this co-scheduler's passes run compiled (:mod:`.copass`): its nodes go in
         the default order (or best-pair's, with the compiled co-location model, or the ranks
         family's built-in node keys on the co-location model's :class:`.speed.ColocInfo`), its
-        jobs in queue order or Filler's, and it keeps the mechanism (deploy, choose,
-        backfill). The others (another node order or node key hook; bester's own backfill;
-        other deploy orders; best-pair with another speed model) run the Python class scan
-        below."""
+        jobs in queue order or Filler's, and it keeps the mechanism (deploy, choose, EASY's
+        backfill or bester's). The others (another node order or node key hook; other
+        deploy orders; best-pair or the ranks family with another speed model; a subclass's
+        own mechanism) run the Python class scan below."""
         cls = type(self)
         best_pair = (
             cls.node_order is BestPair.node_order
@@ -162,8 +163,9 @@ class CoScheduler(Scheduler):
             and cls.deploy_order in (CoScheduler.deploy_order, Filler.deploy_order)
             and all(
                 getattr(cls, name) is getattr(CoScheduler, name)
-                for name in ("schedule", "choose", "_backfill", "_shadow", "cores_for")
+                for name in ("schedule", "choose", "_shadow", "cores_for")
             )
+            and cls._backfill in (CoScheduler._backfill, Bester._backfill)
         )
 
     def shape(self, j: int) -> tuple[int, int]:
