@@ -1,7 +1,9 @@
 # distutils: language = c++
 """The co-schedulers' pass, compiled: deploy in order while jobs fit, then EASY backfilling on
 shared nodes (:class:`ColocPass`), for the co-schedulers whose nodes go in the default order
-(``easy-coloc``, ``filler``) or in best-pair's with the compiled co-location model
+(``easy-coloc``, ``filler``), in best-pair's with the compiled co-location model, or by the
+ranks family's node keys on the co-location model's inputs (``ranks``, ``jungle``,
+``slowdown``, and ``bester``, whose backfill keeps no reservation: :meth:`_bester_backfill`)
 (:meth:`.schedulers.CoScheduler.uses_compiled_pass`).
 
 Per pass it reads the kernel's view and the compiled segments
@@ -24,7 +26,7 @@ first job of some class, and a pass costs O(classes) per start rather than O(que
 classes are kept between the kernel's passes (arrivals join at the end) and listed afresh
 when the queue changed otherwise. It decides as the plain scan in queue order does (the
 oracle of ``tests/coloc/reference_coloc.py``, and the Python class scan of
-:mod:`.schedulers`, which the schedulers with another node order run).
+:mod:`.schedulers`, which the schedulers with a node order or node key hook of their own run).
 """
 
 from libc.limits cimport LONG_MAX
