@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import segments_oracle as oracle
@@ -23,13 +25,23 @@ from hypothesis import strategies as st
 from speed_oracle import OracleSpeed
 from test_coloc_engine import busy, coloc_workloads
 
-from coschedlab import Cluster, simulate
-from coschedlab.coloc.schedulers import BestPair, EasyColoc, Filler
+from coschedlab import Cluster, Workload, simulate
+from coschedlab.coloc import App, Heatmap, Pool
+from coschedlab.coloc.schedulers import (
+    Bester,
+    BestPair,
+    EasyColoc,
+    Filler,
+    Jungle,
+    Ranks,
+    Slowdown,
+)
 from coschedlab.coloc.speed import ColocationSpeed
 from coschedlab.engine.kernel import Simulation
 from coschedlab.engine.placement import Placement
 from coschedlab.engine.result import Result
 from coschedlab.engine.segments import SharedCores, SharedNodes
+from coschedlab.errors import InputError
 from coschedlab.intervals import format_intervals
 
 
@@ -335,7 +347,7 @@ PASS_COLS = ["start", "end", "alloc", "reservation", "neighbours", "killed"]
 @settings(max_examples=60, deadline=None)
 @given(
     w=busy,
-    cls=st.sampled_from([EasyColoc, Filler, BestPair]),
+    cls=st.sampled_from([EasyColoc, Filler, BestPair, Ranks, Jungle, Slowdown, Bester]),
     extra=st.booleans(),
     depth=st.sampled_from([None, 1, 3]),
     fallback=st.booleans(),
@@ -362,6 +374,77 @@ def test_compiled_co_pass_equals_the_python_scan(
         runs.append(Result.from_simulation(sim).jobs[PASS_COLS])
     assert runs[0].equals(runs[2]) and runs[1].equals(runs[2])
     assert np.isfinite(runs[0].end).all()
+
+
+# speedups with ties (between pairs, and between a pair and a spread-alone speedup), an
+# unmeasured pair (NaN) and a job whose application is not in the pool (app 3)
+tie_speeds = st.sampled_from([0.5, 0.8, 1.0, 1.0, 1.25, 2.0, math.nan])
+
+
+@st.composite
+def ranked_cases(draw):
+    """A three-application pool (random speedups, some spread-alone speedups measured) and a
+    workload of those applications and an unknown one, queued behind wide heads."""
+    values = [[draw(tie_speeds) for _ in range(3)] for _ in range(3)]
+    alone = [draw(st.sampled_from([None, 0.8, 1.0, 1.25, 2.0])) for _ in range(3)]
+    pool = Pool(
+        tuple(App(n, 2, 100.0, a) for n, a in zip("ABC", alone, strict=True)),
+        Heatmap(["A", "B", "C"], values),
+    )
+    n = draw(st.integers(1, 40))
+    rows, t = [], 0
+    for i in range(n):
+        t += draw(st.integers(0, 15))
+        run = draw(st.integers(1, 300))
+        rows.append({"id": i + 1, "submit": t, "run": run,
+                     "procs": draw(st.sampled_from((1, 2, 4, 6, 8, 12))),
+                     "requested_time": draw(st.sampled_from((0.5, 1.0, 1.4))) * run,
+                     "app": draw(st.integers(0, 3))})  # fmt: skip
+    return pool, Workload.from_records(rows)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    case=ranked_cases(),
+    cls=st.sampled_from([Ranks, Jungle, Slowdown, Bester]),
+    cluster=st.sampled_from([Cluster(8, 2, 2), Cluster(70, 2, 2), Cluster(6, 2, 3)]),
+    extra=st.booleans(),
+    depth=st.sampled_from([None, 2, 100]),
+    fallback=st.booleans(),
+    rule=st.sampled_from(["measured", "elise"]),
+)
+def test_compiled_node_keys_equal_the_python_scan(case, cls, cluster, extra, depth, fallback,
+                                                  rule):  # fmt: skip
+    # the ranks family's node keys compiled (ColocPass._choose_keyed), called by the kernel
+    # and from Python, against the Python class scan with the node_key hooks
+    pool, w = case
+    opts = dict(extra=extra, depth=depth, fallback=fallback)
+    runs = []
+    for sim_cls, sched in ((Simulation, cls(**opts)), (PythonLoop, cls(**opts)),
+                           (Simulation, python_scan(cls)(**opts))):  # fmt: skip
+        sim = sim_cls(w, cluster, sched, speed_model=ColocationSpeed.from_pool(pool, rule),
+                      shared_nodes=True)  # fmt: skip
+        sim.run()
+        assert (sched.compiled_pass is not None) == (len(runs) < 2)
+        runs.append(Result.from_simulation(sim).jobs[PASS_COLS])
+    assert runs[0].equals(runs[2]) and runs[1].equals(runs[2])
+
+
+def test_a_node_key_hook_runs_the_python_scan():
+    # a subclass with its own node_key keeps its hook (the Python class scan), and ranks
+    # without a co-location model still says it needs one (at its first node order)
+    class Mine(Ranks):
+        def node_key(self, view, j, jobs):
+            return -len(jobs)
+
+    w = Workload.from_records([{"id": 1, "submit": 0, "run": 10, "procs": 2,
+                                "requested_time": 10, "app": 0}])  # fmt: skip
+    for sched, compiled in ((Mine(), False), (Ranks(), True)):
+        model = ColocationSpeed.from_pool(pool_ab())
+        Simulation(w, Cluster(4, 2, 2), sched, speed_model=model, shared_nodes=True).run()
+        assert (sched.compiled_pass is not None) == compiled
+    with pytest.raises(InputError, match="needs a co-location model"):
+        simulate(w, Cluster(4, 2, 2), "ranks", shared_nodes=True)
 
 
 def test_shared_cores_release_a_job_whose_intervals_straddle_two_blocks():

@@ -1,7 +1,9 @@
 # distutils: language = c++
 """The co-schedulers' pass, compiled: deploy in order while jobs fit, then EASY backfilling on
 shared nodes (:class:`ColocPass`), for the co-schedulers whose nodes go in the default order
-(``easy-coloc``, ``filler``) or in best-pair's with the compiled co-location model
+(``easy-coloc``, ``filler``), in best-pair's with the compiled co-location model, or by the
+ranks family's node keys on the co-location model's inputs (``ranks``, ``jungle``,
+``slowdown``, and ``bester``, whose backfill keeps no reservation: :meth:`_bester_backfill`)
 (:meth:`.schedulers.CoScheduler.uses_compiled_pass`).
 
 Per pass it reads the kernel's view and the compiled segments
@@ -24,7 +26,7 @@ first job of some class, and a pass costs O(classes) per start rather than O(que
 classes are kept between the kernel's passes (arrivals join at the end) and listed afresh
 when the queue changed otherwise. It decides as the plain scan in queue order does (the
 oracle of ``tests/coloc/reference_coloc.py``, and the Python class scan of
-:mod:`.schedulers`, which the schedulers with another node order run).
+:mod:`.schedulers`, which the schedulers with a node order or node key hook of their own run).
 """
 
 from libc.limits cimport LONG_MAX
@@ -109,6 +111,13 @@ cdef long _number(const vector[long]& key, vector[long]& out, vector[long]& firs
 
 
 ctypedef pair[double, long] Keyed
+ctypedef pair[pair[double, double], long] KeyedSeg
+
+# the ranks family's node keys (:class:`.schedulers._RankedNodes`)
+cdef enum:
+    KEY_RANKS = 1
+    KEY_JUNGLE = 2
+    KEY_SLOWDOWN = 3
 
 
 cdef void _filler_keys(vector[Keyed]& out, const long* q, long nq, const long* procs,
@@ -238,14 +247,29 @@ cdef class ColocPass(SharedPass):
     cdef vector[long] ranked             # scratch: partly used segments in best-pair's order
     cdef vector[long] seg_at, seg_rank   # scratch: those segments by node (first nodes), ranks
     cdef vector[long] bucket             # scratch: segments by rank
+    # the ranks family's node order (ranks, jungle, slowdown): every node with room, idle ones
+    # included, by a key of the job and the jobs there (highest first, then by node), from
+    # the co-location model's inputs (``view.coloc``) as C arrays
+    cdef int keys                        # 0: none; KEY_RANKS, KEY_JUNGLE, KEY_SLOWDOWN
+    cdef vector[long] k_app              # per job: its heatmap row (-1: unknown)
+    cdef vector[double] k_rows           # pair speedups, k_nrow x k_nrow (NaN: unmeasured)
+    cdef vector[double] k_alone, k_mean  # per row: spread-alone and mean measured speedup
+    cdef long k_nrow
+    cdef vector[KeyedSeg] kseg           # scratch: (-key1, -key2, first node) per segment
+    cdef vector[long] kidle              # scratch: the lowest idle nodes, intervals
+    cdef bint bester                     # bester's backfill (:meth:`_bester_backfill`)
 
     def __init__(self, View view, cores, k, bint extra, depth, bint backfill,
                  bint fallback, bint filler=False, group=None,
-                 NeighbourSpeed model=None) -> None:  # fmt: skip
+                 NeighbourSpeed model=None, keys=None, info=None,
+                 bint bester=False) -> None:  # fmt: skip
         """``group`` (per job, optional): jobs of different groups are never
         interchangeable (best-pair: the application, which its node order depends on);
         ``model``: best-pair's node order on that model's pair speedups
-        (:func:`pair_predictor`), else nodes by id."""
+        (:func:`pair_predictor`), else nodes by id; ``keys`` (``"ranks"``, ``"jungle"``,
+        ``"slowdown"``): the ranks family's node order on ``info`` (the co-location model's
+        :class:`~.speed.ColocInfo`, ``view.coloc``); ``bester``: bester's backfill (no
+        reservation) instead of EASY's."""
         self.acct = view.machine._acct
         self.sh = self.acct.nodes
         self.cpn = view.machine.cores_per_node
@@ -269,6 +293,10 @@ cdef class ColocPass(SharedPass):
         self.model = model
         if model is not None:
             self._rank_pairs()
+        self.bester = bester
+        self.keys = 0
+        if keys is not None:
+            self._key_tables(keys, info)
         self._classes(_longs(key))
         self.broke.assign(self.shape_c.size(), 0)
         self.stamp = 0
@@ -357,6 +385,8 @@ cdef class ColocPass(SharedPass):
             return 0
         for f in range(c, cpn):  # partly used nodes with room: how many
             part += sh.by_free[f]
+        if self.keys and part:  # (no partly used node: the lowest idle ones, as by key)
+            return self._choose_keyed(j, c, need)
         if self.model is not None and part:
             return self._choose_ranked(j, c, need)
         # those nodes, by node id (up to the last of them): 64 nodes at a time, the nodes with
@@ -465,6 +495,129 @@ cdef class ColocPass(SharedPass):
             need -= b - a
         if need:
             self._idle(need)
+        self._join_iv(-1)
+        return c
+
+    def _key_tables(self, keys, info) -> None:
+        """The ranks family's node keys (:meth:`_choose_keyed`) on ``info``'s tables (its
+        per-job rows, pair speedups, spread-alone and mean speedups), copied once."""
+        self.keys = {"ranks": KEY_RANKS, "jungle": KEY_JUNGLE, "slowdown": KEY_SLOWDOWN}[keys]
+        rows = info._rows
+        self.k_nrow = len(rows)
+        self.k_app = _longs(info._app)
+        self.k_rows = _doubles([v for r in rows for v in r])
+        self.k_alone = _doubles(info._alone)
+        self.k_mean = _doubles(info._mean)
+
+    cdef inline double _pair_or_mean(self, long a, long b) noexcept:
+        """:meth:`.speed.ColocInfo.pair_or_mean` of rows ``a`` beside ``b`` (-1: unknown)."""
+        cdef double v
+        if a >= 0 and b >= 0:
+            v = self.k_rows[a * self.k_nrow + b]
+            if v == v:
+                return v
+        return self.k_mean[a] if a >= 0 else 1.0
+
+    cdef pair[double, double] _node_key(self, long j, const int32_t* jobs) noexcept:
+        """The key of a node holding ``jobs`` (``[count, job, ...]``; count 0: idle) for job
+        ``j``: :meth:`.schedulers.Ranks.node_key`, ``Jungle``'s or ``Slowdown``'s (one
+        number: ``(key, 0)``), the same sums in the same order (ties decide the order)."""
+        cdef long a = self.k_app[j], n = jobs[0], x, b
+        cdef double v, worst, total, count, alone = self.k_alone[a] if a >= 0 else 1.0
+        if self.keys == KEY_RANKS:
+            if n == 0:
+                return pair[double, double](alone, 0.0)
+            worst = INFINITY
+            for x in range(1, n + 1):
+                b = self.k_app[jobs[x]]
+                v = self.k_rows[a * self.k_nrow + b] if a >= 0 and b >= 0 else 1.0
+                if v != v:
+                    v = 1.0
+                if v < worst:
+                    worst = v
+            return pair[double, double](worst, 0.0)
+        if n == 0:
+            if self.keys == KEY_JUNGLE:
+                return pair[double, double](alone, INFINITY)
+            return pair[double, double](INFINITY, alone)
+        # _pair_stats: the mean of j beside each job, then of each beside j, summed in that
+        # order, and how many are >= 1
+        total = 0.0
+        count = 0.0
+        for x in range(1, n + 1):
+            v = self._pair_or_mean(a, self.k_app[jobs[x]])
+            total += v
+            count += v >= 1
+        for x in range(1, n + 1):
+            v = self._pair_or_mean(self.k_app[jobs[x]], a)
+            total += v
+            count += v >= 1
+        total = total / <double>(n * 2)
+        if self.keys == KEY_JUNGLE:
+            return pair[double, double](total, count)
+        return pair[double, double](count, total)
+
+    cdef long _choose_keyed(self, long j, long c, long need) noexcept:
+        """:meth:`choose_c` with the ranks family's node order
+        (:meth:`.schedulers._RankedNodes.node_order`): every node with room for ``c`` cores,
+        idle ones included, highest key first (:meth:`_node_key`), ties by node id (a stable
+        descending sort of the nodes in id order). The partly used segments are sorted by
+        ``(-key, node)``; idle nodes share one key, and go where it falls (by node among the
+        segments of an equal key)."""
+        cdef SharedNodes sh = self.sh
+        cdef long i, f, a, b, w, cpn = self.cpn, nw = sh.nw, ns, nidle, t = 0, taken
+        cdef const uint64_t* rows = sh.rows.data()
+        cdef const uint64_t* sb = sh.sbit.data()
+        cdef uint64_t bits
+        cdef int32_t none = 0
+        cdef pair[double, double] key, ik
+        cdef bint idle_first
+        self.kseg.clear()
+        for w in range(nw):  # the partly used segments with room (their first nodes)
+            bits = 0
+            for f in range(c, cpn):
+                bits |= rows[f * nw + w]
+            bits &= sb[w]
+            while bits:
+                a = (w << 6) + __builtin_ctzll(bits)
+                bits &= bits - 1
+                key = self._node_key(j, sh._slot(a))
+                self.kseg.push_back(KeyedSeg(pair[double, double](-key.first, -key.second), a))
+        csort(self.kseg.begin(), self.kseg.end())
+        ns = self.kseg.size()
+        # the idle nodes that could be used: the lowest ``need`` (all of one key)
+        nidle = need if sh.n_idle > need else sh.n_idle
+        self.kidle.clear()
+        if nidle:
+            sh.lowest_idle_c(nidle, &self.kidle)
+        ik = self._node_key(j, &none)
+        ik = pair[double, double](-ik.first, -ik.second)
+        i = 0
+        while need:
+            if i < ns and t < <long>self.kidle.size():  # a segment or an idle run next
+                if self.kseg[i].first < ik:
+                    idle_first = False
+                elif ik < self.kseg[i].first:
+                    idle_first = True
+                else:  # equal keys: by node
+                    idle_first = self.kidle[t] < self.kseg[i].second
+            elif i < ns:
+                idle_first = False
+            else:
+                idle_first = True
+            if idle_first:
+                a = self.kidle[t]
+                b = self.kidle[t + 1]
+                t += 2
+            else:
+                a = self.kseg[i].second
+                b = sh.next_c(a)
+                i += 1
+            if b - a > need:
+                b = a + need
+            self.iv.push_back(a)
+            self.iv.push_back(b)
+            need -= b - a
         self._join_iv(-1)
         return c
 
@@ -658,7 +811,64 @@ cdef class ColocPass(SharedPass):
                 self._start(j, c)
                 self.deployed += 1
         if self.backfill:
-            self._backfill()
+            if self.bester:
+                self._bester_backfill()
+            else:
+                self._backfill()
+        return 0
+
+    cdef int _bester_backfill(self) except -1:
+        """Bester's backfill (:meth:`.schedulers.Bester._backfill`, ELiSE's ``bester.py``):
+        the ``depth`` queued jobs after the head (all without a depth), shortest requested
+        time first (stable: queue order among equals), each on the lowest-numbered nodes with
+        room for its cores (idle or partly used), until one does not fit. No reservation."""
+        cdef SharedNodes sh = self.sh
+        cdef long i, j, c, need, x, f, a, b, lo, hi, nw = sh.nw, cpn = self.cpn
+        cdef bint head = False
+        cdef const uint64_t* rows = sh.rows.data()
+        cdef const uint64_t* idle = sh.idle_.data()
+        cdef uint64_t bits, rest
+        self.keyed.clear()
+        for i in range(self.nq):
+            j = self.qp[i]
+            if self.taken[j] == self.pass_id:
+                continue
+            if not head:
+                head = True
+                continue
+            if self.depth >= 0 and <long>self.keyed.size() >= self.depth:
+                break
+            self.keyed.push_back(Keyed(self.req[j], j))
+        stable_sort(self.keyed.begin(), self.keyed.end(), _first_less)
+        for i in range(<long>self.keyed.size()):
+            j = self.keyed[i].second
+            c = self.cores[j]
+            need = self.k[j]
+            if sh.count_with(c) < need:
+                break
+            # the lowest nodes with at least c free cores (rows c..cpn-1 and the idle ones),
+            # 64 at a time, in runs of touching nodes
+            self.iv.clear()
+            x = 0
+            while need:
+                bits = idle[x]
+                for f in range(c, cpn):
+                    bits |= rows[f * nw + x]
+                while bits and need:
+                    lo = __builtin_ctzll(bits)
+                    rest = ~bits & (~(<uint64_t>0) << lo)
+                    hi = __builtin_ctzll(rest) if rest else 64
+                    bits = bits & ~((<uint64_t>0) - 1 >> (64 - hi)) if hi < 64 else 0
+                    a = (x << 6) + lo
+                    b = (x << 6) + hi
+                    if b - a > need:
+                        b = a + need
+                    self.iv.push_back(a)
+                    self.iv.push_back(b)
+                    need -= b - a
+                x += 1
+            self._join_iv(0)
+            self._start(j, c)
         return 0
 
     cdef bint _gives_back(

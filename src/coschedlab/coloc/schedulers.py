@@ -125,10 +125,15 @@ class CoScheduler(Scheduler):
         self._volatile = False  # the last shadow time was taken with the head fitting now
         # best-pair's node order runs compiled on the co-location model's pair speedups
         self._pairs = pair_predictor(view) if type(self).node_order is BestPair.node_order else None
+        # the ranks family's node order runs compiled on the co-location model's inputs
+        self._keys = _compiled_keys(self, view)
+        by_app = self._pairs is not None or self._keys is not None
         self._cpass = (
             ColocPass(view, cores, k, self.extra, self.depth, self.backfill,
                       self.fallback, type(self).deploy_order is Filler.deploy_order,
-                      group=None if self._pairs is None else view.apps, model=self._pairs)
+                      group=view.apps if by_app else None, model=self._pairs,
+                      keys=self._keys, info=view.coloc if self._keys else None,
+                      bester=type(self)._backfill is Bester._backfill)
             if self.uses_compiled_pass()
             else None
         )  # fmt: skip
@@ -139,24 +144,28 @@ class CoScheduler(Scheduler):
 
     def uses_compiled_pass(self) -> bool:
         """Whether this co-scheduler's passes run compiled (:mod:`.copass`): its nodes go in
-        the default order (or best-pair's, with the compiled co-location model), its jobs in
-        queue order or Filler's, and it keeps the mechanism (deploy, choose, backfill). The
-        others (another node order hook: the ranks family; bester's own backfill; other
-        deploy orders; best-pair with another speed model) run the Python class scan below."""
+        the default order (or best-pair's, with the compiled co-location model, or the ranks
+        family's built-in node keys on the co-location model's :class:`.speed.ColocInfo`), its
+        jobs in queue order or Filler's, and it keeps the mechanism (deploy, choose, EASY's
+        backfill or bester's). The others (another node order or node key hook; other
+        deploy orders; best-pair or the ranks family with another speed model; a subclass's
+        own mechanism) run the Python class scan below."""
         cls = type(self)
         best_pair = (
             cls.node_order is BestPair.node_order
             and cls.choice_key is BestPair.choice_key
             and getattr(self, "_pairs", None) is not None
         )
+        ranked = getattr(self, "_keys", None) is not None
         return (
-            not self.orders_idle_nodes
-            and (not self._ordered or best_pair)
+            (not self.orders_idle_nodes or ranked)
+            and (not self._ordered or best_pair or ranked)
             and cls.deploy_order in (CoScheduler.deploy_order, Filler.deploy_order)
             and all(
                 getattr(cls, name) is getattr(CoScheduler, name)
-                for name in ("schedule", "choose", "_backfill", "_shadow", "cores_for")
+                for name in ("schedule", "choose", "_shadow", "cores_for")
             )
+            and cls._backfill in (CoScheduler._backfill, Bester._backfill)
         )
 
     def shape(self, j: int) -> tuple[int, int]:
@@ -491,6 +500,29 @@ class Bester(Ranks):
             chosen, _ = first_nodes(sh.free_runs(c), k)
             view.start_now(Placement(j, intervals=chosen, cores=c))
             self._leave(j)
+
+
+def _compiled_keys(sched: CoScheduler, view: View) -> str | None:
+    """Which of the ranks family's node keys ``sched`` ranks nodes by, if the compiled pass
+    can compute them (:meth:`.copass.ColocPass._choose_keyed`): the built-in ``node_order``,
+    ``choice_key`` and ``node_key`` of ranks, jungle or slowdown, on the co-location model's
+    own :class:`.speed.ColocInfo` with no NaN among its spread-alone and mean speedups (a NaN
+    key sorts as Python's sort leaves it); else None (the Python class scan)."""
+    from .speed import ColocInfo  # (as pair_predictor: the model's module imports the engine)
+
+    cls = type(sched)
+    if (
+        cls.node_order is not _RankedNodes.node_order
+        or cls.choice_key is not _RankedNodes.choice_key
+        or type(view.coloc) is not ColocInfo
+    ):
+        return None
+    keys = {Ranks.node_key: "ranks", Jungle.node_key: "jungle", Slowdown.node_key: "slowdown"}
+    name = keys.get(cls.node_key)
+    info = view.coloc
+    if name is None or any(v != v for v in (*info._alone, *info._mean)):
+        return None
+    return name
 
 
 def _pair_stats(view: View, j: int, jobs: tuple[int, ...]) -> tuple[float, int]:
