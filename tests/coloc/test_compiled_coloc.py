@@ -84,8 +84,8 @@ def test_compiled_segments_equal_the_python_oracle(case, ids):
 @st.composite
 def crowded_ops(draw):
     """Many one- or two-core jobs on wide nodes, each on several runs of nodes: a job placed
-    has tens of neighbours, each met on several segments (place_c lists the first 16 by a
-    look in its list, the rest by stamps: both ways, and the switch, against the oracle)."""
+    has tens of neighbours, each met on several segments (place_c lists each once: against
+    the oracle, and each list without a job twice)."""
     n = draw(st.integers(4, 24))
     cpn = draw(st.integers(16, 40))
     ops = []
@@ -101,7 +101,7 @@ def crowded_ops(draw):
 
 def test_neighbours_met_on_many_segments_are_listed_once():
     # twenty jobs on nested runs of nodes, then one across all of them: it meets all twenty
-    # on the first segment, then each again on the later ones, past the 16 listed by a look
+    # on the first segment, then each again on the later ones
     sh = SharedNodes(30, 40)
     for k in range(20):
         sh.place(k, [(0, k + 2)], 1)

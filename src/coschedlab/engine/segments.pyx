@@ -24,13 +24,6 @@ from .placement import normalize
 
 __all__ = ["CoreProjection", "SharedCores", "SharedNodes"]
 
-# place_c lists the jobs beside the job it places once each: the first NEAR_SCAN by a look
-# in the list itself (a few words, in cache), the rest by a stamp per job number (an array
-# indexed by job: a cache miss each, paid only past NEAR_SCAN neighbours)
-cdef enum:
-    NEAR_SCAN = 16
-
-
 cdef vector[long] _flat(object intervals) except *:
     """Intervals ``[(a, b), ...]`` as one flat C array ``a0 b0 a1 b1 ...``."""
     cdef vector[long] out
@@ -298,7 +291,7 @@ cdef class SharedNodes:
         ``cores`` cores on each node, checking as it goes (one walk: the check is the walk
         that places): a ValueError, and nothing changed, if they are out of order or out of
         the machine or do not fit now."""
-        cdef long a, b, x, e, length, f, total = 0, k, y, cpn = self.cpn, r, prev = 0, nn, q
+        cdef long a, b, x, e, length, f, total = 0, k, y, cpn = self.cpn, r, prev = 0
         cdef long* fr = self.fr.data()
         cdef long* blk
         cdef uint64_t* rows = self.rows.data()
@@ -356,17 +349,7 @@ cdef class SharedNodes:
                 held = self._slot(x)
                 for k in range(1, held[0] + 1):
                     y = held[k]
-                    nn = near.size()
-                    if nn < NEAR_SCAN:  # few so far: looked for in the list (in cache)
-                        q = 0
-                        while q < nn and near[0][q] != y:
-                            q += 1
-                        if q == nn:
-                            near.push_back(y)
-                            if nn + 1 == NEAR_SCAN:  # from here on by stamps: stamp them
-                                for q in range(NEAR_SCAN):
-                                    self.mark[near[0][q]] = self.stamp
-                    elif self.mark[y] != self.stamp:
+                    if self.mark[y] != self.stamp:
                         self.mark[y] = self.stamp
                         near.push_back(y)
                 held[0] += 1
