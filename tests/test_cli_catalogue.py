@@ -175,6 +175,15 @@ def ws(tmp_path_factory) -> Path:
             f"from coschedlab.schedulers import {base}\n\n\nclass P({base}):\n"
             f"    name = 'p'\n\n    def {hook}\n"
         )
+    for name, base, module in (
+        ("slurm_skips_super.py", "Slurm", "coschedlab.schedulers"),
+        ("coloc_skips_super.py", "EasyColoc", "coschedlab.coloc.schedulers"),
+        ("ranks_skips_super.py", "Ranks", "coschedlab.coloc.schedulers"),
+    ):  # the same for the built-ins with a pass of their own state (was: AttributeError)
+        (d / name).write_text(
+            f"from {module} import {base}\n\n\nclass P({base}):\n    name = 'p'\n\n"
+            "    def setup(self, view):\n        self.mine = 1\n"
+        )
     shutil.copy(ROOT / "examples" / "insitu_small.yaml", d / "ens.yaml")
     (d / "spec.yaml").write_text(
         "name: tiny\noutput: cmp\nbaseline: fcfs\nschedulers: [fcfs, easy]\nplots: none\n"
@@ -713,6 +722,9 @@ CASES = [
     ("slurm-own-order", "simulate small.swf -s slurm_own_order.py --out o1", 2, "slurm_own_order.py:7: scheduler p overrides ordered_queue, which Slurm never calls: it orders its queue by its priority"),
     ("coloc-own-order", "simulate trace.swf --pool pool.json -s coloc_own_order.py --out o1", 2, "coloc_own_order.py:7: scheduler p overrides ordered_queue, which CoScheduler never calls: it orders its queue by deploy_order"),
     ("setup-skips-super", "simulate small.swf -s setup_skips_super.py --out o1", 2, "setup_skips_super.py:7: scheduler p's setup does not call super().setup(view): its compiled pass is never made"),
+    ("slurm-skips-super", "simulate small.swf -s slurm_skips_super.py --out o1", 2, "slurm_skips_super.py:7: scheduler p's setup does not call super().setup(view): its compiled pass is never made"),
+    ("coloc-skips-super", "simulate trace.swf --pool pool.json -s coloc_skips_super.py --out o1", 2, "coloc_skips_super.py:7: scheduler p's setup does not call super().setup(view): its compiled pass is never made"),
+    ("ranks-skips-super", "simulate trace.swf --pool pool.json -s ranks_skips_super.py --out o1", 2, "ranks_skips_super.py:7: scheduler p's setup does not call super().setup(view): its compiled pass is never made"),
     ("calls-super-schedule", "simulate small.swf -s calls_super_schedule.py --out o1", 2, "calls_super_schedule.py:8: scheduler p failed at t=0: NotImplementedError: p's pass is compiled and has no Python schedule()"),
     ("policy-same-name", "simulate small.swf -s fifo1.py -s fifo2.py --out o1", 2, "both describe themselves as 'p'"),
     ("sched-twice", "simulate small.swf -s easy -s easy --out o1", 2, "both describe themselves as 'easy'"),

@@ -147,6 +147,29 @@ def test_reports_keep_their_files_in_the_manifest(fz: Path) -> None:
     assert (rep / "notes.md").read_text() == "mine\n"
 
 
+def test_a_report_forgets_the_files_it_removed(fz: Path) -> None:
+    """A report over two runs, then over one: the second run's figures are removed *and* leave
+    the manifest (they stayed listed: a user's file given one of their names later was taken
+    for the report's and deleted by the next report); a report written again lists each file
+    once."""
+    cwd = fz.parent
+    assert cli_here("simulate", "other.swf", "-s", "fcfs", "--out", "fy", cwd=cwd).returncode == 0
+    assert cli_here("report", "fz", "fy", "--out", "rep", cwd=cwd).returncode == 0
+    rep = cwd / "rep"
+    both = {p.name for p in recorded(rep, "report")}
+    for _ in range(2):
+        assert cli_here("report", "fz", "--out", "rep", cwd=cwd).returncode == 0
+    one = {p.name for p in recorded(rep, "report")}
+    assert one < both and written(rep) == one == {p.name for p in rep.iterdir()} - {MARKER}
+    lines = (rep / MARKER).read_text().splitlines()
+    assert len(lines) == len(set(lines))
+    mine = rep / sorted(both - one)[0]
+    mine.write_text("mine\n")
+    done = cli_here("report", "fz", "--out", "rep", cwd=cwd)
+    assert done.returncode == 2 and mine.name in done.stderr
+    assert mine.read_text() == "mine\n"
+
+
 def test_a_comparison_lists_its_runs_and_analysis_and_fresh_keeps_the_users(
     tmp_path: Path,
 ) -> None:
@@ -182,3 +205,20 @@ def test_a_comparison_lists_its_runs_and_analysis_and_fresh_keeps_the_users(
     shutil.copy(out / "runs.csv", tmp_path / "runs.csv")
     done = cli_here("compare", "cmp.yaml", "--out", "res", "--fresh", "-j", "1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+def test_record_once_lists_each_path_once(tmp_path: Path) -> None:
+    """``record(..., once=True)`` (a real study's lock and store, recorded each time the study
+    starts, resumed or not) adds only what the manifest does not list yet, per tag; plain
+    ``record`` appends (a sweep's runs: no read of a growing marker)."""
+    from coschedlab.outputs import mark
+
+    out = mark(tmp_path / "study")
+    names = [out / ".lock", out / "store.sqlite"]
+    for _ in range(3):
+        record(names, once=True)
+    record([out / ".lock"], "other", once=True)
+    lines = (out / MARKER).read_text().splitlines()[2:]
+    assert lines == ['".lock"', '"store.sqlite"', '["other", ".lock"]']
+    record([out / ".lock"])
+    assert (out / MARKER).read_text().splitlines()[2:].count('".lock"') == 2

@@ -334,6 +334,22 @@ def test_slurm_release_list_swept_at_once_or_never_gives_the_same_schedules(swee
         release_sweep(old)
 
 
+@pytest.mark.parametrize("block", [2, 5])
+def test_count_scans_on_profiles_in_blocks_of_several_steps(block):
+    # CProfile.test walks a profile in blocks one block at a time (its count folded into the
+    # need), a flat one in a loop of its own: blocks of several steps forced on the scans'
+    # small profiles give the Python scan's starts and reservations (blocks of one step, the
+    # fast variant above, never walk inside a block)
+    from coschedlab.schedulers.passes import profile_blocks
+
+    old = profile_blocks(block, 0)
+    try:
+        test_slurm_count_scan_matches_the_python_scan()
+        test_slurm_count_scan_with_many_slots_beyond_the_window()
+    finally:
+        profile_blocks(*old)
+
+
 @pytest.mark.parametrize("block", [1, pytest.param(2, marks=pytest.mark.slow),
                                    pytest.param(3, marks=pytest.mark.slow)])  # fmt: skip
 def test_a_profile_in_small_blocks_gives_the_same_scans_and_schedules(block):

@@ -46,6 +46,7 @@ __all__ = [
     "check_target",
     "clean_stale",
     "first_foreign",
+    "forget",
     "is_empty",
     "left_by_the_dead",
     "mark",
@@ -258,18 +259,26 @@ def marked_folder(folder: Path) -> Path | None:
     return None
 
 
-def record(paths: Iterable[str | Path], tag: str = "") -> None:
+def record(paths: Iterable[str | Path], tag: str = "", once: bool = False) -> None:
     """Add ``paths`` (files about to be written, or written) to the manifest of the nearest
     marked folder above each (nothing for a file under no marker); a marker without a list
     gets one first (:func:`mark`). One appended write per marker: another process recording
     into the same folder (a sweep resumed beside) loses nothing. ``tag``: the writer's own
-    (:func:`recorded`)."""
+    (:func:`recorded`); ``once``: not a path the manifest lists already (with ``tag``: a
+    writer that records the same names each time it starts, a resumed study's)."""
     lines: dict[Path, list[str]] = {}
+    listed: dict[Path, set[tuple[str, str]]] = {}
     for p in paths:
         p = Path(os.path.abspath(p))
         where = marked_folder(p.parent)
         if where is not None:
             rel = p.relative_to(where).as_posix()
+            if once:
+                if where not in listed:
+                    listed[where] = set(_entries(where) or ())
+                if (tag, rel) in listed[where]:
+                    continue
+                listed[where].add((tag, rel))
             lines.setdefault(where, []).append(json.dumps([tag, rel] if tag else rel))
     for where, text in lines.items():
         if not _has_list(where):
@@ -282,6 +291,23 @@ def record(paths: Iterable[str | Path], tag: str = "") -> None:
                 os.close(fd)
         except OSError as exc:
             raise os_error(exc, str(where / MARKER)) from None
+
+
+def forget(paths: Iterable[str | Path]) -> None:
+    """Take ``paths`` (files removed, or never written) off the manifest of the nearest marked
+    folder above each, so that a user's file given one of their names later is the user's;
+    an entry listed twice stays once. The marker is rewritten in one move (not for a folder
+    another process records into at the same time: a sweep's)."""
+    drop: dict[Path, set[str]] = {}
+    for p in paths:
+        p = Path(os.path.abspath(p))
+        where = marked_folder(p.parent)
+        if where is not None:
+            drop.setdefault(where, set()).add(p.relative_to(where).as_posix())
+    for where, rels in drop.items():
+        listed = _entries(where)
+        if listed is not None:
+            _write_marker(where, dict.fromkeys(e for e in listed if e[1] not in rels))
 
 
 def recorded(folder: str | Path, tag: str) -> list[Path]:

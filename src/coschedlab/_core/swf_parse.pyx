@@ -189,7 +189,7 @@ def parse_jobs(bytes data):
     cdef Py_ssize_t start[N_FIELDS]
     cdef Py_ssize_t stop[N_FIELDS]
     cdef int64_t lineno = 0
-    cdef int ntok, f, kind
+    cdef int ntok, f, read, bad  # read_number's verdict; the error's kind (0: none)
     cdef double x
     cdef unsigned char k
     for f in range(N_FIELDS):
@@ -230,19 +230,19 @@ def parse_jobs(bytes data):
         if n == cap:  # cannot happen (cap counts the line ends); never write past the arrays
             raise RuntimeError("swf_parse: more job lines than lines")
         for f in range(N_FIELDS):
-            kind = read_number(buf + start[f], stop[f] - start[f], &x)
-            if kind == 2:  # a whole number of at most 15 digits: finite and whole
-                kind = 0
-            elif kind == 0:
-                kind = 1
+            read = read_number(buf + start[f], stop[f] - start[f], &x)
+            if read == 2:  # a whole number of at most 15 digits: finite and whole
+                bad = 0
+            elif read == 0:  # not a number
+                bad = 1
             elif not isfinite(x):
-                kind = 2
+                bad = 2
             elif IS_INT[f] and floor(x) != x:
-                kind = 3
+                bad = 3
             else:
-                kind = 0
-            if kind:
-                name = ("number", "finite", "integer")[kind - 1]
+                bad = 0
+            if bad:  # what the value is not (the error's kind)
+                name = ("number", "finite", "integer")[bad - 1]
                 return None, None, (lineno, name, f, data[start[f]:stop[f]])
             if v[f] != NULL:
                 v[f][n] = x
@@ -269,7 +269,8 @@ def parse_jobs(bytes data):
     return fields, linenos[:n], None
 
 
-cdef double* _field_array(list fields, int f, Py_ssize_t cap, Py_ssize_t n, double value) except NULL:
+cdef double* _field_array(list fields, int f, Py_ssize_t cap, Py_ssize_t n,
+                          double value) except NULL:
     """``fields[f]``, made: ``cap`` doubles, the first ``n`` of them ``value``; its data (the
     list keeps the array alive)."""
     a = np.empty(cap, dtype=np.float64)

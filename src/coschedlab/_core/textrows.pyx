@@ -661,7 +661,8 @@ def write_fixed_width(write, Py_ssize_t n, list columns):
     cdef char *p
     cdef char *cell
     cdef char *end
-    if kinds == NULL or width == NULL or at == NULL or nums == NULL or cells == NULL or data == NULL:
+    if (kinds == NULL or width == NULL or at == NULL or nums == NULL or cells == NULL
+            or data == NULL):
         free(kinds); free(width); free(at); free(nums); free(cells); free(data)
         raise MemoryError()
     try:

@@ -218,6 +218,8 @@ class CoScheduler(Scheduler):
         return Placement(j, intervals=chosen, cores=c)
 
     def schedule(self, view: View) -> list:
+        if "_cpass" not in vars(self):  # a subclass's setup that skipped CoScheduler's
+            raise self._setup_skipped()
         if self._cpass is not None:  # (a kernel with a loop of its own: ELiSE's clock)
             self._cpass.run_view(view)
             return []

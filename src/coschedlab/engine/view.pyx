@@ -41,9 +41,10 @@ policy: per-job tables are read-only (``submit``, ``req``, ``nodes``, ``procs``,
 memoryviews over C arrays, giving Python numbers; the SWF's labels: tuples), the queue and the
 running list are :class:`FrozenList` (or, while a built-in's compiled pass runs, read-only
 sequences over the kernel's C arrays, :class:`~.kernel.CQueue` and :class:`~.kernel.CRunning`;
-``joined`` then stays empty), assigning an attribute raises. The view and :class:`MachineView` are compiled classes whose
-links to the kernel and its accounting are C fields: no attribute, and no action's
-``__self__``, leads a policy from the view to kernel state.
+``joined`` then stays empty), assigning an attribute raises. The view and
+:class:`MachineView` are compiled classes whose links to the kernel and its accounting are C
+fields: no attribute, and no action's ``__self__``, leads a policy from the view to kernel
+state.
 """
 
 from __future__ import annotations

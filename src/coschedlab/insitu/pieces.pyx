@@ -43,7 +43,8 @@ cdef extern from "pieces_engine.hpp" namespace "coschedlab_insitu":
         int component, step, stage, piece
         double start, end
 
-    vector[PieceRecord] run_pieces(const PieceConfig& cfg, const vector[PieceComponent]& comps) except + nogil
+    vector[PieceRecord] run_pieces(const PieceConfig& cfg,
+                                   const vector[PieceComponent]& comps) except + nogil
     string c_context_factory "coschedlab_insitu::context_factory"() except +
 
 

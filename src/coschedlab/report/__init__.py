@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..outputs import REPORT_FILES, mark, marked_folder, record, recorded, slug
+from ..outputs import REPORT_FILES, forget, mark, marked_folder, record, recorded, slug
 from . import figures, interactive, runs, series, style, timeaxis
 from .runs import Run, as_runs
 from .series import app_names_from_header
@@ -88,11 +88,16 @@ def _replace_report(final: Path, drawn: list[Path]) -> list[Path]:
     listed = final / REPORT_FILES
     if listed.is_file():
         earlier += [final / n for n in listed.read_text().split("\n") if n]
-    record([final / name for name in sorted(names)], "report")
+    listed_before = set(earlier)
+    record([final / n for n in sorted(names) if final / n not in listed_before], "report")
+    gone = []  # the earlier report's files this one does not write: removed, and forgotten
     for old in earlier:  # (a name of the folder itself: never one outside it)
         name, inside = old.name, old.parent == final and old.name not in ("", ".", "..")
-        if inside and name not in names and old.is_file() and not old.is_symlink():
-            old.unlink()
+        if inside and name not in names:
+            if old.is_file() and not old.is_symlink():
+                old.unlink()
+            gone.append(old)
+    forget(gone)
     for p in drawn:
         os.replace(p, final / p.name)
     listed.unlink(missing_ok=True)

@@ -170,6 +170,16 @@ class Scheduler:
             source_line(fn),
         )
 
+    def _setup_skipped(self) -> InputError:
+        """One line, at the subclass's own ``setup``, for a subclass of a built-in whose
+        ``setup`` does not call ``super().setup(view)``: the built-in's pass (compiled, or
+        Slurm's and the co-schedulers' state) is never made."""
+        return InputError(
+            f"scheduler {self.describe()}'s setup does not call super().setup(view): "
+            "its compiled pass is never made",
+            source_line(type(self).setup),
+        )
+
     def _no_python_pass(self, owner: type) -> Exception:
         """What built-in ``owner``'s ``schedule`` raises when called: its pass is compiled and
         the kernel calls it, so only a subclass reaches here: one whose ``setup`` does not call
@@ -177,11 +187,7 @@ class Scheduler:
         ``super().schedule``."""
         cls = type(self)
         if cls.schedule is owner.schedule and cls.setup is not owner.setup:
-            return InputError(
-                f"scheduler {self.describe()}'s setup does not call super().setup(view): "
-                "its compiled pass is never made",
-                source_line(cls.setup),
-            )
+            return self._setup_skipped()
         return NotImplementedError(
             f"{self.describe()}'s pass is compiled and has no Python schedule(): a subclass "
             "that overrides schedule writes its own pass (super().schedule is none), and one "

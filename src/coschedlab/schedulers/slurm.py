@@ -368,6 +368,8 @@ class Slurm(Scheduler):
         """One pass (Slurm orders its pending jobs by its own priorities). A job the last pass
         started that is still queued (the kernel did not apply the decision: a coupled gate's
         hold or yield) is pending again, with the age origin it joined with."""
+        if "_limits" not in vars(self):  # a subclass's setup that skipped Slurm's
+            raise self._setup_skipped()
         if not self._python:
             self._setup_python(view)
         if self._taken:

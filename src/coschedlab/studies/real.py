@@ -274,7 +274,8 @@ def run_real_study(
     try:
         for sub in ("checkpoints", "runs"):
             (out / sub).mkdir(parents=True, exist_ok=True)
-        record(out / name for name in STUDY_FILES)  # (--force replaces only what is listed)
+        # (--force replaces only what is listed; a resumed study's are listed already)
+        record((out / name for name in STUDY_FILES), once=True)
         lock = (out / ".lock").open("w")
     except OSError as exc:
         raise InputError(f"cannot use the study folder ({exc.strerror})", str(out)) from None

@@ -215,3 +215,10 @@ def stop(executor: ProcessPoolExecutor) -> None:
             p.kill()  # they ignore SIGTERM (it is the parent's)
     for p in processes:
         p.join(timeout=5)
+    # the executor's manager thread closes its wake-up pipe when it sees the workers gone; at
+    # exit Python writes to every such pipe without the executor's lock (Python 3.11's
+    # concurrent.futures.process._python_exit), so a close in between printed "OSError: Bad
+    # file descriptor" after a Ctrl-C: wait for the thread to be done first
+    manager = getattr(executor, "_executor_manager_thread", None)
+    if manager is not None and manager is not threading.current_thread():
+        manager.join(timeout=5)
