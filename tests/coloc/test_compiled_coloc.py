@@ -79,6 +79,8 @@ def same_state(c: SharedNodes, o: oracle.SharedNodes, running: dict) -> None:
         assert c.idle_intervals(k) == o.idle_intervals(k)
     for j in running:
         assert c.neighbours_of(j) == o.neighbours_of(j)
+        listed = c.neighbour_list(j)  # (the speed model sums over it: each job once)
+        assert len(listed) == len(set(listed))
     for x in range(c.n):
         assert c.occupants(x) == o.occupants(x) and c.free_cores(x) == o.free_cores(x)
 
@@ -88,6 +90,51 @@ def same_state(c: SharedNodes, o: oracle.SharedNodes, running: dict) -> None:
 def test_compiled_segments_equal_the_python_oracle(case, ids):
     # ids > 0: job numbers reused once released (from the ``ids`` lowest free): a number
     # placed again must not be taken for a neighbour where it ran before, nor listed twice
+    drive_against_oracle(case, ids)
+
+
+@st.composite
+def crowded_ops(draw):
+    """Many one- or two-core jobs on wide nodes, each on several runs of nodes: a job placed
+    has tens of neighbours, each met on several segments (place_c lists each once: against
+    the oracle, and each list without a job twice)."""
+    n = draw(st.integers(4, 24))
+    cpn = draw(st.integers(16, 40))
+    ops = []
+    for _ in range(draw(st.integers(20, 70))):
+        nodes = set()
+        for _ in range(draw(st.integers(1, 3))):
+            a = draw(st.integers(0, n - 1))
+            nodes.update(range(a, min(n, a + draw(st.integers(1, n)))))
+        release = draw(st.sampled_from([None, None, None, "first", "last"]))
+        ops.append((sorted(nodes), draw(st.integers(1, 2)), release))
+    return n, cpn, ops
+
+
+def test_neighbours_met_on_many_segments_are_listed_once():
+    # twenty jobs on nested runs of nodes, then one across all of them: it meets all twenty
+    # on the first segment, then each again on the later ones
+    sh = SharedNodes(30, 40)
+    for k in range(20):
+        sh.place(k, [(0, k + 2)], 1)
+    sh.place(99, [(0, 25)], 1)
+    assert sh.neighbour_list(99) == list(range(20))
+    for k in range(20):
+        assert sh.neighbour_list(k).count(99) == 1
+    sh.release(99, [(0, 25)], 1)
+    assert all(99 not in sh.neighbours_of(k) for k in range(20))
+
+
+@settings(max_examples=60)
+@given(crowded_ops(), st.integers(0, 4))
+def test_compiled_segments_with_many_neighbours_equal_the_python_oracle(case, ids):
+    drive_against_oracle(case, ids)
+
+
+def drive_against_oracle(case, ids) -> None:
+    """Place and release ``case``'s jobs on the compiled segments and the oracle, comparing
+    every query after each step (ids > 0: job numbers reused, :func:`test_compiled_segments_
+    equal_the_python_oracle`)."""
     n, cpn, ops = case
     c, o = SharedNodes(n, cpn), oracle.SharedNodes(n, cpn)
     running: dict[int, tuple] = {}

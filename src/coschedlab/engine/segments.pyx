@@ -532,6 +532,11 @@ cdef class SharedNodes:
         cdef vector[long] iv = _flat(intervals)
         self.release_c(j, iv.data(), iv.size() // 2, cores)
 
+    def neighbour_list(self, long j) -> list[int]:
+        """The list :meth:`neighbours_of` reads, as kept (each job once, in the order the
+        placement met them; tests)."""
+        return list(self.neighbours_c(j)[0])
+
     def neighbours_of(self, long j) -> set[int]:
         """The jobs beside running job ``j`` (on any of its nodes), kept up to date as jobs
         start and end; for the job released last, the jobs that were beside it."""
