@@ -186,6 +186,24 @@ def pair_predictor(View view) -> NeighbourSpeed | None:
     return None
 
 
+cdef void _starts_with_room(SharedNodes sh, long c, long cpn, vector[long]* out) noexcept:
+    """Append to ``out`` the first nodes of the partly used segments with at least ``c`` free
+    cores, by node: the segment starts (``sbit``) among the nodes of free-core rows ``c`` ..
+    ``cpn - 1``, a word of 64 nodes at a time (best-pair's and the ranks family's orders)."""
+    cdef long w, f, nw = sh.nw
+    cdef const uint64_t* rows = sh.rows.data()
+    cdef const uint64_t* sb = sh.sbit.data()
+    cdef uint64_t bits
+    for w in range(nw):
+        bits = 0
+        for f in range(c, cpn):
+            bits |= rows[f * nw + w]
+        bits &= sb[w]
+        while bits:
+            out.push_back((w << 6) + __builtin_ctzll(bits))
+            bits &= bits - 1
+
+
 cdef class ColocPass(SharedPass):
     """One co-scheduler's compiled pass (module doc); made at the scheduler's ``setup``."""
 
@@ -447,35 +465,26 @@ cdef class ColocPass(SharedPass):
         first (the smallest pair speedup among them; ties by node), then idle nodes."""
         cdef SharedNodes sh = self.sh
         cdef NeighbourSpeed sm = self.model
-        cdef long i, f, a, b, x, r, cpn = self.cpn, app = sm.app_[j], w, nw = sh.nw
-        cdef long rk, nr = self.nrank, total = 0
+        cdef long i, a, b, x, r, app = sm.app_[j]
+        cdef long rk, nr = self.nrank, total
         cdef const long* rank_row = self.rank_of.data() + (app * sm.ncol if app >= 0 else 0)
         cdef const int32_t* jobs
-        cdef const uint64_t* rows = sh.rows.data()
-        cdef const uint64_t* sb = sh.sbit.data()
-        cdef uint64_t bits
         self.bucket.assign(nr + 1, 0)  # counts per rank, then where each rank starts
         self.seg_at.clear()  # the partly used segments with room, by node, and their ranks
+        _starts_with_room(sh, c, self.cpn, &self.seg_at)
+        total = self.seg_at.size()
         self.seg_rank.clear()
-        for w in range(nw):  # (their first nodes: segment starts on nodes with room)
-            bits = 0
-            for f in range(c, cpn):
-                bits |= rows[f * nw + w]
-            bits &= sb[w]
-            while bits:
-                a = (w << 6) + __builtin_ctzll(bits)
-                bits &= bits - 1
-                rk = 0  # (an unknown application: 1 beside anyone, so all equal)
-                if app >= 0:
-                    jobs = sh._slot(a)
-                    for x in range(1, jobs[0] + 1):
-                        r = rank_row[sm.col_[jobs[x]]]
-                        if r > rk:
-                            rk = r
-                self.seg_at.push_back(a)
-                self.seg_rank.push_back(rk)
-                self.bucket[rk + 1] += 1
-                total += 1
+        for i in range(total):
+            a = self.seg_at[i]
+            rk = 0  # (an unknown application: 1 beside anyone, so all equal)
+            if app >= 0:
+                jobs = sh._slot(a)
+                for x in range(1, jobs[0] + 1):
+                    r = rank_row[sm.col_[jobs[x]]]
+                    if r > rk:
+                        rk = r
+            self.seg_rank.push_back(rk)
+            self.bucket[rk + 1] += 1
         for r in range(nr):
             self.bucket[r + 1] += self.bucket[r]
         self.ranked.resize(total)
@@ -565,24 +574,17 @@ cdef class ColocPass(SharedPass):
         ``(-key, node)``; idle nodes share one key, and go where it falls (by node among the
         segments of an equal key)."""
         cdef SharedNodes sh = self.sh
-        cdef long i, f, a, b, w, cpn = self.cpn, nw = sh.nw, ns, nidle, t = 0, taken
-        cdef const uint64_t* rows = sh.rows.data()
-        cdef const uint64_t* sb = sh.sbit.data()
-        cdef uint64_t bits
+        cdef long i, a, b, ns, nidle, t = 0
         cdef int32_t none = 0
         cdef pair[double, double] key, ik
         cdef bint idle_first
+        self.seg_at.clear()  # the partly used segments with room (their first nodes)
+        _starts_with_room(sh, c, self.cpn, &self.seg_at)
         self.kseg.clear()
-        for w in range(nw):  # the partly used segments with room (their first nodes)
-            bits = 0
-            for f in range(c, cpn):
-                bits |= rows[f * nw + w]
-            bits &= sb[w]
-            while bits:
-                a = (w << 6) + __builtin_ctzll(bits)
-                bits &= bits - 1
-                key = self._node_key(j, sh._slot(a))
-                self.kseg.push_back(KeyedSeg(pair[double, double](-key.first, -key.second), a))
+        for i in range(<long>self.seg_at.size()):
+            a = self.seg_at[i]
+            key = self._node_key(j, sh._slot(a))
+            self.kseg.push_back(KeyedSeg(pair[double, double](-key.first, -key.second), a))
         csort(self.kseg.begin(), self.kseg.end())
         ns = self.kseg.size()
         # the idle nodes that could be used: the lowest ``need`` (all of one key)

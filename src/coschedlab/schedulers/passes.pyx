@@ -1653,20 +1653,9 @@ cdef class SlurmPass(CompiledPass):
         call, no tick skipped (no look ahead: its proofs assume no gate)."""
         cdef double now = s.now, tick
         cdef long free = s.free, k
-        cdef bint main
         self.merged = 0
         self.regate(s)
-        if not self.fifo and now >= self.next_calc:
-            self.recalculate(now)
-        if not self.has_sched:
-            main = True
-        else:
-            tick = tick_at_or_after(now, self.sched_interval, self.sched_phase)
-            main = fabs(tick - now) < 1e-9
-            if not main and free > 0:
-                self.want(tick)
-        if main:
-            free = self.main(s, free)
+        free = self.main_step(s, free)
         if not self.order.empty() and self.backfill:
             if self.next_bf == -INFINITY:
                 self.next_bf = tick_at_or_after(now, self.bf_interval, self.bf_phase)
@@ -1689,20 +1678,13 @@ cdef class SlurmPass(CompiledPass):
                         self.want(self.next_bf)
         for k in range(<long>s.started.size()):
             self.taken.push_back(deref(s.started)[k])
-        vset_drop_to(self.pushed, now)
-        vset_drop_to(self.todo, now)
-        vset_drop_to(self.timers, now)
-        if not self.todo.empty():
-            tick = self.todo[0]
-            self.todo.erase(self.todo.begin())
-            vset_add(self.pushed, tick)
-            s.wake = tick
+        self.hand_wake(s)
         return 0
 
     cdef int run(self, PassState* s) except -1:
         cdef double now = s.now, tick
         cdef long free = s.free, k, j, nq = s.nq
-        cdef bint main, same
+        cdef bint same
         if self.gated:
             return self.run_gated(s)
         self.merged = 0
@@ -1728,18 +1710,7 @@ cdef class SlurmPass(CompiledPass):
             j = s.joined[k]
             if not self.known[j]:
                 self.join(j, now)
-        if not self.fifo and now >= self.next_calc:
-            self.recalculate(now)
-        # 2. the main scheduler: at every event, or on its own clock (sched_interval)
-        if not self.has_sched:
-            main = True
-        else:
-            tick = tick_at_or_after(now, self.sched_interval, self.sched_phase)
-            main = fabs(tick - now) < 1e-9
-            if not main and free > 0:
-                self.want(tick)
-        if main:
-            free = self.main(s, free)
+        free = self.main_step(s, free)
         if self.order.empty() or not self.backfill:
             return self.finish(s)
         # 3. backfill, every bf_interval seconds (at bf_phase past each multiple)
@@ -1767,11 +1738,17 @@ cdef class SlurmPass(CompiledPass):
         """The jobs this pass starts join the release list; hand the kernel the earliest
         wake-up not yet asked for (the next one is asked at the pass it brings: a pass comes
         at each asked time while jobs wait)."""
-        cdef double t
         self.releases(s)
         if self.owed < INFINITY:
             self.want(self.owed)
             self.owed = INFINITY
+        self.hand_wake(s)
+        return 0
+
+    cdef void hand_wake(self, PassState* s) noexcept:
+        """Hand the kernel the earliest wake-up not yet asked for (:meth:`finish`, and a gated
+        call's end), the times up to now forgotten."""
+        cdef double t
         vset_drop_to(self.pushed, s.now)
         vset_drop_to(self.todo, s.now)
         vset_drop_to(self.timers, s.now)
@@ -1780,7 +1757,21 @@ cdef class SlurmPass(CompiledPass):
             self.todo.erase(self.todo.begin())
             vset_add(self.pushed, t)
             s.wake = t
-        return 0
+
+    cdef long main_step(self, PassState* s, long free) except -1:
+        """The priorities recalculated when due, then 2. the main scheduler: at every event, or
+        on its own clock (``sched_interval``; off its tick, a wake-up at the tick while nodes
+        are free); returns the nodes left free (:meth:`run`, :meth:`run_gated`)."""
+        cdef double now = s.now, tick
+        if not self.fifo and now >= self.next_calc:
+            self.recalculate(now)
+        if self.has_sched:
+            tick = tick_at_or_after(now, self.sched_interval, self.sched_phase)
+            if fabs(tick - now) >= 1e-9:
+                if free > 0:
+                    self.want(tick)
+                return free
+        return self.main(s, free)
 
     cdef long main(self, PassState* s, long free) except -1:
         """``Slurm._main``: priority order, stop at the first job that does not fit."""
