@@ -23,10 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from _bench_common import machine_line
+from _bench_common import coupled_systems, machine_line
 
 from coschedlab.api import simulate
-from coschedlab.coupled import CoupledSimulation, System, pair_every
+from coschedlab.coupled import CoupledSimulation, pair_every
 from coschedlab.coupled.result import CoupledResult
 from coschedlab.coupled.workloads import KTH, THETA, cluster_of, month_of, twin_workload
 from coschedlab.schedulers import get_scheduler
@@ -63,12 +63,7 @@ def main() -> None:
     )
     worst = 0.0
     for combo in ("HH", "HY", "YH", "YY"):
-        systems = [
-            System(name, w, cluster_of(n), scheduler=get_scheduler("easy:order=wfp"),
-                   scheme="hold" if letter == "H" else "yield")
-            for name, w, n, letter in (("theta", large, 4360, combo[0]),
-                                       ("cluster", small, 100, combo[1]))
-        ]  # fmt: skip
+        systems = coupled_systems(combo, large, small, lambda: get_scheduler("easy:order=wfp"))
         t0 = time.perf_counter()
         c = CoupledSimulation(systems, pairs).run()
         t_run = time.perf_counter() - t0

@@ -18,10 +18,10 @@ import sys
 import time
 from pathlib import Path
 
-from _bench_common import machine_line
+from _bench_common import coupled_systems, machine_line
 
-from coschedlab.coupled import CoupledSimulation, System, pair_every
-from coschedlab.coupled.workloads import KTH, THETA, cluster_of, month_of, twin_workload
+from coschedlab.coupled import CoupledSimulation, pair_every
+from coschedlab.coupled.workloads import KTH, THETA, month_of, twin_workload
 from coschedlab.schedulers import Slurm
 from coschedlab.workload.swf import read_swf
 
@@ -49,12 +49,7 @@ def main() -> None:
         out = {}
         for _ in range(args.repeat):
             for kind, make in (("compiled", Slurm), ("python", python_slurm)):
-                systems = [
-                    System(name, w, cluster_of(n), scheduler=make(),
-                           scheme="hold" if letter == "H" else "yield")
-                    for name, w, n, letter in (("theta", large, 4360, combo[0]),
-                                               ("cluster", small, 100, combo[1]))
-                ]  # fmt: skip
+                systems = coupled_systems(combo, large, small, make)
                 t0 = time.process_time()
                 c = CoupledSimulation(systems, pairs).run()
                 best[kind] = min(best[kind], time.process_time() - t0)
