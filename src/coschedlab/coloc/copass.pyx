@@ -186,6 +186,30 @@ def pair_predictor(View view) -> NeighbourSpeed | None:
     return None
 
 
+cdef inline long _take_runs(vector[long]* iv, uint64_t bits, long x, long need,
+                            long* seen) noexcept:
+    """Append to ``iv`` the runs of touching nodes of word ``x``'s set ``bits`` (nodes
+    ``64 x`` ..), lowest first, as intervals ``a b``, until ``need`` nodes are taken (the last
+    run cut short); ``seen`` less each run's whole length. Returns the nodes still needed
+    (:meth:`ColocPass.choose_c`, bester's backfill)."""
+    cdef long lo, hi, a, b
+    cdef uint64_t rest
+    while bits and need:
+        lo = __builtin_ctzll(bits)
+        rest = ~bits & (~(<uint64_t>0) << lo)  # the run ends at the next node without
+        hi = __builtin_ctzll(rest) if rest else 64
+        bits = bits & ~((<uint64_t>0) - 1 >> (64 - hi)) if hi < 64 else 0
+        a = (x << 6) + lo
+        b = (x << 6) + hi
+        seen[0] -= b - a
+        if b - a > need:
+            b = a + need
+        iv.push_back(a)
+        iv.push_back(b)
+        need -= b - a
+    return need
+
+
 cdef void _starts_with_room(SharedNodes sh, long c, long cpn, vector[long]* out) noexcept:
     """Append to ``out`` the first nodes of the partly used segments with at least ``c`` free
     cores, by node: the segment starts (``sbit``) among the nodes of free-core rows ``c`` ..
@@ -384,10 +408,10 @@ cdef class ColocPass(SharedPass):
         its cores per node, or 0 if it does not fit (:meth:`.schedulers.CoScheduler.choose`
         with the default node order)."""
         cdef SharedNodes sh = self.sh
-        cdef long c = self.cores[j], need = self.k[j], cpn = self.cpn, f, a, b
-        cdef long part = 0, npart, x, lo, hi, nw = sh.nw
+        cdef long c = self.cores[j], need = self.k[j], cpn = self.cpn, f
+        cdef long part = 0, npart, x, nw = sh.nw
         cdef const uint64_t* rows
-        cdef uint64_t bits, rest, b1, b2, b3
+        cdef uint64_t bits, b1, b2, b3
         self.iv.clear()
         if c == cpn:
             if sh.n_idle < need:
@@ -424,19 +448,7 @@ cdef class ColocPass(SharedPass):
                 bits |= rows[f * nw + x]
                 f += 1
             bits |= b1 | b2 | b3
-            while bits and need:
-                lo = __builtin_ctzll(bits)
-                rest = ~bits & (~(<uint64_t>0) << lo)  # the run ends at the next node without
-                hi = __builtin_ctzll(rest) if rest else 64
-                bits = bits & ~((<uint64_t>0) - 1 >> (64 - hi)) if hi < 64 else 0
-                a = (x << 6) + lo
-                b = (x << 6) + hi
-                part -= b - a
-                if b - a > need:
-                    b = a + need
-                self.iv.push_back(a)
-                self.iv.push_back(b)
-                need -= b - a
+            need = _take_runs(&self.iv, bits, x, need, &part)
             x += 1
         npart = self.iv.size() // 2
         if need:
@@ -825,11 +837,11 @@ cdef class ColocPass(SharedPass):
         time first (stable: queue order among equals), each on the lowest-numbered nodes with
         room for its cores (idle or partly used), until one does not fit. No reservation."""
         cdef SharedNodes sh = self.sh
-        cdef long i, j, c, need, x, f, a, b, lo, hi, nw = sh.nw, cpn = self.cpn
+        cdef long i, j, c, need, x, f, nw = sh.nw, cpn = self.cpn, seen = 0
         cdef bint head = False
         cdef const uint64_t* rows = sh.rows.data()
         cdef const uint64_t* idle = sh.idle_.data()
-        cdef uint64_t bits, rest
+        cdef uint64_t bits
         self.keyed.clear()
         for i in range(self.nq):
             j = self.qp[i]
@@ -856,18 +868,7 @@ cdef class ColocPass(SharedPass):
                 bits = idle[x]
                 for f in range(c, cpn):
                     bits |= rows[f * nw + x]
-                while bits and need:
-                    lo = __builtin_ctzll(bits)
-                    rest = ~bits & (~(<uint64_t>0) << lo)
-                    hi = __builtin_ctzll(rest) if rest else 64
-                    bits = bits & ~((<uint64_t>0) - 1 >> (64 - hi)) if hi < 64 else 0
-                    a = (x << 6) + lo
-                    b = (x << 6) + hi
-                    if b - a > need:
-                        b = a + need
-                    self.iv.push_back(a)
-                    self.iv.push_back(b)
-                    need -= b - a
+                need = _take_runs(&self.iv, bits, x, need, &seen)
                 x += 1
             self._join_iv(0)
             self._start(j, c)
