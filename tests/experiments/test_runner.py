@@ -135,3 +135,27 @@ def test_a_command_ends_with_the_process_that_started_it_only_when_named(tmp_pat
         for p in (watched, command):
             p.kill()
             p.wait()
+
+
+def test_a_stopped_pool_leaves_the_exit_time_wake_ups():
+    """After :func:`stop` (Ctrl-C), Python's exit no longer writes to the stopped executor's
+    wake-up pipe (``_python_exit``, without the executor's lock): its manager thread closes
+    that pipe when it sees the workers gone, and a close at the same moment printed "OSError:
+    Bad file descriptor" under the "interrupted" line (CI of stop 46: stop's wait for the
+    thread read it after the executor's shutdown had forgotten it, and never waited). The
+    thread is done when stop returns, and would still be waited for at exit."""
+    import concurrent.futures.process as futures_process
+    import multiprocessing
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    from coschedlab.sweeps.pool import stop
+
+    executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+    executor.submit(time.sleep, 30)
+    manager = executor._executor_manager_thread
+    assert manager in futures_process._threads_wakeups
+    stop(executor)
+    assert not manager.is_alive()
+    assert manager not in futures_process._threads_wakeups
+    assert not manager.daemon  # so the interpreter's exit still joins it

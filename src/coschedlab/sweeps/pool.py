@@ -4,6 +4,7 @@ exit with the sweep's process, even when it is killed."""
 
 from __future__ import annotations
 
+import concurrent.futures.process as _futures_process
 import multiprocessing
 import os
 import signal
@@ -209,6 +210,7 @@ def run_fresh(task: Task, quiet: bool) -> Outcome:
 def stop(executor: ProcessPoolExecutor) -> None:
     """Cancel the queued runs and stop the worker processes this executor started."""
     processes = list(getattr(executor, "_processes", {}).values())
+    manager = getattr(executor, "_executor_manager_thread", None)  # shutdown forgets it
     executor.shutdown(wait=False, cancel_futures=True)
     for p in processes:
         if p.is_alive():
@@ -218,7 +220,10 @@ def stop(executor: ProcessPoolExecutor) -> None:
     # the executor's manager thread closes its wake-up pipe when it sees the workers gone; at
     # exit Python writes to every such pipe without the executor's lock (Python 3.11's
     # concurrent.futures.process._python_exit), so a close in between printed "OSError: Bad
-    # file descriptor" after a Ctrl-C: wait for the thread to be done first
-    manager = getattr(executor, "_executor_manager_thread", None)
+    # file descriptor" after a Ctrl-C (CI of stop 46: the wait below read the thread after
+    # shutdown had set it to None, so it never waited). The shutdown above has woken the
+    # thread; it also leaves the exit-time wake-ups (the interpreter still waits for it at
+    # exit: it is not a daemon)
     if manager is not None and manager is not threading.current_thread():
         manager.join(timeout=5)
+        getattr(_futures_process, "_threads_wakeups", {}).pop(manager, None)
