@@ -2,6 +2,7 @@
 
     .venv/bin/python examples/insitu_vs_authors.py            # S=4, A=4/sim, V=4 GB, N=16
     .venv/bin/python examples/insitu_vs_authors.py 1 4 4 64   # S A V N
+    .venv/bin/python examples/insitu_vs_authors.py 4 4 4 8    # the quickest point (~6 s)
 
 For each scenario (CO-ALLOC nodes and cores), 5 random ensembles are planned as the authors'
 scheduler plans them (allocation at B'_3, their rounding) and simulated in SimGrid; the mean
