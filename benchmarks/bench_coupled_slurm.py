@@ -6,7 +6,7 @@ The inputs of bench_coupled.py cut to Theta's first ``--jobs`` jobs: ALCF Theta 
 nodes) and a 100-node cluster with KTH shapes, ``--proportion`` of Theta's jobs paired;
 both systems run ``slurm`` (the WoAS configuration). For each scheme combination: the CPU
 seconds of the coupled run with each pass (best of ``--repeat``), and whether the schedules
-are the same.
+are the same (the run exits 1 if any differs).
 
 Run: .venv/bin/python benchmarks/bench_coupled_slurm.py [--jobs 3000] [--repeat 2]
 """
@@ -43,6 +43,7 @@ def main() -> None:
     small = twin_workload(large, read_swf(KTH), 100, 0.5, span, 0)
     pairs = pair_every(large, small, max(1, round(1 / args.proportion)))
     print(f"theta: {len(large)} jobs; cluster: {len(small)} jobs; {len(pairs)} pairs")
+    differ = []
     print(f"{'combo':<6} {'compiled s':>10} {'python s':>9} {'ratio':>6} {'same':>5}")
     for combo in ("HH", "HY", "YH", "YY"):
         best = {"compiled": float("inf"), "python": float("inf")}
@@ -57,10 +58,14 @@ def main() -> None:
                 if kind == "compiled":
                     assert all(s.scheduler.compiled_pass.gated for s in c.sims)
         same = out["compiled"] == out["python"]
+        if not same:
+            differ.append(combo)
         print(
             f"{combo:<6} {best['compiled']:>10.2f} {best['python']:>9.2f} "
             f"{best['python'] / best['compiled']:>6.1f} {'yes' if same else 'NO':>5}"
         )
+    if differ:
+        sys.exit(f"schedules differ (compiled against Python) in {', '.join(differ)}")
 
 
 if __name__ == "__main__":
