@@ -758,6 +758,7 @@ CASES = [
     ("simulate-swf-integers-out-file", "simulate small.swf --swf-integers --out afile", 2, "afile"),
     ("report-empty-dir", "report empty --out rep", 2, "empty: no metrics.json"),
     ("report-mistyped-dir", "report prve --out rep", 2, "prve: no such directory"),
+    ("report-a-trace", "report small.swf --out rep", 2, "small.swf is a file, not a directory; give a directory written by simulate"),  # audit17: said 'no such directory'
     ("report-truncated-json", "report truncated --out rep", 2, "truncated/metrics.json:1: not valid JSON (Expecting value, column 13)"),
     ("report-corrupt-parquet", "report corrupt --out rep", 2, "corrupt/jobs.parquet: not a readable Parquet file"),
     ("report-foreign-json", "report foreign --out rep", 2, "foreign/metrics.json: not a coschedlab metrics.json"),

@@ -185,6 +185,10 @@ def report(
     names = None
     for d in results:
         if not d.is_dir():  # a mistyped path: say so, not that a file is missing in it
+            if d.exists():  # a newcomer's trace or metrics.json itself
+                raise InputError(
+                    f"{d} is a file, not a directory; give a directory written by simulate"
+                )
             raise InputError(f"{d}: no such directory; give a directory written by simulate")
         if not (d / "metrics.json").is_file():
             raise InputError(f"{d}: no metrics.json here; give a directory written by simulate")
