@@ -1719,6 +1719,27 @@ def test_an_interrupt_says_whether_the_result_was_written(ws, capsys, tmp_path, 
     assert (code, err.strip()) == (130, INTERRUPTED)
 
 
+def test_an_interrupted_report_leaves_no_folder_it_made(ws, capsys, tmp_path, monkeypatch):
+    """Ctrl-C while report draws: it says no partial result was written, and the --out folder
+    it made is gone (audit17: an empty folder holding only the marker was left); a folder that
+    was there before stays."""
+    import coschedlab.report as report_module
+    from coschedlab.cli.main import INTERRUPTED
+
+    shutil.copytree(ws / "prev", tmp_path / "prev")
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report_module, "write_report", interrupt)
+    code, out, err = run_cli(["report", "prev", "--out", "rep"], tmp_path, capsys)
+    assert (code, err.strip()) == (130, INTERRUPTED)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["prev"]
+    (tmp_path / "mine").mkdir()
+    code, out, err = run_cli(["report", "prev", "--out", "mine"], tmp_path, capsys)
+    assert code == 130 and (tmp_path / "mine").is_dir()
+
+
 # -- processes ----------------------------------------------------------------------------
 def _children(pid: int) -> set[int]:
     out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True).stdout

@@ -204,6 +204,14 @@ def report(
 
     # figures are derived data: they replace earlier figures, never files of the user's
     check_target(target, force=True)
+    fresh = not target.exists()
     mark(target)
-    paths = write_report(loaded, target, app_names=names, window=window)
+    try:
+        paths = write_report(loaded, target, app_names=names, window=window)
+    except BaseException:  # Ctrl-C, a full disk: a folder this command made goes (no result)
+        if fresh:
+            import shutil
+
+            shutil.rmtree(target, ignore_errors=True)
+        raise
     console.print(escape(f"wrote {len(paths)} files to {target}/ (open {target}/report.html)"))
