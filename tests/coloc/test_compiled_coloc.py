@@ -508,3 +508,15 @@ def test_shared_cores_release_a_job_whose_intervals_straddle_two_blocks():
     acct.release(fill)
     assert acct.nodes.segments() == [(0, 4, 1, (fill + 1,))]
     assert acct.alloc_column(fill + 2).tolist()[-2:] == ["0 2", "0-3"]
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, 0.0, -1.0, "fast", None])
+def test_a_spread_alone_speedup_that_is_not_a_positive_number_is_refused(bad):
+    """The model's spread-alone speedups key idle nodes in the ranks family's order: a NaN
+    key left the order to how Python's sort happens to compare (each comparison False), and
+    the compiled pass could not follow it. Refused at once, as a pool's App refuses it."""
+    heatmap = pool_ab().heatmap
+    name = heatmap.names[0]
+    with pytest.raises(InputError, match=f"spread-alone speedup of '{name}' must be > 0"):
+        ColocationSpeed(heatmap, {name: bad})
+    ColocationSpeed(heatmap, {name: 1.5})  # a number > 0 is taken

@@ -507,7 +507,9 @@ def _compiled_keys(sched: CoScheduler, view: View) -> str | None:
     can compute them (:meth:`.copass.ColocPass._choose_keyed`): the built-in ``node_order``,
     ``choice_key`` and ``node_key`` of ranks, jungle or slowdown, on the co-location model's
     own :class:`.speed.ColocInfo` with no NaN among its spread-alone and mean speedups (a NaN
-    key sorts as Python's sort leaves it); else None (the Python class scan)."""
+    key sorts as Python's sort leaves it; :class:`.speed.ColocationSpeed` refuses a NaN
+    spread-alone speedup and its means are finite, so only a hand-made ColocInfo has one);
+    else None (the Python class scan)."""
     from .speed import ColocInfo  # (as pair_predictor: the model's module imports the engine)
 
     cls = type(sched)
