@@ -517,6 +517,6 @@ def test_a_spread_alone_speedup_that_is_not_a_positive_number_is_refused(bad):
     the compiled pass could not follow it. Refused at once, as a pool's App refuses it."""
     heatmap = pool_ab().heatmap
     name = heatmap.names[0]
-    with pytest.raises(InputError, match=f"spread-alone speedup of '{name}' must be > 0"):
+    with pytest.raises(InputError, match=f"application '{name}': spread speedup must be > 0"):
         ColocationSpeed(heatmap, {name: bad})
     ColocationSpeed(heatmap, {name: 1.5})  # a number > 0 is taken

@@ -63,6 +63,17 @@ KNOWN_MACHINES: dict[str, Cluster] = {
 }
 
 
+def check_spread_speedup(app: str, s: object) -> None:
+    """A spread-alone speedup of application ``app`` is a finite number > 0 (an App's; the
+    co-location model's ``alone``, where a NaN would key idle nodes by chance)."""
+    try:
+        ok = math.isfinite(float(s)) and float(s) > 0  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise InputError(f"application {app!r}: spread speedup must be > 0, got {s}")
+
+
 @dataclass(frozen=True, slots=True)
 class App:
     """One measured application: name, process count, compact time (s), optional spread speedup.
@@ -93,9 +104,8 @@ class App:
                 f"application {self.name!r}: compact time must be > 0 s and at most "
                 f"{MAX_TIME:,.0f} s, got {self.compact_time}"
             )
-        s = self.spread_speedup
-        if s is not None and not (math.isfinite(s) and s > 0):
-            raise InputError(f"application {self.name!r}: spread speedup must be > 0, got {s}")
+        if self.spread_speedup is not None:
+            check_spread_speedup(self.name, self.spread_speedup)
 
 
 @dataclass

@@ -32,6 +32,7 @@ from ..engine.speed import SpeedModel
 from ..errors import InputError
 from ..jobs import app_names_from_header
 from .heatmap import Heatmap
+from .pool import check_spread_speedup
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine.kernel import Simulation
@@ -152,13 +153,8 @@ class ColocationSpeed(NeighbourSpeed, SpeedModel):
         known = np.isfinite(values)
         row_max = np.where(known.any(axis=1), np.where(known, values, -np.inf).max(axis=1), 1.0)
         alone = alone or {}
-        for name, s in alone.items():  # as App's spread speedup (a NaN sorts nodes by chance)
-            try:
-                ok = math.isfinite(float(s)) and float(s) > 0
-            except (TypeError, ValueError):
-                ok = False
-            if not ok:
-                raise InputError(f"spread-alone speedup of {name!r} must be > 0, got {s!r}")
+        for name, s in alone.items():
+            check_spread_speedup(name, s)
         if alone_rule == "elise":
             self._alone = [
                 max(float(alone[n]), float(row_max[i])) if n in alone else float(row_max[i])
