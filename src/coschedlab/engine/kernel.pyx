@@ -551,6 +551,13 @@ cdef class Simulation:
     cdef inline double _first_timer(self) noexcept:
         return -self._timers.top() if not self._timers.empty() else INFINITY
 
+    def _timer_after(self, double t) -> float:
+        """For an event loop of its own (ELiSE's clock): the wake-ups the policy asked for at
+        or before ``t`` are spent; the first one after ``t`` (inf: none)."""
+        while not self._timers.empty() and -self._timers.top() <= t:
+            self._timers.pop()
+        return self._first_timer()
+
     def _record_reservation(self, j: int, t: float) -> None:
         if self.reservation[j] != self.reservation[j]:  # NaN: first one only
             self.reservation[j] = t
@@ -857,12 +864,13 @@ cdef class Simulation:
         cp = getattr(self.scheduler, "compiled_pass", None)
         if not isinstance(cp, CompiledPass) or self.queue:
             return
-        # a pass with a pending list of its own (Slurm's, the shared ones) is not asked again
-        # within a pass nor fed copies: gated runs and ELiSE's clock run its Python pass,
-        # unless it can serve a gate (``serve_gate(start)``: Slurm's; it reads the queue and
-        # the running jobs afresh at each call, with the kernel's start times)
+        # a pass with a pending list of its own (the shared ones) is not asked again within a
+        # pass nor fed copies: gated runs and ELiSE's clock run the policy's Python pass,
+        # unless the pass can serve them (``serve_gate(start)``: Slurm's; it then reads the
+        # queue, who joined and the running jobs afresh at each call, with the kernel's start
+        # times)
         serve = getattr(cp, "serve_gate", None)
-        if self.gate is not None and type(self) is Simulation and serve is not None:
+        if serve is not None and (self.gate is not None or type(self) is not Simulation):
             serve(self._view.start)
         if not (<CompiledPass>cp).reaskable and (
             self.gate is not None or type(self) is not Simulation
@@ -905,6 +913,9 @@ cdef class Simulation:
         self._cest.clear()
         for e, j in self.est_sorted:
             self._cest.push_back(Est(e, j))
+        self._cjoined.clear()  # (a pass with a pending list of its own reads who joined)
+        for j in self.joined:
+            self._cjoined.push_back(j)
         self._c_call(t)
         return [self._cstarted[k] for k in range(<long>self._cstarted.size())]
 

@@ -10,10 +10,11 @@ the first ``bf_max_job_test`` pending jobs and run only every ``bf_interval`` se
 arithmetic of the Python pass below; it does not wake for the backfill ticks at which it can
 prove that nothing starts and no reservation is recorded). It also serves the gated passes
 of coupled runs (:meth:`.passes.SlurmPass.serve_gate`: asked again within a pass after a hold
-or a yield, jobs held, hidden or demoted; tests/coupled holds it to the Python pass there). The
-Python pass runs ``bf_nodes`` (the node-space map places jobs on nodes), ELiSE's clock (a
-Simulation subclass) and subclasses that override it; tests/test_properties.py holds the two
-to the same schedules. Options carry Slurm's parameter names (slurm.conf); the defaults
+or a yield, jobs held, hidden or demoted; tests/coupled holds it to the Python pass there),
+and ELiSE's clock (a Simulation subclass that copies its lists into the pass's arrays at each
+pass and steps to the pass's wake-ups; tests/coloc/elise holds it to the Python pass). The
+Python pass runs ``bf_nodes`` (the node-space map places jobs on nodes) and subclasses that
+override it; tests/test_properties.py holds the two to the same schedules. Options carry Slurm's parameter names (slurm.conf); the defaults
 are the configuration of the WoAS experiments (Rodrigo et al., HPDC'17, Section 4.2;
 REFERENCE.md section 4), not Slurm's own defaults.
 
@@ -227,9 +228,9 @@ class Slurm(Scheduler):
     # -- set-up ---------------------------------------------------------------------------------
     def setup(self, view: View) -> None:
         """Make the compiled pass (:class:`.passes.SlurmPass`) that the kernel calls when it
-        can (the node-count profile, the pass not overridden; with a coupled run's gate too);
-        the Python pass below (``bf_nodes``, ELiSE's clock, subclasses) sets itself up at its
-        first call."""
+        can (the node-count profile, the pass not overridden; with a coupled run's gate and on
+        ELiSE's clock too); the Python pass below (``bf_nodes``, subclasses) sets itself up at
+        its first call."""
         self._refuse_own_order(Slurm, "its priority (priority=multifactor or fifo)")
         c = view.cluster
         self.factors = Multifactor(
@@ -265,8 +266,7 @@ class Slurm(Scheduler):
         return self.factors.size(view.cluster.nodes_for(cpus), cpus, limit_minutes(limit) * 60.0)
 
     def _setup_python(self, view: View) -> None:
-        """The Python pass's state (its first call: a ``bf_nodes`` run, ELiSE's clock, a
-        subclass)."""
+        """The Python pass's state (its first call: a ``bf_nodes`` run, a subclass)."""
         n = view.n
         self._python = True
         jobs, origin, cpus, limit = self._inherit_arrays

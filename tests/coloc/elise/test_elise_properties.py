@@ -26,13 +26,20 @@ from coschedlab.engine.result import Result
 from coschedlab.schedulers.registry import get_scheduler
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from _coloc_data import pool_ab  # noqa: E402
+from reference_passes import python_slurm  # noqa: E402
 
 ELISE = [
     "ranks:extra=false,depth=100", "bester:extra=false,depth=3", "jungle:extra=false,depth=100",
     "slowdown:extra=false,depth=100", "easy-coloc:extra=false,depth=100",
     "filler:extra=false,depth=2", "ranks", "jungle:backfill=false", "elise-conservative:depth=3",
     "easy:extra=false,depth=100", "fcfs",
+]  # fmt: skip
+# Slurm's clocks (its main and backfill ticks) are wake-ups ELiSE's clock steps to
+SLURM = [
+    "slurm", "slurm:priority=fifo,bf_max_job_test=2", "slurm:sched_interval=5,bf_interval=7",
+    "slurm:bf_interval=7,bf_resolution=13,bf_window=1,bf_phase=3",
 ]  # fmt: skip
 speeds = st.floats(0.4, 2.5)
 
@@ -91,7 +98,7 @@ def test_a_late_kill_ends_at_the_first_event_past_the_limit(w, spec):
 
 
 @settings(max_examples=60, deadline=None)
-@given(w=workloads(), spec=st.sampled_from(ELISE), ab=speeds, ba=speeds)
+@given(w=workloads(), spec=st.sampled_from(ELISE + SLURM), ab=speeds, ba=speeds)
 def test_elises_clock_keeps_the_invariants(w, spec, ab, ba):
     sim = EliseClockSimulation(w, Cluster(4, 2, 2), get_scheduler(spec),
                                speed_model=_model(ab, ba), shared_nodes=True)  # fmt: skip
@@ -100,7 +107,7 @@ def test_elises_clock_keeps_the_invariants(w, spec, ab, ba):
 
 
 @settings(max_examples=60, deadline=None)
-@given(w=workloads(), spec=st.sampled_from(ELISE))
+@given(w=workloads(), spec=st.sampled_from(ELISE + SLURM))
 def test_elises_clock_is_the_kernel_when_nothing_moves_an_end(w, spec):
     # all speedups 1.0: no end ever moves; whole-second times add without rounding
     ones = Pool((App("A", 2, 100.0), App("B", 2, 100.0)), Heatmap(["A", "B"], np.ones((2, 2))))
@@ -113,6 +120,29 @@ def test_elises_clock_is_the_kernel_when_nothing_moves_an_end(w, spec):
     assert np.allclose(clock.start, kernel.start, atol=1e-9)
     assert np.allclose(clock.end, kernel.end, atol=1e-9)
     assert (clock.alloc == kernel.alloc).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(w=workloads(), spec=st.sampled_from(SLURM), ab=speeds, ba=speeds)
+def test_slurm_on_elises_clock_runs_its_compiled_pass_as_the_python_one(w, spec, ab, ba):
+    # the compiled pass serves ELiSE's clock (the kernel copies its lists into the pass's
+    # arrays at each pass): the same starts, ends and reservations as the Python pass
+    def run(sched):
+        sim = EliseClockSimulation(w, Cluster(4, 2, 2), sched, speed_model=_model(ab, ba),
+                                   shared_nodes=True)  # fmt: skip
+        return Result.from_simulation(sim.run()).jobs
+
+    fast = get_scheduler(spec)
+    compiled = run(fast)
+    assert fast.compiled_pass is not None and fast.compiled_pass.gated
+    opts = fast.params()
+    slow = python_slurm(**opts)
+    python = run(slow)
+    assert slow.compiled_pass is None
+    assert compiled.start.tolist() == python.start.tolist()
+    assert compiled.end.tolist() == python.end.tolist()
+    assert compiled.reservation.fillna(-1).tolist() == python.reservation.fillna(-1).tolist()
+    assert fast.backfill_passes == slow.backfill_passes
 
 
 @given(seed=st.integers(0, 2**40), kind=st.sampled_from(["Random Generator",

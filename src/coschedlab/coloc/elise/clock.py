@@ -13,8 +13,9 @@ schedules part there. :class:`EliseClockSimulation` is the kernel with ELiSE's c
 1. load the jobs submitted by now; one scheduling pass (the same policies and accounting);
 2. every running job's speedup (compact: unchanged; spread: the worst of its neighbours'
    heatmap speedups, from its spread-alone speedup), remaining *= old / new where it changed;
-3. step = smallest remaining time, or the next submit time minus now if smaller and > 0;
-   now += step; every remaining time -= step; a job whose start + requested time <= now is
+3. step = smallest remaining time, or the next submit time minus now if smaller and > 0, or
+   the next wake-up the policy asked for (``view.wake_at``: Slurm's ticks; ELiSE's own
+   schedulers ask for none) if sooner; now += step; every remaining time -= step; a job whose start + requested time <= now is
    aborted (ELiSE's late kill); jobs at 0 (or aborted) end now.
 
 It is ELiSE's arithmetic, kept for exact reproduction: every step costs a pass over the
@@ -83,6 +84,10 @@ class EliseClockSimulation(Simulation):
                 show = submit[arr] - now
                 if 0 < show < step:
                     step = show
+            # a wake-up the policy asked for (Slurm's clocks: its main and backfill ticks)
+            wake = self._timer_after(now) - now
+            if wake < step:
+                step = wake
             if step == INF:
                 if queue:
                     j = queue[0]
