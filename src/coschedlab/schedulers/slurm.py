@@ -14,9 +14,10 @@ or a yield, jobs held, hidden or demoted; tests/coupled holds it to the Python p
 and ELiSE's clock (a Simulation subclass that copies its lists into the pass's arrays at each
 pass and steps to the pass's wake-ups; tests/coloc/elise holds it to the Python pass). The
 Python pass runs ``bf_nodes`` (the node-space map places jobs on nodes) and subclasses that
-override it; tests/test_properties.py holds the two to the same schedules. Options carry Slurm's parameter names (slurm.conf); the defaults
-are the configuration of the WoAS experiments (Rodrigo et al., HPDC'17, Section 4.2;
-REFERENCE.md section 4), not Slurm's own defaults.
+override it; tests/test_properties.py holds the two to the same schedules. Options carry
+Slurm's parameter names (slurm.conf); the defaults are the configuration of the WoAS
+experiments (Rodrigo et al., HPDC'17, Section 4.2; REFERENCE.md section 4), not Slurm's own
+defaults.
 
 One pass at time ``now`` (Slurm 22.05's ``schedule()`` then ``_attempt_backfill()``):
 

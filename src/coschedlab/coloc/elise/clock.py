@@ -15,8 +15,9 @@ schedules part there. :class:`EliseClockSimulation` is the kernel with ELiSE's c
    heatmap speedups, from its spread-alone speedup), remaining *= old / new where it changed;
 3. step = smallest remaining time, or the next submit time minus now if smaller and > 0, or
    the next wake-up the policy asked for (``view.wake_at``: Slurm's ticks; ELiSE's own
-   schedulers ask for none) if sooner; now += step; every remaining time -= step; a job whose start + requested time <= now is
-   aborted (ELiSE's late kill); jobs at 0 (or aborted) end now.
+   schedulers ask for none) if sooner; now += step; every remaining time -= step; a job whose
+   start + requested time <= now is aborted (ELiSE's late kill); jobs at 0 (or aborted) end
+   now.
 
 It is ELiSE's arithmetic, kept for exact reproduction: every step costs a pass over the
 running jobs (ELiSE's cost), where the kernel pays for the jobs that change.
