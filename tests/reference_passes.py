@@ -497,7 +497,7 @@ def python_slurm(**opts) -> Slurm:
 
 
 def same_as_python(w: Workload, cluster: Cluster, opts: dict, kill: bool) -> tuple[Slurm, Slurm]:
-    """Run Slurm's compiled pass and its Python pass; assert the same starts, first
+    """Run Slurm's compiled pass and its Python pass; assert the same starts, nodes, first
     reservations and backfill passes; return both schedulers (compiled, Python)."""
     fast = Slurm(**opts)
     compiled = simulate(w, cluster, fast, kill_at_walltime=kill)
@@ -506,6 +506,7 @@ def same_as_python(w: Workload, cluster: Cluster, opts: dict, kill: bool) -> tup
     python = simulate(w, cluster, slow, kill_at_walltime=kill)
     assert slow.compiled_pass is None
     assert compiled.jobs.start.tolist() == python.jobs.start.tolist()
+    assert compiled.jobs.alloc.tolist() == python.jobs.alloc.tolist()
     assert compiled.jobs.reservation.fillna(-1).tolist() == (
         python.jobs.reservation.fillna(-1).tolist()
     )

@@ -870,7 +870,8 @@ cdef class Simulation:
         # queue, who joined and the running jobs afresh at each call, with the kernel's start
         # times)
         serve = getattr(cp, "serve_gate", None)
-        if serve is not None and (self.gate is not None or type(self) is not Simulation):
+        lists = getattr(cp, "python_lists", False)  # a pass that starts jobs through the view
+        if serve is not None and (self.gate is not None or type(self) is not Simulation or lists):
             serve(self._view.start)
         if not (<CompiledPass>cp).reaskable and (
             self.gate is not None or type(self) is not Simulation
@@ -892,7 +893,7 @@ cdef class Simulation:
             self._creq = &self._mreq[0]
             self._csubmit = &self._msubmit[0]
         self._cresv = self.reservation
-        if type(self) is not Simulation:
+        if type(self) is not Simulation or lists:
             self._bridge = True
             return
         self._c = True

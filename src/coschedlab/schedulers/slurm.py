@@ -61,11 +61,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..engine.placement import Placement
 from ..errors import InputError, source_line
 from ..jobs import KeyedArrays
 from .base import Scheduler, check_bool, check_choice, check_positive
+from .nodespace import BackfillMap
 from .passes import SlurmPass
 from .priority import Multifactor
+from .profile import reservation_scan
 from .registry import register
 from .slurm_conf import conf_option
 
@@ -272,7 +275,47 @@ class Slurm(Scheduler):
                 self.sched_interval, self.sched_phase,
             )  # fmt: skip
             cp.inherit(*self._inherit_arrays)
+            if self.bf_nodes:
+                self._limit_list = self._limits.tolist()
+                cp.node_map(self._node_scan)
             self.compiled_pass = cp
+
+    def _node_scan(
+        self, main: list[int], tested: list[int] | None, free: int
+    ) -> tuple[list[int], int, int, float]:
+        """``bf_nodes``' part of the pass in Python (:meth:`.passes.SlurmPass.node_map`): the
+        main scheduler's jobs of this pass start at once (placed by the kernel: its best fit is
+        select/linear's), then, at a backfill pass (``tested`` not None), each ``tested``
+        job, in order, on the node-space map of the running jobs
+        (:class:`.nodespace.BackfillMap`, each busy until its start + time limit; a held job
+        of a coupled system until its estimate) starts now on the nodes planned for it or
+        records its reservation (:func:`.profile.reservation_scan`). Returns the jobs the map
+        started, and the idle nodes, the running jobs and their earliest estimate after."""
+        view = self._view
+        for j in main:
+            view.start_now(j)
+        out: list[int] = []
+        if tested is not None:
+            now = view.now
+            limit = self._limit_list
+            start = view.start
+            running = [  # Slurm's end_time: start + the time limit
+                (est if start[r] != start[r] else start[r] + limit[r], r,
+                 [k for a, b in view.machine.allocation(r) for k in range(a, b)])
+                for est, r in view.est_sorted
+            ]  # fmt: skip
+            space = BackfillMap(
+                now, view.cluster.nodes, running, self.bf_resolution, self.bf_window * 60.0
+            )
+            places: list = []
+            out = reservation_scan(
+                space, tested, view.nodes, limit, free, now, view.record_reservation,
+                self.bf_job_part_count_reserve, places=places,
+            )  # fmt: skip
+            for j, where in zip(out, places, strict=True):
+                view.start_now(Placement(j, nodes=where))
+        est = view.est_sorted
+        return out, view.free, len(est), est[0][0] if est else math.inf
 
     @property
     def backfill_passes(self) -> int:
