@@ -868,7 +868,8 @@ cdef class Simulation:
         # pass nor fed copies: gated runs and ELiSE's clock run the policy's Python pass,
         # unless the pass can serve them (``serve_gate(start)``: Slurm's; it then reads the
         # queue, who joined and the running jobs afresh at each call, with the kernel's start
-        # times)
+        # times). A pass with ``python_lists`` (Slurm's with ``bf_nodes``: it starts jobs
+        # through the view during its call) runs on the Python lists, served so too
         serve = getattr(cp, "serve_gate", None)
         lists = getattr(cp, "python_lists", False)  # a pass that starts jobs through the view
         if serve is not None and (self.gate is not None or type(self) is not Simulation or lists):

@@ -650,7 +650,7 @@ cdef class CountScan:
     ``bf_nodes``), compiled: the reservation scan of :func:`.profile.reservation_scan` on a
     :class:`CProfile`, each job's time limit rounded up to ``bf_resolution`` past ``now``, no
     slot beyond the window. :class:`SlurmPass` calls :meth:`scan_c` on the kernel's arrays;
-    the Python pass (``bf_nodes``, ELiSE's clock, subclasses) calls :meth:`scan`."""
+    the tests' Python pass (tests/reference_passes.py ``PySlurm``) calls :meth:`scan`."""
 
     cdef CProfile prof
     cdef vector[long] nodes
@@ -963,12 +963,13 @@ cdef inline double tick_after(double t, double interval, double phase) noexcept:
 
 
 cdef class SlurmPass(CompiledPass):
-    """Slurm's whole pass (:class:`.slurm.Slurm` on the node-count profile), compiled: the
-    multifactor (or FIFO) priorities and their recalculation every ``priority_calc_period``,
-    the main scheduler (at every event, or on its ``sched_interval`` clock), the backfill
-    thread every ``bf_interval`` (the scan of :meth:`CountScan.scan_c`), with the Python
-    pass's arithmetic, order, lazy removal and wake-ups, so the schedules and reservations are
-    the same (tests/test_properties.py compares them).
+    """Slurm's whole pass (:class:`.slurm.Slurm`; with ``bf_nodes``: :meth:`node_map`),
+    compiled: the multifactor (or FIFO) priorities and their recalculation every
+    ``priority_calc_period``, the main scheduler (at every event, or on its ``sched_interval``
+    clock), the backfill thread every ``bf_interval`` (the scan of :meth:`CountScan.scan_c`),
+    with the former Python pass's arithmetic, order, lazy removal and wake-ups, so the
+    schedules and reservations are the same (tests/test_properties.py compares them with
+    tests/reference_passes.py ``PySlurm``).
 
     One thing differs, and only in what is not the schedule: a backfill tick at which nothing
     happens is not a pass. With the main scheduler at every event, after each pass that

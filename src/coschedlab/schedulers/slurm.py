@@ -10,11 +10,16 @@ the first ``bf_max_job_test`` pending jobs and run only every ``bf_interval`` se
 arithmetic of the Python pass below; it does not wake for the backfill ticks at which it can
 prove that nothing starts and no reservation is recorded). It also serves the gated passes
 of coupled runs (:meth:`.passes.SlurmPass.serve_gate`: asked again within a pass after a hold
-or a yield, jobs held, hidden or demoted; tests/coupled holds it to the Python pass there),
-and ELiSE's clock (a Simulation subclass that copies its lists into the pass's arrays at each
-pass and steps to the pass's wake-ups; tests/coloc/elise holds it to the Python pass). The
-Python pass runs ``bf_nodes`` (the node-space map places jobs on nodes) and subclasses that
-override it; tests/test_properties.py holds the two to the same schedules. Options carry
+or a yield, jobs held, hidden or demoted), and ELiSE's clock (a Simulation subclass that
+copies its lists into the pass's arrays at each pass and steps to the pass's wake-ups). With
+``bf_nodes`` the same compiled pass runs the cycle and calls :meth:`Slurm._node_scan` (the
+node-space map, in Python) at its backfill passes (:meth:`.passes.SlurmPass.node_map`). It is
+the only implementation: the Python pass it replaced is the tests' oracle
+(tests/reference_passes.py ``PySlurm``; tests/test_properties.py, tests/coupled,
+tests/coloc/elise and tests/workflows hold the two to the same starts, nodes, reservations
+and backfill passes). A subclass changes the pass by overriding ``schedule`` (its own pass);
+one that overrides a method of the former Python pass (``_main``, ``_backfill``, ...) is
+refused at set-up. Options carry
 Slurm's parameter names (slurm.conf); the defaults are the configuration of the WoAS
 experiments (Rodrigo et al., HPDC'17, Section 4.2; REFERENCE.md section 4), not Slurm's own
 defaults.
