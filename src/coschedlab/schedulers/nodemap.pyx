@@ -1,0 +1,398 @@
+# distutils: language = c++
+"""Slurm 22.05's backfill node-space map and select/linear's will-run test, compiled (issue 31
+item 2): :class:`NodeMap` is :class:`.nodespace.BackfillMap` (the same rules, documented
+there) on bitsets of 64-bit words (``vector<uint64_t>``; any number of nodes, 100,000
+included) instead of Python ints. Its Python surface is BackfillMap's (``test``, ``reserve``
+or ``hold``, ``start``; node lists in and out), so :func:`.profile.reservation_scan` drives
+either; tests/test_nodemap.py holds the two to the same answers on random machines, running
+sets and sequences of tests, reservations and starts.
+
+Bitsets: ``W = ceil(n / 64)`` words per set, bit ``i`` of word ``i >> 6`` = node ``i``, the
+bits past node ``n - 1`` always 0. Every bitset (the running jobs' nodes, the slices' available
+nodes) lives in one pool (``pool``), addressed by its offset; a split slice copies its set to
+the pool's end.
+"""
+
+from libc.math cimport INFINITY, floor
+from libc.stdint cimport uint64_t
+from libcpp.vector cimport vector
+
+cdef extern from *:
+    int popcount "__builtin_popcountll"(unsigned long long) noexcept nogil
+    int ctz "__builtin_ctzll"(unsigned long long) noexcept nogil
+
+__all__ = ["NodeMap"]
+
+
+cdef struct Run:
+    double end  # start + time limit
+    long order  # ties: Slurm's job list order
+    long off  # its nodes (pool offset)
+
+
+cdef struct Slc:
+    double b
+    double e
+    long off  # the nodes still available during [b, e) (pool offset)
+
+
+cdef inline bint run_before(const Run& x, const Run& y) noexcept:
+    return x.end < y.end or (x.end == y.end and x.order < y.order)
+
+
+cdef class NodeMap:
+    """One backfill pass's view of the machine, compiled (:class:`.nodespace.BackfillMap`'s
+    arguments and methods): ``running`` holds ``(end, order, nodes)`` of the running jobs
+    (distinct ``order``\\ s); every other node is idle."""
+
+    cdef readonly double now, res, window_end
+    cdef readonly long n
+    cdef long W
+    cdef uint64_t last
+    cdef vector[uint64_t] pool, idle, avail, acc, plan
+    cdef vector[Run] running
+    cdef vector[Slc] slices
+    cdef vector[long] rs, rl  # best fit's runs (start, length)
+    cdef vector[char] gone
+
+    def __init__(
+        self, double now, long n_nodes, running, double resolution=1.0, double window=INFINITY
+    ):
+        cdef long k, w
+        cdef Run r
+        cdef Slc s
+        if n_nodes < 0:
+            raise ValueError(f"n_nodes must be >= 0, got {n_nodes}")
+        self.now = now
+        self.n = n_nodes
+        self.res = resolution
+        self.W = (n_nodes + 63) >> 6
+        self.last = (~<uint64_t>0) >> ((64 - (n_nodes & 63)) & 63) if n_nodes & 63 else ~<uint64_t>0
+        self.idle.assign(self.W, ~<uint64_t>0)
+        if self.W:
+            self.idle[self.W - 1] = self.last
+        self.avail.assign(self.W, 0)
+        self.acc.assign(self.W, 0)
+        self.plan.assign(self.W, 0)
+        for end, order, nodes in sorted(running, key=lambda x: (x[0], x[1])):
+            r.end = end
+            r.order = order
+            r.off = self.new_set()
+            self.fill(r.off, nodes)
+            for w in range(self.W):
+                self.idle[w] &= ~self.pool[r.off + w]
+            self.running.push_back(r)
+        s.b = floor(now / resolution) * resolution
+        s.e = floor((now + window) / resolution) * resolution if window < INFINITY else INFINITY
+        self.window_end = now + window
+        s.off = self.new_set()
+        for w in range(self.W):
+            self.pool[s.off + w] = ~(<uint64_t>0)
+        if self.W:
+            self.pool[s.off + self.W - 1] = self.last
+        self.slices.push_back(s)
+
+    # -- bitsets ---------------------------------------------------------------------------
+    cdef long new_set(self):
+        cdef long off = self.pool.size()
+        self.pool.resize(off + self.W, 0)
+        return off
+
+    cdef long copy_set(self, long src):
+        cdef long off = self.new_set(), w
+        for w in range(self.W):
+            self.pool[off + w] = self.pool[src + w]
+        return off
+
+    cdef int fill(self, long off, nodes) except -1:
+        cdef long node
+        for node in nodes:
+            if node < 0 or node >= self.n:
+                raise ValueError(f"node {node} is not one of the map's {self.n} nodes")
+            self.pool[off + (node >> 6)] |= (<uint64_t>1) << (node & 63)
+        return 0
+
+    cdef int fill_vec(self, vector[uint64_t]& v, nodes) except -1:
+        cdef long node
+        v.assign(self.W, 0)
+        for node in nodes:
+            if node < 0 or node >= self.n:
+                raise ValueError(f"node {node} is not one of the map's {self.n} nodes")
+            v[node >> 6] |= (<uint64_t>1) << (node & 63)
+        return 0
+
+    cdef list to_list(self, const vector[uint64_t]& v):
+        cdef list out = []
+        cdef long w
+        cdef uint64_t x
+        for w in range(self.W):
+            x = v[w]
+            while x:
+                out.append((w << 6) + ctz(x))
+                x &= x - 1
+        return out
+
+    cdef long count(self, const vector[uint64_t]& v) noexcept:
+        cdef long w, c = 0
+        for w in range(self.W):
+            c += popcount(v[w])
+        return c
+
+    # -- select/linear ---------------------------------------------------------------------
+    cdef void best_fit(self, const vector[uint64_t]& pool, long need, vector[uint64_t]& out):
+        """:func:`.nodespace.best_fit` on a bitset: the smallest run of consecutive nodes that
+        holds the rest (its lowest ids; the lowest run among equals), else the longest run
+        whole (the lowest among equals), until ``need`` nodes are taken."""
+        cdef long i, k, best, start = -1
+        cdef uint64_t x
+        self.rs.clear()
+        self.rl.clear()
+        i = 0
+        while i < (self.W << 6):
+            x = pool[i >> 6]
+            if (i & 63) == 0 and (x == 0 or x == ~(<uint64_t>0)):
+                if x == 0 and start >= 0:  # a word at once: none or all of its nodes
+                    self.rs.push_back(start)
+                    self.rl.push_back(i - start)
+                    start = -1
+                elif x != 0 and start < 0:
+                    start = i
+                i += 64
+                continue
+            if (x >> (i & 63)) & 1:
+                if start < 0:
+                    start = i
+            elif start >= 0:
+                self.rs.push_back(start)
+                self.rl.push_back(i - start)
+                start = -1
+            i += 1
+        if start >= 0:
+            self.rs.push_back(start)
+            self.rl.push_back((self.W << 6) - start)
+        self.gone.assign(self.rs.size(), 0)
+        out.assign(self.W, 0)
+        while need > 0:
+            best = -1
+            for k in range(<long>self.rs.size()):  # the smallest run that holds the rest
+                if not self.gone[k] and self.rl[k] >= need and (
+                    best < 0 or self.rl[k] < self.rl[best]
+                ):
+                    best = k
+            if best >= 0:
+                for i in range(self.rs[best], self.rs[best] + need):
+                    out[i >> 6] |= (<uint64_t>1) << (i & 63)
+                break
+            for k in range(<long>self.rs.size()):  # else the longest run, whole
+                if not self.gone[k] and (best < 0 or self.rl[k] > self.rl[best]):
+                    best = k
+            if best < 0:
+                break
+            self.gone[best] = 1
+            for i in range(self.rs[best], self.rs[best] + self.rl[best]):
+                out[i >> 6] |= (<uint64_t>1) << (i & 63)
+            need -= self.rl[best]
+
+    cdef double will_run(self, long need):
+        """``_will_run_test`` over the usable nodes ``avail``: the start (inf: never) and, in
+        ``plan``, the nodes."""
+        cdef long w, k, c = 0
+        cdef uint64_t add
+        cdef double end
+        for w in range(self.W):
+            self.acc[w] = self.avail[w] & self.idle[w]
+            c += popcount(self.acc[w])
+        if c >= need:
+            self.best_fit(self.acc, need, self.plan)
+            return self.now
+        for k in range(<long>self.running.size()):
+            for w in range(self.W):
+                add = self.pool[self.running[k].off + w] & self.avail[w] & ~self.acc[w]
+                if add:
+                    c += popcount(add)
+                    self.acc[w] |= add
+            if c >= need:
+                end = self.running[k].end
+                self.best_fit(self.acc, need, self.plan)
+                return self.now + 1 if end <= self.now else end
+        return INFINITY
+
+    # -- the node-space map ----------------------------------------------------------------
+    cdef double usable(self, double start_res, double end_time) noexcept:
+        """``avail``: the nodes available in every slice that overlaps [start_res, end_time];
+        returns ``later_start`` (0: none)."""
+        cdef double later = 0.0
+        cdef long k, w, ns = self.slices.size(), off, nxt
+        cdef Slc s
+        for w in range(self.W):
+            self.avail[w] = ~<uint64_t>0
+        if self.W:
+            self.avail[self.W - 1] = self.last
+        for k in range(ns):
+            s = self.slices[k]
+            off = s.off
+            if s.e > start_res and later == 0.0 and k + 1 < ns:
+                nxt = self.slices[k + 1].off
+                for w in range(self.W):  # the next slice frees nodes
+                    if self.pool[nxt + w] & ~(self.avail[w] & self.pool[off + w]):
+                        later = s.e
+                        break
+            if s.e <= start_res:
+                continue
+            if s.b <= end_time:
+                for w in range(self.W):
+                    self.avail[w] &= self.pool[off + w]
+            else:
+                break
+        return later
+
+    cdef bint overlap(self, const vector[uint64_t]& nodes, double start, double end) noexcept:
+        cdef long k, w, off
+        for k in range(<long>self.slices.size()):
+            if self.slices[k].e > start and self.slices[k].b < end:
+                off = self.slices[k].off
+                for w in range(self.W):
+                    if nodes[w] & ~self.pool[off + w]:
+                        return True
+        return False
+
+    cdef (double, double) span(self, double start, double limit) noexcept:
+        cdef double r = self.res
+        cdef double st = floor(start / r) * r
+        cdef double er = floor((start + limit) / r) * r
+        return st, (er if er > st + r else st + r)
+
+    cdef double test_c(self, long need, double limit):
+        """:meth:`test`: the start (inf: none) and, in ``plan``, the nodes."""
+        cdef double now = self.now, start_res, later_start = now, end_time, start, st, er
+        cdef long it
+        for it in range(10_000):
+            start_res = later_start
+            end_time = (start_res if start_res > now else now) + limit
+            later_start = self.usable(start_res, end_time)
+            if self.count(self.avail) < need:
+                if later_start != 0.0:
+                    continue
+                return INFINITY
+            start = self.will_run(need)
+            if start == INFINITY:
+                if later_start != 0.0:
+                    continue
+                return INFINITY
+            if start_res > start:
+                start = start_res
+            if start <= now:
+                return now
+            if later_start != 0.0 and start > later_start:
+                continue
+            if start > self.window_end:
+                return INFINITY
+            st, er = self.span(start, limit)
+            if self.overlap(self.plan, st, er):
+                later_start = start
+                continue
+            return start
+        return INFINITY
+
+    def test(self, long need, double limit) -> tuple:
+        """When and where a pending job of ``need`` nodes and ``limit`` seconds can start:
+        ``(now, nodes)``, ``(t, nodes)`` for a reservation at ``t``, or ``(inf, [])``."""
+        cdef double t = self.test_c(need, limit)
+        if t == INFINITY:
+            return INFINITY, []
+        return t, self.to_list(self.plan)
+
+    cdef void reserve_c(self, const vector[uint64_t]& nodes, double start, double limit):
+        cdef double st, er
+        cdef long k, j = -1, first, w, off, last
+        cdef Slc s
+        st, er = self.span(start, limit)
+        if self.slices[0].b > st:
+            st = self.slices[0].b
+        for k in range(<long>self.slices.size()):
+            if self.slices[k].e > st:  # split: [b, st) keeps its nodes, [st, e) is reserved
+                s.b = st
+                s.e = self.slices[k].e
+                s.off = self.copy_set(self.slices[k].off)
+                self.slices.insert(self.slices.begin() + k + 1, s)
+                self.slices[k].e = st
+                j = k + 1
+                break
+            if self.slices[k].e == st:
+                j = k + 1
+                break
+        if j < 0:
+            return
+        first = j - 2 if j >= 2 else 0
+        while j < <long>self.slices.size():
+            if er < self.slices[j].e:
+                s.b = er
+                s.e = self.slices[j].e
+                s.off = self.copy_set(self.slices[j].off)
+                self.slices.insert(self.slices.begin() + j + 1, s)
+                self.slices[j].e = er
+            off = self.slices[j].off
+            for w in range(self.W):
+                self.pool[off + w] &= ~nodes[w]
+            if er == self.slices[j].e:
+                break
+            j += 1
+        # drop one record whose bitmap equals its predecessor's (as Slurm does)
+        last = <long>self.slices.size() - 1
+        for k in range(first, j + 1 if j + 1 < last else last):
+            if self.same(self.slices[k].off, self.slices[k + 1].off):
+                self.slices[k].e = self.slices[k + 1].e
+                self.slices.erase(self.slices.begin() + k + 1)
+                break
+
+    cdef bint same(self, long a, long b) noexcept:
+        cdef long w
+        for w in range(self.W):
+            if self.pool[a + w] != self.pool[b + w]:
+                return False
+        return True
+
+    def reserve(self, nodes, double start, double limit) -> None:
+        """``_add_reservation``: take ``nodes`` out of the slices during [start, start + limit)
+        (rounded down to the resolution, at least one resolution long)."""
+        self.fill_vec(self.acc, nodes)
+        self.reserve_c(self.acc, start, limit)
+
+    def hold(self, nodes, double start, double limit) -> None:
+        """:meth:`reserve` (:class:`.profile.Space`'s name)."""
+        self.fill_vec(self.acc, nodes)
+        self.reserve_c(self.acc, start, limit)
+
+    cdef void start_c(self, const vector[uint64_t]& nodes, long order, double limit):
+        cdef Run r
+        cdef long w, k
+        r.end = self.now + limit
+        r.order = order
+        r.off = self.new_set()
+        for w in range(self.W):
+            self.pool[r.off + w] = nodes[w]
+            self.idle[w] &= ~nodes[w]
+        k = self.running.size()
+        while k > 0 and run_before(r, self.running[k - 1]):
+            k -= 1
+        self.running.insert(self.running.begin() + k, r)
+
+    def start(self, nodes, long order, double limit) -> None:
+        """A job started now on ``nodes``: busy until now + its limit (no record in the map)."""
+        self.fill_vec(self.acc, nodes)
+        self.start_c(self.acc, order, limit)
+
+    # -- for tests -------------------------------------------------------------------------
+    def map_slices(self) -> list:
+        """The map's ``[begin, end, nodes]`` slices (nodes as lists)."""
+        cdef list out = []
+        cdef long k, w
+        for k in range(<long>self.slices.size()):
+            for w in range(self.W):
+                self.acc[w] = self.pool[self.slices[k].off + w]
+            out.append([self.slices[k].b, self.slices[k].e, self.to_list(self.acc)])
+        return out
+
+    def idle_nodes(self) -> list:
+        """The idle nodes."""
+        return self.to_list(self.idle)
