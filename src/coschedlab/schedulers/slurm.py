@@ -12,8 +12,9 @@ prove that nothing starts and no reservation is recorded). It also serves the ga
 of coupled runs (:meth:`.passes.SlurmPass.serve_gate`: asked again within a pass after a hold
 or a yield, jobs held, hidden or demoted), and ELiSE's clock (a Simulation subclass that
 copies its lists into the pass's arrays at each pass and steps to the pass's wake-ups). With
-``bf_nodes`` the same compiled pass runs the cycle and calls :meth:`Slurm._node_scan` (the
-node-space map, in Python) at its backfill passes (:meth:`.passes.SlurmPass.node_map`). It is
+``bf_nodes`` the same compiled pass runs the cycle and calls :meth:`Slurm._node_scan` at its
+backfill passes (:meth:`.passes.SlurmPass.node_map`): the node-space map is compiled
+(:class:`.nodemap.NodeMap`), the scan over it and the starts on its nodes are Python. It is
 the only implementation: the Python pass it replaced is the tests' oracle
 (tests/reference_passes.py ``PySlurm``; tests/test_properties.py, tests/coupled,
 tests/coloc/elise and tests/workflows hold the two to the same starts, nodes, reservations
@@ -70,7 +71,7 @@ from ..engine.placement import Placement
 from ..errors import InputError, source_line
 from ..jobs import KeyedArrays
 from .base import Scheduler, check_bool, check_choice, check_positive
-from .nodespace import BackfillMap
+from .nodemap import NodeMap
 from .passes import SlurmPass
 from .priority import Multifactor
 from .profile import reservation_scan
@@ -292,10 +293,11 @@ class Slurm(Scheduler):
         main scheduler's jobs of this pass start at once (placed by the kernel: its best fit is
         select/linear's), then, at a backfill pass (``tested`` not None), each ``tested``
         job, in order, on the node-space map of the running jobs
-        (:class:`.nodespace.BackfillMap`, each busy until its start + time limit; a held job
-        of a coupled system until its estimate) starts now on the nodes planned for it or
-        records its reservation (:func:`.profile.reservation_scan`). Returns the jobs the map
-        started, and the idle nodes, the running jobs and their earliest estimate after."""
+        (:class:`.nodemap.NodeMap`, :class:`.nodespace.BackfillMap` compiled; each busy until
+        its start + time limit; a held job of a coupled system until its estimate) starts now
+        on the nodes planned for it or records its reservation
+        (:func:`.profile.reservation_scan`). Returns the jobs the map started, and the idle
+        nodes, the running jobs and their earliest estimate after."""
         view = self._view
         for j in main:
             view.start_now(j)
@@ -309,7 +311,7 @@ class Slurm(Scheduler):
                  [k for a, b in view.machine.allocation(r) for k in range(a, b)])
                 for est, r in view.est_sorted
             ]  # fmt: skip
-            space = BackfillMap(
+            space = NodeMap(
                 now, view.cluster.nodes, running, self.bf_resolution, self.bf_window * 60.0
             )
             places: list = []
