@@ -116,3 +116,45 @@ def test_bad_nodes_are_refused():
     c = NodeMap(0.0, 4, [])
     with pytest.raises(ValueError, match="not one of"):
         c.reserve([-1], 0.0, 10.0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(scenarios(), st.sampled_from([None, 1, 2, 5]), st.booleans())
+def test_scan_matches_reservation_scan(sc, reservations, as_ranges):
+    """:meth:`NodeMap.scan` is :func:`.profile.reservation_scan` over BackfillMap: the same
+    jobs started on the same nodes, the same reservations recorded, the same map after."""
+    import numpy as np
+
+    from coschedlab.schedulers.profile import reservation_scan
+
+    n, now, running, resolution, window, jobs, _ = sc
+    free = n - sum(len(nodes) for _, _, nodes in running)
+    nodes = np.array([need for need, _, _ in jobs], dtype=np.int64)
+    limit = np.array([lim for _, lim, _ in jobs], dtype=np.float64)
+    order = list(range(len(jobs)))[::-1]
+    py = BackfillMap(now, n, running, resolution, window)
+    rec_py: list = []
+    places: list = []
+    want = reservation_scan(
+        py, order, nodes.tolist(), limit.tolist(), free, now,
+        lambda j, t: rec_py.append((j, t)), reservations, places=places,
+    )  # fmt: skip
+    if as_ranges:  # the kernel's allocation: (first, end) runs of node ids
+        runs = []
+        for end, o, ids in running:
+            iv: list = []
+            for k in ids:
+                if iv and iv[-1][1] == k:
+                    iv[-1][1] = k + 1
+                else:
+                    iv.append([k, k + 1])
+            runs.append((end, o, [tuple(x) for x in iv]))
+        c = NodeMap(now, n, runs, resolution, window, ranges=True)
+    else:
+        c = NodeMap(now, n, running, resolution, window)
+    rec_c: list = []
+    got = c.scan(order, nodes, limit, free, lambda j, t: rec_c.append((j, t)), reservations)
+    assert got == (want, places)
+    assert rec_c == rec_py
+    assert c.map_slices() == _slices(py)
+    assert c.idle_nodes() == [k for k in range(n) if py.idle >> k & 1]

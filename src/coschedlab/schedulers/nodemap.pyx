@@ -56,7 +56,8 @@ cdef class NodeMap:
     cdef vector[char] gone
 
     def __init__(
-        self, double now, long n_nodes, running, double resolution=1.0, double window=INFINITY
+        self, double now, long n_nodes, running, double resolution=1.0, double window=INFINITY,
+        bint ranges=False,
     ):
         cdef long k, w
         cdef Run r
@@ -78,7 +79,10 @@ cdef class NodeMap:
             r.end = end
             r.order = order
             r.off = self.new_set()
-            self.fill(r.off, nodes)
+            if ranges:
+                self.fill_ranges(r.off, nodes)
+            else:
+                self.fill(r.off, nodes)
             for w in range(self.W):
                 self.idle[w] &= ~self.pool[r.off + w]
             self.running.push_back(r)
@@ -110,6 +114,21 @@ cdef class NodeMap:
             if node < 0 or node >= self.n:
                 raise ValueError(f"node {node} is not one of the map's {self.n} nodes")
             self.pool[off + (node >> 6)] |= (<uint64_t>1) << (node & 63)
+        return 0
+
+    cdef int fill_ranges(self, long off, ranges) except -1:
+        cdef long a, b, i
+        for a, b in ranges:
+            if a < 0 or b > self.n or a > b:
+                raise ValueError(f"nodes [{a}, {b}) are not among the map's {self.n} nodes")
+            i = a
+            while i < b:
+                if (i & 63) == 0 and i + 64 <= b:
+                    self.pool[off + (i >> 6)] = ~(<uint64_t>0)
+                    i += 64
+                else:
+                    self.pool[off + (i >> 6)] |= (<uint64_t>1) << (i & 63)
+                    i += 1
         return 0
 
     cdef int fill_vec(self, vector[uint64_t]& v, nodes) except -1:
@@ -381,6 +400,38 @@ cdef class NodeMap:
         """A job started now on ``nodes``: busy until now + its limit (no record in the map)."""
         self.fill_vec(self.acc, nodes)
         self.start_c(self.acc, order, limit)
+
+    def scan(
+        self, jobs, const long long[::1] nodes, const double[::1] limit, long free, record,
+        reservations=None,
+    ) -> tuple:
+        """:func:`.profile.reservation_scan` on this map (``while_full`` off, no ``slots``):
+        each job ``j`` of ``jobs`` in order, ``nodes[j]`` nodes for ``limit[j]`` seconds,
+        starts now on its planned nodes if it can and they are among the ``free`` ones, else
+        holds its slot while ``reservations`` remain (None: every job; ``record(j, t)`` gets
+        the slot's start); the scan stops when nothing is free. Returns the started jobs and
+        their nodes (lists), in order."""
+        cdef list started = [], places = []
+        cdef long j, nj, reserved = 0, most = -1 if reservations is None else reservations
+        cdef double t, d
+        cdef bint where
+        for j in jobs:
+            if free == 0:
+                break
+            nj = nodes[j]
+            d = limit[j]
+            t = self.test_c(nj, d)
+            where = t != INFINITY and self.count(self.plan) > 0
+            if t <= self.now and where and nj <= free:
+                places.append(self.to_list(self.plan))
+                self.start_c(self.plan, j, d)
+                free -= nj
+                started.append(j)
+            elif where and (most < 0 or reserved < most):
+                self.reserve_c(self.plan, t, d)
+                reserved += 1
+                record(j, t)
+        return started, places
 
     # -- for tests -------------------------------------------------------------------------
     def map_slices(self) -> list:

@@ -3,7 +3,7 @@ backfill pass in which every tested job holds a reservation (sched/backfill).
 
 Composed from the core's pieces: the priority is :class:`.priority.Multifactor`, the backfill
 pass is the reservation scan conservative backfilling uses (compiled on the node-count profile,
-:class:`.passes.CountScan`; :func:`.profile.reservation_scan` with ``bf_nodes``), limited to
+:class:`.passes.CountScan`; :meth:`.nodemap.NodeMap.scan` with ``bf_nodes``), limited to
 the first ``bf_max_job_test`` pending jobs and run only every ``bf_interval`` seconds
 (:class:`.cadence.Ticks`). On the node-count profile the whole pass is compiled
 (:class:`.passes.SlurmPass`, called by the kernel without a Python call per pass, with the
@@ -74,7 +74,6 @@ from .base import Scheduler, check_bool, check_choice, check_positive
 from .nodemap import NodeMap
 from .passes import SlurmPass
 from .priority import Multifactor
-from .profile import reservation_scan
 from .registry import register
 from .slurm_conf import conf_option
 
@@ -282,7 +281,7 @@ class Slurm(Scheduler):
             )  # fmt: skip
             cp.inherit(*self._inherit_arrays)
             if self.bf_nodes:
-                self._limit_list = self._limits.tolist()
+                self._limit_list = self._limits.tolist()  # (read per running job)
                 cp.node_map(self._node_scan)
             self.compiled_pass = cp
 
@@ -296,8 +295,9 @@ class Slurm(Scheduler):
         (:class:`.nodemap.NodeMap`, :class:`.nodespace.BackfillMap` compiled; each busy until
         its start + time limit; a held job of a coupled system until its estimate) starts now
         on the nodes planned for it or records its reservation
-        (:func:`.profile.reservation_scan`). Returns the jobs the map started, and the idle
-        nodes, the running jobs and their earliest estimate after."""
+        (:meth:`.nodemap.NodeMap.scan`: :func:`.profile.reservation_scan`'s rules, compiled).
+        Returns the jobs the map started, and the idle nodes, the running jobs and their
+        earliest estimate after."""
         view = self._view
         for j in main:
             view.start_now(j)
@@ -308,16 +308,16 @@ class Slurm(Scheduler):
             start = view.start
             running = [  # Slurm's end_time: start + the time limit
                 (est if start[r] != start[r] else start[r] + limit[r], r,
-                 [k for a, b in view.machine.allocation(r) for k in range(a, b)])
+                 view.machine.allocation(r))
                 for est, r in view.est_sorted
             ]  # fmt: skip
             space = NodeMap(
-                now, view.cluster.nodes, running, self.bf_resolution, self.bf_window * 60.0
-            )
-            places: list = []
-            out = reservation_scan(
-                space, tested, view.nodes, limit, free, now, view.record_reservation,
-                self.bf_job_part_count_reserve, places=places,
+                now, view.cluster.nodes, running, self.bf_resolution, self.bf_window * 60.0,
+                ranges=True,
+            )  # fmt: skip
+            out, places = space.scan(
+                tested, view.nodes, self._limits, free, view.record_reservation,
+                self.bf_job_part_count_reserve,
             )  # fmt: skip
             for j, where in zip(out, places, strict=True):
                 view.start_now(Placement(j, nodes=where))
