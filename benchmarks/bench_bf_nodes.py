@@ -34,6 +34,7 @@ def child(trace: str, jobs: int, opts: dict) -> None:
     path = Path(__import__("coschedlab").__file__).parent / "data" / TRACES[trace]
     cluster = cluster_from_header(read_swf(path).header)
     workload = read_swf(path, cluster=cluster).head(jobs)
+    simulate(workload.head(50), cluster, Slurm(bf_nodes=True, **opts))  # lazy imports
     sched = Slurm(bf_nodes=True, **opts)
     t0 = time.process_time()
     res = simulate(workload, cluster, sched)

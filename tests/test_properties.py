@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import workloads
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from reference_easy import reference_schedule
 from reference_passes import python_pass, same_as_python
@@ -270,7 +270,7 @@ def slurm_options(draw):
 
 
 @st.composite
-def slurm_workloads(draw, max_jobs: int = 30):
+def slurm_workloads(draw, max_jobs: int = 30, max_procs: int = 8):
     """Jobs of minutes to an hour, some overrunning their limit, in bursts and gaps; some
     waiting for earlier jobs (plus a think time), so that they join the queue out of order."""
     from coschedlab import Workload
@@ -283,7 +283,7 @@ def slurm_workloads(draw, max_jobs: int = 30):
         run = draw(st.integers(0, 3600))
         req = max(0, run + draw(st.integers(-300, 1800)))
         row = {"id": i + 1, "submit": t, "run": run, "requested_time": req}
-        row["procs"] = draw(st.integers(1, 8))
+        row["procs"] = draw(st.integers(1, max_procs))
         if deps and i:
             row["deps"] = tuple(draw(st.lists(st.integers(1, i), max_size=2, unique=True)))
             row["think_time"] = float(draw(st.sampled_from([-1, 0, 45])))
@@ -329,6 +329,24 @@ def test_the_compiled_slurm_pass_with_bf_nodes_gives_the_python_pass_schedule(w,
     # bf_nodes: SlurmPass (priorities, main scheduler, backfill clock, the passes over an
     # unchanged state skipped) with the node-space map's scan against the Python pass: the
     # same starts, nodes, first reservations and backfill passes
+    cluster = Cluster(nodes, 1, 1)
+    fast, _ = same_as_python(fit(w, cluster), cluster, {**opts, "bf_nodes": True}, kill)
+    assert fast.compiled_pass.python_lists
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    w=slurm_workloads(max_jobs=40, max_procs=100),
+    nodes=st.integers(13, 140),
+    opts=slurm_options(),
+    kill=st.booleans(),
+)
+def test_bf_nodes_on_machines_across_bitset_words_gives_the_python_pass_schedule(
+    w, nodes, opts, kill
+):
+    # the compiled node-space map (nodemap.NodeMap: 64 nodes a word) on machines of one to
+    # three words against the Python pass's BackfillMap (Python ints): the same starts, nodes,
+    # first reservations and backfill passes
     cluster = Cluster(nodes, 1, 1)
     fast, _ = same_as_python(fit(w, cluster), cluster, {**opts, "bf_nodes": True}, kill)
     assert fast.compiled_pass.python_lists
