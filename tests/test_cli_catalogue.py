@@ -1257,6 +1257,8 @@ CASES = [
     ("workflows-generate-share-no-work", "workflows generate -w wf_nowork.json --share 0.2 --out nw", 2, "error: a share of core-hours needs a workflow that uses some: wf_nowork uses 0 core-seconds (every task runs 0 s); give a period instead"),
     ("coupled-compare-proportion-load-huge", "coupled compare cpl_prop_load.yaml --out o1", 2, "cpl_prop_load.yaml:9: 'proportion_load' must be at most 2, got 20"),
     ("coupled-compare-large-dir", "coupled compare cpl_large_dir.yaml --out o1", 2, "cpl_large_dir.yaml:1: 'large': 'empty' is a directory, not a trace file"),
+    ("coupled-system-name-marker", "coupled simulate --system small.swf:name=.coschedlab --system small.swf --out o1", 2, "name '.coschedlab' names a directory of the output: use letters, digits and _ . + = , - (not starting with '.'"),
+    ("coupled-system-name-long", f"coupled simulate --system small.swf:name={'n' * 101} --system small.swf --out o1", 2, "name must be at most 100 characters, got 101"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 
