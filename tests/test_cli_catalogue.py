@@ -332,6 +332,8 @@ def ws(tmp_path_factory) -> Path:
         cwd=d,
     )
     assert done.returncode == 0, done.stderr
+    (d / "wlhold").mkdir()  # a folder holding a workload (--force replaced the workload read)
+    shutil.copytree(d / "wl", d / "wlhold" / "wl")
     # studies: scaling tables
     (d / "scaling_bad.csv").write_text("processors,seconds\n4,1.95\n8,fast\n")
     (d / "scaling_cols.csv").write_text("4,1.95,3\n")
@@ -1259,6 +1261,11 @@ CASES = [
     ("coupled-compare-large-dir", "coupled compare cpl_large_dir.yaml --out o1", 2, "cpl_large_dir.yaml:1: 'large': 'empty' is a directory, not a trace file"),
     ("coupled-system-name-marker", "coupled simulate --system small.swf:name=.coschedlab --system small.swf --out o1", 2, "name '.coschedlab' names a directory of the output: use letters, digits and _ . + = , - (not starting with '.'"),
     ("coupled-system-name-long", f"coupled simulate --system small.swf:name={'n' * 101} --system small.swf --out o1", 2, "name must be at most 100 characters, got 101"),
+    ("workflows-simulate-out-holds-workload", "workflows simulate wlhold/wl --out wlhold --force --mode chained", 2, "error: --out wlhold holds wlhold/wl, which this command reads: a result replaces its folder whole; choose another directory"),
+    ("workflows-generate-out-holds-manifest", "workflows generate -w wlhold/wl/manifests/00-A2.json --share 0.2 --out wlhold --force", 2, "error: --out wlhold holds wlhold/wl/manifests/00-A2.json, which this command reads"),
+    ("coupled-out-holds-trace", "coupled simulate --system prev/result.swf:name=a --system small.swf --out prev --force", 2, "error: --out prev holds prev/result.swf, which this command reads"),
+    ("coupled-out-holds-pairs", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:prev/jobs.csv --out prev --force", 2, "error: --out prev holds prev/jobs.csv, which this command reads"),
+    ("simulate-out-holds-trace", "simulate prev/result.swf -s fcfs --out prev --force", 2, "error: --out prev holds prev/result.swf, which this command reads"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 
