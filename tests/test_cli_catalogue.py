@@ -272,6 +272,9 @@ def ws(tmp_path_factory) -> Path:
         "el_action_anim": el.replace("get_workload", "get_animated_cluster"),
         "el_action_range": el.replace("inputs: all", "inputs: [5]"),
         "el_too_big": el.replace("nodes: 4", "nodes: 1"),
+        "el_dict_huge": el.replace(rg, '"Dictionary Generator", arg: {A: 100000000000}'),
+        "el_json_dir": el.replace("json: pool.json", "json: empty"),
+        "el_list_dir": el.replace(rg, '"List Generator", arg: empty'),
     }.items():
         (d / f"{name}.yaml").write_text(text)
     import gzip
@@ -1266,6 +1269,9 @@ CASES = [
     ("coupled-out-holds-trace", "coupled simulate --system prev/result.swf:name=a --system small.swf --out prev --force", 2, "error: --out prev holds prev/result.swf, which this command reads"),
     ("coupled-out-holds-pairs", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:prev/jobs.csv --out prev --force", 2, "error: --out prev holds prev/jobs.csv, which this command reads"),
     ("simulate-out-holds-trace", "simulate prev/result.swf -s fcfs --out prev --force", 2, "error: --out prev holds prev/result.swf, which this command reads"),
+    ("elise-dict-huge", "elise run el_dict_huge.yaml --out o1", 2, "el_dict_huge.yaml:4: the Dictionary Generator's counts ask for 100,000,000,000 jobs; at most 10,000,000"),
+    ("elise-json-dir", "elise run el_json_dir.yaml --out o1", 2, "el_json_dir.yaml:5: 'inputs[0].json': 'empty' is a directory, not a file"),
+    ("elise-list-dir", "elise run el_list_dir.yaml --out o1", 2, "el_list_dir.yaml:4: 'inputs[0].generator.arg': 'empty' is a directory, not a file"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 
