@@ -175,6 +175,10 @@ def ws(tmp_path_factory) -> Path:
             f"from coschedlab.schedulers import {base}\n\n\nclass P({base}):\n"
             f"    name = 'p'\n\n    def {hook}\n"
         )
+    (d / "slurm_former_method.py").write_text(  # a method of Slurm's former Python pass
+        "from coschedlab.schedulers import Slurm\n\n\nclass P(Slurm):\n    name = 'p'\n\n"
+        "    def _main(self, view, free, started):\n        return free\n"
+    )
     for name, base, module in (
         ("slurm_skips_super.py", "Slurm", "coschedlab.schedulers"),
         ("coloc_skips_super.py", "EasyColoc", "coschedlab.coloc.schedulers"),
@@ -748,6 +752,7 @@ CASES = [
     ("slurm-own-order", "simulate small.swf -s slurm_own_order.py --out o1", 2, "slurm_own_order.py:7: scheduler p overrides ordered_queue, which Slurm never calls: it orders its queue by its priority"),
     ("coloc-own-order", "simulate trace.swf --pool pool.json -s coloc_own_order.py --out o1", 2, "coloc_own_order.py:7: scheduler p overrides ordered_queue, which CoScheduler never calls: it orders its queue by deploy_order"),
     ("setup-skips-super", "simulate small.swf -s setup_skips_super.py --out o1", 2, "setup_skips_super.py:7: scheduler p's setup does not call super().setup(view): its compiled pass is never made"),
+    ("slurm-former-method", "simulate small.swf -s slurm_former_method.py --out o1", 2, "slurm_former_method.py:7: scheduler p overrides _main, which Slurm's pass does not call (it is compiled): override schedule to write a pass of your own"),
     ("slurm-skips-super", "simulate small.swf -s slurm_skips_super.py --out o1", 2, "slurm_skips_super.py:7: scheduler p's setup does not call super().setup(view): its compiled pass is never made"),
     ("coloc-skips-super", "simulate trace.swf --pool pool.json -s coloc_skips_super.py --out o1", 2, "coloc_skips_super.py:7: scheduler p's setup does not call super().setup(view): its compiled pass is never made"),
     ("ranks-skips-super", "simulate trace.swf --pool pool.json -s ranks_skips_super.py --out o1", 2, "ranks_skips_super.py:7: scheduler p's setup does not call super().setup(view): its compiled pass is never made"),

@@ -319,6 +319,21 @@ def test_the_compiled_slurm_pass_gives_the_python_pass_schedule(w, nodes, opts, 
         assert fast.priority_of(j, 1e5) == slow.priority_of(j, 1e5)
 
 
+@given(
+    w=slurm_workloads(),
+    nodes=st.integers(1, 12),
+    opts=slurm_options(),
+    kill=st.booleans(),
+)
+def test_the_compiled_slurm_pass_with_bf_nodes_gives_the_python_pass_schedule(w, nodes, opts, kill):
+    # bf_nodes: SlurmPass (priorities, main scheduler, backfill clock, the passes over an
+    # unchanged state skipped) with the node-space map's scan against the Python pass: the
+    # same starts, nodes, first reservations and backfill passes
+    cluster = Cluster(nodes, 1, 1)
+    fast, _ = same_as_python(fit(w, cluster), cluster, {**opts, "bf_nodes": True}, kill)
+    assert fast.compiled_pass.python_lists
+
+
 @pytest.mark.parametrize("sweep", [-1, 10**9])
 def test_slurm_release_list_swept_at_once_or_never_gives_the_same_schedules(sweep):
     # SlurmPass keeps one release entry per rounded end (nodes and jobs), leaves an entry

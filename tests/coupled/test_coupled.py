@@ -421,6 +421,7 @@ def gated_slurm_options(draw):
         "bf_resolution": draw(st.sampled_from([1.0, 60.0])),
         "bf_window": draw(st.sampled_from([2.0, 1440.0])),
         "bf_job_part_count_reserve": draw(st.sampled_from([None, None, 1])),
+        "bf_nodes": draw(st.sampled_from([False, False, True])),  # the node-space map
     }
     sched = draw(st.sampled_from([None, None, 1.0, 7.0]))
     if sched is not None:
@@ -465,6 +466,7 @@ def test_slurms_compiled_pass_under_a_gate_gives_the_python_pass_schedule(
     assert all(s.compiled_pass is None for s in slow)
     for x, y in zip(rf.results, rs.results, strict=True):
         assert x.jobs["start"].tolist() == y.jobs["start"].tolist()
+        assert x.jobs["alloc"].tolist() == y.jobs["alloc"].tolist()
         assert (
             x.jobs["reservation"].fillna(-1).tolist() == y.jobs["reservation"].fillna(-1).tolist()
         )

@@ -403,14 +403,23 @@ def test_skipping_passes_over_an_unchanged_state_changes_nothing(
     """On Slurm's clock the node-level model skips a pass when nothing happened since the last
     one, which tested every job and started none (KTH's first 1,000 jobs: 149 s -> 3.6 s).
     Random workloads with jobs past their limits, age priorities, one reservation and a short
-    bf_max_job_test give the very schedule of running every pass."""
-    from coschedlab.schedulers import slurm as slurm_module
+    bf_max_job_test give the very schedule of running every pass (the Python pass of
+    tests/reference_passes.py with its skip turned off), and the compiled pass (which skips)
+    gives the Python pass's starts, nodes, reservations and backfill passes."""
+    from reference_passes import PySlurm, python_slurm
 
     w = _random_jobs(seed, n, nodes, long)
     o = dict(bf_nodes=True, bf_resolution=1, **opts)
-    skipping = simulate(w, Cluster(nodes), Slurm(**o))
+    fast = Slurm(**o)
+    skipping = simulate(w, Cluster(nodes), fast)
+    assert fast.compiled_pass is not None
     assert skipping.validate() == []
+    slow = python_slurm(**o)
+    python = simulate(w, Cluster(nodes), slow)
+    for col in ("start", "alloc", "reservation"):
+        assert skipping.jobs[col].fillna(-1).tolist() == python.jobs[col].fillna(-1).tolist()
+    assert fast.backfill_passes == slow.backfill_passes
     with monkeypatch.context() as m:
-        m.setattr(slurm_module.Slurm, "_state", lambda self, view: None)
-        every = simulate(w, Cluster(nodes), Slurm(**o))
+        m.setattr(PySlurm, "_state", lambda self, view: None)
+        every = simulate(w, Cluster(nodes), python_slurm(**o))
     assert np.array_equal(skipping.jobs["start"], every.jobs["start"])

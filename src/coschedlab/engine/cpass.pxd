@@ -17,8 +17,9 @@ changes whenever the kernel changed the queue or the nodes other than by arrival
 and the pass's own starts, so a pass caching verdicts between calls keys them on it.
 ``joined`` and ``ended`` hand a pass that keeps state of its own (Slurm's pending order and
 release list) what changed since its last call, so it need not rescan the queue or the running
-jobs to find out (in the kernel's own run; empty when the kernel copies a subclass's Python
-lists into the arrays, ELiSE's clock, where only ``reaskable`` passes run).
+jobs to find out (in the kernel's own run; ``joined`` is filled too when the kernel copies its
+Python lists into the arrays, ELiSE's clock or a ``python_lists`` pass, ``ended`` is then
+empty, and only ``reaskable`` passes run there).
 """
 
 from libc.string cimport memmove

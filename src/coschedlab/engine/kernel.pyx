@@ -868,9 +868,11 @@ cdef class Simulation:
         # pass nor fed copies: gated runs and ELiSE's clock run the policy's Python pass,
         # unless the pass can serve them (``serve_gate(start)``: Slurm's; it then reads the
         # queue, who joined and the running jobs afresh at each call, with the kernel's start
-        # times)
+        # times). A pass with ``python_lists`` (Slurm's with ``bf_nodes``: it starts jobs
+        # through the view during its call) runs on the Python lists, served so too
         serve = getattr(cp, "serve_gate", None)
-        if serve is not None and (self.gate is not None or type(self) is not Simulation):
+        lists = getattr(cp, "python_lists", False)  # a pass that starts jobs through the view
+        if serve is not None and (self.gate is not None or type(self) is not Simulation or lists):
             serve(self._view.start)
         if not (<CompiledPass>cp).reaskable and (
             self.gate is not None or type(self) is not Simulation
@@ -892,7 +894,7 @@ cdef class Simulation:
             self._creq = &self._mreq[0]
             self._csubmit = &self._msubmit[0]
         self._cresv = self.reservation
-        if type(self) is not Simulation:
+        if type(self) is not Simulation or lists:
             self._bridge = True
             return
         self._c = True

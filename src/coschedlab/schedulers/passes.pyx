@@ -650,7 +650,7 @@ cdef class CountScan:
     ``bf_nodes``), compiled: the reservation scan of :func:`.profile.reservation_scan` on a
     :class:`CProfile`, each job's time limit rounded up to ``bf_resolution`` past ``now``, no
     slot beyond the window. :class:`SlurmPass` calls :meth:`scan_c` on the kernel's arrays;
-    the Python pass (``bf_nodes``, ELiSE's clock, subclasses) calls :meth:`scan`."""
+    the tests' Python pass (tests/reference_passes.py ``PySlurm``) calls :meth:`scan`."""
 
     cdef CProfile prof
     cdef vector[long] nodes
@@ -963,12 +963,13 @@ cdef inline double tick_after(double t, double interval, double phase) noexcept:
 
 
 cdef class SlurmPass(CompiledPass):
-    """Slurm's whole pass (:class:`.slurm.Slurm` on the node-count profile), compiled: the
-    multifactor (or FIFO) priorities and their recalculation every ``priority_calc_period``,
-    the main scheduler (at every event, or on its ``sched_interval`` clock), the backfill
-    thread every ``bf_interval`` (the scan of :meth:`CountScan.scan_c`), with the Python
-    pass's arithmetic, order, lazy removal and wake-ups, so the schedules and reservations are
-    the same (tests/test_properties.py compares them).
+    """Slurm's whole pass (:class:`.slurm.Slurm`; with ``bf_nodes``: :meth:`node_map`),
+    compiled: the multifactor (or FIFO) priorities and their recalculation every
+    ``priority_calc_period``, the main scheduler (at every event, or on its ``sched_interval``
+    clock), the backfill thread every ``bf_interval`` (the scan of :meth:`CountScan.scan_c`),
+    with the former Python pass's arithmetic, order, lazy removal and wake-ups, so the
+    schedules and reservations are the same (tests/test_properties.py compares them with
+    tests/reference_passes.py ``PySlurm``).
 
     One thing differs, and only in what is not the schedule: a backfill tick at which nothing
     happens is not a pass. With the main scheduler at every event, after each pass that
@@ -1038,6 +1039,20 @@ cdef class SlurmPass(CompiledPass):
     # at this call, the order's jobs, and the jobs the last call started
     cdef public bint gated
     cdef object start_table
+    # ``bf_nodes`` (:meth:`node_map`): the node-space map's scan, a Python callable; the
+    # kernel keeps its Python lists for such a pass (``python_lists``) and serves it as a gated
+    # one. ``arrived_n``: jobs joined so far; ``seen_main``/``seen_bf``: the state the main
+    # scheduler / the backfill thread last found nothing to do in (``Slurm._state``; NaN: none)
+    cdef object nodemap
+    cdef public bint python_lists
+    cdef long arrived_n
+    # what ``Slurm._state`` reads of the kernel (idle nodes, running jobs, the earliest
+    # estimate), as the last call of ``nodemap`` left it; the jobs ever started by the pass
+    cdef long k_free, k_nest, distinct
+    cdef double k_first
+    cdef vector[char] counted
+    cdef double seen_main[6]
+    cdef double seen_bf[6]
     cdef const double[::1] start_of
     cdef vector[char] queued_now, listed
     cdef vector[long] present, taken
@@ -1149,6 +1164,29 @@ cdef class SlurmPass(CompiledPass):
         self.listed.assign(self.known.size(), 0)
         self.gated = True
         self.reaskable = True
+
+    def node_map(self, scan) -> None:
+        """``bf_nodes``: the backfill pass places jobs on Slurm's node-space map, in Python:
+        ``scan(main, tested, free)`` starts the main scheduler's jobs of this pass (``main``,
+        in order, through the view: placed by the kernel, each through a coupled run's gate),
+        then (``tested`` not None) tests the ``tested`` jobs (the first ``bf_max_job_test``
+        pending ones, in order) on the map with ``free`` nodes idle, starting each on the
+        nodes planned for it or recording its reservation; it returns the jobs it started on
+        the map, the idle nodes, the running (or held) jobs and the earliest estimate of a
+        running job (inf: none) after its starts. The kernel runs such a pass on its Python lists
+        (``python_lists``), as a gated one (:meth:`serve_gate`: the queue and the running jobs
+        read afresh at each call), and this pass skips a pass over a state in which the last
+        one found nothing to do (``Slurm._state``: the node map's verdict does not change with
+        time alone while no running job is past its limit)."""
+        cdef long k
+        self.nodemap = scan
+        self.python_lists = True
+        self.arrived_n = 0
+        self.distinct = 0
+        self.counted.assign(self.known.size(), 0)
+        for k in range(6):
+            self.seen_main[k] = NAN
+            self.seen_bf[k] = NAN
 
     def age_origin(self, long j) -> float:
         """When job ``j``'s age started counting (0: it never joined, or FIFO priority)."""
@@ -1681,10 +1719,146 @@ cdef class SlurmPass(CompiledPass):
         self.hand_wake(s)
         return 0
 
+    cdef bint state(self, PassState* s, double* out) noexcept:
+        """``Slurm._state`` of the kernel as this call left it (False: None, a running job is
+        past its limit)."""
+        if self.k_nest and self.k_first <= s.now:
+            return False
+        out[0] = self.arrived_n
+        out[1] = s.completed
+        out[2] = self.k_free
+        out[3] = self.k_nest
+        out[4] = self.calc
+        out[5] = self.distinct
+        return True
+
+    cdef inline bint seen(self, const double* a, const double* b) noexcept:
+        cdef long k
+        for k in range(6):
+            if a[k] != b[k]:
+                return False
+        return True
+
+    cdef inline void count(self, long j) noexcept:
+        if not self.counted[j]:
+            self.counted[j] = 1
+            self.distinct += 1
+
+    cdef long call_map(self, PassState* s, object tested, long free) except -1:
+        """``nodemap``: this call's main starts (``s.started``, through the view), then the
+        scan of ``tested`` (None: none); returns the nodes of the jobs the scan started."""
+        cdef long k, j, taken = 0
+        main = [deref(s.started)[k] for k in range(<long>s.started.size())]
+        s.started.clear()
+        got, self.k_free, self.k_nest, self.k_first = self.nodemap(main, tested, free)
+        for j in got:
+            taken += self.counts.nodes[j]
+            self.starts += 1
+            self.pending[j] = 0
+            self.ord_ver += 1
+            self.joined -= 1
+            self.started_at[j] = s.now
+            self.taken.push_back(j)
+            self.count(j)
+        return taken
+
+    cdef int run_nodes(self, PassState* s) except -1:
+        """``Slurm._pass`` with ``bf_nodes`` (:meth:`node_map`): :meth:`run_gated`'s steps, the
+        main scheduler's jobs started through the view at once, the passes over an unchanged
+        state skipped, a wake-up at each recalculation of an age weight, and the backfill scan
+        on the node-space map (Python)."""
+        cdef double now = s.now, tick
+        cdef long free = s.free, k, j
+        cdef bint main = True, has
+        cdef double st[6]
+        self.arrived_n += s.njoined
+        self.merged = 0
+        self.k_free, self.k_nest = s.free, s.nest
+        self.k_first = s.est[0].first if s.nest else INFINITY
+        self.regate(s)
+        if not self.fifo and now >= self.next_calc:
+            self.recalculate(now)
+        if self.has_sched:
+            tick = tick_at_or_after(now, self.sched_interval, self.sched_phase)
+            main = fabs(tick - now) < 1e-9
+            has = self.state(s, st)
+            if main and has and self.seen(st, self.seen_main):
+                main = False  # nothing new since the last pass: the same verdict
+            elif not main and free > 0 and (not has or not self.seen(st, self.seen_main)):
+                self.want(tick)
+        if main:
+            free = self.main(s, free)
+            for k in range(<long>s.started.size()):
+                j = deref(s.started)[k]
+                self.taken.push_back(j)
+                self.count(j)
+            if not s.started.empty():
+                self.call_map(s, None, 0)
+            if self.state(s, st):
+                for k in range(6):
+                    self.seen_main[k] = st[k]
+            else:
+                self.seen_main[0] = NAN
+        if (
+            free > 0 and not self.fifo and self.w_age > 0 and not self.order.empty()
+            and self.next_calc > now
+        ):  # with an age weight the order changes at each recalculation: a pass then
+            self.want(self.next_calc)
+        if not self.order.empty() and self.backfill:
+            self.backfill_nodes(s, free)
+        self.hand_wake(s)
+        return 0
+
+    cdef int backfill_nodes(self, PassState* s, long free) except -1:
+        """The backfill thread of :meth:`run_nodes` (``Slurm._pass``'s step 3)."""
+        cdef double now = s.now, tick
+        cdef long k, j, before
+        cdef bint has, fresh, more = False
+        cdef double st[6]
+        if self.next_bf == -INFINITY:
+            self.next_bf = tick_at_or_after(now, self.bf_interval, self.bf_phase)
+        has = self.state(s, st)
+        fresh = not has or not self.seen(st, self.seen_bf)
+        if now < self.next_bf - 1e-9:
+            if free > 0 and fresh:
+                self.want(self.next_bf)
+            return 0
+        tick = tick_at_or_after(now, self.bf_interval, self.bf_phase)
+        if tick > now + 1e-9:  # a tick passed with nothing free: the thread runs on its clock
+            self.next_bf = tick
+            if free > 0 and fresh:
+                self.want(tick)
+            return 0
+        self.next_bf = tick_after(now, self.bf_interval, self.bf_phase)
+        if not fresh:  # nothing new since the last pass: it would start nothing
+            return 0
+        self.backfill_passes += 1
+        if free > 0:
+            before = self.distinct
+            tested = []
+            for k in range(<long>self.order.size()):
+                j = self.order[k].second
+                if self.pending[j]:
+                    if len(tested) == self.most:
+                        more = True
+                        break
+                    tested.append(j)
+            free -= self.call_map(s, tested, free)
+            if (free == 0 or not more) and self.distinct == before and has:
+                for k in range(6):  # nothing to do here until something changes
+                    self.seen_bf[k] = st[k]
+            else:
+                self.seen_bf[0] = NAN
+        if free > 0 and not self.order.empty() and self.seen_bf[0] != self.seen_bf[0]:
+            self.want(self.next_bf)
+        return 0
+
     cdef int run(self, PassState* s) except -1:
         cdef double now = s.now, tick
         cdef long free = s.free, k, j, nq = s.nq
         cdef bint same
+        if self.python_lists:
+            return self.run_nodes(s)
         if self.gated:
             return self.run_gated(s)
         self.merged = 0
