@@ -300,18 +300,25 @@ cdef class ColocPass(SharedPass):
     cdef vector[KeyedSeg] kseg           # scratch: (-key1, -key2, first node) per segment
     cdef vector[long] kidle              # scratch: the lowest idle nodes, intervals
     cdef bint bester                     # bester's backfill (:meth:`_bester_backfill`)
+    # a co-scheduler's own public hooks, called from the pass (run_view only: they take the
+    # view): ``nodes_hook(view, j)``, the nodes of a job that fits spread (its node_order
+    # hook's runs, then the lowest idle nodes); ``deploy_hook(view)``, its deploy order
+    cdef object nodes_hook, deploy_hook
 
     def __init__(self, View view, cores, k, bint extra, depth, bint backfill,
                  bint fallback, bint filler=False, group=None,
                  NeighbourSpeed model=None, keys=None, info=None,
-                 bint bester=False) -> None:  # fmt: skip
+                 bint bester=False, nodes_hook=None,
+                 deploy_hook=None) -> None:  # fmt: skip
         """``group`` (per job, optional): jobs of different groups are never
         interchangeable (best-pair: the application, which its node order depends on);
         ``model``: best-pair's node order on that model's pair speedups
         (:func:`pair_predictor`), else nodes by id; ``keys`` (``"ranks"``, ``"jungle"``,
         ``"slowdown"``): the ranks family's node order on ``info`` (the co-location model's
         :class:`~.speed.ColocInfo`, ``view.coloc``); ``bester``: bester's backfill (no
-        reservation) instead of EASY's."""
+        reservation) instead of EASY's; ``nodes_hook(view, j)``: the intervals of a job that
+        fits spread, from a Python node order (a hook of the scheduler's); ``deploy_hook(view)``:
+        the deploy order, from Python (both called only by :meth:`run_view`)."""
         self.acct = view.machine._acct
         self.sh = self.acct.nodes
         self.cpn = view.machine.cores_per_node
@@ -336,6 +343,8 @@ cdef class ColocPass(SharedPass):
         if model is not None:
             self._rank_pairs()
         self.bester = bester
+        self.nodes_hook = nodes_hook
+        self.deploy_hook = deploy_hook
         self.keys = 0
         if keys is not None:
             self._key_tables(keys, info)
@@ -403,7 +412,7 @@ cdef class ColocPass(SharedPass):
         """Append the ``need`` lowest idle nodes to :attr:`iv` (there are that many)."""
         self.sh.lowest_idle_c(need, &self.iv)
 
-    cdef long choose_c(self, long j) noexcept:
+    cdef long choose_c(self, long j) except -1:
         """Where job ``j`` would go now, in :attr:`iv` (sorted, touching intervals joined);
         its cores per node, or 0 if it does not fit (:meth:`.schedulers.CoScheduler.choose`
         with the default node order)."""
@@ -425,6 +434,12 @@ cdef class ColocPass(SharedPass):
                 self._join_iv(0)
                 return cpn
             return 0
+        if self.nodes_hook is not None:  # the scheduler's own node order (Python)
+            for a, b in self.nodes_hook(self.view, j):
+                self.iv.push_back(a)
+                self.iv.push_back(b)
+            self._join_iv(-1)
+            return c
         for f in range(c, cpn):  # partly used nodes with room: how many
             part += sh.by_free[f]
         if self.keys and part:  # (no partly used node: the lowest idle ones, as by key)
@@ -756,6 +771,8 @@ cdef class ColocPass(SharedPass):
     # -- the pass ---------------------------------------------------------------------------
     cdef int run(self, PassState* s) except -1:
         """One pass called by the kernel (its state in ``s``)."""
+        if self.nodes_hook is not None or self.deploy_hook is not None:
+            raise RuntimeError("a co-pass with Python hooks runs from the scheduler (run_view)")
         self.s = s
         self.view = None
         self.now = s.now
@@ -811,6 +828,13 @@ cdef class ColocPass(SharedPass):
                 pop_heap(self.keyed.begin(), self.keyed.end(), _greater)
                 j = self.keyed.back().second
                 self.keyed.pop_back()
+                c = self.choose_c(j)
+                if not c:
+                    break
+                self._start(j, c)
+                self.deployed += 1
+        elif self.deploy_hook is not None:  # the scheduler's own deploy order (Python)
+            for j in self.deploy_hook(self.view):
                 c = self.choose_c(j)
                 if not c:
                     break

@@ -117,56 +117,61 @@ class CoScheduler(Scheduler):
         k = -(-procs // cores)
         self._cores = cores.tolist()
         self._k = k.tolist()
-        self._ordered = type(self).node_order is not CoScheduler.node_order
+        cls = type(self)
+        self._ordered = cls.node_order is not CoScheduler.node_order
         self._deployed = 0  # jobs started by deploy passes (they change the shadow time)
         self._memo = ScanMemo(self.incremental)
         self._broke: set = set()
         self._proj: tuple[CoreCounts, float] | None = None
         self._volatile = False  # the last shadow time was taken with the head fitting now
         # best-pair's node order runs compiled on the co-location model's pair speedups
-        self._pairs = pair_predictor(view) if type(self).node_order is BestPair.node_order else None
+        self._pairs = pair_predictor(view) if cls.node_order is BestPair.node_order else None
         # the ranks family's node order runs compiled on the co-location model's inputs
         self._keys = _compiled_keys(self, view)
-        by_app = self._pairs is not None or self._keys is not None
+        # any other node order (a node_order or node_key hook, best-pair on another speed
+        # model) is called by the compiled pass (_hook_nodes), and so is a deploy_order hook
+        compiled_order = self._pairs is not None or self._keys is not None
+        nodes_hook = (
+            self._hook_nodes
+            if (self._ordered or self.orders_idle_nodes) and not compiled_order
+            else None
+        )
+        filler = cls.deploy_order is Filler.deploy_order
+        deploy_hook = (
+            self.deploy_order
+            if not filler and cls.deploy_order is not CoScheduler.deploy_order
+            else None
+        )
         self._cpass = (
             ColocPass(view, cores, k, self.extra, self.depth, self.backfill,
-                      self.fallback, type(self).deploy_order is Filler.deploy_order,
-                      group=view.apps if by_app else None, model=self._pairs,
-                      keys=self._keys, info=view.coloc if self._keys else None,
-                      bester=type(self)._backfill is Bester._backfill)
+                      self.fallback, filler, group=_choice_groups(self, view),
+                      model=self._pairs, keys=self._keys,
+                      info=view.coloc if self._keys else None,
+                      bester=cls._backfill is Bester._backfill,
+                      nodes_hook=nodes_hook, deploy_hook=deploy_hook)
             if self.uses_compiled_pass()
             else None
         )  # fmt: skip
         if self._cpass is None:  # the Python class scan's tables
             self._classes(view)
-        #: the kernel calls it directly (no Python call per pass)
-        self.compiled_pass = self._cpass
+        #: the kernel calls it directly (no Python call per pass); a pass with Python hooks
+        #: runs from :meth:`schedule` (the hooks take the view; --pass-timeout times it)
+        hooked = nodes_hook is not None or deploy_hook is not None
+        self.compiled_pass = None if hooked else self._cpass
 
     def uses_compiled_pass(self) -> bool:
-        """Whether this co-scheduler's passes run compiled (:mod:`.copass`): its nodes go in
-        the default order (or best-pair's, with the compiled co-location model, or the ranks
-        family's built-in node keys on the co-location model's :class:`.speed.ColocInfo`), its
-        jobs in queue order or Filler's, and it keeps the mechanism (deploy, choose, EASY's
-        backfill or bester's). The others (another node order or node key hook; other
-        deploy orders; best-pair or the ranks family with another speed model; a subclass's
-        own mechanism) run the Python class scan below."""
+        """Whether this co-scheduler's passes run compiled (:mod:`.copass`): every one that
+        keeps the mechanism (``schedule``, ``choose``, ``_shadow``, EASY's backfill or
+        bester's). Its public hooks run there: the default node order, best-pair's on the
+        compiled co-location model and the ranks family's built-in node keys compiled, any
+        other ``node_order``/``node_key`` and ``deploy_order`` called by the compiled pass,
+        ``cores_for`` and ``choice_key`` taken once at set-up. A subclass's own mechanism
+        runs the Python class scan below."""
         cls = type(self)
-        best_pair = (
-            cls.node_order is BestPair.node_order
-            and cls.choice_key is BestPair.choice_key
-            and getattr(self, "_pairs", None) is not None
-        )
-        ranked = getattr(self, "_keys", None) is not None
-        return (
-            (not self.orders_idle_nodes or ranked)
-            and (not self._ordered or best_pair or ranked)
-            and cls.deploy_order in (CoScheduler.deploy_order, Filler.deploy_order)
-            and all(
-                getattr(cls, name) is getattr(CoScheduler, name)
-                for name in ("schedule", "choose", "_shadow", "cores_for")
-            )
-            and cls._backfill in (CoScheduler._backfill, Bester._backfill)
-        )
+        return all(
+            getattr(cls, name) is getattr(CoScheduler, name)
+            for name in ("schedule", "choose", "_shadow")
+        ) and cls._backfill in (CoScheduler._backfill, Bester._backfill)
 
     def shape(self, j: int) -> tuple[int, int]:
         """``(cores per node, nodes)`` job ``j`` gets from this co-scheduler (during a run)."""
@@ -187,6 +192,17 @@ class CoScheduler(Scheduler):
     def cores_for(self, view: View, j: int) -> int:
         """Cores per node job ``j`` gets: half of every socket (spread) or the whole node."""
         return int(self._cores_of(np.asarray([view.procs[j]], dtype=np.int64), view.cluster)[0])
+
+    def _hook_nodes(self, view: View, j: int) -> list[tuple[int, int]]:
+        """The nodes of job ``j``, which fits spread now, by this scheduler's own
+        :meth:`node_order` (:meth:`choose`'s rule; the compiled pass calls it)."""
+        sh = view.machine
+        c = self._cores[j]
+        runs = sh.free_runs(c) if self.orders_idle_nodes else sh.partly_free(c)
+        chosen, need = first_nodes(self.node_order(view, j, runs), self._k[j])
+        if need:
+            chosen += sh.idle_intervals(need)
+        return chosen
 
     def _cores_of(self, procs: np.ndarray, cluster: Cluster) -> np.ndarray:
         """:meth:`cores_for`'s rule for jobs of ``procs`` processors: whole nodes when compact
@@ -506,10 +522,12 @@ def _compiled_keys(sched: CoScheduler, view: View) -> str | None:
     """Which of the ranks family's node keys ``sched`` ranks nodes by, if the compiled pass
     can compute them (:meth:`.copass.ColocPass._choose_keyed`): the built-in ``node_order``,
     ``choice_key`` and ``node_key`` of ranks, jungle or slowdown, on the co-location model's
-    own :class:`.speed.ColocInfo` with no NaN among its spread-alone and mean speedups (a NaN
-    key sorts as Python's sort leaves it; :class:`.speed.ColocationSpeed` refuses a NaN
-    spread-alone speedup and its means are finite, so only a hand-made ColocInfo has one);
-    else None (the Python class scan)."""
+    own :class:`.speed.ColocInfo`; else None (another node order, called by the compiled
+    pass). A NaN spread-alone speedup (or, for jungle and slowdown, mean speedup) of an
+    application of the workload is refused: a NaN key has no place in a sorted order (Python's
+    sort leaves it where its comparisons, all False, happen to), so no order follows it.
+    :class:`.speed.ColocationSpeed` refuses a NaN spread-alone speedup and its means are
+    finite: only a hand-made ColocInfo has one."""
     from .speed import ColocInfo  # (as pair_predictor: the model's module imports the engine)
 
     cls = type(sched)
@@ -521,10 +539,33 @@ def _compiled_keys(sched: CoScheduler, view: View) -> str | None:
         return None
     keys = {Ranks.node_key: "ranks", Jungle.node_key: "jungle", Slowdown.node_key: "slowdown"}
     name = keys.get(cls.node_key)
-    info = view.coloc
-    if name is None or any(v != v for v in (*info._alone, *info._mean)):
+    if name is None:
         return None
+    info = view.coloc
+    rows = sorted(set(info._app) - {-1})
+    for what, values in (("spread-alone", info._alone), ("mean", info._mean)):
+        bad = [a for a in rows if values[a] != values[a]]
+        if bad:
+            raise InputError(
+                f"scheduler {sched.describe()}: the co-location model's {what} speedup of "
+                f"heatmap row {bad[0]} is NaN (a node key with no order)"
+            )
+        if name == "ranks":  # (ranks reads no mean speedup)
+            break
     return name
+
+
+def _choice_groups(sched: CoScheduler, view: View) -> list[int] | None:
+    """Per job, a number for its :meth:`~CoScheduler.choice_key` (jobs of different numbers
+    are never interchangeable in the compiled pass's classes), or None for the default key
+    (cores per node and nodes: the compiled pass's shapes already)."""
+    key = type(sched).choice_key
+    if key is CoScheduler.choice_key:
+        return None
+    if key is BestPair.choice_key or key is _RankedNodes.choice_key:
+        return view.apps
+    ids: dict = {}
+    return [ids.setdefault(sched.choice_key(view, j), len(ids)) for j in range(view.n)]
 
 
 def _pair_stats(view: View, j: int, jobs: tuple[int, ...]) -> tuple[float, int]:
