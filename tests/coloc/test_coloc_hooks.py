@@ -17,7 +17,8 @@ import pytest
 from _coloc_data import pool_ab
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_compiled_coloc import PASS_COLS, python_scan, ranked_cases
+from reference_coloc import python_scan
+from test_compiled_coloc import PASS_COLS, ranked_cases
 
 from coschedlab import Cluster, Workload
 from coschedlab.coloc.schedulers import (
