@@ -1,14 +1,16 @@
 # distutils: language = c++
 """The co-schedulers' pass, compiled: deploy in order while jobs fit, then EASY backfilling on
-shared nodes (:class:`ColocPass`), for the co-schedulers whose nodes go in the default order
+shared nodes (:class:`ColocPass`), for every co-scheduler: nodes in the default order
 (``easy-coloc``, ``filler``), in best-pair's with the compiled co-location model, or by the
 ranks family's node keys on the co-location model's inputs (``ranks``, ``jungle``,
-``slowdown``, and ``bester``, whose backfill keeps no reservation: :meth:`_bester_backfill`)
-(:meth:`.schedulers.CoScheduler.uses_compiled_pass`).
+``slowdown``, and ``bester``, whose backfill keeps no reservation: :meth:`_bester_backfill`);
+a subclass's own ``node_order``/``node_key`` (and best-pair on another speed model) and
+``deploy_order`` are Python hooks it calls (``nodes_hook``, ``deploy_hook``: then it runs from
+the scheduler's ``schedule``, :meth:`ColocPass.run_view`).
 
 Per pass it reads the kernel's view and the compiled segments
 (:class:`~coschedlab.engine.segments.SharedNodes`) in C: where each job would go
-(:meth:`.schedulers.CoScheduler.choose`'s rule: partly used nodes with room by node id, or
+(the former ``CoScheduler.choose``'s rule: partly used nodes with room by node id, or
 for best-pair by the job's predicted speedup beside their jobs, then the lowest idle nodes;
 whole idle nodes for a compact job; ``fallback``), the head's shadow time on a
 :class:`~coschedlab.engine.segments.CoreProjection` (the first running job's estimated end at
@@ -25,8 +27,8 @@ application): jobs of a class are interchangeable for it, so the next job to sta
 first job of some class, and a pass costs O(classes) per start rather than O(queue). The
 classes are kept between the kernel's passes (arrivals join at the end) and listed afresh
 when the queue changed otherwise. It decides as the plain scan in queue order does (the
-oracle of ``tests/coloc/reference_coloc.py``, and the Python class scan of
-:mod:`.schedulers`, which the schedulers with a node order or node key hook of their own run).
+oracle of ``tests/coloc/reference_coloc.py``, beside the Python class scan this pass
+replaced, ``python_scan``).
 """
 
 from libc.limits cimport LONG_MAX
@@ -414,7 +416,7 @@ cdef class ColocPass(SharedPass):
 
     cdef long choose_c(self, long j) except -1:
         """Where job ``j`` would go now, in :attr:`iv` (sorted, touching intervals joined);
-        its cores per node, or 0 if it does not fit (:meth:`.schedulers.CoScheduler.choose`
+        its cores per node, or 0 if it does not fit (the former ``CoScheduler.choose``
         with the default node order)."""
         cdef SharedNodes sh = self.sh
         cdef long c = self.cores[j], need = self.k[j], cpn = self.cpn, f
@@ -856,7 +858,7 @@ cdef class ColocPass(SharedPass):
         return 0
 
     cdef int _bester_backfill(self) except -1:
-        """Bester's backfill (:meth:`.schedulers.Bester._backfill`, ELiSE's ``bester.py``):
+        """Bester's backfill (``tests/coloc/reference_coloc.py``'s, ELiSE's ``bester.py``):
         the ``depth`` queued jobs after the head (all without a depth), shortest requested
         time first (stable: queue order among equals), each on the lowest-numbered nodes with
         room for its cores (idle or partly used), until one does not fit. No reservation."""
