@@ -21,6 +21,12 @@ backfill (``ranks.py``) applies rule (a) only (``extra=false``) and looks 100 jo
 (``depth=100``); a head that fits now but was not deployed (Filler's order) gets the first
 estimated end as S, as ELiSE computes it.
 
+Every co-scheduler's pass is compiled (:class:`.copass.ColocPass`); a subclass's own
+``node_order``/``node_key``/``deploy_order`` are called by it, ``cores_for`` and ``choice_key``
+taken at set-up. The Python class scan it replaced is the tests' oracle
+(``tests/coloc/reference_coloc.py``); a subclass overriding one of that scan's methods
+(``choose``, ``_backfill``, ...) without a ``schedule`` of its own is refused at set-up.
+
 ELiSE's schedulers by their names in its code (``framework/realsim/scheduler``), each
 reproduced job by job on ELiSE's own runs with ``extra=false,depth=100``
 (``tests/coloc/elise``):
@@ -185,7 +191,7 @@ class CoScheduler(Scheduler):
 
     def _hook_nodes(self, view: View, j: int) -> list[tuple[int, int]]:
         """The nodes of job ``j``, which fits spread now, by this scheduler's own
-        :meth:`node_order` (:meth:`choose`'s rule; the compiled pass calls it)."""
+        :meth:`node_order`, then the lowest idle nodes (the compiled pass calls it)."""
         sh = view.machine
         c = self._cores[j]
         runs = sh.free_runs(c) if self.orders_idle_nodes else sh.partly_free(c)
@@ -202,7 +208,8 @@ class CoScheduler(Scheduler):
         return np.where(too_large_to_spread(procs, cluster), self._cpn, self._half)
 
     def choice_key(self, view: View, j: int) -> tuple:
-        """Jobs with equal keys get the same nodes from :meth:`choose` in the same state."""
+        """Jobs with equal keys get the same nodes in the same state (the compiled pass's
+        classes: taken once at set-up)."""
         return (self._cores[j], self._k[j])
 
     # -- mechanism --------------------------------------------------------------------------
