@@ -474,8 +474,9 @@ class PySlurm(Slurm):
             self._taken.append(j)
             free -= nodes[j]
         if places is not None:  # started at once, on the nodes planned for them
+            cores = view.cluster.cores_per_node if view.machine.shared else 0  # whole nodes
             for j, where in zip(out, places, strict=True):
-                view.start_now(Placement(j, nodes=where))
+                view.start_now(Placement(j, nodes=where, cores=cores))
             out = []
         # the scan stops when nothing is free; else it tested the first ``most`` jobs
         return out, free, free == 0 or not more

@@ -284,6 +284,9 @@ def ws(tmp_path_factory) -> Path:
         "el_action_anim": el.replace("get_workload", "get_animated_cluster"),
         "el_action_range": el.replace("inputs: all", "inputs: [5]"),
         "el_too_big": el.replace("nodes: 4", "nodes: 1"),
+        "el_dict_huge": el.replace(rg, '"Dictionary Generator", arg: {A: 100000000000}'),
+        "el_json_dir": el.replace("json: pool.json", "json: empty"),
+        "el_list_dir": el.replace(rg, '"List Generator", arg: empty'),
     }.items():
         (d / f"{name}.yaml").write_text(text)
     import gzip
@@ -307,6 +310,23 @@ def ws(tmp_path_factory) -> Path:
     (d / "wf_sched.yaml").write_text(wf_ok + "scheduler: nosuch\n")
     (d / "wf_machine.yaml").write_text(wf_ok.replace("60x24", "huge"))
     (d / "wf_drain.yaml").write_text(wf_ok + "drain: -1\n")
+    # hostile pass over workflows/coupled/elise (hostile18, 2026-11-29): values that make one
+    # run key (one run silently lost), a workflow without work under a share
+    (d / "wf_share_twice.yaml").write_text(wf_ok.replace("[0.2]", "[0.1, 0.1]"))
+    (d / "wf_share_close.yaml").write_text(wf_ok.replace("[0.2]", "[0.1, 0.1000001]"))
+    (d / "wf_period_close.yaml").write_text(
+        wf_ok.replace("shares: [0.2]", "periods: [600, 600.0000001]")
+    )
+    (d / "wf_mode_twice.yaml").write_text(wf_ok + "modes: [chained, chained]\n")
+    (d / "wf_x_y.json").write_text(
+        '{"name": "x y", "tasks": [{"id": "a", "cores": 24, "runtime": 100}]}'
+    )
+    (d / "wf_x_y2.json").write_text(
+        '{"name": "x_y", "tasks": [{"id": "a", "cores": 48, "runtime": 100}]}'
+    )
+    (d / "wf_slug.yaml").write_text(wf_ok.replace("[A2]", "[wf_x_y.json, wf_x_y2.json]"))
+    (d / "wf_nowork.json").write_text('{"tasks": [{"id": "a", "cores": 1, "runtime": 0}]}')
+    (d / "wf_nowork.yaml").write_text(wf_ok.replace("[A2]", "[wf_nowork.json]"))
     done = cli_here(
         "workflows",
         "generate",
@@ -327,6 +347,8 @@ def ws(tmp_path_factory) -> Path:
         cwd=d,
     )
     assert done.returncode == 0, done.stderr
+    (d / "wlhold").mkdir()  # a folder holding a workload (--force replaced the workload read)
+    shutil.copytree(d / "wl", d / "wlhold" / "wl")
     # studies: scaling tables
     (d / "scaling_bad.csv").write_text("processors,seconds\n4,1.95\n8,fast\n")
     (d / "scaling_cols.csv").write_text("4,1.95,3\n")
@@ -461,6 +483,10 @@ def ws(tmp_path_factory) -> Path:
     (d / "cpl_ok.yaml").write_text(cpl)
     (d / "cpl_exec.yaml").write_text(cpl + "executor: dask-local:0\n")
     (d / "cpl_exec2.yaml").write_text(cpl + "executor: dask-local:2\n")
+    (d / "cpl_prop_load.yaml").write_text(
+        cpl.replace("proportions: []", "proportions: [0.5]") + "proportion_load: 20\n"
+    )
+    (d / "cpl_large_dir.yaml").write_text(cpl.replace("large: small.swf", "large: empty"))
     for name, body in {
         "cpl_key": cpl + "colour: red\n",
         "cpl_scheme": cpl.replace("[HH]", "[HX]"),
@@ -1241,6 +1267,26 @@ CASES = [
     ("workflows-compare-pressure-huge", "workflows compare wf_pressure_huge.yaml --out o1", 2, "wf_pressure_huge.yaml:7: 'pressure' must be from 0.001 to 100, got 1000"),
     ("workflows-compare-period-huge", "workflows compare wf_period_huge.yaml --out o1", 2, "wf_period_huge.yaml:2: 'periods[0]' must be from 1 to 1e+08, got 1e+09"),
     ("coupled-compare-nodes-huge", "coupled compare cpl_nodes_huge.yaml --out o1", 2, "cpl_nodes_huge.yaml:4: 'small_nodes' must be <= 10,000,000"),
+    # hostile pass over workflows, coupled and elise (hostile18, 2026-11-29)
+    ("workflows-compare-share-twice", "workflows compare wf_share_twice.yaml --out o1", 2, "wf_share_twice.yaml:2: 'shares' names a value twice: shares[0] and shares[1] are both 0.1"),
+    ("workflows-compare-share-one-key", "workflows compare wf_share_close.yaml --out o1", 2, "'shares' names a value twice: shares[0] and shares[1] are both 0.1 (runs are stored by the value to 6 significant digits)"),
+    ("workflows-compare-period-one-key", "workflows compare wf_period_close.yaml --out o1", 2, "'periods' names a value twice: periods[0] and periods[1] are both 600"),
+    ("workflows-compare-mode-twice", "workflows compare wf_mode_twice.yaml --out o1", 2, "wf_mode_twice.yaml:7: 'modes' names a mode twice"),
+    ("workflows-compare-one-run-name", "workflows compare wf_slug.yaml --out o1", 2, "wf_slug.yaml:1: workflows[1] (x_y) and workflows[0] (x y) would store their runs under one name 'x_y': rename one"),
+    ("workflows-compare-share-no-work", "workflows compare wf_nowork.yaml --out o1", 2, "wf_nowork.yaml:2: 'shares': a share of core-hours needs a workflow that uses some: wf_nowork uses 0 core-seconds"),
+    ("workflows-generate-share-no-work", "workflows generate -w wf_nowork.json --share 0.2 --out nw", 2, "error: a share of core-hours needs a workflow that uses some: wf_nowork uses 0 core-seconds (every task runs 0 s); give a period instead"),
+    ("coupled-compare-proportion-load-huge", "coupled compare cpl_prop_load.yaml --out o1", 2, "cpl_prop_load.yaml:9: 'proportion_load' must be at most 2, got 20"),
+    ("coupled-compare-large-dir", "coupled compare cpl_large_dir.yaml --out o1", 2, "cpl_large_dir.yaml:1: 'large': 'empty' is a directory, not a trace file"),
+    ("coupled-system-name-marker", "coupled simulate --system small.swf:name=.coschedlab --system small.swf --out o1", 2, "name '.coschedlab' names a directory of the output: use letters, digits and _ . + = , - (not starting with '.'"),
+    ("coupled-system-name-long", f"coupled simulate --system small.swf:name={'n' * 101} --system small.swf --out o1", 2, "name must be at most 100 characters, got 101"),
+    ("workflows-simulate-out-holds-workload", "workflows simulate wlhold/wl --out wlhold --force --mode chained", 2, "error: --out wlhold holds wlhold/wl, which this command reads: a result replaces its folder whole; choose another directory"),
+    ("workflows-generate-out-holds-manifest", "workflows generate -w wlhold/wl/manifests/00-A2.json --share 0.2 --out wlhold --force", 2, "error: --out wlhold holds wlhold/wl/manifests/00-A2.json, which this command reads"),
+    ("coupled-out-holds-trace", "coupled simulate --system prev/result.swf:name=a --system small.swf --out prev --force", 2, "error: --out prev holds prev/result.swf, which this command reads"),
+    ("coupled-out-holds-pairs", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:prev/jobs.csv --out prev --force", 2, "error: --out prev holds prev/jobs.csv, which this command reads"),
+    ("simulate-out-holds-trace", "simulate prev/result.swf -s fcfs --out prev --force", 2, "error: --out prev holds prev/result.swf, which this command reads"),
+    ("elise-dict-huge", "elise run el_dict_huge.yaml --out o1", 2, "el_dict_huge.yaml:4: the Dictionary Generator's counts ask for 100,000,000,000 jobs; at most 10,000,000"),
+    ("elise-json-dir", "elise run el_json_dir.yaml --out o1", 2, "el_json_dir.yaml:5: 'inputs[0].json': 'empty' is a directory, not a file"),
+    ("elise-list-dir", "elise run el_list_dir.yaml --out o1", 2, "el_list_dir.yaml:4: 'inputs[0].generator.arg': 'empty' is a directory, not a file"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 

@@ -354,6 +354,7 @@ def check_target(
     option: str = "--out",
     probe: bool = True,
     whole: bool = False,
+    inputs: Iterable[str | Path | None] = (),
 ) -> Path:
     """Check, before any work, that ``path`` can receive a result of ``kind`` ("dir" or "file").
 
@@ -361,7 +362,9 @@ def check_target(
     an existing file where a directory is wanted (or the reverse), when it already holds a
     result and ``force`` is not given, when ``force`` would delete files coschedlab did not
     write, or when its parent cannot be written; ``whole`` (a directory :func:`atomic_dir`
-    will replace whole): also when it is a mount point.
+    will replace whole): also when it is a mount point; ``inputs`` (files or folders the
+    command reads; None and ``coschedlab:NAME`` skipped): also when the directory is one of
+    them or holds one (``--force`` replaced the workload it had just read).
     """
     path = Path(path)
     who, give = _named(option, path), _force(option)  # (--out PATH / out_dir='PATH')
@@ -386,6 +389,8 @@ def check_target(
                 f"{who} is a mount point, which a result cannot replace (it replaces "
                 "its folder whole); give a new folder inside it"
             )
+        if path.is_dir():
+            _check_holds_no_input(path, inputs, who)
         if path.is_dir() and not is_empty(path):
             if not force:
                 raise InputError(
@@ -411,6 +416,24 @@ def check_target(
     if probe:
         _check_writable(path, option)
     return path
+
+
+def _check_holds_no_input(path: Path, inputs: Iterable[str | Path | None], who: str) -> None:
+    """Refuse the directory ``path`` when it is one of ``inputs`` or holds one: a result
+    replaces its folder whole, and what coschedlab wrote there (a workload, a result.swf) is
+    no foreign file that would stop ``--force``."""
+    from .bundled import is_bundled
+
+    here = path.resolve()
+    for given in inputs:
+        if given is None or str(given) == "-" or is_bundled(str(given)):
+            continue
+        read = Path(given).resolve()
+        if read == here or here in read.parents:
+            raise InputError(
+                f"{who} {'is' if read == here else 'holds'} {given}, which this command "
+                "reads: a result replaces its folder whole; choose another directory"
+            )
 
 
 #: the names of temporary siblings: a directory's (and its old copy's), a file's, the probe's

@@ -123,3 +123,16 @@ def test_spec_refuses_two_workflows_of_one_name_and_a_machine_too_small(tmp_path
     (tmp_path / "m.yaml").write_text(TINY.replace("60x24", "1x24"))
     with pytest.raises(InputError, match="needs 240 cores; the machine 1x24 has 24"):
         load_workflow_spec(tmp_path / "m.yaml")
+
+
+@pytest.mark.parametrize(
+    ("name", "folder"), [("../x", "_x"), ("a/b", "a_b"), ("..", "sweep"), ("my sweep", "my sweep")]
+)
+def test_a_spec_name_is_one_folder_under_out(tmp_path, name, folder):
+    """The spec's name (any text) is the default output out/NAME: 'name: ../x' wrote ./x,
+    outside out/ (hostile18); a name that is one folder keeps it as it is."""
+    from coschedlab.workflows.sweep import load_workflow_spec
+
+    (tmp_path / "s.yaml").write_text(TINY + f"name: {json.dumps(name)}\n")
+    spec = load_workflow_spec(tmp_path / "s.yaml")
+    assert spec.name == name and spec.output == Path("out") / folder

@@ -318,7 +318,8 @@ def run_simulate(
 
         the_pool = load_pool_option(pool, heatmap, compact_times)
     target = out if out is not None else new_output_dir(Path("out/simulate"), trace)
-    check_target(target, force, whole=True)  # before the work, not after
+    read = (trace, pool, heatmap, compact_times)  # --force replaced a result.swf it read
+    check_target(target, force, whole=True, inputs=read)  # before the work, not after
     workload, cluster = load_trace(trace, nodes, cores_per_node, sockets, strict)
     say(f"{workload.summary()} on {cluster}")
     if the_pool is not None:

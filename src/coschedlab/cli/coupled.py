@@ -82,7 +82,7 @@ def simulate(
     if compat != "none" and compat not in COMPATS:
         raise InputError(f"--compat must be cobalt or none, got {compat!r}")
     if out is not None:
-        check_target(out, force)
+        check_target(out, force, inputs=_inputs(system or DEFAULT_SYSTEMS, pairs))
     err = text_console(stderr=True)
     systems, notes = build_systems(system or DEFAULT_SYSTEMS, scheduler or [], seed)
     for note in notes:
@@ -106,3 +106,12 @@ def simulate(
         err.print(
             escape(f"wrote {out}/ (one directory per system, holds.csv, pairs.csv, coupled.json)")
         )
+
+
+def _inputs(systems: list[str], pairs: str) -> list[str]:
+    """The files a coupled run reads (traces, a pairs file): --out may not hold them."""
+    from ..coupled.setup import parse_system
+
+    traces = [parse_system(text)[0] for text in systems]
+    read = [t for t in traces if t not in ("theta", "kth")]
+    return read + ([pairs.removeprefix("file:")] if pairs.startswith("file:") else [])

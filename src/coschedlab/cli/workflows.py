@@ -171,7 +171,8 @@ def generate(
     """Write a workload of regular jobs and workflows (the WoAS paper's generator)."""
     from ..outputs import atomic_dir, check_target
 
-    check_target(out, force)
+    files = [w for w in workflow or [] if Path(w).suffix and Path(w).exists()]  # not names
+    check_target(out, force, inputs=files)
     if workflow and options["share"] is None and options["period"] is None:
         raise InputError("give --share or --period for the workflows (-w)", "--share")
     wfs = [_load(w, coarse, max_cores) for w in (workflow or [])]
@@ -226,11 +227,11 @@ def simulate(
             raise InputError(exc.what, "--mode woas") from None
         modes, skipped = tuple(m for m in modes if m != "woas"), exc.what
     if out is not None:
-        check_target(out, force)
         inside = Path(out).resolve()
         if inside == Path(workload).resolve() or Path(workload).resolve() in inside.parents:
             raise InputError("--out is the workload directory (or inside it); choose another",
                              "--out")  # fmt: skip
+        check_target(out, force, inputs=[workload])  # nor one that holds it
     ww = WorkflowWorkload.load(workload)
     err = text_console(stderr=True)
     if skipped is not None and mode == "all":

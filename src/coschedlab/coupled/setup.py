@@ -54,14 +54,22 @@ def _system_name(text: str, opts: dict[str, str], trace: str) -> str:
     import re
 
     from ..bundled import file_name
+    from ..schema import MOST_NAME
 
     name = opts.get("name") or (
         trace if trace in ("theta", "kth") else file_name(trace).split(".")[0] or "system"
     )
-    if not re.fullmatch(r"[A-Za-z0-9_.+=,-]+", name) or name in _RESERVED:
+    if not re.fullmatch(r"[A-Za-z0-9_.+=,-]+", name) or name in _RESERVED or name[0] == ".":
+        # a leading '.': the output's own files (.coschedlab: 'Is a directory' after the run)
         raise InputError(
             f"--system {text!r}: name {name!r} names a directory of the output: use letters, "
-            "digits and _ . + = , - (not . .. holds.csv pairs.csv coupled.json)"
+            "digits and _ . + = , - (not starting with '.', not holds.csv pairs.csv "
+            "coupled.json)"
+        )
+    if len(name) > MOST_NAME:  # 'File name too long' once the run was done
+        raise InputError(
+            f"--system {text!r}: name must be at most {MOST_NAME} characters, got {len(name):,}"
+            + ("" if "name" in opts else " (from the trace's file name: give name=)")
         )
     return name
 

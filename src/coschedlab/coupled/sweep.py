@@ -133,6 +133,8 @@ def _trace(ck: Checker, raw: dict, key: str, default: str, base: Path) -> str:
             raise ck.fail(f"'{key}': {exc}", key) from None
         return text
     p = Path(text) if Path(text).is_absolute() else base / text
+    if p.is_dir():  # it said 'no such trace file' of a folder that is there
+        raise ck.fail(f"'{key}': {text!r} is a directory, not a trace file", key)
     if not p.is_file():
         raise ck.fail(f"'{key}': no such trace file {text!r} (or use theta / kth)", key)
     return str(p)
@@ -201,6 +203,11 @@ def load_coupled_spec(path: str | Path) -> CoupledSpec:
     small = _trace(ck, raw, "small", "kth", base)
     small_nodes = ck.integer(raw.get("small_nodes", 100), "small_nodes", 1, MAX_NODES)
     proportion_load = ck.number(raw.get("proportion_load", 0.5), "proportion_load", positive=True)
+    if proportion_load > 2:  # as 'loads' and --system's load= (20 ran: a queue without end)
+        raise ck.fail(
+            f"'proportion_load' must be at most 2, got {show(raw['proportion_load'])}",
+            "proportion_load",
+        )
     calibrate = _calibrate(ck, raw, large, small, loads, proportions, proportion_load)
     for key, nodes, fitted, trace, note in (
         ("large_nodes", large_nodes, THETA_NODES, "theta's", " (run as five Thetas)"),

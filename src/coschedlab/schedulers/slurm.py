@@ -317,8 +317,9 @@ class Slurm(Scheduler):
                 space, tested, view.nodes, limit, free, now, view.record_reservation,
                 self.bf_job_part_count_reserve, places=places,
             )  # fmt: skip
+            cores = view.cluster.cores_per_node if view.machine.shared else 0  # whole nodes
             for j, where in zip(out, places, strict=True):
-                view.start_now(Placement(j, nodes=where))
+                view.start_now(Placement(j, nodes=where, cores=cores))
         est = view.est_sorted
         return out, view.free, len(est), est[0][0] if est else math.inf
 

@@ -254,7 +254,13 @@ def spec_place(ck: Any, raw: Any, path: Path, most: int | None = None, out: Any 
     name = ck.name(given, "name") if most is None else ck.string(given, "name", most)
     output = Path(ck.string(raw["output"], "output")) if "output" in raw else out
     executor = checked_executor(ck, raw["executor"]) if "executor" in raw else None
-    return dict(zip(PLACE, (path, name, output or Path("out") / name, executor), strict=True))
+    folder = name
+    if name in (".", "..") or any(c in name for c in "/\\\0"):
+        # a text name (any characters) is one folder under out/: 'name: ../x' wrote ./x
+        from ..outputs import slug
+
+        folder = slug(name).strip(".") or "sweep"
+    return dict(zip(PLACE, (path, name, output or Path("out") / folder, executor), strict=True))
 
 
 def spec_record(spec: Any, **extra: Any) -> dict[str, Any]:

@@ -119,7 +119,7 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
     from .formats import load_workflow
     from .modes import MODES
     from .simulate import DRAIN, check_woas
-    from .workload import LIMITS, PRESSURE, machine_of
+    from .workload import LIMITS, PRESSURE, machine_of, no_work
 
     path = Path(path)
     ck, raw = open_spec(path, _KEYS, "docs/workflows.md")
@@ -137,6 +137,7 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
     wfs = []
     coarse = ck.boolean(raw.get("coarse", False), "coarse")
     loaded: dict[str, int] = {}
+    stems: dict[str, tuple[int, str]] = {}
     for i, w in enumerate(ck.items(ck.require(raw, "workflows", ""), "workflows")):
         text = ck.string(w, f"workflows[{i}]")
         p = (base / text) if not Path(text).is_absolute() else Path(text)
@@ -152,6 +153,15 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
                 f"workflows[{i}]",
             )
         loaded[wf.name] = i
+        stem = slug(wf.name, keep=".+=", fallback="workflow")
+        if stem in stems:  # runs are stored by the name's file-safe form (configs' keys)
+            j, other = stems[stem]
+            raise ck.fail(
+                f"workflows[{i}] ({wf.name}) and workflows[{j}] ({other}) would store their "
+                f"runs under one name {stem!r}: rename one",
+                f"workflows[{i}]",
+            )
+        stems[stem] = (i, wf.name)
         wfs.append((spec, wf))
     if ("shares" in raw) == ("periods" in raw):
         raise ck.fail("give either 'shares' (fractions of core-hours) or 'periods' (seconds)")
@@ -166,11 +176,22 @@ def load_workflow_spec(path: str | Path) -> WorkflowSpec:
             raise ck.fail(
                 f"'{key}[{i}]' is a fraction in (0, 1] (0.1 = 10%), got {show(v)}", f"{key}[{i}]"
             )
+        same = [j for j, y in enumerate(values) if f"{y:g}" == f"{x:g}"]
+        if same:  # one run key (configs: the value to 6 digits): one run would be lost
+            raise ck.fail(
+                f"'{key}' names a value twice: {key}[{same[0]}] and {key}[{i}] are both "
+                f"{x:g} (runs are stored by the value to 6 significant digits)",
+                f"{key}[{i}]",
+            )
         values.append(x)
+    if kind == "share" and (why := no_work([wf for _, wf in wfs])):
+        raise ck.fail(f"'shares': {why}", "shares")
     modes = tuple(
         ck.choice(m, f"modes[{i}]", MODES)
         for i, m in enumerate(ck.items(raw.get("modes", list(MODES)), "modes"))
     )
+    if len(set(modes)) != len(modes):
+        raise ck.fail("'modes' names a mode twice", "modes")
     seeds = ck.seeds(raw.get("seeds", 1), "seeds", MAX_SEEDS)
     machine = ck.string(raw.get("machine", "edison"), "machine")
     try:

@@ -211,6 +211,9 @@ def _resolve(ck: Checker, value: Any, key: str, base: Path) -> str:
     for cand in (p, base / p):
         if cand.is_file():
             return str(cand.resolve())
+    for cand in (p, base / p):
+        if cand.is_dir():  # it said 'not found' of a folder that is there
+            raise ck.fail(f"'{key}': {text!r} is a directory, not a file", key)
     where = {str(Path.cwd().resolve()), str(base)}
     raise ck.fail(
         f"'{key}': file {text!r} not found (looked in {' and '.join(sorted(where))})", key

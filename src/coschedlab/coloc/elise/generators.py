@@ -168,6 +168,12 @@ def _dictionary(clock: EliseClock, pool: Pool, arg: Any, where: str) -> list[Eli
     for name, freq in arg.items():
         if isinstance(freq, bool) or not isinstance(freq, int) or freq < 0:
             raise InputError(f"the count of {name!r} must be a whole number >= 0", where)
+    total = sum(arg.values())
+    if total > 10_000_000:  # as the other generators (10^11 made jobs until memory ran out)
+        raise InputError(
+            f"the Dictionary Generator's counts ask for {total:,} jobs; at most 10,000,000", where
+        )
+    for name, freq in arg.items():
         for _ in range(freq):
             jobs.append(_job(clock, len(jobs), pool, str(name), where))
     if not jobs:
