@@ -179,6 +179,14 @@ def ws(tmp_path_factory) -> Path:
         "from coschedlab.schedulers import Slurm\n\n\nclass P(Slurm):\n    name = 'p'\n\n"
         "    def _main(self, view, free, started):\n        return free\n"
     )
+    for name, base, method in (  # methods of the co-schedulers' former Python class scan
+        ("coloc_former_method.py", "EasyColoc", "_backfill(self, view):\n        pass"),
+        ("bester_former_method.py", "Bester", "choose(self, view, j):\n        return None"),
+    ):
+        (d / name).write_text(
+            f"from coschedlab.coloc.schedulers import {base}\n\n\nclass P({base}):\n"
+            f"    name = 'p'\n\n    def {method}\n"
+        )
     for name, base, module in (
         ("slurm_skips_super.py", "Slurm", "coschedlab.schedulers"),
         ("coloc_skips_super.py", "EasyColoc", "coschedlab.coloc.schedulers"),
@@ -753,6 +761,8 @@ CASES = [
     ("coloc-own-order", "simulate trace.swf --pool pool.json -s coloc_own_order.py --out o1", 2, "coloc_own_order.py:7: scheduler p overrides ordered_queue, which CoScheduler never calls: it orders its queue by deploy_order"),
     ("setup-skips-super", "simulate small.swf -s setup_skips_super.py --out o1", 2, "setup_skips_super.py:7: scheduler p's setup does not call super().setup(view): its compiled pass is never made"),
     ("slurm-former-method", "simulate small.swf -s slurm_former_method.py --out o1", 2, "slurm_former_method.py:7: scheduler p overrides _main, which Slurm's pass does not call (it is compiled): override schedule to write a pass of your own"),
+    ("coloc-former-method", "simulate trace.swf --pool pool.json -s coloc_former_method.py --out o1", 2, "coloc_former_method.py:7: scheduler p overrides _backfill, which the co-schedulers' pass does not call (it is compiled): override schedule to write a pass of your own"),
+    ("bester-former-method", "simulate trace.swf --pool pool.json -s bester_former_method.py --out o1", 2, "bester_former_method.py:7: scheduler p overrides choose, which the co-schedulers' pass does not call (it is compiled): override schedule to write a pass of your own"),
     ("slurm-skips-super", "simulate small.swf -s slurm_skips_super.py --out o1", 2, "slurm_skips_super.py:7: scheduler p's setup does not call super().setup(view): its compiled pass is never made"),
     ("coloc-skips-super", "simulate trace.swf --pool pool.json -s coloc_skips_super.py --out o1", 2, "coloc_skips_super.py:7: scheduler p's setup does not call super().setup(view): its compiled pass is never made"),
     ("ranks-skips-super", "simulate trace.swf --pool pool.json -s ranks_skips_super.py --out o1", 2, "ranks_skips_super.py:7: scheduler p's setup does not call super().setup(view): its compiled pass is never made"),

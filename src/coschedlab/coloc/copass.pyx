@@ -1,14 +1,16 @@
 # distutils: language = c++
 """The co-schedulers' pass, compiled: deploy in order while jobs fit, then EASY backfilling on
-shared nodes (:class:`ColocPass`), for the co-schedulers whose nodes go in the default order
+shared nodes (:class:`ColocPass`), for every co-scheduler: nodes in the default order
 (``easy-coloc``, ``filler``), in best-pair's with the compiled co-location model, or by the
 ranks family's node keys on the co-location model's inputs (``ranks``, ``jungle``,
-``slowdown``, and ``bester``, whose backfill keeps no reservation: :meth:`_bester_backfill`)
-(:meth:`.schedulers.CoScheduler.uses_compiled_pass`).
+``slowdown``, and ``bester``, whose backfill keeps no reservation: :meth:`_bester_backfill`);
+a subclass's own ``node_order``/``node_key`` (and best-pair on another speed model) and
+``deploy_order`` are Python hooks it calls (``nodes_hook``, ``deploy_hook``: then it runs from
+the scheduler's ``schedule``, :meth:`ColocPass.run_view`).
 
 Per pass it reads the kernel's view and the compiled segments
 (:class:`~coschedlab.engine.segments.SharedNodes`) in C: where each job would go
-(:meth:`.schedulers.CoScheduler.choose`'s rule: partly used nodes with room by node id, or
+(the former ``CoScheduler.choose``'s rule: partly used nodes with room by node id, or
 for best-pair by the job's predicted speedup beside their jobs, then the lowest idle nodes;
 whole idle nodes for a compact job; ``fallback``), the head's shadow time on a
 :class:`~coschedlab.engine.segments.CoreProjection` (the first running job's estimated end at
@@ -25,8 +27,8 @@ application): jobs of a class are interchangeable for it, so the next job to sta
 first job of some class, and a pass costs O(classes) per start rather than O(queue). The
 classes are kept between the kernel's passes (arrivals join at the end) and listed afresh
 when the queue changed otherwise. It decides as the plain scan in queue order does (the
-oracle of ``tests/coloc/reference_coloc.py``, and the Python class scan of
-:mod:`.schedulers`, which the schedulers with a node order or node key hook of their own run).
+oracle of ``tests/coloc/reference_coloc.py``, beside the Python class scan this pass
+replaced, ``python_scan``).
 """
 
 from libc.limits cimport LONG_MAX
@@ -300,18 +302,25 @@ cdef class ColocPass(SharedPass):
     cdef vector[KeyedSeg] kseg           # scratch: (-key1, -key2, first node) per segment
     cdef vector[long] kidle              # scratch: the lowest idle nodes, intervals
     cdef bint bester                     # bester's backfill (:meth:`_bester_backfill`)
+    # a co-scheduler's own public hooks, called from the pass (run_view only: they take the
+    # view): ``nodes_hook(view, j)``, the nodes of a job that fits spread (its node_order
+    # hook's runs, then the lowest idle nodes); ``deploy_hook(view)``, its deploy order
+    cdef object nodes_hook, deploy_hook
 
     def __init__(self, View view, cores, k, bint extra, depth, bint backfill,
                  bint fallback, bint filler=False, group=None,
                  NeighbourSpeed model=None, keys=None, info=None,
-                 bint bester=False) -> None:  # fmt: skip
+                 bint bester=False, nodes_hook=None,
+                 deploy_hook=None) -> None:  # fmt: skip
         """``group`` (per job, optional): jobs of different groups are never
         interchangeable (best-pair: the application, which its node order depends on);
         ``model``: best-pair's node order on that model's pair speedups
         (:func:`pair_predictor`), else nodes by id; ``keys`` (``"ranks"``, ``"jungle"``,
         ``"slowdown"``): the ranks family's node order on ``info`` (the co-location model's
         :class:`~.speed.ColocInfo`, ``view.coloc``); ``bester``: bester's backfill (no
-        reservation) instead of EASY's."""
+        reservation) instead of EASY's; ``nodes_hook(view, j)``: the intervals of a job that
+        fits spread, from a Python node order (a hook of the scheduler's); ``deploy_hook(view)``:
+        the deploy order, from Python (both called only by :meth:`run_view`)."""
         self.acct = view.machine._acct
         self.sh = self.acct.nodes
         self.cpn = view.machine.cores_per_node
@@ -336,6 +345,8 @@ cdef class ColocPass(SharedPass):
         if model is not None:
             self._rank_pairs()
         self.bester = bester
+        self.nodes_hook = nodes_hook
+        self.deploy_hook = deploy_hook
         self.keys = 0
         if keys is not None:
             self._key_tables(keys, info)
@@ -403,9 +414,9 @@ cdef class ColocPass(SharedPass):
         """Append the ``need`` lowest idle nodes to :attr:`iv` (there are that many)."""
         self.sh.lowest_idle_c(need, &self.iv)
 
-    cdef long choose_c(self, long j) noexcept:
+    cdef long choose_c(self, long j) except -1:
         """Where job ``j`` would go now, in :attr:`iv` (sorted, touching intervals joined);
-        its cores per node, or 0 if it does not fit (:meth:`.schedulers.CoScheduler.choose`
+        its cores per node, or 0 if it does not fit (the former ``CoScheduler.choose``
         with the default node order)."""
         cdef SharedNodes sh = self.sh
         cdef long c = self.cores[j], need = self.k[j], cpn = self.cpn, f
@@ -425,6 +436,12 @@ cdef class ColocPass(SharedPass):
                 self._join_iv(0)
                 return cpn
             return 0
+        if self.nodes_hook is not None:  # the scheduler's own node order (Python)
+            for a, b in self.nodes_hook(self.view, j):
+                self.iv.push_back(a)
+                self.iv.push_back(b)
+            self._join_iv(-1)
+            return c
         for f in range(c, cpn):  # partly used nodes with room: how many
             part += sh.by_free[f]
         if self.keys and part:  # (no partly used node: the lowest idle ones, as by key)
@@ -756,6 +773,8 @@ cdef class ColocPass(SharedPass):
     # -- the pass ---------------------------------------------------------------------------
     cdef int run(self, PassState* s) except -1:
         """One pass called by the kernel (its state in ``s``)."""
+        if self.nodes_hook is not None or self.deploy_hook is not None:
+            raise RuntimeError("a co-pass with Python hooks runs from the scheduler (run_view)")
         self.s = s
         self.view = None
         self.now = s.now
@@ -816,6 +835,13 @@ cdef class ColocPass(SharedPass):
                     break
                 self._start(j, c)
                 self.deployed += 1
+        elif self.deploy_hook is not None:  # the scheduler's own deploy order (Python)
+            for j in self.deploy_hook(self.view):
+                c = self.choose_c(j)
+                if not c:
+                    break
+                self._start(j, c)
+                self.deployed += 1
         else:
             for i in range(nq):
                 j = self.qp[i]
@@ -832,7 +858,7 @@ cdef class ColocPass(SharedPass):
         return 0
 
     cdef int _bester_backfill(self) except -1:
-        """Bester's backfill (:meth:`.schedulers.Bester._backfill`, ELiSE's ``bester.py``):
+        """Bester's backfill (``tests/coloc/reference_coloc.py``'s, ELiSE's ``bester.py``):
         the ``depth`` queued jobs after the head (all without a depth), shortest requested
         time first (stable: queue order among equals), each on the lowest-numbered nodes with
         room for its cores (idle or partly used), until one does not fit. No reservation."""

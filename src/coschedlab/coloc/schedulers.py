@@ -21,6 +21,12 @@ backfill (``ranks.py``) applies rule (a) only (``extra=false``) and looks 100 jo
 (``depth=100``); a head that fits now but was not deployed (Filler's order) gets the first
 estimated end as S, as ELiSE computes it.
 
+Every co-scheduler's pass is compiled (:class:`.copass.ColocPass`); a subclass's own
+``node_order``/``node_key``/``deploy_order`` are called by it, ``cores_for`` and ``choice_key``
+taken at set-up. The Python class scan it replaced is the tests' oracle
+(``tests/coloc/reference_coloc.py``); a subclass overriding one of that scan's methods
+(``choose``, ``_backfill``, ...) without a ``schedule`` of its own is refused at set-up.
+
 ELiSE's schedulers by their names in its code (``framework/realsim/scheduler``), each
 reproduced job by job on ELiSE's own runs with ``extra=false,depth=100``
 (``tests/coloc/elise``):
@@ -39,16 +45,13 @@ Slowdown in favor Co-Scheduler  ``slowdown``: nodes ranked by how many pair spee
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right, insort
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..engine.placement import Placement
-from ..errors import InputError
+from ..errors import InputError, source_line
 from ..platform import spread_cores, too_large_to_spread
 from ..schedulers.base import Scheduler, check_bool, check_choice, check_positive
-from ..schedulers.easy import CoreCounts, ScanMemo, admit, shadow_time
 from ..schedulers.registry import register
 from .copass import ColocPass, filler_order, pair_predictor
 
@@ -75,9 +78,6 @@ def first_nodes(runs: list[tuple], need: int) -> tuple[list[tuple[int, int]], in
 class CoScheduler(Scheduler):
     """EASY co-scheduling on shared nodes; subclasses override the hooks."""
 
-    #: reuse the last backfill's shadow time and skip jobs it already ruled out (the tests
-    #: turn it off to check that it changes nothing)
-    incremental = True
     needs_shared_nodes = True
 
     #: :meth:`node_order` ranks idle nodes together with the partly used ones (ELiSE's
@@ -103,6 +103,7 @@ class CoScheduler(Scheduler):
         if self.needs_shared_nodes and not view.machine.shared:
             raise InputError(f"scheduler {self.describe()} needs shared nodes (give a pool)")
         self._refuse_own_order(CoScheduler, "deploy_order (override that hook)")
+        self._refuse_former_methods()
         c = view.cluster
         self._cpn = c.cores_per_node
         self._half = spread_cores(c)
@@ -117,56 +118,56 @@ class CoScheduler(Scheduler):
         k = -(-procs // cores)
         self._cores = cores.tolist()
         self._k = k.tolist()
-        self._ordered = type(self).node_order is not CoScheduler.node_order
-        self._deployed = 0  # jobs started by deploy passes (they change the shadow time)
-        self._memo = ScanMemo(self.incremental)
-        self._broke: set = set()
-        self._proj: tuple[CoreCounts, float] | None = None
-        self._volatile = False  # the last shadow time was taken with the head fitting now
+        cls = type(self)
+        self._ordered = cls.node_order is not CoScheduler.node_order
         # best-pair's node order runs compiled on the co-location model's pair speedups
-        self._pairs = pair_predictor(view) if type(self).node_order is BestPair.node_order else None
+        self._pairs = pair_predictor(view) if cls.node_order is BestPair.node_order else None
         # the ranks family's node order runs compiled on the co-location model's inputs
         self._keys = _compiled_keys(self, view)
-        by_app = self._pairs is not None or self._keys is not None
-        self._cpass = (
-            ColocPass(view, cores, k, self.extra, self.depth, self.backfill,
-                      self.fallback, type(self).deploy_order is Filler.deploy_order,
-                      group=view.apps if by_app else None, model=self._pairs,
-                      keys=self._keys, info=view.coloc if self._keys else None,
-                      bester=type(self)._backfill is Bester._backfill)
-            if self.uses_compiled_pass()
+        # any other node order (a node_order or node_key hook, best-pair on another speed
+        # model) is called by the compiled pass (_hook_nodes), and so is a deploy_order hook
+        compiled_order = self._pairs is not None or self._keys is not None
+        nodes_hook = (
+            self._hook_nodes
+            if (self._ordered or self.orders_idle_nodes) and not compiled_order
             else None
+        )
+        filler = cls.deploy_order is Filler.deploy_order
+        deploy_hook = (
+            self.deploy_order
+            if not filler and cls.deploy_order is not CoScheduler.deploy_order
+            else None
+        )
+        self._cpass = ColocPass(
+            view, cores, k, self.extra, self.depth, self.backfill, self.fallback, filler,
+            group=_choice_groups(self, view), model=self._pairs, keys=self._keys,
+            info=view.coloc if self._keys else None, bester=isinstance(self, Bester),
+            nodes_hook=nodes_hook, deploy_hook=deploy_hook,
         )  # fmt: skip
-        if self._cpass is None:  # the Python class scan's tables
-            self._classes(view)
-        #: the kernel calls it directly (no Python call per pass)
-        self.compiled_pass = self._cpass
+        #: the kernel calls it directly (no Python call per pass); a pass with Python hooks
+        #: runs from :meth:`schedule` (the hooks take the view; --pass-timeout times it), and
+        #: so does a subclass's own ``schedule``
+        hooked = nodes_hook is not None or deploy_hook is not None
+        own = cls.schedule is not CoScheduler.schedule
+        self.compiled_pass = None if hooked or own else self._cpass
 
-    def uses_compiled_pass(self) -> bool:
-        """Whether this co-scheduler's passes run compiled (:mod:`.copass`): its nodes go in
-        the default order (or best-pair's, with the compiled co-location model, or the ranks
-        family's built-in node keys on the co-location model's :class:`.speed.ColocInfo`), its
-        jobs in queue order or Filler's, and it keeps the mechanism (deploy, choose, EASY's
-        backfill or bester's). The others (another node order or node key hook; other
-        deploy orders; best-pair or the ranks family with another speed model; a subclass's
-        own mechanism) run the Python class scan below."""
+    def _refuse_former_methods(self) -> None:
+        """One line, not a silent no-op, for a subclass that overrides a method of the Python
+        class scan the compiled pass replaced (``choose``, ``_backfill``, ``_shadow``, ...;
+        it names the override's file and line): such a subclass overrides ``schedule`` to
+        change the pass (the scan is now ``tests/coloc/reference_coloc.py``, the oracle)."""
         cls = type(self)
-        best_pair = (
-            cls.node_order is BestPair.node_order
-            and cls.choice_key is BestPair.choice_key
-            and getattr(self, "_pairs", None) is not None
-        )
-        ranked = getattr(self, "_keys", None) is not None
-        return (
-            (not self.orders_idle_nodes or ranked)
-            and (not self._ordered or best_pair or ranked)
-            and cls.deploy_order in (CoScheduler.deploy_order, Filler.deploy_order)
-            and all(
-                getattr(cls, name) is getattr(CoScheduler, name)
-                for name in ("schedule", "choose", "_shadow", "cores_for")
-            )
-            and cls._backfill in (CoScheduler._backfill, Bester._backfill)
-        )
+        if cls.schedule is not CoScheduler.schedule:
+            return
+        for name in _FORMER_SCAN_METHODS:
+            fn = getattr(cls, name, None)
+            if fn is not None:
+                raise InputError(
+                    f"scheduler {self.describe()} overrides {name}, which the co-schedulers' "
+                    "pass does not call (it is compiled): override schedule to write a pass "
+                    "of your own",
+                    source_line(fn),
+                )
 
     def shape(self, j: int) -> tuple[int, int]:
         """``(cores per node, nodes)`` job ``j`` gets from this co-scheduler (during a run)."""
@@ -188,6 +189,17 @@ class CoScheduler(Scheduler):
         """Cores per node job ``j`` gets: half of every socket (spread) or the whole node."""
         return int(self._cores_of(np.asarray([view.procs[j]], dtype=np.int64), view.cluster)[0])
 
+    def _hook_nodes(self, view: View, j: int) -> list[tuple[int, int]]:
+        """The nodes of job ``j``, which fits spread now, by this scheduler's own
+        :meth:`node_order`, then the lowest idle nodes (the compiled pass calls it)."""
+        sh = view.machine
+        c = self._cores[j]
+        runs = sh.free_runs(c) if self.orders_idle_nodes else sh.partly_free(c)
+        chosen, need = first_nodes(self.node_order(view, j, runs), self._k[j])
+        if need:
+            chosen += sh.idle_intervals(need)
+        return chosen
+
     def _cores_of(self, procs: np.ndarray, cluster: Cluster) -> np.ndarray:
         """:meth:`cores_for`'s rule for jobs of ``procs`` processors: whole nodes when compact
         or too big to spread on this machine, else half of every socket."""
@@ -196,204 +208,20 @@ class CoScheduler(Scheduler):
         return np.where(too_large_to_spread(procs, cluster), self._cpn, self._half)
 
     def choice_key(self, view: View, j: int) -> tuple:
-        """Jobs with equal keys get the same nodes from :meth:`choose` in the same state."""
+        """Jobs with equal keys get the same nodes in the same state (the compiled pass's
+        classes: taken once at set-up)."""
         return (self._cores[j], self._k[j])
 
     # -- mechanism --------------------------------------------------------------------------
-    def choose(self, view: View, j: int) -> Placement | None:
-        """Where job ``j`` would go now, or None if it does not fit."""
-        c = self._cores[j]
-        k = self._k[j]
-        sh = view.machine
-        if c == self._cpn:
-            if sh.idle < k:
-                return None
-            return Placement(j, intervals=sh.idle_intervals(k), cores=c)
-        if sh.count_with(c) < k:  # idle nodes count: they have every core free
-            if self.fallback:  # cannot spread now: whole idle nodes if enough are free
-                k = -(-view.procs[j] // self._cpn)
-                if sh.idle >= k:
-                    return Placement(j, intervals=sh.idle_intervals(k), cores=self._cpn)
-            return None
-        if self.orders_idle_nodes:
-            runs = self.node_order(view, j, sh.free_runs(c))
-        elif self._ordered:
-            runs = self.node_order(view, j, sh.partly_free(c))
-        else:
-            runs = sh.partly_free(c, limit=k)
-        chosen, need = first_nodes(runs, k)
-        if need:
-            chosen += sh.idle_intervals(need)
-        return Placement(j, intervals=chosen, cores=c)
-
     def schedule(self, view: View) -> list:
         if "_cpass" not in vars(self):  # a subclass's setup that skipped CoScheduler's
             raise self._setup_skipped()
-        if self._cpass is not None:  # (a kernel with a loop of its own: ELiSE's clock)
-            self._cpass.run_view(view)
-            return []
-        self._sync(view)
-        for j in self.deploy_order(view):
-            p = self.choose(view, j)
-            if p is None:
-                break
-            view.start_now(p)
-            self._leave(j)
-            self._deployed += 1
-        if self.backfill:
-            self._backfill(view)
+        self._cpass.run_view(view)  # (hooks of its own, or a kernel with a loop of its own)
         return []
 
-    # Backfilling looks at job *classes*, not jobs: jobs with the same cores per node, nodes,
-    # requested time and choice key are interchangeable for it (same room, same rule (a),
-    # same nodes so same rule (b)), so the first startable job of the queue is the earliest
-    # first-member of a startable class. A pass costs O(classes), not O(queue): a generated
-    # workload has a few dozen classes however long its queue grows.
-    def _classes(self, view: View) -> None:
-        ids: dict[tuple, int] = {}
-        self._cls_of = cls_of = []
-        self._cls_c, self._cls_k, self._cls_req, self._cls_choice = [], [], [], []
-        req = view.req
-        for j in range(view.n):
-            choice = self.choice_key(view, j)
-            key = (choice, self._cores[j], self._k[j], req[j])
-            cid = ids.get(key)
-            if cid is None:
-                cid = ids[key] = len(ids)
-                self._cls_c.append(self._cores[j])
-                self._cls_k.append(self._k[j])
-                self._cls_req.append(req[j])
-                self._cls_choice.append(choice)
-            cls_of.append(cid)
-        self._members: list[list[int]] = [[] for _ in ids]  # queued jobs of each class
-        self._nonempty: set[int] = set()
-        self._seen = bytearray(view.n)
-        self._deps = view.has_dependencies
 
-    def _sync(self, view: View) -> None:
-        """Put the jobs that joined the queue since the last pass in their classes."""
-        queue, seen = view.queue, self._seen
-        if self._deps:  # released dependents join anywhere in the queue
-            new = [j for j in queue if not seen[j]]
-        else:  # arrivals join at the end
-            i = len(queue)
-            while i and not seen[queue[i - 1]]:
-                i -= 1
-            new = queue[i:]
-        members, cls_of, nonempty = self._members, self._cls_of, self._nonempty
-        for j in new:
-            seen[j] = 1
-            cid = cls_of[j]
-            lst = members[cid]
-            if not lst or lst[-1] < j:
-                lst.append(j)
-            else:
-                insort(lst, j)
-            nonempty.add(cid)
-
-    def _leave(self, j: int) -> None:
-        cid = self._cls_of[j]
-        lst = self._members[cid]
-        del lst[bisect_left(lst, j)]
-        if not lst:
-            self._nonempty.discard(cid)
-
-    def _backfill(self, view: View) -> None:
-        queue, queued = view.queue, view.queued
-        pos = 0
-        while pos < len(queue) and not queued[queue[pos]]:
-            pos += 1
-        if pos + 1 >= len(queue):
-            return
-        head = queue[pos]
-        limit = INF  # ELiSE's backfill depth: only the first ``depth`` jobs behind the head
-        if self.depth is not None:
-            left = self.depth
-            for j in queue[pos + 1 :]:
-                if queued[j]:
-                    left -= 1
-                    if left == 0:
-                        limit = j
-                        break
-        sh = view.machine
-        now = view.now
-        # Same head, no job ended or was deployed since the last backfill and no running job
-        # past its estimate: the shadow time and the projection at it are what the last
-        # backfill left, and so are the rule (b) verdicts it reached after its last start.
-        same = self._memo.same(view, head, self._deployed) and not self._volatile
-        if not same or (self._proj is not None and self._proj[1] <= now):
-            self._proj = None  # (a shadow time of "now" moves with the clock)
-            self._broke.clear()
-        broke = self._broke  # choice keys that broke rule (b) in the current state
-        members, nonempty = self._members, self._nonempty
-        cls_c, cls_k, cls_req = self._cls_c, self._cls_k, self._cls_req
-        cls_choice = self._cls_choice
-        extra = self.extra
-        k_h = self._k[head]
-        room = sh.room()
-        proj = shadow = None
-        after = head  # the scan moves forward through the queue, as EASY's does
-        while True:
-            best = INF  # first job that starts by rule (a)
-            rule_b: list[tuple[int, int]] = []
-            for cid in nonempty:
-                if cls_k[cid] > room[cls_c[cid]]:
-                    continue
-                lst = members[cid]
-                i = bisect_right(lst, after)
-                if i == len(lst):
-                    continue
-                j = lst[i]
-                if j > limit or j > best:
-                    continue
-                if proj is None:
-                    if self._proj is None:
-                        self._proj = self._shadow(view, head)
-                    proj, shadow = self._proj
-                    if shadow == INF:
-                        return
-                if admit(now, cls_req[cid], shadow, 0, 0, False) == 0:  # rule (a)
-                    best = j
-                elif extra and cls_choice[cid] not in broke:
-                    rule_b.append((j, cid))
-            start = None
-            rule_b.sort()
-            for j, cid in rule_b:
-                if j > best:
-                    break
-                choice = cls_choice[cid]
-                if choice in broke:
-                    continue
-                # rule (b): with j's cores still in use at S, does the head still fit?
-                p = self.choose(view, j)
-                if admit(now, cls_req[cid], shadow, proj.loss(p), proj.count - k_h, extra) < 0:
-                    broke.add(choice)
-                    continue
-                proj.take(p)
-                start = p
-                break
-            if start is None:
-                if best == INF:
-                    return
-                start = self.choose(view, best)
-            view.start_now(start)
-            after = start.job
-            self._leave(after)
-            room = sh.room()
-            broke.clear()
-
-    def _shadow(self, view: View, head: int) -> tuple[CoreCounts, float]:
-        """The head's shadow time S on shared nodes and the free cores projected at S: the
-        first estimated end at which enough nodes have the cores it needs (recorded as its
-        reservation)."""
-        proj = CoreCounts(view, self._cores[head])
-        # A head that fits now (Filler's order left it) gets the first end as its shadow
-        # time; jobs started by rule (a) may then make it not fit now and the shadow time
-        # earlier, so that one is not kept for the next pass (``_volatile``).
-        self._volatile = proj.count >= self._k[head]
-        shadow, _ = shadow_time(view, self._k[head], proj, at_an_end=True)
-        view.record_reservation(head, shadow)
-        return proj, shadow
+#: methods of the Python class scan the compiled pass replaced (``tests/coloc/reference_coloc.py``)
+_FORMER_SCAN_METHODS = ("choose", "_backfill", "_shadow", "_classes", "_sync", "_leave")
 
 
 @register("easy-coloc")
@@ -487,29 +315,17 @@ class Bester(Ranks):
     reservation for the head: the next ``depth`` queued jobs, shortest requested time first,
     each on the lowest-numbered nodes with room, until one does not fit (``bester.py``)."""
 
-    def _backfill(self, view: View) -> None:
-        queue, queued = view.queue, view.queued
-        waiting = [j for j in queue if queued[j]]
-        cands = waiting[1 : None if self.depth is None else self.depth + 1]
-        cands.sort(key=lambda j: view.req[j])  # stable: queue order among equals
-        sh = view.machine
-        for j in cands:
-            c, k = self._cores[j], self._k[j]
-            if sh.count_with(c) < k:
-                break
-            chosen, _ = first_nodes(sh.free_runs(c), k)
-            view.start_now(Placement(j, intervals=chosen, cores=c))
-            self._leave(j)
-
 
 def _compiled_keys(sched: CoScheduler, view: View) -> str | None:
     """Which of the ranks family's node keys ``sched`` ranks nodes by, if the compiled pass
     can compute them (:meth:`.copass.ColocPass._choose_keyed`): the built-in ``node_order``,
     ``choice_key`` and ``node_key`` of ranks, jungle or slowdown, on the co-location model's
-    own :class:`.speed.ColocInfo` with no NaN among its spread-alone and mean speedups (a NaN
-    key sorts as Python's sort leaves it; :class:`.speed.ColocationSpeed` refuses a NaN
-    spread-alone speedup and its means are finite, so only a hand-made ColocInfo has one);
-    else None (the Python class scan)."""
+    own :class:`.speed.ColocInfo`; else None (another node order, called by the compiled
+    pass). A NaN spread-alone speedup (or, for jungle and slowdown, mean speedup) of an
+    application of the workload is refused: a NaN key has no place in a sorted order (Python's
+    sort leaves it where its comparisons, all False, happen to), so no order follows it.
+    :class:`.speed.ColocationSpeed` refuses a NaN spread-alone speedup and its means are
+    finite: only a hand-made ColocInfo has one."""
     from .speed import ColocInfo  # (as pair_predictor: the model's module imports the engine)
 
     cls = type(sched)
@@ -521,10 +337,33 @@ def _compiled_keys(sched: CoScheduler, view: View) -> str | None:
         return None
     keys = {Ranks.node_key: "ranks", Jungle.node_key: "jungle", Slowdown.node_key: "slowdown"}
     name = keys.get(cls.node_key)
-    info = view.coloc
-    if name is None or any(v != v for v in (*info._alone, *info._mean)):
+    if name is None:
         return None
+    info = view.coloc
+    rows = sorted(set(info._app) - {-1})
+    for what, values in (("spread-alone", info._alone), ("mean", info._mean)):
+        bad = [a for a in rows if values[a] != values[a]]
+        if bad:
+            raise InputError(
+                f"scheduler {sched.describe()}: the co-location model's {what} speedup of "
+                f"heatmap row {bad[0]} is NaN (a node key with no order)"
+            )
+        if name == "ranks":  # (ranks reads no mean speedup)
+            break
     return name
+
+
+def _choice_groups(sched: CoScheduler, view: View) -> list[int] | None:
+    """Per job, a number for its :meth:`~CoScheduler.choice_key` (jobs of different numbers
+    are never interchangeable in the compiled pass's classes), or None for the default key
+    (cores per node and nodes: the compiled pass's shapes already)."""
+    key = type(sched).choice_key
+    if key is CoScheduler.choice_key:
+        return None
+    if key is BestPair.choice_key or key is _RankedNodes.choice_key:
+        return view.apps
+    ids: dict = {}
+    return [ids.setdefault(sched.choice_key(view, j), len(ids)) for j in range(view.n)]
 
 
 def _pair_stats(view: View, j: int, jobs: tuple[int, ...]) -> tuple[float, int]:
