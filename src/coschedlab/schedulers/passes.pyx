@@ -1,22 +1,22 @@
 # distutils: language = c++
 """The built-in schedulers' passes, compiled (issue 31 item 1): EASY, strict list scheduling
 (fcfs, sjf), first fit, backfilling on the availability profile (conservative, ``backfill``
-with ``reservations`` and ``compress``: :class:`ProfilePass`) and Slurm's whole pass on its
-node-count profile (priorities, main scheduler, backfill thread and their clocks:
-:class:`SlurmPass`), called by the kernel through :class:`~coschedlab.engine.cpass.
-CompiledPass` on its own C arrays, with no Python call per pass or per job. :class:`CProfile`
-is the one profile in C, :func:`.profile.reservation_scan` on :class:`.profile.Profile` the
-Python one, kept for what is not compiled (below).
+with ``reservations`` and ``compress``: :class:`ProfilePass`) and Slurm's whole pass
+(priorities, main scheduler, backfill thread and their clocks: :class:`SlurmPass`), called by
+the kernel through :class:`~coschedlab.engine.cpass.CompiledPass` on its own C arrays, with no
+Python call per pass or per job. :class:`CProfile` is the one profile in C
+(:func:`.profile.reservation_scan` on :class:`.profile.Profile` is the Python building block
+for a policy's own pass).
 
 Each is the one implementation of its mechanism, for every run: any queue order (the kernel
 presents ``s.queue`` sorted by the policy's order, :mod:`coschedlab.engine.cpass`), coupled
 runs (the kernel's gate holds, yields and demotes jobs in the queue it presents) and ELiSE's
 clock (the kernel copies its Python lists into the arrays). The Python passes they replaced
-are the test-suite's oracles (tests/reference_passes.py). Slurm's pass (:class:`SlurmPass`)
-keeps its own pending order, so gated (coupled) runs and ELiSE's clock run Slurm's Python
-pass; the Python scan (:func:`.profile.reservation_scan`) also runs Slurm's ``bf_nodes``
-(:class:`.nodespace.BackfillMap`, which nodes rather than how many), whose count-profile
-scan is :meth:`CountScan.scan`, this module's scan.
+are the test-suite's oracles (tests/reference_passes.py). Slurm's pass keeps its own pending
+order: gated (coupled) runs and ELiSE's clock call it as :meth:`SlurmPass.serve_gate` says,
+and with ``bf_nodes`` (:meth:`SlurmPass.node_map`) it calls ``Slurm._node_scan`` once per
+backfill pass, which plans on the compiled node-space map (:class:`.nodemap.NodeMap`, which
+nodes rather than how many) and starts the jobs through the view.
 """
 
 from array import array
