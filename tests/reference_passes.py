@@ -16,6 +16,8 @@ from bisect import bisect_right, insort
 from itertools import islice
 from typing import TYPE_CHECKING
 
+from nodespace_oracle import BackfillMap
+
 from coschedlab import Cluster, Workload, simulate
 from coschedlab.engine.placement import Placement
 from coschedlab.schedulers import Slurm, get_scheduler
@@ -23,7 +25,6 @@ from coschedlab.schedulers.backfill import INSTANT, Backfill
 from coschedlab.schedulers.base import Scheduler
 from coschedlab.schedulers.cadence import Ticks
 from coschedlab.schedulers.easy import NodeCounts, ScanMemo, admit, shadow_time
-from coschedlab.schedulers.nodespace import BackfillMap
 from coschedlab.schedulers.passes import CountScan
 from coschedlab.schedulers.priority import limit_minutes
 from coschedlab.schedulers.profile import Profile, reservation_scan
@@ -179,7 +180,8 @@ class PySlurm(Slurm):
     before the compiled :class:`~coschedlab.schedulers.passes.SlurmPass` replaced it: the
     node-count profile's scan (the compiled :class:`~coschedlab.schedulers.passes.CountScan`,
     called once per backfill pass) or, with ``bf_nodes``, Slurm's node-space map
-    (:class:`nodespace.BackfillMap`, tests/nodespace.py) with :func:`profile.reservation_scan`.
+    (:class:`nodespace_oracle.BackfillMap`, tests/nodespace_oracle.py) with
+    :func:`profile.reservation_scan`.
     It overrides ``schedule``, so the kernel asks it through the view."""
 
     name = "slurm"

@@ -1,7 +1,7 @@
 """The compiled node-space map (:class:`coschedlab.schedulers.nodemap.NodeMap`) against
-:class:`coschedlab.schedulers.nodespace.BackfillMap`: the same answers to every ``test``, the
-same slices after every ``reserve`` and the same idle nodes after every ``start``, on random
-machines (word boundaries included), running sets, resolutions and windows."""
+:class:`nodespace_oracle.BackfillMap` (tests/nodespace_oracle.py): the same answers to every
+``test``, the same slices after every ``reserve`` and the same idle nodes after every
+``start``, on random machines (word boundaries included), running sets, resolutions and windows."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import math
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from nodespace_oracle import BackfillMap, best_fit
 
 from coschedlab.schedulers.nodemap import NodeMap
-from coschedlab.schedulers.nodespace import BackfillMap, best_fit
 
 
 def _bits(nodes):

@@ -303,7 +303,7 @@ def test_node_level_backfill_reserves_specific_nodes():
     then), so a 4-node 200-s job cannot use the idle nodes 0-3 now: it waits for the end of
     the reservation. A node-count profile starts it at once (12 nodes remain for the 8-node
     job at t=100)."""
-    from coschedlab.schedulers.nodespace import BackfillMap, best_fit
+    from nodespace_oracle import BackfillMap, best_fit
 
     assert best_fit([0, 1, 2, 5, 6, 7, 8, 10], 3) == [0, 1, 2]  # smallest run that holds it
     assert best_fit([0, 1, 5, 6, 7, 8, 10], 2) == [0, 1]
@@ -342,7 +342,7 @@ def test_will_run_frees_running_jobs_one_at_a_time():
     planned at 100 on nodes 0 and 9-15 (freed by A alone), not on 0-7. The idle nodes are then
     promised from t=100: a 2-node job whose limit reaches past 100 cannot start on them now, a
     one-node job that ends by then can (the real Slurm's choice at t=75 of the w3 run)."""
-    from coschedlab.schedulers.nodespace import BackfillMap
+    from nodespace_oracle import BackfillMap
 
     m = BackfillMap(0.0, 16, [(100.0, 1, [0]), (100.0, 2, list(range(1, 9)))])
     t, nodes = m.test(8, 120.0)

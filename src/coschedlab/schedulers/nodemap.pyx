@@ -1,9 +1,10 @@
 # distutils: language = c++
 """Slurm 22.05's backfill node-space map and select/linear's will-run test, compiled (issue 31
-item 2): :class:`NodeMap` is :class:`.nodespace.BackfillMap` (the same rules, documented
-there) on bitsets of 64-bit words (``vector<uint64_t>``; any number of nodes, 100,000
-included) instead of Python ints. Its Python surface is BackfillMap's (``test``, ``reserve``
-or ``hold``, ``start``; node lists in and out), so :func:`.profile.reservation_scan` drives
+item 2): :class:`NodeMap` is the Python ``BackfillMap`` of tests/nodespace_oracle.py (the
+same rules, documented there) on bitsets of 64-bit words (``vector<uint64_t>``; any number
+of nodes, 100,000 included) instead of Python ints. Its Python surface is BackfillMap's
+(``test``, ``reserve`` or ``hold``, ``start``; node lists in and out), so
+:func:`.profile.reservation_scan` drives
 either; tests/test_nodemap.py holds the two to the same answers on random machines, running
 sets and sequences of tests, reservations and starts.
 
@@ -41,9 +42,9 @@ cdef inline bint run_before(const Run& x, const Run& y) noexcept:
 
 
 cdef class NodeMap:
-    """One backfill pass's view of the machine, compiled (:class:`.nodespace.BackfillMap`'s
-    arguments and methods): ``running`` holds ``(end, order, nodes)`` of the running jobs
-    (distinct ``order``\\ s); every other node is idle."""
+    """One backfill pass's view of the machine, compiled (the arguments and methods of
+    tests/nodespace_oracle.py's ``BackfillMap``): ``running`` holds ``(end, order, nodes)`` of
+    the running jobs (distinct ``order``\\ s); every other node is idle."""
 
     cdef readonly double now, res, window_end
     cdef readonly long n
@@ -159,9 +160,9 @@ cdef class NodeMap:
 
     # -- select/linear ---------------------------------------------------------------------
     cdef void best_fit(self, const vector[uint64_t]& pool, long need, vector[uint64_t]& out):
-        """:func:`.nodespace.best_fit` on a bitset: the smallest run of consecutive nodes that
-        holds the rest (its lowest ids; the lowest run among equals), else the longest run
-        whole (the lowest among equals), until ``need`` nodes are taken."""
+        """``best_fit`` (tests/nodespace_oracle.py) on a bitset: the smallest run of
+        consecutive nodes that holds the rest (its lowest ids; the lowest run among equals),
+        else the longest run whole (the lowest among equals), until ``need`` nodes are taken."""
         cdef long i, k, best, start = -1
         cdef uint64_t x
         self.rs.clear()

@@ -7,7 +7,7 @@ order either starts now or takes its earliest slot that fits for its whole reque
 (:func:`reservation_scan`). EASY is one reservation, conservative backfilling is all of them,
 Slurm's backfill pass (``_attempt_backfill``) is the first ``bf_max_job_test`` jobs, each
 reserved. The scan works on a *space*: the profile itself (node counts) or
-:class:`.nodespace.BackfillMap` (which nodes, as a real Slurm's node-space map).
+:class:`.nodemap.NodeMap` (which nodes, as a real Slurm's node-space map).
 """
 
 from __future__ import annotations
@@ -101,7 +101,8 @@ class Profile:
 
 class Space(Protocol):
     """Where a backfill pass plans, as :func:`reservation_scan` uses it: :class:`Profile`
-    (``where``: a node count) or :class:`.nodespace.BackfillMap` (``where``: node ids).
+    (``where``: a node count) or a node map (``where``: node ids; the tests' Python
+    ``BackfillMap``).
     ``where`` is falsy when a job gets no slot."""
 
     def test(self, need: int, limit: float) -> tuple[float, Any]:

@@ -39,7 +39,7 @@ One pass at time ``now`` (Slurm 22.05's ``schedule()`` then ``_attempt_backfill(
    priority order starts now if its whole time limit fits from now, else reserves its earliest
    slot within ``bf_window`` minutes (only the first ``bf_job_part_count_reserve`` of them,
    when set: 1 makes it EASY-like). With ``bf_nodes`` the pass is Slurm 22.05's own
-   (:class:`.nodespace.BackfillMap`): a node-space map of the pending jobs' reservations on
+   (:class:`.nodemap.NodeMap`): a node-space map of the pending jobs' reservations on
    specific nodes, select/linear's will-run test over the running jobs' ends (freed one job
    at a time), retries from the map's next boundary, reservations rounded down to
    ``bf_resolution``; jobs start on the nodes planned for them. It costs nodes x
@@ -292,7 +292,7 @@ class Slurm(Scheduler):
         main scheduler's jobs of this pass start at once (placed by the kernel: its best fit is
         select/linear's), then, at a backfill pass (``tested`` not None), each ``tested``
         job, in order, on the node-space map of the running jobs
-        (:class:`.nodemap.NodeMap`, :class:`.nodespace.BackfillMap` compiled; each busy until
+        (:class:`.nodemap.NodeMap`; each busy until
         its start + time limit; a held job of a coupled system until its estimate) starts now
         on the nodes planned for it or records its reservation
         (:meth:`.nodemap.NodeMap.scan`: :func:`.profile.reservation_scan`'s rules, compiled).

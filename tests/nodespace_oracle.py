@@ -1,10 +1,12 @@
-"""Which nodes are busy when: Slurm 22.05's backfill node-space map and select/linear's
-will-run test, node by node.
+"""Which nodes are busy when, in Python: the oracle of the compiled node-space map
+(:class:`coschedlab.schedulers.nodemap.NodeMap`, which Slurm's ``bf_nodes`` runs): Slurm
+22.05's backfill node-space map and select/linear's will-run test, node by node.
 
-:class:`.profile.Profile` counts free nodes over time; :class:`BackfillMap` also knows *which*
-nodes, as a real Slurm's backfill does. It follows ``_attempt_backfill`` in
-``src/plugins/sched/backfill/backfill.c`` and ``_will_run_test``/``_job_test`` in
-``src/plugins/select/linear/select_linear.c`` (Slurm 22.05.8):
+:class:`coschedlab.schedulers.profile.Profile` counts free nodes over time;
+:class:`BackfillMap` also knows *which* nodes, as a real Slurm's backfill does. It follows
+``_attempt_backfill`` in ``src/plugins/sched/backfill/backfill.c`` and
+``_will_run_test``/``_job_test`` in ``src/plugins/select/linear/select_linear.c`` (Slurm
+22.05.8):
 
 * the **node-space map** holds only the reservations of pending jobs (time slices, each with a
   bitmap of the nodes still available); running jobs are not in it (``bf_running_job_reserve``
@@ -58,7 +60,8 @@ def best_fit(avail: list[int], need: int) -> list[int]:
     """select/linear's ``_job_test`` over the sorted node ids ``avail``: the smallest run of
     consecutive ids that holds the rest of the job (lowest ids among equals; the lowest ids of
     it), else the longest run whole (lowest ids among equals), until ``need`` nodes are taken
-    (the kernel's default placement follows the same rule, :class:`~..engine.nodepool.NodePool`)."""
+    (the kernel's default placement follows the same rule,
+    :class:`coschedlab.engine.nodepool.NodePool`)."""
     runs: list[list[int]] = []
     for node in avail:
         if runs and runs[-1][-1] == node - 1:
