@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError, source_line
+from ..errors import InputError
 from ..platform import spread_cores, too_large_to_spread
 from ..schedulers.base import Scheduler, check_bool, check_choice, check_positive
 from ..schedulers.registry import register
@@ -103,7 +103,7 @@ class CoScheduler(Scheduler):
         if self.needs_shared_nodes and not view.machine.shared:
             raise InputError(f"scheduler {self.describe()} needs shared nodes (give a pool)")
         self._refuse_own_order(CoScheduler, "deploy_order (override that hook)")
-        self._refuse_former_methods()
+        self._refuse_former_methods(CoScheduler, _FORMER_SCAN_METHODS, "the co-schedulers' pass")
         c = view.cluster
         self._cpn = c.cores_per_node
         self._half = spread_cores(c)
@@ -150,24 +150,6 @@ class CoScheduler(Scheduler):
         hooked = nodes_hook is not None or deploy_hook is not None
         own = cls.schedule is not CoScheduler.schedule
         self.compiled_pass = None if hooked or own else self._cpass
-
-    def _refuse_former_methods(self) -> None:
-        """One line, not a silent no-op, for a subclass that overrides a method of the Python
-        class scan the compiled pass replaced (``choose``, ``_backfill``, ``_shadow``, ...;
-        it names the override's file and line): such a subclass overrides ``schedule`` to
-        change the pass (the scan is now ``tests/coloc/reference_coloc.py``, the oracle)."""
-        cls = type(self)
-        if cls.schedule is not CoScheduler.schedule:
-            return
-        for name in _FORMER_SCAN_METHODS:
-            fn = getattr(cls, name, None)
-            if fn is not None:
-                raise InputError(
-                    f"scheduler {self.describe()} overrides {name}, which the co-schedulers' "
-                    "pass does not call (it is compiled): override schedule to write a pass "
-                    "of your own",
-                    source_line(fn),
-                )
 
     def shape(self, j: int) -> tuple[int, int]:
         """``(cores per node, nodes)`` job ``j`` gets from this co-scheduler (during a run)."""

@@ -170,6 +170,23 @@ class Scheduler:
             source_line(fn),
         )
 
+    def _refuse_former_methods(self, owner: type, names: Sequence[str], what: str) -> None:
+        """One line, not a silent no-op, for a subclass of built-in ``owner`` that overrides
+        one of ``names``, methods of the Python pass its compiled pass (``what``) replaced
+        (the pass is now the tests' oracle), but keeps ``owner``'s ``schedule``: it names the
+        override's file and line; such a subclass overrides ``schedule`` to change the pass."""
+        cls = type(self)
+        if cls.schedule is not owner.schedule:
+            return
+        for name in names:
+            fn = getattr(cls, name, None)
+            if fn is not None:
+                raise InputError(
+                    f"scheduler {self.describe()} overrides {name}, which {what} does not call "
+                    "(it is compiled): override schedule to write a pass of your own",
+                    source_line(fn),
+                )
+
     def _setup_skipped(self) -> InputError:
         """One line, at the subclass's own ``setup``, for a subclass of a built-in whose
         ``setup`` does not call ``super().setup(view)``: the built-in's pass (compiled, or

@@ -68,7 +68,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..engine.placement import Placement
-from ..errors import InputError, source_line
+from ..errors import InputError
 from ..jobs import KeyedArrays
 from .base import Scheduler, check_bool, check_choice, check_positive
 from .nodemap import NodeMap
@@ -230,29 +230,12 @@ class Slurm(Scheduler):
         self.conf = conf
 
     # -- set-up ---------------------------------------------------------------------------------
-    def _refuse_former_methods(self) -> None:
-        """One line, not a silent no-op, for a subclass that overrides a method of the Python
-        pass the compiled one replaced (``_main``, ``_backfill``, ...; it names the
-        override's file and line): such a subclass overrides ``schedule`` to change the
-        pass."""
-        cls = type(self)
-        if cls.schedule is not Slurm.schedule:
-            return
-        for name in _FORMER_PASS_METHODS:
-            fn = getattr(cls, name, None)
-            if fn is not None:
-                raise InputError(
-                    f"scheduler {self.describe()} overrides {name}, which Slurm's pass does not "
-                    "call (it is compiled): override schedule to write a pass of your own",
-                    source_line(fn),
-                )
-
     def setup(self, view: View) -> None:
         """Make the compiled pass (:class:`.passes.SlurmPass`) that the kernel calls when it
         always (the node-count profile or ``bf_nodes``' node-space map; with a coupled run's
         gate and on ELiSE's clock too), unless a subclass overrides ``schedule``."""
         self._refuse_own_order(Slurm, "its priority (priority=multifactor or fifo)")
-        self._refuse_former_methods()
+        self._refuse_former_methods(Slurm, _FORMER_PASS_METHODS, "Slurm's pass")
         c = view.cluster
         self.factors = Multifactor(
             self.priority_weight_age,
