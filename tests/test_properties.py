@@ -14,6 +14,7 @@ from reference_easy import reference_schedule
 from reference_passes import python_pass, same_as_python
 
 from coschedlab import Cluster, simulate, validate_jobs
+from coschedlab.engine.kernel import CQueue
 from coschedlab.schedulers import Backfill
 
 SCHEDULERS = ["fcfs", "sjf", "firstfit", "firstfit:order=wfp", "easy", "easy:extra=false",
@@ -331,7 +332,7 @@ def test_the_compiled_slurm_pass_with_bf_nodes_gives_the_python_pass_schedule(w,
     # same starts, nodes, first reservations and backfill passes
     cluster = Cluster(nodes, 1, 1)
     fast, _ = same_as_python(fit(w, cluster), cluster, {**opts, "bf_nodes": True}, kill)
-    assert fast.compiled_pass.python_lists
+    assert fast.compiled_pass.on_nodes and isinstance(fast._view.queue, CQueue)  # C run
 
 
 @settings(max_examples=30, deadline=None)
@@ -349,7 +350,7 @@ def test_bf_nodes_on_machines_across_bitset_words_gives_the_python_pass_schedule
     # first reservations and backfill passes
     cluster = Cluster(nodes, 1, 1)
     fast, _ = same_as_python(fit(w, cluster), cluster, {**opts, "bf_nodes": True}, kill)
-    assert fast.compiled_pass.python_lists
+    assert fast.compiled_pass.on_nodes and isinstance(fast._view.queue, CQueue)  # C run
 
 
 @pytest.mark.parametrize("sweep", [-1, 10**9])

@@ -217,7 +217,7 @@ cdef class Simulation:
     # per-event work the kernel calls in C (None: the Python calls above)
     cdef SharedCores _shared
     cdef NeighbourSpeed _cspeed
-    cdef bint _cshared  # the compiled pass starts jobs itself (:class:`.cshared.SharedPass`)
+    cdef bint _cshared  # the compiled pass starts its jobs itself (:class:`.cshared.SharedPass`)
 
     @property
     def view(self) -> View:
@@ -868,18 +868,20 @@ cdef class Simulation:
         # pass nor fed copies: gated runs and ELiSE's clock run the policy's Python pass,
         # unless the pass can serve them (``serve_gate(start)``: Slurm's; it then reads the
         # queue, who joined and the running jobs afresh at each call, with the kernel's start
-        # times). A pass with ``python_lists`` (Slurm's with ``bf_nodes``: it starts jobs
-        # through the view during its call) runs on the Python lists, served so too
+        # times)
         serve = getattr(cp, "serve_gate", None)
-        lists = getattr(cp, "python_lists", False)  # a pass that starts jobs through the view
-        if serve is not None and (self.gate is not None or type(self) is not Simulation or lists):
+        if serve is not None and (self.gate is not None or type(self) is not Simulation):
             serve(self._view.start)
         if not (<CompiledPass>cp).reaskable and (
             self.gate is not None or type(self) is not Simulation
         ):
             return
-        if isinstance(cp, SharedPass):  # it starts jobs on shared nodes through the kernel
-            if self._shared is None:
+        if isinstance(cp, SharedPass) and (<SharedPass>cp).places:
+            # it starts its jobs itself through the kernel (:meth:`_pass_start`): on shared
+            # nodes (co-location), or on whole nodes of either accounting (Slurm's bf_nodes)
+            if self._shared is None and not (
+                (<SharedPass>cp).whole_nodes and self._whole is not None
+            ):
                 return
             starter = _KernelStarter.__new__(_KernelStarter)
             (<_KernelStarter>starter).sim = self
@@ -894,7 +896,7 @@ cdef class Simulation:
             self._creq = &self._mreq[0]
             self._csubmit = &self._msubmit[0]
         self._cresv = self.reservation
-        if type(self) is not Simulation or lists:
+        if type(self) is not Simulation:
             self._bridge = True
             return
         self._c = True
@@ -919,6 +921,8 @@ cdef class Simulation:
         for j in self.joined:
             self._cjoined.push_back(j)
         self._c_call(t)
+        if self._cshared:  # it started them itself (:meth:`_pass_start`)
+            return []
         return [self._cstarted[k] for k in range(<long>self._cstarted.size())]
 
     cdef const long* _c_present(self) except? NULL:
@@ -1082,17 +1086,48 @@ cdef class Simulation:
             if join:
                 _append(self.joined, j)
 
-    cdef int _shared_start(self, long j, const long* iv, long niv, long cores) except -1:
-        """A shared compiled pass starts queued job ``j`` now on ``niv`` flat node intervals
-        with ``cores`` cores on each (checked by the accounting)."""
+    cdef int _pass_start(self, long j, const long* iv, long niv, long cores) except -1:
+        """A compiled pass starts queued job ``j`` now (:class:`.cshared.Starter`): on ``niv``
+        flat node intervals with ``cores`` cores on each (checked by the accounting; whole
+        nodes: exactly its nodes, all idle), or (``niv`` < 0) where the kernel's best fit
+        puts it. In the kernel's own run in C, listed in ``_cstarted``; with a gate or on the
+        Python lists (ELiSE's clock) as a policy's ``view.start_now`` (the gate decides; the
+        C running list follows the Python one)."""
         cdef bytearray queued = self._queued
+        cdef long k
+        if not (self._c and self.gate is None) or (self._whole is None and self._shared is None):
+            if niv < 0:
+                self._start_now(j)
+            else:
+                self._start_now(Placement(
+                    j, intervals=[(iv[2 * k], iv[2 * k + 1]) for k in range(niv)],
+                    cores=cores if self.acct.shared else 0,
+                ))  # fmt: skip
+            if not self._c:
+                self._cest.clear()
+                for e, r in self.est_sorted:
+                    self._cest.push_back(Est(e, r))
+            return 0
         if not (0 <= j < self.n and queued[j]):
             raise SchedulerError(
                 f"scheduler {self.scheduler.describe()}: its compiled pass started job index "
                 f"{j}, which is not queued, at t={self.now:g}"
             )
+        if niv < 0:
+            if self._cnodes[j] > self._idle():
+                raise SchedulerError(
+                    f"scheduler {self.scheduler.describe()}: its compiled pass started job "
+                    f"{self.ids[j]}, which does not fit, at t={self.now:g}"
+                )
+            queued[j] = 0
+            self._start_c(j, self.now, None, False)
+            self._cstarted.push_back(j)
+            return 0
         try:
-            self._shared.take_iv_c(j, iv, niv, cores)
+            if self._whole is not None:
+                self._whole.take_iv_c(j, iv, niv, self._cnodes[j])
+            else:
+                self._shared.take_iv_c(j, iv, niv, cores)
         except ValueError as exc:
             raise SchedulerError(
                 f"scheduler {self.scheduler.describe()}: its compiled pass started job "
@@ -1152,7 +1187,9 @@ cdef class Simulation:
                 self._rerun = False
                 if c:
                     self._c_call(t)
-                    decisions = [self._cstarted[k] for k in range(<long>self._cstarted.size())]
+                    decisions = [] if self._cshared else [  # (:meth:`_pass_start`)
+                        self._cstarted[k] for k in range(<long>self._cstarted.size())
+                    ]
                 elif self._bridge:
                     decisions = self._bridge_call(t)
                 else:
@@ -1578,17 +1615,37 @@ cdef class Simulation:
 
 
 cdef class _KernelStarter(Starter):
-    """The kernel's :class:`.cshared.Starter`: a shared compiled pass starts jobs through it."""
+    """The kernel's :class:`.cshared.Starter`: a compiled pass starts its jobs through it."""
 
     cdef Simulation sim
 
     cdef int start_c(self, long j, const long* iv, long niv, long cores) except -1:
-        return self.sim._shared_start(j, iv, niv, cores)
+        return self.sim._pass_start(j, iv, niv, cores)
 
     cdef const Est* running(self, long* n) noexcept:
         cdef vector[Est]* est = self.sim._running()
         n[0] = est.size()
         return est.data()
+
+    cdef long idle(self) noexcept:
+        cdef Simulation sim = self.sim
+        if sim._whole is not None:
+            return sim._whole.idle
+        if sim._shared is not None:
+            return sim._shared.nodes.n_idle
+        return sim.acct.idle
+
+    cdef void nodes_of(self, long j, vector[long]* out) noexcept:
+        cdef Simulation sim = self.sim
+        if sim._whole is not None:
+            sim._whole.ivs.flat_c(j, out)
+        elif sim._shared is not None:
+            sim._shared.ivs.flat_c(j, out)
+        else:
+            out.clear()
+
+    cdef const double* starts(self) noexcept:
+        return &self.sim._st[0] if self.sim.n else NULL
 
 
 cdef long _position(object k, long n, str what) except -1:

@@ -17,4 +17,5 @@ cdef class WholeNodes:
     cdef vector[long] got         # the pool's answer to one take (reused)
 
     cdef int take_c(self, long j, long nodes) except -1
+    cdef int take_iv_c(self, long j, const long* iv, long niv, long nodes) except -1
     cdef void release_c(self, long j) noexcept

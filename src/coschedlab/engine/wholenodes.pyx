@@ -35,6 +35,25 @@ cdef class WholeNodes:
         self.idle -= nodes
         return 0
 
+    cdef int take_iv_c(self, long j, const long* iv, long niv, long nodes) except -1:
+        """Give job ``j`` the ``niv`` flat node intervals ``iv`` (sorted, disjoint): exactly
+        its ``nodes`` nodes, all idle; a ValueError, and nothing taken, if they are not."""
+        cdef long k, a, b, count = 0
+        for k in range(niv):
+            a, b = iv[2 * k], iv[2 * k + 1]
+            if a < 0 or b > self.pool.n or a >= b or (k and a < iv[2 * k - 1]):
+                raise ValueError(f"nodes {a}-{b - 1} are not among the machine's intervals")
+            if not self.pool.holds_c(a, b):
+                raise ValueError(f"nodes {a}-{b - 1} are not all idle")
+            count += b - a
+        if count != nodes:
+            raise ValueError(f"names {count} nodes for a job of {nodes} whole nodes")
+        for k in range(niv):
+            self.pool.take_range_c(iv[2 * k], iv[2 * k + 1])
+        self.ivs.store_c(j, iv, niv)
+        self.idle = self.pool.free
+        return 0
+
     cdef void release_c(self, long j) noexcept:
         cdef JobIntervals ivs = self.ivs
         cdef long o = ivs.off[j], i

@@ -16,6 +16,7 @@ the pool's end.
 
 from libc.math cimport INFINITY, floor
 from libc.stdint cimport uint64_t
+from libcpp.algorithm cimport stable_sort
 from libcpp.vector cimport vector
 
 cdef extern from *:
@@ -25,18 +26,6 @@ cdef extern from *:
 __all__ = ["NodeMap"]
 
 
-cdef struct Run:
-    double end  # start + time limit
-    long order  # ties: Slurm's job list order
-    long off  # its nodes (pool offset)
-
-
-cdef struct Slc:
-    double b
-    double e
-    long off  # the nodes still available during [b, e) (pool offset)
-
-
 cdef inline bint run_before(const Run& x, const Run& y) noexcept:
     return x.end < y.end or (x.end == y.end and x.order < y.order)
 
@@ -44,39 +33,24 @@ cdef inline bint run_before(const Run& x, const Run& y) noexcept:
 cdef class NodeMap:
     """One backfill pass's view of the machine, compiled (the arguments and methods of
     tests/nodespace_oracle.py's ``BackfillMap``): ``running`` holds ``(end, order, nodes)`` of
-    the running jobs (distinct ``order``\\ s); every other node is idle."""
+    the running jobs (distinct ``order``\\ s); every other node is idle.
 
-    cdef readonly double now, res, window_end
-    cdef readonly long n
-    cdef long W
-    cdef uint64_t last
-    cdef vector[uint64_t] pool, idle, avail, acc, plan
-    cdef vector[Run] running
-    cdef vector[Slc] slices
-    cdef vector[long] rs, rl  # best fit's runs (start, length)
-    cdef vector[char] gone
+    In C (:class:`.passes.SlurmPass`) one map serves every pass: :meth:`reset` to a new
+    ``now``, :meth:`add_run_iv` per running job (its node intervals), :meth:`seal`, then
+    :meth:`scan_c`."""
 
     def __init__(
         self, double now, long n_nodes, running, double resolution=1.0, double window=INFINITY,
         bint ranges=False,
     ):
-        cdef long k, w
         cdef Run r
-        cdef Slc s
         if n_nodes < 0:
             raise ValueError(f"n_nodes must be >= 0, got {n_nodes}")
-        self.now = now
         self.n = n_nodes
-        self.res = resolution
         self.W = (n_nodes + 63) >> 6
         self.last = (~<uint64_t>0) >> ((64 - (n_nodes & 63)) & 63) if n_nodes & 63 else ~<uint64_t>0
-        self.idle.assign(self.W, ~<uint64_t>0)
-        if self.W:
-            self.idle[self.W - 1] = self.last
-        self.avail.assign(self.W, 0)
-        self.acc.assign(self.W, 0)
-        self.plan.assign(self.W, 0)
-        for end, order, nodes in sorted(running, key=lambda x: (x[0], x[1])):
+        self.reset(now, resolution)
+        for end, order, nodes in running:
             r.end = end
             r.order = order
             r.off = self.new_set()
@@ -84,9 +58,44 @@ cdef class NodeMap:
                 self.fill_ranges(r.off, nodes)
             else:
                 self.fill(r.off, nodes)
-            for w in range(self.W):
-                self.idle[w] &= ~self.pool[r.off + w]
             self.running.push_back(r)
+        self.seal(window)
+
+    cdef void reset(self, double now, double resolution) noexcept:
+        """An empty map at ``now`` (no running job, no slice): :meth:`add_run_iv`, then
+        :meth:`seal`."""
+        self.now = now
+        self.res = resolution
+        self.pool.clear()
+        self.running.clear()
+        self.slices.clear()
+        self.idle.assign(self.W, ~<uint64_t>0)
+        if self.W:
+            self.idle[self.W - 1] = self.last
+        self.avail.assign(self.W, 0)
+        self.acc.assign(self.W, 0)
+        self.plan.assign(self.W, 0)
+
+    cdef void add_run_iv(self, double end, long order, const long* iv, long niv) noexcept:
+        """A running job until ``end`` on ``niv`` flat node intervals (the kernel's: sorted,
+        within the machine)."""
+        cdef Run r
+        r.end = end
+        r.order = order
+        r.off = self.new_set()
+        self.set_ranges(r.off, iv, niv)
+        self.running.push_back(r)
+
+    cdef void seal(self, double window) noexcept:
+        """The running jobs sorted by (end, order), the idle nodes, and the map's one slice
+        (from ``now`` rounded down to the resolution to the end of the ``window``)."""
+        cdef long k, w
+        cdef Slc s
+        cdef double now = self.now, resolution = self.res
+        stable_sort(self.running.begin(), self.running.end(), run_before)
+        for k in range(<long>self.running.size()):
+            for w in range(self.W):
+                self.idle[w] &= ~self.pool[self.running[k].off + w]
         s.b = floor(now / resolution) * resolution
         s.e = floor((now + window) / resolution) * resolution if window < INFINITY else INFINITY
         self.window_end = now + window
@@ -98,16 +107,30 @@ cdef class NodeMap:
         self.slices.push_back(s)
 
     # -- bitsets ---------------------------------------------------------------------------
-    cdef long new_set(self):
+    cdef long new_set(self) noexcept:
         cdef long off = self.pool.size()
         self.pool.resize(off + self.W, 0)
         return off
 
-    cdef long copy_set(self, long src):
+    cdef long copy_set(self, long src) noexcept:
         cdef long off = self.new_set(), w
         for w in range(self.W):
             self.pool[off + w] = self.pool[src + w]
         return off
+
+    cdef void set_ranges(self, long off, const long* iv, long niv) noexcept:
+        """The nodes of ``niv`` flat intervals ``a0 b0 a1 b1 ...`` into the set at ``off``."""
+        cdef long k, i, b
+        for k in range(niv):
+            i = iv[2 * k]
+            b = iv[2 * k + 1]
+            while i < b:
+                if (i & 63) == 0 and i + 64 <= b:
+                    self.pool[off + (i >> 6)] = ~(<uint64_t>0)
+                    i += 64
+                else:
+                    self.pool[off + (i >> 6)] |= (<uint64_t>1) << (i & 63)
+                    i += 1
 
     cdef int fill(self, long off, nodes) except -1:
         cdef long node
@@ -118,18 +141,13 @@ cdef class NodeMap:
         return 0
 
     cdef int fill_ranges(self, long off, ranges) except -1:
-        cdef long a, b, i
+        cdef long iv[2]
         for a, b in ranges:
             if a < 0 or b > self.n or a > b:
                 raise ValueError(f"nodes [{a}, {b}) are not among the map's {self.n} nodes")
-            i = a
-            while i < b:
-                if (i & 63) == 0 and i + 64 <= b:
-                    self.pool[off + (i >> 6)] = ~(<uint64_t>0)
-                    i += 64
-                else:
-                    self.pool[off + (i >> 6)] |= (<uint64_t>1) << (i & 63)
-                    i += 1
+            iv[0] = a
+            iv[1] = b
+            self.set_ranges(off, iv, 1)
         return 0
 
     cdef int fill_vec(self, vector[uint64_t]& v, nodes) except -1:
@@ -151,6 +169,33 @@ cdef class NodeMap:
                 out.append((w << 6) + ctz(x))
                 x &= x - 1
         return out
+
+    cdef void to_intervals(self, const vector[uint64_t]& v, vector[long]& out) noexcept:
+        """The nodes of ``v`` as maximal intervals, ascending, appended flat to ``out``."""
+        cdef long i = 0, a = -1, end = self.W << 6
+        cdef uint64_t x
+        while i < end:
+            x = v[i >> 6]
+            if (i & 63) == 0 and (x == 0 or x == ~(<uint64_t>0)):  # a word at once
+                if x == 0 and a >= 0:
+                    out.push_back(a)
+                    out.push_back(i)
+                    a = -1
+                elif x != 0 and a < 0:
+                    a = i
+                i += 64
+                continue
+            if (x >> (i & 63)) & 1:
+                if a < 0:
+                    a = i
+            elif a >= 0:
+                out.push_back(a)
+                out.push_back(i)
+                a = -1
+            i += 1
+        if a >= 0:
+            out.push_back(a)
+            out.push_back(end if end < self.n else self.n)
 
     cdef long count(self, const vector[uint64_t]& v) noexcept:
         cdef long w, c = 0
@@ -402,6 +447,42 @@ cdef class NodeMap:
         self.fill_vec(self.acc, nodes)
         self.start_c(self.acc, order, limit)
 
+    cdef long scan_c(
+        self, const long* jobs, long njobs, const long* nodes, const double* limit, long free,
+        long reservations, vector[long]& started, vector[long]& iv, vector[long]& ivoff,
+        vector[long]& rjobs, vector[double]& rtimes,
+    ) except -1:
+        """:meth:`scan` in C: the ``njobs`` jobs ``jobs`` in order (``nodes[j]`` nodes for
+        ``limit[j]`` seconds; ``reservations`` < 0: every job holds its slot). Appends the
+        started jobs to ``started`` and their nodes, as flat intervals, to ``iv`` (job ``k``'s
+        from ``ivoff[k]`` to ``ivoff[k + 1]``; ``ivoff`` starts with ``iv``'s size), and the
+        jobs that hold a slot to ``rjobs`` with its start in ``rtimes``; returns the nodes
+        left free."""
+        cdef long k, j, nj, reserved = 0
+        cdef double t, d
+        cdef bint where
+        ivoff.push_back(iv.size())
+        for k in range(njobs):
+            if free == 0:
+                break
+            j = jobs[k]
+            nj = nodes[j]
+            d = limit[j]
+            t = self.test_c(nj, d)
+            where = t != INFINITY and self.count(self.plan) > 0
+            if t <= self.now and where and nj <= free:
+                self.to_intervals(self.plan, iv)
+                ivoff.push_back(iv.size())
+                self.start_c(self.plan, j, d)
+                free -= nj
+                started.push_back(j)
+            elif where and (reservations < 0 or reserved < reservations):
+                self.reserve_c(self.plan, t, d)
+                reserved += 1
+                rjobs.push_back(j)
+                rtimes.push_back(t)
+        return free
+
     def scan(
         self, jobs, const long long[::1] nodes, const double[::1] limit, long free, record,
         reservations=None,
@@ -410,29 +491,28 @@ cdef class NodeMap:
         each job ``j`` of ``jobs`` in order, ``nodes[j]`` nodes for ``limit[j]`` seconds,
         starts now on its planned nodes if it can and they are among the ``free`` ones, else
         holds its slot while ``reservations`` remain (None: every job; ``record(j, t)`` gets
-        the slot's start); the scan stops when nothing is free. Returns the started jobs and
-        their nodes (lists), in order."""
-        cdef list started = [], places = []
-        cdef long j, nj, reserved = 0, most = -1 if reservations is None else reservations
-        cdef double t, d
-        cdef bint where
+        the slot's start, in order, after the scan); the scan stops when nothing is free.
+        Returns the started jobs and their nodes (lists), in order (:meth:`scan_c`)."""
+        cdef vector[long] js, started, iv, ivoff, rjobs
+        cdef vector[double] rtimes
+        cdef long k
         for j in jobs:
-            if free == 0:
-                break
-            nj = nodes[j]
-            d = limit[j]
-            t = self.test_c(nj, d)
-            where = t != INFINITY and self.count(self.plan) > 0
-            if t <= self.now and where and nj <= free:
-                places.append(self.to_list(self.plan))
-                self.start_c(self.plan, j, d)
-                free -= nj
-                started.append(j)
-            elif where and (most < 0 or reserved < most):
-                self.reserve_c(self.plan, t, d)
-                reserved += 1
-                record(j, t)
-        return started, places
+            if not 0 <= j < nodes.shape[0] or j >= limit.shape[0]:
+                raise IndexError(f"job {j} has no size or limit")
+            js.push_back(j)
+        self.scan_c(
+            js.data(), js.size(), <const long*>&nodes[0] if nodes.shape[0] else NULL,
+            &limit[0] if limit.shape[0] else NULL, free,
+            -1 if reservations is None else reservations, started, iv, ivoff, rjobs, rtimes,
+        )  # fmt: skip
+        for k in range(<long>rjobs.size()):
+            record(rjobs[k], rtimes[k])
+        places = []
+        for k in range(<long>started.size()):
+            places.append(
+                [i for m in range(ivoff[k], ivoff[k + 1], 2) for i in range(iv[m], iv[m + 1])]
+            )
+        return [started[k] for k in range(<long>started.size())], places
 
     # -- for tests -------------------------------------------------------------------------
     def map_slices(self) -> list:

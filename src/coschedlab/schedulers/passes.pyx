@@ -35,6 +35,8 @@ from libcpp.vector cimport vector
 from coschedlab.engine.cpass cimport (
     CUSTOM, FCFS, LXF, OWN, SJF, WFP, CompiledPass, Est, PassState
 )
+from coschedlab.engine.cshared cimport SharedPass
+from coschedlab.schedulers.nodemap cimport NodeMap
 from coschedlab.schedulers.rules cimport admit_c
 
 ctypedef pair[double, long] Keyed
@@ -962,7 +964,7 @@ cdef inline double tick_after(double t, double interval, double phase) noexcept:
     return (floor((t - phase) / interval + 1e-9) + 1) * interval + phase
 
 
-cdef class SlurmPass(CompiledPass):
+cdef class SlurmPass(SharedPass):
     """Slurm's whole pass (:class:`.slurm.Slurm`; with ``bf_nodes``: :meth:`node_map`),
     compiled: the multifactor (or FIFO) priorities and their recalculation every
     ``priority_calc_period``, the main scheduler (at every event, or on its ``sched_interval``
@@ -1039,15 +1041,17 @@ cdef class SlurmPass(CompiledPass):
     # at this call, the order's jobs, and the jobs the last call started
     cdef public bint gated
     cdef object start_table
-    # ``bf_nodes`` (:meth:`node_map`): the node-space map's scan, a Python callable; the
-    # kernel keeps its Python lists for such a pass (``python_lists``) and serves it as a gated
-    # one. ``arrived_n``: jobs joined so far; ``seen_main``/``seen_bf``: the state the main
-    # scheduler / the backfill thread last found nothing to do in (``Slurm._state``; NaN: none)
-    cdef object nodemap
-    cdef public bint python_lists
+    # ``bf_nodes`` (:meth:`node_map`): the node-space map (one, reset at each backfill pass),
+    # the jobs started through the kernel's starter (``places``). ``arrived_n``: jobs joined
+    # so far; ``seen_main``/``seen_bf``: the state the main scheduler / the backfill thread
+    # last found nothing to do in (``Slurm._state``; NaN: none)
+    cdef NodeMap space
+    cdef public bint on_nodes
     cdef long arrived_n
+    cdef vector[long] main_jobs, iv, ivoff, rjobs, one
+    cdef vector[double] rtimes
     # what ``Slurm._state`` reads of the kernel (idle nodes, running jobs, the earliest
-    # estimate), as the last call of ``nodemap`` left it; the jobs ever started by the pass
+    # estimate), as the pass's last starts left it; the jobs ever started by the pass
     cdef long k_free, k_nest, distinct
     cdef double k_first
     cdef vector[char] counted
@@ -1070,6 +1074,7 @@ cdef class SlurmPass(CompiledPass):
         cdef long n = len(nodes), j
         cdef const long long[::1] pv = _longs(procs)
         self.own_running = True  # its release list (``ends``), not the kernel's ``s.est``
+        self.places = False  # the kernel starts what it lists (not with ``bf_nodes``)
         self.fifo = priority == "fifo"
         self.w_age, self.w_size, self.max_age = weight_age, weight_job_size, max_age
         self.total_cpus, self.cores_per_node = total_cpus, cores_per_node
@@ -1165,25 +1170,30 @@ cdef class SlurmPass(CompiledPass):
         self.gated = True
         self.reaskable = True
 
-    def node_map(self, scan) -> None:
-        """``bf_nodes``: the backfill pass places jobs on Slurm's node-space map, in Python:
-        ``scan(main, tested, free)`` starts the main scheduler's jobs of this pass (``main``,
-        in order, through the view: placed by the kernel, each through a coupled run's gate),
-        then (``tested`` not None) tests the ``tested`` jobs (the first ``bf_max_job_test``
-        pending ones, in order) on the map with ``free`` nodes idle, starting each on the
-        nodes planned for it or recording its reservation; it returns the jobs it started on
-        the map, the idle nodes, the running (or held) jobs and the earliest estimate of a
-        running job (inf: none) after its starts. The kernel runs such a pass on its Python lists
-        (``python_lists``), as a gated one (:meth:`serve_gate`: the queue and the running jobs
-        read afresh at each call), and this pass skips a pass over a state in which the last
-        one found nothing to do (``Slurm._state``: the node map's verdict does not change with
+    def node_map(self, long n_nodes) -> None:
+        """``bf_nodes``: the backfill pass places jobs on Slurm's node-space map of the
+        ``n_nodes`` nodes (:class:`.nodemap.NodeMap`), in C (:meth:`run_nodes`). The pass
+        starts its jobs itself through the kernel's starter (``places``,
+        :class:`~coschedlab.engine.cshared.Starter`): the main scheduler's at once where the
+        kernel's best fit puts them (select/linear's), so that the map sees them running on
+        their nodes, then each job the map starts on the nodes planned for it. It reads the
+        queue afresh at each call (``reaskable``: a coupled run's gate asks it again after a
+        hold or a yield; ELiSE's clock copies its lists), reads the kernel's running jobs
+        (``s.est``, not ``own_running``), and skips a pass over a state in which the last one
+        found nothing to do (``Slurm._state``: the node map's verdict does not change with
         time alone while no running job is past its limit)."""
         cdef long k
-        self.nodemap = scan
-        self.python_lists = True
+        self.space = NodeMap(0.0, n_nodes, ())
+        self.on_nodes = True
+        self.places = True
+        self.whole_nodes = True
+        self.reaskable = True
+        self.own_running = False
         self.arrived_n = 0
         self.distinct = 0
         self.counted.assign(self.known.size(), 0)
+        self.queued_now.assign(self.known.size(), 0)
+        self.listed.assign(self.known.size(), 0)
         for k in range(6):
             self.seen_main[k] = NAN
             self.seen_bf[k] = NAN
@@ -1744,14 +1754,64 @@ cdef class SlurmPass(CompiledPass):
             self.counted[j] = 1
             self.distinct += 1
 
-    cdef long call_map(self, PassState* s, object tested, long free) except -1:
-        """``nodemap``: this call's main starts (``s.started``, through the view), then the
-        scan of ``tested`` (None: none); returns the nodes of the jobs the scan started."""
-        cdef long k, j, taken = 0
-        main = [deref(s.started)[k] for k in range(<long>s.started.size())]
+    cdef void kernel_state(self) noexcept:
+        """What ``Slurm._state`` reads of the kernel (idle nodes, running jobs, the earliest
+        estimate), after the pass's starts."""
+        cdef long n
+        cdef const Est* e = self.starter.running(&n)
+        self.k_free = self.starter.idle()
+        self.k_nest = n
+        self.k_first = e[0].first if n else INFINITY
+
+    cdef int start_main(self, PassState* s) except -1:
+        """The main scheduler's jobs of this call (``s.started``, in order) start at once,
+        where the kernel's best fit puts them (through a coupled run's gate)."""
+        cdef long k
+        self.main_jobs.assign(s.started.begin(), s.started.end())
         s.started.clear()
-        got, self.k_free, self.k_nest, self.k_first = self.nodemap(main, tested, free)
-        for j in got:
+        for k in range(<long>self.main_jobs.size()):
+            self.starter.start_c(self.main_jobs[k], NULL, -1, 0)
+        self.kernel_state()
+        return 0
+
+    cdef long map_scan(self, PassState* s, long free) except -1:
+        """The backfill scan on the node-space map of the kernel's running (or held) jobs,
+        each busy until its start + time limit (a held job of a coupled system, with no
+        start, until its estimate), over the ``tested`` jobs: each starts now on the nodes
+        planned for it or records its reservation (:meth:`.nodemap.NodeMap.scan_c`); returns
+        the nodes of the jobs it started."""
+        cdef long k, j, n, taken = 0
+        cdef const Est* e = self.starter.running(&n)
+        cdef const double* st = self.starter.starts()
+        cdef double end
+        cdef NodeMap space = self.space
+        space.reset(s.now, self.counts.resolution)
+        for k in range(n):
+            j = e[k].second
+            end = e[k].first if st[j] != st[j] else st[j] + self.limit[j]
+            self.starter.nodes_of(j, &self.one)
+            space.add_run_iv(end, j, self.one.data(), <long>self.one.size() // 2)
+        space.seal(self.window)
+        self.out.clear()
+        self.iv.clear()
+        self.ivoff.clear()
+        self.rjobs.clear()
+        self.rtimes.clear()
+        space.scan_c(
+            self.tested.data(), self.tested.size(), self.counts.nodes.data(),
+            self.limit.data(), free, self.reserve, self.out, self.iv, self.ivoff, self.rjobs,
+            self.rtimes,
+        )  # fmt: skip
+        for k in range(<long>self.rjobs.size()):
+            j = self.rjobs[k]
+            if s.reservation[j] != s.reservation[j]:  # record_reservation: first only
+                s.reservation[j] = self.rtimes[k]
+        for k in range(<long>self.out.size()):
+            j = self.out[k]
+            self.starter.start_c(
+                j, self.iv.data() + self.ivoff[k], (self.ivoff[k + 1] - self.ivoff[k]) // 2,
+                self.cores_per_node,
+            )  # fmt: skip
             taken += self.counts.nodes[j]
             self.starts += 1
             self.pending[j] = 0
@@ -1760,6 +1820,7 @@ cdef class SlurmPass(CompiledPass):
             self.started_at[j] = s.now
             self.taken.push_back(j)
             self.count(j)
+        self.kernel_state()
         return taken
 
     cdef int run_nodes(self, PassState* s) except -1:
@@ -1793,7 +1854,7 @@ cdef class SlurmPass(CompiledPass):
                 self.taken.push_back(j)
                 self.count(j)
             if not s.started.empty():
-                self.call_map(s, None, 0)
+                self.start_main(s)
             if self.state(s, st):
                 for k in range(6):
                     self.seen_main[k] = st[k]
@@ -1835,15 +1896,15 @@ cdef class SlurmPass(CompiledPass):
         self.backfill_passes += 1
         if free > 0:
             before = self.distinct
-            tested = []
+            self.tested.clear()
             for k in range(<long>self.order.size()):
                 j = self.order[k].second
                 if self.pending[j]:
-                    if len(tested) == self.most:
+                    if <long>self.tested.size() == self.most:
                         more = True
                         break
-                    tested.append(j)
-            free -= self.call_map(s, tested, free)
+                    self.tested.push_back(j)
+            free -= self.map_scan(s, free)
             if (free == 0 or not more) and self.distinct == before and has:
                 for k in range(6):  # nothing to do here until something changes
                     self.seen_bf[k] = st[k]
@@ -1857,7 +1918,7 @@ cdef class SlurmPass(CompiledPass):
         cdef double now = s.now, tick
         cdef long free = s.free, k, j, nq = s.nq
         cdef bint same
-        if self.python_lists:
+        if self.on_nodes:
             return self.run_nodes(s)
         if self.gated:
             return self.run_gated(s)

@@ -67,11 +67,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..engine.placement import Placement
 from ..errors import InputError
 from ..jobs import KeyedArrays
 from .base import Scheduler, check_bool, check_choice, check_positive
-from .nodemap import NodeMap
 from .passes import SlurmPass
 from .priority import Multifactor
 from .registry import register
@@ -143,7 +141,7 @@ def _inherited(
 #: subclass that overrides one would change nothing, so it is refused at set-up
 _FORMER_PASS_METHODS = (
     "_pass", "_main", "_backfill", "_key", "_join", "_recalculate", "_end", "_state",
-    "_wake", "_wake_for_priorities", "_setup_python",
+    "_wake", "_wake_for_priorities", "_setup_python", "_node_scan",
 )  # fmt: skip
 
 
@@ -264,49 +262,8 @@ class Slurm(Scheduler):
             )  # fmt: skip
             cp.inherit(*self._inherit_arrays)
             if self.bf_nodes:
-                self._limit_list = self._limits.tolist()  # (read per running job)
-                cp.node_map(self._node_scan)
+                cp.node_map(c.nodes)
             self.compiled_pass = cp
-
-    def _node_scan(
-        self, main: list[int], tested: list[int] | None, free: int
-    ) -> tuple[list[int], int, int, float]:
-        """``bf_nodes``' part of the pass in Python (:meth:`.passes.SlurmPass.node_map`): the
-        main scheduler's jobs of this pass start at once (placed by the kernel: its best fit is
-        select/linear's), then, at a backfill pass (``tested`` not None), each ``tested``
-        job, in order, on the node-space map of the running jobs
-        (:class:`.nodemap.NodeMap`; each busy until
-        its start + time limit; a held job of a coupled system until its estimate) starts now
-        on the nodes planned for it or records its reservation
-        (:meth:`.nodemap.NodeMap.scan`: :func:`.profile.reservation_scan`'s rules, compiled).
-        Returns the jobs the map started, and the idle nodes, the running jobs and their
-        earliest estimate after."""
-        view = self._view
-        for j in main:
-            view.start_now(j)
-        out: list[int] = []
-        if tested is not None:
-            now = view.now
-            limit = self._limit_list
-            start = view.start
-            running = [  # Slurm's end_time: start + the time limit
-                (est if start[r] != start[r] else start[r] + limit[r], r,
-                 view.machine.allocation(r))
-                for est, r in view.est_sorted
-            ]  # fmt: skip
-            space = NodeMap(
-                now, view.cluster.nodes, running, self.bf_resolution, self.bf_window * 60.0,
-                ranges=True,
-            )  # fmt: skip
-            out, places = space.scan(
-                tested, view.nodes, self._limits, free, view.record_reservation,
-                self.bf_job_part_count_reserve,
-            )  # fmt: skip
-            cores = view.cluster.cores_per_node if view.machine.shared else 0  # whole nodes
-            for j, where in zip(out, places, strict=True):
-                view.start_now(Placement(j, nodes=where, cores=cores))
-        est = view.est_sorted
-        return out, view.free, len(est), est[0][0] if est else math.inf
 
     @property
     def backfill_passes(self) -> int:
