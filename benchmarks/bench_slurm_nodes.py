@@ -1,5 +1,5 @@
 """Slurm with ``bf_nodes`` (Slurm 22.05's node-space map): the compiled pass
-(``SlurmPass.node_map``: the cycle compiled, the map's scan in Python) against the Python pass
+(``SlurmPass.node_map``: the cycle, the map and its scan compiled) against the Python pass
 it replaced (tests/reference_passes.py ``python_slurm``), in the same run, alternating (prints
 figures; not a test).
 

@@ -18,8 +18,10 @@ and the pass's own starts, so a pass caching verdicts between calls keys them on
 ``joined`` and ``ended`` hand a pass that keeps state of its own (Slurm's pending order and
 release list) what changed since its last call, so it need not rescan the queue or the running
 jobs to find out (in the kernel's own run; ``joined`` is filled too when the kernel copies its
-Python lists into the arrays, ELiSE's clock or a ``python_lists`` pass, ``ended`` is then
-empty, and only ``reaskable`` passes run there).
+Python lists into the arrays, ELiSE's clock, ``ended`` is then empty, and only
+``reaskable`` passes run there). A pass that starts its jobs itself, on the nodes it chose
+(:class:`~.cshared.SharedPass`: co-location, Slurm's ``bf_nodes``), does so through the
+kernel's :class:`~.cshared.Starter`.
 """
 
 from libc.string cimport memmove

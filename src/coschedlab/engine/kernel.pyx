@@ -200,6 +200,7 @@ cdef class Simulation:
     cdef bint _lazy_est, _est_stale
     cdef vector[long] _cstarted
     cdef vector[long] _cjoined, _cended  # since the compiled pass's last call (PassState)
+    cdef vector[long] _pjoined  # a placing pass asked again: the jobs joined in this pass
     # per job: nodes, requested time, submit time for the compiled pass: the view's tables
     # themselves (``nodes``, ``req``, ``submit``: read-only buffers the kernel holds), no copies
     cdef const long long[::1] _mnodes
@@ -1039,7 +1040,7 @@ cdef class Simulation:
     cdef int _c_pass(self, double t) except -1:
         """One pass of the compiled policy at ``t`` without a gate (:meth:`_one_pass`'s
         common case, in C): the jobs it lists start (each checked) and leave the queue (a
-        shared pass, :class:`.cshared.SharedPass`, started them itself)."""
+        pass that places its jobs, :class:`.cshared.SharedPass`, started them itself)."""
         cdef long k, j
         cdef bytearray queued = self._queued
         self._c_call(t)
@@ -1182,9 +1183,20 @@ cdef class Simulation:
                 hidden.append(j)
         if hidden:
             self._compact()
+        asked = False
         try:
             while True:
                 self._rerun = False
+                if c and self._cshared:
+                    # a pass that places its jobs (Slurm's bf_nodes) is shown, when asked
+                    # again, every job that joined in this pass (``view.joined``, as on the
+                    # Python lists), not only those since its last call
+                    if asked:
+                        self._cjoined.insert(
+                            self._cjoined.begin(), self._pjoined.begin(), self._pjoined.end()
+                        )
+                    self._pjoined = self._cjoined
+                    asked = True
                 if c:
                     self._c_call(t)
                     decisions = [] if self._cshared else [  # (:meth:`_pass_start`)

@@ -14,9 +14,10 @@ runs (the kernel's gate holds, yields and demotes jobs in the queue it presents)
 clock (the kernel copies its Python lists into the arrays). The Python passes they replaced
 are the test-suite's oracles (tests/reference_passes.py). Slurm's pass keeps its own pending
 order: gated (coupled) runs and ELiSE's clock call it as :meth:`SlurmPass.serve_gate` says,
-and with ``bf_nodes`` (:meth:`SlurmPass.node_map`) it calls ``Slurm._node_scan`` once per
-backfill pass, which plans on the compiled node-space map (:class:`.nodemap.NodeMap`, which
-nodes rather than how many) and starts the jobs through the view.
+and with ``bf_nodes`` (:meth:`SlurmPass.node_map`) it plans each backfill pass on the
+compiled node-space map (:class:`.nodemap.NodeMap`, which nodes rather than how many, built
+from the kernel's running jobs and their node intervals) and starts its jobs itself through
+the kernel's :class:`~coschedlab.engine.cshared.Starter`, in C.
 """
 
 from array import array

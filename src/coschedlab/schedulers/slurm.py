@@ -12,9 +12,12 @@ prove that nothing starts and no reservation is recorded). It also serves the ga
 of coupled runs (:meth:`.passes.SlurmPass.serve_gate`: asked again within a pass after a hold
 or a yield, jobs held, hidden or demoted), and ELiSE's clock (a Simulation subclass that
 copies its lists into the pass's arrays at each pass and steps to the pass's wake-ups). With
-``bf_nodes`` the same compiled pass runs the cycle and calls :meth:`Slurm._node_scan` at its
-backfill passes (:meth:`.passes.SlurmPass.node_map`): the node-space map is compiled
-(:class:`.nodemap.NodeMap`), the scan over it and the starts on its nodes are Python. It is
+``bf_nodes`` the same compiled pass runs the cycle with Slurm's node-space map
+(:meth:`.passes.SlurmPass.node_map`): it builds the map (:class:`.nodemap.NodeMap`) from the
+kernel's running jobs and their nodes and scans it in C at each backfill pass, and starts
+its jobs itself through the kernel (the main scheduler's where the kernel's best fit puts
+them, select/linear's; the map's on the nodes planned for them), with no Python call per
+pass (a coupled run's gate and ELiSE's clock start them through ``start_now``). It is
 the only implementation: the Python pass it replaced is the tests' oracle
 (tests/reference_passes.py ``PySlurm``; tests/test_properties.py, tests/coupled,
 tests/coloc/elise and tests/workflows hold the two to the same starts, nodes, reservations
