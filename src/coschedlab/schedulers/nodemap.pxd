@@ -41,6 +41,7 @@ cdef class NodeMap:
     cdef list to_list(self, const vector[uint64_t]& v)
     cdef void to_intervals(self, const vector[uint64_t]& v, vector[long]& out) noexcept
     cdef long count(self, const vector[uint64_t]& v) noexcept
+    cdef void runs(self, const vector[uint64_t]& v) noexcept
     cdef void best_fit(self, const vector[uint64_t]& pool, long need, vector[uint64_t]& out)
     cdef double will_run(self, long need)
     cdef double usable(self, double start_res, double end_time) noexcept

@@ -26,6 +26,21 @@ cdef extern from *:
 __all__ = ["NodeMap"]
 
 
+cdef inline void set_bits(vector[uint64_t]& v, long a, long b) noexcept:
+    """Set bits ``a`` to ``b - 1`` of ``v``, a word at a time."""
+    cdef long w, wa = a >> 6, wb = (b - 1) >> 6
+    cdef uint64_t lo = (~<uint64_t>0) << (a & 63), hi = (~<uint64_t>0) >> (63 - ((b - 1) & 63))
+    if b <= a:
+        return
+    if wa == wb:
+        v[wa] |= lo & hi
+        return
+    v[wa] |= lo
+    for w in range(wa + 1, wb):
+        v[w] = ~<uint64_t>0
+    v[wb] |= hi
+
+
 cdef inline bint run_before(const Run& x, const Run& y) noexcept:
     return x.end < y.end or (x.end == y.end and x.order < y.order)
 
@@ -172,30 +187,11 @@ cdef class NodeMap:
 
     cdef void to_intervals(self, const vector[uint64_t]& v, vector[long]& out) noexcept:
         """The nodes of ``v`` as maximal intervals, ascending, appended flat to ``out``."""
-        cdef long i = 0, a = -1, end = self.W << 6
-        cdef uint64_t x
-        while i < end:
-            x = v[i >> 6]
-            if (i & 63) == 0 and (x == 0 or x == ~(<uint64_t>0)):  # a word at once
-                if x == 0 and a >= 0:
-                    out.push_back(a)
-                    out.push_back(i)
-                    a = -1
-                elif x != 0 and a < 0:
-                    a = i
-                i += 64
-                continue
-            if (x >> (i & 63)) & 1:
-                if a < 0:
-                    a = i
-            elif a >= 0:
-                out.push_back(a)
-                out.push_back(i)
-                a = -1
-            i += 1
-        if a >= 0:
-            out.push_back(a)
-            out.push_back(end if end < self.n else self.n)
+        cdef long k
+        self.runs(v)
+        for k in range(<long>self.rs.size()):
+            out.push_back(self.rs[k])
+            out.push_back(self.rs[k] + self.rl[k])
 
     cdef long count(self, const vector[uint64_t]& v) noexcept:
         cdef long w, c = 0
@@ -204,37 +200,40 @@ cdef class NodeMap:
         return c
 
     # -- select/linear ---------------------------------------------------------------------
+    cdef void runs(self, const vector[uint64_t]& v) noexcept:
+        """The runs of consecutive nodes of ``v``, ascending, into ``rs`` (first node) and
+        ``rl`` (length): a word at a time (the next set bit, then the next clear one)."""
+        cdef long i = 0, a, w, end = self.W << 6
+        cdef uint64_t x
+        self.rs.clear()
+        self.rl.clear()
+        while i < end:
+            w = i >> 6
+            x = v[w] >> (i & 63)
+            if x == 0:
+                i = (w + 1) << 6
+                continue
+            i += ctz(x)
+            a = i
+            while i < end:  # the next clear bit (the bits past node n - 1 are clear)
+                w = i >> 6
+                x = (~v[w]) >> (i & 63)
+                if x == 0:
+                    i = (w + 1) << 6
+                    continue
+                i += ctz(x)
+                break
+            if i > end:
+                i = end
+            self.rs.push_back(a)
+            self.rl.push_back(i - a)
+
     cdef void best_fit(self, const vector[uint64_t]& pool, long need, vector[uint64_t]& out):
         """``best_fit`` (tests/nodespace_oracle.py) on a bitset: the smallest run of
         consecutive nodes that holds the rest (its lowest ids; the lowest run among equals),
         else the longest run whole (the lowest among equals), until ``need`` nodes are taken."""
-        cdef long i, k, best, start = -1
-        cdef uint64_t x
-        self.rs.clear()
-        self.rl.clear()
-        i = 0
-        while i < (self.W << 6):
-            x = pool[i >> 6]
-            if (i & 63) == 0 and (x == 0 or x == ~(<uint64_t>0)):
-                if x == 0 and start >= 0:  # a word at once: none or all of its nodes
-                    self.rs.push_back(start)
-                    self.rl.push_back(i - start)
-                    start = -1
-                elif x != 0 and start < 0:
-                    start = i
-                i += 64
-                continue
-            if (x >> (i & 63)) & 1:
-                if start < 0:
-                    start = i
-            elif start >= 0:
-                self.rs.push_back(start)
-                self.rl.push_back(i - start)
-                start = -1
-            i += 1
-        if start >= 0:
-            self.rs.push_back(start)
-            self.rl.push_back((self.W << 6) - start)
+        cdef long i, k, best
+        self.runs(pool)
         self.gone.assign(self.rs.size(), 0)
         out.assign(self.W, 0)
         while need > 0:
@@ -245,8 +244,7 @@ cdef class NodeMap:
                 ):
                     best = k
             if best >= 0:
-                for i in range(self.rs[best], self.rs[best] + need):
-                    out[i >> 6] |= (<uint64_t>1) << (i & 63)
+                set_bits(out, self.rs[best], self.rs[best] + need)
                 break
             for k in range(<long>self.rs.size()):  # else the longest run, whole
                 if not self.gone[k] and (best < 0 or self.rl[k] > self.rl[best]):
@@ -254,8 +252,7 @@ cdef class NodeMap:
             if best < 0:
                 break
             self.gone[best] = 1
-            for i in range(self.rs[best], self.rs[best] + self.rl[best]):
-                out[i >> 6] |= (<uint64_t>1) << (i & 63)
+            set_bits(out, self.rs[best], self.rs[best] + self.rl[best])
             need -= self.rl[best]
 
     cdef double will_run(self, long need):
