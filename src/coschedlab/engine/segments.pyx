@@ -34,38 +34,39 @@ cdef vector[long] _flat(object intervals) except *:
     return out
 
 
-cdef inline void _move_bits(uint64_t* off, uint64_t* on, long a, long b) noexcept:
-    """Clear bits ``a..b-1`` of the bitmap ``off`` and set them in ``on`` (a < b): one mask per
-    word for both rows (a node's free cores move from one row to another); a run within one
-    word, the usual segment, costs one mask."""
+cdef inline void _move_bits(uint64_t* off, uint64_t* on, long a, long b, long step) noexcept:
+    """Clear bits ``a..b-1`` of the bitmap ``off`` and set them in ``on`` (a < b; word x of
+    each at ``x * step``, as the rows by free cores are kept): one mask per word for both
+    rows (a node's free cores move from one row to another); a run within one word, the
+    usual segment, costs one mask."""
     cdef long x = a >> 6, last = (b - 1) >> 6
     cdef uint64_t m = ~(<uint64_t>0) << (a & 63)
     while x < last:
-        off[x] &= ~m
-        on[x] |= m
+        off[x * step] &= ~m
+        on[x * step] |= m
         m = ~(<uint64_t>0)
         x += 1
     m &= ~(<uint64_t>0) >> (63 - ((b - 1) & 63))
-    off[last] &= ~m
-    on[last] |= m
+    off[last * step] &= ~m
+    on[last * step] |= m
 
 
-cdef inline void _set_bits(uint64_t* w, long a, long b, bint on) noexcept:
-    """:func:`mask_range` with one mask per word (a < b)."""
+cdef inline void _set_bits(uint64_t* w, long a, long b, bint on, long step) noexcept:
+    """:func:`mask_range` with one mask per word (a < b; word x at ``x * step``)."""
     cdef long x = a >> 6, last = (b - 1) >> 6
     cdef uint64_t m = ~(<uint64_t>0) << (a & 63)
     while x < last:
         if on:
-            w[x] |= m
+            w[x * step] |= m
         else:
-            w[x] &= ~m
+            w[x * step] &= ~m
         m = ~(<uint64_t>0)
         x += 1
     m &= ~(<uint64_t>0) >> (63 - ((b - 1) & 63))
     if on:
-        w[last] |= m
+        w[last * step] |= m
     else:
-        w[last] &= ~m
+        w[last * step] &= ~m
 
 
 cdef bint _same_jobs(const int32_t* left, const int32_t* right, long n) noexcept:
@@ -223,7 +224,7 @@ cdef class SharedNodes:
         with exactly f free cores, for f below the cores per node (tests)."""
         cdef long f, x
         return [
-            [x for x in range(self.n) if self.rows[f * self.nw + (x >> 6)] >> (x & 63) & 1]
+            [x for x in range(self.n) if self.rows[(x >> 6) * self.cpn + f] >> (x & 63) & 1]
             for f in range(self.cpn)
         ]
 
@@ -420,9 +421,9 @@ cdef class SharedNodes:
                 if f == cpn:
                     self.n_idle -= length
                     self._set_idle(x, e, False)
-                    _set_bits(rows + nw * (f - cores), x, e, True)
+                    _set_bits(rows + (f - cores), x, e, True, cpn)
                 else:
-                    _move_bits(rows + nw * f, rows + nw * (f - cores), x, e)
+                    _move_bits(rows + f, rows + (f - cores), x, e, cpn)
                 by_free[f] -= length
                 by_free[f - cores] += length
                 fr[x] = f - cores
@@ -463,7 +464,7 @@ cdef class SharedNodes:
         """The segments' part of a release: ``cores`` cores back on every node of the flat
         intervals, ``j`` out of their job lists, runs joined at the intervals' ends; returns
         the nodes given back."""
-        cdef long a, b, x, first, e, length, f, total = 0, k, cpn = self.cpn, r, n, last = 0
+        cdef long a, b, x, first, e, length, f, total = 0, k, cpn = self.cpn, r, n, last = 0, w
         cdef long* fr = self.fr.data()
         cdef long* blk = self.blkver.data()
         cdef long* by_free = self.by_free.data()
@@ -484,22 +485,21 @@ cdef class SharedNodes:
                 by_free[f - cores] -= length
                 by_free[f] += length
                 if f == cpn:
-                    _set_bits(rows + nw * (f - cores), x, e, False)
+                    _set_bits(rows + (f - cores), x, e, False, cpn)
                     self.n_idle += length
                     self._set_idle(x, e, True)
                 else:
-                    _move_bits(rows + nw * (f - cores), rows + nw * f, x, e)
+                    _move_bits(rows + (f - cores), rows + f, x, e, cpn)
                 fr[x] = f
                 blk[x >> 6] = ver
                 held = self._slot(x)
                 n = held[0]
+                w = 1  # j out, the later ones move up (the order they came), in one pass
                 for k in range(1, n + 1):
-                    if held[k] == j:  # (out, the later ones move up: the order they came)
-                        while k < n:
-                            held[k] = held[k + 1]
-                            k += 1
-                        held[0] = n - 1
-                        break
+                    if held[k] != j:
+                        held[w] = held[k]
+                        w += 1
+                held[0] = <int32_t>(w - 1)
                 total += length
                 last = x
                 x = e
