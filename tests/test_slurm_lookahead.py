@@ -274,3 +274,27 @@ def test_a_release_under_a_moving_hold_bounds_the_proof():
     result = simulate(w, Cluster(10, 1, 1), Slurm(priority="fifo"), kill_at_walltime=False)
     assert result.jobs.start.tolist()[3] == 3000.0  # S, backfilled with no event at 3000
     assert fast.compiled_pass.stretched > 0
+
+
+def test_bf_nodes_runs_in_the_kernels_c_run_and_a_former_node_scan_override_is_refused():
+    # bf_nodes: the compiled pass builds and scans the node-space map and starts its jobs
+    # itself (no Python scan to override): the kernel runs it on its C arrays, and a subclass
+    # that overrides the former Python scan (Slurm._node_scan) is told so at set-up
+    from coschedlab.engine.kernel import CQueue
+    from coschedlab.errors import InputError
+
+    w = Workload.from_records(
+        [(1, 0.0, 100.0, 120.0, 2), (2, 0.0, 50.0, 60.0, 1), (3, 10.0, 30.0, 60.0, 3),
+         (4, 20.0, 10.0, 60.0, 1)]
+    )  # fmt: skip
+    sched = Slurm(bf_nodes=True, bf_interval=5)
+    r = simulate(w, Cluster(4), sched)
+    assert isinstance(sched._view.queue, CQueue) and sched.compiled_pass.on_nodes
+    assert r.jobs.start.notna().all()
+
+    class OwnScan(Slurm):
+        def _node_scan(self, main, tested, free):
+            return [], free, 0, 0.0
+
+    with pytest.raises(InputError, match="_node_scan"):
+        simulate(w, Cluster(4), OwnScan(bf_nodes=True))
