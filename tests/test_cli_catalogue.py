@@ -620,6 +620,9 @@ def ws(tmp_path_factory) -> Path:
     (d / "wf_pressure_huge.yaml").write_text(wf_ok + "pressure: 1000\n")
     (d / "wf_period_huge.yaml").write_text(wf_ok.replace("shares: [0.2]", "periods: [1.0e+9]"))
     (d / "cpl_nodes_huge.yaml").write_text(cpl.replace("small_nodes: 4", f"small_nodes: {10**30}"))
+    # leftovers of hostile18 (hostile19, 2026-11-29): a null experiment name printed "None"
+    (d / "el_name_null.yaml").write_text(el.replace("name: tiny", "name: ~"))
+    (d / "el_name_list.yaml").write_text(el.replace("name: tiny", "name: [a, b]"))
     return d
 
 
@@ -1287,6 +1290,15 @@ CASES = [
     ("elise-dict-huge", "elise run el_dict_huge.yaml --out o1", 2, "el_dict_huge.yaml:4: the Dictionary Generator's counts ask for 100,000,000,000 jobs; at most 10,000,000"),
     ("elise-json-dir", "elise run el_json_dir.yaml --out o1", 2, "el_json_dir.yaml:5: 'inputs[0].json': 'empty' is a directory, not a file"),
     ("elise-list-dir", "elise run el_list_dir.yaml --out o1", 2, "el_list_dir.yaml:4: 'inputs[0].generator.arg': 'empty' is a directory, not a file"),
+    # leftovers of hostile18 (hostile19, 2026-11-29)
+    ("coupled-policy-loops", "coupled simulate --system small.swf:name=a --system small.swf -s forever.py --pass-timeout 0.5 --out o1", 2, "error: scheduler p: a pass at t=0 took more than 0.5 s (the pass time limit)"),
+    ("coupled-policy-sleeps", "coupled simulate --system small.swf:name=a --system small.swf -s sleeps.py --pass-timeout 0.5 --out o1", 2, "pass time limit"),
+    ("coupled-pass-timeout-negative", "coupled simulate --system small.swf:name=a --system small.swf --pass-timeout -1 --out o1", 2, "--pass-timeout must be a positive number of seconds, got -1.0"),
+    ("elise-name-null", "elise run el_name_null.yaml --out o1", 2, "el_name_null.yaml:1: 'name' must be the experiment's name (text), got nothing"),
+    ("elise-name-list", "elise run el_name_list.yaml --out o1", 2, "el_name_list.yaml:1: 'name' must be the experiment's name (text), got a list"),
+    ("workflows-show-directory", "workflows show empty", 2, "error: workflow 'empty' is a directory, not a workflow file"),
+    ("workflows-generate-directory", "workflows generate -w empty --share 0.2 --out nw", 2, "error: workflow 'empty' is a directory, not a workflow file"),
+    ("workflows-generate-directory-slash", "workflows generate -w empty/ --share 0.2 --out nw", 2, "error: workflow 'empty/' is a directory, not a workflow file"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 
