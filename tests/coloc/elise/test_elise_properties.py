@@ -144,8 +144,8 @@ def test_a_late_kill_under_slurms_ticks_comes_at_an_arrival_or_an_end(w, spec, c
 
     kernel = simulate(w, Cluster(4, 2, 2), policy(), speed_model=ColocationSpeed.from_pool(ones),
                       shared_nodes=True, kill_at_walltime="next-event").jobs  # fmt: skip
-    sim = EliseClockSimulation(w, Cluster(4, 2, 2), policy(),
-                               speed_model=ColocationSpeed.from_pool(ones), shared_nodes=True)  # fmt: skip
+    model = ColocationSpeed.from_pool(ones)
+    sim = EliseClockSimulation(w, Cluster(4, 2, 2), policy(), speed_model=model, shared_nodes=True)
     clock = Result.from_simulation(sim.run()).jobs
     assert np.allclose(clock.start, kernel.start, atol=1e-9)
     assert np.allclose(clock.end, kernel.end, atol=1e-9)
