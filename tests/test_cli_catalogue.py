@@ -623,6 +623,13 @@ def ws(tmp_path_factory) -> Path:
     # leftovers of hostile18 (hostile19, 2026-11-29): a null experiment name printed "None"
     (d / "el_name_null.yaml").write_text(el.replace("name: tiny", "name: ~"))
     (d / "el_name_list.yaml").write_text(el.replace("name: tiny", "name: [a, b]"))
+    # hostile pass over the compiled core's inputs (hostile19): an ELiSE list's requested
+    # time beyond the sane range failed every run after the set-up (error.txt per run)
+    el_head = (d / "el_badlist.csv").read_text().splitlines(keepends=True)[0]
+    (d / "el_req_huge.csv").write_text(
+        el_head + "0,0.0,,1,,,,4,100,,1,,,A,,,,,\n1,5,,1,,,,4,1e300,,1,,,A,,,,,\n"
+    )
+    (d / "el_req_huge.yaml").write_text(el.replace(rg, '"List Generator", arg: el_req_huge.csv'))
     return d
 
 
@@ -1299,6 +1306,8 @@ CASES = [
     ("workflows-show-directory", "workflows show empty", 2, "error: workflow 'empty' is a directory, not a workflow file"),
     ("workflows-generate-directory", "workflows generate -w empty --share 0.2 --out nw", 2, "error: workflow 'empty' is a directory, not a workflow file"),
     ("workflows-generate-directory-slash", "workflows generate -w empty/ --share 0.2 --out nw", 2, "error: workflow 'empty/' is a directory, not a workflow file"),
+    # hostile pass over the compiled core's inputs (hostile19, 2026-11-29)
+    ("elise-list-requested-time-huge", "elise run el_req_huge.yaml --out o1", 2, "el_req_huge.csv:3: field 9 (requested time) is 1e+300, beyond the sane range (|value| <= 10,000,000,000 s)"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 
