@@ -630,6 +630,11 @@ def ws(tmp_path_factory) -> Path:
         el_head + "0,0.0,,1,,,,4,100,,1,,,A,,,,,\n1,5,,1,,,,4,1e300,,1,,,A,,,,,\n"
     )
     (d / "el_req_huge.yaml").write_text(el.replace(rg, '"List Generator", arg: el_req_huge.csv'))
+    # shared nodes of 10,000,000 x 4,096 cores: each run stopped on a bare MemoryError
+    (d / "shared_huge.yaml").write_text(
+        "cluster: {nodes: 10000000, sockets_per_node: 2, cores_per_socket: 2048}\n"
+        "schedulers: [easy-coloc]\nworkloads:\n  - {name: p, pool: pool.json, jobs: 5}\n"
+    )
     return d
 
 
@@ -1308,6 +1313,8 @@ CASES = [
     ("workflows-generate-directory-slash", "workflows generate -w empty/ --share 0.2 --out nw", 2, "error: workflow 'empty/' is a directory, not a workflow file"),
     # hostile pass over the compiled core's inputs (hostile19, 2026-11-29)
     ("elise-list-requested-time-huge", "elise run el_req_huge.yaml --out o1", 2, "el_req_huge.csv:3: field 9 (requested time) is 1e+300, beyond the sane range (|value| <= 10,000,000,000 s)"),
+    ("simulate-shared-machine-huge", "simulate small.swf --nodes 10000000 --cores-per-node 4096 --sockets 2 --pool pool.json -s easy -s easy-coloc --out o1", 2, "error: shared nodes (co-location, --pool) are accounted core by core: 10,000,000 nodes x 4,096 cores is too large (nodes x (cores per node + 1) must be at most 4,294,967,296, got 40,970,000,000)"),
+    ("compare-shared-machine-huge", "compare shared_huge.yaml --out o1", 2, "shared_huge.yaml:1: 'cluster': shared nodes (co-location, --pool) are accounted core by core: 10,000,000 nodes x 4,096 cores is too large"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 

@@ -323,6 +323,9 @@ def run_simulate(
     workload, cluster = load_trace(trace, nodes, cores_per_node, sockets, strict)
     say(f"{workload.summary()} on {cluster}")
     if the_pool is not None:
+        from ..engine.accounting import check_shared  # (before any run, not at the first)
+
+        check_shared(cluster.nodes, cluster.cores_per_node)
         _check_apps(workload, the_pool, trace, strict)
     results = {}
     notices = []
