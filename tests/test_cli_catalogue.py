@@ -1448,6 +1448,23 @@ def test_a_gzip_bomb_is_refused_before_it_fills_the_memory(capsys, tmp_path, mon
     assert code == 2 and "job number 1 appears again" in err, err  # read whole: both members
 
 
+def test_options_that_give_the_whole_machine_need_no_header(ws, capsys, tmp_path):
+    """A header beyond the sane ranges is not read when --nodes and --cores-per-node give the
+    machine (hostile19: it was refused, 'the header's machine: ...', whatever the options)."""
+    out = tmp_path / "o"
+    code, _, err = run_cli(
+        ["simulate", str(ws / "huge_header.swf"), "--nodes", "4", "--cores-per-node", "1",
+         "--out", str(out)], ws, capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert (out / "metrics.json").is_file() or any(out.rglob("metrics.json"))
+    code, _, err = run_cli(
+        ["simulate", str(ws / "huge_header.swf"), "--nodes", "4", "--out", str(tmp_path / "p")],
+        ws, capsys,
+    )  # fmt: skip
+    assert code == 2 and "the header's machine" in err  # (the cores per node come from it)
+
+
 def test_catalogue_ids_are_unique():
     ids = [c[0] for c in CASES]
     assert len(ids) == len(set(ids))
