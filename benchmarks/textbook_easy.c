@@ -5,10 +5,18 @@
    per instant all completions, then all arrivals, then one pass (start from the head while
    jobs fit; the head that does not fit gets the shadow time and extra nodes over the running
    jobs sorted by start + requested time; later jobs start if they fit now and end by the
-   shadow time or use only extra nodes; Lifka 1995, Mu'alem and Feitelson 2001). */
+   shadow time or use only extra nodes; Lifka 1995, Mu'alem and Feitelson 2001).
+
+   Data structures a C programmer would pick: completions in a binary heap; the running jobs
+   kept sorted by (start + requested time, nodes, job) in an array (binary search, then one
+   memmove, at each start and end), so a pass walks them in order without sorting. (An earlier
+   version re-sorted them with qsort at every pass and found an ended job by a linear search:
+   same schedule, 2.5x slower on SDSC-SP2 and 7.5x on 1M jobs / 100,000 nodes, a weaker
+   baseline than the issue's C loop.) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 typedef struct { double t; long j; } Ev;
@@ -27,11 +35,26 @@ static Ev pop(void) {
         if (m == i) break; Ev x = heap[i]; heap[i] = heap[m]; heap[m] = x; i = m; }
     return top;
 }
-static int runcmp(const void *a, const void *b) {
-    const Run *x = a, *y = b;
-    if (x->est != y->est) return x->est < y->est ? -1 : 1;
-    if (x->nj != y->nj) return x->nj < y->nj ? -1 : 1;
-    return (x->j > y->j) - (x->j < y->j);
+static int runlt(Run x, Run y) {
+    if (x.est != y.est) return x.est < y.est;
+    if (x.nj != y.nj) return x.nj < y.nj;
+    return x.j < y.j;
+}
+static Run *running; static long rn;
+static long run_lower(Run e) {  /* the first entry not below e */
+    long lo = 0, hi = rn;
+    while (lo < hi) { long m = lo + (hi - lo) / 2; if (runlt(running[m], e)) lo = m + 1; else hi = m; }
+    return lo;
+}
+static void run_add(Run e) {
+    long i = run_lower(e);
+    memmove(&running[i + 1], &running[i], (rn - i) * sizeof *running);
+    running[i] = e; rn++;
+}
+static void run_drop(Run e) {  /* e is present (its key is unique: j) */
+    long i = run_lower(e);
+    memmove(&running[i], &running[i + 1], (rn - i - 1) * sizeof *running);
+    rn--;
 }
 
 int main(void) {
@@ -40,31 +63,30 @@ int main(void) {
     double *submit = malloc(n * sizeof *submit), *run = malloc(n * sizeof *run);
     double *req = malloc(n * sizeof *req), *start = malloc(n * sizeof *start);
     long *nodes = malloc(n * sizeof *nodes), *queue = malloc(n * sizeof *queue);
-    Run *running = malloc(n * sizeof *running);
+    running = malloc(n * sizeof *running);
     heap = malloc(n * sizeof *heap);
     for (long k = 0; k < n; k++)
         if (scanf("%lf %lf %lf %ld", &submit[k], &run[k], &req[k], &nodes[k]) != 4) return 2;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    long qn = 0, rn = 0, free_ = total, i = 0;
+    long qn = 0, free_ = total, i = 0;
     while (i < n || hn || qn) {
         double now = i < n ? submit[i] : INFINITY;
         if (hn && heap[0].t < now) now = heap[0].t;
         while (hn && heap[0].t == now) {
             long j = pop().j; free_ += nodes[j];
-            for (long k = 0; k < rn; k++) if (running[k].j == j) { running[k] = running[--rn]; break; }
+            run_drop((Run){start[j] + req[j], nodes[j], j});
         }
         while (i < n && submit[i] == now) queue[qn++] = i++;
         long qh = 0;
         while (qh < qn && nodes[queue[qh]] <= free_) {
             long j = queue[qh++]; free_ -= nodes[j]; start[j] = now; push(now + run[j], j);
-            running[rn++] = (Run){now + req[j], nodes[j], j};
+            run_add((Run){now + req[j], nodes[j], j});
         }
         long w = 0;
         if (qh < qn) {
             long need = nodes[queue[qh]], avail = free_;
             double shadow = INFINITY;
-            qsort(running, rn, sizeof *running, runcmp);
             for (long k = 0; k < rn; k++) {
                 double est = running[k].est > now ? running[k].est : now;
                 if (shadow < INFINITY && est > shadow) break;
@@ -78,7 +100,7 @@ int main(void) {
                 int go = nj <= free_ && (now + req[j] <= shadow || (nj <= extra && (extra -= nj, 1)));
                 if (!go) { queue[w++] = j; continue; }
                 free_ -= nj; start[j] = now; push(now + run[j], j);
-                running[rn++] = (Run){now + req[j], nj, j};
+                run_add((Run){now + req[j], nj, j});
             }
         }
         qn = w;
