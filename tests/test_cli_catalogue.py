@@ -620,6 +620,21 @@ def ws(tmp_path_factory) -> Path:
     (d / "wf_pressure_huge.yaml").write_text(wf_ok + "pressure: 1000\n")
     (d / "wf_period_huge.yaml").write_text(wf_ok.replace("shares: [0.2]", "periods: [1.0e+9]"))
     (d / "cpl_nodes_huge.yaml").write_text(cpl.replace("small_nodes: 4", f"small_nodes: {10**30}"))
+    # leftovers of hostile18 (hostile19, 2026-11-29): a null experiment name printed "None"
+    (d / "el_name_null.yaml").write_text(el.replace("name: tiny", "name: ~"))
+    (d / "el_name_list.yaml").write_text(el.replace("name: tiny", "name: [a, b]"))
+    # hostile pass over the compiled core's inputs (hostile19): an ELiSE list's requested
+    # time beyond the sane range failed every run after the set-up (error.txt per run)
+    el_head = (d / "el_badlist.csv").read_text().splitlines(keepends=True)[0]
+    (d / "el_req_huge.csv").write_text(
+        el_head + "0,0.0,,1,,,,4,100,,1,,,A,,,,,\n1,5,,1,,,,4,1e300,,1,,,A,,,,,\n"
+    )
+    (d / "el_req_huge.yaml").write_text(el.replace(rg, '"List Generator", arg: el_req_huge.csv'))
+    # shared nodes of 10,000,000 x 4,096 cores: each run stopped on a bare MemoryError
+    (d / "shared_huge.yaml").write_text(
+        "cluster: {nodes: 10000000, sockets_per_node: 2, cores_per_socket: 2048}\n"
+        "schedulers: [easy-coloc]\nworkloads:\n  - {name: p, pool: pool.json, jobs: 5}\n"
+    )
     return d
 
 
@@ -1287,6 +1302,19 @@ CASES = [
     ("elise-dict-huge", "elise run el_dict_huge.yaml --out o1", 2, "el_dict_huge.yaml:4: the Dictionary Generator's counts ask for 100,000,000,000 jobs; at most 10,000,000"),
     ("elise-json-dir", "elise run el_json_dir.yaml --out o1", 2, "el_json_dir.yaml:5: 'inputs[0].json': 'empty' is a directory, not a file"),
     ("elise-list-dir", "elise run el_list_dir.yaml --out o1", 2, "el_list_dir.yaml:4: 'inputs[0].generator.arg': 'empty' is a directory, not a file"),
+    # leftovers of hostile18 (hostile19, 2026-11-29)
+    ("coupled-policy-loops", "coupled simulate --system small.swf:name=a --system small.swf -s forever.py --pass-timeout 0.5 --out o1", 2, "error: scheduler p: a pass at t=0 took more than 0.5 s (the pass time limit)"),
+    ("coupled-policy-sleeps", "coupled simulate --system small.swf:name=a --system small.swf -s sleeps.py --pass-timeout 0.5 --out o1", 2, "pass time limit"),
+    ("coupled-pass-timeout-negative", "coupled simulate --system small.swf:name=a --system small.swf --pass-timeout -1 --out o1", 2, "--pass-timeout must be a positive number of seconds, got -1.0"),
+    ("elise-name-null", "elise run el_name_null.yaml --out o1", 2, "el_name_null.yaml:1: 'name' must be the experiment's name (text), got nothing"),
+    ("elise-name-list", "elise run el_name_list.yaml --out o1", 2, "el_name_list.yaml:1: 'name' must be the experiment's name (text), got a list"),
+    ("workflows-show-directory", "workflows show empty", 2, "error: workflow 'empty' is a directory, not a workflow file"),
+    ("workflows-generate-directory", "workflows generate -w empty --share 0.2 --out nw", 2, "error: workflow 'empty' is a directory, not a workflow file"),
+    ("workflows-generate-directory-slash", "workflows generate -w empty/ --share 0.2 --out nw", 2, "error: workflow 'empty/' is a directory, not a workflow file"),
+    # hostile pass over the compiled core's inputs (hostile19, 2026-11-29)
+    ("elise-list-requested-time-huge", "elise run el_req_huge.yaml --out o1", 2, "el_req_huge.csv:3: field 9 (requested time) is 1e+300, beyond the sane range (|value| <= 10,000,000,000 s)"),
+    ("simulate-shared-machine-huge", "simulate small.swf --nodes 10000000 --cores-per-node 4096 --sockets 2 --pool pool.json -s easy -s easy-coloc --out o1", 2, "error: shared nodes (co-location, --pool) are accounted core by core: 10,000,000 nodes x 4,096 cores is too large (nodes x (cores per node + 1) must be at most 4,294,967,296, got 40,970,000,000)"),
+    ("compare-shared-machine-huge", "compare shared_huge.yaml --out o1", 2, "shared_huge.yaml:1: 'cluster': shared nodes (co-location, --pool) are accounted core by core: 10,000,000 nodes x 4,096 cores is too large"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
 ]  # fmt: skip
 
@@ -1418,6 +1446,23 @@ def test_a_gzip_bomb_is_refused_before_it_fills_the_memory(capsys, tmp_path, mon
     (tmp_path / "ok.swf.gz").write_bytes(gzip.compress(SMALL.encode()) * 2)  # two members
     code, out, err = run_cli(["simulate", "ok.swf.gz", "--out", "o"], tmp_path, capsys)
     assert code == 2 and "job number 1 appears again" in err, err  # read whole: both members
+
+
+def test_options_that_give_the_whole_machine_need_no_header(ws, capsys, tmp_path):
+    """A header beyond the sane ranges is not read when --nodes and --cores-per-node give the
+    machine (hostile19: it was refused, 'the header's machine: ...', whatever the options)."""
+    out = tmp_path / "o"
+    code, _, err = run_cli(
+        ["simulate", str(ws / "huge_header.swf"), "--nodes", "4", "--cores-per-node", "1",
+         "--out", str(out)], ws, capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert (out / "metrics.json").is_file() or any(out.rglob("metrics.json"))
+    code, _, err = run_cli(
+        ["simulate", str(ws / "huge_header.swf"), "--nodes", "4", "--out", str(tmp_path / "p")],
+        ws, capsys,
+    )  # fmt: skip
+    assert code == 2 and "the header's machine" in err  # (the cores per node come from it)
 
 
 def test_catalogue_ids_are_unique():

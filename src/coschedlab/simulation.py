@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._core.swf_parse import trim_heap
+from .engine.accounting import check_shared
 from .engine.kernel import Simulation
 from .engine.result import Result
 from .engine.speed import SpeedModel
@@ -41,6 +42,8 @@ def run_simulation(
     done, total)`` is called as jobs complete."""
     sched = get_scheduler(scheduler, **options)
     _check_guarantees(sched)
+    if shared_nodes:
+        check_shared(cluster.nodes, cluster.cores_per_node)
     sim = Simulation(
         workload,
         cluster,

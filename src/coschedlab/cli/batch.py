@@ -137,7 +137,9 @@ def load_trace(
     try:
         from_header = cluster_from_header(workload.header)
     except InputError as exc:
-        raise InputError(f"the header's machine: {exc.what}", where=str(path)) from None
+        if nodes is None or cores_per_node is None:
+            raise InputError(f"the header's machine: {exc.what}", where=str(path)) from None
+        from_header = None  # the options give the whole machine: the header is not read
     given = [f"{k} {str(workload.header[k]).strip()!r}" for k in ("MaxNodes", "MaxProcs")
              if k in workload.header]  # fmt: skip
     verb = "are not positive whole numbers" if len(given) > 1 else "is not a positive whole number"
@@ -323,6 +325,9 @@ def run_simulate(
     workload, cluster = load_trace(trace, nodes, cores_per_node, sockets, strict)
     say(f"{workload.summary()} on {cluster}")
     if the_pool is not None:
+        from ..engine.accounting import check_shared  # (before any run, not at the first)
+
+        check_shared(cluster.nodes, cluster.cores_per_node)
         _check_apps(workload, the_pool, trace, strict)
     results = {}
     notices = []

@@ -24,6 +24,7 @@ app = typer.Typer(
     mate_attempt="queued: the mate's system tries whenever the mate waits (the paper); "
     "yielded: only if it yielded since that system's last event (Cobalt's code)",
     baseline="also run without pairing",
+    pass_timeout="stop with an error when one scheduling pass takes longer (seconds)",
 )
 def simulate(
     system: Annotated[

@@ -280,14 +280,16 @@ def build_systems(
 
 def run_coupled(
     systems: list[Any], pairs: str, mate_attempt: str = "queued", baseline: bool = True,
-    compat: str | None = None,
+    compat: str | None = None, pass_timeout: float | None = None,
 ) -> tuple[Any, dict, dict | None, Any, list[float]]:  # fmt: skip
     """Pair the systems' jobs (``pairs``: ``vicinity:SECONDS``, ``every:K``,
     ``proportion:P``, ``file:PATH`` or ``none``) and run them coupled (``compat``: see
     :class:`~.system.CoupledSimulation`); with ``baseline``, also without pairing. The result
     (validated), its metrics, the baseline's metrics (None without), the pairs and each
-    system's paired share."""
+    system's paired share. ``pass_timeout`` (s): a scheduling pass of any system that takes
+    longer stops the run with an :class:`InputError` (as ``simulate --pass-timeout``)."""
     import copy
+    import math
 
     from .mates import Pairs, make_pairs, paired_share
     from .result import CoupledResult
@@ -295,6 +297,8 @@ def run_coupled(
 
     if mate_attempt not in ATTEMPTS:
         raise InputError(f"--mate-attempt must be queued or yielded, got {mate_attempt!r}")
+    if pass_timeout is not None and not (pass_timeout > 0 and math.isfinite(pass_timeout)):
+        raise InputError(f"--pass-timeout must be a positive number of seconds, got {pass_timeout}")
     workloads = [s.workload for s in systems]
     p = make_pairs(pairs, workloads)
     shares = paired_share(p, [len(w) for w in workloads])
@@ -303,14 +307,30 @@ def run_coupled(
         plain = [copy.copy(s) for s in systems]
         for s, orig in zip(plain, systems, strict=True):
             s.scheduler = copy.deepcopy(orig.scheduler)
-        c0 = CoupledSimulation(plain, Pairs(), compat=compat).run()
+        c0 = _timed_run(CoupledSimulation(plain, Pairs(), compat=compat), pass_timeout)
         base = CoupledResult.from_simulation(c0).metrics()
-    c = CoupledSimulation(systems, p, mate_attempt=mate_attempt, compat=compat).run()
+    c = _timed_run(
+        CoupledSimulation(systems, p, mate_attempt=mate_attempt, compat=compat), pass_timeout
+    )
     r = CoupledResult.from_simulation(c)
     problems = r.validate()
     if problems:
         raise RuntimeError(f"the coupled schedule broke an invariant: {problems[0]}")
     return r, r.metrics(), base, p, shares
+
+
+def _timed_run(coupled: Any, pass_timeout: float | None) -> Any:
+    """``coupled.run()`` with each system's scheduling pass timed (``pass_timeout`` s; None:
+    no limit): the schedulers the systems' kernels call (a copy, under ``compat`` cobalt)."""
+    from contextlib import ExitStack
+
+    from ..engine.watchdog import pass_time_limit
+
+    with ExitStack() as limits:
+        for st in coupled.state:
+            sched = st.sim.scheduler
+            limits.enter_context(pass_time_limit(sched, pass_timeout, sched.describe))
+        return coupled.run()
 
 
 #: the columns of :func:`table_cells`

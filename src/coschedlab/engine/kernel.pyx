@@ -146,8 +146,14 @@ cdef class Simulation:
 
     ``kill_at_walltime`` ends a job at its requested time when it would run longer (off by
     default, so jobs that overrun their estimate keep running). ``"next-event"`` ends it at the
-    first event (a completion or an arrival) at or after its requested time instead, as ELiSE's
-    code does (``compengine.goto_next_sim_state`` checks the limit only when time advances).
+    first event at or after its requested time instead, as ELiSE's code does
+    (``compengine.goto_next_sim_state`` checks the limit only when time advances): an event is
+    a submission (or a dependant's release into the queue) or a job's end, its own natural end
+    included. A policy's wake-up (:meth:`.view.View.wake_at`: Slurm's main and backfill ticks)
+    is not one: ELiSE's loop has no timers, so a late job keeps running through a wake-up's
+    pass, whether the pass runs or is skipped (a compiled pass's look-ahead over quiet ticks);
+    ELiSE's clock (:class:`~coschedlab.coloc.elise.clock.EliseClockSimulation`) follows the
+    same rule.
     ``shared_nodes`` turns on per-node core accounting (co-location): policies may then return
     :class:`~.placement.Placement` decisions that share nodes; ``free`` still counts idle
     nodes, so whole-node policies work unchanged.
@@ -717,7 +723,7 @@ cdef class Simulation:
         run its scheduling pass now."""
         self._prepare()
         cdef long n = self.n, done, step, next_report, arr_i, j, events = 0
-        cdef double t, e, until, own = INFINITY
+        cdef double t, e, ev, until, own = INFINITY
         cdef bint dynamic
         cdef const double[::1] submit = self.submit
         cdef double[::1] cur_end
@@ -762,15 +768,21 @@ cdef class Simulation:
             t = <double>submit[arr_i] if arr_i < n else INFINITY
             if self._top_t() < t:
                 t = self._top_t()
-            if self._first_timer() < t:
-                t = self._first_timer()
             if releases and releases[0][0] < t:
                 t = releases[0][0]
+            ev = t  # the next arrival, completion or release (not a wake-up)
+            if self._first_timer() < t:
+                t = self._first_timer()
             if stepped:
                 self._arr_i = arr_i
                 t = yield t
                 # another system's pass may have started a job here since: look again
                 own = next_time()
+                ev = <double>submit[arr_i] if arr_i < n else INFINITY
+                if self._top_t() < ev:
+                    ev = self._top_t()
+                if releases and releases[0][0] < ev:
+                    ev = releases[0][0]
             elif t == INFINITY:
                 break
             elif t > until:
@@ -778,8 +790,9 @@ cdef class Simulation:
                 break
             self.now = t
             # 0. ELiSE's late kill: jobs past their requested time end at this event (and
-            # count as killed, as ELiSE marks them, even when their work ends now too)
-            while deadlines and deadlines[0][0] <= t:
+            # count as killed, as ELiSE marks them, even when their work ends now too); an
+            # arrival, completion or release, not a policy's wake-up (ELiSE has no timers)
+            while deadlines and deadlines[0][0] <= t and ev <= t:
                 j = heappop(deadlines)[1]
                 if not finished[j] and cur_end[j] >= t:
                     killed[j] = 1

@@ -392,6 +392,14 @@ def _workload(
     )
     if w.jobs is None and w.names is None:
         raise ck.fail(f"'{path}' needs 'jobs' (how many to draw) or 'names' (the job list)", path)
+    if w.colocation:  # shared nodes: a machine too large failed each run (MemoryError)
+        from ..engine.accounting import check_shared
+
+        try:
+            check_shared(cluster.nodes, cluster.cores_per_node)
+        except InputError as exc:
+            where = f"{path}.cluster" if "cluster" in d else "cluster"
+            raise ck.fail(f"'{where}': {exc.what}", where) from None
     try:
         from .workloads import build_workload
 

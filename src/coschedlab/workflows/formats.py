@@ -258,6 +258,8 @@ def load_workflow(
         raise InputError("give a workflow name or file, not an empty string")
     if "/" not in text and not path.suffix:  # a name: the built-ins come first
         wf = builtin(text)
+        if wf is None and path.is_dir():  # (a folder given as a workflow: not an unknown name)
+            raise InputError(f"workflow {text!r} is a directory, not a workflow file")
         if wf is None:
             raise InputError(
                 f"unknown workflow {text!r}: give a file (.json, .xml, .dax) or one of "
@@ -265,6 +267,8 @@ def load_workflow(
             )
     else:
         path = local_path(text)  # coschedlab:NAME: a bundled file
+        if path.is_dir():
+            raise InputError(f"workflow {text!r} is a directory, not a workflow file")
         low = path.name.lower().removesuffix(".gz")
         if low.endswith((".xml", ".dax")):
             wf = read_dax(path)

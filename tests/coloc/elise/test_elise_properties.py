@@ -111,14 +111,9 @@ def test_elises_clock_keeps_the_invariants(w, spec, ab, ba):
 @given(w=workloads(), spec=st.sampled_from(ELISE + SLURM))
 def test_elises_clock_is_the_kernel_when_nothing_moves_an_end(w, spec):
     # all speedups 1.0: no end ever moves; whole-second times add without rounding. Slurm's
-    # jobs keep within their limits: a late kill comes at the first event past the limit,
-    # and a wake-up is one; the kernel's Slurm pass does not wake for the ticks it proves
-    # quiet (SlurmPass.lookahead), the clock's (a gated pass, no look-ahead) wakes for each
-    if spec.startswith("slurm"):
-        frame = w.to_frame()
-        w = Workload.from_frame(
-            frame.assign(requested_time=np.maximum(frame.requested_time, frame.run))
-        )
+    # jobs may overrun their limits too: a late kill comes at the first arrival or end past
+    # the limit, never at a wake-up, so the ticks the kernel's Slurm pass proves quiet and
+    # skips (SlurmPass.lookahead) and the ticks the clock steps to (a gated pass) agree
     ones = Pool((App("A", 2, 100.0), App("B", 2, 100.0)), Heatmap(["A", "B"], np.ones((2, 2))))
     model = ColocationSpeed.from_pool(ones)
     sim = EliseClockSimulation(w, Cluster(4, 2, 2), get_scheduler(spec), speed_model=model,
@@ -129,6 +124,41 @@ def test_elises_clock_is_the_kernel_when_nothing_moves_an_end(w, spec):
     assert np.allclose(clock.start, kernel.start, atol=1e-9)
     assert np.allclose(clock.end, kernel.end, atol=1e-9)
     assert (clock.alloc == kernel.alloc).all()
+
+
+#: Slurm with clocks of its own (wake-ups): its main and backfill ticks
+TICKING = [s for s in SLURM if "interval" in s] + ["slurm:sched_interval=3,bf_interval=2"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(w=workloads(), spec=st.sampled_from(TICKING), compiled=st.booleans())
+def test_a_late_kill_under_slurms_ticks_comes_at_an_arrival_or_an_end(w, spec, compiled):
+    # ELiSE has no timers: a job past its limit ends at the first submission or end at or
+    # after it (its own natural end included), never at a policy's wake-up (Slurm's ticks).
+    # The kernel's compiled pass skips the ticks it proves quiet, the Python pass (the
+    # oracle) and ELiSE's clock wake for each: all three kill at the same instants
+    ones = Pool((App("A", 2, 100.0), App("B", 2, 100.0)), Heatmap(["A", "B"], np.ones((2, 2))))
+
+    def policy():
+        return get_scheduler(spec) if compiled else python_slurm(**get_scheduler(spec).params())
+
+    kernel = simulate(w, Cluster(4, 2, 2), policy(), speed_model=ColocationSpeed.from_pool(ones),
+                      shared_nodes=True, kill_at_walltime="next-event").jobs  # fmt: skip
+    model = ColocationSpeed.from_pool(ones)
+    sim = EliseClockSimulation(w, Cluster(4, 2, 2), policy(), speed_model=model, shared_nodes=True)
+    clock = Result.from_simulation(sim.run()).jobs
+    assert np.allclose(clock.start, kernel.start, atol=1e-9)
+    assert np.allclose(clock.end, kernel.end, atol=1e-9)
+    assert (clock.killed == kernel.killed).all()
+    submits, ends = kernel.submit.to_numpy(), kernel.end.to_numpy()
+    for k, j in enumerate(kernel.itertuples()):
+        limit, natural = j.start + j.requested_time, j.start + j.compact_run
+        if natural < limit:
+            assert not j.killed and j.end == natural
+            continue
+        assert j.killed
+        events = np.concatenate([submits, np.delete(ends, k), [natural]])
+        assert j.end == events[events >= limit].min()
 
 
 @settings(max_examples=60, deadline=None)

@@ -16,8 +16,9 @@ schedules part there. :class:`EliseClockSimulation` is the kernel with ELiSE's c
 3. step = smallest remaining time, or the next submit time minus now if smaller and > 0, or
    the next wake-up the policy asked for (``view.wake_at``: Slurm's ticks; ELiSE's own
    schedulers ask for none) if sooner; now += step; every remaining time -= step; a job whose
-   start + requested time <= now is aborted (ELiSE's late kill); jobs at 0 (or aborted) end
-   now.
+   start + requested time <= now is aborted (ELiSE's late kill), unless the step was to a
+   wake-up alone (ELiSE has no timers: a late kill comes at a submission or an end, as the
+   kernel's ``kill_at_walltime="next-event"``); jobs at 0 (or aborted) end now.
 
 It is ELiSE's arithmetic, kept for exact reproduction: every step costs a pass over the
 running jobs (ELiSE's cost), where the kernel pays for the jobs that change.
@@ -85,10 +86,13 @@ class EliseClockSimulation(Simulation):
                 show = submit[arr] - now
                 if 0 < show < step:
                     step = show
-            # a wake-up the policy asked for (Slurm's clocks: its main and backfill ticks)
+            # a wake-up the policy asked for (Slurm's clocks: its main and backfill ticks);
+            # a step to a wake-up alone is no event of ELiSE's: no late kill there
             wake = self._timer_after(now) - now
+            event = True
             if wake < step:
                 step = wake
+                event = False
             if step == INF:
                 if queue:
                     j = queue[0]
@@ -105,7 +109,7 @@ class EliseClockSimulation(Simulation):
             done = []
             for j in remaining:
                 remaining[j] -= step
-                if start[j] + req[j] <= now:
+                if event and start[j] + req[j] <= now:
                     remaining[j] = 0.0
                     killed[j] = 1
                 if remaining[j] == 0:

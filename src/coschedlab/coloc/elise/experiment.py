@@ -46,7 +46,7 @@ from typing import Any
 
 from ...errors import InputError
 from ...platform import Cluster
-from ...schema import Checker, load_yaml
+from ...schema import MOST_NAME, Checker, load_yaml, show
 from ..pool import Pool, load_pool
 from .generators import EliseClock, EliseJob, apply_distribution, generate, setup_jobs
 
@@ -236,6 +236,12 @@ def read_experiment(path: str | Path) -> Experiment:
     ck.keys(raw, ("name", "description", "inputs", "schedulers", "actions"), "")
     for key in ("name", "inputs", "schedulers", "actions"):
         ck.require(raw, key, "")  # ELiSE refuses a file without any of the four
+    # the experiment's title: a null (``name: ~``) was printed as "None"; a mapping or list
+    # as its Python form
+    name = raw["name"]
+    if not isinstance(name, (str, int, float)) or isinstance(name, bool):
+        raise ck.fail(f"'name' must be the experiment's name (text), got {show(name)}", "name")
+    name = ck.string(str(name), "name", MOST_NAME)
     base = path.resolve().parent
     notes: list[str] = []
     inputs = [_input(ck, item, i, base) for i, item in enumerate(ck.items(raw["inputs"], "inputs"))]
@@ -247,7 +253,7 @@ def read_experiment(path: str | Path) -> Experiment:
     actions, folder = _actions(ck, raw["actions"], n_inputs, len(scheds))
     return Experiment(
         path.resolve(),
-        str(raw["name"]),
+        name,
         str(raw.get("description") or ""),
         inputs,
         scheds,

@@ -43,6 +43,7 @@ import numpy as np
 
 from ...bundled import read_bytes
 from ...errors import InputError
+from ...jobs import MAX_TIME
 from ..pool import Pool
 
 __all__ = [
@@ -217,6 +218,12 @@ def _listed(clock: EliseClock, pool: Pool, text: str, where: str) -> list[EliseJ
             ) from None
         if not (math.isfinite(submit) and math.isfinite(wall)) or abs(submit) > 1e10:
             raise InputError("submit and requested times must be finite numbers", at)
+        if abs(wall) > MAX_TIME:  # (was a failed run per scheduler, after the set-up)
+            raise InputError(
+                f"field 9 (requested time) is {wall:g}, beyond the sane range (|value| <= "
+                f"{MAX_TIME:,.0f} s); a corrupt line?",
+                at,
+            )
         job = _job(clock, idx, pool, fields[13], at)
         job.submit, job.wall = submit, wall
         jobs.append(job)
