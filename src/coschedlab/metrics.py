@@ -230,6 +230,14 @@ def percentiles(values: np.ndarray, qs: tuple[float, ...]) -> tuple[float, list[
     return median, [float(x) for x in out]
 
 
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """The two float columns hold the same doubles, bit for bit."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != np.float64 or b.dtype != np.float64:
+        return False
+    return bool(np.array_equal(a.view(np.uint64), b.view(np.uint64)))
+
+
 def _stats(prefix: str, values: np.ndarray) -> dict[str, float]:
     nan = np.isnan(values)
     if nan.any():  # (no copy when there is none)
@@ -297,8 +305,11 @@ def summary(
     del response, run
     undefined = int(np.isnan(slowdown).sum())
     stats.update(_stats("slowdown", slowdown))
+    if _same_bits(slowdown, bounded):  # every job ran at least tau: the same statistics
+        stats.update({f"bounded_{k}": v for k, v in stats.items() if k.startswith("slowdown_")})
+    else:
+        stats.update(_stats("bounded_slowdown", bounded))
     del slowdown
-    stats.update(_stats("bounded_slowdown", bounded))
     out: dict = {
         "n_jobs": len(submit),
         "first_submit": first,
