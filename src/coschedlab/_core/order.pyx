@@ -137,6 +137,65 @@ def stable_argsort(const double[::1] values):
     return out
 
 
+def merged_order(const double[::1] a, const int64_t[::1] by_a, const double[::1] b,
+                 const int64_t[::1] by_b):
+    """``np.argsort(np.concatenate([a, b]), kind="stable")`` from the stable orders of the two
+    columns (``by_a``, ``by_b``: :func:`stable_argsort`'s, taken as given and checked while
+    merging), by one merge: at equal values (and among NaNs) ``a``'s first. The rows of ``b``
+    are numbered from ``len(a)``. A ``by_a`` or ``by_b`` that is not a stable order of its
+    column (a row missing, twice or out of order) is a ValueError."""
+    cdef Py_ssize_t na = a.shape[0], nb = b.shape[0], i = 0, j = 0, t = 0
+    cdef int64_t x, y, prev = -1
+    cdef uint64_t ka = 0, kb = 0, last
+    if by_a.shape[0] != na or by_b.shape[0] != nb:
+        raise ValueError(f"orders of {by_a.shape[0]} and {by_b.shape[0]} rows for columns "
+                         f"of {na} and {nb}")
+    out = np.empty(na + nb, dtype=np.int64)
+    cdef int64_t[::1] o = out
+    seen = np.zeros(na + nb, dtype=np.uint8)
+    cdef unsigned char[::1] got = seen
+    cdef bint ok = True
+    with nogil:
+        if na:
+            ka = coschedlab_order_key(a[by_a[0]]) if 0 <= by_a[0] < na else 0
+        if nb:
+            kb = coschedlab_order_key(b[by_b[0]]) if 0 <= by_b[0] < nb else 0
+        while ok and (i < na or j < nb):
+            if j == nb or (i < na and ka <= kb):
+                x = by_a[i]
+                i += 1
+                last = ka
+                ok = 0 <= x < na
+                if ok and i < na:
+                    y = by_a[i]
+                    ok = 0 <= y < na
+                    if ok:
+                        ka = coschedlab_order_key(a[y])
+                        # in order: values up, rows up at equal values
+                        ok = ka > last or (ka == last and y > x)
+            else:
+                x = by_b[j]
+                j += 1
+                last = kb
+                ok = 0 <= x < nb
+                if ok and j < nb:
+                    y = by_b[j]
+                    ok = 0 <= y < nb
+                    if ok:
+                        kb = coschedlab_order_key(b[y])
+                        ok = kb > last or (kb == last and y > x)
+                x += na
+            if ok:
+                ok = not got[x]
+            if ok:
+                got[x] = 1
+                o[t] = x
+                t += 1
+    if not ok or t != na + nb:
+        raise ValueError("not a stable order of its column")
+    return out
+
+
 cdef inline double _key_value(uint64_t key) noexcept nogil:
     """The finite value whose order key is ``key`` (0.0 for a zero)."""
     cdef uint64_t u = (key & 0x7FFFFFFFFFFFFFFFULL) if (key >> 63) else ~key
