@@ -204,6 +204,14 @@ cdef inline double _key_value(uint64_t key) noexcept nogil:
     return x
 
 
+cdef inline uint64_t _next_key(const uint64_t *ks, Py_ssize_t ms, Py_ssize_t i_s,
+                               const uint64_t *ke, Py_ssize_t me, Py_ssize_t i_e) noexcept nogil:
+    """The key of the next event of the merge (some event is left)."""
+    if i_e == me or (i_s < ms and ks[i_s] <= ke[i_e]):
+        return ks[i_s]
+    return ke[i_e]
+
+
 def step_levels(const double[::1] starts, const double[::1] ends, const double[:] weights,
                 double zero):
     """The sweep of :func:`coschedlab.metrics.step_sum`: each interval ``[starts[k],
@@ -214,7 +222,9 @@ def step_levels(const double[::1] starts, const double[::1] ends, const double[:
     levels)``, the same floats as NumPy's cumulative sum of that order (a NaN's sign bit
     aside: IEEE leaves it open, and the C compiler may order a sum's operands either way).
     Memory: two 32-bit indices and two 64-bit keys per event while sorting, then the two
-    results. The instants are read from the sorted keys (equal keys: equal finite times)."""
+    results. The starts and the ends are sorted apart and merged (each sort half the events,
+    the merge reading both in order); the instants are read from the sorted keys (equal keys:
+    equal finite times)."""
     cdef Py_ssize_t n = starts.shape[0], m = 0, k, i, j = 0
     if ends.shape[0] != n or weights.shape[0] != n:
         raise ValueError(f"{n} starts, {ends.shape[0]} ends, {weights.shape[0]} weights")
@@ -225,8 +235,12 @@ def step_levels(const double[::1] starts, const double[::1] ends, const double[:
     kbufs = np.empty((2, 2 * n), dtype=np.uint64)
     cdef uint32_t[:, ::1] b = bufs
     cdef uint64_t[:, ::1] kb = kbufs
-    cdef uint32_t *got
-    cdef uint64_t *keys
+    cdef Py_ssize_t ms = 0, me, i_s = 0, i_e = 0
+    cdef uint32_t *gs
+    cdef uint32_t *ge
+    cdef uint64_t *ks
+    cdef uint64_t *ke
+    cdef uint64_t key
     cdef uint32_t e
     cdef Column col
     cdef double x, level = 0.0, d
@@ -239,23 +253,42 @@ def step_levels(const double[::1] starts, const double[::1] ends, const double[:
             if x - x == 0.0:
                 b[0, m] = <uint32_t>k
                 m += 1
-        got = _radix_order(col, m, &b[0, 0], &b[1, 0], &kb[0, 0], &kb[1, 0], &keys)
+                ms += k < n
+        me = m - ms
+        # the starts and the ends sorted apart (half the events a sort), then merged: at
+        # one time the starts first, as in one stable sort of the starts then the ends
+        gs = _radix_order(col, ms, &b[0, 0], &b[1, 0], &kb[0, 0], &kb[1, 0], &ks)
+        ge = _radix_order(col, me, &b[0, ms], &b[1, ms], &kb[0, ms], &kb[1, ms], &ke)
         for i in range(m):  # the instants
-            if i + 1 == m or keys[i + 1] != keys[i]:
+            if i_e == me or (i_s < ms and ks[i_s] <= ke[i_e]):
+                key = ks[i_s]
+                i_s += 1
+            else:
+                key = ke[i_e]
+                i_e += 1
+            if i + 1 == m or _next_key(ks, ms, i_s, ke, me, i_e) != key:
                 j += 1
     out_t = np.empty(j, dtype=np.float64)
     out_v = np.empty(j, dtype=np.float64)
     cdef double[::1] ot = out_t
     cdef double[::1] ov = out_v
-    j = 0
+    j = i_s = i_e = 0
     with nogil:
         for i in range(m):
-            e = got[i]
-            d = weights[e] if e < n else -weights[e - n]
+            if i_e == me or (i_s < ms and ks[i_s] <= ke[i_e]):
+                key = ks[i_s]
+                e = gs[i_s]
+                i_s += 1
+                d = weights[e]
+            else:
+                key = ke[i_e]
+                e = ge[i_e]
+                i_e += 1
+                d = -weights[e - n]
             level = d if i == 0 else level + d  # np.cumsum's order and first value
-            if i + 1 == m or keys[i + 1] != keys[i]:  # the instant's last
+            if i + 1 == m or _next_key(ks, ms, i_s, ke, me, i_e) != key:  # the instant's last
                 # the time from its key; a zero's sign from the value itself
-                ot[j] = _value(col, e) if keys[i] == ZERO_KEY else _key_value(keys[i])
+                ot[j] = _value(col, e) if key == ZERO_KEY else _key_value(key)
                 ov[j] = 0.0 if fabs(level) < zero else level
                 j += 1
     return out_t, out_v
