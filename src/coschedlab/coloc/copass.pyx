@@ -223,7 +223,7 @@ cdef void _starts_with_room(SharedNodes sh, long c, long cpn, vector[long]* out)
     for w in range(nw):
         bits = 0
         for f in range(c, cpn):
-            bits |= rows[f * nw + w]
+            bits |= rows[w * cpn + f]
         bits &= sb[w]
         while bits:
             out.push_back((w << 6) + __builtin_ctzll(bits))
@@ -420,9 +420,10 @@ cdef class ColocPass(SharedPass):
         with the default node order)."""
         cdef SharedNodes sh = self.sh
         cdef long c = self.cores[j], need = self.k[j], cpn = self.cpn, f
-        cdef long part = 0, npart, x, nw = sh.nw
+        cdef long part = 0, npart, x
+        cdef const long* by_free
         cdef const uint64_t* rows
-        cdef uint64_t bits, b1, b2, b3
+        cdef uint64_t bits
         self.iv.clear()
         if c == cpn:
             if sh.n_idle < need:
@@ -430,7 +431,10 @@ cdef class ColocPass(SharedPass):
             self._idle(need)
             self._join_iv(0)
             return c
-        if sh.count_with(c) < need:  # idle nodes count: they have every core free
+        by_free = sh.by_free.data()
+        for f in range(c, cpn):  # partly used nodes with room: how many
+            part += by_free[f]
+        if part + by_free[cpn] < need:  # idle nodes count: they have every core free
             if self.fallback and sh.n_idle >= self.whole[j]:  # whole idle nodes instead
                 self._idle(self.whole[j])
                 self._join_iv(0)
@@ -442,30 +446,21 @@ cdef class ColocPass(SharedPass):
                 self.iv.push_back(b)
             self._join_iv(-1)
             return c
-        for f in range(c, cpn):  # partly used nodes with room: how many
-            part += sh.by_free[f]
         if self.keys and part:  # (no partly used node: the lowest idle ones, as by key)
             return self._choose_keyed(j, c, need)
         if self.model is not None and part:
             return self._choose_ranked(j, c, need)
         # those nodes, by node id (up to the last of them): 64 nodes at a time, the nodes with
-        # c..cpn-1 free cores (the segments' rows by free cores), in runs of touching nodes
+        # c..cpn-1 free cores (the segments' rows by free cores, a word's rows side by side: one
+        # contiguous read the compiler ORs in vectors), in runs of touching nodes
         rows = sh.rows.data()
         x = 0
         while need and part:
-            bits = b1 = b2 = b3 = 0  # (four ORs at a time: not one chain of cpn - c)
-            f = c
-            while f + 4 <= cpn:
-                bits |= rows[f * nw + x]
-                b1 |= rows[(f + 1) * nw + x]
-                b2 |= rows[(f + 2) * nw + x]
-                b3 |= rows[(f + 3) * nw + x]
-                f += 4
-            while f < cpn:
-                bits |= rows[f * nw + x]
-                f += 1
-            bits |= b1 | b2 | b3
+            bits = 0
+            for f in range(c, cpn):
+                bits |= rows[f]
             need = _take_runs(&self.iv, bits, x, need, &part)
+            rows += cpn
             x += 1
         npart = self.iv.size() // 2
         if need:
@@ -893,7 +888,7 @@ cdef class ColocPass(SharedPass):
             while need:
                 bits = idle[x]
                 for f in range(c, cpn):
-                    bits |= rows[f * nw + x]
+                    bits |= rows[x * cpn + f]
                 need = _take_runs(&self.iv, bits, x, need, &seen)
                 x += 1
             self._join_iv(0)

@@ -97,9 +97,11 @@ cdef class SharedNodes:
                                  # idle nodes without a walk over the segments in use)
     cdef vector[uint64_t] idle_top  # bit w: word w of idle_ is not 0
     cdef long nw              # words of a node bitmap (sbit, idle_, a row of rows)
-    cdef vector[uint64_t] rows  # row f (words f * nw ...): bit x, node x has exactly f free
-                                # cores, for f < cpn (idle nodes are in idle_): the nodes with
-                                # room for c cores, by node, without a walk over the segments
+    cdef vector[uint64_t] rows  # row f, word w at rows[w * cpn + f]: bit x, node x has exactly
+                                # f free cores, for f < cpn (idle nodes are in idle_): the nodes
+                                # with room for c cores, by node, without a walk over the
+                                # segments (the rows of one word side by side: rows c..cpn-1
+                                # of a word are one contiguous read)
     cdef vector[vector[long]] nb  # running job -> the jobs beside it (any order)
     cdef vector[vector[long]] nb_spare  # lists of jobs that ended, kept for their memory
     cdef vector[char] running  # job -> placed and not released

@@ -11,7 +11,7 @@ segment. The Python reference they are tested against is ``tests/coloc/segments_
 from libcpp.algorithm cimport sort as csort
 from libc.stdint cimport int32_t, uint64_t
 from libc.stdlib cimport calloc, free
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcpy
 from libcpp.vector cimport vector
 
 from .jobintervals cimport JobIntervals
@@ -32,6 +32,81 @@ cdef vector[long] _flat(object intervals) except *:
         out.push_back(a)
         out.push_back(b)
     return out
+
+
+cdef inline void _move_bits(uint64_t* off, uint64_t* on, long a, long b, long step) noexcept:
+    """Clear bits ``a..b-1`` of the bitmap ``off`` and set them in ``on`` (a < b; word x of
+    each at ``x * step``, as the rows by free cores are kept): one mask per word for both
+    rows (a node's free cores move from one row to another); a run within one word, the
+    usual segment, costs one mask."""
+    cdef long x = a >> 6, last = (b - 1) >> 6
+    cdef uint64_t m = ~(<uint64_t>0) << (a & 63)
+    while x < last:
+        off[x * step] &= ~m
+        on[x * step] |= m
+        m = ~(<uint64_t>0)
+        x += 1
+    m &= ~(<uint64_t>0) >> (63 - ((b - 1) & 63))
+    off[last * step] &= ~m
+    on[last * step] |= m
+
+
+cdef inline void _set_bits(uint64_t* w, long a, long b, bint on, long step) noexcept:
+    """:func:`mask_range` with one mask per word (a < b; word x at ``x * step``)."""
+    cdef long x = a >> 6, last = (b - 1) >> 6
+    cdef uint64_t m = ~(<uint64_t>0) << (a & 63)
+    while x < last:
+        if on:
+            w[x * step] |= m
+        else:
+            w[x * step] &= ~m
+        m = ~(<uint64_t>0)
+        x += 1
+    m &= ~(<uint64_t>0) >> (63 - ((b - 1) & 63))
+    if on:
+        w[last * step] |= m
+    else:
+        w[last * step] &= ~m
+
+
+cdef bint _same_jobs(const int32_t* left, const int32_t* right, long n) noexcept:
+    """Two slots of ``n`` jobs each (distinct within a slot) hold the same set."""
+    cdef long a, b
+    cdef vector[int32_t] x, y
+    if n <= 8:  # each one in the other
+        for a in range(1, n + 1):
+            for b in range(1, n + 1):
+                if right[b] == left[a]:
+                    break
+            else:
+                return False
+        return True
+    x.assign(left + 1, left + 1 + n)
+    y.assign(right + 1, right + 1 + n)
+    csort(x.begin(), x.end())
+    csort(y.begin(), y.end())
+    return x == y
+
+
+cdef inline long _join(SharedNodes sh, long p, long i) noexcept:
+    """Join the segment starting at node ``i`` to the one before it, starting at ``p``, if
+    they hold the same jobs (returns 1); 0 < i < n."""
+    cdef const long* fr = sh.fr.data()
+    if fr[p] != fr[i]:
+        return 0
+    cdef int32_t* left = sh._slot(p)
+    cdef int32_t* right = sh._slot(i)
+    cdef long n = left[0], k
+    if n != right[0]:
+        return 0
+    for k in range(1, n + 1):
+        if left[k] != right[k]:
+            if not _same_jobs(left, right, n):
+                return 0
+            break
+    right[0] = 0
+    sh._start_at(i, False)
+    return 1
 
 
 cdef inline tuple _tuple(const int32_t* slot):
@@ -149,7 +224,7 @@ cdef class SharedNodes:
         with exactly f free cores, for f below the cores per node (tests)."""
         cdef long f, x
         return [
-            [x for x in range(self.n) if self.rows[f * self.nw + (x >> 6)] >> (x & 63) & 1]
+            [x for x in range(self.n) if self.rows[(x >> 6) * self.cpn + f] >> (x & 63) & 1]
             for f in range(self.cpn)
         ]
 
@@ -291,9 +366,12 @@ cdef class SharedNodes:
         ``cores`` cores on each node, checking as it goes (one walk: the check is the walk
         that places): a ValueError, and nothing changed, if they are out of order or out of
         the machine or do not fit now."""
-        cdef long a, b, x, e, length, f, total = 0, k, y, cpn = self.cpn, r, prev = 0
+        cdef long a, b, x, e, length, f, total = 0, k, y, cpn = self.cpn, r, prev = 0, m
+        cdef long ver, stamp
         cdef long* fr = self.fr.data()
         cdef long* blk
+        cdef long* by_free
+        cdef long* mark
         cdef uint64_t* rows = self.rows.data()
         cdef long nw = self.nw
         cdef vector[long]* near
@@ -307,8 +385,12 @@ cdef class SharedNodes:
             self.nb.resize(2 * j + 16)
             self.mark.resize(2 * j + 16, 0)
         self.ver += 1  # (the blocks of fr it writes are marked with it)
+        ver = self.ver
         blk = self.blkver.data()
+        by_free = self.by_free.data()
         self.stamp += 1
+        stamp = self.stamp
+        mark = self.mark.data()
         near = &self.near_  # the jobs beside j, listed here, then copied to nb[j] at once
         near.clear()
         for r in range(niv):
@@ -339,21 +421,22 @@ cdef class SharedNodes:
                 if f == cpn:
                     self.n_idle -= length
                     self._set_idle(x, e, False)
+                    _set_bits(rows + (f - cores), x, e, True, cpn)
                 else:
-                    mask_range(rows + nw * f, x, e, False)
-                mask_range(rows + nw * (f - cores), x, e, True)
-                self.by_free[f] -= length
-                self.by_free[f - cores] += length
+                    _move_bits(rows + f, rows + (f - cores), x, e, cpn)
+                by_free[f] -= length
+                by_free[f - cores] += length
                 fr[x] = f - cores
-                blk[x >> 6] = self.ver
+                blk[x >> 6] = ver
                 held = self._slot(x)
-                for k in range(1, held[0] + 1):
+                m = held[0]
+                for k in range(1, m + 1):
                     y = held[k]
-                    if self.mark[y] != self.stamp:
-                        self.mark[y] = self.stamp
+                    if mark[y] != stamp:
+                        mark[y] = stamp
                         near.push_back(y)
-                held[0] += 1
-                held[held[0]] = <int32_t>j
+                held[0] = <int32_t>(m + 1)
+                held[m + 1] = <int32_t>j
                 total += length
                 x = e
         self.total_free -= total * cores
@@ -381,13 +464,15 @@ cdef class SharedNodes:
         """The segments' part of a release: ``cores`` cores back on every node of the flat
         intervals, ``j`` out of their job lists, runs joined at the intervals' ends; returns
         the nodes given back."""
-        cdef long a, b, x, first, e, length, f, total = 0, k, cpn = self.cpn, r, n
+        cdef long a, b, x, first, e, length, f, total = 0, k, cpn = self.cpn, r, n, last = 0, w
         cdef long* fr = self.fr.data()
         cdef long* blk = self.blkver.data()
+        cdef long* by_free = self.by_free.data()
         cdef uint64_t* rows = self.rows.data()
-        cdef long nw = self.nw
+        cdef long nw = self.nw, ver
         cdef int32_t* held
         self.ver += 1  # (the blocks of fr it writes are marked with it)
+        ver = self.ver
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
@@ -397,30 +482,31 @@ cdef class SharedNodes:
                 e = self.next_c(x)
                 length = e - x
                 f = fr[x] + cores
-                self.by_free[f - cores] -= length
-                self.by_free[f] += length
-                mask_range(rows + nw * (f - cores), x, e, False)
+                by_free[f - cores] -= length
+                by_free[f] += length
                 if f == cpn:
+                    _set_bits(rows + (f - cores), x, e, False, cpn)
                     self.n_idle += length
                     self._set_idle(x, e, True)
                 else:
-                    mask_range(rows + nw * f, x, e, True)
+                    _move_bits(rows + (f - cores), rows + f, x, e, cpn)
                 fr[x] = f
-                blk[x >> 6] = self.ver
+                blk[x >> 6] = ver
                 held = self._slot(x)
                 n = held[0]
+                w = 1  # j out, the later ones move up (the order they came), in one pass
                 for k in range(1, n + 1):
-                    if held[k] == j:  # (out, the later ones move up: the order they came)
-                        while k < n:
-                            held[k] = held[k + 1]
-                            k += 1
-                        held[0] = n - 1
-                        break
+                    if held[k] != j:
+                        held[w] = held[k]
+                        w += 1
+                held[0] = <int32_t>(w - 1)
                 total += length
+                last = x
                 x = e
-            # only the outer boundaries can join: inside, the job sets differed before
-            if x < self.n:
-                self._merge(x)
+            # only the outer boundaries can join: inside, the job sets differed before (the
+            # segment before x is the last one walked)
+            if first < x < self.n:
+                _join(self, last, x)
             if first:
                 self._merge(first)
         return total
@@ -452,33 +538,7 @@ cdef class SharedNodes:
         (returns 1)."""
         if i <= 0 or i >= self.n:
             return 0
-        cdef long p = self.seg_c(i - 1)
-        if self.fr[p] != self.fr[i]:
-            return 0
-        cdef vector[int32_t] x, y
-        cdef int32_t* left = self._slot(p)
-        cdef int32_t* right = self._slot(i)
-        cdef long n = left[0], a, b
-        if n != right[0]:
-            return 0
-        if memcmp(left, right, (n + 1) * sizeof(int32_t)):
-            if n <= 8:  # (a slot's jobs are distinct: the same set if each is in the other)
-                for a in range(1, n + 1):
-                    for b in range(1, n + 1):
-                        if right[b] == left[a]:
-                            break
-                    else:
-                        return 0
-            else:
-                x.assign(left + 1, left + 1 + n)
-                y.assign(right + 1, right + 1 + n)
-                csort(x.begin(), x.end())
-                csort(y.begin(), y.end())
-                if x != y:
-                    return 0
-        right[0] = 0
-        self._start_at(i, False)
-        return 1
+        return _join(self, self.seg_c(i - 1), i)
 
     cdef void lowest_idle_c(self, long need, vector[long]* out) noexcept:
         """Append the ``need`` lowest idle nodes to ``out`` as intervals ``a b`` (sorted,
