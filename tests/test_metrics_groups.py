@@ -227,3 +227,40 @@ def test_unique_inverse_is_numpys(values, span):
         assert got.dtype == np.int64
         want, want_inverse = np.unique(key, return_inverse=True)
         assert got.tolist() == want.tolist() and inverse.tolist() == want_inverse.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(*[st.integers(-1, 2)] * 4), min_size=1, max_size=12),
+    st.data(),
+)
+def test_a_grouping_shared_by_columns_gives_each_its_own_table(keys, data):
+    """group_metrics reuses the sums of a column whose jobs fall into the same groups as an
+    earlier column's (equal labels): every column's entry is the one it gets alone."""
+    n = len(keys)
+    user, group, queue, partition = (list(k) for k in zip(*keys, strict=True))
+    # often the same groups under other numbers, or the same column again
+    if data.draw(st.booleans()):
+        group = [2 * u + 1 for u in user]
+    if data.draw(st.booleans()):
+        partition = list(queue)
+    start = data.draw(st.lists(st.integers(0, 50), min_size=n, max_size=n))
+    run = data.draw(st.lists(st.integers(0, 30), min_size=n, max_size=n))
+    f = pd.DataFrame(
+        {
+            "job_id": range(n),
+            "submit": [0.0] * n,
+            "start": [float(s) for s in start],
+            "end": [float(s + r) for s, r in zip(start, run, strict=True)],
+            "procs": data.draw(st.lists(st.integers(1, 4), min_size=n, max_size=n)),
+            "user": user,
+            "group": group,
+            "queue": queue,
+            "partition": partition,
+        }
+    )
+    together = group_metrics(f)
+    for col in ("user", "group", "queue", "partition"):
+        assert json.dumps(together[f"by_{col}"]) == json.dumps(
+            group_metrics(f, (col,))[f"by_{col}"]
+        )

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -87,3 +88,33 @@ def test_two_stable_orders_are_lexsort(pairs):
     order = stable_argsort(e)
     order = order[stable_argsort(s[order])]
     assert order.tolist() == np.lexsort((np.arange(len(s)), e, s)).tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(FLOATS, max_size=60), st.lists(FLOATS, max_size=60), st.data())
+def test_merged_order_is_numpys_on_both_columns_and_refuses_a_wrong_order(a, b, data):
+    """merged_order of two stable orders is the stable order of the columns end to end (the
+    first column's rows first at equal values and among NaNs); an order that is not its
+    column's stable order (two rows swapped, a row twice, one out of range) is refused."""
+    from coschedlab._core.order import merged_order
+
+    a, b = np.array(a, dtype=np.float64), np.array(b, dtype=np.float64)
+    got = merged_order(a, stable_argsort(a), b, stable_argsort(b))
+    assert got.tolist() == np.argsort(np.concatenate([a, b]), kind="stable").tolist()
+    for col in (a, b):
+        if len(col) < 2:
+            continue
+        bad = stable_argsort(col)
+        i = data.draw(st.integers(0, len(col) - 2))
+        how = data.draw(st.sampled_from(["swap", "twice", "range"]))
+        if how == "swap":
+            bad[[i, i + 1]] = bad[[i + 1, i]]
+        elif how == "twice":
+            bad[i + 1] = bad[i]
+        else:
+            bad[i] = len(col) + data.draw(st.integers(0, 3))
+        with pytest.raises(ValueError):
+            if col is a:
+                merged_order(a, bad, b, stable_argsort(b))
+            else:
+                merged_order(a, stable_argsort(a), b, bad)

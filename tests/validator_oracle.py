@@ -13,9 +13,10 @@ EPS = 1e-9
 
 
 def check_easy_head(
-    order, release, start, end, req, nodes, ids, passes, capacity, join_pass=None
+    order, release, start, end, req, nodes, ids, passes, capacity, join_pass=None, by=None
 ) -> list[str]:
     """EASY never starts the head job later than the shadow time computed when it became head.
+    (``by``, the validator's orders by start and by end, is not used: this scan sorts itself.)
 
     Jobs are taken in queue order (submit, id); ``release`` is when each joined the queue (its
     submission, or its last parent's end plus its think time). Job j is the head for good from

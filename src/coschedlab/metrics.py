@@ -230,6 +230,14 @@ def percentiles(values: np.ndarray, qs: tuple[float, ...]) -> tuple[float, list[
     return median, [float(x) for x in out]
 
 
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """The two float columns hold the same doubles, bit for bit."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != np.float64 or b.dtype != np.float64:
+        return False
+    return bool(np.array_equal(a.view(np.uint64), b.view(np.uint64)))
+
+
 def _stats(prefix: str, values: np.ndarray) -> dict[str, float]:
     nan = np.isnan(values)
     if nan.any():  # (no copy when there is none)
@@ -297,8 +305,11 @@ def summary(
     del response, run
     undefined = int(np.isnan(slowdown).sum())
     stats.update(_stats("slowdown", slowdown))
+    if _same_bits(slowdown, bounded):  # every job ran at least tau: the same statistics
+        stats.update({f"bounded_{k}": v for k, v in stats.items() if k.startswith("slowdown_")})
+    else:
+        stats.update(_stats("bounded_slowdown", bounded))
     del slowdown
-    stats.update(_stats("bounded_slowdown", bounded))
     out: dict = {
         "n_jobs": len(submit),
         "first_submit": first,
@@ -555,13 +566,17 @@ def _group_columns(
     tau: float = DEFAULT_TAU,
     per_job: dict | None = None,
     wait_order: np.ndarray | None = None,
+    done: list | None = None,
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """:func:`by_group` in NumPy: (the values of ``col``, one per row, and the columns), rows
     by core-hours (descending, then by value). Sums and means add each group's jobs in table
     order with Kahan compensation and the 95th percentile interpolates linearly, as pandas'
     groupby does, so that metrics.json is the same with or without pandas. ``per_job``: the
     frame's :func:`job_columns` when already made, ``wait_order`` the stable order of its
-    waits (one table grouped by several columns)."""
+    waits (one table grouped by several columns). ``done``: a list of ``(labels, columns)``
+    of the columns of the same frame grouped before (this one's is added): a column whose
+    jobs fall into the same groups in the same order (the labels equal, e.g. two columns of
+    one value, the SWF's -1) has the same per-group columns, taken from there."""
     if per_job is None:
         per_job = job_columns(*_times(frame), tau=tau)
     if col not in frame:
@@ -576,7 +591,28 @@ def _group_columns(
             raise InputError(f"column {col!r} must hold whole numbers (SWF: -1 for unknown)")
         key = key.astype(np.int64)
     values, labels = _unique_inverse(key)
-    n = len(values)
+    for seen, columns in done or ():
+        if np.array_equal(seen, labels):  # the same groups: the same sums, bit for bit
+            return _group_rows(values, columns)
+    out = _group_sums_of(frame, labels, len(values), per_job, wait_order)
+    if done is not None:  # (the labels kept in the smallest type: a million jobs, 1 MB)
+        done.append((labels.astype(np.min_scalar_type(max(len(values) - 1, 0))), out))
+    return _group_rows(values, out)
+
+
+def _group_rows(
+    values: np.ndarray, out: dict[str, np.ndarray]
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The groups' values and columns, rows by core-hours (descending, then by value)."""
+    rows = np.lexsort((values, -out["core_hours"]))
+    return values[rows], {name: v[rows] for name, v in out.items()}
+
+
+def _group_sums_of(
+    frame: Jobs, labels: np.ndarray, n: int, per_job: Mapping, wait_order: np.ndarray | None
+) -> dict[str, np.ndarray]:
+    """The per-group columns of :func:`_group_columns` for the ``n`` groups of ``labels``,
+    in label order."""
     count = np.bincount(labels, minlength=n).astype(np.int64)
     core_hours = _group_sums(labels, used_cores(frame) * per_job["run"], n) / 3600.0
     total = float(core_hours.sum())
@@ -592,8 +628,7 @@ def _group_columns(
     if "killed" in frame:
         killed = np.asarray(frame["killed"], dtype=bool)
         out["killed"] = np.bincount(labels, weights=killed, minlength=n).astype(np.int64)
-    rows = np.lexsort((values, -core_hours))
-    return values[rows], {name: v[rows] for name, v in out.items()}
+    return out
 
 
 def _unique_inverse(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -671,6 +706,7 @@ def group_metrics(
 
     out: dict[str, dict[str, list]] = {}
     wait_order = None
+    done: list = []  # the groupings made: a column grouped as an earlier one reuses its sums
     for col in columns:
         if col not in frame:
             continue
@@ -678,7 +714,7 @@ def group_metrics(
             if per_job is None:
                 per_job = job_columns(*_times(frame), tau=tau)
             wait_order = stable_argsort(np.ascontiguousarray(per_job["wait"], dtype=float))
-        keys, table = _group_columns(frame, col, tau, per_job, wait_order)
+        keys, table = _group_columns(frame, col, tau, per_job, wait_order, done)
         entry: dict[str, list] = {col: keys.astype(np.int64).tolist()}
         for name, values in table.items():
             if values.dtype.kind in "iub":

@@ -165,15 +165,22 @@ def check_jobs(
         )
         return rep
 
+    from ._core.order import stable_argsort  # np.argsort(kind="stable")'s order, compiled
+
+    # the jobs by start and by end (stable): the capacity's events merged from them, and the
+    # EASY head's scan when the table is in queue order
+    by = {"start": stable_argsort(start), "end": stable_argsort(end)}
     shared = "node_cores" in jobs
     if shared:  # shared nodes: count cores, node by node
         cores = _ints(jobs, "node_cores")
         rep.checked.append("capacity")
-        errors += _check_capacity(start, end, nodes * cores, cluster.total_cores, ids, "cores")
+        errors += _check_capacity(
+            start, end, nodes * cores, cluster.total_cores, ids, "cores", by
+        )  # fmt: skip
     else:
         cores = None
         rep.checked.append("capacity")
-        errors += _check_capacity(start, end, nodes, cluster.nodes, ids)
+        errors += _check_capacity(start, end, nodes, cluster.nodes, ids, by=by)
     what = "per-node cores" if shared else "per-node overlap"
     if "alloc" not in jobs:
         rep.not_checked.append(f"{what} (no alloc column)")
@@ -205,7 +212,7 @@ def check_jobs(
             passes = _ints(jobs, "start_pass") if "start_pass" in jobs else None
             errors += _check_easy_head(
                 order, release, start, end, _floats(jobs, "requested_time"), nodes, ids, passes,
-                cluster.nodes, join_pass,
+                cluster.nodes, join_pass, by=by,
             )  # fmt: skip
     res_wanted = [g for g in ("reservations", "reservations-exact") if g in wanted]
     if res_wanted:
@@ -330,15 +337,19 @@ def _trim(rep: Report, max_errors: int) -> Report:
 # -- every schedule ----------------------------------------------------------------------------
 
 
-def _check_capacity(start, end, nodes, capacity, ids, what="nodes") -> list[str]:
-    """Nodes (or cores) in use never exceed the machine (ends before starts at an instant)."""
-    from ._core.order import stable_argsort  # np.argsort(kind="stable")'s order, compiled
+def _check_capacity(start, end, nodes, capacity, ids, what="nodes", by=None) -> list[str]:
+    """Nodes (or cores) in use never exceed the machine (ends before starts at an instant).
+    ``by``: the stable orders of the jobs by ``"start"`` and by ``"end"`` when already made
+    (merged here, each checked while merging), else made here."""
+    from ._core.order import merged_order, stable_argsort
 
     n = len(end)
-    times = np.concatenate([end, start]).astype(np.float64, copy=False)
+    end = np.ascontiguousarray(end, dtype=np.float64)
+    start = np.ascontiguousarray(start, dtype=np.float64)
+    if by is None:
+        by = {"start": stable_argsort(start), "end": stable_argsort(end)}
     # stable: at one instant the ends (events 0..n-1) come before the starts (n..2n-1)
-    order = stable_argsort(times)
-    del times
+    order = merged_order(end, by["end"], start, by["start"])
     # each event's job, and its nodes taken (a start) or given back (an end), in time order:
     # no array of every event's change (a million jobs: 16 MB an array)
     starting = order >= n
@@ -449,7 +460,7 @@ def _check_node_cores(node, job, start, end, cores, cpn, ids) -> list[str]:
 
 
 def _check_easy_head(
-    order, release, start, end, req, nodes, ids, passes, capacity, join_pass=None
+    order, release, start, end, req, nodes, ids, passes, capacity, join_pass=None, by=None
 ) -> list[str]:
     """EASY never starts the head job later than the shadow time computed when it became head.
 
@@ -461,13 +472,16 @@ def _check_easy_head(
     were backfilled around it; a dependant released in a later pass at that instant, see
     ``join_pass``, becomes head in that pass). The check is skipped where a job running between
     t_h and the start overran its estimate (EASY cannot know such an end; with
-    ``kill_at_walltime`` no job overruns).
+    ``kill_at_walltime`` no job overruns). ``by``: :func:`check_jobs`'s stable orders of the
+    rows by ``"start"`` and by ``"end"`` (used when the table is in queue order).
     """
     from ._core.checks import late_heads
     from ._core.order import stable_argsort  # np.argsort(kind="stable")'s order, compiled
 
     if len(order) and order[0] == 0 and (np.diff(order) == 1).all():
         order = slice(None)  # the table is in queue order (a result's): no copies
+    else:
+        by = None  # orders of the rows, not of the queue
     submit = release[order]
     start = start[order]
     end = end[order]
@@ -489,8 +503,11 @@ def _check_easy_head(
     o_order = np.argsort(o_est, kind="stable")
     o_est = o_est[o_order]
     o_end_max = np.maximum.accumulate(end[overrun][o_order]) if len(o_est) else o_est
-    by_start = stable_argsort(np.ascontiguousarray(start, dtype=np.float64))
-    by_end = stable_argsort(np.ascontiguousarray(end, dtype=np.float64))
+    if by is not None:
+        by_start, by_end = by["start"], by["end"]
+    else:
+        by_start = stable_argsort(np.ascontiguousarray(start, dtype=np.float64))
+        by_end = stable_argsort(np.ascontiguousarray(end, dtype=np.float64))
 
     def c(a: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(a, dtype=np.float64)

@@ -26,6 +26,13 @@ cdef inline bint _before(double e1, int64_t k1, double e2, int64_t k2) noexcept 
     return e1 < e2 or (e1 == e2 and k1 < k2)
 
 
+cdef inline bint _around(int64_t k, Py_ssize_t j, double sk, double th, bint has_passes,
+                         const int64_t[::1] ps, int64_t head_pass) noexcept nogil:
+    """Running job ``k`` was backfilled around head ``j`` in the pass where ``j`` became head
+    (behind it in the queue, started at ``t_h``, in that pass or a later one): not counted."""
+    return k > j and sk == th and (not has_passes or ps[k] >= head_pass)
+
+
 def late_heads(
     const double[::1] release,
     const double[::1] start,
@@ -53,16 +60,16 @@ def late_heads(
     cdef const int64_t[::1] jn = joined if has_joined else np.zeros(0, dtype=np.int64)
     cdef double *run_est = <double *>malloc(max(n, 1) * sizeof(double))
     cdef int64_t *run_k = <int64_t *>malloc(max(n, 1) * sizeof(int64_t))
-    cdef double *item_est = <double *>malloc(max(n, 1) * sizeof(double))
-    cdef int64_t *item_cnt = <int64_t *>malloc(max(n, 1) * sizeof(int64_t))
+    # the jobs taken last by start, all at the latest start so far (``last_start``); those
+    # still running after a compaction
+    cdef int64_t *latest = <int64_t *>malloc(max(n, 1) * sizeof(int64_t))
     cdef unsigned char *is_running = <unsigned char *>malloc(max(n, 1))
-    cdef Py_ssize_t n_run = 0, n_items, si = 0, ei = 0, j, k, lo, hi, mid, r, i
-    cdef int64_t n_overrun = 0, top_pass = -1, head_pass, avail, need
-    cdef double top = -INFINITY, th, sj, est, shadow
+    cdef Py_ssize_t n_run = 0, n_latest = 0, si = 0, ei = 0, j, k, lo, hi, mid, r, i
+    cdef int64_t n_overrun = 0, top_pass = -1, head_pass, avail, need, used = 0
+    cdef double top = -INFINITY, th, sj, est, shadow, last_start = INFINITY
     cdef list errors = []
-    if (run_est == NULL or run_k == NULL or item_est == NULL or item_cnt == NULL
-            or is_running == NULL):
-        free(run_est); free(run_k); free(item_est); free(item_cnt); free(is_running)
+    if run_est == NULL or run_k == NULL or latest == NULL or is_running == NULL:
+        free(run_est); free(run_k); free(latest); free(is_running)
         raise MemoryError()
     try:
         for j in range(n):
@@ -93,6 +100,11 @@ def late_heads(
                 run_est[lo], run_k[lo] = est, k
                 n_run += 1
                 is_running[k] = 1
+                used += nodes[k]
+                if start[k] != last_start:
+                    last_start, n_latest = start[k], 0
+                latest[n_latest] = k
+                n_latest += 1
                 n_overrun += overrun[k]
             while ei < n and end[by_end[ei]] <= th:
                 k = by_end[ei]
@@ -110,6 +122,7 @@ def late_heads(
                     memmove(&run_k[lo], &run_k[lo + 1], (n_run - lo - 1) * sizeof(int64_t))
                     n_run -= 1
                     is_running[k] = 0
+                    used -= nodes[k]
                     n_overrun -= overrun[k]
             if n_overrun:
                 continue
@@ -125,30 +138,36 @@ def late_heads(
             head_pass = top_pass if has_passes and prefix[j] >= th else -1
             if has_joined and release[j] >= th:
                 head_pass = max(head_pass, jn[j])
-            avail = capacity
-            n_items = 0
-            for r in range(n_run):
-                k = run_k[r]
-                if k > j and start[k] == th and (not has_passes or ps[k] >= head_pass):
-                    continue  # backfilled around j in the pass where it became head
-                avail -= nodes[k]
-                item_est[n_items] = max(run_est[r], th)
-                item_cnt[n_items] = nodes[k]
-                n_items += 1
+            # the nodes of the running jobs but those backfilled around j in the pass where
+            # it became head (jobs behind j started at t_h: among the latest taken by start,
+            # which are compacted to those still running, each dropped once)
+            avail = capacity - used
+            if last_start == th:
+                i = 0
+                for r in range(n_latest):
+                    k = latest[r]
+                    if is_running[k]:
+                        latest[i] = k
+                        i += 1
+                        if _around(k, j, th, th, has_passes, ps, head_pass):
+                            avail += nodes[k]
+                n_latest = i
             need = nodes[j]
             shadow = th if avail >= need else INFINITY
-            for i in range(n_items):
-                if item_est[i] > shadow:
-                    break
-                avail += item_cnt[i]
-                if shadow == INFINITY and avail >= need:
-                    shadow = item_est[i]
+            r = 0
+            while shadow == INFINITY and r < n_run:  # by estimated end, till j fits
+                k = run_k[r]
+                if not _around(k, j, start[k], th, has_passes, ps, head_pass):
+                    avail += nodes[k]
+                    if avail >= need:
+                        shadow = max(run_est[r], th)
+                r += 1
             if start[j] > shadow + EPS:
                 errors.append((j, th, shadow))
                 if len(errors) >= max_errors:
                     break
     finally:
-        free(run_est); free(run_k); free(item_est); free(item_cnt); free(is_running)
+        free(run_est); free(run_k); free(latest); free(is_running)
     return errors
 
 

@@ -6,7 +6,7 @@ NumPy's."""
 
 from libc.stdint cimport UINT32_MAX, int64_t, uint32_t, uint64_t
 from libc.math cimport fabs
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 import numpy as np
 
@@ -22,6 +22,9 @@ cdef extern from *:
     }
     """
     unsigned long long coschedlab_order_key(double x) nogil
+
+#: the key of both zeros
+cdef uint64_t ZERO_KEY = 0x8000000000000000ULL
 
 cdef enum:
     BITS = 11
@@ -40,21 +43,32 @@ cdef inline double _value(Column col, uint32_t k) noexcept nogil:
     return col.first[k] if k < col.n_first else col.second[k - col.n_first]
 
 
-cdef uint32_t *_radix_order(Column col, Py_ssize_t m, uint32_t *src,
-                            uint32_t *dst) noexcept nogil:
+cdef uint32_t *_radix_order(Column col, Py_ssize_t m, uint32_t *src, uint32_t *dst,
+                            uint64_t *ksrc, uint64_t *kdst, uint64_t **keys) noexcept nogil:
     """Sort the ``m`` value numbers in ``src`` (a stable order of the values of ``col``, NaNs
-    last), with ``dst`` as the other buffer of m; returns the buffer that holds the order."""
+    last), with ``dst`` as the other buffer of m; returns the buffer that holds the order,
+    and sets ``keys`` to the one of ``ksrc`` and ``kdst`` (two buffers of m) that holds the
+    sorted values' keys. Each value's key moves with its number: a pass reads both in order,
+    not the values at the numbers (on a million values, a cache miss per value and pass). A
+    column already in order is left as it is (no pass)."""
     cdef Py_ssize_t counts[DIGITS][BUCKETS]
     cdef Py_ssize_t i, d, total, c
-    cdef uint64_t key
+    cdef uint64_t key, last = 0
     cdef uint32_t *swap
+    cdef uint64_t *kswap
     cdef int shift
-    cdef bint one
+    cdef bint one, ordered = True
     memset(counts, 0, sizeof(counts))
     for i in range(m):
         key = coschedlab_order_key(_value(col, src[i]))
+        ksrc[i] = key
+        ordered = ordered and key >= last
+        last = key
         for d in range(DIGITS):
             counts[d][(key >> (d * BITS)) & (BUCKETS - 1)] += 1
+    keys[0] = ksrc
+    if ordered:  # every pass would keep this order
+        return src
     for d in range(DIGITS):
         # a digit the same for every value leaves the order as it is: no pass
         one = False
@@ -71,13 +85,18 @@ cdef uint32_t *_radix_order(Column col, Py_ssize_t m, uint32_t *src,
             total += i
         shift = d * BITS
         for i in range(m):
-            key = coschedlab_order_key(_value(col, src[i]))
+            key = ksrc[i]
             c = (key >> shift) & (BUCKETS - 1)
             dst[counts[d][c]] = src[i]
+            kdst[counts[d][c]] = key
             counts[d][c] += 1
         swap = src
         src = dst
         dst = swap
+        kswap = ksrc
+        ksrc = kdst
+        kdst = kswap
+    keys[0] = ksrc
     return src
 
 
@@ -90,14 +109,17 @@ def stable_argsort(const double[::1] values):
     """``np.argsort(values, kind="stable")`` (int64): the indices of ``values`` from the
     smallest, ties in row order, NaNs last; by radix sort on the values' order-preserving
     bit patterns, a pass per 11-bit digit that is not the same for all values (32-bit
-    indices while sorting: no more memory than NumPy's sort at any time)."""
+    indices and 64-bit keys while sorting: 24 bytes a value, then the 8 of the result)."""
     cdef Py_ssize_t n = values.shape[0], i
     _check_size(n)
     if n == 0:
         return np.empty(0, dtype=np.int64)
     bufs = np.empty((2, n), dtype=np.uint32)
+    kbufs = np.empty((2, n), dtype=np.uint64)
     cdef uint32_t[:, ::1] b = bufs
+    cdef uint64_t[:, ::1] kb = kbufs
     cdef uint32_t *got
+    cdef uint64_t *keys
     cdef Column col
     col.first = &values[0]
     col.second = NULL
@@ -105,10 +127,89 @@ def stable_argsort(const double[::1] values):
     with nogil:
         for i in range(n):
             b[0, i] = <uint32_t>i
-        got = _radix_order(col, n, &b[0, 0], &b[1, 0])
-    kept = bufs[0 if got == &b[0, 0] else 1].copy()
-    del b, bufs
-    return kept.astype(np.int64)
+        got = _radix_order(col, n, &b[0, 0], &b[1, 0], &kb[0, 0], &kb[1, 0], &keys)
+    del kb, kbufs
+    out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] o = out
+    with nogil:
+        for i in range(n):
+            o[i] = got[i]
+    return out
+
+
+def merged_order(const double[::1] a, const int64_t[::1] by_a, const double[::1] b,
+                 const int64_t[::1] by_b):
+    """``np.argsort(np.concatenate([a, b]), kind="stable")`` from the stable orders of the two
+    columns (``by_a``, ``by_b``: :func:`stable_argsort`'s, taken as given and checked while
+    merging), by one merge: at equal values (and among NaNs) ``a``'s first. The rows of ``b``
+    are numbered from ``len(a)``. A ``by_a`` or ``by_b`` that is not a stable order of its
+    column (a row missing, twice or out of order) is a ValueError."""
+    cdef Py_ssize_t na = a.shape[0], nb = b.shape[0], i = 0, j = 0, t = 0
+    cdef int64_t x, y, prev = -1
+    cdef uint64_t ka = 0, kb = 0, last
+    if by_a.shape[0] != na or by_b.shape[0] != nb:
+        raise ValueError(f"orders of {by_a.shape[0]} and {by_b.shape[0]} rows for columns "
+                         f"of {na} and {nb}")
+    out = np.empty(na + nb, dtype=np.int64)
+    cdef int64_t[::1] o = out
+    seen = np.zeros(na + nb, dtype=np.uint8)
+    cdef unsigned char[::1] got = seen
+    cdef bint ok = True
+    with nogil:
+        if na:
+            ka = coschedlab_order_key(a[by_a[0]]) if 0 <= by_a[0] < na else 0
+        if nb:
+            kb = coschedlab_order_key(b[by_b[0]]) if 0 <= by_b[0] < nb else 0
+        while ok and (i < na or j < nb):
+            if j == nb or (i < na and ka <= kb):
+                x = by_a[i]
+                i += 1
+                last = ka
+                ok = 0 <= x < na
+                if ok and i < na:
+                    y = by_a[i]
+                    ok = 0 <= y < na
+                    if ok:
+                        ka = coschedlab_order_key(a[y])
+                        # in order: values up, rows up at equal values
+                        ok = ka > last or (ka == last and y > x)
+            else:
+                x = by_b[j]
+                j += 1
+                last = kb
+                ok = 0 <= x < nb
+                if ok and j < nb:
+                    y = by_b[j]
+                    ok = 0 <= y < nb
+                    if ok:
+                        kb = coschedlab_order_key(b[y])
+                        ok = kb > last or (kb == last and y > x)
+                x += na
+            if ok:
+                ok = not got[x]
+            if ok:
+                got[x] = 1
+                o[t] = x
+                t += 1
+    if not ok or t != na + nb:
+        raise ValueError("not a stable order of its column")
+    return out
+
+
+cdef inline double _key_value(uint64_t key) noexcept nogil:
+    """The finite value whose order key is ``key`` (0.0 for a zero)."""
+    cdef uint64_t u = (key & 0x7FFFFFFFFFFFFFFFULL) if (key >> 63) else ~key
+    cdef double x
+    memcpy(&x, &u, 8)
+    return x
+
+
+cdef inline uint64_t _next_key(const uint64_t *ks, Py_ssize_t ms, Py_ssize_t i_s,
+                               const uint64_t *ke, Py_ssize_t me, Py_ssize_t i_e) noexcept nogil:
+    """The key of the next event of the merge (some event is left)."""
+    if i_e == me or (i_s < ms and ks[i_s] <= ke[i_e]):
+        return ks[i_s]
+    return ke[i_e]
 
 
 def step_levels(const double[::1] starts, const double[::1] ends, const double[:] weights,
@@ -120,7 +221,10 @@ def step_levels(const double[::1] starts, const double[::1] ends, const double[:
     instant the time and the level (0.0 where ``|level| < zero``). Returns ``(times,
     levels)``, the same floats as NumPy's cumulative sum of that order (a NaN's sign bit
     aside: IEEE leaves it open, and the C compiler may order a sum's operands either way).
-    Memory: two 32-bit indices per event while sorting, then the two results."""
+    Memory: two 32-bit indices and two 64-bit keys per event while sorting, then the two
+    results. The starts and the ends are sorted apart and merged (each sort half the events,
+    the merge reading both in order); the instants are read from the sorted keys (equal keys:
+    equal finite times)."""
     cdef Py_ssize_t n = starts.shape[0], m = 0, k, i, j = 0
     if ends.shape[0] != n or weights.shape[0] != n:
         raise ValueError(f"{n} starts, {ends.shape[0]} ends, {weights.shape[0]} weights")
@@ -128,8 +232,15 @@ def step_levels(const double[::1] starts, const double[::1] ends, const double[:
     if n == 0:
         return np.empty(0), np.empty(0)
     bufs = np.empty((2, 2 * n), dtype=np.uint32)
+    kbufs = np.empty((2, 2 * n), dtype=np.uint64)
     cdef uint32_t[:, ::1] b = bufs
-    cdef uint32_t *got
+    cdef uint64_t[:, ::1] kb = kbufs
+    cdef Py_ssize_t ms = 0, me, i_s = 0, i_e = 0
+    cdef uint32_t *gs
+    cdef uint32_t *ge
+    cdef uint64_t *ks
+    cdef uint64_t *ke
+    cdef uint64_t key
     cdef uint32_t e
     cdef Column col
     cdef double x, level = 0.0, d
@@ -142,22 +253,42 @@ def step_levels(const double[::1] starts, const double[::1] ends, const double[:
             if x - x == 0.0:
                 b[0, m] = <uint32_t>k
                 m += 1
-        got = _radix_order(col, m, &b[0, 0], &b[1, 0])
+                ms += k < n
+        me = m - ms
+        # the starts and the ends sorted apart (half the events a sort), then merged: at
+        # one time the starts first, as in one stable sort of the starts then the ends
+        gs = _radix_order(col, ms, &b[0, 0], &b[1, 0], &kb[0, 0], &kb[1, 0], &ks)
+        ge = _radix_order(col, me, &b[0, ms], &b[1, ms], &kb[0, ms], &kb[1, ms], &ke)
         for i in range(m):  # the instants
-            if i + 1 == m or _value(col, got[i + 1]) != _value(col, got[i]):
+            if i_e == me or (i_s < ms and ks[i_s] <= ke[i_e]):
+                key = ks[i_s]
+                i_s += 1
+            else:
+                key = ke[i_e]
+                i_e += 1
+            if i + 1 == m or _next_key(ks, ms, i_s, ke, me, i_e) != key:
                 j += 1
     out_t = np.empty(j, dtype=np.float64)
     out_v = np.empty(j, dtype=np.float64)
     cdef double[::1] ot = out_t
     cdef double[::1] ov = out_v
-    j = 0
+    j = i_s = i_e = 0
     with nogil:
         for i in range(m):
-            e = got[i]
-            d = weights[e] if e < n else -weights[e - n]
+            if i_e == me or (i_s < ms and ks[i_s] <= ke[i_e]):
+                key = ks[i_s]
+                e = gs[i_s]
+                i_s += 1
+                d = weights[e]
+            else:
+                key = ke[i_e]
+                e = ge[i_e]
+                i_e += 1
+                d = -weights[e - n]
             level = d if i == 0 else level + d  # np.cumsum's order and first value
-            if i + 1 == m or _value(col, got[i + 1]) != _value(col, e):  # the instant's last
-                ot[j] = _value(col, e)
+            if i + 1 == m or _next_key(ks, ms, i_s, ke, me, i_e) != key:  # the instant's last
+                # the time from its key; a zero's sign from the value itself
+                ot[j] = _value(col, e) if key == ZERO_KEY else _key_value(key)
                 ov[j] = 0.0 if fabs(level) < zero else level
                 j += 1
     return out_t, out_v
