@@ -137,6 +137,27 @@ def stable_argsort(const double[::1] values):
     return out
 
 
+cdef inline bint _take(const double* col, const int64_t* by, Py_ssize_t* i, Py_ssize_t n,
+                       int64_t* x, uint64_t* key) noexcept nogil:
+    """One step of :func:`merged_order` on one column: takes row ``by[i]`` (whose key is
+    ``key``), moves ``i`` on and reads the next row's key into ``key``; False when a row is
+    out of range or the next one is not after it in stable order (values up, rows up at equal
+    values)."""
+    cdef int64_t y
+    cdef uint64_t last = key[0]
+    x[0] = by[i[0]]
+    i[0] += 1
+    if not 0 <= x[0] < n:
+        return False
+    if i[0] < n:
+        y = by[i[0]]
+        if not 0 <= y < n:
+            return False
+        key[0] = coschedlab_order_key(col[y])
+        return key[0] > last or (key[0] == last and y > x[0])
+    return True
+
+
 def merged_order(const double[::1] a, const int64_t[::1] by_a, const double[::1] b,
                  const int64_t[::1] by_b):
     """``np.argsort(np.concatenate([a, b]), kind="stable")`` from the stable orders of the two
@@ -145,8 +166,8 @@ def merged_order(const double[::1] a, const int64_t[::1] by_a, const double[::1]
     are numbered from ``len(a)``. A ``by_a`` or ``by_b`` that is not a stable order of its
     column (a row missing, twice or out of order) is a ValueError."""
     cdef Py_ssize_t na = a.shape[0], nb = b.shape[0], i = 0, j = 0, t = 0
-    cdef int64_t x, y, prev = -1
-    cdef uint64_t ka = 0, kb = 0, last
+    cdef int64_t x
+    cdef uint64_t ka = 0, kb = 0
     if by_a.shape[0] != na or by_b.shape[0] != nb:
         raise ValueError(f"orders of {by_a.shape[0]} and {by_b.shape[0]} rows for columns "
                          f"of {na} and {nb}")
@@ -155,6 +176,10 @@ def merged_order(const double[::1] a, const int64_t[::1] by_a, const double[::1]
     seen = np.zeros(na + nb, dtype=np.uint8)
     cdef unsigned char[::1] got = seen
     cdef bint ok = True
+    cdef const double* pa = &a[0] if na else NULL
+    cdef const double* pb = &b[0] if nb else NULL
+    cdef const int64_t* pba = &by_a[0] if na else NULL
+    cdef const int64_t* pbb = &by_b[0] if nb else NULL
     with nogil:
         if na:
             ka = coschedlab_order_key(a[by_a[0]]) if 0 <= by_a[0] < na else 0
@@ -162,28 +187,9 @@ def merged_order(const double[::1] a, const int64_t[::1] by_a, const double[::1]
             kb = coschedlab_order_key(b[by_b[0]]) if 0 <= by_b[0] < nb else 0
         while ok and (i < na or j < nb):
             if j == nb or (i < na and ka <= kb):
-                x = by_a[i]
-                i += 1
-                last = ka
-                ok = 0 <= x < na
-                if ok and i < na:
-                    y = by_a[i]
-                    ok = 0 <= y < na
-                    if ok:
-                        ka = coschedlab_order_key(a[y])
-                        # in order: values up, rows up at equal values
-                        ok = ka > last or (ka == last and y > x)
+                ok = _take(pa, pba, &i, na, &x, &ka)
             else:
-                x = by_b[j]
-                j += 1
-                last = kb
-                ok = 0 <= x < nb
-                if ok and j < nb:
-                    y = by_b[j]
-                    ok = 0 <= y < nb
-                    if ok:
-                        kb = coschedlab_order_key(b[y])
-                        ok = kb > last or (kb == last and y > x)
+                ok = _take(pb, pbb, &j, nb, &x, &kb)
                 x += na
             if ok:
                 ok = not got[x]

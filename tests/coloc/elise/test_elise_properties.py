@@ -85,16 +85,20 @@ def test_a_late_kill_ends_at_the_first_event_past_the_limit(w, spec):
         simulate(w, Cluster(4, 2, 2), spec, pool=ones, kill_at_walltime="next-event").validate()
         == []
     )
-    submits = jobs.submit.to_numpy()
-    ends = jobs.end.to_numpy()
+    _assert_late_kills_at_events(jobs)
+
+
+def _assert_late_kills_at_events(jobs) -> None:
+    """Each job past its limit ends at the first submission or end at or after the limit
+    (another job's, or its own natural end); the others end naturally, not killed."""
+    submits, ends = jobs.submit.to_numpy(), jobs.end.to_numpy()
     for k, j in enumerate(jobs.itertuples()):
         limit, natural = j.start + j.requested_time, j.start + j.compact_run
         if natural < limit:
             assert not j.killed and j.end == natural
             continue
         assert j.killed
-        others = np.delete(ends, k)
-        events = np.concatenate([submits, others, [natural]])
+        events = np.concatenate([submits, np.delete(ends, k), [natural]])
         assert j.end == events[events >= limit].min()
 
 
@@ -150,15 +154,7 @@ def test_a_late_kill_under_slurms_ticks_comes_at_an_arrival_or_an_end(w, spec, c
     assert np.allclose(clock.start, kernel.start, atol=1e-9)
     assert np.allclose(clock.end, kernel.end, atol=1e-9)
     assert (clock.killed == kernel.killed).all()
-    submits, ends = kernel.submit.to_numpy(), kernel.end.to_numpy()
-    for k, j in enumerate(kernel.itertuples()):
-        limit, natural = j.start + j.requested_time, j.start + j.compact_run
-        if natural < limit:
-            assert not j.killed and j.end == natural
-            continue
-        assert j.killed
-        events = np.concatenate([submits, np.delete(ends, k), [natural]])
-        assert j.end == events[events >= limit].min()
+    _assert_late_kills_at_events(kernel)
 
 
 @settings(max_examples=60, deadline=None)
