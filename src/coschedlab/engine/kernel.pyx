@@ -675,20 +675,22 @@ cdef class Simulation:
         while not self._heap.empty() and finished[self._heap[0].second]:
             self._pop()
 
+    cdef inline double _next_event(self, double t) except? -1:
+        """The earliest of ``t`` (the next arrival), the next completion and the next
+        dependant's release: an event of ELiSE's loop (a wake-up is not one)."""
+        cdef list releases = self._releases
+        if self._top_t() < t:
+            t = self._top_t()
+        if releases and releases[0][0] < t:
+            t = releases[0][0]
+        return t
+
     def _next_time(self) -> float:
         """The next event: an arrival, a completion, a wake-up or a dependant's release."""
         if self._moving_ends:  # a superseded end is not an event
             self._drop_stale()
         i = self._arr_i
-        t = self.submit[i] if i < self.n else INF
-        if self._top_t() < t:
-            t = self._top_t()
-        if self._first_timer() < t:
-            t = self._first_timer()
-        releases = self._releases
-        if releases and releases[0][0] < t:
-            t = releases[0][0]
-        return t
+        return min(self._next_event(self.submit[i] if i < self.n else INF), self._first_timer())
 
     def only_timers_left(self) -> bool:
         """No completion, arrival or dependency release is pending: only wake-ups (a policy's
@@ -762,7 +764,8 @@ cdef class Simulation:
             if not events & 255:
                 with nogil:
                     pass
-            # the next event (:meth:`_next_time`, written out: this runs once per event)
+            # the next event (:meth:`_next_event` and the first wake-up, written out: this runs
+            # once per event)
             if dynamic:  # a superseded end is not an event
                 self._drop_stale()
             t = <double>submit[arr_i] if arr_i < n else INFINITY
@@ -778,11 +781,7 @@ cdef class Simulation:
                 t = yield t
                 # another system's pass may have started a job here since: look again
                 own = next_time()
-                ev = <double>submit[arr_i] if arr_i < n else INFINITY
-                if self._top_t() < ev:
-                    ev = self._top_t()
-                if releases and releases[0][0] < ev:
-                    ev = releases[0][0]
+                ev = self._next_event(<double>submit[arr_i] if arr_i < n else INFINITY)
             elif t == INFINITY:
                 break
             elif t > until:
@@ -1653,12 +1652,7 @@ cdef class _KernelStarter(Starter):
         return est.data()
 
     cdef long idle(self) noexcept:
-        cdef Simulation sim = self.sim
-        if sim._whole is not None:
-            return sim._whole.idle
-        if sim._shared is not None:
-            return sim._shared.nodes.n_idle
-        return sim.acct.idle
+        return self.sim._idle()
 
     cdef void nodes_of(self, long j, vector[long]* out) noexcept:
         cdef Simulation sim = self.sim

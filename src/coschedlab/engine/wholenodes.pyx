@@ -81,14 +81,11 @@ cdef class WholeNodes:
         if placement is None:
             self.take_c(j, nodes)
             return
-        where = normalize(placement.intervals)
         self.got.clear()
-        for a, b in where:
-            self.pool.take_range_c(a, b)
+        for a, b in normalize(placement.intervals):
             self.got.push_back(a)
             self.got.push_back(b)
-        self.ivs.store_c(j, self.got.data(), self.got.size() // 2)
-        self.idle = self.pool.free
+        self.take_iv_c(j, self.got.data(), self.got.size() // 2, nodes)
 
     def release(self, long j) -> None:
         """Job ``j`` ended: free its nodes."""

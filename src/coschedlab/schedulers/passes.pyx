@@ -1804,9 +1804,7 @@ cdef class SlurmPass(SharedPass):
             self.rtimes,
         )  # fmt: skip
         for k in range(<long>self.rjobs.size()):
-            j = self.rjobs[k]
-            if s.reservation[j] != s.reservation[j]:  # record_reservation: first only
-                s.reservation[j] = self.rtimes[k]
+            self.record_first(s, self.rjobs[k], self.rtimes[k])
         for k in range(<long>self.out.size()):
             j = self.out[k]
             self.starter.start_c(
@@ -1814,11 +1812,7 @@ cdef class SlurmPass(SharedPass):
                 self.cores_per_node,
             )  # fmt: skip
             taken += self.counts.nodes[j]
-            self.starts += 1
-            self.pending[j] = 0
-            self.ord_ver += 1
-            self.joined -= 1
-            self.started_at[j] = s.now
+            self.leave(j, s.now)
             self.taken.push_back(j)
             self.count(j)
         self.kernel_state()
@@ -2103,13 +2097,23 @@ cdef class SlurmPass(SharedPass):
         sort(self.just_rel.begin(), self.just_rel.end())
         self.merge_releases(m)
 
-    cdef inline void start(self, PassState* s, long j) noexcept:
+    cdef inline void leave(self, long j, double now) noexcept:
+        """Job ``j`` starts at ``now``: it leaves the pending order."""
         self.starts += 1
         self.pending[j] = 0
         self.ord_ver += 1
         self.joined -= 1
-        self.started_at[j] = s.now
+        self.started_at[j] = now
+
+    cdef inline void start(self, PassState* s, long j) noexcept:
+        """Job ``j`` starts now, by the kernel after the pass (``s.started``)."""
+        self.leave(j, s.now)
         s.started.push_back(j)
+
+    cdef inline void record_first(self, PassState* s, long j, double t) noexcept:
+        """``record_reservation``: job ``j``'s reservation ``t``, if it has none yet."""
+        if s.reservation[j] != s.reservation[j]:
+            s.reservation[j] = t
 
     cdef long live(self, PassState* s, const vector[long]& tested, long free) noexcept:
         """How many of the ``tested`` jobs (in order) a scan with ``free`` idle nodes tests:
@@ -2162,9 +2166,7 @@ cdef class SlurmPass(SharedPass):
             )
         self.memo_at = NAN
         for k in range(<long>self.reserved_at.size()):
-            j = self.reserved_at[k].second
-            if s.reservation[j] != s.reservation[j]:  # record_reservation: first only
-                s.reservation[j] = self.reserved_at[k].first
+            self.record_first(s, self.reserved_at[k].second, self.reserved_at[k].first)
         for k in range(<long>self.out.size()):
             self.start(s, self.out[k])
         return free
