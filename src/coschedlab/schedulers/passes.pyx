@@ -25,7 +25,6 @@ from array import array
 cimport cython
 from cython.operator cimport dereference as deref
 from libc.limits cimport LONG_MAX
-from libc.stdint cimport INT32_MAX, INT32_MIN, int32_t, uint64_t
 from libc.string cimport memmove
 from libc.math cimport INFINITY, NAN, ceil, fabs, floor, fmod, llround, nextafter, pow
 from libcpp.algorithm cimport (
@@ -40,37 +39,6 @@ from coschedlab.engine.cpass cimport (
 from coschedlab.engine.cshared cimport SharedPass
 from coschedlab.schedulers.nodemap cimport NodeMap
 from coschedlab.schedulers.rules cimport admit_c
-
-cdef extern from *:
-    """
-    #include <stdint.h>
-    #if defined(__SSE2__)
-    #include <emmintrin.h>
-    #endif
-    /* Bit j set iff a[j] >= lo, for j < n <= 64 (a padded with INT32_MIN to a multiple of
-       16 past n; lo > INT32_MIN): 16 counts a step with SSE2, one at a time without. */
-    static inline uint64_t coschedlab_at_least(const int32_t* a, long n, int32_t lo) {
-        uint64_t m = 0;
-        long j;
-    #if defined(__SSE2__)
-        const __m128i l = _mm_set1_epi32(lo - 1);
-        for (j = 0; j < n; j += 16) {
-            __m128i c0 = _mm_cmpgt_epi32(_mm_loadu_si128((const __m128i*)(a + j)), l);
-            __m128i c1 = _mm_cmpgt_epi32(_mm_loadu_si128((const __m128i*)(a + j + 4)), l);
-            __m128i c2 = _mm_cmpgt_epi32(_mm_loadu_si128((const __m128i*)(a + j + 8)), l);
-            __m128i c3 = _mm_cmpgt_epi32(_mm_loadu_si128((const __m128i*)(a + j + 12)), l);
-            __m128i b = _mm_packs_epi16(_mm_packs_epi32(c0, c1), _mm_packs_epi32(c2, c3));
-            m |= (uint64_t)(uint32_t)_mm_movemask_epi8(b) << j;
-        }
-    #else
-        for (j = 0; j < n; j++)
-            m |= (uint64_t)(a[j] >= lo) << j;
-    #endif
-        return m;
-    }
-    """
-    uint64_t at_least "coschedlab_at_least"(const int32_t* a, long n, int32_t lo) noexcept nogil
-    int ctz "__builtin_ctzll"(unsigned long long) noexcept nogil
 
 ctypedef pair[double, long] Keyed
 ctypedef pair[double, double] Window  # a candidate slot and the end of its window
@@ -308,22 +276,6 @@ cdef inline long rel_at_or_after(const vector[Rel]& v, double t) noexcept:
     return first_at_or_after(v.data(), 0, v.size(), t)
 
 
-cdef inline long next_bit(const uint64_t* mk, long n, long i, uint64_t flip) noexcept:
-    """The first index at or after ``i`` whose bit in the words ``mk`` of ``n`` bits is set
-    (``flip`` 0) or clear (``flip`` all ones); ``n``: none (:meth:`CProfile.test`)."""
-    cdef long w = i >> 6
-    cdef uint64_t x
-    if i >= n:
-        return n
-    x = (mk[w] ^ flip) & (~(<uint64_t>0) << (i & 63))
-    while x == 0:
-        w += 1
-        if w << 6 >= n:
-            return n
-        x = mk[w] ^ flip
-    return min(n, (w << 6) + ctz(x))
-
-
 # the steps of a profile go in blocks of BLOCK to 2 x BLOCK consecutive steps, unless it
 # starts with fewer than FLAT steps (CProfile)
 cdef long BLOCK = 16
@@ -372,10 +324,7 @@ cdef class CProfile:
     kept: the small profiles pay for no blocks). A step added by a hold joins the block of
     the step before it, which is split in two when it reaches 2 x ``BLOCK`` steps.
     :meth:`test` leaves the indices of the slot and of its end for the :meth:`hold` that
-    follows (no search for them). A flat profile keeps its counts in a second, contiguous
-    array as well (``fr``, 32-bit, padded): a test compares 16 of them at a time with the
-    need, 64 steps a word of bits (``mk``), and goes from run to run of steps with the
-    nodes instead of step by step."""
+    follows (no search for them)."""
 
     cdef vector[Step] steps
     cdef vector[long] bs, add, least
@@ -386,10 +335,6 @@ cdef class CProfile:
     # (its slot and end) in ``cand`` (-inf: none; :meth:`CountScan.shift_bound`)
     cdef double noted_to
     cdef vector[Window] cand
-    # a flat profile's counts (``steps[m].free``, the same values) and, past the last step,
-    # at least 16 INT32_MIN; :meth:`test`'s words of bits
-    cdef vector[int32_t] fr
-    cdef vector[uint64_t] mk
 
     cdef inline void reset(self, double now, long free) noexcept:
         """Start at ``now`` with ``free`` nodes, nothing released later."""
@@ -431,10 +376,6 @@ cdef class CProfile:
         if not self.flat:
             for b in range(nb):
                 self.least_of(b)
-        else:
-            self.fr.assign(n + 32, INT32_MIN)
-            for b in range(n):
-                self.fr[b] = self.steps[b].free
         self.stale = False
 
     cdef inline void least_of(self, long b) noexcept:
@@ -484,39 +425,29 @@ cdef class CProfile:
         cdef const long* bs
         cdef const long* add
         cdef const long* least
-        cdef long n = self.steps.size(), i = 0, k, b = 0, kb, nxt, lo, e
+        cdef long n = self.steps.size(), i = 0, k, b = 0, kb, nxt, lo
         cdef double end, noted = self.noted_to
         cdef bint ok
-        cdef int32_t lo32
-        cdef const int32_t* fr
-        cdef uint64_t* mk
         if self.stale:
             self.blocks()
         p = self.steps.data()
         bs, add, least = self.bs.data(), self.add.data(), self.least.data()
-        if self.flat:  # one block: run by run of the steps with the nodes (``fr``'s bits)
+        if self.flat:  # one block: the same walk with its count folded into ``need``
             lo = need - add[0]
-            lo32 = INT32_MIN + 1 if lo <= INT32_MIN else (INT32_MAX if lo > INT32_MAX else lo)
-            if <long>self.mk.size() < (n + 63) >> 6:
-                self.mk.resize((n + 63) >> 6)
-            fr, mk = self.fr.data(), self.mk.data()
-            for b in range((n + 63) >> 6):
-                mk[b] = at_least(fr + (b << 6), min(64, n - (b << 6)), lo32)
-            i = next_bit(mk, n, 0, 0)
             while i < n:
-                # the run of steps with the nodes from ``i`` ends before step ``e``: the
-                # window from ``i`` fits iff it ends by ``e``'s time; if not, it fails at step
-                # ``e``, and so does the (longer) window from any step up to ``e``
-                e = next_bit(mk, n, i + 1, ~(<uint64_t>0))
+                while i < n and p[i].free < lo:
+                    i += 1
+                if i == n:
+                    break
                 end = p[i].t + duration
-                if e < n and p[e].t < end:  # fails at step ``e``
-                    if p[e].t <= noted:  # (failed at a step up to ``noted_to``)
-                        self.cand.push_back(Window(p[i].t, end))
-                    i = next_bit(mk, n, e + 1, 0)
-                    continue
-                k = i + 1  # (the end's index)
-                while k < e and p[k].t < end:
+                k = i + 1
+                while k < n and p[k].t < end and p[k].free >= lo:
                     k += 1
+                if k < n and p[k].t < end:  # fails at step ``k``
+                    if p[k].t <= noted:  # (failed at a step up to ``noted_to``)
+                        self.cand.push_back(Window(p[i].t, end))
+                    i = k + 1
+                    continue
                 self.at, self.to = i, (k if duration > 0 else -1)
                 return p[i].t
             self.at = -1
@@ -576,10 +507,6 @@ cdef class CProfile:
         p[k].free = p[k - 1].free
         if self.flat:
             self.bs[1] += 1
-            if <long>self.fr.size() < n + 17:
-                self.fr.resize(2 * n + 32, INT32_MIN)
-            memmove(&self.fr[k + 1], &self.fr[k], (n - k) * sizeof(int32_t))
-            self.fr[k] = self.fr[k - 1]
             return
         b = self.block_of(k - 1)
         for c in range(b + 1, nb + 1):
@@ -598,7 +525,6 @@ cdef class CProfile:
         cdef long i, k, m, bi, bk, c, n = self.steps.size()
         cdef double end = t + duration
         cdef Step* p
-        cdef int32_t* fr
         if self.stale:
             self.blocks()
         if 0 <= self.at < n and self.steps[self.at].t == t:
@@ -617,10 +543,8 @@ cdef class CProfile:
             return
         if self.flat:
             p = self.steps.data()
-            fr = self.fr.data()
             for m in range(i, k):
                 p[m].free -= need
-                fr[m] -= need
             return
         bi = self.block_of(i)
         bk = self.block_of(k - 1)
