@@ -1033,6 +1033,10 @@ cdef class SlurmPass(SharedPass):
     cdef bint relook_ok, plain
     cdef long proof_ver
     cdef double proof_from, proof_to
+    # the proof's pending jobs: how many, and the first (tested) ones, in order; a start or a
+    # recalculation it covers carries it to the order's next version (:meth:`carry_proof`)
+    cdef long proof_n
+    cdef vector[long] proof_head
     cdef vector[double] until
     # proofs carried from one look-ahead to the next (:meth:`hold_state`): the state their
     # scans were made on (idle nodes; the releases, known by the completions and starts seen;
@@ -1253,7 +1257,7 @@ cdef class SlurmPass(SharedPass):
         cdef Keyed x
         self.calc = t
         self.next_calc = t + self.period
-        self.ord_ver += 1
+        self.carry_proof(-1, t)
         for k in range(<long>self.order.size()):
             j = self.order[k].second
             if self.pending[j]:
@@ -1379,6 +1383,10 @@ cdef class SlurmPass(SharedPass):
             if self.plain:  # (the pass's order, keys at ``t``: a proof from ``t``)
                 self.proof_ver, self.proof_from = self.ord_ver, t
                 self.proof_to = self.order_holds_to(t, m)
+                self.proof_n = self.relook.size()
+                self.proof_head.resize(m)
+                for k in range(m):
+                    self.proof_head[k] = self.relook[k].second
             return False  # the same tested jobs, in the same order
         self.plain = False
         partial_sort(self.relook.begin(), self.relook.begin() + m, self.relook.end())
@@ -1386,6 +1394,32 @@ cdef class SlurmPass(SharedPass):
             self.look_ver = -1  # (``look`` no longer the order's first jobs)
             return True
         return False
+
+    cdef void carry_proof(self, long j, double t) noexcept:
+        """A new version of the pending order, after job ``j`` left it (-1: none) or a
+        recalculation at ``t`` (NaN: none); the proof of :meth:`order_holds_to` for the
+        present version is carried over when it still holds: a recalculation at a time it
+        covers sorts the pending jobs into the same first jobs in the same order (the rest
+        after them, in some order: the same statement); a job that leaves from after the
+        first ones takes a pair from the proof, and so does one of the first ones when no
+        other follows them (the pairs around it give the new pair by transitivity, at each
+        time)."""
+        cdef long k, m = self.proof_head.size()
+        cdef bint keep = self.proof_ver == self.ord_ver and (
+            t != t or self.proof_from <= t <= self.proof_to
+        )
+        if keep and j >= 0:
+            k = 0
+            while k < m and self.proof_head[k] != j:
+                k += 1
+            if k < m:  # one of the first: the last of the proof?
+                keep = m == self.proof_n
+                if keep:
+                    self.proof_head.erase(self.proof_head.begin() + k)
+            self.proof_n -= 1
+        self.ord_ver += 1
+        if keep:
+            self.proof_ver = self.ord_ver
 
     cdef double order_holds_to(self, double t0, long m) noexcept:
         """After :meth:`reorder` at ``t0`` found the first ``m`` entries of ``relook`` (the
@@ -2207,7 +2241,7 @@ cdef class SlurmPass(SharedPass):
         """Job ``j`` starts at ``now``: it leaves the pending order."""
         self.starts += 1
         self.pending[j] = 0
-        self.ord_ver += 1
+        self.carry_proof(j, NAN)
         self.joined -= 1
         self.started_at[j] = now
 
