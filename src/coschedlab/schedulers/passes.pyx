@@ -1476,10 +1476,11 @@ cdef class SlurmPass(SharedPass):
                 still_last = still
         return H
 
-    def order_proof(self, double t0, double t) -> tuple[float, bool]:
+    def order_proof(self, double t0, double t, long leave=-1) -> tuple[float, bool]:
         """For the tests: every job pending in the order of its key at ``t0``;
-        :meth:`reorder` at ``t0`` (its proof) and then at ``t`` with no proof. Returns the
-        proof's end (``t0``: none) and whether the tested jobs at ``t`` differ."""
+        :meth:`reorder` at ``t0`` (its proof), job ``leave`` (if not -1) starting (the proof
+        carried: :meth:`carry_proof`), and then :meth:`reorder` at ``t`` with no proof.
+        Returns the proof's end (``t0``: none) and whether the tested jobs at ``t`` differ."""
         cdef long j, n = self.origin.size()
         self.order.clear()
         for j in range(n):
@@ -1491,6 +1492,10 @@ cdef class SlurmPass(SharedPass):
         self.pick(self.order)
         if self.reorder(t0, True):
             raise AssertionError("the order at t0 is sorted")
+        if leave >= 0:
+            self.pending[leave] = 0
+            self.carry_proof(leave, NAN)
+            self.pick(self.order)
         end = self.proof_to if self.proof_ver == self.ord_ver else t0
         self.proof_ver = -1
         return end, self.reorder(t, True)
