@@ -1025,6 +1025,18 @@ cdef class SlurmPass(SharedPass):
     # ``ord_ver``: the pending order's version (a join, a start, a recalculation); ``look_ver``:
     # the one whose first pending jobs ``look`` holds (:meth:`pick` on ``order``; -1: none)
     cdef long ord_ver, look_ver
+    # ``relook_ok``: ``relook`` is the last :meth:`reorder`'s (not skipped by a proof);
+    # ``plain``: it is (or, not made, would be) the pass's pending order, not re-sorted;
+    # ``proof_ver``, ``proof_from``, ``proof_to``: the order's version and the recalculation
+    # times over which its first pending jobs are proved to stay the first, in order
+    # (:meth:`order_holds_to`)
+    cdef bint relook_ok, plain
+    cdef long proof_ver
+    cdef double proof_from, proof_to
+    # the proof's pending jobs: how many, and the first (tested) ones, in order; a start or a
+    # recalculation it covers carries it to the order's next version (:meth:`carry_proof`)
+    cdef long proof_n
+    cdef vector[long] proof_head
     cdef vector[double] until
     # proofs carried from one look-ahead to the next (:meth:`hold_state`): the state their
     # scans were made on (idle nodes; the releases, known by the completions and starts seen;
@@ -1037,6 +1049,7 @@ cdef class SlurmPass(SharedPass):
     cdef public long backfill_passes
     cdef public long skipped  # ticks accounted for without a pass (for tests and reports)
     cdef public long carried  # look-ahead scans spared by a proof carried (for tests)
+    cdef public long kept  # look-ahead recalculations spared by :meth:`order_holds_to` (tests)
     cdef public long stretched  # proofs made longer by :meth:`CountScan.shift_bound` (tests)
     # a gated run's pass (:meth:`serve_gate`): the kernel's start times, the queue as presented
     # at this call, the order's jobs, and the jobs the last call started
@@ -1132,6 +1145,10 @@ cdef class SlurmPass(SharedPass):
         self.held_until.assign(self.classes, -INFINITY)
         self.ord_ver = 0
         self.look_ver = -1
+        self.relook_ok = False
+        self.plain = True
+        self.proof_ver = -1
+        self.kept = 0
 
     cdef inline double size_of(self, long cpus, double minutes) noexcept:
         """:meth:`.priority.Multifactor.size`, the same arithmetic: ``cpus`` (the larger of
@@ -1240,7 +1257,7 @@ cdef class SlurmPass(SharedPass):
         cdef Keyed x
         self.calc = t
         self.next_calc = t + self.period
-        self.ord_ver += 1
+        self.carry_proof(-1, t)
         for k in range(<long>self.order.size()):
             j = self.order[k].second
             if self.pending[j]:
@@ -1324,9 +1341,23 @@ cdef class SlurmPass(SharedPass):
     cdef bint reorder(self, double t, bint first) noexcept:
         """The pending order a recalculation at ``t`` (a period's start) makes
         (:meth:`recalculate`'s arithmetic, on a copy: ``self.relook``, made from the pass's
-        order the ``first`` time), its tested jobs in ``self.look``; whether they changed."""
+        order the ``first`` time), its tested jobs in ``self.look``; whether they changed.
+        Made from the pass's order, it keeps its tested jobs when a proof of this version of
+        the order covers ``t`` (:meth:`order_holds_to`): then no key is computed (``relook``
+        is made at the next call)."""
         cdef long k, j
-        if first:
+        cdef bint build = first or not self.relook_ok
+        if (
+            (build or self.plain) and self.proof_ver == self.ord_ver
+            and self.proof_from <= t <= self.proof_to
+        ):  # (``relook``'s keys, if made, are made again at the next call)
+            self.relook_ok = self.relook_ok and not first
+            self.plain = True
+            self.kept += 1
+            return False
+        self.relook_ok = True
+        self.plain = build or self.plain
+        if build:
             self.relook.clear()
             for k in range(<long>self.order.size()):
                 j = self.order[k].second
@@ -1349,12 +1380,125 @@ cdef class SlurmPass(SharedPass):
                 < self.relook[m - 1]
             )
         ):
+            if self.plain:  # (the pass's order, keys at ``t``: a proof from ``t``)
+                self.proof_ver, self.proof_from = self.ord_ver, t
+                self.proof_to = self.order_holds_to(t, m)
+                self.proof_n = self.relook.size()
+                self.proof_head.resize(m)
+                for k in range(m):
+                    self.proof_head[k] = self.relook[k].second
             return False  # the same tested jobs, in the same order
+        self.plain = False
         partial_sort(self.relook.begin(), self.relook.begin() + m, self.relook.end())
         if self.pick(self.relook):
             self.look_ver = -1  # (``look`` no longer the order's first jobs)
             return True
         return False
+
+    cdef void carry_proof(self, long j, double t) noexcept:
+        """A new version of the pending order, after job ``j`` left it (-1: none) or a
+        recalculation at ``t`` (NaN: none); the proof of :meth:`order_holds_to` for the
+        present version is carried over when it still holds: a recalculation at a time it
+        covers sorts the pending jobs into the same first jobs in the same order (the rest
+        after them, in some order: the same statement); a job that leaves from after the
+        first ones takes a pair from the proof, and so does one of the first ones when no
+        other follows them (the pairs around it give the new pair by transitivity, at each
+        time)."""
+        cdef long k, m = self.proof_head.size()
+        cdef bint keep = self.proof_ver == self.ord_ver and (
+            t != t or self.proof_from <= t <= self.proof_to
+        )
+        if keep and j >= 0:
+            k = 0
+            while k < m and self.proof_head[k] != j:
+                k += 1
+            if k < m:  # one of the first: the last of the proof?
+                keep = m == self.proof_n
+                if keep:
+                    self.proof_head.erase(self.proof_head.begin() + k)
+            self.proof_n -= 1
+        self.ord_ver += 1
+        if keep:
+            self.proof_ver = self.ord_ver
+
+    cdef double order_holds_to(self, double t0, long m) noexcept:
+        """After :meth:`reorder` at ``t0`` found the first ``m`` entries of ``relook`` (the
+        pass's pending order, keys at ``t0``) in order and before the rest: a time ``H >= t0``
+        such that the keys at any ``t`` in ``[t0, H]`` do too (the same tested jobs in the same
+        order, no key computed).
+
+        Proof. A key is ``-P``, ``P = trunc(x)``, ``x = w_age a + w_size s`` with the age
+        factor ``a = min(1, (t - o) / max_age)`` (``o <= t0``: else no proof); the
+        weights are not negative (else no proof), so ``x >= 0`` and ``P = floor(x)``. Each
+        operation rounds monotonically, so a computed ``P`` never falls as ``t`` grows, and a
+        job *still* at ``t0`` (``a = 1``) keeps its key. A *rising* job's exact ``x`` grows by
+        ``w_age (t - t0) / max_age`` until it saturates at ``o + max_age``, and each computed
+        ``x`` is within 1e-6 of the exact one (below 2^52 x 1e-6). An entry ``i`` comes before
+        ``k`` at ``t`` iff ``P_i > P_k``, or they tie and ``j_i < j_k``. With ``g = P_i - P_k``
+        at ``t0`` (``i`` before ``k``):
+
+        * ``i`` rising, ``k`` still, or both still: ``P_i`` does not fall, ``P_k`` stays;
+        * both rising: ``x_i - x_k`` stays, exactly, until ``i`` saturates (``k`` saturating
+          only slows ``k``), so ``P_i - P_k >= g - 2``: before if ``g >= 3``, or ``g >= 2``
+          with ``j_i < j_k``; else no proof;
+        * ``i`` still, ``k`` rising: ``P_k <= P_k(t0) + 1 + delta + 2e-6`` with ``delta =
+          w_age (t - t0) / max_age``: before while ``delta < g - 1.01`` (``g - 0.01`` with
+          ``j_i < j_k``).
+
+        The pairs are the consecutive first ``m`` and the ``m``-th against each later one;
+        ``H`` is the least bound over them."""
+        cdef const Keyed* r = self.relook.data()
+        cdef const double* o = self.origin.data()
+        cdef long k, i, j, n = self.relook.size()
+        cdef double H = INFINITY, rate = self.w_age / self.max_age, g
+        cdef bint still, still_a = False, still_last = False
+        if self.w_age < 0 or self.w_size < 0 or m == 0:
+            return t0
+        for k in range(n):
+            j = r[k].second
+            if o[j] > t0:
+                return t0
+            still = rate == 0 or (t0 - o[j]) / self.max_age >= 1.0  # (computed as :meth:`key`)
+            if k > 0 and not still:  # (``j`` still: after any, for good)
+                i = r[k - 1 if k < m else m - 1].second
+                g = r[k].first - r[k - 1 if k < m else m - 1].first  # (P_i - P_j)
+                if not (still_a if k < m else still_last):  # both rising
+                    if not (g >= 3 or (g >= 2 and i < j)):
+                        return t0
+                    H = min(H, o[i] + self.max_age)
+                else:
+                    g -= 0.01 if i < j else 1.01
+                    if not g > 0:
+                        return t0
+                    H = min(H, t0 + g / rate)
+            still_a = still
+            if k == m - 1:
+                still_last = still
+        return H
+
+    def order_proof(self, double t0, double t, long leave=-1) -> tuple[float, bool]:
+        """For the tests: every job pending in the order of its key at ``t0``;
+        :meth:`reorder` at ``t0`` (its proof), job ``leave`` (if not -1) starting (the proof
+        carried: :meth:`carry_proof`), and then :meth:`reorder` at ``t`` with no proof.
+        Returns the proof's end (``t0``: none) and whether the tested jobs at ``t`` differ."""
+        cdef long j, n = self.origin.size()
+        self.order.clear()
+        for j in range(n):
+            self.known[j] = self.pending[j] = 1
+            self.order.push_back(Keyed(self.key(j, max(t0, self.origin[j])), j))
+        sort(self.order.begin(), self.order.end())
+        self.ord_ver += 1
+        self.relook_ok, self.plain = False, True
+        self.pick(self.order)
+        if self.reorder(t0, True):
+            raise AssertionError("the order at t0 is sorted")
+        if leave >= 0:
+            self.pending[leave] = 0
+            self.carry_proof(leave, NAN)
+            self.pick(self.order)
+        end = self.proof_to if self.proof_ver == self.ord_ver else t0
+        self.proof_ver = -1
+        return end, self.reorder(t, True)
 
     cdef bint acts(self, PassState* s, double T) noexcept:
         """The scan just made at ``T`` (``self.out``, ``self.reserved_at``) starts a job or
@@ -1673,6 +1817,7 @@ cdef class SlurmPass(SharedPass):
             j = self.order[k].second
             self.listed[j] = 0
             self.pending[j] = self.queued_now[j]
+        self.ord_ver += 1  # (the pending jobs may change)
 
     cdef void gated_releases(self, PassState* s) noexcept:
         """The release list of a gated call, from the kernel's running jobs (``s.est``): each
@@ -2101,7 +2246,7 @@ cdef class SlurmPass(SharedPass):
         """Job ``j`` starts at ``now``: it leaves the pending order."""
         self.starts += 1
         self.pending[j] = 0
-        self.ord_ver += 1
+        self.carry_proof(j, NAN)
         self.joined -= 1
         self.started_at[j] = now
 
