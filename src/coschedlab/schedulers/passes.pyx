@@ -1200,6 +1200,26 @@ cdef class SlurmPass(SharedPass):
             self.seen_main[k] = NAN
             self.seen_bf[k] = NAN
 
+    def tick_period(self):
+        """The shortest clock on which this pass may wake at every tick while jobs wait,
+        with no look ahead to prove ticks quiet (``bf_nodes``' node map, a gated pass):
+        ``(seconds, option, why)``; None when the ticks are looked ahead over. The kernel
+        refuses a run that would make too many such passes before it starts."""
+        cdef double t = INFINITY
+        cdef str name = ""
+        if not (self.on_nodes or self.gated):
+            return None
+        if self.backfill:
+            t, name = self.bf_interval, "bf_interval"
+        if self.has_sched and self.sched_interval < t:
+            t, name = self.sched_interval, "sched_interval"
+        if self.on_nodes and not self.fifo and self.w_age > 0 and self.period < t:
+            t, name = self.period, "priority_calc_period"
+        if t == INFINITY:
+            return None
+        why = "bf_nodes' node map" if self.on_nodes else "a gated pass (coupled, ELiSE's clock)"
+        return t, name, why
+
     def age_origin(self, long j) -> float:
         """When job ``j``'s age started counting (0: it never joined, or FIFO priority)."""
         return self.origin[j] if self.known[j] and not self.fifo else 0.0
