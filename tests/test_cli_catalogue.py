@@ -1327,6 +1327,8 @@ CASES = [
     ("slurm-bf-nodes-calc-period-tiny", "simulate long_span.swf -s slurm:bf_nodes=true,bf_interval=1e6,priority_calc_period=0.5 --out o1", 2, "may wake every priority_calc_period=0.5 s while jobs wait"),
     ("coupled-slurm-span-huge", "coupled simulate --system long_span.swf:name=a --system small.swf -s slurm --out o1", 2, "a gated pass (coupled, ELiSE's clock) may wake every bf_interval=30 s"),
     ("simulate-trace-missing-out-earlier", "simulate nosuch.swf --out prev", 2, "error: nosuch.swf: No such file or directory"),
+    ("study-batch-no-jobs", "study batch --scaling 4:1.95,8:1.14 --jobs 0 --procs 32", 2, "error: --jobs: must be at least 1, got 0"),
+    ("study-batch-negative-jobs", "study batch --scaling 4:1.95,8:1.14 --jobs -3 --procs 32", 2, "error: --jobs: must be at least 1, got -3"),
 ]  # fmt: skip
 
 
