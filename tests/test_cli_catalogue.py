@@ -957,7 +957,7 @@ CASES = [
     ("study-batch-csv-cols", "study batch --scaling scaling_cols.csv -n 6 -p 32", 2, "scaling_cols.csv:1"),
     ("study-batch-twice", "study batch --scaling 4:1,4:2 -n 6 -p 32", 2, "4 processors given twice"),
     ("study-batch-too-small", "study batch --scaling 64:1 -n 6 -p 32", 2, "no tabulated processor count fits 32"),
-    ("study-batch-jobs", "study batch --scaling 4:1 -n -1 -p 32", 2, "must be a whole number from 0 to 1,000,000"),
+    ("study-batch-jobs", "study batch --scaling 4:1 -n 2000000 -p 32", 2, "must be a whole number from 0 to 1,000,000"),
     ("study-batch-procs", "study batch --scaling 4:1 -n 6 -p 0", 2, "processors must be a whole number >= 1"),
     ("study-batch-time", "study batch --scaling 4:-2 -n 6 -p 32", 2, "must be a positive number"),
     ("study-run-yaml", "study run st_yaml.yaml --out so", 2, "st_yaml.yaml:2: not valid YAML"),
