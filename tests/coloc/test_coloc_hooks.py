@@ -158,6 +158,37 @@ def test_best_pair_on_another_model_calls_its_node_order():
     assert calls and sim.scheduler._cpass is not None and sim.scheduler.compiled_pass is None
 
 
+def test_a_scheduler_and_a_model_used_again_read_the_new_run():
+    # the co-scheduler's shapes and the model's rows and columns are lists made on first use
+    # after each set-up: used for a second run on another workload, a hooked co-scheduler
+    # (which reads the shapes) and best-pair's mean model (which reads the rows) answer as new
+    # ones, not with the first run's lists
+    def run(sched, model, w):
+        sim = Simulation(w, Cluster(4, 2, 2), sched, speed_model=model, shared_nodes=True)
+        sim.run()
+        return Result.from_simulation(sim).jobs[PASS_COLS]
+
+    first = Workload.from_records([
+        {"id": i + 1, "submit": 0, "run": 100, "procs": 2, "requested_time": 100, "app": i % 2}
+        for i in range(5)
+    ])  # fmt: skip
+    second = Workload.from_records([
+        {"id": i + 1, "submit": 3 * i, "run": 40 + 7 * i, "procs": 8 if i % 3 == 1 else 2,
+         "requested_time": 100, "app": 1 - i % 2}
+        for i in range(9)
+    ])  # fmt: skip
+    for cls, model in ((CrowdedFirst, ColocationSpeed), (BestPair, MeanSpeed)):
+        sched, speed = cls(), model.from_pool(pool_ab())
+        run(sched, speed, first)
+        assert len(sched._k) == len(speed.app) == 5  # (the lists of the first run, made)
+        again = run(sched, speed, second)
+        new_sched, new_speed = cls(), model.from_pool(pool_ab())
+        assert again.equals(run(new_sched, new_speed, second))
+        assert (sched._cores, sched._k) == (new_sched._cores, new_sched._k)
+        assert (speed.app, speed._col) == (new_speed.app, new_speed._col)
+        assert speed.info._app == tuple(speed.app) and len(speed.app) == 9
+
+
 class NaNInfo(ColocationSpeed):
     """A model whose ColocInfo (view.coloc) is hand-made with a NaN spread-alone or mean
     speedup for application A."""

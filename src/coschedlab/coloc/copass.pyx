@@ -43,6 +43,7 @@ from libcpp.vector cimport vector
 from coschedlab.engine.cpass cimport Est, PassState
 from coschedlab.engine.cshared cimport SharedPass
 from coschedlab.engine.cspeed cimport NeighbourSpeed
+from coschedlab.engine.cspeed cimport doubles_of as _doubles, longs_of as _longs
 from coschedlab.engine.segments cimport CoreProjection, SharedCores, SharedNodes
 from coschedlab.engine.view cimport View
 from coschedlab.schedulers.rules cimport admit_c
@@ -55,24 +56,6 @@ __all__ = ["ColocPass", "filler_order", "pair_predictor"]
 
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
-
-
-cdef vector[long] _longs(object values) except *:
-    """A C vector of the integers ``values`` (an array or a sequence), copied at once."""
-    cdef const long[::1] a = np.ascontiguousarray(values, dtype=np.int64)
-    cdef vector[long] out
-    if a.shape[0]:
-        out.assign(&a[0], &a[0] + a.shape[0])
-    return out
-
-
-cdef vector[double] _doubles(object values) except *:
-    """A C vector of the numbers ``values`` (an array or a sequence), copied at once."""
-    cdef const double[::1] a = np.ascontiguousarray(values, dtype=np.float64)
-    cdef vector[double] out
-    if a.shape[0]:
-        out.assign(&a[0], &a[0] + a.shape[0])
-    return out
 
 
 cdef long _number(const vector[long]& key, vector[long]& out, vector[long]& first) noexcept:

@@ -45,6 +45,7 @@ Slowdown in favor Co-Scheduler  ``slowdown``: nodes ranked by how many pair spee
 from __future__ import annotations
 
 import math
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -116,8 +117,10 @@ class CoScheduler(Scheduler):
         else:
             cores = np.asarray([self.cores_for(view, j) for j in range(view.n)], dtype=np.int64)
         k = -(-procs // cores)
-        self._cores = cores.tolist()
-        self._k = k.tolist()
+        # the compiled pass reads the arrays; the lists (Python hooks) are made on first use
+        self._shapes = (cores, k)
+        vars(self).pop("_cores", None)
+        vars(self).pop("_k", None)
         cls = type(self)
         self._ordered = cls.node_order is not CoScheduler.node_order
         # best-pair's node order runs compiled on the co-location model's pair speedups
@@ -150,6 +153,16 @@ class CoScheduler(Scheduler):
         hooked = nodes_hook is not None or deploy_hook is not None
         own = cls.schedule is not CoScheduler.schedule
         self.compiled_pass = None if hooked or own else self._cpass
+
+    @cached_property
+    def _cores(self) -> list[int]:
+        """Cores per node of every job (a list, made on first use after :meth:`setup`)."""
+        return self._shapes[0].tolist()
+
+    @cached_property
+    def _k(self) -> list[int]:
+        """Nodes of every job (a list, made on first use after :meth:`setup`)."""
+        return self._shapes[1].tolist()
 
     def shape(self, j: int) -> tuple[int, int]:
         """``(cores per node, nodes)`` job ``j`` gets from this co-scheduler (during a run)."""

@@ -23,6 +23,7 @@ taken), ``neighbours`` (how many jobs it shared a node with during its run) and 
 from __future__ import annotations
 
 import math
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -89,13 +90,23 @@ class ColocInfo:
     speedups and the spread-alone speedup of each job's application. Inputs of the run, not
     its state: nothing here tells when a job will end."""
 
-    __slots__ = ("_app", "_rows", "_alone", "_mean")
+    __slots__ = ("_app_in", "_app_t", "_rows", "_alone", "_mean")
 
-    def __init__(self, app: list[int], values: list[list[float]], alone, mean) -> None:
-        self._app = tuple(app)  # heatmap row of each job (queue order), -1 unknown
+    def __init__(self, app: list[int] | np.ndarray, values: list[list[float]], alone, mean) -> None:
+        self._app_in = app  # heatmap row of each job (queue order), -1 unknown
+        self._app_t = None
         self._rows = tuple(tuple(r) for r in values)  # NaN: unmeasured
         self._alone = tuple(alone)
         self._mean = tuple(mean)
+
+    @property
+    def _app(self) -> tuple[int, ...]:
+        """The heatmap row of each job, as a tuple of ints made on first use (a policy that
+        never asks costs no Python object per job)."""
+        if self._app_t is None:
+            a = self._app_in
+            self._app_t = tuple(a.tolist() if isinstance(a, np.ndarray) else a)
+        return self._app_t
 
     def pair(self, j: int, k: int) -> float | None:
         """Measured speedup of job ``j`` beside job ``k`` (heatmap[app j][app k]); None when
@@ -177,13 +188,24 @@ class ColocationSpeed(NeighbourSpeed, SpeedModel):
         if not sim.acct.shared:
             raise InputError("the co-location speed model needs shared nodes")
         app = app_rows_of(sim.workload, list(self.heatmap.names))[sim.order]
-        self.app = app.tolist()
-        self._app_rows = app  # (the same, as an array: the result's in_pool column)
+        self._app_rows = app  # (also the result's in_pool column)
         # column of each job's application in self._m (unknown -> the row-mean column)
-        self._col = np.where(app >= 0, app, self._m.shape[1] - 1).tolist()
+        self._col_rows = np.where(app >= 0, app, self._m.shape[1] - 1)
+        vars(self).pop("app", None)  # (the lists of an earlier run)
+        vars(self).pop("_col", None)
         self._rows = self._m.tolist()  # plain lists: one lookup per neighbour, no NumPy call
-        self.info = ColocInfo(self.app, self.heatmap.values.tolist(), self._alone, self._row_mean)
-        self._setup(sim, self.app, self._col, self._rows, self._alone)
+        self.info = ColocInfo(app, self.heatmap.values.tolist(), self._alone, self._row_mean)
+        self._setup(sim, app, self._col_rows, self._rows, self._alone)
+
+    @cached_property
+    def app(self) -> list[int]:
+        """The heatmap row of each job (-1: unknown), a list made on first use."""
+        return self._app_rows.tolist()
+
+    @cached_property
+    def _col(self) -> list[int]:
+        """The column of each job's application in the pair table, a list made on first use."""
+        return self._col_rows.tolist()
 
     def predicted(self, j: int, others: tuple[int, ...] | list[int]) -> float:
         """Predicted speedup of job ``j`` beside all of ``others`` (the minimum pair speedup;

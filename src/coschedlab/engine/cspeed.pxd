@@ -1,10 +1,15 @@
 # distutils: language = c++
-"""C declarations of :mod:`coschedlab.engine.cspeed` (cimported by the kernel)."""
+"""C declarations of :mod:`coschedlab.engine.cspeed` (cimported by the kernel; the co-pass
+also takes its two copies of an array into a C vector)."""
 
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
 from coschedlab.engine.segments cimport SharedNodes
+
+
+cdef vector[long] longs_of(object values) except *  # (an array or a sequence, copied at once)
+cdef vector[double] doubles_of(object values) except *
 
 
 cdef class NeighbourSpeed:

@@ -22,6 +22,24 @@ from .segments cimport SharedCores
 __all__ = ["NeighbourSpeed"]
 
 
+cdef vector[long] longs_of(object values) except *:
+    """A C vector of the integers ``values`` (an array or a sequence), copied at once."""
+    cdef const long[::1] a = np.ascontiguousarray(values, dtype=np.int64)
+    cdef vector[long] out
+    if a.shape[0]:
+        out.assign(&a[0], &a[0] + a.shape[0])
+    return out
+
+
+cdef vector[double] doubles_of(object values) except *:
+    """A C vector of the numbers ``values`` (an array or a sequence), copied at once."""
+    cdef const double[::1] a = np.ascontiguousarray(values, dtype=np.float64)
+    cdef vector[double] out
+    if a.shape[0]:
+        out.assign(&a[0], &a[0] + a.shape[0])
+    return out
+
+
 cdef class NeighbourSpeed:
     """Speeds set by neighbours (module doc); a base class: a subclass sets the inputs."""
 
@@ -31,8 +49,7 @@ cdef class NeighbourSpeed:
         speedup of row ``a`` beside job ``j`` is ``rows[a][col[j]]``), ``alone[a]`` the
         spread-alone speedup of row ``a``."""
         cdef SharedCores acct = sim.acct
-        cdef long n = sim.n, j
-        cdef const double[::1] req_v = np.ascontiguousarray(sim.req, dtype=np.float64)
+        cdef long n = sim.n
         self.sh = acct.nodes
         self.cores_ = acct.cores
         self.cpn = acct.cpn
@@ -42,8 +59,8 @@ cdef class NeighbourSpeed:
             for v in r:
                 self.m_.push_back(v)
         self.alone_ = list(alone)
-        self.app_ = list(app)
-        self.col_ = list(col)
+        self.app_ = longs_of(app)
+        self.col_ = longs_of(col)
         self.speed = array("d", [1.0]) * n
         self.work = array("d", [0.0]) * n
         self.t_upd = array("d", [0.0]) * n
@@ -54,9 +71,7 @@ cdef class NeighbourSpeed:
         self.mt = self.met
         self.run_ = sim.run_time
         self.start_ = sim.start
-        self.req_.resize(n)
-        for j in range(n):
-            self.req_[j] = req_v[j]
+        self.req_ = doubles_of(sim.req)
         self.killed_ = sim.killed
         self.cap = bool(sim.kill_at_walltime) and not sim.late_kill
 

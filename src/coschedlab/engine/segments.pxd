@@ -82,7 +82,7 @@ cdef class SharedNodes:
     # set, and ends where the next one starts
     cdef vector[uint64_t] sbit  # bit x: a segment starts at node x
     cdef vector[uint64_t] stop  # bit w: word w of sbit is not 0
-    cdef vector[long] fr      # fr[x]: free cores on each node of the segment starting at x
+    cdef vector[int32_t] fr   # fr[x]: free cores on each node of the segment starting at x
     cdef long ver             # bumped at each place and release (before it writes fr)
     cdef vector[long] blkver  # blkver[w]: ver at the last write to fr[64w..64w+63] (a
                               # projection's reset copies only the blocks written since)
@@ -170,7 +170,7 @@ cdef class CoreProjection:
     cdef public long n, threshold, count
     # the segments as :class:`SharedNodes` keeps them (indexed by first node), split further
     cdef vector[uint64_t] sbit, stop
-    cdef vector[long] fr      # fr[x]: free cores on each node of the segment starting at x
+    cdef vector[int32_t] fr   # fr[x]: free cores on each node of the segment starting at x
     cdef SharedNodes src      # the accounting of the last reset (None: not reset from one)
     cdef long synced          # src.ver at the last reset
     cdef vector[long] ulog    # ulog[w]: fr[64w..64w+63] written since then (copied again)

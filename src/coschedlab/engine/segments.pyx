@@ -91,7 +91,7 @@ cdef bint _same_jobs(const int32_t* left, const int32_t* right, long n) noexcept
 cdef inline long _join(SharedNodes sh, long p, long i) noexcept:
     """Join the segment starting at node ``i`` to the one before it, starting at ``p``, if
     they hold the same jobs (returns 1); 0 < i < n."""
-    cdef const long* fr = sh.fr.data()
+    cdef const int32_t* fr = sh.fr.data()
     if fr[p] != fr[i]:
         return 0
     cdef int32_t* left = sh._slot(p)
@@ -368,7 +368,7 @@ cdef class SharedNodes:
         the machine or do not fit now."""
         cdef long a, b, x, e, length, f, total = 0, k, y, cpn = self.cpn, r, prev = 0, m
         cdef long ver, stamp
-        cdef long* fr = self.fr.data()
+        cdef int32_t* fr = self.fr.data()
         cdef long* blk
         cdef long* by_free
         cdef long* mark
@@ -465,7 +465,7 @@ cdef class SharedNodes:
         intervals, ``j`` out of their job lists, runs joined at the intervals' ends; returns
         the nodes given back."""
         cdef long a, b, x, first, e, length, f, total = 0, k, cpn = self.cpn, r, n, last = 0, w
-        cdef long* fr = self.fr.data()
+        cdef int32_t* fr = self.fr.data()
         cdef long* blk = self.blkver.data()
         cdef long* by_free = self.by_free.data()
         cdef uint64_t* rows = self.rows.data()
@@ -637,9 +637,9 @@ cdef class CoreProjection:
         cdef long x, w, t, nb
         cdef uint64_t bits, words
         cdef const uint64_t* sb = sh.sbit.data()
-        cdef const long* sfr = sh.fr.data()
+        cdef const int32_t* sfr = sh.fr.data()
         cdef const long* blk = sh.blkver.data()
-        cdef long* fr
+        cdef int32_t* fr
         cdef long* lg
         self.n = sh.n
         self.sbit.assign(sh.sbit.begin(), sh.sbit.end())  # (into the same memory)
@@ -654,7 +654,7 @@ cdef class CoreProjection:
                 if lg[w] or blk[w] > self.synced:
                     lg[w] = 0
                     x = w << 6
-                    memcpy(fr + x, sfr + x, min(64, sh.n + 1 - x) * sizeof(long))
+                    memcpy(fr + x, sfr + x, min(64, sh.n + 1 - x) * sizeof(int32_t))
             self.synced = sh.ver
             return
         self.src = sh  # (few segments: each one's free cores, as cheap as the blocks)
@@ -664,7 +664,7 @@ cdef class CoreProjection:
             self.fr.resize(sh.fr.size())
         fr = self.fr.data()
         if 16 * sh.nseg > sh.n:  # many segments: one copy of every node's entry is faster
-            memcpy(fr, sfr, sh.fr.size() * sizeof(long))
+            memcpy(fr, sfr, sh.fr.size() * sizeof(int32_t))
         else:
             for t in range(<long>sh.stop.size()):  # each segment's free cores, at its first node
                 words = sh.stop[t]
@@ -705,7 +705,7 @@ cdef class CoreProjection:
     cdef long loss_c(self, const long* iv, long niv, long cores) noexcept:
         """:meth:`loss` of flat intervals ``a0 b0 a1 b1 ...``, sorted and disjoint."""
         cdef long a, b, x, f, e, lost = 0, thr = self.threshold, r
-        cdef const long* fr = self.fr.data()
+        cdef const int32_t* fr = self.fr.data()
         cdef const uint64_t* sb = self.sbit.data()
         cdef const uint64_t* top = self.stop.data()
         cdef long ntop = self.stop.size(), n = self.n
@@ -724,7 +724,7 @@ cdef class CoreProjection:
     cdef long add_c(self, const long* iv, long niv, long cores) noexcept:
         """:meth:`add` of flat intervals ``a0 b0 a1 b1 ...``, sorted."""
         cdef long a, b, x, e, f, g, thr = self.threshold, count = self.count, r
-        cdef long* fr = self.fr.data()
+        cdef int32_t* fr = self.fr.data()
         cdef long* dirty = self.ulog.data()  # (per 64-node block: written since the reset)
         cdef uint64_t* sb = self.sbit.data()
         cdef uint64_t* top = self.stop.data()
