@@ -101,6 +101,10 @@ def ws(tmp_path_factory) -> Path:
     """The workspace every case runs in."""
     d = tmp_path_factory.mktemp("catalogue")
     (d / "small.swf").write_text(SMALL)
+    (d / "long_span.swf").write_text(  # a node idle for 9e9 s while a two-node job waits
+        "; MaxNodes: 2\n; MaxProcs: 2\n1 0 -1 9000000000 1 -1 -1 1 9000000000 -1 1 1 1 1 1 1 -1 -1\n"
+        "2 10 -1 100 2 -1 -1 2 200 -1 1 1 1 1 1 1 -1 -1\n"
+    )
     write_trace(d / "trace.swf")
     write_pool(d / "pool.json")
     (d / "afile").write_text("not a directory\n")
@@ -953,7 +957,7 @@ CASES = [
     ("study-batch-csv-cols", "study batch --scaling scaling_cols.csv -n 6 -p 32", 2, "scaling_cols.csv:1"),
     ("study-batch-twice", "study batch --scaling 4:1,4:2 -n 6 -p 32", 2, "4 processors given twice"),
     ("study-batch-too-small", "study batch --scaling 64:1 -n 6 -p 32", 2, "no tabulated processor count fits 32"),
-    ("study-batch-jobs", "study batch --scaling 4:1 -n -1 -p 32", 2, "must be a whole number from 0 to 1,000,000"),
+    ("study-batch-jobs", "study batch --scaling 4:1 -n 2000000 -p 32", 2, "must be a whole number from 0 to 1,000,000"),
     ("study-batch-procs", "study batch --scaling 4:1 -n 6 -p 0", 2, "processors must be a whole number >= 1"),
     ("study-batch-time", "study batch --scaling 4:-2 -n 6 -p 32", 2, "must be a positive number"),
     ("study-run-yaml", "study run st_yaml.yaml --out so", 2, "st_yaml.yaml:2: not valid YAML"),
@@ -1316,6 +1320,15 @@ CASES = [
     ("simulate-shared-machine-huge", "simulate small.swf --nodes 10000000 --cores-per-node 4096 --sockets 2 --pool pool.json -s easy -s easy-coloc --out o1", 2, "error: shared nodes (co-location, --pool) are accounted core by core: 10,000,000 nodes x 4,096 cores is too large (nodes x (cores per node + 1) must be at most 4,294,967,296, got 40,970,000,000)"),
     ("compare-shared-machine-huge", "compare shared_huge.yaml --out o1", 2, "shared_huge.yaml:1: 'cluster': shared nodes (co-location, --pool) are accounted core by core: 10,000,000 nodes x 4,096 cores is too large"),
     ("slurm-part-count-huge", "simulate small.swf -s slurm:bf_job_part_count_reserve=9999999999 --out o1", 2, "option bf_job_part_count_reserve must be a whole number from 1"),
+    # known defects and a hostile pass (hostile20, 2026-11-29): a run that would make 10^8
+    # passes or more on a clock without a look ahead (it seemed to hang); a missing trace
+    # said after "--out holds a result, give --force"
+    ("slurm-bf-nodes-span-huge", "simulate long_span.swf -s slurm:bf_nodes=true --out o1", 2, "error: scheduler slurm:bf_nodes=true: bf_nodes' node map may wake every bf_interval=30 s while jobs wait, and this run spans at least 9e+09 s: up to 3e+08 passes (at most 1e+08); raise bf_interval"),
+    ("slurm-bf-nodes-calc-period-tiny", "simulate long_span.swf -s slurm:bf_nodes=true,bf_interval=1e6,priority_calc_period=0.5 --out o1", 2, "may wake every priority_calc_period=0.5 s while jobs wait"),
+    ("coupled-slurm-span-huge", "coupled simulate --system long_span.swf:name=a --system small.swf -s slurm --out o1", 2, "a gated pass (coupled, ELiSE's clock) may wake every bf_interval=30 s"),
+    ("simulate-trace-missing-out-earlier", "simulate nosuch.swf --out prev", 2, "error: nosuch.swf: No such file or directory"),
+    ("study-batch-no-jobs", "study batch --scaling 4:1.95,8:1.14 --jobs 0 --procs 32", 2, "error: --jobs: must be at least 1, got 0"),
+    ("study-batch-negative-jobs", "study batch --scaling 4:1.95,8:1.14 --jobs -3 --procs 32", 2, "error: --jobs: must be at least 1, got -3"),
 ]  # fmt: skip
 
 

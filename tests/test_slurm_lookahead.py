@@ -366,3 +366,38 @@ def test_order_proofs_are_made_kept_and_change_nothing():
     w = w.select(np.arange(len(w)) < 2000)
     fast, _ = same_as_python(w, cluster, {}, True)
     assert fast.compiled_pass.kept > 100
+
+
+@given(
+    nodes=st.integers(2, 12),
+    opts=integer_clocks(),
+    sched=st.sampled_from([1.0, 7.0, 30.0, 45.0]),
+    phase=st.sampled_from([0.0, 0.5, 3.0]),
+    kill=st.booleans(),
+    data=st.data(),
+)
+def test_ticks_not_woken_with_sched_interval_change_nothing(nodes, opts, sched, phase, kill, data):
+    """With the main scheduler on its own clock (``sched_interval``) the backfill ticks are
+    looked ahead over too, while the main scheduler provably starts nothing at its ticks
+    (:meth:`.passes.SlurmPass.main_quiet`): the Python pass's starts, reservations and
+    passes."""
+    w = data.draw(quiet_workloads(nodes))
+    opts = {**opts, "sched_interval": sched, "sched_phase": phase % sched}
+    same_as_python(w, Cluster(nodes, 1, 1), opts, kill)
+
+
+@pytest.mark.parametrize("opts", [{}, {"priority": "fifo"}, {"priority_weight_age": 0.0}])
+def test_a_long_wait_with_sched_interval_wakes_few_ticks(opts):
+    """A job of 10^8 s leaves one of two nodes idle while a two-node job waits behind it: with
+    ``sched_interval`` every backfill tick (3.3 million) was a pass; the look ahead proves them
+    quiet (the main scheduler cannot start the waiting job, whose priority is final once its
+    age factor is 1), with the same schedule and backfill passes as the Python pass on a
+    shorter wait."""
+    rows = [(1, 0, 1e8, 1e8, 1), (2, 10, 100, 200, 2)]
+    fast = Slurm(sched_interval=1.0, **opts)
+    result = simulate(_rows(rows), Cluster(2, 1, 1), fast)
+    assert result.jobs.start.tolist() == [0.0, 1e8]
+    assert fast.backfill_passes > 3_000_000
+    assert fast.compiled_pass.skipped > fast.backfill_passes - 1000
+    short = [(1, 0, 2e6, 2e6, 1), (2, 10, 100, 200, 2), (3, 3e5, 50, 60, 1)]
+    same_as_python(_rows(short), Cluster(2, 1, 1), {"sched_interval": 1.0, **opts}, True)

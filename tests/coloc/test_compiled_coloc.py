@@ -425,9 +425,10 @@ tie_speeds = st.sampled_from([0.5, 0.8, 1.0, 1.0, 1.25, 2.0, math.nan])
 
 
 @st.composite
-def ranked_cases(draw):
+def ranked_cases(draw, widths: tuple[int, ...] = (1, 2, 4, 6, 8, 12)):
     """A three-application pool (random speedups, some spread-alone speedups measured) and a
-    workload of those applications and an unknown one, queued behind wide heads."""
+    workload of those applications and an unknown one (``widths`` processes), queued behind
+    wide heads."""
     values = [[draw(tie_speeds) for _ in range(3)] for _ in range(3)]
     alone = [draw(st.sampled_from([None, 0.8, 1.0, 1.25, 2.0])) for _ in range(3)]
     pool = Pool(
@@ -440,7 +441,7 @@ def ranked_cases(draw):
         t += draw(st.integers(0, 15))
         run = draw(st.integers(1, 300))
         rows.append({"id": i + 1, "submit": t, "run": run,
-                     "procs": draw(st.sampled_from((1, 2, 4, 6, 8, 12))),
+                     "procs": draw(st.sampled_from(widths)),
                      "requested_time": draw(st.sampled_from((0.5, 1.0, 1.4))) * run,
                      "app": draw(st.integers(0, 3))})  # fmt: skip
     return pool, Workload.from_records(rows)
@@ -471,6 +472,28 @@ def test_compiled_node_keys_equal_the_python_scan(case, cls, cluster, extra, dep
         assert (sched.compiled_pass is not None) == (len(runs) < 2)
         runs.append(Result.from_simulation(sim).jobs[PASS_COLS])
     assert runs[0].equals(runs[2]) and runs[1].equals(runs[2])
+
+
+@st.composite
+def wide_ranked_cases(draw):
+    """:func:`ranked_cases` with jobs of thousands of processes on 20,000 nodes: the partly
+    used segments start in several 4,096-node blocks (``SharedNodes.stop``'s words), which
+    the node orders of best-pair and the ranks family visit (``_starts_with_room``)."""
+    return draw(ranked_cases((1, 2, 8000, 18000, 20000, 30000)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(case=wide_ranked_cases(), cls=st.sampled_from([BestPair, Ranks, Jungle, Bester]))
+def test_compiled_node_orders_across_node_blocks_equal_the_python_scan(case, cls):
+    pool, w = case
+    cluster = Cluster(20000, 2, 2)
+    runs = []
+    for sched in (cls(), python_scan(cls)()):
+        sim = Simulation(w, cluster, sched, speed_model=ColocationSpeed.from_pool(pool),
+                         shared_nodes=True)  # fmt: skip
+        sim.run()
+        runs.append(Result.from_simulation(sim).jobs[PASS_COLS])
+    assert runs[0].equals(runs[1])
 
 
 def test_a_node_key_hook_is_called_by_the_compiled_pass():

@@ -296,7 +296,7 @@ def run_simulate(
     says what each means; ``trace``: the word ``-`` reads standard input); the exit code: 1
     when a run broke an invariant, else 0."""
     from .. import api  # noqa: F401 (the compiled core: not built or stale is said first)
-    from ..bundled import file_name
+    from ..bundled import file_name, local_path
     from ..outputs import atomic_dir, check_target, slug
     from ..schedulers import get_scheduler
 
@@ -319,6 +319,8 @@ def run_simulate(
         from .coloc import load_pool_option  # the co-location package (and typer's module)
 
         the_pool = load_pool_option(pool, heatmap, compact_times)
+    if not local_path(trace).exists():  # said first, not "--out holds a result; --force"
+        raise InputError(f"{trace}: No such file or directory")
     target = out if out is not None else new_output_dir(Path("out/simulate"), trace)
     read = (trace, pool, heatmap, compact_times)  # --force replaced a result.swf it read
     check_target(target, force, whole=True, inputs=read)  # before the work, not after

@@ -37,6 +37,8 @@ def batch(
     from .progress import text_console
     from .sweeps import print_table
 
+    if jobs < 1:  # (a study of no simulation printed an empty table, exit 0)
+        raise InputError(f"--jobs: must be at least 1, got {jobs}")
     table = load_scaling(scaling)
     b = optimal_batches(jobs, table, procs)
     rows, first = [], 1  # equal batches in a row share one line: "2-7,500"

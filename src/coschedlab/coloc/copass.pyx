@@ -198,19 +198,25 @@ cdef inline long _take_runs(vector[long]* iv, uint64_t bits, long x, long need,
 cdef void _starts_with_room(SharedNodes sh, long c, long cpn, vector[long]* out) noexcept:
     """Append to ``out`` the first nodes of the partly used segments with at least ``c`` free
     cores, by node: the segment starts (``sbit``) among the nodes of free-core rows ``c`` ..
-    ``cpn - 1``, a word of 64 nodes at a time (best-pair's and the ranks family's orders)."""
-    cdef long w, f, nw = sh.nw
+    ``cpn - 1``, a word of 64 nodes at a time (best-pair's and the ranks family's orders),
+    only the words holding a segment start (``stop``: on 10^7 nodes a few of 156,250)."""
+    cdef long v, w, f, nv = sh.stop.size()
     cdef const uint64_t* rows = sh.rows.data()
     cdef const uint64_t* sb = sh.sbit.data()
-    cdef uint64_t bits
-    for w in range(nw):
-        bits = 0
-        for f in range(c, cpn):
-            bits |= rows[w * cpn + f]
-        bits &= sb[w]
-        while bits:
-            out.push_back((w << 6) + __builtin_ctzll(bits))
-            bits &= bits - 1
+    cdef const uint64_t* top = sh.stop.data()
+    cdef uint64_t bits, words
+    for v in range(nv):
+        words = top[v]
+        while words:
+            w = (v << 6) + __builtin_ctzll(words)
+            words &= words - 1
+            bits = 0
+            for f in range(c, cpn):
+                bits |= rows[w * cpn + f]
+            bits &= sb[w]
+            while bits:
+                out.push_back((w << 6) + __builtin_ctzll(bits))
+                bits &= bits - 1
 
 
 cdef class ColocPass(SharedPass):

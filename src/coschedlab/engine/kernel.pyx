@@ -80,6 +80,9 @@ from .watchdog import _Stop
 
 NAN = math.nan
 INF = math.inf
+#: a compiled pass that may wake at every tick of a clock (:meth:`Simulation._check_ticks`)
+#: may do so at most this many times in a run (10^8 passes: about a minute)
+MAX_TICKS = 1e8
 
 _append = list.append
 _insert = list.insert
@@ -885,6 +888,9 @@ cdef class Simulation:
         serve = getattr(cp, "serve_gate", None)
         if serve is not None and (self.gate is not None or type(self) is not Simulation):
             serve(self._view.start)
+        ticks = getattr(cp, "tick_period", None)
+        if ticks is not None:
+            self._check_ticks(ticks())
         if not (<CompiledPass>cp).reaskable and (
             self.gate is not None or type(self) is not Simulation
         ):
@@ -919,6 +925,24 @@ cdef class Simulation:
         self.queue = self._view.queue
         self._view.est_sorted = CRunning.__new__(CRunning)
         (<CRunning>self._view.est_sorted)._sim = self
+
+    def _check_ticks(self, tick) -> None:
+        """Refuse, before the first event, a run whose compiled pass may wake on a clock
+        (``tick``: its ``(seconds, option, why)``, :meth:`.passes.SlurmPass.tick_period`) more
+        than :data:`MAX_TICKS` times: the run spans at least from the first submission to the
+        latest submission plus run time (each job runs that long at least)."""
+        if tick is None or not self.n:
+            return
+        period, option, why = tick
+        submit = np.asarray(self.submit)
+        span = float((submit + np.frombuffer(self.duration, dtype=np.float64)).max())
+        span -= float(submit.min())
+        if span / period > MAX_TICKS:
+            raise InputError(
+                f"scheduler {self.scheduler.describe()}: {why} may wake every {option}="
+                f"{period:g} s while jobs wait, and this run spans at least {span:.3g} s: up "
+                f"to {span / period:.2g} passes (at most {MAX_TICKS:.0e}); raise {option}"
+            )
 
     def _bridge_call(self, double t) -> list:
         """The compiled pass in a run on the Python lists: they are copied into the C arrays

@@ -975,8 +975,9 @@ cdef class SlurmPass(SharedPass):
     tests/reference_passes.py ``PySlurm``).
 
     One thing differs, and only in what is not the schedule: a backfill tick at which nothing
-    happens is not a pass. With the main scheduler at every event, after each pass that
-    leaves nodes free and jobs waiting, :meth:`lookahead` finds the first backfill tick at
+    happens is not a pass. After each pass that leaves nodes free and jobs waiting (with
+    ``sched_interval``, while the main scheduler provably starts nothing at its ticks until an
+    event: :meth:`main_quiet`), :meth:`lookahead` finds the first backfill tick at
     which a pass would start a job or record a reservation if no event came (the ticks
     before it are run dry, most of them proved quiet in classes, without a scan each); only
     that tick is woken, and the scan made there is kept for its pass. The next pass (an
@@ -1215,6 +1216,26 @@ cdef class SlurmPass(SharedPass):
         for k in range(6):
             self.seen_main[k] = NAN
             self.seen_bf[k] = NAN
+
+    def tick_period(self):
+        """The shortest clock on which this pass may wake at every tick while jobs wait,
+        with no look ahead to prove ticks quiet (``bf_nodes``' node map, a gated pass):
+        ``(seconds, option, why)``; None when the ticks are looked ahead over. The kernel
+        refuses a run that would make too many such passes before it starts."""
+        cdef double t = INFINITY
+        cdef str name = ""
+        if not (self.on_nodes or self.gated):
+            return None
+        if self.backfill:
+            t, name = self.bf_interval, "bf_interval"
+        if self.has_sched and self.sched_interval < t:
+            t, name = self.sched_interval, "sched_interval"
+        if self.on_nodes and not self.fifo and self.w_age > 0 and self.period < t:
+            t, name = self.period, "priority_calc_period"
+        if t == INFINITY:
+            return None
+        why = "bf_nodes' node map" if self.on_nodes else "a gated pass (coupled, ELiSE's clock)"
+        return t, name, why
 
     def age_origin(self, long j) -> float:
         """When job ``j``'s age started counting (0: it never joined, or FIFO priority)."""
@@ -1500,6 +1521,34 @@ cdef class SlurmPass(SharedPass):
         self.proof_ver = -1
         return end, self.reorder(t, True)
 
+    cdef bint settled(self, double t) noexcept:
+        """The pending order is final from a recalculation at ``t`` on: FIFO, no age weight,
+        or every pending job's age factor is 1 at ``t`` (so at every later time): a later
+        recalculation gives every job the key it has at ``t``, the same order."""
+        cdef long k, j
+        if self.fifo or self.w_age == 0:
+            return True
+        for k in range(<long>self.order.size()):
+            j = self.order[k].second
+            if self.pending[j] and not (t - self.origin[j]) / self.max_age >= 1.0:
+                return False
+        return True
+
+    cdef bint main_quiet(self, long free) noexcept:
+        """With ``sched_interval``: the main scheduler starts nothing at any of its ticks
+        until an event, ``free`` nodes idle: the first pending job does not fit, and either
+        no pending job fits (in any order) or the order is final (:meth:`settled`: the same
+        first job at every tick). Only then may the backfill ticks be looked ahead over."""
+        cdef long k, j
+        cdef bint first = True
+        for k in range(<long>self.order.size()):
+            j = self.order[k].second
+            if self.pending[j]:
+                if self.counts.nodes[j] <= free:
+                    return False if first else self.settled(self.calc)
+                first = False
+        return True
+
     cdef bint acts(self, PassState* s, double T) noexcept:
         """The scan just made at ``T`` (``self.out``, ``self.reserved_at``) starts a job or
         records a reservation (a slot at ``T`` itself for a job whose reservation is recorded
@@ -1663,7 +1712,7 @@ cdef class SlurmPass(SharedPass):
         self.pick(self.order)
         horizon = s.submit[s.arrived] if s.arrived < <long>self.known.size() else INFINITY
         horizon = min(horizon, s.next_end)
-        calc_end = INFINITY if self.fifo else self.next_calc
+        calc_end = INFINITY if self.settled(self.calc) else self.next_calc
         self.until.assign(self.classes, -INFINITY)
         T = t1
         while True:
@@ -1680,6 +1729,8 @@ cdef class SlurmPass(SharedPass):
                 if self.reorder(t, recalcs == 1):
                     self.until.assign(self.classes, -INFINITY)
                     known = False
+                if self.settled(t):  # no later recalculation changes it
+                    calc_end = INFINITY
             if self.look.empty() or self.counts.nodes[self.look[0]] <= free:
                 return T  # the main scheduler starts the first pending job
             kT = <long long>llround((T - self.bf_phase) / self.bf_interval) if self.exact else 0
@@ -1744,7 +1795,7 @@ cdef class SlurmPass(SharedPass):
         (:meth:`lookahead`), for the first one that may not be (none: while nothing
         happens); the next pass accounts for those not woken (:meth:`catch_up`)."""
         cdef double stop
-        if self.has_sched or self.joined == 0:
+        if self.joined == 0 or (self.has_sched and not self.main_quiet(free)):
             self.want(t)
             return
         stop = self.lookahead(s, t, free)

@@ -105,3 +105,33 @@ def test_the_dashboard_section_is_generated_and_finds_stored_experiments(tmp_pat
     with pytest.raises(InputError, match="inside the stored sweep elise/smoke"):
         ws.output("elise/smoke/again")
     check_sweep("elise", str(case / "experiment.yaml"), str(tmp_path / "ws" / "other"))
+
+
+def test_a_negative_requested_time_is_zero_as_in_elise_with_a_note(tmp_path):
+    """ELiSE's batch runner copies every listed job through ``Job``, which keeps a negative
+    ``wall_time`` as 0: the same schedule as a listed 0, and a note names the line."""
+    header = (
+        "Job Number,Submit Time,Wait Time,Run Time,Number of Allocated Processors,Average CPU "
+        "Time Used,Used Memory,Requested Number of Processors,Requested Time,Requested Memory,"
+        "Status,User ID,Group ID,Executable Number,Queue Number,Partition Number,Preceding Job "
+        "Number,Think Time from Preceding Job,Assigned Processors"
+    )
+    rows = ["0,0,,,,,,,{},,1,,,cg.D.64,,,,,", "1,10,,,,,,,100,,1,,,lu.D.64,,,,,"]
+    for name, wall in (("neg", "-5"), ("zero", "0")):
+        lines = [header, rows[0].format(wall), rows[1]]
+        (tmp_path / f"{name}.csv").write_text("\n".join(lines) + "\n")
+        (tmp_path / f"{name}.yaml").write_text(
+            f'name: "{name}"\ninputs:\n- cluster:\n    nodes: 10\n    socket-conf: [10, 10]\n'
+            f'  generator:\n    type: "List Generator"\n    arg: "{name}.csv"\n'
+            '  json: "coschedlab:pools/lm-aris.compute-NAS.json"\n'
+            'schedulers:\n- base: "EASY Scheduler"\n'
+            "actions:\n  get_workload:\n    inputs: all\n    schedulers: all\n"
+            f'    dir: "o-{name}"\n'
+        )
+    neg = run(["elise", "run", "neg.yaml"], tmp_path)
+    zero = run(["elise", "run", "zero.yaml"], tmp_path)
+    assert "neg.csv:2: requested time -5 is taken as 0, as ELiSE does" in neg.stderr
+    assert "requested time" not in zero.stderr
+    (a,) = (tmp_path / "o-neg" / "workloads").iterdir()
+    (b,) = (tmp_path / "o-zero" / "workloads").iterdir()
+    assert a.read_text() == b.read_text()

@@ -485,6 +485,7 @@ def expand(
         pool = load_pool(inp.pool)
         for _ in range(inp.repeat):
             jobs = generate(inp.generator, inp.arg, clock, pool, inp.where)
+            _note_negative_limits(jobs, exp)
             if inp.distribution is not None:
                 apply_distribution(jobs, *inp.distribution, clock, inp.where)
             jobs = setup_jobs(jobs)
@@ -495,6 +496,21 @@ def expand(
         for s in exp.schedulers:
             runs.append(Run(len(runs), i, s.index, inp.index))
     return made, runs
+
+
+def _note_negative_limits(jobs: list[EliseJob], exp: Experiment) -> None:
+    """A listed job's negative requested time is 0 in ELiSE (its ``Job`` takes ``wall_time if
+    wall_time > 0 else 0`` when the batch runner copies the jobs): the same here
+    (:func:`.generators.setup_jobs`), and a note names the first such line."""
+    negative = [j for j in jobs if j.wall < 0]
+    if not negative:
+        return
+    note = (
+        f"{negative[0].at}: requested time {negative[0].wall:g} is taken as 0, as ELiSE "
+        f"does (the job is killed at its start); {len(negative)} such job(s) in this input"
+    )
+    if note not in exp.notes:
+        exp.notes.append(note)
 
 
 def _check_fits(inp: EliseInput, jobs: list[EliseJob], exp: Experiment) -> None:

@@ -35,7 +35,7 @@ import io
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +116,8 @@ class EliseJob:
     run: float  # ELiSE's remaining_time: the application's median compact time
     submit: float
     wall: float
+    #: ``file:line`` of a listed job (List Generators), else ""
+    at: str = field(default="", compare=False)
 
 
 def _job(clock: EliseClock, idx: int, pool: Pool, name: str, where: str) -> EliseJob:
@@ -225,7 +227,7 @@ def _listed(clock: EliseClock, pool: Pool, text: str, where: str) -> list[EliseJ
                 at,
             )
         job = _job(clock, idx, pool, fields[13], at)
-        job.submit, job.wall = submit, wall
+        job.submit, job.wall, job.at = submit, wall, at
         jobs.append(job)
     if not jobs:
         raise InputError("the workload CSV has no job line (18 fields or more)", where)
