@@ -15,8 +15,9 @@ bytes per node at most). A run ``[s, e)`` is written at its two ends (``run[s + 
 ``start_of[e - 1] = s + 1``), so releasing merges with its neighbours in O(1); best fit is a
 treap of the runs keyed by ``(length, start)`` (O(log runs) per run taken or made) whose links
 and priority are kept beside the run's end, indexed by its start: a step down the tree reads
-one 16-byte record (it read three arrays: three cache misses on a large machine); a bitmap of run starts finds the run holding a given
-node (a policy's placement) by scanning words down from it.
+one 16-byte record (it read three arrays: three cache misses on a large machine); a bitmap of
+run starts finds the run holding a given node (a policy's placement) by scanning words down
+from it.
 """
 
 from libc.stdint cimport int32_t, uint32_t, uint64_t
