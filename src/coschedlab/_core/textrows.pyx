@@ -22,6 +22,7 @@ prints as an integer when whole, else with at most 6 decimals (the fraction roun
 even at the sixth) and no trailing zero; non-finite values print as -1.
 """
 
+cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.mem cimport PyMem_Free
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
@@ -175,6 +176,7 @@ cdef inline char *_put_int(char *p, int64_t v) noexcept:
     return p + k
 
 
+@cython.final  # (its methods called directly, the small ones inlined: no call per cell)
 cdef class _Out:
     cdef char *buf
     cdef Py_ssize_t n, cap
@@ -219,7 +221,7 @@ cdef class _Out:
         self.n += k
         return 0
 
-    cdef void put_int(self, int64_t v) noexcept:
+    cdef inline void put_int(self, int64_t v) noexcept:
         """Decimal digits of ``v`` (the caller made room for 20 bytes)."""
         self.n = _put_int(self.buf + self.n, v) - self.buf
 
