@@ -23,8 +23,10 @@ even at the sixth) and no trailing zero; non-finite values print as -1.
 """
 
 cimport cython
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.buffer cimport PyBUF_READ
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.mem cimport PyMem_Free
+from cpython.memoryview cimport PyMemoryView_FromMemory
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from libc.math cimport fabs, floor, isfinite, isnan, nearbyint, signbit
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
@@ -194,8 +196,10 @@ cdef class _Out:
         free(self.buf)
 
     cdef int flush(self) except -1:
+        """Hand the buffer's bytes to ``write`` as a read-only memoryview (no copy into a bytes
+        object: a file's ``write`` reads its argument only during the call, io's contract)."""
         if self.n:
-            self.write(PyBytes_FromStringAndSize(self.buf, self.n))
+            self.write(PyMemoryView_FromMemory(self.buf, self.n, PyBUF_READ))
             self.n = 0
         return 0
 
