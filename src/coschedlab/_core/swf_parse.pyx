@@ -187,7 +187,11 @@ def parse_jobs(bytes data):
     cdef int64_t[::1] ln = linenos
     cdef Py_ssize_t pos = 0, n = 0, tok_start
     cdef Py_ssize_t start[N_FIELDS]
-    cdef Py_ssize_t stop[N_FIELDS]
+    cdef Py_ssize_t stop[N_FIELDS]  # negated: a token read_number reads
+    cdef double value[N_FIELDS]  # a plain token's value
+    cdef uint64_t mant
+    cdef Py_ssize_t digits_at
+    cdef bint neg, plain
     cdef int64_t lineno = 0
     cdef int ntok, f, read, bad  # read_number's verdict; the error's kind (0: none)
     cdef double x
@@ -211,12 +215,26 @@ def parse_jobs(bytes data):
                     pos += 1
                 continue
             tok_start = pos
-            pos += 1
-            while pos < size and CLASS[<unsigned char>buf[pos]] == TOKEN:
+            # most tokens are [+-]?digits: their value is read as they are scanned (what
+            # read_number's first case gives: exact up to 15 digits), any other by read_number
+            neg = buf[pos] == c'-'
+            if neg or buf[pos] == c'+':
                 pos += 1
+            digits_at = pos
+            mant = 0
+            while pos < size and <unsigned char>(buf[pos] - c'0') <= 9:
+                mant = mant * 10 + <uint64_t>(buf[pos] - c'0')
+                pos += 1
+            plain = 0 < pos - digits_at <= 15
+            if pos < size and CLASS[<unsigned char>buf[pos]] == TOKEN:
+                plain = False  # more than a sign and digits
+                pos += 1
+                while pos < size and CLASS[<unsigned char>buf[pos]] == TOKEN:
+                    pos += 1
             if ntok < N_FIELDS:
                 start[ntok] = tok_start
-                stop[ntok] = pos
+                stop[ntok] = pos if plain else -pos  # a plain token: its value beside it
+                value[ntok] = -<double>mant if neg else <double>mant
             ntok += 1
         if pos < size:  # the line end: \r\n is one
             if buf[pos] == c'\r' and pos + 1 < size and buf[pos + 1] == c'\n':
@@ -230,7 +248,13 @@ def parse_jobs(bytes data):
         if n == cap:  # cannot happen (cap counts the line ends); never write past the arrays
             raise RuntimeError("swf_parse: more job lines than lines")
         for f in range(N_FIELDS):
-            read = read_number(buf + start[f], stop[f] - start[f], &x)
+            if stop[f] >= 0:  # read while scanned: a whole number of at most 15 digits
+                x = value[f]
+                bad = 0
+                read = 2
+            else:
+                stop[f] = -stop[f]
+                read = read_number(buf + start[f], stop[f] - start[f], &x)
             if read == 2:  # a whole number of at most 15 digits: finite and whole
                 bad = 0
             elif read == 0:  # not a number

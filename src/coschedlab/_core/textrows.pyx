@@ -22,8 +22,11 @@ prints as an integer when whole, else with at most 6 decimals (the fraction roun
 even at the sixth) and no trailing zero; non-finite values print as -1.
 """
 
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+cimport cython
+from cpython.buffer cimport PyBUF_READ
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.mem cimport PyMem_Free
+from cpython.memoryview cimport PyMemoryView_FromMemory
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from libc.math cimport fabs, floor, isfinite, isnan, nearbyint, signbit
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
@@ -175,6 +178,7 @@ cdef inline char *_put_int(char *p, int64_t v) noexcept:
     return p + k
 
 
+@cython.final  # (its methods called directly, the small ones inlined: no call per cell)
 cdef class _Out:
     cdef char *buf
     cdef Py_ssize_t n, cap
@@ -192,8 +196,10 @@ cdef class _Out:
         free(self.buf)
 
     cdef int flush(self) except -1:
+        """Hand the buffer's bytes to ``write`` as a read-only memoryview (no copy into a bytes
+        object: a file's ``write`` reads its argument only during the call, io's contract)."""
         if self.n:
-            self.write(PyBytes_FromStringAndSize(self.buf, self.n))
+            self.write(PyMemoryView_FromMemory(self.buf, self.n, PyBUF_READ))
             self.n = 0
         return 0
 
@@ -219,7 +225,7 @@ cdef class _Out:
         self.n += k
         return 0
 
-    cdef void put_int(self, int64_t v) noexcept:
+    cdef inline void put_int(self, int64_t v) noexcept:
         """Decimal digits of ``v`` (the caller made room for 20 bytes)."""
         self.n = _put_int(self.buf + self.n, v) - self.buf
 

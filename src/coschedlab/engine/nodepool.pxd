@@ -2,17 +2,23 @@
 """C declarations of :mod:`coschedlab.engine.nodepool` (cimported by the kernel's accounting)."""
 
 cimport cython
-from libc.stdint cimport int32_t, uint64_t
+from libc.stdint cimport int32_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
+
+
+cdef struct Run:
+    # a free run [s, e) at u = 1 + s, its treap fields beside it (one cache line a step down)
+    int32_t end     # e (0: no free run starts at s)
+    int32_t lo      # best fit: a treap of the runs by (length, start): the u of its children
+    int32_t hi
+    uint32_t prio   # its treap priority (_prio(u))
 
 
 @cython.final
 cdef class NodePool:
     # per node id, zeroed pages allocated once (nothing allocated per take or give; 0: none):
-    cdef int32_t* end_of    # [s]: end of the free run starting at s
+    cdef Run* run           # [u]: the free run starting at u - 1
     cdef int32_t* start_of  # [e - 1]: 1 + start of the free run ending at e
-    cdef int32_t* lo_kid    # best fit: a treap of the runs by (length, start); a run is
-    cdef int32_t* hi_kid    # u = 1 + its start, [u]: the u of its children
     cdef uint64_t* heads    # bit s: a free run starts at s (the run holding a node)
     cdef int32_t root       # the treap's root (its u; 0: no free node)
     cdef readonly long n

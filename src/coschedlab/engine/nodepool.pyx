@@ -10,12 +10,14 @@ loaded 100,000-node machine taking the lowest free ids gives a job 14 pieces on 
 Releasing merges runs back.
 
 Nothing is allocated per take or give: every array is indexed by node id and allocated once,
-zeroed by the system (``calloc``: a page costs memory only once a run has touched it; 18
-bytes per node at most). A run ``[s, e)`` is written at its two ends (``end_of[s] = e``,
+zeroed by the system (``calloc``: a page costs memory only once a run has touched it; 20
+bytes per node at most). A run ``[s, e)`` is written at its two ends (``run[s + 1].end = e``,
 ``start_of[e - 1] = s + 1``), so releasing merges with its neighbours in O(1); best fit is a
-treap of the runs keyed by ``(length, start)`` whose links are arrays indexed by the run's
-start (O(log runs) per run taken or made); a bitmap of run starts finds the run holding a given
-node (a policy's placement) by scanning words down from it.
+treap of the runs keyed by ``(length, start)`` (O(log runs) per run taken or made) whose links
+and priority are kept beside the run's end, indexed by its start: a step down the tree reads
+one 16-byte record (it read three arrays: three cache misses on a large machine); a bitmap of
+run starts finds the run holding a given node (a policy's placement) by scanning words down
+from it.
 """
 
 from libc.stdint cimport int32_t, uint32_t, uint64_t
@@ -49,12 +51,10 @@ cdef class NodePool:
     def __cinit__(self, long n) -> None:
         if not 0 <= n < 2**31 - 1:
             raise ValueError(f"a node pool holds 0 to {2**31 - 2} nodes, not {n}")
-        self.end_of = <int32_t*>calloc(n + 1, sizeof(int32_t))
+        self.run = <Run*>calloc(n + 2, sizeof(Run))
         self.start_of = <int32_t*>calloc(n + 1, sizeof(int32_t))
-        self.lo_kid = <int32_t*>calloc(n + 1, sizeof(int32_t))
-        self.hi_kid = <int32_t*>calloc(n + 1, sizeof(int32_t))
         self.heads = <uint64_t*>calloc((n >> 6) + 1, sizeof(uint64_t))
-        if not (self.end_of and self.start_of and self.lo_kid and self.hi_kid and self.heads):
+        if not (self.run and self.start_of and self.heads):
             raise MemoryError()
         self.n = n
         self.free = 0
@@ -64,16 +64,14 @@ cdef class NodePool:
             self.free = n
 
     def __dealloc__(self):
-        free(self.end_of)
+        free(self.run)
         free(self.start_of)
-        free(self.lo_kid)
-        free(self.hi_kid)
         free(self.heads)
 
     # -- the runs and their best-fit index (a run is its u = 1 + start there) -----------------
     cdef bint _before(self, int32_t x, int32_t y) noexcept:
         """Run ``u = x`` comes before run ``u = y`` by (length, start)."""
-        cdef int32_t lx = self.end_of[x - 1] - x, ly = self.end_of[y - 1] - y
+        cdef int32_t lx = self.run[x].end - x, ly = self.run[y].end - y
         return lx < ly or (lx == ly and x < y)
 
     cdef void _add(self, int32_t s, int32_t e) noexcept:
@@ -82,25 +80,27 @@ cdef class NodePool:
         cdef int32_t* slot = &self.root
         cdef int32_t* lo
         cdef int32_t* hi
+        cdef Run* r = self.run
         cdef uint32_t p = _prio(u)
-        self.end_of[s] = e
+        r[u].end = e
+        r[u].prio = p
         self.start_of[e - 1] = u
         self.heads[s >> 6] |= (<uint64_t>1) << (s & 63)
-        while slot[0] and _prio(slot[0]) > p:
+        while slot[0] and r[slot[0]].prio > p:
             t = slot[0]
-            slot = &self.lo_kid[t] if self._before(u, t) else &self.hi_kid[t]
-        t = slot[0]  # split the subtree at u: smaller runs under lo_kid[u], larger under hi_kid
-        lo = &self.lo_kid[u]
-        hi = &self.hi_kid[u]
+            slot = &r[t].lo if self._before(u, t) else &r[t].hi
+        t = slot[0]  # split the subtree at u: smaller runs under its lo, larger under its hi
+        lo = &r[u].lo
+        hi = &r[u].hi
         while t:
             if self._before(t, u):
                 lo[0] = t
-                lo = &self.hi_kid[t]
-                t = self.hi_kid[t]
+                lo = &r[t].hi
+                t = r[t].hi
             else:
                 hi[0] = t
-                hi = &self.lo_kid[t]
-                t = self.lo_kid[t]
+                hi = &r[t].lo
+                t = r[t].lo
         lo[0] = 0
         hi[0] = 0
         slot[0] = u
@@ -109,37 +109,37 @@ cdef class NodePool:
         """The free run starting at ``s`` stops being one (taken, or merged into another)."""
         cdef int32_t u = s + 1, a, b, t
         cdef int32_t* slot = &self.root
+        cdef Run* r = self.run
         while slot[0] != u:
             t = slot[0]
-            slot = &self.lo_kid[t] if self._before(u, t) else &self.hi_kid[t]
-        a = self.lo_kid[u]  # merge its two subtrees in its place
-        b = self.hi_kid[u]
+            slot = &r[t].lo if self._before(u, t) else &r[t].hi
+        a = r[u].lo  # merge its two subtrees in its place
+        b = r[u].hi
         while a and b:
-            if _prio(a) > _prio(b):
+            if r[a].prio > r[b].prio:
                 slot[0] = a
-                slot = &self.hi_kid[a]
-                a = self.hi_kid[a]
+                slot = &r[a].hi
+                a = r[a].hi
             else:
                 slot[0] = b
-                slot = &self.lo_kid[b]
-                b = self.lo_kid[b]
+                slot = &r[b].lo
+                b = r[b].lo
         slot[0] = a if a else b
-        self.lo_kid[u] = 0
-        self.hi_kid[u] = 0
-        self.start_of[self.end_of[s] - 1] = 0
-        self.end_of[s] = 0
+        self.start_of[r[u].end - 1] = 0
+        r[u].end = r[u].lo = r[u].hi = 0
         self.heads[s >> 6] &= ~((<uint64_t>1) << (s & 63))
 
     cdef int32_t _fit(self, long k) noexcept:
         """The start of the first run by (length, start) of at least ``k`` nodes (NONE:
         none)."""
         cdef int32_t t = self.root, best = 0
+        cdef Run* r = self.run
         while t:
-            if self.end_of[t - 1] - (t - 1) >= k:
+            if r[t].end - (t - 1) >= k:
                 best = t
-                t = self.lo_kid[t]
+                t = r[t].lo
             else:
-                t = self.hi_kid[t]
+                t = r[t].hi
         return best - 1
 
     cdef int32_t _run_at(self, long a) noexcept:
@@ -172,10 +172,10 @@ cdef class NodePool:
             s = self._fit(k)
             if s == NONE:  # none holds the rest: the longest run, lowest ids
                 t = self.root
-                while self.hi_kid[t]:
-                    t = self.hi_kid[t]
-                s = self._fit(self.end_of[t - 1] - (t - 1))
-            e = self.end_of[s]
+                while self.run[t].hi:
+                    t = self.run[t].hi
+                s = self._fit(self.run[t].end - (t - 1))
+            e = self.run[s + 1].end
             self._drop(s)
             pieces += 1
             out.push_back(s)
@@ -190,13 +190,13 @@ cdef class NodePool:
 
     cdef bint holds_c(self, long a, long b):
         cdef int32_t s = self._run_at(a)
-        return s != NONE and self.end_of[s] >= b
+        return s != NONE and self.run[s + 1].end >= b
 
     cdef int take_range_c(self, long a, long b) except -1:
         cdef int32_t s = self._run_at(a), e
-        if s == NONE or self.end_of[s] < b:
+        if s == NONE or self.run[s + 1].end < b:
             raise ValueError(f"nodes [{a}, {b}) are not all free")
-        e = self.end_of[s]
+        e = self.run[s + 1].end
         self._drop(s)
         if b < e:
             self._add(<int32_t>b, e)
@@ -207,8 +207,8 @@ cdef class NodePool:
 
     cdef void give_range_c(self, long a, long b) noexcept:
         cdef int32_t lo = <int32_t>a, hi = <int32_t>b, s
-        if b < self.n and self.end_of[b]:  # a free run starts where this one ends
-            hi = self.end_of[b]
+        if b < self.n and self.run[b + 1].end:  # a free run starts where this one ends
+            hi = self.run[b + 1].end
             self._drop(<int32_t>b)
         if a > 0 and self.start_of[a - 1]:  # one ends where this one starts
             lo = self.start_of[a - 1] - 1
@@ -252,7 +252,7 @@ cdef class NodePool:
 
     cdef int _check_given(self, long a, long b) except -1:
         cdef int32_t s = self._run_at(b - 1)
-        if not 0 <= a < b <= self.n or (s != NONE and self.end_of[s] > a):
+        if not 0 <= a < b <= self.n or (s != NONE and self.run[s + 1].end > a):
             raise ValueError(f"nodes [{a}, {b}) were not all taken")
         return 0
 
@@ -267,7 +267,7 @@ cdef class NodePool:
             while bits:
                 s = (w << 6) + __builtin_ctzll(bits)
                 bits &= bits - 1
-                out.append((s, self.end_of[s]))
+                out.append((s, self.run[s + 1].end))
         return out
 
     @property
