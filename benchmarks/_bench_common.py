@@ -8,8 +8,20 @@ import os
 import platform
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
+
+
+def byte_compile(src: Path) -> None:
+    """Write the bytecode of the tree ``src`` as an installed package has it, before a
+    whole command is timed: with ``PYTHONDONTWRITEBYTECODE`` set (some shells and CI
+    runners) a tree never imported without it has none, and every run compiles its ~300
+    modules (SDSC-SP2's command: ~0.05 s, ~390 M instructions, a "regression" of 20% that
+    is not in the code)."""
+    import compileall
+
+    compileall.compile_dir(str(src), quiet=2)
 
 
 def machine_line() -> str:

@@ -34,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _bench_common import machine_line
+from _bench_common import byte_compile, machine_line
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = ROOT / ".venv" / "bin" / "python"
@@ -145,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# bench_light: {args.trace.name}")
     print(f"# {machine_line()}")
     textbook = [str(PY), str(Path(__file__).with_name("textbook_easy.py")), str(args.trace)]
+    for src in [ROOT / "src"] + ([args.before] if args.before is not None else []):
+        byte_compile(src)
     runs = [("command", None), ("textbook", None)]
     if args.before is not None:
         runs.append(("command (before)", {**os.environ, "PYTHONPATH": str(args.before)}))

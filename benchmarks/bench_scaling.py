@@ -46,7 +46,7 @@ import sys
 import time
 from pathlib import Path
 
-from _bench_common import machine_line
+from _bench_common import byte_compile, machine_line
 
 TARGET_1M_S = 90.0
 TARGET_COMMAND_RATIO = 5.0
@@ -143,6 +143,8 @@ def command(n: int, nodes: int, load: float, seed: int, repeat: int, before: Pat
                         "-lm"], check=True)  # fmt: skip
         coschedlab = ROOT / ".venv" / "bin" / "coschedlab"
         trees = {"command": os.environ.get("PYTHONPATH")}
+        for src in [ROOT / "src"] + ([before] if before is not None else []):
+            byte_compile(src)
         if before is not None:
             trees = {"command (before)": str(before), "command": trees["command"]}
         best: dict[str, list[float]] = {k: [math.inf, math.inf] for k in ("C program", *trees)}
