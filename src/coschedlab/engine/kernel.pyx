@@ -81,7 +81,8 @@ from .watchdog import _Stop
 NAN = math.nan
 INF = math.inf
 #: a compiled pass that may wake at every tick of a clock (:meth:`Simulation._check_ticks`)
-#: may do so at most this many times in a run (10^8 passes: about a minute)
+#: may do so at most this many times in a run (10^8 passes: over a minute; a coupled run on a
+#: 9e9-s wait, 3 x 10^8 ticks, ran past 300 s)
 MAX_TICKS = 1e8
 
 _append = list.append
