@@ -195,25 +195,52 @@ cdef inline long _take_runs(vector[long]* iv, uint64_t bits, long x, long need,
     return need
 
 
-cdef void _starts_with_room(SharedNodes sh, long c, long cpn, vector[long]* out) noexcept:
+cdef inline long _rows_in_use(const long* by_free, long c, long cpn, long* fl,
+                              long* nodes) noexcept:  # fmt: skip
+    """The free-core values ``c`` .. ``cpn - 1`` that some node has now (``by_free``), into
+    ``fl``; their nodes added to ``nodes[0]``; returns how many values. The other rows are
+    empty, so a word's nodes with room for ``c`` cores are the OR of these rows alone
+    (:func:`_or_rows`: one row, not ``cpn - c``, when the jobs take one size)."""
+    cdef long f, nf = 0
+    for f in range(c, cpn):
+        if by_free[f]:
+            fl[nf] = f
+            nf += 1
+            nodes[0] += by_free[f]
+    return nf
+
+
+cdef inline uint64_t _or_rows(const uint64_t* word_rows, const long* fl, long nf) noexcept:
+    """The OR of rows ``fl[0 .. nf - 1]`` of one word (its rows side by side at
+    ``word_rows``): the word's partly used nodes with room (:func:`_rows_in_use`)."""
+    cdef uint64_t bits = 0
+    cdef long i
+    for i in range(nf):
+        bits |= word_rows[fl[i]]
+    return bits
+
+
+cdef void _starts_with_room(SharedNodes sh, long c, long cpn, long* fl,
+                            vector[long]* out) noexcept:  # fmt: skip
     """Append to ``out`` the first nodes of the partly used segments with at least ``c`` free
-    cores, by node: the segment starts (``sbit``) among the nodes of free-core rows ``c`` ..
-    ``cpn - 1``, a word of 64 nodes at a time (best-pair's and the ranks family's orders),
-    only the words holding a segment start (``stop``: on 10^7 nodes a few of 156,250)."""
-    cdef long v, w, f, nv = sh.stop.size()
+    cores, by node: the segment starts (``sbit``) among the nodes of the free-core rows in use
+    from ``c`` to ``cpn - 1`` (``fl``: scratch of ``cpn`` values), a word of 64 nodes at a time
+    (best-pair's and the ranks family's orders), only the words holding a segment start
+    (``stop``: on 10^7 nodes a few of 156,250)."""
+    cdef long v, w, nv = sh.stop.size(), part = 0
     cdef const uint64_t* rows = sh.rows.data()
     cdef const uint64_t* sb = sh.sbit.data()
     cdef const uint64_t* top = sh.stop.data()
     cdef uint64_t bits, words
+    cdef long nf = _rows_in_use(sh.by_free.data(), c, cpn, fl, &part)
+    if nf == 0:
+        return
     for v in range(nv):
         words = top[v]
         while words:
             w = (v << 6) + __builtin_ctzll(words)
             words &= words - 1
-            bits = 0
-            for f in range(c, cpn):
-                bits |= rows[w * cpn + f]
-            bits &= sb[w]
+            bits = _or_rows(rows + w * cpn, fl, nf) & sb[w]
             while bits:
                 out.push_back((w << 6) + __builtin_ctzll(bits))
                 bits &= bits - 1
@@ -229,6 +256,7 @@ cdef class ColocPass(SharedPass):
     cdef long cpn, depth  # depth -1: no limit
     cdef bint extra, backfill, fallback
     cdef vector[long] iv  # scratch: the chosen nodes, flat intervals
+    cdef vector[long] frows  # scratch: the free-core rows in use (:func:`_rows_in_use`)
     cdef vector[long] held  # scratch: a running job's nodes, flat intervals
     cdef vector[long] q   # scratch: a copy of the queue of a pass called from Python
     cdef const long* qp   # the queue of this pass (the kernel's array, or q)
@@ -313,6 +341,7 @@ cdef class ColocPass(SharedPass):
         self.acct = view.machine._acct
         self.sh = self.acct.nodes
         self.cpn = view.machine.cores_per_node
+        self.frows.assign(self.cpn + 1, 0)
         c_arr = np.asarray(cores, dtype=np.int64)
         k_arr = np.asarray(k, dtype=np.int64)
         procs = np.asarray(view.procs, dtype=np.int64)
@@ -408,8 +437,9 @@ cdef class ColocPass(SharedPass):
         its cores per node, or 0 if it does not fit (the former ``CoScheduler.choose``
         with the default node order)."""
         cdef SharedNodes sh = self.sh
-        cdef long c = self.cores[j], need = self.k[j], cpn = self.cpn, f
+        cdef long c = self.cores[j], need = self.k[j], cpn = self.cpn, nf
         cdef long part = 0, npart, x
+        cdef long* fl
         cdef const long* by_free
         cdef const uint64_t* rows
         cdef uint64_t bits
@@ -421,8 +451,8 @@ cdef class ColocPass(SharedPass):
             self._join_iv(0)
             return c
         by_free = sh.by_free.data()
-        for f in range(c, cpn):  # partly used nodes with room: how many
-            part += by_free[f]
+        fl = self.frows.data()  # the rows in use, and the partly used nodes with room
+        nf = _rows_in_use(by_free, c, cpn, fl, &part)
         if part + by_free[cpn] < need:  # idle nodes count: they have every core free
             if self.fallback and sh.n_idle >= self.whole[j]:  # whole idle nodes instead
                 self._idle(self.whole[j])
@@ -440,14 +470,12 @@ cdef class ColocPass(SharedPass):
         if self.model is not None and part:
             return self._choose_ranked(j, c, need)
         # those nodes, by node id (up to the last of them): 64 nodes at a time, the nodes with
-        # c..cpn-1 free cores (the segments' rows by free cores, a word's rows side by side: one
-        # contiguous read the compiler ORs in vectors), in runs of touching nodes
+        # c..cpn-1 free cores (the segments' rows by free cores in use), in runs of touching
+        # nodes
         rows = sh.rows.data()
         x = 0
         while need and part:
-            bits = 0
-            for f in range(c, cpn):
-                bits |= rows[f]
+            bits = _or_rows(rows, fl, nf)
             need = _take_runs(&self.iv, bits, x, need, &part)
             rows += cpn
             x += 1
@@ -484,7 +512,7 @@ cdef class ColocPass(SharedPass):
         cdef const int32_t* jobs
         self.bucket.assign(nr + 1, 0)  # counts per rank, then where each rank starts
         self.seg_at.clear()  # the partly used segments with room, by node, and their ranks
-        _starts_with_room(sh, c, self.cpn, &self.seg_at)
+        _starts_with_room(sh, c, self.cpn, self.frows.data(), &self.seg_at)
         total = self.seg_at.size()
         self.seg_rank.clear()
         for i in range(total):
@@ -592,7 +620,7 @@ cdef class ColocPass(SharedPass):
         cdef pair[double, double] key, ik
         cdef bint idle_first
         self.seg_at.clear()  # the partly used segments with room (their first nodes)
-        _starts_with_room(sh, c, self.cpn, &self.seg_at)
+        _starts_with_room(sh, c, self.cpn, self.frows.data(), &self.seg_at)
         self.kseg.clear()
         for i in range(<long>self.seg_at.size()):
             a = self.seg_at[i]
@@ -847,7 +875,8 @@ cdef class ColocPass(SharedPass):
         time first (stable: queue order among equals), each on the lowest-numbered nodes with
         room for its cores (idle or partly used), until one does not fit. No reservation."""
         cdef SharedNodes sh = self.sh
-        cdef long i, j, c, need, x, f, nw = sh.nw, cpn = self.cpn, seen = 0
+        cdef long i, j, c, need, x, nf, cpn = self.cpn, seen = 0
+        cdef long* fl = self.frows.data()
         cdef bint head = False
         cdef const uint64_t* rows = sh.rows.data()
         cdef const uint64_t* idle = sh.idle_.data()
@@ -874,10 +903,9 @@ cdef class ColocPass(SharedPass):
             # 64 at a time, in runs of touching nodes
             self.iv.clear()
             x = 0
+            nf = _rows_in_use(sh.by_free.data(), c, cpn, fl, &seen)
             while need:
-                bits = idle[x]
-                for f in range(c, cpn):
-                    bits |= rows[x * cpn + f]
+                bits = idle[x] | _or_rows(rows + x * cpn, fl, nf)
                 need = _take_runs(&self.iv, bits, x, need, &seen)
                 x += 1
             self._join_iv(0)
