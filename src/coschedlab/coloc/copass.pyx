@@ -702,6 +702,13 @@ cdef class ColocPass(SharedPass):
                 w += 1
         self.iv.resize(2 * w)
 
+    cdef long _iv_nodes(self) noexcept:
+        """The nodes of :attr:`iv`."""
+        cdef long r, total = 0
+        for r in range(<long>self.iv.size() // 2):
+            total += self.iv[2 * r + 1] - self.iv[2 * r]
+        return total
+
     cdef int _start(self, long j, long c) except -1:
         """Start job ``j`` now on :attr:`iv` with ``c`` cores per node."""
         cdef long r, n = self.iv.size() // 2
@@ -953,6 +960,7 @@ cdef class ColocPass(SharedPass):
         cdef CoreProjection proj
         cdef long i, j, h, head, k_h, c, kk, nq = self.nq, loss, ne = 0, e, t, cl, n_left
         cdef long after, limit = LONG_MAX - 1, best, key, started  # (LONG_MAX: no job)
+        cdef long extra
         cdef double now = self.now, shadow = INFINITY, est
         cdef bint any_fits = False, past, volatile
         cdef long completed, overrides
@@ -1067,8 +1075,12 @@ cdef class ColocPass(SharedPass):
                     continue  # a job of the same shape broke rule (b): same nodes, same verdict
                 j = self._job(key)
                 c = self.choose_c(j)
-                loss = proj.loss_c(self.iv.data(), self.iv.size() // 2, c)
-                if admit_c(now, self.cls_req[cl], shadow, loss, proj.count - k_h, True) < 0:
+                extra = proj.count - k_h
+                if self._iv_nodes() <= extra:  # (its loss is at most its nodes: it fits)
+                    loss = 0
+                else:  # (only whether it fits matters: the walk stops past extra)
+                    loss = proj.loss_c(self.iv.data(), self.iv.size() // 2, c, extra)
+                if admit_c(now, self.cls_req[cl], shadow, loss, extra, True) < 0:
                     self.broke[self.cls_shape[cl]] = self.stamp
                     continue
                 proj.add_c(self.iv.data(), self.iv.size() // 2, -c)

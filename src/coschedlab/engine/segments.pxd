@@ -122,7 +122,6 @@ cdef class SharedNodes:
     cdef void _start_at(self, long x, bint on) noexcept
     cdef vector[long] _starts(self) noexcept
     cdef void _split(self, long s, long at) noexcept
-    cdef long _merge(self, long x) noexcept
 
     cdef inline int32_t* _slot(self, long x) noexcept:
         """The slot of the segment starting at node ``x``: ``[count, job, job, ...]``."""
@@ -176,5 +175,5 @@ cdef class CoreProjection:
     cdef vector[long] ulog    # ulog[w]: fr[64w..64w+63] written since then (copied again)
 
     cdef void reset_c(self, SharedNodes sh, long threshold) noexcept
-    cdef long loss_c(self, const long* iv, long niv, long cores) noexcept
+    cdef long loss_c(self, const long* iv, long niv, long cores, long limit) noexcept
     cdef long add_c(self, const long* iv, long niv, long cores) noexcept

@@ -8,6 +8,7 @@ running job are C arrays, so placing, releasing and checking a job cost no Pytho
 segment. The Python reference they are tested against is ``tests/coloc/segments_oracle.py``.
 """
 
+from libc.limits cimport LONG_MAX
 from libcpp.algorithm cimport sort as csort
 from libc.stdint cimport int32_t, uint64_t
 from libc.stdlib cimport calloc, free
@@ -507,8 +508,8 @@ cdef class SharedNodes:
             # segment before x is the last one walked)
             if first < x < self.n:
                 _join(self, last, x)
-            if first:
-                self._merge(first)
+            if first:  # (first < n) and the segment before the first one walked
+                _join(self, self.seg_c(first - 1), first)
         return total
 
     cdef int release_c(self, long j, const long* iv, long niv, long cores) except -1:
@@ -532,13 +533,6 @@ cdef class SharedNodes:
             self.nb_spare.back().swap(self.nb[k])
         self.left_job = j
         return 0
-
-    cdef long _merge(self, long i) noexcept:
-        """Join the segment starting at node ``i`` to the one before if they hold the same jobs
-        (returns 1)."""
-        if i <= 0 or i >= self.n:
-            return 0
-        return _join(self, self.seg_c(i - 1), i)
 
     cdef void lowest_idle_c(self, long need, vector[long]* out) noexcept:
         """Append the ``need`` lowest idle nodes to ``out`` as intervals ``a b`` (sorted,
@@ -694,7 +688,7 @@ cdef class CoreProjection:
         """How many nodes would drop below the watched free cores if ``cores`` were taken on
         every node of ``intervals`` (read only: nothing is split or changed)."""
         cdef vector[long] iv = _flat(sorted(intervals))
-        return self.loss_c(iv.data(), iv.size() // 2, cores)
+        return self.loss_c(iv.data(), iv.size() // 2, cores, LONG_MAX)
 
     def add(self, intervals, long cores) -> int:
         """Add ``cores`` free cores (negative: take them) on every node of ``intervals``;
@@ -702,8 +696,10 @@ cdef class CoreProjection:
         cdef vector[long] iv = _flat(sorted(intervals))
         return self.add_c(iv.data(), iv.size() // 2, cores)
 
-    cdef long loss_c(self, const long* iv, long niv, long cores) noexcept:
-        """:meth:`loss` of flat intervals ``a0 b0 a1 b1 ...``, sorted and disjoint."""
+    cdef long loss_c(self, const long* iv, long niv, long cores, long limit) noexcept:
+        """:meth:`loss` of flat intervals ``a0 b0 a1 b1 ...``, sorted and disjoint, as far as
+        ``limit``: the loss if it is at most ``limit``, else a count above it (the walk stops
+        after the interval that passes it: EASY's rule (b) asks only whether it fits)."""
         cdef long a, b, x, f, e, lost = 0, thr = self.threshold, r
         cdef const int32_t* fr = self.fr.data()
         cdef const uint64_t* sb = self.sbit.data()
@@ -719,6 +715,8 @@ cdef class CoreProjection:
                 if f >= thr > f - cores:
                     lost += min(b, e) - max(a, x)
                 x = e
+            if lost > limit:
+                break
         return lost
 
     cdef long add_c(self, const long* iv, long niv, long cores) noexcept:
