@@ -309,7 +309,13 @@ def test_compiled_projection_equals_the_python_oracle(case, data):
     assert pc.count == po.count
     for nodes, cores, _ in ops[len(ops) // 2 :]:
         iv = Placement(0, nodes, cores).intervals
-        assert pc.loss(iv, cores) == po.loss(iv, cores)
+        lost = po.loss(iv, cores)
+        assert pc.loss(iv, cores) == lost
+        # as far as a limit (EASY's rule (b) asks only whether the loss fits): exact up to
+        # it, above it past it (the walk stops after the interval that passes it)
+        for limit in range(-1, lost + 1):
+            got = pc.loss(iv, cores, limit)
+            assert got == lost if lost <= limit else got > limit
         sign = data.draw(st.sampled_from([1, -1]))
         assert pc.add(iv, sign * cores) == po.add(iv, sign * cores)
         assert (pc.starts, pc.free) == (po.starts, po.free)

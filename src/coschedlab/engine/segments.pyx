@@ -684,11 +684,12 @@ cdef class CoreProjection:
     def free(self) -> list[int]:
         return [self.fr[x] for x in self.starts]
 
-    def loss(self, intervals, long cores) -> int:
+    def loss(self, intervals, long cores, limit=None) -> int:
         """How many nodes would drop below the watched free cores if ``cores`` were taken on
-        every node of ``intervals`` (read only: nothing is split or changed)."""
+        every node of ``intervals`` (read only: nothing is split or changed); with ``limit``,
+        a count above it when the loss is above it (:meth:`loss_c`)."""
         cdef vector[long] iv = _flat(sorted(intervals))
-        return self.loss_c(iv.data(), iv.size() // 2, cores, LONG_MAX)
+        return self.loss_c(iv.data(), iv.size() // 2, cores, LONG_MAX if limit is None else limit)
 
     def add(self, intervals, long cores) -> int:
         """Add ``cores`` free cores (negative: take them) on every node of ``intervals``;
