@@ -105,6 +105,10 @@ def ws(tmp_path_factory) -> Path:
         "; MaxNodes: 2\n; MaxProcs: 2\n1 0 -1 9000000000 1 -1 -1 1 9000000000 -1 1 1 1 1 1 1 -1 -1\n"
         "2 10 -1 100 2 -1 -1 2 200 -1 1 1 1 1 1 1 -1 -1\n"
     )
+    (d / "past_limit.swf").write_text(  # the same, the long job past its 100-s limit
+        "; MaxNodes: 2\n; MaxProcs: 2\n1 0 -1 9000000000 1 -1 -1 1 100 -1 1 1 1 1 1 1 -1 -1\n"
+        "2 10 -1 100 2 -1 -1 2 200 -1 1 1 1 1 1 1 -1 -1\n"
+    )
     write_trace(d / "trace.swf")
     write_pool(d / "pool.json")
     (d / "afile").write_text("not a directory\n")
@@ -1323,7 +1327,10 @@ CASES = [
     # known defects and a hostile pass (hostile20, 2026-11-29): a run that would make 10^8
     # passes or more on a clock without a look ahead (it seemed to hang); a missing trace
     # said after "--out holds a result, give --force"
-    ("slurm-bf-nodes-span-huge", "simulate long_span.swf -s slurm:bf_nodes=true --out o1", 2, "error: scheduler slurm:bf_nodes=true: bf_nodes' node map may wake every bf_interval=30 s while jobs wait, and this run spans at least 9e+09 s: up to 3e+08 passes (at most 1e+08); raise bf_interval"),
+    ("slurm-bf-nodes-past-limit-span-huge", "simulate past_limit.swf -s slurm:bf_nodes=true --out o1", 2, "error: scheduler slurm:bf_nodes=true: bf_nodes' node map may wake every bf_interval=30 s while a job runs past its time limit, and a job here does so for at least 9e+09 s: up to 3e+08 passes (at most 1e+08); raise bf_interval, or kill jobs at their limit (--kill-at-walltime)"),
+    # hostile21: bf_nodes on long_span.swf runs (a pass at each recalculation: 3e7); clocks
+    # the look ahead cannot group in classes ran more than 120 s on a 9e9-s wait
+    ("slurm-ungrouped-clock-span-huge", "simulate long_span.swf -s slurm:bf_interval=7,bf_resolution=3600 --out o1", 2, "error: scheduler slurm:bf_interval=7,bf_resolution=3600: Slurm's look ahead, proving each tick on its own (its ticks fall in classes only with clocks in whole seconds and bf_resolution / gcd(bf_interval, bf_resolution) at most 8), may wake every bf_interval=7 s while jobs wait, and this run spans at least 9e+09 s: up to 1.3e+09 passes (at most 1e+08); raise bf_interval, or make bf_resolution at most 8 of its ticks"),
     ("slurm-bf-nodes-calc-period-tiny", "simulate long_span.swf -s slurm:bf_nodes=true,bf_interval=1e6,priority_calc_period=0.5 --out o1", 2, "may wake every priority_calc_period=0.5 s while jobs wait"),
     ("coupled-slurm-span-huge", "coupled simulate --system long_span.swf:name=a --system small.swf -s slurm --out o1", 2, "a gated pass (coupled, ELiSE's clock) may wake every bf_interval=30 s"),
     ("simulate-trace-missing-out-earlier", "simulate nosuch.swf --out prev", 2, "error: nosuch.swf: No such file or directory"),
