@@ -652,6 +652,11 @@ CASES = [
     ("simulate-out-file", "simulate small.swf --out afile", 2, "--out afile exists and is not a directory"),
     ("simulate-out-devnull", "simulate small.swf --out /dev/null", 2, "/dev/null"),
     ("simulate-out-earlier", "simulate small.swf --out prev", 2, "already holds a result; give --force"),
+    # hostile21: without --force, a folder of the user's files was "holds a result; give
+    # --force", which --force then refused
+    ("simulate-not-ours-no-force", "simulate small.swf --out notours", 2, "error: --out notours holds files coschedlab did not write (notours/notes.txt); refusing to replace it, --force or not: move it away, or choose another directory"),
+    ("coupled-not-ours-no-force", "coupled simulate --system small.swf:name=a --system small.swf --out notours", 2, "(notours/notes.txt)"),
+    ("report-not-ours-no-force", "report prev --out notours", 2, "(notours/notes.txt)"),
     ("simulate-force-not-ours", "simulate small.swf --out notours --force", 2, "notes.txt"),
     ("simulate-force-user-docs", "simulate small.swf --out mydocs --force", 2, "holds files coschedlab did not write"),
     ("simulate-force-user-notes-in-result", "simulate small.swf --out prevnotes --force", 2, "--out prevnotes holds files coschedlab did not write (prevnotes/notes.md); refusing to replace it, --force or not: move it away, or choose another directory"),
