@@ -751,6 +751,8 @@ CASES = [
     # hostile21: a typo'd option or name is told its closest match
     ("slurm-option-typo", "simulate small.swf -s slurm:bf_intreval=30 --out o1", 2, "scheduler 'slurm' has no option 'bf_intreval' (options: priority,"),
     ("slurm-option-typo-hint", "simulate small.swf -s slurm:bf_intreval=30 --out o1", 2, "sched_phase, conf); did you mean 'bf_interval'?"),
+    ("sched-a-file-not-py", "simulate small.swf -s afile --out o1", 2, "error: scheduler 'afile' is not a scheduler's name, and a file given as a scheduler must be a policy written in Python (.py)"),
+    ("sched-the-trace-as-scheduler", "simulate small.swf -s small.swf --out o1", 2, "scheduler 'small.swf' is not a scheduler's name"),
     ("sched-far-from-any-name", "simulate small.swf -s zzz --out o1", 2, "slurm or give a path to a .py file"),
     ("nu-coloc-without-pool", "simulate small.swf -s easy-coloc --out o1", 2, "scheduler easy-coloc needs shared nodes (give a pool)"),
     ("nu-pool-not-json", "simulate small.swf --pool small.swf -s easy-coloc --out o1", 2, "small.swf:1: not valid JSON"),

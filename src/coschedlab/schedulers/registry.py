@@ -218,6 +218,12 @@ def get_scheduler(spec: str | Scheduler | type[Scheduler], **options: Any) -> Sc
                     f"{name}:{cls_name}=VALUE"
                 )
             found = lookup(name)
+            if found is None and Path(name).exists():  # (a trace or a folder, say)
+                raise InputError(
+                    f"scheduler {name!r} is not a scheduler's name, and a file given as a "
+                    "scheduler must be a policy written in Python (.py); `coschedlab "
+                    "schedulers` lists the names"
+                )
             if found is None:
                 names = known_names()
                 raise InputError(
