@@ -751,6 +751,10 @@ CASES = [
     # hostile21: a typo'd option or name is told its closest match
     ("slurm-option-typo", "simulate small.swf -s slurm:bf_intreval=30 --out o1", 2, "scheduler 'slurm' has no option 'bf_intreval' (options: priority,"),
     ("slurm-option-typo-hint", "simulate small.swf -s slurm:bf_intreval=30 --out o1", 2, "sched_phase, conf); did you mean 'bf_interval'?"),
+    # hostile21: a sweep spec given to another sweep command names the command that reads it
+    ("compare-a-woas-spec", "compare coschedlab:sweeps/woas_small.yaml --out o1", 2, "unknown key 'machine' (known: name, cluster, output, repetitions, seed, kill_at_walltime, baseline, schedulers, workloads, plots, executor): this is a spec of `coschedlab workflows compare`, not of `coschedlab compare`"),
+    ("elise-run-a-coupled-spec", "elise run coschedlab:sweeps/coupled_small.yaml --out o1", 2, "this is a spec of `coschedlab coupled compare`, not of `coschedlab elise run`"),
+    ("workflows-compare-an-elise-file", "workflows compare coschedlab:sweeps/elise_small.yaml --out o1", 2, "this is a spec of `coschedlab elise run`, not of `coschedlab workflows compare`"),
     ("sched-a-file-not-py", "simulate small.swf -s afile --out o1", 2, "error: scheduler 'afile' is not a scheduler's name, and a file given as a scheduler must be a policy written in Python (.py)"),
     ("sched-the-trace-as-scheduler", "simulate small.swf -s small.swf --out o1", 2, "scheduler 'small.swf' is not a scheduler's name"),
     ("sched-far-from-any-name", "simulate small.swf -s zzz --out o1", 2, "slurm or give a path to a .py file"),
