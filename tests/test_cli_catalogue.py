@@ -105,6 +105,10 @@ def ws(tmp_path_factory) -> Path:
         "; MaxNodes: 2\n; MaxProcs: 2\n1 0 -1 9000000000 1 -1 -1 1 9000000000 -1 1 1 1 1 1 1 -1 -1\n"
         "2 10 -1 100 2 -1 -1 2 200 -1 1 1 1 1 1 1 -1 -1\n"
     )
+    (d / "past_limit.swf").write_text(  # the same, the long job past its 100-s limit
+        "; MaxNodes: 2\n; MaxProcs: 2\n1 0 -1 9000000000 1 -1 -1 1 100 -1 1 1 1 1 1 1 -1 -1\n"
+        "2 10 -1 100 2 -1 -1 2 200 -1 1 1 1 1 1 1 -1 -1\n"
+    )
     write_trace(d / "trace.swf")
     write_pool(d / "pool.json")
     (d / "afile").write_text("not a directory\n")
@@ -648,6 +652,11 @@ CASES = [
     ("simulate-out-file", "simulate small.swf --out afile", 2, "--out afile exists and is not a directory"),
     ("simulate-out-devnull", "simulate small.swf --out /dev/null", 2, "/dev/null"),
     ("simulate-out-earlier", "simulate small.swf --out prev", 2, "already holds a result; give --force"),
+    # hostile21: without --force, a folder of the user's files was "holds a result; give
+    # --force", which --force then refused
+    ("simulate-not-ours-no-force", "simulate small.swf --out notours", 2, "error: --out notours holds files coschedlab did not write (notours/notes.txt); refusing to replace it, --force or not: move it away, or choose another directory"),
+    ("coupled-not-ours-no-force", "coupled simulate --system small.swf:name=a --system small.swf --out notours", 2, "(notours/notes.txt)"),
+    ("report-not-ours-no-force", "report prev --out notours", 2, "(notours/notes.txt)"),
     ("simulate-force-not-ours", "simulate small.swf --out notours --force", 2, "notes.txt"),
     ("simulate-force-user-docs", "simulate small.swf --out mydocs --force", 2, "holds files coschedlab did not write"),
     ("simulate-force-user-notes-in-result", "simulate small.swf --out prevnotes --force", 2, "--out prevnotes holds files coschedlab did not write (prevnotes/notes.md); refusing to replace it, --force or not: move it away, or choose another directory"),
@@ -736,9 +745,19 @@ CASES = [
     ("nu-swf-comments-only", "simulate nu_comments.swf --out o1", 2, "nu_comments.swf: no job lines found (only comments or blank lines)"),
     ("nu-bundled-typo", "simulate coschedlab:KTH-SP2.swf.gz --out o1", 2, "no bundled data file 'KTH-SP2.swf.gz' (`coschedlab data` lists them)"),
     ("nu-sched-typo", "simulate small.swf -s eassy --out o1", 2, "unknown scheduler 'eassy'; choose one of"),
-    ("nu-sched-upper-case", "simulate small.swf -s EASY --out o1", 2, "unknown scheduler 'EASY'"),
+    ("nu-sched-upper-case", "simulate small.swf -s EASY --out o1", 2, "or give a path to a .py file; did you mean 'easy'?"),
     ("nu-sched-comma-list", "simulate small.swf -s fcfs,easy --out o1", 2, "unknown scheduler 'fcfs,easy'"),
-    ("nu-sched-option-typo", "simulate small.swf -s easy:dept=5 --out o1", 2, "scheduler 'easy' has no option 'dept' (options: extra, depth, interval, order)"),
+    ("nu-sched-option-typo", "simulate small.swf -s easy:dept=5 --out o1", 2, "scheduler 'easy' has no option 'dept' (options: extra, depth, interval, order); did you mean 'depth'?"),
+    # hostile21: a typo'd option or name is told its closest match
+    ("slurm-option-typo", "simulate small.swf -s slurm:bf_intreval=30 --out o1", 2, "scheduler 'slurm' has no option 'bf_intreval' (options: priority,"),
+    ("slurm-option-typo-hint", "simulate small.swf -s slurm:bf_intreval=30 --out o1", 2, "sched_phase, conf); did you mean 'bf_interval'?"),
+    # hostile21: a sweep spec given to another sweep command names the command that reads it
+    ("compare-a-woas-spec", "compare coschedlab:sweeps/woas_small.yaml --out o1", 2, "unknown key 'machine' (known: name, cluster, output, repetitions, seed, kill_at_walltime, baseline, schedulers, workloads, plots, executor): this is a spec of `coschedlab workflows compare`, not of `coschedlab compare`"),
+    ("elise-run-a-coupled-spec", "elise run coschedlab:sweeps/coupled_small.yaml --out o1", 2, "this is a spec of `coschedlab coupled compare`, not of `coschedlab elise run`"),
+    ("workflows-compare-an-elise-file", "workflows compare coschedlab:sweeps/elise_small.yaml --out o1", 2, "this is a spec of `coschedlab elise run`, not of `coschedlab workflows compare`"),
+    ("sched-a-file-not-py", "simulate small.swf -s afile --out o1", 2, "error: scheduler 'afile' is not a scheduler's name, and a file given as a scheduler must be a policy written in Python (.py)"),
+    ("sched-the-trace-as-scheduler", "simulate small.swf -s small.swf --out o1", 2, "scheduler 'small.swf' is not a scheduler's name"),
+    ("sched-far-from-any-name", "simulate small.swf -s zzz --out o1", 2, "slurm or give a path to a .py file"),
     ("nu-coloc-without-pool", "simulate small.swf -s easy-coloc --out o1", 2, "scheduler easy-coloc needs shared nodes (give a pool)"),
     ("nu-pool-not-json", "simulate small.swf --pool small.swf -s easy-coloc --out o1", 2, "small.swf:1: not valid JSON"),
     ("nu-nodes-text", "simulate small.swf --nodes abc --out o1", 2, "Invalid value for '--nodes'"),
@@ -1323,7 +1342,10 @@ CASES = [
     # known defects and a hostile pass (hostile20, 2026-11-29): a run that would make 10^8
     # passes or more on a clock without a look ahead (it seemed to hang); a missing trace
     # said after "--out holds a result, give --force"
-    ("slurm-bf-nodes-span-huge", "simulate long_span.swf -s slurm:bf_nodes=true --out o1", 2, "error: scheduler slurm:bf_nodes=true: bf_nodes' node map may wake every bf_interval=30 s while jobs wait, and this run spans at least 9e+09 s: up to 3e+08 passes (at most 1e+08); raise bf_interval"),
+    ("slurm-bf-nodes-past-limit-span-huge", "simulate past_limit.swf -s slurm:bf_nodes=true --out o1", 2, "error: scheduler slurm:bf_nodes=true: bf_nodes' node map may wake every bf_interval=30 s while a job runs past its time limit, and a job here does so for at least 9e+09 s: up to 3e+08 passes (at most 1e+08); raise bf_interval, or kill jobs at their limit (--kill-at-walltime)"),
+    # hostile21: bf_nodes on long_span.swf runs (a pass at each recalculation: 3e7); clocks
+    # the look ahead cannot group in classes ran more than 120 s on a 9e9-s wait
+    ("slurm-ungrouped-clock-span-huge", "simulate long_span.swf -s slurm:bf_interval=7,bf_resolution=3600 --out o1", 2, "error: scheduler slurm:bf_interval=7,bf_resolution=3600: Slurm's look ahead, proving each tick on its own (its ticks fall in classes only with clocks in whole seconds and bf_resolution / gcd(bf_interval, bf_resolution) at most 8), may wake every bf_interval=7 s while jobs wait, and this run spans at least 9e+09 s: up to 1.3e+09 passes (at most 1e+08); raise bf_interval, or make bf_resolution at most 8 of its ticks"),
     ("slurm-bf-nodes-calc-period-tiny", "simulate long_span.swf -s slurm:bf_nodes=true,bf_interval=1e6,priority_calc_period=0.5 --out o1", 2, "may wake every priority_calc_period=0.5 s while jobs wait"),
     ("coupled-slurm-span-huge", "coupled simulate --system long_span.swf:name=a --system small.swf -s slurm --out o1", 2, "a gated pass (coupled, ELiSE's clock) may wake every bf_interval=30 s"),
     ("simulate-trace-missing-out-earlier", "simulate nosuch.swf --out prev", 2, "error: nosuch.swf: No such file or directory"),

@@ -392,17 +392,18 @@ def check_target(
         if path.is_dir():
             _check_holds_no_input(path, inputs, who)
         if path.is_dir() and not is_empty(path):
-            if not force:
-                raise InputError(
-                    f"{who} already holds a result; give {give} to replace it, or "
-                    "choose another directory"
-                )
+            # (a folder of other files first: "give --force" would only be refused next)
             foreign = first_foreign(path)
             if foreign is not None:
                 raise InputError(
                     f"{who} holds files coschedlab did not write ({foreign}); "
                     f"refusing to replace it, {give} or not: move it away, or choose "
                     "another directory"
+                )
+            if not force:
+                raise InputError(
+                    f"{who} already holds a result; give {give} to replace it, or "
+                    "choose another directory"
                 )
     else:
         if path.is_dir():

@@ -68,7 +68,7 @@ def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
 
     where = executor_of(jobs, executor)
     path = bundled(str(spec)) if spec is not None and is_bundled(str(spec)) else spec
-    s: Any = cap.read(path, **options)
+    s: Any = read_spec(cap, path, **options)
     if where is None:  # the spec's executor, unless --executor replaces it
         jobs_apply(jobs, getattr(s, "executor", None), "the spec's 'executor'")
     target = Path(out if out is not None else s.output)
@@ -105,6 +105,38 @@ def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
             err.print(escape(f"  {key}: {error} (see {where_})"), soft_wrap=True)
         err.print(escape(f"fix the cause and {resume}"), soft_wrap=True)
         raise typer.Exit(cap.failed_exit)
+
+
+def read_spec(cap: Any, path: Path | None, **options: Any) -> Any:
+    """``cap``'s spec ``path`` (:meth:`~coschedlab.sweeps.capability.Capability.read`); a
+    spec of another sweep command (an unknown key here, read cleanly by another capability's
+    reader) is refused in one line naming the command that reads it."""
+    from ..errors import InputError
+    from ..sweeps.capability import capabilities
+
+    try:
+        return cap.read(path, **options)
+    except InputError as exc:
+        if path is None or not exc.what.startswith("unknown key"):
+            raise
+        for other in capabilities():
+            spec = next((o for o in other.options if o.name == "spec"), None)
+            if (
+                other is cap
+                or other.load_spec is None
+                or (spec is not None and (spec.flags or spec.type is None))
+            ):  # (a command whose SPEC is no file: its options)
+                continue
+            try:
+                other.read(path)
+            except Exception:  # (not this one's either: the next)
+                continue
+            raise InputError(
+                f"{exc.what}: this is a spec of `coschedlab {' '.join(other.words)}`, "
+                f"not of `coschedlab {' '.join(cap.words)}`",
+                exc.where,
+            ) from None
+        raise
 
 
 def _resume_args(cap: Any, spec: Path | None, jobs: int | None, out: Path | None,

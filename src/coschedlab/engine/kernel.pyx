@@ -889,9 +889,9 @@ cdef class Simulation:
         serve = getattr(cp, "serve_gate", None)
         if serve is not None and (self.gate is not None or type(self) is not Simulation):
             serve(self._view.start)
-        ticks = getattr(cp, "tick_period", None)
+        ticks = getattr(cp, "tick_count", None)
         if ticks is not None:
-            self._check_ticks(ticks())
+            self._check_ticks(ticks)
         if not (<CompiledPass>cp).reaskable and (
             self.gate is not None or type(self) is not Simulation
         ):
@@ -927,22 +927,25 @@ cdef class Simulation:
         self._view.est_sorted = CRunning.__new__(CRunning)
         (<CRunning>self._view.est_sorted)._sim = self
 
-    def _check_ticks(self, tick) -> None:
-        """Refuse, before the first event, a run whose compiled pass may wake on a clock
-        (``tick``: its ``(seconds, option, why)``, :meth:`.passes.SlurmPass.tick_period`) more
-        than :data:`MAX_TICKS` times: the run spans at least from the first submission to the
-        latest submission plus run time (each job runs that long at least)."""
-        if tick is None or not self.n:
+    def _check_ticks(self, count) -> None:
+        """Refuse, before the first event, a run whose compiled pass may wake on a clock more
+        than :data:`MAX_TICKS` times (``count(span, over)``: the passes at least, what wakes
+        it and what to change, :meth:`.passes.SlurmPass.tick_count`). The run spans at least
+        from the first submission to the latest submission plus run time (each job runs that
+        long at least); a job not killed at its limit runs past it for its run time less its
+        requested time."""
+        if not self.n:
             return
-        period, option, why = tick
         submit = np.asarray(self.submit)
-        span = float((submit + np.frombuffer(self.duration, dtype=np.float64)).max())
-        span -= float(submit.min())
-        if span / period > MAX_TICKS:
+        duration = np.frombuffer(self.duration, dtype=np.float64)
+        span = float((submit + duration).max()) - float(submit.min())
+        over = max(float((duration - np.asarray(self.req)).max()), 0.0)
+        tick = count(span, over)
+        if tick is not None and tick[0] > MAX_TICKS:
+            passes, what, advice = tick
             raise InputError(
-                f"scheduler {self.scheduler.describe()}: {why} may wake every {option}="
-                f"{period:g} s while jobs wait, and this run spans at least {span:.3g} s: up "
-                f"to {span / period:.2g} passes (at most {MAX_TICKS:.0e}); raise {option}"
+                f"scheduler {self.scheduler.describe()}: {what}: up to {passes:.2g} passes "
+                f"(at most {MAX_TICKS:.0e}); {advice}"
             )
 
     def _bridge_call(self, double t) -> list:

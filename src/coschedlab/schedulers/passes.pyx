@@ -1217,25 +1217,57 @@ cdef class SlurmPass(SharedPass):
             self.seen_main[k] = NAN
             self.seen_bf[k] = NAN
 
-    def tick_period(self):
-        """The shortest clock on which this pass may wake at every tick while jobs wait,
-        with no look ahead to prove ticks quiet (``bf_nodes``' node map, a gated pass):
-        ``(seconds, option, why)``; None when the ticks are looked ahead over. The kernel
-        refuses a run that would make too many such passes before it starts."""
+    def tick_count(self, double span, double over):
+        """The passes this run makes on a clock with no look ahead to prove its ticks quiet,
+        at least, from ``span`` (the run's length: a lower bound) and ``over`` (the longest
+        time one job runs past its limit): ``(passes, what, advice)`` of the clock that wakes
+        it most, None when none may. A gated pass (coupled, ELiSE's clock) wakes at every
+        tick of its shortest clock while jobs wait. ``bf_nodes``' node map skips a pass over
+        an unchanged state: it wakes at each recalculation of an age weight, and at every
+        tick while a job runs past its limit or more jobs wait than a pass tests (only with
+        more jobs than ``bf_max_job_test``). The look ahead proves each backfill tick on its
+        own when its clocks do not fall in classes (:meth:`lookahead`). The kernel refuses,
+        before it starts, a run that would make too many such passes."""
         cdef double t = INFINITY
-        cdef str name = ""
+        cdef str name = "", who
+        cdef list clocks = []
+        wait = f"while jobs wait, and this run spans at least {span:.3g} s"
         if not (self.on_nodes or self.gated):
-            return None
+            if self.exact or not self.backfill:
+                return None
+            who = (
+                "Slurm's look ahead, proving each tick on its own (its ticks fall in classes "
+                f"only with clocks in whole seconds and bf_resolution / gcd(bf_interval, "
+                f"bf_resolution) at most {MAX_CLASSES}),"
+            )
+            return span / self.bf_interval, (
+                f"{who} may wake every bf_interval={self.bf_interval:g} s {wait}"
+            ), f"raise bf_interval, or make bf_resolution at most {MAX_CLASSES} of its ticks"
         if self.backfill:
             t, name = self.bf_interval, "bf_interval"
         if self.has_sched and self.sched_interval < t:
             t, name = self.sched_interval, "sched_interval"
-        if self.on_nodes and not self.fifo and self.w_age > 0 and self.period < t:
-            t, name = self.period, "priority_calc_period"
-        if t == INFINITY:
+        if not self.on_nodes:
+            who = "a gated pass (coupled, ELiSE's clock)"
+        else:
+            who = "bf_nodes' node map"
+            if <long>self.known.size() <= self.most:  # every pending job tested at each pass
+                if not self.fifo and self.w_age > 0:
+                    clocks.append((span / self.period, "priority_calc_period", self.period,
+                                   wait, "raise priority_calc_period"))
+                if t < INFINITY:
+                    clocks.append((
+                        over / t, name, t, "while a job runs past its time limit, and a job "
+                        f"here does so for at least {over:.3g} s",
+                        f"raise {name}, or kill jobs at their limit (--kill-at-walltime)",
+                    ))
+                t = INFINITY
+        if t < INFINITY:
+            clocks.append((span / t, name, t, wait, f"raise {name}"))
+        if not clocks:
             return None
-        why = "bf_nodes' node map" if self.on_nodes else "a gated pass (coupled, ELiSE's clock)"
-        return t, name, why
+        passes, name, t, during, advice = max(clocks)
+        return passes, f"{who} may wake every {name}={t:g} s {during}", advice
 
     def age_origin(self, long j) -> float:
         """When job ``j``'s age started counting (0: it never joined, or FIFO priority)."""

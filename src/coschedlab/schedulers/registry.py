@@ -9,6 +9,7 @@ several), or a name registered by an installed package under the entry-point gro
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
 import inspect
@@ -217,10 +218,17 @@ def get_scheduler(spec: str | Scheduler | type[Scheduler], **options: Any) -> Sc
                     f"{name}:{cls_name}=VALUE"
                 )
             found = lookup(name)
-            if found is None:
+            if found is None and Path(name).exists():  # (a trace or a folder, say)
                 raise InputError(
-                    f"unknown scheduler {name!r}; choose one of {', '.join(known_names())} "
-                    f"or give a path to a .py file"
+                    f"scheduler {name!r} is not a scheduler's name, and a file given as a "
+                    "scheduler must be a policy written in Python (.py); `coschedlab "
+                    "schedulers` lists the names"
+                )
+            if found is None:
+                names = known_names()
+                raise InputError(
+                    f"unknown scheduler {name!r}; choose one of {', '.join(names)} "
+                    f"or give a path to a .py file{_did_you_mean(name, names)}"
                 )
             cls = found
     sig = inspect.signature(cls.__init__)
@@ -232,6 +240,7 @@ def get_scheduler(spec: str | Scheduler | type[Scheduler], **options: Any) -> Sc
             raise InputError(
                 f"scheduler {cls.name or cls.__name__!r} has no option {key!r}"
                 + (f" (options: {', '.join(accepts)})" if accepts else " (it takes none)")
+                + _did_you_mean(key, accepts)
             )
     try:
         return cls(**options)
@@ -242,3 +251,11 @@ def get_scheduler(spec: str | Scheduler | type[Scheduler], **options: Any) -> Sc
     except (Exception, SystemExit) as exc:  # a user's constructor failed: say where
         what = f"scheduler {cls.name or cls.__name__!r} fails to start"
         raise _user_failure(None, what, exc) from exc
+
+
+def _did_you_mean(word: str, known: list[str]) -> str:
+    """``"; did you mean 'X'?"`` for the known name closest to a mistyped ``word`` (its case
+    ignored: ``EASY`` is ``easy``), or ``""`` when none is close."""
+    lower = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(word.lower(), list(lower), n=1, cutoff=0.6)
+    return f"; did you mean {lower[close[0]]!r}?" if close else ""
