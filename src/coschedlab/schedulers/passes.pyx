@@ -1502,6 +1502,26 @@ cdef class SlurmPass(SharedPass):
         :meth:`reorder` at ``t0`` (its proof), job ``leave`` (if not -1) starting (the proof
         carried: :meth:`carry_proof`), and then :meth:`reorder` at ``t`` with no proof.
         Returns the proof's end (``t0``: none) and whether the tested jobs at ``t`` differ."""
+        self.proved_at(t0)
+        if leave >= 0:
+            self.pending[leave] = 0
+            self.carry_proof(leave, NAN)
+            self.pick(self.order)
+        end = self.proof_to if self.proof_ver == self.ord_ver else t0
+        self.proof_ver = -1
+        return end, self.reorder(t, True)
+
+    def order_kept(self, double t0, double t) -> float:
+        """For the tests: every job pending in the order of its key at ``t0``, :meth:`reorder`
+        at ``t0`` (its proof), then :meth:`order_kept_to` at ``t``."""
+        self.proved_at(t0)
+        end = self.order_kept_to(t)
+        self.proof_ver = -1
+        return end
+
+    cdef int proved_at(self, double t0) except -1:
+        """For the tests (:meth:`order_proof`, :meth:`order_kept`): every job pending in the
+        order of its key at ``t0``, then :meth:`reorder` at ``t0`` (its proof)."""
         cdef long j, n = self.origin.size()
         self.order.clear()
         for j in range(n):
@@ -1513,13 +1533,7 @@ cdef class SlurmPass(SharedPass):
         self.pick(self.order)
         if self.reorder(t0, True):
             raise AssertionError("the order at t0 is sorted")
-        if leave >= 0:
-            self.pending[leave] = 0
-            self.carry_proof(leave, NAN)
-            self.pick(self.order)
-        end = self.proof_to if self.proof_ver == self.ord_ver else t0
-        self.proof_ver = -1
-        return end, self.reorder(t, True)
+        return 0
 
     cdef double order_kept_to(self, double t) noexcept:
         """The one answer to "can the tested order still change?": a time ``H >= t`` such
