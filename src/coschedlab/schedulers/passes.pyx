@@ -1567,13 +1567,29 @@ cdef class SlurmPass(SharedPass):
         self.kept += 1  # (the recalculations up to ``H`` are not made)
         return (k + 1) * self.period
 
+    cdef bint still_after(self, double t) noexcept:
+        """Every pending job after the first has its age factor 1 at ``t`` (as :meth:`key`
+        computes it): what a proof made at ``t`` needs to keep the order for good
+        (:meth:`order_holds_to` bounds it by a pair with a rising job after the first), read
+        before one is made (:meth:`main_quiet`: a proof costs every pending job's key; this
+        stops at the first rising one, on a young queue the second job)."""
+        cdef long k, j
+        cdef bint first = True
+        for k in range(<long>self.order.size()):
+            j = self.order[k].second
+            if self.pending[j]:
+                if not first and not (t - self.origin[j]) / self.max_age >= 1.0:
+                    return False
+                first = False
+        return True
+
     cdef bint main_quiet(self, long free) noexcept:
         """With ``sched_interval``: the main scheduler starts nothing at any of its ticks
         until an event, ``free`` nodes idle: the first pending job does not fit, and either
         no pending job fits (in any order) or the order is final (:meth:`order_kept_to` from
-        the next recalculation on: the same first job at every tick; a proof is made for this
-        version of the order when none is known). Only then may the backfill ticks be looked
-        ahead over."""
+        the next recalculation on: the same first job at every tick; when none is known for
+        this version of the order, one is made if it can answer so: :meth:`still_after`).
+        Only then may the backfill ticks be looked ahead over."""
         cdef long k, j
         cdef bint first = True
         for k in range(<long>self.order.size()):
@@ -1581,6 +1597,10 @@ cdef class SlurmPass(SharedPass):
             if self.pending[j]:
                 if self.counts.nodes[j] <= free:
                     if first:
+                        return False
+                    if self.fifo or self.w_age == 0:
+                        return True
+                    if not self.still_after(self.next_calc):  # (no proof keeps it for good)
                         return False
                     if self.order_kept_to(self.next_calc) == -INFINITY:
                         self.pick(self.order)
