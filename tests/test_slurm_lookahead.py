@@ -430,3 +430,16 @@ def test_the_one_answer_on_the_order_holds_where_it_says(data, n, most):
         later = [t, t + data.draw(st.floats(0, 1)) * (min(end, t + 4 * max_age) - t)]
         for x in later + ([end] if end < float("inf") else []):
             assert not p.order_proof(t0, x)[1], (t, x, end)
+
+
+@pytest.mark.parametrize("opts", [{}, {"sched_interval": 1.0}])
+def test_one_waiting_job_keeps_its_order_for_good(opts):
+    # one pending job is its own order at every recalculation: the proof of order_kept_to
+    # says so at once (inf), so the look ahead neither stops at its 32nd recalculation nor
+    # waits for the job's age factor to reach 1 (7 days) before proving every tick quiet
+    rows = [(1, 0, 9e9, 9e9, 1), (2, 10, 100, 200, 2)]
+    fast = Slurm(**opts)
+    result = simulate(_rows(rows), Cluster(2, 1, 1), fast)
+    assert result.jobs.start.tolist() == [0.0, 9e9]
+    assert fast.backfill_passes == 299_999_999
+    assert fast.compiled_pass.skipped == fast.backfill_passes - 1
