@@ -401,3 +401,45 @@ def test_a_long_wait_with_sched_interval_wakes_few_ticks(opts):
     assert fast.compiled_pass.skipped > fast.backfill_passes - 1000
     short = [(1, 0, 2e6, 2e6, 1), (2, 10, 100, 200, 2), (3, 3e5, 50, 60, 1)]
     same_as_python(_rows(short), Cluster(2, 1, 1), {"sched_interval": 1.0, **opts}, True)
+
+
+@given(data=st.data(), n=st.integers(1, 10), most=st.sampled_from([1, 2, 3, 50]))
+def test_the_one_answer_on_the_order_holds_where_it_says(data, n, most):
+    # SlurmPass.order_kept_to, the one answer to "can the tested order still change?" (the
+    # look-ahead skips the recalculations it covers; main_quiet reads it): where it answers an end
+    # for a recalculation at t (a proof made at t0, FIFO or no age weight: inf), the order
+    # recomputed at t, at that end and between has the tested jobs of t0, in order; not before t0
+    # (a rising job ahead of a still one at t0 may have been behind it earlier)
+    from coschedlab.schedulers.passes import SlurmPass
+
+    max_age = data.draw(st.sampled_from([900.0, 3600.0]))
+    t0 = 10 * max_age
+    w_age = data.draw(st.sampled_from([0.0, 1.0, 7.5, 1000.0, 5e7]))
+    w_size = data.draw(st.sampled_from([0.0, 3.0, 1000.0]))
+    back = st.one_of(st.sampled_from([0.0, 1.0, max_age - 1, max_age, max_age + 1]),
+                     st.floats(0, 2 * max_age))  # fmt: skip
+    origin = [t0 - data.draw(back) for _ in range(n)]
+    cpus = [data.draw(st.sampled_from([1, 2, 64])) for _ in range(n)]
+    p = SlurmPass([1] * n, [1] * n, [60.0] * n, 64.0, 1, "multifactor", w_age, w_size,
+                  max_age, True, True, 300.0, True, 30.0, most, 60.0, 3600.0, None, 0.0,
+                  None, 0.0)  # fmt: skip
+    p.inherit(np.arange(n), np.array(origin), np.array(cpus), np.array([60.0] * n))
+    t = t0 + data.draw(st.floats(-max_age, 3 * max_age))
+    end = p.order_kept(t0, t)
+    if end >= t:
+        later = [t, t + data.draw(st.floats(0, 1)) * (min(end, t + 4 * max_age) - t)]
+        for x in later + ([end] if end < float("inf") else []):
+            assert not p.order_proof(t0, x)[1], (t, x, end)
+
+
+@pytest.mark.parametrize("opts", [{}, {"sched_interval": 1.0}])
+def test_one_waiting_job_keeps_its_order_for_good(opts):
+    # one pending job is its own order at every recalculation: the proof of order_kept_to
+    # says so at once (inf), so the look ahead neither stops at its 32nd recalculation nor
+    # waits for the job's age factor to reach 1 (7 days) before proving every tick quiet
+    rows = [(1, 0, 9e9, 9e9, 1), (2, 10, 100, 200, 2)]
+    fast = Slurm(**opts)
+    result = simulate(_rows(rows), Cluster(2, 1, 1), fast)
+    assert result.jobs.start.tolist() == [0.0, 9e9]
+    assert fast.backfill_passes == 299_999_999
+    assert fast.compiled_pass.skipped == fast.backfill_passes - 1

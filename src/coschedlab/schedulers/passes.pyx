@@ -1534,6 +1534,26 @@ cdef class SlurmPass(SharedPass):
         :meth:`reorder` at ``t0`` (its proof), job ``leave`` (if not -1) starting (the proof
         carried: :meth:`carry_proof`), and then :meth:`reorder` at ``t`` with no proof.
         Returns the proof's end (``t0``: none) and whether the tested jobs at ``t`` differ."""
+        self.proved_at(t0)
+        if leave >= 0:
+            self.pending[leave] = 0
+            self.carry_proof(leave, NAN)
+            self.pick(self.order)
+        end = self.proof_to if self.proof_ver == self.ord_ver else t0
+        self.proof_ver = -1
+        return end, self.reorder(t, True)
+
+    def order_kept(self, double t0, double t) -> float:
+        """For the tests: every job pending in the order of its key at ``t0``, :meth:`reorder`
+        at ``t0`` (its proof), then :meth:`order_kept_to` at ``t``."""
+        self.proved_at(t0)
+        end = self.order_kept_to(t)
+        self.proof_ver = -1
+        return end
+
+    cdef int proved_at(self, double t0) except -1:
+        """For the tests (:meth:`order_proof`, :meth:`order_kept`): every job pending in the
+        order of its key at ``t0``, then :meth:`reorder` at ``t0`` (its proof)."""
         cdef long j, n = self.origin.size()
         self.order.clear()
         for j in range(n):
@@ -1545,39 +1565,79 @@ cdef class SlurmPass(SharedPass):
         self.pick(self.order)
         if self.reorder(t0, True):
             raise AssertionError("the order at t0 is sorted")
-        if leave >= 0:
-            self.pending[leave] = 0
-            self.carry_proof(leave, NAN)
-            self.pick(self.order)
-        end = self.proof_to if self.proof_ver == self.ord_ver else t0
-        self.proof_ver = -1
-        return end, self.reorder(t, True)
+        return 0
 
-    cdef bint settled(self, double t) noexcept:
-        """The pending order is final from a recalculation at ``t`` on: FIFO, no age weight,
-        or every pending job's age factor is 1 at ``t`` (so at every later time): a later
-        recalculation gives every job the key it has at ``t``, the same order."""
-        cdef long k, j
+    cdef double order_kept_to(self, double t) noexcept:
+        """The one answer to "can the tested order still change?": a time ``H >= t`` such
+        that a recalculation at any time in ``[t, H]`` keeps the first ``bf_max_job_test``
+        pending jobs of the pass's order first, in order (inf: every later one does); -inf
+        when none is known. FIFO and a zero age weight: inf (no key moves). Otherwise the
+        proof of :meth:`order_holds_to` for this version of the order, when it covers ``t``:
+        its end is inf when every job after the first is still (age factor 1: hostile20's
+        "every pending job saturated", the first job allowed to rise), or when one job waits."""
         if self.fifo or self.w_age == 0:
-            return True
+            return INFINITY
+        if self.proof_ver == self.ord_ver and self.proof_from <= t <= self.proof_to:
+            return self.proof_to
+        return -INFINITY
+
+    cdef double calc_after(self, double t, double H) noexcept:
+        """After a recalculation at ``t`` (a period's start) whose tested jobs a proof keeps
+        to ``H >= t`` (:meth:`order_kept_to`): the time from which a look-ahead's tick must
+        recalculate again (its recalculation, at ``floor(T / period) x period``, is after
+        ``H``): the period start after ``H`` with integer clocks and period (each tick ``T``
+        before it is an integer, so its period start is at most ``H``, exactly), else the next
+        period's; inf when ``H`` is."""
+        cdef double k
+        if H == INFINITY:
+            return INFINITY
+        if not (self.exact and integral(self.period)) or H < t + self.period:
+            return t + self.period
+        k = floor(H / self.period)
+        while k * self.period > H:
+            k -= 1
+        self.kept += 1  # (the recalculations up to ``H`` are not made)
+        return (k + 1) * self.period
+
+    cdef bint still_after(self, double t) noexcept:
+        """Every pending job after the first has its age factor 1 at ``t`` (as :meth:`key`
+        computes it): what a proof made at ``t`` needs to keep the order for good
+        (:meth:`order_holds_to` bounds it by a pair with a rising job after the first), read
+        before one is made (:meth:`main_quiet`: a proof costs every pending job's key; this
+        stops at the first rising one, on a young queue the second job)."""
+        cdef long k, j
+        cdef bint first = True
         for k in range(<long>self.order.size()):
             j = self.order[k].second
-            if self.pending[j] and not (t - self.origin[j]) / self.max_age >= 1.0:
-                return False
+            if self.pending[j]:
+                if not first and not (t - self.origin[j]) / self.max_age >= 1.0:
+                    return False
+                first = False
         return True
 
     cdef bint main_quiet(self, long free) noexcept:
         """With ``sched_interval``: the main scheduler starts nothing at any of its ticks
         until an event, ``free`` nodes idle: the first pending job does not fit, and either
-        no pending job fits (in any order) or the order is final (:meth:`settled`: the same
-        first job at every tick). Only then may the backfill ticks be looked ahead over."""
+        no pending job fits (in any order) or the order is final (:meth:`order_kept_to` from
+        the next recalculation on: the same first job at every tick; when none is known for
+        this version of the order, one is made if it can answer so: :meth:`still_after`).
+        Only then may the backfill ticks be looked ahead over."""
         cdef long k, j
         cdef bint first = True
         for k in range(<long>self.order.size()):
             j = self.order[k].second
             if self.pending[j]:
                 if self.counts.nodes[j] <= free:
-                    return False if first else self.settled(self.calc)
+                    if first:
+                        return False
+                    if self.fifo or self.w_age == 0:
+                        return True
+                    if not self.still_after(self.next_calc):  # (no proof keeps it for good)
+                        return False
+                    if self.order_kept_to(self.next_calc) == -INFINITY:
+                        self.pick(self.order)
+                        self.reorder(self.next_calc, True)  # (:meth:`lookahead` picks again)
+                    return self.order_kept_to(self.next_calc) == INFINITY
                 first = False
         return True
 
@@ -1744,7 +1804,11 @@ cdef class SlurmPass(SharedPass):
         self.pick(self.order)
         horizon = s.submit[s.arrived] if s.arrived < <long>self.known.size() else INFINITY
         horizon = min(horizon, s.next_end)
-        calc_end = INFINITY if self.settled(self.calc) else self.next_calc
+        # the first tick whose recalculation may change the tested jobs
+        calc_end = self.next_calc
+        u = self.order_kept_to(calc_end)
+        if u >= calc_end:
+            calc_end = self.calc_after(calc_end, u)
         self.until.assign(self.classes, -INFINITY)
         T = t1
         while True:
@@ -1761,8 +1825,10 @@ cdef class SlurmPass(SharedPass):
                 if self.reorder(t, recalcs == 1):
                     self.until.assign(self.classes, -INFINITY)
                     known = False
-                if self.settled(t):  # no later recalculation changes it
-                    calc_end = INFINITY
+                elif self.plain:  # the pass's order: the recalculations its proof keeps
+                    u = self.order_kept_to(t)
+                    if u >= t:
+                        calc_end = self.calc_after(t, u)
             if self.look.empty() or self.counts.nodes[self.look[0]] <= free:
                 return T  # the main scheduler starts the first pending job
             kT = <long long>llround((T - self.bf_phase) / self.bf_interval) if self.exact else 0
