@@ -221,7 +221,11 @@ class Result:
         jobs, started = self._started()
         if not started:
             return {"n_jobs": 0, "jobs_not_started": n}
-        m = dict(summary(jobs, self.cluster.total_cores, per_job=self._per_job(jobs)))
+        orders = self.__dict__.pop("_orders", None)  # (the validator's, when it ran first)
+        m = dict(
+            summary(jobs, self.cluster.total_cores, per_job=self._per_job(jobs), orders=orders)
+        )
+        del orders
         if started < n:
             m["jobs_not_started"] = n - started
         m.update(colocation_summary(jobs, self.cluster))
@@ -288,10 +292,33 @@ class Result:
             # dependencies, no start before submission); the policy's guarantees (EASY's head,
             # reservations) need the whole queue, which a cut-off table no longer has
             kwargs["guarantees"] = ()
+        kwargs.setdefault("orders", self._time_orders())
         out = validate_jobs(jobs, self.cluster, scheduler=self.scheduler, **kwargs)
         if self.input_run is not None and not self.options.get("truncated"):
             out += self._run_times_as_input()
         return out
+
+    def _time_orders(self) -> dict[str, np.ndarray] | None:
+        """The stable orders of the rows by start and by end (the validator's capacity and
+        head checks read them, and so does the summary's sweep of :attr:`metrics`): made once
+        for both, kept until :attr:`metrics` takes them when it has not run yet. None when the
+        table is the pandas one or cut off at a time (each sorts its own)."""
+        if (
+            self.__dict__.get("jobs") is not None
+            or self.columns is None
+            or self.options.get("truncated")
+        ):
+            return None
+        from .._core.order import stable_argsort
+
+        c = self.columns
+        orders = {
+            name: stable_argsort(np.ascontiguousarray(c[name], dtype=np.float64))
+            for name in ("start", "end")
+        }
+        if "metrics" not in self.__dict__:
+            self.__dict__["_orders"] = orders
+        return orders
 
     def _run_times_as_input(self) -> list[str]:
         """Each job ran as long as the input says: its run time, or (killed at its walltime)
