@@ -24,6 +24,7 @@ even at the sixth) and no trailing zero; non-finite values print as -1.
 
 cimport cython
 from cpython.buffer cimport PyBUF_READ
+from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_FromStringAndSize
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.mem cimport PyMem_Free
 from cpython.memoryview cimport PyMemoryView_FromMemory
@@ -418,15 +419,11 @@ DEF _ALLOC_ROOM = 26
 
 
 cdef inline Py_ssize_t _node_len(int64_t v) noexcept:
-    """Characters :func:`_put_int` writes for ``v``."""
-    cdef Py_ssize_t k = 1
+    """Characters :func:`_put_int` writes for ``v`` (its digits from its bit length, no
+    division per digit)."""
     if v < 0:
-        k += 1
-        v = -v
-    while v >= 10:
-        v //= 10
-        k += 1
-    return k
+        return 1 + _ndigits(<uint64_t>(-(v + 1)) + 1)
+    return _ndigits(<uint64_t>v)
 
 
 cdef inline Py_ssize_t _alloc_len(
@@ -472,8 +469,8 @@ def alloc_text(column, Py_ssize_t start, Py_ssize_t stop):
         if cnt[j]:
             total += _alloc_len(&off[0], &cnt[0], &flat[0], j)
         o[j - start + 1] = total
-    data = bytearray(total)
-    cdef char *buf = data
+    data = PyByteArray_FromStringAndSize(NULL, total)  # (not zeroed: every byte written)
+    cdef char *buf = PyByteArray_AS_STRING(data)
     for j in range(start, stop):
         if cnt[j]:
             _put_alloc(buf + o[j - start], &off[0], &cnt[0], &flat[0], j)
@@ -867,8 +864,8 @@ def utf8_column(list texts):
         PyUnicode_AsUTF8AndSize(s, &k)
         total += k
         off[i + 1] = total
-    data = bytearray(total)
-    cdef char *d = data
+    data = PyByteArray_FromStringAndSize(NULL, total)  # (not zeroed: every byte written)
+    cdef char *d = PyByteArray_AS_STRING(data)
     for i in range(n):
         p = PyUnicode_AsUTF8AndSize(texts[i], &k)
         memcpy(d + off[i], p, k)
