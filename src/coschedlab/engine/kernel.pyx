@@ -66,7 +66,7 @@ from ..jobs import Workload, dep_arrays
 from ..platform import Cluster
 from .accounting import NodeAccounting
 from .cpass cimport (
-    CUSTOM, FCFS, LXF, OWN, SJF, CompiledPass, Est, PassState, sorted_erase, sorted_insert
+    CUSTOM, FCFS, LXF, OWN, SJF, CompiledPass, Est, EstList, PassState
 )
 from .wholenodes cimport WholeNodes
 from .segments cimport SharedCores
@@ -204,7 +204,7 @@ cdef class Simulation:
     cdef vector[long] _cord  # the queue as presented to the pass (its order, demoted last)
     cdef long _nord  # how many jobs the pass is shown
     cdef vector[pair[double, long]] _ckeyed
-    cdef vector[Est] _cest  # running jobs (start + requested, j), sorted
+    cdef EstList _cest  # running jobs (start + requested, j), sorted
     # the compiled pass keeps its own running jobs (``CompiledPass.own_running``): ``_cest``
     # is not kept as jobs start and end but sorted when read (``_running``), when stale
     cdef bint _lazy_est, _est_stale
@@ -1423,7 +1423,7 @@ cdef class Simulation:
             self._est_stale = True
         elif self._c:
             e = Est(now + self._creq[j], j)
-            sorted_insert(self._cest, e)
+            self._cest.insert_sorted(e)
         else:
             est = self.est_sorted
             item = (now + <double>self.req[j], j)
@@ -1448,7 +1448,7 @@ cdef class Simulation:
             heappush(self._deadlines, (now + <double>self.req[j], j))
         return 0
 
-    cdef vector[Est]* _running(self) noexcept:
+    cdef EstList* _running(self) noexcept:
         """The sorted running list ``_cest``; with a pass that keeps its own running jobs
         (``_lazy_est``), made here from the jobs started and not ended when it is stale."""
         cdef long j, n = self.n
@@ -1481,7 +1481,7 @@ cdef class Simulation:
             self._cended.push_back(j)
         elif self._c:
             e = Est(self._st[j] + self._creq[j], j)
-            sorted_erase(self._cest, e)
+            self._cest.erase_sorted(e)
             self._cended.push_back(j)
         else:
             est = self.est_sorted
@@ -1589,7 +1589,7 @@ cdef class Simulation:
         """``(end, j)`` joins the running list (``view.est_sorted``)."""
         cdef Est e = Est(end, j)
         if self._c:
-            sorted_insert(self._cest, e)
+            self._cest.insert_sorted(e)
         else:
             _insert(self.est_sorted, bisect_right(self.est_sorted, (end, j)), (end, j))
 
@@ -1597,7 +1597,7 @@ cdef class Simulation:
         """``(end, j)`` leaves the running list."""
         cdef Est e = Est(end, j)
         if self._c:
-            sorted_erase(self._cest, e)
+            self._cest.erase_sorted(e)
         else:
             _delitem(self.est_sorted, bisect_left(self.est_sorted, (end, j)))
 
@@ -1672,7 +1672,7 @@ cdef class _KernelStarter(Starter):
         return self.sim._pass_start(j, iv, niv, cores)
 
     cdef const Est* running(self, long* n) noexcept:
-        cdef vector[Est]* est = self.sim._running()
+        cdef EstList* est = self.sim._running()
         n[0] = est.size()
         return est.data()
 
@@ -1795,7 +1795,7 @@ cdef class CRunning:
         return _live(self._sim)._running().size()
 
     def __getitem__(self, k):
-        cdef vector[Est]* est = _live(self._sim)._running()
+        cdef EstList* est = _live(self._sim)._running()
         cdef long n = est.size(), i
         if isinstance(k, slice):
             return [(deref(est)[i].first, deref(est)[i].second) for i in range(*k.indices(n))]
