@@ -149,3 +149,35 @@ def test_merged_order_is_numpys_on_both_columns_and_refuses_a_wrong_order(a, b, 
                 merged_order(a, bad, b, stable_argsort(b))
             else:
                 merged_order(a, stable_argsort(a), b, bad)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(FLOATS, FLOATS, st.integers(0, 5)), max_size=60), st.integers(0, 8),
+       st.data())  # fmt: skip
+def test_first_over_is_the_cumulative_sum_of_the_merged_events(jobs, capacity, data):
+    """The capacity's sweep (the ends then the starts merged, each end taking its weight away)
+    against NumPy's cumulative sum over merged_order; a wrong order is refused even when the
+    level went over before the wrong row."""
+    from coschedlab._core.order import first_over, merged_order
+
+    start = np.array([j[0] for j in jobs], dtype=np.float64)
+    end = np.array([j[1] for j in jobs], dtype=np.float64)
+    w = np.array([j[2] for j in jobs], dtype=np.int64)
+    n = len(jobs)
+    by_s, by_e = stable_argsort(start), stable_argsort(end)
+    order = merged_order(end, by_e, start, by_s)
+    starting = order >= n
+    level = np.cumsum(np.where(starting, w[order % max(n, 1)], -w[order % max(n, 1)]))
+    over = np.flatnonzero(level > capacity)
+    got = first_over(end, by_e, start, by_s, w, capacity)
+    if not len(over):
+        assert got is None
+    else:
+        i = over[0]
+        assert got == (int(order[i] % n), bool(starting[i]), int(level[i]))
+    if n >= 2:
+        bad = by_s.copy()
+        i = data.draw(st.integers(0, n - 2))
+        bad[i + 1] = bad[i]  # a row twice (one missing)
+        with pytest.raises(ValueError):
+            first_over(end, by_e, start, bad, w, capacity)

@@ -348,28 +348,20 @@ def _check_capacity(start, end, nodes, capacity, ids, what="nodes", by=None) -> 
     """Nodes (or cores) in use never exceed the machine (ends before starts at an instant).
     ``by``: the stable orders of the jobs by ``"start"`` and by ``"end"`` when already made
     (merged here, each checked while merging), else made here."""
-    from ._core.order import merged_order, stable_argsort
+    from ._core.order import first_over, stable_argsort
 
-    n = len(end)
     end = np.ascontiguousarray(end, dtype=np.float64)
     start = np.ascontiguousarray(start, dtype=np.float64)
     if by is None:
         by = {"start": stable_argsort(start), "end": stable_argsort(end)}
-    # stable: at one instant the ends (events 0..n-1) come before the starts (n..2n-1)
-    order = merged_order(end, by["end"], start, by["start"])
-    # each event's job, and its nodes taken (a start) or given back (an end), in time order:
-    # no array of every event's change (a million jobs: 16 MB an array)
-    starting = order >= n
-    order[starting] -= n
-    used = np.asarray(nodes)[order]
-    np.negative(used, out=used, where=~starting)
-    np.cumsum(used, out=used)
-    over = np.flatnonzero(used > capacity)
-    if len(over):
-        i = over[0]
-        k = order[i]
-        t = start[k] if starting[i] else end[k]
-        return [f"{used[i]} {what} in use at t={t} on a machine of {capacity} {what} "
+    # compiled: the events in time order (at one instant the ends first), merged from the two
+    # orders (each checked), the level summed as they come; the first one over the machine
+    weights = np.ascontiguousarray(nodes, dtype=np.int64)
+    over = first_over(end, by["end"], start, by["start"], weights, int(capacity))
+    if over is not None:
+        k, starting, used = over
+        t = start[k] if starting else end[k]
+        return [f"{used} {what} in use at t={t} on a machine of {capacity} {what} "
                 f"(when job {ids[k]} starts)"]  # fmt: skip
     return []
 

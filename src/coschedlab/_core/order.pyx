@@ -158,6 +158,78 @@ cdef inline bint _take(const double* col, const int64_t* by, Py_ssize_t* i, Py_s
     return True
 
 
+ctypedef struct Merge:
+    # :func:`_merge`'s columns and, when ``weight`` is set, the running level of the events
+    # (a row of ``a`` takes its weight away, one of ``b`` adds it) and the first event past
+    # ``cap``
+    const double *a
+    const int64_t *by_a
+    Py_ssize_t na
+    const double *b
+    const int64_t *by_b
+    Py_ssize_t nb
+    const int64_t *weight  # per row of ``a`` (and of ``b``: the same rows); NULL: no level
+    int64_t cap
+    Py_ssize_t over  # the first event whose level is past ``cap`` (-1: none), its row
+    int64_t over_row  # (rows of ``b`` numbered from ``na``) and that level
+    int64_t over_level
+
+
+cdef bint _merge(Merge *m, int64_t *out, unsigned char *got) noexcept nogil:
+    """The stable order of the columns ``a`` and ``b`` end to end from their stable orders
+    (at equal values ``a``'s rows first), each order checked while merging; into ``out``
+    when not NULL, and the level when ``m.weight`` is set. False when an order is wrong."""
+    cdef Py_ssize_t na = m.na, nb = m.nb, i = 0, j = 0, t = 0
+    cdef int64_t x, level = 0
+    cdef uint64_t ka = 0, kb = 0
+    cdef bint ok = True
+    m.over = -1
+    if na:
+        ka = coschedlab_order_key(m.a[m.by_a[0]]) if 0 <= m.by_a[0] < na else 0
+    if nb:
+        kb = coschedlab_order_key(m.b[m.by_b[0]]) if 0 <= m.by_b[0] < nb else 0
+    while ok and (i < na or j < nb):
+        if j == nb or (i < na and ka <= kb):
+            ok = _take(m.a, m.by_a, &i, na, &x, &ka)
+            if ok and m.weight != NULL:
+                level -= m.weight[x]
+        else:
+            ok = _take(m.b, m.by_b, &j, nb, &x, &kb)
+            if ok and m.weight != NULL:
+                level += m.weight[x]
+            x += na
+        if ok:
+            ok = not got[x]
+        if ok:
+            got[x] = 1
+            if out != NULL:
+                out[t] = x
+            if m.over < 0 and level > m.cap and m.weight != NULL:
+                m.over = t
+                m.over_row = x
+                m.over_level = level
+            t += 1
+    return ok and t == na + nb
+
+
+cdef Merge _merge_of(const double[::1] a, const int64_t[::1] by_a, const double[::1] b,
+                     const int64_t[::1] by_b) except *:
+    cdef Merge m
+    if by_a.shape[0] != a.shape[0] or by_b.shape[0] != b.shape[0]:
+        raise ValueError(f"orders of {by_a.shape[0]} and {by_b.shape[0]} rows for columns "
+                         f"of {a.shape[0]} and {b.shape[0]}")
+    m.na = a.shape[0]
+    m.nb = b.shape[0]
+    m.a = &a[0] if m.na else NULL
+    m.by_a = &by_a[0] if m.na else NULL
+    m.b = &b[0] if m.nb else NULL
+    m.by_b = &by_b[0] if m.nb else NULL
+    m.weight = NULL
+    m.cap = 0
+    m.over = -1
+    return m
+
+
 def merged_order(const double[::1] a, const int64_t[::1] by_a, const double[::1] b,
                  const int64_t[::1] by_b):
     """``np.argsort(np.concatenate([a, b]), kind="stable")`` from the stable orders of the two
@@ -165,41 +237,45 @@ def merged_order(const double[::1] a, const int64_t[::1] by_a, const double[::1]
     merging), by one merge: at equal values (and among NaNs) ``a``'s first. The rows of ``b``
     are numbered from ``len(a)``. A ``by_a`` or ``by_b`` that is not a stable order of its
     column (a row missing, twice or out of order) is a ValueError."""
-    cdef Py_ssize_t na = a.shape[0], nb = b.shape[0], i = 0, j = 0, t = 0
-    cdef int64_t x
-    cdef uint64_t ka = 0, kb = 0
-    if by_a.shape[0] != na or by_b.shape[0] != nb:
-        raise ValueError(f"orders of {by_a.shape[0]} and {by_b.shape[0]} rows for columns "
-                         f"of {na} and {nb}")
-    out = np.empty(na + nb, dtype=np.int64)
+    cdef Merge m = _merge_of(a, by_a, b, by_b)
+    out = np.empty(m.na + m.nb, dtype=np.int64)
+    seen = np.zeros(m.na + m.nb, dtype=np.uint8)
     cdef int64_t[::1] o = out
-    seen = np.zeros(na + nb, dtype=np.uint8)
     cdef unsigned char[::1] got = seen
-    cdef bint ok = True
-    cdef const double* pa = &a[0] if na else NULL
-    cdef const double* pb = &b[0] if nb else NULL
-    cdef const int64_t* pba = &by_a[0] if na else NULL
-    cdef const int64_t* pbb = &by_b[0] if nb else NULL
+    cdef bint ok
     with nogil:
-        if na:
-            ka = coschedlab_order_key(a[by_a[0]]) if 0 <= by_a[0] < na else 0
-        if nb:
-            kb = coschedlab_order_key(b[by_b[0]]) if 0 <= by_b[0] < nb else 0
-        while ok and (i < na or j < nb):
-            if j == nb or (i < na and ka <= kb):
-                ok = _take(pa, pba, &i, na, &x, &ka)
-            else:
-                ok = _take(pb, pbb, &j, nb, &x, &kb)
-                x += na
-            if ok:
-                ok = not got[x]
-            if ok:
-                got[x] = 1
-                o[t] = x
-                t += 1
-    if not ok or t != na + nb:
+        ok = _merge(&m, &o[0] if m.na + m.nb else NULL, &got[0] if m.na + m.nb else NULL)
+    if not ok:
         raise ValueError("not a stable order of its column")
     return out
+
+
+def first_over(const double[::1] ends, const int64_t[::1] by_ends, const double[::1] starts,
+               const int64_t[::1] by_starts, const int64_t[::1] weights, int64_t capacity):
+    """The sweep of the validator's capacity check: the intervals ``[starts[k], ends[k])``
+    in :func:`merged_order`'s order of the ends then the starts (at one instant the ends
+    first), each end taking ``weights[k]`` away and each start adding it; the first event at
+    which the level is above ``capacity``, as ``(k, is_start, level)``, or None. The orders
+    are checked to the end (a wrong one is a ValueError, whatever the levels)."""
+    cdef Merge m = _merge_of(ends, by_ends, starts, by_starts)
+    if starts.shape[0] != ends.shape[0] or weights.shape[0] != ends.shape[0]:
+        raise ValueError(f"{starts.shape[0]} starts, {ends.shape[0]} ends, "
+                         f"{weights.shape[0]} weights")
+    m.weight = &weights[0] if m.na else NULL
+    m.cap = capacity
+    seen = np.zeros(m.na + m.nb, dtype=np.uint8)
+    cdef unsigned char[::1] got = seen
+    cdef bint ok = True
+    if m.na:
+        with nogil:
+            ok = _merge(&m, NULL, &got[0])
+    if not ok:
+        raise ValueError("not a stable order of its column")
+    if m.over < 0:
+        return None
+    if m.over_row >= m.na:
+        return m.over_row - m.na, True, m.over_level
+    return m.over_row, False, m.over_level
 
 
 cdef inline double _key_value(uint64_t key) noexcept nogil:
