@@ -270,3 +270,19 @@ def test_capacity_sweep_is_the_textbook_sweep(jobs, capacity):
     assert _check_capacity(start, end, nodes, capacity, ids) == _capacity_textbook(
         start, end, nodes, capacity, ids
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.0, 1.0, 2.0, float("nan")]), st.integers(0, 3)),
+                max_size=12))  # fmt: skip
+def test_queue_order_is_the_lexsort_whether_or_not_the_rows_are_in_order(rows):
+    """The rows' queue order (submit, id, row): its shortcut for rows already in that order
+    gives the same as the sort, ties, equal ids and NaN submits included."""
+    from coschedlab.validator import _queue_order
+
+    submit = np.array([r[0] for r in rows], dtype=float)
+    ids = np.array([r[1] for r in rows], dtype=np.int64)
+    want = np.lexsort((np.arange(len(ids)), ids, submit))
+    assert _queue_order(None, ids, submit).tolist() == want.tolist()
+    key = np.lexsort((ids, submit))  # the same rows sorted: the shortcut's case
+    assert _queue_order(None, ids[key], submit[key]).tolist() == list(range(len(ids)))

@@ -332,6 +332,9 @@ def _parents(jobs: pd.DataFrame, ids: np.ndarray, deps: Mapping | None):
 def _queue_order(jobs: pd.DataFrame, ids: np.ndarray, submit: np.ndarray) -> np.ndarray:
     """Rows in queue order: (submit, id) for numeric ids, else (submit, row)."""
     if np.issubdtype(ids.dtype, np.number):
+        s0, s1 = submit[:-1], submit[1:]
+        if ((s1 > s0) | ((s1 == s0) & (ids[1:] >= ids[:-1]))).all():
+            return np.arange(len(ids))  # in that order already (a result's): no sort
         return np.lexsort((np.arange(len(ids)), ids, submit))
     return np.argsort(submit, kind="stable")
 
@@ -490,18 +493,6 @@ def _check_easy_head(
     joined = join_pass[order] if join_pass is not None and passes is not None else None
     joined = np.ascontiguousarray(joined, dtype=np.int64) if joined is not None else None
     ids = ids[order]
-    n = len(start)
-    prefix = np.concatenate([[-np.inf], start[:-1]]) if n else start
-    if n:
-        np.maximum.accumulate(prefix, out=prefix)  # (in place: no second array)
-    t_head = np.maximum(submit, prefix)
-    overrun = (end - start) > req + EPS
-    # overrunning jobs by estimated end, with the latest actual end among the first i of them:
-    # "a job past its estimate before s was still running after t" is one binary search
-    o_est = (start + req)[overrun]
-    o_order = np.argsort(o_est, kind="stable")
-    o_est = o_est[o_order]
-    o_end_max = np.maximum.accumulate(end[overrun][o_order]) if len(o_est) else o_est
     if by is not None:
         by_start, by_end = by["start"], by["end"]
     else:
@@ -511,10 +502,10 @@ def _check_easy_head(
     def c(a: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(a, dtype=np.float64)
 
+    # compiled: t_h, the overruns and the shadow times (checks.late_heads)
     late = late_heads(
-        c(submit), c(start), c(end), c(req), nodes, c(prefix), c(t_head),
-        np.ascontiguousarray(overrun, dtype=np.uint8), c(o_est), c(o_end_max), by_start,
-        by_end, passes, joined, int(capacity),
+        c(submit), c(start), c(end), c(req), nodes, by_start, by_end, passes, joined,
+        int(capacity),
     )  # fmt: skip
     return [
         f"EASY delayed head job {ids[j].item() if hasattr(ids[j], 'item') else ids[j]}: "

@@ -159,11 +159,6 @@ def late_heads(
     const double[::1] end,
     const double[::1] req,
     const int64_t[::1] nodes,
-    const double[::1] prefix,
-    const double[::1] t_head,
-    const unsigned char[::1] overrun,
-    const double[::1] o_est,
-    const double[::1] o_end_max,
     const int64_t[::1] by_start,
     const int64_t[::1] by_end,
     passes,
@@ -173,10 +168,16 @@ def late_heads(
 ):
     """The heads EASY delayed, as ``(j, t_head, shadow)`` (``j``: position in queue order),
     at most ``max_errors``. All arrays are in queue order; ``passes`` (each job's start pass)
-    and ``joined`` (the pass a released dependant joined in) are int64 arrays or None."""
+    and ``joined`` (the pass a released dependant joined in) are int64 arrays or None;
+    ``by_start`` and ``by_end`` the stable orders of the jobs by start and by end.
+
+    Job j is the head from ``t_head = max(release[j], the latest start of the jobs before
+    it)``; a job overran when it ran longer than its request (plus 1e-9). The overrunning jobs
+    by estimated end, with the latest actual end among the first i of them, make "a job past
+    its estimate before the start was still running after t_head" one binary search."""
     from .order import stable_argsort
 
-    cdef Py_ssize_t n = len(start), n_o = len(o_est)
+    cdef Py_ssize_t n = len(start), n_o = 0
     cdef bint has_passes = passes is not None, has_joined = joined is not None and has_passes
     cdef const int64_t[::1] ps = passes if has_passes else np.zeros(0, dtype=np.int64)
     cdef const int64_t[::1] jn = joined if has_joined else np.zeros(0, dtype=np.int64)
@@ -190,28 +191,44 @@ def late_heads(
     # still running after a compaction
     cdef int64_t *latest = <int64_t *>malloc(max(n, 1) * sizeof(int64_t))
     cdef unsigned char *is_running = <unsigned char *>malloc(max(n, 1))
+    cdef unsigned char *overrun = <unsigned char *>malloc(max(n, 1))
+    # the overrunning jobs' estimates, in order, and the latest end among the first i
+    cdef double *o_est = <double *>malloc(max(n, 1) * sizeof(double))
+    cdef double *o_end_max = <double *>malloc(max(n, 1) * sizeof(double))
     cdef Ranks running
     cdef Py_ssize_t n_latest = 0, si = 0, ei = 0, j, k, lo, hi, mid, r, i
     cdef int64_t n_overrun = 0, top_pass = -1, head_pass, avail, need, used = 0
-    cdef double top = -INFINITY, th, sj, shadow, last_start = INFINITY
+    cdef double top = -INFINITY, pre = -INFINITY, th, sj, shadow, last_start = INFINITY, x
     cdef list errors = []
     running.words = NULL
-    if rank == NULL or latest == NULL or is_running == NULL:
-        free(rank); free(latest); free(is_running)
+    if (rank == NULL or latest == NULL or is_running == NULL or overrun == NULL
+            or o_est == NULL or o_end_max == NULL):
+        free(rank); free(latest); free(is_running); free(overrun); free(o_est); free(o_end_max)
         raise MemoryError()
     try:
         _ranks_init(&running, n)
         for j in range(n):
             is_running[j] = 0
             rank[by_est[j]] = <uint32_t>j
+            overrun[j] = (end[j] - start[j]) > req[j] + EPS
+        for r in range(n):
+            k = by_est[r]
+            if overrun[k]:
+                o_est[n_o] = e_of[k]
+                x = o_end_max[n_o - 1] if n_o else end[k]
+                o_end_max[n_o] = x if x >= end[k] or x != x else end[k]  # (np.maximum)
+                n_o += 1
         for j in range(n):
-            if j and has_passes:
+            if j:
                 sj = start[j - 1]
-                if sj > top:
-                    top, top_pass = sj, ps[j - 1]
-                elif sj == top:
-                    top_pass = max(top_pass, ps[j - 1])
-            th = t_head[j]
+                if sj > pre or sj != sj:  # the latest start before j (np.maximum's NaN)
+                    pre = sj
+                if has_passes:
+                    if sj > top:
+                        top, top_pass = sj, ps[j - 1]
+                    elif sj == top:
+                        top_pass = max(top_pass, ps[j - 1])
+            th = release[j] if release[j] >= pre or release[j] != release[j] else pre
             if start[j] <= th + EPS:
                 continue
             while si < n and start[by_start[si]] <= th:
@@ -244,7 +261,7 @@ def late_heads(
                     hi = mid
             if lo and o_end_max[lo - 1] > th:
                 continue  # a job running in [t_h, start) overran its estimate: not knowable
-            head_pass = top_pass if has_passes and prefix[j] >= th else -1
+            head_pass = top_pass if has_passes and pre >= th else -1
             if has_joined and release[j] >= th:
                 head_pass = max(head_pass, jn[j])
             # the nodes of the running jobs but those backfilled around j in the pass where
@@ -277,7 +294,8 @@ def late_heads(
                 if len(errors) >= max_errors:
                     break
     finally:
-        free(rank); free(latest); free(is_running); _ranks_free(&running)
+        free(rank); free(latest); free(is_running); free(overrun); free(o_est); free(o_end_max)
+        _ranks_free(&running)
     return errors
 
 
