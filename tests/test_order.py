@@ -181,3 +181,42 @@ def test_first_over_is_the_cumulative_sum_of_the_merged_events(jobs, capacity, d
         bad[i + 1] = bad[i]  # a row twice (one missing)
         with pytest.raises(ValueError):
             first_over(end, by_e, start, bad, w, capacity)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(FLOATS, max_size=80), st.data())
+def test_stable_argsort_from_a_hint_is_numpys_whatever_the_hint(values, data):
+    """A hint (the kernel's order of starts or ends: by value, ties as they came) gives the
+    stable order from one pass; a wrong hint (out of order, a row twice, short, out of range)
+    gives it all the same, by the sort."""
+    a = np.array(values, dtype=np.float64)
+    want = np.argsort(a, kind="stable").tolist()
+    hint = np.argsort(a, kind="stable")
+    # the rows of each run of equal values shuffled (NaNs and both zeros tie)
+    key = np.where(np.isnan(a), np.inf, a)[hint]
+    starts = [0] + [i for i in range(1, len(a)) if not (key[i] == key[i - 1])] + [len(a)]
+    for s, e in zip(starts[:-1], starts[1:], strict=True):
+        hint[s:e] = data.draw(st.permutations(hint[s:e].tolist()))
+    assert stable_argsort(a, hint).tolist() == want
+    if len(a) >= 2:
+        bad = hint.copy()
+        how = data.draw(st.sampled_from(["swap", "twice", "short", "range"]))
+        i = data.draw(st.integers(0, len(a) - 2))
+        if how == "swap":
+            bad[[i, i + 1]] = bad[[i + 1, i]]
+        elif how == "twice":
+            bad[i + 1] = bad[i]
+        elif how == "short":
+            bad = bad[:-1]
+        else:
+            bad[i] = len(a) + 1
+        assert stable_argsort(a, bad).tolist() == want
+
+
+def test_stable_argsort_from_a_hint_with_a_long_run_out_of_row_order():
+    """A run of equal values longer than the in-place sort takes: the sort, the same order."""
+    a = np.zeros(500)
+    a[::7] = 1.0
+    hint = np.argsort(a, kind="stable")[::-1].copy()
+    hint = np.concatenate([hint[a[hint] == 0], hint[a[hint] == 1]])
+    assert stable_argsort(a, hint).tolist() == np.argsort(a, kind="stable").tolist()

@@ -105,15 +105,79 @@ def _check_size(Py_ssize_t m) -> None:
         raise ValueError(f"{m:,} values: more than 2**32 - 1 to order")
 
 
-def stable_argsort(const double[::1] values):
+#: a run of equal values longer than this, out of row order in a hint, is not sorted in
+#: place (:func:`_from_hint` gives up: the radix sort)
+DEF HINT_RUN = 64
+
+
+cdef bint _from_hint(const double *values, const int64_t *hint, Py_ssize_t n, int64_t *o,
+                     unsigned char *seen) noexcept nogil:
+    """The stable order of ``values`` into ``o`` from ``hint``, a permutation of the rows by
+    value (each row once, values up, checked) whose runs of equal values may be out of row
+    order: each such run put in row order (insertion, runs of at most :data:`HINT_RUN`).
+    False when the hint is not such a permutation."""
+    cdef Py_ssize_t i, run = 0, a, b
+    cdef int64_t x, y
+    cdef uint64_t key, last = 0
+    cdef bint ascending = True
+    for i in range(n + 1):
+        if i < n:
+            x = hint[i]
+            if not 0 <= x < n or seen[x]:
+                return False
+            seen[x] = 1
+            key = coschedlab_order_key(values[x])
+            if i and key < last:
+                return False
+        if i == n or (i and key != last):  # the run [run, i) of one value ends
+            if not ascending:
+                if i - run > HINT_RUN:
+                    return False
+                for a in range(run + 1, i):  # insertion sort of the rows
+                    y = o[a]
+                    b = a
+                    while b > run and o[b - 1] > y:
+                        o[b] = o[b - 1]
+                        b -= 1
+                    o[b] = y
+            if i == n:
+                break
+            run, ascending = i, True
+        elif i and x < o[i - 1]:
+            ascending = False
+        o[i] = x
+        last = key
+    return True
+
+
+def stable_argsort(const double[::1] values, hint=None):
     """``np.argsort(values, kind="stable")`` (int64): the indices of ``values`` from the
     smallest, ties in row order, NaNs last; by radix sort on the values' order-preserving
     bit patterns, a pass per 11-bit digit that is not the same for all values (32-bit
-    indices and 64-bit keys while sorting: 24 bytes a value, then the 8 of the result)."""
+    indices and 64-bit keys while sorting: 24 bytes a value, then the 8 of the result).
+
+    ``hint``: the rows in an order by value made elsewhere (the kernel's order of starts or
+    of ends: ties in the order they came), or None. When it is one (checked: each row once,
+    values up), the result is made from it in one pass, its runs of equal values put in row
+    order; else by the radix sort."""
     cdef Py_ssize_t n = values.shape[0], i
+    cdef const int64_t[::1] h
+    cdef int64_t[::1] ho
+    cdef unsigned char[::1] hs
+    cdef bint ok
     _check_size(n)
     if n == 0:
         return np.empty(0, dtype=np.int64)
+    if hint is not None and len(hint) == n:
+        h = hint
+        hinted = np.empty(n, dtype=np.int64)
+        ho = hinted
+        seen = np.zeros(n, dtype=np.uint8)
+        hs = seen
+        with nogil:
+            ok = _from_hint(&values[0], &h[0], n, &ho[0], &hs[0])
+        if ok:
+            return hinted
     bufs = np.empty((2, n), dtype=np.uint32)
     kbufs = np.empty((2, n), dtype=np.uint64)
     cdef uint32_t[:, ::1] b = bufs

@@ -174,6 +174,7 @@ cdef class Simulation:
     cdef public object workload, cluster, scheduler, kill_at_walltime, speed_model, progress
     cdef public object order, killed, _deadlines, ids, submit, req, nodes, procs, duration
     cdef public object run_time, input_run, start, end, reservation, start_pass, start_order
+    cdef public object end_order
     cdef public object acct, queue, joined, est_sorted, _started_in_pass, gate, held
     cdef public object _hold_est, _hidden, _finished, _releases, _queued, _arrived
     cdef public object _low, _lowjobs
@@ -194,6 +195,7 @@ cdef class Simulation:
     cdef vector[long] _hpos
     cdef priority_queue[double] _timers  # wake-ups asked for, negated (the top is the first)
     cdef carray.array _sorder  # ``start_order`` itself, appended to in C
+    cdef carray.array _eorder  # ``end_order`` itself
     cdef WholeNodes _whole  # the accounting when it is whole nodes (None: shared cores)
     cdef View _view
     # a compiled policy (:mod:`.cpass`): the queue and the running jobs live in C arrays only
@@ -330,6 +332,8 @@ cdef class Simulation:
         self._sp = self.start_pass
         self.start_order = array("q")  # jobs in the order they started (within a pass too)
         self._sorder = self.start_order
+        self.end_order = array("q")  # jobs in the order they ended (at one time, as they came)
+        self._eorder = self.end_order
         self.acct: NodeAccounting = (
             SharedCores(cluster, n) if shared_nodes else WholeNodes(cluster, n)
         )
@@ -1469,6 +1473,9 @@ cdef class Simulation:
 
     cdef int _finish_c(self, long j, double now) except -1:
         cdef Est e
+        cdef Py_ssize_t k = len(self._eorder)
+        carray.resize_smart(self._eorder, k + 1)
+        self._eorder.data.as_longlongs[k] = j
         self.completed += 1
         if self._whole is not None:
             self._whole.release_c(j)
