@@ -193,8 +193,8 @@ def test_stable_argsort_from_a_hint_is_numpys_whatever_the_hint(values, data):
     want = np.argsort(a, kind="stable").tolist()
     hint = np.argsort(a, kind="stable")
     # the rows of each run of equal values shuffled (NaNs and both zeros tie)
-    key = np.where(np.isnan(a), np.inf, a)[hint]
-    starts = [0] + [i for i in range(1, len(a)) if not (key[i] == key[i - 1])] + [len(a)]
+    key = [None if math.isnan(v) else v for v in a[hint].tolist()]
+    starts = [0] + [i for i in range(1, len(a)) if key[i] != key[i - 1]] + [len(a)]
     for s, e in zip(starts[:-1], starts[1:], strict=True):
         hint[s:e] = data.draw(st.permutations(hint[s:e].tolist()))
     assert stable_argsort(a, hint).tolist() == want
