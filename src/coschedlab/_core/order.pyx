@@ -4,7 +4,7 @@ value on 54,000 values; this is a few linear passes), the same permutation: ties
 and ``0.0`` among them) keep their row order and every NaN comes last, in row order, as in
 NumPy's."""
 
-from libc.stdint cimport UINT32_MAX, int64_t, uint32_t, uint64_t
+from libc.stdint cimport UINT32_MAX, int32_t, int64_t, uint32_t, uint64_t
 from libc.math cimport fabs
 from libc.string cimport memcpy, memset
 
@@ -110,7 +110,7 @@ def _check_size(Py_ssize_t m) -> None:
 DEF HINT_RUN = 64
 
 
-cdef bint _from_hint(const double *values, const int64_t *hint, Py_ssize_t n, int64_t *o,
+cdef bint _from_hint(const double *values, const int32_t *hint, Py_ssize_t n, int64_t *o,
                      unsigned char *seen) noexcept nogil:
     """The stable order of ``values`` into ``o`` from ``hint``, a permutation of the rows by
     value (each row once, values up, checked) whose runs of equal values may be out of row
@@ -157,19 +157,19 @@ def stable_argsort(const double[::1] values, hint=None):
     indices and 64-bit keys while sorting: 24 bytes a value, then the 8 of the result).
 
     ``hint``: the rows in an order by value made elsewhere (the kernel's order of starts or
-    of ends: ties in the order they came), or None. When it is one (checked: each row once,
+    of ends: ties in the order they came; 32-bit rows suffice), or None. When it is one (checked: each row once,
     values up), the result is made from it in one pass, its runs of equal values put in row
     order; else by the radix sort."""
     cdef Py_ssize_t n = values.shape[0], i
-    cdef const int64_t[::1] h
+    cdef const int32_t[::1] h
     cdef int64_t[::1] ho
     cdef unsigned char[::1] hs
     cdef bint ok
     _check_size(n)
     if n == 0:
         return np.empty(0, dtype=np.int64)
-    if hint is not None and len(hint) == n:
-        h = hint
+    if hint is not None and len(hint) == n and n < 2**31:
+        h = np.ascontiguousarray(hint, dtype=np.int32)  # (a row out of range: refused below)
         hinted = np.empty(n, dtype=np.int64)
         ho = hinted
         seen = np.zeros(n, dtype=np.uint8)

@@ -188,11 +188,13 @@ class Result:
         )
         # the kernel's orders of starts and of ends (time order, ties as they came): the
         # stable orders of the start and end columns are made from them in a pass each
-        # (:meth:`_time_orders`, checked there), not sorted again
-        result.__dict__["_order_hints"] = {
-            "start": np.frombuffer(sim.start_order, dtype=np.int64),
-            "end": np.frombuffer(sim.end_order, dtype=np.int64),
-        }
+        # (:meth:`_time_orders`, checked there), not sorted again; kept in 32 bits (4 bytes a
+        # job, not the kernel's 8, while the result waits for its validation)
+        if sim.n < 2**31:
+            result.__dict__["_order_hints"] = {
+                "start": np.frombuffer(sim.start_order, dtype=np.int64).astype(np.int32),
+                "end": np.frombuffer(sim.end_order, dtype=np.int64).astype(np.int32),
+            }
         return result
 
     def fill_job_metrics(self) -> None:
