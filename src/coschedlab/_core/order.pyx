@@ -157,9 +157,9 @@ def stable_argsort(const double[::1] values, hint=None):
     indices and 64-bit keys while sorting: 24 bytes a value, then the 8 of the result).
 
     ``hint``: the rows in an order by value made elsewhere (the kernel's order of starts or
-    of ends: ties in the order they came; 32-bit rows suffice), or None. When it is one (checked: each row once,
-    values up), the result is made from it in one pass, its runs of equal values put in row
-    order; else by the radix sort."""
+    of ends: ties in the order they came; 32-bit rows suffice), or None. When it is one
+    (checked: each row once, values up), the result is made from it in one pass, its runs of
+    equal values put in row order; else by the radix sort."""
     cdef Py_ssize_t n = values.shape[0], i
     cdef const int32_t[::1] h
     cdef int64_t[::1] ho
