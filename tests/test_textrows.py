@@ -72,6 +72,61 @@ def test_the_other_kinds():
     assert got == b'"w0","","B,C"\n"w0","0","A"\n"w0","17","B,C"\n"w0","1099511627776","D"\n'
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.data(), st.integers(0, 5))
+def test_any_sequence_of_kinds_is_the_cells_joined(data, n):
+    """A row's program (each cell with the constants and commas before it, one room per
+    row): any order of the kinds, constants first, last, side by side, longer than a copy of
+    fixed size, gives each row's cells joined by commas."""
+    from coschedlab._core.textrows import ALLOC
+
+    consts = st.binary(max_size=40).map(lambda b: b.replace(b"\n", b""))
+    ints = st.lists(st.integers(-(2**63), 2**63 - 1), min_size=n, max_size=n)
+    columns, cells = [], []
+    for _ in range(data.draw(st.integers(1, 9))):
+        kind = data.draw(st.sampled_from(["const", "float", "int", "quoted", "code", "alloc",
+                                          "text"]))  # fmt: skip
+        if kind == "const":
+            b = data.draw(consts)
+            columns.append((CONST, b))
+            cells.append([b] * n)
+        elif kind == "float":
+            f = np.array(data.draw(st.lists(st.floats(), min_size=n, max_size=n)), dtype=float)
+            columns.append((FLOAT, f))
+            cells.append([_ours(1, [(FLOAT, f[i : i + 1])])[:-1] for i in range(n)])
+        elif kind in ("int", "quoted"):
+            v = np.array(data.draw(ints), dtype=np.int64)
+            columns.append((INT if kind == "int" else QUOTED_INT, v))
+            text = [str(x).encode() for x in v.tolist()]
+            if kind == "quoted":
+                text = [b'"' + (t if x >= 0 else b"") + b'"'
+                        for t, x in zip(text, v.tolist(), strict=True)]  # fmt: skip
+            cells.append(text)
+        elif kind == "code":
+            labels = tuple(data.draw(st.lists(consts, min_size=1, max_size=4)))
+            codes = data.draw(st.lists(st.integers(0, len(labels) - 1), min_size=n, max_size=n))
+            columns.append((CODE, np.array(codes, dtype=np.uint8), labels))
+            cells.append([labels[k] for k in codes])
+        elif kind == "alloc":
+            cnt = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)))
+            off = np.concatenate([[0], np.cumsum(2 * cnt)[:-1]]).astype(np.int64)
+            flat = np.arange(2 * int(cnt.sum()), dtype=np.int32) * 3 + 1
+            columns.append((ALLOC, (off, cnt.astype(np.int32), flat)))
+            text = []
+            for j in range(n):
+                iv = [(int(flat[off[j] + 2 * k]), int(flat[off[j] + 2 * k + 1]) - 1)
+                      for k in range(cnt[j])]  # fmt: skip
+                text.append(('"' + " ".join(f"{a}-{b}" if b != a else f"{a}" for a, b in iv)
+                             + '"').encode())  # fmt: skip
+            cells.append(text)
+        else:
+            t = data.draw(st.lists(st.text(max_size=30), min_size=n, max_size=n))
+            columns.append((TEXT, t, str))
+            cells.append([('"' + x.replace('"', '""') + '"').encode() for x in t])
+    want = b"".join(b",".join(col[i] for col in cells) + b"\n" for i in range(n))
+    assert _ours(n, columns) == want
+
+
 def test_objects_that_are_not_text_go_through_the_columns_callable():
     got = _ours(3, [(TEXT, ["a", None, [1, 2]], lambda v: "?" if v is None else "list")])
     assert got == b'"a"\n"?"\n"list"\n'

@@ -118,6 +118,29 @@ def test_result_validate_checks_dependencies_of_a_simulated_run():
     assert any("before its dependency 1" in e for e in r.validate())
 
 
+def test_the_orders_by_start_and_end_are_sorted_once_for_the_validator_and_the_summary():
+    """validate() keeps its orders of the rows for the metrics' sweep, which takes them: the
+    same metrics as a result never validated; a wrong order given is refused, not a verdict."""
+    rng = np.random.default_rng(3)
+    rows = [(k, float(rng.integers(0, 500)), float(rng.integers(0, 300)), 400.0,
+             int(rng.integers(1, 5))) for k in range(1, 200)]  # fmt: skip
+    a, b = (simulate(workload(*rows), Cluster(4), "easy") for _ in range(2))
+    assert a.validate() == []
+    assert "_orders" in a.__dict__
+    m = a.metrics
+    assert "_orders" not in a.__dict__  # (taken: not kept while writing)
+    timing = ("wall_time_s", "jobs_per_s", "days_per_hour")
+    assert {k: v for k, v in m.items() if k not in timing} == {
+        k: v for k, v in b.metrics.items() if k not in timing
+    }
+    assert a.validate() == [] and "_orders" not in a.__dict__  # (metrics made: not kept)
+    orders = a._time_orders()
+    bad = orders["start"].copy()
+    bad[[0, -1]] = bad[[-1, 0]]
+    with pytest.raises(ValueError, match="not a stable order"):
+        a.validate(orders={**orders, "start": bad})
+
+
 # -- guarantees decide which checks run --------------------------------------------------------
 
 
@@ -247,3 +270,19 @@ def test_capacity_sweep_is_the_textbook_sweep(jobs, capacity):
     assert _check_capacity(start, end, nodes, capacity, ids) == _capacity_textbook(
         start, end, nodes, capacity, ids
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.0, 1.0, 2.0, float("nan")]), st.integers(0, 3)),
+                max_size=12))  # fmt: skip
+def test_queue_order_is_the_lexsort_whether_or_not_the_rows_are_in_order(rows):
+    """The rows' queue order (submit, id, row): its shortcut for rows already in that order
+    gives the same as the sort, ties, equal ids and NaN submits included."""
+    from coschedlab.validator import _queue_order
+
+    submit = np.array([r[0] for r in rows], dtype=float)
+    ids = np.array([r[1] for r in rows], dtype=np.int64)
+    want = np.lexsort((np.arange(len(ids)), ids, submit))
+    assert _queue_order(None, ids, submit).tolist() == want.tolist()
+    key = np.lexsort((ids, submit))  # the same rows sorted: the shortcut's case
+    assert _queue_order(None, ids[key], submit[key]).tolist() == list(range(len(ids)))

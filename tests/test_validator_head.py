@@ -146,3 +146,30 @@ def test_node_overlap_scan_is_the_numpy_one(data):
     ids = np.arange(1, n + 1)
     args = (allocs, start, start + run, nodes, capacity, ids)
     assert V._check_nodes(*args) == oracle_nodes(*args)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_the_running_set_walks_its_ranks_in_order(data):
+    """The scan's set of running ranks (bit words in levels) against a Python set: sizes that
+    need one to four levels, ranks at the ends of words and levels."""
+    from coschedlab._core.checks import _ranks_walks
+
+    n = data.draw(st.sampled_from([1, 63, 64, 65, 4095, 4096, 4097, 300_000]))
+    edges = [0, n - 1, 63, 64, 4095, 4096, 262_143, 262_144]
+    ranks = st.one_of(st.integers(0, n - 1), st.sampled_from([e for e in edges if e < n]))
+    members: set[int] = set()
+    ops, want = [], []
+    for _ in range(data.draw(st.integers(1, 60))):
+        p = data.draw(ranks)
+        op = data.draw(st.sampled_from([1, -1, 0]))
+        if op < 0 and p not in members:
+            op = 1
+        if op > 0:
+            members.add(p)
+        elif op < 0:
+            members.discard(p)
+        else:
+            want.append(sorted(q for q in members if q >= p))
+        ops.append((op, p))
+    assert _ranks_walks(n, ops) == want

@@ -262,6 +262,7 @@ def summary(
     *,
     tau: float = DEFAULT_TAU,
     per_job: Mapping[str, np.ndarray] | None = None,
+    orders: Mapping[str, np.ndarray] | None = None,
 ) -> dict:
     """Run-level metrics (module docstring) as a flat dict of Python numbers.
 
@@ -271,7 +272,9 @@ def summary(
     response, slowdown and bounded_slowdown: ``_mean, _median, _p90, _p95, _p99, _max``
     (e.g. ``wait_p95``). Raises :class:`InputError` for an empty frame or bad values.
     ``per_job``: the frame's :func:`job_columns` (with this ``tau``) when already made, used
-    as they are (a simulated result's: no second copy of each).
+    as they are (a simulated result's: no second copy of each). ``orders``: the stable
+    orders of the rows by ``"start"`` and by ``"end"`` when already made (the validator's, see
+    :func:`step_sum`).
     """
     tau = _check_tau(tau)
     if total_cores is None or int(total_cores) != total_cores or total_cores < 1:
@@ -289,7 +292,7 @@ def summary(
     utilization = work / (total_cores * makespan) if makespan > 0 else 0.0
     last_start = float(start.max())
     until_empty = (
-        step_sum(start, end, cores).mean(first, last_start) / total_cores
+        step_sum(start, end, cores, orders=orders).mean(first, last_start) / total_cores
         if last_start > first
         else utilization
     )
@@ -374,17 +377,27 @@ class Series:
         return self.integral(t0, t1) / (t1 - t0) if t1 > t0 else float(self.at(t0))
 
 
-def step_sum(starts: np.ndarray, ends: np.ndarray, weights: np.ndarray | float = 1.0) -> Series:
+def step_sum(
+    starts: np.ndarray,
+    ends: np.ndarray,
+    weights: np.ndarray | float = 1.0,
+    *,
+    orders: Mapping[str, np.ndarray] | None = None,
+) -> Series:
     """Sum of ``weights`` over the intervals [start, end) active at each instant (event sweep:
     the events in time order, starts before ends at a tie, their weights added up; compiled,
-    :func:`coschedlab._core.order.step_levels`). Times that are not finite are left out."""
+    :func:`coschedlab._core.order.step_levels`). Times that are not finite are left out.
+    ``orders``: ``{"start": ..., "end": ...}``, the stable orders of ``starts`` and ``ends``
+    (:func:`coschedlab._core.order.stable_argsort`'s) when already made: not sorted again
+    (checked while read; a wrong one is a ValueError)."""
     from ._core.order import step_levels
 
     starts = np.ascontiguousarray(starts, dtype=np.float64)
     ends = np.ascontiguousarray(ends, dtype=np.float64)
     w = np.broadcast_to(np.asarray(weights, dtype=np.float64), starts.shape)
     zero = 1e-9 * max(1.0, float(np.abs(w).max(initial=0)))  # a level this small is 0
-    return Series(*step_levels(starts, ends, w, zero))
+    by = (None, None) if orders is None else (orders["start"], orders["end"])
+    return Series(*step_levels(starts, ends, w, zero, *by))
 
 
 def used_cores(frame: pd.DataFrame) -> np.ndarray:

@@ -76,6 +76,7 @@ def validate_jobs(
     scheduler: str = "",
     deps: Mapping[object, Iterable[object]] | None = None,
     max_errors: int = 20,
+    orders: Mapping[str, np.ndarray] | None = None,
 ) -> list[str]:
     """Return the invariant violations found in ``jobs`` (empty list: valid).
 
@@ -83,11 +84,13 @@ def validate_jobs(
     schedule (see :data:`GUARANTEES`; an unknown name is an :class:`InputError`). Dependencies
     are read from the table's ``deps`` (space-separated parent ids) and ``think`` columns when
     present; ``deps`` maps more job ids to their parents' ids (no think time). ``scheduler``
-    only names the policy in messages.
+    only names the policy in messages. ``orders``: ``{"start": ..., "end": ...}``, the stable
+    orders of the rows by start and by end when already made (``np.argsort(kind="stable")``'s;
+    checked where used: a wrong one is a ValueError, never a verdict).
     """
     return check_jobs(
         jobs, cluster, guarantees=guarantees, scheduler=scheduler, deps=deps,
-        max_errors=max_errors,
+        max_errors=max_errors, orders=orders,
     ).violations  # fmt: skip
 
 
@@ -99,6 +102,7 @@ def check_jobs(
     scheduler: str = "",
     deps: Mapping[object, Iterable[object]] | None = None,
     max_errors: int = 20,
+    orders: Mapping[str, np.ndarray] | None = None,
 ) -> Report:
     """Like :func:`validate_jobs`, and also say which checks ran and which could not."""
     wanted = _guarantee_names(guarantees, scheduler)
@@ -169,7 +173,10 @@ def check_jobs(
 
     # the jobs by start and by end (stable): the capacity's events merged from them, and the
     # EASY head's scan when the table is in queue order
-    by = {"start": stable_argsort(start), "end": stable_argsort(end)}
+    if orders is None:
+        by = {"start": stable_argsort(start), "end": stable_argsort(end)}
+    else:  # (checked by the capacity's merge before anything else reads them)
+        by = {"start": np.asarray(orders["start"]), "end": np.asarray(orders["end"])}
     shared = "node_cores" in jobs
     if shared:  # shared nodes: count cores, node by node
         cores = _ints(jobs, "node_cores")
@@ -325,6 +332,9 @@ def _parents(jobs: pd.DataFrame, ids: np.ndarray, deps: Mapping | None):
 def _queue_order(jobs: pd.DataFrame, ids: np.ndarray, submit: np.ndarray) -> np.ndarray:
     """Rows in queue order: (submit, id) for numeric ids, else (submit, row)."""
     if np.issubdtype(ids.dtype, np.number):
+        s0, s1 = submit[:-1], submit[1:]
+        if ((s1 > s0) | ((s1 == s0) & (ids[1:] >= ids[:-1]))).all():
+            return np.arange(len(ids))  # in that order already (a result's): no sort
         return np.lexsort((np.arange(len(ids)), ids, submit))
     return np.argsort(submit, kind="stable")
 
@@ -341,28 +351,20 @@ def _check_capacity(start, end, nodes, capacity, ids, what="nodes", by=None) -> 
     """Nodes (or cores) in use never exceed the machine (ends before starts at an instant).
     ``by``: the stable orders of the jobs by ``"start"`` and by ``"end"`` when already made
     (merged here, each checked while merging), else made here."""
-    from ._core.order import merged_order, stable_argsort
+    from ._core.order import first_over, stable_argsort
 
-    n = len(end)
     end = np.ascontiguousarray(end, dtype=np.float64)
     start = np.ascontiguousarray(start, dtype=np.float64)
     if by is None:
         by = {"start": stable_argsort(start), "end": stable_argsort(end)}
-    # stable: at one instant the ends (events 0..n-1) come before the starts (n..2n-1)
-    order = merged_order(end, by["end"], start, by["start"])
-    # each event's job, and its nodes taken (a start) or given back (an end), in time order:
-    # no array of every event's change (a million jobs: 16 MB an array)
-    starting = order >= n
-    order[starting] -= n
-    used = np.asarray(nodes)[order]
-    np.negative(used, out=used, where=~starting)
-    np.cumsum(used, out=used)
-    over = np.flatnonzero(used > capacity)
-    if len(over):
-        i = over[0]
-        k = order[i]
-        t = start[k] if starting[i] else end[k]
-        return [f"{used[i]} {what} in use at t={t} on a machine of {capacity} {what} "
+    # compiled: the events in time order (at one instant the ends first), merged from the two
+    # orders (each checked), the level summed as they come; the first one over the machine
+    weights = np.ascontiguousarray(nodes, dtype=np.int64)
+    over = first_over(end, by["end"], start, by["start"], weights, int(capacity))
+    if over is not None:
+        k, starting, used = over
+        t = start[k] if starting else end[k]
+        return [f"{used} {what} in use at t={t} on a machine of {capacity} {what} "
                 f"(when job {ids[k]} starts)"]  # fmt: skip
     return []
 
@@ -491,18 +493,6 @@ def _check_easy_head(
     joined = join_pass[order] if join_pass is not None and passes is not None else None
     joined = np.ascontiguousarray(joined, dtype=np.int64) if joined is not None else None
     ids = ids[order]
-    n = len(start)
-    prefix = np.concatenate([[-np.inf], start[:-1]]) if n else start
-    if n:
-        np.maximum.accumulate(prefix, out=prefix)  # (in place: no second array)
-    t_head = np.maximum(submit, prefix)
-    overrun = (end - start) > req + EPS
-    # overrunning jobs by estimated end, with the latest actual end among the first i of them:
-    # "a job past its estimate before s was still running after t" is one binary search
-    o_est = (start + req)[overrun]
-    o_order = np.argsort(o_est, kind="stable")
-    o_est = o_est[o_order]
-    o_end_max = np.maximum.accumulate(end[overrun][o_order]) if len(o_est) else o_est
     if by is not None:
         by_start, by_end = by["start"], by["end"]
     else:
@@ -512,10 +502,10 @@ def _check_easy_head(
     def c(a: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(a, dtype=np.float64)
 
+    # compiled: t_h, the overruns and the shadow times (checks.late_heads)
     late = late_heads(
-        c(submit), c(start), c(end), c(req), nodes, c(prefix), c(t_head),
-        np.ascontiguousarray(overrun, dtype=np.uint8), c(o_est), c(o_end_max), by_start,
-        by_end, passes, joined, int(capacity),
+        c(submit), c(start), c(end), c(req), nodes, by_start, by_end, passes, joined,
+        int(capacity),
     )  # fmt: skip
     return [
         f"EASY delayed head job {ids[j].item() if hasattr(ids[j], 'item') else ids[j]}: "

@@ -201,19 +201,20 @@ def parse_jobs(bytes data):
     while pos < size:
         lineno += 1
         ntok = 0
+        # (the text ends with a NUL byte, as every bytes object does: a loop that stops at a
+        # byte that is neither a blank nor a digit needs no bound; NUL is a token's byte)
         while pos < size:  # the tokens of one line, up to ';' or the line end
             k = CLASS[<unsigned char>buf[pos]]
-            if k == LINE_END:
-                break
-            if k == COMMENT:
-                while pos < size and CLASS[<unsigned char>buf[pos]] != LINE_END:
-                    pos += 1
-                break
             if k == BLANK:
                 pos += 1
-                while pos < size and CLASS[<unsigned char>buf[pos]] == BLANK:
+                while CLASS[<unsigned char>buf[pos]] == BLANK:
                     pos += 1
                 continue
+            if k != TOKEN:
+                if k == COMMENT:
+                    while pos < size and CLASS[<unsigned char>buf[pos]] != LINE_END:
+                        pos += 1
+                break  # (the line end)
             tok_start = pos
             # most tokens are [+-]?digits: their value is read as they are scanned (what
             # read_number's first case gives: exact up to 15 digits), any other by read_number
@@ -222,7 +223,7 @@ def parse_jobs(bytes data):
                 pos += 1
             digits_at = pos
             mant = 0
-            while pos < size and <unsigned char>(buf[pos] - c'0') <= 9:
+            while <unsigned char>(buf[pos] - c'0') <= 9:
                 mant = mant * 10 + <uint64_t>(buf[pos] - c'0')
                 pos += 1
             plain = 0 < pos - digits_at <= 15

@@ -24,31 +24,86 @@ Python lists into the arrays, ELiSE's clock, ``ended`` is then empty, and only
 kernel's :class:`~.cshared.Starter`.
 """
 
-from libc.string cimport memmove
 from libcpp.algorithm cimport lower_bound, upper_bound
 from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
 ctypedef pair[double, long] Est  # a running job: (start + requested time, j)
 
+cdef extern from *:
+    """
+    #ifndef COSCHED_EST_LIST
+    #define COSCHED_EST_LIST
+    #include <algorithm>
+    #include <cstring>
+    #include <utility>
+    #include <vector>
+    /* The kernel's sorted running list: its entries are v[lo:hi], with room on both sides, so
+       that an insertion or a removal moves the shorter side (the entries before it or the ones
+       after), not always the tail: on a busy machine the jobs ending soonest sit at the front,
+       and their removals moved every other entry. The entries move as bytes (a pair of a
+       double and a long): the pairs' assignment is not trivial to the compiler. */
+    struct cosched_est_list {
+        typedef std::pair<double, long> E;
+        std::vector<E> v;
+        size_t lo = 0, hi = 0;
+        E *data() { return v.data() + lo; }
+        size_t size() const { return hi - lo; }
+        E &operator[](size_t i) { return v[lo + i]; }
+        E *begin() { return v.data() + lo; }
+        E *end() { return v.data() + hi; }
+        void clear() { lo = hi = v.size() / 2; }
+        void recenter() {  /* twice the entries and 64 more, the entries in the middle */
+            size_t n = hi - lo, cap = 2 * n + 64, at = (cap - n) / 2;
+            std::vector<E> w(cap);
+            if (n) std::memmove((void *)&w[at], (const void *)&v[lo], n * sizeof(E));
+            v.swap(w);
+            lo = at;
+            hi = at + n;
+        }
+        void push_back(const E &e) {
+            if (hi == v.size()) recenter();
+            v[hi++] = e;
+        }
+        void insert_sorted(const E &e) {  /* after its equals */
+            size_t n = hi - lo, i = std::upper_bound(begin(), end(), e) - begin();
+            if (i < n - i) {  /* the entries before it move one down */
+                if (lo == 0) recenter();
+                std::memmove((void *)&v[lo - 1], (const void *)&v[lo], i * sizeof(E));
+                lo--;
+            } else {  /* the entries after it move one up */
+                if (hi == v.size()) recenter();
+                std::memmove((void *)&v[lo + i + 1], (const void *)&v[lo + i],
+                             (n - i) * sizeof(E));
+                hi++;
+            }
+            v[lo + i] = e;
+        }
+        void erase_sorted(const E &e) {  /* one entry equal to e (present) */
+            size_t n = hi - lo, i = std::lower_bound(begin(), end(), e) - begin();
+            if (i < n - 1 - i) {
+                std::memmove((void *)&v[lo + 1], (const void *)&v[lo], i * sizeof(E));
+                lo++;
+            } else {
+                std::memmove((void *)&v[lo + i], (const void *)&v[lo + i + 1],
+                             (n - i - 1) * sizeof(E));
+                hi--;
+            }
+        }
+    };
+    #endif
+    """
+    cdef cppclass EstList "cosched_est_list":
+        Est* data()
+        size_t size()
+        Est& operator[](size_t)
+        Est* begin()
+        Est* end()
+        void clear()
+        void push_back(const Est&)
+        void insert_sorted(const Est&)  # after its equals
+        void erase_sorted(const Est&)  # one entry equal to it (present)
 
-cdef inline void sorted_insert(vector[Est]& v, Est e) noexcept:
-    """Insert ``e`` into the sorted ``v`` after its equals. The tail moves as bytes (a pair
-    of a double and a long): ``vector.insert`` copies pairs one by one (their assignment is
-    not trivial to the compiler), the cost of every start and end on a busy machine."""
-    cdef size_t i = upper_bound(v.begin(), v.end(), e) - v.begin(), n = v.size()
-    v.push_back(e)
-    if i < n:
-        memmove(&v[i + 1], &v[i], (n - i) * sizeof(Est))
-        v[i] = e
-
-
-cdef inline void sorted_erase(vector[Est]& v, Est e) noexcept:
-    """Remove one entry equal to ``e`` (present) from the sorted ``v`` (:func:`sorted_insert`)."""
-    cdef size_t i = lower_bound(v.begin(), v.end(), e) - v.begin(), n = v.size()
-    if i + 1 < n:
-        memmove(&v[i], &v[i + 1], (n - i - 1) * sizeof(Est))
-    v.pop_back()
 
 #: ``CompiledPass.order`` codes: the built-in queue orders (the arithmetic of
 #: :data:`coschedlab.schedulers.base.ORDERS`), and a custom key the kernel calls in Python

@@ -66,7 +66,7 @@ from ..jobs import Workload, dep_arrays
 from ..platform import Cluster
 from .accounting import NodeAccounting
 from .cpass cimport (
-    CUSTOM, FCFS, LXF, OWN, SJF, CompiledPass, Est, PassState, sorted_erase, sorted_insert
+    CUSTOM, FCFS, LXF, OWN, SJF, CompiledPass, Est, EstList, PassState
 )
 from .wholenodes cimport WholeNodes
 from .segments cimport SharedCores
@@ -174,6 +174,7 @@ cdef class Simulation:
     cdef public object workload, cluster, scheduler, kill_at_walltime, speed_model, progress
     cdef public object order, killed, _deadlines, ids, submit, req, nodes, procs, duration
     cdef public object run_time, input_run, start, end, reservation, start_pass, start_order
+    cdef public object end_order
     cdef public object acct, queue, joined, est_sorted, _started_in_pass, gate, held
     cdef public object _hold_est, _hidden, _finished, _releases, _queued, _arrived
     cdef public object _low, _lowjobs
@@ -194,6 +195,7 @@ cdef class Simulation:
     cdef vector[long] _hpos
     cdef priority_queue[double] _timers  # wake-ups asked for, negated (the top is the first)
     cdef carray.array _sorder  # ``start_order`` itself, appended to in C
+    cdef carray.array _eorder  # ``end_order`` itself
     cdef WholeNodes _whole  # the accounting when it is whole nodes (None: shared cores)
     cdef View _view
     # a compiled policy (:mod:`.cpass`): the queue and the running jobs live in C arrays only
@@ -204,7 +206,7 @@ cdef class Simulation:
     cdef vector[long] _cord  # the queue as presented to the pass (its order, demoted last)
     cdef long _nord  # how many jobs the pass is shown
     cdef vector[pair[double, long]] _ckeyed
-    cdef vector[Est] _cest  # running jobs (start + requested, j), sorted
+    cdef EstList _cest  # running jobs (start + requested, j), sorted
     # the compiled pass keeps its own running jobs (``CompiledPass.own_running``): ``_cest``
     # is not kept as jobs start and end but sorted when read (``_running``), when stale
     cdef bint _lazy_est, _est_stale
@@ -330,6 +332,8 @@ cdef class Simulation:
         self._sp = self.start_pass
         self.start_order = array("q")  # jobs in the order they started (within a pass too)
         self._sorder = self.start_order
+        self.end_order = array("q")  # jobs in the order they ended (at one time, as they came)
+        self._eorder = self.end_order
         self.acct: NodeAccounting = (
             SharedCores(cluster, n) if shared_nodes else WholeNodes(cluster, n)
         )
@@ -1426,7 +1430,7 @@ cdef class Simulation:
             self._est_stale = True
         elif self._c:
             e = Est(now + self._creq[j], j)
-            sorted_insert(self._cest, e)
+            self._cest.insert_sorted(e)
         else:
             est = self.est_sorted
             item = (now + <double>self.req[j], j)
@@ -1451,7 +1455,7 @@ cdef class Simulation:
             heappush(self._deadlines, (now + <double>self.req[j], j))
         return 0
 
-    cdef vector[Est]* _running(self) noexcept:
+    cdef EstList* _running(self) noexcept:
         """The sorted running list ``_cest``; with a pass that keeps its own running jobs
         (``_lazy_est``), made here from the jobs started and not ended when it is stale."""
         cdef long j, n = self.n
@@ -1472,6 +1476,9 @@ cdef class Simulation:
 
     cdef int _finish_c(self, long j, double now) except -1:
         cdef Est e
+        cdef Py_ssize_t k = len(self._eorder)
+        carray.resize_smart(self._eorder, k + 1)
+        self._eorder.data.as_longlongs[k] = j
         self.completed += 1
         if self._whole is not None:
             self._whole.release_c(j)
@@ -1484,7 +1491,7 @@ cdef class Simulation:
             self._cended.push_back(j)
         elif self._c:
             e = Est(self._st[j] + self._creq[j], j)
-            sorted_erase(self._cest, e)
+            self._cest.erase_sorted(e)
             self._cended.push_back(j)
         else:
             est = self.est_sorted
@@ -1592,7 +1599,7 @@ cdef class Simulation:
         """``(end, j)`` joins the running list (``view.est_sorted``)."""
         cdef Est e = Est(end, j)
         if self._c:
-            sorted_insert(self._cest, e)
+            self._cest.insert_sorted(e)
         else:
             _insert(self.est_sorted, bisect_right(self.est_sorted, (end, j)), (end, j))
 
@@ -1600,7 +1607,7 @@ cdef class Simulation:
         """``(end, j)`` leaves the running list."""
         cdef Est e = Est(end, j)
         if self._c:
-            sorted_erase(self._cest, e)
+            self._cest.erase_sorted(e)
         else:
             _delitem(self.est_sorted, bisect_left(self.est_sorted, (end, j)))
 
@@ -1675,7 +1682,7 @@ cdef class _KernelStarter(Starter):
         return self.sim._pass_start(j, iv, niv, cores)
 
     cdef const Est* running(self, long* n) noexcept:
-        cdef vector[Est]* est = self.sim._running()
+        cdef EstList* est = self.sim._running()
         n[0] = est.size()
         return est.data()
 
@@ -1798,7 +1805,7 @@ cdef class CRunning:
         return _live(self._sim)._running().size()
 
     def __getitem__(self, k):
-        cdef vector[Est]* est = _live(self._sim)._running()
+        cdef EstList* est = _live(self._sim)._running()
         cdef long n = est.size(), i
         if isinstance(k, slice):
             return [(deref(est)[i].first, deref(est)[i].second) for i in range(*k.indices(n))]

@@ -171,7 +171,7 @@ class Result:
             + list(model_cols)
             + extra_cols
         )
-        return cls(
+        result = cls(
             jobs=None,
             columns={name: frame.get(name) for name in names},
             cluster=sim.cluster,
@@ -186,6 +186,16 @@ class Result:
             # read-only over the kernel's immutable bytes: no copy
             else np.frombuffer(sim.input_run, dtype=np.float64),
         )
+        # the kernel's orders of starts and of ends (time order, ties as they came): the
+        # stable orders of the start and end columns are made from them in a pass each
+        # (:meth:`_time_orders`, checked there), not sorted again; kept in 32 bits (4 bytes a
+        # job, not the kernel's 8, while the result waits for its validation)
+        if sim.n < 2**31:
+            result.__dict__["_order_hints"] = {
+                "start": np.frombuffer(sim.start_order, dtype=np.int64).astype(np.int32),
+                "end": np.frombuffer(sim.end_order, dtype=np.int64).astype(np.int32),
+            }
+        return result
 
     def fill_job_metrics(self) -> None:
         """Make the per-job metric columns a result made with ``from_simulation(...,
@@ -221,7 +231,12 @@ class Result:
         jobs, started = self._started()
         if not started:
             return {"n_jobs": 0, "jobs_not_started": n}
-        m = dict(summary(jobs, self.cluster.total_cores, per_job=self._per_job(jobs)))
+        # the validator's orders when it ran first (else made here, from the kernel's hints)
+        orders = self.__dict__.pop("_orders", None) or self._time_orders(keep=False)
+        m = dict(
+            summary(jobs, self.cluster.total_cores, per_job=self._per_job(jobs), orders=orders)
+        )
+        del orders
         if started < n:
             m["jobs_not_started"] = n - started
         m.update(colocation_summary(jobs, self.cluster))
@@ -288,10 +303,36 @@ class Result:
             # dependencies, no start before submission); the policy's guarantees (EASY's head,
             # reservations) need the whole queue, which a cut-off table no longer has
             kwargs["guarantees"] = ()
+        kwargs.setdefault("orders", self._time_orders())
         out = validate_jobs(jobs, self.cluster, scheduler=self.scheduler, **kwargs)
         if self.input_run is not None and not self.options.get("truncated"):
             out += self._run_times_as_input()
         return out
+
+    def _time_orders(self, keep: bool = True) -> dict[str, np.ndarray] | None:
+        """The stable orders of the rows by start and by end (the validator's capacity and
+        head checks read them, and so does the summary's sweep of :attr:`metrics`): made once
+        for both (from the kernel's orders of starts and ends, which are let go), kept until
+        :attr:`metrics` takes them when it has not run yet (``keep``). None when the table is
+        the pandas one or cut off at a time (each sorts its own)."""
+        if (
+            self.__dict__.get("jobs") is not None
+            or self.columns is None
+            or self.options.get("truncated")
+        ):
+            return None
+        from .._core.order import stable_argsort
+
+        c = self.columns
+        hints = self.__dict__.pop("_order_hints", None) or {}
+        orders = {
+            name: stable_argsort(np.ascontiguousarray(c[name], dtype=np.float64), hints.get(name))
+            for name in ("start", "end")
+        }
+        del hints
+        if keep and "metrics" not in self.__dict__:
+            self.__dict__["_orders"] = orders
+        return orders
 
     def _run_times_as_input(self) -> list[str]:
         """Each job ran as long as the input says: its run time, or (killed at its walltime)
