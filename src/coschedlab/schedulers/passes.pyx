@@ -335,6 +335,7 @@ cdef class CProfile:
     # (its slot and end) in ``cand`` (-inf: none; :meth:`CountScan.shift_bound`)
     cdef double noted_to
     cdef vector[Window] cand
+    cdef long at_b, to_b  # the blocks of ``at`` and ``to`` (or of the last step), for hints
 
     cdef inline void reset(self, double now, long free) noexcept:
         """Start at ``now`` with ``free`` nodes, nothing released later."""
@@ -361,8 +362,9 @@ cdef class CProfile:
             e.free = last.free + n
             self.steps.push_back(e)
 
-    cdef void blocks(self) noexcept:
-        """Cut the steps (their own counts, nothing added) into blocks of BLOCK."""
+    cdef void blocks(self, bint rising=False) noexcept:
+        """Cut the steps (their own counts, nothing added) into blocks of BLOCK (``rising``:
+        the counts never fall from a step to the next, so a block's least is its first)."""
         cdef long n = self.steps.size(), nb = (n + BLOCK - 1) // BLOCK, b
         self.flat = n < FLAT
         if self.flat:
@@ -373,7 +375,12 @@ cdef class CProfile:
         for b in range(nb):
             self.bs[b] = b * BLOCK
         self.bs[nb] = n
-        if not self.flat:
+        if self.flat:
+            pass
+        elif rising:
+            for b in range(nb):
+                self.least[b] = self.steps[self.bs[b]].free
+        else:
             for b in range(nb):
                 self.least_of(b)
         self.stale = False
@@ -390,9 +397,25 @@ cdef class CProfile:
         """The block holding index ``m``."""
         return (upper_bound(self.bs.begin(), self.bs.end() - 1, m) - self.bs.begin()) - 1
 
+    cdef inline long block_near(self, long m, long h) noexcept:
+        """The block holding index ``m``, looked for from block ``h`` (-1: none known): a
+        hint a block or two from it costs a comparison or two, not a search."""
+        cdef const long* bs = self.bs.data()
+        cdef long last = <long>self.bs.size() - 2
+        if h < 0:
+            return self.block_of(m)
+        h = min(h, last)
+        while h < last and bs[h + 1] <= m:
+            h += 1
+        while h > 0 and bs[h] > m:
+            h -= 1
+        return h
+
     cdef void counts(self, double now, long free, const vector[Rel]& ends) noexcept:
         """:meth:`reset` then :meth:`release` of each of ``ends`` (sorted by time; an entry
-        of no job is skipped), written in place (the same steps)."""
+        of no job is skipped; each releases ``n >= 0`` nodes), written in place (the same
+        steps). The counts only rise from step to step: each block's least count is its
+        first step's (:meth:`blocks`, no walk)."""
         cdef long n = ends.size(), k = 0, m = 0
         cdef const Rel* e = ends.data()
         cdef Step* p
@@ -414,7 +437,7 @@ cdef class CProfile:
                 p[m].free = p[m - 1].free + e[k].n
             k += 1
         self.steps.resize(m + 1)
-        self.blocks()
+        self.blocks(True)
         self.at = -1
         self.noted_to = -INFINITY
 
@@ -449,6 +472,7 @@ cdef class CProfile:
                     i = k + 1
                     continue
                 self.at, self.to = i, (k if duration > 0 else -1)
+                self.at_b = self.to_b = 0
                 return p[i].t
             self.at = -1
             return INFINITY
@@ -481,6 +505,7 @@ cdef class CProfile:
                     break
             if ok:  # (``k``: the end's index, unless the duration is not positive)
                 self.at, self.to = i, (k if duration > 0 else -1)
+                self.at_b, self.to_b = b, kb
                 return p[i].t
             # (noted out of the walk: a call in its loop made the compiler keep its counters
             # in memory, ~4,000 instructions more a scan on Edison's long profiles)
@@ -494,9 +519,10 @@ cdef class CProfile:
         """The window the last :meth:`test` found ends at a breakpoint (``end``: its end)."""
         return 0 <= self.to < <long>self.steps.size() and self.steps[self.to].t == end
 
-    cdef void insert(self, long k, double t) noexcept:
+    cdef void insert(self, long k, double t, long hint=-1) noexcept:
         """A breakpoint at ``t`` at index ``k >= 1``, with the count of the step before
-        (at the end of that step's block, which is split when it grows to 2 x BLOCK)."""
+        (at the end of that step's block, which is split when it grows to 2 x BLOCK;
+        ``hint``: a block near that one, -1: none known)."""
         cdef long b, c, nb = self.add.size(), half, n = self.steps.size()
         cdef Step* p
         self.steps.push_back(self.steps.back())  # (one more step: cheaper than a resize)
@@ -508,7 +534,7 @@ cdef class CProfile:
         if self.flat:
             self.bs[1] += 1
             return
-        b = self.block_of(k - 1)
+        b = self.block_near(k - 1, hint)
         for c in range(b + 1, nb + 1):
             self.bs[c] += 1
         if self.bs[b + 1] - self.bs[b] >= 2 * BLOCK:
@@ -522,13 +548,14 @@ cdef class CProfile:
     cdef inline void hold(self, long need, double t, double duration) noexcept:
         """:meth:`.profile.Profile.hold`: take ``need`` nodes during ``[t, t + duration)``
         (right after the :meth:`test` that found ``t``: at the indices it found)."""
-        cdef long i, k, m, bi, bk, c, n = self.steps.size()
+        cdef long i, k, m, bi = -1, bk = -1, c, n = self.steps.size()
         cdef double end = t + duration
         cdef Step* p
         if self.stale:
             self.blocks()
         if 0 <= self.at < n and self.steps[self.at].t == t:
             i = self.at
+            bi, bk = self.at_b, self.to_b  # (hints: an insert may split a block)
         else:
             i = first_at_or_after(self.steps.data(), 0, n, t)
             self.to = -1
@@ -538,7 +565,7 @@ cdef class CProfile:
         k = self.to if self.to >= 0 else first_at_or_after(self.steps.data(), i, n, end)
         self.at = -1
         if k == n or self.steps[k].t != end:
-            self.insert(k, end)
+            self.insert(k, end, bk)
         if k <= i:
             return
         if self.flat:
@@ -546,8 +573,8 @@ cdef class CProfile:
             for m in range(i, k):
                 p[m].free -= need
             return
-        bi = self.block_of(i)
-        bk = self.block_of(k - 1)
+        bi = self.block_near(i, bi)
+        bk = self.block_near(k - 1, bk)
         if bi == bk:
             self.take(bi, i, k, need)
             return
@@ -558,21 +585,21 @@ cdef class CProfile:
         self.take(bk, self.bs[bk], k, need)
 
     cdef inline void take(self, long b, long i, long k, long need) noexcept:
-        """Take ``need`` nodes from the steps ``[i, k)`` of block ``b``."""
+        """Take ``need >= 0`` nodes from the steps ``[i, k)`` of block ``b``. Its least count
+        becomes the lesser of the old one and the least of those steps after the take, with
+        no walk of the block's other steps (exact: their least is at least the old least,
+        and is the old least unless that was in ``[i, k)``, all of whose steps are then at
+        or below it after the take)."""
         cdef Step* p = self.steps.data()
-        cdef long m, lo = LONG_MAX, s0 = self.bs[b], s1 = self.bs[b + 1]
-        if i == s0 and k == s1:
+        cdef long m, lo = LONG_MAX
+        if i == self.bs[b] and k == self.bs[b + 1]:
             self.add[b] -= need
             self.least[b] -= need
             return
-        for m in range(s0, i):
-            lo = min(lo, p[m].free)
         for m in range(i, k):
             p[m].free -= need
             lo = min(lo, p[m].free)
-        for m in range(k, s1):
-            lo = min(lo, p[m].free)
-        self.least[b] = lo + self.add[b]
+        self.least[b] = min(self.least[b], lo + self.add[b])
 
 
 cdef class ProfilePass(OrderedPass):
