@@ -488,20 +488,26 @@ cdef class CProfile:
                 continue
             end = p[i].t + duration
             k = i + 1
-            kb = b
+            kb = b  # (``nxt``: the end of block ``kb``; ``lo``: its need)
             ok = True
             while k < n:
-                if bs[kb + 1] <= k:
+                if k == nxt:
                     kb += 1
                     nxt = bs[kb + 1]
                     if least[kb] >= need and p[nxt - 1].t < end:  # the whole block
                         k = nxt
                         continue
-                lo, nxt = need - add[kb], bs[kb + 1]
-                while k < nxt and p[k].t < end and p[k].free >= lo:
-                    k += 1
-                if k < nxt:  # the end reached, or a step without the nodes
-                    ok = not p[k].t < end
+                    lo = need - add[kb]
+                if p[nxt - 1].t < end:  # the block ends before the window: its counts only
+                    while k < nxt and p[k].free >= lo:
+                        k += 1
+                    if k < nxt:  # a step without the nodes
+                        ok = False
+                        break
+                else:  # the window's end is in the block: the walk stops in it
+                    while p[k].t < end and p[k].free >= lo:
+                        k += 1
+                    ok = not p[k].t < end  # (the end reached, or a step without the nodes)
                     break
             if ok:  # (``k``: the end's index, unless the duration is not positive)
                 self.at, self.to = i, (k if duration > 0 else -1)
