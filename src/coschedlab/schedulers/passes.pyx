@@ -26,7 +26,7 @@ cimport cython
 from cython.operator cimport dereference as deref
 from libc.limits cimport LONG_MAX
 from libc.string cimport memmove
-from libc.math cimport INFINITY, NAN, ceil, fabs, floor, fmod, llround, nextafter, pow
+from libc.math cimport INFINITY, NAN, ceil, fabs, floor, llround, nextafter, pow
 from libcpp.algorithm cimport (
     is_sorted, lower_bound, min_element, partial_sort, sort, upper_bound
 )
@@ -328,6 +328,7 @@ cdef class CProfile:
 
     cdef vector[Step] steps
     cdef vector[long] bs, add, least
+    cdef vector[double] last  # each block's last breakpoint (and inf after the last block)
     cdef bint stale  # the blocks not made since the last release
     cdef bint flat  # a small profile: one block, its least count not kept
     cdef long at, to  # the last test's slot index and end index (-1: not known)
@@ -372,9 +373,13 @@ cdef class CProfile:
         self.bs.resize(nb + 1)
         self.add.assign(nb, 0)
         self.least.resize(nb)
+        self.last.resize(nb + 1)
         for b in range(nb):
             self.bs[b] = b * BLOCK
         self.bs[nb] = n
+        for b in range(nb):
+            self.last[b] = self.steps[self.bs[b + 1] - 1].t
+        self.last[nb] = INFINITY
         if self.flat:
             pass
         elif rising:
@@ -448,13 +453,14 @@ cdef class CProfile:
         cdef const long* bs
         cdef const long* add
         cdef const long* least
+        cdef const double* last
         cdef long n = self.steps.size(), i = 0, k, b = 0, kb, nxt, lo
         cdef double end, noted = self.noted_to
         cdef bint ok
         if self.stale:
             self.blocks()
         p = self.steps.data()
-        bs, add, least = self.bs.data(), self.add.data(), self.least.data()
+        bs, add, least, last = self.bs.data(), self.add.data(), self.least.data(), self.last.data()
         if self.flat:  # one block: the same walk with its count folded into ``need``
             lo = need - add[0]
             while i < n:
@@ -490,15 +496,17 @@ cdef class CProfile:
             k = i + 1
             kb = b  # (``nxt``: the end of block ``kb``; ``lo``: its need)
             ok = True
-            while k < n:
-                if k == nxt:
-                    kb += 1
-                    nxt = bs[kb + 1]
-                    if least[kb] >= need and p[nxt - 1].t < end:  # the whole block
-                        k = nxt
-                        continue
-                    lo = need - add[kb]
-                if p[nxt - 1].t < end:  # the block ends before the window: its counts only
+            while True:
+                if k == nxt:  # the next blocks: those that end before the window does with
+                    kb += 1  # the nodes throughout are passed whole (``last``: inf at the end)
+                    while last[kb] < end and least[kb] >= need:
+                        kb += 1
+                    k = bs[kb]
+                    if k == n:  # (past the last block)
+                        kb -= 1
+                        break
+                    lo, nxt = need - add[kb], bs[kb + 1]
+                if last[kb] < end:  # the block ends before the window: its counts only
                     while k < nxt and p[k].free >= lo:
                         k += 1
                     if k < nxt:  # a step without the nodes
@@ -541,10 +549,13 @@ cdef class CProfile:
             self.bs[1] += 1
             return
         b = self.block_near(k - 1, hint)
+        if k == self.bs[b + 1]:  # (the block's new last step)
+            self.last[b] = t
         for c in range(b + 1, nb + 1):
             self.bs[c] += 1
         if self.bs[b + 1] - self.bs[b] >= 2 * BLOCK:
             half = self.bs[b] + BLOCK
+            self.last.insert(self.last.begin() + b, p[half - 1].t)
             self.bs.insert(self.bs.begin() + b + 1, half)
             self.add.insert(self.add.begin() + b + 1, self.add[b])
             self.least.insert(self.least.begin() + b + 1, 0)
@@ -712,7 +723,8 @@ cdef class CountScan:
             self.nodes[j] = nv[j]
             self.limit[j] = lv[j]
             self.whole = (
-                self.whole and integral(self.limit[j]) and fmod(self.limit[j], resolution) == 0
+                self.whole and integral(self.limit[j])
+                and <long long>self.limit[j] % <long long>resolution == 0  # (exact: integers)
             )
         self.just.assign(len(nodes), 0)
         self.resolution = resolution
