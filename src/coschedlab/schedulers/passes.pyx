@@ -363,7 +363,7 @@ cdef class CProfile:
             e.free = last.free + n
             self.steps.push_back(e)
 
-    cdef void blocks(self, bint rising=False) noexcept:
+    cdef void blocks(self, bint rising) noexcept:
         """Cut the steps (their own counts, nothing added) into blocks of BLOCK (``rising``:
         the counts never fall from a step to the next, so a block's least is its first)."""
         cdef long n = self.steps.size(), nb = (n + BLOCK - 1) // BLOCK, b
@@ -373,22 +373,22 @@ cdef class CProfile:
         self.bs.resize(nb + 1)
         self.add.assign(nb, 0)
         self.least.resize(nb)
-        self.last.resize(nb + 1)
         for b in range(nb):
             self.bs[b] = b * BLOCK
         self.bs[nb] = n
+        self.stale = False
+        if self.flat:  # (its least counts and last breakpoints are not kept)
+            return
+        self.last.resize(nb + 1)
         for b in range(nb):
             self.last[b] = self.steps[self.bs[b + 1] - 1].t
         self.last[nb] = INFINITY
-        if self.flat:
-            pass
-        elif rising:
+        if rising:
             for b in range(nb):
                 self.least[b] = self.steps[self.bs[b]].free
         else:
             for b in range(nb):
                 self.least_of(b)
-        self.stale = False
 
     cdef inline void least_of(self, long b) noexcept:
         """Block ``b``'s least count, from its steps."""
@@ -458,7 +458,7 @@ cdef class CProfile:
         cdef double end, noted = self.noted_to
         cdef bint ok
         if self.stale:
-            self.blocks()
+            self.blocks(False)
         p = self.steps.data()
         bs, add, least, last = self.bs.data(), self.add.data(), self.least.data(), self.last.data()
         if self.flat:  # one block: the same walk with its count folded into ``need``
@@ -478,7 +478,6 @@ cdef class CProfile:
                     i = k + 1
                     continue
                 self.at, self.to = i, (k if duration > 0 else -1)
-                self.at_b = self.to_b = 0
                 return p[i].t
             self.at = -1
             return INFINITY
@@ -533,7 +532,7 @@ cdef class CProfile:
         """The window the last :meth:`test` found ends at a breakpoint (``end``: its end)."""
         return 0 <= self.to < <long>self.steps.size() and self.steps[self.to].t == end
 
-    cdef void insert(self, long k, double t, long hint=-1) noexcept:
+    cdef void insert(self, long k, double t, long hint) noexcept:
         """A breakpoint at ``t`` at index ``k >= 1``, with the count of the step before
         (at the end of that step's block, which is split when it grows to 2 x BLOCK;
         ``hint``: a block near that one, -1: none known)."""
@@ -565,24 +564,24 @@ cdef class CProfile:
     cdef inline void hold(self, long need, double t, double duration) noexcept:
         """:meth:`.profile.Profile.hold`: take ``need`` nodes during ``[t, t + duration)``
         (right after the :meth:`test` that found ``t``: at the indices it found)."""
-        cdef long i, k, m, bi = -1, bk = -1, c, n = self.steps.size()
+        cdef long i, k, m, bi, bk, c, n = self.steps.size()
         cdef double end = t + duration
         cdef Step* p
+        cdef bint found = 0 <= self.at < n and self.steps[self.at].t == t
         if self.stale:
-            self.blocks()
-        if 0 <= self.at < n and self.steps[self.at].t == t:
+            self.blocks(False)
+        if found:
             i = self.at
-            bi, bk = self.at_b, self.to_b  # (hints: an insert may split a block)
         else:
             i = first_at_or_after(self.steps.data(), 0, n, t)
             self.to = -1
             if i == n or self.steps[i].t != t:
-                self.insert(i, t)
+                self.insert(i, t, -1)
                 n += 1
         k = self.to if self.to >= 0 else first_at_or_after(self.steps.data(), i, n, end)
         self.at = -1
-        if k == n or self.steps[k].t != end:
-            self.insert(k, end, bk)
+        if k == n or self.steps[k].t != end:  # (the test's blocks: hints, an insert may split)
+            self.insert(k, end, self.to_b if found else -1)
         if k <= i:
             return
         if self.flat:
@@ -590,8 +589,8 @@ cdef class CProfile:
             for m in range(i, k):
                 p[m].free -= need
             return
-        bi = self.block_near(i, bi)
-        bk = self.block_near(k - 1, bk)
+        bi = self.block_near(i, self.at_b if found else -1)
+        bk = self.block_near(k - 1, self.to_b if found else -1)
         if bi == bk:
             self.take(bi, i, k, need)
             return
