@@ -460,7 +460,7 @@ cdef class CProfile:
         if self.stale:
             self.blocks(False)
         p = self.steps.data()
-        bs, add, least, last = self.bs.data(), self.add.data(), self.least.data(), self.last.data()
+        bs, add, least = self.bs.data(), self.add.data(), self.least.data()
         if self.flat:  # one block: the same walk with its count folded into ``need``
             lo = need - add[0]
             while i < n:
@@ -483,6 +483,7 @@ cdef class CProfile:
             return INFINITY
         # blocks: each walk goes a block at a time, its count folded into ``need`` (no
         # block bookkeeping per step), the same comparisons in the same order
+        last = self.last.data()
         while i < n:
             while bs[b + 1] <= i:
                 b += 1
