@@ -507,6 +507,8 @@ def _job_metric_columns(frame: dict[str, Any], truncated: bool) -> None:
     ``frame`` (the jobs a run stopped at a time never started: NaN)."""
     start = frame["start"]
     ok = np.isfinite(start) if truncated else None
+    if ok is not None and ok.all():  # every job started: no row left NaN, no masked copies
+        ok = None
     checked = _times(  # the checks of job_metrics: finite times, in order
         {c: frame[c] if ok is None else frame[c][ok] for c in _TIME_COLUMNS}
     )

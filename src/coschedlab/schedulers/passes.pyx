@@ -26,7 +26,7 @@ cimport cython
 from cython.operator cimport dereference as deref
 from libc.limits cimport LONG_MAX
 from libc.string cimport memmove
-from libc.math cimport INFINITY, NAN, ceil, fabs, floor, fmod, llround, nextafter, pow
+from libc.math cimport INFINITY, NAN, ceil, fabs, floor, llround, nextafter, pow
 from libcpp.algorithm cimport (
     is_sorted, lower_bound, min_element, partial_sort, sort, upper_bound
 )
@@ -328,6 +328,7 @@ cdef class CProfile:
 
     cdef vector[Step] steps
     cdef vector[long] bs, add, least
+    cdef vector[double] last  # each block's last breakpoint (and inf after the last block)
     cdef bint stale  # the blocks not made since the last release
     cdef bint flat  # a small profile: one block, its least count not kept
     cdef long at, to  # the last test's slot index and end index (-1: not known)
@@ -335,6 +336,7 @@ cdef class CProfile:
     # (its slot and end) in ``cand`` (-inf: none; :meth:`CountScan.shift_bound`)
     cdef double noted_to
     cdef vector[Window] cand
+    cdef long at_b, to_b  # the blocks of ``at`` and ``to`` (or of the last step), for hints
 
     cdef inline void reset(self, double now, long free) noexcept:
         """Start at ``now`` with ``free`` nodes, nothing released later."""
@@ -361,8 +363,9 @@ cdef class CProfile:
             e.free = last.free + n
             self.steps.push_back(e)
 
-    cdef void blocks(self) noexcept:
-        """Cut the steps (their own counts, nothing added) into blocks of BLOCK."""
+    cdef void blocks(self, bint rising) noexcept:
+        """Cut the steps (their own counts, nothing added) into blocks of BLOCK (``rising``:
+        the counts never fall from a step to the next, so a block's least is its first)."""
         cdef long n = self.steps.size(), nb = (n + BLOCK - 1) // BLOCK, b
         self.flat = n < FLAT
         if self.flat:
@@ -373,10 +376,19 @@ cdef class CProfile:
         for b in range(nb):
             self.bs[b] = b * BLOCK
         self.bs[nb] = n
-        if not self.flat:
+        self.stale = False
+        if self.flat:  # (its least counts and last breakpoints are not kept)
+            return
+        self.last.resize(nb + 1)
+        for b in range(nb):
+            self.last[b] = self.steps[self.bs[b + 1] - 1].t
+        self.last[nb] = INFINITY
+        if rising:
+            for b in range(nb):
+                self.least[b] = self.steps[self.bs[b]].free
+        else:
             for b in range(nb):
                 self.least_of(b)
-        self.stale = False
 
     cdef inline void least_of(self, long b) noexcept:
         """Block ``b``'s least count, from its steps."""
@@ -390,9 +402,25 @@ cdef class CProfile:
         """The block holding index ``m``."""
         return (upper_bound(self.bs.begin(), self.bs.end() - 1, m) - self.bs.begin()) - 1
 
+    cdef inline long block_near(self, long m, long h) noexcept:
+        """The block holding index ``m``, looked for from block ``h`` (-1: none known): a
+        hint a block or two from it costs a comparison or two, not a search."""
+        cdef const long* bs = self.bs.data()
+        cdef long last = <long>self.bs.size() - 2
+        if h < 0:
+            return self.block_of(m)
+        h = min(h, last)
+        while h < last and bs[h + 1] <= m:
+            h += 1
+        while h > 0 and bs[h] > m:
+            h -= 1
+        return h
+
     cdef void counts(self, double now, long free, const vector[Rel]& ends) noexcept:
         """:meth:`reset` then :meth:`release` of each of ``ends`` (sorted by time; an entry
-        of no job is skipped), written in place (the same steps)."""
+        of no job is skipped; each releases ``n >= 0`` nodes), written in place (the same
+        steps). The counts only rise from step to step: each block's least count is its
+        first step's (:meth:`blocks`, no walk)."""
         cdef long n = ends.size(), k = 0, m = 0
         cdef const Rel* e = ends.data()
         cdef Step* p
@@ -414,7 +442,7 @@ cdef class CProfile:
                 p[m].free = p[m - 1].free + e[k].n
             k += 1
         self.steps.resize(m + 1)
-        self.blocks()
+        self.blocks(True)
         self.at = -1
         self.noted_to = -INFINITY
 
@@ -425,11 +453,12 @@ cdef class CProfile:
         cdef const long* bs
         cdef const long* add
         cdef const long* least
+        cdef const double* last
         cdef long n = self.steps.size(), i = 0, k, b = 0, kb, nxt, lo
         cdef double end, noted = self.noted_to
         cdef bint ok
         if self.stale:
-            self.blocks()
+            self.blocks(False)
         p = self.steps.data()
         bs, add, least = self.bs.data(), self.add.data(), self.least.data()
         if self.flat:  # one block: the same walk with its count folded into ``need``
@@ -454,6 +483,7 @@ cdef class CProfile:
             return INFINITY
         # blocks: each walk goes a block at a time, its count folded into ``need`` (no
         # block bookkeeping per step), the same comparisons in the same order
+        last = self.last.data()
         while i < n:
             while bs[b + 1] <= i:
                 b += 1
@@ -464,23 +494,32 @@ cdef class CProfile:
                 continue
             end = p[i].t + duration
             k = i + 1
-            kb = b
+            kb = b  # (``nxt``: the end of block ``kb``; ``lo``: its need)
             ok = True
-            while k < n:
-                if bs[kb + 1] <= k:
-                    kb += 1
-                    nxt = bs[kb + 1]
-                    if least[kb] >= need and p[nxt - 1].t < end:  # the whole block
-                        k = nxt
-                        continue
-                lo, nxt = need - add[kb], bs[kb + 1]
-                while k < nxt and p[k].t < end and p[k].free >= lo:
-                    k += 1
-                if k < nxt:  # the end reached, or a step without the nodes
-                    ok = not p[k].t < end
+            while True:
+                if k == nxt:  # the next blocks: those that end before the window does with
+                    kb += 1  # the nodes throughout are passed whole (``last``: inf at the end)
+                    while last[kb] < end and least[kb] >= need:
+                        kb += 1
+                    k = bs[kb]
+                    if k == n:  # (past the last block)
+                        kb -= 1
+                        break
+                    lo, nxt = need - add[kb], bs[kb + 1]
+                if last[kb] < end:  # the block ends before the window: its counts only
+                    while k < nxt and p[k].free >= lo:
+                        k += 1
+                    if k < nxt:  # a step without the nodes
+                        ok = False
+                        break
+                else:  # the window's end is in the block: the walk stops in it
+                    while p[k].t < end and p[k].free >= lo:
+                        k += 1
+                    ok = not p[k].t < end  # (the end reached, or a step without the nodes)
                     break
             if ok:  # (``k``: the end's index, unless the duration is not positive)
                 self.at, self.to = i, (k if duration > 0 else -1)
+                self.at_b, self.to_b = b, kb
                 return p[i].t
             # (noted out of the walk: a call in its loop made the compiler keep its counters
             # in memory, ~4,000 instructions more a scan on Edison's long profiles)
@@ -494,9 +533,10 @@ cdef class CProfile:
         """The window the last :meth:`test` found ends at a breakpoint (``end``: its end)."""
         return 0 <= self.to < <long>self.steps.size() and self.steps[self.to].t == end
 
-    cdef void insert(self, long k, double t) noexcept:
+    cdef void insert(self, long k, double t, long hint) noexcept:
         """A breakpoint at ``t`` at index ``k >= 1``, with the count of the step before
-        (at the end of that step's block, which is split when it grows to 2 x BLOCK)."""
+        (at the end of that step's block, which is split when it grows to 2 x BLOCK;
+        ``hint``: a block near that one, -1: none known)."""
         cdef long b, c, nb = self.add.size(), half, n = self.steps.size()
         cdef Step* p
         self.steps.push_back(self.steps.back())  # (one more step: cheaper than a resize)
@@ -508,11 +548,14 @@ cdef class CProfile:
         if self.flat:
             self.bs[1] += 1
             return
-        b = self.block_of(k - 1)
+        b = self.block_near(k - 1, hint)
+        if k == self.bs[b + 1]:  # (the block's new last step)
+            self.last[b] = t
         for c in range(b + 1, nb + 1):
             self.bs[c] += 1
         if self.bs[b + 1] - self.bs[b] >= 2 * BLOCK:
             half = self.bs[b] + BLOCK
+            self.last.insert(self.last.begin() + b, p[half - 1].t)
             self.bs.insert(self.bs.begin() + b + 1, half)
             self.add.insert(self.add.begin() + b + 1, self.add[b])
             self.least.insert(self.least.begin() + b + 1, 0)
@@ -525,20 +568,21 @@ cdef class CProfile:
         cdef long i, k, m, bi, bk, c, n = self.steps.size()
         cdef double end = t + duration
         cdef Step* p
+        cdef bint found = 0 <= self.at < n and self.steps[self.at].t == t
         if self.stale:
-            self.blocks()
-        if 0 <= self.at < n and self.steps[self.at].t == t:
+            self.blocks(False)
+        if found:
             i = self.at
         else:
             i = first_at_or_after(self.steps.data(), 0, n, t)
             self.to = -1
             if i == n or self.steps[i].t != t:
-                self.insert(i, t)
+                self.insert(i, t, -1)
                 n += 1
         k = self.to if self.to >= 0 else first_at_or_after(self.steps.data(), i, n, end)
         self.at = -1
-        if k == n or self.steps[k].t != end:
-            self.insert(k, end)
+        if k == n or self.steps[k].t != end:  # (the test's blocks: hints, an insert may split)
+            self.insert(k, end, self.to_b if found else -1)
         if k <= i:
             return
         if self.flat:
@@ -546,8 +590,8 @@ cdef class CProfile:
             for m in range(i, k):
                 p[m].free -= need
             return
-        bi = self.block_of(i)
-        bk = self.block_of(k - 1)
+        bi = self.block_near(i, self.at_b if found else -1)
+        bk = self.block_near(k - 1, self.to_b if found else -1)
         if bi == bk:
             self.take(bi, i, k, need)
             return
@@ -558,21 +602,21 @@ cdef class CProfile:
         self.take(bk, self.bs[bk], k, need)
 
     cdef inline void take(self, long b, long i, long k, long need) noexcept:
-        """Take ``need`` nodes from the steps ``[i, k)`` of block ``b``."""
+        """Take ``need >= 0`` nodes from the steps ``[i, k)`` of block ``b``. Its least count
+        becomes the lesser of the old one and the least of those steps after the take, with
+        no walk of the block's other steps (exact: their least is at least the old least,
+        and is the old least unless that was in ``[i, k)``, all of whose steps are then at
+        or below it after the take)."""
         cdef Step* p = self.steps.data()
-        cdef long m, lo = LONG_MAX, s0 = self.bs[b], s1 = self.bs[b + 1]
-        if i == s0 and k == s1:
+        cdef long m, lo = LONG_MAX
+        if i == self.bs[b] and k == self.bs[b + 1]:
             self.add[b] -= need
             self.least[b] -= need
             return
-        for m in range(s0, i):
-            lo = min(lo, p[m].free)
         for m in range(i, k):
             p[m].free -= need
             lo = min(lo, p[m].free)
-        for m in range(k, s1):
-            lo = min(lo, p[m].free)
-        self.least[b] = lo + self.add[b]
+        self.least[b] = min(self.least[b], lo + self.add[b])
 
 
 cdef class ProfilePass(OrderedPass):
@@ -679,7 +723,8 @@ cdef class CountScan:
             self.nodes[j] = nv[j]
             self.limit[j] = lv[j]
             self.whole = (
-                self.whole and integral(self.limit[j]) and fmod(self.limit[j], resolution) == 0
+                self.whole and integral(self.limit[j])
+                and <long long>self.limit[j] % <long long>resolution == 0  # (exact: integers)
             )
         self.just.assign(len(nodes), 0)
         self.resolution = resolution

@@ -221,8 +221,12 @@ def slowdown_columns(run) -> dict[str, np.ndarray]:
     # jobs that ended inside the simulated period (the paper reads them from Slurm's logs)
     keep = (ids < ex.first_wf_id) & (ids > n_fill) & (sub >= t0) & (sub < t1) & (end <= run.stop)
     req_ch = jobs["procs"][keep] * jobs["requested_time"][keep] / 3600.0
-    times = (jobs[c][keep].astype(np.float64) for c in ("submit", "start", "end"))
-    slow = job_columns(*times)["slowdown"]  # the core's: NaN for a run of 0 s
+    table = run.result.table
+    if "slowdown" in table:  # the result's own column (the same job_columns, made once)
+        slow = np.asarray(table["slowdown"], dtype=np.float64)[keep]
+    else:
+        times = (jobs[c][keep].astype(np.float64) for c in ("submit", "start", "end"))
+        slow = job_columns(*times)["slowdown"]  # the core's: NaN for a run of 0 s
     group = np.empty(len(req_ch), dtype=object)
     for name, mask in size_groups(req_ch):
         group[mask] = name
