@@ -78,6 +78,21 @@ def test_step_sum_is_the_numpy_sweep(jobs, scalar):
     assert got.tobytes() == want.tobytes()
 
 
+def _spoiled(order: np.ndarray, data: st.DataObject) -> np.ndarray:
+    """A copy of ``order`` that is no column's stable order: two neighbours swapped (equal
+    values too: their rows out of order), a row twice, or one out of range."""
+    bad = order.copy()
+    i = data.draw(st.integers(0, len(bad) - 2))
+    how = data.draw(st.sampled_from(["swap", "twice", "range"]))
+    if how == "swap":
+        bad[[i, i + 1]] = bad[[i + 1, i]]
+    elif how == "twice":
+        bad[i + 1] = bad[i]
+    else:
+        bad[i] = len(bad) + data.draw(st.integers(0, 3))
+    return bad
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(FLOATS, FLOATS, FLOATS), min_size=1, max_size=60), st.data())
 def test_step_sum_from_given_orders_is_the_same_and_refuses_a_wrong_order(jobs, data):
@@ -96,15 +111,7 @@ def test_step_sum_from_given_orders_is_the_same_and_refuses_a_wrong_order(jobs, 
     if len(jobs) < 2:
         return
     name = data.draw(st.sampled_from(["start", "end"]))
-    bad = orders[name].copy()
-    i = data.draw(st.integers(0, len(bad) - 2))
-    how = data.draw(st.sampled_from(["swap", "twice", "range"]))
-    if how == "swap":  # (equal values too: their rows out of order)
-        bad[[i, i + 1]] = bad[[i + 1, i]]
-    elif how == "twice":
-        bad[i + 1] = bad[i]
-    else:
-        bad[i] = len(bad) + data.draw(st.integers(0, 3))
+    bad = _spoiled(orders[name], data)
     with pytest.raises(ValueError):
         step_sum(starts, ends, weights, orders={**orders, name: bad})
 
@@ -135,15 +142,7 @@ def test_merged_order_is_numpys_on_both_columns_and_refuses_a_wrong_order(a, b, 
     for col in (a, b):
         if len(col) < 2:
             continue
-        bad = stable_argsort(col)
-        i = data.draw(st.integers(0, len(col) - 2))
-        how = data.draw(st.sampled_from(["swap", "twice", "range"]))
-        if how == "swap":
-            bad[[i, i + 1]] = bad[[i + 1, i]]
-        elif how == "twice":
-            bad[i + 1] = bad[i]
-        else:
-            bad[i] = len(col) + data.draw(st.integers(0, 3))
+        bad = _spoiled(stable_argsort(col), data)
         with pytest.raises(ValueError):
             if col is a:
                 merged_order(a, bad, b, stable_argsort(b))
