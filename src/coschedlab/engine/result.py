@@ -142,7 +142,8 @@ class Result:
         }
         deps = sim.dependency_texts()
         if deps is not None:
-            frame["deps"] = np.asarray(deps[0], dtype=object)
+            # (fromiter: no look into each text for a nested sequence, as asarray makes)
+            frame["deps"] = np.fromiter(deps[0], dtype=object, count=len(deps[0]))
             frame["think"] = np.asarray(deps[1], dtype=np.float64)
         if acct.shared:
             frame["nodes"] = acct.node_counts(sim.n)
