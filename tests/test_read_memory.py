@@ -184,3 +184,33 @@ def test_the_commands_blocks_of_a_few_mb_are_used_again(tmp_path):
     out = subprocess.run([sys.executable, "-c", STEPS, str(path)], env=env,
                          capture_output=True, text=True, check=True).stdout  # fmt: skip
     assert int(out) < 3_000 < 30 * 512 // 2
+
+
+def test_columns_a_workload_is_not_given_are_one_value_broadcast():
+    """A column left out (labels, status, preceding, think time) is its default broadcast:
+    no memory per job, read-only; a run out of queue order keeps it so in its result
+    (:func:`coschedlab.jobs.take`), with the same values as the per-job rows."""
+    from coschedlab.jobs import Workload, take
+    from coschedlab.platform import Cluster
+    from coschedlab.simulation import run_simulation
+
+    ids = np.array([1, 2, 3, 4])
+    w = Workload({"id": ids, "submit": np.array([30.0, 0, 20, 10]), "run": np.full(4, 5.0),
+                  "procs": np.ones(4, np.int64)})  # fmt: skip
+    defaults = {"user": -1, "group": -1, "app": -1, "queue": -1, "partition": -1, "status": 1,
+                "preceding": -1, "think_time": -1.0}  # fmt: skip
+    for name, value in defaults.items():
+        a = w.columns[name]
+        assert a.strides == (0,) and not a.flags.writeable and a.tolist() == [value] * 4, name
+    assert w.columns["think_time"].dtype == np.float64 and w.columns["user"].dtype == np.int32
+    order = np.array([1, 3, 2, 0])
+    for index, rows in ((order, 4), (np.array([True, False, True, False]), 2),
+                        (slice(1, None), 3)):  # fmt: skip
+        got = take(w.columns["status"], index)
+        assert got.strides == (0,) and got.tolist() == [1] * rows
+    assert take(ids, order).tolist() == [2, 4, 3, 1]
+    r = run_simulation(w, Cluster(nodes=2), "fcfs")
+    assert r.validate() == []
+    assert r.jobs["job_id"].tolist() == [2, 4, 3, 1]  # queue order: the workload's is not
+    assert r.jobs["user"].tolist() == [-1] * 4 and r.jobs["status"].tolist() == [1] * 4
+    assert np.asarray(r.columns["status"]).strides == (0,)

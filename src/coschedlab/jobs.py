@@ -88,6 +88,19 @@ def _is_one_value(a: object, dtype: type) -> bool:
     return isinstance(a, np.ndarray) and a.dtype == dtype and a.ndim == 1 and a.strides == (0,)
 
 
+def take(a: np.ndarray, index: np.ndarray | slice) -> np.ndarray:
+    """The rows of column ``a`` at ``index`` (a mask, indices or a slice); a column of one
+    value broadcast stays so (no memory per job)."""
+    if not _is_one_value(a, a.dtype):
+        return a[index]
+    if isinstance(index, slice):
+        n = len(range(*index.indices(len(a))))
+    else:
+        index = np.asarray(index)
+        n = int(np.count_nonzero(index)) if index.dtype == bool else len(index)
+    return np.broadcast_to(a[:1], (n,))
+
+
 def _check_label(columns: Mapping[str, object], name: str) -> None:
     """Refuse a label column with a value beyond :data:`MAX_LABEL` (it would wrap around in
     the 32-bit column), naming the first such job."""
@@ -233,8 +246,8 @@ class Workload:
             cols["requested_time"] = cols["run"].copy()
         defaults = {"status": 1, "think_time": -1.0}
         for name, dtype in COLUMNS.items():
-            if name not in cols:
-                cols[name] = np.full(n, defaults.get(name, -1), dtype=dtype)
+            if name not in cols:  # (all in _ONE_VALUE_OK: one value broadcast, read-only)
+                cols[name] = np.broadcast_to(np.array(defaults.get(name, -1), dtype), (n,))
         unknown = set(self.columns) - set(COLUMNS)
         if unknown:
             raise InputError(f"workload has unknown columns {sorted(unknown)}")
@@ -243,6 +256,8 @@ class Workload:
             a = cols[name]
             if not len(a):
                 continue
+            if _is_one_value(a, a.dtype):
+                a = a[:1]  # (its one value checked once)
             big = np.abs(a) > limit
             if name != "procs":
                 big &= np.isfinite(a)  # NaN and infinities: the kernel names them
@@ -317,15 +332,11 @@ class Workload:
     def select(self, mask: np.ndarray) -> Workload:
         """The jobs where ``mask`` is true (dependencies on removed jobs are dropped)."""
         ids = self.columns["id"][mask]
-
-        def rows(v: np.ndarray) -> np.ndarray:  # a column of one value broadcast stays so
-            return np.broadcast_to(v[:1], ids.shape) if _is_one_value(v, v.dtype) else v[mask]
-
-        cols = {k: rows(v) for k, v in self.columns.items()}
+        cols = {k: take(v, mask) for k, v in self.columns.items()}
         kept = set(ids.tolist()) if self.deps else set()  # (1M ids: ~60 MB of set)
         deps = {j: tuple(d for d in ds if d in kept) for j, ds in self.deps.items() if j in kept}
         deps = {j: ds for j, ds in deps.items() if ds}
-        extra = {k: rows(v) for k, v in self.extra.items()}
+        extra = {k: take(v, mask) for k, v in self.extra.items()}
         return Workload(cols, deps, dict(self.header), Counter(self.dropped), self.source, extra)
 
     def head(self, n: int) -> Workload:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..intervals import AllocColumn
+from ..jobs import take
 from ..jsonsafe import json_safe as _jsonable
 from ..metrics import _times, group_metrics, job_columns, rows
 from ..platform import Cluster
@@ -128,12 +129,12 @@ class Result:
             "procs": np.asarray(sim.procs, dtype=np.int64),
             "nodes": np.asarray(sim.nodes, dtype=np.int64),
             "alloc": acct.alloc_column(sim.n),  # intervals: the texts are made when written
-            "user": cols["user"][order],
-            "group": cols["group"][order],
-            "app": cols["app"][order],
-            "queue": cols["queue"][order],
-            "partition": cols["partition"][order],
-            "status": cols["status"][order],
+            "user": take(cols["user"], order),
+            "group": take(cols["group"], order),
+            "app": take(cols["app"], order),
+            "queue": take(cols["queue"], order),
+            "partition": take(cols["partition"], order),
+            "status": take(cols["status"], order),
             "killed": np.frombuffer(sim.killed, dtype=np.uint8).astype(bool),
             # the finished kernel's own arrays, as start and end (no copy made beside them)
             "reservation": np.frombuffer(sim.reservation, dtype=np.float64),
@@ -141,7 +142,8 @@ class Result:
         }
         deps = sim.dependency_texts()
         if deps is not None:
-            frame["deps"] = np.asarray(deps[0], dtype=object)
+            # (fromiter: no look into each text for a nested sequence, as asarray makes)
+            frame["deps"] = np.fromiter(deps[0], dtype=object, count=len(deps[0]))
             frame["think"] = np.asarray(deps[1], dtype=np.float64)
         if acct.shared:
             frame["nodes"] = acct.node_counts(sim.n)
@@ -159,7 +161,7 @@ class Result:
             frame["start_rank"] = rank
         extra_cols = list(w.extra)
         for name, arr in w.extra.items():
-            frame[name] = _shared(arr) if isinstance(order, slice) else arr[order]
+            frame[name] = _shared(arr) if isinstance(order, slice) else take(arr, order)
         model_cols = sim.speed_model.result_columns()
         for name, arr in model_cols.items():
             frame[name] = np.asarray(arr)
