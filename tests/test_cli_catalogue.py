@@ -1193,6 +1193,7 @@ CASES = [
     ("coupled-attempt-empty", "coupled simulate --system small.swf:name=a --system small.swf --mate-attempt=", 2, "--mate-attempt must be queued or yielded, got ''"),
     ("coupled-pairs-empty-spec", "coupled simulate --system small.swf:name=a --system small.swf --pairs=", 2, "unknown pairing ''"),
     ("coupled-pairs-case", "coupled simulate --system small.swf:name=a --system small.swf --pairs NONE", 2, "unknown pairing 'NONE'"),
+    ("coupled-pairs-before-traces", "coupled simulate --system nosuch.swf --system small.swf --pairs vicinty:120", 2, "unknown pairing 'vicinty:120'"),
     ("coupled-pairs-file-empty", "coupled simulate --system small.swf:name=a --system small.swf --pairs file:", 2, "unknown pairing 'file:'"),
     ("coupled-every-neg", "coupled simulate --system small.swf:name=a --system small.swf --pairs every:-3", 2, "every needs a whole number >= 1"),
     ("coupled-every-frac", "coupled simulate --system small.swf:name=a --system small.swf --pairs every:1.5", 2, "every needs a whole number >= 1"),

@@ -69,6 +69,7 @@ def simulate(
 ) -> None:
     """Simulate coupled systems with paired jobs; print per system the wait, slowdown,
     utilization, sync time and service-unit loss, against the same run without pairing."""
+    from ..coupled.mates import parse_pairing
     from ..coupled.setup import COLUMNS, DEFAULT_SYSTEMS, build_systems, table_cells
     from ..coupled.system import ATTEMPTS, COMPATS
     from ..errors import check_seed
@@ -77,6 +78,7 @@ def simulate(
     from .sweeps import print_table
 
     check_seed(seed)
+    parse_pairing(pairs)  # (a mistyped --pairs said at once, not after the traces are read)
     if options["mate_attempt"] not in ATTEMPTS:
         got = options["mate_attempt"]
         raise InputError(f"--mate-attempt must be queued or yielded, got {got!r}")
