@@ -362,24 +362,23 @@ cdef Py_ssize_t _from_order(const double *col, const int64_t *by, Py_ssize_t n, 
                             uint32_t *g, uint64_t *keys, unsigned char *seen) noexcept nogil:
     """The events of ``col`` whose times are finite, in the stable order ``by`` (checked: each
     row once, values up, rows up at equal values), numbered from ``base``, into ``g`` with
-    their keys; returns how many (-1: ``by`` is not a stable order of ``col``)."""
-    cdef Py_ssize_t i, m = 0
-    cdef int64_t x, prev = -1
-    cdef uint64_t key, last = 0
+    their keys; returns how many (-1: ``by`` is not a stable order of ``col``). Each step is
+    :func:`_take`'s, the check :func:`merged_order` makes."""
+    cdef Py_ssize_t i = 0, m = 0
+    cdef int64_t x
+    cdef uint64_t key = 0, k
     cdef double v
-    for i in range(n):
-        x = by[i]
-        if not 0 <= x < n or seen[x]:
+    if n:
+        key = coschedlab_order_key(col[by[0]]) if 0 <= by[0] < n else 0
+    while i < n:
+        k = key  # (row by[i]'s key: _take reads the next row's into ``key``)
+        if not _take(col, by, &i, n, &x, &key) or seen[x]:
             return -1
         seen[x] = 1
         v = col[x]
-        key = coschedlab_order_key(v)
-        if i and (key < last or (key == last and x < prev)):
-            return -1
-        last, prev = key, x
         if v - v == 0.0:
             g[m] = <uint32_t>(base + x)
-            keys[m] = key
+            keys[m] = k
             m += 1
     return m
 
