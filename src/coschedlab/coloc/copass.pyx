@@ -855,7 +855,7 @@ cdef class ColocPass(SharedPass):
                 self._start(j, c)
                 self.deployed += 1
         elif self.deploy_hook is not None:  # the scheduler's own deploy order (Python)
-            for j in self.deploy_hook(self.view):
+            for j in self.view._kernel._hook_jobs(self.deploy_hook(self.view), "deploy_order"):
                 c = self.choose_c(j)
                 if not c:
                     break

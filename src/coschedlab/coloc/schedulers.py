@@ -45,6 +45,7 @@ Slowdown in favor Co-Scheduler  ``slowdown``: nodes ranked by how many pair spee
 from __future__ import annotations
 
 import math
+import numbers
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -115,7 +116,7 @@ class CoScheduler(Scheduler):
         if type(self).cores_for is CoScheduler.cores_for:  # the default rule, on arrays
             cores = self._cores_of(procs, c)
         else:
-            cores = np.asarray([self.cores_for(view, j) for j in range(view.n)], dtype=np.int64)
+            cores = self._hook_cores(view)
         k = -(-procs // cores)
         # the compiled pass reads the arrays; the lists (Python hooks) are made on first use
         self._shapes = (cores, k)
@@ -153,6 +154,24 @@ class CoScheduler(Scheduler):
         hooked = nodes_hook is not None or deploy_hook is not None
         own = cls.schedule is not CoScheduler.schedule
         self.compiled_pass = None if hooked or own else self._cpass
+
+    def _hook_cores(self, view: View) -> np.ndarray:
+        """Each job's cores per node from a subclass's own :meth:`cores_for`: whole numbers
+        from 1 to the cores per node, else an error naming the hook (the compiled pass reads
+        them unchecked; NaN was an internal error, 0 a division by zero)."""
+        from ..errors import source_line
+
+        cores = []
+        for j in range(view.n):
+            c = self.cores_for(view, j)
+            if isinstance(c, bool) or not isinstance(c, numbers.Integral) or not 0 < c <= self._cpn:
+                raise InputError(
+                    f"scheduler {self.describe()}'s cores_for(view, {j}) returned {c!r}: cores "
+                    f"per node are a whole number from 1 to {self._cpn}",
+                    source_line(type(self).cores_for),
+                )
+            cores.append(int(c))
+        return np.asarray(cores, dtype=np.int64)
 
     @cached_property
     def _cores(self) -> list[int]:

@@ -93,7 +93,13 @@ class ColocInfo:
     __slots__ = ("_app_in", "_app_t", "_rows", "_alone", "_mean")
 
     def __init__(self, app: list[int] | np.ndarray, values: list[list[float]], alone, mean) -> None:
-        self._app_in = app  # heatmap row of each job (queue order), -1 unknown
+        # heatmap row of each job (queue order), -1 unknown: a copy no policy can write (the
+        # speed model's own array gave the result's in_pool column: a write changed it)
+        self._app_in = (
+            np.frombuffer(np.ascontiguousarray(app, dtype=np.int64).tobytes(), dtype=np.int64)
+            if isinstance(app, np.ndarray)
+            else tuple(app)
+        )
         self._app_t = None
         self._rows = tuple(tuple(r) for r in values)  # NaN: unmeasured
         self._alone = tuple(alone)

@@ -96,10 +96,13 @@ class SchedulerError(InputError):
     """A policy made an impossible decision (a bug in the policy, reported to its author)."""
 
 
-def policy_failure(describe: str, now: float, exc: BaseException) -> InputError:
-    """An exception (or ``sys.exit``) raised by a policy's ``schedule``, as one line naming the
-    policy, the simulated time and where it was raised: the deepest frame outside coschedlab
-    (the user's file and line), else the deepest frame."""
+def policy_failure(
+    describe: str, now: float, exc: BaseException, when: str | None = None
+) -> InputError:
+    """An exception (or ``sys.exit``) raised by a policy's ``schedule`` (or, ``when`` given,
+    its ``setup``: ``"at set-up"``), as one line naming the policy, the simulated time and
+    where it was raised: the deepest frame outside coschedlab (the user's file and line), else
+    the deepest frame."""
     if isinstance(exc, InputError):
         return exc
     where = failure_where(exc)
@@ -108,7 +111,8 @@ def policy_failure(describe: str, now: float, exc: BaseException) -> InputError:
     except Exception as inner:  # an exception whose __str__ (or code's __repr__) raises
         text = f"(its message cannot be printed: {type(inner).__name__})"
     what = text if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {text}"
-    return SchedulerError(f"scheduler {describe} failed at t={now:g}: {what}", where)
+    at = f"at t={now:g}" if when is None else when
+    return SchedulerError(f"scheduler {describe} failed {at}: {what}", where)
 
 
 #: what a policy's call lets through unchanged: Ctrl-C (exit code 130), and the pass time
@@ -539,7 +543,7 @@ cdef class Simulation:
         # apps, users, groups, queues, partitions: made on a policy's first read (_table)
         v.start = _sealed(self.start)
         v.est_sorted = self.est_sorted
-        v.machine = MachineView(self.acct, self.cluster)
+        v.machine = MachineView(self.acct, self.cluster, self.n)
         v.cluster = copy(self.cluster)  # the run's own is no policy's (its metrics use it)
         v.n = self.n
         v.completed = 0
@@ -871,7 +875,12 @@ cdef class Simulation:
             for name in ("end_time", "on_start", "on_end")
         ):
             self._cspeed = sm
-        self.scheduler.setup(self._view)
+        try:  # the policy's code: what it raises is its failure, one line (as in a pass)
+            self.scheduler.setup(self._view)
+        except _PASSED_ON:
+            raise
+        except BaseException as exc:  # also SystemExit, GeneratorExit
+            raise policy_failure(self.scheduler.describe(), self.now, exc, "at set-up") from exc
         self._bind_compiled()
 
     def _bind_compiled(self) -> None:
@@ -987,11 +996,12 @@ cdef class Simulation:
         if order == OWN:  # the scheduler's own ordered_queue (a subclass's), as it returns it
             view = self._view
             try:
-                q = list(self.scheduler.ordered_queue(view))
+                q = self.scheduler.ordered_queue(view)
             except _PASSED_ON:
                 raise
             except BaseException as exc:  # also GeneratorExit, a BaseException subclass
                 raise policy_failure(self.scheduler.describe(), now, exc) from exc
+            q = self._hook_jobs(q, "ordered_queue")
             for j in q:
                 self._cord.push_back(j)
             self._nord = len(q)
@@ -1326,9 +1336,47 @@ cdef class Simulation:
         except BaseException as exc:  # also GeneratorExit, a BaseException subclass
             raise policy_failure(self.scheduler.describe(), self.now, exc) from exc
 
-    def _where(self) -> str | None:
-        """``file:line`` of the policy's ``schedule`` (what a bad decision's error names)."""
-        return source_line(type(self.scheduler).schedule)
+    def _where(self, hook: str = "schedule") -> str | None:
+        """``file:line`` of the policy's ``schedule`` (what a bad decision's error names), or
+        of another of its methods (``hook``)."""
+        return source_line(getattr(type(self.scheduler), hook))
+
+    def _hook_jobs(self, jobs: Any, hook: str) -> list:
+        """The jobs a policy's hook returned for a compiled pass to take in that order
+        (``ordered_queue``; a co-scheduler's ``deploy_order``): each a queued job's index
+        (an int, NumPy's too), once. The pass reads its C arrays at each, so none is taken
+        unchecked: anything else is a :class:`SchedulerError` naming the hook's file and
+        line (was a crash, or another job's memory read, for an index out of range)."""
+        cdef bytearray queued = self._queued
+        cdef long n = self.n
+        if isinstance(jobs, str | bytes) or not hasattr(jobs, "__iter__"):
+            raise self._bad_hook(hook, jobs, ", not a sequence of queued jobs,")
+        out, seen = [], set()
+        try:  # a generator runs the policy's code: what it raises is the policy's failure
+            for d in jobs:
+                if not isinstance(d, Integral) or isinstance(d, bool):
+                    raise self._bad_hook(hook, d, " where a queued job's index belongs")
+                j = int(d)
+                if not (0 <= j < n) or not queued[j]:
+                    raise self._bad_hook(hook, j, ", which is not a queued job's index,")
+                if j in seen:
+                    raise self._bad_hook(hook, j, " twice")
+                seen.add(j)
+                out.append(j)
+        except SchedulerError:
+            raise
+        except _PASSED_ON:
+            raise
+        except BaseException as exc:  # also GeneratorExit, a BaseException subclass
+            raise policy_failure(self.scheduler.describe(), self.now, exc) from exc
+        return out
+
+    def _bad_hook(self, hook: str, what: Any, why: str) -> SchedulerError:
+        return SchedulerError(
+            f"scheduler {self.scheduler.describe()}'s {hook}() returned {repr(what)[:60]}{why} "
+            f"at t={self.now:g}",
+            where=self._where(hook),
+        )
 
     def _bad(self, what: Any, why: str) -> SchedulerError:
         return SchedulerError(

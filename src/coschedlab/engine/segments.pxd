@@ -166,7 +166,8 @@ cdef class SharedCores:
 
 
 cdef class CoreProjection:
-    cdef public long n, threshold, count
+    cdef readonly long n  # (its arrays' size: a policy's own projection cannot lie about it)
+    cdef public long threshold, count
     # the segments as :class:`SharedNodes` keeps them (indexed by first node), split further
     cdef vector[uint64_t] sbit, stop
     cdef vector[int32_t] fr   # fr[x]: free cores on each node of the segment starting at x

@@ -35,6 +35,18 @@ cdef vector[long] _flat(object intervals) except *:
     return out
 
 
+cdef vector[long] _flat_within(object intervals, long n) except *:
+    """:func:`_flat` of ``sorted(intervals)``, each ``(a, b)`` with ``0 <= a <= b <= n`` (a
+    :class:`ValueError` otherwise): the projection's Python methods, open to policies, walk
+    C arrays over those nodes unchecked (an interval out of range hung or crashed)."""
+    cdef vector[long] iv = _flat(sorted(intervals))
+    cdef long r
+    for r in range(0, <long>iv.size(), 2):
+        if not 0 <= iv[r] <= iv[r + 1] <= n:
+            raise ValueError(f"nodes {iv[r]}..{iv[r + 1]} are not within the {n} nodes")
+    return iv
+
+
 cdef inline void _move_bits(uint64_t* off, uint64_t* on, long a, long b, long step) noexcept:
     """Clear bits ``a..b-1`` of the bitmap ``off`` and set them in ``on`` (a < b; word x of
     each at ``x * step``, as the rows by free cores are kept): one mask per word for both
@@ -688,13 +700,13 @@ cdef class CoreProjection:
         """How many nodes would drop below the watched free cores if ``cores`` were taken on
         every node of ``intervals`` (read only: nothing is split or changed); with ``limit``,
         a count above it when the loss is above it (:meth:`loss_c`)."""
-        cdef vector[long] iv = _flat(sorted(intervals))
+        cdef vector[long] iv = _flat_within(intervals, self.n)
         return self.loss_c(iv.data(), iv.size() // 2, cores, LONG_MAX if limit is None else limit)
 
     def add(self, intervals, long cores) -> int:
         """Add ``cores`` free cores (negative: take them) on every node of ``intervals``;
         returns the new count of nodes with at least the watched free cores."""
-        cdef vector[long] iv = _flat(sorted(intervals))
+        cdef vector[long] iv = _flat_within(intervals, self.n)
         return self.add_c(iv.data(), iv.size() // 2, cores)
 
     cdef long loss_c(self, const long* iv, long niv, long cores, long limit) noexcept:

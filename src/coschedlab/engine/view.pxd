@@ -4,6 +4,7 @@
 cdef class MachineView:
     cdef object _acct
     cdef object _seg
+    cdef long _n, _nodes  # jobs and nodes: the queries' arguments are checked against them
     cdef readonly bint shared
     cdef readonly long cores_per_node
 

@@ -87,28 +87,39 @@ cdef object _shared(MachineView m):
     return m._seg
 
 
+cdef long _index(long i, long n, str what) except -1:
+    """``i`` when ``0 <= i < n``: the accounting reads its C arrays at a query's job or node
+    unchecked (an index out of range crashed the process or read other memory)."""
+    if not 0 <= i < n:
+        raise IndexError(f"{what} {i} is out of range (0..{n - 1})")
+    return i
+
+
 @cython.auto_pickle(False)  # its state (the kernel's) is no policy's to read
 cdef class MachineView:
-    """Read-only queries of the node accounting (whole nodes or shared cores)."""
+    """Read-only queries of the node accounting (whole nodes or shared cores) for ``n`` jobs;
+    a job or node out of range is an :class:`IndexError`."""
 
-    def __init__(self, accounting: Any, cluster: Cluster) -> None:
+    def __init__(self, accounting: Any, cluster: Cluster, long n) -> None:
         self._acct = accounting
         self._seg = getattr(accounting, "nodes", None)
         self.shared = accounting.shared
         self.cores_per_node = cluster.cores_per_node
+        self._n = n
+        self._nodes = cluster.nodes
 
     @property
     def idle(self) -> int:
         """Whole idle nodes."""
         return self._acct.idle
 
-    def allocation(self, j: int) -> Intervals:
+    def allocation(self, long j) -> Intervals:
         """Node intervals running job ``j`` holds."""
-        return list(self._acct.allocation(j))
+        return list(self._acct.allocation(_index(j, self._n, "job index")))
 
-    def cores_of(self, j: int) -> int:
+    def cores_of(self, long j) -> int:
         """Cores per node job ``j`` holds."""
-        return self._acct.cores_of(j)
+        return self._acct.cores_of(_index(j, self._n, "job index"))
 
     # -- shared nodes only (co-location) --------------------------------------------------------
 
@@ -139,13 +150,13 @@ cdef class MachineView:
         """The ``k`` lowest idle nodes, as intervals."""
         return _shared(self).idle_intervals(k)
 
-    def free_cores(self, node: int) -> int:
+    def free_cores(self, long node) -> int:
         """Free cores on ``node``."""
-        return _shared(self).free_cores(node)
+        return _shared(self).free_cores(_index(node, self._nodes, "node"))
 
-    def occupants(self, node: int) -> list[int]:
+    def occupants(self, long node) -> list[int]:
         """The jobs on ``node``."""
-        return _shared(self).occupants(node)
+        return _shared(self).occupants(_index(node, self._nodes, "node"))
 
     def projection(self, threshold: int) -> Any:
         """A scratch copy of the free cores per node for look-ahead (EASY's shadow time):
