@@ -248,6 +248,12 @@ def simulate(
             (tmp / "summary.json").write_text(json.dumps(json_safe(summaries), indent=1) + "\n")
     if as_json:
         print(json.dumps(json_safe(summaries)))
-        return
-    title, caption = compared_title(summaries)
-    print_table(title, ["metric", *summaries], summary_cells(summaries), caption)
+    else:
+        title, caption = compared_title(summaries)
+        print_table(title, ["metric", *summaries], summary_cells(summaries), caption)
+    bad = {m: r.violations for m, r in runs.items() if r.violations}
+    for m, violations in bad.items():  # (the results are written: they show what went wrong)
+        for v in violations[:5]:
+            err.print(f"{m}: {v}", soft_wrap=True, highlight=False, markup=False)
+    if bad:
+        raise typer.Exit(1)

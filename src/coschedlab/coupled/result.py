@@ -173,7 +173,7 @@ class CoupledResult:
                 )
                 jobs = pd.concat([jobs, pseudo], ignore_index=True)
             rep = check_jobs(jobs, r.cluster, guarantees=())
-            problems += [f"{name}: {v}" for v in rep.violations]
+            problems += [f"{name}: {v}" for v in rep.violations + r.run_time_violations()]
             started = r.jobs.set_index("job_id")
             for row in h.itertuples():
                 if row.outcome == "start":

@@ -306,10 +306,9 @@ class Result:
             # reservations) need the whole queue, which a cut-off table no longer has
             kwargs["guarantees"] = ()
         kwargs.setdefault("orders", self._time_orders())
-        out = validate_jobs(jobs, self.cluster, scheduler=self.scheduler, **kwargs)
-        if self.input_run is not None and not self.options.get("truncated"):
-            out += self._run_times_as_input()
-        return out
+        return validate_jobs(jobs, self.cluster, scheduler=self.scheduler, **kwargs) + (
+            self.run_time_violations()
+        )
 
     def _time_orders(self, keep: bool = True) -> dict[str, np.ndarray] | None:
         """The stable orders of the rows by start and by end (the validator's capacity and
@@ -336,9 +335,14 @@ class Result:
             self.__dict__["_orders"] = orders
         return orders
 
-    def _run_times_as_input(self) -> list[str]:
+    def run_time_violations(self) -> list[str]:
         """Each job ran as long as the input says: its run time, or (killed at its walltime)
-        at least its requested time and at most its run time."""
+        at least its requested time and at most its run time (:meth:`validate` and every
+        capability's validator call it); nothing to check without the input's run times (a
+        loaded result, a co-location speed model). In a run cut off at a time, the jobs that
+        started (running ones at their planned end; the others have no start: not checked)."""
+        if self.input_run is None:
+            return []
         j = self.table
         ran = np.asarray(j["end"], dtype=float) - np.asarray(j["start"], dtype=float)
         want = np.asarray(self.input_run, dtype=float)

@@ -63,10 +63,17 @@ class WorkflowRun:
     events: dict[str, Any] = field(default_factory=dict)
     #: when the simulation stopped (the window's end plus the drain; inf: when all ended)
     stop: float = math.inf
+    #: what the validator found (:meth:`Result.validate`; empty when every invariant holds)
+    violations: list[str] = field(default_factory=list)
 
     @property
     def mode(self) -> str:
         return self.expanded.mode
+
+    def validate(self) -> list[str]:
+        """The run's violations of the schedule invariants, run times included (found once,
+        when it was simulated)."""
+        return self.violations
 
     @cached_property
     def workflows(self) -> pd.DataFrame:
@@ -172,7 +179,8 @@ def simulate_mode(
     }
     if isinstance(sched, Slurm):
         events["backfill_passes"] = sched.backfill_passes
-    return WorkflowRun(ww, ex, result, events, math.inf if until is None else until)
+    stop = math.inf if until is None else until
+    return WorkflowRun(ww, ex, result, events, stop, result.validate())
 
 
 def simulate_modes(

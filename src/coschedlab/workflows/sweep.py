@@ -241,6 +241,7 @@ def _rounded(values: np.ndarray) -> list[float]:
 def run_one(config: dict[str, Any]) -> dict[str, Any]:
     """Generate the workload of ``config`` and simulate its mode: the summary, the per-workflow
     times and the regular jobs' slowdowns per size group (a pure function of ``config``)."""
+    from ..sweeps.tasks import check_valid
     from .formats import load_workflow
     from .simulate import simulate_mode
     from .workload import generate, machine_of
@@ -262,6 +263,7 @@ def run_one(config: dict[str, Any]) -> dict[str, Any]:
         scale_jobs=config.get("scale_jobs", False),
     )
     run = simulate_mode(ww, config["mode"], config["scheduler"], drain=config["drain"])
+    check_valid(run)
     wf = run.workflows
     sd = run.slowdowns
     summary = run.summary()
