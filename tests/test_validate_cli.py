@@ -303,3 +303,41 @@ def test_paths_that_are_not_schedules(tmp_path, run, name, message):
     (tmp_path / "broken.parquet").write_text("not parquet")
     line = one_error_line(*run(tmp_path / name, "--nodes", "4")[::2])
     assert line.startswith(f"error: {tmp_path / name}: {message}")
+
+
+def test_trace_checks_each_jobs_run_time_against_the_input(run, tmp_path):
+    """A result on disk holds no input to compare with: a run shortened by hand in jobs.csv or
+    jobs.parquet passed every check (seal22). ``--trace`` gives the input; killed jobs may end
+    at their requested time; shared nodes are not checked (co-location changes run times)."""
+    from coschedlab.workload.swf import read_swf
+
+    trace = tmp_path / "t.swf"
+    rows = [(1, 0, 50, 2, 100), (2, 10, 300, 2, 200), (3, 20, 70, 4, 100)]  # job 2 is killed
+    trace.write_text(
+        "; MaxNodes: 4\n; MaxProcs: 4\n"
+        + "".join(
+            f"{i} {s} -1 {r} {n} -1 -1 {n} {q} -1 1 1 1 -1 -1 -1 -1 -1\n" for i, s, r, n, q in rows
+        )
+    )
+    r = simulate(read_swf(str(trace)), Cluster(4), "fcfs", kill_at_walltime=True)
+    assert r.jobs["killed"].tolist() == [False, True, False]
+    r.save(tmp_path / "res")
+    code, out, _ = run(tmp_path / "res", "--trace", trace)
+    assert code == 0 and out.count("run times)") == 2, out
+    csv = tmp_path / "res" / "jobs.csv"
+    text = csv.read_text().splitlines()
+    f = text[1].split(",")  # job 1: 50 s -> 1 s (execution_time, finish_time)
+    f[9], f[10] = "1", str(float(f[8]) + 1)
+    csv.write_text("\n".join([text[0], ",".join(f), *text[2:]]) + "\n")
+    code, out, _ = run(tmp_path / "res")  # without the input: nothing to compare with
+    assert code == 0, out
+    code, out, _ = run(tmp_path / "res", "--trace", trace)
+    assert code == 1
+    assert "jobs.csv: job 1 ran 1 s but the input says 50 s: its run time was changed" in out
+    assert "jobs.parquet: 3 jobs, all invariants hold" in out
+    other = tmp_path / "other.swf"
+    other.write_text(trace.read_text().replace("\n3 20", "\n9 20"))
+    code, out, _ = run(tmp_path / "res", "--trace", other)
+    assert code == 1 and "job 3 is not in" in out
+    code, _, err = run(tmp_path / "res", "--trace", tmp_path / "none.swf")
+    one_error_line(code, err)

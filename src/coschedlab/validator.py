@@ -40,7 +40,7 @@ from .platform import Cluster
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["GUARANTEES", "Report", "check_jobs", "validate_jobs"]
+__all__ = ["GUARANTEES", "Report", "check_jobs", "run_time_violations", "validate_jobs"]
 
 EPS = 1e-9
 
@@ -236,6 +236,37 @@ def check_jobs(
 
 
 # -- inputs ------------------------------------------------------------------------------------
+
+
+def run_time_violations(
+    ids: Any, start: Any, end: Any, requested: Any, killed: Any, want: Any, when: str
+) -> list[str]:
+    """Each job ran as long as its input says (``want``, its run time): exactly, or, killed at
+    its walltime, at least its requested time (its run time if less) and at most its run
+    time. A job without a start (NaN) is not checked. The one run-time check:
+    :meth:`.engine.result.Result.validate` (``when``: ``"during the run"``) and
+    ``coschedlab validate --trace`` call it; the first five violations, then a count."""
+    ran = np.asarray(end, dtype=float) - np.asarray(start, dtype=float)
+    want = np.asarray(want, dtype=float)
+    req = np.asarray(requested, dtype=float)
+    killed = np.asarray(killed, dtype=bool)
+    ids = np.asarray(ids)
+    tol = 1e-6 * np.maximum(1.0, want)
+    bad = np.where(
+        killed,
+        (ran < np.minimum(req, want) - tol) | (ran > want + tol),
+        np.abs(ran - want) > tol,
+    )
+    out = []
+    for k in np.flatnonzero(bad)[:5]:
+        out.append(
+            f"job {ids[k]} ran {ran[k]:g} s but the input says {want[k]:g} s"
+            + (f" (killed at its requested {req[k]:g} s)" if killed[k] else "")
+            + f": its run time was changed {when}"
+        )
+    if bad.sum() > 5:
+        out.append(f"and {int(bad.sum()) - 5} more jobs whose run time was changed")
+    return out
 
 
 def _guarantee_names(guarantees: Iterable[str], scheduler: str) -> list[str]:

@@ -21,7 +21,7 @@ import typer
 from ..bundled import read_json
 from ..errors import InputError, check_counts
 from ..platform import Cluster
-from ..validator import GUARANTEES, Report, check_jobs
+from ..validator import GUARANTEES, Report, check_jobs, run_time_violations
 
 if TYPE_CHECKING:  # pragma: no cover (pandas is imported where a file is read)
     import pandas as pd
@@ -64,6 +64,13 @@ def validate(
         ),
     ] = None,
     max_errors: Annotated[int, typer.Option(help="violations to report per file")] = 20,
+    trace: Annotated[
+        str | None,
+        typer.Option(
+            help="the input trace (SWF) the result was simulated from: each job's run time "
+            "is checked against it (a file holds none to compare with)"
+        ),
+    ] = None,
 ) -> None:
     """Check the schedule invariants of a result directory, a jobs.parquet or a Batsim jobs.csv
     (exit 1 if any is broken, 2 on malformed input)."""
@@ -88,6 +95,7 @@ def validate(
             "queue)"
         )
     scheduler = str(meta.get("scheduler", "")) if meta else ""
+    runs = _input_runs(trace) if trace is not None else None
     broken = False
     for f in files:
         table, notes = _load(f, cluster)
@@ -105,10 +113,56 @@ def validate(
             )  # fmt: skip
         except InputError as exc:
             raise InputError(str(exc), where=str(f)) from None
+        if runs is not None:
+            _check_run_times(table, runs, rep, str(trace))
         broken |= not rep.ok
         _print(f, rep, notes)
     if broken:
         raise typer.Exit(1)
+
+
+def _input_runs(trace: str) -> dict[Any, float]:
+    """Each job's run time in the input trace, by job id (``--trace``)."""
+    import numpy as np
+
+    from ..workload.swf import read_swf
+
+    w = read_swf(trace)
+    ids = np.asarray(w.columns["id"]).tolist()
+    return dict(zip(ids, np.asarray(w.columns["run"], dtype=float).tolist(), strict=True))
+
+
+def _check_run_times(table: pd.DataFrame, runs: dict[Any, float], rep: Report, trace: str) -> None:
+    """``--trace``: each job ran for its run time in the trace (:func:`run_time_violations`,
+    the check of every simulation); not on shared nodes, whose co-location model changes run
+    times by design."""
+    import numpy as np
+    import pandas as pd
+
+    if "node_cores" in table.columns:
+        rep.not_checked.append("run times (shared nodes: co-location changes them by design)")
+        return
+    ids = table["job_id"].tolist()
+    known = np.fromiter((i in runs for i in ids), dtype=bool, count=len(ids))
+    if not known.all():
+        first = ids[int(np.flatnonzero(~known)[0])]
+        more = int((~known).sum()) - 1
+        rep.violations.append(
+            f"job {first} is not in {trace}" + (f" (nor {more} more jobs)" if more else "")
+        )
+    t = table[known]
+    if "killed" in t.columns:
+        killed = t["killed"].fillna(False).to_numpy(dtype=bool)
+    elif "final_state" in t.columns:
+        killed = (t["final_state"] == "COMPLETED_WALLTIME_REACHED").to_numpy(dtype=bool)
+    else:
+        killed = np.zeros(len(t), dtype=bool)
+    rep.violations += run_time_violations(
+        t["job_id"], pd.to_numeric(t["start"], errors="coerce"),
+        pd.to_numeric(t["end"], errors="coerce"), pd.to_numeric(t["requested_time"]),
+        killed, [runs[i] for i in t["job_id"].tolist()], f"in this file (the input is {trace})",
+    )  # fmt: skip
+    rep.checked.append("run times")
 
 
 def _targets(path: Path) -> tuple[list[Path], Path | None]:

@@ -343,28 +343,13 @@ class Result:
         started (running ones at their planned end; the others have no start: not checked)."""
         if self.input_run is None:
             return []
+        from ..validator import run_time_violations
+
         j = self.table
-        ran = np.asarray(j["end"], dtype=float) - np.asarray(j["start"], dtype=float)
-        want = np.asarray(self.input_run, dtype=float)
-        req = np.asarray(j["requested_time"], dtype=float)
-        killed = np.asarray(j["killed"], dtype=bool)
-        ids = np.asarray(j["job_id"])
-        tol = 1e-6 * np.maximum(1.0, want)
-        bad = np.where(
-            killed,
-            (ran < np.minimum(req, want) - tol) | (ran > want + tol),
-            np.abs(ran - want) > tol,
-        )
-        out = []
-        for k in np.flatnonzero(bad)[:5]:
-            out.append(
-                f"job {int(ids[k])} ran {ran[k]:g} s but the input says {want[k]:g} s"
-                + (f" (killed at its requested {req[k]:g} s)" if killed[k] else "")
-                + ": its run time was changed during the run"
-            )
-        if bad.sum() > 5:
-            out.append(f"and {int(bad.sum()) - 5} more jobs whose run time was changed")
-        return out
+        return run_time_violations(
+            j["job_id"], j["start"], j["end"], j["requested_time"], j["killed"], self.input_run,
+            "during the run",
+        )  # fmt: skip
 
     # -- writers ----------------------------------------------------------------------------
     def to_swf(self, path: str | Path, *, integers: bool = False) -> None:
