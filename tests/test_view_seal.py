@@ -301,8 +301,8 @@ def test_a_workflow_run_is_validated_and_a_tampered_one_fails(tmp_path):
     from test_workflow_metrics import warmup_and_window
 
     for m in MODES[:2]:
-        assert simulate_mode(warmup_and_window(), m).violations == []
-        bad = simulate_mode(warmup_and_window(), m, scheduler=Tamper()).violations
+        assert simulate_mode(warmup_and_window(), m).validate() == []
+        bad = simulate_mode(warmup_and_window(), m, scheduler=Tamper()).validate()
         assert bad and "its run time was changed during the run" in bad[0], m
     from coschedlab.engine.result import Result
     from coschedlab.schedulers import get_scheduler

@@ -251,7 +251,8 @@ def simulate(
     else:
         title, caption = compared_title(summaries)
         print_table(title, ["metric", *summaries], summary_cells(summaries), caption)
-    bad = {m: r.violations for m, r in runs.items() if r.violations}
+    found = {m: r.validate() for m, r in runs.items()}
+    bad = {m: violations for m, violations in found.items() if violations}
     for m, violations in bad.items():  # (the results are written: they show what went wrong)
         for v in violations[:5]:
             err.print(f"{m}: {v}", soft_wrap=True, highlight=False, markup=False)

@@ -3,7 +3,8 @@ Slurm-like scheduler (:class:`coschedlab.schedulers.Slurm`), and summarise it.
 
 The engine enforces the task dependencies (chained and WoAS task jobs wait for their parents);
 the scheduler gets the WoAS priority inheritance table; the run's schedule is checked by the
-validator (dependencies included) and pilots never exceed their allocation by construction
+validator (:meth:`WorkflowRun.validate`, dependencies and run times included: the command and
+the sweep call it) and pilots never exceed their allocation by construction
 (:meth:`.model.Workflow.within`).
 """
 
@@ -63,17 +64,16 @@ class WorkflowRun:
     events: dict[str, Any] = field(default_factory=dict)
     #: when the simulation stopped (the window's end plus the drain; inf: when all ended)
     stop: float = math.inf
-    #: what the validator found (:meth:`Result.validate`; empty when every invariant holds)
-    violations: list[str] = field(default_factory=list)
 
     @property
     def mode(self) -> str:
         return self.expanded.mode
 
     def validate(self) -> list[str]:
-        """The run's violations of the schedule invariants, run times included (found once,
-        when it was simulated)."""
-        return self.violations
+        """The run's violations of the schedule invariants, run times included
+        (:meth:`Result.validate`; empty when every invariant holds). The command and the
+        sweep call it, as ``simulate``'s do: :func:`simulate_mode` alone does not validate."""
+        return self.result.validate()
 
     @cached_property
     def workflows(self) -> pd.DataFrame:
@@ -179,8 +179,7 @@ def simulate_mode(
     }
     if isinstance(sched, Slurm):
         events["backfill_passes"] = sched.backfill_passes
-    stop = math.inf if until is None else until
-    return WorkflowRun(ww, ex, result, events, stop, result.validate())
+    return WorkflowRun(ww, ex, result, events, math.inf if until is None else until)
 
 
 def simulate_modes(
