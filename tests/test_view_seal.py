@@ -321,3 +321,42 @@ def sys_path_workflows() -> None:
     here = str(Path(__file__).resolve().parent / "workflows")
     if here not in sys.path:
         sys.path.insert(0, here)
+
+
+TAMPER_FILE = """
+import gc
+from coschedlab.engine.kernel import Simulation
+from coschedlab.schedulers import Scheduler
+
+
+class Tamper(Scheduler):
+    name = "tamper"
+
+    def schedule(self, view):
+        if not getattr(self, "done", False):
+            self.done = True
+            for o in gc.get_referrers(view):
+                if isinstance(o, Simulation):
+                    for j in range(len(o.duration)):
+                        o.duration[j] = 1.0
+        return [j for j in list(view.queue)[:1] if view.nodes[j] <= view.free]
+"""
+
+
+def test_workflows_simulate_says_a_tampered_run_is_invalid(tmp_path):
+    """The command printed its table and exited 0; now each mode's violations are printed
+    (after the results are written) and the exit code is 1, as for ``simulate``."""
+    from _cli import cli_here
+
+    (tmp_path / "tamper.py").write_text(TAMPER_FILE)
+    gen = cli_here("workflows", "generate", "-w", "B4", "--share", "0.3", "--machine", "80x24",
+                   "--window", "21600", "--warmup", "3600", "--target-wait", "1800",
+                   "--out", str(tmp_path / "wl"))  # fmt: skip
+    assert gen.returncode == 0, gen.stderr
+    args = ["workflows", "simulate", str(tmp_path / "wl"), "--mode", "chained"]
+    honest = cli_here(*args, "-s", "fcfs", "--out", str(tmp_path / "a"))
+    assert honest.returncode == 0, honest.stderr
+    bad = cli_here(*args, "-s", str(tmp_path / "tamper.py"), "--out", str(tmp_path / "b"))
+    assert bad.returncode == 1
+    assert "chained: job " in bad.stderr and "its run time was changed during the run" in bad.stderr
+    assert (tmp_path / "b" / "chained" / "jobs.csv").is_file()
