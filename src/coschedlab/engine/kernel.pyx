@@ -121,6 +121,14 @@ def policy_failure(
 _PASSED_ON = (KeyboardInterrupt, _Stop)
 
 
+cdef inline long _as_long(object i) noexcept:
+    """Int ``i`` as a C long, -1 when it is outside one (no job has that index)."""
+    try:
+        return i
+    except OverflowError:
+        return -1
+
+
 #: gate verdicts (:class:`Gate`)
 START, HOLD, YIELD = 0, 1, 2
 
@@ -198,6 +206,8 @@ cdef class Simulation:
     cdef vector[Entry] _heap
     cdef vector[long] _hpos
     cdef priority_queue[double] _timers  # wake-ups asked for, negated (the top is the first)
+    cdef vector[long] _hook_mark  # _hook_jobs's stamps per job (a repeat: its stamp again)
+    cdef long _hook_stamp
     cdef carray.array _sorder  # ``start_order`` itself, appended to in C
     cdef carray.array _eorder  # ``end_order`` itself
     cdef WholeNodes _whole  # the accounting when it is whole nodes (None: shared cores)
@@ -1348,21 +1358,28 @@ cdef class Simulation:
         unchecked: anything else is a :class:`SchedulerError` naming the hook's file and
         line (was a crash, or another job's memory read, for an index out of range)."""
         cdef bytearray queued = self._queued
-        cdef long n = self.n
+        cdef long n = self.n, j
+        cdef long* mark
         if isinstance(jobs, str | bytes) or not hasattr(jobs, "__iter__"):
             raise self._bad_hook(hook, jobs, ", not a sequence of queued jobs,")
-        out, seen = [], set()
+        if <long>self._hook_mark.size() != n:  # (each job's stamp: seen in this call)
+            self._hook_mark.assign(n, 0)
+        self._hook_stamp += 1
+        mark = self._hook_mark.data()
+        out = []
         try:  # a generator runs the policy's code: what it raises is the policy's failure
             for d in jobs:
-                if not isinstance(d, Integral) or isinstance(d, bool):
-                    raise self._bad_hook(hook, d, " where a queued job's index belongs")
-                j = int(d)
-                if not (0 <= j < n) or not queued[j]:
-                    raise self._bad_hook(hook, j, ", which is not a queued job's index,")
-                if j in seen:
-                    raise self._bad_hook(hook, j, " twice")
-                seen.add(j)
-                out.append(j)
+                if type(d) is not int:  # NumPy's ints too; a bool, a float or a text is not
+                    if not isinstance(d, Integral) or isinstance(d, bool):
+                        raise self._bad_hook(hook, d, " where a queued job's index belongs")
+                    d = int(d)
+                j = _as_long(d)
+                if j < 0 or j >= n or not queued[j]:
+                    raise self._bad_hook(hook, d, ", which is not a queued job's index,")
+                if mark[j] == self._hook_stamp:
+                    raise self._bad_hook(hook, d, " twice")
+                mark[j] = self._hook_stamp
+                out.append(d)
         except SchedulerError:
             raise
         except _PASSED_ON:
