@@ -360,3 +360,27 @@ def test_workflows_simulate_says_a_tampered_run_is_invalid(tmp_path):
     assert bad.returncode == 1
     assert "chained: job " in bad.stderr and "its run time was changed during the run" in bad.stderr
     assert (tmp_path / "b" / "chained" / "jobs.csv").is_file()
+
+
+def test_coupled_simulate_says_a_tampered_run_is_invalid(tmp_path):
+    """Once its validator checked run times, the tampered coupled run stopped as an internal
+    error ("please report it", exit code 3); it is a broken invariant: exit code 1, each
+    violation said, as for ``simulate``."""
+    from _cli import cli_here
+
+    (tmp_path / "tamper.py").write_text(TAMPER_FILE)
+    for name, nodes, shift in (("big", 8, 0), ("small", 4, 2)):
+        rows = [(7 * i + shift, 40 + (i * 37) % 100, 1 + (i * 5) % nodes) for i in range(12)]
+        (tmp_path / f"{name}.swf").write_text(
+            f"; MaxNodes: {nodes}\n; MaxProcs: {nodes}\n"
+            + "".join(
+                f"{i} {s} -1 {r} {n} -1 -1 {n} {r + 10} -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+                for i, (s, r, n) in enumerate(rows, 1)
+            )
+        )
+    args = ["coupled", "simulate", "--system", str(tmp_path / "big.swf"), "--system",
+            str(tmp_path / "small.swf"), "--pairs", "every:2"]  # fmt: skip
+    assert cli_here(*args, "--scheduler", "easy", "--out", str(tmp_path / "a")).returncode == 0
+    bad = cli_here(*args, "--scheduler", str(tmp_path / "tamper.py"), "--out", str(tmp_path / "b"))
+    assert bad.returncode == 1, bad.stderr
+    assert "big: job 1 ran 1 s but the input says" in bad.stderr and "Traceback" not in bad.stderr

@@ -29,6 +29,16 @@ class OutputError(_Located, RuntimeError):
     one line naming the file and exits with code 1; the earlier result, if any, is intact."""
 
 
+class ScheduleError(RuntimeError):
+    """A run whose schedule breaks an invariant (``violations``, the validator's lines): a
+    policy that changed the kernel's state, or a bug. A command prints the violations and exits
+    with code 1, as ``simulate`` and ``validate`` do for a broken invariant."""
+
+    def __init__(self, violations: list[str]) -> None:
+        self.violations = violations
+        super().__init__(f"the schedule broke an invariant: {violations[0]}")
+
+
 def check_seed(seed: int, where: str = "--seed") -> int:
     """A random seed: an integer in [0, 2**63); anything else is an :class:`InputError`."""
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:

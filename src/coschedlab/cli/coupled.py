@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from ..coupled.setup import run_coupled  # (it declares the options it takes)
-from ..errors import InputError
+from ..errors import InputError, ScheduleError
 from .options import ForceOpt, passes
 
 app = typer.Typer(
@@ -91,7 +91,12 @@ def simulate(
     for note in notes:
         err.print(note, soft_wrap=True)
     compat_ = None if compat == "none" else compat
-    r, metrics, base, p, shares = run_coupled(systems, pairs, compat=compat_, **options)
+    try:
+        r, metrics, base, p, shares = run_coupled(systems, pairs, compat=compat_, **options)
+    except ScheduleError as exc:  # (exit code 1, as simulate's: each violation said)
+        for v in exc.violations[:5]:
+            err.print(v, soft_wrap=True, highlight=False, markup=False)
+        raise typer.Exit(1) from None
     each = zip(systems, shares, strict=True)
     said = ", ".join(f"{s.name} {100 * x:.1f}% of {len(s.workload):,} jobs" for s, x in each)
     err.print(f"{len(p):,} pairs: {said}", soft_wrap=True)

@@ -8,7 +8,7 @@ import calendar
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, ScheduleError
 
 __all__ = ["DEFAULT_SYSTEMS", "build_systems", "parse_system", "run_coupled", "table_cells"]
 
@@ -314,8 +314,8 @@ def run_coupled(
     )
     r = CoupledResult.from_simulation(c)
     problems = r.validate()
-    if problems:
-        raise RuntimeError(f"the coupled schedule broke an invariant: {problems[0]}")
+    if problems:  # (a policy that changed the kernel's state, or a bug)
+        raise ScheduleError(problems)
     return r, r.metrics(), base, p, shares
 
 
