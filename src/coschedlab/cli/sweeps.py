@@ -151,8 +151,7 @@ def read_as(words: str, read: Callable[..., Any], path: Path | None, **options: 
             except Exception:  # (not this one's either: the next)
                 continue
             raise InputError(
-                f"{exc.what}: this is a spec of `coschedlab {other}`, not of "
-                f"`coschedlab {words}`",
+                f"{exc.what}: this is a spec of `coschedlab {other}`, not of `coschedlab {words}`",
                 exc.where,
             ) from None
         raise
