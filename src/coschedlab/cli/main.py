@@ -62,9 +62,10 @@ def build_app(command: str | None = None) -> typer.Typer:
 
     import typer
 
-    from .plainparams import install
+    from . import helpstyle, plainparams
 
-    install()  # plain option values without pydantic
+    plainparams.install()  # plain option values without pydantic
+    helpstyle.install()  # no <bool> after a flag, TRACE (not {trace}) in the usage line
     the_app = typer.Typer(
         name="coschedlab",
         no_args_is_help=True,
