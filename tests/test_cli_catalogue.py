@@ -764,6 +764,10 @@ CASES = [
     ("study-run-a-coupled-spec", "study run coschedlab:sweeps/coupled_small.yaml --out o1", 2, "this is a spec of `coschedlab coupled compare`, not of `coschedlab study run`"),
     ("insitu-plan-a-study-spec", "insitu plan coschedlab:helium_study.yaml", 2, "helium_study.yaml:20: unknown key 'name' (known: platform, n_steps, simulations, analyses, mapping, allocation): this is a spec of `coschedlab study run`, not of `coschedlab insitu plan`"),
     ("insitu-simulate-a-woas-spec", "insitu simulate coschedlab:sweeps/woas_small.yaml", 2, "this is a spec of `coschedlab workflows compare`, not of `coschedlab insitu simulate`"),
+    # hostile22: a value given to a flag (its help showed <bool>) names the flag
+    ("flag-given-a-value", "simulate small.swf --kill-at-walltime true --out o1", 2, "error: --kill-at-walltime is a flag: it takes no value (got 'true'); give --kill-at-walltime alone, or leave it out (see coschedlab simulate --help)"),
+    ("flag-given-a-value-in-a-group", "workflows simulate nosuch --force 1", 2, "--force is a flag: it takes no value (got '1')"),
+    ("extra-argument-not-after-a-flag", "simulate small.swf extra --out o1", 2, "error: Got unexpected extra argument(s) (extra) (see coschedlab simulate --help)"),
     ("sched-a-file-not-py", "simulate small.swf -s afile --out o1", 2, "error: scheduler 'afile' is not a scheduler's name, and a file given as a scheduler must be a policy written in Python (.py)"),
     ("sched-the-trace-as-scheduler", "simulate small.swf -s small.swf --out o1", 2, "scheduler 'small.swf' is not a scheduler's name"),
     ("sched-far-from-any-name", "simulate small.swf -s zzz --out o1", 2, "slurm or give a path to a .py file"),
