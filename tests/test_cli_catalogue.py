@@ -755,6 +755,19 @@ CASES = [
     ("compare-a-woas-spec", "compare coschedlab:sweeps/woas_small.yaml --out o1", 2, "unknown key 'machine' (known: name, cluster, output, repetitions, seed, kill_at_walltime, baseline, schedulers, workloads, plots, executor): this is a spec of `coschedlab workflows compare`, not of `coschedlab compare`"),
     ("elise-run-a-coupled-spec", "elise run coschedlab:sweeps/coupled_small.yaml --out o1", 2, "this is a spec of `coschedlab coupled compare`, not of `coschedlab elise run`"),
     ("workflows-compare-an-elise-file", "workflows compare coschedlab:sweeps/elise_small.yaml --out o1", 2, "this is a spec of `coschedlab elise run`, not of `coschedlab workflows compare`"),
+    # hostile22: a spec of `study run` or `insitu plan` (no sweep) given to another command is named too
+    ("compare-a-study-spec", "compare coschedlab:helium_study.yaml --out o1", 2, "helium_study.yaml:21: unknown key 'design' (known: name, cluster, output, repetitions, seed, kill_at_walltime, baseline, schedulers, workloads, plots, executor): this is a spec of `coschedlab study run`, not of `coschedlab compare`"),
+    ("compare-an-ensemble", "compare ens.yaml --out o1", 2, "ens.yaml:6: unknown key 'platform' (known: name, cluster,"),
+    ("compare-an-ensemble-named", "compare ens.yaml --out o1", 2, "this is a spec of `coschedlab insitu plan`, not of `coschedlab compare`"),
+    ("study-run-an-ensemble", "study run ens.yaml --out o1", 2, "ens.yaml:6: unknown key 'platform' (known: name, design,"),
+    ("study-run-an-ensemble-named", "study run ens.yaml --out o1", 2, "this is a spec of `coschedlab insitu plan`, not of `coschedlab study run`"),
+    ("study-run-a-coupled-spec", "study run coschedlab:sweeps/coupled_small.yaml --out o1", 2, "this is a spec of `coschedlab coupled compare`, not of `coschedlab study run`"),
+    ("insitu-plan-a-study-spec", "insitu plan coschedlab:helium_study.yaml", 2, "helium_study.yaml:20: unknown key 'name' (known: platform, n_steps, simulations, analyses, mapping, allocation): this is a spec of `coschedlab study run`, not of `coschedlab insitu plan`"),
+    ("insitu-simulate-a-woas-spec", "insitu simulate coschedlab:sweeps/woas_small.yaml", 2, "this is a spec of `coschedlab workflows compare`, not of `coschedlab insitu simulate`"),
+    # hostile22: a value given to a flag (its help showed <bool>) names the flag
+    ("flag-given-a-value", "simulate small.swf --kill-at-walltime true --out o1", 2, "error: --kill-at-walltime is a flag: it takes no value (got 'true'); give --kill-at-walltime alone, or leave it out (see coschedlab simulate --help)"),
+    ("flag-given-a-value-in-a-group", "workflows simulate nosuch --force 1", 2, "--force is a flag: it takes no value (got '1')"),
+    ("extra-argument-not-after-a-flag", "simulate small.swf extra --out o1", 2, "error: Got unexpected extra argument(s) (extra) (see coschedlab simulate --help)"),
     ("sched-a-file-not-py", "simulate small.swf -s afile --out o1", 2, "error: scheduler 'afile' is not a scheduler's name, and a file given as a scheduler must be a policy written in Python (.py)"),
     ("sched-the-trace-as-scheduler", "simulate small.swf -s small.swf --out o1", 2, "scheduler 'small.swf' is not a scheduler's name"),
     ("sched-far-from-any-name", "simulate small.swf -s zzz --out o1", 2, "slurm or give a path to a .py file"),
@@ -1345,8 +1358,11 @@ CASES = [
     # said after "--out holds a result, give --force"
     ("slurm-bf-nodes-past-limit-span-huge", "simulate past_limit.swf -s slurm:bf_nodes=true --out o1", 2, "error: scheduler slurm:bf_nodes=true: bf_nodes' node map may wake every bf_interval=30 s while a job runs past its time limit, and a job here does so for at least 9e+09 s: up to 3e+08 passes (at most 1e+08); raise bf_interval, or kill jobs at their limit (--kill-at-walltime)"),
     # hostile21: bf_nodes on long_span.swf runs (a pass at each recalculation: 3e7); clocks
-    # the look ahead cannot group in classes ran more than 120 s on a 9e9-s wait
-    ("slurm-ungrouped-clock-span-huge", "simulate long_span.swf -s slurm:bf_interval=7,bf_resolution=3600 --out o1", 2, "error: scheduler slurm:bf_interval=7,bf_resolution=3600: Slurm's look ahead, proving each tick on its own (its ticks fall in classes only with clocks in whole seconds and bf_resolution / gcd(bf_interval, bf_resolution) at most 8), may wake every bf_interval=7 s while jobs wait, and this run spans at least 9e+09 s: up to 1.3e+09 passes (at most 1e+08); raise bf_interval, or make bf_resolution at most 8 of its ticks"),
+    # the look ahead cannot group in classes ran more than 120 s on a 9e9-s wait. hostile22:
+    # on the 1/64-s grid they run (the wait leapt over: 4 passes); refused off the grid, or
+    # when bf_window makes the scans near events too many
+    ("slurm-ungrouped-clock-span-huge", "simulate long_span.swf -s slurm:bf_interval=0.1,bf_resolution=3600 --out o1", 2, "error: scheduler slurm:bf_interval=0.1,bf_resolution=3600: Slurm's look ahead, proving each tick on its own (its ticks fall in classes only with clocks in whole seconds and bf_resolution / gcd(bf_interval, bf_resolution) at most 8), may wake every bf_interval=0.1 s while jobs wait, and this run spans at least 9e+09 s: up to 9e+10 passes (at most 1e+08); raise bf_interval, make it and bf_phase multiples of 1/64 s, or make bf_resolution at most 8 of its ticks"),
+    ("slurm-ungrouped-clock-window-huge", "simulate long_span.swf -s slurm:bf_interval=7,bf_resolution=3600,bf_window=1e9 --out o1", 2, "may wake every bf_interval=7 s while a slot is within bf_window (6e+10 s) of the tick: up to 1.3e+09 passes (at most 1e+08); raise bf_interval, or lower bf_window"),
     ("slurm-bf-nodes-calc-period-tiny", "simulate long_span.swf -s slurm:bf_nodes=true,bf_interval=1e6,priority_calc_period=0.5 --out o1", 2, "may wake every priority_calc_period=0.5 s while jobs wait"),
     ("coupled-slurm-span-huge", "coupled simulate --system long_span.swf:name=a --system small.swf -s slurm --out o1", 2, "a gated pass (coupled, ELiSE's clock) may wake every bf_interval=30 s"),
     ("simulate-trace-missing-out-earlier", "simulate nosuch.swf --out prev", 2, "error: nosuch.swf: No such file or directory"),

@@ -443,3 +443,55 @@ def test_one_waiting_job_keeps_its_order_for_good(opts):
     assert result.jobs.start.tolist() == [0.0, 9e9]
     assert fast.backfill_passes == 299_999_999
     assert fast.compiled_pass.skipped == fast.backfill_passes - 1
+
+
+@st.composite
+def ungrouped_clocks(draw):
+    """:func:`integer_clocks` with clocks the look ahead cannot group in classes: a
+    ``bf_interval`` or ``bf_phase`` of fractions of a second on the 1/64-s grid, or
+    ``bf_resolution`` many ticks long (each tick its own class)."""
+    opts = draw(integer_clocks())
+    interval, resolution = draw(
+        st.sampled_from([(0.5, 60.0), (7.0, 3600.0), (2.25, 1.0), (30.0, 300.0), (0.75, 120.0)])
+    )
+    opts["bf_interval"], opts["bf_resolution"] = interval, resolution
+    opts["bf_phase"] = draw(st.sampled_from([0.0, 0.25, 0.5])) % interval
+    return opts
+
+
+@given(
+    nodes=st.integers(2, 12),
+    opts=ungrouped_clocks(),
+    kill=st.booleans(),
+    data=st.data(),
+)
+def test_waits_leapt_over_change_nothing(nodes, opts, kill, data):
+    """Clocks in no classes: the look ahead leaps over the ticks before the first release
+    that could give a waiting job room comes within ``bf_window``
+    (:meth:`.passes.SlurmPass.first_reach`) and counts them in bulk: the Python pass's
+    starts, reservations and backfill passes."""
+    w = data.draw(quiet_workloads(nodes))
+    same_as_python(w, Cluster(nodes, 1, 1), opts, kill)
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [{"bf_interval": 7.0, "bf_resolution": 3600.0}, {"bf_interval": 0.5, "bf_phase": 0.25}],
+    ids=["7-of-3600", "half-second"],
+)
+def test_a_long_wait_on_ungrouped_clocks_wakes_few_ticks(opts):
+    """A job of 10^9 s on one of two nodes, a two-node job waiting behind it: the waiting
+    job's only room is at the long job's end, so no tick before that end less ``bf_window``
+    can act. Every tick was scanned on its own (32 a pass: 4.5 million passes for 7 s
+    ticks; hostile21 refused the run); now a handful of passes, the ticks counted the Python
+    pass's way (the same count on a shorter wait: :func:`test_waits_leapt_over_change_nothing`
+    and here on 2 x 10^5 s)."""
+    rows = [(1, 0, 1e9, 1e9, 1), (2, 10, 100, 200, 2)]
+    fast = Slurm(**opts)
+    result = simulate(_rows(rows), Cluster(2, 1, 1), fast)
+    assert result.jobs.start.tolist() == [0.0, 1e9]
+    assert result.passes < 20
+    assert fast.backfill_passes == pytest.approx((1e9 - 10) / opts["bf_interval"], abs=2)
+    assert fast.compiled_pass.leapt >= 1
+    short = _rows([(1, 0, 2e5, 2e5, 1), (2, 10, 100, 200, 2)])
+    same_as_python(short, Cluster(2, 1, 1), opts, kill=True)

@@ -50,15 +50,16 @@ def test_bf_nodes_wakes_at_recalculations_only(low_limit):
         ({"bf_nodes": True, "priority_calc_period": 30}, False, 0, "priority_calc_period=30"),
         ({"bf_nodes": True}, False, 0, "while a job runs past its time limit"),
         ({"bf_nodes": True, "bf_max_job_test": 2}, True, 3, "bf_interval=30 s while jobs wait"),
-        ({"bf_interval": 7, "bf_resolution": 3600}, True, 0, "proving each tick on its own"),
-        ({"bf_interval": 0.5, "bf_resolution": 1}, True, 0, "proving each tick on its own"),
+        ({"bf_interval": 0.1, "bf_resolution": 1}, True, 0, "proving each tick on its own"),
+        ({"bf_interval": 7, "bf_resolution": 3600}, False, 0, "runs past its time limit"),
     ],
 )
 def test_runs_that_would_wake_at_every_tick_are_refused(low_limit, opts, kill, extra, match):
     """A run with more woken ticks than the limit is refused before the first event, naming
     what wakes it: the recalculations, a job past its limit (kill off), more jobs waiting
-    than a pass tests, clocks the look ahead cannot group in classes."""
-    w = _wait(3e6 if opts.get("bf_interval") != 0.5 else 1e5, run_past=not kill, extra=extra)
+    than a pass tests, clocks the look ahead cannot group in classes off the 1/64-s grid (each
+    tick scanned), or on it while a job runs past its limit."""
+    w = _wait(3e6 if opts.get("bf_interval") != 0.1 else 1e5, run_past=not kill, extra=extra)
     with pytest.raises(InputError, match=match):
         simulate(w, Cluster(2, 1, 1), Slurm(**opts), kill_at_walltime=kill)
 
@@ -73,3 +74,18 @@ def test_the_same_runs_killed_at_their_limit_or_grouped_run(low_limit):
     result = simulate(_wait(3e6), Cluster(2, 1, 1), fast)
     assert result.jobs.start.tolist() == [0.0, 3e6]
     assert result.passes < LIMIT
+
+
+@pytest.mark.parametrize(
+    "opts", [{"bf_interval": 7, "bf_resolution": 3600}, {"bf_interval": 0.5, "bf_resolution": 1}]
+)
+def test_clocks_in_no_classes_run_on_a_long_wait(low_limit, opts):
+    """Clocks the look ahead cannot group in classes, on the 1/64-s grid: the wait of 3e6 s
+    (4 x 10^5 to 6 x 10^6 ticks, refused before) is leapt over
+    (:meth:`coschedlab.schedulers.passes.SlurmPass.first_reach`): a few passes. (The limit
+    counts a scan per tick within ``bf_window`` of each job's arrival and end: 30 min here.)"""
+    sched = Slurm(bf_window=30, **opts)
+    result = simulate(_wait(3e6), Cluster(2, 1, 1), sched, kill_at_walltime=True)
+    assert result.jobs.start.tolist() == [0.0, 3e6]
+    assert result.passes < 20
+    assert sched.backfill_passes > 3e6 / 7 - 10

@@ -105,7 +105,9 @@ def generate(
 @planning
 def plan(ensemble: EnsembleArg, as_json: JsonOpt = False, **options: Any) -> None:
     """Print the mapping, the allocation table and the model makespan."""
-    p = plan_file(ensemble, **options)
+    from .sweeps import read_as
+
+    p = read_as("insitu plan", plan_file, ensemble, **options)
     if as_json:
         print(json.dumps(p.to_dict()))
     else:
@@ -147,7 +149,9 @@ def simulate(
     """Run SimGrid on the plan: simulated makespan, idle times, stage timelines."""
     executor_of(jobs, None)  # --jobs (of --search) checked as every sweep's
     network, engine, io = (options.pop(k) for k in ("network", "engine", "io"))  # not the plan's
-    p = plan_file(ensemble, **options)
+    from .sweeps import read_as
+
+    p = read_as("insitu simulate", plan_file, ensemble, **options)
     net = network or p.ensemble.platform.network
     simulation.check_options(net, engine, io)
     ens = p.ensemble

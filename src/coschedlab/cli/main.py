@@ -62,9 +62,10 @@ def build_app(command: str | None = None) -> typer.Typer:
 
     import typer
 
-    from .plainparams import install
+    from . import helpstyle, plainparams
 
-    install()  # plain option values without pydantic
+    plainparams.install()  # plain option values without pydantic
+    helpstyle.install()  # no <bool> after a flag, TRACE (not {trace}) in the usage line
     the_app = typer.Typer(
         name="coschedlab",
         no_args_is_help=True,
@@ -386,8 +387,31 @@ def _typer_exit(exc: Exception) -> None:
             path = getattr(ctx, "command_path", None)
             hint = f" (see {path} --help)" if path else ""
             message = " ".join(exc.format_message().split())
+            message = _flag_value(ctx, message) or message
             print(f"error: {message}{hint}", file=sys.stderr)
         sys.exit(exc.exit_code if exc.exit_code else 2)
+
+
+def _flag_value(ctx: Any, message: str) -> str | None:
+    """A value given to a flag (``--kill-at-walltime true``: typer's ``message`` "Got
+    unexpected extra argument(s) (true)"), said so: the flag and the value to leave out;
+    None otherwise."""
+    import re
+
+    command = getattr(ctx, "command", None)
+    got = re.search(r"unexpected extra argument\S* \((.+)\)$", message)
+    if command is None or got is None:
+        return None
+    first = got.group(1).split()[0]
+    flags = {o for p in command.params if getattr(p, "is_flag", False) for o in p.opts}
+    argv = sys.argv[1:]
+    for k in range(1, len(argv)):
+        if argv[k] == first and argv[k - 1] in flags:
+            return (
+                f"{argv[k - 1]} is a flag: it takes no value (got {argv[k]!r}); give "
+                f"{argv[k - 1]} alone, or leave it out"
+            )
+    return None
 
 
 def _end_process(exc: SystemExit) -> None:

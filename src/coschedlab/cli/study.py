@@ -100,8 +100,9 @@ def run(
     from ..studies.run import check_executor
     from ..studies.sweep import load_study
     from .progress import text_console
+    from .sweeps import read_as
 
-    s = load_study(spec)
+    s = read_as("study run", load_study, spec)
     executor = check_executor(s, executor)
     check_counts(procs=procs)
     if procs is not None:

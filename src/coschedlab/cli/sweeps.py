@@ -7,7 +7,7 @@ progress bar, write its report, print its table, list the failed runs.
 are evaluated when the command is made.)
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -107,36 +107,60 @@ def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
         raise typer.Exit(cap.failed_exit)
 
 
-def read_spec(cap: Any, path: Path | None, **options: Any) -> Any:
-    """``cap``'s spec ``path`` (:meth:`~coschedlab.sweeps.capability.Capability.read`); a
-    spec of another sweep command (an unknown key here, read cleanly by another capability's
-    reader) is refused in one line naming the command that reads it."""
-    from ..errors import InputError
+#: the commands that read a spec file and are no registered sweep: their words and reader
+#: (``module:function``, imported only when a spec is refused: :func:`read_as`)
+SPEC_COMMANDS = (
+    ("study run", "coschedlab.studies.sweep:load_study"),
+    ("insitu plan", "coschedlab.insitu.spec:load_ensemble"),
+)
+
+
+def _spec_readers() -> Iterator[tuple[str, Callable[..., Any]]]:
+    """Each command that reads a spec file, as ``(words, reader)``: the registered sweeps
+    whose SPEC is a file, then :data:`SPEC_COMMANDS`."""
+    from importlib import import_module
+
     from ..sweeps.capability import capabilities
 
+    for cap in capabilities():
+        spec = next((o for o in cap.options if o.name == "spec"), None)
+        if cap.load_spec is None or (spec is not None and (spec.flags or spec.type is None)):
+            continue  # (a command whose SPEC is no file: its options)
+        yield " ".join(cap.words), cap.read
+    for words, name in SPEC_COMMANDS:
+        module, attr = name.split(":")
+        yield words, getattr(import_module(module), attr)
+
+
+def read_as(words: str, read: Callable[..., Any], path: Path | None, **options: Any) -> Any:
+    """``read(path, **options)``: the spec of ``coschedlab WORDS``; a spec of another command
+    (an unknown key here, read cleanly by another command's reader) is refused in one line
+    naming the command that reads it."""
+    from ..errors import InputError
+
     try:
-        return cap.read(path, **options)
+        return read(path, **options)
     except InputError as exc:
         if path is None or not exc.what.startswith("unknown key"):
             raise
-        for other in capabilities():
-            spec = next((o for o in other.options if o.name == "spec"), None)
-            if (
-                other is cap
-                or other.load_spec is None
-                or (spec is not None and (spec.flags or spec.type is None))
-            ):  # (a command whose SPEC is no file: its options)
+        for other, other_read in _spec_readers():
+            if other == words:
                 continue
             try:
-                other.read(path)
+                other_read(path)
             except Exception:  # (not this one's either: the next)
                 continue
             raise InputError(
-                f"{exc.what}: this is a spec of `coschedlab {' '.join(other.words)}`, "
-                f"not of `coschedlab {' '.join(cap.words)}`",
+                f"{exc.what}: this is a spec of `coschedlab {other}`, not of `coschedlab {words}`",
                 exc.where,
             ) from None
         raise
+
+
+def read_spec(cap: Any, path: Path | None, **options: Any) -> Any:
+    """``cap``'s spec ``path`` (:meth:`~coschedlab.sweeps.capability.Capability.read`), a
+    spec of another command named (:func:`read_as`)."""
+    return read_as(" ".join(cap.words), cap.read, path, **options)
 
 
 def _resume_args(cap: Any, spec: Path | None, jobs: int | None, out: Path | None,

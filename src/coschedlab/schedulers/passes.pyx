@@ -994,6 +994,12 @@ cdef inline bint integral(double x) noexcept:
     return x == floor(x) and fabs(x) < 2.0 ** 40
 
 
+cdef inline bint on_grid(double x) noexcept:
+    """``x`` is a multiple of 1/64 s small enough (2^34 s) that the backfill ticks
+    ``k x bf_interval + bf_phase`` (up to 2^46 / 64 s) and their differences are exact."""
+    return x * 64.0 == floor(x * 64.0) and fabs(x) < 2.0 ** 34
+
+
 cdef long gcd(long a, long b) noexcept:
     while b:
         a, b = b, a % b
@@ -1058,6 +1064,9 @@ cdef class SlurmPass(SharedPass):
     # the same rounded durations (``span``: lcm(bf_interval, bf_resolution), one class per
     # tick without integer clocks); the tested jobs, a recalculated order, each class's proof
     cdef bint exact
+    # ``grid``: the backfill ticks on a 1/64-s grid, each ``k x bf_interval + bf_phase`` exactly
+    # (counted in bulk: :meth:`catch_up`; the waits no tick can end skipped: :meth:`lookahead`)
+    cdef bint grid
     cdef long classes
     cdef double span, quiet_to, owed
     # the mean time between events (arrivals, completions; exponentially weighted): a tick
@@ -1097,6 +1106,7 @@ cdef class SlurmPass(SharedPass):
     cdef public long carried  # look-ahead scans spared by a proof carried (for tests)
     cdef public long kept  # look-ahead recalculations spared by :meth:`order_holds_to` (tests)
     cdef public long stretched  # proofs made longer by :meth:`CountScan.shift_bound` (tests)
+    cdef public long leapt  # look-aheads that leapt to a slot's window (:meth:`first_reach`)
     # a gated run's pass (:meth:`serve_gate`): the kernel's start times, the queue as presented
     # at this call, the order's jobs, and the jobs the last call started
     cdef public bint gated
@@ -1176,6 +1186,7 @@ cdef class SlurmPass(SharedPass):
         self.exact = integral(bf_interval) and integral(bf_phase) and integral(bf_resolution)
         for j in range(n):
             self.exact = self.exact and integral(self.limit[j])
+        self.grid = bf_interval > 0 and on_grid(bf_interval) and on_grid(bf_phase)
         self.classes = 1
         if self.exact:
             self.classes = <long>bf_resolution // gcd(<long>bf_interval, <long>bf_resolution)
@@ -1186,6 +1197,7 @@ cdef class SlurmPass(SharedPass):
         self.skipped = 0
         self.carried = 0
         self.stretched = 0
+        self.leapt = 0
         self.held_free = -1
         self.held_at.assign(self.classes, INFINITY)
         self.held_until.assign(self.classes, -INFINITY)
@@ -1271,9 +1283,12 @@ cdef class SlurmPass(SharedPass):
         an unchanged state: it wakes at each recalculation of an age weight, and at every
         tick while a job runs past its limit or more jobs wait than a pass tests (only with
         more jobs than ``bf_max_job_test``). The look ahead proves each backfill tick on its
-        own when its clocks do not fall in classes (:meth:`lookahead`). The kernel refuses,
-        before it starts, a run that would make too many such passes."""
-        cdef double t = INFINITY
+        own when its clocks do not fall in classes (:meth:`lookahead`): on the ``grid`` it
+        leaps over a wait that no tick can end (:meth:`first_reach`), so a tick is scanned
+        only while a job runs past its limit or a slot is within ``bf_window`` of the tick
+        (before an event: at most a window per job's arrival and end); off it, every tick.
+        The kernel refuses, before it starts, a run that would make too many such passes."""
+        cdef double t = INFINITY, near
         cdef str name = "", who
         cdef list clocks = []
         wait = f"while jobs wait, and this run spans at least {span:.3g} s"
@@ -1285,9 +1300,24 @@ cdef class SlurmPass(SharedPass):
                 f"only with clocks in whole seconds and bf_resolution / gcd(bf_interval, "
                 f"bf_resolution) at most {MAX_CLASSES}),"
             )
+            if self.grid:
+                near = min(span, 2.0 * self.known.size() * (self.window + self.counts.resolution))
+                who = (
+                    f"{who} may wake every bf_interval={self.bf_interval:g} s while a slot is "
+                    f"within bf_window ({self.window:g} s) of the tick"
+                )
+                if over > 0:
+                    return (over + near) / self.bf_interval, (
+                        f"{who} or a job runs past its time limit (here for at least "
+                        f"{over:.3g} s)"
+                    ), "raise bf_interval, or kill jobs at their limit (--kill-at-walltime)"
+                return near / self.bf_interval, who, "raise bf_interval, or lower bf_window"
             return span / self.bf_interval, (
                 f"{who} may wake every bf_interval={self.bf_interval:g} s {wait}"
-            ), f"raise bf_interval, or make bf_resolution at most {MAX_CLASSES} of its ticks"
+            ), (
+                f"raise bf_interval, make it and bf_phase multiples of 1/64 s, or make "
+                f"bf_resolution at most {MAX_CLASSES} of its ticks"
+            )
         if self.backfill:
             t, name = self.bf_interval, "bf_interval"
         if self.has_sched and self.sched_interval < t:
@@ -1385,11 +1415,11 @@ cdef class SlurmPass(SharedPass):
 
     # -- the ticks not woken ---------------------------------------------------------------------
     cdef inline double tick_of(self, long long k) noexcept:
-        """The backfill tick ``k x bf_interval + bf_phase`` (exact with integer clocks)."""
+        """The backfill tick ``k x bf_interval + bf_phase`` (exact on the grid: ``grid``)."""
         return <double>k * self.bf_interval + self.bf_phase
 
     cdef long long tick_index(self, double x) noexcept:
-        """The index of the first backfill tick at or after ``x`` (finite; integer clocks)."""
+        """The index of the first backfill tick at or after ``x`` (finite; ``grid``)."""
         cdef long long k = <long long>ceil((x - self.bf_phase) / self.bf_interval)
         while self.tick_of(k) < x:
             k += 1
@@ -1765,6 +1795,35 @@ cdef class SlurmPass(SharedPass):
             u = min(u, t)
         return u
 
+    cdef double first_reach(self, PassState* s, long free) noexcept:
+        """A time before which no pass starts a job or records a reservation, whatever the
+        order and the tick, while no event comes: -inf when a pending job fits ``free`` (or,
+        off the ``grid`` or with classes of ticks, when one has no reservation recorded:
+        hostile20's test only, the classes prove those ticks); inf when every pending job
+        needs more than ``free`` and has its reservation recorded; else the earliest time at
+        which one with none could find room: the release, in ``ends``, that brings ``free``
+        up to its nodes (its slot at any tick ``T`` is there or later, as holds only take
+        nodes: beyond the window while ``T + bf_window`` is before it; :meth:`lookahead`)."""
+        cdef long k, j, need = LONG_MAX, got = free
+        cdef bint bulk = self.grid and not self.exact
+        for k in range(<long>self.order.size()):
+            j = self.order[k].second
+            if self.pending[j]:
+                if self.counts.nodes[j] <= free:
+                    return -INFINITY
+                if s.reservation[j] != s.reservation[j]:
+                    if not bulk:
+                        return -INFINITY
+                    need = min(need, self.counts.nodes[j])
+        if need == LONG_MAX:
+            return INFINITY
+        self.releases(s)  # (the running jobs, and those this pass starts)
+        for k in range(<long>self.ends.size()):
+            got += self.ends[k].n
+            if got >= need:
+                return self.ends[k].t
+        return INFINITY
+
     cdef double lookahead(self, PassState* s, double t1, long free) except? -1:
         """The first backfill tick from ``t1`` on at which a pass may start a job or record a
         reservation, while no event comes (the free nodes, the running and the pending jobs as
@@ -1834,28 +1893,27 @@ cdef class SlurmPass(SharedPass):
         pass there would mostly be lost to the event): that tick is then woken (waking is
         always right)."""
         cdef long k, j, c, scans = 0, recalcs = 0, n
-        cdef double T, calc_end, horizon, b, u, E
+        cdef double T, calc_end, horizon, b, u, E, reach
         cdef long long kT
-        cdef bint stuck = True, same = False, known = False
-        for k in range(<long>self.order.size()):
-            j = self.order[k].second
-            if self.pending[j] and (
-                self.counts.nodes[j] <= free or s.reservation[j] != s.reservation[j]
-            ):
-                stuck = False
-                break
-        if stuck:
+        cdef bint same = False, known = False
+        reach = self.first_reach(s, free)
+        if reach == INFINITY:
             return INFINITY
         self.pick(self.order)
         horizon = s.submit[s.arrived] if s.arrived < <long>self.known.size() else INFINITY
         horizon = min(horizon, s.next_end)
+        T = t1
+        if reach > t1:  # no tick before ``reach - window`` acts
+            u = min(reach - self.window - 1.0, horizon)
+            if u > t1:
+                T = self.tick_of(self.tick_index(u))
+                self.leapt += 1
         # the first tick whose recalculation may change the tested jobs
         calc_end = self.next_calc
         u = self.order_kept_to(calc_end)
         if u >= calc_end:
             calc_end = self.calc_after(calc_end, u)
         self.until.assign(self.classes, -INFINITY)
-        T = t1
         while True:
             if T >= horizon:
                 return T
@@ -1958,7 +2016,7 @@ cdef class SlurmPass(SharedPass):
         cdef double t = self.skip_from, last = -INFINITY
         cdef long long k0, k1
         self.skip_from = INFINITY
-        if self.exact and t < now:
+        if (self.exact or self.grid) and t < now:
             k0 = <long long>llround((t - self.bf_phase) / self.bf_interval)
             k1 = self.tick_index(now)
             self.backfill_passes += k1 - k0
