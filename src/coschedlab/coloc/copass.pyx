@@ -266,6 +266,11 @@ cdef class ColocPass(SharedPass):
     cdef vector[long] shape      # per job: its (cores, nodes) class
     cdef vector[long] shape_c, shape_k  # per class: cores per node, nodes
     cdef vector[long] broke      # per class: the stamp at which it broke rule (b)
+    cdef bint nested             # the default node order: a job's nodes are the first with
+                                 # room for its cores, so more nodes on as many cores include
+                                 # fewer (a rule (b) loss grows with the nodes)
+    cdef vector[long] broke_at, broke_k  # per cores per node (nested): the stamp at which a
+                                         # job broke rule (b), the fewest nodes that did
     cdef long stamp
     cdef vector[long] taken      # per job: the pass that started it
     cdef long pass_id
@@ -370,6 +375,9 @@ cdef class ColocPass(SharedPass):
             self._key_tables(keys, info)
         self._classes(_longs(key))
         self.broke.assign(self.shape_c.size(), 0)
+        self.nested = keys is None and model is None and nodes_hook is None
+        self.broke_at.assign(self.cpn + 1, -1)
+        self.broke_k.assign(self.cpn + 1, 0)
         self.stamp = 0
         self.taken.assign(view.n, -1)
         self.pass_id = 0
@@ -1073,6 +1081,12 @@ cdef class ColocPass(SharedPass):
                     break
                 if self.broke[self.cls_shape[cl]] == self.stamp:
                     continue  # a job of the same shape broke rule (b): same nodes, same verdict
+                c = self.cls_c[cl]
+                if (
+                    self.nested and self.broke_at[c] == self.stamp
+                    and self.cls_k[cl] >= self.broke_k[c]
+                ):  # fmt: skip
+                    continue  # it would take the nodes of one that broke it, and more
                 j = self._job(key)
                 c = self.choose_c(j)
                 extra = proj.count - k_h
@@ -1082,6 +1096,10 @@ cdef class ColocPass(SharedPass):
                     loss = proj.loss_c(self.iv.data(), self.iv.size() // 2, c, extra)
                 if admit_c(now, self.cls_req[cl], shadow, loss, extra, True) < 0:
                     self.broke[self.cls_shape[cl]] = self.stamp
+                    c = self.cls_c[cl]
+                    if self.broke_at[c] != self.stamp or self.cls_k[cl] < self.broke_k[c]:
+                        self.broke_at[c] = self.stamp
+                        self.broke_k[c] = self.cls_k[cl]
                     continue
                 proj.add_c(self.iv.data(), self.iv.size() // 2, -c)
                 started = key

@@ -482,46 +482,54 @@ cdef class SharedNodes:
         cdef long* blk = self.blkver.data()
         cdef long* by_free = self.by_free.data()
         cdef uint64_t* rows = self.rows.data()
-        cdef long nw = self.nw, ver
+        cdef long nw = self.nw, ver, idle = 0
         cdef int32_t* held
+        cdef int32_t* slots = self.sb
+        cdef long W = self.W, nn = self.n, ntop = self.stop.size()
+        cdef const uint64_t* sb = self.sbit.data()  # (joins clear bits: the arrays stay put)
+        cdef const uint64_t* top = self.stop.data()
         self.ver += 1  # (the blocks of fr it writes are marked with it)
         ver = self.ver
         for r in range(niv):
             a = iv[2 * r]
             b = iv[2 * r + 1]
-            x = self.seg_c(a)
+            x = seg_of(sb, top, a)
             first = x
             while x < b:
-                e = self.next_c(x)
+                e = next_of(sb, top, ntop, nn, x)
                 length = e - x
                 f = fr[x] + cores
                 by_free[f - cores] -= length
                 by_free[f] += length
                 if f == cpn:
                     _set_bits(rows + (f - cores), x, e, False, cpn)
-                    self.n_idle += length
+                    idle += length
                     self._set_idle(x, e, True)
                 else:
                     _move_bits(rows + (f - cores), rows + f, x, e, cpn)
                 fr[x] = f
                 blk[x >> 6] = ver
-                held = self._slot(x)
+                held = slots + x * W
                 n = held[0]
-                w = 1  # j out, the later ones move up (the order they came), in one pass
-                for k in range(1, n + 1):
-                    if held[k] != j:
-                        held[w] = held[k]
-                        w += 1
-                held[0] = <int32_t>(w - 1)
+                if held[n] == j:  # j came last (j is in the slot: n >= 1)
+                    held[0] = <int32_t>(n - 1)
+                else:  # j out, the later ones move up (the order they came), in one pass
+                    w = 1
+                    for k in range(1, n + 1):
+                        if held[k] != j:
+                            held[w] = held[k]
+                            w += 1
+                    held[0] = <int32_t>(w - 1)
                 total += length
                 last = x
                 x = e
             # only the outer boundaries can join: inside, the job sets differed before (the
             # segment before x is the last one walked)
-            if first < x < self.n:
+            if first < x < nn:
                 _join(self, last, x)
             if first:  # (first < n) and the segment before the first one walked
-                _join(self, self.seg_c(first - 1), first)
+                _join(self, seg_of(sb, top, first - 1), first)
+        self.n_idle += idle
         return total
 
     cdef int release_c(self, long j, const long* iv, long niv, long cores) except -1:
