@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from reference_passes import same_as_python
 
 from coschedlab import Cluster, Workload, simulate
-from coschedlab.schedulers import passes
 from coschedlab.schedulers.slurm import Slurm
 from coschedlab.workload.swf import cluster_from_header, read_swf
 
@@ -256,7 +255,7 @@ def test_a_fixed_candidate_window_bounds_a_proof_past_moving_holds():
     assert fast.compiled_pass.stretched > 0
 
 
-def test_a_release_under_a_moving_hold_bounds_the_proof(never_bound):
+def test_a_release_under_a_moving_hold_bounds_the_proof():
     """A release counts in the bound of a proof past moving holds
     (:meth:`.passes.CountScan.shift_bound`) even when no candidate window reaches it. FIFO on
     10 nodes: A (3 nodes, planned end 600) and B (4 nodes, planned end 3000) overrun; from
@@ -444,90 +443,3 @@ def test_one_waiting_job_keeps_its_order_for_good(opts):
     assert result.jobs.start.tolist() == [0.0, 9e9]
     assert fast.backfill_passes == 299_999_999
     assert fast.compiled_pass.skipped == fast.backfill_passes - 1
-
-
-@st.composite
-def head_queues(draw, nodes: int):
-    """A wide job at the head of the queue, reserved at a release, with narrow jobs behind it
-    that fit the idle nodes and end before its slot, at it or after it, wide ones that wait
-    beyond short windows, and jobs past their planned ends (kill off): the states that
-    :meth:`.passes.SlurmPass.head_bound` proves quiet (or not) without a scan."""
-    rows = []
-    t = 0
-    for i in range(draw(st.integers(4, 30))):
-        t += draw(st.sampled_from([0, 0, 7, 60, 600, 3600, 14400]))
-        run = draw(st.integers(1, 5 * 3600))
-        times = draw(st.sampled_from([0, 1, 1, 3]))  # 0: overruns its limit (kill off)
-        req = max(60, (run // 4 if times == 0 else run * times) + draw(st.integers(-60, 1800)))
-        req = draw(st.sampled_from([req, req - req % 60]))  # (some limits end on a tick)
-        procs = draw(st.sampled_from([nodes, nodes - 1, max(1, nodes // 2), 1, 1, 2]))
-        rows.append({"id": i + 1, "submit": t, "run": run, "requested_time": max(60, req),
-                     "procs": procs})  # fmt: skip
-    return Workload.from_records(rows)
-
-
-@given(
-    nodes=st.integers(3, 12),
-    opts=integer_clocks(),
-    tests=st.sampled_from([1, 2, 3, 50]),
-    kill=st.booleans(),
-    data=st.data(),
-)
-def test_ticks_bounded_by_the_first_jobs_hold_change_nothing(nodes, opts, tests, kill, data):
-    """Ticks proved quiet by the first tested job's hold alone, no scan made
-    (:meth:`.passes.SlurmPass.head_bound`, every class at once): the starts, reservations and
-    passes stay the Python pass's."""
-    w = data.draw(head_queues(nodes))
-    old = passes.head_bound_backoff(0)  # (tried before every scan)
-    try:
-        same_as_python(w, Cluster(nodes, 1, 1), {**opts, "bf_max_job_test": tests}, kill)
-    finally:
-        passes.head_bound_backoff(old)
-
-
-@pytest.mark.parametrize(
-    "opts",
-    [{}, {"bf_window": 60.0}, {"priority": "fifo", "bf_job_part_count_reserve": 1}],
-    ids=["default", "window60", "fifo-reserve1"],
-)
-@pytest.mark.parametrize("kill", [True, False], ids=["kill", "overrun"])
-def test_a_real_trace_bounds_ticks_by_the_first_hold_and_changes_nothing(opts, kill):
-    w = read_swf(KTH)
-    cluster = cluster_from_header(w.header)
-    w = w.drop_oversized(cluster.total_cores)
-    w = w.select((np.arange(len(w)) >= 4000) & (np.arange(len(w)) < 6000))
-    fast, _ = same_as_python(w, cluster, opts, kill)
-    assert fast.compiled_pass.certified > 0  # scans spared by the first job's hold
-
-
-@pytest.fixture
-def always_bound():
-    """:meth:`.passes.SlurmPass.head_bound` tried before every look-ahead scan (no back-off)."""
-    old = passes.head_bound_backoff(0)
-    yield
-    passes.head_bound_backoff(old)
-
-
-@pytest.fixture
-def never_bound():
-    """No :meth:`.passes.SlurmPass.head_bound`: the scans' own proofs alone."""
-    old = passes.head_bound_backoff(-1)
-    yield
-    passes.head_bound_backoff(old)
-
-
-def test_a_narrow_job_that_ends_at_the_heads_slot_starts(always_bound):
-    """A job that fits the idle nodes and whose window ends at the first job's slot is not
-    blocked by its hold (:meth:`.passes.SlurmPass.head_bound`): FIFO on 10 nodes, R (6
-    nodes) runs to 3600; K (8 nodes) is reserved at 3600; A (4 nodes, 1200 s) arrives at 2390
-    and starts at the next tick, 2400 (its window ends at 3600): a bound that took a window
-    ending at the slot as blocked would prove that tick quiet."""
-    rows = [
-        (1, 0, 3600, 3600, 6),  # R
-        (2, 10, 600, 600, 8),  # K
-        (3, 2390, 1200, 1200, 4),  # A
-    ]
-    w = _rows(rows)
-    same_as_python(w, Cluster(10, 1, 1), {"priority": "fifo"}, kill=True)
-    result = simulate(w, Cluster(10, 1, 1), Slurm(priority="fifo"), kill_at_walltime=True)
-    assert result.jobs.start.tolist()[2] == 2400.0

@@ -47,8 +47,6 @@ ctypedef pair[double, double] Window  # a candidate slot and the end of its wind
 cdef long MAX_SCANS = 32
 cdef long MAX_RECALCS = 32
 cdef long MAX_CLASSES = 8  # beyond: each tick its own class
-# SlurmPass.certify skips at most this many calls after failures in a row (-1: never calls)
-cdef long HB_BACKOFF = 4
 
 # a zero requested time holds its nodes for an instant on the profile (backfill.INSTANT)
 cdef double INSTANT = 1e-6
@@ -296,16 +294,6 @@ def release_sweep(long sweep) -> int:
     global SWEEP
     old = SWEEP
     SWEEP = sweep
-    return old
-
-
-def head_bound_backoff(long backoff) -> int:
-    """Set how many calls of :meth:`SlurmPass.head_bound` :class:`SlurmPass` skips at most
-    after failures in a row (0: none; -1: it is never called, for the tests of the scans' own
-    proofs); returns the previous setting."""
-    global HB_BACKOFF
-    old = HB_BACKOFF
-    HB_BACKOFF = backoff
     return old
 
 
@@ -1109,9 +1097,6 @@ cdef class SlurmPass(SharedPass):
     cdef public long carried  # look-ahead scans spared by a proof carried (for tests)
     cdef public long kept  # look-ahead recalculations spared by :meth:`order_holds_to` (tests)
     cdef public long stretched  # proofs made longer by :meth:`CountScan.shift_bound` (tests)
-    cdef public long certified  # look-ahead scans spared by :meth:`head_bound` (for tests)
-    cdef long hb_last  # the job that ended the last :meth:`head_bound` (-1: none)
-    cdef long hb_fails, hb_skip  # its failures in a row; the calls left to skip (a back-off)
     # a gated run's pass (:meth:`serve_gate`): the kernel's start times, the queue as presented
     # at this call, the order's jobs, and the jobs the last call started
     cdef public bint gated
@@ -1201,8 +1186,6 @@ cdef class SlurmPass(SharedPass):
         self.skipped = 0
         self.carried = 0
         self.stretched = 0
-        self.certified = 0
-        self.hb_last = -1
         self.held_free = -1
         self.held_at.assign(self.classes, INFINITY)
         self.held_until.assign(self.classes, -INFINITY)
@@ -1904,7 +1887,7 @@ cdef class SlurmPass(SharedPass):
                 if same and self.held_at[c] <= T < self.held_until[c]:  # (:meth:`hold_state`)
                     self.carried += 1
                     self.until[c] = self.held_until[c]
-            if T >= self.until[c] and not (self.exact and self.certify(s, T, free, n)):
+            if T >= self.until[c]:
                 if scans == MAX_SCANS or (T > s.now + self.gap and not s.started.empty()):
                     return T
                 self.releases(s)  # (nothing to do when already brought up to date)
@@ -1949,151 +1932,6 @@ cdef class SlurmPass(SharedPass):
             T = u
             if T == INFINITY:
                 return INFINITY
-
-    cdef bint certify(self, PassState* s, double T, long free, long n) noexcept:
-        """Every tick of every class from ``T`` on is quiet up to :meth:`head_bound`
-        (then each class's proof is taken to it, no scan made: :meth:`lookahead`)."""
-        cdef double u
-        cdef long c
-        if HB_BACKOFF < 0:
-            return False
-        if self.hb_skip > 0:  # (a cost rule only: without the bound, the tick is scanned)
-            self.hb_skip -= 1
-            return False
-        u = self.head_bound(s, T, free, n)
-        if not u > T:
-            self.hb_fails += 1
-            self.hb_skip = min(self.hb_fails, HB_BACKOFF)
-            return False
-        self.hb_fails = 0
-        self.certified += 1
-        for c in range(self.classes):
-            self.until[c] = max(self.until[c], u)
-        return True
-
-    cdef double head_bound(self, PassState* s, double T, long free, long n) noexcept:
-        """A time ``U`` such that the scan at every backfill tick ``T'`` in ``[T, U)``, of any
-        class, on this state (``free`` idle nodes, the releases, the first ``n`` tested jobs
-        of ``look`` and their recorded reservations) starts nothing and records nothing; ``T``
-        when none is found. A bound made of the first tested job's hold alone, no scan.
-
-        Proof (a sandwich). Let ``C`` be the profile of the releases alone from ``T'``: ``F``
-        (the idle nodes and the releases at or before ``T'``) up to ``e``, the first release
-        after ``T``, then rising at each release; take ``T' < e`` (so ``C`` is the same for
-        every such ``T'``). The first tested job ``H`` (``nH`` nodes, more than ``free``: the
-        look-ahead returns before otherwise) is tested on ``C`` itself: its slot is the first
-        breakpoint with ``nH`` nodes (``C`` rises, so its window fits from there): ``T'``
-        when ``nH <= F`` (a hold that moves with the tick), else a fixed release ``sH >= e``.
-        It holds ``[sH, sH + dH)`` when the slot is within the window, and then must have its
-        reservation recorded (else the scan records it); beyond the window (``sH > T' +
-        window``, which stays so while ``T' < sH - window``) it holds nothing. Every later job
-        sees a profile at most ``P = C - nH`` on ``[sH, sH + limit_H)`` (``dH >= limit_H``:
-        a rounded duration is at least the limit; the later jobs' holds only take nodes):
-
-        * a job of ``nj <= free`` nodes (the others cannot start: a start takes idle nodes)
-          does not start when its window from ``T'``, ``[T', round_up(T' + limit))``,
-          meets the hold where ``P < nj``: ``round_up(T + limit) > sH`` (it only grows with
-          ``T'``) and ``C(sH) - nH < nj`` (``C`` rises: the least of ``P`` over the meeting
-          is at ``sH``; with a moving hold, ``F - nH < nj``);
-        * a job without a recorded reservation records none when its slot is beyond the
-          window: its slot is at least the earliest breakpoint ``x >= T`` of ``P`` from which
-          ``P`` keeps ``nj`` nodes for ``limit_j`` (on a profile with more nodes and a
-          shorter window, the step of ``P`` that holds a feasible slot begins at a feasible
-          slot of ``P``: :meth:`CountScan.beyond_known`'s argument; ``T'`` itself fails on
-          ``P`` when ``T`` does), so it is beyond every window before ``x - window``.
-
-        So ``U`` is the least of ``e``, ``sH - window`` (``H`` beyond the window) and each
-        unrecorded job's ``x - window``. Not used with a moving hold and an unrecorded job,
-        a job of no time limit, ``bf_job_part_count_reserve`` 0 (``H`` then holds nothing),
-        or a large profile (``FLAT`` releases or more: its scans mostly act)."""
-        cdef const Rel* e = self.ends.data()
-        cdef const long* nodes = self.counts.nodes.data()
-        cdef const double* res = s.reservation
-        cdef long r = self.ends.size(), i = 0, k, j, nH, m, F = free, CH
-        cdef double U = INFINITY, sH = INFINITY, lim = T + self.window, x, hend
-        cdef bint moving = False, hold
-        if n == 0 or r >= FLAT or self.reserve == 0:
-            return T
-        j = self.look[0]
-        nH = nodes[j]
-        if nH <= free:
-            return T
-        while i < r and e[i].t <= T:  # (merged into the first step)
-            F += e[i].n
-            i += 1
-        CH = F
-        if nH <= F:
-            sH, moving = T, True
-        else:
-            for m in range(i, r):
-                CH += e[m].n
-                if CH >= nH:
-                    sH = e[m].t
-                    break
-        hold = sH <= lim
-        if hold and res[j] != res[j]:
-            return T
-        hend = sH + self.limit[j]
-        m = i
-        while m < r and e[m].c == 0:  # (an entry of no job)
-            m += 1
-        if m < r:
-            U = e[m].t
-        if not hold:
-            U = min(U, sH - self.window)
-        # the job that ended the last bound found, first (when it is surely tested: every
-        # pending job is): a state after an event often fails on it again
-        j = self.hb_last
-        if j >= 0 and self.pending[j] and j != self.look[0] and <long>self.look.size() < self.most:
-            x = self.job_bound(s, j, T, free, F, i, nH, CH, sH, hend, hold, moving)
-            if not x > lim:
-                return T
-        for k in range(1, n):  # (in the scan's order: the first job that may act ends it)
-            j = self.look[k]
-            x = self.job_bound(s, j, T, free, F, i, nH, CH, sH, hend, hold, moving)
-            if not x > lim:
-                self.hb_last = j
-                return T
-            U = min(U, x - self.window)
-        return U
-
-    cdef inline double job_bound(self, PassState* s, long j, double T, long free, long F,
-                                 long i, long nH, long CH, double sH, double hend, bint hold,
-                                 bint moving) noexcept:
-        """:meth:`head_bound` for tested job ``j`` (``F``: the first step's count, ``i`` the
-        first release after ``T``; ``nH``, ``CH``, ``sH``, ``hend``, ``hold``, ``moving``: the
-        first job's nodes, the count ``C(sH)``, its slot, its hold's end (with its limit),
-        whether it holds, whether its slot moves): -inf when it may start or record, else a
-        lower bound of its slot (inf: it records nothing, its reservation recorded)."""
-        cdef const Rel* e = self.ends.data()
-        cdef long r = self.ends.size(), nj = self.counts.nodes[j], m = i, Cx = F
-        cdef double L = self.limit[j], x = T
-        if nj == 0:
-            return INFINITY
-        if not L > 0:
-            return -INFINITY
-        if nj <= free and not (  # a job that fits the idle nodes: blocked by the hold
-            hold and CH - nH < nj and (moving or self.counts.round_up(T + L) > sH)
-        ):
-            return -INFINITY
-        if s.reservation[j] == s.reservation[j]:
-            return INFINITY
-        if moving:  # (a job without a recorded reservation: beyond the window)
-            return -INFINITY
-        # the earliest breakpoint of P (T, the releases after it, the hold's end) from which
-        # the window fits; ``Cx``: C at ``x``
-        while not (Cx >= nj and not (
-            hold and x < hend and x + L > sH and (CH if x < sH else Cx) - nH < nj
-        )):
-            if m < r and (not hold or e[m].t <= hend or hend <= x):
-                x = e[m].t
-                Cx += e[m].n
-                m += 1
-            elif hold and hend > x:
-                x = hend
-            else:
-                return INFINITY
-        return x
 
     cdef void want_tick(self, PassState* s, double t, long free) noexcept:
         """Ask for the backfill tick ``t``, or, when the ticks from ``t`` on are quiet
