@@ -188,7 +188,7 @@ cdef class Simulation:
     cdef dict __dict__
     cdef public double now, until, wall_time, _t0
     cdef public long n, passes, epoch, completed, ignored_dependencies, _arr_i
-    cdef public bint late_kill, _moving_ends, truncated, _rerun, _tailed
+    cdef public bint late_kill, _moving_ends, truncated, _rerun, _tailed, in_order
     # completions: an indexed binary min-heap of (end, j), one entry per running job; _hpos[j]
     # its position (-1: none), so a moved end is sifted in place (no stale entries)
     cdef vector[Entry] _heap
@@ -278,7 +278,9 @@ cdef class Simulation:
         self.order = order
         # a trace already in queue order (most are): the workload's columns themselves (the
         # per-job tables below are read-only views of them), not copies
-        in_order = bool(n) and bool((order == np.arange(n)).all())
+        in_order = _identity(order)
+        #: the workload's rows are in queue order already (``order`` is 0, 1, ..., n - 1)
+        self.in_order = in_order
 
         def queued_order(a):
             return a if in_order else a[order]
@@ -1746,6 +1748,16 @@ cdef class _KernelStarter(Starter):
 
     cdef const double* starts(self) noexcept:
         return &self.sim._st[0] if self.sim.n else NULL
+
+
+cdef bint _identity(object order) except -1:
+    """``order`` (an int64 array) is 0, 1, ..., n - 1 with n >= 1 (no array made to say so)."""
+    cdef const long long[::1] o = np.ascontiguousarray(order, dtype=np.int64)
+    cdef long k
+    for k in range(o.shape[0]):
+        if o[k] != k:
+            return False
+    return o.shape[0] > 0
 
 
 cdef long _position(object k, long n, str what) except -1:

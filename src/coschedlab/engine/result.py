@@ -111,7 +111,7 @@ class Result:
         order = sim.order
         cols = w.columns
         n = len(order)
-        if n and bool((order == np.arange(n)).all()):
+        if sim.in_order:
             # the trace is in queue order already (most are): the workload's columns as they
             # are when it froze them (the command: a million jobs, ~100 MB less), else copies
             order = slice(None)

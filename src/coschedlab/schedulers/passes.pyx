@@ -445,26 +445,32 @@ cdef class CProfile:
         """:meth:`reset` then :meth:`release` of each of ``ends`` (sorted by time; an entry
         of no job is skipped; each releases ``n >= 0`` nodes), written in place (the same
         steps). The counts only rise from step to step: each block's least count is its
-        first step's (:meth:`blocks`, no walk)."""
-        cdef long n = ends.size(), k = 0, m = 0
+        first step's (:meth:`blocks`, no walk). The last step's time and count are carried
+        in locals, not read back from the step just written (a chain through memory: ~3x the
+        time on Edison's ~500 releases a scan, for the same instructions)."""
+        cdef long n = ends.size(), k = 0, m = 0, cur = free
+        cdef double at = now
         cdef const Rel* e = ends.data()
         cdef Step* p
         self.room(n + 1)
         p = self.sp()
-        p[0].t = now
-        p[0].free = free
         while k < n and e[k].t <= now:
-            p[0].free += e[k].n
+            cur += e[k].n
             k += 1
+        p[0].t = now
+        p[0].free = cur
         while k < n:
             if e[k].c == 0:
                 pass
-            elif e[k].t == p[m].t:
-                p[m].free += e[k].n
+            elif e[k].t == at:
+                cur += e[k].n
+                p[m].free = cur
             else:
                 m += 1
-                p[m].t = e[k].t
-                p[m].free = p[m - 1].free + e[k].n
+                at = e[k].t
+                cur += e[k].n
+                p[m].t = at
+                p[m].free = cur
             k += 1
         self.ns = m + 1
         self.blocks(True)
@@ -532,6 +538,9 @@ cdef class CProfile:
                         break
                     lo, nxt = need - add[kb], bs[kb + 1]
                 if last[kb] < end:  # the block ends before the window: its counts only
+                    if least[kb] >= need:  # (the window's first block: all have the nodes)
+                        k = nxt
+                        continue
                     while k < nxt and p[k].free >= lo:
                         k += 1
                     if k < nxt:  # a step without the nodes
