@@ -1680,10 +1680,12 @@ cdef class Simulation:
         self._enqueue(j, True)
 
     # -- reading the outcome --------------------------------------------------------------------
-    def dependency_texts(self) -> tuple[list[str], np.ndarray] | None:
-        """Per job: its parents' trace ids as text (``"12 15"``, written in C) and its think
-        time (an array); None without dependencies."""
+    def dependency_texts(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Per job: its parents' trace ids as text (``"12 15"``, written in C; an object
+        column, "" for a job with none) and its think time (an array); None without
+        dependencies."""
         cdef const long long[::1] pptr, pidx, ids
+        cdef object[::1] dv
         cdef long j, i
         cdef string text
         if not self._has_deps:
@@ -1691,7 +1693,8 @@ cdef class Simulation:
         ids = np.ascontiguousarray(self.ids, dtype=np.int64)
         pptr = np.ascontiguousarray(self._parents[0], dtype=np.int64)
         pidx = np.ascontiguousarray(self._parents[1], dtype=np.int64)
-        deps = [""] * self.n
+        deps = np.full(self.n, "", dtype=object)
+        dv = deps
         for j in range(self.n):
             if pptr[j + 1] == pptr[j]:
                 continue
@@ -1700,7 +1703,7 @@ cdef class Simulation:
                 if i > pptr[j]:
                     text.push_back(b" ")
                 text.append(to_string(ids[pidx[i]]))
-            deps[j] = text.decode("ascii")
+            dv[j] = text.decode("ascii")
         think = np.zeros(self.n)
         for j, t in self.think.items():
             think[j] = t

@@ -142,8 +142,7 @@ class Result:
         }
         deps = sim.dependency_texts()
         if deps is not None:
-            # (fromiter: no look into each text for a nested sequence, as asarray makes)
-            frame["deps"] = np.fromiter(deps[0], dtype=object, count=len(deps[0]))
+            frame["deps"] = deps[0]  # (an object column, made by the kernel)
             frame["think"] = np.asarray(deps[1], dtype=np.float64)
         if acct.shared:
             frame["nodes"] = acct.node_counts(sim.n)
