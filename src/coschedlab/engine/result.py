@@ -110,7 +110,6 @@ class Result:
         w = sim.workload
         order = sim.order
         cols = w.columns
-        n = len(order)
         if sim.in_order:
             # the trace is in queue order already (most are): the workload's columns as they
             # are when it froze them (the command: a million jobs, ~100 MB less), else copies
