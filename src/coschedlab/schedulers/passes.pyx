@@ -299,6 +299,17 @@ def release_sweep(long sweep) -> int:
     return old
 
 
+def profile_front(long front) -> int:
+    """Set the room :class:`CProfile` keeps before its first step (for the tests, which reach
+    the insert's every path with little room); returns the previous setting."""
+    global FRONT
+    if front < 0:
+        raise ValueError(f"front {front} < 0")
+    old = FRONT
+    FRONT = front
+    return old
+
+
 def profile_blocks(long block, long flat) -> tuple[int, int]:
     """Set :class:`CProfile`'s block size and the size below which a profile is one block
     (for the tests, which reach every path with small ones); returns the previous ones."""
