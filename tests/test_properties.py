@@ -405,6 +405,30 @@ def test_count_scans_with_many_holds_on_profiles_in_blocks(data, n, machine, tes
         profile_blocks(*old)
 
 
+@pytest.mark.parametrize("front, flat", [(0, 0), (1, 0), (1, 1000)])
+@settings(max_examples=100, deadline=None)
+@given(
+    data=st.data(),
+    n=st.integers(10, 40),
+    machine=st.integers(4, 16),
+    tests=st.integers(10, 40),
+)
+def test_count_scans_with_little_room_before_the_profile(front, flat, data, n, machine, tests):
+    # CProfile.insert moves the steps before a new breakpoint back into the room kept before
+    # the first step when they are the fewer, else (or with no room left) those after it
+    # forward: with no room, or room for one insert, in blocks of 2 steps or one flat block,
+    # the Python scan's starts and reservations
+    from coschedlab.schedulers.passes import profile_blocks, profile_front
+
+    old_front = profile_front(front)
+    old = profile_blocks(2, flat)
+    try:
+        _check_count_scan(data, n, machine, 60.0, 86400.0, None, tests, "rrqqq")
+    finally:
+        profile_blocks(*old)
+        profile_front(old_front)
+
+
 @pytest.mark.parametrize("block", [1, pytest.param(2, marks=pytest.mark.slow),
                                    pytest.param(3, marks=pytest.mark.slow)])  # fmt: skip
 def test_a_profile_in_small_blocks_gives_the_same_scans_and_schedules(block):

@@ -156,7 +156,7 @@ def test_dependents_join_in_the_order_their_dependencies_were_given():
     assert at[10.0] == [4, 2]  # 3 still waits for 5
     assert at[31.0] == [3]
     assert sim.parents == {ids.index(4): (0,), ids.index(2): (0,), ids.index(3): (0, 4)}
-    assert sim.dependency_texts()[0] == ["", "1", "1 5", "1", ""]
+    assert sim.dependency_texts()[0].tolist() == ["", "1", "1 5", "1", ""]
 
 
 def test_inheritance_as_arrays_is_read_as_the_mapping():

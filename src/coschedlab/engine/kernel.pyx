@@ -196,11 +196,11 @@ cdef class Simulation:
     # of ``_didx``), in the order the parents were given
     cdef bint _has_deps
     cdef vector[long] _cleft, _dptr, _didx
-    cdef vector[double] _cready, _cthink
+    cdef vector[double] _cready, _cthink  # (``_cthink`` empty: no think time)
     cdef dict __dict__
     cdef public double now, until, wall_time, _t0
     cdef public long n, passes, epoch, completed, ignored_dependencies, _arr_i
-    cdef public bint late_kill, _moving_ends, truncated, _rerun, _tailed
+    cdef public bint late_kill, _moving_ends, truncated, _rerun, _tailed, in_order
     # completions: an indexed binary min-heap of (end, j), one entry per running job; _hpos[j]
     # its position (-1: none), so a moved end is sifted in place (no stale entries)
     cdef vector[Entry] _heap
@@ -292,7 +292,9 @@ cdef class Simulation:
         self.order = order
         # a trace already in queue order (most are): the workload's columns themselves (the
         # per-job tables below are read-only views of them), not copies
-        in_order = bool(n) and bool((order == np.arange(n)).all())
+        in_order = _identity(order)
+        #: the workload's rows are in queue order already (``order`` is 0, 1, ..., n - 1)
+        self.in_order = in_order
 
         def queued_order(a):
             return a if in_order else a[order]
@@ -392,28 +394,22 @@ cdef class Simulation:
     def _index_deps(self, workload: Workload, swf: bool) -> None:
         """Parents of every job (queue indices): explicit ``deps`` and, with ``swf``, the
         preceding job of SWF field 17 with the think time of field 18 (arrays, no Python
-        object per job)."""
-        cdef long n = self.n, k, m
-        cdef const long long[::1] dptr, didx, lf
+        object per job; the per-job tables written once each, in C, the pairs sorted as
+        small arrays)."""
+        cdef long n = self.n, k, m, j, i
+        cdef const long long[::1] pv, cv, fs, byp
+        cdef long long[::1] pp
         cdef const double[::1] th
+        cdef bint forward = True
         if not workload.deps and not swf:
             return
-        ids = workload.columns["id"][self.order]
-        by_id = np.argsort(ids, kind="stable")
-        sorted_ids = ids[by_id]
-
-        def index_of(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            """Queue indices of job ids ``q`` and whether each is a job of the workload."""
-            pos = np.minimum(np.searchsorted(sorted_ids, q), max(n - 1, 0))
-            found = sorted_ids[pos] == q if n else np.zeros(len(q), bool)
-            return by_id[pos] if n else np.zeros(len(q), np.int64), found
-
+        index_of = self._id_index(workload)
         # (child, parent) pairs in the order given: deps (Workload checked their ids), then
         # the SWF preceding jobs
         child_ids, lens, parent_ids = dep_arrays(workload.deps)
         child = np.repeat(index_of(child_ids)[0], lens)
         parent = index_of(parent_ids)[0]
-        think = np.zeros(n)
+        think = None
         if swf:
             order = self.order
             prec = workload.columns["preceding"][order]
@@ -442,39 +438,90 @@ cdef class Simulation:
             child = np.concatenate([child, ks])
             parent = np.concatenate([parent, ps])
             pos_think = ks[tt[ks] > 0]
-            think[pos_think] = tt[pos_think]
-            self.think = dict(zip(pos_think.tolist(), think[pos_think].tolist()))
+            if len(pos_think):
+                think = np.zeros(n)
+                think[pos_think] = tt[pos_think]
+                self.think = dict(zip(pos_think.tolist(), think[pos_think].tolist()))
         if not len(child):
             return
-        # each child's parents, once each, sorted; its first place among the pairs (the order
-        # the dependents of a job are released in)
-        first_seen = np.full(n, len(child), np.int64)
-        np.minimum.at(first_seen, child, np.arange(len(child), dtype=np.int64))
-        pairs = np.sort(child.astype(np.int64) * max(n, 1) + parent)
-        pairs = pairs[np.concatenate([[True], pairs[1:] != pairs[:-1]])]  # (np.unique loads
-        # numpy.ma, ~10 ms, at a process's first run)
-        c, p = pairs // max(n, 1), pairs % max(n, 1)
-        left = np.bincount(c, minlength=n).astype(np.int64)
-        self._parents = (np.concatenate([[0], np.cumsum(left)]).astype(np.int64), p)
-        by_parent = np.lexsort((first_seen[c], p))
-        dptr_a = np.concatenate([[0], np.cumsum(np.bincount(p, minlength=n))]).astype(np.int64)
-        didx_a = np.ascontiguousarray(c[by_parent], dtype=np.int64)
-        dptr, didx, th, lf = dptr_a, didx_a, think, left
-        self._has_deps = True
+        # the pairs (small arrays): once each, sorted by child then parent; each pair's
+        # child's first place among the pairs given (the order a job's dependents are
+        # released in); then by parent, each parent's dependents in that order
+        child = child.astype(np.int64, copy=False)
+        parent = parent.astype(np.int64, copy=False)
+        by_child = np.argsort(child, kind="stable")
+        c_sorted = child[by_child]
+        starts = np.concatenate([[True], c_sorted[1:] != c_sorted[:-1]])
+        first_at = np.maximum.accumulate(np.where(starts, np.arange(len(child)), 0))
+        first_seen = np.empty(len(child), np.int64)
+        first_seen[by_child] = by_child[first_at]  # (the stable sort: the first given)
+        pairs = np.lexsort((parent, child))
+        keep = np.concatenate(
+            [[True], (child[pairs[1:]] != child[pairs[:-1]])
+             | (parent[pairs[1:]] != parent[pairs[:-1]])]
+        )  # fmt: skip
+        pairs = pairs[keep]
+        c, p = child[pairs], parent[pairs]
+        by_parent = np.lexsort((first_seen[pairs], p))
+        cv, pv, byp = c, p, by_parent
+        m = len(pairs)
+        # each child's parents (CSR over the pairs sorted by child) and the parents left; each
+        # parent's dependents (CSR): one pass each over the pairs, one table per job each
+        pptr = np.empty(n + 1, np.int64)
+        pp = pptr
         self._cleft.assign(n, 0)
-        for k in range(n):
-            self._cleft[k] = lf[k]
-        self._cready.assign(n, 0.0)
-        self._cthink.assign(n, 0.0)
         self._dptr.assign(n + 1, 0)
-        for k in range(n):
-            self._cthink[k] = th[k]
-            self._dptr[k + 1] = dptr[k + 1]
-        m = len(didx_a)
-        self._didx.assign(m, 0)
         for k in range(m):
-            self._didx[k] = didx[k]
-        self._check_acyclic()
+            self._cleft[cv[k]] += 1
+            self._dptr[pv[k] + 1] += 1
+            forward = forward and pv[k] < cv[k]
+        pp[0] = 0
+        for j in range(n):
+            pp[j + 1] = pp[j] + self._cleft[j]
+            self._dptr[j + 1] += self._dptr[j]
+        self._parents = (pptr, p)
+        self._didx.resize(m)
+        for k in range(m):
+            self._didx[k] = cv[byp[k]]
+        self._cready.assign(n, 0.0)
+        if think is not None:  # (no think time: none kept, :meth:`_release_dependents`)
+            th = think
+            self._cthink.assign(n, 0.0)
+            for k in range(n):
+                self._cthink[k] = th[k]
+        self._has_deps = True
+        if not forward:  # (every parent before its child in the queue: no cycle)
+            self._check_acyclic()
+
+    def _id_index(self, workload: Workload) -> Callable:
+        """``index_of(q)``: the queue indices of job ids ``q`` and whether each is a job of
+        the workload (the first in queue order of equal ids). Ids that rise row by row (most
+        workloads) are searched in the workload's own column, with no sort."""
+        cdef long n = self.n, k
+        cdef const long long[::1] iv
+        cdef bint rising = True
+        wid = np.ascontiguousarray(workload.columns["id"], dtype=np.int64)
+        iv = wid
+        for k in range(1, n):
+            if iv[k] <= iv[k - 1]:
+                rising = False
+                break
+        if rising:  # (the row of an id, then its place in the queue)
+            sorted_ids = wid
+            by_id = np.empty(n, np.int64)
+            by_id[self.order] = np.arange(n, dtype=np.int64)
+        else:
+            ids = wid[self.order]
+            by_id = np.argsort(ids, kind="stable")
+            sorted_ids = ids[by_id]
+
+        def index_of(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            """Queue indices of job ids ``q`` and whether each is a job of the workload."""
+            pos = np.minimum(np.searchsorted(sorted_ids, q), max(n - 1, 0))
+            found = sorted_ids[pos] == q if n else np.zeros(len(q), bool)
+            return by_id[pos] if n else np.zeros(len(q), np.int64), found
+
+        return index_of
 
     @property
     def parents(self) -> dict[int, tuple[int, ...]]:
@@ -1580,7 +1627,8 @@ cdef class Simulation:
             self._cleft[d] -= 1
             if self._cleft[d]:
                 continue
-            self._cready[d] = now + self._cthink[d]  # the last parent ends now
+            # the last parent ends now (``_cthink`` empty: no job has a think time)
+            self._cready[d] = now + (self._cthink[d] if not self._cthink.empty() else 0.0)
             if not arrived[d]:
                 continue
             if self._cready[d] > now:
@@ -1697,10 +1745,12 @@ cdef class Simulation:
         self._enqueue(j, True)
 
     # -- reading the outcome --------------------------------------------------------------------
-    def dependency_texts(self) -> tuple[list[str], np.ndarray] | None:
-        """Per job: its parents' trace ids as text (``"12 15"``, written in C) and its think
-        time (an array); None without dependencies."""
+    def dependency_texts(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Per job: its parents' trace ids as text (``"12 15"``, written in C; an object
+        column, "" for a job with none) and its think time (an array); None without
+        dependencies."""
         cdef const long long[::1] pptr, pidx, ids
+        cdef object[::1] dv
         cdef long j, i
         cdef string text
         if not self._has_deps:
@@ -1708,7 +1758,8 @@ cdef class Simulation:
         ids = np.ascontiguousarray(self.ids, dtype=np.int64)
         pptr = np.ascontiguousarray(self._parents[0], dtype=np.int64)
         pidx = np.ascontiguousarray(self._parents[1], dtype=np.int64)
-        deps = [""] * self.n
+        deps = np.full(self.n, "", dtype=object)
+        dv = deps
         for j in range(self.n):
             if pptr[j + 1] == pptr[j]:
                 continue
@@ -1717,7 +1768,7 @@ cdef class Simulation:
                 if i > pptr[j]:
                     text.push_back(b" ")
                 text.append(to_string(ids[pidx[i]]))
-            deps[j] = text.decode("ascii")
+            dv[j] = text.decode("ascii")
         think = np.zeros(self.n)
         for j, t in self.think.items():
             think[j] = t
@@ -1765,6 +1816,16 @@ cdef class _KernelStarter(Starter):
 
     cdef const double* starts(self) noexcept:
         return &self.sim._st[0] if self.sim.n else NULL
+
+
+cdef bint _identity(object order) except -1:
+    """``order`` (an int64 array) is 0, 1, ..., n - 1 with n >= 1 (no array made to say so)."""
+    cdef const long long[::1] o = np.ascontiguousarray(order, dtype=np.int64)
+    cdef long k
+    for k in range(o.shape[0]):
+        if o[k] != k:
+            return False
+    return o.shape[0] > 0
 
 
 cdef long _position(object k, long n, str what) except -1:

@@ -110,8 +110,7 @@ class Result:
         w = sim.workload
         order = sim.order
         cols = w.columns
-        n = len(order)
-        if n and bool((order == np.arange(n)).all()):
+        if sim.in_order:
             # the trace is in queue order already (most are): the workload's columns as they
             # are when it froze them (the command: a million jobs, ~100 MB less), else copies
             order = slice(None)
@@ -142,8 +141,7 @@ class Result:
         }
         deps = sim.dependency_texts()
         if deps is not None:
-            # (fromiter: no look into each text for a nested sequence, as asarray makes)
-            frame["deps"] = np.fromiter(deps[0], dtype=object, count=len(deps[0]))
+            frame["deps"] = deps[0]  # (an object column, made by the kernel)
             frame["think"] = np.asarray(deps[1], dtype=np.float64)
         if acct.shared:
             frame["nodes"] = acct.node_counts(sim.n)
