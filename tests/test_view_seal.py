@@ -59,16 +59,19 @@ BAD_ORDERS = {
 }
 
 
+def _hooked(base: type, hook: str, code: str) -> type:
+    """A subclass of ``base`` whose ``hook(view)`` returns ``code`` evaluated on the queue."""
+
+    def order(self, view):
+        return eval(code, {}, {"q": list(view.queue)})
+
+    return type("Bad", (base,), {"name": "bad-" + hook, hook: order})
+
+
 @pytest.mark.parametrize("case", list(BAD_ORDERS))
 def test_an_ordered_queue_hook_is_checked_before_the_compiled_pass_reads_it(case):
     code, said = BAD_ORDERS[case]
-
-    class Bad(EASY):
-        name = "bad"
-
-        def ordered_queue(self, view):
-            return eval(code, {}, {"q": list(view.queue)})
-
+    Bad = _hooked(EASY, "ordered_queue", code)
     with pytest.raises(SchedulerError, match="ordered_queue\\(\\) " + said.replace("(", ".")):
         simulate(workload(*ROWS), Cluster(4), Bad())
     try:
@@ -80,13 +83,7 @@ def test_an_ordered_queue_hook_is_checked_before_the_compiled_pass_reads_it(case
 @pytest.mark.parametrize("case", ["out of range", "negative", "twice", "a text"])
 def test_a_co_schedulers_deploy_order_hook_is_checked_too(case):
     code, said = BAD_ORDERS[case]
-
-    class Bad(CoScheduler):
-        name = "bad-deploy"
-
-        def deploy_order(self, view):
-            return eval(code, {}, {"q": list(view.queue)})
-
+    Bad = _hooked(CoScheduler, "deploy_order", code)
     with pytest.raises(SchedulerError, match="deploy_order\\(\\) " + said.replace("(", ".")):
         simulate(_coloc_workload(), Cluster(4, 2, 2), Bad(), pool=_pool())
 
