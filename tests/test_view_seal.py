@@ -10,7 +10,6 @@ isolate."""
 
 from __future__ import annotations
 
-import gc
 import math
 import re
 
@@ -235,10 +234,15 @@ def test_a_policy_that_fails_at_set_up_is_one_line_naming_its_file(body, said):
 
 
 # -- the validators of the capabilities ----------------------------------------------------------
-class Tamper(Scheduler):
-    """FCFS that reaches the kernel as Python cannot prevent (``gc``) and makes every job 1 s
-    long (the attack of issue 31)."""
+#: FCFS that reaches the kernel as Python cannot prevent (``gc``) and makes every job 1 s long
+#: (the attack of issue 31); a policy file for the commands, and the class made from it
+TAMPER_FILE = """
+import gc
+from coschedlab.engine.kernel import Simulation
+from coschedlab.schedulers import Scheduler
 
+
+class Tamper(Scheduler):
     name = "tamper"
 
     def schedule(self, view):
@@ -248,7 +252,11 @@ class Tamper(Scheduler):
                 if isinstance(o, Simulation):
                     for j in range(len(o.duration)):
                         o.duration[j] = 1.0
-        return _fifo(view)
+        return [j for j in list(view.queue)[:1] if view.nodes[j] <= view.free]
+"""
+_made: dict = {}
+exec(TAMPER_FILE, _made)
+Tamper = _made["Tamper"]
 
 
 def test_a_coupled_run_whose_durations_a_policy_changed_fails_validation():
@@ -318,26 +326,6 @@ def sys_path_workflows() -> None:
     here = str(Path(__file__).resolve().parent / "workflows")
     if here not in sys.path:
         sys.path.insert(0, here)
-
-
-TAMPER_FILE = """
-import gc
-from coschedlab.engine.kernel import Simulation
-from coschedlab.schedulers import Scheduler
-
-
-class Tamper(Scheduler):
-    name = "tamper"
-
-    def schedule(self, view):
-        if not getattr(self, "done", False):
-            self.done = True
-            for o in gc.get_referrers(view):
-                if isinstance(o, Simulation):
-                    for j in range(len(o.duration)):
-                        o.duration[j] = 1.0
-        return [j for j in list(view.queue)[:1] if view.nodes[j] <= view.free]
-"""
 
 
 def test_workflows_simulate_says_a_tampered_run_is_invalid(tmp_path):
