@@ -288,7 +288,7 @@ def summary(
     run = end - start if per_job is None else per_job["run"]
     first, last = float(submit.min()), float(end.max())
     makespan = last - first
-    work = float(np.dot(cores, run))
+    work = float((cores * run).sum())  # no BLAS call: its threads spin on after it
     utilization = work / (total_cores * makespan) if makespan > 0 else 0.0
     last_start = float(start.max())
     until_empty = (
