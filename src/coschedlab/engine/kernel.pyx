@@ -403,7 +403,7 @@ cdef class Simulation:
         cdef bint forward = True
         if not workload.deps and not swf:
             return
-        index_of = self._id_index(workload)
+        index_of = id_index(workload.columns["id"], None if self.in_order else self.order)
         # (child, parent) pairs in the order given: deps (Workload checked their ids), then
         # the SWF preceding jobs
         child_ids, lens, parent_ids = dep_arrays(workload.deps)
@@ -492,36 +492,6 @@ cdef class Simulation:
         self._has_deps = True
         if not forward:  # (every parent before its child in the queue: no cycle)
             self._check_acyclic()
-
-    def _id_index(self, workload: Workload) -> Callable:
-        """``index_of(q)``: the queue indices of job ids ``q`` and whether each is a job of
-        the workload (the first in queue order of equal ids). Ids that rise row by row (most
-        workloads) are searched in the workload's own column, with no sort."""
-        cdef long n = self.n, k
-        cdef const long long[::1] iv
-        cdef bint rising = True
-        wid = np.ascontiguousarray(workload.columns["id"], dtype=np.int64)
-        iv = wid
-        for k in range(1, n):
-            if iv[k] <= iv[k - 1]:
-                rising = False
-                break
-        if rising:  # (the row of an id, then its place in the queue)
-            sorted_ids = wid
-            by_id = np.empty(n, np.int64)
-            by_id[self.order] = np.arange(n, dtype=np.int64)
-        else:
-            ids = wid[self.order]
-            by_id = np.argsort(ids, kind="stable")
-            sorted_ids = ids[by_id]
-
-        def index_of(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            """Queue indices of job ids ``q`` and whether each is a job of the workload."""
-            pos = np.minimum(np.searchsorted(sorted_ids, q), max(n - 1, 0))
-            found = sorted_ids[pos] == q if n else np.zeros(len(q), bool)
-            return by_id[pos] if n else np.zeros(len(q), np.int64), found
-
-        return index_of
 
     @property
     def parents(self) -> dict[int, tuple[int, ...]]:
@@ -1836,6 +1806,42 @@ cdef long _position(object k, long n, str what) except -1:
     if not 0 <= i < n:
         raise IndexError(f"{what} index out of range")
     return i
+
+
+def id_index(ids: Any, order: Any = None) -> Callable:
+    """``index_of(q)``: the queue indices of job ids ``q`` and whether each is a job (the
+    first in queue order of equal ids). ``ids``: the jobs' ids by row; ``order``: the rows in
+    queue order (None: the rows are the queue). Ids that rise row by row (most workloads)
+    are searched in ``ids`` itself, with no sort."""
+    cdef long n = len(ids), k
+    cdef const long long[::1] iv
+    cdef bint rising = True
+    wid = np.ascontiguousarray(ids, dtype=np.int64)
+    iv = wid
+    for k in range(1, n):
+        if iv[k] <= iv[k - 1]:
+            rising = False
+            break
+    if rising:  # (the row of an id, then its place in the queue)
+        sorted_ids = wid
+        if order is None:
+            by_id = None
+        else:
+            by_id = np.empty(n, np.int64)
+            by_id[order] = np.arange(n, dtype=np.int64)
+    else:
+        queued = wid if order is None else wid[order]
+        by_id = np.argsort(queued, kind="stable")
+        sorted_ids = queued[by_id]
+
+    def index_of(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Queue indices of job ids ``q`` and whether each is a job of the workload."""
+        if not n:
+            return np.zeros(len(q), np.int64), np.zeros(len(q), bool)
+        pos = np.minimum(np.searchsorted(sorted_ids, q), n - 1)
+        return (pos if by_id is None else by_id[pos]), sorted_ids[pos] == q
+
+    return index_of
 
 
 def _read_only(values: Any, dtype: Any) -> memoryview:

@@ -70,6 +70,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..engine.kernel import id_index
 from ..errors import InputError
 from ..jobs import KeyedArrays
 from .base import Scheduler, check_bool, check_choice, check_positive
@@ -128,12 +129,10 @@ def _inherited(
         vals = np.fromiter(chain.from_iterable(inherit.values()), np.float64, 3 * k)
         vals = vals.reshape(k, 3)
         origin, cpus, limit = vals[:, 0], vals[:, 1].astype(np.int64), vals[:, 2]
-    ids = np.asarray(view.ids, dtype=np.int64)  # the kernel's table itself (a buffer)
-    by_id = np.argsort(ids, kind="stable")
-    pos = np.minimum(np.searchsorted(ids[by_id], jids), max(view.n - 1, 0))
-    found = ids[by_id][pos] == jids if view.n else np.zeros(k, bool)
+    # (the kernel's id table, in queue order: rising ids are searched in place, no sort)
+    pos, found = id_index(view.ids)(np.asarray(jids, dtype=np.int64))
     return (
-        np.ascontiguousarray(by_id[pos][found], dtype=np.int64),
+        np.ascontiguousarray(pos[found], dtype=np.int64),
         np.ascontiguousarray(origin[found]),
         np.ascontiguousarray(cpus[found]),
         np.ascontiguousarray(limit[found]),
