@@ -384,13 +384,17 @@ def test_count_scans_on_profiles_in_blocks_of_several_steps(block):
         profile_blocks(*old)
 
 
-@settings(max_examples=200, deadline=None)
-@given(
+#: random scans with many running and held jobs (``_check_count_scan``'s arguments)
+_many_holds = given(
     data=st.data(),
     n=st.integers(10, 40),
     machine=st.integers(4, 16),
     tests=st.integers(10, 40),
 )
+
+
+@settings(max_examples=200, deadline=None)
+@_many_holds
 def test_count_scans_with_many_holds_on_profiles_in_blocks(data, n, machine, tests):
     # many running jobs and many held ones, on blocks of 2 steps: holds that start or end
     # inside a block after an earlier hold lowered another of its steps (CProfile.take keeps
@@ -407,12 +411,7 @@ def test_count_scans_with_many_holds_on_profiles_in_blocks(data, n, machine, tes
 
 @pytest.mark.parametrize("front, flat", [(0, 0), (1, 0), (1, 1000)])
 @settings(max_examples=100, deadline=None)
-@given(
-    data=st.data(),
-    n=st.integers(10, 40),
-    machine=st.integers(4, 16),
-    tests=st.integers(10, 40),
-)
+@_many_holds
 def test_count_scans_with_little_room_before_the_profile(front, flat, data, n, machine, tests):
     # CProfile.insert moves the steps before a new breakpoint back into the room kept before
     # the first step when they are the fewer, else (or with no room left) those after it
