@@ -297,12 +297,12 @@ def run_simulate(
     when a run broke an invariant, else 0."""
     from .. import api  # noqa: F401 (the compiled core: not built or stale is said first)
     from ..bundled import file_name, local_path
+    from ..engine.watchdog import check_limit
     from ..outputs import atomic_dir, check_target, slug
     from ..schedulers import get_scheduler
 
     trace = stdin_trace(trace)
-    if pass_timeout is not None and not (pass_timeout > 0 and math.isfinite(pass_timeout)):
-        raise InputError(f"--pass-timeout must be a positive number of seconds, got {pass_timeout}")
+    check_limit(pass_timeout)
     # fail fast on a bad name or option; co-schedulers that spread get a notice if they can't
     policies = [get_scheduler(s) for s in scheduler]
     spreads = [getattr(p, "placement", None) == "spread" for p in policies]  # co-schedulers

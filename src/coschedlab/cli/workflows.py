@@ -203,8 +203,16 @@ def simulate(
     ] = None,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
+    pass_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--pass-timeout",
+            help="stop with an error when one scheduling pass takes longer (seconds)",
+        ),
+    ] = None,
 ) -> None:
     """Simulate a workload with its workflows submitted in one mode (or all three)."""
+    from ..engine.watchdog import check_limit
     from ..jsonsafe import json_safe
     from ..outputs import atomic_dir, check_target
     from ..schedulers import get_scheduler
@@ -219,6 +227,7 @@ def simulate(
     if mode != "all" and mode not in MODES:
         raise InputError(f"unknown mode {mode!r}; choose chained, pilot, woas or all", "--mode")
     get_scheduler(scheduler)  # a bad spec fails before the workload is read
+    check_limit(pass_timeout)
     skipped = None
     try:
         check_woas(scheduler)
@@ -237,7 +246,9 @@ def simulate(
     if skipped is not None and mode == "all":
         err.print(f"note: woas left out: {skipped}", soft_wrap=True)
     with progress_bar(err, "workload", None, unit="jobs") as bar:
-        runs, summaries = simulate_modes(ww, modes, scheduler, progress=bar)
+        runs, summaries = simulate_modes(
+            ww, modes, scheduler, progress=bar, pass_timeout=pass_timeout
+        )
     if out is not None:
         with atomic_dir(out, force) as tmp:
             for m, r in runs.items():

@@ -289,16 +289,15 @@ def run_coupled(
     system's paired share. ``pass_timeout`` (s): a scheduling pass of any system that takes
     longer stops the run with an :class:`InputError` (as ``simulate --pass-timeout``)."""
     import copy
-    import math
 
+    from ..engine.watchdog import check_limit
     from .mates import Pairs, make_pairs, paired_share
     from .result import CoupledResult
     from .system import ATTEMPTS, CoupledSimulation
 
     if mate_attempt not in ATTEMPTS:
         raise InputError(f"--mate-attempt must be queued or yielded, got {mate_attempt!r}")
-    if pass_timeout is not None and not (pass_timeout > 0 and math.isfinite(pass_timeout)):
-        raise InputError(f"--pass-timeout must be a positive number of seconds, got {pass_timeout}")
+    check_limit(pass_timeout)
     workloads = [s.workload for s in systems]
     p = make_pairs(pairs, workloads)
     shares = paired_share(p, [len(w) for w in workloads])

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..errors import InputError
 
-__all__ = ["PassTimeout", "pass_time_limit"]
+__all__ = ["PassTimeout", "check_limit", "pass_time_limit"]
 
 
 class PassTimeout(InputError):
@@ -57,6 +57,14 @@ def _exit_with(message: str) -> None:
         os.write(2, f"error: {message}\n".encode(errors="replace"))
     finally:
         os._exit(2)
+
+
+def check_limit(limit: float | None) -> float | None:
+    """``limit`` (``--pass-timeout``, seconds) if None or a positive finite number, else an
+    :class:`InputError` saying so."""
+    if limit is not None and not (limit > 0 and limit < float("inf")):
+        raise InputError(f"--pass-timeout must be a positive number of seconds, got {limit}")
+    return limit
 
 
 @contextmanager

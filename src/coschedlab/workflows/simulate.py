@@ -20,6 +20,7 @@ import numpy as np
 
 from ..engine.kernel import Simulation
 from ..engine.result import Result
+from ..engine.watchdog import check_limit, pass_time_limit
 from ..errors import InputError
 from ..schedulers import Scheduler, Slurm, get_scheduler
 from .metrics import (
@@ -152,12 +153,16 @@ def simulate_mode(
     scheduler: str | Scheduler = DEFAULT_SCHEDULER,
     progress: Callable[[int, int], None] | None = None,
     drain: float | None = DRAIN,
+    pass_timeout: float | None = None,
 ) -> WorkflowRun:
     """Simulate ``ww`` with its workflows submitted as ``mode`` (chained, pilot or woas).
     ``scheduler`` is any core scheduler spec; mode woas needs a :class:`Slurm`, which gets
     the WoAS priority inheritance (:func:`check_woas`). The run stops ``drain`` seconds after
     the end of the analysis window (:data:`DRAIN`, ScSF's 6 h; None: when every job has
-    ended): what has not ended by then is not counted."""
+    ended): what has not ended by then is not counted. ``pass_timeout`` (s): a scheduling
+    pass that takes longer stops the run with an :class:`InputError` (as ``simulate
+    --pass-timeout``)."""
+    check_limit(pass_timeout)
     if drain is not None and not (isinstance(drain, int | float) and 0 <= drain < math.inf):
         raise InputError(f"drain must be a time >= 0 in seconds, got {drain!r}")
     ex = expand(ww, mode)  # (an unknown mode refused)
@@ -168,7 +173,8 @@ def simulate_mode(
         sched = Slurm(**params, inherit=ex.inherit)
     until = None if drain is None else ww.window[1] + float(drain)
     sim = Simulation(ex.workload, ww.cluster, sched, progress=progress, until=until)
-    sim.run()
+    with pass_time_limit(sched, pass_timeout, sched.describe):
+        sim.run()
     result = Result.from_simulation(sim)
     events = {
         "jobs": sim.n,
@@ -187,14 +193,16 @@ def simulate_modes(
     modes: tuple[str, ...] = MODES,
     scheduler: str | Scheduler = DEFAULT_SCHEDULER,
     progress: Any = None,
+    pass_timeout: float | None = None,
 ) -> tuple[dict[str, WorkflowRun], dict[str, dict[str, Any]]]:
-    """Each of ``modes`` simulated (:func:`simulate_mode`; ``progress.phase(mode, None)``
-    as each starts, if it has one) and summarised over the workflows completed in every mode
-    (:func:`.metrics.completed_in_all`): the runs and their summaries, by mode."""
+    """Each of ``modes`` simulated (:func:`simulate_mode`, each pass within ``pass_timeout``
+    s; ``progress.phase(mode, None)`` as each starts, if it has one) and summarised over
+    the workflows completed in every mode (:func:`.metrics.completed_in_all`): the runs and
+    their summaries, by mode."""
     runs = {}
     for m in modes:
         if hasattr(progress, "phase"):
             progress.phase(m, None)
-        runs[m] = simulate_mode(ww, m, scheduler, progress=progress)
+        runs[m] = simulate_mode(ww, m, scheduler, progress=progress, pass_timeout=pass_timeout)
     mask = completed_in_all({m: r.workflows for m, r in runs.items()})
     return runs, {m: r.summary(mask) for m, r in runs.items()}
