@@ -48,6 +48,7 @@ import math
 import re
 import sys
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -87,8 +88,10 @@ class Event(NamedTuple):
     job: int  # Slurm's job id (0: none)
 
 
-def log_events(name: str) -> list[Event]:
-    """The events of run ``name``'s controller log that bear on the gate, in log order."""
+@cache
+def log_events(name: str) -> tuple[Event, ...]:
+    """The events of run ``name``'s controller log that bear on the gate, in log order (read
+    once per run)."""
     t0 = int(dict(ln.split("=", 1) for ln in (DATA / f"{name}.meta").read_text().splitlines()
                   if "=" in ln)["t0"])  # fmt: skip
     out = []
@@ -106,10 +109,10 @@ def log_events(name: str) -> list[Event]:
                     dt = datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=UTC)
                     out.append(Event(dt.timestamp() - t0, kind, int(jid.group(1)) if jid else 0))
                     break
-    return out
+    return tuple(out)
 
 
-def bumps(events: list[Event]) -> list[tuple[float, str]]:
+def bumps(events: tuple[Event, ...]) -> list[tuple[float, str]]:
     """When ``last_job_update`` or ``last_node_update`` moved, as far as the log shows
     (time, why): submits, starts, ends, planned idle nodes set or cleared, the controller's
     pings of its nodes (a ping round is followed by a cycle in the idle stretches of the
@@ -129,7 +132,7 @@ def bumps(events: list[Event]) -> list[tuple[float, str]]:
     return out
 
 
-def cycles(events: list[Event]) -> list[tuple[float, float]]:
+def cycles(events: tuple[Event, ...]) -> list[tuple[float, float]]:
     """The backfill cycles: (begin, end) times (a cycle whose end the log does not show, one
     without the Backfill debug flag, ends when it begins: cycles take milliseconds)."""
     out: list[tuple[float, float]] = []
