@@ -8,9 +8,10 @@ this file.
 Prints, on the gate runs, the per-job start errors of ``slurm`` as a real Slurm with the
 fixed grid (``PySlurm``, the package's schedule) and with the gate; on KTH-SP2 and SDSC-SP2
 with ``slurm``'s defaults, the mean wait with the grid, with the gate, and the grid's own
-spread over bf_phase 0-25 s.
+spread over bf_phase 0-25 s; the validation set's figures (slurm_validation.py's halves) with
+the grid and with the gate.
 
-Run: .venv/bin/python benchmarks/slurm_gate_prototype.py [runs|traces]
+Run: .venv/bin/python benchmarks/slurm_gate_prototype.py [runs|validation|traces]
 """
 
 from __future__ import annotations
@@ -238,6 +239,39 @@ def runs() -> None:
                   f"{np.mean(bferr):5.2f} s on the {len(bf)} backfilled jobs")  # fmt: skip
 
 
+def validation() -> None:
+    """``slurm_validation.py``'s per-half means (as a real Slurm) with the grid and with the
+    gate: what the validation table would become."""
+    from coschedlab.api import simulate
+    from coschedlab.platform import Cluster
+
+    v = slurm_gate._validation()
+    rows: dict[str, dict[str, dict[str, float]]] = {}
+    for name in v.runs():
+        if v.half(name) == "gate":
+            continue
+        a, ref, meta = v.read_run(name)
+        opts = v.settings(meta)
+        rows[name] = {}
+        for label, cls in (("grid", PySlurm), ("gate", GatedPySlurm)):
+            res = []
+            for phase in v.PHASES:
+                sch = cls(**{**opts, **v.real_clock(float(opts["bf_interval"]), phase)})
+                w = v.workload(a, True)
+                sch.runs_by_id = dict(zip(w.id.tolist(), w.run.tolist(), strict=True))
+                res.append(v.compare(ref, simulate(w, Cluster(int(meta["nodes"])), sch).jobs, True))
+            rows[name][label] = {k: float(np.mean([r[k] for r in res])) for k in res[0]}
+    for half in ("fit", "held-out", "earlier"):
+        names = [n for n in rows if v.half(n) == half]
+        for label in ("grid", "gate"):
+            m = {k: np.mean([abs(rows[n][label][k]) for n in names])
+                 for k in ("mape", "wait_err", "makespan_err")}  # fmt: skip
+            print(
+                f"{half:9} {label}: per-job response error {m['mape']:.1f}%, mean wait "
+                f"{m['wait_err']:.1f}%, makespan {m['makespan_err']:.1f}% ({len(names)} runs)"
+            )
+
+
 def traces() -> None:
     from coschedlab.api import simulate
     from coschedlab.bundled import local_path
@@ -266,8 +300,10 @@ def traces() -> None:
 
 
 if __name__ == "__main__":
-    what = sys.argv[1:] or ["runs", "traces"]
+    what = sys.argv[1:] or ["runs", "validation", "traces"]
     if "runs" in what:
         runs()
+    if "validation" in what:
+        validation()
     if "traces" in what:
         traces()
