@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gzip
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -33,7 +34,13 @@ from pathlib import Path
 import numpy as np
 
 DATA = Path(__file__).resolve().parent / "data" / "slurm"
-EMULATOR = Path(__file__).resolve().parents[2] / "shared" / "tools" / "slurm_emulator.sh"
+#: the emulator (a checkout's sibling ``shared/tools``; ``SLURM_EMULATOR`` names another)
+EMULATOR = Path(
+    os.environ.get(
+        "SLURM_EMULATOR",
+        Path(__file__).resolve().parents[2] / "shared" / "tools" / "slurm_emulator.sh",
+    )
+)
 
 #: the multifactor configuration (Slurm ignores PriorityWeightAge without SlurmDBD, so the
 #: job-size factor decides; ties by job id). Passed as extra slurm.conf lines.
@@ -134,24 +141,34 @@ def write_workloads() -> None:
               f"({work / w.nodes:.0f} s of the whole machine)")  # fmt: skip
 
 
-def run_one(name: str, slot: int) -> str:
-    """Run one configuration on the emulator (port by slot) and keep its outputs."""
-    spec = {r[0]: r for r in RUNS}[name.removesuffix("_repeat")]
-    _, load, reserve, mf, bf = spec
-    w = LOADS[load]
+def emulate(
+    name: str,
+    workload: Path,
+    nodes: int,
+    reserve: int,
+    mf: bool,
+    bf: int,
+    half: str,
+    slot: int,
+    flag: bool = True,
+) -> str:
+    """Run ``workload`` on the emulator (``nodes`` nodes, ``bf_job_part_count_reserve``
+    ``reserve``, multifactor or FIFO priority, ``bf_interval`` ``bf``; the port by ``slot``)
+    and keep its outputs in ``DATA`` as run ``name`` of half ``half`` (the controller's log at
+    debug level, with the Backfill debug flag when ``flag``, gzipped)."""
     work = Path(f"/tmp/slurmcamp_{name}")
     port = 16817 + 400 * slot
-    cmd = ["bash", str(EMULATOR), "-I", "-n", str(w.nodes), "-w", str(work), "-b", str(bf),
+    cmd = ["bash", str(EMULATOR), "-I", "-n", str(nodes), "-w", str(work), "-b", str(bf),
            "-r", str(reserve), "-p", str(port), "-L", "debug"]  # fmt: skip
-    if mf:
-        cmd += ["-F", "\n".join(("Backfill", *MULTIFACTOR))]
-    cmd += [str(DATA / f"{load}.txt"), str(DATA / f"{name}.csv")]
+    if mf or flag:
+        cmd += ["-F", "\n".join(("Backfill", *(MULTIFACTOR if mf else ())))]
+    cmd += [str(workload), str(DATA / f"{name}.csv")]
     t = time.time()
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         return f"{name}: FAILED rc={res.returncode}: {res.stderr[-400:]}"
     meta = DATA / f"{name}.meta"
-    extra = f"workload={load}.txt\nhalf={w.half}\n"
+    extra = f"workload={workload.name}\nhalf={half}\n"
     if mf:
         extra += "priority=" + ",".join(MULTIFACTOR) + "\n"
     meta.write_text(meta.read_text() + extra)
@@ -160,6 +177,13 @@ def run_one(name: str, slot: int) -> str:
         shutil.copyfileobj(src, dst)
     shutil.rmtree(work, ignore_errors=True)
     return f"{name}: done in {time.time() - t:.0f} s"
+
+
+def run_one(name: str, slot: int) -> str:
+    """Run one configuration of the validation set on the emulator (port by slot)."""
+    _, load, reserve, mf, bf = {r[0]: r for r in RUNS}[name.removesuffix("_repeat")]
+    w = LOADS[load]
+    return emulate(name, DATA / f"{load}.txt", w.nodes, reserve, mf, bf, w.half, slot, flag=mf)
 
 
 def run(names: list[str], parallel: int = 4) -> None:
