@@ -249,6 +249,11 @@ cdef struct Rel:
     int c  # the jobs released then (0: an entry no longer used, skipped)
 
 
+cdef struct Held:
+    double t  # a started job's release: its start + time limit, rounded up (inf: not started)
+    long n  # its nodes (one record: a job's end reads both at once, one cache miss, not three)
+
+
 cdef struct Seen:
     long need  # a tested job's nodes
     double d  # its duration
@@ -1093,7 +1098,8 @@ cdef class SlurmPass(SharedPass):
     cdef double bf_interval, bf_phase, sched_interval, sched_phase, window
     cdef long most, reserve  # reserve -1: every tested job
     cdef CountScan counts
-    cdef vector[double] limit, origin, size, started_at
+    cdef vector[double] limit, origin, size
+    cdef vector[Held] held  # each job's release, from its start (:meth:`leave`)
     cdef vector[char] known, pending
     cdef vector[Keyed] order  # (-priority, j), lazily cleaned as the Python pass's
     cdef long joined  # jobs joined and not started by this pass
@@ -1214,7 +1220,9 @@ cdef class SlurmPass(SharedPass):
         self.limit = self.counts.limit
         self.origin.assign(n, NAN)
         self.size.assign(n, 0.0)
-        self.started_at.assign(n, INFINITY)
+        self.held.resize(n)
+        for j in range(n):
+            self.held[j].t, self.held[j].n = INFINITY, self.counts.nodes[j]
         self.known.assign(n, 0)
         self.pending.assign(n, 0)
         if not self.fifo:  # each job's own size
@@ -2471,14 +2479,14 @@ cdef class SlurmPass(SharedPass):
         """The jobs that ended since the last pass (``PassState.ended``) leave the release
         list (their entry's nodes and jobs less theirs; an entry left with no job stays, of
         none, until they are a quarter of the list: then they go, in one sweep; ``SWEEP``)."""
-        cdef long k, j, i
+        cdef long k, i
         cdef Rel* e
+        cdef const Held* h
         for k in range(s.nended):
-            j = s.ended[k]
-            i = rel_at_or_after(
-                self.ends, self.counts.round_up(self.started_at[j] + self.limit[j]))
+            h = &self.held[s.ended[k]]
+            i = rel_at_or_after(self.ends, h.t)
             e = &self.ends[i]
-            e.n -= self.counts.nodes[j]
+            e.n -= h.n
             e.c -= 1
             if e.c == 0:
                 self.dead += 1
@@ -2530,14 +2538,14 @@ cdef class SlurmPass(SharedPass):
         """Bring ``self.ends`` up to date: the releases of the running jobs and of those this
         pass starts (from now), each at its start + time limit rounded up, sorted (the starts
         not merged yet join it: one by one when few, else merged)."""
-        cdef long k, j, m = <long>s.started.size() - self.merged
+        cdef long k, m = <long>s.started.size() - self.merged
+        cdef const Held* h
         if m <= 0:
             return
         self.just_rel.clear()
         for k in range(self.merged, <long>s.started.size()):
-            j = deref(s.started)[k]
-            self.just_rel.push_back(
-                Keyed(self.counts.round_up(s.now + self.limit[j]), self.counts.nodes[j]))
+            h = &self.held[deref(s.started)[k]]  # (:meth:`leave`: from now)
+            self.just_rel.push_back(Keyed(h.t, h.n))
         self.merged = s.started.size()
         if m <= 4:
             for k in range(m):
@@ -2547,12 +2555,12 @@ cdef class SlurmPass(SharedPass):
         self.merge_releases(m)
 
     cdef inline void leave(self, long j, double now) noexcept:
-        """Job ``j`` starts at ``now``: it leaves the pending order."""
+        """Job ``j`` starts at ``now``: it leaves the pending order (its release noted)."""
         self.starts += 1
         self.pending[j] = 0
         self.carry_proof(j, NAN)
         self.joined -= 1
-        self.started_at[j] = now
+        self.held[j].t = self.counts.round_up(now + self.limit[j])
 
     cdef inline void start(self, PassState* s, long j) noexcept:
         """Job ``j`` starts now, by the kernel after the pass (``s.started``)."""
