@@ -10,16 +10,16 @@ loaded 100,000-node machine taking the lowest free ids gives a job 14 pieces on 
 Releasing merges runs back.
 
 Every per-node array is indexed by node id and allocated once, zeroed by the system
-(``calloc``: a page costs memory only once a run has touched it; 12 bytes per node at most).
-A run ``[s, e)`` is written at its two ends (``end_at[s + 1] = e``, ``start_of[e - 1] = s +
-1``), so releasing merges with its neighbours in O(1); a bitmap of run starts finds the run
-holding a given node (a policy's placement) by scanning words down from it. Best fit is an
-ordered set of the runs' keys ``length << 32 | start`` (one integer comparison orders two runs
-by length, then start): sorted keys in blocks of ``RUNS_BLOCK`` to 2 x ``RUNS_BLOCK`` (each
-block's last key in ``top``), found by two branch-free binary searches (``top``, then one
-block); an insert or a removal moves at most a block's keys. A loaded machine has few free
-runs (Edison's WoAS runs: ~40, one block), so a take or a release costs a search and a short
-move where the treap it replaced made ~4 descents of unpredictable branches.
+(``calloc``: a page costs memory only once a run has touched it; 8 bytes per node; the best-fit
+set: 8 bytes per free run). A run ``[s, e)`` is written at its two ends (``end_at[s + 1] = e``,
+``start_of[e - 1] = s + 1``), so releasing merges with its neighbours in O(1); a bitmap of run
+starts finds the run holding a given node (a policy's placement) by scanning words down from
+it. Best fit is an ordered set of the runs' keys ``length << 32 | start`` (one integer
+comparison orders two runs by length, then start): sorted keys in blocks of ``RUNS_BLOCK`` to 2
+x ``RUNS_BLOCK`` (each block's last key in ``top``), found by two branch-free binary searches
+(``top``, then one block); an insert or a removal moves at most a block's keys. A loaded
+machine has few free runs (Edison's WoAS runs: ~40, one block), so a take or a release costs a
+search and a short move where the treap it replaced made ~4 descents of unpredictable branches.
 """
 
 from libc.stdint cimport int32_t, uint64_t
