@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coschedlab.engine.nodepool import NodePool
+from coschedlab.engine.nodepool import NodePool, runs_block
 from coschedlab.intervals import format_intervals, parse_intervals
 
 
@@ -189,13 +190,23 @@ class _PoolOracle:
         self.runs = merged
 
 
+@pytest.mark.parametrize("block", [64, 1, 3])
 @given(n=st.integers(1, 3000), seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 400))
-def test_many_runs_take_and_give_as_the_oracle(n, seed, steps):
-    """Long sequences on up to 3,000 nodes (hundreds of runs: the best-fit index deep): every
-    take returns the oracle's intervals, every state has the oracle's runs."""
+def test_many_runs_take_and_give_as_the_oracle(block, n, seed, steps):
+    """Long sequences on up to 3,000 nodes (hundreds of runs: the best-fit set in many
+    blocks; with blocks of 1 to 3 keys every insert near a split, every removal near a block's
+    end): every take returns the oracle's intervals, every state has the oracle's runs."""
     import random
 
     rng = random.Random(seed)
+    old = runs_block(block)
+    try:
+        _pool_against_oracle(rng, n, steps)
+    finally:
+        runs_block(old)
+
+
+def _pool_against_oracle(rng, n: int, steps: int) -> None:
     pool, oracle, held = NodePool(n), _PoolOracle(n), []
     for _ in range(steps):
         if held and (pool.free == 0 or rng.random() < 0.45):

@@ -2,25 +2,20 @@
 """C declarations of :mod:`coschedlab.engine.nodepool` (cimported by the kernel's accounting)."""
 
 cimport cython
-from libc.stdint cimport int32_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, uint64_t
 from libcpp.vector cimport vector
-
-
-cdef struct Run:
-    # a free run [s, e) at u = 1 + s, its treap fields beside it (one cache line a step down)
-    int32_t end     # e (0: no free run starts at s)
-    int32_t lo      # best fit: a treap of the runs by (length, start): the u of its children
-    int32_t hi
-    uint32_t prio   # its treap priority (_prio(u))
 
 
 @cython.final
 cdef class NodePool:
     # per node id, zeroed pages allocated once (nothing allocated per take or give; 0: none):
-    cdef Run* run           # [u]: the free run starting at u - 1
+    cdef int32_t* end_at    # [u]: the end of the free run starting at u - 1
     cdef int32_t* start_of  # [e - 1]: 1 + start of the free run ending at e
     cdef uint64_t* heads    # bit s: a free run starts at s (the run holding a node)
-    cdef int32_t root       # the treap's root (its u; 0: no free node)
+    # best fit: the runs' keys (length << 32 | start), sorted, in blocks (``top``: each
+    # block's last key; one empty block when no node is free)
+    cdef vector[vector[uint64_t]] blk
+    cdef vector[uint64_t] top
     cdef readonly long n
     cdef public long free
 
@@ -28,9 +23,12 @@ cdef class NodePool:
     cdef bint holds_c(self, long a, long b)
     cdef int take_range_c(self, long a, long b) except -1
     cdef void give_range_c(self, long a, long b) noexcept
-    cdef bint _before(self, int32_t x, int32_t y) noexcept
     cdef void _add(self, int32_t s, int32_t e) noexcept
     cdef void _drop(self, int32_t s) noexcept
-    cdef int32_t _fit(self, long k) noexcept
+    cdef void _mark(self, int32_t s, int32_t e) noexcept
+    cdef void _unmark(self, int32_t s) noexcept
+    cdef void _insert(self, uint64_t key) noexcept
+    cdef void _erase_at(self, long b, long i) noexcept
+    cdef uint64_t _pop_ge(self, uint64_t key) noexcept
     cdef int32_t _run_at(self, long a) noexcept
     cdef int _check_given(self, long a, long b) except -1

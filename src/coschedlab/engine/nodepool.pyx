@@ -9,23 +9,27 @@ few pieces as possible. This keeps long runs for large jobs and allocations cont
 loaded 100,000-node machine taking the lowest free ids gives a job 14 pieces on average.
 Releasing merges runs back.
 
-Nothing is allocated per take or give: every array is indexed by node id and allocated once,
-zeroed by the system (``calloc``: a page costs memory only once a run has touched it; 20
-bytes per node at most). A run ``[s, e)`` is written at its two ends (``run[s + 1].end = e``,
-``start_of[e - 1] = s + 1``), so releasing merges with its neighbours in O(1); best fit is a
-treap of the runs keyed by ``(length, start)`` (O(log runs) per run taken or made) whose links
-and priority are kept beside the run's end, indexed by its start: a step down the tree reads
-one 16-byte record (it read three arrays: three cache misses on a large machine); a bitmap of
-run starts finds the run holding a given node (a policy's placement) by scanning words down
-from it.
+Every per-node array is indexed by node id and allocated once, zeroed by the system
+(``calloc``: a page costs memory only once a run has touched it; 8 bytes per node; the best-fit
+set: 8 bytes per free run). A run ``[s, e)`` is written at its two ends (``end_at[s + 1] = e``,
+``start_of[e - 1] = s + 1``), so releasing merges with its neighbours in O(1); a bitmap of run
+starts finds the run holding a given node (a policy's placement) by scanning words down from
+it. Best fit is an ordered set of the runs' keys ``length << 32 | start`` (one integer
+comparison orders two runs by length, then start): sorted keys in blocks of ``RUNS_BLOCK`` to 2
+x ``RUNS_BLOCK`` (each block's last key in ``top``), found by two branch-free binary searches
+(``top``, then one block); an insert or a removal moves at most a block's keys. A loaded
+machine has few free runs (Edison's WoAS runs: ~40, one block), so a take or a release costs a
+search and a short move where the treap it replaced made ~4 descents of unpredictable branches.
 """
 
-from libc.stdint cimport int32_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, uint64_t
 from libc.stdlib cimport calloc, free
+
+from cython.operator cimport dereference as deref
 
 from collections.abc import MutableSequence
 
-__all__ = ["NodePool"]
+__all__ = ["NodePool", "runs_block"]
 
 cdef extern from *:
     int __builtin_clzll(unsigned long long) nogil
@@ -34,15 +38,35 @@ cdef extern from *:
 cdef enum:
     NONE = -1
 
+cdef uint64_t LOW = 0xFFFFFFFF  # a key's start (its high half: the length)
 
-cdef inline uint32_t _prio(int32_t x) noexcept nogil:
-    """The treap priority of run start ``x``: a fixed bijective hash (distinct runs, distinct
-    priorities; the same tree in every run)."""
-    cdef uint32_t h = <uint32_t>x * 0x9E3779B1u
-    h ^= h >> 15
-    h *= 0x85EBCA6Bu
-    h ^= h >> 13
-    return h
+# the best-fit set's blocks hold RUNS_BLOCK to 2 x RUNS_BLOCK keys (fewer after removals)
+cdef long RUNS_BLOCK = 64
+
+
+def runs_block(long block) -> int:
+    """Set the size of the best-fit set's blocks (for the tests, which reach its splits with
+    small ones); returns the previous setting."""
+    global RUNS_BLOCK
+    if block < 1:
+        raise ValueError(f"block {block} < 1")
+    old = RUNS_BLOCK
+    RUNS_BLOCK = block
+    return old
+
+
+cdef inline long lower(const uint64_t* a, long n, uint64_t x) noexcept:
+    """The first index of the sorted ``a[:n]`` whose key is at or above ``x`` (``n``: none);
+    branch-free (the comparisons of a best-fit search are unpredictable)."""
+    cdef const uint64_t* base = a
+    cdef long half
+    if n == 0:
+        return 0
+    while n > 1:
+        half = n >> 1
+        base = base + half if base[half] < x else base
+        n -= half
+    return (base - a) + (base[0] < x)
 
 
 cdef class NodePool:
@@ -51,96 +75,98 @@ cdef class NodePool:
     def __cinit__(self, long n) -> None:
         if not 0 <= n < 2**31 - 1:
             raise ValueError(f"a node pool holds 0 to {2**31 - 2} nodes, not {n}")
-        self.run = <Run*>calloc(n + 2, sizeof(Run))
+        self.end_at = <int32_t*>calloc(n + 2, sizeof(int32_t))
         self.start_of = <int32_t*>calloc(n + 1, sizeof(int32_t))
         self.heads = <uint64_t*>calloc((n >> 6) + 1, sizeof(uint64_t))
-        if not (self.run and self.start_of and self.heads):
+        if not (self.end_at and self.start_of and self.heads):
             raise MemoryError()
         self.n = n
         self.free = 0
-        self.root = 0
+        self.blk.resize(1)
+        self.top.push_back(0)
         if n:
             self._add(0, <int32_t>n)
             self.free = n
 
     def __dealloc__(self):
-        free(self.run)
+        free(self.end_at)
         free(self.start_of)
         free(self.heads)
 
-    # -- the runs and their best-fit index (a run is its u = 1 + start there) -----------------
-    cdef bint _before(self, int32_t x, int32_t y) noexcept:
-        """Run ``u = x`` comes before run ``u = y`` by (length, start)."""
-        cdef int32_t lx = self.run[x].end - x, ly = self.run[y].end - y
-        return lx < ly or (lx == ly and x < y)
+    # -- the runs and their best-fit set ----------------------------------------------------
+    cdef void _mark(self, int32_t s, int32_t e) noexcept:
+        """Write the free run ``[s, e)`` at its ends and in the bitmap of starts."""
+        self.end_at[s + 1] = e
+        self.start_of[e - 1] = s + 1
+        self.heads[s >> 6] |= (<uint64_t>1) << (s & 63)
+
+    cdef void _unmark(self, int32_t s) noexcept:
+        """The free run starting at ``s`` stops being one (its ends and start bit cleared)."""
+        self.start_of[self.end_at[s + 1] - 1] = 0
+        self.end_at[s + 1] = 0
+        self.heads[s >> 6] &= ~((<uint64_t>1) << (s & 63))
 
     cdef void _add(self, int32_t s, int32_t e) noexcept:
         """The nodes ``[s, e)`` form a free run (no free neighbour)."""
-        cdef int32_t u = s + 1, t
-        cdef int32_t* slot = &self.root
-        cdef int32_t* lo
-        cdef int32_t* hi
-        cdef Run* r = self.run
-        cdef uint32_t p = _prio(u)
-        r[u].end = e
-        r[u].prio = p
-        self.start_of[e - 1] = u
-        self.heads[s >> 6] |= (<uint64_t>1) << (s & 63)
-        while slot[0] and r[slot[0]].prio > p:
-            t = slot[0]
-            slot = &r[t].lo if self._before(u, t) else &r[t].hi
-        t = slot[0]  # split the subtree at u: smaller runs under its lo, larger under its hi
-        lo = &r[u].lo
-        hi = &r[u].hi
-        while t:
-            if self._before(t, u):
-                lo[0] = t
-                lo = &r[t].hi
-                t = r[t].hi
-            else:
-                hi[0] = t
-                hi = &r[t].lo
-                t = r[t].lo
-        lo[0] = 0
-        hi[0] = 0
-        slot[0] = u
+        self._mark(s, e)
+        self._insert((<uint64_t>(e - s) << 32) | <uint64_t>s)
 
     cdef void _drop(self, int32_t s) noexcept:
         """The free run starting at ``s`` stops being one (taken, or merged into another)."""
-        cdef int32_t u = s + 1, a, b, t
-        cdef int32_t* slot = &self.root
-        cdef Run* r = self.run
-        while slot[0] != u:
-            t = slot[0]
-            slot = &r[t].lo if self._before(u, t) else &r[t].hi
-        a = r[u].lo  # merge its two subtrees in its place
-        b = r[u].hi
-        while a and b:
-            if r[a].prio > r[b].prio:
-                slot[0] = a
-                slot = &r[a].hi
-                a = r[a].hi
-            else:
-                slot[0] = b
-                slot = &r[b].lo
-                b = r[b].lo
-        slot[0] = a if a else b
-        self.start_of[r[u].end - 1] = 0
-        r[u].end = r[u].lo = r[u].hi = 0
-        self.heads[s >> 6] &= ~((<uint64_t>1) << (s & 63))
+        cdef uint64_t key = (<uint64_t>(self.end_at[s + 1] - s) << 32) | <uint64_t>s
+        cdef long b = lower(self.top.data(), self.top.size(), key)
+        cdef vector[uint64_t]* v = &self.blk[b]
+        self._erase_at(b, lower(v.data(), v.size(), key))
+        self._unmark(s)
 
-    cdef int32_t _fit(self, long k) noexcept:
-        """The start of the first run by (length, start) of at least ``k`` nodes (NONE:
-        none)."""
-        cdef int32_t t = self.root, best = 0
-        cdef Run* r = self.run
-        while t:
-            if r[t].end - (t - 1) >= k:
-                best = t
-                t = r[t].lo
-            else:
-                t = r[t].hi
-        return best - 1
+    cdef void _insert(self, uint64_t key) noexcept:
+        """``key`` joins the set (the block whose last key is the first at or above it, or
+        the last block; split in two at 2 x ``RUNS_BLOCK`` keys)."""
+        cdef long nb = self.top.size(), h
+        cdef long b = lower(self.top.data(), nb, key)
+        cdef vector[uint64_t]* v
+        cdef vector[uint64_t]* w
+        cdef vector[uint64_t] empty
+        if b == nb:
+            b = nb - 1
+        v = &self.blk[b]
+        v.insert(v.begin() + lower(v.data(), v.size(), key), key)
+        self.top[b] = v.back()
+        if <long>v.size() < 2 * RUNS_BLOCK:
+            return
+        h = v.size() >> 1
+        self.blk.insert(self.blk.begin() + b + 1, empty)
+        v = &self.blk[b]  # (moved by the insert)
+        w = &self.blk[b + 1]
+        w.assign(v.begin() + h, v.end())
+        v.resize(h)
+        self.top.insert(self.top.begin() + b, v.back())
+
+    cdef void _erase_at(self, long b, long i) noexcept:
+        """Remove key ``i`` of block ``b`` (a block left empty goes, unless it is the last
+        one: its last key 0, below every key)."""
+        cdef vector[uint64_t]* v = &self.blk[b]
+        v.erase(v.begin() + i)
+        if not v.empty():
+            self.top[b] = v.back()
+        elif self.top.size() > 1:
+            self.blk.erase(self.blk.begin() + b)
+            self.top.erase(self.top.begin() + b)
+        else:
+            self.top[0] = 0
+
+    cdef uint64_t _pop_ge(self, uint64_t key) noexcept:
+        """Remove and return the first key at or above ``key`` (0: none; nothing removed)."""
+        cdef long b = lower(self.top.data(), self.top.size(), key), i
+        cdef vector[uint64_t]* v
+        cdef uint64_t got
+        if b == <long>self.top.size():
+            return 0
+        v = &self.blk[b]
+        i = lower(v.data(), v.size(), key)
+        got = deref(v)[i]
+        self._erase_at(b, i)
+        return got
 
     cdef int32_t _run_at(self, long a) noexcept:
         """The start of the last free run starting at or below node ``a`` (NONE: none)."""
@@ -163,20 +189,19 @@ cdef class NodePool:
     cdef int take_c(self, long k, vector[long]& out) except -1:
         """Remove ``k`` free nodes, append them to ``out`` as flat ``a0, b0, a1, b1, ...``
         intervals; returns how many (best fit, then the longest runs whole)."""
-        cdef int32_t s, e, t
+        cdef int32_t s, e
+        cdef uint64_t key
         cdef int pieces = 0
         if k > self.free:
             raise ValueError(f"asked for {k} nodes, {self.free} free")
         self.free -= k
         while k > 0:
-            s = self._fit(k)
-            if s == NONE:  # none holds the rest: the longest run, lowest ids
-                t = self.root
-                while self.run[t].hi:
-                    t = self.run[t].hi
-                s = self._fit(self.run[t].end - (t - 1))
-            e = self.run[s + 1].end
-            self._drop(s)
+            key = self._pop_ge(<uint64_t>k << 32)
+            if key == 0:  # none holds the rest: the longest run, lowest ids
+                key = self._pop_ge(self.top.back() & ~LOW)
+            s = <int32_t>(key & LOW)
+            e = s + <int32_t>(key >> 32)
+            self._unmark(s)
             pieces += 1
             out.push_back(s)
             if e - s <= k:
@@ -190,13 +215,13 @@ cdef class NodePool:
 
     cdef bint holds_c(self, long a, long b):
         cdef int32_t s = self._run_at(a)
-        return s != NONE and self.run[s + 1].end >= b
+        return s != NONE and self.end_at[s + 1] >= b
 
     cdef int take_range_c(self, long a, long b) except -1:
         cdef int32_t s = self._run_at(a), e
-        if s == NONE or self.run[s + 1].end < b:
+        if s == NONE or self.end_at[s + 1] < b:
             raise ValueError(f"nodes [{a}, {b}) are not all free")
-        e = self.run[s + 1].end
+        e = self.end_at[s + 1]
         self._drop(s)
         if b < e:
             self._add(<int32_t>b, e)
@@ -207,8 +232,8 @@ cdef class NodePool:
 
     cdef void give_range_c(self, long a, long b) noexcept:
         cdef int32_t lo = <int32_t>a, hi = <int32_t>b, s
-        if b < self.n and self.run[b + 1].end:  # a free run starts where this one ends
-            hi = self.run[b + 1].end
+        if b < self.n and self.end_at[b + 1]:  # a free run starts where this one ends
+            hi = self.end_at[b + 1]
             self._drop(<int32_t>b)
         if a > 0 and self.start_of[a - 1]:  # one ends where this one starts
             lo = self.start_of[a - 1] - 1
@@ -252,7 +277,7 @@ cdef class NodePool:
 
     cdef int _check_given(self, long a, long b) except -1:
         cdef int32_t s = self._run_at(b - 1)
-        if not 0 <= a < b <= self.n or (s != NONE and self.run[s + 1].end > a):
+        if not 0 <= a < b <= self.n or (s != NONE and self.end_at[s + 1] > a):
             raise ValueError(f"nodes [{a}, {b}) were not all taken")
         return 0
 
@@ -267,7 +292,7 @@ cdef class NodePool:
             while bits:
                 s = (w << 6) + __builtin_ctzll(bits)
                 bits &= bits - 1
-                out.append((s, self.run[s + 1].end))
+                out.append((s, self.end_at[s + 1]))
         return out
 
     @property

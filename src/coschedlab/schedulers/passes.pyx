@@ -249,6 +249,16 @@ cdef struct Rel:
     int c  # the jobs released then (0: an entry no longer used, skipped)
 
 
+cdef struct Held:
+    double t  # a started job's release: its start + time limit, rounded up (inf: not started)
+    long n  # its nodes (one record: a job's end reads both at once, one cache miss, not three)
+
+
+cdef struct Prio:
+    double origin  # a job's age origin (nan: not known yet)
+    double size  # its size factor (one record: a priority key reads both, one cache miss)
+
+
 cdef struct Seen:
     long need  # a tested job's nodes
     double d  # its duration
@@ -1093,7 +1103,9 @@ cdef class SlurmPass(SharedPass):
     cdef double bf_interval, bf_phase, sched_interval, sched_phase, window
     cdef long most, reserve  # reserve -1: every tested job
     cdef CountScan counts
-    cdef vector[double] limit, origin, size, started_at
+    cdef vector[double] limit
+    cdef vector[Prio] prio  # each job's age origin and size factor
+    cdef vector[Held] held  # each job's release, from its start (:meth:`leave`)
     cdef vector[char] known, pending
     cdef vector[Keyed] order  # (-priority, j), lazily cleaned as the Python pass's
     cdef long joined  # jobs joined and not started by this pass
@@ -1212,14 +1224,17 @@ cdef class SlurmPass(SharedPass):
         self.window = bf_window
         self.counts = CountScan(nodes, limit, bf_resolution)
         self.limit = self.counts.limit
-        self.origin.assign(n, NAN)
-        self.size.assign(n, 0.0)
-        self.started_at.assign(n, INFINITY)
+        self.prio.resize(n)
+        for j in range(n):
+            self.prio[j].origin, self.prio[j].size = NAN, 0.0
+        self.held.resize(n)
+        for j in range(n):
+            self.held[j].t, self.held[j].n = INFINITY, self.counts.nodes[j]
         self.known.assign(n, 0)
         self.pending.assign(n, 0)
         if not self.fifo:  # each job's own size
             for j in range(n):
-                self.size[j] = self.size_of(
+                self.prio[j].size = self.size_of(
                     max(self.counts.nodes[j] * cores_per_node, <long>pv[j]),
                     max(1.0, ceil(self.limit[j] / 60.0 - 1e-9)))
         self.joined = 0
@@ -1277,11 +1292,11 @@ cdef class SlurmPass(SharedPass):
         self.ord_ver += 1  # (the keys change)
         for k in range(jobs.shape[0]):
             j = jobs[k]
-            self.origin[j] = origin[k]
+            self.prio[j].origin = origin[k]
             if not self.fifo:
                 c = cpus[k]
                 nodes = (c + self.cores_per_node - 1) // self.cores_per_node  # nodes_for
-                self.size[j] = self.size_of(
+                self.prio[j].size = self.size_of(
                     max(nodes * self.cores_per_node, c), max(1.0, ceil(limit[k] / 60.0 - 1e-9)))
 
     def serve_gate(self, start) -> None:
@@ -1398,18 +1413,18 @@ cdef class SlurmPass(SharedPass):
 
     def age_origin(self, long j) -> float:
         """When job ``j``'s age started counting (0: it never joined, or FIFO priority)."""
-        return self.origin[j] if self.known[j] and not self.fifo else 0.0
+        return self.prio[j].origin if self.known[j] and not self.fifo else 0.0
 
     def size_factor(self, long j) -> float:
         """Job ``j``'s job-size factor (0: it never joined, or FIFO priority)."""
-        return self.size[j] if self.known[j] and not self.fifo else 0.0
+        return self.prio[j].size if self.known[j] and not self.fifo else 0.0
 
     # -- priorities ----------------------------------------------------------------------------
     cdef inline double key(self, long j, double t) noexcept:
         """-priority at ``t`` (:meth:`.priority.Multifactor.priority`, truncated to an integer)."""
-        cdef double age = (t - self.origin[j]) / self.max_age
+        cdef double age = (t - self.prio[j].origin) / self.max_age
         age = min(1.0, max(0.0, age))
-        return -<double>(<long long>(self.w_age * age + self.w_size * self.size[j]))
+        return -<double>(<long long>(self.w_age * age + self.w_size * self.prio[j].size))
 
     cdef void join(self, long j, double now) noexcept:
         """``Slurm._join``: record the age origin, insert at the job's place in the order."""
@@ -1422,9 +1437,9 @@ cdef class SlurmPass(SharedPass):
         if self.fifo:
             k = Keyed(0.0, j)
         else:
-            if self.origin[j] != self.origin[j]:
-                self.origin[j] = now
-            o = self.origin[j]
+            if self.prio[j].origin != self.prio[j].origin:
+                self.prio[j].origin = now
+            o = self.prio[j].origin
             k = Keyed(self.key(j, max(self.calc, min(o, now))), j)
         self.order.insert(upper_bound(self.order.begin(), self.order.end(), k), k)
 
@@ -1441,7 +1456,7 @@ cdef class SlurmPass(SharedPass):
         for k in range(<long>self.order.size()):
             j = self.order[k].second
             if self.pending[j]:
-                self.order[w] = Keyed(self.key(j, max(t, self.origin[j])), j)
+                self.order[w] = Keyed(self.key(j, max(t, self.prio[j].origin)), j)
                 w += 1
         self.order.resize(w)
         for k in range(1, w):
@@ -1542,11 +1557,11 @@ cdef class SlurmPass(SharedPass):
             for k in range(<long>self.order.size()):
                 j = self.order[k].second
                 if self.pending[j]:
-                    self.relook.emplace_back(self.key(j, max(t, self.origin[j])), j)
+                    self.relook.emplace_back(self.key(j, max(t, self.prio[j].origin)), j)
         else:
             for k in range(<long>self.relook.size()):
                 j = self.relook[k].second
-                self.relook[k].first = self.key(j, max(t, self.origin[j]))
+                self.relook[k].first = self.key(j, max(t, self.prio[j].origin))
         # only the first ``most`` of the order are tested (every job in it is pending): they
         # are kept in order, the rest unordered; when they are still the smallest, in order,
         # the tested jobs are the same
@@ -1628,7 +1643,7 @@ cdef class SlurmPass(SharedPass):
         The pairs are the consecutive first ``m`` and the ``m``-th against each later one;
         ``H`` is the least bound over them."""
         cdef const Keyed* r = self.relook.data()
-        cdef const double* o = self.origin.data()
+        cdef const Prio* o = self.prio.data()
         cdef long k, i, j, n = self.relook.size()
         cdef double H = INFINITY, rate = self.w_age / self.max_age, g
         cdef bint still, still_a = False, still_last = False
@@ -1636,16 +1651,16 @@ cdef class SlurmPass(SharedPass):
             return t0
         for k in range(n):
             j = r[k].second
-            if o[j] > t0:
+            if o[j].origin > t0:
                 return t0
-            still = rate == 0 or (t0 - o[j]) / self.max_age >= 1.0  # (computed as :meth:`key`)
+            still = rate == 0 or (t0 - o[j].origin) / self.max_age >= 1.0  # (as :meth:`key`)
             if k > 0 and not still:  # (``j`` still: after any, for good)
                 i = r[k - 1 if k < m else m - 1].second
                 g = r[k].first - r[k - 1 if k < m else m - 1].first  # (P_i - P_j)
                 if not (still_a if k < m else still_last):  # both rising
                     if not (g >= 3 or (g >= 2 and i < j)):
                         return t0
-                    H = min(H, o[i] + self.max_age)
+                    H = min(H, o[i].origin + self.max_age)
                 else:
                     g -= 0.01 if i < j else 1.01
                     if not g > 0:
@@ -1681,11 +1696,11 @@ cdef class SlurmPass(SharedPass):
     cdef int proved_at(self, double t0) except -1:
         """For the tests (:meth:`order_proof`, :meth:`order_kept`): every job pending in the
         order of its key at ``t0``, then :meth:`reorder` at ``t0`` (its proof)."""
-        cdef long j, n = self.origin.size()
+        cdef long j, n = self.prio.size()
         self.order.clear()
         for j in range(n):
             self.known[j] = self.pending[j] = 1
-            self.order.push_back(Keyed(self.key(j, max(t0, self.origin[j])), j))
+            self.order.push_back(Keyed(self.key(j, max(t0, self.prio[j].origin)), j))
         sort(self.order.begin(), self.order.end())
         self.ord_ver += 1
         self.relook_ok, self.plain = False, True
@@ -1737,7 +1752,7 @@ cdef class SlurmPass(SharedPass):
         for k in range(<long>self.order.size()):
             j = self.order[k].second
             if self.pending[j]:
-                if not first and not (t - self.origin[j]) / self.max_age >= 1.0:
+                if not first and not (t - self.prio[j].origin) / self.max_age >= 1.0:
                     return False
                 first = False
         return True
@@ -2471,14 +2486,14 @@ cdef class SlurmPass(SharedPass):
         """The jobs that ended since the last pass (``PassState.ended``) leave the release
         list (their entry's nodes and jobs less theirs; an entry left with no job stays, of
         none, until they are a quarter of the list: then they go, in one sweep; ``SWEEP``)."""
-        cdef long k, j, i
+        cdef long k, i
         cdef Rel* e
+        cdef const Held* h
         for k in range(s.nended):
-            j = s.ended[k]
-            i = rel_at_or_after(
-                self.ends, self.counts.round_up(self.started_at[j] + self.limit[j]))
+            h = &self.held[s.ended[k]]
+            i = rel_at_or_after(self.ends, h.t)
             e = &self.ends[i]
-            e.n -= self.counts.nodes[j]
+            e.n -= h.n
             e.c -= 1
             if e.c == 0:
                 self.dead += 1
@@ -2530,14 +2545,14 @@ cdef class SlurmPass(SharedPass):
         """Bring ``self.ends`` up to date: the releases of the running jobs and of those this
         pass starts (from now), each at its start + time limit rounded up, sorted (the starts
         not merged yet join it: one by one when few, else merged)."""
-        cdef long k, j, m = <long>s.started.size() - self.merged
+        cdef long k, m = <long>s.started.size() - self.merged
+        cdef const Held* h
         if m <= 0:
             return
         self.just_rel.clear()
         for k in range(self.merged, <long>s.started.size()):
-            j = deref(s.started)[k]
-            self.just_rel.push_back(
-                Keyed(self.counts.round_up(s.now + self.limit[j]), self.counts.nodes[j]))
+            h = &self.held[deref(s.started)[k]]  # (:meth:`leave`: from now)
+            self.just_rel.push_back(Keyed(h.t, h.n))
         self.merged = s.started.size()
         if m <= 4:
             for k in range(m):
@@ -2547,12 +2562,12 @@ cdef class SlurmPass(SharedPass):
         self.merge_releases(m)
 
     cdef inline void leave(self, long j, double now) noexcept:
-        """Job ``j`` starts at ``now``: it leaves the pending order."""
+        """Job ``j`` starts at ``now``: it leaves the pending order (its release noted)."""
         self.starts += 1
         self.pending[j] = 0
         self.carry_proof(j, NAN)
         self.joined -= 1
-        self.started_at[j] = now
+        self.held[j].t = self.counts.round_up(now + self.limit[j])
 
     cdef inline void start(self, PassState* s, long j) noexcept:
         """Job ``j`` starts now, by the kernel after the pass (``s.started``)."""
