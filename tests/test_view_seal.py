@@ -162,7 +162,7 @@ def test_a_policys_projection_refuses_nodes_outside_the_machine():
     assert seen and r.validate() == []
 
 
-# -- what the view hands out cannot be changed in place ---------------------------------------------
+# -- what the view hands out cannot be changed in place -----------------------------------
 #: ``list``'s own methods called on the view's lists (past FrozenList's refusals: it was a list
 #: underneath), and ``release()`` on its tables: each changed the kernel's state (an IndexError
 #: in kernel.pyx, exit code 3; jobs left waiting; the queue reordered for the kernel) or
@@ -262,7 +262,7 @@ def test_the_views_lists_read_as_lists():
             q, est = view.queue, view.est_sorted
             if len(q) > 1 and est:
                 assert q[:] == list(q) == [*q] and q[0] == list(q)[0] and q[-1] in q
-                assert q == list(q) and q != [] and not (q == 5) and q.count(q[0]) == 1
+                assert q == list(q) and q != [] and q != 5 and q.count(q[0]) == 1
                 assert q + [7] == list(q) + [7] and [7] + q == [7, *q]
                 assert type(q[:]) is list and type(copy.copy(q)) is list
                 assert copy.deepcopy(est) == list(est) and q.index(q[-1]) == len(q) - 1

@@ -239,28 +239,56 @@ def check_jobs(
 
 
 def run_time_violations(
-    ids: Any, start: Any, end: Any, requested: Any, killed: Any, want: Any, when: str
+    ids: Any,
+    start: Any,
+    end: Any,
+    requested: Any,
+    killed: Any,
+    want: Any,
+    when: str,
+    speeds: tuple[Any, Any] | None = None,
+    capped: bool = False,
 ) -> list[str]:
     """Each job ran as long as its input says (``want``, its run time): exactly, or, killed at
     its walltime, at least its requested time (its run time if less) and at most its run
-    time. A job without a start (NaN) is not checked. The one run-time check:
-    :meth:`.engine.result.Result.validate` (``when``: ``"during the run"``) and
-    ``coschedlab validate --trace`` call it; the first five violations, then a count."""
+    time. ``speeds``: ``(slowest, fastest)``, the least and greatest speedup each job may have
+    run at (a co-location model's, :meth:`.engine.speed.SpeedModel.speed_range`; 0 and inf:
+    unknown): it ran from ``want / fastest`` to ``want / slowest`` (killed: from the least of
+    that and its requested time). ``capped`` (``kill_at_walltime``): no job ran past its
+    requested time. A job without a start (NaN) is not checked. The one run-time check:
+    :meth:`.engine.result.Result.validate` (``when``: ``"during the run"``) and ``coschedlab
+    validate --trace`` call it; the first five violations, then a count."""
     ran = np.asarray(end, dtype=float) - np.asarray(start, dtype=float)
     want = np.asarray(want, dtype=float)
     req = np.asarray(requested, dtype=float)
     killed = np.asarray(killed, dtype=bool)
     ids = np.asarray(ids)
-    tol = 1e-6 * np.maximum(1.0, want)
-    bad = np.where(
-        killed,
-        (ran < np.minimum(req, want) - tol) | (ran > want + tol),
-        np.abs(ran - want) > tol,
-    )
+    if speeds is None:
+        least = most = want
+    else:
+        slowest, fastest = (np.asarray(v, dtype=float) for v in speeds)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            least = np.where(want > 0, want / fastest, 0.0)
+            most = np.where(want > 0, want / slowest, 0.0)
+    tol = 1e-6 * np.maximum(1.0, np.where(np.isfinite(most), most, want))
+    short = ran < np.where(killed, np.minimum(req, least), least) - tol
+    long = ran > most + tol
+    over = (ran > req + tol) if capped else np.zeros(len(ran), dtype=bool)
+    bad = short | long | over
     out = []
     for k in np.flatnonzero(bad)[:5]:
+        if over[k] and not (short[k] or long[k]):
+            out.append(
+                f"job {ids[k]} ran {ran[k]:g} s, past its requested {req[k]:g} s, though jobs "
+                f"are killed at their walltime: its run time was changed {when}"
+            )
+            continue
+        said = f"{want[k]:g} s" if speeds is None or least[k] == most[k] else (
+            f"{want[k]:g} s of work, {least[k]:g} to {most[k]:g} s at the speedups it may "
+            "have had"
+        )  # fmt: skip
         out.append(
-            f"job {ids[k]} ran {ran[k]:g} s but the input says {want[k]:g} s"
+            f"job {ids[k]} ran {ran[k]:g} s but the input says {said}"
             + (f" (killed at its requested {req[k]:g} s)" if killed[k] else "")
             + f": its run time was changed {when}"
         )

@@ -336,7 +336,9 @@ def run_simulate(
     results = {}
     notices = []
     run_options = dict(
-        kill_at_walltime=kill_at_walltime, dependencies=dependencies, pass_timeout=pass_timeout,
+        kill_at_walltime=kill_at_walltime,
+        dependencies=dependencies,
+        pass_timeout=pass_timeout,
         wake_limit=wake_limit,
     )
     # our own default folder, taken meanwhile by a parallel run: the result goes beside it
