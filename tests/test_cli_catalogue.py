@@ -841,6 +841,8 @@ CASES = [
     ("trace-device", "simulate /dev/zero --nodes 4 --out o1", 2, "/dev/zero: is a device, not a file"),
     ("dependency-cycle", "simulate cycle.swf --dependencies --out o1", 2, "cycle.swf: jobs 1 -> 2 -> 1 wait for each other"),
     ("validate-max-errors-zero", "validate overlap.csv --nodes 4 --max-errors 0", 2, "--max-errors must be at least 1"),
+    ("validate-pool-without-trace", "validate prev --pool pool.json", 2, "error: --pool goes with --trace (the jobs' applications are in the trace)"),
+    ("validate-pool-not-json", "validate prev --trace small.swf --pool small.swf", 2, "small.swf:1: not valid JSON"),
     ("validate-huge-alloc", "validate huge_alloc.csv --nodes 4", 2, "huge_alloc.csv:2: allocated_resources: bad node list"),
     ("validate-huge-res", "validate huge_res.csv --nodes 4", 2, "huge_res.csv:2: requested_number_of_resources is 9999999999999999999999, beyond the sane range"),
     ("validate-huge-time", "validate huge_time.csv --nodes 4", 2, "huge_time.csv:2: starting_time is 1e300, beyond the sane range"),

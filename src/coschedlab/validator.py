@@ -28,6 +28,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -351,41 +352,70 @@ def _ints(jobs: pd.DataFrame, col: str) -> np.ndarray:
 def _parents(jobs: pd.DataFrame, ids: np.ndarray, deps: Mapping | None):
     """(child rows, parent rows, think time per edge, unknown (job, parent) pairs), or None
     without dependencies. Parents come from the ``deps`` column (space-separated ids) and the
-    ``deps`` mapping; the think time from the ``think`` column (0 when absent)."""
+    ``deps`` mapping; the think time from the ``think`` column (0 when absent). A parent is
+    named by its id's text (``str(id)``; the first row of that id), found in NumPy
+    (:func:`_id_rows`): only the rows that name parents are read in Python."""
     has_col = "deps" in jobs
     if not has_col and not deps:
         return None
-    row: dict[str, int] = {}
-    for k, j in enumerate(ids.tolist()):
-        row.setdefault(str(j), k)
-    think_col = _floats(jobs, "think") if "think" in jobs else None
-    child: list[int] = []
-    parent: list[int] = []
-    unknown: list[tuple[object, str]] = []
-
-    def add(k: int, p: str) -> None:
-        r = row.get(p)
-        if r is None:
-            unknown.append((ids[k], p))
-        else:
-            child.append(k)
-            parent.append(r)
-
+    children: list[np.ndarray] = []
+    names: list[str] = []
     if has_col:
-        for k, text in enumerate(jobs["deps"].tolist()):
-            if isinstance(text, str) and text.strip():
-                for p in text.replace(",", " ").split():
-                    add(k, p)
+        texts = np.asarray(jobs["deps"], dtype=object)
+        rows, parts = [], []
+        for k in np.flatnonzero(texts != "").tolist():  # (NaN and None too: not texts)
+            t = texts[k]
+            if isinstance(t, str) and (named := t.replace(",", " ").split()):
+                rows.append(k)
+                parts.append(named)
+        counts = np.fromiter(map(len, parts), np.int64, len(parts))
+        children.append(np.repeat(np.asarray(rows, dtype=np.int64), counts))
+        names += chain.from_iterable(parts)
+    lookup = _id_rows(ids)
     for jid, ps in (deps or {}).items():
-        k = row.get(str(jid))
-        if k is None:
+        k = int(lookup([str(jid)])[0])
+        if k < 0:
             raise InputError(f"dependencies name job {jid}, which is not in the table")
-        for p in ps:
-            add(k, str(p))
-    c = np.asarray(child, dtype=np.int64)
-    think = think_col[c] if think_col is not None else np.zeros(len(c))
+        named = [str(p) for p in ps]
+        children.append(np.full(len(named), k, dtype=np.int64))
+        names += named
+    child = np.concatenate(children) if children else np.zeros(0, dtype=np.int64)
+    parent = lookup(names)
+    known = parent >= 0
+    miss = np.flatnonzero(~known)
+    unknown = [(ids[k], names[i]) for i, k in zip(miss, child[miss], strict=True)]
+    c = child[known]
+    think = _floats(jobs, "think")[c] if "think" in jobs else np.zeros(len(c))
     think = np.where(np.isfinite(think), think, 0.0)
-    return c, np.asarray(parent, dtype=np.int64), think, unknown
+    return c, parent[known].astype(np.int64), think, unknown
+
+
+def _id_rows(ids: np.ndarray) -> Any:
+    """``rows(names)``: the first row whose id's text (``str(id)``) is each of ``names``, -1
+    where none is. Integer ids are sorted as integers and a name matches when it is an
+    integer's own text ("12", not "012" nor "+12"); other ids (texts, floats) by their texts."""
+    ids = np.asarray(ids)
+    numeric = ids.dtype.kind in "iu"
+    keys = ids if numeric else ids.astype(str)
+    by_key = np.argsort(keys, kind="stable")  # (the first row of equal ids comes first)
+    ordered = keys[by_key]
+
+    def rows(names: list[str]) -> np.ndarray:
+        if not names or not len(keys):
+            return np.full(len(names), -1, dtype=np.int64)
+        t = np.asarray(names, dtype=str)
+        if numeric:
+            try:
+                v = t.astype(np.int64)
+            except (ValueError, OverflowError):  # a name that is no integer: by the texts
+                return _id_rows(ids.astype(str))(names)
+            canonical = v.astype(str) == t
+        else:
+            v, canonical = t, True
+        at = np.minimum(np.searchsorted(ordered, v), len(keys) - 1)
+        return np.where(canonical & (ordered[at] == v), by_key[at], -1)
+
+    return rows
 
 
 def _queue_order(jobs: pd.DataFrame, ids: np.ndarray, submit: np.ndarray) -> np.ndarray:

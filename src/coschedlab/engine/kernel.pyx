@@ -176,11 +176,12 @@ cdef class Simulation:
     than its preceding job's end plus its think time (explicit ``Workload.deps`` are always
     enforced, with no think time).
     ``progress(done, total)`` is called every few thousand completions.
-    ``wake_limit`` (default :data:`.watchdog.WAKE_LIMIT`; 0: none): the most passes in a row that only the policy's wake-ups bring,
-    starting nothing, at a mean step under :data:`MIN_WAKE_STEP` (a livelock: a policy waking
-    itself at ``now + 1e-9`` again and again); more stop the run with a
-    :class:`SchedulerError` naming ``--wake-limit``. Wake-ups of a second or more apart never
-    count: a policy waking every second over a week-long idle gap runs as before.
+    ``wake_limit`` (default :data:`.watchdog.WAKE_LIMIT`; 0: none): the most passes in a row
+    that only the policy's wake-ups bring, starting nothing, less than
+    :data:`.watchdog.MIN_WAKE_STEP` apart on average (a livelock: a policy waking itself at
+    ``now + 1e-9`` again and again); more stop the run with a :class:`SchedulerError` naming
+    ``--wake-limit``. Wake-ups a millisecond or more apart on average never stop a run: a
+    policy waking every second over a week-long idle gap runs as before.
     ``until`` stops the run at that time (a fixed simulated period, as the WoAS authors'
     Slurm simulator ran): events after it are not processed; jobs not started by then keep a
     NaN start and end, running jobs their planned end; :attr:`truncated` says whether any job
