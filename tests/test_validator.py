@@ -335,3 +335,26 @@ def test_the_dependency_lookup_matches_its_python_oracle(kind, base, data):
         for a, b in zip(want[:3], got[:3], strict=True):
             assert np.array_equal(a, b)
         assert [(str(j), p) for j, p in want[3]] == [(str(j), p) for j, p in got[3]]
+
+
+@pytest.mark.parametrize(
+    "ids, texts",
+    [
+        ([3, 12, 12, 7], ["012 +3", "12", "3,7", "-1 7"]),  # integers: their own texts only
+        ([3, 12, 7], ["3 1.0", "12 x 0x7", str(2**70)]),  # names that are no integer
+        (["a", "b", "a"], ["a b", "c", "b,a"]),
+    ],
+)
+def test_the_dependency_lookup_takes_only_an_ids_own_text(ids, texts):
+    """ "012" and "+3" name no job 12 or 3 (the dict looked up the text ``str(id)``); a
+    repeated id is its first row."""
+    from validator_oracle import parents
+
+    from coschedlab.validator import _parents
+
+    ids = np.asarray(ids)
+    table = {"job_id": ids, "deps": np.asarray(texts, dtype=object)}
+    want, got = parents(table, ids, None), _parents(table, ids, None)
+    for a, b in zip(want[:3], got[:3], strict=True):
+        assert np.array_equal(a, b)
+    assert [(str(j), p) for j, p in want[3]] == [(str(j), p) for j, p in got[3]]
