@@ -990,6 +990,8 @@ CASES = [
     ("workflows-policy-sleeps", "workflows simulate wl -s sleeps.py --mode chained --pass-timeout 0.5 --out o1", 2, "pass time limit"),
     ("workflows-policy-loops", "workflows simulate wl -s forever.py --mode chained --pass-timeout 0.5", 2, "took more than 0.5 s"),
     ("workflows-pass-timeout-negative", "workflows simulate wl --pass-timeout -1", 2, "--pass-timeout must be a positive number of seconds, got -1"),
+    ("workflows-policy-wakes-in-a-livelock", "workflows simulate wl -s wakes_tiny.py --mode chained --wake-limit 1000 --out o1", 2, "each woken by the policy alone (view.wake_at) and starting nothing, less than 0.001 s apart on average: a livelock; fix the policy or raise the limit with --wake-limit N (0: no limit)"),
+    ("workflows-wake-limit-negative", "workflows simulate wl --wake-limit -5", 2, "--wake-limit must be a whole number of passes from 0 (no limit) to 10^15, got -5"),
     ("workflows-compare-badkey", "workflows compare wf_badkey.yaml", 2, "unknown key 'colour'"),
     ("workflows-compare-percent", "workflows compare wf_pct.yaml", 2, "is a fraction in (0, 1]"),
     ("workflows-compare-both", "workflows compare wf_both.yaml", 2, "give either 'shares'"),
@@ -1361,6 +1363,8 @@ CASES = [
     # leftovers of hostile18 (hostile19, 2026-11-29)
     ("coupled-policy-loops", "coupled simulate --system small.swf:name=a --system small.swf -s forever.py --pass-timeout 0.5 --out o1", 2, "error: scheduler p: a pass at t=0 took more than 0.5 s (the pass time limit)"),
     ("coupled-policy-sleeps", "coupled simulate --system small.swf:name=a --system small.swf -s sleeps.py --pass-timeout 0.5 --out o1", 2, "pass time limit"),
+    ("coupled-policy-wakes-in-a-livelock", "coupled simulate --system small.swf:name=a --system small.swf -s wakes_tiny.py --wake-limit 1000 --out o1", 2, "each woken by the policy alone (view.wake_at) and starting nothing, less than 0.001 s apart on average: a livelock; fix the policy or raise the limit with --wake-limit N (0: no limit)"),
+    ("coupled-wake-limit-negative", "coupled simulate --system small.swf:name=a --system small.swf --wake-limit -1 --out o1", 2, "--wake-limit must be a whole number of passes from 0 (no limit) to 10^15, got -1"),
     ("coupled-pass-timeout-negative", "coupled simulate --system small.swf:name=a --system small.swf --pass-timeout -1 --out o1", 2, "--pass-timeout must be a positive number of seconds, got -1.0"),
     ("elise-name-null", "elise run el_name_null.yaml --out o1", 2, "el_name_null.yaml:1: 'name' must be the experiment's name (text), got nothing"),
     ("elise-name-list", "elise run el_name_list.yaml --out o1", 2, "el_name_list.yaml:1: 'name' must be the experiment's name (text), got a list"),
