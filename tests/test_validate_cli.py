@@ -341,3 +341,70 @@ def test_trace_checks_each_jobs_run_time_against_the_input(run, tmp_path):
     assert code == 1 and "job 3 is not in" in out
     code, _, err = run(tmp_path / "res", "--trace", tmp_path / "none.swf")
     one_error_line(code, err)
+
+
+def test_trace_checks_run_times_on_shared_nodes_too(run, tmp_path, capsys):
+    """``validate --trace`` said "not checked" for a co-location run: a jobs.csv of an
+    easy-coloc run shortened by hand passed (bound23). A job on whole nodes runs at speedup 1
+    (checked exactly); a spread one between its work at the fastest and at the slowest speedup
+    the pool allows it (``--pool``); with --kill-at-walltime none runs past its limit."""
+    pool = "coschedlab:lm-aris.compute-NAS.json"
+    trace = tmp_path / "w.swf"
+
+    def cli(*args):
+        sys.argv = ["coschedlab", *map(str, args)]
+        with pytest.raises(SystemExit) as exc:
+            main()
+        capsys.readouterr()
+        assert exc.value.code == 0
+
+    cli("generate", "--pool", pool, "--jobs", "40", "--arrival", "poisson:15", "--seed", "1",
+        "--nodes", "100", "--cores-per-node", "48", "--sockets", "2", "--out", trace)  # fmt: skip
+    for s in ("easy-coloc", "easy"):
+        cli("simulate", trace, "--pool", pool, "--kill-at-walltime", "-s", s, "--out",
+            tmp_path / s)  # fmt: skip
+        code, out, _ = run(tmp_path / s, "--trace", trace, "--pool", pool)
+        assert code == 0 and out.count("run times)") == 2, out
+
+    def edit(name, k, ran):
+        """Job row ``k`` of ``name``'s jobs.csv made to run ``ran(its run)`` s (only the csv)."""
+        (tmp_path / name / "jobs.parquet").unlink(missing_ok=True)
+        csv = tmp_path / name / "jobs.csv"
+        d = pd.read_csv(csv)
+        d.loc[k, "execution_time"] = ran(d.loc[k, "execution_time"])
+        d.loc[k, "finish_time"] = d.loc[k, "starting_time"] + d.loc[k, "execution_time"]
+        d.to_csv(csv, index=False)
+        return d.loc[k, "job_id"]
+
+    j = edit("easy-coloc", 3, lambda r: r / 2)  # a spread job, halved
+    code, out, _ = run(tmp_path / "easy-coloc", "--trace", trace)
+    assert code == 0 and "spread jobs' run times not bounded (their speedups depend" in out
+    code, out, _ = run(tmp_path / "easy-coloc", "--trace", trace, "--pool", pool)
+    assert code == 1, out
+    assert f"job {j} ran " in out and "s of work, " in out and "at the speedups it may" in out
+    j = edit("easy", 2, lambda r: 1.0)  # on whole nodes: speedup 1, exact without the pool
+    code, out, _ = run(tmp_path / "easy", "--trace", trace)
+    assert code == 1 and f"job {j} ran 1 s but the input says " in out, out
+    code, _, err = run(tmp_path / "easy", "--pool", pool)
+    assert "--pool goes with --trace" in one_error_line(code, err)
+
+
+def test_run_times_within_the_speedups_and_never_past_the_limit_when_killed_there():
+    """The one run-time check's bounds (bound23): ``speeds`` (slowest, fastest) widen the
+    exact check; ``capped`` (kill_at_walltime) refuses a run past its requested time even
+    where the speedups would allow it."""
+    from coschedlab.validator import run_time_violations
+
+    def check(ran, speeds=None, capped=False, killed=False):
+        return run_time_violations([7], [0.0], [ran], [100.0], [killed], [120.0], "here",
+                                   speeds, capped)  # fmt: skip
+
+    assert check(120.0) == [] and check(119.0) and check(121.0)
+    wide = ([0.5], [2.0])  # 60 to 240 s
+    assert check(60.0, wide) == [] and check(240.0, wide) == []
+    assert "input says 120 s of work, 60 to 240 s at the speedups" in check(59.0, wide)[0]
+    assert check(241.0, wide) and check(110.0, wide) == []
+    said = check(110.0, wide, capped=True)
+    assert said and "ran 110 s, past its requested 100 s, though jobs are killed" in said[0]
+    assert check(100.0, killed=True) == [] and check(100.0, wide, True, True) == []
+    assert check(50.0, wide, killed=True)  # less than both its limit and its fastest run

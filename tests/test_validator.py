@@ -286,3 +286,75 @@ def test_queue_order_is_the_lexsort_whether_or_not_the_rows_are_in_order(rows):
     assert _queue_order(None, ids, submit).tolist() == want.tolist()
     key = np.lexsort((ids, submit))  # the same rows sorted: the shortcut's case
     assert _queue_order(None, ids[key], submit[key]).tolist() == list(range(len(ids)))
+
+
+_ID_KINDS = ["int", "float", "text", "huge"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kind=st.sampled_from(_ID_KINDS),
+    base=st.lists(st.integers(0, 40), max_size=25),
+    data=st.data(),
+)
+def test_the_dependency_lookup_matches_its_python_oracle(kind, base, data):
+    """``validator._parents`` finds parents in NumPy (bound23; was a Python dict of every
+    job's id text, most of a workflow run's validation): the same edges, think times and
+    unknown parents as the dict, for ids of every kind, odd separators, repeated ids, names
+    that are not an id's own text ("012", "+3", "1.0", beyond int64) and the ``deps`` map."""
+    import pandas as pd
+    from validator_oracle import parents
+
+    from coschedlab.validator import _parents
+
+    ids = {
+        "int": np.asarray(base, dtype=np.int64),
+        "float": np.asarray(base, dtype=float),
+        "text": np.asarray([f"j{b}" for b in base], dtype=object),
+        "huge": np.asarray([10**20 + b for b in base], dtype=object),
+    }[kind]
+    own = {"int": str, "float": lambda b: str(float(b)), "text": "j{}".format,
+           "huge": lambda b: str(10**20 + b)}[kind]  # fmt: skip
+    odd = st.sampled_from(["012", "+3", "1.0", "3 ", str(2**70), "x", "-1", ""])
+    name = st.one_of(st.integers(0, 45).map(own), odd)
+    text = st.one_of(
+        st.just(""), st.just(None), st.just(float("nan")),
+        st.tuples(st.lists(name, min_size=1, max_size=4), st.sampled_from([" ", ",", " , "]))
+        .map(lambda t: t[1].join(t[0])),
+    )  # fmt: skip
+    cols = {"job_id": ids, "deps": np.asarray([data.draw(text) for _ in base], dtype=object)}
+    if data.draw(st.booleans()):
+        cols["think"] = np.asarray([data.draw(st.sampled_from([0.0, 5.0, np.nan])) for _ in base])
+    table = pd.DataFrame(cols) if data.draw(st.booleans()) else cols
+    deps = None
+    if base and data.draw(st.booleans()):
+        deps = {ids[data.draw(st.integers(0, len(base) - 1))]: data.draw(st.lists(name))}
+    want, got = parents(table, ids, deps), _parents(table, ids, deps)
+    assert (want is None) == (got is None)
+    if want is not None:
+        for a, b in zip(want[:3], got[:3], strict=True):
+            assert np.array_equal(a, b)
+        assert [(str(j), p) for j, p in want[3]] == [(str(j), p) for j, p in got[3]]
+
+
+@pytest.mark.parametrize(
+    "ids, texts",
+    [
+        ([3, 12, 12, 7], ["012 +3", "12", "3,7", "-1 7"]),  # integers: their own texts only
+        ([3, 12, 7], ["3 1.0", "12 x 0x7", str(2**70)]),  # names that are no integer
+        (["a", "b", "a"], ["a b", "c", "b,a"]),
+    ],
+)
+def test_the_dependency_lookup_takes_only_an_ids_own_text(ids, texts):
+    """ "012" and "+3" name no job 12 or 3 (the dict looked up the text ``str(id)``); a
+    repeated id is its first row."""
+    from validator_oracle import parents
+
+    from coschedlab.validator import _parents
+
+    ids = np.asarray(ids)
+    table = {"job_id": ids, "deps": np.asarray(texts, dtype=object)}
+    want, got = parents(table, ids, None), _parents(table, ids, None)
+    for a, b in zip(want[:3], got[:3], strict=True):
+        assert np.array_equal(a, b)
+    assert [(str(j), p) for j, p in want[3]] == [(str(j), p) for j, p in got[3]]

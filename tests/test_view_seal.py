@@ -162,6 +162,188 @@ def test_a_policys_projection_refuses_nodes_outside_the_machine():
     assert seen and r.validate() == []
 
 
+# -- what the view hands out cannot be changed in place -----------------------------------
+#: ``list``'s own methods called on the view's lists (past FrozenList's refusals: it was a list
+#: underneath), and ``release()`` on its tables: each changed the kernel's state (an IndexError
+#: in kernel.pyx, exit code 3; jobs left waiting; the queue reordered for the kernel) or
+#: released the kernel's own table (exit code 3 at the result). Now each is a TypeError in the
+#: policy's own frame, or harmless: it touches the policy's own object (bound23, 2026-11-29)
+REFUSED = [
+    "list.clear(view.est_sorted)",
+    "list.insert(view.est_sorted, 0, (0.0, 0))",
+    "list.clear(view.queue)",
+    "list.sort(view.queue, reverse=True)",
+    "list.__setitem__(view.queue, 0, 5)",
+    "list.__delitem__(view.queue, 0)",
+    "list.append(view.joined, 0)",
+    "list.clear(view.ordered())",
+    "list.reverse(view.ordered(None))",
+]
+HARMLESS = [
+    "view.req.release()",
+    "view.submit.release()",
+    "view.nodes.release()",
+    "view.procs.release()",
+    "view.ids.release()",
+    "view.start.release()",
+    "view.queued.release()",
+    "view.machine.allocation(view.est_sorted[0][1]).clear()",
+    "list(view.queue).clear()",
+    "view.queue.copy().clear()",
+    "view.queue[:].clear()",
+    "view.est_sorted[0:5].sort(reverse=True)",
+]
+SHARED_HARMLESS = [
+    "view.machine.partly_free(1).clear()",
+    "view.machine.partly_free(1, 2).clear()",
+    "view.machine.room().clear()",
+    "view.machine.free_runs(1).clear()",
+    "view.machine.idle_intervals(1).clear()",
+    "view.machine.occupants(0).clear()",
+]
+
+
+def _mutating(base: type, code: str) -> type:
+    """``base`` that runs ``code`` at its third pass (jobs are running and waiting then)."""
+
+    def schedule(self, view):
+        self.passes = getattr(self, "passes", 0) + 1
+        if self.passes == 3:
+            exec(code)
+        return base.schedule(self, view) if base is CoScheduler else _fifo(view)
+
+    return type("Mutates", (base,), {"name": "mutates", "schedule": schedule})
+
+
+def _starts(shared: bool, policy) -> list:
+    if shared:
+        r = simulate(_coloc_workload(), Cluster(4, 2, 2), policy, pool=_pool())
+    else:
+        r = simulate(workload(*ROWS), Cluster(4), policy)
+    assert r.validate() == []
+    return r.columns["start"].tolist()
+
+
+@pytest.mark.parametrize("code", REFUSED)
+@pytest.mark.parametrize("shared", [False, True], ids=["whole-nodes", "shared-nodes"])
+def test_changing_the_views_lists_in_place_fails_in_the_policys_frame(code, shared):
+    base = CoScheduler if shared else Scheduler
+    with pytest.raises(SchedulerError, match="failed at t=.*: TypeError: descriptor") as e:
+        _starts(shared, _mutating(base, code)())
+    assert e.value.where.startswith(__file__)
+
+
+@pytest.mark.parametrize("code", HARMLESS + SHARED_HARMLESS)
+@pytest.mark.parametrize("shared", [False, True], ids=["whole-nodes", "shared-nodes"])
+def test_changing_what_the_view_handed_out_changes_nothing_else(code, shared):
+    if code in SHARED_HARMLESS and not shared:
+        pytest.skip("a query of shared nodes")
+    base = CoScheduler if shared else Scheduler
+    honest = _starts(shared, _mutating(base, "pass")())
+    try:
+        assert _starts(shared, _mutating(base, code)()) == honest
+    except SchedulerError as e:  # the policy read the table it released: its own failure
+        assert ".release()" in code and "released memoryview" in str(e), e
+        assert e.where.startswith(__file__)
+
+
+def test_the_views_lists_read_as_lists():
+    """What policies do with ``view.queue`` and ``view.est_sorted``: index, slice (a list of
+    their own), iterate, bisect, compare, add, copy."""
+    import bisect
+    import copy
+
+    seen = []
+
+    class Reads(Scheduler):
+        name = "reads"
+
+        def schedule(self, view):
+            q, est = view.queue, view.est_sorted
+            if len(q) > 1 and est:
+                assert q[:] == list(q) == [*q] and q[0] == list(q)[0] and q[-1] in q
+                assert q == list(q) and q != [] and q != 5 and q.count(q[0]) == 1
+                assert q + [7] == list(q) + [7] and [7] + q == [7, *q]
+                assert type(q[:]) is list and type(copy.copy(q)) is list
+                assert copy.deepcopy(est) == list(est) and q.index(q[-1]) == len(q) - 1
+                assert bisect.bisect_right(est, (est[0][0], 10**9)) >= 1
+                assert list(reversed(q)) == list(q)[::-1] and sorted(q) == sorted(list(q))
+                with pytest.raises(TypeError):
+                    hash(q)
+                seen.append(len(q))
+            return _fifo(view)
+
+    r = simulate(workload(*ROWS), Cluster(4), Reads())
+    assert seen and r.validate() == []
+
+
+# -- a policy's wake-ups --------------------------------------------------------------------------
+def _waking(step: float | str) -> type:
+    """FCFS (one job at a time) that asks for a pass at ``now + step`` at every pass."""
+
+    def schedule(self, view):
+        view.wake_at(view.now + step if not isinstance(step, str) else eval(step))
+        return _fifo(view)
+
+    return type("Wakes", (Scheduler,), {"name": "wakes", "schedule": schedule})
+
+
+#: a node busy for a week while a two-node job waits: only the policy's wake-ups in between
+WEEK = [(0, 0, 7 * 86400.0, 8 * 86400.0, 1), (1, 10, 100.0, 200.0, 2)]
+
+
+@pytest.mark.parametrize(
+    "step, said",
+    [(-1.0, r"view.wake_at\(-1.0\) asks for a pass in the past \(now is t=0.0\)"),
+     ("math.nan", r"view.wake_at\(nan\) asks for a pass at no time \(NaN\)")],
+)  # fmt: skip
+def test_a_wake_up_in_the_past_or_at_nan_is_refused_in_the_policys_frame(step, said):
+    """Both were dropped without a word (a policy's clock that never rang)."""
+    with pytest.raises(SchedulerError, match="failed at t=0: ValueError: " + said) as e:
+        simulate(workload(*WEEK), Cluster(2), _waking(step)())
+    assert e.value.where.startswith(__file__)
+
+
+@pytest.mark.parametrize("step", [0.0, "math.inf"])
+def test_a_wake_up_now_or_never_asks_for_no_pass(step):
+    r = simulate(workload(*WEEK), Cluster(2), _waking(step)())
+    assert r.validate() == [] and r.options.get("passes", 3) <= 3
+
+
+def test_a_policy_waking_itself_every_nanosecond_stops_with_one_line():
+    """It ran forever (a pass every 1e-9 s through a week): now 10^6 such passes in a row,
+    less than 1 ms apart on average, are a livelock naming the option that raises the limit."""
+    said = (
+        "scheduler wakes: 1,000,000 passes in a row from t=10 to t=10.001, each woken by the "
+        "policy alone (view.wake_at) and starting nothing, less than 0.001 s apart on average: "
+        "a livelock; fix the policy or raise the limit with --wake-limit N (0: no limit)"
+    )
+    with pytest.raises(SchedulerError, match="1,000 passes in a row from t=10 to t=10.0000"):
+        simulate(workload(*WEEK), Cluster(2), _waking(1e-9)(), wake_limit=1000)
+    with pytest.raises(SchedulerError, match=re.escape(said)):  # (main: hangs; see above)
+        simulate(workload(*WEEK), Cluster(2), _waking(1e-9)())
+    short = [(0, 0, 10.0, 20.0, 1), (1, 1, 10.0, 20.0, 2)]  # 10^5 passes 1e-4 s apart
+    with pytest.raises(SchedulerError, match="livelock"):
+        simulate(workload(*short), Cluster(2), _waking(1e-4)(), wake_limit=1000)
+    r = simulate(workload(*short), Cluster(2), _waking(1e-4)(), wake_limit=0)  # no limit
+    assert r.validate() == []
+
+
+def test_a_policy_waking_every_second_through_an_idle_week_runs_to_the_end():
+    """604,800 passes in a row with nothing to do, but a second apart: legitimate (a policy's
+    clock), never a livelock; nor are passes half a second apart beyond the limit (a mean step
+    of 1 ms or more), nor passes 1e-9 s apart that start a job each."""
+    r = simulate(workload(*WEEK), Cluster(2), _waking(1.0)())
+    assert r.validate() == [] and r.jobs.start.tolist()[1] == 7 * 86400.0
+    day = [(0, 0, 86400.0, 90000.0, 1), (1, 10, 100.0, 200.0, 2)]
+    r = simulate(workload(*day), Cluster(2), _waking(0.5)(), wake_limit=10_000)
+    assert r.validate() == []
+    many = [(i, 0, 50.0, 60.0, 1) for i in range(1, 3000)]  # one starts per 1e-9-s pass
+    r = simulate(workload((0, 0, 100.0, 100.0, 1), *many), Cluster(3000), _waking(1e-9)(),
+                 wake_limit=1000)  # fmt: skip
+    assert r.validate() == []
+
+
 # -- a co-scheduler's cores per node --------------------------------------------------------------
 @pytest.mark.parametrize("cores", [0, -2, 10**6, math.nan, 2.5, True, "2"])
 def test_cores_for_must_give_whole_cores_of_a_node(cores):

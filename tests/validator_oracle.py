@@ -1,5 +1,6 @@
 """The validator's scans in plain Python and NumPy: the code the compiled scans
-(``coschedlab._core.checks``) replaced, kept as their oracles (test_validator_head.py)."""
+(``coschedlab._core.checks``) and the NumPy dependency lookup replaced, kept as their oracles
+(test_validator_head.py, test_validator.py)."""
 
 from __future__ import annotations
 
@@ -151,3 +152,40 @@ def check_nodes(allocs, start, end, nodes, capacity, ids, cores=None, cpn=1) -> 
         return [f"node {node[c]} is given to job {ids[job[c]]} [{s[c]}, {e[c]}) and to job "
                 f"{ids[job[c + 1]]} [{s[c + 1]}, {e[c + 1]}) at once"]  # fmt: skip
     return []
+
+
+def parents(jobs, ids, deps):
+    """``validator._parents`` as a Python dict of every job's id text (before bound23)."""
+    has_col = "deps" in jobs
+    if not has_col and not deps:
+        return None
+    row: dict[str, int] = {}
+    for k, j in enumerate(ids.tolist()):
+        row.setdefault(str(j), k)
+    child: list[int] = []
+    parent: list[int] = []
+    unknown: list[tuple[object, str]] = []
+
+    def add(k: int, p: str) -> None:
+        r = row.get(p)
+        if r is None:
+            unknown.append((ids[k], p))
+        else:
+            child.append(k)
+            parent.append(r)
+
+    if has_col:
+        for k, text in enumerate(list(jobs["deps"])):
+            if isinstance(text, str) and text.strip():
+                for p in text.replace(",", " ").split():
+                    add(k, p)
+    for jid, ps in (deps or {}).items():
+        k = row.get(str(jid))
+        if k is None:
+            raise V.InputError(f"dependencies name job {jid}, which is not in the table")
+        for p in ps:
+            add(k, str(p))
+    c = np.asarray(child, dtype=np.int64)
+    think = np.asarray(jobs["think"], dtype=float)[c] if "think" in jobs else np.zeros(len(c))
+    think = np.where(np.isfinite(think), think, 0.0)
+    return c, np.asarray(parent, dtype=np.int64), think, unknown

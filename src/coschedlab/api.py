@@ -28,6 +28,7 @@ def simulate(
     dependencies: bool = False,
     progress: Callable[[int, int], None] | None = None,
     pass_timeout: float | None = None,
+    wake_limit: int | None = None,
     **options: Any,
 ) -> Result:
     """Simulate ``workload`` on ``cluster`` under ``scheduler`` and return the :class:`Result`.
@@ -41,8 +42,10 @@ def simulate(
     speed its heatmap gives beside their neighbours (ELiSE 3.5) and nodes are shared.
 
     ``pass_timeout`` (seconds): a scheduling pass that takes longer stops the run with an
-    :class:`~coschedlab.errors.InputError` (a policy that never returns); ``progress(done,
-    total)`` is called as jobs complete.
+    :class:`~coschedlab.errors.InputError` (a policy that never returns); ``wake_limit``: the
+    most passes in a row the policy's wake-ups alone bring, starting nothing, under 1 ms apart
+    on average, before the run stops with one (a livelock; None: 10^6; 0: no limit);
+    ``progress(done, total)`` is called as jobs complete.
     """
     if not isinstance(workload, Workload):
         from .workload.swf import cluster_from_header, read_swf
@@ -75,5 +78,5 @@ def simulate(
     return run_simulation(
         workload, cluster, sched, kill_at_walltime=kill_at_walltime, speed_model=speed_model,
         shared_nodes=bool(shared_nodes), dependencies=dependencies, progress=progress,
-        pass_timeout=pass_timeout,
+        pass_timeout=pass_timeout, wake_limit=wake_limit,
     )  # fmt: skip

@@ -34,11 +34,13 @@ def run_simulation(
     dependencies: bool = False,
     progress: Callable[[int, int], None] | None = None,
     pass_timeout: float | None = None,
+    wake_limit: int | None = None,
     **options: Any,
 ) -> Result:
     """Simulate ``workload`` on ``cluster`` under ``scheduler`` (extra keyword ``options`` go
     to it) and return the :class:`~coschedlab.engine.result.Result`; ``pass_timeout`` (s): a
-    scheduling pass that takes longer stops the run with an :class:`InputError`; ``progress(
+    scheduling pass that takes longer stops the run with an :class:`InputError`, as do more than
+    ``wake_limit`` passes of a livelock (:class:`~.engine.kernel.Simulation`); ``progress(
     done, total)`` is called as jobs complete."""
     sched = get_scheduler(scheduler, **options)
     _check_guarantees(sched)
@@ -53,6 +55,7 @@ def run_simulation(
         progress=progress,
         shared_nodes=shared_nodes,
         dependencies=dependencies,
+        wake_limit=wake_limit,
     )
     with pass_time_limit(sched, pass_timeout, sched.describe):
         sim.run()

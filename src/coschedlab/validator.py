@@ -28,6 +28,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -239,28 +240,56 @@ def check_jobs(
 
 
 def run_time_violations(
-    ids: Any, start: Any, end: Any, requested: Any, killed: Any, want: Any, when: str
+    ids: Any,
+    start: Any,
+    end: Any,
+    requested: Any,
+    killed: Any,
+    want: Any,
+    when: str,
+    speeds: tuple[Any, Any] | None = None,
+    capped: bool = False,
 ) -> list[str]:
     """Each job ran as long as its input says (``want``, its run time): exactly, or, killed at
     its walltime, at least its requested time (its run time if less) and at most its run
-    time. A job without a start (NaN) is not checked. The one run-time check:
-    :meth:`.engine.result.Result.validate` (``when``: ``"during the run"``) and
-    ``coschedlab validate --trace`` call it; the first five violations, then a count."""
+    time. ``speeds``: ``(slowest, fastest)``, the least and greatest speedup each job may have
+    run at (a co-location model's, :meth:`.engine.speed.SpeedModel.speed_range`; 0 and inf:
+    unknown): it ran from ``want / fastest`` to ``want / slowest`` (killed: from the least of
+    that and its requested time). ``capped`` (``kill_at_walltime``): no job ran past its
+    requested time. A job without a start (NaN) is not checked. The one run-time check:
+    :meth:`.engine.result.Result.validate` (``when``: ``"during the run"``) and ``coschedlab
+    validate --trace`` call it; the first five violations, then a count."""
     ran = np.asarray(end, dtype=float) - np.asarray(start, dtype=float)
     want = np.asarray(want, dtype=float)
     req = np.asarray(requested, dtype=float)
     killed = np.asarray(killed, dtype=bool)
     ids = np.asarray(ids)
-    tol = 1e-6 * np.maximum(1.0, want)
-    bad = np.where(
-        killed,
-        (ran < np.minimum(req, want) - tol) | (ran > want + tol),
-        np.abs(ran - want) > tol,
-    )
+    if speeds is None:
+        least = most = want
+    else:
+        slowest, fastest = (np.asarray(v, dtype=float) for v in speeds)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            least = np.where(want > 0, want / fastest, 0.0)
+            most = np.where(want > 0, want / slowest, 0.0)
+    tol = 1e-6 * np.maximum(1.0, np.where(np.isfinite(most), most, want))
+    short = ran < np.where(killed, np.minimum(req, least), least) - tol
+    long = ran > most + tol
+    over = (ran > req + tol) if capped else np.zeros(len(ran), dtype=bool)
+    bad = short | long | over
     out = []
     for k in np.flatnonzero(bad)[:5]:
+        if over[k] and not (short[k] or long[k]):
+            out.append(
+                f"job {ids[k]} ran {ran[k]:g} s, past its requested {req[k]:g} s, though jobs "
+                f"are killed at their walltime: its run time was changed {when}"
+            )
+            continue
+        said = f"{want[k]:g} s" if speeds is None or least[k] == most[k] else (
+            f"{want[k]:g} s of work, {least[k]:g} to {most[k]:g} s at the speedups it may "
+            "have had"
+        )  # fmt: skip
         out.append(
-            f"job {ids[k]} ran {ran[k]:g} s but the input says {want[k]:g} s"
+            f"job {ids[k]} ran {ran[k]:g} s but the input says {said}"
             + (f" (killed at its requested {req[k]:g} s)" if killed[k] else "")
             + f": its run time was changed {when}"
         )
@@ -323,41 +352,70 @@ def _ints(jobs: pd.DataFrame, col: str) -> np.ndarray:
 def _parents(jobs: pd.DataFrame, ids: np.ndarray, deps: Mapping | None):
     """(child rows, parent rows, think time per edge, unknown (job, parent) pairs), or None
     without dependencies. Parents come from the ``deps`` column (space-separated ids) and the
-    ``deps`` mapping; the think time from the ``think`` column (0 when absent)."""
+    ``deps`` mapping; the think time from the ``think`` column (0 when absent). A parent is
+    named by its id's text (``str(id)``; the first row of that id), found in NumPy
+    (:func:`_id_rows`): only the rows that name parents are read in Python."""
     has_col = "deps" in jobs
     if not has_col and not deps:
         return None
-    row: dict[str, int] = {}
-    for k, j in enumerate(ids.tolist()):
-        row.setdefault(str(j), k)
-    think_col = _floats(jobs, "think") if "think" in jobs else None
-    child: list[int] = []
-    parent: list[int] = []
-    unknown: list[tuple[object, str]] = []
-
-    def add(k: int, p: str) -> None:
-        r = row.get(p)
-        if r is None:
-            unknown.append((ids[k], p))
-        else:
-            child.append(k)
-            parent.append(r)
-
+    children: list[np.ndarray] = []
+    names: list[str] = []
     if has_col:
-        for k, text in enumerate(jobs["deps"].tolist()):
-            if isinstance(text, str) and text.strip():
-                for p in text.replace(",", " ").split():
-                    add(k, p)
+        texts = np.asarray(jobs["deps"], dtype=object)
+        rows, parts = [], []
+        for k in np.flatnonzero(texts != "").tolist():  # (NaN and None too: not texts)
+            t = texts[k]
+            if isinstance(t, str) and (named := t.replace(",", " ").split()):
+                rows.append(k)
+                parts.append(named)
+        counts = np.fromiter(map(len, parts), np.int64, len(parts))
+        children.append(np.repeat(np.asarray(rows, dtype=np.int64), counts))
+        names += chain.from_iterable(parts)
+    lookup = _id_rows(ids)
     for jid, ps in (deps or {}).items():
-        k = row.get(str(jid))
-        if k is None:
+        k = int(lookup([str(jid)])[0])
+        if k < 0:
             raise InputError(f"dependencies name job {jid}, which is not in the table")
-        for p in ps:
-            add(k, str(p))
-    c = np.asarray(child, dtype=np.int64)
-    think = think_col[c] if think_col is not None else np.zeros(len(c))
+        named = [str(p) for p in ps]
+        children.append(np.full(len(named), k, dtype=np.int64))
+        names += named
+    child = np.concatenate(children) if children else np.zeros(0, dtype=np.int64)
+    parent = lookup(names)
+    known = parent >= 0
+    miss = np.flatnonzero(~known)
+    unknown = [(ids[k], names[i]) for i, k in zip(miss, child[miss], strict=True)]
+    c = child[known]
+    think = _floats(jobs, "think")[c] if "think" in jobs else np.zeros(len(c))
     think = np.where(np.isfinite(think), think, 0.0)
-    return c, np.asarray(parent, dtype=np.int64), think, unknown
+    return c, parent[known].astype(np.int64), think, unknown
+
+
+def _id_rows(ids: np.ndarray) -> Any:
+    """``rows(names)``: the first row whose id's text (``str(id)``) is each of ``names``, -1
+    where none is. Integer ids are sorted as integers and a name matches when it is an
+    integer's own text ("12", not "012" nor "+12"); other ids (texts, floats) by their texts."""
+    ids = np.asarray(ids)
+    numeric = ids.dtype.kind in "iu"
+    keys = ids if numeric else ids.astype(str)
+    by_key = np.argsort(keys, kind="stable")  # (the first row of equal ids comes first)
+    ordered = keys[by_key]
+
+    def rows(names: list[str]) -> np.ndarray:
+        if not names or not len(keys):
+            return np.full(len(names), -1, dtype=np.int64)
+        t = np.asarray(names, dtype=str)
+        if numeric:
+            try:
+                v = t.astype(np.int64)
+            except (ValueError, OverflowError):  # a name that is no integer: by the texts
+                return _id_rows(ids.astype(str))(names)
+            canonical = v.astype(str) == t
+        else:
+            v, canonical = t, True
+        at = np.minimum(np.searchsorted(ordered, v), len(keys) - 1)
+        return np.where(canonical & (ordered[at] == v), by_key[at], -1)
+
+    return rows
 
 
 def _queue_order(jobs: pd.DataFrame, ids: np.ndarray, submit: np.ndarray) -> np.ndarray:

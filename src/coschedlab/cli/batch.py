@@ -289,6 +289,7 @@ def run_simulate(
     out: Path | None = None,
     force: bool = False,
     pass_timeout: float | None = None,
+    wake_limit: int | None = None,
     validate: bool = True,
     swf_integers: bool = False,
 ) -> int:
@@ -297,12 +298,13 @@ def run_simulate(
     when a run broke an invariant, else 0."""
     from .. import api  # noqa: F401 (the compiled core: not built or stale is said first)
     from ..bundled import file_name, local_path
-    from ..engine.watchdog import check_limit
+    from ..engine.watchdog import check_limit, check_wake_limit
     from ..outputs import atomic_dir, check_target, slug
     from ..schedulers import get_scheduler
 
     trace = stdin_trace(trace)
     check_limit(pass_timeout)
+    check_wake_limit(wake_limit)
     # fail fast on a bad name or option; co-schedulers that spread get a notice if they can't
     policies = [get_scheduler(s) for s in scheduler]
     spreads = [getattr(p, "placement", None) == "spread" for p in policies]  # co-schedulers
@@ -334,7 +336,10 @@ def run_simulate(
     results = {}
     notices = []
     run_options = dict(
-        kill_at_walltime=kill_at_walltime, dependencies=dependencies, pass_timeout=pass_timeout
+        kill_at_walltime=kill_at_walltime,
+        dependencies=dependencies,
+        pass_timeout=pass_timeout,
+        wake_limit=wake_limit,
     )
     # our own default folder, taken meanwhile by a parallel run: the result goes beside it
     written_dir = atomic_dir(target, force, beside=out is None)

@@ -31,6 +31,8 @@ DEMO_SCHEDULERS = ("fcfs", "easy", "conservative")
     "is an error (file:line) instead of being dropped and counted",
     out="output directory (default: a new one named after the trace in out/simulate/)",
     pass_timeout="stop with an error when one scheduling pass takes longer (seconds)",
+    wake_limit="stop with an error after this many passes in a row that only the policy's "
+    "wake-ups bring, starting nothing, under 1 ms apart on average (a livelock; 0: no limit)",
     validate="check the invariants on each run",
     swf_integers="write result.swf with whole seconds only (integer-only readers)",
 )

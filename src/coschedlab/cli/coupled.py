@@ -25,6 +25,8 @@ app = typer.Typer(
     "yielded: only if it yielded since that system's last event (Cobalt's code)",
     baseline="also run without pairing",
     pass_timeout="stop with an error when one scheduling pass takes longer (seconds)",
+    wake_limit="stop with an error after this many passes in a row that only the policy's "
+    "wake-ups bring, starting nothing, under 1 ms apart on average (a livelock; 0: no limit)",
 )
 def simulate(
     system: Annotated[

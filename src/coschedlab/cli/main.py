@@ -113,7 +113,7 @@ _SIMULATE_OPTIONS: dict[str, tuple[str, str]] = {
     "--nodes": ("nodes", "int"), "--cores-per-node": ("cores_per_node", "int"),
     "--sockets": ("sockets", "int"), "--pool": ("pool", "path"), "--heatmap": ("heatmap", "path"),
     "--compact-times": ("compact_times", "path"), "--out": ("out", "path"),
-    "--pass-timeout": ("pass_timeout", "float"),
+    "--pass-timeout": ("pass_timeout", "float"), "--wake-limit": ("wake_limit", "int"),
     "--kill-at-walltime": ("kill_at_walltime", True), "--dependencies": ("dependencies", True),
     "--strict": ("strict", True), "--force": ("force", True),
     "--swf-integers": ("swf_integers", True), "--validate": ("validate", True),

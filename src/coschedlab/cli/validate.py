@@ -71,6 +71,14 @@ def validate(
             "is checked against it (a file holds none to compare with)"
         ),
     ] = None,
+    pool: Annotated[
+        Path | None,
+        typer.Option(
+            help="with --trace, for a run on shared nodes: the ELiSE pool JSON it ran with; "
+            "each spread job's run time must lie between its work at the fastest and at the "
+            "slowest speedup the pool allows it"
+        ),
+    ] = None,
 ) -> None:
     """Check the schedule invariants of a result directory, a jobs.parquet or a Batsim jobs.csv
     (exit 1 if any is broken, 2 on malformed input)."""
@@ -95,7 +103,10 @@ def validate(
             "queue)"
         )
     scheduler = str(meta.get("scheduler", "")) if meta else ""
-    runs = _input_runs(trace) if trace is not None else None
+    if pool is not None and trace is None:
+        raise InputError("--pool goes with --trace (the jobs' applications are in the trace)")
+    runs = _input_runs(trace, pool) if trace is not None else None
+    capped = isinstance(options, dict) and options.get("kill_at_walltime") is True
     broken = False
     for f in files:
         table, notes = _load(f, cluster)
@@ -114,34 +125,49 @@ def validate(
         except InputError as exc:
             raise InputError(str(exc), where=str(f)) from None
         if runs is not None:
-            _check_run_times(table, runs, rep, str(trace))
+            _check_run_times(table, runs, rep, str(trace), machine.cores_per_node, capped)
         broken |= not rep.ok
         _print(f, rep, notes)
     if broken:
         raise typer.Exit(1)
 
 
-def _input_runs(trace: str) -> dict[Any, float]:
-    """Each job's run time in the input trace, by job id (``--trace``)."""
+def _input_runs(trace: str, pool: Path | None) -> dict[Any, tuple[float, Any]]:
+    """Each job's run time in the input trace, by job id (``--trace``), with the speed model
+    of ``pool`` (``--pool``) and the job's row in its heatmap (else None and -1)."""
     import numpy as np
 
     from ..workload.swf import read_swf
 
     w = read_swf(trace)
     ids = np.asarray(w.columns["id"]).tolist()
-    return dict(zip(ids, np.asarray(w.columns["run"], dtype=float).tolist(), strict=True))
+    run = np.asarray(w.columns["run"], dtype=float).tolist()
+    if pool is None:
+        return {i: (r, None, -1) for i, r in zip(ids, run, strict=True)}
+    from ..coloc import load_pool
+    from ..coloc.speed import ColocationSpeed, app_rows_of
+
+    # both rules of the spread-alone speedup (ours, ELiSE's): bounds that hold for either
+    models = [ColocationSpeed.from_pool(load_pool(pool), rule) for rule in ("measured", "elise")]
+    rows = app_rows_of(w, list(models[0].heatmap.names)).tolist()
+    return {i: (r, models, a) for i, r, a in zip(ids, run, rows, strict=True)}
 
 
-def _check_run_times(table: pd.DataFrame, runs: dict[Any, float], rep: Report, trace: str) -> None:
+def _check_run_times(
+    table: pd.DataFrame,
+    runs: dict[Any, tuple[float, Any, int]],
+    rep: Report,
+    trace: str,
+    cpn: int,
+    capped: bool,
+) -> None:
     """``--trace``: each job ran for its run time in the trace (:func:`run_time_violations`,
-    the check of every simulation); not on shared nodes, whose co-location model changes run
-    times by design."""
+    the check of every simulation). On shared nodes, a job on whole nodes ran at speedup 1;
+    a spread one between the speedups ``--pool`` allows it (without: not bounded, a note
+    says so). ``capped`` (the run killed jobs at their walltime): none ran past it."""
     import numpy as np
     import pandas as pd
 
-    if "node_cores" in table.columns:
-        rep.not_checked.append("run times (shared nodes: co-location changes them by design)")
-        return
     ids = table["job_id"].tolist()
     known = np.fromiter((i in runs for i in ids), dtype=bool, count=len(ids))
     if not known.all():
@@ -157,12 +183,38 @@ def _check_run_times(table: pd.DataFrame, runs: dict[Any, float], rep: Report, t
         killed = (t["final_state"] == "COMPLETED_WALLTIME_REACHED").to_numpy(dtype=bool)
     else:
         killed = np.zeros(len(t), dtype=bool)
+    inputs = [runs[i] for i in t["job_id"].tolist()]
+    speeds = None
+    if "node_cores" in t.columns:
+        speeds = _speed_bounds(t, inputs, cpn, rep)
     rep.violations += run_time_violations(
         t["job_id"], pd.to_numeric(t["start"], errors="coerce"),
         pd.to_numeric(t["end"], errors="coerce"), pd.to_numeric(t["requested_time"]),
-        killed, [runs[i] for i in t["job_id"].tolist()], f"in this file (the input is {trace})",
+        killed, [r[0] for r in inputs], f"in this file (the input is {trace})", speeds, capped,
     )  # fmt: skip
     rep.checked.append("run times")
+
+
+def _speed_bounds(t: pd.DataFrame, inputs: list, cpn: int, rep: Report) -> tuple[Any, Any]:
+    """``(slowest, fastest)`` speedup of each job of a run on shared nodes: 1 on whole nodes;
+    a spread job's from the pool's model (:meth:`.coloc.speed.ColocationSpeed.speed_bounds`,
+    the least and the greatest of its rules), else 0 and inf (a note)."""
+    import numpy as np
+    import pandas as pd
+
+    compact = pd.to_numeric(t["node_cores"], errors="coerce").to_numpy() == cpn
+    models = inputs[0][1] if inputs else None
+    if models is None:
+        spread = int((~compact).sum())
+        if spread:
+            rep.notes.append(
+                f"{spread} spread jobs' run times not bounded (their speedups depend on the "
+                "pool: give --pool)"
+            )
+        return np.where(compact, 1.0, 0.0), np.where(compact, 1.0, np.inf)
+    rows = [r[2] for r in inputs]
+    bounds = [m.speed_bounds(rows, compact) for m in models]
+    return np.minimum(*(b[0] for b in bounds)), np.maximum(*(b[1] for b in bounds))
 
 
 def _targets(path: Path) -> tuple[list[Path], Path | None]:

@@ -210,9 +210,18 @@ def simulate(
             help="stop with an error when one scheduling pass takes longer (seconds)",
         ),
     ] = None,
+    wake_limit: Annotated[
+        int | None,
+        typer.Option(
+            "--wake-limit",
+            help="stop with an error after this many passes in a row that only the policy's "
+            "wake-ups bring, starting nothing, under 1 ms apart on average (a livelock; 0: "
+            "no limit)",
+        ),
+    ] = None,
 ) -> None:
     """Simulate a workload with its workflows submitted in one mode (or all three)."""
-    from ..engine.watchdog import check_limit
+    from ..engine.watchdog import check_limit, check_wake_limit
     from ..jsonsafe import json_safe
     from ..outputs import atomic_dir, check_target
     from ..schedulers import get_scheduler
@@ -228,6 +237,7 @@ def simulate(
         raise InputError(f"unknown mode {mode!r}; choose chained, pilot, woas or all", "--mode")
     get_scheduler(scheduler)  # a bad spec fails before the workload is read
     check_limit(pass_timeout)
+    check_wake_limit(wake_limit)
     skipped = None
     try:
         check_woas(scheduler)
@@ -247,7 +257,7 @@ def simulate(
         err.print(f"note: woas left out: {skipped}", soft_wrap=True)
     with progress_bar(err, "workload", None, unit="jobs") as bar:
         runs, summaries = simulate_modes(
-            ww, modes, scheduler, progress=bar, pass_timeout=pass_timeout
+            ww, modes, scheduler, progress=bar, pass_timeout=pass_timeout, wake_limit=wake_limit
         )
     if out is not None:
         with atomic_dir(out, force) as tmp:

@@ -45,7 +45,7 @@ from coschedlab.engine.cshared cimport SharedPass
 from coschedlab.engine.cspeed cimport NeighbourSpeed
 from coschedlab.engine.cspeed cimport doubles_of as _doubles, longs_of as _longs
 from coschedlab.engine.segments cimport CoreProjection, SharedCores, SharedNodes
-from coschedlab.engine.view cimport View
+from coschedlab.engine.view cimport FrozenList, View
 from coschedlab.schedulers.rules cimport admit_c
 
 import numpy as np
@@ -817,7 +817,8 @@ cdef class ColocPass(SharedPass):
 
     def run_view(self, View view) -> None:
         """One pass called from Python (the scheduler's ``schedule``), on ``view``."""
-        cdef list queue = <list>view.queue  # a FrozenList: a list underneath
+        cdef object q = view.queue  # a FrozenList over the kernel's list (read in C)
+        cdef list queue = (<FrozenList>q)._items if type(q) is FrozenList else list(q)
         cdef long i, nq = len(queue)
         self.s = NULL
         self.view = view

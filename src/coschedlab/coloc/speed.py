@@ -23,8 +23,9 @@ taken), ``neighbours`` (how many jobs it shared a node with during its run) and 
 from __future__ import annotations
 
 import math
+import warnings
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -221,6 +222,32 @@ class ColocationSpeed(NeighbourSpeed, SpeedModel):
             return 1.0 if others else math.inf
         row, col = self._rows[a], self._col
         return min((row[col[k]] for k in others), default=math.inf)
+
+    def speed_range(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`speed_bounds` of the run's jobs (their applications and cores per node)."""
+        sim = self.sim
+        cores = np.asarray(sim.acct.cores, dtype=np.int64)
+        return self.speed_bounds(self._app_rows, cores == sim.cluster.cores_per_node)
+
+    def speed_bounds(self, app_rows: Any, compact: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(slowest, fastest)`` speedup of each job whose heatmap row is ``app_rows`` (-1:
+        unknown) and that runs ``compact`` (on whole nodes) or not: 1 and 1 for a compact job
+        or an unknown application; else (a spread job starts at its spread-alone speedup and
+        each neighbour can only lower it, :mod:`~coschedlab.engine.cspeed`) the least of its
+        spread-alone speedup and its row's pair speedups (unmeasured: the row's mean), and
+        its spread-alone speedup. The validator's bounds (:func:`~..validator.
+        run_time_violations`), for a run here and a loaded one (``validate --pool``)."""
+        a = np.asarray(app_rows, dtype=np.int64)
+        alone = np.asarray(self._alone, dtype=np.float64)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # (a row of no measured pair)
+            least = np.fmin(alone, np.nanmin(self._m, axis=1)) if len(alone) else alone
+        spread = ~np.asarray(compact, dtype=bool) & (a >= 0)
+        slowest = np.ones(len(a))
+        fastest = np.ones(len(a))
+        slowest[spread] = least[a[spread]]
+        fastest[spread] = alone[a[spread]]
+        return slowest, fastest
 
     def result_columns(self) -> dict:
         sim = self.sim

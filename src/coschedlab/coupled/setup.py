@@ -280,17 +280,18 @@ def build_systems(
 
 def run_coupled(
     systems: list[Any], pairs: str, mate_attempt: str = "queued", baseline: bool = True,
-    compat: str | None = None, pass_timeout: float | None = None,
+    compat: str | None = None, pass_timeout: float | None = None, wake_limit: int | None = None,
 ) -> tuple[Any, dict, dict | None, Any, list[float]]:  # fmt: skip
     """Pair the systems' jobs (``pairs``: ``vicinity:SECONDS``, ``every:K``,
     ``proportion:P``, ``file:PATH`` or ``none``) and run them coupled (``compat``: see
     :class:`~.system.CoupledSimulation`); with ``baseline``, also without pairing. The result
     (validated), its metrics, the baseline's metrics (None without), the pairs and each
     system's paired share. ``pass_timeout`` (s): a scheduling pass of any system that takes
-    longer stops the run with an :class:`InputError` (as ``simulate --pass-timeout``)."""
+    longer stops the run with an :class:`InputError` (as ``simulate --pass-timeout``), as do
+    more than ``wake_limit`` passes of a livelock (``simulate --wake-limit``)."""
     import copy
 
-    from ..engine.watchdog import check_limit
+    from ..engine.watchdog import check_limit, check_wake_limit
     from .mates import Pairs, make_pairs, paired_share
     from .result import CoupledResult
     from .system import ATTEMPTS, CoupledSimulation
@@ -298,6 +299,7 @@ def run_coupled(
     if mate_attempt not in ATTEMPTS:
         raise InputError(f"--mate-attempt must be queued or yielded, got {mate_attempt!r}")
     check_limit(pass_timeout)
+    check_wake_limit(wake_limit)
     workloads = [s.workload for s in systems]
     p = make_pairs(pairs, workloads)
     shares = paired_share(p, [len(w) for w in workloads])
@@ -306,10 +308,15 @@ def run_coupled(
         plain = [copy.copy(s) for s in systems]
         for s, orig in zip(plain, systems, strict=True):
             s.scheduler = copy.deepcopy(orig.scheduler)
-        c0 = _timed_run(CoupledSimulation(plain, Pairs(), compat=compat), pass_timeout)
+        c0 = _timed_run(
+            CoupledSimulation(plain, Pairs(), compat=compat, wake_limit=wake_limit), pass_timeout
+        )
         base = CoupledResult.from_simulation(c0).metrics()
     c = _timed_run(
-        CoupledSimulation(systems, p, mate_attempt=mate_attempt, compat=compat), pass_timeout
+        CoupledSimulation(
+            systems, p, mate_attempt=mate_attempt, compat=compat, wake_limit=wake_limit
+        ),
+        pass_timeout,
     )
     r = CoupledResult.from_simulation(c)
     problems = r.validate()

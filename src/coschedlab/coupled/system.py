@@ -224,7 +224,8 @@ class _Gate:
 
 class CoupledSimulation:
     """K >= 2 systems on one clock with paired jobs (module docstring). ``pairs`` holds job
-    ids per system (:class:`~.mates.Pairs`); ``until`` stops every system at that time."""
+    ids per system (:class:`~.mates.Pairs`); ``until`` stops every system at that time;
+    ``wake_limit``: each system's livelock limit (:class:`~..engine.kernel.Simulation`)."""
 
     def __init__(
         self,
@@ -235,6 +236,7 @@ class CoupledSimulation:
         compat: str | None = None,
         until: float | None = None,
         progress: Callable[[int, int], None] | None = None,
+        wake_limit: int | None = None,
     ) -> None:
         if len(systems) < 1:
             raise InputError("a coupled simulation needs at least one system")
@@ -265,6 +267,7 @@ class CoupledSimulation:
                 s.cluster,
                 s.scheduler if score is None else _summed_wfp(s.scheduler, score),  # type: ignore[arg-type]
                 until=until,
+                wake_limit=wake_limit,
             )
             for s, score in zip(systems, scores, strict=True)
         ]

@@ -72,11 +72,10 @@ from .wholenodes cimport WholeNodes
 from .segments cimport SharedCores
 from .cspeed cimport NeighbourSpeed
 from .cshared cimport SharedPass, Starter
-from .view cimport MachineView, View
+from .view cimport MachineView, View, frozen_over
 from .placement import Placement
 from .speed import SpeedModel
-from .view import FrozenList
-from .watchdog import _Stop
+from .watchdog import MIN_WAKE_STEP, _Stop, check_wake_limit
 
 NAN = math.nan
 INF = math.inf
@@ -177,6 +176,12 @@ cdef class Simulation:
     than its preceding job's end plus its think time (explicit ``Workload.deps`` are always
     enforced, with no think time).
     ``progress(done, total)`` is called every few thousand completions.
+    ``wake_limit`` (default :data:`.watchdog.WAKE_LIMIT`; 0: none): the most passes in a row
+    that only the policy's wake-ups bring, starting nothing, less than
+    :data:`.watchdog.MIN_WAKE_STEP` apart on average (a livelock: a policy waking itself at
+    ``now + 1e-9`` again and again); more stop the run with a :class:`SchedulerError` naming
+    ``--wake-limit``. Wake-ups a millisecond or more apart on average never stop a run: a
+    policy waking every second over a week-long idle gap runs as before.
     ``until`` stops the run at that time (a fixed simulated period, as the WoAS authors'
     Slurm simulator ran): events after it are not processed; jobs not started by then keep a
     NaN start and end, running jobs their planned end; :attr:`truncated` says whether any job
@@ -199,7 +204,7 @@ cdef class Simulation:
     cdef vector[double] _cready, _cthink  # (``_cthink`` empty: no think time)
     cdef dict __dict__
     cdef public double now, until, wall_time, _t0
-    cdef public long n, passes, epoch, completed, ignored_dependencies, _arr_i
+    cdef public long n, passes, epoch, completed, ignored_dependencies, _arr_i, wake_limit
     cdef public bint late_kill, _moving_ends, truncated, _rerun, _tailed, in_order
     # completions: an indexed binary min-heap of (end, j), one entry per running job; _hpos[j]
     # its position (-1: none), so a moved end is sifted in place (no stale entries)
@@ -213,7 +218,7 @@ cdef class Simulation:
     cdef WholeNodes _whole  # the accounting when it is whole nodes (None: shared cores)
     cdef View _view
     # a compiled policy (:mod:`.cpass`): the queue and the running jobs live in C arrays only
-    cdef CompiledPass _cpass  # None: a Python policy (the FrozenLists above are the state)
+    cdef CompiledPass _cpass  # None: a Python policy (the Python lists above are the state)
     cdef bint _c  # the queue and running list live in C arrays (the compiled pass's own run)
     cdef bint _bridge  # a compiled pass in a run that keeps the Python lists (ELiSE's clock)
     cdef vector[long] _cq  # waiting jobs, ascending index (= queue order)
@@ -264,6 +269,7 @@ cdef class Simulation:
         shared_nodes: bool = False,
         dependencies: bool = False,
         until: float | None = None,
+        wake_limit: int | None = None,
     ) -> None:
         self.workload = workload
         self.cluster = cluster
@@ -284,6 +290,7 @@ cdef class Simulation:
         if until is not None and not (isinstance(until, int | float) and until == until):
             raise InputError(f"until must be a time in seconds, got {until!r}")
         self.until = INF if until is None else float(until)
+        self.wake_limit = check_wake_limit(wake_limit)
         self.truncated = False
         n = len(workload)
         self.n = n
@@ -353,9 +360,10 @@ cdef class Simulation:
         self.acct: NodeAccounting = (
             SharedCores(cluster, n) if shared_nodes else WholeNodes(cluster, n)
         )
-        self.queue = FrozenList()
-        self.joined = FrozenList()  # jobs that joined the queue since the last pass
-        self.est_sorted = FrozenList()
+        # the Python lists (the view shows each as a FrozenList over it, :meth:`_make_view`)
+        self.queue = []
+        self.joined = []  # jobs that joined the queue since the last pass
+        self.est_sorted = []
         self.now = 0.0
         self._started_in_pass: list[int] = []
         self.passes = 0
@@ -559,17 +567,19 @@ cdef class Simulation:
         v._predicted = predicted
         v.now = 0.0
         v.free = self.acct.idle
-        v.queue = self.queue
-        v.joined = self.joined
+        v.queue = frozen_over(self.queue)  # (read-only faces of the kernel's lists)
+        v.joined = frozen_over(self.joined)
         v.queued = _sealed(self._queued)
-        v.submit = self.submit
-        v.req = self.req
-        v.nodes = self.nodes
-        v.procs = self.procs
-        v.ids = self.ids
+        # memoryviews of the view's own (the same read-only memory): a policy's
+        # ``view.req.release()`` released the kernel's, which it reads to the end
+        v.submit = memoryview(self.submit)
+        v.req = memoryview(self.req)
+        v.nodes = memoryview(self.nodes)
+        v.procs = memoryview(self.procs)
+        v.ids = memoryview(self.ids)
         # apps, users, groups, queues, partitions: made on a policy's first read (_table)
         v.start = _sealed(self.start)
-        v.est_sorted = self.est_sorted
+        v.est_sorted = frozen_over(self.est_sorted)
         v.machine = MachineView(self.acct, self.cluster, self.n)
         v.cluster = copy(self.cluster)  # the run's own is no policy's (its metrics use it)
         v.n = self.n
@@ -591,7 +601,7 @@ cdef class Simulation:
         self._wake_c(t)
 
     cdef inline void _wake_c(self, double t) noexcept:
-        if t > self.now:
+        if self.now < t < INFINITY:  # (inf: never)
             self._timers.push(-t)
 
     cdef inline double _first_timer(self) noexcept:
@@ -764,7 +774,8 @@ cdef class Simulation:
         run its scheduling pass now."""
         self._prepare()
         cdef long n = self.n, done, step, next_report, arr_i, j, events = 0
-        cdef double t, e, ev, until, own = INFINITY
+        cdef double t, e, ev, until, own = INFINITY, quiet_t0 = 0.0
+        cdef long quiet = 0, quiet_starts = 0, wake_limit = self.wake_limit
         cdef bint dynamic
         cdef const double[::1] submit = self.submit
         cdef double[::1] cur_end
@@ -870,6 +881,17 @@ cdef class Simulation:
                     _insert(queue, bisect_right(queue, j), j)
                     _append(joined, j)
                 queued[j] = 1
+            if t < ev:  # no arrival, completion or release at t: a wake-up, or another's t
+                if wake_limit and self._first_timer() <= t:  # the policy's own (livelock?)
+                    if quiet == 0:
+                        quiet_t0 = t
+                        quiet_starts = len(self.start_order)
+                    quiet += 1
+                    if quiet > wake_limit:
+                        self._livelock(quiet_t0, t, quiet_starts)
+                        quiet = 0
+            else:
+                quiet = 0
             while not self._timers.empty() and -self._timers.top() <= t:
                 self._timers.pop()
             # 3. one scheduling pass
@@ -888,6 +910,21 @@ cdef class Simulation:
             if progress is not None and done >= next_report:
                 progress(done, n)
                 next_report = done + step
+
+    def _livelock(self, double t0, double t, long started) -> None:
+        """After :attr:`wake_limit` passes in a row from ``t0`` to ``t`` brought by the
+        policy's wake-ups alone (``started`` jobs had started at the first): a livelock, an
+        error, when nothing started and the clock advanced less than :data:`MIN_WAKE_STEP`
+        per pass on average; else nothing (the count starts again)."""
+        cdef long k = self.wake_limit
+        if len(self.start_order) != started or t - t0 >= k * MIN_WAKE_STEP:
+            return
+        raise SchedulerError(
+            f"scheduler {self.scheduler.describe()}: {k:,} passes in a row from t={t0:.9g} "
+            f"to t={t:.9g}, each woken by the policy alone (view.wake_at) and starting "
+            f"nothing, less than {MIN_WAKE_STEP:g} s apart on average: a livelock; fix the "
+            "policy or raise the limit with --wake-limit N (0: no limit)"
+        )
 
     def _prepare(self) -> None:
         """Before the first event: bind the speed model, show its co-location inputs in the

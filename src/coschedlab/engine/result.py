@@ -85,6 +85,9 @@ class Result:
     #: (no co-location speed model); the validator checks each job's run against them. None:
     #: a loaded result or a speed model that changes durations
     input_run: np.ndarray | None = None
+    #: ``(slowest, fastest)`` speedup each job may have run at, from a speed model that
+    #: changes durations (co-location: :meth:`.speed.SpeedModel.speed_range`); None: speedup 1
+    speed_range: tuple[np.ndarray, np.ndarray] | None = None
     #: the per-job table as NumPy arrays, in :attr:`jobs`' column order (a simulated result;
     #: None for a loaded one): the metrics, the validator and the writers read these
     columns: dict[str, np.ndarray] | None = None
@@ -161,6 +164,7 @@ class Result:
         for name, arr in w.extra.items():
             frame[name] = _shared(arr) if isinstance(order, slice) else take(arr, order)
         model_cols = sim.speed_model.result_columns()
+        speeds = sim.speed_model.speed_range() if sim.speed_model.dynamic else None
         for name, arr in model_cols.items():
             frame[name] = np.asarray(arr)
         if not metrics_later:
@@ -181,10 +185,12 @@ class Result:
             options=sim.info(),
             header=dict(w.header),
             guarantees=_names(getattr(sim.scheduler, "guarantees", ())),
+            # read-only over the kernel's immutable bytes: no copy; a model that changes
+            # durations and gives no bounds on them: nothing to check against
             input_run=None
-            if sim.speed_model.dynamic
-            # read-only over the kernel's immutable bytes: no copy
+            if sim.speed_model.dynamic and speeds is None
             else np.frombuffer(sim.input_run, dtype=np.float64),
+            speed_range=speeds,
         )
         # the kernel's orders of starts and of ends (time order, ties as they came): the
         # stable orders of the start and end columns are made from them in a pass each
@@ -336,8 +342,10 @@ class Result:
     def run_time_violations(self) -> list[str]:
         """Each job ran as long as the input says: its run time, or (killed at its walltime)
         at least its requested time and at most its run time (:meth:`validate` and every
-        capability's validator call it); nothing to check without the input's run times (a
-        loaded result, a co-location speed model). In a run cut off at a time, the jobs that
+        capability's validator call it); with a co-location model, between the run times at
+        the fastest and the slowest speedups each job may have had (:attr:`speed_range`);
+        with ``kill_at_walltime``, never past the requested time. Nothing to check without
+        the input's run times (a loaded result). In a run cut off at a time, the jobs that
         started (running ones at their planned end; the others have no start: not checked)."""
         if self.input_run is None:
             return []
@@ -346,7 +354,7 @@ class Result:
         j = self.table
         return run_time_violations(
             j["job_id"], j["start"], j["end"], j["requested_time"], j["killed"], self.input_run,
-            "during the run",
+            "during the run", self.speed_range, self.options.get("kill_at_walltime") is True,
         )  # fmt: skip
 
     # -- writers ----------------------------------------------------------------------------

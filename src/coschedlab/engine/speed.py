@@ -41,3 +41,9 @@ class SpeedModel:
     def result_columns(self) -> dict:
         """Extra per-job columns for the result table (in queue order)."""
         return {}
+
+    def speed_range(self) -> tuple[Any, Any] | None:
+        """``(slowest, fastest)``: the least and greatest speedup each job (queue order) may
+        have run at, from the model's inputs alone (the validator bounds each run time with
+        them); None: every job ran at its trace speed (speedup 1)."""
+        return None

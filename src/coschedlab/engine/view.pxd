@@ -1,6 +1,13 @@
 """C declarations of :mod:`coschedlab.engine.view` (the kernel sets the view's fields)."""
 
 
+cdef class FrozenList:
+    cdef list _items  # the kernel's list (reached from C only)
+
+
+cdef FrozenList frozen_over(list items)
+
+
 cdef class MachineView:
     cdef object _acct
     cdef object _seg

@@ -50,6 +50,7 @@ state.
 from __future__ import annotations
 
 cimport cython
+from cpython.object cimport PyObject_RichCompare
 
 from typing import Any
 
@@ -69,14 +70,78 @@ def _read_only(*_args: Any, **_kwargs: Any) -> None:
     )
 
 
-class FrozenList(list):
-    """A list a policy can read (index, slice, iterate, bisect) but not change.
+@cython.auto_pickle(False)  # its list is the kernel's: no policy's to read or change
+@cython.final
+cdef class FrozenList:
+    """A sequence a policy can read (index, slice, iterate, bisect, compare with a list) but
+    not change: the kernel's list is a C field, so neither its methods nor ``list``'s own
+    (``list.clear(view.est_sorted)``: a ``TypeError`` in the policy's frame) reach it. A slice
+    is a new list. ``FrozenList(items)`` holds a copy of ``items``; the kernel's view holds
+    its own lists (:func:`frozen_over`), which it changes between passes."""
 
-    The kernel changes it through ``list``'s own methods (``list.append(q, j)``)."""
+    def __init__(self, items=()) -> None:
+        self._items = list(items)
 
-    __slots__ = ()
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, k):
+        return self._items[k]
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __reversed__(self):
+        return reversed(self._items)
+
+    def __contains__(self, x) -> bool:
+        return x in self._items
+
+    def __richcmp__(self, other, int op):
+        if isinstance(other, FrozenList):
+            other = (<FrozenList>other)._items
+        elif not isinstance(other, list):
+            return NotImplemented
+        return PyObject_RichCompare(self._items, other, op)
+
+    __hash__ = None  # (compared by value, as a list)
+
+    def __add__(self, other):
+        return list(self) + list(other)
+
+    def __radd__(self, other):
+        return list(other) + list(self)
+
+    def __copy__(self):
+        return list(self._items)
+
+    def __deepcopy__(self, memo):
+        return list(self._items)
+
+    def __repr__(self) -> str:
+        return f"FrozenList({self._items!r})"
+
+    def index(self, x, *args) -> int:
+        """Where ``x`` first is (``list.index``)."""
+        return self._items.index(x, *args)
+
+    def count(self, x) -> int:
+        """How many times ``x`` is there."""
+        return self._items.count(x)
+
+    def copy(self) -> list:
+        """A list of the items (the policy's own, to change)."""
+        return list(self._items)
+
     append = extend = insert = remove = pop = clear = sort = reverse = _read_only
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only  # type: ignore[assignment]
+
+
+cdef FrozenList frozen_over(list items):
+    """The view's read-only face of the kernel's list ``items`` (not a copy)."""
+    cdef FrozenList f = FrozenList.__new__(FrozenList)
+    f._items = items
+    return f
 
 
 cdef object _shared(MachineView m):
@@ -139,7 +204,7 @@ cdef class MachineView:
     def partly_free(self, cores: int, limit: int | None = None) -> list[tuple[int, int, tuple]]:
         """Runs of partly used nodes with at least ``cores`` free cores, by node id, as
         ``(first, end, jobs on them)``; at most ``limit`` nodes when given (read only)."""
-        return _shared(self).partly_free(cores, limit)
+        return list(_shared(self).partly_free(cores, limit))  # (the accounting keeps its own)
 
     def free_runs(self, cores: int) -> list[tuple[int, int, tuple]]:
         """Runs of nodes, idle or partly used, with at least ``cores`` free cores, by node id,
@@ -189,7 +254,14 @@ cdef class View:
         self._kernel._start_now(decision)
 
     def wake_at(self, double t) -> None:
-        """A scheduling pass at ``t`` even if no job arrives or ends then."""
+        """A scheduling pass at ``t`` even if no job arrives or ends then; ``t`` = ``now`` (the
+        pass under way) and ``inf`` (never) ask for none, a time in the past or NaN is a
+        ``ValueError`` (in the policy's frame: its file and line are said)."""
+        if not t >= self.now:
+            raise ValueError(
+                f"view.wake_at({t!r}) asks for a pass "
+                + ("at no time (NaN)" if t != t else f"in the past (now is t={self.now!r})")
+            )
         self._kernel._wake_at(t)
 
     def record_reservation(self, long j, double t) -> None:

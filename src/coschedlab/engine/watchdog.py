@@ -1,4 +1,5 @@
-"""A time limit on each scheduling pass: a policy that never returns stops the run with an error.
+"""A time limit on each scheduling pass: a policy that never returns stops the run with an error;
+and the limit on a livelock's passes (:data:`WAKE_LIMIT`, checked by the kernel's loop).
 
 The limit is enforced by a daemon thread that interrupts the main thread
 (a SIGINT sent to it) when one call of ``schedule(view)`` has run longer than the
@@ -23,11 +24,15 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from numbers import Integral
 from typing import Any
 
 from ..errors import InputError
 
-__all__ = ["PassTimeout", "check_limit", "pass_time_limit"]
+__all__ = [
+    "MIN_WAKE_STEP", "WAKE_LIMIT", "PassTimeout", "check_limit", "check_wake_limit",
+    "pass_time_limit",
+]  # fmt: skip
 
 
 class PassTimeout(InputError):
@@ -65,6 +70,29 @@ def check_limit(limit: float | None) -> float | None:
     if limit is not None and not (limit > 0 and limit < float("inf")):
         raise InputError(f"--pass-timeout must be a positive number of seconds, got {limit}")
     return limit
+
+
+#: a livelock (:meth:`.kernel.Simulation._loop`): this many passes in a row woken by the
+#: policy alone (``view.wake_at``: nothing arrived, ended or was released at their instants,
+#: nothing started in them) whose clock advanced less than :data:`MIN_WAKE_STEP` per pass on
+#: average stop the run (``wake_limit``; a Python policy's 10^6 passes take 1-3 s)
+WAKE_LIMIT = 1_000_000
+#: seconds: the mean step of the passes counted above below which they are a livelock (10^6
+#: passes within 1,000 s: a policy waking every millisecond or less, for nothing)
+MIN_WAKE_STEP = 1e-3
+
+
+def check_wake_limit(limit: int | None) -> int:
+    """``limit`` (``--wake-limit``, passes; None: :data:`WAKE_LIMIT`; 0: no limit) if a whole
+    number from 0 to 10^15, else an :class:`InputError` saying so."""
+    if limit is None:
+        return WAKE_LIMIT
+    if isinstance(limit, bool) or not isinstance(limit, Integral) or not 0 <= limit <= 10**15:
+        raise InputError(
+            f"--wake-limit must be a whole number of passes from 0 (no limit) to 10^15, "
+            f"got {limit!r}"
+        )
+    return int(limit)
 
 
 @contextmanager

@@ -154,6 +154,7 @@ def simulate_mode(
     progress: Callable[[int, int], None] | None = None,
     drain: float | None = DRAIN,
     pass_timeout: float | None = None,
+    wake_limit: int | None = None,
 ) -> WorkflowRun:
     """Simulate ``ww`` with its workflows submitted as ``mode`` (chained, pilot or woas).
     ``scheduler`` is any core scheduler spec; mode woas needs a :class:`Slurm`, which gets
@@ -161,7 +162,8 @@ def simulate_mode(
     the end of the analysis window (:data:`DRAIN`, ScSF's 6 h; None: when every job has
     ended): what has not ended by then is not counted. ``pass_timeout`` (s): a scheduling
     pass that takes longer stops the run with an :class:`InputError` (as ``simulate
-    --pass-timeout``)."""
+    --pass-timeout``), as do more than ``wake_limit`` passes of a livelock (``simulate
+    --wake-limit``)."""
     check_limit(pass_timeout)
     if drain is not None and not (isinstance(drain, int | float) and 0 <= drain < math.inf):
         raise InputError(f"drain must be a time >= 0 in seconds, got {drain!r}")
@@ -172,7 +174,9 @@ def simulate_mode(
         params = {k: getattr(sched, k) for k in sched.params()}
         sched = Slurm(**params, inherit=ex.inherit)
     until = None if drain is None else ww.window[1] + float(drain)
-    sim = Simulation(ex.workload, ww.cluster, sched, progress=progress, until=until)
+    sim = Simulation(
+        ex.workload, ww.cluster, sched, progress=progress, until=until, wake_limit=wake_limit
+    )
     with pass_time_limit(sched, pass_timeout, sched.describe):
         sim.run()
     result = Result.from_simulation(sim)
@@ -194,15 +198,18 @@ def simulate_modes(
     scheduler: str | Scheduler = DEFAULT_SCHEDULER,
     progress: Any = None,
     pass_timeout: float | None = None,
+    wake_limit: int | None = None,
 ) -> tuple[dict[str, WorkflowRun], dict[str, dict[str, Any]]]:
     """Each of ``modes`` simulated (:func:`simulate_mode`, each pass within ``pass_timeout``
-    s; ``progress.phase(mode, None)`` as each starts, if it has one) and summarised over
-    the workflows completed in every mode (:func:`.metrics.completed_in_all`): the runs and
-    their summaries, by mode."""
+    s, no more than ``wake_limit`` passes of a livelock; ``progress.phase(mode, None)`` as
+    each starts, if it has one) and summarised over the workflows completed in every mode
+    (:func:`.metrics.completed_in_all`): the runs and their summaries, by mode."""
     runs = {}
     for m in modes:
         if hasattr(progress, "phase"):
             progress.phase(m, None)
-        runs[m] = simulate_mode(ww, m, scheduler, progress=progress, pass_timeout=pass_timeout)
+        runs[m] = simulate_mode(
+            ww, m, scheduler, progress=progress, pass_timeout=pass_timeout, wake_limit=wake_limit
+        )
     mask = completed_in_all({m: r.workflows for m, r in runs.items()})
     return runs, {m: r.summary(mask) for m, r in runs.items()}
