@@ -1723,6 +1723,29 @@ def test_a_closed_standard_output_loses_no_result(ws, tmp_path, out):
         assert (tmp_path / "r" / name / "metrics.json").is_file()
 
 
+@pytest.mark.parametrize("out", [["--out", "r"], ["--out=r"]], ids=["fast", "typer"])
+def test_standard_output_on_a_full_disk_loses_no_result(ws, tmp_path, out):
+    """``coschedlab simulate ... > /dev/full`` (a log on a full disk): the run goes on,
+    writes its result, and one line says what was lost, exit 1 (it stopped before the run
+    with "error: output: No space left on device; nothing was replaced", and once the disk
+    filled after the result was written, said that of a result it had just replaced)."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    with open("/dev/full", "w") as full, _coschedlab(
+        ["simulate", str(ws / "small.swf"), "-s", "fcfs", "-s", "easy", *out], tmp_path,
+        stdout=full,
+    ) as proc:  # fmt: skip
+        err = proc.stderr.read().decode()
+        proc.wait(timeout=120)
+    assert proc.returncode == 1, err
+    assert err == (
+        "error: standard output: No space left on device; what the command printed is lost "
+        "(it ran to its end: its files are written)\n"
+    )
+    for name in ("fcfs", "easy"):
+        assert (tmp_path / "r" / name / "metrics.json").is_file()
+
+
 def test_version(capsys, tmp_path):
     code, out, err = run_cli(["--version"], tmp_path, capsys)
     assert code == 0 and out.startswith("coschedlab ")

@@ -286,27 +286,34 @@ class _ReaderGone:
     """A standard stream that its reader's going away (``| head``, ``| true``: a closed
     pipe) does not stop: from then on what is printed goes to os.devnull, and the command
     goes on, writes its results and ends with its own exit code (a closed pipe stopped a
-    ``simulate`` before it wrote its result, exit 2)."""
+    ``simulate`` before it wrote its result, exit 2). A stream that cannot be written
+    (``> /dev/full``, a log on a full disk: ``failed``) goes the same way, and the command
+    ends saying so (:func:`_lost_output`): it stopped before writing its results, or after,
+    saying "nothing was replaced" of a result it had just replaced."""
 
     def __init__(self, stream: Any) -> None:
         self._stream = stream
+        self.failed: OSError | None = None
 
     def write(self, text: str) -> int:
         try:
             return self._stream.write(text)
-        except BrokenPipeError:
-            self._gone()
+        except OSError as exc:
+            self._gone(exc)
             return len(text)
 
     def flush(self) -> None:
         try:
             self._stream.flush()
-        except BrokenPipeError:
-            self._gone()
+        except OSError as exc:
+            self._gone(exc)
             self._stream.flush()  # what was buffered, into os.devnull
 
-    def _gone(self) -> None:
-        """The reader is gone: the stream's descriptor writes to os.devnull from now on."""
+    def _gone(self, exc: OSError) -> None:
+        """The reader is gone (``exc``: a closed pipe), or the stream failed (any other
+        ``exc``, kept as ``failed``): its descriptor writes to os.devnull from now on."""
+        if not isinstance(exc, BrokenPipeError) and self.failed is None:
+            self.failed = exc
         devnull = os.open(os.devnull, os.O_WRONLY)
         try:
             os.dup2(devnull, self._stream.fileno())
@@ -363,7 +370,27 @@ def _run(plain: dict[str, Any] | None) -> None:
         )
     if code == 130:  # Ctrl-C: typer turns it into a return code, without a word
         _fail(_interrupted(), 130, None)
-    sys.exit(code if isinstance(code, int) else 0)
+    code = code if isinstance(code, int) else 0
+    _lost_output(code)
+    sys.exit(code)
+
+
+def _lost_output(code: int) -> None:
+    """A command that ran to its end but could not print (:class:`_ReaderGone`'s ``failed``:
+    standard output on a full disk, ``> /dev/full``) says so in one line and exits with
+    code 1 (the machine failed), or its own code when that is not 0."""
+    stream = sys.stdout
+    if not isinstance(stream, _ReaderGone):
+        return
+    stream.flush()  # (what is still buffered may fail too)
+    if stream.failed is not None:
+        reason = stream.failed.strerror or str(stream.failed)
+        _fail(
+            f"error: standard output: {reason}; what the command printed is lost (it ran to "
+            "its end: its files are written)",
+            code or 1,
+            stream.failed,
+        )
 
 
 def _typer_exit(exc: Exception) -> None:
