@@ -1795,6 +1795,19 @@ def test_full_disk_exits_1_and_keeps_the_earlier_result(ws, capsys, tiny_fs):
     assert sorted(p.name for p in tiny_fs.iterdir()) == ["r"]  # no temporary left
 
 
+def test_a_report_on_a_full_disk_names_its_folder(ws, capsys, tiny_fs):
+    """The figures' writers name no file: a full disk was "error: output: No space left on
+    device"; now the report's folder, exit 1, and the folder this command made goes."""
+    shutil.copytree(ws / "prev", tiny_fs.parent / "prev")
+    code, out, err = run_cli(["report", "prev", "--out", "fs/rep"], tiny_fs.parent, capsys)
+    assert code == 1, err
+    assert err == (
+        "error: fs/rep: No space left on device; nothing was replaced, free some space and "
+        "rerun\n"
+    )
+    assert list(tiny_fs.iterdir()) == []
+
+
 def test_a_sweep_stopped_by_a_full_disk_resumes_once_there_is_room(ws, capsys, tmp_path):
     """A disk full when a sweep records its spec.json: exit 1 naming that file, and the rerun
     the message asks for works once there is room (it left an empty spec.json, and the rerun
