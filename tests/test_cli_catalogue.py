@@ -1802,8 +1802,7 @@ def test_a_report_on_a_full_disk_names_its_folder(ws, capsys, tiny_fs):
     code, out, err = run_cli(["report", "prev", "--out", "fs/rep"], tiny_fs.parent, capsys)
     assert code == 1, err
     assert err == (
-        "error: fs/rep: No space left on device; nothing was replaced, free some space and "
-        "rerun\n"
+        "error: fs/rep: No space left on device; nothing was replaced, free some space and rerun\n"
     )
     assert list(tiny_fs.iterdir()) == []
 

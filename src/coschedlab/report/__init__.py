@@ -22,8 +22,15 @@ from pathlib import Path
 from typing import Any
 
 from ..outputs import (
-    REPORT_FILES, forget, mark, marked_folder, os_error, record, recorded, slug,
-)  # fmt: skip
+    REPORT_FILES,
+    forget,
+    mark,
+    marked_folder,
+    os_error,
+    record,
+    recorded,
+    slug,
+)
 from . import figures, interactive, runs, series, style, timeaxis
 from .runs import Run, as_runs
 from .series import app_names_from_header
