@@ -124,8 +124,8 @@ def _is_template(command: str) -> bool:
 
 
 def _runnable(line: str) -> bool:
-    if line.startswith("coschedlab "):
-        return True
+    if line.startswith("coschedlab ") or re.search(r"\|\s*coschedlab ", line):
+        return True  # (a pipe into coschedlab: README's `zcat ... | coschedlab simulate -`)
     return line.startswith("python examples/")
 
 
@@ -230,7 +230,7 @@ def run_step(step: Step, ws: Path) -> str:
     if step.long:
         return _start_and_interrupt(step, ws, env)
     p = subprocess.run(
-        ["bash", "-c", _script(step)],
+        ["bash", "-o", "pipefail", "-c", _script(step)],  # (each command of a pipe must work)
         capture_output=True,
         text=True,
         cwd=ws,
