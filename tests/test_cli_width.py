@@ -1,6 +1,6 @@
 """What the commands print reads at 80 columns: their closing "wrote ..." lines are
 word-wrapped at the console's width (they ran to 95-250 characters: the sweeps' list of the
-files written, workflows generate, insitu generate)."""
+files written, workflows generate, insitu generate, coupled simulate's notes)."""
 
 from __future__ import annotations
 
@@ -33,8 +33,10 @@ def _long_lines(done) -> list[str]:
         ["workflows", "generate", "-w", "cybershake", "--share", "0.1", "--machine", "64x24",
          "--window", "86400", "--out", "a-folder-name-of-some-length/wl"],
         ["compare", "spec.yaml", "--out", "a-folder-name-of-some-length/cmp", "--jobs", "1"],
+        ["coupled", "simulate", "--system", "kth:load=0.5", "--system", "small.swf:name=small",
+         "--pairs", "every:1", "--out", "a-folder-name-of-some-length/cpl"],
     ],
-    ids=["insitu-generate", "workflows-generate", "compare"],
+    ids=["insitu-generate", "workflows-generate", "compare", "coupled-simulate"],
 )  # fmt: skip
 def test_every_line_fits_80_columns(tmp_path, args):
     (tmp_path / "small.swf").write_text(SMALL)
