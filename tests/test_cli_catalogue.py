@@ -1852,6 +1852,35 @@ def test_read_only_disk_is_refused_before_the_run(ws, capsys, tmp_path):
     assert "jobs from" not in out  # refused before reading and simulating
 
 
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["insitu", "simulate", "ens.yaml", "--gantt", "ro/g.png"], "--gantt ro/g.png"),
+        (["workflows", "show", "cybershake", "--plot", "ro/c.png"], "--plot ro/c.png"),
+        (["simulate", "small.swf", "--out", "ro/r"], "--out ro/r"),
+    ],
+    ids=["gantt", "plot", "out"],
+)
+def test_a_read_only_place_names_the_option_that_chose_it(ws, capsys, tmp_path, args, option):
+    """The advice named --out whatever option gave the path ("--gantt ro/g.png cannot be
+    created (...; choose an --out on a writable file system)")."""
+    ro = tmp_path / "ro"
+    if not _mount(ro, "ro,size=16k"):
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        shutil.copy(ws / "small.swf", tmp_path / "small.swf")
+        shutil.copy(ws / "ens.yaml", tmp_path / "ens.yaml")
+        code, out, err = run_cli(args, tmp_path, capsys)
+    finally:
+        subprocess.run(["umount", str(ro)], capture_output=True)
+    assert code == 2, err
+    flag = option.split()[0]
+    assert err == (
+        f"error: {option} cannot be created (ro: Read-only file system; give {flag} a path on "
+        "a writable file system)\n"
+    )
+
+
 @pytest.mark.parametrize("force", [False, True])
 def test_a_mount_point_as_out_is_refused_before_the_run(ws, capsys, tmp_path, force):
     """A result replaces its folder whole, which a mount point cannot be (moving it aside:
