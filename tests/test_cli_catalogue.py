@@ -132,6 +132,14 @@ def ws(tmp_path_factory) -> Path:
     )  # fmt: skip
     (d / "text_field.swf").write_text(SMALL.replace("3 20 -1 70", "3 20 -1 seventy"))
     (d / "binary.swf").write_bytes(b"\x00\xff\xfe garbage \x89PNG\r\n")
+    import bz2  # traces packed otherwise than gzip: "has 1 field, SWF needs 18" before
+    import lzma
+    import zipfile
+
+    (d / "trace.swf.bz2").write_bytes(bz2.compress(SMALL.encode()))
+    (d / "trace.swf.xz").write_bytes(lzma.compress(SMALL.encode()))
+    with zipfile.ZipFile(d / "trace.zip", "w") as z:
+        z.writestr("trace.swf", SMALL)
     (d / "nul_field.swf").write_bytes(SMALL.replace(" 60 2 ", " 60\x00 2 ", 1).encode())
     (d / "overflow_run.swf").write_text(SMALL.replace("3 20 -1 70", "3 20 -1 1e309"))
     # a new user's pass (2026-11-28): what a newcomer writes into a trace or a spec
@@ -730,6 +738,11 @@ CASES = [
     ("swf-huge-user", "simulate huge_user.swf --out o1", 2, "huge_user.swf:4: field 12 (user) is 3e+09, beyond the sane range (|value| <= 2,147,483,647)"),
     ("swf-text-field", "simulate text_field.swf --out o1", 2, "text_field.swf:5"),
     ("swf-binary", "simulate binary.swf --out o1", 2, "binary.swf"),
+    ("swf-bzip2", "simulate trace.swf.bz2 --out o1", 2, "trace.swf.bz2: a bzip2-compressed file: coschedlab reads plain text or gzip; unpack it first (bunzip2 -k trace.swf.bz2)"),
+    ("swf-xz", "simulate trace.swf.xz --out o1", 2, "trace.swf.xz: an xz-compressed file: coschedlab reads plain text or gzip; unpack it first (unxz -k trace.swf.xz)"),
+    ("swf-zip", "simulate trace.zip --out o1", 2, "trace.zip: a zip archive: coschedlab reads plain text or gzip; unpack it first (unzip trace.zip)"),
+    ("pool-bzip2", "simulate small.swf --pool trace.swf.bz2 --out o1", 2, "trace.swf.bz2: a bzip2-compressed file"),
+    ("coupled-system-xz", "coupled simulate --system trace.swf.xz --system small.swf:name=b --out o1", 2, "trace.swf.xz: an xz-compressed file"),
     ("swf-nul-in-field", "simulate nul_field.swf --out o1", 2, "nul_field.swf:4: field 4 (run time) is '60\\x00', not a number"),
     ("swf-overflowing-number", "simulate overflow_run.swf --out o1", 2, "overflow_run.swf:5: field 4 (run time) is '1e309', not a finite number"),
     ("swf-nodes-zero", "simulate small.swf --nodes 0 --out o1", 2, "--nodes"),
