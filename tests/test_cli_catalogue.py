@@ -860,6 +860,7 @@ CASES = [
     ("report-out-file", "report prev --out afile", 2, "--out afile exists and is not a directory"),
     ("report-out-not-ours", "report prev --out notours", 2, "notours/notes.txt"),
     ("report-window-bad", "report prev --out rep --from 2x", 2, "--from: '2x' is not a time"),
+    ("report-window-huge", "report prev --from 1e308 --out rep", 2, "--from: 1.157e+303 days is after the end of every run"),
     ("simulate-swf-integers-out-file", "simulate small.swf --swf-integers --out afile", 2, "afile"),
     ("report-empty-dir", "report empty --out rep", 2, "empty: no metrics.json"),
     ("report-mistyped-dir", "report prve --out rep", 2, "prve: no such directory"),
