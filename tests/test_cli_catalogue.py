@@ -732,6 +732,7 @@ CASES = [
     ("insitu-reproduce-out-uncreatable", "insitu reproduce --out /proc/nope --steps 2", 2, "--out /proc/nope cannot be created (/proc: "),
     ("elise-out-uncreatable", "elise run el_ok.yaml --out /proc/nope", 2, "--out /proc/nope cannot be created (/proc: "),
     # -- traces -----------------------------------------------------------------------------
+    ("name-with-a-line-end", "simulate 'no\nsuch.swf' --out o1", 2, "no\\nsuch.swf: No such file or directory"),  # one line: the name's line end escaped
     ("swf-missing", "simulate missing.swf --out o1", 2, "missing.swf"),
     ("swf-huge-submit", "simulate huge_submit.swf --out o1", 2, "huge_submit.swf:4: field 2 (submit time) is 1e+30"),
     ("swf-huge-procs", "simulate huge_procs.swf --out o1", 2, "huge_procs.swf:4: field 8"),

@@ -506,6 +506,10 @@ def _where(exc: BaseException) -> str:
     return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "?"
 
 
+#: the control characters an error line shows escaped (all but the tab)
+_ESCAPES = {c: repr(chr(c))[1:-1] for c in [*range(32), 127] if c != 9}
+
+
 def _fail(message: str, code: int, exc: BaseException | None) -> None:
     """Print one line (and the traceback when COSCHEDLAB_TRACEBACK is set), exit ``code``."""
     if exc is not None and os.environ.get("COSCHEDLAB_TRACEBACK"):
@@ -514,5 +518,7 @@ def _fail(message: str, code: int, exc: BaseException | None) -> None:
         traceback.print_exception(exc)
     from ..bundled import in_words
 
-    print(in_words(message), file=sys.stderr)  # bundled files named coschedlab:NAME
+    # bundled files named coschedlab:NAME; a line end or other control character in a name
+    # (a file named "a<newline>b.swf") as an escape: the message stays one line
+    print(in_words(message).translate(_ESCAPES), file=sys.stderr)
     sys.exit(code)
