@@ -359,7 +359,8 @@ def test_the_reader_finds_the_commands():
     readme = ALL["README.md"]
     texts = [s.text for s in readme if s.kind == "sh"]
     assert texts[0] == "coschedlab data"
-    assert len(texts) >= 30 and all(t.startswith(("coschedlab ", "python ")) for t in texts)
+    assert len(texts) >= 30 and all(_runnable(t) for t in texts)
+    assert any("| coschedlab simulate -" in t for t in texts)  # (a pipe into coschedlab)
     assert any(s.kind == "python" for s in readme)
     coloc = [s for s in ALL["docs/coloc.md"] if "$POOL" in s.text]
     assert coloc and all(s.env.get("POOL", "").startswith("coschedlab:") for s in coloc)
