@@ -1761,6 +1761,20 @@ def test_standard_output_on_a_full_disk_loses_no_result(ws, tmp_path, out):
         assert (tmp_path / "r" / name / "metrics.json").is_file()
 
 
+def test_a_policy_closing_standard_output_loses_no_result(ws, tmp_path):
+    """A policy that closes ``sys.stdout``: the run is written and the command ends with its
+    own exit code (the table's print was "internal error: ValueError: I/O operation on
+    closed file", exit 3, once the result was in place)."""
+    fifo = POLICIES["fifo1.py"]
+    (tmp_path / "closes.py").write_text(_policy(f"sys.stdout.close()\n                {fifo}"))
+    with _coschedlab(["simulate", str(ws / "small.swf"), "-s", "closes.py", "--out", "r"],
+                     tmp_path, stdout=subprocess.PIPE) as proc:  # fmt: skip
+        out, err = proc.communicate(timeout=120)
+    assert (proc.returncode, err) == (0, b""), err
+    assert out.startswith(b"3 jobs from ")  # (printed before the policy ran)
+    assert (tmp_path / "r" / "metrics.json").is_file()
+
+
 def test_version(capsys, tmp_path):
     code, out, err = run_cli(["--version"], tmp_path, capsys)
     assert code == 0 and out.startswith("coschedlab ")

@@ -301,6 +301,9 @@ class _ReaderGone:
         except OSError as exc:
             self._gone(exc)
             return len(text)
+        except ValueError as exc:
+            self._closed(exc)
+            return len(text)
 
     def flush(self) -> None:
         try:
@@ -308,6 +311,15 @@ class _ReaderGone:
         except OSError as exc:
             self._gone(exc)
             self._stream.flush()  # what was buffered, into os.devnull
+        except ValueError as exc:
+            self._closed(exc)
+
+    def _closed(self, exc: ValueError) -> None:
+        """The stream was closed under the command (a policy's ``sys.stdout.close()``: an
+        internal error, exit 3, once its run was written): what follows goes to os.devnull."""
+        if not self._stream.closed:
+            raise exc  # (another ValueError: not a closed stream's)
+        self._stream = open(os.devnull, "w")  # noqa: SIM115 (open until the end)
 
     def _gone(self, exc: OSError) -> None:
         """The reader is gone (``exc``: a closed pipe), or the stream failed (any other
