@@ -13,6 +13,7 @@ SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 missing() { for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || echo "$pkg"; done; }
 need=$(missing python3-simgrid libsimgrid-dev chromium chromium-driver xvfb xdotool)
 if [ -n "$need" ]; then
+    echo "setup: installing Debian packages:" $need >&2
     $SUDO apt-get update -qq || true
     if [ -n "$(missing python3-simgrid libsimgrid-dev)" ]; then
         DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-simgrid \
@@ -58,6 +59,9 @@ check_compiler() {
 if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ] \
     || [ setup.py -nt .venv/.installed ]; then
     check_compiler
+    # the longest step, silent otherwise (pip -q): said before it starts
+    echo "setup: installing coschedlab and its pinned packages into .venv, and building its" \
+        "compiled core (3-6 minutes, once)" >&2
     .venv/bin/python -m pip install -q --upgrade pip
     .venv/bin/python -m pip install -q -e ".[dev]"  # builds the compiled modules in place
     touch .venv/.installed

@@ -138,6 +138,14 @@ def ws(tmp_path_factory) -> Path:
     )  # fmt: skip
     (d / "text_field.swf").write_text(SMALL.replace("3 20 -1 70", "3 20 -1 seventy"))
     (d / "binary.swf").write_bytes(b"\x00\xff\xfe garbage \x89PNG\r\n")
+    import bz2  # traces packed otherwise than gzip: "has 1 field, SWF needs 18" before
+    import lzma
+    import zipfile
+
+    (d / "trace.swf.bz2").write_bytes(bz2.compress(SMALL.encode()))
+    (d / "trace.swf.xz").write_bytes(lzma.compress(SMALL.encode()))
+    with zipfile.ZipFile(d / "trace.zip", "w") as z:
+        z.writestr("trace.swf", SMALL)
     (d / "nul_field.swf").write_bytes(SMALL.replace(" 60 2 ", " 60\x00 2 ", 1).encode())
     (d / "overflow_run.swf").write_text(SMALL.replace("3 20 -1 70", "3 20 -1 1e309"))
     # a new user's pass (2026-11-28): what a newcomer writes into a trace or a spec
@@ -730,12 +738,18 @@ CASES = [
     ("insitu-reproduce-out-uncreatable", "insitu reproduce --out /proc/nope --steps 2", 2, "--out /proc/nope cannot be created (/proc: "),
     ("elise-out-uncreatable", "elise run el_ok.yaml --out /proc/nope", 2, "--out /proc/nope cannot be created (/proc: "),
     # -- traces -----------------------------------------------------------------------------
+    ("name-with-a-line-end", "simulate 'no\nsuch.swf' --out o1", 2, "no\\nsuch.swf: No such file or directory"),  # one line: the name's line end escaped
     ("swf-missing", "simulate missing.swf --out o1", 2, "missing.swf"),
     ("swf-huge-submit", "simulate huge_submit.swf --out o1", 2, "huge_submit.swf:4: field 2 (submit time) is 1e+30"),
     ("swf-huge-procs", "simulate huge_procs.swf --out o1", 2, "huge_procs.swf:4: field 8"),
     ("swf-huge-user", "simulate huge_user.swf --out o1", 2, "huge_user.swf:4: field 12 (user) is 3e+09, beyond the sane range (|value| <= 2,147,483,647)"),
     ("swf-text-field", "simulate text_field.swf --out o1", 2, "text_field.swf:5"),
     ("swf-binary", "simulate binary.swf --out o1", 2, "binary.swf"),
+    ("swf-bzip2", "simulate trace.swf.bz2 --out o1", 2, "trace.swf.bz2: a bzip2-compressed file: coschedlab reads plain text or gzip; unpack it first (bunzip2 -k trace.swf.bz2)"),
+    ("swf-xz", "simulate trace.swf.xz --out o1", 2, "trace.swf.xz: an xz-compressed file: coschedlab reads plain text or gzip; unpack it first (unxz -k trace.swf.xz)"),
+    ("swf-zip", "simulate trace.zip --out o1", 2, "trace.zip: a zip archive: coschedlab reads plain text or gzip; unpack it first (unzip trace.zip)"),
+    ("pool-bzip2", "simulate small.swf --pool trace.swf.bz2 --out o1", 2, "trace.swf.bz2: a bzip2-compressed file"),
+    ("coupled-system-xz", "coupled simulate --system trace.swf.xz --system small.swf:name=b --out o1", 2, "trace.swf.xz: an xz-compressed file"),
     ("swf-nul-in-field", "simulate nul_field.swf --out o1", 2, "nul_field.swf:4: field 4 (run time) is '60\\x00', not a number"),
     ("swf-overflowing-number", "simulate overflow_run.swf --out o1", 2, "overflow_run.swf:5: field 4 (run time) is '1e309', not a finite number"),
     ("swf-nodes-zero", "simulate small.swf --nodes 0 --out o1", 2, "--nodes"),
@@ -863,6 +877,7 @@ CASES = [
     ("report-out-file", "report prev --out afile", 2, "--out afile exists and is not a directory"),
     ("report-out-not-ours", "report prev --out notours", 2, "notours/notes.txt"),
     ("report-window-bad", "report prev --out rep --from 2x", 2, "--from: '2x' is not a time"),
+    ("report-window-huge", "report prev --from 1e308 --out rep", 2, "--from: 1.157e+303 days is after the end of every run"),
     ("simulate-swf-integers-out-file", "simulate small.swf --swf-integers --out afile", 2, "afile"),
     ("report-empty-dir", "report empty --out rep", 2, "empty: no metrics.json"),
     ("report-mistyped-dir", "report prve --out rep", 2, "prve: no such directory"),
@@ -1743,6 +1758,43 @@ def test_a_closed_standard_output_loses_no_result(ws, tmp_path, out):
         assert (tmp_path / "r" / name / "metrics.json").is_file()
 
 
+@pytest.mark.parametrize("out", [["--out", "r"], ["--out=r"]], ids=["fast", "typer"])
+def test_standard_output_on_a_full_disk_loses_no_result(ws, tmp_path, out):
+    """``coschedlab simulate ... > /dev/full`` (a log on a full disk): the run goes on,
+    writes its result, and one line says what was lost, exit 1 (it stopped before the run
+    with "error: output: No space left on device; nothing was replaced", and once the disk
+    filled after the result was written, said that of a result it had just replaced)."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    with open("/dev/full", "w") as full, _coschedlab(
+        ["simulate", str(ws / "small.swf"), "-s", "fcfs", "-s", "easy", *out], tmp_path,
+        stdout=full,
+    ) as proc:  # fmt: skip
+        err = proc.stderr.read().decode()
+        proc.wait(timeout=120)
+    assert proc.returncode == 1, err
+    assert err == (
+        "error: standard output: No space left on device; what the command printed is lost "
+        "(it ran to its end: its files are written)\n"
+    )
+    for name in ("fcfs", "easy"):
+        assert (tmp_path / "r" / name / "metrics.json").is_file()
+
+
+def test_a_policy_closing_standard_output_loses_no_result(ws, tmp_path):
+    """A policy that closes ``sys.stdout``: the run is written and the command ends with its
+    own exit code (the table's print was "internal error: ValueError: I/O operation on
+    closed file", exit 3, once the result was in place)."""
+    fifo = POLICIES["fifo1.py"]
+    (tmp_path / "closes.py").write_text(_policy(f"sys.stdout.close()\n                {fifo}"))
+    with _coschedlab(["simulate", str(ws / "small.swf"), "-s", "closes.py", "--out", "r"],
+                     tmp_path, stdout=subprocess.PIPE) as proc:  # fmt: skip
+        out, err = proc.communicate(timeout=120)
+    assert (proc.returncode, err) == (0, b""), err
+    assert out.startswith(b"3 jobs from ")  # (printed before the policy ran)
+    assert (tmp_path / "r" / "metrics.json").is_file()
+
+
 def test_version(capsys, tmp_path):
     code, out, err = run_cli(["--version"], tmp_path, capsys)
     assert code == 0 and out.startswith("coschedlab ")
@@ -1792,6 +1844,18 @@ def test_full_disk_exits_1_and_keeps_the_earlier_result(ws, capsys, tiny_fs):
     assert sorted(p.name for p in tiny_fs.iterdir()) == ["r"]  # no temporary left
 
 
+def test_a_report_on_a_full_disk_names_its_folder(ws, capsys, tiny_fs):
+    """The figures' writers name no file: a full disk was "error: output: No space left on
+    device"; now the report's folder, exit 1, and the folder this command made goes."""
+    shutil.copytree(ws / "prev", tiny_fs.parent / "prev")
+    code, out, err = run_cli(["report", "prev", "--out", "fs/rep"], tiny_fs.parent, capsys)
+    assert code == 1, err
+    assert err == (
+        "error: fs/rep: No space left on device; nothing was replaced, free some space and rerun\n"
+    )
+    assert list(tiny_fs.iterdir()) == []
+
+
 def test_a_sweep_stopped_by_a_full_disk_resumes_once_there_is_room(ws, capsys, tmp_path):
     """A disk full when a sweep records its spec.json: exit 1 naming that file, and the rerun
     the message asks for works once there is room (it left an empty spec.json, and the rerun
@@ -1835,6 +1899,35 @@ def test_read_only_disk_is_refused_before_the_run(ws, capsys, tmp_path):
     assert code == 2, err
     assert "Read-only file system" in err and "ro" in err
     assert "jobs from" not in out  # refused before reading and simulating
+
+
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["insitu", "simulate", "ens.yaml", "--gantt", "ro/g.png"], "--gantt ro/g.png"),
+        (["workflows", "show", "cybershake", "--plot", "ro/c.png"], "--plot ro/c.png"),
+        (["simulate", "small.swf", "--out", "ro/r"], "--out ro/r"),
+    ],
+    ids=["gantt", "plot", "out"],
+)
+def test_a_read_only_place_names_the_option_that_chose_it(ws, capsys, tmp_path, args, option):
+    """The advice named --out whatever option gave the path ("--gantt ro/g.png cannot be
+    created (...; choose an --out on a writable file system)")."""
+    ro = tmp_path / "ro"
+    if not _mount(ro, "ro,size=16k"):
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        shutil.copy(ws / "small.swf", tmp_path / "small.swf")
+        shutil.copy(ws / "ens.yaml", tmp_path / "ens.yaml")
+        code, out, err = run_cli(args, tmp_path, capsys)
+    finally:
+        subprocess.run(["umount", str(ro)], capture_output=True)
+    assert code == 2, err
+    flag = option.split()[0]
+    assert err == (
+        f"error: {option} cannot be created (ro: Read-only file system; give {flag} a path on "
+        "a writable file system)\n"
+    )
 
 
 @pytest.mark.parametrize("force", [False, True])

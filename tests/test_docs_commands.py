@@ -124,8 +124,8 @@ def _is_template(command: str) -> bool:
 
 
 def _runnable(line: str) -> bool:
-    if line.startswith("coschedlab "):
-        return True
+    if line.startswith("coschedlab ") or re.search(r"\|\s*coschedlab ", line):
+        return True  # (a pipe into coschedlab: README's `zcat ... | coschedlab simulate -`)
     return line.startswith("python examples/")
 
 
@@ -230,7 +230,7 @@ def run_step(step: Step, ws: Path) -> str:
     if step.long:
         return _start_and_interrupt(step, ws, env)
     p = subprocess.run(
-        ["bash", "-c", _script(step)],
+        ["bash", "-o", "pipefail", "-c", _script(step)],  # (each command of a pipe must work)
         capture_output=True,
         text=True,
         cwd=ws,
@@ -359,7 +359,8 @@ def test_the_reader_finds_the_commands():
     readme = ALL["README.md"]
     texts = [s.text for s in readme if s.kind == "sh"]
     assert texts[0] == "coschedlab data"
-    assert len(texts) >= 30 and all(t.startswith(("coschedlab ", "python ")) for t in texts)
+    assert len(texts) >= 30 and all(_runnable(t) for t in texts)
+    assert any("| coschedlab simulate -" in t for t in texts)  # (a pipe into coschedlab)
     assert any(s.kind == "python" for s in readme)
     coloc = [s for s in ALL["docs/coloc.md"] if "$POOL" in s.text]
     assert coloc and all(s.env.get("POOL", "").startswith("coschedlab:") for s in coloc)

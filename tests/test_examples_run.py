@@ -57,3 +57,45 @@ def test_the_in_situ_example_agrees_with_the_authors_runs(tmp_path):
         assert abs(ours / authors - 1) <= 0.10, (scenario, authors, ours)
         # the printed deviation is the one of the printed means
         assert abs(float(cells[7].rstrip("%")) - 100 * (ours / authors - 1)) < 0.2
+
+
+def test_the_dashboard_example_asks_for_its_token(tmp_path):
+    """examples/dashboard.py served the workspace without a token (any user of the machine
+    could run simulations through 127.0.0.1), under Flask's development-server banner; now
+    as ``coschedlab gui``: the address it prints carries a token, a request without it gets
+    HTTP 403."""
+    import signal
+    import socket
+    import time
+    import urllib.error
+    import urllib.request
+
+    with socket.socket() as s:  # a free port
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen(
+        [sys.executable, "examples/dashboard.py", str(port)], cwd=tmp_path, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith(f"dashboard: http://127.0.0.1:{port}/?token="), first
+        address = first.split()[1]
+        for _ in range(100):  # until it listens
+            try:
+                with urllib.request.urlopen(address, timeout=5) as answer:
+                    assert answer.status == 200
+                break
+            except urllib.error.URLError as exc:
+                if getattr(exc, "code", None) is not None:
+                    raise
+                time.sleep(0.1)
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5)
+        assert refused.value.code == 403
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert "development server" not in err and "Traceback" not in err, err

@@ -59,11 +59,32 @@ def check_counts(where: str | None = None, must: str = ">= 1", **counts: int | N
 MAX_GUNZIPPED = 4 << 30
 
 
+#: the magic bytes (prefixes) of other compressed or archive formats, what they are and how
+#: to unpack them: read as text, they were "FILE:1: has 1 field, SWF needs 18" (bzip2: "BZh",
+#: the block size 1-9, then a block's or the end's magic, so no text starting "BZh" matches)
+OTHER_COMPRESSIONS = (
+    (tuple(b"BZh" + bytes([size]) + block for size in b"123456789"
+           for block in (b"1AY&SY", b"\x17rE8P\x90")), "a bzip2-compressed file", "bunzip2 -k"),
+    ((b"\xfd7zXZ\x00",), "an xz-compressed file", "unxz -k"),
+    ((b"\x28\xb5\x2f\xfd",), "a zstd-compressed file", "unzstd"),
+    ((b"PK\x03\x04",), "a zip archive", "unzip"),
+    ((b"7z\xbc\xaf\x27\x1c",), "a 7-Zip archive", "7z x"),
+    ((b"\x04\x22\x4d\x18",), "an lz4-compressed file", "unlz4"),
+)  # fmt: skip
+
+
 def gunzip(data: bytes, where: str) -> bytes:
     """``data`` decompressed when it is gzip (its magic bytes), else as it is; a broken gzip
-    file, or one decompressing to more than :data:`MAX_GUNZIPPED` bytes, is an
-    :class:`InputError` naming ``where``."""
+    file, one decompressing to more than :data:`MAX_GUNZIPPED` bytes, or a file of another
+    compression (:data:`OTHER_COMPRESSIONS`) is an :class:`InputError` naming ``where``."""
     if data[:2] != b"\x1f\x8b":
+        for magic, kind, tool in OTHER_COMPRESSIONS:
+            if data.startswith(magic):
+                raise InputError(
+                    f"{kind}: coschedlab reads plain text or gzip; unpack it first "
+                    f"({tool} {where})",
+                    where=where,
+                )
         return data
     whole = _one_member(data)
     if whole is not None:

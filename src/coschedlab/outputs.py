@@ -85,17 +85,18 @@ MAX_NAME = 255 - len(TMP_PREFIX) - len("-4194304-") - 8
 ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.ENOMEM}
 
 
-def os_error(exc: OSError, what: str = "") -> Exception:
+def os_error(exc: OSError, what: str = "", option: str = "--out") -> Exception:
     """``exc`` as a one-line error naming the file: :class:`OutputError` when the machine
-    failed (full disk, I/O error), else :class:`~coschedlab.errors.InputError`."""
+    failed (full disk, I/O error), else :class:`~coschedlab.errors.InputError` (a read-only
+    or forbidden place: the advice names ``option``, the option that chose it)."""
     name = exc.filename or what or "output"
     reason = exc.strerror or str(exc)
     if exc.errno in ENVIRONMENT_ERRNOS:
         return OutputError(f"{reason}; nothing was replaced, free some space and rerun", name)
     if exc.errno == errno.EROFS:
-        return InputError(f"{reason}; choose an --out on a writable file system", name)
+        return InputError(f"{reason}; give {option} a path on a writable file system", name)
     if exc.errno in (errno.EACCES, errno.EPERM):
-        return InputError(f"{reason}; choose an --out you may write", name)
+        return InputError(f"{reason}; give {option} a path you may write", name)
     return InputError(reason, name)
 
 
@@ -535,7 +536,7 @@ def _check_writable(path: Path, option: str) -> None:
         ) from None
     except OSError as exc:
         exc.filename = str(parent)  # the directory, not the probe inside it
-        err = os_error(exc, str(parent))
+        err = os_error(exc, str(parent), _named(option))
         if isinstance(err, InputError):  # the machine's failures (full disk) stay as they are
             err = InputError(f"{_named(option, path)} cannot be created ({err})")
         raise err from None

@@ -71,7 +71,14 @@ FAKE = textwrap.dedent(
         log["child"] = child.pid
     with open(opt["--log"], "a") as f:
         f.write(json.dumps(log) + "\\n")
-    if "child" in log:
+    if "child" in log:  # with --others K: once K other runs logged and one of them ended
+        deadline = time.monotonic() + 20  # (on a loaded machine they start late)
+        while "--others" in opt and time.monotonic() < deadline:
+            with open(opt["--log"]) as f:
+                started = len(f.readlines())
+            if started > int(opt["--others"]) and os.path.exists(opt["--log"] + ".done"):
+                break
+            time.sleep(0.02)
         time.sleep(0.3)
         print("fake: starting", file=sys.stderr)
         print("fake: boom on purpose", file=sys.stderr)
@@ -98,6 +105,8 @@ FAKE = textwrap.dedent(
     res = {"objectives": [a * b, state], "steps": step, "mode": mode, "nprocs": n}
     with open(opt["--result"], "w") as f:
         f.write(json.dumps(res))
+    with open(opt["--log"] + ".done", "a") as f:
+        f.write(text + "\\n")
     print(json.dumps(res))
     """
 )
@@ -423,14 +432,16 @@ def test_a_resumed_study_lists_its_files_once(tmp_path, fake):
 def test_failing_command_stops_the_study_without_orphans(tmp_path, fake):
     """Design a=2 exits 3 (leaving a child behind) while a=1 hangs and a=3 finishes: one
     one-line error naming the run, the design, the last stderr line and the command; no
-    process left; the finished run stays stored."""
+    process left; the finished run stays stored. (a=2 fails once the others started and a=3
+    ended: it failed 0.3 s after it started, before they had, under make test at load 16.)"""
     command, log = fake
     space = DesignSpace.of({"a": [1, 2, 3], "b": [1]})
     out = tmp_path / "fail"
     t0 = time.monotonic()
     with pytest.raises(RunFailed) as info:
-        run_real_study(space, CONFIGS["O"], 3, 1, command("--fail-a 2 --hang-a 1", dt=0.01),
-                       out, checkpoint_every=1)  # fmt: skip
+        run_real_study(space, CONFIGS["O"], 3, 1,
+                       command("--fail-a 2 --hang-a 1 --others 2", dt=0.01), out,
+                       checkpoint_every=1)  # fmt: skip
     assert time.monotonic() - t0 < 10
     msg = str(info.value)
     assert "\n" not in msg

@@ -38,26 +38,28 @@ def _console(name: str = "console") -> Console:
     return globals().get(name) or __getattr__(name)
 
 
-def _write_plain(plain: str | None) -> bool:
-    """Write ``plain`` and a newline on stdout, flushed as rich's console does after each
-    print; False (nothing written) when it is None: rich must print it."""
+def _write_plain(plain: str | None, err: bool = False) -> bool:
+    """Write ``plain`` and a newline on stdout (``err``: stderr), flushed as rich's console
+    does after each print; False (nothing written) when it is None: rich must print it."""
     if plain is None:
         return False
-    sys.stdout.write(plain + "\n")
-    sys.stdout.flush()
+    stream = sys.stderr if err else sys.stdout
+    stream.write(plain + "\n")
+    stream.flush()
     return True
 
 
-def say(text: str) -> None:
-    """Print ``text`` as it is (no markup) on stdout, as ``console.print(escape(text))``
-    does: without rich when rich would print plain text."""
+def say(text: str, err: bool = False) -> None:
+    """Print ``text`` as it is (no markup) on stdout (``err``: stderr), word-wrapped at the
+    console's width, as ``console.print(escape(text))`` does: without rich when rich would
+    print plain text."""
     from .plainout import plain_width, wrapped
 
-    width = plain_width()
-    if not _write_plain(wrapped(text, width) if width is not None else None):
+    width = plain_width(stderr=err)
+    if not _write_plain(wrapped(text, width) if width is not None else None, err):
         from rich.markup import escape
 
-        _console().print(escape(text))
+        _console("err_console" if err else "console").print(escape(text))
 
 
 def say_table(title: str, cols: list[Col], rows: list[list[str]]) -> None:

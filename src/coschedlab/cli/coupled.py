@@ -90,8 +90,8 @@ def simulate(
         check_target(out, force, inputs=_inputs(system or DEFAULT_SYSTEMS, pairs))
     err = text_console(stderr=True)
     systems, notes = build_systems(system or DEFAULT_SYSTEMS, scheduler or [], seed)
-    for note in notes:
-        err.print(note, soft_wrap=True)
+    for note in notes:  # (word-wrapped at the width, as the lines below)
+        err.print(note, highlight=False)
     compat_ = None if compat == "none" else compat
     try:
         r, metrics, base, p, shares = run_coupled(systems, pairs, compat=compat_, **options)
@@ -101,7 +101,7 @@ def simulate(
         raise typer.Exit(1) from None
     each = zip(systems, shares, strict=True)
     said = ", ".join(f"{s.name} {100 * x:.1f}% of {len(s.workload):,} jobs" for s, x in each)
-    err.print(f"{len(p):,} pairs: {said}", soft_wrap=True)
+    err.print(f"{len(p):,} pairs: {said}", highlight=False)
     print_table(
         "coupled run (in brackets: change against no pairing)",
         COLUMNS,

@@ -94,10 +94,12 @@ def generate(
 
     with atomic_file(out, force) as tmp:
         tmp.write_text(text)
-    print(
+    from .batch import say
+
+    say(
         "wrote an ensemble of {simulations} simulations x {analyses} analyses on {nodes} nodes "
         "({steps} steps, seed {seed}) to {out}".format(analyses=analyses, out=out, **ensemble),
-        file=sys.stderr,
+        err=True,
     )
 
 

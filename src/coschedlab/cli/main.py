@@ -286,27 +286,46 @@ class _ReaderGone:
     """A standard stream that its reader's going away (``| head``, ``| true``: a closed
     pipe) does not stop: from then on what is printed goes to os.devnull, and the command
     goes on, writes its results and ends with its own exit code (a closed pipe stopped a
-    ``simulate`` before it wrote its result, exit 2)."""
+    ``simulate`` before it wrote its result, exit 2). A stream that cannot be written
+    (``> /dev/full``, a log on a full disk: ``failed``) goes the same way, and the command
+    ends saying so (:func:`_lost_output`): it stopped before writing its results, or after,
+    saying "nothing was replaced" of a result it had just replaced."""
 
     def __init__(self, stream: Any) -> None:
         self._stream = stream
+        self.failed: OSError | None = None
 
     def write(self, text: str) -> int:
         try:
             return self._stream.write(text)
-        except BrokenPipeError:
-            self._gone()
+        except OSError as exc:
+            self._gone(exc)
+            return len(text)
+        except ValueError as exc:
+            self._closed(exc)
             return len(text)
 
     def flush(self) -> None:
         try:
             self._stream.flush()
-        except BrokenPipeError:
-            self._gone()
+        except OSError as exc:
+            self._gone(exc)
             self._stream.flush()  # what was buffered, into os.devnull
+        except ValueError as exc:
+            self._closed(exc)
 
-    def _gone(self) -> None:
-        """The reader is gone: the stream's descriptor writes to os.devnull from now on."""
+    def _closed(self, exc: ValueError) -> None:
+        """The stream was closed under the command (a policy's ``sys.stdout.close()``: an
+        internal error, exit 3, once its run was written): what follows goes to os.devnull."""
+        if not self._stream.closed:
+            raise exc  # (another ValueError: not a closed stream's)
+        self._stream = open(os.devnull, "w")  # noqa: SIM115 (open until the end)
+
+    def _gone(self, exc: OSError) -> None:
+        """The reader is gone (``exc``: a closed pipe), or the stream failed (any other
+        ``exc``, kept as ``failed``): its descriptor writes to os.devnull from now on."""
+        if not isinstance(exc, BrokenPipeError) and self.failed is None:
+            self.failed = exc
         devnull = os.open(os.devnull, os.O_WRONLY)
         try:
             os.dup2(devnull, self._stream.fileno())
@@ -363,7 +382,27 @@ def _run(plain: dict[str, Any] | None) -> None:
         )
     if code == 130:  # Ctrl-C: typer turns it into a return code, without a word
         _fail(_interrupted(), 130, None)
-    sys.exit(code if isinstance(code, int) else 0)
+    code = code if isinstance(code, int) else 0
+    _lost_output(code)
+    sys.exit(code)
+
+
+def _lost_output(code: int) -> None:
+    """A command that ran to its end but could not print (:class:`_ReaderGone`'s ``failed``:
+    standard output on a full disk, ``> /dev/full``) says so in one line and exits with
+    code 1 (the machine failed), or its own code when that is not 0."""
+    stream = sys.stdout
+    if not isinstance(stream, _ReaderGone):
+        return
+    stream.flush()  # (what is still buffered may fail too)
+    if stream.failed is not None:
+        reason = stream.failed.strerror or str(stream.failed)
+        _fail(
+            f"error: standard output: {reason}; what the command printed is lost (it ran to "
+            "its end: its files are written)",
+            code or 1,
+            stream.failed,
+        )
 
 
 def _typer_exit(exc: Exception) -> None:
@@ -479,6 +518,10 @@ def _where(exc: BaseException) -> str:
     return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "?"
 
 
+#: the control characters an error line shows escaped (all but the tab)
+_ESCAPES = {c: repr(chr(c))[1:-1] for c in [*range(32), 127] if c != 9}
+
+
 def _fail(message: str, code: int, exc: BaseException | None) -> None:
     """Print one line (and the traceback when COSCHEDLAB_TRACEBACK is set), exit ``code``."""
     if exc is not None and os.environ.get("COSCHEDLAB_TRACEBACK"):
@@ -487,5 +530,7 @@ def _fail(message: str, code: int, exc: BaseException | None) -> None:
         traceback.print_exception(exc)
     from ..bundled import in_words
 
-    print(in_words(message), file=sys.stderr)  # bundled files named coschedlab:NAME
+    # bundled files named coschedlab:NAME; a line end or other control character in a name
+    # (a file named "a<newline>b.swf") as an escape: the message stays one line
+    print(in_words(message).translate(_ESCAPES), file=sys.stderr)
     sys.exit(code)

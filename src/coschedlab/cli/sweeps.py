@@ -96,7 +96,7 @@ def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
         print_table(*shown)
     elif shown is not None:
         text_console().print(shown)
-    say.print(escape("wrote " + ", ".join(str(p) for p in written)), soft_wrap=True)
+    say.print(escape("wrote " + ", ".join(str(p) for p in written)), highlight=False)
     if summary.failed:
         store = sweep.store(target)
         err.print(f"[red]{len(summary.failed)} run(s) failed:[/red]")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -181,11 +180,13 @@ def generate(
         ww.save(tmp)
     w = ww.work()
     share = 100 * w["workflows"] / max(1.0, sum(w.values()))
-    print(
+    from .batch import say
+
+    say(
         f"wrote {len(ww.regular):,} regular jobs ({int(ww.filler.sum()):,} pre-fill) and "
         f"{count(ww.n_workflows, 'workflow')} ({share:.1f}% "
         f"of the core-hours) on {ww.cluster} to {out}",
-        file=sys.stderr,
+        err=True,
     )
 
 

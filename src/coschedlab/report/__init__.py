@@ -21,7 +21,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..outputs import REPORT_FILES, forget, mark, marked_folder, record, recorded, slug
+from ..outputs import (
+    REPORT_FILES,
+    forget,
+    mark,
+    marked_folder,
+    os_error,
+    record,
+    recorded,
+    slug,
+)
 from . import figures, interactive, runs, series, style, timeaxis
 from .runs import Run, as_runs
 from .series import app_names_from_header
@@ -69,7 +78,10 @@ def write_report(
     final.mkdir(parents=True, exist_ok=True)
     out = Path(tempfile.mkdtemp(prefix=".report-", dir=final))  # drawn here, moved in at the end
     try:
-        drawn = _draw(checked, out, app_names, axis)
+        try:
+            drawn = _draw(checked, out, app_names, axis)
+        except OSError as exc:  # a full disk while drawing (the image writers name no file)
+            raise os_error(exc, str(final)) from None
         return _replace_report(final, drawn)
     finally:
         shutil.rmtree(out, ignore_errors=True)

@@ -62,8 +62,9 @@ def parse_duration(text: str, option: str) -> float:
 
 
 def format_number(v: float) -> str:
-    """``v`` with 4 significant digits, whole with thousands separators from 1,000 on."""
-    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+    """``v`` with 4 significant digits, whole with thousands separators from 1,000 on, with
+    an exponent from 10^12 on (``--from 1e308`` was said in 104 groups of digits)."""
+    return f"{v:,.0f}" if 1000 <= abs(v) < 1e12 else f"{v:.4g}"
 
 
 def bin_note(width: float | None, how: str, newline: str = "\n") -> str:
