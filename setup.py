@@ -44,25 +44,6 @@ JOBS = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") e
 SIMGRID_HEADERS = ("/usr/include", "/usr/local/include", "/opt/simgrid/include")
 
 
-#: the modules built profile-guided (benchmarks/README.md, branch pgo23: the hot core, where
-#: the profiles pay)
-TRAINED = (
-    "coschedlab.engine.kernel",
-    "coschedlab.engine.nodepool",
-    "coschedlab.schedulers.passes",
-)
-
-
-def _stage_flags(stage: str) -> list[str]:
-    """gcc's flags of a profile-guided build's ``stage`` (compile and link)."""
-    where = os.environ.get("COSCHEDLAB_PGO_DIR", str(ROOT / "build" / "pgo"))
-    if stage == "generate":  # one process writes at a time: no atomic counters
-        return [f"-fprofile-generate={where}", "-fprofile-update=single"]
-    if stage == "use":  # (a module the training did not reach is built as without profiles)
-        return [f"-fprofile-use={where}", "-fprofile-correction", "-Wno-missing-profile"]
-    return []
-
-
 def _needs_missing_simgrid(pyx: Path) -> bool:
     """The module links to SimGrid's C++ library and its headers are not installed."""
     head = pyx.read_text().split("\n", 5)[:5]
@@ -73,25 +54,16 @@ def _needs_missing_simgrid(pyx: Path) -> bool:
 
 def extensions() -> list[Extension]:
     """One Extension per ``.pyx`` under ``src/coschedlab`` (paths relative to this file)."""
-    stage = os.environ.get("COSCHEDLAB_PGO_STAGE", "")
-    if stage not in ("", "later", "generate", "use", "plain"):
-        raise SystemExit(
-            f"setup.py: COSCHEDLAB_PGO_STAGE={stage!r}: not a stage of scripts/pgo_build.py"
-        )
     modules = sorted(
         pyx for pyx in (ROOT / SRC / "coschedlab").rglob("*.pyx") if not _needs_missing_simgrid(pyx)
     )
-    names = [".".join(pyx.relative_to(ROOT / SRC).with_suffix("").parts) for pyx in modules]
-    flags = _stage_flags(stage)
     exts = [
         Extension(
-            name,
+            ".".join(pyx.relative_to(ROOT / SRC).with_suffix("").parts),
             [pyx.relative_to(ROOT).as_posix()],
-            extra_compile_args=["-O3", *flags],
-            extra_link_args=flags,
+            extra_compile_args=["-O3"],
         )
-        for name, pyx in zip(names, modules, strict=True)
-        if stage == "" or (name in TRAINED) == (stage != "later")
+        for pyx in modules
     ]
     return cythonize(
         exts,

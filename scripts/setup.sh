@@ -63,10 +63,7 @@ if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ] \
     echo "setup: installing coschedlab and its pinned packages into .venv, and building its" \
         "compiled core (3-6 minutes, once)" >&2
     .venv/bin/python -m pip install -q --upgrade pip
-    # builds the compiled modules in place, but the hot core's (setup.py's TRAINED): those
-    # are built profile-guided next (scripts/pgo_build.py; plain with COSCHEDLAB_PGO=0)
-    COSCHEDLAB_PGO_STAGE=later .venv/bin/python -m pip install -q -e ".[dev]"
-    .venv/bin/python scripts/pgo_build.py
+    .venv/bin/python -m pip install -q -e ".[dev]"  # builds the compiled modules in place
     touch .venv/.installed
 fi
 
@@ -86,8 +83,7 @@ done < <(find src/coschedlab -name '*.pyx')
 if [ -n "$stale" ]; then
     check_compiler
     echo "setup: building the compiled modules in place ($stale or a source is newer)" >&2
-    COSCHEDLAB_PGO_STAGE=later .venv/bin/python setup.py -q build_ext --inplace
-    .venv/bin/python scripts/pgo_build.py  # the hot core, profile-guided (trained again)
+    .venv/bin/python setup.py -q build_ext --inplace
 fi
 
 # SimGrid: link its one extension module into the venv (not all of Debian's dist-packages).
