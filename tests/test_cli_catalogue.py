@@ -223,6 +223,10 @@ def ws(tmp_path_factory) -> Path:
         "name: tiny\noutput: cmp\nbaseline: fcfs\nschedulers: [fcfs, easy]\nplots: none\n"
         "workloads:\n  - {name: t, trace: trace.swf}\n"
     )
+    # its output a folder of the user's own (no --out given)
+    (d / "spec_notours.yaml").write_text(
+        (d / "spec.yaml").read_text().replace("output: cmp", "output: notours")
+    )
     # found by the batch core's hostile pass (2026-11-26)
     (d / "exits_at_import.py").write_text("import sys\nsys.exit(0)\n")
     (d / "init_raises.py").write_text(
@@ -1344,6 +1348,8 @@ CASES = [
     ("study-reproduce-force-comparison", "study reproduce --out cmpnotes --force", 2, "--out cmpnotes holds a comparison sweep, not a study reproduction sweep"),
     ("compare-out-a-file-alike", "compare spec.yaml --out afile", 2, "error: --out afile exists and is not a directory; choose a directory"),
     ("compare-out-foreign-alike", "compare spec.yaml --out notours", 2, "error: --out notours exists and is not a comparison output"),
+    # found by hostile23 (2026-11-29): the folder came from the spec, not from --out
+    ("compare-spec-output-foreign", "compare spec_notours.yaml", 2, "--out notours exists and is not a comparison output (no spec.json); choose another --out or empty it (the spec's 'output' named it)"),
     ("insitu-reproduce-network", "insitu reproduce --out rr --network torus", 2, "error: --network: unknown network 'torus'; use one of paper, per-node"),
     ("insitu-reproduce-engine", "insitu reproduce --out rr --engine fast", 2, "error: --engine: unknown engine 'fast'; use one of activities, ptask"),
     ("elise-out-workflow-sweep", "elise run el_ok.yaml --out wfsweep", 2, "error: --out wfsweep holds a workflow sweep, not an elise sweep; give another --out"),

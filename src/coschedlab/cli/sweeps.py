@@ -63,6 +63,7 @@ def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
     from rich.markup import escape
 
     from ..bundled import bundled, is_bundled
+    from ..errors import InputError
     from ..sweeps.sweep import check_kind
     from .progress import report_step, run_sweep_shown, text_console
 
@@ -73,10 +74,16 @@ def run_capability(cap: Any, spec: Path | None = None, jobs: int | None = None,
         jobs_apply(jobs, getattr(s, "executor", None), "the spec's 'executor'")
     target = Path(out if out is not None else s.output)
     sweep = cap.the_sweep()
-    if fresh:  # never another kind's sweep (study reproduce --force deleted a comparison)
-        check_kind(target, sweep.what)
-        sweep.clear(target, s)
-    sweep.check_output(target, s)
+    try:
+        if fresh:  # never another kind's sweep (study reproduce --force deleted a comparison)
+            check_kind(target, sweep.what)
+            sweep.clear(target, s)
+        sweep.check_output(target, s)
+    except InputError as exc:  # a folder the user did not name: say where it came from
+        if out is not None:
+            raise
+        said = f"{exc.what} (the spec's 'output' named it)"
+        raise InputError(said, exc.where) from None
     tasks = sweep.tasks(s)
     err = text_console(stderr=True)
     for note in getattr(s, "notes", ()):  # what the spec's reader noticed
