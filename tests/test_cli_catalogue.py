@@ -9,6 +9,7 @@ catalogue with every bad input found: add a row to ``CASES``.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import importlib.util
 import json
@@ -1689,6 +1690,20 @@ def test_default_out_never_overwrites(ws, capsys, tmp_path):
         "small-2",
         "small-3",
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("a\nb\x1b[31m.swf", "a_b_[31m"), ("..swf", "run"), ("tab\tname.swf.gz", "tab_name")],
+)
+def test_default_out_has_no_control_characters(ws, capsys, tmp_path, name, expected):
+    # found by hostile23 (2026-11-29): a trace named with a line end or an escape gave its
+    # default output folder the same characters (a name a shell or a listing shows garbled)
+    data = (ws / "small.swf").read_bytes()
+    (tmp_path / name).write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    code, out, err = run_cli(["simulate", name], tmp_path, capsys)
+    assert code == 0, err
+    assert [p.name for p in (tmp_path / "out" / "simulate").iterdir()] == [expected]
 
 
 def test_unknown_pool_applications_are_counted(ws, capsys, tmp_path):

@@ -421,13 +421,18 @@ def stdin_trace(trace: Path | str) -> Path:
 
 def new_output_dir(parent: Path, source: Path) -> Path:
     """A directory under ``parent`` named after ``source`` (``KTH-SP2`` for
-    ``KTH-SP2.swf.gz``) that does not exist yet: ``NAME``, else ``NAME-2``, ``NAME-3``, ..."""
+    ``KTH-SP2.swf.gz``) that does not exist yet: ``NAME``, else ``NAME-2``, ``NAME-3``, ...;
+    control characters of the name (a line end, an escape) become ``_``, and a name of dots
+    alone is ``run``."""
     from ..bundled import file_name
     from ..outputs import MAX_NAME
 
     name = file_name(source)
     for suffix in (".gz", ".swf"):
         name = name.removesuffix(suffix)
+    name = "".join("_" if ord(c) < 32 or ord(c) == 127 else c for c in name)
+    if not name.strip("."):
+        name = ""
     while len(os.fsencode(name)) > MAX_NAME - 8:  # a long trace name: room for "-99999"
         name = name[:-1]
     candidate = parent / (name or "run")
