@@ -43,7 +43,13 @@ def _setup_in_copy(tmp_path: Path, installed: bool) -> subprocess.CompletedProce
     _fake(bin_, "dpkg", f"#!/bin/sh\nexit {0 if installed else 1}\n")
     _fake(bin_, "apt-get", '#!/bin/sh\necho "apt-get $*" >> "$LOG"\n')
     _fake(bin_, "sudo", '#!/bin/sh\nexec "$@"\n')
-    env = {**os.environ, "PATH": f"{bin_}{os.pathsep}{os.environ['PATH']}"}
+    return _run_setup(tmp_path)
+
+
+def _run_setup(tmp_path: Path) -> subprocess.CompletedProcess:
+    """The copy's setup.sh run with the stand-ins of ``tmp_path/bin`` first on the path and
+    their log in ``tmp_path/log``."""
+    env = {**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"}
     env["LOG"] = str(tmp_path / "log")
     return subprocess.run(
         ["bash", "scripts/setup.sh"], cwd=tmp_path, env=env, capture_output=True, text=True,
@@ -71,15 +77,6 @@ def test_setup_run_again_is_quiet(tmp_path):
     """Everything in place: no line, nothing installed."""
     _setup_in_copy(tmp_path, installed=True)  # the first: installs into the venv
     (tmp_path / "log").unlink()
-    done = _setup_in_copy_again(tmp_path)
+    done = _run_setup(tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
     assert not (tmp_path / "log").exists()
-
-
-def _setup_in_copy_again(tmp_path: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"}
-    env["LOG"] = str(tmp_path / "log")
-    return subprocess.run(
-        ["bash", "scripts/setup.sh"], cwd=tmp_path, env=env, capture_output=True, text=True,
-        timeout=300,
-    )  # fmt: skip
