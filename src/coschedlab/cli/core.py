@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .batch import console, run_simulate
-from .options import ForceOpt, passes
+from .options import WATCHDOG_HELP, ForceOpt, passes
 
 DEMO_TRACE = "KTH-SP2-1996-2.1-cln.swf.gz"
 DEMO_SCHEDULERS = ("fcfs", "easy", "conservative")
@@ -30,9 +30,7 @@ DEMO_SCHEDULERS = ("fcfs", "easy", "conservative")
     strict="a job that cannot run (unknown run time, no processors, larger than the machine) "
     "is an error (file:line) instead of being dropped and counted",
     out="output directory (default: a new one named after the trace in out/simulate/)",
-    pass_timeout="stop with an error when one scheduling pass takes longer (seconds)",
-    wake_limit="stop with an error after this many passes in a row that only the policy's "
-    "wake-ups bring, starting nothing, under 1 ms apart on average (a livelock; 0: no limit)",
+    **WATCHDOG_HELP,
     validate="check the invariants on each run",
     swf_integers="write result.swf with whole seconds only (integer-only readers)",
 )

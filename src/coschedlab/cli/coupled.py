@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from ..coupled.setup import run_coupled  # (it declares the options it takes)
 from ..errors import InputError, ScheduleError
-from .options import ForceOpt, passes
+from .options import WATCHDOG_HELP, ForceOpt, passes
 
 app = typer.Typer(
     help="Paired jobs on coupled systems (a machine and its analysis cluster) start together.",
@@ -24,9 +24,7 @@ app = typer.Typer(
     mate_attempt="queued: the mate's system tries whenever the mate waits (the paper); "
     "yielded: only if it yielded since that system's last event (Cobalt's code)",
     baseline="also run without pairing",
-    pass_timeout="stop with an error when one scheduling pass takes longer (seconds)",
-    wake_limit="stop with an error after this many passes in a row that only the policy's "
-    "wake-ups bring, starting nothing, under 1 ms apart on average (a livelock; 0: no limit)",
+    **WATCHDOG_HELP,
 )
 def simulate(
     system: Annotated[

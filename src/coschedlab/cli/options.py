@@ -32,6 +32,13 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object")]
 FreshOpt = Annotated[
     bool, typer.Option("--fresh", help="discard the runs already stored in the output")
 ]
+#: the help of the watchdog's options (``--pass-timeout``, ``--wake-limit``: :mod:`.watchdog`),
+#: the same in every command that runs a policy
+WATCHDOG_HELP = {
+    "pass_timeout": "stop with an error when one scheduling pass takes longer (seconds)",
+    "wake_limit": "stop with an error after this many passes in a row that only the policy's "
+    "wake-ups bring, starting nothing, under 1 ms apart on average (a livelock; 0: no limit)",
+}
 
 
 def a_path(text: str) -> Path:

@@ -11,7 +11,7 @@ import typer
 from ..errors import InputError
 from ..tables import count, number
 from ..workflows import workload  # (its generate declares the options it takes)
-from .options import ForceOpt, JsonOpt, csv_items, passes
+from .options import WATCHDOG_HELP, ForceOpt, JsonOpt, csv_items, passes
 
 app = typer.Typer(
     help="Workflows as chained jobs, pilot jobs or WoAS jobs in a loaded machine.",
@@ -208,16 +208,14 @@ def simulate(
         float | None,
         typer.Option(
             "--pass-timeout",
-            help="stop with an error when one scheduling pass takes longer (seconds)",
+            help=WATCHDOG_HELP["pass_timeout"],
         ),
     ] = None,
     wake_limit: Annotated[
         int | None,
         typer.Option(
             "--wake-limit",
-            help="stop with an error after this many passes in a row that only the policy's "
-            "wake-ups bring, starting nothing, under 1 ms apart on average (a livelock; 0: "
-            "no limit)",
+            help=WATCHDOG_HELP["wake_limit"],
         ),
     ] = None,
 ) -> None:
